@@ -1,0 +1,220 @@
+# hpcsim top-level build: detects the optional libraries, builds bin/hpcsim, lib/libhpcsim.a and the tests.
+#
+# Each optional part is auto-detected; force it with CUDA=0|1, MPI=0|1, OPENMP=0|1, HDF5=0|1,
+# NETCDF=0|1, FFTW=0|1, OPENBLAS=0|1, NCCL=0|1.  CUDA_ARCH=90 picks the SM target (PTX is embedded too).
+# Libraries unpacked from .deb files into $(DEPS_PREFIX) (see scripts/offline_deps.sh) are used when
+# the system has none (the GPU machine has no network).
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+BUILD      ?= build
+PREFIX     ?= /usr/local
+CUDA_ARCH  ?= 90
+CUDA_HOME  ?= $(firstword $(wildcard /usr/local/cuda) $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)))
+DEPS_PREFIX ?= $(CURDIR)/.deps
+VERSION    := $(shell cat VERSION)
+GIT_HASH   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+MULTIARCH  := $(shell gcc -print-multiarch 2>/dev/null)
+
+# ---------------------------------------------------------------- detection
+pc_ok = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1)
+hdr_ok = $(shell printf '\#include <$(1)>\nint main(void){return 0;}\n' | $(CC_PROBE) $(2) -x c - -o /dev/null -fsyntax-only 2>/dev/null && echo 1)
+CC_PROBE := gcc
+
+# Offline-unpacked packages (dpkg -x) live in $(DEPS_PREFIX)/usr/{include,lib/<multiarch>}.
+DEPS_INC := $(if $(wildcard $(DEPS_PREFIX)/usr/include),-I$(DEPS_PREFIX)/usr/include)
+DEPS_LIB := $(if $(wildcard $(DEPS_PREFIX)/usr/lib/$(MULTIARCH)),-L$(DEPS_PREFIX)/usr/lib/$(MULTIARCH) -Wl$(comma)-rpath$(comma)$(DEPS_PREFIX)/usr/lib/$(MULTIARCH))
+comma := ,
+
+ifeq ($(origin CUDA),undefined)
+  CUDA := $(if $(wildcard $(CUDA_HOME)/bin/nvcc),1,0)
+endif
+ifeq ($(origin MPI),undefined)
+  MPI := $(if $(shell command -v mpicc 2>/dev/null),1,0)
+endif
+ifeq ($(origin OPENMP),undefined)
+  OPENMP := $(shell echo 'int main(void){return 0;}' | gcc -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1 || echo 0)
+endif
+ifeq ($(origin HDF5),undefined)
+  HDF5 := $(if $(call pc_ok,hdf5),1,$(if $(wildcard /usr/include/hdf5/serial/hdf5.h),1,0))
+endif
+ifeq ($(origin NETCDF),undefined)
+  NETCDF := $(if $(call pc_ok,netcdf),1,0)
+endif
+ifeq ($(origin FFTW),undefined)
+  FFTW := $(if $(call pc_ok,fftw3),1,$(if $(wildcard /usr/include/fftw3.h),1,0))
+endif
+ifeq ($(origin OPENBLAS),undefined)
+  OPENBLAS := $(if $(call pc_ok,openblas),1,$(if $(wildcard /usr/include/$(MULTIARCH)/cblas.h /usr/include/cblas.h /usr/include/openblas/cblas.h),1,0))
+endif
+ifeq ($(origin NCCL),undefined)
+  NCCL := $(if $(filter 1,$(CUDA)),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,0),0)
+endif
+HAVE_INIH   := $(if $(call pc_ok,inih),1,$(if $(wildcard $(DEPS_PREFIX)/usr/include/ini.h),1,0))
+HAVE_CMOCKA := $(if $(call pc_ok,cmocka),1,$(if $(wildcard $(DEPS_PREFIX)/usr/include/cmocka.h),1,0))
+
+# ---------------------------------------------------------------- flags
+CC       := $(if $(filter 1,$(MPI)),mpicc,gcc)
+OPT      ?= -O3 -march=x86-64-v2
+CFLAGS   ?= $(OPT) -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC
+CPPFLAGS += -I. $(DEPS_INC) -DHS_VERSION='"$(VERSION)"' -DHS_GIT_HASH='"$(GIT_HASH)"'
+LDLIBS   :=
+LDFLAGS  += $(DEPS_LIB)
+FEATURES :=
+
+define feature
+CPPFLAGS += -DHS_HAVE_$(1)=$(if $(filter 1,$(2)),1,0)
+FEATURES += $(if $(filter 1,$(2)),+,-)$(shell echo $(1) | tr A-Z a-z)
+endef
+$(eval $(call feature,CUDA,$(CUDA)))
+$(eval $(call feature,MPI,$(MPI)))
+$(eval $(call feature,OPENMP,$(OPENMP)))
+$(eval $(call feature,HDF5,$(HDF5)))
+$(eval $(call feature,NETCDF,$(NETCDF)))
+$(eval $(call feature,FFTW,$(FFTW)))
+$(eval $(call feature,OPENBLAS,$(OPENBLAS)))
+$(eval $(call feature,NCCL,$(NCCL)))
+CPPFLAGS += -DHS_FEATURES='"$(strip $(FEATURES))"'
+
+ifeq ($(OPENMP),1)
+  CFLAGS += -fopenmp
+  LDFLAGS += -fopenmp
+endif
+ifeq ($(HDF5),1)
+  CPPFLAGS += $(or $(shell pkg-config --cflags hdf5 2>/dev/null),-I/usr/include/hdf5/serial)
+  LDLIBS += $(or $(shell pkg-config --libs hdf5 2>/dev/null),-L/usr/lib/$(MULTIARCH)/hdf5/serial -lhdf5)
+endif
+ifeq ($(NETCDF),1)
+  CPPFLAGS += $(shell pkg-config --cflags netcdf)
+  LDLIBS += $(shell pkg-config --libs netcdf)
+endif
+ifeq ($(FFTW),1)
+  LDLIBS += -lfftw3 -lfftw3f $(if $(filter 1,$(OPENMP)),-lfftw3_omp -lfftw3f_omp)
+endif
+ifeq ($(OPENBLAS),1)
+  CPPFLAGS += $(or $(shell pkg-config --cflags openblas 2>/dev/null),$(if $(wildcard /usr/include/$(MULTIARCH)/openblas-pthread),-I/usr/include/$(MULTIARCH)/openblas-pthread))
+  LDLIBS += $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
+endif
+LDLIBS += -linih -lm
+
+NVCC      := $(CUDA_HOME)/bin/nvcc
+NVCCFLAGS ?= -O3 -g -lineinfo
+NVCCFLAGS += -std=c++17 -gencode=arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
+             -gencode=arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH) \
+             -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter$(if $(filter 1,$(OPENMP)),$(comma)-fopenmp) \
+             --expt-relaxed-constexpr
+ifeq ($(CUDA),1)
+  CPPFLAGS += -I$(CUDA_HOME)/include
+  LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcusparse -lcufft \
+            $(if $(filter 1,$(NCCL)),-lnccl) -lcudart -lstdc++
+endif
+
+# ---------------------------------------------------------------- sources
+LIB_DIRS := kernels io physics solvers ml_surrogate
+C_SRCS   := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c $(d)/*/*.c)))
+CU_SRCS  := $(if $(filter 1,$(CUDA)),$(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cu $(d)/*/*.cu))))
+LIB_OBJS := $(C_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.cu.o)
+LIB      := lib/libhpcsim.a
+BIN      := bin/hpcsim
+ifneq ($(BUILD),build)
+  LIB := $(BUILD)/lib/libhpcsim.a
+  BIN := $(BUILD)/bin/hpcsim
+endif
+
+UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
+MPI_SRCS   := $(sort $(wildcard tests/mpi/test_*.c))
+VERIFY_SRCS:= $(sort $(wildcard tests/verify/test_*.c))
+BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
+TEST_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%) $(MPI_SRCS:%.c=$(BUILD)/%) $(VERIFY_SRCS:%.c=$(BUILD)/%)
+BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
+TEST_UTIL  := $(BUILD)/tests/test_util.o
+
+# Rebuild everything when the configuration changes.
+CONFIG_STAMP := $(BUILD)/config.stamp
+CONFIG_LINE  := $(CC) $(CFLAGS) $(CPPFLAGS) $(NVCCFLAGS) $(LDLIBS)
+$(shell mkdir -p $(BUILD); echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP))
+
+.PHONY: all lib tests deps demo test test-gpu asan bench validate install clean features check-deps
+all: check-deps $(BIN) features
+
+check-deps:
+	@if [ "$(HAVE_INIH)" != 1 ]; then echo "hpcsim: libinih not found; run 'make deps' (or scripts/offline_deps.sh on a machine without network)" >&2; exit 1; fi
+
+features: $(BIN)
+	@echo "hpcsim $(VERSION) ($(GIT_HASH)) built in $(BUILD)/ with: $(strip $(FEATURES))"
+	@echo "  found:    $(strip $(foreach f,$(FEATURES),$(if $(filter +%,$(f)),$(patsubst +%,%,$(f)))))"
+	@echo "  left out: $(or $(strip $(foreach f,$(FEATURES),$(if $(filter -%,$(f)),$(patsubst -%,%,$(f))))),nothing)"
+
+lib: $(LIB)
+$(LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/%.o: %.c $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.cu.o: %.cu $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+$(BIN): $(BUILD)/app/main.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# ---------------------------------------------------------------- tests
+tests: $(TEST_BINS) $(BIN)
+$(BUILD)/tests/%: tests/%.c $(TEST_UTIL) $(LIB) $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(TEST_UTIL) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka -o $@
+$(TEST_UTIL): tests/test_util.c tests/test_util.h $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -c $< -o $@
+
+# `make test` is what CI runs: dependencies, build, the quick suite on the CPU backend.
+test: deps
+	$(MAKE) all tests
+	HS_TEST_DEVICE=cpu BUILD=$(BUILD) MPI=$(MPI) tests/run_tests.sh
+
+# The same suites with the CUDA backend (on the GPU machine).
+test-gpu:
+	$(MAKE) all tests CUDA=1
+	HS_TEST_DEVICE=cuda BUILD=$(BUILD) MPI=$(MPI) tests/run_tests.sh
+
+# Sanitizers on the CPU path (CUDA off: ASan and the CUDA driver do not mix).
+asan:
+	$(MAKE) all tests BUILD=build-asan CUDA=0 OPT=-O1 \
+	  CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
+	  LDFLAGS='-fsanitize=address,undefined'
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  HS_TEST_DEVICE=cpu BUILD=build-asan MPI=$(MPI) tests/run_tests.sh
+
+bench: all $(BENCH_BINS)
+	BUILD=$(BUILD) scripts/run_bench.sh
+
+validate: all tests
+	BUILD=$(BUILD) scripts/run_validate.sh
+
+demo: deps
+	$(MAKE) all
+	$(BIN) run inputs/demo.ini
+
+deps:
+	@scripts/deps.sh
+
+install: all
+	install -d $(PREFIX)/bin $(PREFIX)/lib/pkgconfig $(PREFIX)/include/hpcsim/kernels $(PREFIX)/include/hpcsim/io
+	install -m 755 $(BIN) $(PREFIX)/bin/hpcsim
+	install -m 644 $(LIB) $(PREFIX)/lib/libhpcsim.a
+	install -m 644 kernels/*.h $(PREFIX)/include/hpcsim/kernels/
+	install -m 644 io/*.h $(PREFIX)/include/hpcsim/io/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LDLIBS)|g' \
+	  -e 's|@CFLAGS@|$(filter -DHS_HAVE_%,$(CPPFLAGS))|g' scripts/hpcsim.pc.in > $(PREFIX)/lib/pkgconfig/hpcsim.pc
+
+clean:
+	rm -rf build build-asan bin lib
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

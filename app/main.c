@@ -1,0 +1,111 @@
+/* The hpcsim command line: help, version, info, check, params and run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/params.h"
+#include "kernels/context.h"
+#include "solvers/solver.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: hpcsim [--help | --version] COMMAND [ARGS]\n"
+            "\n"
+            "commands:\n"
+            "  info                                  build features, MPI ranks, GPUs and the GPU of each rank\n"
+            "  check FILE [section.key=value ...]    validate a parameter file and print the resolved set\n"
+            "  run   FILE [section.key=value ...]    run the simulation the file describes\n"
+            "  params                                list every parameter with type, default, range and help\n"
+            "\n"
+            "solvers ([run] solver = NAME):\n");
+    for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) fprintf(out, "  %-10s %s\n", (*s)->name, (*s)->summary);
+    fprintf(out,
+            "\n"
+            "exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 stopped on a signal after a checkpoint\n"
+            "Run under MPI with: mpirun -n N hpcsim run FILE (one rank per GPU).\n");
+}
+
+static void version(void)
+{
+    printf("hpcsim %s (git %s)\nfeatures: %s\n", HS_VERSION, HS_GIT_HASH, HS_FEATURES);
+}
+
+/* Usage errors are input errors: message on rank 0, exit 2. */
+static void usage_error(const char *fmt, const char *arg)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, arg);
+    hs_input_error("hpcsim", 0, NULL, "%s (see 'hpcsim --help')", msg);
+    hs_exit(HS_ERR_INPUT);
+}
+
+static void die_on(int rc)
+{
+    if (rc != HS_OK) hs_exit(rc);
+}
+
+int main(int argc, char **argv)
+{
+    die_on(hs_solver_declare_all());
+    if (argc < 2) {
+        usage(stderr);
+        return HS_ERR_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return HS_OK;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+        version();
+        return HS_OK;
+    }
+    if (!strcmp(cmd, "params")) {
+        hs_params_print_declarations(stdout);
+        return HS_OK;
+    }
+    if (strcmp(cmd, "info") && strcmp(cmd, "check") && strcmp(cmd, "run")) usage_error("unknown command '%s'", cmd);
+
+    /* MPI first (so only rank 0 reports input errors), on the CPU until the parameters are read. */
+    hs_ctx *ctx = NULL;
+    die_on(hs_ctx_create(&argc, &argv, "cpu", 0, &ctx));
+
+    if (!strcmp(cmd, "info")) {
+        if (argc > 2) usage_error("'info' takes no arguments, got '%s'", argv[2]);
+        die_on(hs_ctx_set_device(ctx, "auto", 1));
+        die_on(hs_ctx_report(ctx, stdout));
+        hs_ctx_destroy(ctx);
+        return HS_OK;
+    }
+    if (argc < 3) usage_error("'%s' needs a parameter file", cmd);
+    for (int i = 3; i < argc; i++)
+        if (argv[i][0] == '-') usage_error("unknown option '%s'", argv[i]);
+
+    hs_params *p = NULL;
+    die_on(hs_params_load(argv[2], argc - 3, argv + 3, &p));
+    const char *solver = hs_params_string(p, "run.solver");
+    if (!hs_solver_find(solver)) {
+        char known[512] = "";
+        for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) {
+            strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
+            strncat(known, (*s)->name, sizeof known - strlen(known) - 1);
+        }
+        die_on(hs_params_error(p, "run.solver", "unknown solver '%s' (known: %s)", solver, known));
+    }
+    if (!strcmp(cmd, "check")) {
+        if (ctx->rank == 0) {
+            printf("# %s: parameters valid; resolved set (value # source):\n", argv[2]);
+            hs_params_print(p, stdout);
+        }
+        hs_params_free(p);
+        hs_ctx_destroy(ctx);
+        return HS_OK;
+    }
+    die_on(hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu")));
+    ctx->deterministic = hs_params_bool(p, "run.deterministic");
+    die_on(hs_driver_run(ctx, p));
+    hs_params_free(p);
+    hs_ctx_destroy(ctx);
+    return HS_OK;
+}

@@ -1,0 +1,701 @@
+/* Parameter files: INI parsing through libinih, declared-key validation, overrides and errors. */
+#include "io/params.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kernels/error.h"
+
+#define MAX_DECLS 1024
+#define MAX_LINE 4096
+
+static hs_param_decl g_decls[MAX_DECLS];
+static int g_ndecls;
+
+typedef enum { SRC_DEFAULT, SRC_FILE, SRC_OVERRIDE } source_kind;
+
+typedef struct {
+    const hs_param_decl *decl;
+    char *value;        /* as resolved text */
+    source_kind source;
+    int line;           /* file line, or override argument index */
+} entry;
+
+struct hs_params {
+    char *file;
+    entry *entries;     /* one per declared key, in declaration order */
+    int n;
+};
+
+int hs_params_declare(const hs_param_decl *decls, int count)
+{
+    for (int i = 0; i < count; i++) {
+        for (int j = 0; j < g_ndecls; j++)
+            if (!strcmp(g_decls[j].section, decls[i].section) && !strcmp(g_decls[j].key, decls[i].key)) {
+                if (&g_decls[j] == &decls[i] || !memcmp(&g_decls[j], &decls[i], sizeof decls[i])) goto next;
+                return HS_FAIL(HS_ERR_RUNTIME, "parameter %s.%s declared twice", decls[i].section, decls[i].key);
+            }
+        if (g_ndecls == MAX_DECLS) return HS_FAIL(HS_ERR_RUNTIME, "too many parameter declarations");
+        g_decls[g_ndecls++] = decls[i];
+    next:;
+    }
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static int levenshtein(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63) return 99;
+    int d[64][64];
+    for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int m = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < m) m = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < m) m = d[i - 1][j - 1] + cost;
+            /* a swap of two neighbours counts as one edit */
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < m)
+                m = d[i - 2][j - 2] + 1;
+            d[i][j] = m;
+        }
+    return d[la][lb];
+}
+
+static int section_declared(const char *section)
+{
+    for (int i = 0; i < g_ndecls; i++)
+        if (!strcmp(g_decls[i].section, section)) return 1;
+    return 0;
+}
+
+/* Nearest declared section name within a small edit distance, or NULL. */
+static const char *nearest_section(const char *section)
+{
+    const char *best = NULL;
+    int bestd = 3;
+    for (int i = 0; i < g_ndecls; i++) {
+        int d = levenshtein(section, g_decls[i].section);
+        if (d < bestd) { bestd = d; best = g_decls[i].section; }
+    }
+    return best;
+}
+
+/* Nearest declared key, preferring the same section; writes "section.key" into buf. */
+static const char *nearest_key(const char *section, const char *key, char *buf, size_t len)
+{
+    int bestd = 99, besti = -1;
+    for (int i = 0; i < g_ndecls; i++) {
+        int d = levenshtein(key, g_decls[i].key) + (strcmp(section, g_decls[i].section) ? 2 : 0);
+        if (d < bestd) { bestd = d; besti = i; }
+    }
+    int limit = (int)strlen(key) / 3 + 1;
+    if (limit < 2) limit = 2;
+    if (besti < 0 || bestd > limit) return NULL;
+    snprintf(buf, len, "%s.%s", g_decls[besti].section, g_decls[besti].key);
+    return buf;
+}
+
+static const hs_param_decl *find_decl(const char *section, const char *key)
+{
+    for (int i = 0; i < g_ndecls; i++)
+        if (!strcmp(g_decls[i].section, section) && !strcmp(g_decls[i].key, key)) return &g_decls[i];
+    return NULL;
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d) {
+        fprintf(stderr, "hpcsim: out of memory\n");
+        exit(HS_ERR_RUNTIME);
+    }
+    return d;
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s)) s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
+    return s;
+}
+
+static const char *type_name(hs_param_type t)
+{
+    switch (t) {
+    case HS_PARAM_INT: return "integer";
+    case HS_PARAM_REAL: return "real";
+    case HS_PARAM_BOOL: return "boolean";
+    case HS_PARAM_STRING: return "string";
+    case HS_PARAM_ENUM: return "choice";
+    case HS_PARAM_INT_LIST: return "integer list";
+    case HS_PARAM_REAL_LIST: return "real list";
+    }
+    return "?";
+}
+
+static int parse_int(const char *s, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno) return 0;
+    *v = x;
+    return 1;
+}
+
+static int parse_real(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(x)) return 0;
+    *v = x;
+    return 1;
+}
+
+static int parse_bool(const char *s, int *v)
+{
+    static const char *yes[] = {"true", "yes", "on", "1"}, *no[] = {"false", "no", "off", "0"};
+    for (int i = 0; i < 4; i++) {
+        if (!strcasecmp(s, yes[i])) { *v = 1; return 1; }
+        if (!strcasecmp(s, no[i])) { *v = 0; return 1; }
+    }
+    return 0;
+}
+
+static int in_choices(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *c = choices; c && *c;) {
+        const char *bar = strchr(c, '|');
+        size_t len = bar ? (size_t)(bar - c) : strlen(c);
+        if (len == n && !strncmp(c, v, n)) return 1;
+        c = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+static void format_range(const hs_param_decl *d, char *buf, size_t len)
+{
+    char lo[32] = "-inf", hi[32] = "inf";
+    if (d->min > HS_NO_MIN) snprintf(lo, sizeof lo, "%.17g", d->min);
+    if (d->max < HS_NO_MAX) snprintf(hi, sizeof hi, "%.17g", d->max);
+    snprintf(buf, len, "[%s, %s]", lo, hi);
+}
+
+/* Split a list value on spaces and commas; returns the count (or -1 on a bad element). */
+static int split_list(const char *value, int is_int, double *vals, int max, char *bad, size_t badlen)
+{
+    char tmp[MAX_LINE];
+    snprintf(tmp, sizeof tmp, "%s", value);
+    int n = 0;
+    for (char *tok = strtok(tmp, " ,\t"); tok; tok = strtok(NULL, " ,\t")) {
+        double v;
+        int64_t iv;
+        int ok = is_int ? parse_int(tok, &iv) : parse_real(tok, &v);
+        if (!ok) {
+            snprintf(bad, badlen, "%s", tok);
+            return -1;
+        }
+        if (is_int) v = (double)iv;
+        if (n < max) vals[n] = v;
+        n++;
+    }
+    return n;
+}
+
+/* Check one value against its declaration; on failure, raise an input error at source:line. */
+static int check_value(const hs_param_decl *d, const char *value, const char *source, int line)
+{
+    char name[160], range[80];
+    snprintf(name, sizeof name, "%s.%s", d->section, d->key);
+    format_range(d, range, sizeof range);
+    switch (d->type) {
+    case HS_PARAM_INT: {
+        int64_t v;
+        if (!parse_int(value, &v))
+            return hs_input_error(source, line, name, "expected an integer, got '%s'", value);
+        if ((double)v < d->min || (double)v > d->max)
+            return hs_input_error(source, line, name, "value %s is out of range %s", value, range);
+        return HS_OK;
+    }
+    case HS_PARAM_REAL: {
+        double v;
+        if (!parse_real(value, &v))
+            return hs_input_error(source, line, name, "expected a real number, got '%s'", value);
+        if (v < d->min || v > d->max)
+            return hs_input_error(source, line, name, "value %s is out of range %s", value, range);
+        return HS_OK;
+    }
+    case HS_PARAM_BOOL: {
+        int v;
+        if (!parse_bool(value, &v))
+            return hs_input_error(source, line, name, "expected true or false, got '%s'", value);
+        return HS_OK;
+    }
+    case HS_PARAM_STRING:
+        if (!*value) return hs_input_error(source, line, name, "empty value");
+        return HS_OK;
+    case HS_PARAM_ENUM:
+        if (!in_choices(d->choices, value))
+            return hs_input_error(source, line, name, "'%s' is not one of %s", value, d->choices);
+        return HS_OK;
+    case HS_PARAM_INT_LIST:
+    case HS_PARAM_REAL_LIST: {
+        double vals[64];
+        char bad[128];
+        int is_int = d->type == HS_PARAM_INT_LIST;
+        int n = split_list(value, is_int, vals, 64, bad, sizeof bad);
+        if (n < 0)
+            return hs_input_error(source, line, name, "expected a list of %s numbers, got '%s'",
+                                  is_int ? "integer" : "real", bad);
+        if (n == 0) return hs_input_error(source, line, name, "empty list");
+        char cnt[16];
+        snprintf(cnt, sizeof cnt, "%d", n);
+        if (d->choices && !in_choices(d->choices, cnt))
+            return hs_input_error(source, line, name, "has %d value(s); expected %s", n, d->choices);
+        for (int i = 0; i < n && i < 64; i++)
+            if (vals[i] < d->min || vals[i] > d->max)
+                return hs_input_error(source, line, name, "value %.17g is out of range %s", vals[i], range);
+        return HS_OK;
+    }
+    }
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+typedef struct {
+    FILE *fp;
+    const char *file;
+    hs_params *p;
+    int line;          /* current line, counted by our reader */
+    int failed;
+    int any_content;   /* a key was seen */
+    int content_lines; /* lines that are neither blank nor comments */
+    int section_line;  /* line of the latest [section] header */
+} parse_state;
+
+/* Line reader for ini_parse_stream: counts lines, rejects binary data and over-long lines,
+ * removes leading blanks (so no line is taken as a continuation) and '#' comments. */
+static char *read_line(char *str, int num, void *stream)
+{
+    parse_state *st = stream;
+    char buf[MAX_LINE];
+    size_t len = 0;
+    int c;
+    while ((c = fgetc(st->fp)) != EOF) {
+        if (c == '\0' || (c < 32 && c != '\n' && c != '\r' && c != '\t') || c == 127) {
+            if (!st->failed)
+                hs_input_error(st->file, st->line + 1, NULL, "binary data (byte 0x%02x): not a text parameter file", c);
+            st->failed = 1;
+            return NULL;
+        }
+        if (len < sizeof buf - 1) buf[len++] = (char)c;
+        if (c == '\n') break;
+    }
+    if (len == 0 && c == EOF) return NULL;
+    buf[len] = '\0';
+    st->line++;
+    if (len >= (size_t)num - 2 || len >= sizeof buf - 2) {
+        if (!st->failed) hs_input_error(st->file, st->line, NULL, "line longer than %d characters", num - 3);
+        st->failed = 1;
+        return NULL;
+    }
+    char *s = buf;
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s == '[') st->section_line = st->line;
+    if (*s && *s != '#' && *s != ';' && *s != '\n' && *s != '\r') st->content_lines++;
+    /* '#' starts a comment at the line start or after a blank (so "a#b" values survive). */
+    for (char *h = s; *h; h++)
+        if (*h == '#' && (h == s || h[-1] == ' ' || h[-1] == '\t')) {
+            h[0] = '\n';
+            h[1] = '\0';
+            break;
+        }
+    snprintf(str, (size_t)num, "%s", s);
+    return str;
+}
+
+static entry *entry_of(hs_params *p, const hs_param_decl *d)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->entries[i].decl == d) return &p->entries[i];
+    return NULL;
+}
+
+/* Store a value from the file or an override, after validating it. */
+static int set_value(hs_params *p, const char *source, int line, const char *section, const char *key,
+                     const char *raw, source_kind kind)
+{
+    char name[300];
+    snprintf(name, sizeof name, "%s.%s", section, key);
+    if (!section_declared(section)) {
+        const char *near = nearest_section(section);
+        if (kind == SRC_FILE)
+            return near ? hs_input_error(source, line, NULL, "[%s]: unknown section (did you mean [%s]?)", section, near)
+                        : hs_input_error(source, line, NULL, "[%s]: unknown section", section);
+        return near ? hs_input_error(source, line, name, "unknown section '%s' (did you mean '%s'?)", section, near)
+                    : hs_input_error(source, line, name, "unknown section '%s'", section);
+    }
+    const hs_param_decl *d = find_decl(section, key);
+    if (!d) {
+        char buf[300];
+        const char *near = nearest_key(section, key, buf, sizeof buf);
+        return near ? hs_input_error(source, line, name, "unknown key (did you mean %s?)", near)
+                    : hs_input_error(source, line, name, "unknown key");
+    }
+    char value[MAX_LINE];
+    snprintf(value, sizeof value, "%s", raw);
+    char *v = trim(value);
+    size_t vl = strlen(v);
+    if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
+        v[vl - 1] = '\0';
+        v++;
+    }
+    entry *e = entry_of(p, d);
+    if (kind == SRC_FILE && e->source == SRC_FILE)
+        return hs_input_error(source, line, name, "duplicate key (first given at line %d)", e->line);
+    HS_CHECK(check_value(d, v, source, line));
+    free(e->value);
+    e->value = xstrdup(v);
+    e->source = kind;
+    e->line = line;
+    return HS_OK;
+}
+
+static int on_pair(void *user, const char *section, const char *key, const char *value)
+{
+    parse_state *st = user;
+    st->any_content = 1;
+    if (st->failed) return 1;
+    if (!*section) {
+        hs_input_error(st->file, st->line, key, "key outside any [section]");
+        st->failed = 1;
+        return 1;
+    }
+    /* An unknown section is reported at its header, not at its first key. */
+    int line = section_declared(section) ? st->line : st->section_line;
+    if (set_value(st->p, st->file, line, section, key, value, SRC_FILE) != HS_OK) st->failed = 1;
+    return 1;
+}
+
+static hs_params *params_new(void)
+{
+    hs_params *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->entries = calloc((size_t)g_ndecls + 1, sizeof *p->entries);
+    p->n = g_ndecls;
+    for (int i = 0; i < g_ndecls; i++) {
+        p->entries[i].decl = &g_decls[i];
+        p->entries[i].value = g_decls[i].def ? xstrdup(g_decls[i].def) : NULL;
+        p->entries[i].source = SRC_DEFAULT;
+    }
+    return p;
+}
+
+/* A section header with no keys is checked here: libinih only reports key lines. */
+static int check_sections(const char *file)
+{
+    FILE *fp = fopen(file, "r");
+    if (!fp) return HS_OK;
+    char buf[MAX_LINE];
+    int line = 0, rc = HS_OK;
+    while (rc == HS_OK && fgets(buf, sizeof buf, fp)) {
+        line++;
+        char *s = trim(buf);
+        if (*s != '[') continue;
+        char *close = strchr(s, ']');
+        if (!close) continue; /* libinih reports it */
+        *close = '\0';
+        char *name = trim(s + 1);
+        if (!section_declared(name)) {
+            const char *near = nearest_section(name);
+            rc = near ? hs_input_error(file, line, NULL, "[%s]: unknown section (did you mean [%s]?)", name, near)
+                      : hs_input_error(file, line, NULL, "[%s]: unknown section", name);
+        }
+    }
+    fclose(fp);
+    return rc;
+}
+
+int hs_params_load(const char *file, int noverrides, char *const *overrides, hs_params **out)
+{
+    *out = NULL;
+    hs_params *p = params_new();
+    if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    p->file = xstrdup(file ? file : "");
+    int rc = HS_OK;
+
+    if (file) {
+        struct stat sb;
+        FILE *fp = NULL;
+        if (stat(file, &sb) != 0) {
+            rc = hs_input_error(file, 0, NULL, "cannot open parameter file: %s", strerror(errno));
+        } else if (S_ISDIR(sb.st_mode)) {
+            rc = hs_input_error(file, 0, NULL, "cannot read parameter file: is a directory");
+        } else if (!(fp = fopen(file, "r"))) {
+            rc = hs_input_error(file, 0, NULL, "cannot open parameter file: %s", strerror(errno));
+        } else {
+            parse_state st = {.fp = fp, .file = file, .p = p};
+            int err = ini_parse_stream(read_line, &st, on_pair, &st);
+            fclose(fp);
+            if (st.failed) rc = HS_ERR_INPUT;
+            else if (err > 0)
+                rc = hs_input_error(file, err, NULL, "syntax error: expected '[section]', 'key = value' or a # comment");
+            else if (err < 0)
+                rc = hs_input_error(file, 0, NULL, "cannot read parameter file");
+            else if (st.content_lines == 0)
+                rc = hs_input_error(file, st.line > 0 ? st.line : 1, NULL,
+                                    "empty parameter file: expected at least '[run]' and 'solver = NAME'");
+            else
+                rc = check_sections(file);
+        }
+    }
+    for (int i = 0; rc == HS_OK && i < noverrides; i++) {
+        char buf[MAX_LINE];
+        snprintf(buf, sizeof buf, "%s", overrides[i]);
+        char *eq = strchr(buf, '=');
+        char *dot = strchr(buf, '.');
+        if (!eq || !dot || dot > eq) {
+            rc = hs_input_error("command line", 0, NULL, "override '%s': expected section.key=value", overrides[i]);
+            break;
+        }
+        *eq = '\0';
+        *dot = '\0';
+        char src[64];
+        snprintf(src, sizeof src, "command line (override %d)", i + 1);
+        rc = set_value(p, src, 0, trim(buf), trim(dot + 1), eq + 1, SRC_OVERRIDE);
+    }
+    for (int i = 0; rc == HS_OK && i < p->n; i++) {
+        entry *e = &p->entries[i];
+        if (!e->value) {
+            char name[160];
+            snprintf(name, sizeof name, "%s.%s", e->decl->section, e->decl->key);
+            rc = hs_input_error(file ? file : "command line", 0, name, "required key is missing (%s)", e->decl->help);
+        }
+    }
+    if (rc != HS_OK) {
+        hs_params_free(p);
+        return rc;
+    }
+    *out = p;
+    return HS_OK;
+}
+
+void hs_params_free(hs_params *p)
+{
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) free(p->entries[i].value);
+    free(p->entries);
+    free(p->file);
+    free(p);
+}
+
+/* ---------------------------------------------------------------- access */
+
+static const entry *lookup(const hs_params *p, const char *name, hs_param_type t1, hs_param_type t2)
+{
+    const char *dot = strchr(name, '.');
+    for (int i = 0; dot && i < p->n; i++) {
+        const hs_param_decl *d = p->entries[i].decl;
+        if (strlen(d->section) == (size_t)(dot - name) && !strncmp(d->section, name, (size_t)(dot - name)) &&
+            !strcmp(d->key, dot + 1)) {
+            if (d->type != t1 && d->type != t2) {
+                fprintf(stderr, "hpcsim: internal error: %s read as %s but declared %s\n", name, type_name(t1), type_name(d->type));
+                abort();
+            }
+            return &p->entries[i];
+        }
+    }
+    fprintf(stderr, "hpcsim: internal error: parameter %s is not declared\n", name);
+    abort();
+}
+
+int64_t hs_params_int(const hs_params *p, const char *name)
+{
+    int64_t v = 0;
+    parse_int(lookup(p, name, HS_PARAM_INT, HS_PARAM_INT)->value, &v);
+    return v;
+}
+
+double hs_params_real(const hs_params *p, const char *name)
+{
+    double v = 0;
+    parse_real(lookup(p, name, HS_PARAM_REAL, HS_PARAM_REAL)->value, &v);
+    return v;
+}
+
+int hs_params_bool(const hs_params *p, const char *name)
+{
+    int v = 0;
+    parse_bool(lookup(p, name, HS_PARAM_BOOL, HS_PARAM_BOOL)->value, &v);
+    return v;
+}
+
+const char *hs_params_string(const hs_params *p, const char *name)
+{
+    return lookup(p, name, HS_PARAM_STRING, HS_PARAM_ENUM)->value;
+}
+
+int hs_params_int_list(const hs_params *p, const char *name, int64_t *out, int max)
+{
+    double vals[64];
+    char bad[64];
+    int n = split_list(lookup(p, name, HS_PARAM_INT_LIST, HS_PARAM_INT_LIST)->value, 1, vals, 64, bad, sizeof bad);
+    for (int i = 0; i < n && i < max && i < 64; i++) out[i] = (int64_t)vals[i];
+    return n;
+}
+
+int hs_params_real_list(const hs_params *p, const char *name, double *out, int max)
+{
+    double vals[64];
+    char bad[64];
+    int n = split_list(lookup(p, name, HS_PARAM_REAL_LIST, HS_PARAM_REAL_LIST)->value, 0, vals, 64, bad, sizeof bad);
+    for (int i = 0; i < n && i < max && i < 64; i++) out[i] = vals[i];
+    return n;
+}
+
+static const entry *lookup_any(const hs_params *p, const char *name)
+{
+    const hs_param_decl *d = NULL;
+    const char *dot = strchr(name, '.');
+    for (int i = 0; dot && i < p->n; i++) {
+        d = p->entries[i].decl;
+        if (strlen(d->section) == (size_t)(dot - name) && !strncmp(d->section, name, (size_t)(dot - name)) &&
+            !strcmp(d->key, dot + 1))
+            return &p->entries[i];
+    }
+    fprintf(stderr, "hpcsim: internal error: parameter %s is not declared\n", name);
+    abort();
+}
+
+int hs_params_is_set(const hs_params *p, const char *name) { return lookup_any(p, name)->source != SRC_DEFAULT; }
+
+int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
+{
+    const entry *e = lookup_any(p, name);
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (e->source == SRC_FILE) return hs_input_error(p->file, e->line, name, "%s", msg);
+    if (e->source == SRC_OVERRIDE) return hs_input_error("command line", 0, name, "%s", msg);
+    return hs_input_error(*p->file ? p->file : "command line", 0, name, "%s (default value)", msg);
+}
+
+const char *hs_params_file(const hs_params *p) { return p->file; }
+
+static entry *sorted_entries(const hs_params *p)
+{
+    entry *s = malloc(sizeof *s * (size_t)(p->n ? p->n : 1));
+    if (!s) return NULL;
+    memcpy(s, p->entries, sizeof *s * (size_t)p->n);
+    /* stable by section: entries keep declaration order inside a section */
+    for (int i = 1; i < p->n; i++) {
+        entry t = s[i];
+        int j = i - 1;
+        while (j >= 0 && strcmp(s[j].decl->section, t.decl->section) > 0) {
+            s[j + 1] = s[j];
+            j--;
+        }
+        s[j + 1] = t;
+    }
+    return s;
+}
+
+void hs_params_print(const hs_params *p, FILE *out)
+{
+    entry *s = sorted_entries(p);
+    if (!s) return;
+    const char *cur = "";
+    for (int i = 0; i < p->n; i++) {
+        const entry *e = &s[i];
+        if (strcmp(cur, e->decl->section)) {
+            cur = e->decl->section;
+            fprintf(out, "[%s]\n", cur);
+        }
+        char src[256];
+        if (e->source == SRC_FILE) snprintf(src, sizeof src, "%s:%d", p->file, e->line);
+        else if (e->source == SRC_OVERRIDE) snprintf(src, sizeof src, "override");
+        else snprintf(src, sizeof src, "default");
+        char kv[512];
+        snprintf(kv, sizeof kv, "%s = %s", e->decl->key, e->value);
+        fprintf(out, "%-40s # %s\n", kv, src);
+    }
+    free(s);
+}
+
+char *hs_params_to_ini(const hs_params *p)
+{
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    entry *s = sorted_entries(p);
+    if (!buf || !s) {
+        free(buf);
+        free(s);
+        return NULL;
+    }
+    buf[0] = '\0';
+    const char *cur = "";
+    for (int i = 0; i < p->n; i++) {
+        char line[MAX_LINE + 300];
+        int n = 0;
+        if (strcmp(cur, s[i].decl->section)) {
+            cur = s[i].decl->section;
+            n += snprintf(line + n, sizeof line - n, "[%s]\n", cur);
+        }
+        n += snprintf(line + n, sizeof line - n, "%s = %s\n", s[i].decl->key, s[i].value);
+        if (len + (size_t)n + 1 > cap) {
+            while (len + (size_t)n + 1 > cap) cap *= 2;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                free(s);
+                return NULL;
+            }
+            buf = nb;
+        }
+        memcpy(buf + len, line, (size_t)n + 1);
+        len += (size_t)n;
+    }
+    free(s);
+    return buf;
+}
+
+void hs_params_print_declarations(FILE *out)
+{
+    const char *cur = "";
+    for (int i = 0; i < g_ndecls; i++) {
+        const hs_param_decl *d = &g_decls[i];
+        if (strcmp(cur, d->section)) {
+            cur = d->section;
+            fprintf(out, "[%s]\n", cur);
+        }
+        char extra[200] = "";
+        if (d->type == HS_PARAM_ENUM) snprintf(extra, sizeof extra, " one of %s", d->choices);
+        else if (d->type == HS_PARAM_INT || d->type == HS_PARAM_REAL || d->type == HS_PARAM_INT_LIST ||
+                 d->type == HS_PARAM_REAL_LIST) {
+            if (d->min > HS_NO_MIN || d->max < HS_NO_MAX) {
+                char r[80];
+                format_range(d, r, sizeof r);
+                snprintf(extra, sizeof extra, " in %s", r);
+            }
+        }
+        fprintf(out, "  %-22s %s%s, %s: %s\n", d->key, type_name(d->type), extra,
+                d->def ? "default" : "required", d->def ? d->def : "");
+        fprintf(out, "  %-22s   %s\n", "", d->help);
+    }
+}

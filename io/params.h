@@ -1,0 +1,73 @@
+/* Parameter files: declared keys (type, default, range, help), INI parsing, overrides, errors. */
+#ifndef HS_PARAMS_H
+#define HS_PARAMS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum {
+    HS_PARAM_INT,       /* 64-bit integer */
+    HS_PARAM_REAL,      /* double */
+    HS_PARAM_BOOL,      /* true/false, yes/no, on/off, 1/0 */
+    HS_PARAM_STRING,    /* any text; surrounding double quotes are removed */
+    HS_PARAM_ENUM,      /* one of `choices`, given as "a|b|c" */
+    HS_PARAM_INT_LIST,  /* integers separated by spaces or commas */
+    HS_PARAM_REAL_LIST  /* reals separated by spaces or commas */
+} hs_param_type;
+
+#define HS_NO_MIN (-1.0e300)
+#define HS_NO_MAX (1.0e300)
+
+/* One declared key.  def == NULL makes the key required.  min/max bound INT and REAL values and
+ * every element of lists (inclusive).  For lists, choices may give the allowed lengths ("1|2|3"). */
+typedef struct hs_param_decl {
+    const char *section;
+    const char *key;
+    hs_param_type type;
+    const char *def;
+    double min, max;
+    const char *choices;
+    const char *help;
+} hs_param_decl;
+
+/* Register keys (typically a section's table, once per process, before loading).  Declaring the
+ * same section.key twice is a programming error and returns HS_ERR_RUNTIME. */
+int hs_params_declare(const hs_param_decl *decls, int count);
+
+typedef struct hs_params hs_params;
+
+/* Parse `file`, apply `section.key=value` overrides, check every value against its declaration
+ * and fill in defaults.  All problems are reported as "source:line: section.key: message"
+ * (the nearest declared name is suggested for typos) and HS_ERR_INPUT is returned; nothing else
+ * is created.  Not collective: each rank may load the same file. */
+int hs_params_load(const char *file, int noverrides, char *const *overrides, hs_params **out);
+void hs_params_free(hs_params *p);
+
+/* Typed access by "section.key".  Asking for an undeclared key or with the wrong type is a
+ * programming error: it aborts with a message. */
+int64_t hs_params_int(const hs_params *p, const char *name);
+double hs_params_real(const hs_params *p, const char *name);
+int hs_params_bool(const hs_params *p, const char *name);
+const char *hs_params_string(const hs_params *p, const char *name); /* also ENUM */
+/* Copies up to max elements; returns how many the value has. */
+int hs_params_int_list(const hs_params *p, const char *name, int64_t *out, int max);
+int hs_params_real_list(const hs_params *p, const char *name, double *out, int max);
+/* 1 when the key was given in the file or an override (not defaulted). */
+int hs_params_is_set(const hs_params *p, const char *name);
+
+/* An input error about a resolved key, located where its value came from (file:line, the
+ * override, or "default").  Returns HS_ERR_INPUT. */
+int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Print the resolved set: one "section.key = value   # source" line each, sorted by section. */
+void hs_params_print(const hs_params *p, FILE *out);
+/* The resolved set as INI text (malloc'd), for embedding in outputs and checkpoints. */
+char *hs_params_to_ini(const hs_params *p);
+/* The file the parameters came from ("" for none). */
+const char *hs_params_file(const hs_params *p);
+
+/* Print every declared key with type, default, range and help (`hpcsim help-params`). */
+void hs_params_print_declarations(FILE *out);
+
+#endif

@@ -1,0 +1,175 @@
+/* The execution context: MPI start-up, node-local rank to GPU mapping, backend choice, report. */
+#include "kernels/context.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if HS_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#include "kernels/cuda_backend.h"
+
+const char *hs_device_name(hs_device d) { return d == HS_DEVICE_CUDA ? "cuda" : "cpu"; }
+
+static void finalize_mpi(int abort_code)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (!init || fin) return;
+    if (abort_code) MPI_Abort(MPI_COMM_WORLD, abort_code);
+    else MPI_Finalize();
+}
+
+int hs_cuda_device_count(void)
+{
+#if HS_HAVE_CUDA
+    int n = 0;
+    hs_cuda_count(&n);
+    return n;
+#else
+    return 0;
+#endif
+}
+
+int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
+{
+    const char *want = device && *device ? device : "auto";
+    if (strcmp(want, "auto") && strcmp(want, "cpu") && strcmp(want, "cuda"))
+        return hs_input_error("run.device", 0, NULL, "unknown device '%s' (expected auto, cpu or cuda)", want);
+#if HS_HAVE_CUDA
+    if (ctx->cuda) {
+        hs_cuda_ctx_destroy(ctx->cuda);
+        ctx->cuda = NULL;
+    }
+#endif
+    ctx->device = HS_DEVICE_CPU;
+    ctx->gpu = -1;
+    if (!strcmp(want, "cpu")) return HS_OK;
+    if (ctx->gpu_count == 0) {
+        if (!strcmp(want, "auto")) return HS_OK;
+#if HS_HAVE_CUDA
+        return HS_FAIL(HS_ERR_RUNTIME, "device = cuda requested but no usable GPU was found on rank %d", ctx->rank);
+#else
+        return HS_FAIL(HS_ERR_RUNTIME, "device = cuda requested but this build has no CUDA backend (rebuild with nvcc on PATH or CUDA=1)");
+#endif
+    }
+    /* One rank per GPU: refuse silent sharing, which halves every rank's speed without a word. */
+    int shared = ctx->local_size > ctx->gpu_count;
+    int any_shared = shared;
+    HS_CHECK(hs_allreduce_int_max(ctx->comm, &any_shared, 1));
+    if (any_shared && !allow_shared_gpu) {
+        if (!strcmp(want, "auto")) return HS_OK; /* stay on the CPU rather than oversubscribe */
+        return HS_FAIL(HS_ERR_RUNTIME, "%d ranks on a node share %d GPU(s); start one rank per GPU "
+                       "(or set run.allow_shared_gpu = true)", ctx->local_size, ctx->gpu_count);
+    }
+    ctx->gpu = ctx->local_rank % ctx->gpu_count;
+#if HS_HAVE_CUDA
+    HS_CHECK(hs_cuda_ctx_create(ctx->gpu, &ctx->cuda));
+#endif
+    ctx->device = HS_DEVICE_CUDA;
+    return HS_OK;
+}
+
+int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_gpu, hs_ctx **out)
+{
+    hs_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    *out = ctx;
+    int init = 0;
+    MPI_Initialized(&init);
+    if (!init) {
+        int provided = 0;
+        HS_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+        ctx->owns_mpi = 1;
+        hs_error_set_finalizer(finalize_mpi);
+    }
+    HS_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm));
+    HS_MPI_CHECK(MPI_Comm_rank(ctx->comm, &ctx->rank));
+    HS_MPI_CHECK(MPI_Comm_size(ctx->comm, &ctx->size));
+    hs_error_set_rank(ctx->rank, ctx->size);
+    HS_MPI_CHECK(MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &ctx->node_comm));
+    HS_MPI_CHECK(MPI_Comm_rank(ctx->node_comm, &ctx->local_rank));
+    HS_MPI_CHECK(MPI_Comm_size(ctx->node_comm, &ctx->local_size));
+    ctx->deterministic = 1;
+#if HS_HAVE_OPENMP
+    ctx->nthreads = omp_get_max_threads();
+#else
+    ctx->nthreads = 1;
+#endif
+    ctx->gpu = -1;
+    ctx->gpu_count = hs_cuda_device_count();
+    return hs_ctx_set_device(ctx, device, allow_shared_gpu);
+}
+
+void hs_ctx_destroy(hs_ctx *ctx)
+{
+    if (!ctx) return;
+#if HS_HAVE_CUDA
+    hs_cuda_ctx_destroy(ctx->cuda);
+#endif
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) {
+        if (ctx->node_comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->node_comm);
+        if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+        if (ctx->owns_mpi) MPI_Finalize();
+    }
+    free(ctx);
+}
+
+int hs_ctx_sync(hs_ctx *ctx)
+{
+#if HS_HAVE_CUDA
+    if (ctx->device == HS_DEVICE_CUDA) HS_CHECK(hs_cuda_sync(ctx->cuda));
+#endif
+    (void)ctx;
+    return HS_OK;
+}
+
+int hs_ctx_report(hs_ctx *ctx, FILE *out)
+{
+    /* Each rank describes itself in a fixed-size record; rank 0 prints them in order. */
+    enum { REC = 320 };
+    char mine[REC];
+    char host[64] = "?";
+    const char *h = getenv("HOSTNAME");
+    if (h) snprintf(host, sizeof host, "%s", h);
+#if HS_HAVE_CUDA
+    if (ctx->gpu >= 0) {
+        char name[128];
+        size_t tot = 0, fr = 0;
+        int ma = 0, mi = 0;
+        HS_CHECK(hs_cuda_describe(ctx->gpu, name, sizeof name, &tot, &fr, &ma, &mi));
+        snprintf(mine, REC, "rank %d (node-local %d/%d): GPU %d %s, sm_%d%d, %.1f GiB (%.1f GiB free)",
+                 ctx->rank, ctx->local_rank, ctx->local_size, ctx->gpu, name, ma, mi,
+                 tot / 1073741824.0, fr / 1073741824.0);
+    } else
+#endif
+        snprintf(mine, REC, "rank %d (node-local %d/%d): CPU, %d OpenMP thread(s)", ctx->rank,
+                 ctx->local_rank, ctx->local_size, ctx->nthreads);
+    char *all = ctx->rank == 0 ? malloc((size_t)REC * ctx->size) : NULL;
+    HS_MPI_CHECK(MPI_Gather(mine, REC, MPI_CHAR, all, REC, MPI_CHAR, 0, ctx->comm));
+    if (ctx->rank == 0) {
+        fprintf(out, "hpcsim %s (git %s)\n", HS_VERSION, HS_GIT_HASH);
+        fprintf(out, "features: %s\n", HS_FEATURES);
+        fprintf(out, "MPI ranks: %d\n", ctx->size);
+        fprintf(out, "backend: %s\n", hs_device_name(ctx->device));
+#if HS_HAVE_CUDA
+        int n = ctx->gpu_count;
+        fprintf(out, "GPUs visible to rank 0: %d\n", n);
+        for (int i = 0; i < n; i++) {
+            char name[128];
+            size_t tot = 0, fr = 0;
+            int ma = 0, mi = 0;
+            if (hs_cuda_describe(i, name, sizeof name, &tot, &fr, &ma, &mi) == HS_OK)
+                fprintf(out, "  GPU %d: %s, compute capability %d.%d, %.1f GiB\n", i, name, ma, mi, tot / 1073741824.0);
+        }
+#else
+        fprintf(out, "GPUs: none (built without CUDA)\n");
+#endif
+        for (int r = 0; r < ctx->size; r++) fprintf(out, "  %s\n", all + (size_t)r * REC);
+        free(all);
+    }
+    return HS_OK;
+}

@@ -1,0 +1,244 @@
+// CUDA backend of the context and memory layer: devices, streams, handles, allocation, copies.
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *hs_cublas_status_name(cublasStatus_t s)
+{
+    switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "CUBLAS_STATUS_ALLOC_FAILED";
+    case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "CUBLAS_STATUS_ARCH_MISMATCH";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "CUBLAS_STATUS_MAPPING_ERROR";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "CUBLAS_STATUS_EXECUTION_FAILED";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "CUBLAS_STATUS_INTERNAL_ERROR";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
+    default: return "unknown cuBLAS status";
+    }
+}
+
+const char *hs_cufft_status_name(cufftResult s)
+{
+    switch (s) {
+    case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
+    case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
+    case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
+    case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
+    case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
+    case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
+    case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
+    case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
+    default: return "unknown cuFFT status";
+    }
+}
+
+extern "C" int hs_cuda_count(int *count)
+{
+    *count = 0;
+    if (cudaGetDeviceCount(count) != cudaSuccess) {
+        cudaGetLastError(); // no driver or no device: not an error, just no GPU
+        *count = 0;
+    }
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_describe(int device, char *name, size_t name_len, size_t *mem_total,
+                                size_t *mem_free, int *cc_major, int *cc_minor)
+{
+    cudaDeviceProp p;
+    HS_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    snprintf(name, name_len, "%s", p.name);
+    *mem_total = p.totalGlobalMem;
+    *cc_major = p.major;
+    *cc_minor = p.minor;
+    int cur = 0;
+    HS_CUDA_CHECK(cudaGetDevice(&cur));
+    HS_CUDA_CHECK(cudaSetDevice(device));
+    size_t fr = 0, tot = 0;
+    HS_CUDA_CHECK(cudaMemGetInfo(&fr, &tot));
+    *mem_free = fr;
+    HS_CUDA_CHECK(cudaSetDevice(cur));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_ctx_create(int device, struct hs_cuda_ctx **out)
+{
+    struct hs_cuda_ctx *cu = (struct hs_cuda_ctx *)calloc(1, sizeof *cu);
+    if (!cu) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the CUDA context");
+    *out = cu;
+    cu->device = device;
+    HS_CUDA_CHECK(cudaSetDevice(device));
+    cudaDeviceProp p;
+    HS_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+    cu->sm_count = p.multiProcessorCount;
+    cu->l2_bytes = p.l2CacheSize;
+    cu->mem_total = p.totalGlobalMem;
+    snprintf(cu->name, sizeof cu->name, "%s", p.name);
+    HS_CUDA_CHECK(cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking));
+    HS_CUBLAS_CHECK(cublasCreate(&cu->cublas));
+    HS_CUBLAS_CHECK(cublasSetStream(cu->cublas, cu->stream));
+    HS_CUSPARSE_CHECK(cusparseCreate(&cu->cusparse));
+    HS_CUSPARSE_CHECK(cusparseSetStream(cu->cusparse, cu->stream));
+    return HS_OK;
+}
+
+extern "C" void hs_cuda_ctx_destroy(struct hs_cuda_ctx *cu)
+{
+    if (!cu) return;
+    cudaSetDevice(cu->device);
+    if (cu->stream) cudaStreamSynchronize(cu->stream);
+    if (cu->scratch) cudaFree(cu->scratch);
+    if (cu->host_scratch) cudaFreeHost(cu->host_scratch);
+    if (cu->cusparse) cusparseDestroy(cu->cusparse);
+    if (cu->cublas) cublasDestroy(cu->cublas);
+    if (cu->stream) cudaStreamDestroy(cu->stream);
+    free(cu);
+}
+
+extern "C" int hs_cuda_sync(struct hs_cuda_ctx *cu)
+{
+    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
+{
+    if (bytes > cu->scratch_bytes) {
+        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+        if (cu->scratch) HS_CUDA_CHECK(cudaFree(cu->scratch));
+        cu->scratch = NULL;
+        size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
+        HS_CUDA_CHECK(cudaMalloc(&cu->scratch, want));
+        cu->scratch_bytes = want;
+    }
+    *ptr = cu->scratch;
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
+{
+    if (bytes > cu->host_scratch_bytes) {
+        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+        if (cu->host_scratch) HS_CUDA_CHECK(cudaFreeHost(cu->host_scratch));
+        cu->host_scratch = NULL;
+        size_t want = bytes < 4096 ? 4096 : bytes;
+        HS_CUDA_CHECK(cudaMallocHost(&cu->host_scratch, want));
+        cu->host_scratch_bytes = want;
+    }
+    *ptr = cu->host_scratch;
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_malloc(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
+{
+    *ptr = NULL;
+    if (bytes == 0) return HS_OK;
+    cudaError_t e = cudaMalloc(ptr, bytes);
+    if (e != cudaSuccess) {
+        size_t fr = 0, tot = 0;
+        cudaGetLastError();
+        cudaMemGetInfo(&fr, &tot);
+        return HS_FAIL(HS_ERR_RUNTIME, "CUDA call cudaMalloc(%zu bytes) failed on GPU %d (%s): %s; %zu of %zu bytes free",
+                       bytes, cu->device, cu->name, cudaGetErrorString(e), fr, tot);
+    }
+    return HS_OK;
+}
+
+extern "C" void hs_cuda_free(struct hs_cuda_ctx *cu, void *ptr)
+{
+    (void)cu;
+    if (ptr) cudaFree(ptr);
+}
+
+static cudaMemcpyKind to_kind(int kind)
+{
+    static const cudaMemcpyKind k[] = {cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost,
+                                       cudaMemcpyDeviceToDevice, cudaMemcpyHostToHost};
+    return k[kind & 3];
+}
+
+extern "C" int hs_cuda_memcpy(struct hs_cuda_ctx *cu, void *dst, const void *src, size_t bytes, int kind,
+                              void *stream, int wait)
+{
+    if (bytes == 0) return HS_OK;
+    cudaStream_t s = stream ? (cudaStream_t)stream : cu->stream;
+    HS_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, to_kind(kind), s));
+    if (wait) HS_CUDA_CHECK(cudaStreamSynchronize(s));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_memzero(struct hs_cuda_ctx *cu, void *ptr, size_t bytes)
+{
+    if (bytes) HS_CUDA_CHECK(cudaMemsetAsync(ptr, 0, bytes, cu->stream));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_host_alloc(size_t bytes, void **ptr)
+{
+    *ptr = NULL;
+    if (bytes) HS_CUDA_CHECK(cudaMallocHost(ptr, bytes));
+    return HS_OK;
+}
+
+extern "C" void hs_cuda_host_free(void *ptr)
+{
+    if (ptr) cudaFreeHost(ptr);
+}
+
+extern "C" int hs_cuda_stream_create(void **stream)
+{
+    cudaStream_t s;
+    HS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    *stream = (void *)s;
+    return HS_OK;
+}
+
+extern "C" void hs_cuda_stream_destroy(void *stream)
+{
+    if (stream) cudaStreamDestroy((cudaStream_t)stream);
+}
+
+extern "C" int hs_cuda_stream_sync(struct hs_cuda_ctx *cu, void *stream)
+{
+    HS_CUDA_CHECK(cudaStreamSynchronize(stream ? (cudaStream_t)stream : cu->stream));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_event_create(void **event)
+{
+    cudaEvent_t e;
+    HS_CUDA_CHECK(cudaEventCreate(&e));
+    *event = (void *)e;
+    return HS_OK;
+}
+
+extern "C" void hs_cuda_event_destroy(void *event)
+{
+    if (event) cudaEventDestroy((cudaEvent_t)event);
+}
+
+extern "C" int hs_cuda_event_record(struct hs_cuda_ctx *cu, void *event, void *stream)
+{
+    HS_CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, stream ? (cudaStream_t)stream : cu->stream));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_stream_wait_event(struct hs_cuda_ctx *cu, void *stream, void *event)
+{
+    HS_CUDA_CHECK(cudaStreamWaitEvent(stream ? (cudaStream_t)stream : cu->stream, (cudaEvent_t)event, 0));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_event_elapsed(void *start, void *stop, double *seconds)
+{
+    float ms = 0;
+    HS_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)stop));
+    HS_CUDA_CHECK(cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)stop));
+    *seconds = 1e-3 * ms;
+    return HS_OK;
+}

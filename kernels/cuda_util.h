@@ -1,0 +1,80 @@
+/* CUDA-side helpers shared by every .cu file: the per-context CUDA state and status checks. */
+#ifndef HS_CUDA_UTIL_H
+#define HS_CUDA_UTIL_H
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cufft.h>
+#include <cusparse.h>
+
+#include "kernels/error.h"
+#include "kernels/types.h"
+
+struct hs_cuda_ctx {
+    int device;
+    cudaStream_t stream;        /* every kernel of the context runs here, in order */
+    cublasHandle_t cublas;
+    cusparseHandle_t cusparse;
+    int sm_count;
+    int l2_bytes;
+    size_t mem_total;
+    char name[256];
+    void *scratch;              /* device scratch (reduction partials, library buffers) */
+    size_t scratch_bytes;
+    void *host_scratch;         /* pinned host scratch for scalar results */
+    size_t host_scratch_bytes;
+};
+
+const char *hs_cublas_status_name(cublasStatus_t s);
+const char *hs_cufft_status_name(cufftResult s);
+
+/* Device scratch of at least `bytes`, grown (after a stream sync) when too small. */
+extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
+/* Pinned host scratch of at least `bytes`. */
+extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
+
+#define HS_CUDA_CHECK(call)                                                                    \
+    do {                                                                                       \
+        cudaError_t hs_e_ = (call);                                                            \
+        if (hs_e_ != cudaSuccess)                                                              \
+            return hs_error_raise(HS_ERR_RUNTIME, __FILE__, __LINE__, "CUDA call %s failed: %s (%s)", \
+                                  #call, cudaGetErrorName(hs_e_), cudaGetErrorString(hs_e_));  \
+    } while (0)
+
+/* After a kernel launch: catch configuration errors now, execution errors at the next sync. */
+#define HS_CUDA_LAUNCH_CHECK(kernel_name) HS_CUDA_CHECK(cudaGetLastError())
+
+#define HS_CUBLAS_CHECK(call)                                                                  \
+    do {                                                                                       \
+        cublasStatus_t hs_s_ = (call);                                                         \
+        if (hs_s_ != CUBLAS_STATUS_SUCCESS)                                                    \
+            return hs_error_raise(HS_ERR_RUNTIME, __FILE__, __LINE__, "cuBLAS call %s failed: %s", \
+                                  #call, hs_cublas_status_name(hs_s_));                        \
+    } while (0)
+
+#define HS_CUSPARSE_CHECK(call)                                                                \
+    do {                                                                                       \
+        cusparseStatus_t hs_s_ = (call);                                                       \
+        if (hs_s_ != CUSPARSE_STATUS_SUCCESS)                                                  \
+            return hs_error_raise(HS_ERR_RUNTIME, __FILE__, __LINE__, "cuSPARSE call %s failed: %s", \
+                                  #call, cusparseGetErrorString(hs_s_));                       \
+    } while (0)
+
+#define HS_CUFFT_CHECK(call)                                                                   \
+    do {                                                                                       \
+        cufftResult hs_s_ = (call);                                                            \
+        if (hs_s_ != CUFFT_SUCCESS)                                                            \
+            return hs_error_raise(HS_ERR_RUNTIME, __FILE__, __LINE__, "cuFFT call %s failed: %s", \
+                                  #call, hs_cufft_status_name(hs_s_));                         \
+    } while (0)
+
+/* Blocks for a grid-stride loop over n items: enough to fill the GPU, never more than needed. */
+static inline int hs_cuda_blocks(const struct hs_cuda_ctx *cu, size_t n, int threads)
+{
+    size_t want = (n + threads - 1) / threads;
+    size_t cap = (size_t)cu->sm_count * 16;
+    if (want > cap) want = cap;
+    return want < 1 ? 1 : (int)want;
+}
+
+#endif

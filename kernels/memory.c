@@ -1,0 +1,182 @@
+/* Memory, copies, streams, events and timers: dispatch to the CPU or CUDA backend. */
+#include "kernels/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "kernels/cuda_backend.h"
+
+#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
+
+double hs_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int host_alloc(size_t bytes, void **ptr)
+{
+    *ptr = NULL;
+    if (bytes == 0) return HS_OK;
+    size_t rounded = (bytes + 63) & ~(size_t)63;
+    *ptr = aligned_alloc(64, rounded);
+    if (!*ptr) return HS_FAIL(HS_ERR_RUNTIME, "host allocation of %zu bytes failed", bytes);
+    return HS_OK;
+}
+
+int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_malloc(ctx->cuda, bytes, ptr);
+#endif
+    return host_alloc(bytes, ptr);
+}
+
+void hs_mem_free(hs_ctx *ctx, void *ptr)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) { hs_cuda_free(ctx->cuda, ptr); return; }
+#endif
+    free(ptr);
+}
+
+int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, NULL, kind == HS_COPY_D2H || kind == HS_COPY_H2H || kind == HS_COPY_H2D);
+#endif
+    (void)kind;
+    if (bytes && dst != src) memmove(dst, src, bytes);
+    return HS_OK;
+}
+
+int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind, void *stream)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, stream, 0);
+#endif
+    (void)kind; (void)stream;
+    if (bytes && dst != src) memmove(dst, src, bytes);
+    return HS_OK;
+}
+
+int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_memzero(ctx->cuda, ptr, bytes);
+#endif
+    if (bytes) memset(ptr, 0, bytes);
+    return HS_OK;
+}
+
+int hs_host_alloc_pinned(hs_ctx *ctx, size_t bytes, void **ptr)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_host_alloc(bytes, ptr);
+#endif
+    return host_alloc(bytes, ptr);
+}
+
+void hs_host_free_pinned(hs_ctx *ctx, void *ptr)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) { hs_cuda_host_free(ptr); return; }
+#endif
+    free(ptr);
+}
+
+int hs_stream_create(hs_ctx *ctx, void **stream)
+{
+    *stream = NULL;
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_stream_create(stream);
+#endif
+    return HS_OK;
+}
+
+void hs_stream_destroy(hs_ctx *ctx, void *stream)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) hs_cuda_stream_destroy(stream);
+#endif
+    (void)ctx; (void)stream;
+}
+
+int hs_stream_sync(hs_ctx *ctx, void *stream)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_stream_sync(ctx->cuda, stream);
+#endif
+    (void)ctx; (void)stream;
+    return HS_OK;
+}
+
+int hs_event_create(hs_ctx *ctx, void **event)
+{
+    *event = NULL;
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_event_create(event);
+#endif
+    return HS_OK;
+}
+
+void hs_event_destroy(hs_ctx *ctx, void *event)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) hs_cuda_event_destroy(event);
+#endif
+    (void)ctx; (void)event;
+}
+
+int hs_event_record(hs_ctx *ctx, void *event, void *stream)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_event_record(ctx->cuda, event, stream);
+#endif
+    (void)ctx; (void)event; (void)stream;
+    return HS_OK;
+}
+
+int hs_stream_wait_event(hs_ctx *ctx, void *stream, void *event)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_cuda_stream_wait_event(ctx->cuda, stream, event);
+#endif
+    (void)ctx; (void)event; (void)stream;
+    return HS_OK;
+}
+
+int hs_timer_init(hs_ctx *ctx, hs_timer *t)
+{
+    memset(t, 0, sizeof *t);
+    t->ctx = ctx;
+    HS_CHECK(hs_event_create(ctx, &t->start));
+    HS_CHECK(hs_event_create(ctx, &t->stop));
+    return HS_OK;
+}
+
+int hs_timer_start(hs_timer *t)
+{
+    t->t0 = hs_wtime();
+    return hs_event_record(t->ctx, t->start, NULL);
+}
+
+int hs_timer_stop(hs_timer *t, double *seconds)
+{
+#if HS_HAVE_CUDA
+    if (ON_GPU(t->ctx)) {
+        HS_CHECK(hs_event_record(t->ctx, t->stop, NULL));
+        return hs_cuda_event_elapsed(t->start, t->stop, seconds);
+    }
+#endif
+    *seconds = hs_wtime() - t->t0;
+    return HS_OK;
+}
+
+void hs_timer_free(hs_timer *t)
+{
+    hs_event_destroy(t->ctx, t->start);
+    hs_event_destroy(t->ctx, t->stop);
+}

@@ -1,0 +1,51 @@
+/* Device and pinned-host memory, copies, streams, events and timers, on either backend. */
+#ifndef HS_MEMORY_H
+#define HS_MEMORY_H
+
+#include "kernels/context.h"
+
+typedef enum { HS_COPY_H2D, HS_COPY_D2H, HS_COPY_D2D, HS_COPY_H2H } hs_copy_kind;
+
+/* Allocate `bytes` on the context's device (64-byte aligned host memory on the CPU backend).
+ * *ptr is NULL for bytes == 0.  An allocation failure names the size and the device. */
+int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr);
+void hs_mem_free(hs_ctx *ctx, void *ptr);
+
+/* Copy between host and the context's device.  Returns when the data is usable at the target
+ * (host targets: copied; device targets: ordered on the context's stream). */
+int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind);
+/* Same, queued on `stream` (NULL = context stream) without waiting; host memory should be pinned. */
+int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind, void *stream);
+int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes);
+
+/* Page-locked host buffers for fast, asynchronous transfers (plain aligned memory on CPU). */
+int hs_host_alloc_pinned(hs_ctx *ctx, size_t bytes, void **ptr);
+void hs_host_free_pinned(hs_ctx *ctx, void *ptr);
+
+/* Extra streams (CUDA streams; NULL handles on CPU, where work is synchronous). */
+int hs_stream_create(hs_ctx *ctx, void **stream);
+void hs_stream_destroy(hs_ctx *ctx, void *stream);
+int hs_stream_sync(hs_ctx *ctx, void *stream);
+
+/* Events order work between streams: wait makes `stream` wait for `event` recorded elsewhere. */
+int hs_event_create(hs_ctx *ctx, void **event);
+void hs_event_destroy(hs_ctx *ctx, void *event);
+int hs_event_record(hs_ctx *ctx, void *event, void *stream);
+int hs_stream_wait_event(hs_ctx *ctx, void *stream, void *event);
+
+/* Timer of work on the context's stream: device events on CUDA, the monotonic clock on CPU. */
+typedef struct hs_timer {
+    hs_ctx *ctx;
+    double t0;
+    void *start, *stop;
+} hs_timer;
+int hs_timer_init(hs_ctx *ctx, hs_timer *t);
+int hs_timer_start(hs_timer *t);
+/* Seconds since start (waits for the queued work to finish). */
+int hs_timer_stop(hs_timer *t, double *seconds);
+void hs_timer_free(hs_timer *t);
+
+/* Wall-clock seconds (monotonic). */
+double hs_wtime(void);
+
+#endif

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages hpcsim builds and tests with (as root), or prints the apt-get line.
+set -u
+PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libnetcdf-dev
+      netcdf-bin libfftw3-dev libopenblas-dev libinih-dev libcmocka-dev python3)
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+missing=()
+if command -v dpkg-query >/dev/null; then
+    for p in "${PKGS[@]}"; do have_pkg "$p" || missing+=("$p"); done
+fi
+# Offline-unpacked libraries (scripts/offline_deps.sh) stand in for missing -dev packages.
+if [ -f .deps/usr/include/ini.h ]; then missing=("${missing[@]/libinih-dev}"); fi
+if [ -f .deps/usr/include/cmocka.h ]; then missing=("${missing[@]/libcmocka-dev}"); fi
+read -r -a missing <<<"${missing[*]}"
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "deps: all build and test packages are installed"
+    exit 0
+fi
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "deps: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+        exit 0
+    fi
+    echo "deps: apt-get failed (no network?); continuing with what is installed" >&2
+    exit 0
+fi
+echo "deps: missing packages; install them with:"
+echo "  sudo apt-get install ${missing[*]}"

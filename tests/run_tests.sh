@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs the quick suite: unit tests, MPI tests at 1, 2 and 4 ranks, CLI tests; ends with "N passed, N failed".
+set -u
+BUILD=${BUILD:-build}
+MPI=${MPI:-1}
+LOGS=$BUILD/test-logs
+mkdir -p "$LOGS"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+export HS_BIN=${HS_BIN:-$([ "$BUILD" = build ] && echo bin/hpcsim || echo "$BUILD/bin/hpcsim")}
+pass=0
+fail=0
+failed_names=()
+
+run_one() { # name, command...
+    local name=$1; shift
+    local log="$LOGS/${name//\//_}.log"
+    local t0=$SECONDS
+    if timeout 900 "$@" >"$log" 2>&1; then
+        pass=$((pass + 1))
+        printf 'PASS  %-48s %4ds\n' "$name" $((SECONDS - t0))
+    else
+        fail=$((fail + 1))
+        failed_names+=("$name")
+        printf 'FAIL  %-48s %4ds  (log: %s)\n' "$name" $((SECONDS - t0)) "$log"
+        tail -n 25 "$log" | sed 's/^/      | /'
+    fi
+}
+
+for t in "$BUILD"/tests/unit/test_*; do
+    [ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"
+done
+
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -x HS_TEST_DEVICE)
+for t in "$BUILD"/tests/mpi/test_*; do
+    [ -x "$t" ] || continue
+    if [ "$MPI" = 1 ]; then
+        for np in 1 2 4; do
+            run_one "mpi/$(basename "$t") np=$np" "${MPIRUN[@]}" -n $np "$t"
+        done
+    else
+        run_one "mpi/$(basename "$t") np=1" "$t"
+    fi
+done
+
+for t in "$BUILD"/tests/verify/test_*; do
+    [ -x "$t" ] && run_one "verify/$(basename "$t")" "$t"
+done
+
+for s in tests/cli/test_*.sh; do
+    [ -f "$s" ] && run_one "cli/$(basename "$s")" bash "$s"
+done
+
+if [ $fail -gt 0 ]; then
+    echo "failed: ${failed_names[*]}"
+fi
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,85 @@
+/* Helpers shared by the C tests (see test_util.h). */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static hs_ctx *g_ctx;
+
+hs_ctx *test_ctx(void)
+{
+    if (!g_ctx) {
+        const char *dev = getenv("HS_TEST_DEVICE");
+        if (hs_ctx_create(NULL, NULL, dev && *dev ? dev : "cpu", 1, &g_ctx) != HS_OK) {
+            fprintf(stderr, "test context: %s\n", hs_error_message());
+            exit(1);
+        }
+    }
+    return g_ctx;
+}
+
+int test_on_gpu(void) { return test_ctx()->device == HS_DEVICE_CUDA; }
+
+void test_ctx_finish(void)
+{
+    hs_ctx_destroy(g_ctx);
+    g_ctx = NULL;
+}
+
+uint64_t test_rand_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void test_fill_f64(double *x, size_t n, uint64_t seed, double lo, double hi)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * ((test_rand_u64(&s) >> 11) * 0x1.0p-53);
+}
+
+void test_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * (float)((test_rand_u64(&s) >> 40) * 0x1.0p-24);
+}
+
+double test_rel_err_f64(const double *a, const double *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = a[i] - b[i];
+        if (isnan(a[i]) != isnan(b[i])) return INFINITY;
+        num += d * d;
+        den += b[i] * b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+double test_rel_err_f32(const float *a, const float *b, size_t n)
+{
+    double num = 0, den = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - (double)b[i];
+        if (isnan(a[i]) != isnan(b[i])) return INFINITY;
+        num += d * d;
+        den += (double)b[i] * b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+int test_run_group(const char *name, const struct CMUnitTest *tests, size_t count)
+{
+    hs_ctx *ctx = test_ctx();
+    if (ctx->rank != 0) cmocka_set_message_output(CM_OUTPUT_STDOUT);
+    int failed = _cmocka_run_group_tests(name, tests, count, NULL, NULL);
+    /* every rank must agree on the outcome, or a failing rank's status would be lost */
+    int any = failed != 0;
+    hs_allreduce_int_max(ctx->comm, &any, 1);
+    test_ctx_finish();
+    return any ? 1 : 0;
+}

@@ -1,0 +1,49 @@
+/* Helpers shared by the C tests: the test context, seeded random data, error norms, assertions. */
+#ifndef HS_TEST_UTIL_H
+#define HS_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "kernels/context.h"
+#include "kernels/error.h"
+
+/* The context the tests run on: backend from HS_TEST_DEVICE (cpu | cuda, default cpu); several
+ * ranks may share one GPU here.  Created once per process, destroyed by test_ctx_finish. */
+hs_ctx *test_ctx(void);
+void test_ctx_finish(void);
+/* 1 when the tests run on the CUDA backend. */
+int test_on_gpu(void);
+
+/* Seeded uniform values in [lo, hi) (splitmix64), identical on every machine. */
+void test_fill_f64(double *x, size_t n, uint64_t seed, double lo, double hi);
+void test_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi);
+uint64_t test_rand_u64(uint64_t *state);
+
+/* ||a - b|| / ||b|| (2-norm; absolute when ||b|| == 0). */
+double test_rel_err_f64(const double *a, const double *b, size_t n);
+double test_rel_err_f32(const float *a, const float *b, size_t n);
+
+/* Assert an hs call succeeded, printing the pending error message when it did not. */
+#define TEST_OK(call)                                                                  \
+    do {                                                                               \
+        int test_rc_ = (call);                                                         \
+        if (test_rc_ != HS_OK) fail_msg("%s returned %d: %s", #call, test_rc_, hs_error_message()); \
+    } while (0)
+
+/* Assert a value is within tol, printing both. */
+#define TEST_LE(value, tol)                                                            \
+    do {                                                                               \
+        double test_v_ = (value), test_t_ = (tol);                                     \
+        if (!(test_v_ <= test_t_)) fail_msg("%s = %.3e exceeds %.3e", #value, test_v_, test_t_); \
+    } while (0)
+
+/* Run a cmocka group on the test context, then finish MPI; returns the process exit status. */
+int test_run_group(const char *name, const struct CMUnitTest *tests, size_t count);
+#define TEST_MAIN(name, tests) \
+    int main(void) { return test_run_group(name, tests, sizeof(tests) / sizeof((tests)[0])); }
+
+#endif
