@@ -126,10 +126,11 @@ endif
 UNIT_SRCS  := $(sort $(wildcard tests/unit/test_*.c))
 MPI_SRCS   := $(sort $(wildcard tests/mpi/test_*.c))
 VERIFY_SRCS:= $(sort $(wildcard tests/verify/test_*.c))
-BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
+BENCH_SRCS := $(filter-out tests/bench/bench_util.c,$(sort $(wildcard tests/bench/bench_*.c)))
 TEST_BINS  := $(UNIT_SRCS:%.c=$(BUILD)/%) $(MPI_SRCS:%.c=$(BUILD)/%) $(VERIFY_SRCS:%.c=$(BUILD)/%)
 BENCH_BINS := $(BENCH_SRCS:%.c=$(BUILD)/%)
 TEST_UTIL  := $(BUILD)/tests/test_util.o
+BENCH_UTIL := $(BUILD)/tests/bench/bench_util.o
 
 # Rebuild everything when the configuration changes.
 CONFIG_STAMP := $(BUILD)/config.stamp
@@ -169,6 +170,12 @@ tests: $(TEST_BINS) $(BIN)
 $(BUILD)/tests/%: tests/%.c $(TEST_UTIL) $(LIB) $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(TEST_UTIL) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka -o $@
+$(BUILD)/tests/bench/bench_%: tests/bench/bench_%.c $(BENCH_UTIL) $(LIB) $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(BENCH_UTIL) $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+$(BENCH_UTIL): tests/bench/bench_util.c tests/bench/bench_util.h $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -c $< -o $@
 $(TEST_UTIL): tests/test_util.c tests/test_util.h $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -c $< -o $@
