@@ -9,6 +9,8 @@
 SHELL := /bin/bash
 
 BUILD      ?= build
+V          ?= 0
+Q          := $(if $(filter 1,$(V)),,@)
 PREFIX     ?= /usr/local
 CUDA_ARCH  ?= 90
 CUDA_HOME  ?= $(firstword $(wildcard /usr/local/cuda) $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null)))
@@ -151,15 +153,18 @@ features: $(BIN)
 lib: $(LIB)
 $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	@echo "  AR    $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/%.cu.o: %.cu $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	@echo "  NVCC  $<"
+	$(Q)$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
 $(BIN): $(BUILD)/app/main.o $(LIB)
 	@mkdir -p $(dir $@)
@@ -169,10 +174,12 @@ $(BIN): $(BUILD)/app/main.o $(LIB)
 tests: $(TEST_BINS) $(BIN)
 $(BUILD)/tests/%: tests/%.c $(TEST_UTIL) $(LIB) $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(TEST_UTIL) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka -o $@
+	@echo "  TEST  $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(TEST_UTIL) $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka -o $@
 $(BUILD)/tests/bench/bench_%: tests/bench/bench_%.c $(BENCH_UTIL) $(LIB) $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(BENCH_UTIL) $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+	@echo "  BENCH $<"
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) -Itests $< $(BENCH_UTIL) $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
 $(BENCH_UTIL): tests/bench/bench_util.c tests/bench/bench_util.h $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -c $< -o $@
