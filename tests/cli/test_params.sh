@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The binary end to end on malformed parameter files: exact "file:line: key: message", exit 2, nothing written.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+WORK=$(mktemp -d)
+CAP=$(mktemp -d)   # captured stdout/stderr live outside the run directory
+trap 'rm -rf "$WORK" "$CAP"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+
+# expect NAME EXPECTED_STATUS EXPECTED_STDERR_LINE COMMAND...
+expect() {
+    local name=$1 want_rc=$2 want_msg=$3
+    shift 3
+    local before after
+    before=$(ls -A | sort)
+    "$@" >"$CAP/out.txt" 2>"$CAP/err.txt"
+    local rc=$?
+    after=$(ls -A | sort)
+    local msg
+    # our own lines only (mpirun adds its own report of the exit status)
+    msg=$(grep '^hpcsim' "$CAP/err.txt")
+    if [ "$rc" != "$want_rc" ]; then
+        echo "FAIL $name: exit $rc, expected $want_rc; stderr: $msg"; fail=$((fail + 1)); return
+    fi
+    if [ -n "$want_msg" ] && [ "$msg" != "$want_msg" ]; then
+        printf 'FAIL %s:\n  got:      %s\n  expected: %s\n' "$name" "$msg" "$want_msg"; fail=$((fail + 1)); return
+    fi
+    if [ "$before" != "$after" ]; then
+        echo "FAIL $name: files appeared: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"; fail=$((fail + 1)); return
+    fi
+    echo "ok   $name"
+    pass=$((pass + 1))
+}
+run() { "$@"; }
+
+good=$'# a valid file\n[run]\nsolver = selftest\ndevice = cpu\n\n[selftest]\nn = 1000\n'
+printf '%s' "$good" > good.ini
+run expect "valid file checks" 0 "" "$HS_BIN" check good.ini
+grep -q "n = 1000 .*# good.ini:7" "$CAP/out.txt" && echo "ok   check shows the source" && pass=$((pass+1)) || { echo "FAIL check source: $(cat "$CAP/out.txt")"; fail=$((fail+1)); }
+grep -q "seed = 12345 .*# default" "$CAP/out.txt" && echo "ok   check shows defaults" && pass=$((pass+1)) || { echo "FAIL check default: $(cat "$CAP/out.txt")"; fail=$((fail+1)); }
+
+printf '[run]\nsolver = selftest\ndevise = cpu\n' > typo.ini
+run expect "misspelt key" 2 "hpcsim: error: typo.ini:3: run.devise: unknown key (did you mean run.device?)" "$HS_BIN" check typo.ini
+
+printf '[run]\nsolver = selftest\n[selftest]\nfrobnicate = 3\n' > unknown.ini
+run expect "unknown key" 2 "hpcsim: error: unknown.ini:4: selftest.frobnicate: unknown key" "$HS_BIN" check unknown.ini
+
+printf '[run]\nsolver = selftest\n[selftest]\nn = many\n' > type.ini
+run expect "wrong type" 2 "hpcsim: error: type.ini:4: selftest.n: expected an integer, got 'many'" "$HS_BIN" check type.ini
+
+printf '[run]\nsolver = selftest\ndeterministic = maybe\n' > bool.ini
+run expect "wrong boolean" 2 "hpcsim: error: bool.ini:3: run.deterministic: expected true or false, got 'maybe'" "$HS_BIN" check bool.ini
+
+printf '[run]\nsolver = selftest\n[selftest]\nn = 0\n' > range.ini
+run expect "out of range" 2 "hpcsim: error: range.ini:4: selftest.n: value 0 is out of range [1, 1000000000]" "$HS_BIN" check range.ini
+
+printf '[run]\nsolver = selftest\ndevice = tpu\n' > enum.ini
+run expect "bad choice" 2 "hpcsim: error: enum.ini:3: run.device: 'tpu' is not one of auto|cpu|cuda" "$HS_BIN" check enum.ini
+
+printf '[run]\nsolver = selftest\n# comment\nsolver = selftest\n' > dup.ini
+run expect "duplicate key" 2 "hpcsim: error: dup.ini:4: run.solver: duplicate key (first given at line 2)" "$HS_BIN" check dup.ini
+
+printf '[run]\nsolver = selftest\n\n[slftest]\nn = 5\n' > section.ini
+run expect "unknown section" 2 "hpcsim: error: section.ini:4: [slftest]: unknown section (did you mean [selftest]?)" "$HS_BIN" check section.ini
+
+printf '[run]\nsolver = selftest\n[nonsense_section]\n' > section2.ini
+run expect "unknown empty section" 2 "hpcsim: error: section2.ini:3: [nonsense_section]: unknown section" "$HS_BIN" check section2.ini
+
+: > empty.ini
+run expect "empty file" 2 "hpcsim: error: empty.ini:1: empty parameter file: expected at least '[run]' and 'solver = NAME'" "$HS_BIN" check empty.ini
+
+printf '# only a comment\n\n' > comments.ini
+run expect "comments only" 2 "hpcsim: error: comments.ini:2: empty parameter file: expected at least '[run]' and 'solver = NAME'" "$HS_BIN" check comments.ini
+
+printf '[run]\nsolver = selftest\n\x00\x01\x02\xff\xfe binary\n' > garbage.ini
+run expect "binary garbage" 2 "hpcsim: error: garbage.ini:3: binary data (byte 0x00): not a text parameter file" "$HS_BIN" check garbage.ini
+
+head -c 4096 "$HS_BIN" > elf.ini
+run expect "an executable as parameters" 2 "hpcsim: error: elf.ini:1: binary data (byte 0x7f): not a text parameter file" "$HS_BIN" check elf.ini
+
+printf '[run]\nsolver = selftest\nthis line has no equals sign\n' > syntax.ini
+run expect "syntax error" 2 "hpcsim: error: syntax.ini:3: syntax error: expected '[section]', 'key = value' or a # comment" "$HS_BIN" check syntax.ini
+
+printf '[run]\ndevice = cpu\n' > missing_key.ini
+run expect "missing required key" 2 "hpcsim: error: missing_key.ini: run.solver: required key is missing (which solver runs (see hpcsim --help))" "$HS_BIN" check missing_key.ini
+
+printf '[run]\nsolver = heatwave\n' > solver.ini
+run expect "unknown solver" 2 "hpcsim: error: solver.ini:2: run.solver: unknown solver 'heatwave' (known: selftest)" "$HS_BIN" check solver.ini
+
+printf 'solver = selftest\n' > nosection.ini
+run expect "key outside section" 2 "hpcsim: error: nosection.ini:1: solver: key outside any [section]" "$HS_BIN" check nosection.ini
+
+run expect "missing file" 2 "hpcsim: error: nonexistent.ini: cannot open parameter file: No such file or directory" "$HS_BIN" check nonexistent.ini
+
+mkdir adir
+run expect "directory as file" 2 "hpcsim: error: adir: cannot read parameter file: is a directory" "$HS_BIN" check adir
+
+printf '%s' "$good" > secret.ini
+chmod 000 secret.ini
+if [ "$(id -u)" = 0 ]; then
+    # root reads anything: drop to an unprivileged user to see the real permission error
+    if command -v setpriv >/dev/null; then
+        chmod 755 "$WORK"
+        run expect "unreadable file" 2 "hpcsim: error: secret.ini: cannot open parameter file: Permission denied" \
+            setpriv --reuid=65534 --regid=65534 --clear-groups "$HS_BIN" check secret.ini
+    else
+        echo "FAIL unreadable file: running as root without setpriv"; fail=$((fail + 1))
+    fi
+else
+    run expect "unreadable file" 2 "hpcsim: error: secret.ini: cannot open parameter file: Permission denied" "$HS_BIN" check secret.ini
+fi
+rm -f secret.ini
+
+run expect "override of unknown key" 2 "hpcsim: error: command line (override 1): run.sovler: unknown key (did you mean run.solver?)" \
+    "$HS_BIN" check good.ini run.sovler=selftest
+run expect "override of unknown section" 2 "hpcsim: error: command line (override 2): heat.dt: unknown section 'heat'" \
+    "$HS_BIN" check good.ini selftest.n=5 heat.dt=1
+run expect "override out of range" 2 "hpcsim: error: command line (override 1): selftest.n: value -3 is out of range [1, 1000000000]" \
+    "$HS_BIN" check good.ini selftest.n=-3
+run expect "malformed override" 2 "hpcsim: error: command line: override 'solver': expected section.key=value" \
+    "$HS_BIN" check good.ini solver
+run expect "override applies" 0 "" "$HS_BIN" check good.ini selftest.n=77
+run expect "unknown command" 2 "hpcsim: error: hpcsim: unknown command 'frobnicate' (see 'hpcsim --help')" "$HS_BIN" frobnicate
+run expect "run without file" 2 "hpcsim: error: hpcsim: 'run' needs a parameter file (see 'hpcsim --help')" "$HS_BIN" run
+run expect "run bad file creates nothing" 2 "hpcsim: error: typo.ini:3: run.devise: unknown key (did you mean run.device?)" "$HS_BIN" run typo.ini
+
+run expect "--version" 0 "" "$HS_BIN" --version
+run expect "--help" 0 "" "$HS_BIN" --help
+run expect "info" 0 "" "$HS_BIN" info
+run expect "selftest runs" 0 "" "$HS_BIN" run good.ini
+if ! "$HS_BIN" info | grep -q "GPU 0:"; then
+    # a runtime failure: exit 1, the message says why
+    "$HS_BIN" run good.ini run.device=cuda >"$CAP/out.txt" 2>"$CAP/err.txt"
+    rc=$?
+    if [ $rc = 1 ] && grep -q "device = cuda requested but" "$CAP/err.txt"; then
+        echo "ok   cuda requested without a GPU exits 1"; pass=$((pass + 1))
+    else
+        echo "FAIL cuda without GPU: exit $rc: $(cat "$CAP/err.txt")"; fail=$((fail + 1))
+    fi
+fi
+
+# Under MPI, every rank sees the error but only rank 0 prints it; the job exits 2.
+if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
+    run expect "MPI: reported once, exit 2" 2 "hpcsim: error: typo.ini:3: run.devise: unknown key (did you mean run.device?)" \
+        mpirun --oversubscribe --allow-run-as-root -n 2 "$HS_BIN" check typo.ini
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
