@@ -20,6 +20,7 @@ GIT_HASH   := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 MULTIARCH  := $(shell gcc -print-multiarch 2>/dev/null)
 
 # ---------------------------------------------------------------- detection
+comma := ,
 pc_ok = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1)
 hdr_ok = $(shell printf '\#include <$(1)>\nint main(void){return 0;}\n' | $(CC_PROBE) $(2) -x c - -o /dev/null -fsyntax-only 2>/dev/null && echo 1)
 CC_PROBE := gcc
@@ -27,7 +28,6 @@ CC_PROBE := gcc
 # Offline-unpacked packages (dpkg -x) live in $(DEPS_PREFIX)/usr/{include,lib/<multiarch>}.
 DEPS_INC := $(if $(wildcard $(DEPS_PREFIX)/usr/include),-I$(DEPS_PREFIX)/usr/include)
 DEPS_LIB := $(if $(wildcard $(DEPS_PREFIX)/usr/lib/$(MULTIARCH)),-L$(DEPS_PREFIX)/usr/lib/$(MULTIARCH) -Wl$(comma)-rpath$(comma)$(DEPS_PREFIX)/usr/lib/$(MULTIARCH))
-comma := ,
 
 ifeq ($(origin CUDA),undefined)
   CUDA := $(if $(wildcard $(CUDA_HOME)/bin/nvcc),1,0)
