@@ -1,0 +1,23 @@
+/* Backend entry points of the scan family (kernels/scan_cpu.c and kernels/scan_cuda.cu). */
+#ifndef HS_SCAN_IMPL_H
+#define HS_SCAN_IMPL_H
+
+#include <stddef.h>
+
+#include "kernels/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hs_cuda_ctx;
+
+/* n >= 1; t is one of the six supported dtypes; in may equal out. */
+int hs_scan_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+int hs_scan_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+int hs_scan_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
