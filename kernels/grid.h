@@ -1,0 +1,135 @@
+/* Structured grids: Cartesian domain decomposition, fields with halos, halo exchange, reductions, gather/scatter. */
+#ifndef HS_GRID_H
+#define HS_GRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/context.h"
+
+/* Widest halo a field may have (the seismic code's 8th-order stencil needs 4). */
+#define HS_FIELD_MAX_HALO 8
+
+/* A Cartesian split of a global grid of cells over the ranks of a context.
+ * Dimension 0 is x and varies fastest in memory; 1D and 2D grids have size 1 (and halo 0) in the
+ * unused dimensions.  Ranks are numbered as in ctx->comm (the Cartesian communicator is created
+ * without reordering, so rank r of ctx->comm is rank r of cart). */
+typedef struct hs_decomp {
+    hs_ctx *ctx;
+    int ndim;              /* 1, 2 or 3 */
+    int64_t global[3];     /* cells of the whole grid per dimension */
+    int procs[3];          /* ranks per dimension */
+    int coords[3];         /* this rank's position in the process grid */
+    int periodic[3];
+    int64_t local[3];      /* cells owned by this rank */
+    int64_t offset[3];     /* global index of this rank's first cell */
+    int neighbor[3][2];    /* ranks in cart below [0] and above [1]; MPI_PROC_NULL at a non-periodic edge */
+    MPI_Comm cart;
+} hs_decomp;
+
+/* Split a global grid of ndim (1..3) dimensions over the ranks of ctx->comm.
+ * global[ndim]: cells per dimension (>= 1).  periodic[ndim] (NULL: none) marks wrapping dimensions.
+ * procs[ndim] (NULL: all 0) fixes the ranks per dimension; 0 lets MPI_Dims_create choose (and, if
+ * its choice leaves a rank too few cells, the split with the smallest surface that does not).
+ * min_cells (>= 1; usually the halo width) is the fewest cells a rank may own per dimension.
+ * The first (global % procs) ranks of a dimension get one extra cell.
+ * An impossible request is an input error saying what was asked and what would work.
+ * Collective over ctx->comm. */
+int hs_decomp_create(hs_ctx *ctx, int ndim, const int64_t *global, const int *periodic, const int *procs,
+                     int min_cells, hs_decomp **d);
+/* Collective over ctx->comm (frees the Cartesian communicator). */
+void hs_decomp_destroy(hs_decomp *d);
+
+/* The box (offset, local size) that rank `rank` of the decomposition owns.  Not collective. */
+int hs_decomp_rank_box(const hs_decomp *d, int rank, int64_t offset[3], int64_t local[3]);
+
+/* A field of cells on a decomposition, with `halo` ghost layers on each side of each used
+ * dimension, in the context's device memory.  Layout: x fastest, then y, then z, over the
+ * allocated box (local + 2 halo in used dimensions). */
+typedef struct hs_field {
+    hs_decomp *d;
+    hs_dtype dtype;     /* HS_F64 or HS_F32 */
+    int halo;           /* ghost layers requested */
+    int hw[3];          /* ghost layers per dimension: halo in used dimensions, 0 in unused ones */
+    int64_t alloc[3];   /* local + 2*hw */
+    size_t count;       /* elements allocated: alloc[0]*alloc[1]*alloc[2] */
+    void *data;         /* device */
+    void *impl;         /* exchange buffers, requests, streams, events */
+} hs_field;
+
+/* Allocate a field of type t (HS_F64 or HS_F32) with halo (0..HS_FIELD_MAX_HALO) ghost layers,
+ * zero-filled, halos included.  A halo wider than some rank's cells in a dimension that exchanges
+ * (several ranks, or periodic) is an input error.  Collective over the decomposition (it is a
+ * local operation, but every rank must agree on the arguments). */
+int hs_field_create(hs_decomp *d, hs_dtype t, int halo, hs_field **f);
+void hs_field_destroy(hs_field *f);
+
+/* Linear element index of local cell (i, j, k); each index may range over -hw..local+hw-1. */
+static inline size_t hs_field_index(const hs_field *f, int64_t i, int64_t j, int64_t k)
+{
+    return (size_t)(((k + f->hw[2]) * f->alloc[1] + (j + f->hw[1])) * f->alloc[0] + (i + f->hw[0]));
+}
+
+/* Element strides of the allocated layout in y and z (x stride is 1). */
+static inline int64_t hs_field_stride_y(const hs_field *f) { return f->alloc[0]; }
+static inline int64_t hs_field_stride_z(const hs_field *f) { return f->alloc[0] * f->alloc[1]; }
+
+/* Bytes per element. */
+static inline size_t hs_field_esize(const hs_field *f) { return hs_dtype_size(f->dtype); }
+
+/* Copy the local interior to/from a host array of local[0]*local[1]*local[2] elements (x fastest).
+ * Return when the host data may be reused / is complete.  Not collective. */
+int hs_field_set_interior(hs_field *f, const void *host);
+int hs_field_get_interior(hs_field *f, void *host);
+
+/* Fill the whole allocation (halos too) with one value, on the context's stream.  Not collective. */
+int hs_field_fill(hs_field *f, double value);
+
+/* Exchange the halo cells of every face with the neighbours: periodic images where periodic;
+ * halos at non-periodic global edges are left untouched for boundary conditions.
+ * begin packs the faces on the device (on the field's own high-priority stream, after the work
+ * already queued on the context's stream), copies them to pinned host buffers (no CUDA-aware MPI
+ * is assumed) and posts MPI_Irecv/MPI_Isend; it returns without waiting so that the caller can
+ * queue interior work on the context stream meanwhile (that work must not write the cells being
+ * sent, i.e. the outer `halo` layers of the interior).  end waits for the messages, copies them
+ * back and unpacks; work queued on the context stream afterwards sees valid halos.
+ * With corners on (hs_field_set_corners), edges and corners are filled too by exchanging one
+ * dimension after another, each including the halos received before (9/27-point stencils); then
+ * begin only starts the first dimension and end does the rest.
+ * A periodic dimension with one rank is handled by a device copy, without MPI.
+ * Collective over the decomposition: every rank calls begin/end for the same fields in the same
+ * order. */
+int hs_halo_exchange_begin(hs_field *f);
+int hs_halo_exchange_end(hs_field *f);
+/* begin + end. */
+int hs_halo_exchange(hs_field *f);
+/* Whether exchanges also fill edges and corners (default off).  Not collective, but every rank must
+ * use the same setting.  Not allowed while an exchange is in flight. */
+int hs_field_set_corners(hs_field *f, int on);
+
+/* Reductions over the interior cells of all ranks, accumulated in double with compensated
+ * summation and combined over the ranks in rank order: every rank gets the same value, and the
+ * value is bitwise the same run to run on the same rank count and device.  Collective. */
+typedef enum { HS_FIELD_SUM, HS_FIELD_MIN, HS_FIELD_MAX, HS_FIELD_NORM2, HS_FIELD_MAXABS } hs_field_op;
+int hs_field_reduce(hs_field *f, hs_field_op op, double *result);
+int hs_field_sum(hs_field *f, double *result);
+int hs_field_max(hs_field *f, double *result);
+int hs_field_min(hs_field *f, double *result);
+/* sqrt(sum x^2) */
+int hs_field_norm2(hs_field *f, double *result);
+/* max |x| */
+int hs_field_maxabs(hs_field *f, double *result);
+
+/* Gather the global interior (x fastest, global[0]*global[1]*global[2] elements) into host memory
+ * on rank `root` (global_host is ignored elsewhere), and the converse.  Collective. */
+int hs_field_gather(hs_field *f, int root, void *global_host);
+int hs_field_scatter(hs_field *f, int root, const void *global_host);
+
+/* Benchmark hook: pack every face that an exchange would send or copy into the field's send
+ * buffers, on the context's stream (so that the context timer brackets it); *bytes is what the
+ * packing reads plus writes.  Not collective. */
+int hs_halo_bench_pack(hs_field *f, double *bytes);
+/* Bytes this rank sends plus receives over MPI in one exchange (self copies excluded). */
+double hs_halo_message_bytes(const hs_field *f);
+
+#endif

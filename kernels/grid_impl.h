@@ -1,0 +1,70 @@
+/* Internal: backend entry points of the structured-grid family (halo_cpu.c, halo_cuda.cu) and halo setup. */
+#ifndef HS_GRID_IMPL_H
+#define HS_GRID_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hs_cuda_ctx;
+struct hs_field;
+
+/* A box of ex*ey*ez elements copied between two strided layouts (x stride 1 on both sides);
+ * the pointers handed with it point at the box's first element. */
+typedef struct hs_box {
+    int64_t ex, ey, ez;
+    int64_t src_sy, src_sz;
+    int64_t dst_sy, dst_sz;
+} hs_box;
+
+/* Local reduction operators (norm2 is a sum of squares here; the square root comes after the ranks). */
+enum { HS_GRID_RED_SUM = 0, HS_GRID_RED_SUMSQ = 1, HS_GRID_RED_MIN = 2, HS_GRID_RED_MAX = 3, HS_GRID_RED_MAXABS = 4 };
+
+/* min/max that propagate NaN (as kernels/reduce.h does): once NaN, always NaN. */
+#ifdef __CUDACC__
+#define HS_GRID_HD __host__ __device__
+#else
+#define HS_GRID_HD
+#endif
+static inline HS_GRID_HD double hs_grid_min_nan(double m, double x) { return (x < m || x != x) ? x : m; }
+static inline HS_GRID_HD double hs_grid_max_nan(double m, double x) { return (x > m || x != x) ? x : m; }
+
+/* Halo machinery owned by halo.c, created with the field. */
+int hs_halo_setup(struct hs_field *f);
+void hs_halo_teardown(struct hs_field *f);
+
+/* CPU (OpenMP) */
+int hs_grid_cpu_copy_box(size_t esize, const void *src, void *dst, const hs_box *b);
+int hs_grid_cpu_fill(hs_dtype t, void *x, size_t n, double value);
+/* src at the box origin, box strides sy, sz; result in double (compensated for sums). */
+int hs_grid_cpu_reduce(hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez, int64_t sy, int64_t sz,
+                       int op, double *result);
+
+/* CUDA; stream NULL means the context stream. */
+int hs_grid_cuda_copy_box(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
+                          const hs_box *b);
+int hs_grid_cuda_fill(struct hs_cuda_ctx *cu, hs_dtype t, void *x, size_t n, double value);
+int hs_grid_cuda_reduce(struct hs_cuda_ctx *cu, hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez,
+                        int64_t sy, int64_t sz, int op, double *result);
+/* Between a strided device box (origin dev, strides sy, sz) and a contiguous host array of
+ * ex*ey*ez elements, staged through the context's device scratch; synchronous. */
+int hs_grid_cuda_box_to_host(struct hs_cuda_ctx *cu, size_t esize, const void *dev, int64_t ex, int64_t ey,
+                             int64_t ez, int64_t sy, int64_t sz, void *host);
+int hs_grid_cuda_box_from_host(struct hs_cuda_ctx *cu, size_t esize, const void *host, void *dev, int64_t ex,
+                               int64_t ey, int64_t ez, int64_t sy, int64_t sz);
+/* A non-blocking stream of the highest priority, so that halo packing overtakes bulk interior work. */
+int hs_grid_cuda_stream_create(void **stream);
+/* *done = 1 when all work before the event has finished (does not wait). */
+int hs_grid_cuda_event_done(void *event, int *done);
+/* Wait on the host until the event has happened. */
+int hs_grid_cuda_event_sync(void *event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
