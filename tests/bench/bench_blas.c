@@ -7,14 +7,14 @@
 
 static hs_ctx *ctx;
 static size_t n;
-static double *x, *y, *z, *w, result;
+static double *x, *y, *z, *w, *p, *q, result;
 
 static int run_dot(void *a) { (void)a; return hs_dot(ctx, HS_F64, n, x, y, &result); }
 static int run_dot_cublas(void *a) { (void)a; return hs_dot_cublas(ctx, HS_F64, n, x, y, &result); }
 static int run_nrm2(void *a) { (void)a; return hs_nrm2(ctx, HS_F64, n, x, &result); }
 static int run_nrm2_cublas(void *a) { (void)a; return hs_nrm2_cublas(ctx, HS_F64, n, x, &result); }
 static int run_axpy(void *a) { (void)a; return hs_axpy(ctx, HS_F64, n, 1e-9, x, y); }
-static int run_pcg_update(void *a) { (void)a; return hs_pcg_update(ctx, n, 1e-9, x, y, w, z, w, w, &result); }
+static int run_pcg_update(void *a) { (void)a; return hs_pcg_update(ctx, n, 1e-9, p, q, w, x, y, z, &result); }
 
 int main(int argc, char **argv)
 {
@@ -26,6 +26,10 @@ int main(int argc, char **argv)
     bench_check(hs_mem_alloc(ctx, bytes, (void **)&y), "alloc");
     bench_check(hs_mem_alloc(ctx, bytes, (void **)&z), "alloc");
     bench_check(hs_mem_alloc(ctx, bytes, (void **)&w), "alloc");
+    bench_check(hs_mem_alloc(ctx, bytes, (void **)&p), "alloc");
+    bench_check(hs_mem_alloc(ctx, bytes, (void **)&q), "alloc");
+    bench_check(hs_fill(ctx, HS_F64, n, 0.0625, p), "fill");
+    bench_check(hs_fill(ctx, HS_F64, n, 0.03125, q), "fill");
     bench_check(hs_fill(ctx, HS_F64, n, 0.5, x), "fill");
     bench_check(hs_fill(ctx, HS_F64, n, 0.25, y), "fill");
     bench_check(hs_fill(ctx, HS_F64, n, 0.125, z), "fill");
@@ -48,6 +52,8 @@ int main(int argc, char **argv)
     hs_mem_free(ctx, y);
     hs_mem_free(ctx, z);
     hs_mem_free(ctx, w);
+    hs_mem_free(ctx, p);
+    hs_mem_free(ctx, q);
     bench_gemm_rate(0);
     bench_gemm_rate(1);
     bench_finish();
