@@ -1,0 +1,164 @@
+/* Scans against sequential host scans: exact for integers (with wraparound), long-double bound for floats. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "kernels/memory.h"
+#include "kernels/scan.h"
+#include "test_util.h"
+
+static const size_t g_sizes[] = {1, 2, 31, 1000, 1000003, (1u << 20) + 7};
+#define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
+
+static void *to_dev(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d));
+    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), d, h, bytes, HS_COPY_H2D));
+    return d;
+}
+
+static void *from_dev(const void *d, size_t bytes)
+{
+    void *h = malloc(bytes + 1);
+    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
+    return h;
+}
+
+/* Random integers over the full range, so 32-bit sums overflow and must wrap like the reference. */
+static void fill_int(void *x, hs_dtype t, size_t n, uint64_t seed)
+{
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = test_rand_u64(&s);
+        if (hs_dtype_size(t) == 4) ((uint32_t *)x)[i] = (uint32_t)r;
+        else ((uint64_t *)x)[i] = r >> 3;
+    }
+}
+
+/* Runs the scan out of place, then in place, and checks both against ref (exact compare). */
+static void run_both(hs_dtype t, int excl, size_t n, const void *in, void **out_h, void **inplace_h)
+{
+    size_t bytes = n * hs_dtype_size(t);
+    void *d_in = to_dev(in, bytes), *d_out = NULL;
+    TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
+    TEST_OK(hs_scan(test_ctx(), t, excl, n, d_in, d_out));
+    *out_h = from_dev(d_out, bytes);
+    TEST_OK(hs_scan(test_ctx(), t, excl, n, d_in, d_in));
+    *inplace_h = from_dev(d_in, bytes);
+    hs_mem_free(test_ctx(), d_in);
+    hs_mem_free(test_ctx(), d_out);
+}
+
+static void check_int(hs_dtype t)
+{
+    size_t es = hs_dtype_size(t);
+    for (size_t s = 0; s < NSIZES; s++)
+        for (int excl = 0; excl <= 1; excl++) {
+            size_t n = g_sizes[s];
+            void *in = malloc(n * es), *ref = malloc(n * es), *out, *inpl;
+            fill_int(in, t, n, 40 + s);
+            uint64_t acc = 0;
+            for (size_t i = 0; i < n; i++) {
+                uint64_t v = es == 4 ? ((uint32_t *)in)[i] : ((uint64_t *)in)[i];
+                if (!excl) acc += v;
+                if (es == 4) ((uint32_t *)ref)[i] = (uint32_t)acc;
+                else ((uint64_t *)ref)[i] = acc;
+                if (excl) acc += v;
+            }
+            run_both(t, excl, n, in, &out, &inpl);
+            assert_memory_equal(out, ref, n * es);
+            assert_memory_equal(inpl, ref, n * es);
+            free(in); free(ref); free(out); free(inpl);
+        }
+}
+static void test_i32(void **state) { (void)state; check_int(HS_I32); }
+static void test_u32(void **state) { (void)state; check_int(HS_U32); }
+static void test_i64(void **state) { (void)state; check_int(HS_I64); }
+static void test_u64(void **state) { (void)state; check_int(HS_U64); }
+
+/* |out_i - ref_i| <= tol * sum_{j<=i} |in_j|: the natural bound for a float prefix sum. */
+static void check_float(hs_dtype t, double tol)
+{
+    size_t es = hs_dtype_size(t);
+    for (size_t s = 0; s < NSIZES; s++)
+        for (int excl = 0; excl <= 1; excl++) {
+            size_t n = g_sizes[s];
+            void *in = malloc(n * es), *out, *inpl;
+            if (t == HS_F64) test_fill_f64(in, n, 60 + s, -1.0, 2.0);
+            else test_fill_f32(in, n, 60 + s, -1.0f, 2.0f);
+            run_both(t, excl, n, in, &out, &inpl);
+            long double acc = 0, abs_acc = 0;
+            double worst = 0;
+            for (size_t i = 0; i < n; i++) {
+                double v = t == HS_F64 ? ((double *)in)[i] : ((float *)in)[i];
+                if (!excl) { acc += v; abs_acc += fabs(v); }
+                double o = t == HS_F64 ? ((double *)out)[i] : ((float *)out)[i];
+                double e = (double)(fabsl(o - acc) / (abs_acc > 0 ? abs_acc : 1));
+                worst = e > worst ? e : worst;
+                if (excl) { acc += v; abs_acc += fabs(v); }
+            }
+            TEST_LE(worst, tol);
+            assert_memory_equal(out, inpl, n * es); /* in place gives the very same numbers */
+            free(in); free(out); free(inpl);
+        }
+}
+/* f64: bound ~ chunk length * eps worst case; random rounding keeps it far below. */
+static void test_f64(void **state) { (void)state; check_float(HS_F64, 1e-12); }
+/* f32: accumulated in double, so only the final rounding to float (6e-8) remains. */
+static void test_f32(void **state) { (void)state; check_float(HS_F32, 1e-6); }
+
+static void test_errors(void **state)
+{
+    (void)state;
+    double x[4] = {1, 2, 3, 4};
+    TEST_OK(hs_scan(test_ctx(), HS_F64, 0, 0, NULL, NULL));
+    assert_int_equal(hs_scan(test_ctx(), HS_C128, 0, 2, x, x), HS_ERR_INPUT);
+    assert_int_equal(hs_scan(test_ctx(), HS_F64, 0, 3, x, x + 1), HS_ERR_INPUT);
+    hs_error_clear();
+}
+
+/* Bitwise reproducible run to run, and on the CPU for any OpenMP thread count. */
+static void test_determinism(void **state)
+{
+    (void)state;
+    size_t n = (1u << 20) + 7, bytes = n * sizeof(double);
+    double *x = malloc(bytes);
+    test_fill_f64(x, n, 9, -1.0, 1.0);
+    void *d_in = to_dev(x, bytes), *d_out = NULL;
+    TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
+    TEST_OK(hs_scan(test_ctx(), HS_F64, 0, n, d_in, d_out));
+    double *first = from_dev(d_out, bytes);
+    int reps = test_on_gpu() ? 3 : 1;
+    for (int r = 0; r < reps; r++) {
+        TEST_OK(hs_scan(test_ctx(), HS_F64, 0, n, d_in, d_out));
+        double *again = from_dev(d_out, bytes);
+        assert_memory_equal(first, again, bytes);
+        free(again);
+    }
+#ifdef _OPENMP
+    if (!test_on_gpu()) {
+        int saved = omp_get_max_threads();
+        for (int nt = 1; nt <= 3; nt += 2) {
+            omp_set_num_threads(nt);
+            TEST_OK(hs_scan(test_ctx(), HS_F64, 0, n, d_in, d_out));
+            assert_memory_equal(first, d_out, bytes);
+        }
+        omp_set_num_threads(saved);
+    }
+#endif
+    free(first);
+    free(x);
+    hs_mem_free(test_ctx(), d_in);
+    hs_mem_free(test_ctx(), d_out);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_i32), cmocka_unit_test(test_u32), cmocka_unit_test(test_i64),
+    cmocka_unit_test(test_u64), cmocka_unit_test(test_f64), cmocka_unit_test(test_f32),
+    cmocka_unit_test(test_errors), cmocka_unit_test(test_determinism),
+};
+TEST_MAIN("scan", tests)
