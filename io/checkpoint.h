@@ -1,0 +1,34 @@
+/* Checkpoint files: parameters, step and named arrays; written to a temporary name, then renamed. */
+#ifndef HS_CHECKPOINT_H
+#define HS_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "kernels/context.h"
+
+typedef struct hs_checkpoint hs_checkpoint;
+
+/* Start a checkpoint at `path` (data go to PATH.tmp; renamed by hs_checkpoint_close, so a crash
+ * never leaves a broken file under the final name).  Stores the resolved parameters, the solver
+ * name, step and simulated time, the rank count.  Collective. */
+int hs_checkpoint_create(hs_ctx *ctx, const char *path, const char *solver, const char *params_ini, int64_t step,
+                         double time, hs_checkpoint **c);
+
+/* Store a distributed array: each rank passes its `count` host elements; the file keeps them in
+ * rank order with every rank's count, so that the same rank count restores them exactly
+ * (bitwise).  Collective. */
+int hs_checkpoint_write(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, const void *local);
+
+/* Open for reading; returns the stored step and time.  A file written by another solver or with a
+ * different rank count is an input error saying so.  Collective. */
+int hs_checkpoint_open(hs_ctx *ctx, const char *path, const char *solver, hs_checkpoint **c, int64_t *step,
+                       double *time);
+/* The stored parameters (INI text; owned by the checkpoint). */
+const char *hs_checkpoint_params(const hs_checkpoint *c);
+/* Read this rank's part of a stored array; `count` must match what was written. Collective. */
+int hs_checkpoint_read(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, void *local);
+
+/* Finish: on a written checkpoint, flush and rename PATH.tmp to PATH; on a read one, close. */
+int hs_checkpoint_close(hs_checkpoint *c);
+
+#endif

@@ -1,0 +1,71 @@
+/* Gridded output files: CF-1.10 NetCDF-4 and HDF5 (+ XDMF companion), written by every solver. */
+#ifndef HS_OUTPUT_H
+#define HS_OUTPUT_H
+
+#include <stdint.h>
+
+#include "kernels/context.h"
+
+typedef enum { HS_FORMAT_NETCDF = 0, HS_FORMAT_HDF5 = 1 } hs_output_format;
+
+/* What a file holds: a rectilinear grid of 1..3 spatial dimensions (dimension 0 is x and varies
+ * fastest in memory), an unlimited time dimension, and global metadata. */
+typedef struct hs_output_desc {
+    const char *path;              /* file name, extension included (.nc / .h5) */
+    hs_output_format format;
+    const char *title;             /* CF global attribute `title` */
+    const char *history;           /* the command line that made the file */
+    const char *params_ini;        /* resolved parameters (hs_params_to_ini), stored as an attribute */
+    int ndim;                      /* 1..3 spatial dimensions; 0 for time series only */
+    const char *dim_names[3];      /* e.g. "x", "y", "z" */
+    int64_t n[3];                  /* global sizes */
+    const double *coords[3];       /* coordinate values (host, length n[d]; rank 0 is enough) */
+    const char *coord_units[3];    /* e.g. "m" */
+    const char *coord_long_names[3];
+    const char *time_units;        /* CF units, e.g. "seconds since 2000-01-01 00:00:00"; NULL: no time dim */
+    int deflate_level;             /* 0 = none, 1..9 zlib level (NetCDF/HDF5 chunked) */
+} hs_output_desc;
+
+typedef struct hs_writer hs_writer;
+
+/* Create the file (replacing any old one only at hs_writer_close time: data go to PATH.partial
+ * first and are renamed at close, so a failed run leaves no half-written file under the final
+ * name).  Collective over ctx->comm; rank 0 writes (gather-through-rank-0), or every rank
+ * writes its part collectively where the library has parallel I/O.  A missing library (NetCDF or
+ * HDF5 not built in) is an input error naming the build feature. */
+int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **w);
+
+/* Declare a variable on the grid (time-dependent or not) before the first hs_writer_put.
+ * standard_name may be NULL.  dtype HS_F64 or HS_F32.  Returns its id. Collective. */
+int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const char *long_name,
+                      const char *standard_name, hs_dtype dtype, int time_dependent, int *varid);
+
+/* Append a time record with simulated time `t` (in the file's time units). Collective. */
+int hs_writer_begin_step(hs_writer *w, double t);
+
+/* Write a variable's values for the current record: `global` is the whole grid in host memory
+ * on rank 0 (x fastest); other ranks pass NULL.  Collective. */
+int hs_writer_put(hs_writer *w, int varid, const void *global);
+
+/* Write a block: this rank's part [offset, offset+count) of the global grid (x fastest).  Every
+ * rank calls it with its own part; the writer gathers or writes in parallel.  Collective. */
+int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const int64_t count[3], const void *local);
+
+/* Add a global text or number attribute (before the first put). */
+int hs_writer_attr_text(hs_writer *w, const char *name, const char *value);
+int hs_writer_attr_real(hs_writer *w, const char *name, double value);
+
+/* Flush, close and rename to the final name.  Collective. */
+int hs_writer_close(hs_writer *w);
+
+/* Reading back (solvers' file inputs, the surrogate, restarts): open a NetCDF or HDF5 file made by
+ * any tool, look up a variable's shape and read it whole (as double) or one time record. */
+typedef struct hs_reader hs_reader;
+int hs_reader_open(const char *path, hs_reader **r);
+/* Shape in file order (slowest first, as ncdump shows it); returns the rank. */
+int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank);
+int hs_reader_read(hs_reader *r, const char *name, double *out);                /* whole variable */
+int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out); /* first dim fixed */
+void hs_reader_close(hs_reader *r);
+
+#endif
