@@ -58,6 +58,14 @@ int hs_writer_attr_real(hs_writer *w, const char *name, double value);
 /* Flush, close and rename to the final name.  Collective. */
 int hs_writer_close(hs_writer *w);
 
+/* Close without renaming (the run stopped on a signal: the file stays PATH.partial), and reopen
+ * such a file to continue after a restart: records with time > `time` are dropped (overwritten
+ * by the records the restarted run writes), variables are looked up by name.  Collective. */
+int hs_writer_suspend(hs_writer *w);
+int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_writer **w);
+/* Id of an already defined variable (after resume), or -1. */
+int hs_writer_var_id(hs_writer *w, const char *name);
+
 /* Reading back (solvers' file inputs, the surrogate, restarts): open a NetCDF or HDF5 file made by
  * any tool, look up a variable's shape and read it whole (as double) or one time record. */
 typedef struct hs_reader hs_reader;

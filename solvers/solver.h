@@ -2,22 +2,39 @@
 #ifndef HS_SOLVER_H
 #define HS_SOLVER_H
 
+#include "io/checkpoint.h"
+#include "io/output.h"
 #include "io/params.h"
 #include "kernels/context.h"
 
-typedef struct hs_writer hs_writer;         /* io/ output writer (NetCDF/HDF5) */
-typedef struct hs_checkpoint hs_checkpoint; /* io/ checkpoint file */
-
+/* The driver (solvers/driver.c) owns the run policy: the time loop, output cadence, checkpoints,
+ * signals and progress.  The solver owns its state and its physics.  Every function returns an hs
+ * status; all of them are collective over ctx->comm. */
 typedef struct hs_solver_ops {
     const char *name;      /* value of [run] solver */
     const char *summary;   /* one line for `hpcsim --help` */
-    /* Declare the solver's own parameter section(s). */
+    /* Declare the solver's own parameter section(s) (once per process). */
     int (*declare)(void);
-    /* Validate parameters (input errors via hs_params_error) and build the state. */
+    /* Validate parameters (input errors through hs_params_error, before anything is written) and
+     * build the state on ctx's device. */
     int (*create)(hs_ctx *ctx, const hs_params *p, void **state);
-    /* Advance to simulated time `until` (or run to completion for non-time-dependent solvers). */
-    int (*advance)(void *state, double until);
+    /* Advance by at most max_steps steps without passing simulated time `until`; report the steps
+     * taken.  A solver that is not time-dependent (a circuit, a training run) may do all its work
+     * in one call; it reports completion through progress (time >= t_end). */
+    int (*advance)(void *state, double until, int64_t max_steps, int64_t *steps_taken);
+    /* Where the run stands: simulated time, step count, end time, and the work per step in the
+     * solver's natural unit (cells, amplitudes, samples) for the progress line's rate. */
+    void (*progress)(void *state, double *time, int64_t *step, double *t_end, double *work_per_step);
+    /* Gridded output: describe the file (grid, coordinates, title; the driver fills path, format,
+     * history and parameters) and declare variables on the opened writer; NULL when the solver
+     * has no gridded output. */
+    int (*describe_output)(void *state, hs_output_desc *desc);
+    int (*define_vars)(void *state, hs_writer *w);
+    /* Write the current state as one record (the driver has called hs_writer_begin_step). */
     int (*write)(void *state, hs_writer *w);
+    /* Final, non-gridded products (counts, histories, reports); may be NULL. */
+    int (*finish)(void *state);
+    /* Save / load everything needed to continue bitwise-exactly (same ranks and device). */
     int (*checkpoint)(void *state, hs_checkpoint *c);
     int (*restore)(void *state, hs_checkpoint *c);
     void (*destroy)(void *state);
@@ -27,10 +44,10 @@ typedef struct hs_solver_ops {
 const hs_solver_ops *hs_solver_find(const char *name);
 /* All registered solvers, NULL-terminated. */
 const hs_solver_ops *const *hs_solver_list(void);
-/* Declare the [run] section and every solver's section (once per process). */
+/* Declare the [run], [output] and [checkpoint] sections and every solver's (once per process). */
 int hs_solver_declare_all(void);
 
-/* Run the parameter set end to end: context, solver create/advance/write/destroy.  Collective. */
-int hs_driver_run(hs_ctx *ctx, const hs_params *p);
+/* Run the parameter set end to end.  argc/argv form the `history` attribute.  Collective. */
+int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv);
 
 #endif
