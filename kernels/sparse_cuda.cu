@@ -1,0 +1,215 @@
+// CUDA backend of the sparse family: cuSPARSE SpMV with cached state, our vector-CSR SpMV, diagonal, packing.
+#include <stdlib.h>
+
+#include "kernels/cuda_util.h"
+#include "kernels/sparse_impl.h"
+
+static const int kThreads = 256;
+
+// ------------------------------------------------------------------ our SpMV
+
+// W lanes per row, 32 / W rows per warp.  The row loop is warp-uniform so that every lane reaches
+// the shuffles (a lane past the last row contributes 0).  The matrix arrays are read once, so they
+// are loaded with the streaming hint and leave the L2 cache to x, whose entries are reused by
+// neighbouring rows.
+template <int W>
+__global__ void csr_vector_kernel(int64_t nrows, const int32_t *__restrict__ rowptr,
+                                  const int32_t *__restrict__ colind, const double *__restrict__ val,
+                                  const int32_t *__restrict__ rowmap, double alpha, const double *__restrict__ x,
+                                  double beta, double *__restrict__ y)
+{
+    const int lane = threadIdx.x & 31;
+    const int sub = lane & (W - 1);
+    const int64_t rows_per_warp = 32 / W;
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t base = warp * rows_per_warp; base < nrows; base += nwarps * rows_per_warp) {
+        const int64_t row = base + lane / W;
+        double sum = 0.0;
+        if (row < nrows) {
+            const int32_t end = __ldg(rowptr + row + 1);
+            for (int32_t k = __ldg(rowptr + row) + sub; k < end; k += W) sum += __ldcs(val + k) * __ldg(x + __ldcs(colind + k));
+        }
+#pragma unroll
+        for (int off = W / 2; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+        if (row < nrows && sub == 0) {
+            const int64_t out = rowmap ? (int64_t)rowmap[row] : row;
+            y[out] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[out];
+        }
+    }
+}
+
+template <int W>
+static int launch_vector(hs_cuda_ctx *cu, const hs_csr_arrays *a, double alpha, const double *x, double beta, double *y)
+{
+    int blocks = hs_cuda_blocks(cu, (size_t)a->nrows * W, kThreads);
+    csr_vector_kernel<W><<<blocks, kThreads, 0, cu->stream>>>(a->nrows, a->rowptr, a->colind, a->val, a->rowmap, alpha,
+                                                               x, beta, y);
+    HS_CUDA_LAUNCH_CHECK(csr_vector_kernel);
+    return HS_OK;
+}
+
+extern "C" int hs_csr_spmv_native_cuda(hs_cuda_ctx *cu, const hs_csr_arrays *a, int width, double alpha,
+                                       const double *x, double beta, double *y)
+{
+    if (a->nrows == 0) return HS_OK;
+    switch (width) {
+    case 1: return launch_vector<1>(cu, a, alpha, x, beta, y);
+    case 2: return launch_vector<2>(cu, a, alpha, x, beta, y);
+    case 4: return launch_vector<4>(cu, a, alpha, x, beta, y);
+    case 8: return launch_vector<8>(cu, a, alpha, x, beta, y);
+    case 16: return launch_vector<16>(cu, a, alpha, x, beta, y);
+    case 32: return launch_vector<32>(cu, a, alpha, x, beta, y);
+    default: return HS_FAIL(HS_ERR_RUNTIME, "SpMV: unsupported vector width %d", width);
+    }
+}
+
+// ------------------------------------------------------------------ cuSPARSE
+
+struct cusparse_state {
+    cusparseSpMatDescr_t mat;
+    cusparseDnVecDescr_t vx, vy;
+    cusparseSpMVAlg_t alg;
+    void *buffer;
+    size_t buffer_bytes;
+};
+
+extern "C" void hs_csr_cusparse_free(void *state)
+{
+    cusparse_state *s = (cusparse_state *)state;
+    if (!s) return;
+    if (s->mat) cusparseDestroySpMat(s->mat);
+    if (s->vx) cusparseDestroyDnVec(s->vx);
+    if (s->vy) cusparseDestroyDnVec(s->vy);
+    if (s->buffer) cudaFree(s->buffer);
+    free(s);
+}
+
+// Descriptors, the work buffer and the one-time analysis for this matrix and algorithm.
+static int cusparse_setup(hs_cuda_ctx *cu, cusparse_state *s, const hs_csr_arrays *a, cusparseSpMVAlg_t alg,
+                          const double *x, double *y)
+{
+    s->alg = alg;
+    HS_CUSPARSE_CHECK(cusparseCreateCsr(&s->mat, a->nrows, a->ncols, a->nnz, (void *)a->rowptr, (void *)a->colind,
+                                        (void *)a->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
+    HS_CUSPARSE_CHECK(cusparseCreateDnVec(&s->vx, a->ncols, (void *)x, CUDA_R_64F));
+    HS_CUSPARSE_CHECK(cusparseCreateDnVec(&s->vy, a->nrows, (void *)y, CUDA_R_64F));
+    const double one = 1.0;
+    HS_CUSPARSE_CHECK(cusparseSpMV_bufferSize(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat, s->vx, &one,
+                                              s->vy, CUDA_R_64F, alg, &s->buffer_bytes));
+    if (s->buffer_bytes) HS_CUDA_CHECK(cudaMalloc(&s->buffer, s->buffer_bytes));
+    HS_CUSPARSE_CHECK(cusparseSpMV_preprocess(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat, s->vx,
+                                              &one, s->vy, CUDA_R_64F, alg, s->buffer));
+    return HS_OK;
+}
+
+static int cusparse_state_for(hs_cuda_ctx *cu, void **state, const hs_csr_arrays *a, cusparseSpMVAlg_t alg,
+                              const double *x, double *y)
+{
+    cusparse_state *s = (cusparse_state *)*state;
+    if (s && s->alg == alg) return HS_OK;
+    hs_csr_cusparse_free(s);
+    *state = NULL;
+    s = (cusparse_state *)calloc(1, sizeof *s);
+    if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the cuSPARSE state");
+    int rc = cusparse_setup(cu, s, a, alg, x, y);
+    if (rc != HS_OK) {
+        hs_csr_cusparse_free(s);
+        return rc;
+    }
+    *state = s;
+    return HS_OK;
+}
+
+extern "C" int hs_csr_spmv_cusparse_cuda(hs_cuda_ctx *cu, void **state, const hs_csr_arrays *a, int alg,
+                                         double alpha, const double *x, double beta, double *y)
+{
+    cusparseSpMVAlg_t calg = alg == HS_CUSPARSE_ALG2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
+    HS_CHECK(cusparse_state_for(cu, state, a, calg, x, y));
+    cusparse_state *s = (cusparse_state *)*state;
+    // the descriptors are cached; only the vectors' addresses change from call to call
+    HS_CUSPARSE_CHECK(cusparseDnVecSetValues(s->vx, (void *)x));
+    HS_CUSPARSE_CHECK(cusparseDnVecSetValues(s->vy, (void *)y));
+    // the handle is shared with other families: make sure alpha and beta are read from the host
+    HS_CUSPARSE_CHECK(cusparseSetPointerMode(cu->cusparse, CUSPARSE_POINTER_MODE_HOST));
+    HS_CUSPARSE_CHECK(cusparseSpMV(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s->mat, s->vx, &beta, s->vy,
+                                   CUDA_R_64F, calg, s->buffer));
+    return HS_OK;
+}
+
+// ------------------------------------------------------------------ diagonal, Jacobi inverse, packing
+
+__global__ void csr_diagonal_kernel(int64_t nrows, const int32_t *__restrict__ rowptr,
+                                    const int32_t *__restrict__ colind, const double *__restrict__ val,
+                                    double *__restrict__ d)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nrows; i += (int64_t)gridDim.x * blockDim.x) {
+        double s = 0.0;
+        for (int32_t k = rowptr[i]; k < rowptr[i + 1]; k++)
+            if (colind[k] == i) s += val[k];
+        d[i] = s;
+    }
+}
+
+extern "C" int hs_csr_diagonal_cuda(hs_cuda_ctx *cu, const hs_csr_arrays *a, double *d)
+{
+    if (a->nrows == 0) return HS_OK;
+    int blocks = hs_cuda_blocks(cu, (size_t)a->nrows, kThreads);
+    csr_diagonal_kernel<<<blocks, kThreads, 0, cu->stream>>>(a->nrows, a->rowptr, a->colind, a->val, d);
+    HS_CUDA_LAUNCH_CHECK(csr_diagonal_kernel);
+    return HS_OK;
+}
+
+// flags[0] counts the non-positive entries, flags[1] keeps the smallest such index.
+__global__ void diag_inverse_kernel(int64_t n, const double *__restrict__ d, double *__restrict__ dinv,
+                                    unsigned long long *flags)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        double v = d[i];
+        if (v > 0.0) {
+            dinv[i] = 1.0 / v;
+        } else {
+            dinv[i] = 0.0;
+            atomicAdd(&flags[0], 1ull);
+            atomicMin(&flags[1], (unsigned long long)i);
+        }
+    }
+}
+
+extern "C" int hs_diag_inverse_cuda(hs_cuda_ctx *cu, int64_t n, const double *d, double *dinv, int64_t *nonpositive,
+                                    int64_t *first_bad)
+{
+    unsigned long long *flags = nullptr, *host = nullptr;
+    HS_CHECK(hs_cuda_scratch(cu, 2 * sizeof *flags, (void **)&flags));
+    HS_CHECK(hs_cuda_host_scratch(cu, 2 * sizeof *host, (void **)&host));
+    host[0] = 0;
+    host[1] = ~0ull;
+    HS_CUDA_CHECK(cudaMemcpyAsync(flags, host, 2 * sizeof *flags, cudaMemcpyHostToDevice, cu->stream));
+    int blocks = hs_cuda_blocks(cu, (size_t)n, kThreads);
+    diag_inverse_kernel<<<blocks, kThreads, 0, cu->stream>>>(n, d, dinv, flags);
+    HS_CUDA_LAUNCH_CHECK(diag_inverse_kernel);
+    HS_CUDA_CHECK(cudaMemcpyAsync(host, flags, 2 * sizeof *flags, cudaMemcpyDeviceToHost, cu->stream));
+    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    *nonpositive = (int64_t)host[0];
+    *first_bad = host[0] ? (int64_t)host[1] : -1;
+    return HS_OK;
+}
+
+__global__ void gather_kernel(int64_t n, const int32_t *__restrict__ idx, const double *__restrict__ x,
+                              double *__restrict__ buf)
+{
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+        buf[k] = x[idx[k]];
+}
+
+extern "C" int hs_gather_cuda(hs_cuda_ctx *cu, void *stream, int64_t n, const int32_t *idx, const double *x,
+                              double *buf)
+{
+    if (n == 0) return HS_OK;
+    cudaStream_t s = stream ? (cudaStream_t)stream : cu->stream;
+    int blocks = hs_cuda_blocks(cu, (size_t)n, kThreads);
+    gather_kernel<<<blocks, kThreads, 0, s>>>(n, idx, x, buf);
+    HS_CUDA_LAUNCH_CHECK(gather_kernel);
+    return HS_OK;
+}
