@@ -35,13 +35,16 @@ static const char *fmt_procs(char *buf, size_t len, const int *v, int n)
     return buf;
 }
 
-/* First dimension in which the split leaves some rank fewer than min_cells cells, or -1. */
-static int thin_dim(int ndim, const int64_t *global, const int *dims, int min_cells)
+/* First dimension in which the split leaves some rank fewer than min_cells cells, or -1.  A rank
+ * that owns a whole non-periodic dimension never exchanges there, so any width will do. */
+static int thin_dim(int ndim, const int64_t *global, const int *periodic, const int *dims, int min_cells)
 {
     for (int d = 0; d < ndim; d++)
-        if (global[d] / dims[d] < min_cells) return d;
+        if ((dims[d] > 1 || periodic[d]) && global[d] / dims[d] < min_cells) return d;
     return -1;
 }
+
+static const char *ranks_word(int n) { return n == 1 ? "rank" : "ranks"; }
 
 /* Cells a rank exchanges per step, roughly: what we minimise when choosing a split ourselves. */
 static double surface(int ndim, const int64_t *global, const int *dims)
@@ -59,7 +62,8 @@ static double surface(int ndim, const int64_t *global, const int *dims)
 
 /* The valid split of `size` ranks (respecting nonzero entries of fixed) with the smallest surface;
  * returns 0 when none leaves every rank min_cells cells. */
-static int best_split(int ndim, const int64_t *global, const int *fixed, int size, int min_cells, int *out)
+static int best_split(int ndim, const int64_t *global, const int *periodic, const int *fixed, int size, int min_cells,
+                      int *out)
 {
     int found = 0;
     double best = 0;
@@ -71,7 +75,7 @@ static int best_split(int ndim, const int64_t *global, const int *fixed, int siz
             int c = size / a / b;
             if (ndim < 3 && c != 1) continue;
             dims[0] = a, dims[1] = b, dims[2] = c;
-            int ok = thin_dim(ndim, global, dims, min_cells) < 0;
+            int ok = thin_dim(ndim, global, periodic, dims, min_cells) < 0;
             for (int d = 0; d < ndim; d++)
                 if (fixed && fixed[d] && fixed[d] != dims[d]) ok = 0;
             double s = surface(ndim, global, dims);
@@ -85,15 +89,16 @@ static int best_split(int ndim, const int64_t *global, const int *fixed, int siz
 }
 
 /* "; 2 x 2 would work" (or advice when nothing would) for error messages. */
-static void suggestion(int ndim, const int64_t *global, int size, int min_cells, char *buf, size_t len)
+static void suggestion(int ndim, const int64_t *global, const int *periodic, int size, int min_cells, char *buf,
+                       size_t len)
 {
     int dims[3];
     char t[64];
-    if (best_split(ndim, global, NULL, size, min_cells, dims))
+    if (best_split(ndim, global, periodic, NULL, size, min_cells, dims))
         snprintf(buf, len, "; %s would work", fmt_procs(t, sizeof t, dims, ndim));
     else
-        snprintf(buf, len, "; no split over %d ranks leaves every rank %d cell(s) per dimension: use fewer ranks or a "
-                 "larger grid", size, min_cells);
+        snprintf(buf, len, "; no split over %d %s leaves every rank %d cell(s) per exchanging dimension: use fewer "
+                 "ranks or a larger grid", size, ranks_word(size), min_cells);
 }
 
 static int decomp_args(int ndim, const int64_t *global, const int *procs, int min_cells)
@@ -112,7 +117,8 @@ static int decomp_args(int ndim, const int64_t *global, const int *procs, int mi
 }
 
 /* Choose dims[3] for `size` ranks: the fixed entries of procs, MPI_Dims_create for the rest. */
-static int choose_dims(int ndim, const int64_t *global, const int *procs, int size, int min_cells, int *dims)
+static int choose_dims(int ndim, const int64_t *global, const int *periodic, const int *procs, int size, int min_cells,
+                       int *dims)
 {
     char g[96], p[64], sug[200];
     int fixed = 1, any_free = 0;
@@ -124,33 +130,34 @@ static int choose_dims(int ndim, const int64_t *global, const int *procs, int si
     fmt_dims64(g, sizeof g, global, ndim);
     fmt_procs(p, sizeof p, dims, ndim);
     if (!any_free && fixed != size) {
-        suggestion(ndim, global, size, min_cells, sug, sizeof sug);
+        suggestion(ndim, global, periodic, size, min_cells, sug, sizeof sug);
         char eq[64];
         fmt_procs(eq, sizeof eq, dims, ndim);
-        return hs_input_error("decomposition", 0, NULL, "grid %s cannot be split %s over %d ranks: %s = %d != %d%s", g,
-                              p, size, eq, fixed, size, sug);
+        return hs_input_error("decomposition", 0, NULL, "grid %s cannot be split %s over %d %s: %s = %d != %d%s", g,
+                              p, size, ranks_word(size), eq, fixed, size, sug);
     }
     if (any_free && size % fixed) {
-        suggestion(ndim, global, size, min_cells, sug, sizeof sug);
-        return hs_input_error("decomposition", 0, NULL, "grid %s cannot be split %s over %d ranks: %d does not divide %d%s",
-                              g, p, size, fixed, size, sug);
+        suggestion(ndim, global, periodic, size, min_cells, sug, sizeof sug);
+        return hs_input_error("decomposition", 0, NULL, "grid %s cannot be split %s over %d %s: %d does not divide %d%s",
+                              g, p, size, ranks_word(size), fixed, size, sug);
     }
     if (any_free) {
         int want[3];
         memcpy(want, dims, sizeof want);
         HS_MPI_CHECK(MPI_Dims_create(size, ndim, dims));
         /* MPI_Dims_create ignores the grid's shape: fall back to our own choice if it leaves ranks too thin */
-        if (thin_dim(ndim, global, dims, min_cells) >= 0) best_split(ndim, global, want, size, min_cells, dims);
+        if (thin_dim(ndim, global, periodic, dims, min_cells) >= 0)
+            best_split(ndim, global, periodic, want, size, min_cells, dims);
     }
-    int bad = thin_dim(ndim, global, dims, min_cells);
+    int bad = thin_dim(ndim, global, periodic, dims, min_cells);
     if (bad >= 0) {
-        suggestion(ndim, global, size, min_cells, sug, sizeof sug);
+        suggestion(ndim, global, periodic, size, min_cells, sug, sizeof sug);
         fmt_procs(p, sizeof p, dims, ndim);
         return hs_input_error("decomposition", 0, NULL,
-                              "grid %s cannot be split %s over %d ranks: %lld cells over %d ranks in dimension %d "
-                              "leaves %lld on some ranks, fewer than the %d needed%s",
-                              g, p, size, (long long)global[bad], dims[bad], bad, (long long)(global[bad] / dims[bad]),
-                              min_cells, sug);
+                              "grid %s cannot be split %s over %d %s: %lld cells over %d %s in dimension %d "
+                              "leave %lld on some rank, fewer than the %d needed%s",
+                              g, p, size, ranks_word(size), (long long)global[bad], dims[bad], ranks_word(dims[bad]),
+                              bad, (long long)(global[bad] / dims[bad]), min_cells, sug);
     }
     return HS_OK;
 }
@@ -168,8 +175,9 @@ int hs_decomp_create(hs_ctx *ctx, int ndim, const int64_t *global, const int *pe
 {
     *out = NULL;
     HS_CHECK(decomp_args(ndim, global, procs, min_cells));
-    int dims[3];
-    HS_CHECK(choose_dims(ndim, global, procs, ctx->size, min_cells, dims));
+    int dims[3], per[3] = {0, 0, 0};
+    for (int e = 0; e < ndim; e++) per[e] = periodic ? periodic[e] != 0 : 0;
+    HS_CHECK(choose_dims(ndim, global, per, procs, ctx->size, min_cells, dims));
     hs_decomp *d = calloc(1, sizeof *d);
     if (!d) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a decomposition");
     d->ctx = ctx;
