@@ -1,0 +1,351 @@
+/* Optimisers: Adam (dispatch to the fused update) and L-BFGS with a strong-Wolfe line search,
+ * written once on top of the BLAS family so it runs on either backend. */
+#include "kernels/optim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/blas.h"
+#include "kernels/error.h"
+#include "kernels/memory.h"
+#include "kernels/optim_impl.h"
+#include "kernels/reduce.h"
+
+/* ------------------------------------------------------------------ Adam */
+
+struct hs_adam {
+    hs_ctx *ctx;
+    size_t n;
+    double beta1, beta2, eps;
+    double *m, *v; /* device */
+    int64_t step;
+};
+
+int hs_adam_create(hs_ctx *ctx, size_t n, double beta1, double beta2, double eps, hs_adam **opt)
+{
+    *opt = NULL;
+    if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1) || !(eps > 0))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_adam_create: need 0 <= beta1, beta2 < 1 and eps > 0 (got %g, %g, %g)",
+                       beta1, beta2, eps);
+    hs_adam *a = calloc(1, sizeof *a);
+    if (!a) return HS_FAIL(HS_ERR_RUNTIME, "hs_adam_create: out of host memory");
+    a->ctx = ctx, a->n = n, a->beta1 = beta1, a->beta2 = beta2, a->eps = eps;
+    int rc = hs_mem_alloc(ctx, n * sizeof(double), (void **)&a->m);
+    if (rc == HS_OK) rc = hs_mem_alloc(ctx, n * sizeof(double), (void **)&a->v);
+    if (rc == HS_OK && n) rc = hs_mem_zero(ctx, a->m, n * sizeof(double));
+    if (rc == HS_OK && n) rc = hs_mem_zero(ctx, a->v, n * sizeof(double));
+    if (rc != HS_OK) {
+        hs_adam_destroy(a);
+        return hs_error_trace(rc, __FILE__, __LINE__, "hs_adam_create");
+    }
+    *opt = a;
+    return HS_OK;
+}
+
+int hs_adam_step(hs_adam *a, double lr, double *x, const double *grad)
+{
+    a->step++;
+    double bc1 = 1.0 - pow(a->beta1, (double)a->step);
+    double bc2 = 1.0 - pow(a->beta2, (double)a->step);
+    if (a->n == 0) return HS_OK;
+#if HS_HAVE_CUDA
+    if (a->ctx->device == HS_DEVICE_CUDA)
+        return hs_adam_update_cuda(a->ctx->cuda, a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m, a->v);
+#endif
+    return hs_adam_update_cpu(a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m, a->v);
+}
+
+int64_t hs_adam_steps(const hs_adam *a) { return a->step; }
+
+int hs_adam_state(hs_adam *a, double **m, double **v, int64_t **step)
+{
+    if (m) *m = a->m;
+    if (v) *v = a->v;
+    if (step) *step = &a->step;
+    return HS_OK;
+}
+
+void hs_adam_destroy(hs_adam *a)
+{
+    if (!a) return;
+    hs_mem_free(a->ctx, a->m);
+    hs_mem_free(a->ctx, a->v);
+    free(a);
+}
+
+/* ------------------------------------------------------------------ L-BFGS */
+
+enum { LS_MAX_EVALS = 25 };
+
+typedef struct lbfgs {
+    hs_ctx *ctx;
+    size_t n;
+    hs_objective fn;
+    void *data;
+    hs_lbfgs_opts o;
+    double *x, *g, *d, *xt, *gt; /* device: iterate, gradient, direction, trial point and gradient */
+    double **s, **y;             /* device: correction pairs, ring buffer */
+    double *rho, *alpha;         /* host */
+    int stored, head;            /* pairs stored; index of the next slot */
+    int evals;
+} lbfgs;
+
+/* One point of the line-search function phi(a) = f(x + a d). */
+typedef struct { double a, f, dphi; } ls_point;
+
+static int dot(lbfgs *L, const double *a, const double *b, double *r) { return hs_dot(L->ctx, HS_F64, L->n, a, b, r); }
+
+/* Evaluate phi at step a: xt = x + a d, (ft, gt) = f(xt). */
+static int phi(lbfgs *L, double a, ls_point *p)
+{
+    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->x, L->xt));
+    HS_CHECK(hs_axpy(L->ctx, HS_F64, L->n, a, L->d, L->xt));
+    HS_CHECK(L->fn(L->data, L->xt, &p->f, L->gt));
+    L->evals++;
+    p->a = a;
+    HS_CHECK(dot(L, L->gt, L->d, &p->dphi));
+    return HS_OK;
+}
+
+/* Minimiser of the cubic through two points with slopes, kept inside [lo, hi] away from the ends;
+ * bisection when the cubic has no minimum there (Nocedal & Wright eq. 3.59). */
+static double cubic_min(const ls_point *p0, const ls_point *p1, double lo, double hi)
+{
+    double d1 = p0->dphi + p1->dphi - 3.0 * (p0->f - p1->f) / (p0->a - p1->a);
+    double disc = d1 * d1 - p0->dphi * p1->dphi;
+    double a = 0.5 * (lo + hi);
+    if (disc >= 0 && p0->a != p1->a) {
+        double d2 = copysign(sqrt(disc), p1->a - p0->a);
+        double den = p1->dphi - p0->dphi + 2.0 * d2;
+        if (den != 0) a = p1->a - (p1->a - p0->a) * (p1->dphi + d2 - d1) / den;
+    }
+    double w = hi - lo, margin = 0.1 * w;
+    if (!isfinite(a) || a < lo + margin || a > hi - margin) a = 0.5 * (lo + hi);
+    return a;
+}
+
+/* Algorithm 3.6: shrink [lo, hi] (lo satisfies sufficient decrease) until strong Wolfe holds.
+ * *ok = 1 when the last evaluated point (L->xt, L->gt) is the accepted one. */
+static int zoom(lbfgs *L, const ls_point *p0, ls_point lo, ls_point hi, int budget, ls_point *out, int *ok)
+{
+    *ok = 0;
+    for (int k = 0; k < budget; k++) {
+        double a_lo = fmin(lo.a, hi.a), a_hi = fmax(lo.a, hi.a);
+        if ((a_hi - a_lo) <= 1e-14 * fmax(a_hi, 1e-300)) break;
+        ls_point pj;
+        HS_CHECK(phi(L, cubic_min(&lo, &hi, a_lo, a_hi), &pj));
+        if (!isfinite(pj.f) || pj.f > p0->f + L->o.c1 * pj.a * p0->dphi || pj.f >= lo.f) {
+            hi = pj;
+        } else {
+            if (fabs(pj.dphi) <= -L->o.c2 * p0->dphi) {
+                *out = pj, *ok = 1;
+                return HS_OK;
+            }
+            if (pj.dphi * (hi.a - lo.a) >= 0) hi = lo;
+            lo = pj;
+        }
+    }
+    /* No strong-Wolfe point within the budget: fall back to the best point with a decrease. */
+    *out = lo;
+    return HS_OK;
+}
+
+/* Algorithm 3.5.  On success (x + a d) is in xt/gt and *out holds a, f and the slope. */
+static int line_search(lbfgs *L, const ls_point *p0, double a1, ls_point *out, int *ok)
+{
+    ls_point prev = *p0, cur;
+    *ok = 0;
+    int budget = LS_MAX_EVALS;
+    for (int i = 1; budget > 0; i++) {
+        HS_CHECK(phi(L, a1, &cur));
+        budget--;
+        if (!isfinite(cur.f) || cur.f > p0->f + L->o.c1 * cur.a * p0->dphi || (i > 1 && cur.f >= prev.f))
+            return zoom(L, p0, prev, cur, budget, out, ok);
+        if (fabs(cur.dphi) <= -L->o.c2 * p0->dphi) {
+            *out = cur, *ok = 1;
+            return HS_OK;
+        }
+        if (cur.dphi >= 0) return zoom(L, p0, cur, prev, budget, out, ok);
+        /* Extrapolate: cubic step, kept within [1.1 a, 10 a]. */
+        double next = cubic_min(&prev, &cur, cur.a * 1.1, cur.a * 10.0);
+        prev = cur;
+        a1 = next;
+    }
+    *out = prev;
+    return HS_OK;
+}
+
+/* d = -H g by the two-loop recursion (Algorithm 7.4), H0 = gamma I with gamma = s.y / y.y. */
+static int two_loop(lbfgs *L)
+{
+    hs_ctx *ctx = L->ctx;
+    int m = L->o.history;
+    HS_CHECK(hs_copy(ctx, HS_F64, L->n, L->g, L->d));
+    HS_CHECK(hs_scal(ctx, HS_F64, L->n, -1.0, L->d));
+    for (int k = 0; k < L->stored; k++) {
+        int i = (L->head - 1 - k + m) % m;
+        double sq;
+        HS_CHECK(dot(L, L->s[i], L->d, &sq));
+        L->alpha[i] = L->rho[i] * sq;
+        HS_CHECK(hs_axpy(ctx, HS_F64, L->n, -L->alpha[i], L->y[i], L->d));
+    }
+    if (L->stored > 0) {
+        int i = (L->head - 1 + m) % m;
+        double yy;
+        HS_CHECK(dot(L, L->y[i], L->y[i], &yy));
+        HS_CHECK(hs_scal(ctx, HS_F64, L->n, 1.0 / (L->rho[i] * yy), L->d));
+    }
+    for (int k = L->stored - 1; k >= 0; k--) {
+        int i = (L->head - 1 - k + m) % m;
+        double yq;
+        HS_CHECK(dot(L, L->y[i], L->d, &yq));
+        HS_CHECK(hs_axpy(ctx, HS_F64, L->n, L->alpha[i] - L->rho[i] * yq, L->s[i], L->d));
+    }
+    return HS_OK;
+}
+
+/* Store s = xt - x, y = gt - g when the curvature s.y is safely positive (keeps H positive definite). */
+static int push_pair(lbfgs *L)
+{
+    int i = L->head;
+    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->xt, L->s[i]));
+    HS_CHECK(hs_axpy(L->ctx, HS_F64, L->n, -1.0, L->x, L->s[i]));
+    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->gt, L->y[i]));
+    HS_CHECK(hs_axpy(L->ctx, HS_F64, L->n, -1.0, L->g, L->y[i]));
+    double sy, yy;
+    HS_CHECK(dot(L, L->s[i], L->y[i], &sy));
+    HS_CHECK(dot(L, L->y[i], L->y[i], &yy));
+    if (!(sy > 1e-10 * yy) || !(yy > 0)) return HS_OK;
+    L->rho[i] = 1.0 / sy;
+    L->head = (L->head + 1) % L->o.history;
+    if (L->stored < L->o.history) L->stored++;
+    return HS_OK;
+}
+
+static void set_defaults(hs_lbfgs_opts *o, const hs_lbfgs_opts *in)
+{
+    if (in) *o = *in;
+    else memset(o, 0, sizeof *o);
+    if (o->history <= 0) o->history = 10;
+    if (o->max_iter <= 0) o->max_iter = 1000;
+    if (o->max_evals <= 0) o->max_evals = o->max_iter + o->max_iter / 4;
+    if (!(o->c1 > 0)) o->c1 = 1e-4;
+    if (!(o->c2 > 0)) o->c2 = 0.9;
+}
+
+static void free_work(lbfgs *L)
+{
+    hs_mem_free(L->ctx, L->g), hs_mem_free(L->ctx, L->d), hs_mem_free(L->ctx, L->xt), hs_mem_free(L->ctx, L->gt);
+    for (int i = 0; i < L->o.history; i++) {
+        if (L->s) hs_mem_free(L->ctx, L->s[i]);
+        if (L->y) hs_mem_free(L->ctx, L->y[i]);
+    }
+    free(L->s), free(L->y), free(L->rho), free(L->alpha);
+}
+
+static int alloc_work(lbfgs *L)
+{
+    size_t b = L->n * sizeof(double);
+    int m = L->o.history;
+    L->s = calloc(m, sizeof *L->s), L->y = calloc(m, sizeof *L->y);
+    L->rho = calloc(m, sizeof *L->rho), L->alpha = calloc(m, sizeof *L->alpha);
+    if (!L->s || !L->y || !L->rho || !L->alpha) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_minimize: out of host memory");
+    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->g));
+    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->d));
+    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->xt));
+    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->gt));
+    for (int i = 0; i < m; i++) {
+        HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->s[i]));
+        HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->y[i]));
+    }
+    return HS_OK;
+}
+
+static int gnorm_inf(lbfgs *L, const double *g, double *r) { return hs_norm(L->ctx, HS_F64, 0, L->n, g, r); }
+
+static int iterate(lbfgs *L, int (*callback)(void *, int, double), hs_lbfgs_result *res)
+{
+    ls_point p0 = {0, 0, 0};
+    HS_CHECK(L->fn(L->data, L->x, &p0.f, L->g));
+    L->evals = 1;
+    res->f = p0.f;
+    HS_CHECK(gnorm_inf(L, L->g, &res->gnorm));
+    if (!isfinite(p0.f)) {
+        res->reason = "objective not finite at the starting point";
+        return HS_OK;
+    }
+    if (res->gnorm <= L->o.gtol) {
+        res->converged = 1, res->reason = "gradient tolerance met";
+        return HS_OK;
+    }
+    for (int it = 1; it <= L->o.max_iter; it++) {
+        HS_CHECK(two_loop(L));
+        HS_CHECK(dot(L, L->g, L->d, &p0.dphi));
+        if (!(p0.dphi < 0)) { /* lost descent (round-off in H): restart from steepest descent */
+            L->stored = 0, L->head = 0;
+            HS_CHECK(two_loop(L));
+            HS_CHECK(dot(L, L->g, L->d, &p0.dphi));
+        }
+        double a1 = 1.0;
+        if (L->stored == 0) { /* unscaled first step: length at most 1 in the inf-norm */
+            double dn;
+            HS_CHECK(gnorm_inf(L, L->d, &dn));
+            a1 = fmin(1.0, 1.0 / dn);
+        }
+        ls_point acc;
+        int ok;
+        HS_CHECK(line_search(L, &p0, a1, &acc, &ok));
+        if (!ok) {
+            if (acc.a == 0 || !(acc.f < p0.f)) {
+                res->reason = "line search found no decrease";
+                return HS_OK;
+            }
+            HS_CHECK(phi(L, acc.a, &acc)); /* bring the fallback point's gradient into gt */
+        }
+        HS_CHECK(push_pair(L));
+        HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->xt, L->x));
+        HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->gt, L->g));
+        double fold = p0.f;
+        p0.f = acc.f;
+        res->iterations = it, res->evaluations = L->evals, res->f = acc.f;
+        HS_CHECK(gnorm_inf(L, L->g, &res->gnorm));
+        if (callback && callback(L->data, it, acc.f)) {
+            res->reason = "stopped by the callback";
+            return HS_OK;
+        }
+        if (res->gnorm <= L->o.gtol) {
+            res->converged = 1, res->reason = "gradient tolerance met";
+            return HS_OK;
+        }
+        if (fold - acc.f <= L->o.ftol * fmax(fmax(fabs(fold), fabs(acc.f)), 1.0)) {
+            res->converged = 1, res->reason = "relative decrease below ftol";
+            return HS_OK;
+        }
+        if (L->evals >= L->o.max_evals) {
+            res->reason = "evaluation limit reached";
+            return HS_OK;
+        }
+    }
+    res->reason = "iteration limit reached";
+    return HS_OK;
+}
+
+int hs_lbfgs_minimize(hs_ctx *ctx, size_t n, double *x, hs_objective f, void *data, const hs_lbfgs_opts *opts,
+                      int (*callback)(void *data, int iteration, double f), hs_lbfgs_result *result)
+{
+    hs_lbfgs_result res = {0, 0, 0.0, 0.0, 0, "not started"};
+    lbfgs L = {0};
+    L.ctx = ctx, L.n = n, L.fn = f, L.data = data, L.x = x;
+    set_defaults(&L.o, opts);
+    if (!f || (n > 0 && !x)) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_minimize: objective and x are required");
+    if (!(L.o.c1 < L.o.c2 && L.o.c2 < 1))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_minimize: need 0 < c1 < c2 < 1 (got %g, %g)", L.o.c1, L.o.c2);
+    int rc = alloc_work(&L);
+    if (rc == HS_OK) rc = iterate(&L, callback, &res);
+    free_work(&L);
+    res.evaluations = L.evals;
+    if (result) *result = res;
+    if (rc != HS_OK) return hs_error_trace(rc, __FILE__, __LINE__, "hs_lbfgs_minimize");
+    return HS_OK;
+}
