@@ -15,7 +15,8 @@ static void usage(FILE *out)
             "commands:\n"
             "  info                                  build features, MPI ranks, GPUs and the GPU of each rank\n"
             "  check FILE [section.key=value ...]    validate a parameter file and print the resolved set\n"
-            "  run   FILE [section.key=value ...]    run the simulation the file describes\n"
+            "  run   FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]\n"
+            "                                        run the simulation the file describes\n"
             "  params                                list every parameter with type, default, range and help\n"
             "\n"
             "solvers ([run] solver = NAME):\n");
@@ -79,11 +80,29 @@ int main(int argc, char **argv)
         return HS_OK;
     }
     if (argc < 3) usage_error("'%s' needs a parameter file", cmd);
-    for (int i = 3; i < argc; i++)
-        if (argv[i][0] == '-') usage_error("unknown option '%s'", argv[i]);
+    if (argv[2][0] == '-') usage_error("expected a parameter file before options, got '%s'", argv[2]);
+
+    /* Options become overrides, so that they show up in `check` and in the files' parameters. */
+    char **overrides = calloc((size_t)argc, sizeof *overrides);
+    char *restart_override = NULL;
+    int noverrides = 0;
+    for (int i = 3; i < argc; i++) {
+        if (!strcmp(argv[i], "--quiet") && !strcmp(cmd, "run")) {
+            overrides[noverrides++] = "run.quiet=true";
+        } else if (!strcmp(argv[i], "--restart") && !strcmp(cmd, "run")) {
+            if (i + 1 >= argc) usage_error("'%s' needs a checkpoint file", argv[i]);
+            restart_override = malloc(strlen(argv[i + 1]) + 16);
+            sprintf(restart_override, "run.restart=%s", argv[++i]);
+            overrides[noverrides++] = restart_override;
+        } else if (argv[i][0] == '-') {
+            usage_error("unknown option '%s'", argv[i]);
+        } else {
+            overrides[noverrides++] = argv[i];
+        }
+    }
 
     hs_params *p = NULL;
-    die_on(hs_params_load(argv[2], argc - 3, argv + 3, &p));
+    die_on(hs_params_load(argv[2], noverrides, overrides, &p));
     const char *solver = hs_params_string(p, "run.solver");
     if (!hs_solver_find(solver)) {
         char known[512] = "";
@@ -99,13 +118,18 @@ int main(int argc, char **argv)
             hs_params_print(p, stdout);
         }
         hs_params_free(p);
+        free(overrides);
+        free(restart_override);
         hs_ctx_destroy(ctx);
         return HS_OK;
     }
     die_on(hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu")));
     ctx->deterministic = hs_params_bool(p, "run.deterministic");
-    die_on(hs_driver_run(ctx, p));
+    int rc = hs_driver_run(ctx, p, argc, argv);
     hs_params_free(p);
+    free(overrides);
+    free(restart_override);
+    die_on(rc);
     hs_ctx_destroy(ctx);
     return HS_OK;
 }

@@ -79,7 +79,7 @@ void hs_exit(int code)
 {
     if (g_handler) g_handler(code, g_message);
     if (code != HS_OK && g_message[0]) {
-        if (code == HS_ERR_INPUT) {
+        if (code == HS_ERR_INPUT || code == HS_ERR_SIGNAL) {
             if (g_rank == 0) fprintf(stderr, "hpcsim: error: %s\n", g_message);
         } else if (g_size > 1) {
             fprintf(stderr, "hpcsim: rank %d: error: %s\n", g_rank, g_message);

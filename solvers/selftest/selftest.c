@@ -18,6 +18,7 @@ typedef struct {
     int64_t n;
     double tol;
     uint64_t seed;
+    int done;
 } selftest;
 
 static int declare(void) { return hs_params_declare(g_params, (int)(sizeof g_params / sizeof g_params[0])); }
@@ -59,10 +60,13 @@ static const hs_selftest_case g_cases[] = {
     {"memory copy round trip", check_memory},
 };
 
-static int advance(void *state, double until)
+static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 {
     (void)until;
+    (void)max_steps;
     selftest *s = state;
+    *taken = 1;
+    s->done = 1;
     int failures = 0;
     if (s->ctx->rank == 0)
         printf("hpcsim kernel self-check on %s, n = %lld\n%-36s %12s %12s  %s\n", hs_device_name(s->ctx->device),
@@ -82,6 +86,15 @@ static int advance(void *state, double until)
     return HS_OK;
 }
 
+static void progress(void *state, double *time, int64_t *step, double *t_end, double *work)
+{
+    selftest *s = state;
+    *time = s->done;
+    *step = s->done;
+    *t_end = 0; /* not time-dependent */
+    *work = (double)s->n;
+}
+
 static void destroy(void *state) { free(state); }
 
 const hs_solver_ops hs_selftest_solver = {
@@ -90,5 +103,6 @@ const hs_solver_ops hs_selftest_solver = {
     .declare = declare,
     .create = create,
     .advance = advance,
+    .progress = progress,
     .destroy = destroy,
 };
