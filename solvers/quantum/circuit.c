@@ -1,0 +1,434 @@
+/* Circuit building, qelib1.inc gate matrices, variational rotations and gate fusion. */
+#include "solvers/quantum/circuit.h"
+
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef double complex cplx;
+
+/* ---------------------------------------------------------------- gate matrices */
+static void put(double *m, int i, cplx v)
+{
+    m[2 * i] = creal(v);
+    m[2 * i + 1] = cimag(v);
+}
+
+static void set2(double *m, cplx a, cplx b, cplx c, cplx d)
+{
+    put(m, 0, a);
+    put(m, 1, b);
+    put(m, 2, c);
+    put(m, 3, d);
+}
+
+static void u3m(double th, double ph, double la, double *m)
+{
+    double c = cos(th / 2), s = sin(th / 2);
+    set2(m, c, -cexp(I * la) * s, cexp(I * ph) * s, cexp(I * (ph + la)) * c);
+}
+
+static void g_u3(const double *p, double *m) { u3m(p[0], p[1], p[2], m); }
+static void g_u2(const double *p, double *m) { u3m(M_PI / 2, p[0], p[1], m); }
+static void g_u1(const double *p, double *m) { set2(m, 1, 0, 0, cexp(I * p[0])); }
+static void g_id(const double *p, double *m) { set2(m, 1, 0, 0, 1); }
+static void g_x(const double *p, double *m) { set2(m, 0, 1, 1, 0); }
+static void g_y(const double *p, double *m) { set2(m, 0, -I, I, 0); }
+static void g_z(const double *p, double *m) { set2(m, 1, 0, 0, -1); }
+static void g_h(const double *p, double *m) { double r = M_SQRT1_2; set2(m, r, r, r, -r); }
+static void g_s(const double *p, double *m) { set2(m, 1, 0, 0, I); }
+static void g_sdg(const double *p, double *m) { set2(m, 1, 0, 0, -I); }
+static void g_t(const double *p, double *m) { set2(m, 1, 0, 0, cexp(I * M_PI / 4)); }
+static void g_tdg(const double *p, double *m) { set2(m, 1, 0, 0, cexp(-I * M_PI / 4)); }
+static void g_sx(const double *p, double *m) { set2(m, (1 + I) / 2, (1 - I) / 2, (1 - I) / 2, (1 + I) / 2); }
+static void g_sxdg(const double *p, double *m) { set2(m, (1 - I) / 2, (1 + I) / 2, (1 + I) / 2, (1 - I) / 2); }
+static void g_rx(const double *p, double *m) { hs_qgen_matrix(HS_QGEN_X, p[0], m, NULL); }
+static void g_ry(const double *p, double *m) { hs_qgen_matrix(HS_QGEN_Y, p[0], m, NULL); }
+static void g_rz(const double *p, double *m) { hs_qgen_matrix(HS_QGEN_Z, p[0], m, NULL); }
+static void g_rxx(const double *p, double *m) { hs_qgen_matrix(HS_QGEN_XX, p[0], m, NULL); }
+static void g_ryy(const double *p, double *m) { hs_qgen_matrix(HS_QGEN_YY, p[0], m, NULL); }
+static void g_rzz(const double *p, double *m) { hs_qgen_matrix(HS_QGEN_ZZ, p[0], m, NULL); }
+static void g_cu(const double *p, double *m)
+{
+    u3m(p[0], p[1], p[2], m);
+    cplx g = cexp(I * p[3]);
+    for (int i = 0; i < 4; i++) put(m, i, g * (m[2 * i] + I * m[2 * i + 1]));
+}
+static void g_swap(const double *p, double *m)
+{
+    memset(m, 0, 32 * sizeof(double));
+    put(m, 0, 1);
+    put(m, 6, 1);
+    put(m, 9, 1);
+    put(m, 15, 1);
+}
+
+static const hs_qgate_def g_gates[] = {
+    {"U", 3, 0, 1, 0, g_u3},      {"CX", 0, 1, 1, 0, g_x},
+    {"u3", 3, 0, 1, 1, g_u3},     {"u", 3, 0, 1, 1, g_u3},       {"u2", 2, 0, 1, 1, g_u2},
+    {"u1", 1, 0, 1, 1, g_u1},     {"p", 1, 0, 1, 1, g_u1},       {"id", 0, 0, 1, 1, g_id},
+    {"u0", 1, 0, 1, 1, g_id},     {"x", 0, 0, 1, 1, g_x},        {"y", 0, 0, 1, 1, g_y},
+    {"z", 0, 0, 1, 1, g_z},       {"h", 0, 0, 1, 1, g_h},        {"s", 0, 0, 1, 1, g_s},
+    {"sdg", 0, 0, 1, 1, g_sdg},   {"t", 0, 0, 1, 1, g_t},        {"tdg", 0, 0, 1, 1, g_tdg},
+    {"sx", 0, 0, 1, 1, g_sx},     {"sxdg", 0, 0, 1, 1, g_sxdg},  {"rx", 1, 0, 1, 1, g_rx},
+    {"ry", 1, 0, 1, 1, g_ry},     {"rz", 1, 0, 1, 1, g_rz},      {"cx", 0, 1, 1, 1, g_x},
+    {"cy", 0, 1, 1, 1, g_y},      {"cz", 0, 1, 1, 1, g_z},       {"ch", 0, 1, 1, 1, g_h},
+    {"csx", 0, 1, 1, 1, g_sx},    {"crx", 1, 1, 1, 1, g_rx},     {"cry", 1, 1, 1, 1, g_ry},
+    {"crz", 1, 1, 1, 1, g_rz},    {"cu1", 1, 1, 1, 1, g_u1},     {"cp", 1, 1, 1, 1, g_u1},
+    {"cu3", 3, 1, 1, 1, g_u3},    {"cu", 4, 1, 1, 1, g_cu},      {"swap", 0, 0, 2, 1, g_swap},
+    {"cswap", 0, 1, 2, 1, g_swap}, {"ccx", 0, 2, 1, 1, g_x},     {"c3x", 0, 3, 1, 1, g_x},
+    {"c4x", 0, 4, 1, 1, g_x},     {"c3sqrtx", 0, 3, 1, 1, g_sx}, {"rxx", 1, 0, 2, 1, g_rxx},
+    {"ryy", 1, 0, 2, 1, g_ryy},   {"rzz", 1, 0, 2, 1, g_rzz},
+};
+
+const hs_qgate_def *hs_qgate_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof g_gates / sizeof g_gates[0]; i++)
+        if (!strcmp(g_gates[i].name, name)) return &g_gates[i];
+    return NULL;
+}
+
+/* The relative-phase Toffolis of qelib1.inc, in the decomposition the OpenQASM 2 paper gives. */
+const char hs_qelib1_extra[] =
+    "gate rccx a,b,c { u2(0,pi) c; u1(pi/4) c; cx b,c; u1(-pi/4) c; cx a,c; u1(pi/4) c; cx b,c;\n"
+    "  u1(-pi/4) c; u2(0,pi) c; }\n"
+    "gate rc3x a,b,c,d { u2(0,pi) d; u1(pi/4) d; cx c,d; u1(-pi/4) d; u2(0,pi) d; cx a,d; u1(pi/4) d;\n"
+    "  cx b,d; u1(-pi/4) d; cx a,d; u1(pi/4) d; cx b,d; u1(-pi/4) d; u2(0,pi) d; u1(pi/4) d; cx c,d;\n"
+    "  u1(-pi/4) d; u2(0,pi) d; }\n";
+
+/* ---------------------------------------------------------------- rotations */
+/* Pauli matrix entry <r|P|c> for one qubit. */
+static cplx pauli1(int p, int r, int c)
+{
+    switch (p) {
+    case 1: return r != c ? 1 : 0;
+    case 2: return r == c ? 0 : (r ? I : -I);
+    case 3: return r == c ? (r ? -1 : 1) : 0;
+    default: return r == c;
+    }
+}
+
+void hs_qgen_matrix(hs_qgen g, double a, double *m, double *dm)
+{
+    int two = g >= HS_QGEN_XX, p = two ? (int)g - 3 : (int)g, d = two ? 4 : 2;
+    double c = cos(a / 2), s = sin(a / 2);
+    /* exp(-i a G/2) = cos(a/2) I - i sin(a/2) G since G^2 = I; derivative -sin/2 I - i cos/2 G. */
+    for (int r = 0; r < d; r++)
+        for (int col = 0; col < d; col++) {
+            cplx gv = two ? pauli1(p, r & 1, col & 1) * pauli1(p, r >> 1, col >> 1) : pauli1(p, r, col);
+            cplx id = r == col;
+            put(m, r * d + col, c * id - I * s * gv);
+            if (dm) put(dm, r * d + col, -0.5 * s * id - I * 0.5 * c * gv);
+        }
+}
+
+hs_qmat_kind hs_qmat_classify(int d, const double *m)
+{
+    int diag = 1, perm = 1;
+    for (int r = 0; r < d; r++) {
+        int nz = 0;
+        for (int c = 0; c < d; c++) {
+            int z = m[2 * (r * d + c)] == 0.0 && m[2 * (r * d + c) + 1] == 0.0;
+            if (!z) nz++;
+            if (!z && r != c) diag = 0;
+        }
+        if (nz != 1) perm = 0;
+    }
+    for (int c = 0; c < d && perm; c++) {
+        int nz = 0;
+        for (int r = 0; r < d; r++) nz += !(m[2 * (r * d + c)] == 0.0 && m[2 * (r * d + c) + 1] == 0.0);
+        if (nz != 1) perm = 0;
+    }
+    return diag ? HS_QMAT_DIAG : perm ? HS_QMAT_PERM : HS_QMAT_DENSE;
+}
+
+/* ---------------------------------------------------------------- building */
+hs_circuit *hs_circuit_new(int nqubits, int nclbits)
+{
+    hs_circuit *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->nqubits = nqubits;
+    c->nclbits = nclbits;
+    return c;
+}
+
+void hs_circuit_free(hs_circuit *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->nops; i++) free(c->ops[i].m);
+    free(c->ops);
+    free(c);
+}
+
+static hs_qop *append(hs_circuit *c, hs_qop_kind kind, const char *name)
+{
+    if (c->nops == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 64;
+        hs_qop *ops = realloc(c->ops, (size_t)cap * sizeof *ops);
+        if (!ops) return NULL;
+        c->ops = ops;
+        c->cap = cap;
+    }
+    hs_qop *op = &c->ops[c->nops++];
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    op->param = -1;
+    op->cbit = -1;
+    snprintf(op->name, sizeof op->name, "%s", name);
+    return op;
+}
+
+hs_qop *hs_circuit_gate(hs_circuit *c, const char *name, int nt, const int *t, uint64_t cmask, uint64_t cval,
+                        const double *m)
+{
+    if (nt < 1 || nt > HS_Q_MAX_TARGETS) return NULL;
+    hs_qop *op = append(c, HS_QOP_GATE, name);
+    if (!op) return NULL;
+    size_t d = (size_t)1 << nt;
+    op->m = calloc(2 * d * d, sizeof(double));
+    if (!op->m) {
+        c->nops--;
+        return NULL;
+    }
+    op->nt = nt;
+    memcpy(op->t, t, (size_t)nt * sizeof(int));
+    op->cmask = cmask;
+    op->cval = cval & cmask;
+    if (m) memcpy(op->m, m, 2 * d * d * sizeof(double));
+    op->mk = m ? hs_qmat_classify((int)d, op->m) : HS_QMAT_DENSE;
+    return op;
+}
+
+hs_qop *hs_circuit_measure(hs_circuit *c, int q, int b)
+{
+    hs_qop *op = append(c, HS_QOP_MEASURE, "measure");
+    if (!op) return NULL;
+    op->nt = 1;
+    op->t[0] = q;
+    op->cbit = b;
+    return op;
+}
+
+hs_qop *hs_circuit_reset(hs_circuit *c, int q)
+{
+    hs_qop *op = append(c, HS_QOP_RESET, "reset");
+    if (!op) return NULL;
+    op->nt = 1;
+    op->t[0] = q;
+    return op;
+}
+
+hs_qop *hs_circuit_rotation(hs_circuit *c, hs_qgen g, const int *t, int param, double scale)
+{
+    static const char *names[] = {"", "rx", "ry", "rz", "rxx", "ryy", "rzz"};
+    hs_qop *op = hs_circuit_gate(c, names[g], g >= HS_QGEN_XX ? 2 : 1, t, 0, 0, NULL);
+    if (!op) return NULL;
+    op->gen = g;
+    op->param = param;
+    op->pscale = scale;
+    op->mk = g == HS_QGEN_Z || g == HS_QGEN_ZZ ? HS_QMAT_DIAG : HS_QMAT_DENSE;
+    if (param >= c->nparams) c->nparams = param + 1;
+    hs_qgen_matrix(g, 0.0, op->m, NULL);
+    return op;
+}
+
+void hs_circuit_bind(hs_circuit *c, const double *x)
+{
+    for (int i = 0; i < c->nops; i++) {
+        hs_qop *op = &c->ops[i];
+        if (op->param >= 0) hs_qgen_matrix(op->gen, op->pscale * x[op->param], op->m, NULL);
+    }
+}
+
+int hs_circuit_terminal_measurements(const hs_circuit *c)
+{
+    uint64_t measured = 0;
+    for (int i = 0; i < c->nops; i++) {
+        const hs_qop *op = &c->ops[i];
+        if (op->cond) return 0;
+        if (op->kind == HS_QOP_BARRIER) continue;
+        uint64_t touched = op->cmask;
+        for (int j = 0; j < op->nt; j++) touched |= 1ull << op->t[j];
+        if (op->kind == HS_QOP_MEASURE) {
+            if (measured & touched) return 0; /* measured twice: the second sees a collapsed state */
+            measured |= touched;
+        } else if (measured & touched) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- fusion */
+typedef struct {
+    int nq, q[HS_Q_MAX_TARGETS];
+    int first, count; /* member ops are c->ops[first .. first+count) (gates only) */
+} block;
+
+static int op_qubits(const hs_qop *op, int *q)
+{
+    int n = 0;
+    for (int j = 0; j < op->nt; j++) q[n++] = op->t[j];
+    for (int b = 0; b < 64; b++)
+        if (op->cmask >> b & 1) {
+            if (n >= HS_Q_MAX_TARGETS + 1) return HS_Q_MAX_TARGETS + 1;
+            q[n++] = b;
+        }
+    return n;
+}
+
+static int union_size(const block *b, const int *q, int nq, int *out)
+{
+    int n = b->nq;
+    memcpy(out, b->q, (size_t)n * sizeof(int));
+    for (int i = 0; i < nq; i++) {
+        int seen = 0;
+        for (int j = 0; j < n; j++) seen |= out[j] == q[i];
+        if (!seen) {
+            if (n >= HS_Q_MAX_TARGETS) return HS_Q_MAX_TARGETS + 1;
+            out[n++] = q[i];
+        }
+    }
+    return n;
+}
+
+/* Memory pass (1) plus 2^m complex multiply-adds per amplitude for a dense block of m qubits. */
+static double cost(int m, hs_qmat_kind k, double w) { return 1.0 + (k == HS_QMAT_DENSE ? w * (double)(1 << m) : w); }
+
+/* Multiply the block matrix M (dimension 2^m over qubits q) by op from the left. */
+static void absorb(cplx *M, int m, const int *q, const hs_qop *op)
+{
+    int d = 1 << m, pos[HS_Q_MAX_TARGETS];
+    uint64_t cm = 0, cv = 0, tm = 0;
+    for (int j = 0; j < op->nt; j++)
+        for (int i = 0; i < m; i++)
+            if (q[i] == op->t[j]) pos[j] = i, tm |= 1ull << i;
+    for (int i = 0; i < m; i++)
+        if (op->cmask >> q[i] & 1) cm |= 1ull << i, cv |= (uint64_t)(op->cval >> q[i] & 1) << i;
+    int dt = 1 << op->nt;
+    cplx *col = malloc(sizeof(cplx) * (size_t)d);
+    for (int c = 0; c < d; c++) { /* each column of M is a state: apply op to it */
+        for (int r = 0; r < d; r++) col[r] = M[r * d + c];
+        for (int base = 0; base < d; base++) {
+            if ((uint64_t)base & tm) continue;
+            if (((uint64_t)base & cm) != cv) continue;
+            cplx in[1 << HS_Q_MAX_TARGETS];
+            for (int k = 0; k < dt; k++) {
+                int idx = base;
+                for (int j = 0; j < op->nt; j++) idx |= (k >> j & 1) << pos[j];
+                in[k] = col[idx];
+            }
+            for (int r = 0; r < dt; r++) {
+                cplx s = 0;
+                for (int k = 0; k < dt; k++) s += (op->m[2 * (r * dt + k)] + I * op->m[2 * (r * dt + k) + 1]) * in[k];
+                int idx = base;
+                for (int j = 0; j < op->nt; j++) idx |= (r >> j & 1) << pos[j];
+                M[idx * d + c] = s;
+            }
+        }
+    }
+    free(col);
+}
+
+static int copy_op(hs_circuit *out, const hs_qop *op)
+{
+    hs_qop *n = NULL;
+    if (op->kind == HS_QOP_GATE) {
+        n = hs_circuit_gate(out, op->name, op->nt, op->t, op->cmask, op->cval, op->m);
+        if (n) {
+            n->mk = op->mk;
+            n->param = op->param;
+            n->pscale = op->pscale;
+            n->gen = op->gen;
+        }
+    } else {
+        n = append(out, op->kind, op->name);
+        if (n) {
+            double *keep = n->m;
+            *n = *op;
+            n->m = keep;
+        }
+    }
+    if (!n) return -1;
+    n->cond = op->cond;
+    n->cond_off = op->cond_off;
+    n->cond_len = op->cond_len;
+    n->cond_value = op->cond_value;
+    n->line = op->line;
+    return 0;
+}
+
+static int flush(hs_circuit *out, const hs_circuit *c, block *b)
+{
+    if (b->count == 0) return 0;
+    if (b->count == 1) {
+        b->count = 0;
+        b->nq = 0;
+        return copy_op(out, &c->ops[b->first]);
+    }
+    int m = b->nq, d = 1 << m;
+    /* sort the block's qubits so the matrix index follows the amplitude index */
+    for (int i = 1; i < m; i++)
+        for (int j = i; j > 0 && b->q[j - 1] > b->q[j]; j--) {
+            int t = b->q[j];
+            b->q[j] = b->q[j - 1];
+            b->q[j - 1] = t;
+        }
+    cplx *M = calloc((size_t)d * d, sizeof(cplx));
+    if (!M) return -1;
+    for (int i = 0; i < d; i++) M[i * d + i] = 1;
+    for (int i = 0; i < b->count; i++) absorb(M, m, b->q, &c->ops[b->first + i]);
+    hs_qop *op = hs_circuit_gate(out, "fused", m, b->q, 0, 0, (const double *)M);
+    free(M);
+    b->count = 0;
+    b->nq = 0;
+    return op ? 0 : -1;
+}
+
+hs_circuit *hs_circuit_fuse(const hs_circuit *c, int max_qubits, double w)
+{
+    hs_circuit *out = hs_circuit_new(c->nqubits, c->nclbits);
+    if (!out) return NULL;
+    memcpy(out->qregs, c->qregs, sizeof c->qregs);
+    memcpy(out->cregs, c->cregs, sizeof c->cregs);
+    out->nqregs = c->nqregs;
+    out->ncregs = c->ncregs;
+    out->nparams = c->nparams;
+    if (max_qubits > HS_Q_MAX_TARGETS) max_qubits = HS_Q_MAX_TARGETS;
+    block b = {0};
+    double bcost = 0;
+    for (int i = 0; i < c->nops; i++) {
+        const hs_qop *op = &c->ops[i];
+        int q[HS_Q_MAX_TARGETS + 1], u[HS_Q_MAX_TARGETS + 1];
+        int nq = op->kind == HS_QOP_GATE ? op_qubits(op, q) : 0;
+        int fusable = op->kind == HS_QOP_GATE && !op->cond && op->param < 0 && nq <= max_qubits;
+        if (!fusable) {
+            if (flush(out, c, &b) || copy_op(out, op)) goto fail;
+            continue;
+        }
+        double alone = cost(op->nt + 0, op->mk, w);
+        if (b.count > 0) {
+            int nu = union_size(&b, q, nq, u);
+            if (nu <= max_qubits && cost(nu, HS_QMAT_DENSE, w) <= bcost + alone) {
+                b.nq = nu;
+                memcpy(b.q, u, (size_t)nu * sizeof(int));
+                b.count++;
+                bcost = cost(nu, HS_QMAT_DENSE, w);
+                continue;
+            }
+            if (flush(out, c, &b)) goto fail;
+        }
+        b.first = i;
+        b.count = 1;
+        b.nq = nq;
+        memcpy(b.q, q, (size_t)nq * sizeof(int));
+        bcost = alone;
+    }
+    if (flush(out, c, &b)) goto fail;
+    return out;
+fail:
+    hs_circuit_free(out);
+    return NULL;
+}

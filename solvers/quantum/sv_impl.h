@@ -1,0 +1,50 @@
+/* Backend entry points of the state-vector kernels (solvers/quantum/sv.h). */
+#ifndef HS_QSV_IMPL_H
+#define HS_QSV_IMPL_H
+
+#include <stdint.h>
+
+#include "kernels/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The index layout of one gate application, computed once on the host. */
+typedef struct hs_sv_gate {
+    int nloc, nt, npos;
+    int pos[64];          /* sorted bit positions of targets and controls (zeros inserted there) */
+    uint64_t cval;        /* control bits ORed into every group base */
+    uint64_t cmask;
+    uint64_t offs[32];    /* offset of matrix index k from the group base */
+    int tbit[8];          /* target positions in matrix order */
+    int src[32];          /* permutation: row r takes column src[r] */
+    double ph[64];        /* permutation phases / diagonal entries (interleaved complex) */
+} hs_sv_gate;
+
+int hs_sv_apply_cpu(hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);
+int hs_sv_prob_blocks_cpu(hs_dtype t, const void *a, int nloc, int bbits, double *out);
+int hs_sv_marginal_cpu(hs_dtype t, const void *a, int nloc, int nm, const int *q, double *out);
+int hs_sv_collapse_cpu(hs_dtype t, void *a, int nloc, uint64_t mask, uint64_t val, double scale);
+int hs_sv_pauli_expect_cpu(hs_dtype t, const void *a, int nloc, uint64_t xm, uint64_t zm, double out[2]);
+int hs_sv_inner_cpu(hs_dtype t, const void *a, const void *b, int nloc, double out[2]);
+int hs_sv_pauli_axpy_cpu(hs_dtype t, void *y, const void *x, int nloc, uint64_t xm, uint64_t zm, const double c[2]);
+int hs_sv_pack_cpu(hs_dtype t, void *a, int nloc, int q, int v, int64_t start, int64_t count, void *buf, int unpack);
+
+struct hs_cuda_ctx;
+int hs_sv_apply_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);
+int hs_sv_prob_blocks_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *a, int nloc, int bbits, double *out);
+int hs_sv_marginal_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *a, int nloc, int nm, const int *q, double *out);
+int hs_sv_collapse_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, int nloc, uint64_t mask, uint64_t val, double scale);
+int hs_sv_pauli_expect_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *a, int nloc, uint64_t xm, uint64_t zm,
+                            double out[2]);
+int hs_sv_inner_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *a, const void *b, int nloc, double out[2]);
+int hs_sv_pauli_axpy_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *y, const void *x, int nloc, uint64_t xm,
+                          uint64_t zm, const double c[2]);
+int hs_sv_pack_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, int nloc, int q, int v, int64_t start, int64_t count,
+                    void *buf, int unpack);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
