@@ -63,6 +63,9 @@ int hs_writer_close(hs_writer *w);
  * by the records the restarted run writes), variables are looked up by name.  Collective. */
 int hs_writer_suspend(hs_writer *w);
 int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_writer **w);
+/* Give up on a file (error paths): close it and delete PATH.partial; PATH is left untouched.  Not
+ * collective (every rank should call it, but none waits for the others). */
+void hs_writer_discard(hs_writer *w);
 /* Id of an already defined variable (after resume), or -1. */
 int hs_writer_var_id(hs_writer *w, const char *name);
 

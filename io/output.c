@@ -1,0 +1,460 @@
+/* The gridded-output writer: argument checks, PATH.partial / rename policy, gathering to rank 0, format dispatch. */
+#include "io/output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "io/output_impl.h"
+#include "kernels/comm.h"
+
+/* ------------------------------------------------------------------ small shared helpers */
+
+int hs_io_strdup(const char *s, char **out)
+{
+    *out = strdup(s ? s : "");
+    return *out ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory copying a string");
+}
+
+int hs_io_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+char *hs_io_history_line(const char *command)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const char *cmd = command && *command ? command : "hpcsim";
+    size_t len = strlen(stamp) + strlen(cmd) + 3;
+    char *s = malloc(len);
+    if (s) snprintf(s, len, "%s: %s", stamp, cmd);
+    return s;
+}
+
+void hs_io_chunk_dims(const int64_t *file_dims, int rank, int has_time, size_t elem, size_t *chunk)
+{
+    const size_t limit = (size_t)1 << 30; /* well below HDF5's 4 GiB per chunk */
+    size_t bytes = elem;
+    for (int i = 0; i < rank; i++) {
+        chunk[i] = (has_time && i == 0) ? 1 : (size_t)(file_dims[i] > 0 ? file_dims[i] : 1);
+        bytes *= chunk[i];
+    }
+    for (int i = has_time ? 1 : 0; i < rank && bytes > limit; i++) {
+        while (chunk[i] > 1 && bytes > limit) {
+            bytes = bytes / chunk[i] * ((chunk[i] + 1) / 2);
+            chunk[i] = (chunk[i] + 1) / 2;
+        }
+    }
+}
+
+int64_t hs_writer_plane_size(const hs_writer *w)
+{
+    int64_t n = 1;
+    for (int d = 0; d < w->ndim; d++) n *= w->n[d];
+    return n;
+}
+
+int hs_writer_push_time(hs_writer *w, double t)
+{
+    if (w->nrec >= w->times_cap) {
+        int64_t cap = w->times_cap ? 2 * w->times_cap : 64;
+        double *p = realloc(w->times, (size_t)cap * sizeof *p);
+        if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for record times of %s", w->path);
+        w->times = p;
+        w->times_cap = cap;
+    }
+    w->times[w->nrec++] = t;
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ writer life cycle */
+
+static const hs_writer_backend *pick_backend(const hs_output_desc *desc)
+{
+    if (desc->format == HS_FORMAT_NETCDF) {
+#if HS_HAVE_NETCDF
+        return &hs_writer_netcdf;
+#endif
+    } else if (desc->format == HS_FORMAT_HDF5) {
+#if HS_HAVE_HDF5
+        return &hs_writer_hdf5;
+#endif
+    }
+    return NULL;
+}
+
+static int check_desc(const hs_output_desc *desc)
+{
+    if (!desc || !desc->path || !*desc->path) return hs_input_error("output", 0, "path", "no output file name given");
+    const char *p = desc->path;
+    if (desc->format != HS_FORMAT_NETCDF && desc->format != HS_FORMAT_HDF5)
+        return hs_input_error(p, 0, NULL, "unknown output format %d", (int)desc->format);
+    if (desc->ndim < 0 || desc->ndim > 3) return hs_input_error(p, 0, NULL, "ndim = %d, must be 0..3", desc->ndim);
+    for (int d = 0; d < desc->ndim; d++) {
+        if (desc->n[d] < 1) return hs_input_error(p, 0, NULL, "dimension %d has size %lld, must be >= 1", d, (long long)desc->n[d]);
+        const char *nm = desc->dim_names[d];
+        if (!nm || !*nm || strlen(nm) >= HS_IO_NAME_MAX || strcmp(nm, "time") == 0)
+            return hs_input_error(p, 0, NULL, "dimension %d needs a name (not \"time\", under %d characters)", d, HS_IO_NAME_MAX);
+    }
+    if (desc->deflate_level < 0 || desc->deflate_level > 9)
+        return hs_input_error(p, 0, NULL, "deflate level %d, must be 0..9", desc->deflate_level);
+    if (!pick_backend(desc)) {
+        if (desc->format == HS_FORMAT_NETCDF)
+            return hs_input_error(p, 0, NULL, "NetCDF output requested but this build has no NetCDF (format = hdf5 works)");
+        return hs_input_error(p, 0, NULL, "HDF5 output requested but this build has no HDF5 (rebuild with HDF5=1)");
+    }
+    return HS_OK;
+}
+
+static void writer_free(hs_writer *w)
+{
+    if (!w) return;
+    if (w->bs && w->be && w->be->discard) w->be->discard(w);
+    free(w->path);
+    free(w->partial);
+    free(w->history);
+    free(w->times);
+    free(w->gather);
+    free(w->scratch);
+    free(w);
+}
+
+/* Everything but the file: common to open and resume. */
+static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
+{
+    *out = NULL;
+    if (!ctx) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_open: no context");
+    HS_CHECK(check_desc(desc));
+    hs_writer *w = calloc(1, sizeof *w);
+    if (!w) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a writer");
+    w->ctx = ctx;
+    w->be = pick_backend(desc);
+    w->ndim = desc->ndim;
+    w->has_time = desc->time_units != NULL;
+    w->deflate = desc->deflate_level;
+    for (int d = 0; d < 3; d++) w->n[d] = d < w->ndim ? desc->n[d] : 1;
+    for (int d = 0; d < w->ndim; d++) snprintf(w->dim_names[d], HS_IO_NAME_MAX, "%s", desc->dim_names[d]);
+    size_t len = strlen(desc->path) + sizeof ".partial";
+    w->path = strdup(desc->path);
+    w->partial = malloc(len);
+    w->history = hs_io_history_line(desc->history);
+    if (!w->path || !w->partial || !w->history) {
+        writer_free(w);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a writer");
+    }
+    snprintf(w->partial, len, "%s.partial", desc->path);
+    *out = w;
+    return HS_OK;
+}
+
+/* Rank 0 did the file work; every rank returns its status.  Other ranks name the file. */
+static int agree(hs_writer *w, int rc, const char *what)
+{
+    int code = rc;
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, w->ctx->comm));
+    if (w->ctx->rank == 0 || code == HS_OK) return rc;
+    if (code == HS_ERR_INPUT) return code; /* rank 0 prints input errors */
+    return HS_FAIL(code, "%s of %s failed on rank 0", what, w->path);
+}
+
+int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
+{
+    if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_open: no result pointer");
+    hs_writer *w;
+    HS_CHECK(writer_new(ctx, desc, &w));
+    int rc = ctx->rank == 0 ? w->be->create(w, desc) : HS_OK;
+    rc = agree(w, rc, "creating the output file");
+    if (rc != HS_OK) {
+        if (ctx->rank == 0) {
+            w->be->discard(w);
+            remove(w->partial);
+        }
+        writer_free(w);
+        return hs_error_trace(rc, __FILE__, __LINE__, "hs_writer_open");
+    }
+    *out = w;
+    return HS_OK;
+}
+
+static int find_var(const hs_writer *w, const char *name)
+{
+    for (int i = 0; i < w->nvars; i++)
+        if (strcmp(w->vars[i].name, name) == 0) return i;
+    return -1;
+}
+
+int hs_writer_var_id(hs_writer *w, const char *name) { return w && name ? find_var(w, name) : -1; }
+
+static int is_reserved_name(const hs_writer *w, const char *name)
+{
+    if (strcmp(name, "time") == 0) return 1;
+    for (int d = 0; d < w->ndim; d++)
+        if (strcmp(name, w->dim_names[d]) == 0) return 1;
+    return 0;
+}
+
+int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const char *long_name,
+                      const char *standard_name, hs_dtype dtype, int time_dependent, int *varid)
+{
+    if (!w || !name || !varid) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_var: null argument");
+    const char *p = w->path;
+    time_dependent = time_dependent != 0;
+    if (dtype != HS_F64 && dtype != HS_F32)
+        return hs_input_error(p, 0, name, "output variables are f64 or f32, not %s", hs_dtype_name(dtype));
+    if (time_dependent && !w->has_time)
+        return hs_input_error(p, 0, name, "time-dependent variable in a file without time units");
+    int id = find_var(w, name);
+    if (id >= 0) {
+        /* a resumed writer: the solver defines its variables again */
+        const hs_writer_var *v = &w->vars[id];
+        if (v->dtype != (int)dtype || v->time_dependent != time_dependent)
+            return hs_input_error(p, 0, name, "variable exists in the file as %s%s, redefined as %s%s",
+                                  hs_dtype_name((hs_dtype)v->dtype), v->time_dependent ? " (time-dependent)" : "",
+                                  hs_dtype_name(dtype), time_dependent ? " (time-dependent)" : "");
+        *varid = id;
+        return HS_OK;
+    }
+    if (!*name || strlen(name) >= HS_IO_NAME_MAX || is_reserved_name(w, name) || strchr(name, '/'))
+        return hs_input_error(p, 0, name, "bad variable name (empty, too long, '/' or a dimension name)");
+    if (w->nvars >= HS_WRITER_MAX_VARS)
+        return hs_input_error(p, 0, name, "more than %d variables in one file", HS_WRITER_MAX_VARS);
+    hs_writer_var *v = &w->vars[w->nvars];
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "%s", name);
+    v->dtype = (int)dtype;
+    v->time_dependent = time_dependent;
+    int rc = w->ctx->rank == 0 ? w->be->def_var(w, v, units, long_name, standard_name) : HS_OK;
+    HS_CHECK(agree(w, rc, "defining a variable"));
+    *varid = w->nvars++;
+    return HS_OK;
+}
+
+int hs_writer_begin_step(hs_writer *w, double t)
+{
+    if (!w) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_begin_step: no writer");
+    if (!w->has_time) return hs_input_error(w->path, 0, NULL, "time record in a file without time units");
+    int rc = HS_OK;
+    if (w->ctx->rank == 0) {
+        rc = w->be->put_time(w, w->nrec, t);
+        if (rc == HS_OK) rc = hs_writer_push_time(w, t);
+    } else {
+        w->nrec++;
+    }
+    return agree(w, rc, "writing a time record");
+}
+
+static int check_put(hs_writer *w, int varid)
+{
+    if (!w) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put: no writer");
+    if (varid < 0 || varid >= w->nvars) return HS_FAIL(HS_ERR_RUNTIME, "%s: no variable with id %d", w->path, varid);
+    if (w->vars[varid].time_dependent && w->nrec == 0)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: variable %s written before hs_writer_begin_step", w->path, w->vars[varid].name);
+    return HS_OK;
+}
+
+int hs_writer_put(hs_writer *w, int varid, const void *global)
+{
+    HS_CHECK(check_put(w, varid));
+    int rc = HS_OK;
+    if (w->ctx->rank == 0)
+        rc = global ? w->be->put(w, &w->vars[varid], global)
+                    : HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put: %s: rank 0 passed no data", w->vars[varid].name);
+    return agree(w, rc, "writing a variable");
+}
+
+/* ------------------------------------------------------------------ put_block: gather to rank 0 */
+
+static int grow(void **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap) return HS_OK;
+    void *p = realloc(*buf, need);
+    if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory (%zu bytes) gathering output", need);
+    *buf = p;
+    *cap = need;
+    return HS_OK;
+}
+
+/* Block geometry of one rank: [offset, offset + count) in x, y, z; unused dims are 0 / 1. */
+typedef struct { int64_t off[3], cnt[3]; } block_t;
+
+static int64_t block_size(const block_t *b) { return b->cnt[0] * b->cnt[1] * b->cnt[2]; }
+
+static int check_block(const hs_writer *w, const block_t *b, int rank)
+{
+    for (int d = 0; d < 3; d++)
+        if (b->off[d] < 0 || b->cnt[d] < 0 || b->off[d] + b->cnt[d] > w->n[d])
+            return HS_FAIL(HS_ERR_RUNTIME, "%s: rank %d's block [%lld, +%lld) lies outside dimension %d of size %lld",
+                           w->path, rank, (long long)b->off[d], (long long)b->cnt[d], d, (long long)w->n[d]);
+    return HS_OK;
+}
+
+/* Copy a block (x fastest) into the global array. */
+static void place_block(const hs_writer *w, const block_t *b, const char *src, char *dst, size_t es)
+{
+    size_t row = (size_t)b->cnt[0] * es;
+    if (row == 0) return;
+    for (int64_t k = 0; k < b->cnt[2]; k++)
+        for (int64_t j = 0; j < b->cnt[1]; j++) {
+            int64_t g = ((b->off[2] + k) * w->n[1] + (b->off[1] + j)) * w->n[0] + b->off[0];
+            memcpy(dst + (size_t)g * es, src + ((size_t)(k * b->cnt[1] + j)) * row, row);
+        }
+}
+
+/* Rank 0: are the blocks inside the grid, and do they add up to it?  Sizes in `es` bytes. */
+static int check_blocks(const hs_writer *w, const block_t *blocks, size_t es)
+{
+    int64_t total = 0;
+    for (int r = 0; r < w->ctx->size; r++) {
+        HS_CHECK(check_block(w, &blocks[r], r));
+        total += block_size(&blocks[r]);
+        if (block_size(&blocks[r]) * (int64_t)es > INT32_MAX)
+            return HS_FAIL(HS_ERR_RUNTIME, "%s: rank %d's block exceeds 2 GiB (MPI count limit)", w->path, r);
+    }
+    if (total != hs_writer_plane_size(w))
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: the ranks' blocks hold %lld values, the grid %lld", w->path,
+                       (long long)total, (long long)hs_writer_plane_size(w));
+    return HS_OK;
+}
+
+/* Receive every other rank's block and place it; `mine` is rank 0's own. */
+static int assemble(hs_writer *w, const block_t *blocks, const void *mine, size_t es)
+{
+    int64_t maxb = 1;
+    for (int r = 1; r < w->ctx->size; r++)
+        if (block_size(&blocks[r]) > maxb) maxb = block_size(&blocks[r]);
+    HS_CHECK(grow(&w->gather, &w->gather_size, (size_t)hs_writer_plane_size(w) * es));
+    HS_CHECK(grow(&w->scratch, &w->scratch_size, (size_t)maxb * es));
+    if (block_size(&blocks[0]) > 0) place_block(w, &blocks[0], mine, w->gather, es);
+    for (int r = 1; r < w->ctx->size; r++) {
+        int64_t s = block_size(&blocks[r]);
+        if (s == 0) continue;
+        HS_MPI_CHECK(MPI_Recv(w->scratch, (int)(s * (int64_t)es), MPI_BYTE, r, 7701, w->ctx->comm, MPI_STATUS_IGNORE));
+        place_block(w, &blocks[r], w->scratch, w->gather, es);
+    }
+    return HS_OK;
+}
+
+int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const int64_t count[3], const void *local)
+{
+    HS_CHECK(check_put(w, varid));
+    if (!offset || !count) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put_block: null offset or count");
+    block_t me;
+    for (int d = 0; d < 3; d++) {
+        me.off[d] = d < w->ndim ? offset[d] : 0;
+        me.cnt[d] = d < w->ndim ? count[d] : 1;
+    }
+    size_t es = hs_dtype_size((hs_dtype)w->vars[varid].dtype);
+    hs_ctx *ctx = w->ctx;
+    block_t *blocks = ctx->rank == 0 ? malloc((size_t)ctx->size * sizeof *blocks) : NULL;
+    if (ctx->rank == 0 && !blocks) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory gathering output");
+    HS_MPI_CHECK(MPI_Gather(&me, 6, MPI_INT64_T, blocks, 6, MPI_INT64_T, 0, ctx->comm));
+    /* the layout is agreed on before any data moves, so a bad block never leaves a send hanging */
+    int rc = ctx->rank == 0 ? check_blocks(w, blocks, es) : HS_OK;
+    rc = agree(w, rc, "gathering a variable");
+    if (rc != HS_OK) {
+        free(blocks);
+        return rc;
+    }
+    if (ctx->rank == 0) {
+        rc = assemble(w, blocks, local, es);
+        if (rc == HS_OK) rc = w->be->put(w, &w->vars[varid], w->gather);
+        free(blocks);
+    } else if (block_size(&me) > 0) {
+        HS_MPI_CHECK(MPI_Send(local, (int)(block_size(&me) * (int64_t)es), MPI_BYTE, 0, 7701, ctx->comm));
+    }
+    return agree(w, rc, "writing a variable");
+}
+
+/* ------------------------------------------------------------------ attributes, close */
+
+int hs_writer_attr_text(hs_writer *w, const char *name, const char *value)
+{
+    if (!w || !name || !*name || !value) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_attr_text: null argument");
+    int rc = w->ctx->rank == 0 ? w->be->attr_text(w, name, value) : HS_OK;
+    return agree(w, rc, "writing an attribute");
+}
+
+int hs_writer_attr_real(hs_writer *w, const char *name, double value)
+{
+    if (!w || !name || !*name) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_attr_real: null argument");
+    int rc = w->ctx->rank == 0 ? w->be->attr_real(w, name, value) : HS_OK;
+    return agree(w, rc, "writing an attribute");
+}
+
+static int close_and_rename(hs_writer *w)
+{
+    HS_CHECK(w->be->close(w));
+    if (rename(w->partial, w->path) != 0)
+        return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", w->partial, w->path, strerror(errno));
+    if (w->be->finish) HS_CHECK(w->be->finish(w));
+    return HS_OK;
+}
+
+int hs_writer_close(hs_writer *w)
+{
+    if (!w) return HS_OK;
+    int rc = w->ctx->rank == 0 ? close_and_rename(w) : HS_OK;
+    rc = agree(w, rc, "closing the output file");
+    writer_free(w);
+    return rc;
+}
+
+int hs_writer_suspend(hs_writer *w)
+{
+    if (!w) return HS_OK;
+    int rc = w->ctx->rank == 0 ? w->be->close(w) : HS_OK;
+    rc = agree(w, rc, "suspending the output file");
+    writer_free(w);
+    return rc;
+}
+
+void hs_writer_discard(hs_writer *w)
+{
+    if (!w) return;
+    if (w->ctx->rank == 0) {
+        w->be->discard(w);
+        remove(w->partial);
+    }
+    writer_free(w);
+}
+
+/* Rank 0: find the file to continue.  A finished file (the run had ended) is moved back to
+ * PATH.partial; with neither, the restarted run starts a new file. */
+static int reopen_root(hs_writer *w, const hs_output_desc *desc, double time)
+{
+    if (!hs_io_file_exists(w->partial) && hs_io_file_exists(w->path) && rename(w->path, w->partial) != 0)
+        return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", w->path, w->partial, strerror(errno));
+    if (!hs_io_file_exists(w->partial)) return w->be->create(w, desc);
+    return w->be->reopen(w, desc, time);
+}
+
+int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_writer **out)
+{
+    if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_resume: no result pointer");
+    hs_writer *w;
+    HS_CHECK(writer_new(ctx, desc, &w));
+    int rc = ctx->rank == 0 ? reopen_root(w, desc, time) : HS_OK;
+    rc = agree(w, rc, "reopening the output file");
+    if (rc == HS_OK) {
+        int64_t meta[2] = {w->nvars, w->nrec};
+        HS_MPI_CHECK(MPI_Bcast(meta, 2, MPI_INT64_T, 0, ctx->comm));
+        w->nvars = (int)meta[0];
+        w->nrec = meta[1];
+        HS_MPI_CHECK(MPI_Bcast(w->vars, (int)sizeof w->vars, MPI_BYTE, 0, ctx->comm));
+    }
+    if (rc != HS_OK) {
+        if (ctx->rank == 0) w->be->discard(w);
+        writer_free(w);
+        return hs_error_trace(rc, __FILE__, __LINE__, "hs_writer_resume");
+    }
+    *out = w;
+    return HS_OK;
+}

@@ -1,0 +1,675 @@
+/* HDF5 backend of the writer: datasets [time, z, y, x] with CF-style attributes, plus the XDMF companion. */
+#include "io/output_impl.h"
+
+#if HS_HAVE_HDF5
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ library helpers (shared) */
+
+void hs_h5_quiet(void)
+{
+    static int done;
+    if (!done) H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    done = 1;
+}
+
+static herr_t innermost(unsigned n, const H5E_error2_t *e, void *data)
+{
+    if (n == 0 && e->desc) snprintf((char *)data, 256, "%s", e->desc);
+    return 0;
+}
+
+int hs_h5_fail(const char *call, const char *path, const char *file, int line)
+{
+    char why[256] = "";
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, why);
+    H5Eclear2(H5E_DEFAULT);
+    return hs_error_raise(HS_ERR_RUNTIME, file, line, "HDF5 call %s failed on %s%s%s", call, path ? path : "?",
+                          *why ? ": " : "", why);
+}
+
+int hs_h5_fapl(hid_t *fapl, const char *path)
+{
+    hs_h5_quiet();
+    HS_H5_ID(*fapl, H5Pcreate(H5P_FILE_ACCESS), path);
+    /* the 1.8 format keeps large attributes (the parameter text) out of the 64 KiB object header */
+    HS_H5_CHECK(H5Pset_libver_bounds(*fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST), path);
+    return HS_OK;
+}
+
+static int drop_attr(hid_t obj, const char *name, const char *path)
+{
+    htri_t e = H5Aexists(obj, name);
+    HS_H5_CHECK(e, path);
+    if (e > 0) HS_H5_CHECK(H5Adelete(obj, name), path);
+    return HS_OK;
+}
+
+static int write_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, const void *value, const char *path)
+{
+    hid_t sp, a;
+    HS_CHECK(drop_attr(obj, name, path));
+    HS_H5_ID(sp, H5Screate(H5S_SCALAR), path);
+    HS_H5_ID(a, H5Acreate2(obj, name, ftype, sp, H5P_DEFAULT, H5P_DEFAULT), path);
+    herr_t rc = H5Awrite(a, mtype, value);
+    H5Aclose(a);
+    H5Sclose(sp);
+    HS_H5_CHECK(rc, path);
+    return HS_OK;
+}
+
+int hs_h5_attr_text(hid_t obj, const char *name, const char *value, const char *path)
+{
+    hid_t t;
+    HS_H5_ID(t, H5Tcopy(H5T_C_S1), path);
+    HS_H5_CHECK(H5Tset_size(t, strlen(value) + 1), path);
+    HS_H5_CHECK(H5Tset_strpad(t, H5T_STR_NULLTERM), path);
+    int rc = write_attr(obj, name, t, t, value, path);
+    H5Tclose(t);
+    return rc;
+}
+
+int hs_h5_attr_double(hid_t obj, const char *name, double value, const char *path)
+{
+    return write_attr(obj, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &value, path);
+}
+
+int hs_h5_attr_int64(hid_t obj, const char *name, int64_t value, const char *path)
+{
+    return write_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, path);
+}
+
+static int read_text_attr(hid_t a, char **out, const char *path)
+{
+    hid_t ft, mt;
+    HS_H5_ID(ft, H5Aget_type(a), path);
+    htri_t vl = H5Tis_variable_str(ft);
+    size_t sz = H5Tget_size(ft);
+    H5Tclose(ft);
+    HS_H5_CHECK(vl, path);
+    HS_H5_ID(mt, H5Tcopy(H5T_C_S1), path);
+    int rc = HS_OK;
+    if (vl) {
+        char *s = NULL;
+        H5Tset_size(mt, H5T_VARIABLE);
+        if (H5Aread(a, mt, &s) < 0) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
+        *out = rc == HS_OK ? strdup(s ? s : "") : NULL;
+        if (s) H5free_memory(s);
+    } else {
+        *out = calloc(sz + 2, 1);
+        H5Tset_size(mt, sz + 1);
+        if (*out && H5Aread(a, mt, *out) < 0) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
+    }
+    H5Tclose(mt);
+    if (rc == HS_OK && !*out) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory reading an attribute");
+    return rc;
+}
+
+int hs_h5_read_text(hid_t obj, const char *name, char **out, const char *path)
+{
+    *out = NULL;
+    htri_t e = H5Aexists(obj, name);
+    HS_H5_CHECK(e, path);
+    if (e == 0) return HS_OK;
+    hid_t a;
+    HS_H5_ID(a, H5Aopen(obj, name, H5P_DEFAULT), path);
+    int rc = read_text_attr(a, out, path);
+    H5Aclose(a);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ the writer backend */
+
+typedef struct {
+    hid_t file;
+    hid_t time_ds;
+    hid_t ds[HS_WRITER_MAX_VARS];
+} h5_state;
+
+static h5_state *st(hs_writer *w) { return (h5_state *)w->bs; }
+
+static int new_state(hs_writer *w)
+{
+    h5_state *s = calloc(1, sizeof *s);
+    if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for an HDF5 writer");
+    s->file = s->time_ds = -1;
+    for (int i = 0; i < HS_WRITER_MAX_VARS; i++) s->ds[i] = -1;
+    w->bs = s;
+    return HS_OK;
+}
+
+/* A dataset of `rank` dims (file order); the first is extendible when `grows`. */
+static int make_dataset(hs_writer *w, const char *name, hid_t ftype, int rank, const int64_t *len, int grows,
+                        int deflate, hid_t *ds)
+{
+    hsize_t dims[4], maxd[4], chunk[4];
+    size_t ch[4];
+    hid_t sp, dcpl;
+    for (int i = 0; i < rank; i++) dims[i] = maxd[i] = (hsize_t)len[i];
+    if (grows) { dims[0] = 0; maxd[0] = H5S_UNLIMITED; }
+    HS_H5_ID(dcpl, H5Pcreate(H5P_DATASET_CREATE), w->partial);
+    if (rank > 0 && (grows || deflate > 0)) {
+        int64_t clen[4];
+        for (int i = 0; i < rank; i++) clen[i] = grows && i == 0 ? 1 : len[i];
+        hs_io_chunk_dims(clen, rank, grows, H5Tget_size(ftype), ch);
+        if (grows && rank == 1) ch[0] = 1024; /* the time coordinate: many records per chunk */
+        for (int i = 0; i < rank; i++) chunk[i] = ch[i];
+        HS_H5_CHECK(H5Pset_chunk(dcpl, rank, chunk), w->partial);
+        if (deflate > 0) {
+            HS_H5_CHECK(H5Pset_shuffle(dcpl), w->partial);
+            HS_H5_CHECK(H5Pset_deflate(dcpl, (unsigned)deflate), w->partial);
+        }
+    }
+    HS_H5_ID(sp, rank > 0 ? H5Screate_simple(rank, dims, maxd) : H5Screate(H5S_SCALAR), w->partial);
+    *ds = H5Dcreate2(st(w)->file, name, ftype, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Sclose(sp);
+    H5Pclose(dcpl);
+    if (*ds < 0) return hs_h5_fail("H5Dcreate2", w->partial, __FILE__, __LINE__);
+    return HS_OK;
+}
+
+static int def_time(hs_writer *w, const hs_output_desc *desc)
+{
+    const char *p = w->partial;
+    int64_t one = 1;
+    HS_CHECK(make_dataset(w, "time", H5T_IEEE_F64LE, 1, &one, 1, 0, &st(w)->time_ds));
+    hid_t t = st(w)->time_ds;
+    HS_CHECK(hs_h5_attr_text(t, "standard_name", "time", p));
+    HS_CHECK(hs_h5_attr_text(t, "long_name", "time", p));
+    HS_CHECK(hs_h5_attr_text(t, "units", desc->time_units, p));
+    HS_CHECK(hs_h5_attr_text(t, "calendar", "standard", p));
+    HS_CHECK(hs_h5_attr_text(t, "axis", "T", p));
+    return HS_OK;
+}
+
+static int def_coord(hs_writer *w, const hs_output_desc *desc, int d)
+{
+    const char *p = w->partial, *nm = w->dim_names[d];
+    char axis[2] = {"XYZ"[d], 0}, lname[HS_IO_NAME_MAX + 16];
+    snprintf(lname, sizeof lname, "%s coordinate", nm);
+    hid_t ds;
+    HS_CHECK(make_dataset(w, nm, H5T_IEEE_F64LE, 1, &w->n[d], 0, 0, &ds));
+    double *idx = NULL;
+    const double *c = desc->coords[d];
+    if (!c) { /* no coordinates given: grid indices */
+        idx = malloc((size_t)w->n[d] * sizeof *idx);
+        for (int64_t i = 0; idx && i < w->n[d]; i++) idx[i] = (double)i;
+        c = idx;
+    }
+    int rc = c ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory for coordinates");
+    if (rc == HS_OK && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, c) < 0)
+        rc = hs_h5_fail("H5Dwrite (coordinates)", p, __FILE__, __LINE__);
+    free(idx);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "units", desc->coord_units[d] ? desc->coord_units[d] : "1", p);
+    if (rc == HS_OK)
+        rc = hs_h5_attr_text(ds, "long_name", desc->coord_long_names[d] ? desc->coord_long_names[d] : lname, p);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "axis", axis, p);
+    H5Dclose(ds);
+    return rc;
+}
+
+static int def_globals(hs_writer *w, const hs_output_desc *desc)
+{
+    hid_t f = st(w)->file;
+    const char *p = w->partial;
+    HS_CHECK(hs_h5_attr_text(f, "Conventions", "CF-1.10", p));
+    HS_CHECK(hs_h5_attr_text(f, "title", desc->title ? desc->title : "hpcsim output", p));
+    HS_CHECK(hs_h5_attr_text(f, "source", HS_SOURCE_ATTR, p));
+    HS_CHECK(hs_h5_attr_text(f, "history", w->history, p));
+    if (desc->params_ini) HS_CHECK(hs_h5_attr_text(f, "hpcsim_parameters", desc->params_ini, p));
+    return HS_OK;
+}
+
+static int h5_create(hs_writer *w, const hs_output_desc *desc)
+{
+    hid_t fapl;
+    HS_CHECK(new_state(w));
+    HS_CHECK(hs_h5_fapl(&fapl, w->partial));
+    st(w)->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    if (st(w)->file < 0) return hs_h5_fail("H5Fcreate", w->partial, __FILE__, __LINE__);
+    if (w->has_time) HS_CHECK(def_time(w, desc));
+    for (int d = 0; d < w->ndim; d++) HS_CHECK(def_coord(w, desc, d));
+    HS_CHECK(def_globals(w, desc));
+    return HS_OK;
+}
+
+/* "time z y x" for the `dimensions` attribute (file order, as ncdump would show it). */
+static void dim_list(const hs_writer *w, int time_dependent, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (time_dependent) snprintf(buf, len, "time");
+    for (int d = w->ndim - 1; d >= 0; d--) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", used ? " " : "", w->dim_names[d]);
+    }
+}
+
+static int h5_def(hs_writer *w, hs_writer_var *v, const char *units, const char *long_name, const char *standard_name)
+{
+    const char *p = w->partial;
+    int64_t len[4];
+    int rank = 0, slot = w->nvars;
+    if (v->time_dependent) len[rank++] = 1;
+    for (int d = w->ndim - 1; d >= 0; d--) len[rank++] = w->n[d];
+    hid_t ftype = v->dtype == HS_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    HS_CHECK(make_dataset(w, v->name, ftype, rank, len, v->time_dependent, w->deflate, &st(w)->ds[slot]));
+    v->id = slot;
+    hid_t ds = st(w)->ds[slot];
+    char dims[4 * HS_IO_NAME_MAX + 8];
+    dim_list(w, v->time_dependent, dims, sizeof dims);
+    HS_CHECK(hs_h5_attr_text(ds, "units", units ? units : "1", p));
+    HS_CHECK(hs_h5_attr_text(ds, "long_name", long_name ? long_name : v->name, p));
+    if (standard_name) HS_CHECK(hs_h5_attr_text(ds, "standard_name", standard_name, p));
+    HS_CHECK(hs_h5_attr_text(ds, "dimensions", dims, p));
+    return HS_OK;
+}
+
+/* Grow a time-dependent dataset to hold `record` and select that record in its file space. */
+static int select_record(hs_writer *w, hid_t ds, int64_t record, hid_t *fsp, hid_t *msp)
+{
+    const char *p = w->partial;
+    hsize_t dims[4], start[4] = {0}, count[4];
+    hid_t sp;
+    HS_H5_ID(sp, H5Dget_space(ds), p);
+    int rank = H5Sget_simple_extent_ndims(sp);
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    H5Sclose(sp);
+    if (rank < 1 || rank > 4) return HS_FAIL(HS_ERR_RUNTIME, "%s: unexpected dataset rank %d", p, rank);
+    if (dims[0] < (hsize_t)record + 1) {
+        dims[0] = (hsize_t)record + 1;
+        HS_H5_CHECK(H5Dset_extent(ds, dims), p);
+    }
+    for (int i = 0; i < rank; i++) count[i] = dims[i];
+    start[0] = (hsize_t)record;
+    count[0] = 1;
+    HS_H5_ID(*fsp, H5Dget_space(ds), p);
+    HS_H5_CHECK(H5Sselect_hyperslab(*fsp, H5S_SELECT_SET, start, NULL, count, NULL), p);
+    HS_H5_ID(*msp, H5Screate_simple(rank, count, NULL), p);
+    return HS_OK;
+}
+
+static int write_record(hs_writer *w, hid_t ds, hid_t mtype, int64_t record, const void *data)
+{
+    hid_t fsp = -1, msp = -1;
+    int rc = select_record(w, ds, record, &fsp, &msp);
+    if (rc == HS_OK && H5Dwrite(ds, mtype, msp, fsp, H5P_DEFAULT, data) < 0)
+        rc = hs_h5_fail("H5Dwrite", w->partial, __FILE__, __LINE__);
+    if (fsp >= 0) H5Sclose(fsp);
+    if (msp >= 0) H5Sclose(msp);
+    return rc;
+}
+
+static int h5_time(hs_writer *w, int64_t record, double t)
+{
+    return write_record(w, st(w)->time_ds, H5T_NATIVE_DOUBLE, record, &t);
+}
+
+static int h5_put(hs_writer *w, const hs_writer_var *v, const void *data)
+{
+    hid_t ds = st(w)->ds[v->id], mtype = v->dtype == HS_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
+    if (v->time_dependent) return write_record(w, ds, mtype, w->nrec - 1, data);
+    HS_H5_CHECK(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), w->partial);
+    return HS_OK;
+}
+
+static int h5_attr_text(hs_writer *w, const char *name, const char *value)
+{
+    return hs_h5_attr_text(st(w)->file, name, value, w->partial);
+}
+
+static int h5_attr_real(hs_writer *w, const char *name, double value)
+{
+    return hs_h5_attr_double(st(w)->file, name, value, w->partial);
+}
+
+static void close_objects(h5_state *s)
+{
+    for (int i = 0; i < HS_WRITER_MAX_VARS; i++)
+        if (s->ds[i] >= 0) H5Dclose(s->ds[i]);
+    if (s->time_ds >= 0) H5Dclose(s->time_ds);
+}
+
+static int h5_close(hs_writer *w)
+{
+    h5_state *s = st(w);
+    if (!s) return HS_OK;
+    close_objects(s);
+    herr_t rc = s->file >= 0 ? H5Fclose(s->file) : 0;
+    free(s);
+    w->bs = NULL;
+    HS_H5_CHECK(rc, w->partial);
+    return HS_OK;
+}
+
+static void h5_discard(hs_writer *w)
+{
+    h5_state *s = st(w);
+    if (!s) return;
+    close_objects(s);
+    if (s->file >= 0) H5Fclose(s->file);
+    H5Eclear2(H5E_DEFAULT);
+    free(s);
+    w->bs = NULL;
+}
+
+/* ------------------------------------------------------------------ resume: shrink in place */
+
+static int is_coord(const hs_writer *w, const char *name)
+{
+    if (strcmp(name, "time") == 0) return 1;
+    for (int d = 0; d < w->ndim; d++)
+        if (strcmp(name, w->dim_names[d]) == 0) return 1;
+    return 0;
+}
+
+/* Take a dataset of the old run into the variable table. */
+static int adopt_dataset(hs_writer *w, const char *name)
+{
+    const char *p = w->partial;
+    if (w->nvars >= HS_WRITER_MAX_VARS) return HS_FAIL(HS_ERR_RUNTIME, "%s: too many variables", p);
+    hid_t ds, sp, t;
+    HS_H5_ID(ds, H5Dopen2(st(w)->file, name, H5P_DEFAULT), p);
+    hs_writer_var *v = &w->vars[w->nvars];
+    memset(v, 0, sizeof *v);
+    snprintf(v->name, sizeof v->name, "%s", name);
+    st(w)->ds[w->nvars] = ds;
+    v->id = w->nvars++;
+    HS_H5_ID(t, H5Dget_type(ds), p);
+    size_t size = H5Tget_size(t);
+    H5T_class_t cls = H5Tget_class(t);
+    H5Tclose(t);
+    if (cls != H5T_FLOAT) return HS_FAIL(HS_ERR_RUNTIME, "%s: dataset %s is not floating point", p, name);
+    v->dtype = size == 4 ? HS_F32 : HS_F64;
+    hsize_t dims[8], maxd[8];
+    HS_H5_ID(sp, H5Dget_space(ds), p);
+    int rank = H5Sget_simple_extent_ndims(sp);
+    H5Sget_simple_extent_dims(sp, dims, maxd);
+    H5Sclose(sp);
+    v->time_dependent = rank == w->ndim + 1 && rank > 0 && maxd[0] == H5S_UNLIMITED;
+    if (rank != w->ndim + v->time_dependent)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: dataset %s has %d dimensions, the grid %d", p, name, rank, w->ndim);
+    return HS_OK;
+}
+
+/* Every dataset of the root group that is not a coordinate becomes a variable.  (Index loops
+ * rather than H5Literate / H5Oget_info, whose signatures differ between HDF5 1.10 and 1.12+.) */
+static int scan_datasets(hs_writer *w)
+{
+    const char *p = w->partial;
+    H5G_info_t gi;
+    HS_H5_CHECK(H5Gget_info(st(w)->file, &gi), p);
+    for (hsize_t i = 0; i < gi.nlinks; i++) {
+        char name[HS_IO_NAME_MAX];
+        ssize_t len = H5Lget_name_by_idx(st(w)->file, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+        HS_H5_CHECK(len, p);
+        if ((size_t)len >= sizeof name || is_coord(w, name)) continue;
+        hid_t obj;
+        HS_H5_ID(obj, H5Oopen(st(w)->file, name, H5P_DEFAULT), p);
+        int is_ds = H5Iget_type(obj) == H5I_DATASET;
+        H5Oclose(obj);
+        if (is_ds) HS_CHECK(adopt_dataset(w, name));
+    }
+    return HS_OK;
+}
+
+static int shrink(hs_writer *w, hid_t ds, hsize_t nkeep)
+{
+    hsize_t dims[8];
+    hid_t sp;
+    HS_H5_ID(sp, H5Dget_space(ds), w->partial);
+    H5Sget_simple_extent_dims(sp, dims, NULL);
+    H5Sclose(sp);
+    dims[0] = nkeep;
+    HS_H5_CHECK(H5Dset_extent(ds, dims), w->partial);
+    return HS_OK;
+}
+
+static int keep_times(hs_writer *w, double time, hsize_t *nkeep)
+{
+    const char *p = w->partial;
+    *nkeep = 0;
+    htri_t has = H5Lexists(st(w)->file, "time", H5P_DEFAULT);
+    HS_H5_CHECK(has, p);
+    if (!has) return HS_OK;
+    HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, "time", H5P_DEFAULT), p);
+    hid_t sp;
+    hsize_t nt;
+    HS_H5_ID(sp, H5Dget_space(st(w)->time_ds), p);
+    H5Sget_simple_extent_dims(sp, &nt, NULL);
+    H5Sclose(sp);
+    double *t = malloc((nt ? nt : 1) * sizeof *t);
+    if (!t) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    int rc = HS_OK;
+    if (nt && H5Dread(st(w)->time_ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t) < 0)
+        rc = hs_h5_fail("H5Dread (time)", p, __FILE__, __LINE__);
+    while (rc == HS_OK && *nkeep < nt && t[*nkeep] <= time) rc = hs_writer_push_time(w, t[(*nkeep)++]);
+    free(t);
+    HS_CHECK(rc);
+    return shrink(w, st(w)->time_ds, *nkeep);
+}
+
+static int append_history(hs_writer *w)
+{
+    char *h;
+    HS_CHECK(hs_h5_read_text(st(w)->file, "history", &h, w->partial));
+    if (!h) return hs_h5_attr_text(st(w)->file, "history", w->history, w->partial);
+    size_t len = strlen(h) + strlen(w->history) + 2;
+    char *both = malloc(len);
+    if (both) snprintf(both, len, "%s\n%s", h, w->history);
+    free(h);
+    if (!both) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    int rc = hs_h5_attr_text(st(w)->file, "history", both, w->partial);
+    free(both);
+    return rc;
+}
+
+static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
+{
+    hid_t fapl;
+    HS_CHECK(new_state(w));
+    HS_CHECK(hs_h5_fapl(&fapl, w->partial));
+    st(w)->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
+    H5Pclose(fapl);
+    if (st(w)->file < 0) return hs_h5_fail("H5Fopen", w->partial, __FILE__, __LINE__);
+    hsize_t nkeep;
+    HS_CHECK(keep_times(w, time, &nkeep));
+    HS_CHECK(scan_datasets(w));
+    for (int i = 0; i < w->nvars; i++)
+        if (w->vars[i].time_dependent) HS_CHECK(shrink(w, st(w)->ds[i], nkeep));
+    return append_history(w);
+}
+
+/* ------------------------------------------------------------------ the XDMF companion */
+
+/* Layout (documented in the .xmf itself): a temporal collection with one uniform grid per record;
+ * RectMesh topology, VXVYVZ (or VXVY) geometry pointing at the coordinate datasets, and one
+ * node-centred scalar attribute per variable; a time-dependent variable is a HyperSlab
+ * DataItem (start, stride, count over [time, z, y, x]) of its dataset. */
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Spatial dims as XDMF wants them, slowest first; a 1-D grid becomes a 1 x nx plane. */
+static int xdmf_dims(const hs_writer *w, char *buf, size_t len)
+{
+    int nd = w->ndim < 2 ? 2 : w->ndim;
+    buf[0] = 0;
+    for (int d = nd - 1; d >= 0; d--) {
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, "%s%lld", u ? " " : "", (long long)(d < w->ndim ? w->n[d] : 1));
+    }
+    return nd;
+}
+
+static void xdmf_item(FILE *f, const char *dims, int f32, const char *file, const char *ds)
+{
+    fprintf(f, "<DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\" Format=\"HDF\">", dims, f32 ? 4 : 8);
+    xml_text(f, file);
+    fputs(":/", f);
+    xml_text(f, ds);
+    fputs("</DataItem>\n", f);
+}
+
+static void xdmf_geometry(FILE *f, const hs_writer *w, const char *file)
+{
+    int nd = w->ndim < 2 ? 2 : w->ndim;
+    fprintf(f, "        <Geometry GeometryType=\"%s\">\n", nd == 3 ? "VXVYVZ" : "VXVY");
+    for (int d = 0; d < nd; d++) {
+        char n[32];
+        snprintf(n, sizeof n, "%lld", (long long)(d < w->ndim ? w->n[d] : 1));
+        fputs("          ", f);
+        if (d < w->ndim)
+            xdmf_item(f, n, 0, file, w->dim_names[d]);
+        else
+            fputs("<DataItem Dimensions=\"1\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">0</DataItem>\n", f);
+    }
+    fputs("        </Geometry>\n", f);
+}
+
+static void xdmf_attribute(FILE *f, const hs_writer *w, const hs_writer_var *v, int64_t record, const char *file,
+                           const char *dims)
+{
+    int f32 = v->dtype == HS_F32;
+    fputs("        <Attribute Name=\"", f);
+    xml_text(f, v->name);
+    fputs("\" AttributeType=\"Scalar\" Center=\"Node\">\n", f);
+    if (!v->time_dependent) {
+        fputs("          ", f);
+        xdmf_item(f, dims, f32, file, v->name);
+    } else {
+        int rank = w->ndim + 1;
+        fprintf(f, "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"%s\" Type=\"HyperSlab\">\n", dims);
+        fprintf(f, "            <DataItem Dimensions=\"3 %d\" Format=\"XML\">%lld", rank, (long long)record);
+        for (int i = 1; i < rank; i++) fputs(" 0", f);
+        for (int i = 0; i < rank; i++) fputs(" 1", f);
+        fputs(" 1", f);
+        for (int d = w->ndim - 1; d >= 0; d--) fprintf(f, " %lld", (long long)w->n[d]);
+        fputs("</DataItem>\n", f);
+        char full[128];
+        snprintf(full, sizeof full, "%lld", (long long)w->nrec);
+        for (int d = w->ndim - 1; d >= 0; d--) {
+            size_t u = strlen(full);
+            snprintf(full + u, sizeof full - u, " %lld", (long long)w->n[d]);
+        }
+        fputs("            ", f);
+        xdmf_item(f, full, f32, file, v->name);
+        fputs("          </DataItem>\n", f);
+    }
+    fputs("        </Attribute>\n", f);
+}
+
+/* One uniform grid: record >= 0 is a time step, -1 the static fields only. */
+static void xdmf_grid(FILE *f, const hs_writer *w, int64_t record, const char *file)
+{
+    char dims[96], vdims[96];
+    int nd = xdmf_dims(w, dims, sizeof dims);
+    int64_t plane = 1;
+    for (int d = 0; d < w->ndim; d++) plane *= w->n[d];
+    snprintf(vdims, sizeof vdims, "%s", dims);
+    if (w->ndim == 1) snprintf(vdims, sizeof vdims, "%lld", (long long)plane);
+    fprintf(f, "      <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n", (long long)(record < 0 ? 0 : record));
+    if (record >= 0) fprintf(f, "        <Time Value=\"%.17g\"/>\n", w->times[record]);
+    fprintf(f, "        <Topology TopologyType=\"%dDRectMesh\" Dimensions=\"%s\"/>\n", nd, dims);
+    xdmf_geometry(f, w, file);
+    for (int i = 0; i < w->nvars; i++)
+        if (record >= 0 || !w->vars[i].time_dependent) xdmf_attribute(f, w, &w->vars[i], record, file, vdims);
+    fputs("      </Grid>\n", f);
+}
+
+static int xdmf_write(const hs_writer *w, FILE *f)
+{
+    const char *file = base_name(w->path);
+    fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n", f);
+    fputs("<!-- hpcsim: companion of ", f);
+    xml_text(f, file);
+    fputs(" for ParaView / VisIt (XDMF3 reader). One uniform grid per time record; fields are\n"
+          "     HyperSlabs (start / stride / count over [time, z, y, x]) of the HDF5 datasets. -->\n", f);
+    fputs("<Xdmf Version=\"3.0\">\n  <Domain>\n", f);
+    if (w->has_time && w->nrec > 0) {
+        fputs("    <Grid Name=\"TimeSeries\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);
+        for (int64_t r = 0; r < w->nrec; r++) xdmf_grid(f, w, r, file);
+        fputs("    </Grid>\n", f);
+    } else {
+        xdmf_grid(f, w, -1, file);
+    }
+    fputs("  </Domain>\n</Xdmf>\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* PATH with its .h5/.hdf5/.hdf extension replaced by .xmf (appended otherwise). */
+static char *xmf_name(const char *path)
+{
+    size_t len = strlen(path);
+    char *s = malloc(len + 8);
+    if (!s) return NULL;
+    strcpy(s, path);
+    char *dot = strrchr(s, '.');
+    if (dot && strchr(dot, '/') == NULL &&
+        (strcmp(dot, ".h5") == 0 || strcmp(dot, ".hdf5") == 0 || strcmp(dot, ".hdf") == 0))
+        *dot = 0;
+    strcat(s, ".xmf");
+    return s;
+}
+
+static int h5_finish(hs_writer *w)
+{
+    if (w->ndim == 0) return HS_OK; /* a time series has no grid to show */
+    char *xmf = xmf_name(w->path);
+    size_t len = xmf ? strlen(xmf) + 8 : 0;
+    char *tmp = xmf ? malloc(len) : NULL;
+    if (!tmp) {
+        free(xmf);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the XDMF file name");
+    }
+    snprintf(tmp, len, "%s.tmp", xmf);
+    int rc = HS_OK;
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        rc = HS_FAIL(HS_ERR_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
+    } else {
+        int bad = xdmf_write(w, f);
+        if (fclose(f) != 0 || bad) rc = HS_FAIL(HS_ERR_RUNTIME, "writing %s failed: %s", tmp, strerror(errno));
+        if (rc == HS_OK && rename(tmp, xmf) != 0)
+            rc = HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", tmp, xmf, strerror(errno));
+        if (rc != HS_OK) remove(tmp);
+    }
+    free(tmp);
+    free(xmf);
+    return rc;
+}
+
+const hs_writer_backend hs_writer_hdf5 = {
+    .name = "hdf5",
+    .create = h5_create,
+    .reopen = h5_reopen,
+    .def_var = h5_def,
+    .put_time = h5_time,
+    .put = h5_put,
+    .attr_text = h5_attr_text,
+    .attr_real = h5_attr_real,
+    .close = h5_close,
+    .finish = h5_finish,
+    .discard = h5_discard,
+};
+
+#endif

@@ -1,0 +1,138 @@
+/* Internal pieces of the output layer: the writer object, the per-format backends, library checks. */
+#ifndef HS_OUTPUT_IMPL_H
+#define HS_OUTPUT_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/output.h"
+#include "kernels/config.h"
+#include "kernels/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_WRITER_MAX_VARS 64
+#define HS_IO_NAME_MAX 64
+#define HS_SOURCE_ATTR "hpcsim " HS_VERSION " (git " HS_GIT_HASH ")"
+
+/* A variable as every rank knows it (broadcast from rank 0 after a resume). */
+typedef struct hs_writer_var {
+    char name[HS_IO_NAME_MAX];
+    int dtype;          /* hs_dtype: HS_F64 or HS_F32 */
+    int time_dependent;
+    int id;             /* the backend's handle (NetCDF varid); rank 0 only */
+} hs_writer_var;
+
+struct hs_writer_backend;
+
+struct hs_writer {
+    hs_ctx *ctx;
+    const struct hs_writer_backend *be;
+    void *bs;                       /* backend state, rank 0 only */
+    char *path, *partial;
+    char *history;                  /* the full `history` line written at open */
+    int ndim;
+    int64_t n[3];
+    char dim_names[3][HS_IO_NAME_MAX];
+    int has_time;
+    int deflate;
+    int nvars;
+    hs_writer_var vars[HS_WRITER_MAX_VARS];
+    int64_t nrec;                   /* records begun; the current one is nrec - 1 */
+    double *times;                  /* rank 0: the time of every record */
+    int64_t times_cap;
+    void *gather;                   /* rank 0: the assembled global array for put_block */
+    void *scratch;                  /* rank 0: one rank's block while assembling */
+    size_t gather_size, scratch_size;
+};
+
+/* One file format, driven on rank 0 only; every function returns an hs status. */
+typedef struct hs_writer_backend {
+    const char *name;
+    /* Create w->partial and write dimensions, coordinates and global attributes. */
+    int (*create)(hs_writer *w, const hs_output_desc *desc);
+    /* Reopen w->partial, drop records with time > `time`, fill w->vars, w->nvars, w->times, w->nrec. */
+    int (*reopen)(hs_writer *w, const hs_output_desc *desc, double time);
+    int (*def_var)(hs_writer *w, hs_writer_var *v, const char *units, const char *long_name,
+                   const char *standard_name);
+    int (*put_time)(hs_writer *w, int64_t record, double t);
+    /* Write a whole variable (the current record when time-dependent). */
+    int (*put)(hs_writer *w, const hs_writer_var *v, const void *data);
+    int (*attr_text)(hs_writer *w, const char *name, const char *value);
+    int (*attr_real)(hs_writer *w, const char *name, double value);
+    /* Close the file; it stays at w->partial. */
+    int (*close)(hs_writer *w);
+    /* After the rename to w->path: companion files (the .xmf); may be NULL. */
+    int (*finish)(hs_writer *w);
+    /* Close without reporting errors (error paths). */
+    void (*discard)(hs_writer *w);
+} hs_writer_backend;
+
+#if HS_HAVE_NETCDF
+extern const hs_writer_backend hs_writer_netcdf;
+#endif
+#if HS_HAVE_HDF5
+extern const hs_writer_backend hs_writer_hdf5;
+#endif
+
+/* Shared helpers (io/output.c). */
+/* Elements of one spatial slab (all spatial dims; 1 when ndim = 0). */
+int64_t hs_writer_plane_size(const hs_writer *w);
+/* Append a record time on rank 0. */
+int hs_writer_push_time(hs_writer *w, double t);
+/* "2026-01-02T03:04:05Z: <command line>" (malloc'd). */
+char *hs_io_history_line(const char *command);
+/* strdup that raises a runtime error on failure. */
+int hs_io_strdup(const char *s, char **out);
+/* Chunk shape for a record: one record in time, the whole plane otherwise, shrunk along the
+ * slowest spatial dimensions until a chunk stays below HDF5's 4 GiB limit (dims in file order). */
+void hs_io_chunk_dims(const int64_t *file_dims, int rank, int has_time, size_t elem, size_t *chunk);
+int hs_io_file_exists(const char *path);
+
+/* Library checks: every NetCDF/HDF5 call goes through one of these; the message names the call
+ * and the file. */
+#if HS_HAVE_NETCDF
+int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line);
+#define HS_NC_CHECK(call, path)                                                           \
+    do {                                                                                  \
+        int hs_nc_rc_ = (call);                                                           \
+        if (hs_nc_rc_ != 0) return hs_nc_fail(hs_nc_rc_, #call, (path), __FILE__, __LINE__); \
+    } while (0)
+#endif
+
+#if HS_HAVE_HDF5
+#include <hdf5.h>
+/* Turn HDF5's automatic error printing off (once per process). */
+void hs_h5_quiet(void);
+/* The failure as one message, with the innermost HDF5 error description when there is one. */
+int hs_h5_fail(const char *call, const char *path, const char *file, int line);
+/* For calls returning herr_t / htri_t / ssize_t: negative is failure. */
+#define HS_H5_CHECK(call, path)                                                           \
+    do {                                                                                  \
+        if ((call) < 0) return hs_h5_fail(#call, (path), __FILE__, __LINE__);             \
+    } while (0)
+/* For calls returning an hid_t: assign and check. */
+#define HS_H5_ID(var, call, path)                                                         \
+    do {                                                                                  \
+        if (((var) = (call)) < 0) return hs_h5_fail(#call, (path), __FILE__, __LINE__);  \
+    } while (0)
+#endif
+
+#if HS_HAVE_HDF5
+/* Attributes on an HDF5 object (a file id means its root group); an existing one is replaced.
+ * Text is stored as a fixed-length, NUL-terminated string. */
+int hs_h5_attr_text(hid_t obj, const char *name, const char *value, const char *path);
+int hs_h5_attr_double(hid_t obj, const char *name, double value, const char *path);
+int hs_h5_attr_int64(hid_t obj, const char *name, int64_t value, const char *path);
+/* A text attribute (fixed or variable length) as a malloc'd string in *out (NULL when absent). */
+int hs_h5_read_text(hid_t obj, const char *name, char **out, const char *path);
+/* File access properties shared by our writers (format bounds that allow large attributes). */
+int hs_h5_fapl(hid_t *fapl, const char *path);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

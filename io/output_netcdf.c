@@ -1,0 +1,355 @@
+/* NetCDF-4 / CF-1.10 backend of the writer (rank 0 writes; the common layer gathers). */
+#include "io/output_impl.h"
+
+#if HS_HAVE_NETCDF
+#include <netcdf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    int ncid;
+    int time_dim, time_var;
+    int dim[3]; /* dimension ids by desc index (0 = x) */
+} nc_state;
+
+int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line)
+{
+    return hs_error_raise(HS_ERR_RUNTIME, file, line, "NetCDF call %s failed on %s: %s", call, path ? path : "?",
+                          nc_strerror(status));
+}
+
+static nc_state *st(hs_writer *w) { return (nc_state *)w->bs; }
+
+static int put_text(int ncid, int varid, const char *name, const char *value, const char *path)
+{
+    HS_NC_CHECK(nc_put_att_text(ncid, varid, name, strlen(value), value), path);
+    return HS_OK;
+}
+
+static int def_time(hs_writer *w, const hs_output_desc *desc)
+{
+    nc_state *s = st(w);
+    const char *p = w->partial;
+    size_t chunk = 1024;
+    HS_NC_CHECK(nc_def_dim(s->ncid, "time", NC_UNLIMITED, &s->time_dim), p);
+    HS_NC_CHECK(nc_def_var(s->ncid, "time", NC_DOUBLE, 1, &s->time_dim, &s->time_var), p);
+    HS_NC_CHECK(nc_def_var_chunking(s->ncid, s->time_var, NC_CHUNKED, &chunk), p);
+    HS_CHECK(put_text(s->ncid, s->time_var, "standard_name", "time", p));
+    HS_CHECK(put_text(s->ncid, s->time_var, "long_name", "time", p));
+    HS_CHECK(put_text(s->ncid, s->time_var, "units", desc->time_units, p));
+    HS_CHECK(put_text(s->ncid, s->time_var, "calendar", "standard", p));
+    HS_CHECK(put_text(s->ncid, s->time_var, "axis", "T", p));
+    return HS_OK;
+}
+
+/* Spatial dimensions slowest first (z, y, x), each with its coordinate variable. */
+static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var)
+{
+    nc_state *s = st(w);
+    const char *p = w->partial;
+    for (int d = w->ndim - 1; d >= 0; d--) {
+        const char *nm = w->dim_names[d];
+        char axis[2] = {"XYZ"[d], 0}, lname[HS_IO_NAME_MAX + 16];
+        snprintf(lname, sizeof lname, "%s coordinate", nm);
+        HS_NC_CHECK(nc_def_dim(s->ncid, nm, (size_t)w->n[d], &s->dim[d]), p);
+        HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_DOUBLE, 1, &s->dim[d], &coord_var[d]), p);
+        HS_CHECK(put_text(s->ncid, coord_var[d], "units", desc->coord_units[d] ? desc->coord_units[d] : "1", p));
+        HS_CHECK(put_text(s->ncid, coord_var[d], "long_name",
+                          desc->coord_long_names[d] ? desc->coord_long_names[d] : lname, p));
+        HS_CHECK(put_text(s->ncid, coord_var[d], "axis", axis, p));
+    }
+    return HS_OK;
+}
+
+static int put_coords(hs_writer *w, const hs_output_desc *desc, const int *coord_var)
+{
+    for (int d = 0; d < w->ndim; d++) {
+        const double *c = desc->coords[d];
+        double *idx = NULL;
+        if (!c) { /* no coordinates given: grid indices */
+            idx = malloc((size_t)w->n[d] * sizeof *idx);
+            if (!idx) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for coordinates");
+            for (int64_t i = 0; i < w->n[d]; i++) idx[i] = (double)i;
+            c = idx;
+        }
+        int rc = nc_put_var_double(st(w)->ncid, coord_var[d], c);
+        free(idx);
+        HS_NC_CHECK(rc, w->partial);
+    }
+    return HS_OK;
+}
+
+static int def_globals(hs_writer *w, const hs_output_desc *desc)
+{
+    int id = st(w)->ncid;
+    const char *p = w->partial;
+    HS_CHECK(put_text(id, NC_GLOBAL, "Conventions", "CF-1.10", p));
+    HS_CHECK(put_text(id, NC_GLOBAL, "title", desc->title ? desc->title : "hpcsim output", p));
+    HS_CHECK(put_text(id, NC_GLOBAL, "source", HS_SOURCE_ATTR, p));
+    HS_CHECK(put_text(id, NC_GLOBAL, "history", w->history, p));
+    if (desc->params_ini) HS_CHECK(put_text(id, NC_GLOBAL, "hpcsim_parameters", desc->params_ini, p));
+    return HS_OK;
+}
+
+static int nc_create_file(hs_writer *w, const hs_output_desc *desc)
+{
+    nc_state *s = calloc(1, sizeof *s);
+    if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a NetCDF writer");
+    int coord_var[3];
+    int rc = nc_create(w->partial, NC_NETCDF4 | NC_CLOBBER, &s->ncid);
+    if (rc != NC_NOERR) {
+        free(s);
+        return hs_nc_fail(rc, "nc_create", w->partial, __FILE__, __LINE__);
+    }
+    w->bs = s;
+    if (w->has_time) HS_CHECK(def_time(w, desc));
+    HS_CHECK(def_space(w, desc, coord_var));
+    HS_CHECK(def_globals(w, desc));
+    HS_NC_CHECK(nc_enddef(s->ncid), w->partial);
+    HS_CHECK(put_coords(w, desc, coord_var));
+    return HS_OK;
+}
+
+static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char *long_name, const char *standard_name)
+{
+    nc_state *s = st(w);
+    const char *p = w->partial;
+    int dims[4], rank = 0;
+    int64_t len[4];
+    if (v->time_dependent) { dims[rank] = s->time_dim; len[rank++] = 1; }
+    for (int d = w->ndim - 1; d >= 0; d--) { dims[rank] = s->dim[d]; len[rank++] = w->n[d]; }
+    HS_NC_CHECK(nc_def_var(s->ncid, v->name, v->dtype == HS_F32 ? NC_FLOAT : NC_DOUBLE, rank, dims, &v->id), p);
+    if (rank > 0) {
+        size_t chunk[4];
+        hs_io_chunk_dims(len, rank, v->time_dependent, hs_dtype_size((hs_dtype)v->dtype), chunk);
+        HS_NC_CHECK(nc_def_var_chunking(s->ncid, v->id, NC_CHUNKED, chunk), p);
+        if (w->deflate > 0) HS_NC_CHECK(nc_def_var_deflate(s->ncid, v->id, 1, 1, w->deflate), p);
+    }
+    HS_CHECK(put_text(s->ncid, v->id, "units", units ? units : "1", p));
+    HS_CHECK(put_text(s->ncid, v->id, "long_name", long_name ? long_name : v->name, p));
+    if (standard_name) HS_CHECK(put_text(s->ncid, v->id, "standard_name", standard_name, p));
+    return HS_OK;
+}
+
+static int nc_time(hs_writer *w, int64_t record, double t)
+{
+    size_t start = (size_t)record, count = 1;
+    HS_NC_CHECK(nc_put_vara_double(st(w)->ncid, st(w)->time_var, &start, &count, &t), w->partial);
+    return HS_OK;
+}
+
+/* One record (or the whole static variable) at `record`. */
+static int put_record(hs_writer *w, int ncid, const hs_writer_var *v, int64_t record, const void *data)
+{
+    size_t start[4] = {0}, count[4];
+    int rank = 0;
+    if (v->time_dependent) { start[rank] = (size_t)record; count[rank++] = 1; }
+    for (int d = w->ndim - 1; d >= 0; d--) count[rank++] = (size_t)w->n[d];
+    if (v->dtype == HS_F32)
+        HS_NC_CHECK(nc_put_vara_float(ncid, v->id, start, count, data), w->partial);
+    else
+        HS_NC_CHECK(nc_put_vara_double(ncid, v->id, start, count, data), w->partial);
+    return HS_OK;
+}
+
+static int nc_put(hs_writer *w, const hs_writer_var *v, const void *data)
+{
+    return put_record(w, st(w)->ncid, v, w->nrec - 1, data);
+}
+
+static int nc_attr_text(hs_writer *w, const char *name, const char *value)
+{
+    return put_text(st(w)->ncid, NC_GLOBAL, name, value, w->partial);
+}
+
+static int nc_attr_real(hs_writer *w, const char *name, double value)
+{
+    HS_NC_CHECK(nc_put_att_double(st(w)->ncid, NC_GLOBAL, name, NC_DOUBLE, 1, &value), w->partial);
+    return HS_OK;
+}
+
+static int nc_close_file(hs_writer *w)
+{
+    nc_state *s = st(w);
+    if (!s) return HS_OK;
+    int rc = nc_close(s->ncid);
+    free(s);
+    w->bs = NULL;
+    HS_NC_CHECK(rc, w->partial);
+    return HS_OK;
+}
+
+static void nc_discard(hs_writer *w)
+{
+    if (!st(w)) return;
+    nc_close(st(w)->ncid);
+    free(w->bs);
+    w->bs = NULL;
+}
+
+/* ------------------------------------------------------------------ resume: copy the kept records */
+
+/* A text attribute of the old file, malloc'd and terminated; NULL when absent. */
+static char *get_text(int ncid, int varid, const char *name)
+{
+    size_t len;
+    nc_type t;
+    if (nc_inq_att(ncid, varid, name, &t, &len) != NC_NOERR || t != NC_CHAR) return NULL;
+    char *s = malloc(len + 1);
+    if (s && nc_get_att_text(ncid, varid, name, s) != NC_NOERR) { free(s); return NULL; }
+    if (s) s[len] = 0;
+    return s;
+}
+
+/* Global attributes carry over; `history` gains this run's line (CF appends to it). */
+static int copy_globals(hs_writer *w, int in, const char *old)
+{
+    int out = st(w)->ncid, natts;
+    char name[NC_MAX_NAME + 1];
+    HS_NC_CHECK(nc_inq_natts(in, &natts), old);
+    for (int i = 0; i < natts; i++) {
+        HS_NC_CHECK(nc_inq_attname(in, NC_GLOBAL, i, name), old);
+        if (strcmp(name, "history") != 0) HS_NC_CHECK(nc_copy_att(in, NC_GLOBAL, name, out, NC_GLOBAL), w->partial);
+    }
+    char *h = get_text(in, NC_GLOBAL, "history");
+    if (!h) return HS_OK;
+    size_t len = strlen(h) + strlen(w->history) + 2;
+    char *both = malloc(len);
+    if (both) snprintf(both, len, "%s\n%s", h, w->history);
+    free(h);
+    if (!both) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    int rc = put_text(out, NC_GLOBAL, "history", both, w->partial);
+    free(both);
+    return rc;
+}
+
+static int is_coord(const hs_writer *w, const char *name)
+{
+    if (strcmp(name, "time") == 0) return 1;
+    for (int d = 0; d < w->ndim; d++)
+        if (strcmp(name, w->dim_names[d]) == 0) return 1;
+    return 0;
+}
+
+/* Define the old file's data variable `vin` in the new file, attributes included. */
+static int copy_var_def(hs_writer *w, int in, int vin, const char *old, hs_writer_var *v)
+{
+    int ndims, dims[NC_MAX_VAR_DIMS], natts, unlim;
+    nc_type t;
+    HS_NC_CHECK(nc_inq_var(in, vin, v->name, &t, &ndims, dims, &natts), old);
+    HS_NC_CHECK(nc_inq_unlimdim(in, &unlim), old);
+    if (t != NC_DOUBLE && t != NC_FLOAT)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: variable %s is neither double nor float", old, v->name);
+    v->dtype = t == NC_FLOAT ? HS_F32 : HS_F64;
+    v->time_dependent = ndims > 0 && dims[0] == unlim && unlim >= 0;
+    if (ndims != w->ndim + v->time_dependent)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: variable %s has %d dimensions, the grid %d", old, v->name, ndims, w->ndim);
+    HS_CHECK(nc_def(w, v, NULL, NULL, NULL));
+    char an[NC_MAX_NAME + 1];
+    for (int i = 0; i < natts; i++) {
+        HS_NC_CHECK(nc_inq_attname(in, vin, i, an), old);
+        HS_NC_CHECK(nc_copy_att(in, vin, an, st(w)->ncid, v->id), w->partial);
+    }
+    return HS_OK;
+}
+
+static int copy_var_data(hs_writer *w, int in, int vin, const char *old, const hs_writer_var *v, int64_t nkeep, void *buf)
+{
+    size_t start[4] = {0}, count[4];
+    int rank = 0;
+    if (v->time_dependent) count[rank++] = 1;
+    for (int d = w->ndim - 1; d >= 0; d--) count[rank++] = (size_t)w->n[d];
+    int64_t nrec = v->time_dependent ? nkeep : 1;
+    for (int64_t r = 0; r < nrec; r++) {
+        start[0] = (size_t)r;
+        HS_NC_CHECK(nc_get_vara(in, vin, start, count, buf), old);
+        HS_CHECK(put_record(w, st(w)->ncid, v, r, buf));
+    }
+    return HS_OK;
+}
+
+static int read_times(int in, const char *old, double **times, size_t *nt)
+{
+    int tv, td;
+    *times = NULL;
+    *nt = 0;
+    if (nc_inq_varid(in, "time", &tv) != NC_NOERR) return HS_OK;
+    HS_NC_CHECK(nc_inq_vardimid(in, tv, &td), old);
+    HS_NC_CHECK(nc_inq_dimlen(in, td, nt), old);
+    *times = malloc((*nt ? *nt : 1) * sizeof **times);
+    if (!*times) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    if (*nt) HS_NC_CHECK(nc_get_var_double(in, tv, *times), old);
+    return HS_OK;
+}
+
+static int copy_file(hs_writer *w, const hs_output_desc *desc, double time, int in, const char *old, void *buf)
+{
+    double *times;
+    size_t nt, nkeep = 0;
+    HS_CHECK(read_times(in, old, &times, &nt));
+    while (nkeep < nt && times[nkeep] <= time) nkeep++;
+    int rc = nc_create_file(w, desc);
+    if (rc == HS_OK) rc = copy_globals(w, in, old);
+    for (size_t r = 0; rc == HS_OK && r < nkeep; r++) {
+        rc = nc_time(w, (int64_t)r, times[r]);
+        if (rc == HS_OK) rc = hs_writer_push_time(w, times[r]);
+    }
+    free(times);
+    HS_CHECK(rc);
+    int nv;
+    HS_NC_CHECK(nc_inq_nvars(in, &nv), old);
+    for (int vin = 0; vin < nv; vin++) {
+        char name[NC_MAX_NAME + 1];
+        HS_NC_CHECK(nc_inq_varname(in, vin, name), old);
+        if (is_coord(w, name)) continue;
+        if (w->nvars >= HS_WRITER_MAX_VARS) return HS_FAIL(HS_ERR_RUNTIME, "%s: too many variables", old);
+        hs_writer_var *v = &w->vars[w->nvars];
+        memset(v, 0, sizeof *v);
+        HS_CHECK(copy_var_def(w, in, vin, old, v));
+        HS_CHECK(copy_var_data(w, in, vin, old, v, (int64_t)nkeep, buf));
+        w->nvars++;
+    }
+    return HS_OK;
+}
+
+/* NetCDF cannot shrink an unlimited dimension, so the kept records are copied into a new file. */
+static int nc_reopen(hs_writer *w, const hs_output_desc *desc, double time)
+{
+    size_t len = strlen(w->partial) + sizeof ".old";
+    char *old = malloc(len);
+    void *buf = malloc((size_t)hs_writer_plane_size(w) * sizeof(double));
+    if (!old || !buf) {
+        free(old);
+        free(buf);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory resuming %s", w->path);
+    }
+    snprintf(old, len, "%s.old", w->partial);
+    int in = -1, rc = HS_OK;
+    if (rename(w->partial, old) != 0) rc = HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed", w->partial, old);
+    if (rc == HS_OK) {
+        int s = nc_open(old, NC_NOWRITE, &in);
+        rc = s == NC_NOERR ? copy_file(w, desc, time, in, old, buf) : hs_nc_fail(s, "nc_open", old, __FILE__, __LINE__);
+    }
+    if (in >= 0) nc_close(in);
+    if (rc == HS_OK) remove(old);
+    free(old);
+    free(buf);
+    return rc;
+}
+
+const hs_writer_backend hs_writer_netcdf = {
+    .name = "netcdf",
+    .create = nc_create_file,
+    .reopen = nc_reopen,
+    .def_var = nc_def,
+    .put_time = nc_time,
+    .put = nc_put,
+    .attr_text = nc_attr_text,
+    .attr_real = nc_attr_real,
+    .close = nc_close_file,
+    .finish = NULL,
+    .discard = nc_discard,
+};
+
+#endif

@@ -1,0 +1,222 @@
+/* Reading NetCDF or HDF5 files back (any producer): variable shapes, whole variables, single records. */
+#include "io/output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/output_impl.h"
+#if HS_HAVE_NETCDF
+#include <netcdf.h>
+#endif
+
+typedef enum { RD_NETCDF, RD_HDF5 } rd_kind;
+
+struct hs_reader {
+    rd_kind kind;
+    char *path;
+    int ncid;
+#if HS_HAVE_HDF5
+    hid_t file;
+#endif
+};
+
+static int open_any(hs_reader *r)
+{
+#if HS_HAVE_NETCDF
+    /* NetCDF-4 files are HDF5 files too; NetCDF first keeps its dimension semantics */
+    if (nc_open(r->path, NC_NOWRITE, &r->ncid) == NC_NOERR) {
+        r->kind = RD_NETCDF;
+        return HS_OK;
+    }
+#endif
+#if HS_HAVE_HDF5
+    hs_h5_quiet();
+    htri_t is = H5Fis_hdf5(r->path);
+    H5Eclear2(H5E_DEFAULT);
+    if (is > 0) {
+        r->file = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        if (r->file < 0) return hs_h5_fail("H5Fopen", r->path, __FILE__, __LINE__);
+        r->kind = RD_HDF5;
+        return HS_OK;
+    }
+#endif
+    return hs_input_error(r->path, 0, NULL, "not a NetCDF or HDF5 file this build can read (features: %s)", HS_FEATURES);
+}
+
+int hs_reader_open(const char *path, hs_reader **out)
+{
+    if (!path || !out) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_open: null argument");
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return hs_input_error(path, 0, NULL, "cannot open the file (missing or unreadable)");
+    fclose(f);
+    hs_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory opening %s", path);
+    }
+    int rc = open_any(r);
+    if (rc != HS_OK) {
+        free(r->path);
+        free(r);
+        return rc;
+    }
+    *out = r;
+    return HS_OK;
+}
+
+void hs_reader_close(hs_reader *r)
+{
+    if (!r) return;
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) nc_close(r->ncid);
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) H5Fclose(r->file);
+#endif
+    free(r->path);
+    free(r);
+}
+
+/* ------------------------------------------------------------------ NetCDF */
+#if HS_HAVE_NETCDF
+static int nc_var(hs_reader *r, const char *name, int *varid)
+{
+    if (nc_inq_varid(r->ncid, name, varid) != NC_NOERR)
+        return hs_input_error(r->path, 0, name, "no such variable in the file");
+    return HS_OK;
+}
+
+static int nc_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
+{
+    int v, nd, dims[NC_MAX_VAR_DIMS];
+    HS_CHECK(nc_var(r, name, &v));
+    HS_NC_CHECK(nc_inq_varndims(r->ncid, v, &nd), r->path);
+    if (nd > 8) return hs_input_error(r->path, 0, name, "%d dimensions (at most 8 supported)", nd);
+    HS_NC_CHECK(nc_inq_vardimid(r->ncid, v, dims), r->path);
+    for (int i = 0; i < nd; i++) {
+        size_t len;
+        HS_NC_CHECK(nc_inq_dimlen(r->ncid, dims[i], &len), r->path);
+        shape[i] = (int64_t)len;
+    }
+    *rank = nd;
+    return HS_OK;
+}
+
+static int nc_read(hs_reader *r, const char *name, int64_t record, const int64_t *shape, int rank, double *out)
+{
+    int v;
+    size_t start[8] = {0}, count[8];
+    HS_CHECK(nc_var(r, name, &v));
+    for (int i = 0; i < rank; i++) count[i] = (size_t)shape[i];
+    if (record >= 0) {
+        start[0] = (size_t)record;
+        count[0] = 1;
+    }
+    HS_NC_CHECK(nc_get_vara_double(r->ncid, v, start, count, out), r->path);
+    return HS_OK;
+}
+#endif
+
+/* ------------------------------------------------------------------ HDF5 */
+#if HS_HAVE_HDF5
+static int h5_dataset(hs_reader *r, const char *name, hid_t *ds)
+{
+    htri_t e = H5Lexists(r->file, name, H5P_DEFAULT);
+    H5Eclear2(H5E_DEFAULT);
+    if (e <= 0) return hs_input_error(r->path, 0, name, "no such variable in the file");
+    HS_H5_ID(*ds, H5Dopen2(r->file, name, H5P_DEFAULT), r->path);
+    return HS_OK;
+}
+
+static int h5_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
+{
+    hid_t ds = -1, sp;
+    hsize_t dims[H5S_MAX_RANK];
+    HS_CHECK(h5_dataset(r, name, &ds));
+    sp = H5Dget_space(ds);
+    int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+    if (nd >= 0 && nd <= 8) H5Sget_simple_extent_dims(sp, dims, NULL);
+    if (sp >= 0) H5Sclose(sp);
+    H5Dclose(ds);
+    if (nd < 0) return hs_h5_fail("H5Dget_space", r->path, __FILE__, __LINE__);
+    if (nd > 8) return hs_input_error(r->path, 0, name, "%d dimensions (at most 8 supported)", nd);
+    for (int i = 0; i < nd; i++) shape[i] = (int64_t)dims[i];
+    *rank = nd;
+    return HS_OK;
+}
+
+static int h5_read_sel(hs_reader *r, hid_t ds, int64_t record, const int64_t *shape, int rank, double *out)
+{
+    if (record < 0) {
+        HS_H5_CHECK(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out), r->path);
+        return HS_OK;
+    }
+    hsize_t start[8] = {0}, count[8];
+    for (int i = 0; i < rank; i++) count[i] = (hsize_t)shape[i];
+    start[0] = (hsize_t)record;
+    count[0] = 1;
+    hid_t fsp, msp;
+    HS_H5_ID(fsp, H5Dget_space(ds), r->path);
+    HS_H5_CHECK(H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL), r->path);
+    HS_H5_ID(msp, H5Screate_simple(rank, count, NULL), r->path);
+    herr_t rc = H5Dread(ds, H5T_NATIVE_DOUBLE, msp, fsp, H5P_DEFAULT, out);
+    H5Sclose(msp);
+    H5Sclose(fsp);
+    HS_H5_CHECK(rc, r->path);
+    return HS_OK;
+}
+
+static int h5_read(hs_reader *r, const char *name, int64_t record, const int64_t *shape, int rank, double *out)
+{
+    hid_t ds = -1;
+    HS_CHECK(h5_dataset(r, name, &ds));
+    int rc = h5_read_sel(r, ds, record, shape, rank, out);
+    H5Dclose(ds);
+    return rc;
+}
+#endif
+
+/* ------------------------------------------------------------------ dispatch */
+
+int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
+{
+    if (!r || !name || !shape || !rank) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_var_shape: null argument");
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) return nc_shape(r, name, shape, rank);
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) return h5_shape(r, name, shape, rank);
+#endif
+    return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+}
+
+static int read_any(hs_reader *r, const char *name, int64_t record, double *out)
+{
+    int64_t shape[8];
+    int rank;
+    HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
+    if (record >= 0 && (rank == 0 || record >= shape[0]))
+        return hs_input_error(r->path, 0, name, "record %lld out of range (the variable has %lld)", (long long)record,
+                              (long long)(rank ? shape[0] : 0));
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) return nc_read(r, name, record, shape, rank, out);
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) return h5_read(r, name, record, shape, rank, out);
+#endif
+    return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+}
+
+int hs_reader_read(hs_reader *r, const char *name, double *out)
+{
+    if (!r || !name || !out) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read: null argument");
+    return read_any(r, name, -1, out);
+}
+
+int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out)
+{
+    if (!r || !name || !out || record < 0) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read_record: bad argument");
+    return read_any(r, name, record, out);
+}

@@ -1,0 +1,662 @@
+/* Output writer and reader: NetCDF/HDF5 round trips (bitwise), CF attributes, XDMF, PATH.partial policy, resume. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/output.h"
+#include "kernels/config.h"
+#include "test_util.h"
+#if HS_HAVE_NETCDF
+#include <netcdf.h>
+#endif
+#if HS_HAVE_HDF5
+#include <hdf5.h>
+#endif
+
+static char g_dir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    k = (k + 1) % 4;
+    if (!g_dir[0]) {
+        snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_output_XXXXXX");
+        if (!mkdtemp(g_dir)) fail_msg("mkdtemp failed");
+    }
+    snprintf(buf[k], sizeof buf[k], "%s/%s", g_dir, name);
+    return buf[k];
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static char *with_suffix(const char *path, const char *suffix)
+{
+    static char buf[600];
+    snprintf(buf, sizeof buf, "%s%s", path, suffix);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ a small grid and its data */
+
+typedef struct {
+    int ndim;
+    int64_t n[3];
+    double *coords[3];
+    hs_output_desc desc;
+} grid_t;
+
+static void grid_init(grid_t *g, hs_output_format fmt, const char *path, int ndim, int64_t nx, int64_t ny, int64_t nz)
+{
+    static const char *names[3] = {"x", "y", "z"};
+    static const char *units[3] = {"m", "m", "m"};
+    memset(g, 0, sizeof *g);
+    g->ndim = ndim;
+    int64_t n[3] = {nx, ny, nz};
+    for (int d = 0; d < ndim; d++) {
+        g->n[d] = n[d];
+        g->coords[d] = malloc((size_t)n[d] * sizeof(double));
+        for (int64_t i = 0; i < n[d]; i++) g->coords[d][i] = 0.5 * (double)i + d;
+        g->desc.dim_names[d] = names[d];
+        g->desc.n[d] = n[d];
+        g->desc.coords[d] = g->coords[d];
+        g->desc.coord_units[d] = units[d];
+    }
+    g->desc.path = path;
+    g->desc.format = fmt;
+    g->desc.title = "hpcsim output test";
+    g->desc.history = "test_output --unit";
+    g->desc.params_ini = "[run]\nsolver = test\n";
+    g->desc.ndim = ndim;
+    g->desc.time_units = "seconds since 2000-01-01 00:00:00";
+}
+
+static void grid_free(grid_t *g)
+{
+    for (int d = 0; d < g->ndim; d++) free(g->coords[d]);
+}
+
+static size_t plane(const grid_t *g)
+{
+    size_t n = 1;
+    for (int d = 0; d < g->ndim; d++) n *= (size_t)g->n[d];
+    return n;
+}
+
+static void field_T(const grid_t *g, int rec, double *x) { test_fill_f64(x, plane(g), 1000 + rec, -300, 300); }
+static void field_q(const grid_t *g, int rec, float *x) { test_fill_f32(x, plane(g), 2000 + rec, 0, 1); }
+static void field_mask(const grid_t *g, double *x) { test_fill_f64(x, plane(g), 77, 0, 1); }
+static double rec_time(int rec) { return 0.25 * rec * rec + rec; }
+
+typedef struct { int T, q, mask; } vars_t;
+
+static void define(hs_writer *w, vars_t *v)
+{
+    TEST_OK(hs_writer_def_var(w, "T", "K", "temperature", "air_temperature", HS_F64, 1, &v->T));
+    TEST_OK(hs_writer_def_var(w, "q", "1", "tracer", NULL, HS_F32, 1, &v->q));
+    TEST_OK(hs_writer_def_var(w, "mask", "1", "land mask", NULL, HS_F64, 0, &v->mask));
+}
+
+static void write_record(hs_writer *w, const grid_t *g, const vars_t *v, int rec)
+{
+    size_t n = plane(g);
+    double *T = malloc(n * sizeof *T);
+    float *q = malloc(n * sizeof *q);
+    field_T(g, rec, T);
+    field_q(g, rec, q);
+    TEST_OK(hs_writer_begin_step(w, rec_time(rec)));
+    TEST_OK(hs_writer_put(w, v->T, T));
+    TEST_OK(hs_writer_put(w, v->q, q));
+    free(T);
+    free(q);
+}
+
+static void write_file(const grid_t *g, int nrec)
+{
+    hs_writer *w;
+    vars_t v;
+    TEST_OK(hs_writer_open(test_ctx(), &g->desc, &w));
+    define(w, &v);
+    TEST_OK(hs_writer_attr_text(w, "institution", "hpcsim tests"));
+    TEST_OK(hs_writer_attr_real(w, "answer", 42.0));
+    double *mask = malloc(plane(g) * sizeof *mask);
+    field_mask(g, mask);
+    TEST_OK(hs_writer_put(w, v.mask, mask));
+    free(mask);
+    for (int r = 0; r < nrec; r++) write_record(w, g, &v, r);
+    TEST_OK(hs_writer_close(w));
+}
+
+/* Read back through hs_reader: shapes, every record, whole variables, coordinates, bitwise. */
+static void check_shape(hs_reader *r, const char *name, const grid_t *g, int64_t nrec)
+{
+    int64_t shape[8];
+    int rank;
+    TEST_OK(hs_reader_var_shape(r, name, shape, &rank));
+    int k = 0;
+    if (nrec >= 0) {
+        assert_int_equal(rank, g->ndim + 1);
+        assert_int_equal(shape[k++], nrec);
+    } else {
+        assert_int_equal(rank, g->ndim);
+    }
+    for (int d = g->ndim - 1; d >= 0; d--) assert_int_equal(shape[k++], g->n[d]);
+}
+
+static void check_data(const char *path, const grid_t *g, const int *recs, int nrec, const double *times)
+{
+    hs_reader *r;
+    size_t n = plane(g);
+    double *got = malloc(n * (size_t)(nrec + 1) * sizeof *got), *want = malloc(n * sizeof *want);
+    float *qf = malloc(n * sizeof *qf);
+    TEST_OK(hs_reader_open(path, &r));
+    check_shape(r, "T", g, nrec);
+    check_shape(r, "q", g, nrec);
+    check_shape(r, "mask", g, -1);
+    for (int i = 0; i < nrec; i++) {
+        field_T(g, recs[i], want);
+        TEST_OK(hs_reader_read_record(r, "T", i, got));
+        assert_memory_equal(got, want, n * sizeof *got);
+        field_q(g, recs[i], qf);
+        for (size_t j = 0; j < n; j++) want[j] = qf[j];
+        TEST_OK(hs_reader_read_record(r, "q", i, got));
+        assert_memory_equal(got, want, n * sizeof *got);
+    }
+    TEST_OK(hs_reader_read(r, "T", got)); /* whole variable: record i at offset i * n */
+    for (int i = 0; i < nrec; i++) {
+        field_T(g, recs[i], want);
+        assert_memory_equal(got + (size_t)i * n, want, n * sizeof *got);
+    }
+    TEST_OK(hs_reader_read(r, "time", got));
+    assert_memory_equal(got, times, (size_t)nrec * sizeof *got);
+    field_mask(g, want);
+    TEST_OK(hs_reader_read(r, "mask", got));
+    assert_memory_equal(got, want, n * sizeof *got);
+    TEST_OK(hs_reader_read(r, "x", got));
+    assert_memory_equal(got, g->coords[0], (size_t)g->n[0] * sizeof *got);
+    assert_int_equal(hs_reader_read(r, "nonexistent", got), HS_ERR_INPUT);
+    hs_error_clear();
+    assert_int_equal(hs_reader_read_record(r, "T", nrec, got), HS_ERR_INPUT);
+    hs_error_clear();
+    hs_reader_close(r);
+    free(got);
+    free(want);
+    free(qf);
+}
+
+static void check_plain(const char *path, const grid_t *g, int nrec)
+{
+    int recs[16];
+    double times[16];
+    for (int i = 0; i < nrec; i++) {
+        recs[i] = i;
+        times[i] = rec_time(i);
+    }
+    check_data(path, g, recs, nrec, times);
+}
+
+/* ------------------------------------------------------------------ attributes via the libraries */
+
+#if HS_HAVE_NETCDF
+static void nc_expect(int ncid, const char *var, const char *att, const char *want, int prefix)
+{
+    int v = NC_GLOBAL;
+    size_t len;
+    char buf[4096];
+    if (var) assert_int_equal(nc_inq_varid(ncid, var, &v), NC_NOERR);
+    assert_int_equal(nc_inq_attlen(ncid, v, att, &len), NC_NOERR);
+    assert_true(len < sizeof buf);
+    assert_int_equal(nc_get_att_text(ncid, v, att, buf), NC_NOERR);
+    buf[len] = 0;
+    if (prefix)
+        assert_true(strncmp(buf, want, strlen(want)) == 0);
+    else
+        assert_string_equal(buf, want);
+}
+
+static void nc_check_attrs(const char *path, int ndim)
+{
+    int ncid, nd, unlim, dimids[4], v;
+    char name[NC_MAX_NAME + 1];
+    assert_int_equal(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
+    nc_expect(ncid, NULL, "Conventions", "CF-1.10", 0);
+    nc_expect(ncid, NULL, "title", "hpcsim output test", 0);
+    nc_expect(ncid, NULL, "source", "hpcsim " HS_VERSION " (git ", 1);
+    nc_expect(ncid, NULL, "hpcsim_parameters", "[run]\nsolver = test\n", 0);
+    nc_expect(ncid, NULL, "institution", "hpcsim tests", 0);
+    nc_expect(ncid, "x", "units", "m", 0);
+    nc_expect(ncid, "x", "axis", "X", 0);
+    nc_expect(ncid, "y", "axis", "Y", 0);
+    if (ndim == 3) nc_expect(ncid, "z", "axis", "Z", 0);
+    nc_expect(ncid, "time", "units", "seconds since 2000-01-01 00:00:00", 0);
+    nc_expect(ncid, "time", "calendar", "standard", 0);
+    nc_expect(ncid, "time", "axis", "T", 0);
+    nc_expect(ncid, "time", "standard_name", "time", 0);
+    nc_expect(ncid, "T", "units", "K", 0);
+    nc_expect(ncid, "T", "standard_name", "air_temperature", 0);
+    nc_expect(ncid, "q", "long_name", "tracer", 0);
+    /* dimension order: time first (unlimited), x last (fastest) */
+    assert_int_equal(nc_inq_varid(ncid, "T", &v), NC_NOERR);
+    assert_int_equal(nc_inq_var(ncid, v, NULL, NULL, &nd, dimids, NULL), NC_NOERR);
+    assert_int_equal(nd, ndim + 1);
+    assert_int_equal(nc_inq_unlimdim(ncid, &unlim), NC_NOERR);
+    assert_int_equal(dimids[0], unlim);
+    assert_int_equal(nc_inq_dimname(ncid, dimids[nd - 1], name), NC_NOERR);
+    assert_string_equal(name, "x");
+    double answer;
+    assert_int_equal(nc_get_att_double(ncid, NC_GLOBAL, "answer", &answer), NC_NOERR);
+    assert_true(answer == 42.0);
+    int fmt;
+    assert_int_equal(nc_inq_format(ncid, &fmt), NC_NOERR);
+    assert_int_equal(fmt, NC_FORMAT_NETCDF4);
+    nc_close(ncid);
+}
+
+static void test_netcdf_3d(void **state)
+{
+    grid_t g;
+    const char *p = tmp_path("n3.nc");
+    grid_init(&g, HS_FORMAT_NETCDF, p, 3, 7, 5, 3);
+    g.desc.deflate_level = 4;
+    write_file(&g, 4);
+    check_plain(p, &g, 4);
+    nc_check_attrs(p, 3);
+    grid_free(&g);
+}
+
+static void test_netcdf_2d(void **state)
+{
+    grid_t g;
+    const char *p = tmp_path("n2.nc");
+    grid_init(&g, HS_FORMAT_NETCDF, p, 2, 31, 1, 1);
+    write_file(&g, 3);
+    check_plain(p, &g, 3);
+    nc_check_attrs(p, 2);
+    grid_free(&g);
+}
+#else
+static void test_netcdf_missing(void **state)
+{
+    grid_t g;
+    const char *p = tmp_path("missing.nc");
+    hs_writer *w = NULL;
+    grid_init(&g, HS_FORMAT_NETCDF, p, 2, 4, 3, 1);
+    hs_error_clear();
+    assert_int_equal(hs_writer_open(test_ctx(), &g.desc, &w), HS_ERR_INPUT);
+    assert_non_null(strstr(hs_error_message(), "NetCDF output requested but this build has no NetCDF (format = hdf5 works)"));
+    hs_error_clear();
+    assert_null(w);
+    assert_false(exists(p));
+    assert_false(exists(with_suffix(p, ".partial")));
+    grid_free(&g);
+}
+#endif
+
+#if HS_HAVE_HDF5
+static void h5_expect(hid_t f, const char *obj, const char *att, const char *want, int prefix)
+{
+    hid_t a = H5Aopen_by_name(f, obj, att, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(a >= 0);
+    hid_t ft = H5Aget_type(a);
+    size_t sz = H5Tget_size(ft);
+    char *buf = calloc(sz + 1, 1);
+    assert_true(H5Aread(a, ft, buf) >= 0);
+    if (prefix)
+        assert_true(strncmp(buf, want, strlen(want)) == 0);
+    else
+        assert_string_equal(buf, want);
+    free(buf);
+    H5Tclose(ft);
+    H5Aclose(a);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = calloc((size_t)n + 1, 1);
+    assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    return s;
+}
+
+static int count_of(const char *s, const char *needle)
+{
+    int k = 0;
+    for (const char *p = strstr(s, needle); p; p = strstr(p + 1, needle)) k++;
+    return k;
+}
+
+static void h5_check(const char *path, const char *xmf, const char *base, const grid_t *g, int nrec)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    h5_expect(f, "/", "Conventions", "CF-1.10", 0);
+    h5_expect(f, "/", "source", "hpcsim " HS_VERSION " (git ", 1);
+    h5_expect(f, "/", "institution", "hpcsim tests", 0);
+    h5_expect(f, "x", "units", "m", 0);
+    h5_expect(f, "x", "axis", "X", 0);
+    h5_expect(f, "y", "axis", "Y", 0);
+    h5_expect(f, "time", "calendar", "standard", 0);
+    h5_expect(f, "T", "units", "K", 0);
+    h5_expect(f, "T", "dimensions", g->ndim == 3 ? "time z y x" : "time y x", 0);
+    H5Fclose(f);
+    char *s = slurp(xmf);
+    char ref[256], dims[64];
+    assert_non_null(strstr(s, "<Xdmf Version=\"3.0\">"));
+    assert_non_null(strstr(s, "CollectionType=\"Temporal\""));
+    assert_non_null(strstr(s, g->ndim == 3 ? "TopologyType=\"3DRectMesh\"" : "TopologyType=\"2DRectMesh\""));
+    assert_non_null(strstr(s, g->ndim == 3 ? "GeometryType=\"VXVYVZ\"" : "GeometryType=\"VXVY\""));
+    if (g->ndim == 3)
+        snprintf(dims, sizeof dims, "Dimensions=\"%lld %lld %lld\"", (long long)g->n[2], (long long)g->n[1], (long long)g->n[0]);
+    else
+        snprintf(dims, sizeof dims, "Dimensions=\"%lld %lld\"", (long long)g->n[1], (long long)g->n[0]);
+    assert_non_null(strstr(s, dims));
+    snprintf(ref, sizeof ref, "%s:/T</DataItem>", base);
+    assert_int_equal(count_of(s, ref), nrec);
+    snprintf(ref, sizeof ref, "%s:/mask</DataItem>", base);
+    assert_int_equal(count_of(s, ref), nrec);
+    assert_int_equal(count_of(s, "<Time Value="), nrec);
+    assert_int_equal(count_of(s, "ItemType=\"HyperSlab\""), 2 * nrec);
+    free(s);
+}
+
+static void test_hdf5_3d(void **state)
+{
+    grid_t g;
+    const char *p = tmp_path("h3.h5");
+    grid_init(&g, HS_FORMAT_HDF5, p, 3, 6, 4, 5);
+    g.desc.deflate_level = 1;
+    write_file(&g, 4);
+    check_plain(p, &g, 4);
+    h5_check(p, tmp_path("h3.xmf"), "h3.h5", &g, 4);
+    assert_false(exists(tmp_path("h3.xmf.tmp")));
+    grid_free(&g);
+}
+
+static void test_hdf5_2d(void **state)
+{
+    grid_t g;
+    const char *p = tmp_path("h2.h5");
+    grid_init(&g, HS_FORMAT_HDF5, p, 2, 9, 2, 1);
+    write_file(&g, 3);
+    check_plain(p, &g, 3);
+    h5_check(p, tmp_path("h2.xmf"), "h2.h5", &g, 3);
+    grid_free(&g);
+}
+
+static void test_hdf5_1d(void **state)
+{
+    grid_t g;
+    const char *p = tmp_path("h1.h5");
+    grid_init(&g, HS_FORMAT_HDF5, p, 1, 1, 1, 1);
+    write_file(&g, 2);
+    check_plain(p, &g, 2);
+    char *s = slurp(tmp_path("h1.xmf"));
+    assert_non_null(strstr(s, "TopologyType=\"2DRectMesh\" Dimensions=\"1 1\""));
+    free(s);
+    grid_free(&g);
+}
+#endif
+
+/* ------------------------------------------------------------------ life cycle, per format */
+
+static int formats(hs_output_format *f, const char **ext)
+{
+    int k = 0;
+#if HS_HAVE_NETCDF
+    f[k] = HS_FORMAT_NETCDF;
+    ext[k++] = "nc";
+#endif
+#if HS_HAVE_HDF5
+    f[k] = HS_FORMAT_HDF5;
+    ext[k++] = "h5";
+#endif
+    return k;
+}
+
+static void test_partial_then_rename(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "life.%s", ext[i]);
+        const char *p = tmp_path(name);
+        grid_t g;
+        hs_writer *w;
+        vars_t v;
+        grid_init(&g, f[i], p, 2, 5, 4, 1);
+        FILE *old = fopen(p, "w"); /* an old file survives until the new one is complete */
+        fputs("old", old);
+        fclose(old);
+        TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
+        define(w, &v);
+        write_record(w, &g, &v, 0);
+        assert_true(exists(with_suffix(p, ".partial")));
+        struct stat st;
+        assert_int_equal(stat(p, &st), 0);
+        assert_int_equal(st.st_size, 3);
+        TEST_OK(hs_writer_close(w));
+        assert_false(exists(with_suffix(p, ".partial")));
+        assert_true(exists(p));
+        hs_reader *r;
+        TEST_OK(hs_reader_open(p, &r));
+        hs_reader_close(r);
+        grid_free(&g);
+    }
+}
+
+static void test_discard_and_suspend(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "gone.%s", ext[i]);
+        const char *p = tmp_path(name);
+        grid_t g;
+        hs_writer *w;
+        vars_t v;
+        grid_init(&g, f[i], p, 3, 3, 3, 3);
+        TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
+        define(w, &v);
+        write_record(w, &g, &v, 0);
+        hs_writer_discard(w);
+        assert_false(exists(p));
+        assert_false(exists(with_suffix(p, ".partial")));
+        TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
+        define(w, &v);
+        write_record(w, &g, &v, 0);
+        TEST_OK(hs_writer_suspend(w));
+        assert_false(exists(p));
+        assert_true(exists(with_suffix(p, ".partial")));
+        grid_free(&g);
+    }
+}
+
+static void test_resume_drops_later_records(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "resume.%s", ext[i]);
+        const char *p = tmp_path(name);
+        grid_t g;
+        hs_writer *w;
+        vars_t v, v2;
+        grid_init(&g, f[i], p, 3, 4, 3, 2);
+        TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
+        define(w, &v);
+        double *mask = malloc(plane(&g) * sizeof *mask);
+        field_mask(&g, mask);
+        TEST_OK(hs_writer_put(w, v.mask, mask));
+        free(mask);
+        for (int r = 0; r < 4; r++) write_record(w, &g, &v, r); /* times 0, 1.25, 3, 5.25 */
+        TEST_OK(hs_writer_suspend(w));
+
+        TEST_OK(hs_writer_resume(test_ctx(), &g.desc, 2.0, &w));
+        assert_int_equal(hs_writer_var_id(w, "T"), v.T);
+        assert_int_equal(hs_writer_var_id(w, "nope"), -1);
+        define(w, &v2);
+        assert_int_equal(v2.T, hs_writer_var_id(w, "T"));
+        assert_int_equal(v2.q, hs_writer_var_id(w, "q"));
+        assert_int_equal(v2.mask, hs_writer_var_id(w, "mask"));
+        int bad;
+        assert_int_equal(hs_writer_def_var(w, "T", "K", "t", NULL, HS_F32, 1, &bad), HS_ERR_INPUT);
+        hs_error_clear();
+        write_record(w, &g, &v2, 7);
+        TEST_OK(hs_writer_close(w));
+        assert_false(exists(with_suffix(p, ".partial")));
+        int recs[3] = {0, 1, 7};
+        double times[3] = {rec_time(0), rec_time(1), rec_time(7)};
+        check_data(p, &g, recs, 3, times);
+        grid_free(&g);
+    }
+}
+
+static void test_errors(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "err.%s", ext[i]);
+        grid_t g;
+        hs_writer *w;
+        vars_t v;
+        int id;
+        grid_init(&g, f[i], "/nonexistent-dir/out/x.file", 2, 3, 2, 1);
+        hs_error_clear();
+        assert_int_equal(hs_writer_open(test_ctx(), &g.desc, &w), HS_ERR_RUNTIME);
+        assert_non_null(strstr(hs_error_message(), f[i] == HS_FORMAT_NETCDF ? "NetCDF call nc_create" : "HDF5 call H5Fcreate"));
+        assert_non_null(strstr(hs_error_message(), "/nonexistent-dir/out/x.file.partial"));
+        hs_error_clear();
+        grid_free(&g);
+
+        grid_init(&g, f[i], tmp_path(name), 2, 3, 2, 1);
+        TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
+        define(w, &v);
+        double x[6] = {0};
+        assert_int_equal(hs_writer_put(w, v.T, x), HS_ERR_RUNTIME); /* before any begin_step */
+        hs_error_clear();
+        assert_int_equal(hs_writer_def_var(w, "k", "1", "k", NULL, HS_I32, 1, &id), HS_ERR_INPUT);
+        assert_int_equal(hs_writer_def_var(w, "x", "1", "clash", NULL, HS_F64, 1, &id), HS_ERR_INPUT);
+        assert_int_equal(hs_writer_put(w, 99, x), HS_ERR_RUNTIME);
+        hs_error_clear();
+        TEST_OK(hs_writer_close(w));
+        grid_free(&g);
+
+        g.desc.ndim = 4;
+        assert_int_equal(hs_writer_open(test_ctx(), &g.desc, &w), HS_ERR_INPUT);
+        hs_error_clear();
+    }
+}
+
+static void test_static_only(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "static.%s", ext[i]);
+        const char *p = tmp_path(name);
+        grid_t g;
+        hs_writer *w;
+        int id;
+        grid_init(&g, f[i], p, 3, 2, 3, 4);
+        g.desc.time_units = NULL;
+        TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
+        assert_int_equal(hs_writer_def_var(w, "T", "K", "t", NULL, HS_F64, 1, &id), HS_ERR_INPUT);
+        assert_int_equal(hs_writer_begin_step(w, 0.0), HS_ERR_INPUT);
+        hs_error_clear();
+        TEST_OK(hs_writer_def_var(w, "mask", "1", "land mask", NULL, HS_F64, 0, &id));
+        double m[24], got[24];
+        field_mask(&g, m);
+        TEST_OK(hs_writer_put(w, id, m));
+        TEST_OK(hs_writer_close(w));
+        hs_reader *r;
+        TEST_OK(hs_reader_open(p, &r));
+        check_shape(r, "mask", &g, -1);
+        TEST_OK(hs_reader_read(r, "mask", got));
+        assert_memory_equal(got, m, sizeof m);
+        hs_reader_close(r);
+        grid_free(&g);
+    }
+}
+
+static void test_reader_bad_files(void **state)
+{
+    hs_reader *r = NULL;
+    assert_int_equal(hs_reader_open(tmp_path("does-not-exist.nc"), &r), HS_ERR_INPUT);
+    const char *p = tmp_path("garbage.nc");
+    FILE *f = fopen(p, "w");
+    fputs("this is not a NetCDF file\n", f);
+    fclose(f);
+    assert_int_equal(hs_reader_open(p, &r), HS_ERR_INPUT);
+    assert_non_null(strstr(hs_error_message(), "garbage.nc"));
+    hs_error_clear();
+    assert_null(r);
+}
+
+/* HS_KEEP_OUTPUT=DIR leaves sample files for the command-line checks (tests/cli/test_output_tools.sh). */
+static void test_keep_output(void **state)
+{
+    const char *dir = getenv("HS_KEEP_OUTPUT");
+    if (!dir || !*dir) skip();
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/sample.%s", dir, ext[i]);
+        grid_t g;
+        grid_init(&g, f[i], p, 3, 8, 6, 4);
+        g.desc.coord_long_names[0] = "x distance";
+        g.desc.deflate_level = 2;
+        write_file(&g, 3);
+        grid_free(&g);
+    }
+}
+
+static int cleanup(void **state)
+{
+    if (g_dir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+    }
+    return 0;
+}
+
+static const struct CMUnitTest tests[] = {
+#if HS_HAVE_NETCDF
+    cmocka_unit_test(test_netcdf_3d),
+    cmocka_unit_test(test_netcdf_2d),
+#else
+    cmocka_unit_test(test_netcdf_missing),
+#endif
+#if HS_HAVE_HDF5
+    cmocka_unit_test(test_hdf5_3d),
+    cmocka_unit_test(test_hdf5_2d),
+    cmocka_unit_test(test_hdf5_1d),
+#endif
+    cmocka_unit_test(test_partial_then_rename),
+    cmocka_unit_test(test_discard_and_suspend),
+    cmocka_unit_test(test_resume_drops_later_records),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_static_only),
+    cmocka_unit_test(test_reader_bad_files),
+    cmocka_unit_test_teardown(test_keep_output, cleanup),
+};
+
+TEST_MAIN("output", tests)
