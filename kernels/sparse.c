@@ -167,10 +167,11 @@ static int auto_width(const hs_csr *A)
 {
     const csr_impl *m = A->impl;
     if (m->width) return m->width;
-    /* one lane per stored entry of an average row keeps the loads of a warp contiguous */
+    /* about two entries per lane: the loads of a warp stay contiguous, and each lane has two
+     * independent gathers in flight, which a bandwidth-bound kernel needs to hide latency */
     double avg = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
     int w = 1;
-    while (w < avg && w < 32) w <<= 1;
+    while (w < avg / 2 && w < 32) w <<= 1;
     return w;
 }
 

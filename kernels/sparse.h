@@ -40,7 +40,8 @@ int hs_csr_diagonal(hs_csr *A, double *d);
  *   HS_SPMV_CUSPARSE_ALG1   cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1
  *   HS_SPMV_CUSPARSE_ALG2   cusparseSpMV with CUSPARSE_SPMV_CSR_ALG2 (bitwise reproducible)
  *   HS_SPMV_NATIVE          our vector-CSR kernel: `width` lanes per row (1, 2, 4, 8, 16, 32; 0 picks
- *                           the power of two at or above the average row length); reproducible
+ *                           the power of two at or above half the average row length, 4 for a
+ *                           7-point stencil); reproducible
  * A matrix with a row map (below), no rows, no columns or no entries always uses the native kernel. */
 typedef enum {
     HS_SPMV_AUTO = 0,
