@@ -1,0 +1,234 @@
+/* Checkpoint files: bitwise round trips of every type (HDF5 and binary formats), tmp -> final rename, bad files. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/checkpoint.h"
+#include "kernels/config.h"
+#include "test_util.h"
+
+static char g_dir[256];
+
+static const char *tmp_path(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    if (!g_dir[0]) {
+        snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_ckpt_XXXXXX");
+        if (!mkdtemp(g_dir)) fail_msg("mkdtemp failed");
+    }
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", g_dir, name);
+    return buf[k];
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static const char *FORMATS[] = {
+#if HS_HAVE_HDF5
+    "hdf5",
+#endif
+    "binary"};
+#define NFORMATS (sizeof FORMATS / sizeof FORMATS[0])
+
+/* Bytes of n elements of every type, with special floats in the f64/f32 arrays. */
+static void fill(hs_dtype t, int64_t n, uint64_t seed, void *p)
+{
+    size_t bytes = (size_t)n * hs_dtype_size(t);
+    uint64_t s = seed;
+    unsigned char *b = p;
+    for (size_t i = 0; i < bytes; i++) b[i] = (unsigned char)(test_rand_u64(&s) >> 56);
+    if (t == HS_F64 && n >= 4) {
+        double *d = p;
+        d[0] = NAN;
+        d[1] = -0.0;
+        d[2] = INFINITY;
+        d[3] = 4.9e-324;
+    }
+    if (t == HS_F32 && n >= 2) {
+        float *f = p;
+        f[0] = -NAN;
+        f[1] = 1e-45f;
+    }
+}
+
+static const int64_t SIZES[] = {0, 1, 31, 1000};
+
+static void write_all(hs_ctx *ctx, const char *path, const char *params)
+{
+    hs_checkpoint *c;
+    int had = exists(path); /* an older checkpoint stays until the new one is complete */
+    TEST_OK(hs_checkpoint_create(ctx, path, "heat", params, 1234567890123ll, 0.1 + 0.2, &c));
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    assert_true(exists(tmp));
+    assert_int_equal(exists(path), had);
+    for (int t = 0; t < 8; t++)
+        for (int s = 0; s < 4; s++) {
+            char name[32];
+            void *p = malloc((size_t)SIZES[s] * 16 + 1);
+            snprintf(name, sizeof name, "%s_%lld", hs_dtype_name((hs_dtype)t), (long long)SIZES[s]);
+            fill((hs_dtype)t, SIZES[s], 100 * t + s, p);
+            TEST_OK(hs_checkpoint_write(c, name, (hs_dtype)t, SIZES[s], p));
+            free(p);
+        }
+    assert_int_equal(hs_checkpoint_write(c, "f64_1", HS_F64, 1, &(double){1}), HS_ERR_RUNTIME); /* twice */
+    hs_error_clear();
+    TEST_OK(hs_checkpoint_close(c));
+    assert_false(exists(tmp));
+    assert_true(exists(path));
+}
+
+static void read_all(hs_ctx *ctx, const char *path, const char *params)
+{
+    hs_checkpoint *c;
+    int64_t step;
+    double time;
+    TEST_OK(hs_checkpoint_open(ctx, path, "heat", &c, &step, &time));
+    assert_int_equal(step, 1234567890123ll);
+    assert_true(time == 0.1 + 0.2);
+    assert_string_equal(hs_checkpoint_params(c), params);
+    for (int t = 0; t < 8; t++)
+        for (int s = 0; s < 4; s++) {
+            char name[32];
+            size_t bytes = (size_t)SIZES[s] * hs_dtype_size((hs_dtype)t);
+            unsigned char *want = malloc(bytes + 1), *got = malloc(bytes + 1);
+            snprintf(name, sizeof name, "%s_%lld", hs_dtype_name((hs_dtype)t), (long long)SIZES[s]);
+            fill((hs_dtype)t, SIZES[s], 100 * t + s, want);
+            memset(got, 0xA5, bytes + 1);
+            TEST_OK(hs_checkpoint_read(c, name, (hs_dtype)t, SIZES[s], got));
+            assert_memory_equal(got, want, bytes); /* bitwise, NaN payloads included */
+            assert_int_equal(got[bytes], 0xA5);    /* nothing written past the end */
+            free(want);
+            free(got);
+        }
+    double x[31];
+    assert_int_equal(hs_checkpoint_read(c, "missing", HS_F64, 1, x), HS_ERR_INPUT);
+    assert_int_equal(hs_checkpoint_read(c, "f64_31", HS_F32, 31, x), HS_ERR_INPUT);
+    assert_int_equal(hs_checkpoint_read(c, "f64_31", HS_F64, 30, x), HS_ERR_INPUT);
+    hs_error_clear();
+    TEST_OK(hs_checkpoint_close(c));
+}
+
+static void test_round_trip(void **state)
+{
+    hs_ctx *ctx = test_ctx();
+    /* a parameter text larger than an HDF5 object header (64 KiB) */
+    size_t big = 100000;
+    char *params = malloc(big + 1);
+    for (size_t i = 0; i < big; i++) params[i] = i % 61 == 60 ? '\n' : (char)('a' + i % 26);
+    params[big] = 0;
+    for (size_t f = 0; f < NFORMATS; f++) {
+        char name[64];
+        setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
+        snprintf(name, sizeof name, "rt_%s.ckpt", FORMATS[f]);
+        write_all(ctx, tmp_path(name), params);
+        read_all(ctx, tmp_path(name), params);
+        write_all(ctx, tmp_path(name), "[heat]\nn = 3\n"); /* replaces the old file */
+        read_all(ctx, tmp_path(name), "[heat]\nn = 3\n");
+    }
+    unsetenv("HS_CHECKPOINT_FORMAT");
+    free(params);
+}
+
+static void small_file(hs_ctx *ctx, const char *path)
+{
+    hs_checkpoint *c;
+    double v[3] = {1, 2, 3};
+    TEST_OK(hs_checkpoint_create(ctx, path, "heat", "", 7, 1.5, &c));
+    TEST_OK(hs_checkpoint_write(c, "u", HS_F64, 3, v));
+    TEST_OK(hs_checkpoint_close(c));
+}
+
+static void test_wrong_solver_and_ranks(void **state)
+{
+    hs_ctx *ctx = test_ctx();
+    for (size_t f = 0; f < NFORMATS; f++) {
+        char name[64];
+        setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
+        snprintf(name, sizeof name, "who_%s.ckpt", FORMATS[f]);
+        const char *p = tmp_path(name);
+        small_file(ctx, p);
+        hs_checkpoint *c = NULL;
+        int64_t step;
+        double time;
+        hs_error_clear();
+        assert_int_equal(hs_checkpoint_open(ctx, p, "cfd", &c, &step, &time), HS_ERR_INPUT);
+        assert_non_null(strstr(hs_error_message(), p));
+        assert_non_null(strstr(hs_error_message(), "solver 'heat', not 'cfd'"));
+        hs_error_clear();
+        assert_null(c);
+        /* the same process posing as a 2-rank run: only the stored rank count is compared */
+        hs_ctx two = *ctx;
+        two.size = 2;
+        assert_int_equal(hs_checkpoint_open(&two, p, "heat", &c, &step, &time), HS_ERR_INPUT);
+        assert_non_null(strstr(hs_error_message(), "written by 1 MPI ranks, this run has 2"));
+        hs_error_clear();
+    }
+    unsetenv("HS_CHECKPOINT_FORMAT");
+}
+
+static void test_bad_files(void **state)
+{
+    hs_ctx *ctx = test_ctx();
+    hs_checkpoint *c = NULL;
+    int64_t step;
+    double time;
+    assert_int_equal(hs_checkpoint_open(ctx, tmp_path("none.ckpt"), "heat", &c, &step, &time), HS_ERR_INPUT);
+    const char *p = tmp_path("garbage.ckpt");
+    FILE *f = fopen(p, "w");
+    fputs("not a checkpoint at all, just text\n", f);
+    fclose(f);
+    hs_error_clear();
+    assert_int_equal(hs_checkpoint_open(ctx, p, "heat", &c, &step, &time), HS_ERR_INPUT);
+    assert_non_null(strstr(hs_error_message(), "garbage.ckpt"));
+    hs_error_clear();
+    /* a flipped byte in the data of a binary checkpoint fails its checksum */
+    setenv("HS_CHECKPOINT_FORMAT", "binary", 1);
+    p = tmp_path("flip.ckpt");
+    small_file(ctx, p);
+    unsetenv("HS_CHECKPOINT_FORMAT");
+    f = fopen(p, "r+b");
+    fseek(f, -20, SEEK_END); /* inside the array's data (before the end tag and hash) */
+    int ch = fgetc(f);
+    fseek(f, -20, SEEK_END);
+    fputc(ch ^ 0x10, f);
+    fclose(f);
+    assert_int_equal(hs_checkpoint_open(ctx, p, "heat", &c, &step, &time), HS_ERR_INPUT);
+    assert_non_null(strstr(hs_error_message(), "checksum mismatch"));
+    hs_error_clear();
+    /* a truncated one */
+    p = tmp_path("short.ckpt");
+    setenv("HS_CHECKPOINT_FORMAT", "binary", 1);
+    small_file(ctx, p);
+    unsetenv("HS_CHECKPOINT_FORMAT");
+    assert_int_equal(truncate(p, 40), 0);
+    assert_int_equal(hs_checkpoint_open(ctx, p, "heat", &c, &step, &time), HS_ERR_INPUT);
+    hs_error_clear();
+    assert_null(c);
+}
+
+static int cleanup(void **state)
+{
+    if (g_dir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
+    }
+    return 0;
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_round_trip),
+    cmocka_unit_test(test_wrong_solver_and_ranks),
+    cmocka_unit_test_teardown(test_bad_files, cleanup),
+};
+
+TEST_MAIN("checkpoint", tests)
