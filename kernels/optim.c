@@ -1,6 +1,7 @@
 /* Optimisers: Adam (dispatch to the fused update) and L-BFGS with a strong-Wolfe line search,
  * written once on top of the BLAS family so it runs on either backend. */
 #include "kernels/optim.h"
+#include "kernels/lbfgs.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -78,18 +79,27 @@ void hs_adam_destroy(hs_adam *a)
 
 enum { LS_MAX_EVALS = 25 };
 
-typedef struct lbfgs {
+struct hs_lbfgs {
     hs_ctx *ctx;
     size_t n;
     hs_objective fn;
     void *data;
     hs_lbfgs_opts o;
-    double *x, *g, *d, *xt, *gt; /* device: iterate, gradient, direction, trial point and gradient */
+    double *x, *g, *d, *xt, *gt; /* device: iterate (the caller's), gradient, direction, trial point and gradient */
     double **s, **y;             /* device: correction pairs, ring buffer */
     double *rho, *alpha;         /* host */
     int stored, head;            /* pairs stored; index of the next slot */
-    int evals;
-} lbfgs;
+    int evals, iter;             /* totals over every hs_lbfgs_run */
+    int started, finished, converged, reason; /* f and g are known at x; a stop condition was met */
+    double f;
+};
+typedef struct hs_lbfgs lbfgs;
+
+static const char *const g_reasons[] = {"not started", "gradient tolerance met", "relative decrease below ftol",
+                                        "line search found no decrease", "evaluation limit reached",
+                                        "iteration limit reached", "stopped by the callback",
+                                        "objective not finite at the starting point", "iteration budget of this call used"};
+enum { R_NONE, R_GTOL, R_FTOL, R_LINESEARCH, R_EVALS, R_ITERS, R_CALLBACK, R_NONFINITE, R_CHUNK };
 
 /* One point of the line-search function phi(a) = f(x + a d). */
 typedef struct { double a, f, dphi; } ls_point;
@@ -264,88 +274,170 @@ static int alloc_work(lbfgs *L)
 
 static int gnorm_inf(lbfgs *L, const double *g, double *r) { return hs_norm(L->ctx, HS_F64, 0, L->n, g, r); }
 
-static int iterate(lbfgs *L, int (*callback)(void *, int, double), hs_lbfgs_result *res)
+/* Record why the run stopped; terminal conditions make later hs_lbfgs_run calls return at once. */
+static void stop(lbfgs *L, int reason, int converged, int terminal)
 {
-    ls_point p0 = {0, 0, 0};
-    HS_CHECK(L->fn(L->data, L->x, &p0.f, L->g));
-    L->evals = 1;
-    res->f = p0.f;
-    HS_CHECK(gnorm_inf(L, L->g, &res->gnorm));
-    if (!isfinite(p0.f)) {
-        res->reason = "objective not finite at the starting point";
-        return HS_OK;
-    }
-    if (res->gnorm <= L->o.gtol) {
-        res->converged = 1, res->reason = "gradient tolerance met";
-        return HS_OK;
-    }
-    for (int it = 1; it <= L->o.max_iter; it++) {
+    L->reason = reason;
+    L->converged = converged;
+    L->finished = terminal;
+}
+
+/* One L-BFGS iteration from (x, f, g); *stopped when a stop condition was met. */
+static int one_iteration(lbfgs *L, int (*callback)(void *, int, double), int *stopped)
+{
+    ls_point p0 = {0, L->f, 0};
+    *stopped = 1;
+    HS_CHECK(two_loop(L));
+    HS_CHECK(dot(L, L->g, L->d, &p0.dphi));
+    if (!(p0.dphi < 0)) { /* lost descent (round-off in H): restart from steepest descent */
+        L->stored = 0, L->head = 0;
         HS_CHECK(two_loop(L));
         HS_CHECK(dot(L, L->g, L->d, &p0.dphi));
-        if (!(p0.dphi < 0)) { /* lost descent (round-off in H): restart from steepest descent */
-            L->stored = 0, L->head = 0;
-            HS_CHECK(two_loop(L));
-            HS_CHECK(dot(L, L->g, L->d, &p0.dphi));
-        }
-        double a1 = 1.0;
-        if (L->stored == 0) { /* unscaled first step: length at most 1 in the inf-norm */
-            double dn;
-            HS_CHECK(gnorm_inf(L, L->d, &dn));
-            a1 = fmin(1.0, 1.0 / dn);
-        }
-        ls_point acc;
-        int ok;
-        HS_CHECK(line_search(L, &p0, a1, &acc, &ok));
-        if (!ok) {
-            if (acc.a == 0 || !(acc.f < p0.f)) {
-                res->reason = "line search found no decrease";
-                return HS_OK;
-            }
-            HS_CHECK(phi(L, acc.a, &acc)); /* bring the fallback point's gradient into gt */
-        }
-        HS_CHECK(push_pair(L));
-        HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->xt, L->x));
-        HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->gt, L->g));
-        double fold = p0.f;
-        p0.f = acc.f;
-        res->iterations = it, res->evaluations = L->evals, res->f = acc.f;
-        HS_CHECK(gnorm_inf(L, L->g, &res->gnorm));
-        if (callback && callback(L->data, it, acc.f)) {
-            res->reason = "stopped by the callback";
-            return HS_OK;
-        }
-        if (res->gnorm <= L->o.gtol) {
-            res->converged = 1, res->reason = "gradient tolerance met";
-            return HS_OK;
-        }
-        if (fold - acc.f <= L->o.ftol * fmax(fmax(fabs(fold), fabs(acc.f)), 1.0)) {
-            res->converged = 1, res->reason = "relative decrease below ftol";
-            return HS_OK;
-        }
-        if (L->evals >= L->o.max_evals) {
-            res->reason = "evaluation limit reached";
-            return HS_OK;
-        }
     }
-    res->reason = "iteration limit reached";
+    double a1 = 1.0;
+    if (L->stored == 0) { /* unscaled first step: length at most 1 in the inf-norm */
+        double dn;
+        HS_CHECK(gnorm_inf(L, L->d, &dn));
+        a1 = fmin(1.0, 1.0 / dn);
+    }
+    ls_point acc;
+    int ok;
+    HS_CHECK(line_search(L, &p0, a1, &acc, &ok));
+    if (!ok) {
+        if (acc.a == 0 || !(acc.f < p0.f)) {
+            stop(L, R_LINESEARCH, 0, 1);
+            return HS_OK;
+        }
+        HS_CHECK(phi(L, acc.a, &acc)); /* bring the fallback point's gradient into gt */
+    }
+    HS_CHECK(push_pair(L));
+    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->xt, L->x));
+    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->gt, L->g));
+    double fold = L->f, gn;
+    L->f = acc.f;
+    L->iter++;
+    HS_CHECK(gnorm_inf(L, L->g, &gn));
+    if (callback && callback(L->data, L->iter, acc.f)) return stop(L, R_CALLBACK, 0, 0), HS_OK;
+    if (gn <= L->o.gtol) return stop(L, R_GTOL, 1, 1), HS_OK;
+    if (fold - acc.f <= L->o.ftol * fmax(fmax(fabs(fold), fabs(acc.f)), 1.0)) return stop(L, R_FTOL, 1, 1), HS_OK;
+    if (L->evals >= L->o.max_evals) return stop(L, R_EVALS, 0, 1), HS_OK;
+    if (L->iter >= L->o.max_iter) return stop(L, R_ITERS, 0, 1), HS_OK;
+    *stopped = 0;
+    return HS_OK;
+}
+
+static int start(lbfgs *L)
+{
+    double gn;
+    HS_CHECK(L->fn(L->data, L->x, &L->f, L->g));
+    L->evals++;
+    L->started = 1;
+    HS_CHECK(gnorm_inf(L, L->g, &gn));
+    if (!isfinite(L->f)) stop(L, R_NONFINITE, 0, 1);
+    else if (gn <= L->o.gtol) stop(L, R_GTOL, 1, 1);
+    return HS_OK;
+}
+
+static int fill_result(lbfgs *L, hs_lbfgs_result *res)
+{
+    if (!res) return HS_OK;
+    res->iterations = L->iter, res->evaluations = L->evals, res->f = L->f;
+    res->converged = L->converged, res->reason = g_reasons[L->reason];
+    res->gnorm = 0;
+    if (L->started) HS_CHECK(gnorm_inf(L, L->g, &res->gnorm));
+    return HS_OK;
+}
+
+int hs_lbfgs_create(hs_ctx *ctx, size_t n, hs_objective f, void *data, const hs_lbfgs_opts *opts, hs_lbfgs **out)
+{
+    *out = NULL;
+    hs_lbfgs_opts o;
+    set_defaults(&o, opts);
+    if (!f) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_create: an objective is required");
+    if (!(o.c1 < o.c2 && o.c2 < 1))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_create: need 0 < c1 < c2 < 1 (got %g, %g)", o.c1, o.c2);
+    lbfgs *L = calloc(1, sizeof *L);
+    if (!L) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_create: out of host memory");
+    L->ctx = ctx, L->n = n, L->fn = f, L->data = data, L->o = o;
+    int rc = alloc_work(L);
+    if (rc != HS_OK) {
+        hs_lbfgs_destroy(L);
+        return hs_error_trace(rc, __FILE__, __LINE__, "hs_lbfgs_create");
+    }
+    *out = L;
+    return HS_OK;
+}
+
+void hs_lbfgs_destroy(hs_lbfgs *L)
+{
+    if (!L) return;
+    free_work(L);
+    free(L);
+}
+
+int hs_lbfgs_run(hs_lbfgs *L, double *x, int iterations, int (*callback)(void *data, int iteration, double f),
+                 hs_lbfgs_result *result)
+{
+    if (L->n > 0 && !x) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_run: x is required");
+    L->x = x;
+    if (!L->finished && !L->started) HS_CHECK(start(L));
+    for (int k = 0; k < iterations && !L->finished; k++) {
+        int stopped;
+        HS_CHECK(one_iteration(L, callback, &stopped));
+        if (stopped) break;
+        if (k == iterations - 1) stop(L, R_CHUNK, 0, 0);
+    }
+    return fill_result(L, result);
+}
+
+int hs_lbfgs_finished(const hs_lbfgs *L) { return L->finished; }
+
+/* Checkpoint layout (doubles): 9 counters, g, rho, then the stored pairs s and y. */
+size_t hs_lbfgs_state_count(const hs_lbfgs *L) { return 9 + L->n + L->o.history + 2 * (size_t)L->o.history * L->n; }
+
+int hs_lbfgs_save(hs_lbfgs *L, double *host)
+{
+    double hdr[9] = {L->started, L->finished, L->converged, L->reason, L->stored, L->head, L->evals, L->iter, L->f};
+    size_t n = L->n, m = (size_t)L->o.history;
+    memcpy(host, hdr, sizeof hdr);
+    double *p = host + 9;
+    if (n) HS_CHECK(hs_mem_copy(L->ctx, p, L->g, n * sizeof(double), HS_COPY_D2H));
+    memcpy(p + n, L->rho, m * sizeof(double));
+    p += n + m;
+    for (size_t i = 0; i < m && n; i++) {
+        HS_CHECK(hs_mem_copy(L->ctx, p + (2 * i) * n, L->s[i], n * sizeof(double), HS_COPY_D2H));
+        HS_CHECK(hs_mem_copy(L->ctx, p + (2 * i + 1) * n, L->y[i], n * sizeof(double), HS_COPY_D2H));
+    }
+    return HS_OK;
+}
+
+int hs_lbfgs_load(hs_lbfgs *L, const double *host)
+{
+    size_t n = L->n, m = (size_t)L->o.history;
+    L->started = (int)host[0], L->finished = (int)host[1], L->converged = (int)host[2], L->reason = (int)host[3];
+    L->stored = (int)host[4], L->head = (int)host[5], L->evals = (int)host[6], L->iter = (int)host[7], L->f = host[8];
+    if (L->reason < 0 || L->reason > R_CHUNK || L->stored < 0 || L->stored > (int)m || L->head < 0 || L->head >= (int)m)
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_load: inconsistent optimiser state");
+    const double *p = host + 9;
+    if (n) HS_CHECK(hs_mem_copy(L->ctx, L->g, p, n * sizeof(double), HS_COPY_H2D));
+    memcpy(L->rho, p + n, m * sizeof(double));
+    p += n + m;
+    for (size_t i = 0; i < m && n; i++) {
+        HS_CHECK(hs_mem_copy(L->ctx, L->s[i], p + (2 * i) * n, n * sizeof(double), HS_COPY_H2D));
+        HS_CHECK(hs_mem_copy(L->ctx, L->y[i], p + (2 * i + 1) * n, n * sizeof(double), HS_COPY_H2D));
+    }
     return HS_OK;
 }
 
 int hs_lbfgs_minimize(hs_ctx *ctx, size_t n, double *x, hs_objective f, void *data, const hs_lbfgs_opts *opts,
                       int (*callback)(void *data, int iteration, double f), hs_lbfgs_result *result)
 {
-    hs_lbfgs_result res = {0, 0, 0.0, 0.0, 0, "not started"};
-    lbfgs L = {0};
-    L.ctx = ctx, L.n = n, L.fn = f, L.data = data, L.x = x;
-    set_defaults(&L.o, opts);
-    if (!f || (n > 0 && !x)) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_minimize: objective and x are required");
-    if (!(L.o.c1 < L.o.c2 && L.o.c2 < 1))
-        return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_minimize: need 0 < c1 < c2 < 1 (got %g, %g)", L.o.c1, L.o.c2);
-    int rc = alloc_work(&L);
-    if (rc == HS_OK) rc = iterate(&L, callback, &res);
-    free_work(&L);
-    res.evaluations = L.evals;
-    if (result) *result = res;
+    hs_lbfgs *L = NULL;
+    if (result) *result = (hs_lbfgs_result){0, 0, 0.0, 0.0, 0, g_reasons[R_NONE]};
+    if (n > 0 && !x) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_minimize: x is required");
+    HS_CHECK(hs_lbfgs_create(ctx, n, f, data, opts, &L));
+    int rc = hs_lbfgs_run(L, x, L->o.max_iter, callback, result);
+    hs_lbfgs_destroy(L);
     if (rc != HS_OK) return hs_error_trace(rc, __FILE__, __LINE__, "hs_lbfgs_minimize");
     return HS_OK;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "kernels/memory.h"
+#include "kernels/lbfgs.h"
 #include "kernels/optim.h"
 #include "test_util.h"
 
@@ -276,7 +277,46 @@ static void test_lbfgs_quadratic(void **state)
     problem_free(&p);
 }
 
+/* Chunks of 7 iterations, each on a fresh object loaded from the previous one's saved state,
+ * follow the uninterrupted run bitwise. */
+static void test_lbfgs_resume(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    size_t n = 20;
+    problem p;
+    problem_init(&p, n, rosenbrock);
+    double x0[20], a[20], b[20];
+    for (size_t i = 0; i < n; i++) x0[i] = i % 2 ? 1.0 : -1.2;
+    double *dx = upload(x0, n);
+    hs_lbfgs_opts o = {.history = 5, .max_iter = 60, .max_evals = 1000};
+    hs_lbfgs_result r1, r2;
+    TEST_OK(hs_lbfgs_minimize(ctx, n, dx, objective, &p, &o, NULL, &r1));
+    TEST_OK(hs_mem_copy(ctx, a, dx, sizeof a, HS_COPY_D2H));
+    TEST_OK(hs_mem_copy(ctx, dx, x0, sizeof x0, HS_COPY_H2D));
+    double *saved = NULL;
+    for (int chunk = 0; chunk < 100; chunk++) {
+        hs_lbfgs *L;
+        TEST_OK(hs_lbfgs_create(ctx, n, objective, &p, &o, &L));
+        if (!saved) saved = calloc(hs_lbfgs_state_count(L), sizeof *saved);
+        if (chunk) TEST_OK(hs_lbfgs_load(L, saved));
+        TEST_OK(hs_lbfgs_run(L, dx, 7, NULL, &r2));
+        TEST_OK(hs_lbfgs_save(L, saved));
+        int done = hs_lbfgs_finished(L);
+        hs_lbfgs_destroy(L);
+        if (done) break;
+    }
+    TEST_OK(hs_mem_copy(ctx, b, dx, sizeof b, HS_COPY_D2H));
+    assert_int_equal(r2.iterations, r1.iterations);
+    assert_int_equal(r2.evaluations, r1.evaluations);
+    assert_memory_equal(a, b, sizeof a);
+    free(saved);
+    hs_mem_free(ctx, dx);
+    problem_free(&p);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_lbfgs_resume),
     cmocka_unit_test(test_adam_formula),        cmocka_unit_test(test_adam_quadratic),
     cmocka_unit_test(test_lbfgs_rosenbrock_2d), cmocka_unit_test(test_lbfgs_rosenbrock_100d),
     cmocka_unit_test(test_lbfgs_limits),        cmocka_unit_test(test_lbfgs_quadratic),
