@@ -107,7 +107,7 @@ void hs_precond_destroy(hs_precond *P)
 
 hs_pcg_opts hs_pcg_default_opts(void)
 {
-    hs_pcg_opts o = {1e-8, 0.0, 10000, HS_PRECOND_JACOBI, 0, NULL};
+    hs_pcg_opts o = {1e-8, 0.0, 10000, HS_PRECOND_JACOBI, 0, NULL, NULL};
     return o;
 }
 
@@ -251,14 +251,44 @@ static int check_args(const hs_linop *A, const double *b, double *x, const hs_pc
     return HS_OK;
 }
 
+void hs_pcg_workspace_free(hs_pcg_workspace *w)
+{
+    if (!w || !w->ctx) return;
+    hs_mem_free(w->ctx, w->r);
+    hs_mem_free(w->ctx, w->z);
+    hs_mem_free(w->ctx, w->p);
+    hs_mem_free(w->ctx, w->q);
+    memset(w, 0, sizeof *w);
+}
+
+/* The caller's workspace, grown when too small for this operator. */
+static int workspace_ready(hs_pcg_workspace *w, hs_ctx *ctx, size_t n)
+{
+    if (w->ctx == ctx && w->n >= n && (n == 0 || w->r)) return HS_OK;
+    hs_pcg_workspace_free(w);
+    w->ctx = ctx;
+    w->n = n;
+    HS_CHECK(hs_mem_alloc(ctx, n * sizeof(double), (void **)&w->r));
+    HS_CHECK(hs_mem_alloc(ctx, n * sizeof(double), (void **)&w->z));
+    HS_CHECK(hs_mem_alloc(ctx, n * sizeof(double), (void **)&w->p));
+    return hs_mem_alloc(ctx, n * sizeof(double), (void **)&w->q);
+}
+
 static int alloc_work(pcg_state *s)
 {
     hs_ctx *ctx = s->A->ctx;
+    int with_z = s->M->apply || s->M->diag_inverse;
+    if (s->o->work) {
+        hs_pcg_workspace *w = s->o->work;
+        HS_CHECK(workspace_ready(w, ctx, s->n));
+        s->r = w->r, s->p = w->p, s->q = w->q, s->z = with_z ? w->z : w->r;
+        return HS_OK;
+    }
     size_t bytes = s->n * sizeof(double);
     HS_CHECK(hs_mem_alloc(ctx, bytes, (void **)&s->r));
     HS_CHECK(hs_mem_alloc(ctx, bytes, (void **)&s->p));
     HS_CHECK(hs_mem_alloc(ctx, bytes, (void **)&s->q));
-    if (s->M->apply || s->M->diag_inverse) HS_CHECK(hs_mem_alloc(ctx, bytes, (void **)&s->z));
+    if (with_z) HS_CHECK(hs_mem_alloc(ctx, bytes, (void **)&s->z));
     else s->z = s->r;
     return HS_OK;
 }
@@ -266,6 +296,7 @@ static int alloc_work(pcg_state *s)
 static void free_work(pcg_state *s)
 {
     hs_ctx *ctx = s->A->ctx;
+    if (s->o->work) return;
     if (s->z != s->r) hs_mem_free(ctx, s->z);
     hs_mem_free(ctx, s->r);
     hs_mem_free(ctx, s->p);

@@ -27,15 +27,26 @@ int hs_precond_jacobi(const hs_linop *A, hs_precond *P);
 int hs_precond_create(const hs_linop *A, hs_precond_kind kind, hs_precond *P);
 void hs_precond_destroy(hs_precond *P);
 
+/* Work vectors kept between solves (r, z, p, q: 4 n doubles of device memory), so that a time loop
+ * solving every step does not allocate and free device memory each time.  Zero-initialise it,
+ * pass it in hs_pcg_opts.work, and release it with hs_pcg_workspace_free. */
+typedef struct hs_pcg_workspace {
+    hs_ctx *ctx;
+    size_t n;
+    double *r, *z, *p, *q;
+} hs_pcg_workspace;
+void hs_pcg_workspace_free(hs_pcg_workspace *w);
+
 typedef struct hs_pcg_opts {
     double rtol, atol;       /* stop when ||r||_2 <= max(rtol ||b||_2, atol) */
     int max_iter;            /* iterations at most (0: only the initial residual is evaluated) */
     hs_precond_kind precond; /* used when custom is NULL */
     int record_history;      /* fill hs_pcg_result.history */
     const hs_precond *custom;/* a preconditioner built by the caller (reused across solves), or NULL */
+    hs_pcg_workspace *work;  /* work vectors reused across solves, or NULL (allocated per solve) */
 } hs_pcg_opts;
 
-/* rtol 1e-8, atol 0, max_iter 10000, Jacobi, no history, no custom preconditioner. */
+/* rtol 1e-8, atol 0, max_iter 10000, Jacobi, no history, no custom preconditioner, no workspace. */
 hs_pcg_opts hs_pcg_default_opts(void);
 
 typedef struct hs_pcg_result {

@@ -321,9 +321,42 @@ static void test_custom_preconditioner(void **state)
     free(s);
 }
 
+/* A workspace and a prebuilt preconditioner reused across solves (and grown for a larger one)
+ * give the same iterations as fresh allocations. */
+static void test_workspace(void **state)
+{
+    (void)state;
+    int64_t small[3] = {30, 30, 1}, big[3] = {50, 40, 1};
+    problem a = laplacian(2, small, NULL, 1.0), b = laplacian(2, big, NULL, 1.0);
+    hs_pcg_workspace ws = {0};
+    hs_linop op = hs_csr_linop(a.A);
+    hs_precond jac;
+    TEST_OK(hs_precond_jacobi(&op, &jac));
+    hs_pcg_opts plain = opts(1e-10, 2000, HS_PRECOND_JACOBI), reuse = plain;
+    reuse.work = &ws;
+    reuse.custom = &jac;
+    solve_run r0, r1, r2, r3;
+    TEST_OK(solve(&a, &plain, 21, &r0));
+    TEST_OK(solve(&a, &reuse, 21, &r1));
+    TEST_OK(solve(&a, &reuse, 21, &r2));
+    assert_int_equal(r1.res.iterations, r0.res.iterations);
+    assert_int_equal(r2.res.iterations, r0.res.iterations);
+    TEST_LE(test_rel_err_f64(r2.x, r0.x, (size_t)a.n), 1e-14);
+    reuse.custom = NULL;
+    TEST_OK(solve(&b, &reuse, 22, &r3));
+    assert_true(r3.res.converged);
+    assert_true(ws.n == (size_t)b.n);
+    solve_free(&r0), solve_free(&r1), solve_free(&r2), solve_free(&r3);
+    hs_pcg_workspace_free(&ws);
+    hs_precond_destroy(&jac);
+    problem_free(&a);
+    problem_free(&b);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_laplacian_solutions), cmocka_unit_test(test_jacobi_scaling),
     cmocka_unit_test(test_cg_n_steps),          cmocka_unit_test(test_not_converged),
     cmocka_unit_test(test_not_spd),             cmocka_unit_test(test_custom_preconditioner),
+    cmocka_unit_test(test_workspace),
 };
 TEST_MAIN("pcg", tests)
