@@ -1,0 +1,329 @@
+// Radix sort, CUDA backend: one histogram pass for all digits, then one single-pass scatter per
+// 8-bit digit with decoupled look-back over tiles (integer counts, so exact); CUB peer.
+//
+// Per digit pass each block takes the next tile of 4096 keys (atomic counter: tiles it waits for
+// are already running), ranks its keys stably with warp match-any and per-warp digit counters,
+// publishes its 256 digit counts, looks back over earlier tiles' counts (aggregate or inclusive
+// prefix, packed with a 2-bit state into one word), sorts the tile by digit in shared memory and
+// writes each digit's run contiguously.  Keys are read and written once per pass (plus one read
+// for the histograms), as in CUB's onesweep.
+#include "kernels/cuda_util.h"
+#include "kernels/sort_impl.h"
+
+#include <stdint.h>
+
+#include <cuda/atomic>
+#include <cub/device/device_radix_sort.cuh>
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWarps = kThreads / 32;
+constexpr int kItems = 16;
+constexpr int kTile = kThreads * kItems;
+constexpr int kRadix = 256;
+constexpr unsigned kInvalid = 256; // digit of the padding past n
+
+// The order-preserving image of a key (the same map as hs_sort_ord32/64, see sort_impl.h).
+__device__ __forceinline__ uint32_t ord(uint32_t u, int kind)
+{
+    if (kind == 1) return u ^ 0x80000000u;
+    if (kind == 2) return ((u & 0x80000000u) ? ~u : u ^ 0x80000000u) - 0x007FFFFFu;
+    return u;
+}
+__device__ __forceinline__ unsigned long long ord(unsigned long long u, int kind)
+{
+    if (kind == 1) return u ^ 0x8000000000000000ull;
+    if (kind == 2) return ((u & 0x8000000000000000ull) ? ~u : u ^ 0x8000000000000000ull) - 0x000FFFFFFFFFFFFFull;
+    return u;
+}
+
+// Look-back words: 2-bit state (0 not ready, 1 tile count, 2 inclusive prefix) over the count.
+template <typename W> struct lb {
+    static constexpr int shift = (int)sizeof(W) * 8 - 2;
+    static constexpr W mask = (W(1) << shift) - 1;
+    static constexpr W aggregate = W(1) << shift;
+    static constexpr W inclusive = W(2) << shift;
+};
+
+template <typename U> __device__ __forceinline__ U block_exclusive_scan(U v, U *s_warp)
+{
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    U x = v;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        U y = __shfl_up_sync(0xffffffffu, x, off);
+        if (lane >= off) x += y;
+    }
+    if (lane == 31) s_warp[warp] = x;
+    __syncthreads();
+    U pre = 0;
+    for (int j = 0; j < warp; j++) pre += s_warp[j];
+    __syncthreads();
+    return pre + x - v;
+}
+
+// Counts of every digit of every pass in one read of the keys.
+template <typename K>
+__global__ void __launch_bounds__(kThreads) hist_kernel(const K *__restrict__ keys, size_t n, int kind,
+                                                        unsigned long long *__restrict__ hist)
+{
+    constexpr int P = sizeof(K);
+    __shared__ unsigned s_h[P * kRadix];
+    for (int i = threadIdx.x; i < P * kRadix; i += kThreads) s_h[i] = 0;
+    __syncthreads();
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        K u = ord(keys[i], kind);
+#pragma unroll
+        for (int p = 0; p < P; p++) atomicAdd(&s_h[p * kRadix + (unsigned)((u >> (8 * p)) & 0xFF)], 1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < P * kRadix; i += kThreads)
+        if (s_h[i]) atomicAdd(&hist[i], (unsigned long long)s_h[i]);
+}
+
+struct sort_smem {
+    alignas(16) unsigned char buf[kTile * 8]; // the tile's keys, then its values, in sorted order
+    unsigned short whist[kWarps][kRadix];     // per-warp digit counters, then per-warp offsets
+    unsigned char dig[kTile];                 // digit of each sorted slot
+    long long gbase[kRadix];                  // global position of slot 0 of each digit's run
+    unsigned long long dstart[kRadix];        // first global position of each digit in this pass
+    unsigned tstart[kRadix];                  // first slot of each digit in the tile
+    unsigned long long scan64[kWarps];
+    unsigned scan32[kWarps];
+    unsigned tile;
+};
+
+// Stable rank of each key among the warp's keys of the same digit, in index order (item-major,
+// lane-minor).  dr[i] gets (digit << 16) | rank; s.whist[warp] ends with the warp's digit counts.
+__device__ __forceinline__ void rank_in_warp(sort_smem &s, unsigned dr[kItems])
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned below = (1u << lane) - 1;
+#pragma unroll
+    for (int i = 0; i < kItems; i++) {
+        unsigned d = dr[i];
+        unsigned peers = __match_any_sync(0xffffffffu, d);
+        unsigned cur = d < kInvalid ? s.whist[warp][d] : 0;
+        __syncwarp();
+        if (d < kInvalid && lane == __ffs(peers) - 1) s.whist[warp][d] = (unsigned short)(cur + __popc(peers));
+        dr[i] = (d << 16) | (cur + __popc(peers & below));
+        __syncwarp();
+    }
+}
+
+// Thread d: exclusive prefix of digit d over all earlier tiles.
+template <typename W> __device__ unsigned long long look_back(W *status, size_t tile, unsigned count)
+{
+    using cref = cuda::atomic_ref<W, cuda::thread_scope_device>;
+    const unsigned d = threadIdx.x;
+    cref mine(status[tile * kRadix + d]);
+    if (tile == 0) {
+        mine.store(lb<W>::inclusive | (W)count, cuda::memory_order_relaxed);
+        return 0;
+    }
+    mine.store(lb<W>::aggregate | (W)count, cuda::memory_order_relaxed);
+    unsigned long long prefix = 0;
+    size_t j = tile - 1;
+    for (;;) {
+        cref other(status[j * kRadix + d]);
+        W w = other.load(cuda::memory_order_relaxed);
+        W state = w >> lb<W>::shift;
+        if (state == 0) continue;
+        prefix += (unsigned long long)(w & lb<W>::mask);
+        if (state == 2) break;
+        j--; // tile 0 is always inclusive, so j stays >= 0
+    }
+    mine.store(lb<W>::inclusive | (W)(prefix + count), cuda::memory_order_relaxed);
+    return prefix;
+}
+
+template <typename K, typename V, bool HAS_V, typename W>
+__global__ void __launch_bounds__(kThreads, 2)
+    onesweep_kernel(const K *__restrict__ kin, K *__restrict__ kout, const V *__restrict__ vin, V *__restrict__ vout,
+                    size_t n, int shift, int kind, const unsigned long long *__restrict__ hist, W *status,
+                    unsigned *tile_counter)
+{
+    __shared__ sort_smem s;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) s.tile = atomicAdd(tile_counter, 1u);
+    for (int i = tid; i < kWarps * kRadix / 2; i += kThreads) reinterpret_cast<unsigned *>(s.whist)[i] = 0;
+    s.dstart[tid] = block_exclusive_scan<unsigned long long>(hist[tid], s.scan64); // syncs the block
+    const size_t tile = s.tile, tile_base = tile * kTile;
+    const size_t valid = n - tile_base < (size_t)kTile ? n - tile_base : (size_t)kTile;
+
+    K key[kItems];
+    V val[HAS_V ? kItems : 1];
+    unsigned dr[kItems];
+    const size_t first = tile_base + (size_t)warp * 32 * kItems + lane;
+#pragma unroll
+    for (int i = 0; i < kItems; i++) {
+        size_t idx = first + (size_t)i * 32;
+        dr[i] = kInvalid;
+        if (idx < n) {
+            key[i] = kin[idx];
+            if constexpr (HAS_V) val[i] = vin[idx];
+            dr[i] = (unsigned)((ord(key[i], kind) >> shift) & 0xFF);
+        }
+    }
+    rank_in_warp(s, dr);
+    __syncthreads();
+
+    unsigned run = 0; // thread tid owns digit tid from here
+#pragma unroll
+    for (int w = 0; w < kWarps; w++) {
+        unsigned c = s.whist[w][tid];
+        s.whist[w][tid] = (unsigned short)run;
+        run += c;
+    }
+    unsigned long long prefix = look_back<W>(status, tile, run);
+    unsigned tstart = block_exclusive_scan<unsigned>(run, s.scan32);
+    s.tstart[tid] = tstart;
+    s.gbase[tid] = (long long)(s.dstart[tid] + prefix) - (long long)tstart;
+    __syncthreads();
+
+    K *skeys = reinterpret_cast<K *>(s.buf);
+#pragma unroll
+    for (int i = 0; i < kItems; i++) {
+        unsigned d = dr[i] >> 16;
+        if (d < kInvalid) {
+            unsigned p = s.tstart[d] + s.whist[warp][d] + (dr[i] & 0xFFFF);
+            skeys[p] = key[i];
+            s.dig[p] = (unsigned char)d;
+            dr[i] = p;
+        } else {
+            dr[i] = ~0u;
+        }
+    }
+    __syncthreads();
+    for (int j = tid; j < (int)valid; j += kThreads) kout[s.gbase[s.dig[j]] + j] = skeys[j];
+    if constexpr (HAS_V) {
+        __syncthreads();
+        V *svals = reinterpret_cast<V *>(s.buf);
+#pragma unroll
+        for (int i = 0; i < kItems; i++)
+            if (dr[i] != ~0u) svals[dr[i]] = val[i];
+        __syncthreads();
+        for (int j = tid; j < (int)valid; j += kThreads) vout[s.gbase[s.dig[j]] + j] = svals[j];
+    }
+}
+
+size_t round_up(size_t b) { return (b + 255) & ~(size_t)255; }
+
+template <typename K, typename V, bool HAS_V, typename W>
+int sort_run(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
+{
+    constexpr int P = sizeof(K);
+    const size_t ntiles = (n + kTile - 1) / kTile;
+    if (ntiles >= (1ull << 32)) return HS_FAIL(HS_ERR_RUNTIME, "sort: %zu keys is too many for one call", n);
+    size_t kbytes = round_up(n * sizeof(K)), vbytes = HAS_V ? round_up(n * sizeof(V)) : 0;
+    size_t hbytes = round_up(P * kRadix * sizeof(unsigned long long));
+    size_t sbytes = ntiles * kRadix * sizeof(W) + 16; // look-back words, then the tile counter
+    char *buf = NULL;
+    HS_CHECK(hs_cuda_scratch(cu, kbytes + vbytes + hbytes + sbytes, (void **)&buf));
+    K *ktmp = (K *)buf;
+    V *vtmp = (V *)(buf + kbytes);
+    unsigned long long *hist = (unsigned long long *)(buf + kbytes + vbytes);
+    W *status = (W *)(buf + kbytes + vbytes + hbytes);
+    unsigned *counter = (unsigned *)((char *)status + ntiles * kRadix * sizeof(W));
+
+    HS_CUDA_CHECK(cudaMemsetAsync(hist, 0, hbytes, cu->stream));
+    int hgrid = hs_cuda_blocks(cu, n, kThreads);
+    if (hgrid > cu->sm_count * 4) hgrid = cu->sm_count * 4;
+    hist_kernel<K><<<hgrid, kThreads, 0, cu->stream>>>(keys, n, kind, hist);
+    HS_CUDA_LAUNCH_CHECK("hist_kernel");
+    for (int p = 0; p < P; p++) { // an even number of passes leaves the result in keys/vals
+        K *ks = p % 2 ? ktmp : keys, *kd = p % 2 ? keys : ktmp;
+        V *vs = p % 2 ? vtmp : vals, *vd = p % 2 ? vals : vtmp;
+        HS_CUDA_CHECK(cudaMemsetAsync(status, 0, sbytes, cu->stream));
+        onesweep_kernel<K, V, HAS_V, W><<<(unsigned)ntiles, kThreads, 0, cu->stream>>>(
+            ks, kd, vs, vd, n, 8 * p, kind, hist + (size_t)p * kRadix, status, counter);
+        HS_CUDA_LAUNCH_CHECK("onesweep_kernel");
+    }
+    return HS_OK;
+}
+
+template <typename K, typename V, bool HAS_V> int sort_width(hs_cuda_ctx *cu, int kind, size_t n, void *keys, void *vals)
+{
+    // 30-bit counts in 32-bit look-back words while they suffice: half the look-back traffic
+    if (n < (1ull << 30)) return sort_run<K, V, HAS_V, unsigned>(cu, kind, n, (K *)keys, (V *)vals);
+    return sort_run<K, V, HAS_V, unsigned long long>(cu, kind, n, (K *)keys, (V *)vals);
+}
+
+template <typename K> int sort_key(hs_cuda_ctx *cu, int kind, size_t vb, size_t n, void *keys, void *vals)
+{
+    if (vb == 0) return sort_width<K, uint32_t, false>(cu, kind, n, keys, NULL);
+    if (vb == 4) return sort_width<K, uint32_t, true>(cu, kind, n, keys, vals);
+    return sort_width<K, unsigned long long, true>(cu, kind, n, keys, vals);
+}
+
+// ---------------------------------------------------------------- CUB peer
+
+void *g_cub_buf;
+size_t g_cub_bytes;
+
+int cub_buffer(hs_cuda_ctx *cu, size_t bytes, void **ptr)
+{
+    if (bytes > g_cub_bytes) {
+        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+        if (g_cub_buf) HS_CUDA_CHECK(cudaFree(g_cub_buf));
+        g_cub_buf = NULL;
+        g_cub_bytes = 0;
+        HS_CUDA_CHECK(cudaMalloc(&g_cub_buf, bytes));
+        g_cub_bytes = bytes;
+    }
+    *ptr = g_cub_buf;
+    return HS_OK;
+}
+
+template <typename K, typename V> int cub_sort(hs_cuda_ctx *cu, bool has_v, size_t n, K *keys, V *vals)
+{
+    size_t tmp = 0;
+    cub::DoubleBuffer<K> dk(keys, keys);
+    cub::DoubleBuffer<V> dv(vals, vals);
+    if (has_v) HS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(NULL, tmp, dk, dv, n, 0, (int)sizeof(K) * 8, cu->stream));
+    else HS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, tmp, dk, n, 0, (int)sizeof(K) * 8, cu->stream));
+    size_t kbytes = round_up(n * sizeof(K)), vbytes = has_v ? round_up(n * sizeof(V)) : 0;
+    char *buf = NULL;
+    HS_CHECK(cub_buffer(cu, kbytes + vbytes + tmp, (void **)&buf));
+    dk = cub::DoubleBuffer<K>(keys, (K *)buf);
+    dv = cub::DoubleBuffer<V>(vals, (V *)(buf + kbytes));
+    if (has_v)
+        HS_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(buf + kbytes + vbytes, tmp, dk, dv, n, 0, (int)sizeof(K) * 8, cu->stream));
+    else
+        HS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(buf + kbytes + vbytes, tmp, dk, n, 0, (int)sizeof(K) * 8, cu->stream));
+    if (dk.Current() != keys)
+        HS_CUDA_CHECK(cudaMemcpyAsync(keys, dk.Current(), n * sizeof(K), cudaMemcpyDeviceToDevice, cu->stream));
+    if (has_v && dv.Current() != vals)
+        HS_CUDA_CHECK(cudaMemcpyAsync(vals, dv.Current(), n * sizeof(V), cudaMemcpyDeviceToDevice, cu->stream));
+    return HS_OK;
+}
+
+template <typename K> int cub_key(hs_cuda_ctx *cu, size_t vb, size_t n, void *keys, void *vals)
+{
+    if (vb == 8) return cub_sort<K, unsigned long long>(cu, true, n, (K *)keys, (unsigned long long *)vals);
+    return cub_sort<K, uint32_t>(cu, vb == 4, n, (K *)keys, (uint32_t *)vals);
+}
+
+} // namespace
+
+extern "C" int hs_sort_cuda(hs_cuda_ctx *cu, int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys,
+                            void *values)
+{
+    if (key_bytes == 4) return sort_key<uint32_t>(cu, key_kind, value_bytes, n, keys, values);
+    return sort_key<unsigned long long>(cu, key_kind, value_bytes, n, keys, values);
+}
+
+extern "C" int hs_sort_cub_cuda(hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values)
+{
+    switch (key) {
+    case HS_U32: return cub_key<uint32_t>(cu, value_bytes, n, keys, values);
+    case HS_U64: return cub_key<uint64_t>(cu, value_bytes, n, keys, values);
+    case HS_I32: return cub_key<int32_t>(cu, value_bytes, n, keys, values);
+    case HS_I64: return cub_key<int64_t>(cu, value_bytes, n, keys, values);
+    case HS_F32: return cub_key<float>(cu, value_bytes, n, keys, values);
+    case HS_F64: return cub_key<double>(cu, value_bytes, n, keys, values);
+    default: return HS_FAIL(HS_ERR_RUNTIME, "sort: unsupported key dtype %s", hs_dtype_name(key));
+    }
+}
