@@ -746,7 +746,7 @@ static int stmt_if(parser *P)
     if (r < 0) return err_at(P, rt, "undeclared classical register%s", "");
     next(P);
     HS_CHECK(expect_sym(P, "=="));
-    int v;
+    int v = 0;
     tok *vt = peek(P);
     HS_CHECK(expect_int(P, &v, "an integer"));
     if (P->c->cregs[r].len < 31 && (v >> P->c->cregs[r].len)) return err_at(P, vt, "value does not fit the register%s", "");
