@@ -125,10 +125,12 @@ int hs_field_maxabs(hs_field *f, double *result);
 int hs_field_gather(hs_field *f, int root, void *global_host);
 int hs_field_scatter(hs_field *f, int root, const void *global_host);
 
-/* Benchmark hook: pack every face that an exchange would send or copy into the field's send
- * buffers, on the context's stream (so that the context timer brackets it); *bytes is what the
- * packing reads plus writes.  Not collective. */
-int hs_halo_bench_pack(hs_field *f, double *bytes);
+/* Benchmark hook: pack the faces of dimension dim (-1: all) that an exchange would send or copy
+ * into the field's send buffers (or halos, for self copies), on the context's stream so that the
+ * context timer brackets it; *bytes is what the packing reads plus writes.  peer = 1 packs with
+ * cudaMemcpy3DAsync instead of our kernels (the peer version for the benchmark; CUDA only,
+ * HS_ERR_RUNTIME elsewhere).  Not collective. */
+int hs_halo_bench_pack(hs_field *f, int dim, int peer, double *bytes);
 /* Bytes this rank sends plus receives over MPI in one exchange (self copies excluded). */
 double hs_halo_message_bytes(const hs_field *f);
 

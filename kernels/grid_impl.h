@@ -48,6 +48,10 @@ int hs_grid_cpu_reduce(hs_dtype t, const void *src, int64_t ex, int64_t ey, int6
 /* CUDA; stream NULL means the context stream. */
 int hs_grid_cuda_copy_box(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
                           const hs_box *b);
+/* The same copy with cudaMemcpy3DAsync (the benchmark's peer); needs src_sz % src_sy == 0 and
+ * dst_sz % dst_sy == 0, as every box of a field and of a packed buffer has. */
+int hs_grid_cuda_copy_box_memcpy3d(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
+                                   const hs_box *b);
 int hs_grid_cuda_fill(struct hs_cuda_ctx *cu, hs_dtype t, void *x, size_t n, double value);
 int hs_grid_cuda_reduce(struct hs_cuda_ctx *cu, hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez,
                         int64_t sy, int64_t sz, int op, double *result);

@@ -326,14 +326,24 @@ int hs_halo_exchange(hs_field *f)
 
 /* ------------------------------------------------------------------ benchmark hooks */
 
-int hs_halo_bench_pack(hs_field *f, double *bytes)
+static int copy_box_peer(hs_field *f, const void *src, void *dst, const hs_box *b)
+{
+    hs_ctx *ctx = ctx_of(f);
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_grid_cuda_copy_box_memcpy3d(ctx->cuda, NULL, hs_field_esize(f), src, dst, b);
+#endif
+    (void)ctx, (void)src, (void)dst, (void)b;
+    return HS_FAIL(HS_ERR_RUNTIME, "the cudaMemcpy3D peer of halo packing needs the CUDA backend");
+}
+
+int hs_halo_bench_pack(hs_field *f, int dim, int peer, double *bytes)
 {
     plan_t *p = f->impl;
     *bytes = 0;
     for (int d = 0; d < f->d->ndim; d++)
         for (int s = 0; s < 2; s++) {
             face_t *fc = &p->face[d][s];
-            if (!face_active(f, fc)) continue;
+            if (!face_active(f, fc) || (dim >= 0 && d != dim)) continue;
             int64_t sstart[3], rstart[3], ext[3];
             face_region(f, d, fc->self ? 1 - s : s, 1, p->corners, sstart, ext);
             face_region(f, d, s, 0, p->corners, rstart, ext);
@@ -343,7 +353,8 @@ int hs_halo_bench_pack(hs_field *f, double *bytes)
                 b.dst_sy = hs_field_stride_y(f), b.dst_sz = hs_field_stride_z(f);
                 dst = field_at(f, rstart);
             }
-            HS_CHECK(copy_box(f, NULL, field_at(f, sstart), dst, &b));
+            if (peer) HS_CHECK(copy_box_peer(f, field_at(f, sstart), dst, &b));
+            else HS_CHECK(copy_box(f, NULL, field_at(f, sstart), dst, &b));
             *bytes += 2.0 * (double)region_count(ext) * (double)hs_field_esize(f);
         }
     return HS_OK;

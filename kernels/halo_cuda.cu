@@ -3,6 +3,7 @@
 #include "kernels/grid_impl.h"
 
 #include <math.h>
+#include <string.h>
 
 #define THREADS 256                 // threads per block of every kernel here
 #define SEG_PER_THREAD 16           // a work item covers up to blockDim.x * this many x cells
@@ -117,6 +118,28 @@ extern "C" int hs_grid_cuda_copy_box(struct hs_cuda_ctx *cu, void *stream, size_
     if (esize == 8) return copy_box_t<unsigned long long>(cu, s, src, dst, b);
     if (esize == 4) return copy_box_t<unsigned>(cu, s, src, dst, b);
     return HS_FAIL(HS_ERR_RUNTIME, "halo copy of %zu-byte elements is not supported", esize);
+}
+
+static cudaPitchedPtr pitched(const void *p, int64_t sy, int64_t sz, size_t es, int64_t ex)
+{
+    return make_cudaPitchedPtr((void *)p, (size_t)sy * es, (size_t)ex * es, (size_t)(sz / sy));
+}
+
+extern "C" int hs_grid_cuda_copy_box_memcpy3d(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src,
+                                              void *dst, const hs_box *b)
+{
+    if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
+    if (b->src_sz % b->src_sy || b->dst_sz % b->dst_sy)
+        return HS_FAIL(HS_ERR_RUNTIME, "cudaMemcpy3D needs whole rows per plane (strides %lld/%lld, %lld/%lld)",
+                       (long long)b->src_sy, (long long)b->src_sz, (long long)b->dst_sy, (long long)b->dst_sz);
+    cudaMemcpy3DParms m;
+    memset(&m, 0, sizeof m);
+    m.srcPtr = pitched(src, b->src_sy, b->src_sz, esize, b->ex);
+    m.dstPtr = pitched(dst, b->dst_sy, b->dst_sz, esize, b->ex);
+    m.extent = make_cudaExtent((size_t)b->ex * esize, (size_t)b->ey, (size_t)b->ez);
+    m.kind = cudaMemcpyDeviceToDevice;
+    HS_CUDA_CHECK(cudaMemcpy3DAsync(&m, pick(cu, stream)));
+    return HS_OK;
 }
 
 template <typename T>

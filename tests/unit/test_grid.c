@@ -413,8 +413,14 @@ static void test_bench_hooks(void **state)
     hs_field *f = NULL;
     TEST_OK(hs_field_create(d, HS_F64, 1, &f));
     double bytes = 0;
-    TEST_OK(hs_halo_bench_pack(f, &bytes));
+    TEST_OK(hs_halo_bench_pack(f, -1, 0, &bytes));
     assert_true(bytes == 2.0 * 6 * 64 * 8); /* six faces of 8x8, read + write */
+    TEST_OK(hs_halo_bench_pack(f, 0, 0, &bytes));
+    assert_true(bytes == 2.0 * 2 * 64 * 8);
+    if (!test_on_gpu()) {
+        assert_int_equal(hs_halo_bench_pack(f, -1, 1, &bytes), HS_ERR_RUNTIME);
+        hs_error_clear();
+    }
     assert_true(hs_halo_message_bytes(f) == 0.0); /* all self copies on one rank */
     hs_field_destroy(f);
     hs_decomp_destroy(d);
