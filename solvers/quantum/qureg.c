@@ -420,6 +420,8 @@ static int cond_holds(const hs_qop *op, const uint64_t *clbits)
 int hs_qureg_apply_op(hs_qureg *q, const hs_qop *op, hs_rng *rng, uint64_t *clbits)
 {
     if (!cond_holds(op, clbits)) return HS_OK;
+    if ((op->kind == HS_QOP_MEASURE || op->kind == HS_QOP_RESET) && !rng)
+        return HS_FAIL(HS_ERR_RUNTIME, "qureg: a measurement or reset needs a random number generator");
     switch (op->kind) {
     case HS_QOP_GATE: return apply_kind(q, op->nt, op->t, op->cmask, op->cval, op->m, op->mk);
     case HS_QOP_MEASURE: {
@@ -525,6 +527,7 @@ static int sample_local(sampler *s, double u, uint64_t *idx)
 int hs_qureg_sample(hs_qureg *q, int64_t shots, hs_rng *rng, uint64_t *outcomes)
 {
     if (shots <= 0) return HS_OK;
+    HS_CHECK(hs_qureg_canonical(q)); /* index order, so that every rank count draws the same samples */
     sampler s = {q, q->nloc < 12 ? q->nloc : 12, 0, -1, NULL, NULL, NULL};
     s.nb = (int64_t)1 << (q->nloc - s.bbits);
     double *u = malloc((size_t)shots * sizeof *u);
