@@ -1,0 +1,466 @@
+/* The heat solver: rho c dT/dt = div(k grad T) + Q on a uniform grid, explicit or implicit in time. */
+#include "solvers/heat/heat.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/blas.h"
+#include "kernels/grid.h"
+#include "kernels/memory.h"
+#include "kernels/pcg.h"
+#include "physics/heat_exact.h"
+#include "solvers/heat/heat_setup.h"
+#include "solvers/heat/heat_stencil.h"
+
+typedef struct heat {
+    hs_ctx *ctx;
+    hs_heat_config cfg;
+    hs_decomp *d;
+    hs_field *T, *Tn, *K, *Q, *W; /* temperature (two buffers), conductivity, source, solve work */
+    hs_heat_op op;
+    double dt, dt_limit, time, dt_step_now;
+    int64_t step;
+    hs_box interior, shell[6];
+    int nshell;
+    /* implicit solves */
+    double theta;
+    double *b, *x, *g, *diag; /* contiguous interior vectors on the device */
+    hs_precond precond;
+    int have_precond;
+    hs_linop linop;
+    int64_t pcg_iterations;
+    double precond_dt;
+    /* output */
+    double *coords[3];
+    double *host;
+    double *k_host;      /* local conductivity (NULL when constant) */
+    int var_T;
+} heat;
+
+static int declare(void) { return hs_heat_declare(); }
+
+/* ---------------------------------------------------------------- time stepping */
+
+static int explicit_step(heat *h, double dt)
+{
+    HS_CHECK(hs_halo_exchange_begin(h->T));
+    /* the inside needs no halo: update it while the messages travel */
+    HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->interior, h->Tn->data, 0));
+    HS_CHECK(hs_halo_exchange_end(h->T));
+    HS_CHECK(hs_heat_fill_ghosts(h->T, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
+    for (int i = 0; i < h->nshell; i++) HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->shell[i], h->Tn->data, 0));
+    hs_field *t = h->T;
+    h->T = h->Tn;
+    h->Tn = t;
+    return HS_OK;
+}
+
+/* y = x - theta dt L0(x): the implicit operator with homogeneous boundary values (SPD). */
+static int implicit_apply(void *data, const double *x, double *y)
+{
+    heat *h = data;
+    hs_heat_op lin = h->op;
+    lin.q = NULL;
+    lin.q_const = 0;
+    HS_CHECK(hs_heat_load_interior(h->W, x));
+    HS_CHECK(hs_halo_exchange(h->W));
+    HS_CHECK(hs_heat_fill_ghosts(h->W, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 1));
+    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    return hs_heat_apply(h->W, &lin, 1.0, -h->theta * h->dt_step_now, 0.0, &all, y, 1);
+}
+
+static int implicit_diagonal(void *data, double *d)
+{
+    heat *h = data;
+    return hs_mem_copy(h->ctx, d, h->diag, (size_t)h->linop.n_local * sizeof(double), HS_COPY_D2D);
+}
+
+/* Jacobi diagonal of x - theta dt L0(x) with the cell's own conductivity: exact for constant k
+ * away from walls, and a fine preconditioner otherwise. */
+static int build_diagonal(heat *h, const double *k_host)
+{
+    const hs_heat_config *c = &h->cfg;
+    const hs_decomp *d = h->d;
+    size_t n = (size_t)h->linop.n_local;
+    double *diag = malloc(n * sizeof *diag);
+    if (!diag) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    double weight = c->order == 2 ? 2.0 : 30.0 / 12.0, rhoc = c->rho * c->cp;
+    for (int64_t kk = 0; kk < d->local[2]; kk++)
+        for (int64_t j = 0; j < d->local[1]; j++)
+            for (int64_t i = 0; i < d->local[0]; i++) {
+                size_t idx = (size_t)((kk * d->local[1] + j) * d->local[0] + i);
+                int64_t ijk[3] = {i, j, kk};
+                double s = 0;
+                for (int dim = 0; dim < c->ndim; dim++) {
+                    double w = weight;
+                    int64_t g = ijk[dim] + d->offset[dim];
+                    /* mirrored walls: Dirichlet ghosts add, Neumann ghosts cancel one neighbour */
+                    if (c->order == 2 && g == 0 && c->bc[dim][0] != HS_BC_PERIODIC) w += c->bc[dim][0] == HS_BC_DIRICHLET ? 1 : -1;
+                    if (c->order == 2 && g == c->n[dim] - 1 && c->bc[dim][1] != HS_BC_PERIODIC)
+                        w += c->bc[dim][1] == HS_BC_DIRICHLET ? 1 : -1;
+                    s += w / (c->dx[dim] * c->dx[dim]);
+                }
+                double kc = k_host ? k_host[idx] : c->k;
+                diag[idx] = 1.0 + h->theta * h->dt_step_now * kc / rhoc * s;
+            }
+    int rc = hs_mem_copy(h->ctx, h->diag, diag, n * sizeof *diag, HS_COPY_H2D);
+    free(diag);
+    return rc;
+}
+
+static int implicit_step(heat *h, double dt)
+{
+    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    size_t n = (size_t)h->linop.n_local;
+    h->dt_step_now = dt;
+    if (!h->have_precond || dt != h->precond_dt) {
+        if (h->have_precond) hs_precond_destroy(&h->precond);
+        HS_CHECK(build_diagonal(h, h->k_host));
+        HS_CHECK(hs_precond_create(&h->linop, HS_PRECOND_JACOBI, &h->precond));
+        h->have_precond = 1;
+        h->precond_dt = dt;
+    }
+    /* b = T + (1 - theta) dt L(T) + dt q + theta dt g, with g the walls' contribution at n+1 */
+    HS_CHECK(hs_halo_exchange(h->T));
+    HS_CHECK(hs_heat_fill_ghosts(h->T, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
+    HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, (1.0 - h->theta) * dt, dt, &all, h->b, 1));
+    if (h->g) HS_CHECK(hs_axpy(h->ctx, HS_F64, n, h->theta * dt, h->g, h->b));
+    /* start from T^n */
+    HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, 0.0, 0.0, &all, h->x, 1));
+    hs_pcg_opts o = hs_pcg_default_opts();
+    o.rtol = h->cfg.pcg_rtol;
+    o.max_iter = h->cfg.pcg_max_iter;
+    o.custom = &h->precond;
+    hs_pcg_result res;
+    HS_CHECK(hs_pcg_solve(&h->linop, h->b, h->x, &o, &res));
+    h->pcg_iterations += res.iterations;
+    int converged = res.converged;
+    double resid = res.final_residual;
+    hs_pcg_result_free(&res);
+    if (!converged)
+        return HS_FAIL(HS_ERR_RUNTIME, "heat: CG did not reach heat.pcg_rtol = %g in %d iterations at step %lld (residual %g)",
+                       h->cfg.pcg_rtol, h->cfg.pcg_max_iter, (long long)h->step, resid);
+    return hs_heat_load_interior(h->T, h->x);
+}
+
+/* ---------------------------------------------------------------- ops */
+
+static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
+{
+    heat *h = state;
+    *taken = 0;
+    if (until > h->cfg.t_end) until = h->cfg.t_end;
+    while (*taken < max_steps && h->time < until) {
+        double dt = h->dt;
+        /* land exactly on the target time; a sliver below 1e-9 dt counts as arrived */
+        if (h->time + dt > until * (1 - 1e-15)) dt = until - h->time;
+        if (dt <= 1e-9 * h->dt) {
+            h->time = until;
+            break;
+        }
+        if (h->cfg.scheme == HS_HEAT_EXPLICIT) HS_CHECK(explicit_step(h, dt));
+        else HS_CHECK(implicit_step(h, dt));
+        h->time = dt == h->dt ? h->time + dt : until;
+        h->step++;
+        (*taken)++;
+    }
+    return HS_OK;
+}
+
+static void progress(void *state, double *time, int64_t *step, double *t_end, double *work)
+{
+    heat *h = state;
+    *time = h->time;
+    *step = h->step;
+    *t_end = h->cfg.t_end;
+    *work = (double)h->cfg.n[0] * (double)h->cfg.n[1] * (double)h->cfg.n[2];
+}
+
+/* Fill a field's interior from a pointwise function of the cell centre, through the host. */
+static int fill_interior(heat *h, hs_field *f, double (*fn)(const hs_heat_config *, const double *), const double *values)
+{
+    const hs_decomp *d = h->d;
+    for (int64_t k = 0; k < d->local[2]; k++)
+        for (int64_t j = 0; j < d->local[1]; j++)
+            for (int64_t i = 0; i < d->local[0]; i++) {
+                double x[3] = {hs_heat_coord(&h->cfg, 0, i + d->offset[0]), hs_heat_coord(&h->cfg, 1, j + d->offset[1]),
+                               hs_heat_coord(&h->cfg, 2, k + d->offset[2])};
+                size_t idx = (size_t)((k * d->local[1] + j) * d->local[0] + i);
+                h->host[idx] = values ? values[idx] : fn(&h->cfg, x);
+            }
+    return hs_field_set_interior(f, h->host);
+}
+
+/* The stability limit of forward Euler: dt alpha lambda_max <= 2, with lambda_max = sum_d c / dx_d^2,
+ * c = 4 for the 2nd-order and 16/3 for the 4th-order stencil. */
+static double explicit_limit(const hs_heat_config *c, double kmax)
+{
+    double lam = 0, coef = c->order == 2 ? 4.0 : 16.0 / 3.0;
+    for (int d = 0; d < c->ndim; d++) lam += coef / (c->dx[d] * c->dx[d]);
+    return 2.0 / (kmax / (c->rho * c->cp) * lam);
+}
+
+static int setup_conductivity(heat *h, const hs_params *p, double *kmax)
+{
+    const hs_heat_config *c = &h->cfg;
+    *kmax = c->k;
+    if (c->cond_kind == HS_HEAT_K_CONSTANT) return HS_OK;
+    size_t n = (size_t)h->linop.n_local;
+    h->k_host = malloc(n * sizeof(double));
+    if (!h->k_host) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (c->cond_kind == HS_HEAT_K_FILE) HS_CHECK(hs_heat_read_k(p, c, h->d->offset, h->d->local, h->k_host));
+    HS_CHECK(hs_field_create(h->d, HS_F64, h->cfg.order / 2, &h->K));
+    HS_CHECK(fill_interior(h, h->K, hs_heat_k_at, c->cond_kind == HS_HEAT_K_FILE ? h->k_host : NULL));
+    if (c->cond_kind == HS_HEAT_K_LAYERED)
+        for (size_t i = 0; i < n; i++) h->k_host[i] = h->host[i];
+    double m = 0;
+    for (size_t i = 0; i < n; i++) m = h->k_host[i] > m ? h->k_host[i] : m;
+    HS_CHECK(hs_allreduce_max(h->ctx->comm, &m, 1));
+    *kmax = m;
+    /* ghosts of k: neighbours' values, and the cell's own value mirrored at walls (no flux change) */
+    HS_CHECK(hs_halo_exchange(h->K));
+    hs_bc_kind mirror[3][2];
+    double zero[3][2] = {{0}};
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) mirror[d][s] = c->bc[d][s] == HS_BC_PERIODIC ? HS_BC_PERIODIC : HS_BC_NEUMANN;
+    HS_CHECK(hs_heat_fill_ghosts(h->K, mirror, zero, c->dx, 1));
+    h->op.k = h->K->data;
+    h->op.inv_rhoc = 1.0 / (c->rho * c->cp);
+    return HS_OK;
+}
+
+static int setup_source(heat *h)
+{
+    const hs_heat_config *c = &h->cfg;
+    double rhoc = c->rho * c->cp;
+    if (c->source == HS_HEAT_SOURCE_CONSTANT) h->op.q_const = c->Q / rhoc;
+    if (c->source != HS_HEAT_SOURCE_GAUSSIAN) return HS_OK;
+    HS_CHECK(hs_field_create(h->d, HS_F64, h->cfg.order / 2, &h->Q));
+    HS_CHECK(fill_interior(h, h->Q, hs_heat_source_at, NULL));
+    HS_CHECK(hs_scal(h->ctx, HS_F64, h->Q->count, 1.0 / rhoc, h->Q->data));
+    h->op.q = h->Q->data;
+    return HS_OK;
+}
+
+/* g = L(0) with the walls' values: the affine part of the operator, constant in time. */
+static int setup_implicit(heat *h)
+{
+    size_t n = (size_t)h->linop.n_local, bytes = n * sizeof(double);
+    h->theta = h->cfg.scheme == HS_HEAT_CRANK_NICOLSON ? 0.5 : 1.0;
+    HS_CHECK(hs_field_create(h->d, HS_F64, h->cfg.order / 2, &h->W));
+    HS_CHECK(hs_mem_alloc(h->ctx, bytes, (void **)&h->b));
+    HS_CHECK(hs_mem_alloc(h->ctx, bytes, (void **)&h->x));
+    HS_CHECK(hs_mem_alloc(h->ctx, bytes, (void **)&h->diag));
+    HS_CHECK(hs_mem_alloc(h->ctx, bytes, (void **)&h->g));
+    h->linop = (hs_linop){h->ctx, h->ctx->comm, (int64_t)n, h, implicit_apply, implicit_diagonal};
+    HS_CHECK(hs_field_fill(h->W, 0.0));
+    HS_CHECK(hs_heat_fill_ghosts(h->W, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
+    hs_heat_op lin = h->op;
+    lin.q = NULL;
+    lin.q_const = 0;
+    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    return hs_heat_apply(h->W, &lin, 0.0, 1.0, 0.0, &all, h->g, 1);
+}
+
+static int setup_time_step(heat *h, const hs_params *p, double kmax)
+{
+    const hs_heat_config *c = &h->cfg;
+    h->dt_limit = explicit_limit(c, kmax);
+    if (c->scheme == HS_HEAT_EXPLICIT) {
+        if (c->dt_user > h->dt_limit)
+            return hs_params_error(p, "heat.dt", "%g s is unstable for the explicit scheme: the limit of this grid and "
+                                                 "conductivity is %.6g s (use dt = 0 for an automatic step, or an implicit scheme)",
+                                   c->dt_user, h->dt_limit);
+        h->dt = c->dt_user > 0 ? c->dt_user : c->cfl * h->dt_limit;
+    } else {
+        h->dt = c->dt_user > 0 ? c->dt_user : c->t_end / 100;
+    }
+    if (!(h->dt > 0)) h->dt = 1.0; /* t_end = 0: nothing to step */
+    return HS_OK;
+}
+
+static int create(hs_ctx *ctx, const hs_params *p, void **state)
+{
+    heat *h = calloc(1, sizeof *h);
+    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    *state = h;
+    h->ctx = ctx;
+    HS_CHECK(hs_heat_config_read(p, &h->cfg));
+    hs_heat_config *c = &h->cfg;
+    int periodic[3];
+    for (int d = 0; d < 3; d++) periodic[d] = c->bc[d][0] == HS_BC_PERIODIC;
+    int halo = c->order / 2;
+    HS_CHECK(hs_decomp_create(ctx, c->ndim, c->n, periodic, c->procs, halo, &h->d));
+    HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->T));
+    HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->Tn));
+    size_t n = (size_t)(h->d->local[0] * h->d->local[1] * h->d->local[2]);
+    h->linop.n_local = (int64_t)n;
+    h->host = malloc((n ? n : 1) * sizeof(double));
+    if (!h->host) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    h->op.ndim = c->ndim;
+    h->op.order = c->order;
+    for (int d = 0; d < 3; d++) {
+        h->op.dx[d] = c->dx[d];
+        h->op.inv_dx2[d] = d < c->ndim ? 1.0 / (c->dx[d] * c->dx[d]) : 0.0;
+    }
+    h->op.alpha = c->k / (c->rho * c->cp);
+    double kmax = 0;
+    HS_CHECK(setup_conductivity(h, p, &kmax));
+    HS_CHECK(setup_time_step(h, p, kmax));
+    HS_CHECK(setup_source(h));
+    HS_CHECK(fill_interior(h, h->T, hs_heat_initial_at, NULL));
+    if (c->scheme != HS_HEAT_EXPLICIT) HS_CHECK(setup_implicit(h));
+    h->nshell = hs_heat_split_boxes(h->T, halo, &h->interior, h->shell);
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- output and checkpoints */
+
+static int describe_output(void *state, hs_output_desc *desc)
+{
+    heat *h = state;
+    static const char *names[3] = {"x", "y", "z"};
+    static const char *long_names[3] = {"x coordinate of cell centre", "y coordinate of cell centre", "z coordinate of cell centre"};
+    desc->title = "hpcsim heat equation";
+    desc->ndim = h->cfg.ndim;
+    for (int d = 0; d < h->cfg.ndim; d++) {
+        if (!h->coords[d]) {
+            h->coords[d] = malloc((size_t)h->cfg.n[d] * sizeof(double));
+            if (!h->coords[d]) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+            for (int64_t i = 0; i < h->cfg.n[d]; i++) h->coords[d][i] = hs_heat_coord(&h->cfg, d, i);
+        }
+        desc->dim_names[d] = names[d];
+        desc->n[d] = h->cfg.n[d];
+        desc->coords[d] = h->coords[d];
+        desc->coord_units[d] = "m";
+        desc->coord_long_names[d] = long_names[d];
+    }
+    return HS_OK;
+}
+
+static int define_vars(void *state, hs_writer *w)
+{
+    heat *h = state;
+    return hs_writer_def_var(w, "T", "K", "temperature", NULL, HS_F64, 1, &h->var_T);
+}
+
+static int write_state(void *state, hs_writer *w)
+{
+    heat *h = state;
+    HS_CHECK(hs_field_get_interior(h->T, h->host));
+    return hs_writer_put_block(w, h->var_T, h->d->offset, h->d->local, h->host);
+}
+
+static int checkpoint(void *state, hs_checkpoint *c)
+{
+    heat *h = state;
+    double clock[2] = {h->time, (double)h->step};
+    HS_CHECK(hs_field_get_interior(h->T, h->host));
+    HS_CHECK(hs_checkpoint_write(c, "T", HS_F64, h->linop.n_local, h->host));
+    return hs_checkpoint_write(c, "clock", HS_F64, 2, clock);
+}
+
+static int restore(void *state, hs_checkpoint *c)
+{
+    heat *h = state;
+    double clock[2];
+    HS_CHECK(hs_checkpoint_read(c, "T", HS_F64, h->linop.n_local, h->host));
+    HS_CHECK(hs_checkpoint_read(c, "clock", HS_F64, 2, clock));
+    h->time = clock[0];
+    h->step = (int64_t)clock[1];
+    return hs_field_set_interior(h->T, h->host);
+}
+
+int hs_heat_exact_error(void *state, double *rel_l2, double *max_abs)
+{
+    heat *h = state;
+    const hs_decomp *d = h->d;
+    double x0[3] = {0, 0, 0}, v;
+    if (!hs_heat_exact_at(&h->cfg, x0, 0, &v))
+        return hs_input_error("heat", 0, NULL, "this configuration has no exact solution (sine or gaussian start, constant k, no source)");
+    HS_CHECK(hs_field_get_interior(h->T, h->host));
+    double sums[2] = {0, 0}, mx = 0;
+    for (int64_t k = 0; k < d->local[2]; k++)
+        for (int64_t j = 0; j < d->local[1]; j++)
+            for (int64_t i = 0; i < d->local[0]; i++) {
+                double x[3] = {hs_heat_coord(&h->cfg, 0, i + d->offset[0]), hs_heat_coord(&h->cfg, 1, j + d->offset[1]),
+                               hs_heat_coord(&h->cfg, 2, k + d->offset[2])};
+                hs_heat_exact_at(&h->cfg, x, h->time, &v);
+                double e = h->host[(k * d->local[1] + j) * d->local[0] + i] - v;
+                sums[0] += e * e;
+                sums[1] += (v - h->cfg.T0) * (v - h->cfg.T0);
+                mx = fabs(e) > mx ? fabs(e) : mx;
+            }
+    HS_CHECK(hs_allreduce_sum(h->ctx->comm, sums, 2));
+    HS_CHECK(hs_allreduce_max(h->ctx->comm, &mx, 1));
+    /* relative to the deviation from the background, which is what decays */
+    *rel_l2 = sums[1] > 0 ? sqrt(sums[0] / sums[1]) : sqrt(sums[0]);
+    *max_abs = mx;
+    return HS_OK;
+}
+
+void hs_heat_time_step(void *state, double *dt, double *dt_limit)
+{
+    heat *h = state;
+    *dt = h->dt;
+    *dt_limit = h->dt_limit;
+}
+
+static int finish(void *state)
+{
+    heat *h = state;
+    double e = 0, m = 0, x0[3] = {0, 0, 0}, v;
+    if (h->ctx->rank == 0)
+        printf("heat: %lld steps of %.6g s to t = %.9g s (%s)%s", (long long)h->step, h->dt, h->time,
+               h->cfg.scheme == HS_HEAT_EXPLICIT ? "explicit" : h->cfg.scheme == HS_HEAT_CRANK_NICOLSON ? "Crank-Nicolson" : "backward Euler",
+               h->cfg.scheme == HS_HEAT_EXPLICIT ? "" : "");
+    if (h->ctx->rank == 0 && h->cfg.scheme != HS_HEAT_EXPLICIT)
+        printf(", %lld CG iterations", (long long)h->pcg_iterations);
+    if (h->ctx->rank == 0) printf("\n");
+    if (hs_heat_exact_at(&h->cfg, x0, 0, &v)) {
+        HS_CHECK(hs_heat_exact_error(h, &e, &m));
+        if (h->ctx->rank == 0) printf("heat: error against the exact solution: relative L2 %.6e, max %.6e K\n", e, m);
+    }
+    return HS_OK;
+}
+
+static void destroy(void *state)
+{
+    heat *h = state;
+    if (!h) return;
+    if (h->have_precond) hs_precond_destroy(&h->precond);
+    hs_field_destroy(h->T);
+    hs_field_destroy(h->Tn);
+    hs_field_destroy(h->K);
+    hs_field_destroy(h->Q);
+    hs_field_destroy(h->W);
+    if (h->ctx) {
+        hs_mem_free(h->ctx, h->b);
+        hs_mem_free(h->ctx, h->x);
+        hs_mem_free(h->ctx, h->g);
+        hs_mem_free(h->ctx, h->diag);
+    }
+    if (h->d) hs_decomp_destroy(h->d);
+    for (int d = 0; d < 3; d++) free(h->coords[d]);
+    free(h->host);
+    free(h->k_host);
+    free(h);
+}
+
+const hs_solver_ops hs_heat_solver = {
+    .name = "heat",
+    .summary = "heat equation rho c dT/dt = div(k grad T) + Q, finite differences, explicit or implicit",
+    .declare = declare,
+    .create = create,
+    .advance = advance,
+    .progress = progress,
+    .describe_output = describe_output,
+    .define_vars = define_vars,
+    .write = write_state,
+    .finish = finish,
+    .checkpoint = checkpoint,
+    .restore = restore,
+    .destroy = destroy,
+};

@@ -1,0 +1,17 @@
+/* The heat solver's public pieces beyond its ops table: accuracy against exact solutions. */
+#ifndef HS_HEAT_H
+#define HS_HEAT_H
+
+#include "solvers/solver.h"
+
+extern const hs_solver_ops hs_heat_solver;
+
+/* Relative L2 error and max-norm error of the current field against the exact solution of the
+ * configured initial state (initial = sine or gaussian, constant k, no source); HS_ERR_INPUT
+ * when the configuration has no exact solution.  Collective. */
+int hs_heat_exact_error(void *state, double *rel_l2, double *max_abs);
+
+/* The explicit time step in use (s) and the stability limit of the configured stencil (s). */
+void hs_heat_time_step(void *state, double *dt, double *dt_limit);
+
+#endif

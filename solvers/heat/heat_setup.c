@@ -1,0 +1,313 @@
+/* The heat solver's parameters: declaration, validation, and pointwise set-up of k, Q and T(0). */
+#include "solvers/heat/heat_setup.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/output.h"
+#include "kernels/error.h"
+
+#define BC_CHOICES "dirichlet|neumann|periodic"
+
+static const hs_param_decl g_heat_params[] = {
+    {"heat", "ndim", HS_PARAM_INT, "2", 1, 3, NULL, "spatial dimensions"},
+    {"heat", "n", HS_PARAM_INT_LIST, "64", 1, 1e6, "1|2|3", "cells per dimension (one value: the same in all)"},
+    {"heat", "length", HS_PARAM_REAL_LIST, "1", 1e-300, HS_NO_MAX, "1|2|3", "domain length per dimension (m)"},
+    {"heat", "procs", HS_PARAM_INT_LIST, "0", 0, 1e6, "1|2|3", "MPI ranks per dimension (0: automatic)"},
+    {"heat", "t_end", HS_PARAM_REAL, "0.01", 0, HS_NO_MAX, NULL, "end time (s)"},
+    {"heat", "dt", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL, "time step (s); 0: the largest stable one times cfl (explicit) or t_end/100 (implicit)"},
+    {"heat", "cfl", HS_PARAM_REAL, "0.9", 1e-6, 1, NULL, "fraction of the explicit stability limit used when dt = 0"},
+    {"heat", "scheme", HS_PARAM_ENUM, "explicit", 0, 0, "explicit|backward_euler|crank_nicolson", "time integration"},
+    {"heat", "order", HS_PARAM_INT, "2", 2, 4, NULL, "order of the spatial stencil (2 or 4)"},
+    {"heat", "rho", HS_PARAM_REAL, "1", 1e-300, HS_NO_MAX, NULL, "density (kg/m^3)"},
+    {"heat", "cp", HS_PARAM_REAL, "1", 1e-300, HS_NO_MAX, NULL, "specific heat capacity (J/(kg K))"},
+    {"heat", "conductivity", HS_PARAM_ENUM, "constant", 0, 0, "constant|layered|file", "how k is given"},
+    {"heat", "k", HS_PARAM_REAL, "1", 1e-300, HS_NO_MAX, NULL, "thermal conductivity (W/(m K)) when constant"},
+    {"heat", "layer_bounds", HS_PARAM_REAL_LIST, "0.5", HS_NO_MIN, HS_NO_MAX, NULL, "layered k: increasing interface positions along the last dimension (m)"},
+    {"heat", "layer_k", HS_PARAM_REAL_LIST, "1 1", 1e-300, HS_NO_MAX, NULL, "layered k: conductivity of each layer, one more than layer_bounds"},
+    {"heat", "k_file", HS_PARAM_STRING, "none", 0, 0, NULL, "conductivity file (NetCDF or HDF5) when conductivity = file"},
+    {"heat", "k_variable", HS_PARAM_STRING, "k", 0, 0, NULL, "variable holding k in k_file, shaped like the grid (z, y, x)"},
+    {"heat", "initial", HS_PARAM_ENUM, "sine", 0, 0, "constant|sine|gaussian", "initial temperature"},
+    {"heat", "T0", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "background temperature (K)"},
+    {"heat", "amplitude", HS_PARAM_REAL, "1", HS_NO_MIN, HS_NO_MAX, NULL, "amplitude of the sine mode or Gaussian (K)"},
+    {"heat", "mode", HS_PARAM_INT_LIST, "1", 0, 1e6, "1|2|3", "sine: mode number per dimension"},
+    {"heat", "sigma", HS_PARAM_REAL, "0.05", 1e-300, HS_NO_MAX, NULL, "gaussian: initial width (m)"},
+    {"heat", "center", HS_PARAM_REAL_LIST, "0.5", HS_NO_MIN, HS_NO_MAX, "1|2|3", "gaussian: centre (m)"},
+    {"heat", "bc_xlo", HS_PARAM_ENUM, "dirichlet", 0, 0, BC_CHOICES, "boundary at x = 0"},
+    {"heat", "bc_xhi", HS_PARAM_ENUM, "dirichlet", 0, 0, BC_CHOICES, "boundary at x = length"},
+    {"heat", "bc_ylo", HS_PARAM_ENUM, "dirichlet", 0, 0, BC_CHOICES, "boundary at y = 0"},
+    {"heat", "bc_yhi", HS_PARAM_ENUM, "dirichlet", 0, 0, BC_CHOICES, "boundary at y = length"},
+    {"heat", "bc_zlo", HS_PARAM_ENUM, "dirichlet", 0, 0, BC_CHOICES, "boundary at z = 0"},
+    {"heat", "bc_zhi", HS_PARAM_ENUM, "dirichlet", 0, 0, BC_CHOICES, "boundary at z = length"},
+    {"heat", "value_xlo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "Dirichlet: wall temperature (K); Neumann: outward dT/dn (K/m)"},
+    {"heat", "value_xhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at x = length"},
+    {"heat", "value_ylo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at y = 0"},
+    {"heat", "value_yhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at y = length"},
+    {"heat", "value_zlo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at z = 0"},
+    {"heat", "value_zhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at z = length"},
+    {"heat", "source", HS_PARAM_ENUM, "none", 0, 0, "none|constant|gaussian", "heat source Q"},
+    {"heat", "Q", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "source strength (W/m^3; peak value for gaussian)"},
+    {"heat", "source_center", HS_PARAM_REAL_LIST, "0.5", HS_NO_MIN, HS_NO_MAX, "1|2|3", "gaussian source centre (m)"},
+    {"heat", "source_sigma", HS_PARAM_REAL, "0.05", 1e-300, HS_NO_MAX, NULL, "gaussian source width (m)"},
+    {"heat", "pcg_rtol", HS_PARAM_REAL, "1e-12", 1e-300, 1, NULL, "implicit schemes: relative residual of each CG solve"},
+    {"heat", "pcg_max_iter", HS_PARAM_INT, "10000", 1, 1e9, NULL, "implicit schemes: CG iterations at most per step"},
+};
+
+int hs_heat_declare(void) { return hs_params_declare(g_heat_params, (int)(sizeof g_heat_params / sizeof g_heat_params[0])); }
+
+/* A list of 1 or ndim values: one value applies to every dimension. */
+static int per_dim_ints(const hs_params *p, const char *key, int ndim, int64_t out[3])
+{
+    int64_t v[3] = {0, 0, 0};
+    int n = hs_params_int_list(p, key, v, 3);
+    if (n != 1 && n != ndim)
+        return hs_params_error(p, key, "has %d values; expected 1 or heat.ndim = %d", n, ndim);
+    for (int d = 0; d < 3; d++) out[d] = d < ndim ? v[n == 1 ? 0 : d] : 1;
+    return HS_OK;
+}
+
+static int per_dim_reals(const hs_params *p, const char *key, int ndim, double out[3], double fill)
+{
+    double v[3] = {0, 0, 0};
+    int n = hs_params_real_list(p, key, v, 3);
+    if (n != 1 && n != ndim)
+        return hs_params_error(p, key, "has %d values; expected 1 or heat.ndim = %d", n, ndim);
+    for (int d = 0; d < 3; d++) out[d] = d < ndim ? v[n == 1 ? 0 : d] : fill;
+    return HS_OK;
+}
+
+static int read_boundaries(const hs_params *p, hs_heat_config *c)
+{
+    static const char *names[3][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}, {"zlo", "zhi"}};
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            char key[32];
+            snprintf(key, sizeof key, "heat.bc_%s", names[d][s]);
+            const char *kind = hs_params_string(p, key);
+            c->bc[d][s] = !strcmp(kind, "periodic") ? HS_BC_PERIODIC : !strcmp(kind, "neumann") ? HS_BC_NEUMANN : HS_BC_DIRICHLET;
+            snprintf(key, sizeof key, "heat.value_%s", names[d][s]);
+            c->bc_value[d][s] = hs_params_real(p, key);
+        }
+    for (int d = 0; d < c->ndim; d++)
+        if ((c->bc[d][0] == HS_BC_PERIODIC) != (c->bc[d][1] == HS_BC_PERIODIC)) {
+            char key[32];
+            snprintf(key, sizeof key, "heat.bc_%s", names[d][c->bc[d][0] == HS_BC_PERIODIC ? 1 : 0]);
+            return hs_params_error(p, key, "a periodic dimension must be periodic on both faces");
+        }
+    return HS_OK;
+}
+
+static int read_conductivity(const hs_params *p, hs_heat_config *c)
+{
+    const char *kind = hs_params_string(p, "heat.conductivity");
+    c->cond_kind = !strcmp(kind, "layered") ? HS_HEAT_K_LAYERED : !strcmp(kind, "file") ? HS_HEAT_K_FILE : HS_HEAT_K_CONSTANT;
+    c->k = hs_params_real(p, "heat.k");
+    c->k_file = hs_params_string(p, "heat.k_file");
+    c->k_var = hs_params_string(p, "heat.k_variable");
+    if (c->cond_kind == HS_HEAT_K_LAYERED) {
+        c->nbounds = hs_params_real_list(p, "heat.layer_bounds", c->layer_bounds, HS_HEAT_MAX_LAYERS);
+        int nk = hs_params_real_list(p, "heat.layer_k", c->layer_k, HS_HEAT_MAX_LAYERS + 1);
+        if (c->nbounds > HS_HEAT_MAX_LAYERS) return hs_params_error(p, "heat.layer_bounds", "at most %d interfaces", HS_HEAT_MAX_LAYERS);
+        if (nk != c->nbounds + 1)
+            return hs_params_error(p, "heat.layer_k", "has %d values; expected one per layer, %d (layer_bounds has %d)", nk,
+                                   c->nbounds + 1, c->nbounds);
+        for (int i = 1; i < c->nbounds; i++)
+            if (c->layer_bounds[i] <= c->layer_bounds[i - 1]) return hs_params_error(p, "heat.layer_bounds", "must increase");
+    }
+    if (c->cond_kind == HS_HEAT_K_FILE && !strcmp(c->k_file, "none"))
+        return hs_params_error(p, "heat.k_file", "conductivity = file needs a file");
+    return HS_OK;
+}
+
+int hs_heat_config_read(const hs_params *p, hs_heat_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ndim = (int)hs_params_int(p, "heat.ndim");
+    HS_CHECK(per_dim_ints(p, "heat.n", c->ndim, c->n));
+    HS_CHECK(per_dim_reals(p, "heat.length", c->ndim, c->length, 1.0));
+    int64_t procs[3], mode[3];
+    HS_CHECK(per_dim_ints(p, "heat.procs", c->ndim, procs));
+    HS_CHECK(per_dim_ints(p, "heat.mode", c->ndim, mode));
+    for (int d = 0; d < 3; d++) {
+        c->procs[d] = d < c->ndim ? (int)procs[d] : 1;
+        c->mode[d] = (int)mode[d];
+        c->dx[d] = c->length[d] / (double)c->n[d];
+    }
+    HS_CHECK(per_dim_reals(p, "heat.center", c->ndim, c->center, 0.0));
+    HS_CHECK(per_dim_reals(p, "heat.source_center", c->ndim, c->source_center, 0.0));
+    c->t_end = hs_params_real(p, "heat.t_end");
+    c->dt_user = hs_params_real(p, "heat.dt");
+    c->cfl = hs_params_real(p, "heat.cfl");
+    const char *scheme = hs_params_string(p, "heat.scheme");
+    c->scheme = !strcmp(scheme, "backward_euler") ? HS_HEAT_BACKWARD_EULER
+              : !strcmp(scheme, "crank_nicolson") ? HS_HEAT_CRANK_NICOLSON : HS_HEAT_EXPLICIT;
+    c->order = (int)hs_params_int(p, "heat.order");
+    if (c->order != 2 && c->order != 4) return hs_params_error(p, "heat.order", "must be 2 or 4, got %d", c->order);
+    c->rho = hs_params_real(p, "heat.rho");
+    c->cp = hs_params_real(p, "heat.cp");
+    HS_CHECK(read_conductivity(p, c));
+    const char *init = hs_params_string(p, "heat.initial");
+    c->initial = !strcmp(init, "constant") ? HS_HEAT_INIT_CONSTANT : !strcmp(init, "gaussian") ? HS_HEAT_INIT_GAUSSIAN : HS_HEAT_INIT_SINE;
+    c->T0 = hs_params_real(p, "heat.T0");
+    c->amplitude = hs_params_real(p, "heat.amplitude");
+    c->sigma = hs_params_real(p, "heat.sigma");
+    HS_CHECK(read_boundaries(p, c));
+    const char *src = hs_params_string(p, "heat.source");
+    c->source = !strcmp(src, "constant") ? HS_HEAT_SOURCE_CONSTANT : !strcmp(src, "gaussian") ? HS_HEAT_SOURCE_GAUSSIAN : HS_HEAT_SOURCE_NONE;
+    c->Q = hs_params_real(p, "heat.Q");
+    c->source_sigma = hs_params_real(p, "heat.source_sigma");
+    c->pcg_rtol = hs_params_real(p, "heat.pcg_rtol");
+    c->pcg_max_iter = (int)hs_params_int(p, "heat.pcg_max_iter");
+    if (c->order == 4 && c->cond_kind != HS_HEAT_K_CONSTANT)
+        return hs_params_error(p, "heat.order", "the 4th-order stencil needs a constant conductivity (heat.conductivity = constant)");
+    if (c->order == 4 && c->scheme != HS_HEAT_EXPLICIT)
+        for (int d = 0; d < c->ndim; d++)
+            if (c->bc[d][0] != HS_BC_PERIODIC)
+                return hs_params_error(p, "heat.order", "implicit schemes with the 4th-order stencil need periodic boundaries "
+                                                        "(its mirrored walls make the operator unsymmetric for CG)");
+    for (int d = 0; d < c->ndim; d++)
+        if (c->n[d] < c->order / 2)
+            return hs_params_error(p, "heat.n", "%lld cells are too few for the order-%d stencil", (long long)c->n[d], c->order);
+    return HS_OK;
+}
+
+double hs_heat_k_at(const hs_heat_config *c, const double x[3])
+{
+    if (c->cond_kind != HS_HEAT_K_LAYERED) return c->k;
+    double z = x[c->ndim - 1];
+    int m = 0;
+    while (m < c->nbounds && z >= c->layer_bounds[m]) m++;
+    return c->layer_k[m];
+}
+
+double hs_heat_source_at(const hs_heat_config *c, const double x[3])
+{
+    if (c->source == HS_HEAT_SOURCE_NONE) return 0.0;
+    if (c->source == HS_HEAT_SOURCE_CONSTANT) return c->Q;
+    double r2 = 0;
+    for (int d = 0; d < c->ndim; d++) r2 += (x[d] - c->source_center[d]) * (x[d] - c->source_center[d]);
+    return c->Q * exp(-r2 / (2 * c->source_sigma * c->source_sigma));
+}
+
+static hs_heat_mode mode_of(const hs_heat_config *c)
+{
+    hs_heat_mode m;
+    memset(&m, 0, sizeof m);
+    m.ndim = c->ndim;
+    for (int d = 0; d < 3; d++) {
+        m.length[d] = c->length[d];
+        m.mode[d] = c->mode[d];
+        m.periodic[d] = c->bc[d][0] == HS_BC_PERIODIC;
+    }
+    m.t0 = c->T0;
+    m.amplitude = c->amplitude;
+    m.alpha = c->k / (c->rho * c->cp);
+    return m;
+}
+
+static hs_heat_gaussian gaussian_of(const hs_heat_config *c)
+{
+    hs_heat_gaussian g;
+    memset(&g, 0, sizeof g);
+    g.ndim = c->ndim;
+    for (int d = 0; d < 3; d++) g.center[d] = c->center[d];
+    g.sigma = c->sigma;
+    g.t0 = c->T0;
+    g.amplitude = c->amplitude;
+    g.alpha = c->k / (c->rho * c->cp);
+    return g;
+}
+
+double hs_heat_initial_at(const hs_heat_config *c, const double x[3])
+{
+    if (c->initial == HS_HEAT_INIT_SINE) {
+        hs_heat_mode m = mode_of(c);
+        return hs_heat_mode_value(&m, x, 0.0);
+    }
+    if (c->initial == HS_HEAT_INIT_GAUSSIAN) {
+        hs_heat_gaussian g = gaussian_of(c);
+        return hs_heat_gaussian_value(&g, x, 0.0);
+    }
+    return c->T0;
+}
+
+int hs_heat_exact_at(const hs_heat_config *c, const double x[3], double t, double *value)
+{
+    if (c->cond_kind != HS_HEAT_K_CONSTANT || c->source != HS_HEAT_SOURCE_NONE) return 0;
+    if (c->initial == HS_HEAT_INIT_SINE) {
+        /* the sine mode solves the walls it vanishes on: Dirichlet at T0 */
+        for (int d = 0; d < c->ndim; d++)
+            for (int s = 0; s < 2; s++)
+                if (c->bc[d][s] == HS_BC_NEUMANN || (c->bc[d][s] == HS_BC_DIRICHLET && c->bc_value[d][s] != c->T0)) return 0;
+        hs_heat_mode m = mode_of(c);
+        *value = hs_heat_mode_value(&m, x, t);
+        return 1;
+    }
+    if (c->initial == HS_HEAT_INIT_GAUSSIAN) {
+        for (int d = 0; d < c->ndim; d++)
+            if (c->bc[d][0] != HS_BC_PERIODIC) return 0;
+        hs_heat_gaussian g = gaussian_of(c);
+        *value = hs_heat_gaussian_value(&g, x, t);
+        return 1;
+    }
+    return 0;
+}
+
+int hs_heat_read_k(const hs_params *p, const hs_heat_config *c, const int64_t offset[3], const int64_t local[3],
+                   double *k_local)
+{
+    hs_reader *r = NULL;
+    FILE *probe = fopen(c->k_file, "rb");
+    if (!probe) return hs_params_error(p, "heat.k_file", "cannot open conductivity file '%s'", c->k_file);
+    fclose(probe);
+    if (hs_reader_open(c->k_file, &r) != HS_OK) {
+        hs_error_clear();
+        return hs_params_error(p, "heat.k_file", "'%s' is not a NetCDF or HDF5 file this build can read", c->k_file);
+    }
+    int64_t shape[8];
+    int rank = 0;
+    if (hs_reader_var_shape(r, c->k_var, shape, &rank) != HS_OK) {
+        hs_reader_close(r);
+        hs_error_clear();
+        return hs_params_error(p, "heat.k_variable", "no variable '%s' in '%s'", c->k_var, c->k_file);
+    }
+    int ok = rank == c->ndim;
+    for (int d = 0; ok && d < c->ndim; d++) ok = shape[c->ndim - 1 - d] == c->n[d];
+    if (!ok) {
+        char got[128] = "", want[128] = "";
+        for (int d = 0; d < rank; d++) snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", d ? " x " : "", (long long)shape[d]);
+        for (int d = c->ndim - 1; d >= 0; d--)
+            snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d < c->ndim - 1 ? " x " : "", (long long)c->n[d]);
+        hs_reader_close(r);
+        return hs_params_error(p, "heat.k_file", "variable '%s' in '%s' has shape %s; the grid needs %s (slowest first)",
+                               c->k_var, c->k_file, got, want);
+    }
+    size_t total = (size_t)c->n[0] * c->n[1] * c->n[2];
+    double *all = malloc(total * sizeof *all);
+    if (!all) {
+        hs_reader_close(r);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", c->k_file);
+    }
+    int rc = hs_reader_read(r, c->k_var, all);
+    hs_reader_close(r);
+    if (rc != HS_OK) {
+        free(all);
+        return rc;
+    }
+    for (int64_t k = 0; k < local[2]; k++)
+        for (int64_t j = 0; j < local[1]; j++)
+            for (int64_t i = 0; i < local[0]; i++) {
+                double v = all[((k + offset[2]) * c->n[1] + (j + offset[1])) * c->n[0] + (i + offset[0])];
+                if (!(v > 0) || !isfinite(v)) {
+                    free(all);
+                    return hs_params_error(p, "heat.k_file", "'%s': conductivity %g at cell (%lld, %lld, %lld) is not positive",
+                                           c->k_file, v, (long long)(i + offset[0]), (long long)(j + offset[1]),
+                                           (long long)(k + offset[2]));
+                }
+                k_local[(k * local[1] + j) * local[0] + i] = v;
+            }
+    free(all);
+    return HS_OK;
+}

@@ -1,0 +1,117 @@
+// The heat solver's grid kernels on the GPU: a z-marching 7-point kernel for the common case, a
+// generic kernel for the others, ghost filling and interior loads.
+#include "kernels/cuda_util.h"
+#include "solvers/heat/heat_point.h"
+
+namespace {
+
+constexpr int kBX = 32, kBY = 8; // a warp along x: coalesced rows
+
+// Generic: one thread per cell of the box.
+__global__ void apply_generic(const hs_heat_launch L, const double *__restrict__ T, double *__restrict__ out)
+{
+    int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
+    if (i >= L.hi[0] || j >= L.hi[1]) return;
+    for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) {
+        int64_t idx = L.origin + k * L.stride[2] + j * L.stride[1] + i;
+        int64_t o = L.out_contiguous ? (k * L.local[1] + j) * L.local[0] + i : idx;
+        out[o] = hs_heat_combine(&L, T, idx);
+    }
+}
+
+// Constant k, 2nd order, 3D, field-shaped output: each thread marches along z through a chunk,
+// keeping the cells below, at and above in registers, so that every value is read from memory
+// once per chunk along z (the x and y neighbours come from the caches).
+__global__ void apply_7pt_march(const hs_heat_launch L, int64_t zchunk, const double *__restrict__ T,
+                                double *__restrict__ out)
+{
+    int64_t i = L.lo[0] + blockIdx.x * (int64_t)kBX + threadIdx.x;
+    int64_t j = L.lo[1] + blockIdx.y * (int64_t)kBY + threadIdx.y;
+    if (i >= L.hi[0] || j >= L.hi[1]) return;
+    int64_t k0 = L.lo[2] + blockIdx.z * zchunk, k1 = min(k0 + zchunk, L.hi[2]);
+    if (k0 >= k1) return;
+    const int64_t sy = L.stride[1], sz = L.stride[2];
+    const double cx = L.inv_dx2[0], cy = L.inv_dx2[1], cz = L.inv_dx2[2];
+    int64_t idx = L.origin + k0 * sz + j * sy + i;
+    double below = __ldg(T + idx - sz), here = __ldg(T + idx);
+    for (int64_t k = k0; k < k1; k++, idx += sz) {
+        double above = __ldg(T + idx + sz);
+        double lap = (__ldg(T + idx - 1) - 2.0 * here + __ldg(T + idx + 1)) * cx +
+                     (__ldg(T + idx - sy) - 2.0 * here + __ldg(T + idx + sy)) * cy + (below - 2.0 * here + above) * cz;
+        double q = L.q ? L.q[idx] : L.q_const;
+        out[idx] = L.a * here + L.b * (L.alpha * lap) + L.c * q;
+        below = here;
+        here = above;
+    }
+}
+
+__global__ void ghosts_kernel(const hs_heat_ghosts G, double *T)
+{
+    int d = G.dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;
+    int64_t n1 = G.local[e1] + 2 * G.hw[e1], n2 = G.local[e2] + 2 * G.hw[e2];
+    int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (t >= n1 * n2) return;
+    int64_t a = t % n1, b = t / n1;
+    int64_t base = G.origin + (a - G.hw[e1]) * G.stride[e1] + (b - G.hw[e2]) * G.stride[e2];
+    for (int i = 0; i < G.hw[d]; i++) {
+        int64_t in = G.side ? G.local[d] - 1 - i : i, gh = G.side ? G.local[d] + i : -1 - i;
+        T[base + gh * G.stride[d]] = hs_heat_ghost_value(G.kind, T[base + in * G.stride[d]], i, G.value, G.dx);
+    }
+}
+
+__global__ void load_kernel(int64_t sy, int64_t sz, int64_t origin, int64_t nx, int64_t ny, int64_t nz,
+                            const double *__restrict__ src, double *__restrict__ T)
+{
+    int64_t n = nx * ny * nz, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n; t += stride) {
+        int64_t i = t % nx, r = t / nx, j = r % ny, k = r / ny;
+        T[origin + k * sz + j * sy + i] = src[t];
+    }
+}
+
+} // namespace
+
+extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, const double *T, double *out)
+{
+    int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
+    if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
+    dim3 block(kBX, kBY);
+    unsigned gx = (unsigned)((nx + kBX - 1) / kBX), gy = (unsigned)((ny + kBY - 1) / kBY);
+    bool march = !L->k && L->order == 2 && L->stride[2] != 0 && L->stride[1] != 0 && !L->out_contiguous;
+    if (march) {
+        // enough z-chunks to give every SM several blocks, long enough chunks to amortise the start
+        int64_t want = (int64_t)cu->sm_count * 8 / ((int64_t)gx * gy) + 1;
+        int64_t zchunk = (nz + want - 1) / want;
+        if (zchunk < 8) zchunk = nz < 8 ? nz : 8;
+        unsigned gz = (unsigned)((nz + zchunk - 1) / zchunk);
+        apply_7pt_march<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, zchunk, T, out);
+        HS_CUDA_LAUNCH_CHECK(apply_7pt_march);
+    } else {
+        unsigned gz = (unsigned)(nz < 65535 ? nz : 65535);
+        apply_generic<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, T, out);
+        HS_CUDA_LAUNCH_CHECK(apply_generic);
+    }
+    return HS_OK;
+}
+
+extern "C" int hs_heat_ghosts_cuda(hs_cuda_ctx *cu, const hs_heat_ghosts *G, double *T)
+{
+    int d = G->dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;
+    int64_t n = (G->local[e1] + 2 * G->hw[e1]) * (G->local[e2] + 2 * G->hw[e2]);
+    if (n <= 0 || G->hw[d] == 0) return HS_OK;
+    ghosts_kernel<<<(unsigned)((n + 255) / 256), 256, 0, cu->stream>>>(*G, T);
+    HS_CUDA_LAUNCH_CHECK(ghosts_kernel);
+    return HS_OK;
+}
+
+extern "C" int hs_heat_load_cuda(hs_cuda_ctx *cu, const int64_t stride[3], int64_t origin, const int64_t local[3],
+                                 const double *src, double *T)
+{
+    int64_t n = local[0] * local[1] * local[2];
+    if (n <= 0) return HS_OK;
+    load_kernel<<<hs_cuda_blocks(cu, (size_t)n, 256), 256, 0, cu->stream>>>(stride[1], stride[2], origin, local[0],
+                                                                             local[1], local[2], src, T);
+    HS_CUDA_LAUNCH_CHECK(load_kernel);
+    return HS_OK;
+}
