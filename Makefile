@@ -61,7 +61,7 @@ CC       := $(if $(filter 1,$(MPI)),mpicc,gcc)
 OPT      ?= -O3 -march=x86-64-v2
 CFLAGS   ?= $(OPT) -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter -fPIC
-CPPFLAGS += -I. $(DEPS_INC) -DHS_VERSION='"$(VERSION)"' -DHS_GIT_HASH='"$(GIT_HASH)"'
+CPPFLAGS += -I. $(DEPS_INC) -DHS_VERSION='"$(VERSION)"'
 LDLIBS   :=
 LDFLAGS  += $(DEPS_LIB)
 FEATURES :=
@@ -155,6 +155,14 @@ $(LIB): $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	@echo "  AR    $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# The git hash lives in one object, rebuilt when the hash changes, so commits do not rebuild everything.
+GIT_STAMP := $(BUILD)/git_hash.stamp
+$(shell mkdir -p $(BUILD); echo '$(GIT_HASH)' | cmp -s - $(GIT_STAMP) || echo '$(GIT_HASH)' > $(GIT_STAMP))
+$(BUILD)/kernels/version.o: kernels/version.c $(GIT_STAMP) $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(CPPFLAGS) -DHS_GIT_HASH='"$(GIT_HASH)"' $(CFLAGS) -c $< -o $@
 
 $(BUILD)/%.o: %.c $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)

@@ -5,6 +5,7 @@
 
 #include "io/params.h"
 #include "kernels/context.h"
+#include "kernels/version.h"
 #include "solvers/solver.h"
 
 static void usage(FILE *out)
@@ -29,7 +30,7 @@ static void usage(FILE *out)
 
 static void version(void)
 {
-    printf("hpcsim %s (git %s)\nfeatures: %s\n", HS_VERSION, HS_GIT_HASH, HS_FEATURES);
+    printf("hpcsim %s (git %s)\nfeatures: %s\n", hs_version(), hs_git_hash(), hs_features());
 }
 
 /* Usage errors are input errors: message on rank 0, exit 2. */

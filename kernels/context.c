@@ -8,6 +8,7 @@
 #endif
 
 #include "kernels/cuda_backend.h"
+#include "kernels/version.h"
 
 const char *hs_device_name(hs_device d) { return d == HS_DEVICE_CUDA ? "cuda" : "cpu"; }
 
@@ -151,7 +152,7 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out)
     char *all = ctx->rank == 0 ? malloc((size_t)REC * ctx->size) : NULL;
     HS_MPI_CHECK(MPI_Gather(mine, REC, MPI_CHAR, all, REC, MPI_CHAR, 0, ctx->comm));
     if (ctx->rank == 0) {
-        fprintf(out, "hpcsim %s (git %s)\n", HS_VERSION, HS_GIT_HASH);
+        fprintf(out, "hpcsim %s (git %s)\n", hs_version(), hs_git_hash());
         fprintf(out, "features: %s\n", HS_FEATURES);
         fprintf(out, "MPI ranks: %d\n", ctx->size);
         fprintf(out, "backend: %s\n", hs_device_name(ctx->device));
