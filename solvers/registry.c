@@ -4,10 +4,12 @@
 #include "solvers/solver.h"
 
 extern const hs_solver_ops hs_selftest_solver;
+extern const hs_solver_ops hs_quantum_solver;
 extern const hs_solver_ops hs_pinn_solver;
 
 static const hs_solver_ops *const g_solvers[] = {
     &hs_selftest_solver,
+    &hs_quantum_solver,
     &hs_pinn_solver,
     NULL,
 };
