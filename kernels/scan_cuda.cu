@@ -44,7 +44,7 @@ template <typename A> __device__ __forceinline__ A wait_for(const A *val, unsign
 {
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> f(flag[i]);
     while (f.load(cuda::memory_order_acquire) == 0u) __nanosleep(32);
-    return val[i];
+    return *reinterpret_cast<const volatile A *>(val + i); // a real load, after the acquire
 }
 
 // Butterfly sum: every lane ends with the same bits (a + b == b + a exactly).
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(kThreads) scan_kernel(const T *in, T *out, siz
     if (warp == 0) {
         A total = s_warp[0];
         for (int j = 1; j < kWarps; j++) total = total + s_warp[j];
-        A pre = tile == 0 ? A(0) : A(0);
+        A pre = A(0);
         if (tile == 0) {
             if (lane == 0) publish<A>((A *)lv.val[0], lv.flag[0], 0, total);
         } else {

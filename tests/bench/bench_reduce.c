@@ -61,7 +61,7 @@ static void bench_sort(const char *name, const char *size, hs_dtype key, hs_dtyp
     char prec[32];
     snprintf(prec, sizeof prec, vb ? "%s+%s" : "%s", hs_dtype_name(key), hs_dtype_name(value));
     bench_row(name, size, prec, t, bytes, 0, gpu ? (vb ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys") : NULL, tp);
-    if (ctx->rank == 0) printf("#   %s: %.2f Gkeys/s\n", name, (double)n / t * 1e-9);
+    if (ctx->rank == 0) printf("#   %s %s: %.3g Gkeys/s\n", name, prec, (double)n / t * 1e-9);
 }
 
 static void fill_random(uint64_t *h, size_t count, uint64_t seed, int as_double)
