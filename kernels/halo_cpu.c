@@ -67,17 +67,28 @@ static inline double load(hs_dtype t, const void *row, int64_t i)
     return t == HS_F64 ? ((const double *)row)[i] : (double)((const float *)row)[i];
 }
 
+/* One loop per operator, so that the inner loops carry no branch. */
 static void reduce_row(hs_dtype t, const void *row, int64_t n, int op, partial *p)
 {
-    for (int64_t i = 0; i < n; i++) {
-        double x = load(t, row, i);
-        switch (op) {
-        case HS_GRID_RED_SUM: acc_sum(&p->s, &p->c, x); break;
-        case HS_GRID_RED_SUMSQ: acc_sum(&p->s, &p->c, x * x); break;
-        case HS_GRID_RED_MIN: p->m = hs_grid_min_nan(p->m, x); break;
-        case HS_GRID_RED_MAX: p->m = hs_grid_max_nan(p->m, x); break;
-        default: p->m = hs_grid_max_nan(p->m, fabs(x)); break;
+    switch (op) {
+    case HS_GRID_RED_SUM:
+        for (int64_t i = 0; i < n; i++) acc_sum(&p->s, &p->c, load(t, row, i));
+        break;
+    case HS_GRID_RED_SUMSQ:
+        for (int64_t i = 0; i < n; i++) {
+            double x = load(t, row, i);
+            acc_sum(&p->s, &p->c, x * x);
         }
+        break;
+    case HS_GRID_RED_MIN:
+        for (int64_t i = 0; i < n; i++) p->m = hs_grid_min_nan(p->m, load(t, row, i));
+        break;
+    case HS_GRID_RED_MAX:
+        for (int64_t i = 0; i < n; i++) p->m = hs_grid_max_nan(p->m, load(t, row, i));
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++) p->m = hs_grid_max_nan(p->m, fabs(load(t, row, i)));
+        break;
     }
 }
 
