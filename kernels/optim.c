@@ -85,8 +85,14 @@ struct hs_lbfgs {
     hs_objective fn;
     void *data;
     hs_lbfgs_opts o;
-    double *x, *g, *d, *xt, *gt; /* device: iterate (the caller's), gradient, direction, trial point and gradient */
-    double **s, **y;             /* device: correction pairs, ring buffer */
+    /* The vectors live on the host when n is small (host = 1): a few hundred short dots per
+     * iteration then cost microseconds instead of a device round trip each; only the evaluation
+     * point and its gradient cross (xe, ge).  Otherwise on the device, through the BLAS family. */
+    int host;
+    double *ux;                  /* the caller's iterate (device) */
+    double *x, *g, *d, *xt, *gt; /* iterate, gradient, direction, trial point and gradient */
+    double **s, **y;             /* correction pairs, ring buffer */
+    double *xe, *ge;             /* host mode: device buffers of the evaluation */
     double *rho, *alpha;         /* host */
     int stored, head;            /* pairs stored; index of the next slot */
     int evals, iter;             /* totals over every hs_lbfgs_run */
@@ -101,20 +107,99 @@ static const char *const g_reasons[] = {"not started", "gradient tolerance met",
                                         "objective not finite at the starting point", "iteration budget of this call used"};
 enum { R_NONE, R_GTOL, R_FTOL, R_LINESEARCH, R_EVALS, R_ITERS, R_CALLBACK, R_NONFINITE, R_CHUNK };
 
+enum { HOST_MAX_N = 1 << 16 };
+
+static int vdot(lbfgs *L, const double *a, const double *b, double *r)
+{
+    if (!L->host) return hs_dot(L->ctx, HS_F64, L->n, a, b, r);
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t i = 0;
+    for (; i + 3 < L->n; i += 4) s0 += a[i] * b[i], s1 += a[i + 1] * b[i + 1], s2 += a[i + 2] * b[i + 2], s3 += a[i + 3] * b[i + 3];
+    for (; i < L->n; i++) s0 += a[i] * b[i];
+    *r = (s0 + s1) + (s2 + s3);
+    return HS_OK;
+}
+
+static int vaxpy(lbfgs *L, double alpha, const double *x, double *y)
+{
+    if (!L->host) return hs_axpy(L->ctx, HS_F64, L->n, alpha, x, y);
+    for (size_t i = 0; i < L->n; i++) y[i] += alpha * x[i];
+    return HS_OK;
+}
+
+static int vcopy(lbfgs *L, const double *x, double *y)
+{
+    if (!L->host) return hs_copy(L->ctx, HS_F64, L->n, x, y);
+    if (L->n) memcpy(y, x, L->n * sizeof *y);
+    return HS_OK;
+}
+
+static int vscal(lbfgs *L, double alpha, double *x)
+{
+    if (!L->host) return hs_scal(L->ctx, HS_F64, L->n, alpha, x);
+    for (size_t i = 0; i < L->n; i++) x[i] *= alpha;
+    return HS_OK;
+}
+
+static int vnorm_inf(lbfgs *L, const double *x, double *r)
+{
+    if (!L->host) return hs_norm(L->ctx, HS_F64, 0, L->n, x, r);
+    double m = 0;
+    for (size_t i = 0; i < L->n; i++) m = fmax(m, fabs(x[i]));
+    *r = m;
+    return HS_OK;
+}
+
+static int vec_alloc(lbfgs *L, double **p)
+{
+    if (!L->host) return hs_mem_alloc(L->ctx, L->n * sizeof(double), (void **)p);
+    *p = calloc(L->n + 1, sizeof(double));
+    return *p ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs: out of host memory");
+}
+
+static void vec_free(lbfgs *L, double *p)
+{
+    if (L->host) free(p);
+    else hs_mem_free(L->ctx, p);
+}
+
+/* Copy a vector to or from host values (checkpoints). */
+static int vget(lbfgs *L, double *host, const double *v)
+{
+    if (L->host) return vcopy(L, v, host);
+    return L->n ? hs_mem_copy(L->ctx, host, v, L->n * sizeof(double), HS_COPY_D2H) : HS_OK;
+}
+
+static int vset(lbfgs *L, double *v, const double *host)
+{
+    if (L->host) return vcopy(L, host, v);
+    return L->n ? hs_mem_copy(L->ctx, v, host, L->n * sizeof(double), HS_COPY_H2D) : HS_OK;
+}
+
+/* f and gradient at the point in xv (the vector space's xt or x); host mode moves it across. */
+static int evaluate(lbfgs *L, const double *xv, double *f, double *gv)
+{
+    if (!L->host) return L->fn(L->data, xv, f, gv);
+    size_t b = L->n * sizeof(double);
+    if (b) HS_CHECK(hs_mem_copy(L->ctx, L->xe, xv, b, HS_COPY_H2D));
+    HS_CHECK(L->fn(L->data, L->xe, f, L->ge));
+    if (b) HS_CHECK(hs_mem_copy(L->ctx, gv, L->ge, b, HS_COPY_D2H));
+    return HS_OK;
+}
+
 /* One point of the line-search function phi(a) = f(x + a d). */
 typedef struct { double a, f, dphi; } ls_point;
 
-static int dot(lbfgs *L, const double *a, const double *b, double *r) { return hs_dot(L->ctx, HS_F64, L->n, a, b, r); }
 
 /* Evaluate phi at step a: xt = x + a d, (ft, gt) = f(xt). */
 static int phi(lbfgs *L, double a, ls_point *p)
 {
-    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->x, L->xt));
-    HS_CHECK(hs_axpy(L->ctx, HS_F64, L->n, a, L->d, L->xt));
-    HS_CHECK(L->fn(L->data, L->xt, &p->f, L->gt));
+    HS_CHECK(vcopy(L, L->x, L->xt));
+    HS_CHECK(vaxpy(L, a, L->d, L->xt));
+    HS_CHECK(evaluate(L, L->xt, &p->f, L->gt));
     L->evals++;
     p->a = a;
-    HS_CHECK(dot(L, L->gt, L->d, &p->dphi));
+    HS_CHECK(vdot(L, L->gt, L->d, &p->dphi));
     return HS_OK;
 }
 
@@ -189,28 +274,27 @@ static int line_search(lbfgs *L, const ls_point *p0, double a1, ls_point *out, i
 /* d = -H g by the two-loop recursion (Algorithm 7.4), H0 = gamma I with gamma = s.y / y.y. */
 static int two_loop(lbfgs *L)
 {
-    hs_ctx *ctx = L->ctx;
     int m = L->o.history;
-    HS_CHECK(hs_copy(ctx, HS_F64, L->n, L->g, L->d));
-    HS_CHECK(hs_scal(ctx, HS_F64, L->n, -1.0, L->d));
+    HS_CHECK(vcopy(L, L->g, L->d));
+    HS_CHECK(vscal(L, -1.0, L->d));
     for (int k = 0; k < L->stored; k++) {
         int i = (L->head - 1 - k + m) % m;
         double sq;
-        HS_CHECK(dot(L, L->s[i], L->d, &sq));
+        HS_CHECK(vdot(L, L->s[i], L->d, &sq));
         L->alpha[i] = L->rho[i] * sq;
-        HS_CHECK(hs_axpy(ctx, HS_F64, L->n, -L->alpha[i], L->y[i], L->d));
+        HS_CHECK(vaxpy(L, -L->alpha[i], L->y[i], L->d));
     }
     if (L->stored > 0) {
         int i = (L->head - 1 + m) % m;
         double yy;
-        HS_CHECK(dot(L, L->y[i], L->y[i], &yy));
-        HS_CHECK(hs_scal(ctx, HS_F64, L->n, 1.0 / (L->rho[i] * yy), L->d));
+        HS_CHECK(vdot(L, L->y[i], L->y[i], &yy));
+        HS_CHECK(vscal(L, 1.0 / (L->rho[i] * yy), L->d));
     }
     for (int k = L->stored - 1; k >= 0; k--) {
         int i = (L->head - 1 - k + m) % m;
         double yq;
-        HS_CHECK(dot(L, L->y[i], L->d, &yq));
-        HS_CHECK(hs_axpy(ctx, HS_F64, L->n, L->alpha[i] - L->rho[i] * yq, L->s[i], L->d));
+        HS_CHECK(vdot(L, L->y[i], L->d, &yq));
+        HS_CHECK(vaxpy(L, L->alpha[i] - L->rho[i] * yq, L->s[i], L->d));
     }
     return HS_OK;
 }
@@ -219,13 +303,13 @@ static int two_loop(lbfgs *L)
 static int push_pair(lbfgs *L)
 {
     int i = L->head;
-    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->xt, L->s[i]));
-    HS_CHECK(hs_axpy(L->ctx, HS_F64, L->n, -1.0, L->x, L->s[i]));
-    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->gt, L->y[i]));
-    HS_CHECK(hs_axpy(L->ctx, HS_F64, L->n, -1.0, L->g, L->y[i]));
+    HS_CHECK(vcopy(L, L->xt, L->s[i]));
+    HS_CHECK(vaxpy(L, -1.0, L->x, L->s[i]));
+    HS_CHECK(vcopy(L, L->gt, L->y[i]));
+    HS_CHECK(vaxpy(L, -1.0, L->g, L->y[i]));
     double sy, yy;
-    HS_CHECK(dot(L, L->s[i], L->y[i], &sy));
-    HS_CHECK(dot(L, L->y[i], L->y[i], &yy));
+    HS_CHECK(vdot(L, L->s[i], L->y[i], &sy));
+    HS_CHECK(vdot(L, L->y[i], L->y[i], &yy));
     if (!(sy > 1e-10 * yy) || !(yy > 0)) return HS_OK;
     L->rho[i] = 1.0 / sy;
     L->head = (L->head + 1) % L->o.history;
@@ -246,33 +330,37 @@ static void set_defaults(hs_lbfgs_opts *o, const hs_lbfgs_opts *in)
 
 static void free_work(lbfgs *L)
 {
-    hs_mem_free(L->ctx, L->g), hs_mem_free(L->ctx, L->d), hs_mem_free(L->ctx, L->xt), hs_mem_free(L->ctx, L->gt);
+    vec_free(L, L->g), vec_free(L, L->d), vec_free(L, L->xt), vec_free(L, L->gt);
+    if (L->host) free(L->x);
+    hs_mem_free(L->ctx, L->xe), hs_mem_free(L->ctx, L->ge);
     for (int i = 0; i < L->o.history; i++) {
-        if (L->s) hs_mem_free(L->ctx, L->s[i]);
-        if (L->y) hs_mem_free(L->ctx, L->y[i]);
+        if (L->s) vec_free(L, L->s[i]);
+        if (L->y) vec_free(L, L->y[i]);
     }
     free(L->s), free(L->y), free(L->rho), free(L->alpha);
 }
 
 static int alloc_work(lbfgs *L)
 {
-    size_t b = L->n * sizeof(double);
     int m = L->o.history;
     L->s = calloc(m, sizeof *L->s), L->y = calloc(m, sizeof *L->y);
     L->rho = calloc(m, sizeof *L->rho), L->alpha = calloc(m, sizeof *L->alpha);
-    if (!L->s || !L->y || !L->rho || !L->alpha) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_minimize: out of host memory");
-    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->g));
-    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->d));
-    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->xt));
-    HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->gt));
+    if (!L->s || !L->y || !L->rho || !L->alpha) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs: out of host memory");
+    HS_CHECK(vec_alloc(L, &L->g));
+    HS_CHECK(vec_alloc(L, &L->d));
+    HS_CHECK(vec_alloc(L, &L->xt));
+    HS_CHECK(vec_alloc(L, &L->gt));
+    if (L->host) {
+        HS_CHECK(vec_alloc(L, &L->x));
+        HS_CHECK(hs_mem_alloc(L->ctx, L->n * sizeof(double), (void **)&L->xe));
+        HS_CHECK(hs_mem_alloc(L->ctx, L->n * sizeof(double), (void **)&L->ge));
+    }
     for (int i = 0; i < m; i++) {
-        HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->s[i]));
-        HS_CHECK(hs_mem_alloc(L->ctx, b, (void **)&L->y[i]));
+        HS_CHECK(vec_alloc(L, &L->s[i]));
+        HS_CHECK(vec_alloc(L, &L->y[i]));
     }
     return HS_OK;
 }
-
-static int gnorm_inf(lbfgs *L, const double *g, double *r) { return hs_norm(L->ctx, HS_F64, 0, L->n, g, r); }
 
 /* Record why the run stopped; terminal conditions make later hs_lbfgs_run calls return at once. */
 static void stop(lbfgs *L, int reason, int converged, int terminal)
@@ -288,16 +376,16 @@ static int one_iteration(lbfgs *L, int (*callback)(void *, int, double), int *st
     ls_point p0 = {0, L->f, 0};
     *stopped = 1;
     HS_CHECK(two_loop(L));
-    HS_CHECK(dot(L, L->g, L->d, &p0.dphi));
+    HS_CHECK(vdot(L, L->g, L->d, &p0.dphi));
     if (!(p0.dphi < 0)) { /* lost descent (round-off in H): restart from steepest descent */
         L->stored = 0, L->head = 0;
         HS_CHECK(two_loop(L));
-        HS_CHECK(dot(L, L->g, L->d, &p0.dphi));
+        HS_CHECK(vdot(L, L->g, L->d, &p0.dphi));
     }
     double a1 = 1.0;
     if (L->stored == 0) { /* unscaled first step: length at most 1 in the inf-norm */
         double dn;
-        HS_CHECK(gnorm_inf(L, L->d, &dn));
+        HS_CHECK(vnorm_inf(L, L->d, &dn));
         a1 = fmin(1.0, 1.0 / dn);
     }
     ls_point acc;
@@ -311,12 +399,14 @@ static int one_iteration(lbfgs *L, int (*callback)(void *, int, double), int *st
         HS_CHECK(phi(L, acc.a, &acc)); /* bring the fallback point's gradient into gt */
     }
     HS_CHECK(push_pair(L));
-    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->xt, L->x));
-    HS_CHECK(hs_copy(L->ctx, HS_F64, L->n, L->gt, L->g));
+    HS_CHECK(vcopy(L, L->xt, L->x));
+    HS_CHECK(vcopy(L, L->gt, L->g));
+    /* the accepted point is always the last one evaluated: its device copy is in xe */
+    if (L->host && L->n) HS_CHECK(hs_mem_copy(L->ctx, L->ux, L->xe, L->n * sizeof(double), HS_COPY_D2D));
     double fold = L->f, gn;
     L->f = acc.f;
     L->iter++;
-    HS_CHECK(gnorm_inf(L, L->g, &gn));
+    HS_CHECK(vnorm_inf(L, L->g, &gn));
     if (callback && callback(L->data, L->iter, acc.f)) return stop(L, R_CALLBACK, 0, 0), HS_OK;
     if (gn <= L->o.gtol) return stop(L, R_GTOL, 1, 1), HS_OK;
     if (fold - acc.f <= L->o.ftol * fmax(fmax(fabs(fold), fabs(acc.f)), 1.0)) return stop(L, R_FTOL, 1, 1), HS_OK;
@@ -329,10 +419,10 @@ static int one_iteration(lbfgs *L, int (*callback)(void *, int, double), int *st
 static int start(lbfgs *L)
 {
     double gn;
-    HS_CHECK(L->fn(L->data, L->x, &L->f, L->g));
+    HS_CHECK(evaluate(L, L->x, &L->f, L->g));
     L->evals++;
     L->started = 1;
-    HS_CHECK(gnorm_inf(L, L->g, &gn));
+    HS_CHECK(vnorm_inf(L, L->g, &gn));
     if (!isfinite(L->f)) stop(L, R_NONFINITE, 0, 1);
     else if (gn <= L->o.gtol) stop(L, R_GTOL, 1, 1);
     return HS_OK;
@@ -344,7 +434,7 @@ static int fill_result(lbfgs *L, hs_lbfgs_result *res)
     res->iterations = L->iter, res->evaluations = L->evals, res->f = L->f;
     res->converged = L->converged, res->reason = g_reasons[L->reason];
     res->gnorm = 0;
-    if (L->started) HS_CHECK(gnorm_inf(L, L->g, &res->gnorm));
+    if (L->started) HS_CHECK(vnorm_inf(L, L->g, &res->gnorm));
     return HS_OK;
 }
 
@@ -359,6 +449,9 @@ int hs_lbfgs_create(hs_ctx *ctx, size_t n, hs_objective f, void *data, const hs_
     lbfgs *L = calloc(1, sizeof *L);
     if (!L) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_create: out of host memory");
     L->ctx = ctx, L->n = n, L->fn = f, L->data = data, L->o = o;
+    /* HS_LBFGS_DEVICE_VECTORS=1 keeps small problems on the device too (tests of that path) */
+    const char *force = getenv("HS_LBFGS_DEVICE_VECTORS");
+    L->host = n <= HOST_MAX_N && !(force && force[0] == '1');
     int rc = alloc_work(L);
     if (rc != HS_OK) {
         hs_lbfgs_destroy(L);
@@ -379,7 +472,12 @@ int hs_lbfgs_run(hs_lbfgs *L, double *x, int iterations, int (*callback)(void *d
                  hs_lbfgs_result *result)
 {
     if (L->n > 0 && !x) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_run: x is required");
-    L->x = x;
+    L->ux = x;
+    if (L->host) { /* the caller may have set x (a restart): take it as the iterate */
+        if (L->n) HS_CHECK(hs_mem_copy(L->ctx, L->x, x, L->n * sizeof(double), HS_COPY_D2H));
+    } else {
+        L->x = x;
+    }
     if (!L->finished && !L->started) HS_CHECK(start(L));
     for (int k = 0; k < iterations && !L->finished; k++) {
         int stopped;
@@ -401,12 +499,12 @@ int hs_lbfgs_save(hs_lbfgs *L, double *host)
     size_t n = L->n, m = (size_t)L->o.history;
     memcpy(host, hdr, sizeof hdr);
     double *p = host + 9;
-    if (n) HS_CHECK(hs_mem_copy(L->ctx, p, L->g, n * sizeof(double), HS_COPY_D2H));
+    HS_CHECK(vget(L, p, L->g));
     memcpy(p + n, L->rho, m * sizeof(double));
     p += n + m;
     for (size_t i = 0; i < m && n; i++) {
-        HS_CHECK(hs_mem_copy(L->ctx, p + (2 * i) * n, L->s[i], n * sizeof(double), HS_COPY_D2H));
-        HS_CHECK(hs_mem_copy(L->ctx, p + (2 * i + 1) * n, L->y[i], n * sizeof(double), HS_COPY_D2H));
+        HS_CHECK(vget(L, p + (2 * i) * n, L->s[i]));
+        HS_CHECK(vget(L, p + (2 * i + 1) * n, L->y[i]));
     }
     return HS_OK;
 }
@@ -419,12 +517,12 @@ int hs_lbfgs_load(hs_lbfgs *L, const double *host)
     if (L->reason < 0 || L->reason > R_CHUNK || L->stored < 0 || L->stored > (int)m || L->head < 0 || L->head >= (int)m)
         return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_load: inconsistent optimiser state");
     const double *p = host + 9;
-    if (n) HS_CHECK(hs_mem_copy(L->ctx, L->g, p, n * sizeof(double), HS_COPY_H2D));
+    HS_CHECK(vset(L, L->g, p));
     memcpy(L->rho, p + n, m * sizeof(double));
     p += n + m;
     for (size_t i = 0; i < m && n; i++) {
-        HS_CHECK(hs_mem_copy(L->ctx, L->s[i], p + (2 * i) * n, n * sizeof(double), HS_COPY_H2D));
-        HS_CHECK(hs_mem_copy(L->ctx, L->y[i], p + (2 * i + 1) * n, n * sizeof(double), HS_COPY_H2D));
+        HS_CHECK(vset(L, L->s[i], p + (2 * i) * n));
+        HS_CHECK(vset(L, L->y[i], p + (2 * i + 1) * n));
     }
     return HS_OK;
 }

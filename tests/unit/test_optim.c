@@ -218,6 +218,17 @@ static void test_lbfgs_rosenbrock_100d(void **state)
     TEST_LE(it, 600);
 }
 
+/* The same problems with the vectors kept on the device (the path of large n). */
+static void test_lbfgs_device_vectors(void **state)
+{
+    (void)state;
+    int it;
+    setenv("HS_LBFGS_DEVICE_VECTORS", "1", 1);
+    run_rosenbrock(2, 200, &it);
+    run_rosenbrock(100, 1000, &it);
+    unsetenv("HS_LBFGS_DEVICE_VECTORS");
+}
+
 /* The callback can stop the run; the iteration limit is reported as not converged. */
 static int stop_at_3(void *data, int it, double f)
 {
@@ -316,7 +327,7 @@ static void test_lbfgs_resume(void **state)
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_lbfgs_resume),
+    cmocka_unit_test(test_lbfgs_resume), cmocka_unit_test(test_lbfgs_device_vectors),
     cmocka_unit_test(test_adam_formula),        cmocka_unit_test(test_adam_quadratic),
     cmocka_unit_test(test_lbfgs_rosenbrock_2d), cmocka_unit_test(test_lbfgs_rosenbrock_100d),
     cmocka_unit_test(test_lbfgs_limits),        cmocka_unit_test(test_lbfgs_quadratic),
