@@ -14,6 +14,7 @@
 #define crealf_or creal
 #define cimagf_or cimag
 #define conj_or conj
+#define MKC CMPLX
 #include "solvers/quantum/sv_cpu_body.h"
 #undef R
 #undef CT
@@ -21,6 +22,7 @@
 #undef crealf_or
 #undef cimagf_or
 #undef conj_or
+#undef MKC
 
 #define R float
 #define CT float complex
@@ -28,6 +30,7 @@
 #define crealf_or crealf
 #define cimagf_or cimagf
 #define conj_or conjf
+#define MKC CMPLXF
 #include "solvers/quantum/sv_cpu_body.h"
 
 #define BOTH(t, call, ...) ((t) == HS_C128 ? call##_c128(__VA_ARGS__) : call##_c64(__VA_ARGS__))

@@ -1,6 +1,14 @@
 /* OpenMP state-vector kernels for one precision; included twice by sv_cpu.c with R (real type),
  * CT (complex type) and FN(name) (name with the precision suffix) defined. */
 
+/* Complex products written out: C's operator calls __muldc3 (NaN/Inf recovery) unless the whole
+ * build uses -fcx-limited-range, and that call dominates a memory-bound kernel. */
+static inline CT FN(mul)(CT a, CT b)
+{
+    R ar = crealf_or(a), ai = cimagf_or(a), br = crealf_or(b), bi = cimagf_or(b);
+    return MKC(ar * br - ai * bi, ar * bi + ai * br);
+}
+
 static inline uint64_t FN(insert_zeros)(uint64_t g, const int *pos, int npos)
 {
     for (int j = 0; j < npos; j++) {
@@ -14,17 +22,34 @@ static void FN(apply_dense)(CT *a, const hs_sv_gate *g, const double *m)
 {
     int d = 1 << g->nt;
     CT mm[1 << (2 * HS_Q_MAX_TARGETS)];
-    for (int i = 0; i < d * d; i++) mm[i] = (R)m[2 * i] + (R)m[2 * i + 1] * I;
+    for (int i = 0; i < d * d; i++) mm[i] = MKC((R)m[2 * i], (R)m[2 * i + 1]);
     int64_t ng = (int64_t)1 << (g->nloc - g->npos);
+    if (d == 2) { /* the common case, unrolled */
+        R m0r = crealf_or(mm[0]), m0i = cimagf_or(mm[0]), m1r = crealf_or(mm[1]), m1i = cimagf_or(mm[1]);
+        R m2r = crealf_or(mm[2]), m2i = cimagf_or(mm[2]), m3r = crealf_or(mm[3]), m3i = cimagf_or(mm[3]);
+        uint64_t o1 = g->offs[1];
+#pragma omp parallel for schedule(static)
+        for (int64_t gi = 0; gi < ng; gi++) {
+            uint64_t base = FN(insert_zeros)((uint64_t)gi, g->pos, g->npos) | g->cval;
+            R xr = crealf_or(a[base]), xi = cimagf_or(a[base]), yr = crealf_or(a[base + o1]), yi = cimagf_or(a[base + o1]);
+            a[base] = MKC(m0r * xr - m0i * xi + m1r * yr - m1i * yi, m0r * xi + m0i * xr + m1r * yi + m1i * yr);
+            a[base + o1] = MKC(m2r * xr - m2i * xi + m3r * yr - m3i * yi, m2r * xi + m2i * xr + m3r * yi + m3i * yr);
+        }
+        return;
+    }
 #pragma omp parallel for schedule(static)
     for (int64_t gi = 0; gi < ng; gi++) {
         uint64_t base = FN(insert_zeros)((uint64_t)gi, g->pos, g->npos) | g->cval;
-        CT in[1 << HS_Q_MAX_TARGETS];
-        for (int k = 0; k < d; k++) in[k] = a[base + g->offs[k]];
+        R inr[1 << HS_Q_MAX_TARGETS], ini[1 << HS_Q_MAX_TARGETS];
+        for (int k = 0; k < d; k++) inr[k] = crealf_or(a[base + g->offs[k]]), ini[k] = cimagf_or(a[base + g->offs[k]]);
         for (int r = 0; r < d; r++) {
-            CT s = 0;
-            for (int k = 0; k < d; k++) s += mm[r * d + k] * in[k];
-            a[base + g->offs[r]] = s;
+            R sr = 0, si = 0;
+            for (int k = 0; k < d; k++) {
+                R mr = crealf_or(mm[r * d + k]), mi = cimagf_or(mm[r * d + k]);
+                sr += mr * inr[k] - mi * ini[k];
+                si += mr * ini[k] + mi * inr[k];
+            }
+            a[base + g->offs[r]] = MKC(sr, si);
         }
     }
 }
@@ -33,14 +58,14 @@ static void FN(apply_perm)(CT *a, const hs_sv_gate *g)
 {
     int d = 1 << g->nt;
     CT ph[1 << HS_Q_MAX_TARGETS];
-    for (int k = 0; k < d; k++) ph[k] = (R)g->ph[2 * k] + (R)g->ph[2 * k + 1] * I;
+    for (int k = 0; k < d; k++) ph[k] = MKC((R)g->ph[2 * k], (R)g->ph[2 * k + 1]);
     int64_t ng = (int64_t)1 << (g->nloc - g->npos);
 #pragma omp parallel for schedule(static)
     for (int64_t gi = 0; gi < ng; gi++) {
         uint64_t base = FN(insert_zeros)((uint64_t)gi, g->pos, g->npos) | g->cval;
         CT in[1 << HS_Q_MAX_TARGETS];
         for (int k = 0; k < d; k++) in[k] = a[base + g->offs[k]];
-        for (int r = 0; r < d; r++) a[base + g->offs[r]] = ph[r] * in[g->src[r]];
+        for (int r = 0; r < d; r++) a[base + g->offs[r]] = FN(mul)(ph[r], in[g->src[r]]);
     }
 }
 
@@ -48,14 +73,14 @@ static void FN(apply_diag)(CT *a, const hs_sv_gate *g)
 {
     int d = 1 << g->nt;
     CT ph[1 << HS_Q_MAX_TARGETS];
-    for (int k = 0; k < d; k++) ph[k] = (R)g->ph[2 * k] + (R)g->ph[2 * k + 1] * I;
+    for (int k = 0; k < d; k++) ph[k] = MKC((R)g->ph[2 * k], (R)g->ph[2 * k + 1]);
     int64_t n = (int64_t)1 << g->nloc;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
         if (((uint64_t)i & g->cmask) != g->cval) continue;
         int k = 0;
         for (int j = 0; j < g->nt; j++) k |= (int)((uint64_t)i >> g->tbit[j] & 1) << j;
-        a[i] *= ph[k];
+        a[i] = FN(mul)(a[i], ph[k]);
     }
 }
 
@@ -97,7 +122,7 @@ static void FN(collapse)(CT *a, int nloc, uint64_t mask, uint64_t val, double sc
 {
     int64_t n = (int64_t)1 << nloc;
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++) a[i] = (((uint64_t)i & mask) == val) ? a[i] * (R)scale : (CT)0;
+    for (int64_t i = 0; i < n; i++) a[i] = (((uint64_t)i & mask) == val) ? MKC(crealf_or(a[i]) * (R)scale, cimagf_or(a[i]) * (R)scale) : MKC(0, 0);
 }
 
 static void FN(pauli_expect)(const CT *a, int nloc, uint64_t xm, uint64_t zm, double out[2])
@@ -108,7 +133,7 @@ static void FN(pauli_expect)(const CT *a, int nloc, uint64_t xm, uint64_t zm, do
     for (int64_t c = 0; c < nch; c++) {
         double sr = 0, si = 0;
         for (int64_t i = c * n / nch; i < (c + 1) * n / nch; i++) {
-            CT v = conj_or(a[(uint64_t)i ^ xm]) * a[i];
+            CT v = FN(mul)(conj_or(a[(uint64_t)i ^ xm]), a[i]);
             double sg = __builtin_popcountll((uint64_t)i & zm) & 1 ? -1.0 : 1.0;
             sr += sg * (double)crealf_or(v);
             si += sg * (double)cimagf_or(v);
@@ -128,7 +153,7 @@ static void FN(inner)(const CT *a, const CT *b, int nloc, double out[2])
     for (int64_t c = 0; c < nch; c++) {
         double sr = 0, si = 0;
         for (int64_t i = c * n / nch; i < (c + 1) * n / nch; i++) {
-            CT v = conj_or(a[i]) * b[i];
+            CT v = FN(mul)(conj_or(a[i]), b[i]);
             sr += (double)crealf_or(v);
             si += (double)cimagf_or(v);
         }
@@ -142,10 +167,10 @@ static void FN(inner)(const CT *a, const CT *b, int nloc, double out[2])
 static void FN(pauli_axpy)(CT *y, const CT *x, int nloc, uint64_t xm, uint64_t zm, const double c[2])
 {
     int64_t n = (int64_t)1 << nloc;
-    CT cc = (R)c[0] + (R)c[1] * I;
+    CT cc = MKC((R)c[0], (R)c[1]);
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
-        CT v = cc * x[i];
+        CT v = FN(mul)(cc, x[i]);
         y[(uint64_t)i ^ xm] += (__builtin_popcountll((uint64_t)i & zm) & 1) ? -v : v;
     }
 }
