@@ -22,5 +22,6 @@ fi
 for t in "$BUILD"/tests/verify/test_*; do
     [ -x "$t" ] && step "$(basename "$t")" "$t"
 done
+step "pinn Burgers, published setup: relative L2 error <= 1e-3" scripts/pinn_validate.sh
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
