@@ -20,8 +20,8 @@ int hs_dcsr_create(hs_ctx *ctx, MPI_Comm comm, int64_t row_start, int64_t nrows_
                    const int64_t *rowptr, const int64_t *colind, const double *val, hs_dcsr **A);
 void hs_dcsr_destroy(hs_dcsr *A);
 
-/* y_local = alpha A x + beta y_local for device vectors of nrows_local entries (y is only written
- * when beta == 0).  The ghost values of x go out with non-blocking MPI while the diagonal block
+/* y_local = alpha A x + beta y_local for device vectors of nrows_local entries that do not overlap
+ * (y is only written when beta == 0).  The ghost values of x go out with non-blocking MPI while the diagonal block
  * multiplies; on CUDA they are gathered on the device on a second stream, staged through pinned
  * host buffers (the MPI need not be CUDA-aware), and copied back into the contiguous ghost vector.
  * Collective over comm (only neighbours exchange messages). */

@@ -25,8 +25,8 @@ int hs_csr_create(hs_ctx *ctx, int64_t nrows, int64_t ncols, int64_t nnz, const 
                   const int32_t *colind, const double *val, hs_csr **A);
 void hs_csr_destroy(hs_csr *A);
 
-/* y = alpha A x + beta y, with x of length ncols and y of length nrows, both device arrays; when
- * beta == 0, y is only written (its old contents, even NaN, do not matter).  Asynchronous on the
+/* y = alpha A x + beta y, with x of length ncols and y of length nrows, both device arrays that do
+ * not overlap; when beta == 0, y is only written (its old contents, even NaN, do not matter).  Asynchronous on the
  * context's stream on CUDA.  Not collective. */
 int hs_csr_spmv(hs_csr *A, double alpha, const double *x, double beta, double *y);
 
