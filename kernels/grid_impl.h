@@ -63,6 +63,8 @@ int hs_grid_cuda_box_from_host(struct hs_cuda_ctx *cu, size_t esize, const void 
                                int64_t ey, int64_t ez, int64_t sy, int64_t sz);
 /* A non-blocking stream of the highest priority, so that halo packing overtakes bulk interior work. */
 int hs_grid_cuda_stream_create(void **stream);
+/* An event for ordering only (no timing, which makes record and wait cheaper). */
+int hs_grid_cuda_event_create(void **event);
 /* *done = 1 when all work before the event has finished (does not wait). */
 int hs_grid_cuda_event_done(void *event, int *done);
 /* Wait on the host until the event has happened. */

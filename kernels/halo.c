@@ -96,6 +96,16 @@ static int event_done(hs_ctx *ctx, void *event, int *done)
     return HS_OK;
 }
 
+static int event_create(hs_ctx *ctx, void **event)
+{
+    *event = NULL;
+#if HS_HAVE_CUDA
+    if (ON_GPU(ctx)) return hs_grid_cuda_event_create(event);
+#endif
+    (void)ctx;
+    return HS_OK;
+}
+
 static int event_wait(hs_ctx *ctx, void *event)
 {
 #if HS_HAVE_CUDA
@@ -125,7 +135,7 @@ static int face_setup(hs_field *f, plan_t *p, int d, int side)
     size_t bytes = fc->cap * hs_field_esize(f);
     HS_CHECK(hs_host_alloc_pinned(ctx, bytes, &fc->hsend));
     HS_CHECK(hs_host_alloc_pinned(ctx, bytes, &fc->hrecv));
-    HS_CHECK(hs_event_create(ctx, &fc->packed));
+    HS_CHECK(event_create(ctx, &fc->packed));
     if (ON_GPU(ctx)) {
         HS_CHECK(hs_mem_alloc(ctx, bytes, &fc->dsend));
         HS_CHECK(hs_mem_alloc(ctx, bytes, &fc->drecv));
@@ -153,8 +163,8 @@ int hs_halo_setup(hs_field *f)
     if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a halo plan");
     f->impl = p;
     HS_CHECK(plan_stream(ctx, &p->stream));
-    HS_CHECK(hs_event_create(ctx, &p->ev_ready));
-    HS_CHECK(hs_event_create(ctx, &p->ev_done));
+    HS_CHECK(event_create(ctx, &p->ev_ready));
+    HS_CHECK(event_create(ctx, &p->ev_done));
     for (int d = 0; d < 3; d++)
         for (int s = 0; s < 2; s++) HS_CHECK(face_setup(f, p, d, s));
     return HS_OK;

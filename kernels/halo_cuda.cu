@@ -359,6 +359,14 @@ extern "C" int hs_grid_cuda_stream_create(void **stream)
     return HS_OK;
 }
 
+extern "C" int hs_grid_cuda_event_create(void **event)
+{
+    cudaEvent_t e;
+    HS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    *event = (void *)e;
+    return HS_OK;
+}
+
 extern "C" int hs_grid_cuda_event_done(void *event, int *done)
 {
     cudaError_t e = cudaEventQuery((cudaEvent_t)event);
