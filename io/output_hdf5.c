@@ -228,7 +228,15 @@ static int h5_create(hs_writer *w, const hs_output_desc *desc)
     hid_t fapl;
     HS_CHECK(new_state(w));
     HS_CHECK(hs_h5_fapl(&fapl, w->partial));
-    st(w)->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    /* creation order is tracked so that a resumed writer numbers the variables as the first run did */
+    hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+    if (fcpl < 0 || H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
+        if (fcpl >= 0) H5Pclose(fcpl);
+        H5Pclose(fapl);
+        return hs_h5_fail("H5Pset_link_creation_order", w->partial, __FILE__, __LINE__);
+    }
+    st(w)->file = H5Fcreate(w->partial, H5F_ACC_TRUNC, fcpl, fapl);
+    H5Pclose(fcpl);
     H5Pclose(fapl);
     if (st(w)->file < 0) return hs_h5_fail("H5Fcreate", w->partial, __FILE__, __LINE__);
     if (w->has_time) HS_CHECK(def_time(w, desc));
@@ -391,7 +399,11 @@ static int adopt_dataset(hs_writer *w, const char *name)
     H5Sclose(sp);
     v->time_dependent = rank == w->ndim + 1 && rank > 0 && maxd[0] == H5S_UNLIMITED;
     if (rank != w->ndim + v->time_dependent)
-        return HS_FAIL(HS_ERR_RUNTIME, "%s: dataset %s has %d dimensions, the grid %d", p, name, rank, w->ndim);
+        return hs_input_error(p, 0, name, "the file's variable has %d dimensions, the run's grid %d", rank, w->ndim);
+    for (int d = 0; d < w->ndim; d++)
+        if (dims[rank - 1 - d] != (hsize_t)w->n[d])
+            return hs_input_error(p, 0, name, "the file's grid has %llu points along %s, the run's %lld",
+                                  (unsigned long long)dims[rank - 1 - d], w->dim_names[d], (long long)w->n[d]);
     return HS_OK;
 }
 
@@ -402,9 +414,16 @@ static int scan_datasets(hs_writer *w)
     const char *p = w->partial;
     H5G_info_t gi;
     HS_H5_CHECK(H5Gget_info(st(w)->file, &gi), p);
+    /* our files track creation order (definition order); other files are taken by name */
+    H5_index_t order = H5_INDEX_CRT_ORDER;
+    char probe[HS_IO_NAME_MAX];
+    if (gi.nlinks > 0 && H5Lget_name_by_idx(st(w)->file, ".", order, H5_ITER_INC, 0, probe, sizeof probe, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        order = H5_INDEX_NAME;
+    }
     for (hsize_t i = 0; i < gi.nlinks; i++) {
         char name[HS_IO_NAME_MAX];
-        ssize_t len = H5Lget_name_by_idx(st(w)->file, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+        ssize_t len = H5Lget_name_by_idx(st(w)->file, ".", order, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
         HS_H5_CHECK(len, p);
         if ((size_t)len >= sizeof name || is_coord(w, name)) continue;
         hid_t obj;

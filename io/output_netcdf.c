@@ -244,7 +244,14 @@ static int copy_var_def(hs_writer *w, int in, int vin, const char *old, hs_write
     v->dtype = t == NC_FLOAT ? HS_F32 : HS_F64;
     v->time_dependent = ndims > 0 && dims[0] == unlim && unlim >= 0;
     if (ndims != w->ndim + v->time_dependent)
-        return HS_FAIL(HS_ERR_RUNTIME, "%s: variable %s has %d dimensions, the grid %d", old, v->name, ndims, w->ndim);
+        return hs_input_error(old, 0, v->name, "the file's variable has %d dimensions, the run's grid %d", ndims, w->ndim);
+    for (int d = 0; d < w->ndim; d++) {
+        size_t len;
+        HS_NC_CHECK(nc_inq_dimlen(in, dims[ndims - 1 - d], &len), old);
+        if (len != (size_t)w->n[d])
+            return hs_input_error(old, 0, v->name, "the file's grid has %zu points along %s, the run's %lld", len,
+                                  w->dim_names[d], (long long)w->n[d]);
+    }
     HS_CHECK(nc_def(w, v, NULL, NULL, NULL));
     char an[NC_MAX_NAME + 1];
     for (int i = 0; i < natts; i++) {
@@ -332,7 +339,13 @@ static int nc_reopen(hs_writer *w, const hs_output_desc *desc, double time)
         rc = s == NC_NOERR ? copy_file(w, desc, time, in, old, buf) : hs_nc_fail(s, "nc_open", old, __FILE__, __LINE__);
     }
     if (in >= 0) nc_close(in);
-    if (rc == HS_OK) remove(old);
+    if (rc == HS_OK) {
+        remove(old);
+    } else if (hs_io_file_exists(old)) { /* put the old file back: a corrected restart can still use it */
+        nc_discard(w);
+        remove(w->partial);
+        rename(old, w->partial);
+    }
     free(old);
     free(buf);
     return rc;

@@ -511,6 +511,7 @@ static void test_resume_drops_later_records(void **state)
         assert_int_equal(hs_writer_var_id(w, "T"), v.T);
         assert_int_equal(hs_writer_var_id(w, "nope"), -1);
         define(w, &v2);
+        assert_memory_equal(&v2, &v, sizeof v);
         assert_int_equal(v2.T, hs_writer_var_id(w, "T"));
         assert_int_equal(v2.q, hs_writer_var_id(w, "q"));
         assert_int_equal(v2.mask, hs_writer_var_id(w, "mask"));
@@ -524,6 +525,44 @@ static void test_resume_drops_later_records(void **state)
         double times[3] = {rec_time(0), rec_time(1), rec_time(7)};
         check_data(p, &g, recs, 3, times);
         grid_free(&g);
+    }
+}
+
+/* A restart with another grid is refused, and the suspended file survives for a corrected one. */
+static void test_resume_other_grid(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "regrid.%s", ext[i]);
+        const char *p = tmp_path(name);
+        grid_t g, g2;
+        hs_writer *w;
+        vars_t v;
+        grid_init(&g, f[i], p, 2, 4, 3, 1);
+        grid_init(&g2, f[i], p, 2, 4, 5, 1);
+        TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
+        define(w, &v);
+        double mask[12];
+        field_mask(&g, mask);
+        TEST_OK(hs_writer_put(w, v.mask, mask));
+        for (int r = 0; r < 2; r++) write_record(w, &g, &v, r);
+        TEST_OK(hs_writer_suspend(w));
+        hs_error_clear();
+        assert_int_equal(hs_writer_resume(test_ctx(), &g2.desc, 10.0, &w), HS_ERR_INPUT);
+        assert_non_null(strstr(hs_error_message(), "3 points along y, the run's 5"));
+        hs_error_clear();
+        assert_true(exists(with_suffix(p, ".partial")));
+        TEST_OK(hs_writer_resume(test_ctx(), &g.desc, 10.0, &w));
+        vars_t v2;
+        define(w, &v2); /* a restarted solver defines its variables again; the ids are the first run's */
+        assert_memory_equal(&v2, &v, sizeof v);
+        write_record(w, &g, &v2, 2);
+        TEST_OK(hs_writer_close(w));
+        check_plain(p, &g, 3);
+        grid_free(&g);
+        grid_free(&g2);
     }
 }
 
@@ -655,6 +694,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_partial_then_rename),
     cmocka_unit_test(test_discard_and_suspend),
     cmocka_unit_test(test_resume_drops_later_records),
+    cmocka_unit_test(test_resume_other_grid),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_static_only),
     cmocka_unit_test(test_reader_bad_files),
