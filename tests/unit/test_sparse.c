@@ -201,9 +201,16 @@ static void test_structure_errors(void **state)
     expect_input_error(2, 3, 3, NULL, ci_ok, v, "rowptr");
     expect_input_error(2, 3, 3, rp_ok, NULL, v, "colind");
     expect_input_error((int64_t)1 << 32, 3, 3, rp_ok, ci_ok, v, "32-bit");
-    /* and the valid one goes through */
+    /* and the valid one goes through, but a 2 x 3 matrix is no operator */
     hs_csr *A = NULL;
     TEST_OK(hs_csr_create(test_ctx(), 2, 3, 3, rp_ok, ci_ok, v, &A));
+    hs_linop op = hs_csr_linop(A);
+    double *dx = upload(v, 3 * 8), *dy = upload(NULL, 3 * 8);
+    assert_int_equal(op.apply(op.data, dx, dy), HS_ERR_INPUT);
+    assert_non_null(strstr(hs_error_message(), "square"));
+    hs_error_clear();
+    hs_mem_free(test_ctx(), dx);
+    hs_mem_free(test_ctx(), dy);
     hs_csr_destroy(A);
 }
 
