@@ -195,8 +195,7 @@ int hs_pinn_create(hs_ctx *ctx, const hs_pinn_config *cfg, hs_pinn **out)
     HS_CHECK(setup_points(p));
     HS_CHECK(setup_grid(p));
     size_t np = p->mlp->nparams;
-    p->host_grad = malloc((np + 1) * sizeof(double));
-    if (!p->host_grad) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    HS_CHECK(hs_host_alloc_pinned(ctx, (np + 1) * sizeof(double), (void **)&p->host_grad));
     HS_CHECK(hs_adam_create(ctx, np, cfg->beta1, cfg->beta2, cfg->eps, &p->adam));
     hs_lbfgs_opts o = {cfg->lbfgs_history, (int)cfg->lbfgs_iters, (int)cfg->lbfgs_max_evals, cfg->lbfgs_gtol,
                        cfg->lbfgs_ftol, 1e-4, 0.9};
@@ -218,7 +217,8 @@ void hs_pinn_destroy(hs_pinn *p)
     hs_adam_destroy(p->adam);
     hs_lbfgs_destroy(p->lbfgs);
     hs_mlp_destroy(p->mlp);
-    free(p->hf), free(p->hu), free(p->hu_target), free(p->host_grad);
+    hs_host_free_pinned(ctx, p->host_grad);
+    free(p->hf), free(p->hu), free(p->hu_target);
     free(p->gx), free(p->gt), free(p->exact), free(p->pred), free(p->hist);
     free(p);
 }
