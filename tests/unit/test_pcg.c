@@ -160,7 +160,7 @@ static void test_jacobi_scaling(void **state)
     test_fill_f64(s, 400, 77, -2, 2);
     for (int i = 0; i < 400; i++) s[i] = pow(10.0, s[i]);
     problem p = laplacian(2, n, s, 1.0);
-    hs_pcg_opts none = opts(1e-8, 4000, HS_PRECOND_NONE), jac = opts(1e-8, 4000, HS_PRECOND_JACOBI);
+    hs_pcg_opts none = opts(1e-8, 1500, HS_PRECOND_NONE), jac = opts(1e-8, 1500, HS_PRECOND_JACOBI);
     solve_run a, b;
     TEST_OK(solve(&p, &none, 5, &a));
     TEST_OK(solve(&p, &jac, 5, &b));
