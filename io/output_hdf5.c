@@ -600,18 +600,14 @@ static void xdmf_attribute(FILE *f, const hs_writer *w, const hs_writer_var *v, 
 /* One uniform grid: record >= 0 is a time step, -1 the static fields only. */
 static void xdmf_grid(FILE *f, const hs_writer *w, int64_t record, const char *file)
 {
-    char dims[96], vdims[96];
+    char dims[96];
     int nd = xdmf_dims(w, dims, sizeof dims);
-    int64_t plane = 1;
-    for (int d = 0; d < w->ndim; d++) plane *= w->n[d];
-    snprintf(vdims, sizeof vdims, "%s", dims);
-    if (w->ndim == 1) snprintf(vdims, sizeof vdims, "%lld", (long long)plane);
     fprintf(f, "      <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n", (long long)(record < 0 ? 0 : record));
     if (record >= 0) fprintf(f, "        <Time Value=\"%.17g\"/>\n", w->times[record]);
     fprintf(f, "        <Topology TopologyType=\"%dDRectMesh\" Dimensions=\"%s\"/>\n", nd, dims);
     xdmf_geometry(f, w, file);
     for (int i = 0; i < w->nvars; i++)
-        if (record >= 0 || !w->vars[i].time_dependent) xdmf_attribute(f, w, &w->vars[i], record, file, vdims);
+        if (record >= 0 || !w->vars[i].time_dependent) xdmf_attribute(f, w, &w->vars[i], record, file, dims);
     fputs("      </Grid>\n", f);
 }
 
