@@ -10,6 +10,7 @@
 
 #include "kernels/memory.h"
 #include "solvers/quantum/sv.h"
+#include "solvers/quantum/sv_impl.h"
 #if HS_HAVE_CUDA
 #include "kernels/cuda_backend.h"
 #endif
@@ -26,6 +27,7 @@ struct hs_qureg {
     void *a;
     int l2p[64], p2l[64];
     void *dbuf, *hsend, *hrecv;
+    void *dbuf2, *nccl;     /* NCCL: device-to-device exchange instead of host staging */
     int64_t chunk;
     int64_t nexch;
 };
@@ -73,6 +75,34 @@ double hs_qureg_bytes_available(hs_ctx *ctx)
     return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 }
 
+/* NCCL between the GPUs when the build has it (HS_QUANTUM_NCCL=0 turns it off); every rank agrees
+ * on the outcome, so a failure anywhere falls back to host staging everywhere.  Collective. */
+static int nccl_setup(hs_qureg *q, size_t bytes)
+{
+#if HS_HAVE_CUDA && HS_HAVE_NCCL
+    const char *env = getenv("HS_QUANTUM_NCCL");
+    if (q->ctx->device != HS_DEVICE_CUDA || (env && !strcmp(env, "0"))) return HS_OK;
+    char id[HS_SV_NCCL_ID_BYTES] = {0};
+    int ok = q->rank != 0 || hs_sv_nccl_id(id) == HS_OK;
+    HS_MPI_CHECK(MPI_Bcast(id, HS_SV_NCCL_ID_BYTES, MPI_BYTE, 0, q->comm));
+    int all = ok;
+    HS_MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, q->comm));
+    if (all) ok = hs_sv_nccl_init(q->ctx->cuda, id, q->rank, q->size, &q->nccl) == HS_OK;
+    if (ok) ok = hs_mem_alloc(q->ctx, bytes, &q->dbuf2) == HS_OK;
+    HS_MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, q->comm));
+    if (!all) { /* host staging instead */
+        hs_error_clear();
+        hs_sv_nccl_free(q->nccl);
+        hs_mem_free(q->ctx, q->dbuf2);
+        q->nccl = q->dbuf2 = NULL;
+    }
+#else
+    (void)q;
+    (void)bytes;
+#endif
+    return HS_OK;
+}
+
 int hs_qureg_create(hs_ctx *ctx, int n, hs_dtype t, int distributed, hs_qureg **out)
 {
     if (t != HS_C128 && t != HS_C64) return HS_FAIL(HS_ERR_RUNTIME, "qureg: precision must be complex128 or complex64");
@@ -106,8 +136,9 @@ int hs_qureg_create(hs_ctx *ctx, int n, hs_dtype t, int distributed, hs_qureg **
         size_t half = q->es << (q->nloc - 1), bytes = half < CHUNK_BYTES ? half : CHUNK_BYTES;
         q->chunk = (int64_t)(bytes / q->es);
         if (ctx->device != HS_DEVICE_CPU) rc = hs_mem_alloc(ctx, bytes, &q->dbuf);
-        if (rc == HS_OK) rc = hs_host_alloc_pinned(ctx, bytes, &q->hsend);
-        if (rc == HS_OK) rc = hs_host_alloc_pinned(ctx, bytes, &q->hrecv);
+        if (rc == HS_OK) rc = nccl_setup(q, bytes);
+        if (rc == HS_OK && !q->nccl) rc = hs_host_alloc_pinned(ctx, bytes, &q->hsend);
+        if (rc == HS_OK && !q->nccl) rc = hs_host_alloc_pinned(ctx, bytes, &q->hrecv);
     }
     if (rc == HS_OK) rc = hs_qureg_init_basis(q, 0);
     if (rc != HS_OK) {
@@ -125,6 +156,10 @@ void hs_qureg_destroy(hs_qureg *q)
     hs_mem_free(q->ctx, q->dbuf);
     hs_host_free_pinned(q->ctx, q->hsend);
     hs_host_free_pinned(q->ctx, q->hrecv);
+#if HS_HAVE_CUDA
+    hs_sv_nccl_free(q->nccl);
+#endif
+    hs_mem_free(q->ctx, q->dbuf2);
     free(q);
 }
 
@@ -154,6 +189,14 @@ static int exchange_swap(hs_qureg *q, int G, int L)
     for (int64_t start = 0; start < half; start += q->chunk) {
         int64_t cnt = half - start < q->chunk ? half - start : q->chunk;
         size_t bytes = (size_t)cnt * q->es;
+#if HS_HAVE_CUDA
+        if (q->nccl) { /* device to device, ordered on the context's stream */
+            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf, 0));
+            HS_CHECK(hs_sv_nccl_sendrecv(q->ctx->cuda, q->nccl, q->dbuf, q->dbuf2, bytes, partner));
+            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf2, 1));
+            continue;
+        }
+#endif
         if (on_cpu) {
             HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->hsend, 0));
         } else {

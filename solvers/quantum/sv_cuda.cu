@@ -3,10 +3,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "kernels/config.h"
 #include "kernels/cuda_block_reduce.cuh"
 #include "kernels/cuda_util.h"
 #include "solvers/quantum/circuit.h"
 #include "solvers/quantum/sv_impl.h"
+#if HS_HAVE_NCCL
+#include <nccl.h>
+#endif
 
 namespace {
 
@@ -105,6 +109,32 @@ __global__ void k_diag(typename cx<T>::t *a, const hs_sv_gate g, uint64_t n)
     }
 }
 
+struct mat2 {
+    double2 m[4];
+};
+
+// One-qubit gates on a low target (t < 5): every lane loads its own amplitude (a warp reads 32
+// consecutive ones) and takes its partner, 2^t lanes away, from a shuffle.  n is a multiple of 32
+// and so is the stride, so whole warps enter and leave the loop together.
+template <typename T>
+__global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t cmask, uint64_t cval, uint64_t n)
+{
+    typedef typename cx<T>::t C;
+    for (uint64_t i = tid0(); i < n; i += stride0()) {
+        C x = a[i], p;
+        p.x = __shfl_xor_sync(0xffffffffu, x.x, 1 << t);
+        p.y = __shfl_xor_sync(0xffffffffu, x.y, 1 << t);
+        if ((i & cmask) != cval) continue;
+        int b = (int)((i >> t) & 1);
+        C z;
+        z.x = 0;
+        z.y = 0;
+        // row b of the matrix: own amplitude on the diagonal, partner off it
+        C out = cmul_acc(cmul_acc(z, m.m[b * 3], x), m.m[1 + b], p);
+        a[i] = out;
+    }
+}
+
 template <typename T>
 int apply_t(struct hs_cuda_ctx *cu, void *av, const hs_sv_gate *g, const double *m, int mk)
 {
@@ -114,6 +144,14 @@ int apply_t(struct hs_cuda_ctx *cu, void *av, const hs_sv_gate *g, const double 
         uint64_t n = 1ull << g->nloc;
         k_diag<T><<<hs_cuda_blocks(cu, n, THREADS), THREADS, 0, cu->stream>>>(a, *g, n);
         HS_CUDA_LAUNCH_CHECK("k_diag");
+        return HS_OK;
+    }
+    if (g->nt == 1 && g->tbit[0] < 5 && g->nloc >= 5) {
+        mat2 m2;
+        for (int k = 0; k < 4; k++) m2.m[k] = make_double2(m[2 * k], m[2 * k + 1]);
+        uint64_t n = 1ull << g->nloc;
+        k_dense1_low<T><<<hs_cuda_blocks(cu, n, THREADS), THREADS, 0, cu->stream>>>(a, m2, g->tbit[0], g->cmask, g->cval, n);
+        HS_CUDA_LAUNCH_CHECK("k_dense1_low");
         return HS_OK;
     }
     uint64_t ng = 1ull << (g->nloc - g->npos);
@@ -321,8 +359,6 @@ int sum_pairs(struct hs_cuda_ctx *cu, const double *part, int blocks, double out
 
 } // namespace
 
-#define BOTH(t, call) ((t) == HS_C128 ? call<double> : call<float>)
-
 extern "C" int hs_sv_apply_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk)
 {
     return t == HS_C128 ? apply_t<double>(cu, a, g, m, mk) : apply_t<float>(cu, a, g, m, mk);
@@ -398,3 +434,62 @@ extern "C" int hs_sv_pack_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, int 
     HS_CUDA_LAUNCH_CHECK("k_pack");
     return HS_OK;
 }
+
+// ---------------------------------------------------------------- NCCL exchange
+#if HS_HAVE_NCCL
+#define HS_NCCL_CHECK(call)                                                                          \
+    do {                                                                                             \
+        ncclResult_t hs_r_ = (call);                                                                 \
+        if (hs_r_ != ncclSuccess)                                                                    \
+            return hs_error_raise(HS_ERR_RUNTIME, __FILE__, __LINE__, "NCCL call %s failed: %s", #call, \
+                                  ncclGetErrorString(hs_r_));                                        \
+    } while (0)
+
+static_assert(sizeof(ncclUniqueId) <= HS_SV_NCCL_ID_BYTES, "NCCL id size");
+
+extern "C" int hs_sv_nccl_id(void *id)
+{
+    ncclUniqueId u;
+    HS_NCCL_CHECK(ncclGetUniqueId(&u));
+    memset(id, 0, HS_SV_NCCL_ID_BYTES);
+    memcpy(id, &u, sizeof u);
+    return HS_OK;
+}
+
+extern "C" int hs_sv_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **comm)
+{
+    ncclUniqueId u;
+    memcpy(&u, id, sizeof u);
+    ncclComm_t c;
+    HS_CUDA_CHECK(cudaSetDevice(cu->device));
+    HS_NCCL_CHECK(ncclCommInitRank(&c, size, u, rank));
+    *comm = (void *)c;
+    return HS_OK;
+}
+
+extern "C" void hs_sv_nccl_free(void *comm)
+{
+    if (comm) ncclCommDestroy((ncclComm_t)comm);
+}
+
+extern "C" int hs_sv_nccl_sendrecv(struct hs_cuda_ctx *cu, void *comm, const void *send, void *recv, size_t bytes, int peer)
+{
+    ncclComm_t c = (ncclComm_t)comm;
+    HS_NCCL_CHECK(ncclGroupStart());
+    HS_NCCL_CHECK(ncclSend(send, bytes, ncclChar, peer, c, cu->stream));
+    HS_NCCL_CHECK(ncclRecv(recv, bytes, ncclChar, peer, c, cu->stream));
+    HS_NCCL_CHECK(ncclGroupEnd());
+    return HS_OK;
+}
+#else
+extern "C" int hs_sv_nccl_id(void *id) { return HS_FAIL(HS_ERR_RUNTIME, "built without NCCL"); }
+extern "C" int hs_sv_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **comm)
+{
+    return HS_FAIL(HS_ERR_RUNTIME, "built without NCCL");
+}
+extern "C" void hs_sv_nccl_free(void *comm) {}
+extern "C" int hs_sv_nccl_sendrecv(struct hs_cuda_ctx *cu, void *comm, const void *send, void *recv, size_t bytes, int peer)
+{
+    return HS_FAIL(HS_ERR_RUNTIME, "built without NCCL");
+}
+#endif
