@@ -209,7 +209,7 @@ test-gpu:
 asan:
 	$(MAKE) all tests BUILD=build-asan CUDA=0 OPT=-O1 \
 	  CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
-	  LDFLAGS='-fsanitize=address,undefined'
+	  LDFLAGS='-fsanitize=address,undefined -fopenmp'
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  HS_TEST_DEVICE=cpu BUILD=build-asan MPI=$(MPI) tests/run_tests.sh

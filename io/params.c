@@ -598,6 +598,20 @@ int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
 
 const char *hs_params_file(const hs_params *p) { return p->file; }
 
+/* Sections worth showing: the driver's, the active solver's, and any the user touched; the
+ * sections of other solvers only add noise to `check` and to the files' metadata. */
+static int section_relevant(const hs_params *p, const char *section)
+{
+    if (!strcmp(section, "run") || !strcmp(section, "output") || !strcmp(section, "checkpoint")) return 1;
+    for (int i = 0; i < p->n; i++) {
+        const entry *e = &p->entries[i];
+        if (!strcmp(e->decl->section, "run") && !strcmp(e->decl->key, "solver") && e->value && !strcmp(e->value, section))
+            return 1;
+        if (!strcmp(e->decl->section, section) && e->source != SRC_DEFAULT) return 1;
+    }
+    return 0;
+}
+
 static entry *sorted_entries(const hs_params *p)
 {
     entry *s = malloc(sizeof *s * (size_t)(p->n ? p->n : 1));
@@ -623,6 +637,7 @@ void hs_params_print(const hs_params *p, FILE *out)
     const char *cur = "";
     for (int i = 0; i < p->n; i++) {
         const entry *e = &s[i];
+        if (!section_relevant(p, e->decl->section)) continue;
         if (strcmp(cur, e->decl->section)) {
             cur = e->decl->section;
             fprintf(out, "[%s]\n", cur);
@@ -653,6 +668,7 @@ char *hs_params_to_ini(const hs_params *p)
     for (int i = 0; i < p->n; i++) {
         char line[MAX_LINE + 300];
         int n = 0;
+        if (!section_relevant(p, s[i].decl->section)) continue;
         if (strcmp(cur, s[i].decl->section)) {
             cur = s[i].decl->section;
             n += snprintf(line + n, sizeof line - n, "[%s]\n", cur);

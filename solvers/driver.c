@@ -40,7 +40,6 @@ int hs_driver_declare(void)
 static volatile sig_atomic_t g_signal;
 static void on_signal(int sig) { g_signal = sig; }
 
-static void install_handlers(void) __attribute__((unused));
 static void install_handlers(void)
 {
     struct sigaction sa;
@@ -80,7 +79,7 @@ static void progress_line(run_state *r, int final)
     double rate = wall > 0 ? work * (double)(step - r->step0) / wall : 0;
     double eta = frac > 0 && frac < 1 ? wall * (1 - frac) / frac : 0;
     char line[256];
-    snprintf(line, sizeof line, "step %lld  t = %.6g (%.1f%%)  wall %.1f s  ETA %.1f s  %.3g per s", (long long)step, t,
+    snprintf(line, sizeof line, "step %lld  t = %.6g (%.1f%%)  wall %.1f s  ETA %.1f s  %.3g updates/s", (long long)step, t,
              100 * frac, wall, eta, rate);
     if (r->tty) fprintf(stderr, "\r%-100s%s", line, final ? "\n" : "");
     else fprintf(stderr, "%s\n", line);
@@ -99,18 +98,204 @@ static char *join_args(int argc, char **argv)
     return s;
 }
 
+static int open_output(run_state *r, int argc, char **argv, int resumed, double time)
+{
+    const char *fmt = hs_params_string(r->p, "output.format");
+    if (!r->ops->describe_output || !strcmp(fmt, "none")) return HS_OK;
+    hs_output_desc desc;
+    memset(&desc, 0, sizeof desc);
+    HS_CHECK(r->ops->describe_output(r->state, &desc));
+    if (!strcmp(fmt, "auto")) fmt = HS_HAVE_NETCDF ? "netcdf" : "hdf5";
+    desc.format = !strcmp(fmt, "netcdf") ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
+    char path[4096];
+    snprintf(path, sizeof path, "%s%s", hs_params_string(r->p, "output.path"), desc.format == HS_FORMAT_NETCDF ? ".nc" : ".h5");
+    desc.path = path;
+    char *history = join_args(argc, argv), *ini = hs_params_to_ini(r->p);
+    desc.history = history;
+    desc.params_ini = ini;
+    desc.deflate_level = (int)hs_params_int(r->p, "output.deflate");
+    if (!desc.time_units) desc.time_units = hs_params_string(r->p, "output.time_units");
+    int rc = resumed ? hs_writer_resume(r->ctx, &desc, time, &r->writer) : hs_writer_open(r->ctx, &desc, &r->writer);
+    free(history);
+    free(ini);
+    HS_CHECK(rc);
+    HS_CHECK(r->ops->define_vars(r->state, r->writer));
+    return HS_OK;
+}
+
+static int write_record(run_state *r)
+{
+    if (!r->writer) return HS_OK;
+    double t, t_end, work;
+    int64_t step;
+    r->ops->progress(r->state, &t, &step, &t_end, &work);
+    if (step == r->last_written_step) return HS_OK;
+    HS_CHECK(hs_writer_begin_step(r->writer, t));
+    HS_CHECK(r->ops->write(r->state, r->writer));
+    r->last_written_step = step;
+    r->last_written_time = t;
+    return HS_OK;
+}
+
+static int write_checkpoint(run_state *r)
+{
+    double t, t_end, work;
+    int64_t step;
+    r->ops->progress(r->state, &t, &step, &t_end, &work);
+    if (!r->ops->checkpoint) return HS_FAIL(HS_ERR_RUNTIME, "solver %s cannot write checkpoints", r->ops->name);
+    char *ini = hs_params_to_ini(r->p);
+    hs_checkpoint *c = NULL;
+    int rc = hs_checkpoint_create(r->ctx, hs_params_string(r->p, "checkpoint.path"), r->ops->name, ini, step, t, &c);
+    free(ini);
+    HS_CHECK(rc);
+    HS_CHECK(r->ops->checkpoint(r->state, c));
+    HS_CHECK(hs_checkpoint_close(c));
+    return HS_OK;
+}
+
+static int restore(run_state *r, const char *path, double *time)
+{
+    hs_checkpoint *c = NULL;
+    int64_t step = 0;
+    if (!r->ops->restore) return hs_params_error(r->p, "run.restart", "solver %s cannot restart from checkpoints", r->ops->name);
+    HS_CHECK(hs_checkpoint_open(r->ctx, path, r->ops->name, &c, &step, time));
+    HS_CHECK(r->ops->restore(r->state, c));
+    HS_CHECK(hs_checkpoint_close(c));
+    return HS_OK;
+}
+
+/* All ranks agree whether any of them caught a signal (a collective at each chunk boundary). */
+static int signal_seen(run_state *r)
+{
+    int s = (int)g_signal;
+    if (hs_allreduce_int_max(r->ctx->comm, &s, 1) != HS_OK) return 0;
+    return s;
+}
+
+static int stop_on_signal(run_state *r, int sig)
+{
+    double t, t_end, work;
+    int64_t step;
+    r->ops->progress(r->state, &t, &step, &t_end, &work);
+    HS_CHECK(write_checkpoint(r));
+    if (r->writer) {
+        HS_CHECK(hs_writer_suspend(r->writer));
+        r->writer = NULL;
+    }
+    progress_line(r, 1);
+    const char *path = hs_params_string(r->p, "checkpoint.path");
+    if (r->ctx->rank == 0)
+        fprintf(stderr, "hpcsim: stopped by signal %d at step %lld (t = %.9g); checkpoint written to %s; "
+                        "continue with: hpcsim run %s --restart %s\n",
+                sig, (long long)step, t, path, hs_params_file(r->p), path);
+    return HS_ERR_SIGNAL;
+}
+
+/* Steps the next advance may take: up to the next output or checkpoint step, or the step limit. */
+static int64_t chunk_steps(const run_state *r, int64_t step)
+{
+    int64_t n = 100; /* also the signal-check interval */
+    if (r->out_every > 0) {
+        int64_t k = r->out_every - step % r->out_every;
+        if (k < n) n = k;
+    }
+    if (r->ckpt_every > 0) {
+        int64_t k = r->ckpt_every - step % r->ckpt_every;
+        if (k < n) n = k;
+    }
+    if (r->max_steps > 0 && r->max_steps - step < n) n = r->max_steps - step;
+    return n < 1 ? 1 : n;
+}
+
+/* Test hook: HS_TEST_SIGNAL_AT_STEP=N makes the run signal itself (SIGTERM) once it has passed
+ * step N, so that tests can stop a run at a known step through the real signal path. */
+static void test_signal_hook(int64_t step)
+{
+    static int64_t at = -2;
+    if (at == -2) {
+        const char *s = getenv("HS_TEST_SIGNAL_AT_STEP");
+        at = s ? atoll(s) : -1;
+    }
+    if (at >= 0 && step >= at) {
+        at = -1;
+        raise(SIGTERM);
+    }
+}
+
+static int time_loop(run_state *r)
+{
+    double t, t_end, work;
+    int64_t step;
+    r->ops->progress(r->state, &t, &step, &t_end, &work);
+    if (r->out_dt > 0) r->next_out_time = (floor(t / r->out_dt + 1e-9) + 1) * r->out_dt;
+    int on_signal = hs_params_bool(r->p, "checkpoint.on_signal");
+    while (t < t_end && !(r->max_steps > 0 && step >= r->max_steps)) {
+        double until = t_end;
+        if (r->out_dt > 0 && r->next_out_time < until) until = r->next_out_time;
+        int64_t taken = 0;
+        HS_CHECK(r->ops->advance(r->state, until, chunk_steps(r, step), &taken));
+        r->ops->progress(r->state, &t, &step, &t_end, &work);
+        if (taken <= 0 && t < t_end) return HS_FAIL(HS_ERR_RUNTIME, "solver %s made no progress at t = %g", r->ops->name, t);
+        int due = (r->out_every > 0 && step % r->out_every == 0);
+        if (r->out_dt > 0 && t >= r->next_out_time * (1 - 1e-12)) {
+            due = 1;
+            r->next_out_time = (floor(t / r->out_dt + 1e-9) + 1) * r->out_dt;
+        }
+        if (due) HS_CHECK(write_record(r));
+        if (r->ckpt_every > 0 && step % r->ckpt_every == 0) HS_CHECK(write_checkpoint(r));
+        progress_line(r, 0);
+        test_signal_hook(step);
+        if (on_signal) {
+            int sig = signal_seen(r);
+            if (sig) return stop_on_signal(r, sig);
+        }
+    }
+    return HS_OK;
+}
+
 int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    (void)on_signal;
-    (void)progress_line;
-    const hs_solver_ops *ops = hs_solver_find(hs_params_string(p, "run.solver"));
-    void *state = NULL;
-    HS_CHECK(ops->create(ctx, p, &state));
-    int64_t taken = 0;
-    int rc = ops->advance(state, 0.0, 1, &taken);
-    if (rc == HS_OK && ops->finish) rc = ops->finish(state);
-    ops->destroy(state);
+    run_state r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx;
+    r.p = p;
+    r.ops = hs_solver_find(hs_params_string(p, "run.solver"));
+    r.out_every = hs_params_int(p, "output.every_steps");
+    r.out_dt = hs_params_real(p, "output.every_time");
+    r.ckpt_every = hs_params_int(p, "checkpoint.every_steps");
+    r.max_steps = hs_params_int(p, "run.max_steps");
+    r.quiet = hs_params_bool(p, "run.quiet");
+    r.tty = isatty(STDERR_FILENO);
+    r.print_every = hs_params_real(p, "run.progress_interval");
+    r.last_written_step = -1;
+    install_handlers();
+
+    HS_CHECK(r.ops->create(ctx, p, &r.state));
+    int rc = HS_OK;
+    const char *restart = hs_params_string(p, "run.restart");
+    int resumed = strcmp(restart, "none") != 0;
+    double t0 = 0, t_end, work;
+    if (resumed) rc = restore(&r, restart, &t0);
+    if (rc == HS_OK) rc = open_output(&r, argc, argv, resumed, t0);
+    r.ops->progress(r.state, &t0, &r.step0, &t_end, &work);
+    r.wall0 = hs_wtime();
+    if (rc == HS_OK && resumed) r.last_written_step = r.step0; /* the resumed file has this record */
+    if (rc == HS_OK && !resumed) rc = write_record(&r);
+    if (rc == HS_OK) {
+        if (t_end > 0) {
+            rc = time_loop(&r);
+        } else {
+            int64_t taken = 0; /* not time-dependent: all work in one call */
+            rc = r.ops->advance(r.state, 0.0, 1, &taken);
+        }
+    }
+    if (rc == HS_OK) rc = write_record(&r); /* the final state, unless just written */
+    if (rc == HS_OK && r.writer) {
+        rc = hs_writer_close(r.writer);
+        r.writer = NULL;
+    }
+    if (rc == HS_OK && r.ops->finish) rc = r.ops->finish(r.state);
+    if (rc == HS_OK && t_end > 0) progress_line(&r, 1);
+    r.ops->destroy(r.state);
     return rc;
 }

@@ -292,7 +292,16 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     int periodic[3];
     for (int d = 0; d < 3; d++) periodic[d] = c->bc[d][0] == HS_BC_PERIODIC;
     int halo = c->order / 2;
-    HS_CHECK(hs_decomp_create(ctx, c->ndim, c->n, periodic, c->procs, halo, &h->d));
+    int rc = hs_decomp_create(ctx, c->ndim, c->n, periodic, c->procs, halo, &h->d);
+    if (rc == HS_ERR_INPUT) {
+        /* say it in terms of the user's keys and file lines */
+        char msg[1024];
+        const char *m = hs_error_message(), *colon = strstr(m, ": ");
+        snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : m);
+        hs_error_clear();
+        return hs_params_error(p, hs_params_is_set(p, "heat.procs") ? "heat.procs" : "heat.n", "%s", msg);
+    }
+    HS_CHECK(rc);
     HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->T));
     HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->Tn));
     size_t n = (size_t)(h->d->local[0] * h->d->local[1] * h->d->local[2]);

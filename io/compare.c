@@ -1,0 +1,58 @@
+/* Comparing a variable of two output files value by value (bitwise count, max abs/rel difference). */
+#include "io/compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/output.h"
+#include "kernels/error.h"
+
+static int read_var(const char *path, const char *name, double **data, int64_t shape[8], int *rank, int64_t *count)
+{
+    hs_reader *r = NULL;
+    if (hs_reader_open(path, &r) != HS_OK) {
+        hs_error_clear();
+        return hs_input_error(path, 0, NULL, "cannot read as NetCDF or HDF5");
+    }
+    if (hs_reader_var_shape(r, name, shape, rank) != HS_OK) {
+        hs_reader_close(r);
+        hs_error_clear();
+        return hs_input_error(path, 0, name, "no such variable");
+    }
+    *count = 1;
+    for (int d = 0; d < *rank; d++) *count *= shape[d];
+    *data = malloc((size_t)(*count ? *count : 1) * sizeof(double));
+    if (!*data) {
+        hs_reader_close(r);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", path);
+    }
+    int rc = hs_reader_read(r, name, *data);
+    hs_reader_close(r);
+    return rc;
+}
+
+int hs_compare_files(const char *a, const char *b, const char *name, hs_compare_result *res)
+{
+    memset(res, 0, sizeof *res);
+    double *x = NULL, *y = NULL;
+    int64_t sa[8], sb[8], na = 0, nb = 0;
+    int ra = 0, rb = 0;
+    int rc = read_var(a, name, &x, sa, &ra, &na);
+    if (rc == HS_OK) rc = read_var(b, name, &y, sb, &rb, &nb);
+    if (rc == HS_OK && (ra != rb || memcmp(sa, sb, sizeof(int64_t) * (size_t)ra)))
+        rc = hs_input_error(b, 0, name, "shape differs from %s", a);
+    if (rc == HS_OK) {
+        res->count = na;
+        for (int64_t i = 0; i < na; i++) {
+            double d = fabs(x[i] - y[i]);
+            if (memcmp(&x[i], &y[i], sizeof(double))) res->differing++;
+            if (d > res->max_abs || isnan(d)) res->max_abs = isnan(d) ? INFINITY : d;
+            if (fabs(y[i]) > res->ref_max) res->ref_max = fabs(y[i]);
+        }
+        res->max_rel = res->ref_max > 0 ? res->max_abs / res->ref_max : res->max_abs;
+    }
+    free(x);
+    free(y);
+    return rc;
+}

@@ -1,0 +1,19 @@
+/* Comparing a variable of two output files (the `hpcsim compare` command and the tests). */
+#ifndef HS_COMPARE_H
+#define HS_COMPARE_H
+
+#include <stdint.h>
+
+typedef struct hs_compare_result {
+    int64_t count;        /* values compared */
+    int64_t differing;    /* values not bitwise equal */
+    double max_abs;       /* max |a - b| */
+    double max_rel;       /* max |a - b| / max |b| over the variable */
+    double ref_max;       /* max |b| */
+} hs_compare_result;
+
+/* Read variable `name` from both files (NetCDF or HDF5) and compare them value by value.  Files
+ * or variables that cannot be read, or shapes that differ, are input errors.  Not collective. */
+int hs_compare_files(const char *a, const char *b, const char *name, hs_compare_result *res);
+
+#endif
