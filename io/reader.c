@@ -194,8 +194,8 @@ int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *r
 
 static int read_any(hs_reader *r, const char *name, int64_t record, double *out)
 {
-    int64_t shape[8];
-    int rank;
+    int64_t shape[8] = {0};
+    int rank = 0;
     HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
     if (record >= 0 && (rank == 0 || record >= shape[0]))
         return hs_input_error(r->path, 0, name, "record %lld out of range (the variable has %lld)", (long long)record,

@@ -27,6 +27,7 @@ static double mismatch(const double *a, const double *b, int64_t n)
     return n ? (double)bad / (double)n : 0.0;
 }
 
+#if HS_HAVE_HDF5 || HS_HAVE_NETCDF
 /* One record of a 1-D grid written by blocks (rank r owns a contiguous slice), read back on rank 0. */
 static int output_round_trip(hs_ctx *ctx, const char *path, hs_output_format fmt, int64_t n, const double *g,
                              int64_t off, int64_t cnt, double *err)
@@ -63,6 +64,8 @@ static int output_round_trip(hs_ctx *ctx, const char *path, hs_output_format fmt
     free(back);
     return rc;
 }
+
+#endif
 
 static int checkpoint_round_trip(hs_ctx *ctx, const char *path, const double *mine, int64_t cnt, double *err)
 {
