@@ -4,11 +4,11 @@
 #include "kernels/fft_impl.h"
 #include "kernels/types.h"
 
-// One thread per complex element; consecutive threads walk a run, so long runs (3D slabs) are
-// coalesced on both sides.  Runs of one element (2D) are a plain strided transpose.
+// Runs of one or a few elements (2D transposes): one thread per complex element.
 template <typename T2>
-__global__ void copy_runs_kernel(int64_t rows, int64_t cols, int64_t run, const T2 *__restrict__ src, int64_t src_rs,
-                                 int64_t src_cs, T2 *__restrict__ dst, int64_t dst_rs, int64_t dst_cs)
+__global__ void copy_short_runs_kernel(int64_t rows, int64_t cols, int64_t run, const T2 *__restrict__ src,
+                                       int64_t src_rs, int64_t src_cs, T2 *__restrict__ dst, int64_t dst_rs,
+                                       int64_t dst_cs)
 {
     int64_t total = rows * cols * run;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
@@ -18,19 +18,46 @@ __global__ void copy_runs_kernel(int64_t rows, int64_t cols, int64_t run, const 
     }
 }
 
+// Long runs (3D slabs): grid rows y walk the runs, threads x walk inside a run, so both sides are
+// coalesced and the index arithmetic (64-bit division) is paid once per run, not per element.
+template <typename T2>
+__global__ void copy_long_runs_kernel(int64_t rows, int64_t cols, int64_t run, const T2 *__restrict__ src,
+                                      int64_t src_rs, int64_t src_cs, T2 *__restrict__ dst, int64_t dst_rs,
+                                      int64_t dst_cs)
+{
+    for (int64_t rc = blockIdx.y; rc < rows * cols; rc += gridDim.y) {
+        int64_t r = rc / cols, c = rc - r * cols;
+        const T2 *s = src + r * src_rs + c * src_cs;
+        T2 *d = dst + r * dst_rs + c * dst_cs;
+        for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < run; k += (int64_t)gridDim.x * blockDim.x)
+            d[k] = s[k];
+    }
+}
+
+template <typename T2>
+static int launch_copy(struct hs_cuda_ctx *cu, int64_t rows, int64_t cols, int64_t run, const void *src, int64_t src_rs,
+                       int64_t src_cs, void *dst, int64_t dst_rs, int64_t dst_cs)
+{
+    const T2 *s = (const T2 *)src;
+    T2 *d = (T2 *)dst;
+    if (run < 64) {
+        int blocks = hs_cuda_blocks(cu, (size_t)(rows * cols * run), 256);
+        copy_short_runs_kernel<<<blocks, 256, 0, cu->stream>>>(rows, cols, run, s, src_rs, src_cs, d, dst_rs, dst_cs);
+        HS_CUDA_LAUNCH_CHECK("copy_short_runs_kernel");
+        return HS_OK;
+    }
+    int64_t bx = (run + 127) / 128, by = rows * cols;
+    dim3 grid((unsigned)(bx < 64 ? bx : 64), (unsigned)(by < 65535 ? by : 65535));
+    copy_long_runs_kernel<<<grid, 128, 0, cu->stream>>>(rows, cols, run, s, src_rs, src_cs, d, dst_rs, dst_cs);
+    HS_CUDA_LAUNCH_CHECK("copy_long_runs_kernel");
+    return HS_OK;
+}
+
 extern "C" int hs_dfft_cuda_copy_runs(struct hs_cuda_ctx *cu, hs_dtype precision, int64_t rows, int64_t cols,
                                       int64_t run, const void *src, int64_t src_rs, int64_t src_cs, void *dst,
                                       int64_t dst_rs, int64_t dst_cs)
 {
-    size_t total = (size_t)(rows * cols * run);
-    if (total == 0) return HS_OK;
-    int blocks = hs_cuda_blocks(cu, total, 256);
-    if (precision == HS_F64)
-        copy_runs_kernel<<<blocks, 256, 0, cu->stream>>>(rows, cols, run, (const double2 *)src, src_rs, src_cs,
-                                                         (double2 *)dst, dst_rs, dst_cs);
-    else
-        copy_runs_kernel<<<blocks, 256, 0, cu->stream>>>(rows, cols, run, (const float2 *)src, src_rs, src_cs,
-                                                         (float2 *)dst, dst_rs, dst_cs);
-    HS_CUDA_LAUNCH_CHECK("copy_runs_kernel");
-    return HS_OK;
+    if (rows <= 0 || cols <= 0 || run <= 0) return HS_OK;
+    if (precision == HS_F64) return launch_copy<double2>(cu, rows, cols, run, src, src_rs, src_cs, dst, dst_rs, dst_cs);
+    return launch_copy<float2>(cu, rows, cols, run, src, src_rs, src_cs, dst, dst_rs, dst_cs);
 }

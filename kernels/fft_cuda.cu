@@ -107,6 +107,12 @@ extern "C" int hs_fft_cuda_create(struct hs_cuda_ctx *cu, const hs_fft_desc *d, 
         e.batch *= e.outer;
         e.outer = 1;
     }
+    // cuFFT takes one batch loop: give it the longer one and walk the other from the host
+    if (e.outer > e.batch) {
+        int64_t b = e.batch, i = e.idist, o = e.odist;
+        e.batch = e.outer, e.idist = e.outer_idist, e.odist = e.outer_odist;
+        e.outer = b, e.outer_idist = i, e.outer_odist = o;
+    }
     size_t ib = real_bytes(d->precision) * (d->kind == HS_FFT_DESC_R2C ? 1 : 2);
     size_t ob = real_bytes(d->precision) * (d->kind == HS_FFT_DESC_C2R ? 1 : 2);
     f->outer = e.outer;
