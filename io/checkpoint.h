@@ -8,6 +8,13 @@
 
 typedef struct hs_checkpoint hs_checkpoint;
 
+/* Formats: HDF5 when built in (root attributes format, solver, step, time, nranks, parameters;
+ * one 1-D dataset per array with every rank's part in rank order and `dtype` / `counts`
+ * attributes), otherwise our own binary format (magic, version, header, named arrays, FNV-1a
+ * checksum; see io/checkpoint_binary.c).  The environment variable HS_CHECKPOINT_FORMAT=binary
+ * selects the binary format even with HDF5.  Reading detects the format from the file.  A
+ * damaged, foreign or truncated file is an input error naming it. */
+
 /* Start a checkpoint at `path` (data go to PATH.tmp; renamed by hs_checkpoint_close, so a crash
  * never leaves a broken file under the final name).  Stores the resolved parameters, the solver
  * name, step and simulated time, the rank count.  Collective. */

@@ -28,6 +28,19 @@ typedef struct hs_output_desc {
 
 typedef struct hs_writer hs_writer;
 
+/* File layouts (both formats carry the same attributes):
+ *  NetCDF-4 (CF-1.10): dimensions time (unlimited), z, y, x (slowest first; desc dimension 0 is
+ *    the last); coordinate variables with units, long_name, axis; time with units, calendar =
+ *    "standard", axis = "T", standard_name; data variables (time, z, y, x) or (z, y, x) with
+ *    units, long_name, standard_name, chunked one record per chunk; global Conventions, title,
+ *    source ("hpcsim VERSION (git HASH)"), history ("ISO-TIME: command line"), hpcsim_parameters.
+ *  HDF5: the same as datasets in the root group (data variables [time, z, y, x], extendible in
+ *    time, each with a `dimensions` attribute such as "time z y x"), plus PATH-without-.h5.xmf:
+ *    XDMF 3 with a temporal collection of uniform grids, 3DRectMesh / 2DRectMesh (a 1-D grid is
+ *    1 x nx) with VXVYVZ / VXVY geometry pointing at the coordinate datasets, and node-centred
+ *    scalar attributes that are HyperSlabs (start, stride, count) of the time-dependent datasets.
+ *    Written at close through PATH.xmf.tmp; opens in ParaView's XDMF readers. */
+
 /* Create the file (replacing any old one only at hs_writer_close time: data go to PATH.partial
  * first and are renamed at close, so a failed run leaves no half-written file under the final
  * name).  Collective over ctx->comm; rank 0 writes (gather-through-rank-0), or every rank
@@ -48,7 +61,11 @@ int hs_writer_begin_step(hs_writer *w, double t);
 int hs_writer_put(hs_writer *w, int varid, const void *global);
 
 /* Write a block: this rank's part [offset, offset+count) of the global grid (x fastest).  Every
- * rank calls it with its own part; the writer gathers or writes in parallel.  Collective. */
+ * rank calls it with its own part; the writer gathers or writes in parallel.  Collective.
+ * `local` is host memory; entries of offset/count beyond ndim are ignored; a rank may own an
+ * empty block.  The blocks must lie inside the grid and add up to it (checked on rank 0: a
+ * runtime error on every rank otherwise).  The libraries installed here are serial, so every
+ * block goes through rank 0 (point-to-point, one block in flight), which writes the record. */
 int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const int64_t count[3], const void *local);
 
 /* Add a global text or number attribute (before the first put). */
@@ -60,7 +77,12 @@ int hs_writer_close(hs_writer *w);
 
 /* Close without renaming (the run stopped on a signal: the file stays PATH.partial), and reopen
  * such a file to continue after a restart: records with time > `time` are dropped (overwritten
- * by the records the restarted run writes), variables are looked up by name.  Collective. */
+ * by the records the restarted run writes), variables are looked up by name.  Collective.
+ * After a resume, hs_writer_def_var of an existing name returns its id (the same ids as the first
+ * run) after checking dtype and time dependence; `history` gains the restarted run's line.  A
+ * finished PATH (no PATH.partial) is moved back to PATH.partial and continued; with neither, a
+ * new file is started.  A grid that differs from the file's is an input error, and the
+ * suspended file is left as it was. */
 int hs_writer_suspend(hs_writer *w);
 int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_writer **w);
 /* Give up on a file (error paths): close it and delete PATH.partial; PATH is left untouched.  Not
