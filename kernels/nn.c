@@ -52,12 +52,12 @@ static int act_forward(hs_ctx *ctx, hs_dtype t, int act, int rows, size_t n, con
 }
 
 static int act_backward(hs_ctx *ctx, hs_dtype t, int act, int rows, size_t n, const hs_nn_jet_layout *j,
-                        const void *z, void *dh)
+                        const void *z, const void *h, void *dh)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_nn_act_backward_cuda(ctx->cuda, t, act, rows, n, j, z, dh);
+    if (ON_GPU(ctx)) return hs_nn_act_backward_cuda(ctx->cuda, t, act, rows, n, j, z, h, dh);
 #endif
-    return hs_nn_act_backward_cpu(t, act, rows, n, j, z, dh);
+    return hs_nn_act_backward_cpu(t, act, rows, n, j, z, h, dh);
 }
 
 static int add_bias(hs_ctx *ctx, hs_dtype t, int rows, size_t n, const void *b, void *out)
@@ -304,7 +304,7 @@ int hs_mlp_backward(hs_mlp_batch *b)
         next ^= 1;
         const void *W = at(m->params_c, m->w_off[l], t);
         HS_CHECK(hs_gemm(ctx, t, 1, 0, in, cols, out, 1.0, W, out, dz, out, 0.0, dh, in));
-        HS_CHECK(act_backward(ctx, t, (int)m->act, in, n, &J, b->z[l - 1], dh));
+        HS_CHECK(act_backward(ctx, t, (int)m->act, in, n, &J, b->z[l - 1], b->h[l], dh));
         dz = dh;
     }
     return HS_OK;

@@ -39,4 +39,19 @@ HS_NN_HD void hs_nn_act_eval(int act, double z, double s[4])
     }
 }
 
+/* The same from z and the stored value y = sigma(z): tanh and sigmoid need no transcendental
+ * function again (the backward pass would otherwise recompute every activation). */
+HS_NN_HD void hs_nn_act_eval_y(int act, double z, double y, double s[4])
+{
+    if (act == 0) {
+        double d = 1.0 - y * y;
+        s[0] = y, s[1] = d, s[2] = -2.0 * y * d, s[3] = -2.0 * d * (d - 2.0 * y * y);
+    } else if (act == 2) {
+        double d = y * (1.0 - y), d2 = d * (1.0 - 2.0 * y);
+        s[0] = y, s[1] = d, s[2] = d2, s[3] = d2 * (1.0 - 2.0 * y) - 2.0 * d * d;
+    } else {
+        hs_nn_act_eval(act, z, s);
+    }
+}
+
 #endif

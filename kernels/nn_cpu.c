@@ -36,14 +36,15 @@
             }                                                                                                    \
         }                                                                                                        \
     }                                                                                                            \
-    static void act_backward_##SFX(int act, int rows, size_t n, const hs_nn_jet_layout *j, const T *z, T *dh)   \
+    static void act_backward_##SFX(int act, int rows, size_t n, const hs_nn_jet_layout *j, const T *z, const T *h, \
+                                   T *dh)                                                                    \
     {                                                                                                            \
         size_t M = (size_t)rows * n;                                                                             \
         int nf = j->nfirst, ns = j->nsecond;                                                                     \
         _Pragma("omp parallel for schedule(static) if (M > 32768)") for (size_t idx = 0; idx < M; idx++)             \
         {                                                                                                        \
             double s[4], zf[4], dzf[4];                                                                          \
-            hs_nn_act_eval(act, (double)z[idx], s);                                                              \
+            hs_nn_act_eval_y(act, (double)z[idx], (double)h[idx], s);                                            \
             double dz0 = dh[idx] * s[1];                                                                         \
             for (int k = 0; k < nf; k++) {                                                                       \
                 zf[k] = z[(1 + k) * M + idx];                                                                    \
@@ -87,10 +88,10 @@ int hs_nn_act_forward_cpu(hs_dtype t, int act, int rows, size_t n, const hs_nn_j
 }
 
 int hs_nn_act_backward_cpu(hs_dtype t, int act, int rows, size_t n, const hs_nn_jet_layout *j, const void *z,
-                           void *dh)
+                           const void *h, void *dh)
 {
-    if (t == HS_F64) act_backward_f64(act, rows, n, j, z, dh);
-    else act_backward_f32(act, rows, n, j, z, dh);
+    if (t == HS_F64) act_backward_f64(act, rows, n, j, z, h, dh);
+    else act_backward_f32(act, rows, n, j, z, h, dh);
     return HS_OK;
 }
 

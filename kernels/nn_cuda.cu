@@ -45,13 +45,13 @@ __global__ void act_forward_kernel(int act, int rows, size_t n, hs_nn_jet_layout
 
 template <typename T>
 __global__ void act_backward_kernel(int act, int rows, size_t n, hs_nn_jet_layout j, const T *__restrict__ z,
-                                    T *__restrict__ dh)
+                                    const T *__restrict__ h, T *__restrict__ dh)
 {
     size_t M = (size_t)rows * n, stride = (size_t)gridDim.x * blockDim.x;
     int nf = j.nfirst, ns = j.nsecond;
     for (size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x; idx < M; idx += stride) {
         double s[4], zf[4] = {0, 0, 0, 0}, dzf[4] = {0, 0, 0, 0};
-        hs_nn_act_eval(act, (double)z[idx], s);
+        hs_nn_act_eval_y(act, (double)z[idx], (double)h[idx], s);
         double dz0 = (double)dh[idx] * s[1];
         for (int k = 0; k < nf; k++) {
             zf[k] = z[(1 + k) * M + idx];
@@ -119,16 +119,16 @@ extern "C" int hs_nn_act_forward_cuda(hs_cuda_ctx *cu, hs_dtype t, int act, int 
 }
 
 extern "C" int hs_nn_act_backward_cuda(hs_cuda_ctx *cu, hs_dtype t, int act, int rows, size_t n,
-                                       const hs_nn_jet_layout *j, const void *z, void *dh)
+                                       const hs_nn_jet_layout *j, const void *z, const void *h, void *dh)
 {
     size_t M = (size_t)rows * n;
     if (M == 0) return HS_OK;
     if (t == HS_F64)
         act_backward_kernel<double><<<blocks(cu, M), kThreads, 0, cu->stream>>>(act, rows, n, *j, (const double *)z,
-                                                                                 (double *)dh);
+                                                                                 (const double *)h, (double *)dh);
     else
         act_backward_kernel<float><<<blocks(cu, M), kThreads, 0, cu->stream>>>(act, rows, n, *j, (const float *)z,
-                                                                                (float *)dh);
+                                                                                (const float *)h, (float *)dh);
     HS_CUDA_LAUNCH_CHECK("act_backward_kernel");
     return HS_OK;
 }
