@@ -94,14 +94,12 @@ static int read_text_attr(hid_t a, char **out, const char *path)
     int rc = HS_OK;
     if (vl) {
         char *s = NULL;
-        H5Tset_size(mt, H5T_VARIABLE);
-        if (H5Aread(a, mt, &s) < 0) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
+        if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
         *out = rc == HS_OK ? strdup(s ? s : "") : NULL;
         if (s) H5free_memory(s);
     } else {
         *out = calloc(sz + 2, 1);
-        H5Tset_size(mt, sz + 1);
-        if (*out && H5Aread(a, mt, *out) < 0) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
+        if (*out && (H5Tset_size(mt, sz + 1) < 0 || H5Aread(a, mt, *out) < 0)) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
     }
     H5Tclose(mt);
     if (rc == HS_OK && !*out) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory reading an attribute");
@@ -138,6 +136,18 @@ static int new_state(hs_writer *w)
     s->file = s->time_ds = -1;
     for (int i = 0; i < HS_WRITER_MAX_VARS; i++) s->ds[i] = -1;
     w->bs = s;
+    return HS_OK;
+}
+
+/* Rank and extent of a dataset (arrays of H5S_MAX_RANK); maxd may be NULL. */
+static int get_dims(hid_t ds, int *rank, hsize_t *dims, hsize_t *maxd, const char *path)
+{
+    hid_t sp;
+    HS_H5_ID(sp, H5Dget_space(ds), path);
+    *rank = H5Sget_simple_extent_ndims(sp);
+    int rc = *rank >= 0 && H5Sget_simple_extent_dims(sp, dims, maxd) >= 0;
+    H5Sclose(sp);
+    if (!rc) return hs_h5_fail("H5Sget_simple_extent_dims", path, __FILE__, __LINE__);
     return HS_OK;
 }
 
@@ -280,12 +290,9 @@ static int h5_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
 static int select_record(hs_writer *w, hid_t ds, int64_t record, hid_t *fsp, hid_t *msp)
 {
     const char *p = w->partial;
-    hsize_t dims[4], start[4] = {0}, count[4];
-    hid_t sp;
-    HS_H5_ID(sp, H5Dget_space(ds), p);
-    int rank = H5Sget_simple_extent_ndims(sp);
-    H5Sget_simple_extent_dims(sp, dims, NULL);
-    H5Sclose(sp);
+    hsize_t dims[H5S_MAX_RANK], start[4] = {0}, count[4];
+    int rank = 0;
+    HS_CHECK(get_dims(ds, &rank, dims, NULL, p));
     if (rank < 1 || rank > 4) return HS_FAIL(HS_ERR_RUNTIME, "%s: unexpected dataset rank %d", p, rank);
     if (dims[0] < (hsize_t)record + 1) {
         dims[0] = (hsize_t)record + 1;
@@ -379,7 +386,7 @@ static int adopt_dataset(hs_writer *w, const char *name)
 {
     const char *p = w->partial;
     if (w->nvars >= HS_WRITER_MAX_VARS) return HS_FAIL(HS_ERR_RUNTIME, "%s: too many variables", p);
-    hid_t ds, sp, t;
+    hid_t ds, t;
     HS_H5_ID(ds, H5Dopen2(st(w)->file, name, H5P_DEFAULT), p);
     hs_writer_var *v = &w->vars[w->nvars];
     memset(v, 0, sizeof *v);
@@ -392,11 +399,9 @@ static int adopt_dataset(hs_writer *w, const char *name)
     H5Tclose(t);
     if (cls != H5T_FLOAT) return HS_FAIL(HS_ERR_RUNTIME, "%s: dataset %s is not floating point", p, name);
     v->dtype = size == 4 ? HS_F32 : HS_F64;
-    hsize_t dims[8], maxd[8];
-    HS_H5_ID(sp, H5Dget_space(ds), p);
-    int rank = H5Sget_simple_extent_ndims(sp);
-    H5Sget_simple_extent_dims(sp, dims, maxd);
-    H5Sclose(sp);
+    hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+    int rank = 0;
+    HS_CHECK(get_dims(ds, &rank, dims, maxd, p));
     v->time_dependent = rank == w->ndim + 1 && rank > 0 && maxd[0] == H5S_UNLIMITED;
     if (rank != w->ndim + v->time_dependent)
         return hs_input_error(p, 0, name, "the file's variable has %d dimensions, the run's grid %d", rank, w->ndim);
@@ -437,11 +442,10 @@ static int scan_datasets(hs_writer *w)
 
 static int shrink(hs_writer *w, hid_t ds, hsize_t nkeep)
 {
-    hsize_t dims[8];
-    hid_t sp;
-    HS_H5_ID(sp, H5Dget_space(ds), w->partial);
-    H5Sget_simple_extent_dims(sp, dims, NULL);
-    H5Sclose(sp);
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = 0;
+    HS_CHECK(get_dims(ds, &rank, dims, NULL, w->partial));
+    if (rank < 1) return HS_FAIL(HS_ERR_RUNTIME, "%s: a time-dependent dataset without dimensions", w->partial);
     dims[0] = nkeep;
     HS_H5_CHECK(H5Dset_extent(ds, dims), w->partial);
     return HS_OK;
@@ -455,11 +459,11 @@ static int keep_times(hs_writer *w, double time, hsize_t *nkeep)
     HS_H5_CHECK(has, p);
     if (!has) return HS_OK;
     HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, "time", H5P_DEFAULT), p);
-    hid_t sp;
-    hsize_t nt;
-    HS_H5_ID(sp, H5Dget_space(st(w)->time_ds), p);
-    H5Sget_simple_extent_dims(sp, &nt, NULL);
-    H5Sclose(sp);
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = 0;
+    HS_CHECK(get_dims(st(w)->time_ds, &rank, dims, NULL, p));
+    if (rank != 1) return hs_input_error(p, 0, "time", "the time coordinate has %d dimensions, not 1", rank);
+    hsize_t nt = dims[0];
     double *t = malloc((nt ? nt : 1) * sizeof *t);
     if (!t) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     int rc = HS_OK;
