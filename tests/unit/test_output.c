@@ -190,7 +190,6 @@ static void check_data(const char *path, const grid_t *g, const int *recs, int n
     free(qf);
 }
 
-#if HS_HAVE_NETCDF || HS_HAVE_HDF5
 static void check_plain(const char *path, const grid_t *g, int nrec)
 {
     int recs[16];
@@ -201,7 +200,6 @@ static void check_plain(const char *path, const grid_t *g, int nrec)
     }
     check_data(path, g, recs, nrec, times);
 }
-#endif
 
 /* ------------------------------------------------------------------ attributes via the libraries */
 
