@@ -83,6 +83,8 @@ CPPFLAGS += -DHS_FEATURES='"$(strip $(FEATURES))"'
 ifeq ($(OPENMP),1)
   CFLAGS += -fopenmp
   LDFLAGS += -fopenmp
+else
+  CFLAGS += -Wno-unknown-pragmas
 endif
 ifeq ($(HDF5),1)
   CPPFLAGS += $(or $(shell pkg-config --cflags hdf5 2>/dev/null),-I/usr/include/hdf5/serial)

@@ -18,27 +18,27 @@
         switch (op) {                                                                               \
         case HS_BLAS_AXPBY:                                                                         \
             if (b == (T)1) {                                                                        \
-                _Pragma("omp parallel for simd schedule(static)")                                   \
+                _Pragma("omp parallel for simd schedule(static) if (n > 32768)")                                   \
                 for (size_t i = 0; i < n; i++) y[i] += a * x[i];                                    \
             } else {                                                                                \
-                _Pragma("omp parallel for simd schedule(static)")                                   \
+                _Pragma("omp parallel for simd schedule(static) if (n > 32768)")                                   \
                 for (size_t i = 0; i < n; i++) y[i] = a * x[i] + b * y[i];                          \
             }                                                                                       \
             break;                                                                                  \
         case HS_BLAS_SCAL:                                                                          \
-            _Pragma("omp parallel for simd schedule(static)")                                       \
+            _Pragma("omp parallel for simd schedule(static) if (n > 32768)")                                       \
             for (size_t i = 0; i < n; i++) y[i] *= a;                                               \
             break;                                                                                  \
         case HS_BLAS_COPY:                                                                          \
-            _Pragma("omp parallel for simd schedule(static)")                                       \
+            _Pragma("omp parallel for simd schedule(static) if (n > 32768)")                                       \
             for (size_t i = 0; i < n; i++) y[i] = x[i];                                             \
             break;                                                                                  \
         case HS_BLAS_FILL:                                                                          \
-            _Pragma("omp parallel for simd schedule(static)")                                       \
+            _Pragma("omp parallel for simd schedule(static) if (n > 32768)")                                       \
             for (size_t i = 0; i < n; i++) y[i] = a;                                                \
             break;                                                                                  \
         case HS_BLAS_MULT:                                                                          \
-            _Pragma("omp parallel for simd schedule(static)")                                       \
+            _Pragma("omp parallel for simd schedule(static) if (n > 32768)")                                       \
             for (size_t i = 0; i < n; i++) y[i] = x[i] * w[i];                                      \
             break;                                                                                  \
         }                                                                                           \
@@ -71,7 +71,7 @@ int hs_blas_dot_cpu(hs_dtype t, size_t n, const void *x, const void *y, double *
     size_t nchunks = (n + CHUNK - 1) / CHUNK;
     double stack[256], *part = nchunks <= 256 ? stack : malloc(nchunks * sizeof *part);
     if (!part) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nchunks > 8)
     for (size_t c = 0; c < nchunks; c++) {
         size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
         double s = 0;
@@ -97,7 +97,7 @@ int hs_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, c
     size_t nchunks = (n + CHUNK - 1) / CHUNK;
     double stack[256], *part = nchunks <= 256 ? stack : malloc(nchunks * sizeof *part);
     if (!part) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nchunks > 8)
     for (size_t c = 0; c < nchunks; c++) {
         size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
         double s = 0;

@@ -5,8 +5,8 @@ PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-too
       netcdf-bin libfftw3-dev libopenblas-dev libinih-dev libcmocka-dev python3
       libudunits2-0 libxml2-utils)
 # Python clients for the output checks (scripts/check_output.py); optional, never fails the build.
-if command -v python3 >/dev/null && ! python3 -c "import netCDF4, xarray, h5py, cfchecker" 2>/dev/null; then
-    timeout 300 python3 -m pip install --quiet --retries 0 --timeout 15 netCDF4 xarray h5py cfchecker >/dev/null 2>&1 ||
+if command -v python3 >/dev/null && ! python3 -c "import netCDF4, xarray, h5py, cfchecker, matplotlib" 2>/dev/null; then
+    timeout 300 python3 -m pip install --quiet --retries 0 --timeout 15 netCDF4 xarray h5py cfchecker matplotlib >/dev/null 2>&1 ||
         echo "deps: pip could not install netCDF4 xarray h5py cfchecker (no network?); output checks will skip them" >&2
 fi
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

@@ -29,6 +29,7 @@ typedef struct heat {
     double *b, *x, *g, *diag; /* contiguous interior vectors on the device */
     hs_precond precond;
     int have_precond;
+    hs_pcg_workspace work; /* CG vectors kept across steps */
     hs_linop linop;
     int64_t pcg_iterations;
     double precond_dt;
@@ -133,6 +134,7 @@ static int implicit_step(heat *h, double dt)
     o.rtol = h->cfg.pcg_rtol;
     o.max_iter = h->cfg.pcg_max_iter;
     o.custom = &h->precond;
+    o.work = &h->work;
     hs_pcg_result res;
     HS_CHECK(hs_pcg_solve(&h->linop, h->b, h->x, &o, &res));
     h->pcg_iterations += res.iterations;
@@ -440,6 +442,7 @@ static void destroy(void *state)
     heat *h = state;
     if (!h) return;
     if (h->have_precond) hs_precond_destroy(&h->precond);
+    hs_pcg_workspace_free(&h->work);
     hs_field_destroy(h->T);
     hs_field_destroy(h->Tn);
     hs_field_destroy(h->K);

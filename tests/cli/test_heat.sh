@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# The heat solver end to end: restart after SIGTERM is bitwise exact, 1/2/4 ranks (and CPU/GPU)
+# agree, the NetCDF/HDF5 outputs open in real clients, and bad inputs fail with exit 2.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+ROOT=$(realpath "$(dirname "$0")/../..")
+DEVICE=${HS_TEST_DEVICE:-cpu}
+WORK=$(mktemp -d)
+CAP=$(mktemp -d)
+trap 'rm -rf "$WORK" "$CAP"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
+HAVE_MPI=0
+command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+FMT=netcdf; EXT=nc
+"$HS_BIN" --version | grep -q '+netcdf' || { FMT=hdf5; EXT=h5; }
+
+# A 3D problem with every feature that touches the decomposition: layered k, a Gaussian source,
+# Dirichlet and Neumann walls, a periodic dimension.
+cat > run3d.ini <<EOF2
+[run]
+solver = heat
+device = $DEVICE
+allow_shared_gpu = true
+[heat]
+ndim = 3
+n = 24 20 16
+length = 1.2 1 0.8
+t_end = 0.03
+conductivity = layered
+layer_bounds = 0.4
+layer_k = 1 0.5
+initial = gaussian
+sigma = 0.1
+center = 0.6 0.5 0.4
+T0 = 300
+amplitude = 20
+bc_xlo = dirichlet
+value_xlo = 300
+bc_xhi = neumann
+value_xhi = 1.5
+bc_ylo = periodic
+bc_yhi = periodic
+bc_zlo = dirichlet
+value_zlo = 290
+bc_zhi = neumann
+source = gaussian
+Q = 500
+source_center = 0.3 0.5 0.5
+[output]
+format = $FMT
+every_steps = 10
+[checkpoint]
+every_steps = 20
+path = ck.h5
+EOF2
+
+# 1. uninterrupted run
+"$HS_BIN" run run3d.ini --quiet output.path=full >"$CAP/o" 2>"$CAP/e" && [ -f full.$EXT ] && ok "uninterrupted run" || bad "uninterrupted run: $(cat "$CAP/e")"
+
+# 2. the same run stopped by SIGTERM (raised by the run itself at step 50, through the real handler)
+HS_TEST_SIGNAL_AT_STEP=50 "$HS_BIN" run run3d.ini --quiet output.path=split checkpoint.path=stop.h5 >"$CAP/o" 2>"$CAP/e"
+rc=$?
+if [ $rc = 3 ] && [ -f stop.h5 ] && [ ! -f split.$EXT ] && [ -f split.$EXT.partial ] && grep -q "stopped by signal" "$CAP/e"; then
+    ok "SIGTERM: checkpoint written, exit 3, output left as .partial"
+else
+    bad "SIGTERM stop: exit $rc, files: $(ls | tr '\n' ' '), stderr: $(cat "$CAP/e")"
+fi
+# 3. restart and compare with the uninterrupted run, bitwise
+"$HS_BIN" run run3d.ini --quiet output.path=split checkpoint.path=stop2.h5 --restart stop.h5 >"$CAP/o" 2>"$CAP/e" || bad "restart: $(cat "$CAP/e")"
+if "$HS_BIN" compare full.$EXT split.$EXT T >"$CAP/o" && "$HS_BIN" compare full.$EXT split.$EXT time >>"$CAP/o"; then
+    ok "restarted run equals the uninterrupted one bitwise ($(head -1 "$CAP/o" | cut -c1-60))"
+else
+    bad "restart differs: $(cat "$CAP/o")"
+fi
+
+# 4. a real signal from outside, at an arbitrary moment: still exit 3 and a usable checkpoint
+( "$HS_BIN" run run3d.ini --quiet heat.t_end=10 output.format=none checkpoint.path=kill.h5 >/dev/null 2>"$CAP/k"; echo $? > rc.txt ) &
+pid=$!
+sleep 2
+pkill -TERM -f "checkpoint.path=kill.h5" 2>/dev/null
+wait $pid
+if [ "$(cat rc.txt)" = 3 ] && [ -f kill.h5 ]; then ok "external SIGTERM: exit 3 with checkpoint"; else bad "external SIGTERM: exit $(cat rc.txt): $(cat "$CAP/k")"; fi
+rm -f rc.txt kill.h5
+
+# 5. 1, 2 and 4 ranks give the same field (explicit: the same cell arithmetic; CN: CG to 1e-14)
+if [ $HAVE_MPI = 1 ]; then
+    for scheme in explicit crank_nicolson; do
+        extra=""
+        [ $scheme = crank_nicolson ] && extra="heat.dt=0.003 heat.pcg_rtol=1e-14"
+        for np in 1 2 4; do
+            "${MPIRUN[@]}" -n $np "$HS_BIN" run run3d.ini --quiet heat.scheme=$scheme $extra output.path=np$np \
+                checkpoint.every_steps=0 >"$CAP/o" 2>"$CAP/e" || bad "$scheme on $np ranks: $(grep hpcsim "$CAP/e")"
+        done
+        for np in 2 4; do
+            if "$HS_BIN" compare np1.$EXT np$np.$EXT T 1e-12 >"$CAP/o"; then ok "$scheme: $np ranks equal 1 rank within 1e-12 ($(cut -d, -f2 "$CAP/o" | head -1))"
+            else bad "$scheme: $np ranks differ: $(cat "$CAP/o")"; fi
+        done
+        rm -f np*.$EXT
+    done
+else
+    echo "skip rank-count comparison: no MPI in this build"
+fi
+
+# 6. the CPU and the GPU give the same field
+if [ "$DEVICE" = cuda ]; then
+    "$HS_BIN" run run3d.ini --quiet run.device=cpu output.path=oncpu checkpoint.every_steps=0 >/dev/null 2>&1
+    "$HS_BIN" run run3d.ini --quiet run.device=cuda output.path=ongpu checkpoint.every_steps=0 >/dev/null 2>&1
+    if "$HS_BIN" compare oncpu.$EXT ongpu.$EXT T 1e-12 >"$CAP/o"; then ok "CPU and GPU agree within 1e-12 ($(cut -d, -f2 "$CAP/o"))"; else bad "CPU vs GPU: $(cat "$CAP/o")"; fi
+fi
+
+# 7. the output opens in real clients
+if [ $FMT = netcdf ] && command -v ncdump >/dev/null; then
+    h=$(ncdump -h full.nc)
+    for want in ':Conventions = "CF-1.10"' ':title = ' ':source = "hpcsim ' ':history = ' ':hpcsim_parameters = ' 'T:units = "K"' 'x:axis = "X"' 'time:units = "seconds since'; do
+        if ! grep -qF "$want" <<<"$h"; then bad "ncdump -h lacks $want"; continue 2; fi
+    done
+    ok "ncdump -h shows the CF attributes"
+fi
+if python3 -c "import netCDF4, xarray, h5py" 2>/dev/null; then
+    "$HS_BIN" run run3d.ini --quiet output.format=hdf5 output.path=viz checkpoint.every_steps=0 >/dev/null 2>&1
+    if python3 "$ROOT/scripts/check_output.py" full.$EXT viz.h5 viz.xmf >"$CAP/o" 2>&1; then ok "check_output.py: xarray/cfchecks/h5py/XDMF ($(tail -1 "$CAP/o"))"
+    else bad "check_output.py: $(tail -5 "$CAP/o")"; fi
+    if python3 -c "import matplotlib" 2>/dev/null; then
+        python3 "$ROOT/scripts/plot_field.py" full.$EXT --var T --time 2 --out t2.png >/dev/null 2>&1 && [ -s t2.png ] &&
+            ok "plot_field.py makes a PNG" || bad "plot_field.py failed"
+    fi
+else
+    echo "skip Python client checks: netCDF4/xarray/h5py not installed"
+fi
+
+# 8. bad inputs: exact message, exit 2, nothing written
+expect_fail() { # name, expected message, args...
+    local name=$1 want=$2
+    shift 2
+    mkdir -p "$CAP/empty" && cd "$CAP/empty" && rm -rf ./*
+    "$@" >"$CAP/o" 2>"$CAP/e"
+    local rc=$? got
+    got=$(grep '^hpcsim' "$CAP/e")
+    local files
+    files=$(ls -A)
+    cd "$WORK"
+    if [ $rc = 2 ] && [ "$got" = "$want" ] && [ -z "$files" ]; then ok "$name"; else
+        bad "$name: exit $rc, files '$files'"; printf '  got:      %s\n  expected: %s\n' "$got" "$want"; fi
+}
+printf '[run]\nsolver = heat\n[heat]\nn = 10\nprocs = 3 1\n' > split.ini
+if [ $HAVE_MPI = 1 ]; then
+    expect_fail "grid that does not divide as requested" \
+        "hpcsim: error: $WORK/split.ini:5: heat.procs: grid 10 x 10 cannot be split 3 x 1 over 2 ranks: 3 x 1 = 3 != 2; 1 x 2 would work" \
+        "${MPIRUN[@]}" -n 2 "$HS_BIN" run "$WORK/split.ini"
+fi
+printf '[run]\nsolver = heat\n[heat]\nn = 10\ndt = 1\n' > unstable.ini
+expect_fail "unstable explicit time step" \
+    "hpcsim: error: $WORK/unstable.ini:5: heat.dt: 1 s is unstable for the explicit scheme: the limit of this grid and conductivity is 0.0025 s (use dt = 0 for an automatic step, or an implicit scheme)" \
+    "$HS_BIN" run "$WORK/unstable.ini"
+printf '[run]\nsolver = heat\n[heat]\nn = 8\nconductivity = file\nk_file = nosuch.nc\n' > nok.ini
+expect_fail "missing conductivity file" \
+    "hpcsim: error: $WORK/nok.ini:6: heat.k_file: cannot open conductivity file 'nosuch.nc'" \
+    "$HS_BIN" run "$WORK/nok.ini"
+if command -v ncgen >/dev/null && [ $FMT = netcdf ]; then
+    printf 'netcdf k { dimensions: y = 6 ; x = 8 ; variables: double k(y, x) ; data: k = %s ; }\n' \
+        "$(python3 -c 'print(", ".join(["1.5"]*48))')" > k.cdl
+    ncgen -4 -o "$WORK/k68.nc" k.cdl
+    printf '[run]\nsolver = heat\n[heat]\nn = 8\nconductivity = file\nk_file = %s\n' "$WORK/k68.nc" > shape.ini
+    expect_fail "conductivity file of the wrong shape" \
+        "hpcsim: error: $WORK/shape.ini:6: heat.k_file: variable 'k' in '$WORK/k68.nc' has shape 6 x 8; the grid needs 8 x 8 (slowest first)" \
+        "$HS_BIN" run "$WORK/shape.ini"
+    # and the right shape works: a uniform file gives the constant-k answer
+    printf '[run]\nsolver = heat\n[heat]\nn = 8 6\nt_end = 0.001\nconductivity = file\nk_file = %s\n[output]\npath = fromfile\n' "$WORK/k68.nc" > kfile.ini
+    printf '[run]\nsolver = heat\n[heat]\nn = 8 6\nt_end = 0.001\nk = 1.5\n[output]\npath = constk\n' > constk.ini
+    "$HS_BIN" run kfile.ini --quiet >/dev/null 2>&1 && "$HS_BIN" run constk.ini --quiet >/dev/null 2>&1 &&
+        "$HS_BIN" compare constk.nc fromfile.nc T 1e-13 >"$CAP/o" && ok "conductivity from a file" || bad "k from file: $(cat "$CAP/o")"
+else
+    echo "skip conductivity-file shape test: no ncgen / NetCDF in this build"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
