@@ -187,10 +187,7 @@ static int ck_header(hs_checkpoint *c, char **solver, char **params, int64_t *st
 
 static int ck_open(hs_checkpoint *c, char **solver, char **params, int64_t *step, double *time, int *nranks)
 {
-    hs_h5_quiet();
-    htri_t is = H5Fis_hdf5(c->path);
-    H5Eclear2(H5E_DEFAULT);
-    if (is <= 0) return hs_input_error(c->path, 0, NULL, "not an hpcsim checkpoint (neither HDF5 nor our binary format)");
+    if (!hs_h5_is_hdf5(c->path)) return hs_input_error(c->path, 0, NULL, "not an hpcsim checkpoint (neither HDF5 nor our binary format)");
     HS_CHECK(new_state(c));
     st(c)->file = H5Fopen(c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (st(c)->file < 0) return hs_h5_fail("H5Fopen", c->path, __FILE__, __LINE__);

@@ -31,6 +31,18 @@ int hs_h5_fail(const char *call, const char *path, const char *file, int line)
                           *why ? ": " : "", why);
 }
 
+int hs_h5_is_hdf5(const char *path)
+{
+    hs_h5_quiet();
+#if H5_VERSION_GE(1, 12, 0)
+    htri_t is = H5Fis_accessible(path, H5P_DEFAULT); /* H5Fis_hdf5 is deprecated from 1.12 */
+#else
+    htri_t is = H5Fis_hdf5(path);
+#endif
+    H5Eclear2(H5E_DEFAULT);
+    return is > 0;
+}
+
 int hs_h5_fapl(hid_t *fapl, const char *path)
 {
     hs_h5_quiet();

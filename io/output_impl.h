@@ -128,6 +128,8 @@ int hs_h5_attr_double(hid_t obj, const char *name, double value, const char *pat
 int hs_h5_attr_int64(hid_t obj, const char *name, int64_t value, const char *path);
 /* A text attribute (fixed or variable length) as a malloc'd string in *out (NULL when absent). */
 int hs_h5_read_text(hid_t obj, const char *name, char **out, const char *path);
+/* 1 when `path` is an HDF5 file we can open (never prints). */
+int hs_h5_is_hdf5(const char *path);
 /* File access properties shared by our writers (format bounds that allow large attributes). */
 int hs_h5_fapl(hid_t *fapl, const char *path);
 #endif

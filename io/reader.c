@@ -31,10 +31,7 @@ static int open_any(hs_reader *r)
     }
 #endif
 #if HS_HAVE_HDF5
-    hs_h5_quiet();
-    htri_t is = H5Fis_hdf5(r->path);
-    H5Eclear2(H5E_DEFAULT);
-    if (is > 0) {
+    if (hs_h5_is_hdf5(r->path)) {
         r->file = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
         if (r->file < 0) return hs_h5_fail("H5Fopen", r->path, __FILE__, __LINE__);
         r->kind = RD_HDF5;
