@@ -72,9 +72,9 @@ static int exchange(hs_dfft_plan *p, int forward)
         HS_MPI_CHECK(MPI_Alltoallv(p->dsend, sc, sd, type, p->drecv, rc, rd, type, p->comm));
         return HS_OK;
     }
-    HS_CHECK(hs_mem_copy(p->ctx, p->hsend, p->dsend, sbytes, HS_COPY_D2H));
+    if (sbytes) HS_CHECK(hs_mem_copy(p->ctx, p->hsend, p->dsend, sbytes, HS_COPY_D2H));
     HS_MPI_CHECK(MPI_Alltoallv(p->hsend, sc, sd, type, p->hrecv, rc, rd, type, p->comm));
-    HS_CHECK(hs_mem_copy(p->ctx, p->drecv, p->hrecv, rbytes, HS_COPY_H2D));
+    if (rbytes) HS_CHECK(hs_mem_copy(p->ctx, p->drecv, p->hrecv, rbytes, HS_COPY_H2D));
     return HS_OK;
 }
 

@@ -195,6 +195,7 @@ int hs_fft_execute(hs_fft_plan *plan, int direction, const void *in, void *out)
 
 int hs_fft_execute_raw(hs_fft_plan *plan, int direction, const void *in, void *out)
 {
+    if (!plan->backend) return HS_OK;
 #if HS_HAVE_CUDA
     if (plan->ctx->device == HS_DEVICE_CUDA) return hs_fft_cuda_execute_raw(plan->backend, direction, in, out);
 #endif

@@ -262,9 +262,10 @@ static void test_round_trip_and_parseval(void **state)
         check_round_trip(2, n2d, 3, precs[pi], tol_of(precs[pi]), 801);
         check_round_trip(3, n3d, 2, precs[pi], tol_of(precs[pi]), 802);
     }
-    /* a prime length goes through Bluestein / Rader: error grows like log N, so a looser bound */
+    /* a large prime length goes through Bluestein / Rader (a chirp convolution of about 2^21
+     * points), whose error is several times a direct FFT's, so the bounds are looser */
     check_round_trip(1, &big_prime, 1, HS_F64, 1e-11, 803);
-    check_round_trip(1, &big_prime, 1, HS_F32, 2e-5, 804);
+    check_round_trip(1, &big_prime, 1, HS_F32, 1e-4, 804);
 }
 
 /* Real round trip: C2R(R2C(x)) / N == x. */
