@@ -105,6 +105,12 @@ static void check_case(int rank, const int64_t *n, hs_fft_kind kind, hs_dtype p,
         fail_msg("forward %s rank %d n %lldx%lld %s inplace %d on %d ranks: rel err %.3e", real ? "R2C" : "C2C", rank,
                  (long long)n[0], (long long)n[1], hs_dtype_name(p), inplace, ctx->size, err);
 
+    if (!inplace) { /* the forward leaves its input as it was */
+        void *kept = malloc(ib + 16);
+        to_host(kept, din, ib);
+        assert_int_equal(ib ? memcmp(kept, xin, ib) : 0, 0);
+        free(kept);
+    }
     /* backward returns the input layout; it must not touch its input */
     void *back = inplace ? dout : to_dev(NULL, 0, big);
     TEST_OK(hs_dfft_execute(plan, HS_FFT_BACKWARD, dout, back));
