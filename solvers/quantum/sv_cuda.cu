@@ -44,8 +44,9 @@ __device__ __forceinline__ uint64_t insert_zeros(uint64_t g, const hs_sv_gate &g
 __device__ __forceinline__ uint64_t stride0() { return (uint64_t)gridDim.x * blockDim.x; }
 __device__ __forceinline__ uint64_t tid0() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 
-// One thread per group of 2^NT amplitudes that the gate mixes.  With a target among the low
-// qubits a warp's loads interleave, but together they cover whole cache lines, which L1 keeps.
+// One thread per group of 2^NT amplitudes that the gate mixes: consecutive threads touch
+// consecutive amplitudes when every target is at qubit 5 or above (gates with lower targets go
+// to k_dense1_low or k_dense_tile; permutations with low targets rely on L1).
 template <typename T, int NT>
 __global__ void k_dense(typename cx<T>::t *a, const hs_sv_gate g, uint64_t ng)
 {
@@ -135,6 +136,105 @@ __global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t
     }
 }
 
+// Dense gates with a target among the lowest five qubits: a block stages a tile of 2^10
+// amplitudes in shared memory (bits 0..B-1 plus the targets above B), so that both the loads and
+// the stores of a warp cover 32 consecutive amplitudes whatever the targets.
+const int TILE_BITS = 10;
+
+struct tile_layout {
+    int ntb, B;             // tile index bits; the lowest B of them are amplitude bits 0..B-1
+    int tb[TILE_BITS];      // amplitude bit of tile bit j (sorted)
+    int tsort[HS_Q_MAX_TARGETS]; // target positions in the tile index, sorted (zeros go there)
+    int toffs[1 << HS_Q_MAX_TARGETS]; // tile offset of matrix index k
+};
+
+__device__ __forceinline__ uint64_t deposit(int j, const tile_layout &L)
+{
+    uint64_t idx = (uint64_t)(j & ((1 << L.B) - 1));
+    for (int b = L.B; b < L.ntb; b++)
+        if ((j >> b) & 1) idx |= 1ull << L.tb[b];
+    return idx;
+}
+
+template <typename T, int NT>
+__global__ void k_dense_tile(typename cx<T>::t *a, const hs_sv_gate g, const tile_layout L, uint64_t ntiles)
+{
+    typedef typename cx<T>::t C;
+    extern __shared__ unsigned char smem[];
+    C *tile = (C *)smem;
+    const int TS = 1 << L.ntb, D = 1 << NT, NG = TS >> NT;
+    for (uint64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        uint64_t base = t;
+        for (int b = 0; b < L.ntb; b++) {
+            int p = L.tb[b];
+            base = ((base >> p) << (p + 1)) | (base & ((1ull << p) - 1));
+        }
+        for (int j = threadIdx.x; j < TS; j += blockDim.x) tile[j] = a[base | deposit(j, L)];
+        __syncthreads();
+        for (int grp = threadIdx.x; grp < NG; grp += blockDim.x) {
+            int lb = grp;
+            for (int j = 0; j < NT; j++) {
+                int p = L.tsort[j];
+                lb = ((lb >> p) << (p + 1)) | (lb & ((1 << p) - 1));
+            }
+            if (((base | deposit(lb, L)) & g.cmask) != g.cval) continue;
+            C in[D];
+#pragma unroll
+            for (int k = 0; k < D; k++) in[k] = tile[lb + L.toffs[k]];
+#pragma unroll
+            for (int r = 0; r < D; r++) {
+                C acc;
+                acc.x = 0;
+                acc.y = 0;
+#pragma unroll
+                for (int k = 0; k < D; k++) acc = cmul_acc(acc, c_mat[r * D + k], in[k]);
+                tile[lb + L.toffs[r]] = acc;
+            }
+        }
+        __syncthreads();
+        for (int j = threadIdx.x; j < TS; j += blockDim.x) a[base | deposit(j, L)] = tile[j];
+        __syncthreads();
+    }
+}
+
+// The tile layout for the gate, or 0 when the generic kernel is the better choice.
+int tile_for(const hs_sv_gate *g, tile_layout *L)
+{
+    int low = 0;
+    for (int j = 0; j < g->nt; j++) low |= g->tbit[j] < 5;
+    if (!low || g->nt < 2 || g->nloc < TILE_BITS) return 0;
+    int B = TILE_BITS;
+    for (;;) { // low bits plus the targets above them make TILE_BITS bits
+        int above = 0;
+        for (int j = 0; j < g->nt; j++) above += g->tbit[j] >= B;
+        if (B + above <= TILE_BITS) break;
+        B--;
+    }
+    memset(L, 0, sizeof *L);
+    L->B = B;
+    for (int b = 0; b < B; b++) L->tb[L->ntb++] = b;
+    for (int b = B; b < 64 && L->ntb < TILE_BITS; b++)
+        for (int j = 0; j < g->nt; j++)
+            if (g->tbit[j] == b) L->tb[L->ntb++] = b;
+    int tpos[HS_Q_MAX_TARGETS];
+    for (int j = 0; j < g->nt; j++)
+        for (int b = 0; b < L->ntb; b++)
+            if (L->tb[b] == g->tbit[j]) tpos[j] = b;
+    for (int j = 0; j < g->nt; j++) L->tsort[j] = tpos[j];
+    for (int i = 1; i < g->nt; i++)
+        for (int j = i; j > 0 && L->tsort[j - 1] > L->tsort[j]; j--) {
+            int x = L->tsort[j];
+            L->tsort[j] = L->tsort[j - 1];
+            L->tsort[j - 1] = x;
+        }
+    for (int k = 0; k < (1 << g->nt); k++) {
+        int o = 0;
+        for (int j = 0; j < g->nt; j++) o |= ((k >> j) & 1) << tpos[j];
+        L->toffs[k] = o;
+    }
+    return 1;
+}
+
 template <typename T>
 int apply_t(struct hs_cuda_ctx *cu, void *av, const hs_sv_gate *g, const double *m, int mk)
 {
@@ -159,6 +259,22 @@ int apply_t(struct hs_cuda_ctx *cu, void *av, const hs_sv_gate *g, const double 
     if (mk == HS_QMAT_DENSE) {
         size_t d = (size_t)1 << g->nt;
         HS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_mat, m, d * d * sizeof(double2), 0, cudaMemcpyHostToDevice, cu->stream));
+    }
+    tile_layout L;
+    if (mk == HS_QMAT_DENSE && tile_for(g, &L)) {
+        uint64_t ntiles = 1ull << (g->nloc - L.ntb);
+        int tb = (int)(ntiles < (uint64_t)cu->sm_count * 8 ? ntiles : (uint64_t)cu->sm_count * 8);
+        size_t shm = sizeof(C) << L.ntb;
+#define TLAUNCH(NT) k_dense_tile<T, NT><<<tb, THREADS, shm, cu->stream>>>(a, *g, L, ntiles)
+        switch (g->nt) {
+        case 2: TLAUNCH(2); break;
+        case 3: TLAUNCH(3); break;
+        case 4: TLAUNCH(4); break;
+        default: TLAUNCH(5); break;
+        }
+#undef TLAUNCH
+        HS_CUDA_LAUNCH_CHECK("k_dense_tile");
+        return HS_OK;
     }
 #define LAUNCH(K, NT) K<T, NT><<<blocks, THREADS, 0, cu->stream>>>(a, *g, ng)
     switch (g->nt * 4 + mk) {
