@@ -294,6 +294,12 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
         rc = hs_writer_close(r.writer);
         r.writer = NULL;
     }
+    if (rc != HS_OK && rc != HS_ERR_SIGNAL && r.writer) {
+        /* a failed run leaves no half-written file; a resumed one keeps what it had */
+        if (resumed) hs_writer_suspend(r.writer);
+        else hs_writer_discard(r.writer);
+        r.writer = NULL;
+    }
     if (rc == HS_OK && r.ops->finish) rc = r.ops->finish(r.state);
     if (rc == HS_OK && t_end > 0) progress_line(&r, 1);
     r.ops->destroy(r.state);

@@ -10,8 +10,8 @@ extern const hs_solver_ops hs_pinn_solver;
 
 static const hs_solver_ops *const g_solvers[] = {
     &hs_selftest_solver,
-    &hs_quantum_solver,
     &hs_heat_solver,
+    &hs_quantum_solver,
     &hs_pinn_solver,
     NULL,
 };

@@ -40,6 +40,7 @@ int hs_selftest_fft(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
 int hs_selftest_grid(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
 int hs_selftest_nn(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
 int hs_selftest_quantum(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
+int hs_selftest_io(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
 
 static const hs_selftest_case g_extra[] = {
     {"blas: axpby + dot", hs_selftest_blas},
@@ -50,6 +51,7 @@ static const hs_selftest_case g_extra[] = {
     {"grid: halo exchange + reductions", hs_selftest_grid},
     {"nn: dense network derivatives", hs_selftest_nn},
     {"quantum: state-vector gates", hs_selftest_quantum},
+    {"io: output + checkpoint round trip", hs_selftest_io},
     {NULL, NULL},
 };
 

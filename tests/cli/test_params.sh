@@ -87,7 +87,7 @@ printf '[run]\ndevice = cpu\n' > missing_key.ini
 run expect "missing required key" 2 "hpcsim: error: missing_key.ini: run.solver: required key is missing (which solver runs (see hpcsim --help))" "$HS_BIN" check missing_key.ini
 
 printf '[run]\nsolver = heatwave\n' > solver.ini
-run expect "unknown solver" 2 "hpcsim: error: solver.ini:2: run.solver: unknown solver 'heatwave' (known: selftest)" "$HS_BIN" check solver.ini
+run expect "unknown solver" 2 "hpcsim: error: solver.ini:2: run.solver: unknown solver 'heatwave' (known: selftest, heat, quantum, pinn)" "$HS_BIN" check solver.ini
 
 printf 'solver = selftest\n' > nosection.ini
 run expect "key outside section" 2 "hpcsim: error: nosection.ini:1: solver: key outside any [section]" "$HS_BIN" check nosection.ini
@@ -115,8 +115,8 @@ rm -f secret.ini
 
 run expect "override of unknown key" 2 "hpcsim: error: command line (override 1): run.sovler: unknown key (did you mean run.solver?)" \
     "$HS_BIN" check good.ini run.sovler=selftest
-run expect "override of unknown section" 2 "hpcsim: error: command line (override 2): heat.dt: unknown section 'heat'" \
-    "$HS_BIN" check good.ini selftest.n=5 heat.dt=1
+run expect "override of unknown section" 2 "hpcsim: error: command line (override 2): weather.dt: unknown section 'weather'" \
+    "$HS_BIN" check good.ini selftest.n=5 weather.dt=1
 run expect "override out of range" 2 "hpcsim: error: command line (override 1): selftest.n: value -3 is out of range [1, 1000000000]" \
     "$HS_BIN" check good.ini selftest.n=-3
 run expect "malformed override" 2 "hpcsim: error: command line: override 'solver': expected section.key=value" \
