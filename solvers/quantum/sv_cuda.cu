@@ -57,7 +57,8 @@ __global__ void k_dense(typename cx<T>::t *a, const hs_sv_gate g, uint64_t ng)
         C in[D];
 #pragma unroll
         for (int k = 0; k < D; k++) in[k] = a[base + g.offs[k]];
-#pragma unroll
+// rows one or two at a time for large blocks: the inputs stay in registers, the code stays small
+#pragma unroll(NT >= 4 ? 2 : D)
         for (int r = 0; r < D; r++) {
             C acc;
             acc.x = 0;
@@ -131,7 +132,7 @@ __global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t
         z.x = 0;
         z.y = 0;
         // row b of the matrix: own amplitude on the diagonal, partner off it
-        C out = cmul_acc(cmul_acc(z, m.m[b * 3], x), m.m[1 + b], p);
+        C out = cmul_acc(cmul_acc(z, b ? m.m[3] : m.m[0], x), b ? m.m[2] : m.m[1], p);
         a[i] = out;
     }
 }
@@ -181,7 +182,7 @@ __global__ void k_dense_tile(typename cx<T>::t *a, const hs_sv_gate g, const til
             C in[D];
 #pragma unroll
             for (int k = 0; k < D; k++) in[k] = tile[lb + L.toffs[k]];
-#pragma unroll
+#pragma unroll(NT >= 4 ? 2 : D)
             for (int r = 0; r < D; r++) {
                 C acc;
                 acc.x = 0;
