@@ -7,6 +7,7 @@
 
 #include "io/output.h"
 #include "kernels/config.h"
+#include "kernels/version.h"
 #include "kernels/error.h"
 
 #ifdef __cplusplus
@@ -15,7 +16,7 @@ extern "C" {
 
 #define HS_WRITER_MAX_VARS 64
 #define HS_IO_NAME_MAX 64
-#define HS_SOURCE_ATTR "hpcsim " HS_VERSION " (git " HS_GIT_HASH ")"
+#define HS_SOURCE_ATTR hs_source_attribute() /* version and git hash, from kernels/version.c */
 
 /* A variable as every rank knows it (broadcast from rank 0 after a resume). */
 typedef struct hs_writer_var {

@@ -28,9 +28,6 @@
 #ifndef HS_VERSION
 #define HS_VERSION "0.0.0"
 #endif
-#ifndef HS_GIT_HASH
-#define HS_GIT_HASH "unknown"
-#endif
 #ifndef HS_FEATURES
 #define HS_FEATURES ""
 #endif
