@@ -82,15 +82,25 @@ __global__ void k_perm(typename cx<T>::t *a, const hs_sv_gate g, uint64_t ng)
         for (int k = 0; k < D; k++) in[k] = a[base + g.offs[k]];
 #pragma unroll
         for (int r = 0; r < D; r++) {
-            C z;
-            z.x = 0;
-            z.y = 0;
+            C v;
+            v.x = 0;
+            v.y = 0;
             double2 ph = make_double2(g.ph[2 * r], g.ph[2 * r + 1]);
-            C v = in[0];
+            if constexpr (NT <= 2) {
+                // a sum of selected terms keeps in[] in registers for the small (common) gates
 #pragma unroll
-            for (int k = 1; k < D; k++)
-                if (g.src[r] == k) v = in[k];
-            a[base + g.offs[r]] = cmul_acc(z, ph, v);
+                for (int k = 0; k < D; k++) {
+                    double2 w = g.src[r] == k ? ph : make_double2(0.0, 0.0);
+                    v = cmul_acc(v, w, in[k]);
+                }
+            } else {
+                C u = in[0];
+#pragma unroll
+                for (int k = 1; k < D; k++)
+                    if (g.src[r] == k) u = in[k];
+                v = cmul_acc(v, ph, u);
+            }
+            a[base + g.offs[r]] = v;
         }
     }
 }
