@@ -81,7 +81,11 @@ static int nccl_setup(hs_qureg *q, size_t bytes)
 {
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
     const char *env = getenv("HS_QUANTUM_NCCL");
-    if (q->ctx->device != HS_DEVICE_CUDA || (env && !strcmp(env, "0"))) return HS_OK;
+    /* NCCL wants one GPU per rank; ranks sharing a GPU (tests) stage through the host */
+    int eligible = q->ctx->device == HS_DEVICE_CUDA && !(env && !strcmp(env, "0")) &&
+                   q->ctx->local_size <= q->ctx->gpu_count, every = 0;
+    HS_MPI_CHECK(MPI_Allreduce(&eligible, &every, 1, MPI_INT, MPI_MIN, q->comm));
+    if (!every) return HS_OK;
     char id[HS_SV_NCCL_ID_BYTES] = {0};
     int ok = q->rank != 0 || hs_sv_nccl_id(id) == HS_OK;
     HS_MPI_CHECK(MPI_Bcast(id, HS_SV_NCCL_ID_BYTES, MPI_BYTE, 0, q->comm));
