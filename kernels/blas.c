@@ -60,23 +60,32 @@ int hs_nrm2(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *result)
 int hs_cg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const double *q, double *x, double *r,
                  double *rr)
 {
-    *rr = 0.0;
-    if (n == 0) return HS_OK;
+    double sums[2] = {0.0, 0.0};
+    if (n > 0) {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, rr);
+        if (ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, sums));
+        else
 #endif
-    return hs_cg_update_cpu(n, alpha, p, q, NULL, x, r, NULL, rr);
+            HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, NULL, x, r, NULL, sums));
+    }
+    *rr = sums[0];
+    return HS_OK;
 }
 
 int hs_pcg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const double *q, const double *dinv,
-                  double *x, double *r, double *z, double *rz)
+                  double *x, double *r, double *z, double *rz, double *rr)
 {
-    *rz = 0.0;
-    if (n == 0) return HS_OK;
+    double sums[2] = {0.0, 0.0};
+    if (n > 0) {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, rz);
+        if (ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, sums));
+        else
 #endif
-    return hs_cg_update_cpu(n, alpha, p, q, dinv, x, r, z, rz);
+            HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, dinv, x, r, z, sums));
+    }
+    *rz = sums[0];
+    if (rr) *rr = sums[1];
+    return HS_OK;
 }
 
 int hs_gemm(hs_ctx *ctx, hs_dtype t, int transa, int transb, int m, int n, int k, double alpha, const void *A,

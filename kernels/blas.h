@@ -27,9 +27,10 @@ int hs_nrm2(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *result);
  *   x += alpha p;  r -= alpha q;  *rr = r . r   (local to the rank) */
 int hs_cg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const double *q, double *x, double *r,
                  double *rr);
-/* Preconditioned variant: additionally z = dinv .* r and *rz = r . z (Jacobi PCG). */
+/* Preconditioned variant: additionally z = dinv .* r, *rz = r . z and, when rr is not NULL,
+ * *rr = r . r (for the stopping test), all in the same pass (Jacobi PCG). */
 int hs_pcg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const double *q, const double *dinv,
-                  double *x, double *r, double *z, double *rz);
+                  double *x, double *r, double *z, double *rz, double *rr);
 
 /* C = alpha op(A) op(B) + beta C, column-major as in BLAS; op is transposition when trans != 0.
  * cuBLAS on CUDA, OpenBLAS (or a blocked OpenMP loop without it) on CPU. */

@@ -92,17 +92,18 @@ int hs_blas_dot_cpu(hs_dtype t, size_t n, const void *x, const void *y, double *
 }
 
 int hs_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, const double *dinv, double *x,
-                     double *r, double *z, double *rz)
+                     double *r, double *z, double sums[2])
 {
     size_t nchunks = (n + CHUNK - 1) / CHUNK;
-    double stack[256], *part = nchunks <= 256 ? stack : malloc(nchunks * sizeof *part);
+    double stack[512], *part = 2 * nchunks <= 512 ? stack : malloc(2 * nchunks * sizeof *part);
     if (!part) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    double *part_rr = part + nchunks;
 #pragma omp parallel for schedule(static) if (nchunks > 8)
     for (size_t c = 0; c < nchunks; c++) {
         size_t lo = c * CHUNK, hi = lo + CHUNK < n ? lo + CHUNK : n;
-        double s = 0;
+        double s = 0, s2 = 0;
         if (dinv) {
-#pragma omp simd reduction(+ : s)
+#pragma omp simd reduction(+ : s, s2)
             for (size_t i = lo; i < hi; i++) {
                 x[i] += alpha * p[i];
                 double ri = r[i] - alpha * q[i];
@@ -110,6 +111,7 @@ int hs_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, c
                 r[i] = ri;
                 z[i] = zi;
                 s += ri * zi;
+                s2 += ri * ri;
             }
         } else {
 #pragma omp simd reduction(+ : s)
@@ -119,10 +121,13 @@ int hs_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, c
                 r[i] = ri;
                 s += ri * ri;
             }
+            s2 = s;
         }
         part[c] = s;
+        part_rr[c] = s2;
     }
-    *rz = pairwise(part, nchunks);
+    sums[0] = pairwise(part, nchunks);
+    sums[1] = pairwise(part_rr, nchunks);
     if (part != stack) free(part);
     return HS_OK;
 }

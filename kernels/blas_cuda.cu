@@ -61,48 +61,55 @@ __global__ void dot_partial_kernel(size_t n, const T *__restrict__ x, const T *_
     if (threadIdx.x == 0) partial[blockIdx.x] = s;
 }
 
+// Sums `vectors` consecutive arrays of `count` partials: out[v] = sum of partial[v * count ...].
 __global__ void final_sum_kernel(int count, const double *partial, double *out)
 {
+    const double *p = partial + (size_t)blockIdx.x * count;
     double s = 0;
-    for (int i = threadIdx.x; i < count; i += blockDim.x) s += partial[i];
+    for (int i = threadIdx.x; i < count; i += blockDim.x) s += p[i];
     s = hs_block_sum(s);
-    if (threadIdx.x == 0) *out = s;
+    if (threadIdx.x == 0) out[blockIdx.x] = s;
 }
 
+// partial[b] = block b's r.z (r.r without dinv), partial[blocks + b] = its r.r.
 __global__ void cg_update_kernel(size_t n, double alpha, const double *__restrict__ p, const double *__restrict__ q,
                                  const double *__restrict__ dinv, double *__restrict__ x, double *__restrict__ r,
                                  double *__restrict__ z, double *partial)
 {
-    double s = 0;
+    double s = 0, s2 = 0;
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         x[i] += alpha * p[i];
         double ri = r[i] - alpha * q[i];
         r[i] = ri;
+        s2 += ri * ri;
         if (dinv) {
             double zi = dinv[i] * ri;
             z[i] = zi;
             s += ri * zi;
-        } else {
-            s += ri * ri;
         }
     }
+    if (!dinv) s = s2;
     s = hs_block_sum(s);
-    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+    s2 = hs_block_sum(s2);
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = s;
+        partial[gridDim.x + blockIdx.x] = s2;
+    }
 }
 
 int reduce_blocks(const hs_cuda_ctx *cu) { return cu->sm_count * 4; }
 
-// Sum the partials on the device and bring the scalar back through pinned memory.
-int finish_sum(hs_cuda_ctx *cu, double *partial, int blocks, double *result)
+// Sum `vectors` arrays of partials on the device and bring the scalars back through pinned memory.
+int finish_sums(hs_cuda_ctx *cu, double *partial, int blocks, int vectors, double *result)
 {
-    double *host = nullptr;
-    HS_CHECK(hs_cuda_host_scratch(cu, sizeof(double), (void **)&host));
-    final_sum_kernel<<<1, 1024, 0, cu->stream>>>(blocks, partial, partial + blocks);
+    double *host = nullptr, *out = partial + (size_t)vectors * blocks;
+    HS_CHECK(hs_cuda_host_scratch(cu, vectors * sizeof(double), (void **)&host));
+    final_sum_kernel<<<vectors, 1024, 0, cu->stream>>>(blocks, partial, out);
     HS_CUDA_LAUNCH_CHECK(final_sum_kernel);
-    HS_CUDA_CHECK(cudaMemcpyAsync(host, partial + blocks, sizeof(double), cudaMemcpyDeviceToHost, cu->stream));
+    HS_CUDA_CHECK(cudaMemcpyAsync(host, out, vectors * sizeof(double), cudaMemcpyDeviceToHost, cu->stream));
     HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-    *result = *host;
+    for (int v = 0; v < vectors; v++) result[v] = host[v];
     return HS_OK;
 }
 
@@ -138,18 +145,18 @@ extern "C" int hs_blas_dot_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const voi
     else
         dot_partial_kernel<float, float, 1><<<blocks, kThreads, 0, st>>>(n, (const float *)x, (const float *)y, partial);
     HS_CUDA_LAUNCH_CHECK(dot_partial_kernel);
-    return finish_sum(cu, partial, blocks, result);
+    return finish_sums(cu, partial, blocks, 1, result);
 }
 
 extern "C" int hs_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, const double *p, const double *q,
-                                 const double *dinv, double *x, double *r, double *z, double *rz)
+                                 const double *dinv, double *x, double *r, double *z, double sums[2])
 {
     int blocks = reduce_blocks(cu);
     double *partial = nullptr;
-    HS_CHECK(hs_cuda_scratch(cu, (blocks + 1) * sizeof(double), (void **)&partial));
+    HS_CHECK(hs_cuda_scratch(cu, (2 * blocks + 2) * sizeof(double), (void **)&partial));
     cg_update_kernel<<<blocks, kThreads, 0, cu->stream>>>(n, alpha, p, q, dinv, x, r, z, partial);
     HS_CUDA_LAUNCH_CHECK(cg_update_kernel);
-    return finish_sum(cu, partial, blocks, rz);
+    return finish_sums(cu, partial, blocks, 2, sums);
 }
 
 extern "C" int hs_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,

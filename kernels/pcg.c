@@ -160,9 +160,8 @@ static int update(pcg_state *s, double alpha, double *x, double loc[2])
 {
     hs_ctx *ctx = s->A->ctx;
     if (s->M->diag_inverse) {
-        HS_CHECK(hs_pcg_update(ctx, s->n, alpha, s->p, s->q, s->M->diag_inverse, x, s->r, s->z, &loc[1]));
-        /* the stopping test is on ||r||_2; the fused update only yields r.z */
-        return hs_dot(ctx, HS_F64, s->n, s->r, s->r, &loc[0]);
+        /* one pass yields r.z for beta and r.r for the stopping test */
+        return hs_pcg_update(ctx, s->n, alpha, s->p, s->q, s->M->diag_inverse, x, s->r, s->z, &loc[1], &loc[0]);
     }
     HS_CHECK(hs_cg_update(ctx, s->n, alpha, s->p, s->q, x, s->r, &loc[0]));
     if (s->z == s->r) {

@@ -14,7 +14,7 @@ static int run_dot_cublas(void *a) { (void)a; return hs_dot_cublas(ctx, HS_F64, 
 static int run_nrm2(void *a) { (void)a; return hs_nrm2(ctx, HS_F64, n, x, &result); }
 static int run_nrm2_cublas(void *a) { (void)a; return hs_nrm2_cublas(ctx, HS_F64, n, x, &result); }
 static int run_axpy(void *a) { (void)a; return hs_axpy(ctx, HS_F64, n, 1e-9, x, y); }
-static int run_pcg_update(void *a) { (void)a; return hs_pcg_update(ctx, n, 1e-9, p, q, w, x, y, z, &result); }
+static int run_pcg_update(void *a) { (void)a; return hs_pcg_update(ctx, n, 1e-9, p, q, w, x, y, z, &result, NULL); }
 
 int main(int argc, char **argv)
 {

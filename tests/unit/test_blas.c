@@ -140,14 +140,16 @@ static void test_pcg_update(void **state)
     double *d[6];
     for (int i = 0; i < 6; i++) d[i] = upload(h[i], bytes);
     double alpha = 0.375, rz = 0, rr = 0;
-    TEST_OK(hs_pcg_update(ctx, n, alpha, d[0], d[1], d[2], d[3], d[4], d[5], &rz));
-    long double ref_rz = 0;
+    double rr_fused = 0;
+    TEST_OK(hs_pcg_update(ctx, n, alpha, d[0], d[1], d[2], d[3], d[4], d[5], &rz, &rr_fused));
+    long double ref_rz = 0, ref_rr_fused = 0;
     double *xr = malloc(bytes), *rr_ = malloc(bytes), *zr = malloc(bytes), *got = malloc(bytes);
     for (size_t i = 0; i < n; i++) {
         xr[i] = h[3][i] + alpha * h[0][i];
         rr_[i] = h[4][i] - alpha * h[1][i];
         zr[i] = h[2][i] * rr_[i];
         ref_rz += (long double)rr_[i] * zr[i];
+        ref_rr_fused += (long double)rr_[i] * rr_[i];
     }
     download(got, d[3], bytes);
     TEST_LE(test_rel_err_f64(got, xr, n), 1e-15);
@@ -156,6 +158,7 @@ static void test_pcg_update(void **state)
     download(got, d[5], bytes);
     TEST_LE(test_rel_err_f64(got, zr, n), 1e-15);
     TEST_LE(fabs((double)((rz - ref_rz) / ref_rz)), 1e-13);
+    TEST_LE(fabs((double)((rr_fused - ref_rr_fused) / ref_rr_fused)), 1e-13);
     /* unpreconditioned: r -= alpha q once more, rr = r.r */
     TEST_OK(hs_cg_update(ctx, n, alpha, d[0], d[1], d[3], d[4], &rr));
     long double ref_rr = 0;
