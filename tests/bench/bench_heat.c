@@ -45,8 +45,8 @@ int main(int argc, char **argv)
     char size[64], name[64];
     snprintf(size, sizeof size, "%d^3/rank x %d", n, ctx->size);
     /* the GPU has three variants of the 7-point kernel; the default is the last row's */
-    const char *variants[] = {"march", "march2", "cell"};
-    for (int v = gpu ? 0 : 2; v < 3; v++) {
+    const char *variants[] = {"march", "march2", "tile", "cell"};
+    for (int v = gpu ? 0 : 3; v < 4; v++) {
         if (gpu) setenv("HS_HEAT_KERNEL", variants[v], 1);
         t = bench_time(run_steps, &j, 1, 5) / (double)j.steps;
         /* each step reads T and writes T once per cell (neighbours come from the caches) */
