@@ -49,7 +49,8 @@ static void bench_spmv(hs_ctx *ctx, spmv_job *j, const char *size)
         hs_spmv_kernel k;
         int width;
     } kinds[] = {{HS_SPMV_CUSPARSE_ALG1, 0}, {HS_SPMV_CUSPARSE_ALG2, 0}, {HS_SPMV_NATIVE, 0},
-                 {HS_SPMV_NATIVE, 4},        {HS_SPMV_NATIVE, 8},        {HS_SPMV_NATIVE, 16}};
+                 {HS_SPMV_NATIVE, 1},        {HS_SPMV_NATIVE, 2},        {HS_SPMV_NATIVE, 4},
+                 {HS_SPMV_NATIVE, 8},        {HS_SPMV_NATIVE, 16}};
     int nk = ctx->device == HS_DEVICE_CUDA ? (int)(sizeof kinds / sizeof *kinds) : 1;
     double bytes = hs_csr_spmv_bytes(j->A), best_peer = 0;
     char name[64];
