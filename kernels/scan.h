@@ -8,14 +8,35 @@
  * dtype HS_F64, HS_F32, HS_I32, HS_I64, HS_U32 or HS_U64; in and out live in the context's device
  * memory and may be the same array (in == out); partial overlap is not allowed.  Not collective.
  * - Integers are exact; signed types wrap around in two's complement on overflow (no UB).
- * - Floats accumulate in double (f32 too, rounded to float only when stored).  The order is fixed:
- *   on the CPU chunks of 65536 elements scanned sequentially, each chunk starting from the
- *   sequential sum of the preceding chunk totals; on CUDA tiles of a few thousand elements scanned
- *   in a fixed thread/warp tree, offset by tile prefixes combined in a fixed base-32 tree over the
- *   tile index.  Results are therefore bitwise reproducible run to run (independent of the OpenMP
- *   thread count on the CPU and of block scheduling on CUDA).  The error of out[i] is bounded by about
- *   (65536 on CPU, 64 on CUDA + log2 n) * 1.1e-16 * sum_{j<=i} |in[j]|, typically far less. */
+ * - Floats accumulate in double (f32 too, rounded to float only when stored).
+ * - CPU: chunks of 65536 elements scanned sequentially, each chunk starting from the sequential
+ *   sum of the preceding chunk totals; bitwise reproducible whatever the OpenMP thread count.
+ * - CUDA (default implementation "new"): one pass with decoupled look-back over tiles of 4096
+ *   (8-byte and f32 types) or 8192 (32-bit integers) elements, each scanned in a fixed
+ *   thread/warp order.  Integers add the look-back values in whatever order they arrive (exact
+ *   anyway).  Floats with ctx->deterministic (the default) use a canonical order: the prefix
+ *   before tile t is by definition the left-to-right sum ((T0 + T1) + T2) + ... of the tile
+ *   totals; a tile continues that sum from the nearest published prefix, adding the remaining
+ *   tile totals one at a time in index order, which gives the same bits whichever prefix was
+ *   found, so results are bitwise reproducible run to run while the data is still read and
+ *   written once.  The error of out[i] is then bounded by about (64 + i / 4096) * 1.1e-16 *
+ *   sum_{j<=i} |in[j]| (typically ~sqrt of that).  With ctx->deterministic == 0 floats use the
+ *   free look-back like integers (fastest; last bits may differ run to run).
+ * - CUDA implementation "old" (environment HS_SCAN_IMPL=old, read once, or hs_scan_set_impl):
+ *   the previous kernel, offset by tile prefixes combined in a fixed base-32 tree over the tile
+ *   index; always reproducible, error about (64 + log2 n) * 1.1e-16 * sum |in[j]|, slower. */
 int hs_scan(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+
+/* Which CUDA scan kernel hs_scan uses (for the benchmark and for switching a faulty new path off
+ * without a rebuild): HS_SCAN_IMPL_NEW (default) or HS_SCAN_IMPL_OLD; the initial choice comes from
+ * the environment variable HS_SCAN_IMPL=old|new, read at the first call.  hs_scan_set_impl returns
+ * the previous choice; invalid values are ignored.  Not thread safe; not collective. */
+#ifndef HS_SCAN_IMPL_OLD
+#define HS_SCAN_IMPL_OLD 0
+#define HS_SCAN_IMPL_NEW 1
+#endif
+int hs_scan_get_impl(void);
+int hs_scan_set_impl(int impl);
 
 /* Peer version for the benchmark (CUDA only; HS_ERR_RUNTIME elsewhere): CUB DeviceScan::InclusiveSum
  * or ExclusiveSum in the element type (f32 accumulates in float there). */

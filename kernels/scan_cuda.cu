@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+
 #include <cuda/atomic>
 #include <cub/device/device_scan.cuh>
 
@@ -198,6 +200,222 @@ template <typename T> int scan_launch(hs_cuda_ctx *cu, int exclusive, size_t n, 
     return HS_OK;
 }
 
+// ---------------------------------------------------------------- new: decoupled look-back
+//
+// Every tile publishes its aggregate as soon as its own reduction is done, then warp 0 looks back
+// 32 predecessors at a time (status flag: 0 nothing yet, 1 aggregate, 2 inclusive prefix) until it
+// meets an inclusive prefix.  Integers (and floats with ctx->deterministic == 0) add what they see
+// in any order.  Deterministic floats use CANON: the inclusive prefix of tile t is by definition
+// the left-to-right fold incl(t) = incl(t-1) + agg(t); any published incl(p) is that fold, so
+// continuing from the nearest one with agg(p+1), ..., agg(t-1) one at a time, in index order,
+// gives the same bits whichever p was found.  Tiles are read and written in coalesced 16-byte
+// units and transposed through shared memory (per warp, XOR-swizzled: no bank conflicts) so that
+// each thread scans ITEMS consecutive elements.
+
+constexpr unsigned kFlagAgg = 1u, kFlagIncl = 2u;
+
+template <typename A> struct lb_state {
+    A *agg;
+    A *incl;
+    unsigned *flag;
+};
+
+__device__ __forceinline__ unsigned flag_load(unsigned *f)
+{
+    return cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*f).load(cuda::memory_order_relaxed);
+}
+
+__device__ __forceinline__ void flag_publish(unsigned *f, unsigned v)
+{
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*f).store(v, cuda::memory_order_release);
+}
+
+// Position of 16-byte unit u in a warp's shared buffer: rows of 8 units, columns XOR the row, so
+// that both the striped (k*32 + lane) and the blocked (lane*V + k) access hit 8 distinct columns
+// per quarter warp.
+__device__ __forceinline__ int swz(int u) { return u ^ ((u >> 3) & 7); }
+
+template <int V> __device__ __forceinline__ void load_tile_vec(const uint4 *g, uint4 *sb, uint4 e[V])
+{
+    const int lane = threadIdx.x & 31;
+    uint4 r[V];
+#pragma unroll
+    for (int k = 0; k < V; k++) r[k] = g[k * 32 + lane];
+#pragma unroll
+    for (int k = 0; k < V; k++) sb[swz(k * 32 + lane)] = r[k];
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < V; k++) e[k] = sb[swz(lane * V + k)];
+    __syncwarp(); // the buffer is reused by the store
+}
+
+template <int V> __device__ __forceinline__ void store_tile_vec(uint4 *g, uint4 *sb, const uint4 e[V])
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int k = 0; k < V; k++) sb[swz(lane * V + k)] = e[k];
+    __syncwarp();
+#pragma unroll
+    for (int k = 0; k < V; k++) g[k * 32 + lane] = sb[swz(k * 32 + lane)];
+}
+
+// Warp 0, tile > 0: the exclusive prefix of the tile (see the comment above for CANON).
+template <typename A, bool CANON> __device__ A look_back(const lb_state<A> &st, long long tile)
+{
+    const int lane = threadIdx.x & 31;
+    long long base = tile; // window [base - 32, base)
+    A run = A(0), v = A(0);
+    int p = 0;
+    for (;;) {
+        const long long j = base - 32 + lane;
+        unsigned f = kFlagAgg; // left of tile 0: never used (tile 0 is inclusive)
+        if (j >= 0) {
+            int spins = 0;
+            while ((f = flag_load(st.flag + j)) == 0u)
+                if (++spins > 4) __nanosleep(32);
+        }
+        __syncwarp();
+        cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+        const unsigned incl = __ballot_sync(0xffffffffu, f == kFlagIncl);
+        p = incl ? 31 - __clz((int)incl) : 0;
+        A x = A(0);
+        if (j >= 0 && (incl ? lane >= p : !CANON)) x = (incl && lane == p) ? __ldcg(st.incl + j) : __ldcg(st.agg + j);
+        if (!CANON) {
+            run = run + warp_sum<A>(x);
+            if (incl) return run;
+        } else if (incl) {
+            v = x;
+            break;
+        }
+        base -= 32;
+    }
+    A acc = __shfl_sync(0xffffffffu, v, p);
+#pragma unroll
+    for (int i = 1; i < 32; i++) {
+        A y = __shfl_sync(0xffffffffu, v, i);
+        if (i > p) acc = acc + y;
+    }
+    for (base += 32; base <= tile; base += 32) { // later windows: aggregates seen ready above
+        A w = __ldcg(st.agg + (base - 32 + lane));
+#pragma unroll
+        for (int i = 0; i < 32; i++) acc = acc + __shfl_sync(0xffffffffu, w, i);
+    }
+    return acc;
+}
+
+template <typename T, typename A, int ITEMS, bool CANON>
+__global__ void __launch_bounds__(kThreads, 2)
+    scan_lb_kernel(const T *in, T *out, size_t n, int exclusive, int vec_ok, lb_state<A> st, unsigned *tile_counter)
+{
+    constexpr int V = ITEMS * (int)sizeof(T) / 16;
+    static_assert(V * 16 == ITEMS * (int)sizeof(T) && (V == 4 || V == 8), "tile layout");
+    __shared__ uint4 s_buf[kThreads * V];
+    __shared__ unsigned s_tile;
+    __shared__ A s_warp[kWarps];
+    __shared__ A s_prefix;
+    if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
+    __syncthreads();
+    const size_t tile = s_tile, tile_elems = (size_t)kThreads * ITEMS;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const bool full = vec_ok && (tile + 1) * tile_elems <= n;
+    const size_t wfirst = tile * tile_elems + (size_t)warp * 32 * ITEMS; // the warp's segment
+    const size_t first = wfirst + (size_t)lane * ITEMS;                   // this thread's items
+    uint4 *sb = s_buf + warp * 32 * V;
+
+    alignas(16) T e[ITEMS];
+    if (full) {
+        load_tile_vec<V>(reinterpret_cast<const uint4 *>(in + wfirst), sb, reinterpret_cast<uint4 *>(e));
+    } else {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) e[i] = first + i < n ? in[first + i] : T(0);
+    }
+    A a[ITEMS];
+    a[0] = (A)e[0];
+#pragma unroll
+    for (int i = 1; i < ITEMS; i++) a[i] = a[i - 1] + (A)e[i];
+
+    A x = a[ITEMS - 1]; // Kogge-Stone over the warp's thread totals
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        A y = __shfl_up_sync(0xffffffffu, x, off);
+        if (lane >= off) x = y + x;
+    }
+    A before = __shfl_up_sync(0xffffffffu, x, 1);
+    if (lane == 0) before = A(0);
+    if (lane == 31) s_warp[warp] = x;
+    __syncthreads();
+
+    A wpre = A(0);
+    for (int j = 0; j < warp; j++) wpre = wpre + s_warp[j];
+    if (warp == 0) {
+        A total = s_warp[0];
+        for (int j = 1; j < kWarps; j++) total = total + s_warp[j];
+        A pre = A(0);
+        if (tile == 0) {
+            if (lane == 0) {
+                st.incl[0] = total;
+                flag_publish(st.flag, kFlagIncl);
+            }
+        } else {
+            if (lane == 0) {
+                st.agg[tile] = total;
+                flag_publish(st.flag + tile, kFlagAgg);
+            }
+            pre = look_back<A, CANON>(st, (long long)tile);
+            if (lane == 0) {
+                st.incl[tile] = pre + total;
+                flag_publish(st.flag + tile, kFlagIncl);
+            }
+        }
+        if (lane == 0) s_prefix = pre;
+    }
+    __syncthreads();
+
+    const A off = (s_prefix + wpre) + before;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) e[i] = (T)(exclusive ? (i == 0 ? off : off + a[i - 1]) : off + a[i]);
+    if (full) {
+        store_tile_vec<V>(reinterpret_cast<uint4 *>(out + wfirst), sb, reinterpret_cast<const uint4 *>(e));
+    } else {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            if (first + i < n) out[first + i] = e[i];
+    }
+}
+
+template <typename T> constexpr int lb_items() { return sizeof(T) == 8 ? 16 : std::is_same<T, float>::value ? 16 : 32; }
+
+template <typename T, bool CANON> int scan_lb_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
+{
+    using A = typename acc_of<T>::type;
+    constexpr int ITEMS = lb_items<T>();
+    const size_t tile_elems = (size_t)kThreads * ITEMS;
+    const size_t ntiles = (n + tile_elems - 1) / tile_elems;
+    if (ntiles >= (1ull << 31)) return HS_FAIL(HS_ERR_RUNTIME, "scan: %zu elements is too many for one call", n);
+    // aggregates and inclusive prefixes (8-byte aligned), then the flags and the tile counter
+    const size_t vbytes = 2 * ntiles * sizeof(A), fbytes = (ntiles + 1) * sizeof(unsigned);
+    char *buf = NULL;
+    HS_CHECK(hs_cuda_scratch(cu, vbytes + fbytes, (void **)&buf));
+    lb_state<A> st;
+    st.agg = (A *)buf;
+    st.incl = st.agg + ntiles;
+    st.flag = (unsigned *)(buf + vbytes);
+    HS_CUDA_CHECK(cudaMemsetAsync(st.flag, 0, fbytes, cu->stream));
+    const int vec_ok = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
+    scan_lb_kernel<T, A, ITEMS, CANON>
+        <<<(unsigned)ntiles, kThreads, 0, cu->stream>>>(in, out, n, exclusive, vec_ok, st, st.flag + ntiles);
+    HS_CUDA_LAUNCH_CHECK("scan_lb_kernel");
+    return HS_OK;
+}
+
+// Integers are associative: always the free look-back.  Floats: CANON unless told otherwise.
+template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int deterministic, size_t n, const T *in, T *out)
+{
+    constexpr bool is_float = std::is_floating_point<T>::value;
+    if (is_float && deterministic) return scan_lb_launch<T, is_float>(cu, exclusive, n, in, out);
+    return scan_lb_launch<T, false>(cu, exclusive, n, in, out);
+}
+
 // CUB's temporary storage, kept between calls so the benchmark times the scan, not cudaMalloc.
 void *g_cub_buf;
 size_t g_cub_bytes;
@@ -230,23 +448,27 @@ template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, c
 
 } // namespace
 
-#define HS_SCAN_DISPATCH(FN)                                                                              \
+#define HS_SCAN_DISPATCH(FN, ...)                                                                         \
     switch (t) {                                                                                          \
-    case HS_F64: return FN<double>(cu, exclusive, n, (const double *)in, (double *)out);                  \
-    case HS_F32: return FN<float>(cu, exclusive, n, (const float *)in, (float *)out);                     \
-    case HS_I32: return FN<int32_t>(cu, exclusive, n, (const int32_t *)in, (int32_t *)out);               \
-    case HS_I64: return FN<int64_t>(cu, exclusive, n, (const int64_t *)in, (int64_t *)out);               \
-    case HS_U32: return FN<uint32_t>(cu, exclusive, n, (const uint32_t *)in, (uint32_t *)out);            \
-    case HS_U64: return FN<uint64_t>(cu, exclusive, n, (const uint64_t *)in, (uint64_t *)out);            \
+    case HS_F64: return FN<double>(cu, __VA_ARGS__, n, (const double *)in, (double *)out);                \
+    case HS_F32: return FN<float>(cu, __VA_ARGS__, n, (const float *)in, (float *)out);                   \
+    case HS_I32: return FN<int32_t>(cu, __VA_ARGS__, n, (const int32_t *)in, (int32_t *)out);             \
+    case HS_I64: return FN<int64_t>(cu, __VA_ARGS__, n, (const int64_t *)in, (int64_t *)out);             \
+    case HS_U32: return FN<uint32_t>(cu, __VA_ARGS__, n, (const uint32_t *)in, (uint32_t *)out);          \
+    case HS_U64: return FN<uint64_t>(cu, __VA_ARGS__, n, (const uint64_t *)in, (uint64_t *)out);          \
     default: return HS_FAIL(HS_ERR_RUNTIME, "scan: unsupported dtype %s", hs_dtype_name(t));              \
     }
 
-extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
+extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
+                            const void *in, void *out)
 {
-    HS_SCAN_DISPATCH(scan_launch)
+    if (impl == HS_SCAN_IMPL_OLD) {
+        HS_SCAN_DISPATCH(scan_launch, exclusive)
+    }
+    HS_SCAN_DISPATCH(scan_new_launch, exclusive, deterministic)
 }
 
 extern "C" int hs_scan_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
 {
-    HS_SCAN_DISPATCH(cub_launch)
+    HS_SCAN_DISPATCH(cub_launch, exclusive)
 }

@@ -3,6 +3,9 @@
 
 #include "kernels/sort_impl.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
 
 static int check_args(hs_ctx *ctx, hs_dtype key, int with_values, hs_dtype value, size_t n, const void *keys,
@@ -21,13 +24,31 @@ static int check_args(hs_ctx *ctx, hs_dtype key, int with_values, hs_dtype value
     return HS_OK;
 }
 
+static int g_impl = -1;
+
+int hs_sort_get_impl(void)
+{
+    if (g_impl < 0) {
+        const char *e = getenv("HS_SORT_IMPL");
+        g_impl = e && strcmp(e, "old") == 0 ? HS_SORT_IMPL_OLD : HS_SORT_IMPL_NEW;
+    }
+    return g_impl;
+}
+
+int hs_sort_set_impl(int impl)
+{
+    int prev = hs_sort_get_impl();
+    if (impl == HS_SORT_IMPL_OLD || impl == HS_SORT_IMPL_NEW) g_impl = impl;
+    return prev;
+}
+
 static int sort_any(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, void *values)
 {
     if (n < 2) return HS_OK;
     int kind = hs_sort_key_kind(key);
     size_t kb = hs_dtype_size(key);
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_sort_cuda(ctx->cuda, kind, kb, vb, n, keys, values);
+    if (ON_GPU(ctx)) return hs_sort_cuda(ctx->cuda, hs_sort_get_impl(), kind, kb, vb, n, keys, values);
 #endif
     return hs_sort_cpu(kind, kb, vb, n, keys, values);
 }

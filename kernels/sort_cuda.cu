@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include <string.h>
+
 #include <cuda/atomic>
 #include <cub/device/device_radix_sort.cuh>
 
@@ -244,18 +246,272 @@ int sort_run(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
     return HS_OK;
 }
 
-template <typename K, typename V, bool HAS_V> int sort_width(hs_cuda_ctx *cu, int kind, size_t n, void *keys, void *vals)
+// ---------------------------------------------------------------- new onesweep
+//
+// Same algorithm as above, reworked where the old kernel loses time: it held ~110-128 registers
+// (64-bit index arithmetic per item) and 46 KB of shared memory whatever the key width, so only 2
+// blocks ran per SM, and each tile walked its look-back one predecessor (one L2 round trip) at a
+// time after a block-wide scan of the pass histogram.  Here: 24 keys per thread for 32-bit keys
+// (16 for 64-bit), tile-local 32-bit indexing and a bounds-free full-tile path, shared memory
+// sized by the element width, values loaded only when they are scattered (not held in registers
+// through ranking and look-back), digit starts of every pass scanned once per sort, the
+// histogram pass reading 16-byte vectors, and a look-back that loads kLbWin predecessors' words
+// at once per digit.
+
+constexpr int kLbWin = 4;
+
+template <typename K, typename V, bool HAS_V, int ITEMS> struct sort_smem2 {
+    static constexpr int kTileN = kThreads * ITEMS;
+    static constexpr int kElem = (HAS_V && sizeof(V) > sizeof(K)) ? (int)sizeof(V) : (int)sizeof(K);
+    alignas(16) unsigned char buf[kTileN * kElem]; // the tile's keys, then its values, in sorted order
+    long long gbase[kRadix];                       // global position of slot 0 of each digit's run
+    unsigned tstart[kRadix];                       // first slot of each digit in the tile
+    unsigned short whist[kWarps][kRadix];          // per-warp digit counters, then per-warp offsets
+    unsigned char dig[kTileN];                     // digit of each sorted slot
+    unsigned scan32[kWarps];
+    unsigned tile;
+};
+
+// As rank_in_warp, for ITEMS keys per thread (ranks < 32 * ITEMS <= 65535).
+template <int ITEMS> __device__ __forceinline__ void rank_in_warp2(unsigned short (*whist)[kRadix], unsigned dr[ITEMS])
 {
-    // 30-bit counts in 32-bit look-back words while they suffice: half the look-back traffic
-    if (n < (1ull << 30)) return sort_run<K, V, HAS_V, unsigned>(cu, kind, n, (K *)keys, (V *)vals);
-    return sort_run<K, V, HAS_V, unsigned long long>(cu, kind, n, (K *)keys, (V *)vals);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const unsigned below = (1u << lane) - 1;
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        unsigned d = dr[i];
+        unsigned peers = __match_any_sync(0xffffffffu, d);
+        unsigned cur = d < kInvalid ? whist[warp][d] : 0;
+        __syncwarp();
+        if (d < kInvalid && lane == __ffs(peers) - 1) whist[warp][d] = (unsigned short)(cur + __popc(peers));
+        dr[i] = (d << 16) | (cur + __popc(peers & below));
+        __syncwarp();
+    }
 }
 
-template <typename K> int sort_key(hs_cuda_ctx *cu, int kind, size_t vb, size_t n, void *keys, void *vals)
+// Thread d, tile > 0, after publishing its own count: exclusive prefix of digit d over all earlier
+// tiles.  kLbWin words are requested together; they are then consumed newest first, spinning only
+// on a word that is not ready, up to the first inclusive one.
+template <typename W> __device__ unsigned long long look_back_win(W *status, long long tile)
 {
-    if (vb == 0) return sort_width<K, uint32_t, false>(cu, kind, n, keys, NULL);
-    if (vb == 4) return sort_width<K, uint32_t, true>(cu, kind, n, keys, vals);
-    return sort_width<K, unsigned long long, true>(cu, kind, n, keys, vals);
+    using cref = cuda::atomic_ref<W, cuda::thread_scope_device>;
+    const unsigned d = threadIdx.x;
+    unsigned long long prefix = 0;
+    for (long long j = tile - 1;; j -= kLbWin) {
+        W w[kLbWin];
+#pragma unroll
+        for (int k = 0; k < kLbWin; k++)
+            w[k] = j - k >= 0 ? cref(status[(size_t)(j - k) * kRadix + d]).load(cuda::memory_order_relaxed)
+                              : lb<W>::inclusive; // not reached: tile 0 is inclusive
+        bool done = false;
+#pragma unroll
+        for (int k = 0; k < kLbWin; k++) {
+            if (!done) { // no break: the loop must unroll to keep w[] in registers
+                W x = w[k];
+                while ((x >> lb<W>::shift) == 0) {
+                    __nanosleep(16);
+                    x = cref(status[(size_t)(j - k) * kRadix + d]).load(cuda::memory_order_relaxed);
+                }
+                prefix += (unsigned long long)(x & lb<W>::mask);
+                done = (x >> lb<W>::shift) == 2;
+            }
+        }
+        if (done) return prefix;
+    }
+}
+
+// Block p: exclusive scan of pass p's digit counts (the first output position of each digit).
+__global__ void __launch_bounds__(kThreads) digit_start_kernel(const unsigned long long *hist, unsigned long long *start)
+{
+    __shared__ unsigned long long s_warp[kWarps];
+    const size_t i = (size_t)blockIdx.x * kRadix + threadIdx.x;
+    start[i] = block_exclusive_scan<unsigned long long>(hist[i], s_warp);
+}
+
+// Counts of every digit of every pass; 16-byte loads over the aligned body (nvec vectors).
+template <typename K>
+__global__ void __launch_bounds__(kThreads) hist2_kernel(const K *__restrict__ keys, size_t n, size_t nvec, int kind,
+                                                         unsigned long long *__restrict__ hist)
+{
+    constexpr int P = sizeof(K), PER = 16 / sizeof(K);
+    __shared__ unsigned s_h[P * kRadix];
+    for (int i = threadIdx.x; i < P * kRadix; i += kThreads) s_h[i] = 0;
+    __syncthreads();
+    const size_t stride = (size_t)gridDim.x * blockDim.x, gid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint4 *kv = reinterpret_cast<const uint4 *>(keys);
+    for (size_t v = gid; v < nvec; v += stride) {
+        uint4 q = kv[v];
+        K k[PER];
+        memcpy(k, &q, sizeof q);
+#pragma unroll
+        for (int e = 0; e < PER; e++) {
+            K u = ord(k[e], kind);
+#pragma unroll
+            for (int p = 0; p < P; p++) atomicAdd(&s_h[p * kRadix + (unsigned)((u >> (8 * p)) & 0xFF)], 1u);
+        }
+    }
+    for (size_t i = nvec * PER + gid; i < n; i += stride) {
+        K u = ord(keys[i], kind);
+#pragma unroll
+        for (int p = 0; p < P; p++) atomicAdd(&s_h[p * kRadix + (unsigned)((u >> (8 * p)) & 0xFF)], 1u);
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < P * kRadix; i += kThreads)
+        if (s_h[i]) atomicAdd(&hist[i], (unsigned long long)s_h[i]);
+}
+
+template <typename K, typename V, bool HAS_V, typename W, int ITEMS, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB)
+    onesweep2_kernel(const K *__restrict__ kin, K *__restrict__ kout, const V *__restrict__ vin, V *__restrict__ vout,
+                     size_t n, int shift, int kind, const unsigned long long *__restrict__ dstart, W *status,
+                     unsigned *tile_counter)
+{
+    using S = sort_smem2<K, V, HAS_V, ITEMS>;
+    constexpr int TILE = S::kTileN;
+    __shared__ S s;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) s.tile = atomicAdd(tile_counter, 1u);
+    for (int i = tid; i < kWarps * kRadix / 2; i += kThreads) reinterpret_cast<unsigned *>(s.whist)[i] = 0;
+    __syncthreads();
+    const unsigned tile = s.tile;
+    const size_t tile_base = (size_t)tile * TILE;
+    const int valid = n - tile_base < (size_t)TILE ? (int)(n - tile_base) : TILE;
+    const int mine = warp * 32 * ITEMS + lane; // slot of item 0 of this thread in the tile
+    const K *kp = kin + tile_base + mine;
+
+    K key[ITEMS];
+    unsigned dr[ITEMS];
+    if (valid == TILE) {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) key[i] = kp[i * 32];
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) dr[i] = (unsigned)((ord(key[i], kind) >> shift) & 0xFF);
+    } else {
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) {
+            dr[i] = kInvalid;
+            key[i] = K(0);
+            if (mine + i * 32 < valid) {
+                key[i] = kp[i * 32];
+                dr[i] = (unsigned)((ord(key[i], kind) >> shift) & 0xFF);
+            }
+        }
+    }
+    rank_in_warp2<ITEMS>(s.whist, dr);
+    __syncthreads();
+
+    unsigned run = 0; // thread tid owns digit tid from here
+#pragma unroll
+    for (int w = 0; w < kWarps; w++) {
+        unsigned c = s.whist[w][tid];
+        s.whist[w][tid] = (unsigned short)run;
+        run += c;
+    }
+    // Publish this tile's counts now, place the keys in the tile, and only then look back: the
+    // predecessors get that long to publish, and key[] is dead during the wait.
+    using cref = cuda::atomic_ref<W, cuda::thread_scope_device>;
+    cref mineword(status[(size_t)tile * kRadix + tid]);
+    mineword.store((tile == 0 ? lb<W>::inclusive : lb<W>::aggregate) | (W)run, cuda::memory_order_relaxed);
+    s.tstart[tid] = block_exclusive_scan<unsigned>(run, s.scan32);
+    __syncthreads();
+
+    K *skeys = reinterpret_cast<K *>(s.buf);
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        unsigned d = dr[i] >> 16;
+        if (d < kInvalid) {
+            unsigned p = s.tstart[d] + s.whist[warp][d] + (dr[i] & 0xFFFF);
+            skeys[p] = key[i];
+            s.dig[p] = (unsigned char)d;
+            dr[i] = p;
+        } else {
+            dr[i] = ~0u;
+        }
+    }
+    unsigned long long prefix = 0;
+    if (tile != 0) {
+        prefix = look_back_win<W>(status, (long long)tile);
+        mineword.store(lb<W>::inclusive | (W)(prefix + run), cuda::memory_order_relaxed);
+    }
+    s.gbase[tid] = (long long)(dstart[tid] + prefix) - (long long)s.tstart[tid];
+    __syncthreads();
+#pragma unroll 4
+    for (int j = tid; j < valid; j += kThreads) kout[s.gbase[s.dig[j]] + j] = skeys[j];
+    if constexpr (HAS_V) {
+        const V *vp = vin + tile_base + mine;
+        V val[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++) val[i] = dr[i] != ~0u ? vp[i * 32] : V(0);
+        __syncthreads(); // every key has left the buffer
+        V *svals = reinterpret_cast<V *>(s.buf);
+#pragma unroll
+        for (int i = 0; i < ITEMS; i++)
+            if (dr[i] != ~0u) svals[dr[i]] = val[i];
+        __syncthreads();
+#pragma unroll 4
+        for (int j = tid; j < valid; j += kThreads) vout[s.gbase[s.dig[j]] + j] = svals[j];
+    }
+}
+
+template <typename K, typename V, bool HAS_V> struct tune2 {
+    static constexpr int items = sizeof(K) == 4 && !(HAS_V && sizeof(V) == 8) ? 24 : 16; // 48 KB static limit
+    static constexpr int minb = 3;
+};
+
+template <typename K, typename V, bool HAS_V, typename W>
+int sort_run2(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
+{
+    constexpr int P = sizeof(K), ITEMS = tune2<K, V, HAS_V>::items, MINB = tune2<K, V, HAS_V>::minb;
+    constexpr size_t TILE = (size_t)kThreads * ITEMS;
+    const size_t ntiles = (n + TILE - 1) / TILE;
+    if (ntiles >= (1ull << 32)) return HS_FAIL(HS_ERR_RUNTIME, "sort: %zu keys is too many for one call", n);
+    size_t kbytes = round_up(n * sizeof(K)), vbytes = HAS_V ? round_up(n * sizeof(V)) : 0;
+    size_t hbytes = round_up(2 * P * kRadix * sizeof(unsigned long long)); // counts, then digit starts
+    size_t sbytes = ntiles * kRadix * sizeof(W) + 16;                      // look-back words, tile counter
+    char *buf = NULL;
+    HS_CHECK(hs_cuda_scratch(cu, kbytes + vbytes + hbytes + sbytes, (void **)&buf));
+    K *ktmp = (K *)buf;
+    V *vtmp = (V *)(buf + kbytes);
+    unsigned long long *hist = (unsigned long long *)(buf + kbytes + vbytes), *start = hist + P * kRadix;
+    W *status = (W *)(buf + kbytes + vbytes + hbytes);
+    unsigned *counter = (unsigned *)((char *)status + ntiles * kRadix * sizeof(W));
+
+    HS_CUDA_CHECK(cudaMemsetAsync(hist, 0, P * kRadix * sizeof(unsigned long long), cu->stream));
+    const size_t nvec = (reinterpret_cast<uintptr_t>(keys) & 15) == 0 ? n * sizeof(K) / 16 : 0;
+    int hgrid = hs_cuda_blocks(cu, nvec ? nvec : n, kThreads);
+    if (hgrid > cu->sm_count * 8) hgrid = cu->sm_count * 8;
+    hist2_kernel<K><<<hgrid, kThreads, 0, cu->stream>>>(keys, n, nvec, kind, hist);
+    HS_CUDA_LAUNCH_CHECK("hist2_kernel");
+    digit_start_kernel<<<P, kThreads, 0, cu->stream>>>(hist, start);
+    HS_CUDA_LAUNCH_CHECK("digit_start_kernel");
+    for (int p = 0; p < P; p++) { // an even number of passes leaves the result in keys/vals
+        K *ks = p % 2 ? ktmp : keys, *kd = p % 2 ? keys : ktmp;
+        V *vs = p % 2 ? vtmp : vals, *vd = p % 2 ? vals : vtmp;
+        HS_CUDA_CHECK(cudaMemsetAsync(status, 0, sbytes, cu->stream));
+        onesweep2_kernel<K, V, HAS_V, W, ITEMS, MINB><<<(unsigned)ntiles, kThreads, 0, cu->stream>>>(
+            ks, kd, vs, vd, n, 8 * p, kind, start + (size_t)p * kRadix, status, counter);
+        HS_CUDA_LAUNCH_CHECK("onesweep2_kernel");
+    }
+    return HS_OK;
+}
+
+template <typename K, typename V, bool HAS_V>
+int sort_width(hs_cuda_ctx *cu, int impl, int kind, size_t n, void *keys, void *vals)
+{
+    // 30-bit counts in 32-bit look-back words while they suffice: half the look-back traffic
+    if (impl == HS_SORT_IMPL_OLD) {
+        if (n < (1ull << 30)) return sort_run<K, V, HAS_V, unsigned>(cu, kind, n, (K *)keys, (V *)vals);
+        return sort_run<K, V, HAS_V, unsigned long long>(cu, kind, n, (K *)keys, (V *)vals);
+    }
+    if (n < (1ull << 30)) return sort_run2<K, V, HAS_V, unsigned>(cu, kind, n, (K *)keys, (V *)vals);
+    return sort_run2<K, V, HAS_V, unsigned long long>(cu, kind, n, (K *)keys, (V *)vals);
+}
+
+template <typename K> int sort_key(hs_cuda_ctx *cu, int impl, int kind, size_t vb, size_t n, void *keys, void *vals)
+{
+    if (vb == 0) return sort_width<K, uint32_t, false>(cu, impl, kind, n, keys, NULL);
+    if (vb == 4) return sort_width<K, uint32_t, true>(cu, impl, kind, n, keys, vals);
+    return sort_width<K, unsigned long long, true>(cu, impl, kind, n, keys, vals);
 }
 
 // ---------------------------------------------------------------- CUB peer
@@ -308,11 +564,11 @@ template <typename K> int cub_key(hs_cuda_ctx *cu, size_t vb, size_t n, void *ke
 
 } // namespace
 
-extern "C" int hs_sort_cuda(hs_cuda_ctx *cu, int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys,
-                            void *values)
+extern "C" int hs_sort_cuda(hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
+                            void *keys, void *values)
 {
-    if (key_bytes == 4) return sort_key<uint32_t>(cu, key_kind, value_bytes, n, keys, values);
-    return sort_key<unsigned long long>(cu, key_kind, value_bytes, n, keys, values);
+    if (key_bytes == 4) return sort_key<uint32_t>(cu, impl, key_kind, value_bytes, n, keys, values);
+    return sort_key<unsigned long long>(cu, impl, key_kind, value_bytes, n, keys, values);
 }
 
 extern "C" int hs_sort_cub_cuda(hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values)

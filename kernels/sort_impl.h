@@ -7,6 +7,11 @@
 
 #include "kernels/types.h"
 
+#ifndef HS_SORT_IMPL_OLD
+#define HS_SORT_IMPL_OLD 0
+#define HS_SORT_IMPL_NEW 1
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -36,8 +41,9 @@ static inline int hs_sort_key_kind(hs_dtype t)
 
 /* n >= 2; value_bytes is 0 (keys only), 4 or 8; key_bytes 4 or 8. */
 int hs_sort_cpu(int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys, void *values);
-int hs_sort_cuda(struct hs_cuda_ctx *cu, int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys,
-                 void *values);
+/* impl: HS_SORT_IMPL_OLD or HS_SORT_IMPL_NEW (kernels/sort.h). */
+int hs_sort_cuda(struct hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
+                 void *keys, void *values);
 int hs_sort_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values);
 
 #ifdef __cplusplus

@@ -32,6 +32,34 @@ static int run_scan(void *a) { return hs_scan(ctx, HS_F64, a != NULL, n, x, y); 
 static int run_scan_cub(void *a) { return hs_scan_cub(ctx, HS_F64, a != NULL, n, x, y); }
 static int run_scan_u32(void *a) { (void)a; return hs_scan(ctx, HS_U32, 0, 2 * n, ksrc, y); }
 static int run_scan_u32_cub(void *a) { (void)a; return hs_scan_cub(ctx, HS_U32, 0, 2 * n, ksrc, y); }
+static int run_scan_u64(void *a) { (void)a; return hs_scan(ctx, HS_U64, 0, n, ksrc, y); }
+static int run_scan_u64_cub(void *a) { (void)a; return hs_scan_cub(ctx, HS_U64, 0, n, ksrc, y); }
+
+/* One scan configuration: the new kernel (deterministic and, for floats, not), the old kernel, and
+ * CUB once for all rows.  Rows are named "<name> (new)", "(new, nondet)", "(old)". */
+static void bench_scan(const char *name, const char *size, const char *prec, int is_float, int (*fn)(void *),
+                       int (*cub)(void *), void *arg, const char *peer, int gpu, int warm, int reps, double bytes)
+{
+    char row[96];
+    double tp = gpu ? bench_time(cub, arg, warm, reps) : 0;
+    int prev_impl = hs_scan_set_impl(HS_SCAN_IMPL_NEW), prev_det = ctx->deterministic;
+    ctx->deterministic = 1;
+    snprintf(row, sizeof row, "%s (new)", name);
+    bench_row(row, size, prec, bench_time(fn, arg, warm, reps), bytes, 0, gpu ? peer : NULL, tp);
+    if (is_float && gpu) {
+        ctx->deterministic = 0;
+        snprintf(row, sizeof row, "%s (new, nondet)", name);
+        bench_row(row, size, prec, bench_time(fn, arg, warm, reps), bytes, 0, peer, tp);
+        ctx->deterministic = 1;
+    }
+    if (gpu) {
+        hs_scan_set_impl(HS_SCAN_IMPL_OLD);
+        snprintf(row, sizeof row, "%s (old)", name);
+        bench_row(row, size, prec, bench_time(fn, arg, warm, reps), bytes, 0, peer, tp);
+    }
+    hs_scan_set_impl(prev_impl);
+    ctx->deterministic = prev_det;
+}
 
 /* Each sort starts from the same random keys (a sorted input would flatter a radix sort), so the
  * timed job restores them first; the restoring copy's own time is measured and subtracted. */
@@ -49,19 +77,27 @@ static int run_sort(void *arg)
 static void bench_sort(const char *name, const char *size, hs_dtype key, hs_dtype value, int gpu, int warm, int reps)
 {
     sort_job j = {key, value, 0, 1};
-    double tc = bench_time(run_sort, &j, warm, reps);
-    j.copy_only = 0;
-    double t = bench_time(run_sort, &j, warm, reps) - tc, tp = 0;
+    double tc = bench_time(run_sort, &j, warm, reps), tp = 0;
     if (gpu) {
+        j.copy_only = 0;
         j.cub = 1;
         tp = bench_time(run_sort, &j, warm, reps) - tc;
     }
     size_t kb = hs_dtype_size(key), vb = value == HS_C128 ? 0 : hs_dtype_size(value);
     double bytes = 2.0 * (double)n * (double)(kb + vb) * (double)kb; /* one pass per key byte */
-    char prec[32];
+    char prec[32], row[96];
     snprintf(prec, sizeof prec, vb ? "%s+%s" : "%s", hs_dtype_name(key), hs_dtype_name(value));
-    bench_row(name, size, prec, t, bytes, 0, gpu ? (vb ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys") : NULL, tp);
-    if (ctx->rank == 0) printf("#   %s %s: %.3g Gkeys/s\n", name, prec, (double)n / t * 1e-9);
+    int prev = hs_sort_get_impl();
+    for (int impl = HS_SORT_IMPL_NEW; impl >= (gpu ? HS_SORT_IMPL_OLD : HS_SORT_IMPL_NEW); impl--) {
+        hs_sort_set_impl(impl);
+        j.copy_only = 0;
+        j.cub = 0;
+        double t = bench_time(run_sort, &j, warm, reps) - tc;
+        snprintf(row, sizeof row, "%s (%s)", name, impl == HS_SORT_IMPL_NEW ? "new" : "old");
+        bench_row(row, size, prec, t, bytes, 0, gpu ? (vb ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys") : NULL, tp);
+        if (ctx->rank == 0) printf("#   %s %s: %.3g Gkeys/s\n", row, prec, (double)n / t * 1e-9);
+    }
+    hs_sort_set_impl(prev);
 }
 
 static void fill_random(uint64_t *h, size_t count, uint64_t seed, int as_double)
@@ -116,15 +152,14 @@ int main(int argc, char **argv)
 
     /* scans read and write n elements: 2n of traffic */
     int excl = 1;
-    t = bench_time(run_scan, NULL, warm, reps);
-    tp = gpu ? bench_time(run_scan_cub, NULL, warm, reps) : 0;
-    bench_row("scan inclusive", size, "f64", t, 2.0 * bytes, 0, gpu ? "cub::DeviceScan::InclusiveSum" : NULL, tp);
-    t = bench_time(run_scan, &excl, warm, reps);
-    tp = gpu ? bench_time(run_scan_cub, &excl, warm, reps) : 0;
-    bench_row("scan exclusive", size, "f64", t, 2.0 * bytes, 0, gpu ? "cub::DeviceScan::ExclusiveSum" : NULL, tp);
-    t = bench_time(run_scan_u32, NULL, warm, reps);
-    tp = gpu ? bench_time(run_scan_u32_cub, NULL, warm, reps) : 0;
-    bench_row("scan inclusive", size2, "u32", t, 2.0 * bytes, 0, gpu ? "cub::DeviceScan::InclusiveSum" : NULL, tp);
+    bench_scan("scan inclusive", size, "f64", 1, run_scan, run_scan_cub, NULL, "cub::DeviceScan::InclusiveSum", gpu,
+               warm, reps, 2.0 * bytes);
+    bench_scan("scan exclusive", size, "f64", 1, run_scan, run_scan_cub, &excl, "cub::DeviceScan::ExclusiveSum", gpu,
+               warm, reps, 2.0 * bytes);
+    bench_scan("scan inclusive", size2, "u32", 0, run_scan_u32, run_scan_u32_cub, NULL, "cub::DeviceScan::InclusiveSum",
+               gpu, warm, reps, 2.0 * bytes);
+    bench_scan("scan inclusive", size, "u64", 0, run_scan_u64, run_scan_u64_cub, NULL, "cub::DeviceScan::InclusiveSum",
+               gpu, warm, reps, 2.0 * bytes);
 
     /* sorts: bytes = (key bytes) passes x (read + write) x n x (key + value bytes), the traffic of an
      * ideal one-read-one-write pass per 8-bit digit (the histogram read is not counted) */

@@ -10,7 +10,10 @@
 #include "kernels/scan.h"
 #include "test_util.h"
 
-static const size_t g_sizes[] = {1, 2, 31, 1000, 1000003, (1u << 20) + 7};
+/* CUDA tiles hold 4096 elements (8-byte types and f32) or 8192 (32-bit integers); the old kernel
+ * 2048 or 4096: sizes around one and two tiles, a look-back window (32 tiles) and many tiles. */
+static const size_t g_sizes[] = {1,    2,    31,   1000, 2049,   4095,    4096,          4097,
+                                 8191, 8192, 8193, 16385, 131073, 1000003, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
 static void *to_dev(const void *h, size_t bytes)
@@ -111,6 +114,30 @@ static void test_f64(void **state) { (void)state; check_float(HS_F64, 1e-12); }
 /* f32: accumulated in double, so only the final rounding to float (6e-8) remains. */
 static void test_f32(void **state) { (void)state; check_float(HS_F32, 1e-6); }
 
+/* With ctx->deterministic == 0 floats take the unordered look-back: same accuracy bound. */
+static void test_nondeterministic(void **state)
+{
+    (void)state;
+    if (!test_on_gpu()) return; /* the CPU backend has one implementation */
+    int prev = test_ctx()->deterministic;
+    test_ctx()->deterministic = 0;
+    check_float(HS_F64, 1e-12);
+    check_float(HS_F32, 1e-6);
+    test_ctx()->deterministic = prev;
+}
+
+/* The previous CUDA kernel stays reachable (HS_SCAN_IMPL=old) and must stay correct. */
+static void test_old_impl(void **state)
+{
+    (void)state;
+    if (!test_on_gpu()) return; /* the CPU backend has one implementation */
+    int prev = hs_scan_set_impl(HS_SCAN_IMPL_OLD);
+    check_int(HS_U32);
+    check_int(HS_I64);
+    check_float(HS_F64, 1e-12);
+    hs_scan_set_impl(prev);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -125,7 +152,8 @@ static void test_errors(void **state)
 static void test_determinism(void **state)
 {
     (void)state;
-    size_t n = (1u << 20) + 7, bytes = n * sizeof(double);
+    /* on the GPU enough tiles (4097) that look-backs find their prefixes at varying distances */
+    size_t n = test_on_gpu() ? (1u << 24) + 5 : (1u << 20) + 7, bytes = n * sizeof(double);
     double *x = malloc(bytes);
     test_fill_f64(x, n, 9, -1.0, 1.0);
     void *d_in = to_dev(x, bytes), *d_out = NULL;
@@ -159,6 +187,7 @@ static void test_determinism(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_i32), cmocka_unit_test(test_u32), cmocka_unit_test(test_i64),
     cmocka_unit_test(test_u64), cmocka_unit_test(test_f64), cmocka_unit_test(test_f32),
-    cmocka_unit_test(test_errors), cmocka_unit_test(test_determinism),
+    cmocka_unit_test(test_errors), cmocka_unit_test(test_determinism), cmocka_unit_test(test_nondeterministic),
+    cmocka_unit_test(test_old_impl),
 };
 TEST_MAIN("scan", tests)

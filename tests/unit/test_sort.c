@@ -7,7 +7,9 @@
 #include "kernels/sort.h"
 #include "test_util.h"
 
-static const size_t g_sizes[] = {0, 1, 2, 31, 1000, (1u << 20) + 7};
+/* CUDA tiles hold 4096 keys (old kernel; new: 64-bit keys or 8-byte values) or 6144 (new: 32-bit
+ * keys with 4-byte values or none): sizes around one and two tiles, and many tiles. */
+static const size_t g_sizes[] = {0, 1, 2, 31, 1000, 4095, 4096, 4097, 6143, 6144, 6145, 12289, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
 static void *to_dev(const void *h, size_t bytes)
@@ -124,6 +126,17 @@ static void test_i64(void **state) { (void)state; check_key(HS_I64); }
 static void test_f32(void **state) { (void)state; check_key(HS_F32); }
 static void test_f64(void **state) { (void)state; check_key(HS_F64); }
 
+/* The previous CUDA kernels stay reachable (HS_SORT_IMPL=old) and must stay correct. */
+static void test_old_impl(void **state)
+{
+    (void)state;
+    if (!test_on_gpu()) return; /* the CPU backend has one implementation */
+    int prev = hs_sort_set_impl(HS_SORT_IMPL_OLD);
+    check_key(HS_U32);
+    check_key(HS_F64);
+    hs_sort_set_impl(prev);
+}
+
 /* Every special value at once, in a known order. */
 static void test_special_floats(void **state)
 {
@@ -154,6 +167,6 @@ static void test_errors(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_u32), cmocka_unit_test(test_u64), cmocka_unit_test(test_i32),
     cmocka_unit_test(test_i64), cmocka_unit_test(test_f32), cmocka_unit_test(test_f64),
-    cmocka_unit_test(test_special_floats), cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_special_floats), cmocka_unit_test(test_errors), cmocka_unit_test(test_old_impl),
 };
 TEST_MAIN("sort", tests)
