@@ -207,14 +207,16 @@ test-gpu:
 	$(MAKE) all tests CUDA=1
 	HS_TEST_DEVICE=cuda BUILD=$(BUILD) MPI=$(MPI) tests/run_tests.sh
 
-# Sanitizers on the CPU path (CUDA off: ASan and the CUDA driver do not mix).
+# Sanitizers on the CPU path.  CUDA off (ASan and the CUDA driver do not mix) and MPI off: the
+# single-rank stand-in keeps Open MPI's own unreleased allocations (in plugins it unloads, which
+# LeakSanitizer cannot attribute) out of the leak report; the MPI paths run in `make test`.
 asan:
-	$(MAKE) all tests BUILD=build-asan CUDA=0 OPT=-O1 \
+	$(MAKE) all tests BUILD=build-asan CUDA=0 MPI=0 OPT=-O1 \
 	  CFLAGS='-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined' \
 	  LDFLAGS='-fsanitize=address,undefined -fopenmp'
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  HS_TEST_DEVICE=cpu BUILD=build-asan MPI=$(MPI) tests/run_tests.sh
+	  HS_TEST_DEVICE=cpu BUILD=build-asan MPI=0 tests/run_tests.sh
 
 bench: all $(BENCH_BINS)
 	BUILD=$(BUILD) scripts/run_bench.sh

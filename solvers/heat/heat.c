@@ -46,12 +46,18 @@ static int declare(void) { return hs_heat_declare(); }
 
 static int explicit_step(heat *h, double dt)
 {
-    HS_CHECK(hs_halo_exchange_begin(h->T));
-    /* the inside needs no halo: update it while the messages travel */
-    HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->interior, h->Tn->data, 0));
-    HS_CHECK(hs_halo_exchange_end(h->T));
+    /* wall ghosts depend only on the cells next to the wall, so they can be set before the
+     * exchange; star stencils never read the corner ghosts that would need the fresh halos */
     HS_CHECK(hs_heat_fill_ghosts(h->T, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
-    for (int i = 0; i < h->nshell; i++) HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->shell[i], h->Tn->data, 0));
+    if (h->nshell == 0) {
+        HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->interior, h->Tn->data, 0));
+    } else {
+        HS_CHECK(hs_halo_exchange_begin(h->T));
+        /* the inside needs no halo: update it while the messages travel */
+        HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->interior, h->Tn->data, 0));
+        HS_CHECK(hs_halo_exchange_end(h->T));
+        for (int i = 0; i < h->nshell; i++) HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->shell[i], h->Tn->data, 0));
+    }
     hs_field *t = h->T;
     h->T = h->Tn;
     h->Tn = t;
@@ -382,6 +388,13 @@ static int restore(void *state, hs_checkpoint *c)
     h->time = clock[0];
     h->step = (int64_t)clock[1];
     return hs_field_set_interior(h->T, h->host);
+}
+
+int hs_heat_bench_sweep(void *state)
+{
+    heat *h = state;
+    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    return hs_heat_apply(h->T, &h->op, 1.0, h->dt, h->dt, &all, h->Tn->data, 0);
 }
 
 int hs_heat_exact_error(void *state, double *rel_l2, double *max_abs)

@@ -11,6 +11,10 @@ extern const hs_solver_ops hs_heat_solver;
  * when the configuration has no exact solution.  Collective. */
 int hs_heat_exact_error(void *state, double *rel_l2, double *max_abs);
 
+/* One sweep of the explicit update over the whole local box, without exchange or walls: the
+ * stencil kernel alone, for the benchmark.  Not collective. */
+int hs_heat_bench_sweep(void *state);
+
 /* The explicit time step in use (s) and the stability limit of the configured stencil (s). */
 void hs_heat_time_step(void *state, double *dt, double *dt_limit);
 

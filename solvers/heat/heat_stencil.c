@@ -97,8 +97,12 @@ int hs_heat_split_boxes(const hs_field *T, int margin, hs_box *interior, hs_box 
         rest.lo[e] = 0;
         rest.hi[e] = d->local[e];
     }
+    /* only faces that exchange (a neighbour, or a periodic image) wait for halos */
+    int exchanges[3][2] = {{0}};
     for (int dim = 0; dim < d->ndim; dim++)
-        if (rest.hi[dim] - rest.lo[dim] <= 2 * (int64_t)margin) {
+        for (int side = 0; side < 2; side++) exchanges[dim][side] = d->neighbor[dim][side] != MPI_PROC_NULL;
+    for (int dim = 0; dim < d->ndim; dim++)
+        if ((exchanges[dim][0] || exchanges[dim][1]) && rest.hi[dim] - rest.lo[dim] <= 2 * (int64_t)margin) {
             /* too thin to have an inside: all of it waits for the halos */
             *interior = rest;
             interior->hi[0] = interior->lo[0];
@@ -106,16 +110,20 @@ int hs_heat_split_boxes(const hs_field *T, int margin, hs_box *interior, hs_box 
             return 1;
         }
     int ns = 0;
-    /* peel a slab off each face of the used dimensions, z first so that slabs are contiguous */
-    for (int dim = d->ndim - 1; dim >= 0 && margin > 0; dim--) {
-        hs_box lo = rest, hi = rest;
-        lo.hi[dim] = rest.lo[dim] + margin;
-        hi.lo[dim] = rest.hi[dim] - margin;
-        shell[ns++] = lo;
-        shell[ns++] = hi;
-        rest.lo[dim] += margin;
-        rest.hi[dim] -= margin;
-    }
+    /* peel a slab off each exchanging face, z first so that the slabs are contiguous planes */
+    for (int dim = d->ndim - 1; dim >= 0 && margin > 0; dim--)
+        for (int side = 0; side < 2; side++) {
+            if (!exchanges[dim][side]) continue;
+            hs_box slab = rest;
+            if (side == 0) {
+                slab.hi[dim] = rest.lo[dim] + margin;
+                rest.lo[dim] += margin;
+            } else {
+                slab.lo[dim] = rest.hi[dim] - margin;
+                rest.hi[dim] -= margin;
+            }
+            shell[ns++] = slab;
+        }
     *interior = rest;
     return ns;
 }

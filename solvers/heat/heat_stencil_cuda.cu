@@ -23,32 +23,6 @@ __global__ void apply_generic(const hs_heat_launch L, const double *__restrict__
     }
 }
 
-// Constant k, 2nd order, 3D, field-shaped output: each thread marches along z through a chunk,
-// keeping the cells below, at and above in registers, so that every value is read from memory
-// once per chunk along z (the x and y neighbours come from the caches).
-__global__ void apply_7pt_march(const hs_heat_launch L, int64_t zchunk, const double *__restrict__ T,
-                                double *__restrict__ out)
-{
-    int64_t i = L.lo[0] + blockIdx.x * (int64_t)kBX + threadIdx.x;
-    int64_t j = L.lo[1] + blockIdx.y * (int64_t)kBY + threadIdx.y;
-    if (i >= L.hi[0] || j >= L.hi[1]) return;
-    int64_t k0 = L.lo[2] + blockIdx.z * zchunk, k1 = min(k0 + zchunk, L.hi[2]);
-    if (k0 >= k1) return;
-    const int64_t sy = L.stride[1], sz = L.stride[2];
-    const double cx = L.inv_dx2[0], cy = L.inv_dx2[1], cz = L.inv_dx2[2];
-    int64_t idx = L.origin + k0 * sz + j * sy + i;
-    double below = __ldg(T + idx - sz), here = __ldg(T + idx);
-    for (int64_t k = k0; k < k1; k++, idx += sz) {
-        double above = __ldg(T + idx + sz);
-        double lap = (__ldg(T + idx - 1) - 2.0 * here + __ldg(T + idx + 1)) * cx +
-                     (__ldg(T + idx - sy) - 2.0 * here + __ldg(T + idx + sy)) * cy + (below - 2.0 * here + above) * cz;
-        double q = L.q ? L.q[idx] : L.q_const;
-        out[idx] = L.a * here + L.b * (L.alpha * lap) + L.c * q;
-        below = here;
-        here = above;
-    }
-}
-
 // Constant k, 2nd order, 3D, one thread per cell: every load independent, so the memory system
 // always has plenty of requests in flight; neighbours are served by L1/L2.
 __global__ void apply_7pt_cell(const hs_heat_launch L, double *__restrict__ out, const double *__restrict__ T)
@@ -67,8 +41,10 @@ __global__ void apply_7pt_cell(const hs_heat_launch L, double *__restrict__ out,
     out[idx] = L.a * c + L.b * (L.alpha * lap) + L.c * q;
 }
 
-// As apply_7pt_march, with the plane two ahead loaded one iteration early so that each thread
-// keeps two independent loads in flight.
+// Constant k, 2nd order, 3D: each thread marches along z through a chunk, keeping the planes below,
+// at and above in registers (each value read from memory once per chunk; x and y neighbours from
+// the caches) and loading the plane two ahead one iteration early, so that each thread keeps two
+// independent loads in flight.
 __global__ void apply_7pt_march2(const hs_heat_launch L, int64_t zchunk, const double *__restrict__ T,
                                  double *__restrict__ out)
 {
@@ -91,62 +67,6 @@ __global__ void apply_7pt_march2(const hs_heat_launch L, int64_t zchunk, const d
         below = here;
         here = above;
         above = next;
-    }
-}
-
-// Constant k, 2nd order, 3D: a 32 x 16 tile of each z-plane in shared memory (x and y neighbours
-// read once per plane), the planes below/at/above in registers, and three planes prefetched ahead,
-// so that every value comes from memory once and each thread keeps several loads in flight.
-constexpr int kTX = 32, kTY = 16;
-__global__ void __launch_bounds__(kTX *kTY) apply_7pt_tile(const hs_heat_launch L, int64_t zchunk,
-                                                           const double *__restrict__ T, double *__restrict__ out)
-{
-    __shared__ double tile[kTY + 2][kTX + 2];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int64_t i = L.lo[0] + blockIdx.x * (int64_t)kTX + tx, j = L.lo[1] + blockIdx.y * (int64_t)kTY + ty;
-    const bool active = i < L.hi[0] && j < L.hi[1];
-    const int64_t k0 = L.lo[2] + blockIdx.z * zchunk, k1 = min(k0 + zchunk, L.hi[2]);
-    if (k0 >= k1) return; // uniform over the block
-    const int64_t sy = L.stride[1], sz = L.stride[2], last = L.local[2]; // planes up to `last` exist (ghosts)
-    const double cx = L.inv_dx2[0], cy = L.inv_dx2[1], cz = L.inv_dx2[2];
-    const bool west = tx == 0, east = tx == kTX - 1 || i == L.hi[0] - 1;
-    const bool south = ty == 0, north = ty == kTY - 1 || j == L.hi[1] - 1;
-    int64_t idx = L.origin + k0 * sz + j * sy + i;
-    double below = 0, here = 0, a1 = 0, a2 = 0, a3 = 0;
-    if (active) {
-        below = __ldg(T + idx - sz);
-        here = __ldg(T + idx);
-        a1 = __ldg(T + idx + sz);
-        if (k0 + 2 <= last) a2 = __ldg(T + idx + 2 * sz);
-        if (k0 + 3 <= last) a3 = __ldg(T + idx + 3 * sz);
-    }
-    for (int64_t k = k0; k < k1; k++, idx += sz) {
-        double a4 = 0, hw = 0, he = 0, hs = 0, hn = 0;
-        if (active) {
-            if (k + 4 <= last) a4 = __ldg(T + idx + 4 * sz);
-            if (west) hw = __ldg(T + idx - 1);
-            if (east) he = __ldg(T + idx + 1);
-            if (south) hs = __ldg(T + idx - sy);
-            if (north) hn = __ldg(T + idx + sy);
-        }
-        __syncthreads(); // the previous plane's reads of the tile are done
-        tile[ty + 1][tx + 1] = here;
-        if (west) tile[ty + 1][0] = hw;
-        if (east) tile[ty + 1][tx + 2] = he;
-        if (south) tile[0][tx + 1] = hs;
-        if (north) tile[ty + 2][tx + 1] = hn;
-        __syncthreads();
-        if (active) {
-            double lap = (tile[ty + 1][tx] - 2.0 * here + tile[ty + 1][tx + 2]) * cx +
-                         (tile[ty][tx + 1] - 2.0 * here + tile[ty + 2][tx + 1]) * cy + (below - 2.0 * here + a1) * cz;
-            double q = L.q ? L.q[idx] : L.q_const;
-            out[idx] = L.a * here + L.b * (L.alpha * lap) + L.c * q;
-        }
-        below = here;
-        here = a1;
-        a1 = a2;
-        a2 = a3;
-        a3 = a4;
     }
 }
 
@@ -184,18 +104,11 @@ extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, cons
     unsigned gx = (unsigned)((nx + kBX - 1) / kBX), gy = (unsigned)((ny + kBY - 1) / kBY);
     bool fast = !L->k && L->order == 2 && L->stride[2] != 0 && L->stride[1] != 0 && !L->out_contiguous;
     /* HS_HEAT_KERNEL picks among the 7-point variants (for the benchmark): march, march2, cell */
+    /* two variants of the 7-point kernel (HS_HEAT_KERNEL=cell|march, for the benchmark); cell is
+     * the faster on the H200 (bench_heat) */
     const char *v = getenv("HS_HEAT_KERNEL");
-    int variant = v && !strcmp(v, "march") ? 0 : v && !strcmp(v, "march2") ? 2 : v && !strcmp(v, "tile") ? 3 : 1;
-    if (fast && variant == 3) {
-        unsigned tgx = (unsigned)((nx + kTX - 1) / kTX), tgy = (unsigned)((ny + kTY - 1) / kTY);
-        /* enough z-chunks for about eight blocks per SM, none shorter than 16 planes */
-        int64_t want = (int64_t)cu->sm_count * 8 / ((int64_t)tgx * tgy) + 1;
-        int64_t zchunk = (nz + want - 1) / want;
-        if (zchunk < 16) zchunk = nz < 16 ? nz : 16;
-        unsigned gz = (unsigned)((nz + zchunk - 1) / zchunk);
-        apply_7pt_tile<<<dim3(tgx, tgy, gz), dim3(kTX, kTY), 0, cu->stream>>>(*L, zchunk, T, out);
-        HS_CUDA_LAUNCH_CHECK(apply_7pt_tile);
-    } else if (fast && variant == 1) {
+    bool march = v && !strcmp(v, "march");
+    if (fast && !march) {
         dim3 b3(32, 4, 2);
         dim3 g3((unsigned)((nx + 31) / 32), (unsigned)((ny + 3) / 4), (unsigned)((nz + 1) / 2));
         apply_7pt_cell<<<g3, b3, 0, cu->stream>>>(*L, out, T);
@@ -206,11 +119,8 @@ extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, cons
         int64_t zchunk = (nz + want - 1) / want;
         if (zchunk < 8) zchunk = nz < 8 ? nz : 8;
         unsigned gz = (unsigned)((nz + zchunk - 1) / zchunk);
-        if (variant == 2)
-            apply_7pt_march2<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, zchunk, T, out);
-        else
-            apply_7pt_march<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, zchunk, T, out);
-        HS_CUDA_LAUNCH_CHECK(apply_7pt_march);
+        apply_7pt_march2<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, zchunk, T, out);
+        HS_CUDA_LAUNCH_CHECK(apply_7pt_march2);
     } else {
         unsigned gz = (unsigned)(nz < 65535 ? nz : 65535);
         apply_generic<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, T, out);
