@@ -270,8 +270,12 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     r.last_written_step = -1;
     install_handlers();
 
-    HS_CHECK(r.ops->create(ctx, p, &r.state));
-    int rc = HS_OK;
+    int rc = r.ops->create(ctx, p, &r.state);
+    if (rc != HS_OK) {
+        /* a solver hands back what it built so far, so that it can be released */
+        if (r.state) r.ops->destroy(r.state);
+        return rc;
+    }
     const char *restart = hs_params_string(p, "run.restart");
     int resumed = strcmp(restart, "none") != 0;
     double t0 = 0, t_end, work;
