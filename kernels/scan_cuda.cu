@@ -1,7 +1,8 @@
-// Scans, CUDA backend: single pass over tiles with a deterministic base-32 look-back tree; CUB peer.
+// Scans, CUDA backend: single pass over tiles with decoupled look-back (new) or a base-32 tree (old); CUB peer.
 //
-// Each block scans one tile (tiles are numbered in the order blocks start, through an atomic
-// counter, so every tile it waits for is already running).  Tile k publishes its total A0[k]; the
+// Old implementation (HS_SCAN_IMPL=old, kept reachable; the new one is further down).  Each block
+// scans one tile (tiles are numbered in the order blocks start, through an atomic counter, so
+// every tile it waits for is already running).  Tile k publishes its total A0[k]; the
 // tile that completes a group of 32 entries of level l-1 publishes their sum A_l[...].  The prefix
 // of tile k is then the sum, level by level from the top, of the entries left of k's base-32
 // digits: at most 31 values per level, each summed by one warp in a fixed butterfly.  Because the
