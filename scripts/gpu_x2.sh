@@ -22,8 +22,10 @@ echo "== heat weak scaling"
 build/tests/bench/bench_heat | grep -v '^#'
 "${MPIRUN[@]}" -n 2 build/tests/bench/bench_heat | grep -v '^#'
 echo "== quantum 32 qubits, 1 and 2 GPUs; 33 qubits on 2"
-HS_BENCH_SKIP_LARGEST=1 timeout 200 build/tests/bench/bench_quantum 32 2>&1 | grep -E "1q dense gate, target (0|31)|QFT \(|random 10 layers \(" | head -8
-HS_BENCH_SKIP_LARGEST=1 timeout 200 "${MPIRUN[@]}" -x HS_BENCH_SKIP_LARGEST -n 2 build/tests/bench/bench_quantum 32 2>&1 | grep -E "1q dense gate, target (0|31)|QFT \(|random 10 layers \(" | head -8
-HS_BENCH_SKIP_LARGEST=1 timeout 200 "${MPIRUN[@]}" -x HS_BENCH_SKIP_LARGEST -n 2 build/tests/bench/bench_quantum 33 2>&1 | grep -E "1q dense gate, target (0|32)" | head -4
+export HS_BENCH_SKIP_LARGEST=1 HS_BENCH_C128_ONLY=1 HS_BENCH_FUSION=4
+Q=(-x HS_BENCH_SKIP_LARGEST -x HS_BENCH_C128_ONLY -x HS_BENCH_FUSION)
+timeout 150 build/tests/bench/bench_quantum 32 2>&1 | grep -v '^#'
+timeout 150 "${MPIRUN[@]}" "${Q[@]}" -n 2 build/tests/bench/bench_quantum 32 2>&1 | grep -v '^#'
+timeout 150 "${MPIRUN[@]}" "${Q[@]}" -n 2 build/tests/bench/bench_quantum 33 2>&1 | grep -v '^#' | grep -v "QFT\|random"
 echo "== scan/sort variants"
 timeout 200 build/tests/bench/bench_reduce 2>&1 | grep -E "scan|sort" | grep -v '^#'

@@ -88,7 +88,10 @@ static void circuit_rows(const char *name, hs_circuit *c, int n, hs_dtype t, dou
     const char *prec = t == HS_C128 ? "c128" : "c64";
     /* effective bytes: every unfused gate reads and writes the whole state once */
     double bytes = 2.0 * state_bytes * c->nops;
-    for (int k = 0; k <= 5; k += (k == 0 ? 3 : 1)) { /* unfused, then blocks of 3, 4, 5 */
+    /* HS_BENCH_FUSION=k times only the unfused circuit and blocks of k (the multi-GPU runs) */
+    const char *only = getenv("HS_BENCH_FUSION");
+    int kmin = only ? atoi(only) : 3;
+    for (int k = 0; k <= (only ? kmin : 5); k += (k == 0 ? kmin : 1)) { /* unfused, then blocks of 3, 4, 5 */
         hs_circuit *f = k ? hs_circuit_fuse(c, k, 1.0 / 16) : c;
         circ = f;
         int big = state_bytes > 4.0 * (1 << 30); /* a circuit takes seconds: time one run */
@@ -185,7 +188,7 @@ int main(int argc, char **argv)
     }
     bench_copy_bandwidth();
     bench_precision(n, HS_C128);
-    bench_precision(n, HS_C64);
+    if (!getenv("HS_BENCH_C128_ONLY")) bench_precision(n, HS_C64);
     if (!getenv("HS_BENCH_SKIP_LARGEST")) {
         largest(HS_C128);
         largest(HS_C64);
