@@ -25,7 +25,9 @@ __global__ void apply_generic(const hs_heat_launch L, const double *__restrict__
 
 // Constant k, 2nd order, 3D, one thread per cell: every load independent, so the memory system
 // always has plenty of requests in flight; neighbours are served by L1/L2.
-__global__ void apply_7pt_cell(const hs_heat_launch L, double *__restrict__ out, const double *__restrict__ T)
+template <int BY, int BZ>
+__global__ void __launch_bounds__(32 * BY *BZ) apply_7pt_cell(const hs_heat_launch L, double *__restrict__ out,
+                                                               const double *__restrict__ T)
 {
     int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
@@ -108,10 +110,20 @@ extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, cons
      * the faster on the H200 (bench_heat) */
     const char *v = getenv("HS_HEAT_KERNEL");
     bool march = v && !strcmp(v, "march");
+    /* block shapes of the one-thread-per-cell kernel: taller blocks keep more y and z neighbours in
+     * the block's own L1 lines */
+    int shape = !v ? 0 : !strcmp(v, "cell8x2") ? 1 : !strcmp(v, "cell4x4") ? 2 : !strcmp(v, "cell8x4") ? 3 : 0;
     if (fast && !march) {
-        dim3 b3(32, 4, 2);
-        dim3 g3((unsigned)((nx + 31) / 32), (unsigned)((ny + 3) / 4), (unsigned)((nz + 1) / 2));
-        apply_7pt_cell<<<g3, b3, 0, cu->stream>>>(*L, out, T);
+        static const int by[4] = {4, 8, 4, 8}, bz[4] = {2, 2, 4, 4};
+        dim3 b3(32, by[shape], bz[shape]);
+        dim3 g3((unsigned)((nx + 31) / 32), (unsigned)((ny + by[shape] - 1) / by[shape]),
+                (unsigned)((nz + bz[shape] - 1) / bz[shape]));
+        switch (shape) {
+        case 1: apply_7pt_cell<8, 2><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
+        case 2: apply_7pt_cell<4, 4><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
+        case 3: apply_7pt_cell<8, 4><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
+        default: apply_7pt_cell<4, 2><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
+        }
         HS_CUDA_LAUNCH_CHECK(apply_7pt_cell);
     } else if (fast) {
         // enough z-chunks to give every SM several blocks, long enough chunks to amortise the start

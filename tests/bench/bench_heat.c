@@ -51,8 +51,8 @@ int main(int argc, char **argv)
     char size[64], name[64];
     snprintf(size, sizeof size, "%d^3/rank x %d", n, ctx->size);
     /* the GPU has three variants of the 7-point kernel; the default is the last row's */
-    const char *variants[] = {"march", "cell"};
-    for (int v = gpu ? 0 : 1; v < 2; v++) {
+    const char *variants[] = {"march", "cell8x2", "cell4x4", "cell8x4", "cell"};
+    for (int v = gpu ? 0 : 4; v < 5; v++) {
         if (gpu) setenv("HS_HEAT_KERNEL", variants[v], 1);
         /* each sweep reads T and writes T once per cell (neighbours come from the caches) */
         t = bench_time(run_sweep, &j, 2, 10);

@@ -114,7 +114,7 @@ if [ "$DEVICE" = cuda ]; then
     # constant k takes the GPU's fast 7-point kernels: each variant against the CPU
     fastk="heat.conductivity=constant heat.k=0.7 checkpoint.every_steps=0"
     "$HS_BIN" run run3d.ini --quiet run.device=cpu $fastk output.path=fastcpu >/dev/null 2>&1
-    for variant in march cell; do
+    for variant in march cell cell8x2 cell4x4 cell8x4; do
         HS_HEAT_KERNEL=$variant "$HS_BIN" run run3d.ini --quiet run.device=cuda $fastk output.path=fast_$variant >/dev/null 2>&1
         if "$HS_BIN" compare fastcpu.$EXT fast_$variant.$EXT T 1e-12 >"$CAP/o"; then ok "7-point GPU kernel '$variant' agrees with the CPU within 1e-12"
         else bad "7-point GPU kernel $variant: $(cat "$CAP/o")"; fi
