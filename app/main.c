@@ -20,8 +20,9 @@ static void usage(FILE *out)
             "  run   FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]\n"
             "                                        run the simulation the file describes\n"
             "  params                                list every parameter with type, default, range and help\n"
-            "  compare A B VARIABLE [RTOL]           compare a variable of two output files; exit 0 when every\n"
-            "                                        value agrees within RTOL relative to max |B| (default 0: bitwise)\n"
+            "  compare A B VARIABLE [RTOL] [--last]  compare a variable of two output files (--last: its last\n"
+            "                                        record only); exit 0 when every value agrees within RTOL\n"
+            "                                        relative to max |B| (default 0: bitwise), 1 when not\n"
             "\n"
             "solvers ([run] solver = NAME):\n");
     for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) fprintf(out, "  %-10s %s\n", (*s)->name, (*s)->summary);
@@ -53,15 +54,17 @@ static void die_on(int rc)
 /* hpcsim compare A B VARIABLE [RTOL]: 0 when equal within RTOL, 1 when not, 2 on bad input. */
 static int compare_command(int argc, char **argv)
 {
-    if (argc != 5 && argc != 6) usage_error("'compare' needs two files and a variable name%s", "");
+    int last = argc > 5 && !strcmp(argv[argc - 1], "--last");
+    int nargs = argc - last;
+    if (nargs != 5 && nargs != 6) usage_error("'compare' needs two files and a variable name%s", "");
     double rtol = 0;
-    if (argc == 6) {
+    if (nargs == 6) {
         char *end;
         rtol = strtod(argv[5], &end);
         if (*end || rtol < 0) usage_error("compare: RTOL must be a number >= 0, got '%s'", argv[5]);
     }
     hs_compare_result r;
-    die_on(hs_compare_files(argv[2], argv[3], argv[4], &r));
+    die_on(hs_compare_files(argv[2], argv[3], argv[4], last, &r));
     int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;
     printf("%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e, relative to max |b| = %.6e: %s\n", argv[4],
            (long long)r.count, (long long)r.differing, r.max_abs, r.max_rel, ok ? "agree" : "DIFFER");

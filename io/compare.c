@@ -8,7 +8,8 @@
 #include "io/output.h"
 #include "kernels/error.h"
 
-static int read_var(const char *path, const char *name, double **data, int64_t shape[8], int *rank, int64_t *count)
+static int read_var(const char *path, const char *name, int last, double **data, int64_t shape[8], int *rank,
+                    int64_t *count)
 {
     hs_reader *r = NULL;
     if (hs_reader_open(path, &r) != HS_OK) {
@@ -20,6 +21,12 @@ static int read_var(const char *path, const char *name, double **data, int64_t s
         hs_error_clear();
         return hs_input_error(path, 0, name, "no such variable");
     }
+    int64_t records = *rank > 0 ? shape[0] : 1;
+    if (last && *rank > 0) {
+        /* one record: drop the first dimension from the shape */
+        for (int d = 1; d < *rank; d++) shape[d - 1] = shape[d];
+        (*rank)--;
+    }
     *count = 1;
     for (int d = 0; d < *rank; d++) *count *= shape[d];
     *data = malloc((size_t)(*count ? *count : 1) * sizeof(double));
@@ -27,19 +34,19 @@ static int read_var(const char *path, const char *name, double **data, int64_t s
         hs_reader_close(r);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", path);
     }
-    int rc = hs_reader_read(r, name, *data);
+    int rc = last && records > 0 ? hs_reader_read_record(r, name, records - 1, *data) : hs_reader_read(r, name, *data);
     hs_reader_close(r);
     return rc;
 }
 
-int hs_compare_files(const char *a, const char *b, const char *name, hs_compare_result *res)
+int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res)
 {
     memset(res, 0, sizeof *res);
     double *x = NULL, *y = NULL;
     int64_t sa[8], sb[8], na = 0, nb = 0;
     int ra = 0, rb = 0;
-    int rc = read_var(a, name, &x, sa, &ra, &na);
-    if (rc == HS_OK) rc = read_var(b, name, &y, sb, &rb, &nb);
+    int rc = read_var(a, name, last_record, &x, sa, &ra, &na);
+    if (rc == HS_OK) rc = read_var(b, name, last_record, &y, sb, &rb, &nb);
     if (rc == HS_OK && (ra != rb || memcmp(sa, sb, sizeof(int64_t) * (size_t)ra)))
         rc = hs_input_error(b, 0, name, "shape differs from %s", a);
     if (rc == HS_OK) {

@@ -12,8 +12,9 @@ typedef struct hs_compare_result {
     double ref_max;       /* max |b| */
 } hs_compare_result;
 
-/* Read variable `name` from both files (NetCDF or HDF5) and compare them value by value.  Files
- * or variables that cannot be read, or shapes that differ, are input errors.  Not collective. */
-int hs_compare_files(const char *a, const char *b, const char *name, hs_compare_result *res);
+/* Read variable `name` from both files (NetCDF or HDF5) and compare them value by value; with
+ * last_record, only the last record (index along the first dimension) of each.  Files or
+ * variables that cannot be read, or shapes that differ, are input errors.  Not collective. */
+int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res);
 
 #endif
