@@ -13,15 +13,15 @@
  *   sum of the preceding chunk totals; bitwise reproducible whatever the OpenMP thread count.
  * - CUDA (default implementation "new"): one pass with decoupled look-back over tiles of 4096
  *   (8-byte and f32 types) or 8192 (32-bit integers) elements, each scanned in a fixed
- *   thread/warp order.  Integers add the look-back values in whatever order they arrive (exact
- *   anyway).  Floats with ctx->deterministic (the default) use a canonical order: the prefix
+ *   thread/warp order.  Every type (integers, and floats whatever ctx->deterministic says) uses a
+ *   canonical order: the prefix
  *   before tile t is by definition the left-to-right sum ((T0 + T1) + T2) + ... of the tile
  *   totals; a tile continues that sum from the nearest published prefix, adding the remaining
  *   tile totals one at a time in index order, which gives the same bits whichever prefix was
  *   found, so results are bitwise reproducible run to run while the data is still read and
  *   written once.  The error of out[i] is then bounded by about (64 + i / 4096) * 1.1e-16 *
- *   sum_{j<=i} |in[j]| (typically ~sqrt of that).  With ctx->deterministic == 0 floats use the
- *   free look-back like integers (fastest; last bits may differ run to run).
+ *   sum_{j<=i} |in[j]| (typically ~sqrt of that).  (A free look-back, adding values in arrival
+ *   order, gave wrong integer sums on the H200 with thousands of tiles in flight; it is not used.)
  * - CUDA implementation "old" (environment HS_SCAN_IMPL=old, read once, or hs_scan_set_impl):
  *   the previous kernel, offset by tile prefixes combined in a fixed base-32 tree over the tile
  *   index; always reproducible, error about (64 + log2 n) * 1.1e-16 * sum |in[j]|, slower. */

@@ -409,12 +409,14 @@ template <typename T, bool CANON> int scan_lb_launch(hs_cuda_ctx *cu, int exclus
     return HS_OK;
 }
 
-// Integers are associative: always the free look-back.  Floats: CANON unless told otherwise.
+// Every type takes the canonical look-back.  The free look-back (CANON = false) gave wrong
+// integer sums on the H200 when thousands of tiles were in flight (test_scan's
+// test_nondeterministic, 2^24 elements, off by one at element 1474560): a race in its status
+// publication not yet found, so it is not used until it is.
 template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int deterministic, size_t n, const T *in, T *out)
 {
-    constexpr bool is_float = std::is_floating_point<T>::value;
-    if (is_float && deterministic) return scan_lb_launch<T, is_float>(cu, exclusive, n, in, out);
-    return scan_lb_launch<T, false>(cu, exclusive, n, in, out);
+    (void)deterministic;
+    return scan_lb_launch<T, true>(cu, exclusive, n, in, out);
 }
 
 // CUB's temporary storage, kept between calls so the benchmark times the scan, not cudaMalloc.
