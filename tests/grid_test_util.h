@@ -1,0 +1,68 @@
+/* Helpers shared by the grid tests: a per-cell global function, typed host copies, the expected
+ * content of every allocated cell after a halo exchange. */
+#ifndef HS_GRID_TEST_UTIL_H
+#define HS_GRID_TEST_UTIL_H
+
+#include <stdlib.h>
+
+#include "kernels/grid.h"
+#include "test_util.h"
+
+#define SENTINEL (-7.0)
+
+/* The value stored at global cell (i, j, k): distinct per cell, exact in f32 for the sizes here. */
+static double gval(const hs_decomp *d, int64_t i, int64_t j, int64_t k)
+{
+    return 1.0 + (double)(i + d->global[0] * (j + d->global[1] * k));
+}
+
+static size_t local_count(const hs_decomp *d) { return (size_t)(d->local[0] * d->local[1] * d->local[2]); }
+
+/* Host array of local interior values in the field's type from a double array. */
+static void *to_type(hs_dtype t, const double *x, size_t n)
+{
+    void *out = malloc(n * 8 + 8);
+    for (size_t i = 0; i < n; i++) {
+        if (t == HS_F64) ((double *)out)[i] = x[i];
+        else ((float *)out)[i] = (float)x[i];
+    }
+    return out;
+}
+
+/* Interior := gval at the global index, halos := SENTINEL. */
+static void fill_global_fn(hs_field *f)
+{
+    const hs_decomp *d = f->d;
+    size_t n = local_count(d), p = 0;
+    double *v = malloc(n * sizeof *v + 8);
+    for (int64_t k = 0; k < d->local[2]; k++)
+        for (int64_t j = 0; j < d->local[1]; j++)
+            for (int64_t i = 0; i < d->local[0]; i++)
+                v[p++] = gval(d, d->offset[0] + i, d->offset[1] + j, d->offset[2] + k);
+    void *h = to_type(f->dtype, v, n);
+    TEST_OK(hs_field_fill(f, SENTINEL));
+    TEST_OK(hs_field_set_interior(f, h));
+    free(h);
+    free(v);
+}
+
+/* What allocated cell (i, j, k) must hold after an exchange: the (periodically wrapped) global
+ * function, or the untouched sentinel outside the domain and, without corners, on edges/corners. */
+static double expected(const hs_field *f, int corners, int64_t i, int64_t j, int64_t k)
+{
+    const hs_decomp *d = f->d;
+    int64_t loc[3] = {i, j, k}, g[3];
+    int nout = 0;
+    for (int e = 0; e < 3; e++) {
+        nout += loc[e] < 0 || loc[e] >= d->local[e];
+        g[e] = d->offset[e] + loc[e];
+        if (g[e] < 0 || g[e] >= d->global[e]) {
+            if (!d->periodic[e]) return SENTINEL;
+            g[e] = (g[e] + d->global[e]) % d->global[e];
+        }
+    }
+    if (nout >= 2 && !corners) return SENTINEL;
+    return gval(d, g[0], g[1], g[2]);
+}
+
+#endif
