@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kernels/error.h"
 
@@ -25,6 +26,7 @@ typedef struct {
     char *value;        /* as resolved text */
     source_kind source;
     int line;           /* file line, or override argument index */
+    char *resolved;     /* input path resolved by hs_params_input_path (cached) */
 } entry;
 
 struct hs_params {
@@ -497,7 +499,10 @@ int hs_params_load(const char *file, int noverrides, char *const *overrides, hs_
 void hs_params_free(hs_params *p)
 {
     if (!p) return;
-    for (int i = 0; i < p->n; i++) free(p->entries[i].value);
+    for (int i = 0; i < p->n; i++) {
+        free(p->entries[i].value);
+        free(p->entries[i].resolved);
+    }
     free(p->entries);
     free(p->file);
     free(p);
@@ -582,6 +587,28 @@ static const entry *lookup_any(const hs_params *p, const char *name)
 }
 
 int hs_params_is_set(const hs_params *p, const char *name) { return lookup_any(p, name)->source != SRC_DEFAULT; }
+
+const char *hs_params_input_path(const hs_params *p, const char *name)
+{
+    entry *e = (entry *)lookup(p, name, HS_PARAM_STRING, HS_PARAM_STRING);
+    const char *v = e->value;
+    if (e->resolved) return e->resolved;
+    if (!v[0] || v[0] == '/' || e->source != SRC_FILE || access(v, F_OK) == 0) return v;
+    /* not found from the working directory: try beside the parameter file */
+    const char *slash = strrchr(p->file, '/');
+    if (!slash) return v;
+    size_t dir = (size_t)(slash - p->file) + 1, len = dir + strlen(v) + 1;
+    char *path = malloc(len);
+    if (!path) return v;
+    memcpy(path, p->file, dir);
+    strcpy(path + dir, v);
+    if (access(path, F_OK) != 0) {
+        free(path);
+        return v;
+    }
+    e->resolved = path;
+    return path;
+}
 
 int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
 {

@@ -52,6 +52,11 @@ const char *hs_params_string(const hs_params *p, const char *name); /* also ENUM
 /* Copies up to max elements; returns how many the value has. */
 int hs_params_int_list(const hs_params *p, const char *name, int64_t *out, int max);
 int hs_params_real_list(const hs_params *p, const char *name, double *out, int max);
+/* A STRING key naming an input file: the value as given when it is absolute or exists from the
+ * working directory, else the same relative path beside the parameter file when that exists
+ * (so that `hpcsim run some/dir/run.ini` finds the files next to run.ini), else the value. */
+const char *hs_params_input_path(const hs_params *p, const char *name);
+
 /* 1 when the key was given in the file or an override (not defaulted). */
 int hs_params_is_set(const hs_params *p, const char *name);
 

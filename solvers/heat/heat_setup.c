@@ -104,7 +104,7 @@ static int read_conductivity(const hs_params *p, hs_heat_config *c)
     const char *kind = hs_params_string(p, "heat.conductivity");
     c->cond_kind = !strcmp(kind, "layered") ? HS_HEAT_K_LAYERED : !strcmp(kind, "file") ? HS_HEAT_K_FILE : HS_HEAT_K_CONSTANT;
     c->k = hs_params_real(p, "heat.k");
-    c->k_file = hs_params_string(p, "heat.k_file");
+    c->k_file = hs_params_input_path(p, "heat.k_file");
     c->k_var = hs_params_string(p, "heat.k_variable");
     if (c->cond_kind == HS_HEAT_K_LAYERED) {
         c->nbounds = hs_params_real_list(p, "heat.layer_bounds", c->layer_bounds, HS_HEAT_MAX_LAYERS);

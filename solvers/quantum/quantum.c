@@ -219,10 +219,10 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     s->shots = hs_params_int(p, "quantum.shots");
     s->amp_max = (int)hs_params_int(p, "quantum.amplitudes_max_qubits");
     s->seed = (uint64_t)hs_params_int(p, "run.seed");
-    s->circuit_file = hs_params_string(p, "quantum.circuit");
-    s->observable_file = hs_params_string(p, "quantum.observable");
-    s->ham_file = hs_params_string(p, "quantum.hamiltonian");
-    s->graph_file = hs_params_string(p, "quantum.graph");
+    s->circuit_file = hs_params_input_path(p, "quantum.circuit");
+    s->observable_file = hs_params_input_path(p, "quantum.observable");
+    s->ham_file = hs_params_input_path(p, "quantum.hamiltonian");
+    s->graph_file = hs_params_input_path(p, "quantum.graph");
     snprintf(s->out_path, sizeof s->out_path, "%s.json", hs_params_string(p, "output.path"));
     int64_t m[64];
     int nm = hs_params_int_list(p, "quantum.marginal", m, 64);

@@ -182,6 +182,12 @@ if command -v ncgen >/dev/null && [ $FMT = netcdf ]; then
     printf '[run]\nsolver = heat\n[heat]\nn = 8 6\nt_end = 0.001\nk = 1.5\n[output]\npath = constk\n' > constk.ini
     "$HS_BIN" run kfile.ini --quiet >/dev/null 2>&1 && "$HS_BIN" run constk.ini --quiet >/dev/null 2>&1 &&
         "$HS_BIN" compare constk.nc fromfile.nc T 1e-13 >"$CAP/o" && ok "conductivity from a file" || bad "k from file: $(cat "$CAP/o")"
+    # a relative input path is also looked up beside the parameter file
+    mkdir -p elsewhere
+    printf '[run]\nsolver = heat\n[heat]\nn = 8 6\nt_end = 0.001\nconductivity = file\nk_file = k68.nc\n[output]\npath = %s/rel\n' "$WORK" > relk.ini
+    (cd elsewhere && "$HS_BIN" run ../relk.ini --quiet >/dev/null 2>"$CAP/e") &&
+        "$HS_BIN" compare constk.nc rel.nc T 1e-13 >"$CAP/o" && ok "input file found beside the parameter file" ||
+        bad "relative k_file: $(cat "$CAP/e" "$CAP/o")"
 else
     echo "skip conductivity-file shape test: no ncgen / NetCDF in this build"
 fi
