@@ -5,8 +5,6 @@
 
 #include "kernels/blas_impl.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 static int check_real(hs_dtype t, const char *fn)
 {
     if (t != HS_F64 && t != HS_F32) return HS_FAIL(HS_ERR_RUNTIME, "%s: dtype %s not supported (f64 or f32)", fn, hs_dtype_name(t));
@@ -19,7 +17,7 @@ static int elementwise(hs_ctx *ctx, hs_blas_op op, hs_dtype t, size_t n, double 
     HS_CHECK(check_real(t, "blas"));
     if (n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_blas_elementwise_cuda(ctx->cuda, op, t, n, a, x, b, y, w);
+    if (HS_ON_GPU(ctx)) return hs_blas_elementwise_cuda(ctx->cuda, op, t, n, a, x, b, y, w);
 #endif
     return hs_blas_elementwise_cpu(op, t, n, a, x, b, y, w);
 }
@@ -43,7 +41,7 @@ int hs_dot(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *y, doub
     *result = 0.0;
     if (n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_blas_dot_cuda(ctx->cuda, t, n, x, y, result);
+    if (HS_ON_GPU(ctx)) return hs_blas_dot_cuda(ctx->cuda, t, n, x, y, result);
 #endif
     return hs_blas_dot_cpu(t, n, x, y, result);
 }
@@ -63,7 +61,7 @@ int hs_cg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const dou
     double sums[2] = {0.0, 0.0};
     if (n > 0) {
 #if HS_HAVE_CUDA
-        if (ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, sums));
+        if (HS_ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, sums));
         else
 #endif
             HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, NULL, x, r, NULL, sums));
@@ -78,7 +76,7 @@ int hs_pcg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const do
     double sums[2] = {0.0, 0.0};
     if (n > 0) {
 #if HS_HAVE_CUDA
-        if (ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, sums));
+        if (HS_ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, sums));
         else
 #endif
             HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, dinv, x, r, z, sums));
@@ -98,7 +96,7 @@ int hs_gemm(hs_ctx *ctx, hs_dtype t, int transa, int transb, int m, int n, int k
                        lda, ldb, ldc);
     if (m == 0 || n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_gemm_cuda(ctx->cuda, t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (HS_ON_GPU(ctx)) return hs_gemm_cuda(ctx->cuda, t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
     return hs_gemm_cpu(t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
@@ -106,7 +104,7 @@ int hs_gemm(hs_ctx *ctx, hs_dtype t, int transa, int transb, int m, int n, int k
 int hs_dot_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *y, double *result)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_dot_cublas_cuda(ctx->cuda, t, n, x, y, result);
+    if (HS_ON_GPU(ctx)) return hs_dot_cublas_cuda(ctx->cuda, t, n, x, y, result);
 #endif
     (void)ctx; (void)t; (void)n; (void)x; (void)y; (void)result;
     return HS_FAIL(HS_ERR_RUNTIME, "hs_dot_cublas needs the CUDA backend");
@@ -115,7 +113,7 @@ int hs_dot_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *
 int hs_nrm2_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *result)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_nrm2_cublas_cuda(ctx->cuda, t, n, x, result);
+    if (HS_ON_GPU(ctx)) return hs_nrm2_cublas_cuda(ctx->cuda, t, n, x, result);
 #endif
     (void)ctx; (void)t; (void)n; (void)x; (void)result;
     return HS_FAIL(HS_ERR_RUNTIME, "hs_nrm2_cublas needs the CUDA backend");

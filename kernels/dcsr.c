@@ -7,7 +7,6 @@
 #include "kernels/memory.h"
 #include "kernels/sparse_impl.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
 #define DCSR_TAG 5151
 
 struct hs_dcsr {
@@ -295,7 +294,7 @@ static int alloc_buffers(hs_dcsr *m)
     if (!m->reqs) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for MPI requests");
     HS_CHECK(hs_mem_alloc(ctx, (size_t)m->nsend * sizeof(double), (void **)&m->send_dev));
     HS_CHECK(hs_mem_alloc(ctx, (size_t)m->nghost * sizeof(double), (void **)&m->ghost_dev));
-    if (!ON_GPU(ctx)) { /* host memory already: MPI reads and writes the buffers directly */
+    if (!HS_ON_GPU(ctx)) { /* host memory already: MPI reads and writes the buffers directly */
         m->send_host = m->send_dev;
         m->recv_host = m->ghost_dev;
         return HS_OK;
@@ -370,7 +369,7 @@ void hs_dcsr_destroy(hs_dcsr *A)
 static int pack(hs_dcsr *A, const double *x)
 {
     hs_ctx *ctx = A->ctx;
-    if (!ON_GPU(ctx)) {
+    if (!HS_ON_GPU(ctx)) {
         hs_gather_cpu(A->nsend, A->send_idx, x, A->send_host);
         return HS_OK;
     }
@@ -403,7 +402,7 @@ static int finish(hs_dcsr *A)
 {
     hs_ctx *ctx = A->ctx;
     HS_MPI_CHECK(MPI_Waitall(A->nrecv_nb + A->nsend_nb, A->reqs, MPI_STATUSES_IGNORE));
-    if (!ON_GPU(ctx) || A->nghost == 0) return HS_OK;
+    if (!HS_ON_GPU(ctx) || A->nghost == 0) return HS_OK;
     HS_CHECK(hs_mem_copy_async(ctx, A->ghost_dev, A->recv_host, (size_t)A->nghost * sizeof(double), HS_COPY_H2D, A->stream));
     HS_CHECK(hs_event_record(ctx, A->ev_ghost, A->stream));
     return hs_stream_wait_event(ctx, NULL, A->ev_ghost);
@@ -413,7 +412,7 @@ int hs_dcsr_spmv(hs_dcsr *A, double alpha, const double *x, double beta, double 
 {
     if (!A) return hs_input_error("hs_dcsr_spmv", 0, "A", "is NULL");
     if (A->nrecv_nb == 0 && A->nsend_nb == 0) return hs_csr_spmv(A->diag, alpha, x, beta, y);
-    int gpu = ON_GPU(A->ctx);
+    int gpu = HS_ON_GPU(A->ctx);
     HS_CHECK(pack(A, x));
     /* on the GPU the diagonal block is queued first and runs while the host talks to MPI; the side
      * stream's sync also retires the previous call's ghost upload before recv_host is reused */

@@ -8,8 +8,6 @@
 #include "kernels/fft_impl.h"
 #include "kernels/memory.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 struct hs_dfft_plan {
     hs_ctx *ctx;
     MPI_Comm comm;
@@ -48,7 +46,7 @@ static int copy_runs(hs_dfft_plan *p, int64_t rows, int64_t cols, const void *sr
     const char *s = at(p, src, soff);
     char *d = at(p, dst, doff);
 #if HS_HAVE_CUDA
-    if (ON_GPU(p->ctx)) {
+    if (HS_ON_GPU(p->ctx)) {
         HS_CHECK(hs_dfft_cuda_copy_runs(p->ctx->cuda, p->precision, rows, cols, p->t, s, srs, scs, d, drs, dcs));
         return HS_OK;
     }
@@ -68,7 +66,7 @@ static int exchange(hs_dfft_plan *p, int forward)
     MPI_Datatype type = p->precision == HS_F64 ? MPI_C_DOUBLE_COMPLEX : MPI_C_FLOAT_COMPLEX;
     size_t sbytes = (size_t)(sd[p->nprocs - 1] + sc[p->nprocs - 1]) * p->cbytes;
     size_t rbytes = (size_t)(rd[p->nprocs - 1] + rc[p->nprocs - 1]) * p->cbytes;
-    if (!ON_GPU(p->ctx)) {
+    if (!HS_ON_GPU(p->ctx)) {
         HS_MPI_CHECK(MPI_Alltoallv(p->dsend, sc, sd, type, p->drecv, rc, rd, type, p->comm));
         return HS_OK;
     }
@@ -178,7 +176,7 @@ static int make_buffers(hs_dfft_plan *p)
     if (p->real) HS_CHECK(hs_mem_alloc(ctx, (size_t)a * p->cbytes, &p->work_real));
     HS_CHECK(hs_mem_alloc(ctx, p->xfer * p->cbytes, &p->dsend));
     HS_CHECK(hs_mem_alloc(ctx, p->xfer * p->cbytes, &p->drecv));
-    if (ON_GPU(ctx) && p->xfer > 0) {
+    if (HS_ON_GPU(ctx) && p->xfer > 0) {
         HS_CHECK(hs_host_alloc_pinned(ctx, p->xfer * p->cbytes, &p->hsend));
         HS_CHECK(hs_host_alloc_pinned(ctx, p->xfer * p->cbytes, &p->hrecv));
     }
@@ -267,7 +265,7 @@ int hs_dfft_normalize(hs_dfft_plan *p, void *data)
     if (!data) return hs_input_error("dfft", 0, NULL, "array to normalise is NULL");
     double factor = 1.0 / ((double)p->n[0] * (double)p->n[1] * (double)p->n[2]);
 #if HS_HAVE_CUDA
-    if (ON_GPU(p->ctx)) return hs_fft_cuda_scale(p->ctx->cuda, p->precision, count, factor, data);
+    if (HS_ON_GPU(p->ctx)) return hs_fft_cuda_scale(p->ctx->cuda, p->precision, count, factor, data);
 #endif
     hs_fft_cpu_scale(p->precision, count, factor, data);
     return HS_OK;

@@ -9,7 +9,6 @@
 #include "kernels/grid_impl.h"
 #include "kernels/memory.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
 #define GATHER_TAG 4100
 
 /* ------------------------------------------------------------------ decomposition */
@@ -284,7 +283,7 @@ int hs_field_set_interior(hs_field *f, const void *host)
     const int64_t *l = f->d->local;
     hs_ctx *ctx = f->d->ctx;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx))
+    if (HS_ON_GPU(ctx))
         return hs_grid_cuda_box_from_host(ctx->cuda, hs_field_esize(f), host, interior_origin(f), l[0], l[1], l[2],
                                           hs_field_stride_y(f), hs_field_stride_z(f));
 #endif
@@ -298,7 +297,7 @@ int hs_field_get_interior(hs_field *f, void *host)
     const int64_t *l = f->d->local;
     hs_ctx *ctx = f->d->ctx;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx))
+    if (HS_ON_GPU(ctx))
         return hs_grid_cuda_box_to_host(ctx->cuda, hs_field_esize(f), interior_origin(f), l[0], l[1], l[2],
                                         hs_field_stride_y(f), hs_field_stride_z(f), host);
 #endif
@@ -311,7 +310,7 @@ int hs_field_fill(hs_field *f, double value)
 {
     hs_ctx *ctx = f->d->ctx;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_grid_cuda_fill(ctx->cuda, f->dtype, f->data, f->count, value);
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_fill(ctx->cuda, f->dtype, f->data, f->count, value);
 #endif
     (void)ctx;
     return hs_grid_cpu_fill(f->dtype, f->data, f->count, value);

@@ -8,8 +8,6 @@
 #include "kernels/grid_impl.h"
 #include "kernels/memory.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 /* One face of one dimension: what goes to (and comes from) the neighbour on that side. */
 typedef struct {
     int dim, side;       /* side 0: low, 1: high */
@@ -78,7 +76,7 @@ static int copy_box(hs_field *f, void *stream, const void *src, void *dst, const
 {
     hs_ctx *ctx = ctx_of(f);
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_grid_cuda_copy_box(ctx->cuda, stream, hs_field_esize(f), src, dst, b);
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box(ctx->cuda, stream, hs_field_esize(f), src, dst, b);
 #endif
     (void)ctx;
     (void)stream;
@@ -89,7 +87,7 @@ static int event_done(hs_ctx *ctx, void *event, int *done)
 {
     *done = 1;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_grid_cuda_event_done(event, done);
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_done(event, done);
 #endif
     (void)ctx;
     (void)event;
@@ -100,7 +98,7 @@ static int event_create(hs_ctx *ctx, void **event)
 {
     *event = NULL;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_grid_cuda_event_create(event);
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_create(event);
 #endif
     (void)ctx;
     return HS_OK;
@@ -109,7 +107,7 @@ static int event_create(hs_ctx *ctx, void **event)
 static int event_wait(hs_ctx *ctx, void *event)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_grid_cuda_event_sync(event);
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_sync(event);
 #endif
     (void)ctx;
     (void)event;
@@ -136,7 +134,7 @@ static int face_setup(hs_field *f, plan_t *p, int d, int side)
     HS_CHECK(hs_host_alloc_pinned(ctx, bytes, &fc->hsend));
     HS_CHECK(hs_host_alloc_pinned(ctx, bytes, &fc->hrecv));
     HS_CHECK(event_create(ctx, &fc->packed));
-    if (ON_GPU(ctx)) {
+    if (HS_ON_GPU(ctx)) {
         HS_CHECK(hs_mem_alloc(ctx, bytes, &fc->dsend));
         HS_CHECK(hs_mem_alloc(ctx, bytes, &fc->drecv));
     } else {
@@ -150,7 +148,7 @@ static int plan_stream(hs_ctx *ctx, void **stream)
 {
     *stream = NULL;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_grid_cuda_stream_create(stream);
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_stream_create(stream);
 #endif
     (void)ctx;
     return HS_OK;
@@ -179,7 +177,7 @@ void hs_halo_teardown(hs_field *f)
     for (int d = 0; d < 3; d++)
         for (int s = 0; s < 2; s++) {
             face_t *fc = &p->face[d][s];
-            if (ON_GPU(ctx)) {
+            if (HS_ON_GPU(ctx)) {
                 hs_mem_free(ctx, fc->dsend);
                 hs_mem_free(ctx, fc->drecv);
             }
@@ -340,7 +338,7 @@ static int copy_box_peer(hs_field *f, const void *src, void *dst, const hs_box *
 {
     hs_ctx *ctx = ctx_of(f);
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_grid_cuda_copy_box_memcpy3d(ctx->cuda, NULL, hs_field_esize(f), src, dst, b);
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box_memcpy3d(ctx->cuda, NULL, hs_field_esize(f), src, dst, b);
 #endif
     (void)ctx, (void)src, (void)dst, (void)b;
     return HS_FAIL(HS_ERR_RUNTIME, "the cudaMemcpy3D peer of halo packing needs the CUDA backend");
@@ -401,7 +399,7 @@ static int local_reduce(hs_field *f, int op, double *v)
     const int64_t *l = f->d->local;
     const void *origin = (const char *)f->data + hs_field_index(f, 0, 0, 0) * hs_field_esize(f);
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx))
+    if (HS_ON_GPU(ctx))
         return hs_grid_cuda_reduce(ctx->cuda, f->dtype, origin, l[0], l[1], l[2], hs_field_stride_y(f),
                                    hs_field_stride_z(f), op, v);
 #endif

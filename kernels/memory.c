@@ -7,8 +7,6 @@
 
 #include "kernels/cuda_backend.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 double hs_wtime(void)
 {
     struct timespec ts;
@@ -29,7 +27,7 @@ static int host_alloc(size_t bytes, void **ptr)
 int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_malloc(ctx->cuda, bytes, ptr);
+    if (HS_ON_GPU(ctx)) return hs_cuda_malloc(ctx->cuda, bytes, ptr);
 #endif
     return host_alloc(bytes, ptr);
 }
@@ -37,7 +35,7 @@ int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr)
 void hs_mem_free(hs_ctx *ctx, void *ptr)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) { hs_cuda_free(ctx->cuda, ptr); return; }
+    if (HS_ON_GPU(ctx)) { hs_cuda_free(ctx->cuda, ptr); return; }
 #endif
     free(ptr);
 }
@@ -45,7 +43,7 @@ void hs_mem_free(hs_ctx *ctx, void *ptr)
 int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, NULL, kind == HS_COPY_D2H || kind == HS_COPY_H2H || kind == HS_COPY_H2D);
+    if (HS_ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, NULL, kind == HS_COPY_D2H || kind == HS_COPY_H2H || kind == HS_COPY_H2D);
 #endif
     (void)kind;
     if (bytes && dst != src) memmove(dst, src, bytes);
@@ -55,7 +53,7 @@ int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_k
 int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, stream, 0);
+    if (HS_ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, stream, 0);
 #endif
     (void)kind; (void)stream;
     if (bytes && dst != src) memmove(dst, src, bytes);
@@ -65,7 +63,7 @@ int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_
 int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_memzero(ctx->cuda, ptr, bytes);
+    if (HS_ON_GPU(ctx)) return hs_cuda_memzero(ctx->cuda, ptr, bytes);
 #endif
     if (bytes) memset(ptr, 0, bytes);
     return HS_OK;
@@ -74,7 +72,7 @@ int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes)
 int hs_host_alloc_pinned(hs_ctx *ctx, size_t bytes, void **ptr)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_host_alloc(bytes, ptr);
+    if (HS_ON_GPU(ctx)) return hs_cuda_host_alloc(bytes, ptr);
 #endif
     return host_alloc(bytes, ptr);
 }
@@ -82,7 +80,7 @@ int hs_host_alloc_pinned(hs_ctx *ctx, size_t bytes, void **ptr)
 void hs_host_free_pinned(hs_ctx *ctx, void *ptr)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) { hs_cuda_host_free(ptr); return; }
+    if (HS_ON_GPU(ctx)) { hs_cuda_host_free(ptr); return; }
 #endif
     free(ptr);
 }
@@ -91,7 +89,7 @@ int hs_stream_create(hs_ctx *ctx, void **stream)
 {
     *stream = NULL;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_stream_create(stream);
+    if (HS_ON_GPU(ctx)) return hs_cuda_stream_create(stream);
 #endif
     return HS_OK;
 }
@@ -99,7 +97,7 @@ int hs_stream_create(hs_ctx *ctx, void **stream)
 void hs_stream_destroy(hs_ctx *ctx, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) hs_cuda_stream_destroy(stream);
+    if (HS_ON_GPU(ctx)) hs_cuda_stream_destroy(stream);
 #endif
     (void)ctx; (void)stream;
 }
@@ -107,7 +105,7 @@ void hs_stream_destroy(hs_ctx *ctx, void *stream)
 int hs_stream_sync(hs_ctx *ctx, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_stream_sync(ctx->cuda, stream);
+    if (HS_ON_GPU(ctx)) return hs_cuda_stream_sync(ctx->cuda, stream);
 #endif
     (void)ctx; (void)stream;
     return HS_OK;
@@ -117,7 +115,7 @@ int hs_event_create(hs_ctx *ctx, void **event)
 {
     *event = NULL;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_event_create(event);
+    if (HS_ON_GPU(ctx)) return hs_cuda_event_create(event);
 #endif
     return HS_OK;
 }
@@ -125,7 +123,7 @@ int hs_event_create(hs_ctx *ctx, void **event)
 void hs_event_destroy(hs_ctx *ctx, void *event)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) hs_cuda_event_destroy(event);
+    if (HS_ON_GPU(ctx)) hs_cuda_event_destroy(event);
 #endif
     (void)ctx; (void)event;
 }
@@ -133,7 +131,7 @@ void hs_event_destroy(hs_ctx *ctx, void *event)
 int hs_event_record(hs_ctx *ctx, void *event, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_event_record(ctx->cuda, event, stream);
+    if (HS_ON_GPU(ctx)) return hs_cuda_event_record(ctx->cuda, event, stream);
 #endif
     (void)ctx; (void)event; (void)stream;
     return HS_OK;
@@ -142,7 +140,7 @@ int hs_event_record(hs_ctx *ctx, void *event, void *stream)
 int hs_stream_wait_event(hs_ctx *ctx, void *stream, void *event)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_cuda_stream_wait_event(ctx->cuda, stream, event);
+    if (HS_ON_GPU(ctx)) return hs_cuda_stream_wait_event(ctx->cuda, stream, event);
 #endif
     (void)ctx; (void)event; (void)stream;
     return HS_OK;
@@ -166,7 +164,7 @@ int hs_timer_start(hs_timer *t)
 int hs_timer_stop(hs_timer *t, double *seconds)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(t->ctx)) {
+    if (HS_ON_GPU(t->ctx)) {
         HS_CHECK(hs_event_record(t->ctx, t->stop, NULL));
         return hs_cuda_event_elapsed(t->start, t->stop, seconds);
     }

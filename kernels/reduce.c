@@ -6,8 +6,6 @@
 
 #include "kernels/reduce_impl.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *out, const char *fn)
 {
     if (!ctx) return hs_input_error(fn, 0, NULL, "context is NULL");
@@ -21,7 +19,7 @@ static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const vo
 static int backend_reduce(hs_ctx *ctx, hs_dtype t, hs_rop op, size_t n, const void *x, double scale, double *r)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_reduce_cuda(ctx->cuda, t, op, n, x, scale, r);
+    if (HS_ON_GPU(ctx)) return hs_reduce_cuda(ctx->cuda, t, op, n, x, scale, r);
 #endif
     return hs_reduce_cpu(t, op, n, x, scale, r);
 }
@@ -48,7 +46,7 @@ static int argext(hs_ctx *ctx, hs_dtype t, int want_max, size_t n, const void *x
     *value = want_max ? -INFINITY : INFINITY;
     if (n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_argext_cuda(ctx->cuda, t, want_max, n, x, index, value);
+    if (HS_ON_GPU(ctx)) return hs_argext_cuda(ctx->cuda, t, want_max, n, x, index, value);
 #endif
     return hs_argext_cpu(t, want_max, n, x, index, value);
 }
@@ -94,7 +92,7 @@ int hs_reduce_sum_cub(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *
 {
     HS_CHECK(check_args(ctx, t, n, x, result, "hs_reduce_sum_cub"));
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) {
+    if (HS_ON_GPU(ctx)) {
         *result = 0.0;
         if (n == 0) return HS_OK;
         return hs_reduce_sum_cub_cuda(ctx->cuda, t, n, x, result);

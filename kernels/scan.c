@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *in, const void *out, const char *fn)
 {
     if (!ctx) return hs_input_error(fn, 0, NULL, "context is NULL");
@@ -45,7 +43,7 @@ int hs_scan(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, vo
     HS_CHECK(check_args(ctx, t, n, in, out, "hs_scan"));
     if (n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_scan_cuda(ctx->cuda, t, exclusive != 0, hs_scan_get_impl(), ctx->deterministic, n, in, out);
+    if (HS_ON_GPU(ctx)) return hs_scan_cuda(ctx->cuda, t, exclusive != 0, hs_scan_get_impl(), ctx->deterministic, n, in, out);
 #endif
     return hs_scan_cpu(t, exclusive != 0, n, in, out);
 }
@@ -54,7 +52,7 @@ int hs_scan_cub(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in
 {
     HS_CHECK(check_args(ctx, t, n, in, out, "hs_scan_cub"));
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return n ? hs_scan_cub_cuda(ctx->cuda, t, exclusive != 0, n, in, out) : HS_OK;
+    if (HS_ON_GPU(ctx)) return n ? hs_scan_cub_cuda(ctx->cuda, t, exclusive != 0, n, in, out) : HS_OK;
 #endif
     return HS_FAIL(HS_ERR_RUNTIME, "hs_scan_cub: CUB is only available on the CUDA backend");
 }

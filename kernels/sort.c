@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 static int check_args(hs_ctx *ctx, hs_dtype key, int with_values, hs_dtype value, size_t n, const void *keys,
                       const void *values, const char *fn)
 {
@@ -48,7 +46,7 @@ static int sort_any(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, 
     int kind = hs_sort_key_kind(key);
     size_t kb = hs_dtype_size(key);
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return hs_sort_cuda(ctx->cuda, hs_sort_get_impl(), kind, kb, vb, n, keys, values);
+    if (HS_ON_GPU(ctx)) return hs_sort_cuda(ctx->cuda, hs_sort_get_impl(), kind, kb, vb, n, keys, values);
 #endif
     return hs_sort_cpu(kind, kb, vb, n, keys, values);
 }
@@ -68,7 +66,7 @@ int hs_sort_pairs(hs_ctx *ctx, hs_dtype key, hs_dtype value, size_t n, void *key
 static int sort_cub(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, void *values)
 {
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) return n < 2 ? HS_OK : hs_sort_cub_cuda(ctx->cuda, key, vb, n, keys, values);
+    if (HS_ON_GPU(ctx)) return n < 2 ? HS_OK : hs_sort_cub_cuda(ctx->cuda, key, vb, n, keys, values);
 #endif
     (void)key; (void)vb; (void)n; (void)keys; (void)values;
     return HS_FAIL(HS_ERR_RUNTIME, "hs_sort_*_cub: CUB is only available on the CUDA backend");

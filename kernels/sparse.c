@@ -8,8 +8,6 @@
 #include "kernels/memory.h"
 #include "kernels/sparse_impl.h"
 
-#define ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 typedef struct csr_impl {
     hs_spmv_kernel kernel;
     int width;         /* native lanes per row; 0: chosen from the average row length */
@@ -195,7 +193,7 @@ const char *hs_csr_spmv_kernel_name(const hs_csr *A)
 {
     csr_impl *m = A->impl;
     int alg = cusparse_alg(A);
-    if (!ON_GPU(A->ctx))
+    if (!HS_ON_GPU(A->ctx))
         snprintf(m->name, sizeof m->name, "cpu");
     else if (alg)
         snprintf(m->name, sizeof m->name, "cusparse-alg%d", alg);
@@ -211,7 +209,7 @@ int hs_csr_spmv(hs_csr *A, double alpha, const double *x, double beta, double *y
     if (!y || (!x && A->ncols > 0)) return hs_input_error("hs_csr_spmv", 0, NULL, "x or y is NULL");
     hs_csr_arrays a = arrays_of(A);
 #if HS_HAVE_CUDA
-    if (ON_GPU(A->ctx)) {
+    if (HS_ON_GPU(A->ctx)) {
         csr_impl *m = A->impl;
         int alg = cusparse_alg(A);
         if (alg) return hs_csr_spmv_cusparse_cuda(A->ctx->cuda, &m->cusparse, &a, alg, alpha, x, beta, y);
@@ -229,7 +227,7 @@ int hs_csr_diagonal(hs_csr *A, double *d)
     if (!d) return hs_input_error("hs_csr_diagonal", 0, "d", "is NULL");
     hs_csr_arrays a = arrays_of(A);
 #if HS_HAVE_CUDA
-    if (ON_GPU(A->ctx)) return hs_csr_diagonal_cuda(A->ctx->cuda, &a, d);
+    if (HS_ON_GPU(A->ctx)) return hs_csr_diagonal_cuda(A->ctx->cuda, &a, d);
 #endif
     hs_csr_diagonal_cpu(&a, d);
     return HS_OK;
@@ -243,7 +241,7 @@ int hs_diag_inverse(hs_ctx *ctx, int64_t n, const double *d, double *dinv, int64
     if (!d || !dinv) return hs_input_error("hs_diag_inverse", 0, NULL, "d or dinv is NULL");
     int64_t bad = 0, first = -1;
 #if HS_HAVE_CUDA
-    if (ON_GPU(ctx)) HS_CHECK(hs_diag_inverse_cuda(ctx->cuda, n, d, dinv, &bad, &first));
+    if (HS_ON_GPU(ctx)) HS_CHECK(hs_diag_inverse_cuda(ctx->cuda, n, d, dinv, &bad, &first));
     else
 #endif
         hs_diag_inverse_cpu(n, d, dinv, &bad, &first);

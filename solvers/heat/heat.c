@@ -437,9 +437,8 @@ static int finish(void *state)
     heat *h = state;
     double e = 0, m = 0, x0[3] = {0, 0, 0}, v;
     if (h->ctx->rank == 0)
-        printf("heat: %lld steps of %.6g s to t = %.9g s (%s)%s", (long long)h->step, h->dt, h->time,
-               h->cfg.scheme == HS_HEAT_EXPLICIT ? "explicit" : h->cfg.scheme == HS_HEAT_CRANK_NICOLSON ? "Crank-Nicolson" : "backward Euler",
-               h->cfg.scheme == HS_HEAT_EXPLICIT ? "" : "");
+        printf("heat: %lld steps of %.6g s to t = %.9g s (%s)", (long long)h->step, h->dt, h->time,
+               h->cfg.scheme == HS_HEAT_EXPLICIT ? "explicit" : h->cfg.scheme == HS_HEAT_CRANK_NICOLSON ? "Crank-Nicolson" : "backward Euler");
     if (h->ctx->rank == 0 && h->cfg.scheme != HS_HEAT_EXPLICIT)
         printf(", %lld CG iterations", (long long)h->pcg_iterations);
     if (h->ctx->rank == 0) printf("\n");

@@ -5,8 +5,6 @@
 
 #include "solvers/heat/heat_stencil_impl.h"
 
-#define ON_GPU(f) (HS_HAVE_CUDA && (f)->d->ctx->device == HS_DEVICE_CUDA)
-
 /* Layout strides of the field (the real ones, also in unused dimensions). */
 static void layout(const hs_field *f, int64_t stride[3], int64_t *origin)
 {
@@ -42,7 +40,7 @@ int hs_heat_apply(hs_field *T, const hs_heat_op *op, double a, double b, double 
     L.c = c;
     L.out_contiguous = out_contiguous;
 #if HS_HAVE_CUDA
-    if (ON_GPU(T)) return hs_heat_apply_cuda(T->d->ctx->cuda, &L, T->data, out);
+    if (HS_ON_GPU(T->d->ctx)) return hs_heat_apply_cuda(T->d->ctx->cuda, &L, T->data, out);
 #endif
     return hs_heat_apply_cpu(&L, T->data, out);
 }
@@ -69,7 +67,7 @@ int hs_heat_fill_ghosts(hs_field *T, const hs_bc_kind bc[3][2], const double val
             G.value = homogeneous ? 0.0 : value[dim][side];
             G.dx = dx[dim];
 #if HS_HAVE_CUDA
-            if (ON_GPU(T)) {
+            if (HS_ON_GPU(T->d->ctx)) {
                 HS_CHECK(hs_heat_ghosts_cuda(T->d->ctx->cuda, &G, T->data));
                 continue;
             }
@@ -84,7 +82,7 @@ int hs_heat_load_interior(hs_field *T, const double *contiguous)
     int64_t stride[3], origin;
     layout(T, stride, &origin);
 #if HS_HAVE_CUDA
-    if (ON_GPU(T)) return hs_heat_load_cuda(T->d->ctx->cuda, stride, origin, T->d->local, contiguous, T->data);
+    if (HS_ON_GPU(T->d->ctx)) return hs_heat_load_cuda(T->d->ctx->cuda, stride, origin, T->d->local, contiguous, T->data);
 #endif
     return hs_heat_load_cpu(stride, origin, T->d->local, contiguous, T->data);
 }

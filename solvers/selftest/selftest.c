@@ -74,7 +74,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     int ncases = (int)(sizeof g_cases / sizeof g_cases[0]);
     for (int i = 0; i < ncases + hs_selftest_extra_count(); i++) {
         const hs_selftest_case *c = i < ncases ? &g_cases[i] : hs_selftest_extra(i - ncases);
-        hs_selftest_result r = {0, 0, s->tol, s->seed};
+        hs_selftest_result r = {0, s->tol, s->seed};
         HS_CHECK(c->run(s->ctx, s->n, &r));
         int ok = r.error <= r.tolerance;
         failures += !ok;

@@ -8,7 +8,6 @@
 
 typedef struct {
     double error;      /* measured relative error (0 = exact) */
-    double unused;
     double tolerance;  /* in: the fp64 tolerance from the parameters; out: the one applied */
     uint64_t seed;
 } hs_selftest_result;
