@@ -27,6 +27,7 @@ typedef struct heat {
     /* implicit solves */
     double theta;
     double *b, *x, *g, *diag; /* contiguous interior vectors on the device */
+    int x_is_T;               /* x already holds T's interior (the last solve's answer) */
     hs_precond precond;
     int have_precond;
     hs_pcg_workspace work; /* CG vectors kept across steps */
@@ -134,8 +135,8 @@ static int implicit_step(heat *h, double dt)
     HS_CHECK(hs_heat_fill_ghosts(h->T, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
     HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, (1.0 - h->theta) * dt, dt, &all, h->b, 1));
     if (h->g) HS_CHECK(hs_axpy(h->ctx, HS_F64, n, h->theta * dt, h->g, h->b));
-    /* start from T^n */
-    HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, 0.0, 0.0, &all, h->x, 1));
+    /* start from T^n: the previous solve left it in x, otherwise copy it out of the field */
+    if (!h->x_is_T) HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, 0.0, 0.0, &all, h->x, 1));
     hs_pcg_opts o = hs_pcg_default_opts();
     o.rtol = h->cfg.pcg_rtol;
     o.max_iter = h->cfg.pcg_max_iter;
@@ -150,7 +151,9 @@ static int implicit_step(heat *h, double dt)
     if (!converged)
         return HS_FAIL(HS_ERR_RUNTIME, "heat: CG did not reach heat.pcg_rtol = %g in %d iterations at step %lld (residual %g)",
                        h->cfg.pcg_rtol, h->cfg.pcg_max_iter, (long long)h->step, resid);
-    return hs_heat_load_interior(h->T, h->x);
+    HS_CHECK(hs_heat_load_interior(h->T, h->x));
+    h->x_is_T = 1;
+    return HS_OK;
 }
 
 /* ---------------------------------------------------------------- ops */
@@ -387,6 +390,7 @@ static int restore(void *state, hs_checkpoint *c)
     HS_CHECK(hs_checkpoint_read(c, "clock", HS_F64, 2, clock));
     h->time = clock[0];
     h->step = (int64_t)clock[1];
+    h->x_is_T = 0;
     return hs_field_set_interior(h->T, h->host);
 }
 
