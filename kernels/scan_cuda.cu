@@ -419,6 +419,23 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
     return scan_lb_launch<T, true>(cu, exclusive, n, in, out);
 }
 
+// CUB's temporary storage, kept between calls so the benchmark times the scan, not cudaMalloc.
+void *g_cub_buf;
+size_t g_cub_bytes;
+
+int cub_buffer(hs_cuda_ctx *cu, size_t bytes, void **ptr)
+{
+    if (bytes > g_cub_bytes) {
+        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+        if (g_cub_buf) HS_CUDA_CHECK(cudaFree(g_cub_buf));
+        g_cub_buf = NULL;
+        g_cub_bytes = 0;
+        HS_CUDA_CHECK(cudaMalloc(&g_cub_buf, bytes));
+        g_cub_bytes = bytes;
+    }
+    *ptr = g_cub_buf;
+    return HS_OK;
+}
 
 template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
 {
@@ -426,7 +443,7 @@ template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, c
     if (exclusive) HS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, tmp, in, out, n, cu->stream));
     else HS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(NULL, tmp, in, out, n, cu->stream));
     void *buf = NULL;
-    HS_CHECK(hs_cuda_peer_scratch(cu, tmp, &buf));
+    HS_CHECK(cub_buffer(cu, tmp, &buf));
     if (exclusive) HS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(buf, tmp, in, out, n, cu->stream));
     else HS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(buf, tmp, in, out, n, cu->stream));
     return HS_OK;

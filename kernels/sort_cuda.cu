@@ -516,6 +516,22 @@ template <typename K> int sort_key(hs_cuda_ctx *cu, int impl, int kind, size_t v
 
 // ---------------------------------------------------------------- CUB peer
 
+void *g_cub_buf;
+size_t g_cub_bytes;
+
+int cub_buffer(hs_cuda_ctx *cu, size_t bytes, void **ptr)
+{
+    if (bytes > g_cub_bytes) {
+        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+        if (g_cub_buf) HS_CUDA_CHECK(cudaFree(g_cub_buf));
+        g_cub_buf = NULL;
+        g_cub_bytes = 0;
+        HS_CUDA_CHECK(cudaMalloc(&g_cub_buf, bytes));
+        g_cub_bytes = bytes;
+    }
+    *ptr = g_cub_buf;
+    return HS_OK;
+}
 
 template <typename K, typename V> int cub_sort(hs_cuda_ctx *cu, bool has_v, size_t n, K *keys, V *vals)
 {
@@ -526,7 +542,7 @@ template <typename K, typename V> int cub_sort(hs_cuda_ctx *cu, bool has_v, size
     else HS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, tmp, dk, n, 0, (int)sizeof(K) * 8, cu->stream));
     size_t kbytes = round_up(n * sizeof(K)), vbytes = has_v ? round_up(n * sizeof(V)) : 0;
     char *buf = NULL;
-    HS_CHECK(hs_cuda_peer_scratch(cu, kbytes + vbytes + tmp, (void **)&buf));
+    HS_CHECK(cub_buffer(cu, kbytes + vbytes + tmp, (void **)&buf));
     dk = cub::DoubleBuffer<K>(keys, (K *)buf);
     dv = cub::DoubleBuffer<V>(vals, (V *)(buf + kbytes));
     if (has_v)
