@@ -246,15 +246,21 @@ int hs_field_create(hs_decomp *d, hs_dtype t, int halo, hs_field **out)
     f->d = d;
     f->dtype = t;
     f->halo = halo;
-    f->count = 1;
     for (int e = 0; e < 3; e++) {
         f->hw[e] = e < d->ndim ? halo : 0;
         f->alloc[e] = d->local[e] + 2 * f->hw[e];
-        f->count *= (size_t)f->alloc[e];
     }
-    size_t bytes = f->count * hs_field_esize(f);
-    int rc = hs_mem_alloc(d->ctx, bytes, &f->data);
-    if (rc == HS_OK) rc = hs_mem_zero(d->ctx, f->data, bytes);
+    /* 128-byte rows: the allocation is at least that aligned, so a lead of (line - hw) elements
+     * puts interior x = 0 on a line boundary and a pitch of whole lines keeps it there */
+    const int64_t line = 128 / (int64_t)hs_field_esize(f);
+    int64_t pitch = (f->alloc[0] + line - 1) / line * line, lead = (line - f->hw[0] % line) % line;
+    if (8 * pitch > 9 * f->alloc[0]) pitch = f->alloc[0], lead = 0;
+    f->pitch = pitch;
+    f->count = (size_t)pitch * (size_t)f->alloc[1] * (size_t)f->alloc[2];
+    size_t bytes = ((size_t)lead + f->count) * hs_field_esize(f);
+    int rc = hs_mem_alloc(d->ctx, bytes, &f->base);
+    if (rc == HS_OK) rc = hs_mem_zero(d->ctx, f->base, bytes);
+    if (rc == HS_OK) f->data = (char *)f->base + (size_t)lead * hs_field_esize(f);
     if (rc == HS_OK) rc = hs_halo_setup(f);
     if (rc != HS_OK) {
         hs_field_destroy(f);
@@ -268,7 +274,7 @@ void hs_field_destroy(hs_field *f)
 {
     if (!f) return;
     hs_halo_teardown(f);
-    hs_mem_free(f->d->ctx, f->data);
+    hs_mem_free(f->d->ctx, f->base);
     free(f);
 }
 

@@ -45,15 +45,20 @@ int hs_decomp_rank_box(const hs_decomp *d, int rank, int64_t offset[3], int64_t 
 
 /* A field of cells on a decomposition, with `halo` ghost layers on each side of each used
  * dimension, in the context's device memory.  Layout: x fastest, then y, then z, over the
- * allocated box (local + 2 halo in used dimensions). */
+ * allocated box (local + 2 halo in used dimensions).  Rows are `pitch` elements apart and the
+ * allocation starts early enough that every row's interior cell x = 0 lies on a 128-byte boundary
+ * (a warp's loads and stores of a row then touch whole cache lines), unless that padding would
+ * cost more than an eighth of the field. */
 typedef struct hs_field {
     hs_decomp *d;
     hs_dtype dtype;     /* HS_F64 or HS_F32 */
     int halo;           /* ghost layers requested */
     int hw[3];          /* ghost layers per dimension: halo in used dimensions, 0 in unused ones */
     int64_t alloc[3];   /* local + 2*hw */
-    size_t count;       /* elements allocated: alloc[0]*alloc[1]*alloc[2] */
-    void *data;         /* device */
+    int64_t pitch;      /* elements from one row to the next (>= alloc[0]) */
+    size_t count;       /* elements from data on: pitch*alloc[1]*alloc[2] (row padding included) */
+    void *data;         /* device; element (-hw, -hw, -hw) */
+    void *base;         /* the allocation (data minus the alignment lead) */
     void *impl;         /* exchange buffers, requests, streams, events */
 } hs_field;
 
@@ -67,12 +72,12 @@ void hs_field_destroy(hs_field *f);
 /* Linear element index of local cell (i, j, k); each index may range over -hw..local+hw-1. */
 static inline size_t hs_field_index(const hs_field *f, int64_t i, int64_t j, int64_t k)
 {
-    return (size_t)(((k + f->hw[2]) * f->alloc[1] + (j + f->hw[1])) * f->alloc[0] + (i + f->hw[0]));
+    return (size_t)(((k + f->hw[2]) * f->alloc[1] + (j + f->hw[1])) * f->pitch + (i + f->hw[0]));
 }
 
 /* Element strides of the allocated layout in y and z (x stride is 1). */
-static inline int64_t hs_field_stride_y(const hs_field *f) { return f->alloc[0]; }
-static inline int64_t hs_field_stride_z(const hs_field *f) { return f->alloc[0] * f->alloc[1]; }
+static inline int64_t hs_field_stride_y(const hs_field *f) { return f->pitch; }
+static inline int64_t hs_field_stride_z(const hs_field *f) { return f->pitch * f->alloc[1]; }
 
 /* Bytes per element. */
 static inline size_t hs_field_esize(const hs_field *f) { return hs_dtype_size(f->dtype); }

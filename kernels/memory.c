@@ -18,8 +18,9 @@ static int host_alloc(size_t bytes, void **ptr)
 {
     *ptr = NULL;
     if (bytes == 0) return HS_OK;
-    size_t rounded = (bytes + 63) & ~(size_t)63;
-    *ptr = aligned_alloc(64, rounded);
+    /* whole 128-byte lines: the fields' row alignment (grid.c) counts on it */
+    size_t rounded = (bytes + 127) & ~(size_t)127;
+    *ptr = aligned_alloc(128, rounded);
     if (!*ptr) return HS_FAIL(HS_ERR_RUNTIME, "host allocation of %zu bytes failed", bytes);
     return HS_OK;
 }

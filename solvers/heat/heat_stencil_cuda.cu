@@ -1,4 +1,4 @@
-// The heat solver's grid kernels on the GPU: a z-marching 7-point kernel for the common case, a
+// The heat solver's grid kernels on the GPU: z-coarsened 7-point kernels for the common case, a
 // generic kernel for the others, ghost filling and interior loads.
 #include "kernels/cuda_util.h"
 
@@ -23,11 +23,10 @@ __global__ void apply_generic(const hs_heat_launch L, const double *__restrict__
     }
 }
 
-// Constant k, 2nd order, 3D, one thread per cell: every load independent, so the memory system
-// always has plenty of requests in flight; neighbours are served by L1/L2.
-template <int BY, int BZ>
-__global__ void __launch_bounds__(32 * BY *BZ) apply_7pt_cell(const hs_heat_launch L, double *__restrict__ out,
-                                                               const double *__restrict__ T)
+// Constant k, 2nd order, 3D, one thread per cell: every load independent, neighbours served by
+// L1/L2.  The simplest form; kept as the benchmark's baseline (HS_HEAT_KERNEL=cell).
+__global__ void __launch_bounds__(256) apply_7pt_cell(const hs_heat_launch L, const double *__restrict__ T,
+                                                      double *__restrict__ out)
 {
     int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
@@ -43,32 +42,85 @@ __global__ void __launch_bounds__(32 * BY *BZ) apply_7pt_cell(const hs_heat_laun
     out[idx] = L.a * c + L.b * (L.alpha * lap) + L.c * q;
 }
 
-// Constant k, 2nd order, 3D: each thread marches along z through a chunk, keeping the planes below,
-// at and above in registers (each value read from memory once per chunk; x and y neighbours from
-// the caches) and loading the plane two ahead one iteration early, so that each thread keeps two
-// independent loads in flight.
-__global__ void apply_7pt_march2(const hs_heat_launch L, int64_t zchunk, const double *__restrict__ T,
-                                 double *__restrict__ out)
+__device__ __forceinline__ double update_7pt(const hs_heat_launch &L, double c, double w, double e, double s,
+                                             double n, double d, double u, double q)
 {
-    int64_t i = L.lo[0] + blockIdx.x * (int64_t)kBX + threadIdx.x;
-    int64_t j = L.lo[1] + blockIdx.y * (int64_t)kBY + threadIdx.y;
+    double lap = (w - 2.0 * c + e) * L.inv_dx2[0] + (s - 2.0 * c + n) * L.inv_dx2[1] + (d - 2.0 * c + u) * L.inv_dx2[2];
+    return L.a * c + L.b * (L.alpha * lap) + L.c * q;
+}
+
+// Constant k, 2nd order, 3D: each thread updates kZc consecutive cells along z.  Its column of
+// kZc + 2 values is loaded once and kept in registers (a third of the z-neighbour traffic of one
+// thread per cell), and all of the thread's loads are independent and issued before the first is
+// used, so many bytes are in flight per thread.  Small blocks (32 x 4) measured best on the H200.
+constexpr int kZc = 4, kZcRows = 4;
+
+__global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc(const hs_heat_launch L, const double *__restrict__ T,
+                                                              double *__restrict__ out)
+{
+    const int64_t i = L.lo[0] + blockIdx.x * 32 + threadIdx.x, j = L.lo[1] + blockIdx.y * kZcRows + threadIdx.y;
+    const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * kZc;
     if (i >= L.hi[0] || j >= L.hi[1]) return;
-    int64_t k0 = L.lo[2] + blockIdx.z * zchunk, k1 = min(k0 + zchunk, L.hi[2]);
-    if (k0 >= k1) return;
-    const int64_t sy = L.stride[1], sz = L.stride[2];
-    const double cx = L.inv_dx2[0], cy = L.inv_dx2[1], cz = L.inv_dx2[2];
-    int64_t idx = L.origin + k0 * sz + j * sy + i;
-    double below = __ldg(T + idx - sz), here = __ldg(T + idx), above = __ldg(T + idx + sz);
-    for (int64_t k = k0; k < k1; k++, idx += sz) {
-        // the ghost plane above the box exists, the one beyond it may not: stop prefetching there
-        double next = k + 1 < k1 ? __ldg(T + idx + 2 * sz) : 0.0;
-        double w = __ldg(T + idx - 1), e = __ldg(T + idx + 1), s = __ldg(T + idx - sy), n = __ldg(T + idx + sy);
-        double lap = (w - 2.0 * here + e) * cx + (s - 2.0 * here + n) * cy + (below - 2.0 * here + above) * cz;
-        double q = L.q ? L.q[idx] : L.q_const;
-        out[idx] = L.a * here + L.b * (L.alpha * lap) + L.c * q;
-        below = here;
-        here = above;
-        above = next;
+    const int64_t sy = L.stride[1], sz = L.stride[2], idx = L.origin + k0 * sz + j * sy + i;
+    const int nz = (int)min((int64_t)kZc, L.hi[2] - k0);
+    double col[kZc + 2], w[kZc], e[kZc], s[kZc], n[kZc], q[kZc];
+#pragma unroll
+    for (int z = 0; z < kZc + 2; z++) col[z] = z <= nz + 1 ? __ldg(T + idx + (z - 1) * sz) : 0.0;
+#pragma unroll
+    for (int z = 0; z < kZc; z++) {
+        if (z < nz) {
+            const int64_t p = idx + z * sz;
+            w[z] = __ldg(T + p - 1), e[z] = __ldg(T + p + 1), s[z] = __ldg(T + p - sy), n[z] = __ldg(T + p + sy);
+            q[z] = L.q ? __ldg(L.q + p) : L.q_const;
+        }
+    }
+#pragma unroll
+    for (int z = 0; z < kZc; z++)
+        if (z < nz) out[idx + z * sz] = update_7pt(L, col[z + 1], w[z], e[z], s[z], n[z], col[z], col[z + 2], q[z]);
+}
+
+// As apply_7pt_zc, with two x cells per thread read and written as 16-byte vectors (a warp covers
+// 64 cells of a row): half the load instructions.  The x neighbours come from the adjacent lanes by
+// shuffles; lane 0 and the box's last pair load their outer one.  Needs every row of the box to
+// start 16-byte aligned and an even number of cells in x (checked by the caller).
+__global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc_vec2(const hs_heat_launch L, const double *__restrict__ T,
+                                                                   double *__restrict__ out)
+{
+    const int lane = threadIdx.x;
+    const int64_t i = L.lo[0] + 2 * (blockIdx.x * 32 + (int64_t)lane), j = L.lo[1] + blockIdx.y * kZcRows + threadIdx.y;
+    const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * kZc;
+    if (j >= L.hi[1]) return; // whole warps: the shuffles below need every lane of a live warp
+    const bool live = i < L.hi[0];
+    const int64_t ii = live ? i : L.hi[0] - 2; // a lane past the row mirrors the last pair
+    const bool last = ii + 2 == L.hi[0];
+    const int64_t sy = L.stride[1], sz = L.stride[2], idx = L.origin + k0 * sz + j * sy + ii;
+    const int nz = (int)min((int64_t)kZc, L.hi[2] - k0);
+    double2 col[kZc + 2], s[kZc], n[kZc], q[kZc];
+    double w[kZc], e[kZc];
+#pragma unroll
+    for (int z = 0; z < kZc + 2; z++)
+        col[z] = z <= nz + 1 ? __ldg(reinterpret_cast<const double2 *>(T + idx + (z - 1) * sz)) : make_double2(0, 0);
+#pragma unroll
+    for (int z = 0; z < kZc; z++) {
+        if (z < nz) {
+            const int64_t p = idx + z * sz;
+            w[z] = lane == 0 ? __ldg(T + p - 1) : 0.0;
+            e[z] = last ? __ldg(T + p + 2) : 0.0;
+            s[z] = __ldg(reinterpret_cast<const double2 *>(T + p - sy));
+            n[z] = __ldg(reinterpret_cast<const double2 *>(T + p + sy));
+            q[z] = L.q ? __ldg(reinterpret_cast<const double2 *>(L.q + p)) : make_double2(L.q_const, L.q_const);
+        }
+    }
+#pragma unroll
+    for (int z = 0; z < kZc; z++) {
+        const double2 c = col[z + 1];
+        const double left = __shfl_up_sync(0xffffffffu, c.y, 1), right = __shfl_down_sync(0xffffffffu, c.x, 1);
+        if (live && z < nz) {
+            double2 r;
+            r.x = update_7pt(L, c.x, lane ? left : w[z], c.y, s[z].x, n[z].x, col[z].x, col[z + 2].x, q[z].x);
+            r.y = update_7pt(L, c.y, c.x, last ? e[z] : right, s[z].y, n[z].y, col[z].y, col[z + 2].y, q[z].y);
+            *reinterpret_cast<double2 *>(out + idx + z * sz) = r;
+        }
     }
 }
 
@@ -102,41 +154,36 @@ extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, cons
 {
     int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
-    dim3 block(kBX, kBY);
-    unsigned gx = (unsigned)((nx + kBX - 1) / kBX), gy = (unsigned)((ny + kBY - 1) / kBY);
-    bool fast = !L->k && L->order == 2 && L->stride[2] != 0 && L->stride[1] != 0 && !L->out_contiguous;
-    /* HS_HEAT_KERNEL picks among the 7-point variants (for the benchmark): march, march2, cell */
-    /* two variants of the 7-point kernel (HS_HEAT_KERNEL=cell|march, for the benchmark); cell is
-     * the faster on the H200 (bench_heat) */
-    const char *v = getenv("HS_HEAT_KERNEL");
-    bool march = v && !strcmp(v, "march");
-    /* block shapes of the one-thread-per-cell kernel: taller blocks keep more y and z neighbours in
-     * the block's own L1 lines */
-    int shape = !v ? 0 : !strcmp(v, "cell8x2") ? 1 : !strcmp(v, "cell4x4") ? 2 : !strcmp(v, "cell8x4") ? 3 : 0;
-    if (fast && !march) {
-        static const int by[4] = {4, 8, 4, 8}, bz[4] = {2, 2, 4, 4};
-        dim3 b3(32, by[shape], bz[shape]);
-        dim3 g3((unsigned)((nx + 31) / 32), (unsigned)((ny + by[shape] - 1) / by[shape]),
-                (unsigned)((nz + bz[shape] - 1) / bz[shape]));
-        switch (shape) {
-        case 1: apply_7pt_cell<8, 2><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
-        case 2: apply_7pt_cell<4, 4><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
-        case 3: apply_7pt_cell<8, 4><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
-        default: apply_7pt_cell<4, 2><<<g3, b3, 0, cu->stream>>>(*L, out, T); break;
-        }
-        HS_CUDA_LAUNCH_CHECK(apply_7pt_cell);
-    } else if (fast) {
-        // enough z-chunks to give every SM several blocks, long enough chunks to amortise the start
-        int64_t want = (int64_t)cu->sm_count * 8 / ((int64_t)gx * gy) + 1;
-        int64_t zchunk = (nz + want - 1) / want;
-        if (zchunk < 8) zchunk = nz < 8 ? nz : 8;
-        unsigned gz = (unsigned)((nz + zchunk - 1) / zchunk);
-        apply_7pt_march2<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, zchunk, T, out);
-        HS_CUDA_LAUNCH_CHECK(apply_7pt_march2);
-    } else {
+    bool fast = !L->k && L->order == 2 && L->stride[2] != 0 && L->stride[1] != 0 && !L->out_contiguous &&
+                (ny + kZcRows - 1) / kZcRows <= 65535 && (nz + kZc - 1) / kZc <= 65535; // grid limits
+    if (!fast) {
+        dim3 block(kBX, kBY);
+        unsigned gx = (unsigned)((nx + kBX - 1) / kBX), gy = (unsigned)((ny + kBY - 1) / kBY);
         unsigned gz = (unsigned)(nz < 65535 ? nz : 65535);
         apply_generic<<<dim3(gx, gy, gz), block, 0, cu->stream>>>(*L, T, out);
         HS_CUDA_LAUNCH_CHECK(apply_generic);
+        return HS_OK;
+    }
+    // 16-byte vectors when every row of the box starts on a 16-byte boundary (the field's aligned
+    // rows and an even box start) and holds whole pairs
+    const int64_t first = L->origin + L->lo[0];
+    const uintptr_t addr = reinterpret_cast<uintptr_t>(T + first) | reinterpret_cast<uintptr_t>(out + first) |
+                           (L->q ? reinterpret_cast<uintptr_t>(L->q + first) : 0);
+    const bool vec = (addr & 15) == 0 && nx % 2 == 0 && L->stride[1] % 2 == 0 && L->stride[2] % 2 == 0;
+    /* HS_HEAT_KERNEL=cell|zc|vec2 forces a variant for the benchmark (vec2 only where it applies) */
+    const char *v = getenv("HS_HEAT_KERNEL");
+    const unsigned gy = (unsigned)((ny + kZcRows - 1) / kZcRows), gz = (unsigned)((nz + kZc - 1) / kZc);
+    if (v && !strcmp(v, "cell")) {
+        dim3 b3(32, 4, 2), g3((unsigned)((nx + 31) / 32), (unsigned)((ny + 3) / 4), (unsigned)((nz + 1) / 2));
+        apply_7pt_cell<<<g3, b3, 0, cu->stream>>>(*L, T, out);
+        HS_CUDA_LAUNCH_CHECK(apply_7pt_cell);
+    } else if (vec && !(v && !strcmp(v, "zc"))) {
+        apply_7pt_zc_vec2<<<dim3((unsigned)((nx / 2 + 31) / 32), gy, gz), dim3(32, kZcRows), 0, cu->stream>>>(*L, T,
+                                                                                                           out);
+        HS_CUDA_LAUNCH_CHECK(apply_7pt_zc_vec2);
+    } else {
+        apply_7pt_zc<<<dim3((unsigned)((nx + 31) / 32), gy, gz), dim3(32, kZcRows), 0, cu->stream>>>(*L, T, out);
+        HS_CUDA_LAUNCH_CHECK(apply_7pt_zc);
     }
     return HS_OK;
 }

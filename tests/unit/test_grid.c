@@ -59,6 +59,8 @@ static void test_index_layout(void **state)
     assert_int_equal(f->alloc[0], 13);
     assert_int_equal(f->alloc[1], 10);
     assert_int_equal(f->alloc[2], 9);
+    /* 13 cells in a row: padding it to 16 would cost more than an eighth, so rows stay dense */
+    assert_int_equal(f->pitch, 13);
     assert_int_equal(f->count, 13 * 10 * 9);
     assert_int_equal(hs_field_index(f, -2, -2, -2), 0);
     assert_int_equal(hs_field_index(f, 0, 0, 0), 2 + 13 * 2 + 13 * 10 * 2);
@@ -66,6 +68,21 @@ static void test_index_layout(void **state)
     assert_int_equal(hs_field_index(f, 0, 1, 0) - hs_field_index(f, 0, 0, 0), 13);
     assert_int_equal(hs_field_index(f, 0, 0, 1) - hs_field_index(f, 0, 0, 0), 130);
     assert_int_equal(hs_field_index(f, 10, 7, 6), f->count - 1);
+    hs_field_destroy(f);
+    hs_decomp_destroy(d);
+
+    /* 130 + 2 cells in a row: padded to 144 elements, interior x = 0 on a 128-byte boundary */
+    int64_t gp[3] = {130, 3, 2};
+    d = make_decomp(3, gp, NULL, 1);
+    TEST_OK(hs_field_create(d, HS_F64, 1, &f));
+    assert_int_equal(f->alloc[0], 132);
+    assert_int_equal(f->pitch, 144);
+    assert_int_equal(f->count, 144 * 5 * 4);
+    assert_int_equal(hs_field_stride_y(f), 144);
+    assert_int_equal(hs_field_stride_z(f), 144 * 5);
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 3; j++)
+            assert_int_equal(((uintptr_t)f->data + 8 * hs_field_index(f, 0, j, k)) % 128, 0);
     hs_field_destroy(f);
     hs_decomp_destroy(d);
 
