@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc(const hs_heat_launc
 
 // As apply_7pt_zc, with two x cells per thread read and written as 16-byte vectors (a warp covers
 // 64 cells of a row): half the load instructions.  The x neighbours come from the adjacent lanes by
-// shuffles; lane 0 and the box's last pair load their outer one.  Needs every row of the box to
+// shuffles; lanes 0 and 31 and the box's last pair load their outer one.  Needs every row of the box to
 // start 16-byte aligned and an even number of cells in x (checked by the caller).
 __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc_vec2(const hs_heat_launch L, const double *__restrict__ T,
                                                                    double *__restrict__ out)
@@ -105,7 +105,7 @@ __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc_vec2(const hs_heat_
         if (z < nz) {
             const int64_t p = idx + z * sz;
             w[z] = lane == 0 ? __ldg(T + p - 1) : 0.0;
-            e[z] = last ? __ldg(T + p + 2) : 0.0;
+            e[z] = last || lane == 31 ? __ldg(T + p + 2) : 0.0;
             s[z] = __ldg(reinterpret_cast<const double2 *>(T + p - sy));
             n[z] = __ldg(reinterpret_cast<const double2 *>(T + p + sy));
             q[z] = L.q ? __ldg(reinterpret_cast<const double2 *>(L.q + p)) : make_double2(L.q_const, L.q_const);
@@ -118,7 +118,8 @@ __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc_vec2(const hs_heat_
         if (live && z < nz) {
             double2 r;
             r.x = update_7pt(L, c.x, lane ? left : w[z], c.y, s[z].x, n[z].x, col[z].x, col[z + 2].x, q[z].x);
-            r.y = update_7pt(L, c.y, c.x, last ? e[z] : right, s[z].y, n[z].y, col[z].y, col[z + 2].y, q[z].y);
+            r.y = update_7pt(L, c.y, c.x, last || lane == 31 ? e[z] : right, s[z].y, n[z].y, col[z].y, col[z + 2].y,
+                             q[z].y);
             *reinterpret_cast<double2 *>(out + idx + z * sz) = r;
         }
     }
