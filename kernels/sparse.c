@@ -161,13 +161,16 @@ static hs_csr_arrays arrays_of(const hs_csr *A)
     return a;
 }
 
+/* Our kernel for this matrix: 0 the CSR-stream kernel, else the vector kernel's lanes per row. */
 static int auto_width(const hs_csr *A)
 {
     const csr_impl *m = A->impl;
-    if (m->width) return m->width;
-    /* about two entries per lane: the loads of a warp stay contiguous, and each lane has two
-     * independent gathers in flight, which a bandwidth-bound kernel needs to hide latency */
+    if (m->kernel == HS_SPMV_NATIVE) return m->width;
+    /* the stream kernel holds 8 products per row of a warp's 32 rows: short rows (stencils, low-order
+     * elements) take it; longer ones the vector kernel with about two entries per lane, so that each
+     * lane has two independent gathers in flight */
     double avg = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
+    if (avg <= 8.0) return 0;
     int w = 1;
     while (w < avg / 2 && w < 32) w <<= 1;
     return w;
@@ -197,6 +200,8 @@ const char *hs_csr_spmv_kernel_name(const hs_csr *A)
         snprintf(m->name, sizeof m->name, "cpu");
     else if (alg)
         snprintf(m->name, sizeof m->name, "cusparse-alg%d", alg);
+    else if (auto_width(A) == 0)
+        snprintf(m->name, sizeof m->name, "native-stream");
     else
         snprintf(m->name, sizeof m->name, "native-w%d", auto_width(A));
     return m->name;

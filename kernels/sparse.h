@@ -39,9 +39,11 @@ int hs_csr_diagonal(hs_csr *A, double *d);
  *   HS_SPMV_CUSPARSE        cusparseSpMV, CSR_ALG2 when ctx->deterministic, else CSR_ALG1
  *   HS_SPMV_CUSPARSE_ALG1   cusparseSpMV with CUSPARSE_SPMV_CSR_ALG1
  *   HS_SPMV_CUSPARSE_ALG2   cusparseSpMV with CUSPARSE_SPMV_CSR_ALG2 (bitwise reproducible)
- *   HS_SPMV_NATIVE          our vector-CSR kernel: `width` lanes per row (1, 2, 4, 8, 16, 32; 0 picks
- *                           the power of two at or above half the average row length, 4 for a
- *                           7-point stencil); reproducible
+ *   HS_SPMV_NATIVE          our kernels, reproducible: `width` 0 the CSR-stream kernel (a warp reads
+ *                           32 rows' entries coalesced and each lane sums its row; for short rows),
+ *                           1, 2, 4, 8, 16 or 32 the vector-CSR kernel with that many lanes per row.
+ *                           HS_SPMV_AUTO takes the stream kernel up to 8 entries per row on average,
+ *                           else the vector kernel at about two entries per lane
  * A matrix with a row map (below), no rows, no columns or no entries always uses the native kernel. */
 typedef enum {
     HS_SPMV_AUTO = 0,
@@ -51,7 +53,7 @@ typedef enum {
     HS_SPMV_NATIVE
 } hs_spmv_kernel;
 int hs_csr_set_spmv_kernel(hs_csr *A, hs_spmv_kernel kernel, int width);
-/* Name of the kernel in use ("cusparse-alg1", "native-w8", "cpu", ...), for benchmark tables. */
+/* Name of the kernel in use ("cusparse-alg1", "native-stream", "native-w8", "cpu", ...), for benchmark tables. */
 const char *hs_csr_spmv_kernel_name(const hs_csr *A);
 
 /* Compressed rows: row i of A updates y[rowmap[i]] instead of y[i] in hs_csr_spmv, so y has length

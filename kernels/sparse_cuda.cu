@@ -1,4 +1,4 @@
-// CUDA backend of the sparse family: cuSPARSE SpMV with cached state, our vector-CSR SpMV, diagonal, packing.
+// CUDA backend of the sparse family: cuSPARSE SpMV with cached state, our CSR-stream and vector-CSR SpMVs, diagonal, packing.
 #include <stdlib.h>
 
 #include "kernels/cuda_util.h"
@@ -61,6 +61,75 @@ __global__ void csr_vector_kernel(int64_t nrows, const int32_t *__restrict__ row
     }
 }
 
+// CSR-stream: a warp takes kStreamRows consecutive rows, whose entries are contiguous, so it reads
+// val and colind fully coalesced (lane l: entries start + l, start + l + 32, ...; every load issued
+// before the first product is formed), parks the products in shared memory and each lane then sums
+// its own row's products in index order (fixed order: reproducible).  Every lane does useful work
+// whatever the row length, which the vector kernel cannot for 7-entry rows.  A group with more
+// entries than the buffer holds (more than 8 per row on average) takes the rows one at a time, a
+// whole warp per row.
+constexpr int kStreamRows = 32;
+constexpr int kStreamBuf = 8 * kStreamRows; // products per warp
+
+__device__ __forceinline__ void store_row(const int32_t *__restrict__ rowmap, int64_t row, double alpha, double sum,
+                                          double beta, double *__restrict__ y)
+{
+    const int64_t out = rowmap ? (int64_t)rowmap[row] : row;
+    y[out] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[out];
+}
+
+__device__ __noinline__ void stream_rows_one_by_one(int64_t r0, int64_t r1, const int32_t *__restrict__ rowptr,
+                                                    const int32_t *__restrict__ colind,
+                                                    const double *__restrict__ val, const int32_t *__restrict__ rowmap,
+                                                    double alpha, const double *__restrict__ x, double beta,
+                                                    double *__restrict__ y)
+{
+    const int lane = threadIdx.x & 31;
+    for (int64_t r = r0; r < r1; r++) {
+        double sum = lane_sum<32>(__ldg(rowptr + r), __ldg(rowptr + r + 1), lane, colind, val, x);
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
+        if (lane == 0) store_row(rowmap, r, alpha, sum, beta, y);
+    }
+}
+
+__global__ void __launch_bounds__(kThreads) csr_stream_kernel(int64_t nrows, const int32_t *__restrict__ rowptr,
+                                                              const int32_t *__restrict__ colind,
+                                                              const double *__restrict__ val,
+                                                              const int32_t *__restrict__ rowmap, double alpha,
+                                                              const double *__restrict__ x, double beta,
+                                                              double *__restrict__ y)
+{
+    __shared__ double s_prod[kThreads / 32][kStreamBuf];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t r0 = ((int64_t)blockIdx.x * (kThreads / 32) + warp) * kStreamRows;
+    if (r0 >= nrows) return; // whole warps
+    const int64_t row = r0 + lane;
+    const int32_t start = __ldg(rowptr + min(row, nrows)), end = __ldg(rowptr + min(row + 1, nrows));
+    const int32_t gs = __shfl_sync(0xffffffffu, start, 0), ge = __shfl_sync(0xffffffffu, end, 31);
+    if (ge - gs > kStreamBuf) {
+        stream_rows_one_by_one(r0, min(r0 + kStreamRows, nrows), rowptr, colind, val, rowmap, alpha, x, beta, y);
+        return;
+    }
+    double *buf = s_prod[warp];
+    constexpr int kSteps = kStreamBuf / 32;
+    int32_t c[kSteps];
+    double v[kSteps];
+#pragma unroll
+    for (int j = 0; j < kSteps; j++) {
+        const int32_t k = gs + lane + 32 * j;
+        c[j] = 0, v[j] = 0.0;
+        if (k < ge) c[j] = __ldg(colind + k), v[j] = __ldg(val + k);
+    }
+#pragma unroll
+    for (int j = 0; j < kSteps; j++)
+        if (gs + lane + 32 * j < ge) buf[lane + 32 * j] = v[j] * __ldg(x + c[j]);
+    __syncwarp();
+    double sum = 0.0;
+    for (int32_t k = start - gs; k < end - gs; k++) sum += buf[k];
+    if (row < nrows) store_row(rowmap, row, alpha, sum, beta, y);
+}
+
 template <int W>
 static int launch_vector(hs_cuda_ctx *cu, const hs_csr_arrays *a, double alpha, const double *x, double beta, double *y)
 {
@@ -76,6 +145,13 @@ extern "C" int hs_csr_spmv_native_cuda(hs_cuda_ctx *cu, const hs_csr_arrays *a, 
 {
     if (a->nrows == 0) return HS_OK;
     switch (width) {
+    case 0: {
+        const int64_t groups = (a->nrows + kStreamRows - 1) / kStreamRows, per_block = kThreads / 32;
+        csr_stream_kernel<<<(unsigned)((groups + per_block - 1) / per_block), kThreads, 0, cu->stream>>>(
+            a->nrows, a->rowptr, a->colind, a->val, a->rowmap, alpha, x, beta, y);
+        HS_CUDA_LAUNCH_CHECK(csr_stream_kernel);
+        return HS_OK;
+    }
     case 1: return launch_vector<1>(cu, a, alpha, x, beta, y);
     case 2: return launch_vector<2>(cu, a, alpha, x, beta, y);
     case 4: return launch_vector<4>(cu, a, alpha, x, beta, y);

@@ -108,8 +108,10 @@ static void check_spmv(const host_csr *h, uint64_t seed)
 static void test_spmv_random(void **state)
 {
     (void)state;
-    static const int64_t shapes[][3] = {{0, 5, 3},   {1, 1, 1},     {31, 17, 6}, {17, 31, 9},
-                                        {1000, 1003, 12}, {257, 4000, 150}, {40, 0, 0}};
+    /* {2000, 3000, 20}: about 8 entries per row, so that the stream kernel's 32-row groups fall on
+     * both sides of its 256-product buffer; {257, 4000, 150}: every group over it */
+    static const int64_t shapes[][3] = {{0, 5, 3},        {1, 1, 1},        {31, 17, 6},      {17, 31, 9},
+                                        {1000, 1003, 12}, {2000, 3000, 20}, {257, 4000, 150}, {40, 0, 0}};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         host_csr h = random_csr(shapes[s][0], shapes[s][1], (int)shapes[s][2], 100 + s);
         check_spmv(&h, 200 + s);
