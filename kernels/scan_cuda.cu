@@ -203,37 +203,174 @@ template <typename T> int scan_launch(hs_cuda_ctx *cu, int exclusive, size_t n, 
 
 // ---------------------------------------------------------------- new: decoupled look-back
 //
-// Every tile publishes its aggregate as soon as its own reduction is done, then warp 0 looks back
-// 32 predecessors at a time (status flag: 0 nothing yet, 1 aggregate, 2 inclusive prefix) until it
-// meets an inclusive prefix.  Integers (and floats with ctx->deterministic == 0) add what they see
-// in any order.  Deterministic floats use CANON: the inclusive prefix of tile t is by definition
-// the left-to-right fold incl(t) = incl(t-1) + agg(t); any published incl(p) is that fold, so
-// continuing from the nearest one with agg(p+1), ..., agg(t-1) one at a time, in index order,
-// gives the same bits whichever p was found.  Tiles are read and written in coalesced 16-byte
-// units and transposed through shared memory (per warp, XOR-swizzled: no bank conflicts) so that
-// each thread scans ITEMS consecutive elements.
+// Every tile publishes its aggregate as soon as its own reduction is done; warp 0 then looks back
+// over windows of 32*K predecessors until it meets an inclusive prefix.  The status of a tile and
+// its value live in one self-contained word, written by one relaxed store and read by relaxed
+// loads, so no fence is needed anywhere (the separate flag and value arrays of the old look-back
+// needed a release on every publish and an acquire on every window, and ran at half the speed):
+//   SV (accumulator double: f64 and f32 scans): a 16-byte slot per tile, {aggregate, inclusive},
+//       each field holding bits(value) XOR a signalling-NaN key, so that 0 (the memset) reads as
+//       "not yet" and any published value reads non-zero (an addition never yields a signalling
+//       NaN).  8-byte accesses are single-copy atomic; each field validates itself.
+//   PK (32-bit integers): one 64-bit word per tile, status in the high half, value in the low.
+//   FLAGS (64-bit integers, which have no spare bits): flag and value arrays with release/acquire.
+// Floating point uses the canonical fold: the inclusive prefix of tile t is by definition
+// incl(t-1) + agg(t); any published incl(p) is that fold, so continuing from the nearest one with
+// agg(p+1), ..., agg(t-1) in index order gives the same bits whichever p was found: results are
+// bitwise reproducible.  Integers add what they see in any order (exact).  Tiles are read and
+// written in coalesced 16-byte units and transposed through shared memory (per warp, XOR-swizzled)
+// so that each thread scans ITEMS consecutive elements.
 
 constexpr unsigned kFlagAgg = 1u, kFlagIncl = 2u;
+constexpr unsigned long long kSvKey = 0xFFF0000000000001ull; // a signalling NaN
+enum { LB_SV = 0, LB_PK = 1, LB_FLAGS = 2 };
 
-template <typename A> struct lb_state {
-    A *agg;
-    A *incl;
-    unsigned *flag;
+template <typename A> struct lb_kind {
+    static constexpr int value = std::is_same<A, double>::value ? LB_SV : sizeof(A) == 4 ? LB_PK : LB_FLAGS;
 };
+
+struct lb_state {
+    unsigned long long *slots; // SV: 2 words per tile; PK: 1 word per tile
+    void *agg, *incl;          // FLAGS
+    unsigned *flag;            // FLAGS
+};
+
+__device__ __forceinline__ unsigned long long ld_relaxed(const unsigned long long *p)
+{
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// two 8-byte relaxed loads in one instruction: each element is single-copy atomic, the pair need not be
+__device__ __forceinline__ void ld_relaxed2(const unsigned long long *p, unsigned long long &a, unsigned long long &b)
+{
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(a), "=l"(b) : "l"(p) : "memory");
+}
+
+__device__ __forceinline__ void st_relaxed(unsigned long long *p, unsigned long long v)
+{
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 
 __device__ __forceinline__ unsigned flag_load(unsigned *f)
 {
     return cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*f).load(cuda::memory_order_relaxed);
 }
 
-__device__ __forceinline__ void flag_publish(unsigned *f, unsigned v)
+// Status (0 not yet, kFlagAgg, kFlagIncl) and value of predecessor j (j < 0: an aggregate 0, never used).
+template <typename A, int LBK> __device__ __forceinline__ void read_slot(const lb_state &st, long long j, unsigned &s, A &v)
 {
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device>(*f).store(v, cuda::memory_order_release);
+    s = kFlagAgg;
+    v = A(0);
+    if (j < 0) return;
+    if constexpr (LBK == LB_SV) {
+        unsigned long long a, i;
+        ld_relaxed2(st.slots + 2 * j, a, i);
+        s = i ? kFlagIncl : a ? kFlagAgg : 0u;
+        v = __longlong_as_double((long long)((i ? i : a) ^ kSvKey));
+    } else if constexpr (LBK == LB_PK) {
+        const unsigned long long w = ld_relaxed(st.slots + j);
+        s = (unsigned)(w >> 32);
+        v = (A)(unsigned)w;
+    } else {
+        s = flag_load(st.flag + j);
+        if (s) {
+            cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+            v = __ldcg((s == kFlagIncl ? (const A *)st.incl : (const A *)st.agg) + j);
+        }
+    }
+}
+
+// The aggregate of predecessor j, already seen published (as aggregate or inclusive prefix).  PK
+// keeps one value per tile, which the inclusive prefix replaces: only the free order may use it.
+template <typename A, int LBK> __device__ __forceinline__ A read_aggregate(const lb_state &st, long long j)
+{
+    if constexpr (LBK == LB_SV) return __longlong_as_double((long long)(ld_relaxed(st.slots + 2 * j) ^ kSvKey));
+    else if constexpr (LBK == LB_FLAGS) return __ldcg((const A *)st.agg + j);
+    else return A(0);
+}
+
+template <typename A, int LBK> __device__ __forceinline__ void publish(const lb_state &st, long long tile, unsigned s, A v)
+{
+    if constexpr (LBK == LB_SV) {
+        st_relaxed(st.slots + 2 * tile + (s == kFlagIncl), (unsigned long long)__double_as_longlong(v) ^ kSvKey);
+    } else if constexpr (LBK == LB_PK) {
+        st_relaxed(st.slots + tile, ((unsigned long long)s << 32) | (unsigned long long)(unsigned)v);
+    } else {
+        ((A *)(s == kFlagIncl ? st.incl : st.agg))[tile] = v;
+        cuda::atomic_ref<unsigned, cuda::thread_scope_device>(st.flag[tile]).store(s, cuda::memory_order_release);
+    }
+}
+
+// Warp 0, tile > 0: the exclusive prefix of the tile.  Windows of W = 32 K predecessors
+// [base - W, base), position g = k * 32 + lane; a window is usable once every position above its
+// nearest inclusive prefix P is published (all of them when there is none).
+template <typename A, int LBK, int K, bool CANON> __device__ A look_back(const lb_state &st, long long tile, A *s_fold)
+{
+    static_assert(!(CANON && LBK == LB_PK), "the canonical fold needs every aggregate");
+    constexpr int W = 32 * K;
+    const int lane = threadIdx.x & 31;
+    long long base = tile;
+    A run = A(0); // free order: this lane's share
+    for (;;) {
+        unsigned s[K];
+        A v[K];
+        int P;
+        for (int spins = 0;; spins++) {
+#pragma unroll
+            for (int k = 0; k < K; k++) read_slot<A, LBK>(st, base - W + k * 32 + lane, s[k], v[k]);
+            P = -1;
+            bool ok = true;
+#pragma unroll
+            for (int k = K - 1; k >= 0; k--) {
+                const unsigned incl = __ballot_sync(0xffffffffu, s[k] == kFlagIncl);
+                const unsigned none = __ballot_sync(0xffffffffu, s[k] == 0u);
+                if (P < 0) {
+                    if (incl) {
+                        P = k * 32 + 31 - __clz((int)incl);
+                        ok = ok && ((none >> (P - k * 32)) >> 1) == 0u;
+                    } else {
+                        ok = ok && none == 0u;
+                    }
+                }
+            }
+            if (ok) break;
+            if (spins > 2) __nanosleep(32);
+        }
+        if constexpr (!CANON) {
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                if (k * 32 + lane >= P) run = run + v[k];
+            if (P >= 0) return warp_sum<A>(run);
+        } else if (P >= 0) {
+            // incl(P) + agg(P+1) + ... in index order, by lane 0
+#pragma unroll
+            for (int k = 0; k < K; k++) s_fold[k * 32 + lane] = v[k];
+            __syncwarp();
+            A acc = A(0);
+            if (lane == 0) {
+                acc = s_fold[P];
+                for (int g = P + 1; g < W; g++) acc = acc + s_fold[g];
+            }
+            // the windows passed on the way back held aggregates only: read them again, in order
+            for (long long b = base + W; b <= tile; b += W) {
+                __syncwarp();
+#pragma unroll
+                for (int k = 0; k < K; k++) s_fold[k * 32 + lane] = read_aggregate<A, LBK>(st, b - W + k * 32 + lane);
+                __syncwarp();
+                if (lane == 0)
+                    for (int g = 0; g < W; g++) acc = acc + s_fold[g];
+            }
+            __syncwarp();
+            return __shfl_sync(0xffffffffu, acc, 0);
+        }
+        base -= W;
+    }
 }
 
 // Position of 16-byte unit u in a warp's shared buffer: rows of 8 units, columns XOR the row, so
-// that both the striped (k*32 + lane) and the blocked (lane*V + k) access hit 8 distinct columns
-// per quarter warp.
+// that both the striped (k*32 + lane) and the blocked (lane*V + k) access spread over the banks.
 __device__ __forceinline__ int swz(int u) { return u ^ ((u >> 3) & 7); }
 
 template <int V> __device__ __forceinline__ void load_tile_vec(const uint4 *g, uint4 *sb, uint4 e[V])
@@ -260,60 +397,19 @@ template <int V> __device__ __forceinline__ void store_tile_vec(uint4 *g, uint4 
     for (int k = 0; k < V; k++) g[k * 32 + lane] = sb[swz(k * 32 + lane)];
 }
 
-// Warp 0, tile > 0: the exclusive prefix of the tile (see the comment above for CANON).
-template <typename A, bool CANON> __device__ A look_back(const lb_state<A> &st, long long tile)
-{
-    const int lane = threadIdx.x & 31;
-    long long base = tile; // window [base - 32, base)
-    A run = A(0), v = A(0);
-    int p = 0;
-    for (;;) {
-        const long long j = base - 32 + lane;
-        unsigned f = kFlagAgg; // left of tile 0: never used (tile 0 is inclusive)
-        if (j >= 0) {
-            int spins = 0;
-            while ((f = flag_load(st.flag + j)) == 0u)
-                if (++spins > 4) __nanosleep(32);
-        }
-        __syncwarp();
-        cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-        const unsigned incl = __ballot_sync(0xffffffffu, f == kFlagIncl);
-        p = incl ? 31 - __clz((int)incl) : 0;
-        A x = A(0);
-        if (j >= 0 && (incl ? lane >= p : !CANON)) x = (incl && lane == p) ? __ldcg(st.incl + j) : __ldcg(st.agg + j);
-        if (!CANON) {
-            run = run + warp_sum<A>(x);
-            if (incl) return run;
-        } else if (incl) {
-            v = x;
-            break;
-        }
-        base -= 32;
-    }
-    A acc = __shfl_sync(0xffffffffu, v, p);
-#pragma unroll
-    for (int i = 1; i < 32; i++) {
-        A y = __shfl_sync(0xffffffffu, v, i);
-        if (i > p) acc = acc + y;
-    }
-    for (base += 32; base <= tile; base += 32) { // later windows: aggregates seen ready above
-        A w = __ldcg(st.agg + (base - 32 + lane));
-#pragma unroll
-        for (int i = 0; i < 32; i++) acc = acc + __shfl_sync(0xffffffffu, w, i);
-    }
-    return acc;
-}
-
-template <typename T, typename A, int ITEMS, bool CANON>
+template <typename T, typename A, int ITEMS, int K>
 __global__ void __launch_bounds__(kThreads, 2)
-    scan_lb_kernel(const T *in, T *out, size_t n, int exclusive, int vec_ok, lb_state<A> st, unsigned *tile_counter)
+    scan_lb_kernel(const T *in, T *out, size_t n, int exclusive, int vec_ok, lb_state st, unsigned *tile_counter)
 {
+    constexpr int LBK = lb_kind<A>::value;
+    constexpr bool CANON = std::is_floating_point<A>::value;
     constexpr int V = ITEMS * (int)sizeof(T) / 16;
-    static_assert(V * 16 == ITEMS * (int)sizeof(T) && (V == 4 || V == 8), "tile layout");
-    __shared__ uint4 s_buf[kThreads * V];
+    static_assert(V * 16 == ITEMS * (int)sizeof(T), "tile layout");
+    extern __shared__ uint4 s_buf[]; // kThreads * V units: dynamic, a 48 KiB tile exceeds the static limit
     __shared__ unsigned s_tile;
     __shared__ A s_warp[kWarps];
     __shared__ A s_prefix;
+    __shared__ A s_fold[32 * K];
     if (threadIdx.x == 0) s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();
     const size_t tile = s_tile, tile_elems = (size_t)kThreads * ITEMS;
@@ -353,20 +449,11 @@ __global__ void __launch_bounds__(kThreads, 2)
         for (int j = 1; j < kWarps; j++) total = total + s_warp[j];
         A pre = A(0);
         if (tile == 0) {
-            if (lane == 0) {
-                st.incl[0] = total;
-                flag_publish(st.flag, kFlagIncl);
-            }
+            if (lane == 0) publish<A, LBK>(st, 0, kFlagIncl, total);
         } else {
-            if (lane == 0) {
-                st.agg[tile] = total;
-                flag_publish(st.flag + tile, kFlagAgg);
-            }
-            pre = look_back<A, CANON>(st, (long long)tile);
-            if (lane == 0) {
-                st.incl[tile] = pre + total;
-                flag_publish(st.flag + tile, kFlagIncl);
-            }
+            if (lane == 0) publish<A, LBK>(st, (long long)tile, kFlagAgg, total);
+            pre = look_back<A, LBK, K, CANON>(st, (long long)tile, s_fold);
+            if (lane == 0) publish<A, LBK>(st, (long long)tile, kFlagIncl, pre + total);
         }
         if (lane == 0) s_prefix = pre;
     }
@@ -384,39 +471,46 @@ __global__ void __launch_bounds__(kThreads, 2)
     }
 }
 
-template <typename T> constexpr int lb_items() { return sizeof(T) == 8 ? 16 : std::is_same<T, float>::value ? 16 : 32; }
+// Tile shapes measured on the H200 (exp. of 2026-11-30): 256 x 24 doubles (48 KiB) with a window
+// of 64 predecessors; 256 x 32 for 32-bit integers with a window of 32.
+template <typename T> struct lb_tune {
+    static constexpr int items = sizeof(T) == 8 ? 24 : std::is_same<T, float>::value ? 16 : 32;
+    static constexpr int window = sizeof(T) == 8 ? 2 : 1;
+};
 
-template <typename T, bool CANON> int scan_lb_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
+template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int deterministic, size_t n, const T *in, T *out)
 {
+    (void)deterministic; // floating point is always reproducible here
     using A = typename acc_of<T>::type;
-    constexpr int ITEMS = lb_items<T>();
+    constexpr int ITEMS = lb_tune<T>::items, K = lb_tune<T>::window, LBK = lb_kind<A>::value;
     const size_t tile_elems = (size_t)kThreads * ITEMS;
     const size_t ntiles = (n + tile_elems - 1) / tile_elems;
     if (ntiles >= (1ull << 31)) return HS_FAIL(HS_ERR_RUNTIME, "scan: %zu elements is too many for one call", n);
-    // aggregates and inclusive prefixes (8-byte aligned), then the flags and the tile counter
-    const size_t vbytes = 2 * ntiles * sizeof(A), fbytes = (ntiles + 1) * sizeof(unsigned);
+    const size_t smem = (size_t)kThreads * ITEMS * sizeof(T);
+    static bool configured = false; // one per instantiation
+    if (!configured) {
+        HS_CUDA_CHECK(cudaFuncSetAttribute(scan_lb_kernel<T, A, ITEMS, K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)smem));
+        configured = true;
+    }
+    // status words (and for FLAGS the values), then the tile counter, zeroed together
+    const size_t words = LBK == LB_SV ? 2 * ntiles : LBK == LB_PK ? ntiles : 0;
+    const size_t vbytes = LBK == LB_FLAGS ? 2 * ntiles * sizeof(A) : words * 8;
+    const size_t zbytes = (LBK == LB_FLAGS ? vbytes + ntiles * sizeof(unsigned) : vbytes) + sizeof(unsigned);
     char *buf = NULL;
-    HS_CHECK(hs_cuda_scratch(cu, vbytes + fbytes, (void **)&buf));
-    lb_state<A> st;
-    st.agg = (A *)buf;
-    st.incl = st.agg + ntiles;
+    HS_CHECK(hs_cuda_scratch(cu, zbytes, (void **)&buf));
+    lb_state st = {};
+    st.slots = (unsigned long long *)buf;
+    st.agg = buf;
+    st.incl = buf + ntiles * sizeof(A);
     st.flag = (unsigned *)(buf + vbytes);
-    HS_CUDA_CHECK(cudaMemsetAsync(st.flag, 0, fbytes, cu->stream));
+    unsigned *counter = (unsigned *)(buf + zbytes - sizeof(unsigned));
+    HS_CUDA_CHECK(cudaMemsetAsync(buf, 0, zbytes, cu->stream));
     const int vec_ok = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
-    scan_lb_kernel<T, A, ITEMS, CANON>
-        <<<(unsigned)ntiles, kThreads, 0, cu->stream>>>(in, out, n, exclusive, vec_ok, st, st.flag + ntiles);
+    scan_lb_kernel<T, A, ITEMS, K>
+        <<<(unsigned)ntiles, kThreads, smem, cu->stream>>>(in, out, n, exclusive, vec_ok, st, counter);
     HS_CUDA_LAUNCH_CHECK("scan_lb_kernel");
     return HS_OK;
-}
-
-// Every type takes the canonical look-back.  The free look-back (CANON = false) gave wrong
-// integer sums on the H200 when thousands of tiles were in flight (test_scan's
-// test_nondeterministic, 2^24 elements, off by one at element 1474560): a race in its status
-// publication not yet found, so it is not used until it is.
-template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int deterministic, size_t n, const T *in, T *out)
-{
-    (void)deterministic;
-    return scan_lb_launch<T, true>(cu, exclusive, n, in, out);
 }
 
 // CUB's temporary storage, kept between calls so the benchmark times the scan, not cudaMalloc.

@@ -114,7 +114,7 @@ static void test_f64(void **state) { (void)state; check_float(HS_F64, 1e-12); }
 /* f32: accumulated in double, so only the final rounding to float (6e-8) remains. */
 static void test_f32(void **state) { (void)state; check_float(HS_F32, 1e-6); }
 
-/* With ctx->deterministic == 0 floats take the unordered look-back: same accuracy bound. */
+/* ctx->deterministic == 0 must give the same accuracy (the CUDA scan keeps its ordered fold anyway). */
 static void test_nondeterministic(void **state)
 {
     (void)state;
@@ -146,6 +146,42 @@ static void test_errors(void **state)
     assert_int_equal(hs_scan(test_ctx(), HS_C128, 0, 2, x, x), HS_ERR_INPUT);
     assert_int_equal(hs_scan(test_ctx(), HS_F64, 0, 3, x, x + 1), HS_ERR_INPUT);
     hs_error_clear();
+}
+
+/* Thousands of tiles in flight, several times over: the look-back must find every predecessor's
+ * published value however the tiles interleave (integers exact against the host's prefix). */
+static void test_many_tiles(void **state)
+{
+    (void)state;
+    if (!test_on_gpu()) return; /* the CPU backend has no tiles */
+    static const hs_dtype types[] = {HS_U32, HS_I32, HS_I64};
+    for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
+        hs_dtype t = types[ti];
+        size_t es = hs_dtype_size(t), n = (1u << 25) + 3, bytes = n * es;
+        void *in = malloc(bytes), *ref = malloc(bytes);
+        fill_int(in, t, n, 70 + ti);
+        uint64_t acc = 0;
+        for (size_t i = 0; i < n; i++) {
+            acc += es == 4 ? ((uint32_t *)in)[i] : ((uint64_t *)in)[i];
+            if (es == 4) ((uint32_t *)ref)[i] = (uint32_t)acc;
+            else ((uint64_t *)ref)[i] = acc;
+        }
+        void *d_in = to_dev(in, bytes), *d_out = NULL;
+        TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
+        for (int r = 0; r < 5; r++) {
+            TEST_OK(hs_mem_zero(test_ctx(), d_out, bytes));
+            TEST_OK(hs_scan(test_ctx(), t, 0, n, d_in, d_out));
+            void *got = from_dev(d_out, bytes);
+            size_t bad = n;
+            for (size_t i = 0; i < n && bad == n; i++)
+                if (memcmp((char *)got + i * es, (char *)ref + i * es, es)) bad = i;
+            if (bad < n) fail_msg("%s scan of %zu elements, repetition %d: first wrong element %zu", hs_dtype_name(t), n, r, bad);
+            free(got);
+        }
+        hs_mem_free(test_ctx(), d_in);
+        hs_mem_free(test_ctx(), d_out);
+        free(in), free(ref);
+    }
 }
 
 /* Bitwise reproducible run to run, and on the CPU for any OpenMP thread count. */
@@ -188,6 +224,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_i32), cmocka_unit_test(test_u32), cmocka_unit_test(test_i64),
     cmocka_unit_test(test_u64), cmocka_unit_test(test_f64), cmocka_unit_test(test_f32),
     cmocka_unit_test(test_errors), cmocka_unit_test(test_determinism), cmocka_unit_test(test_nondeterministic),
-    cmocka_unit_test(test_old_impl),
+    cmocka_unit_test(test_old_impl), cmocka_unit_test(test_many_tiles),
 };
 TEST_MAIN("scan", tests)
