@@ -317,7 +317,7 @@ template <typename A, int LBK, int K, bool CANON> __device__ A look_back(const l
         unsigned s[K];
         A v[K];
         int P;
-        for (int spins = 0;; spins++) {
+        for (;;) {
 #pragma unroll
             for (int k = 0; k < K; k++) read_slot<A, LBK>(st, base - W + k * 32 + lane, s[k], v[k]);
             P = -1;
@@ -336,7 +336,7 @@ template <typename A, int LBK, int K, bool CANON> __device__ A look_back(const l
                 }
             }
             if (ok) break;
-            if (spins > 2) __nanosleep(32);
+            __nanosleep(32); // polling flat out would compete with the tiles' own traffic
         }
         if constexpr (!CANON) {
 #pragma unroll
@@ -397,9 +397,11 @@ template <int V> __device__ __forceinline__ void store_tile_vec(uint4 *g, uint4 
     for (int k = 0; k < V; k++) g[k * 32 + lane] = sb[swz(k * 32 + lane)];
 }
 
-template <typename T, typename A, int ITEMS, int K>
-__global__ void __launch_bounds__(kThreads, 2)
-    scan_lb_kernel(const T *in, T *out, size_t n, int exclusive, int vec_ok, lb_state st, unsigned *tile_counter)
+// EXCLUSIVE is a template parameter: a run-time choice kept both a[i] and a[i-1] live, costing
+// registers and a block per SM.
+template <typename T, typename A, int ITEMS, int K, bool EXCLUSIVE>
+__global__ void __launch_bounds__(kThreads, sizeof(A) == 4 ? 4 : 2) // 32-bit: 64 registers, 4 blocks per SM
+    scan_lb_kernel(const T *in, T *out, size_t n, int vec_ok, lb_state st, unsigned *tile_counter)
 {
     constexpr int LBK = lb_kind<A>::value;
     constexpr bool CANON = std::is_floating_point<A>::value;
@@ -461,7 +463,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 
     const A off = (s_prefix + wpre) + before;
 #pragma unroll
-    for (int i = 0; i < ITEMS; i++) e[i] = (T)(exclusive ? (i == 0 ? off : off + a[i - 1]) : off + a[i]);
+    for (int i = 0; i < ITEMS; i++) e[i] = (T)(EXCLUSIVE ? (i == 0 ? off : off + a[i - 1]) : off + a[i]);
     if (full) {
         store_tile_vec<V>(reinterpret_cast<uint4 *>(out + wfirst), sb, reinterpret_cast<const uint4 *>(e));
     } else {
@@ -489,8 +491,10 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
     const size_t smem = (size_t)kThreads * ITEMS * sizeof(T);
     static bool configured = false; // one per instantiation
     if (!configured) {
-        HS_CUDA_CHECK(cudaFuncSetAttribute(scan_lb_kernel<T, A, ITEMS, K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)smem));
+        HS_CUDA_CHECK(cudaFuncSetAttribute(scan_lb_kernel<T, A, ITEMS, K, false>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        HS_CUDA_CHECK(cudaFuncSetAttribute(scan_lb_kernel<T, A, ITEMS, K, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         configured = true;
     }
     // status words (and for FLAGS the values), then the tile counter, zeroed together
@@ -507,8 +511,10 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
     unsigned *counter = (unsigned *)(buf + zbytes - sizeof(unsigned));
     HS_CUDA_CHECK(cudaMemsetAsync(buf, 0, zbytes, cu->stream));
     const int vec_ok = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
-    scan_lb_kernel<T, A, ITEMS, K>
-        <<<(unsigned)ntiles, kThreads, smem, cu->stream>>>(in, out, n, exclusive, vec_ok, st, counter);
+    if (exclusive)
+        scan_lb_kernel<T, A, ITEMS, K, true><<<(unsigned)ntiles, kThreads, smem, cu->stream>>>(in, out, n, vec_ok, st, counter);
+    else
+        scan_lb_kernel<T, A, ITEMS, K, false><<<(unsigned)ntiles, kThreads, smem, cu->stream>>>(in, out, n, vec_ok, st, counter);
     HS_CUDA_LAUNCH_CHECK("scan_lb_kernel");
     return HS_OK;
 }

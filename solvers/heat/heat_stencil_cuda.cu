@@ -55,6 +55,9 @@ __device__ __forceinline__ double update_7pt(const hs_heat_launch &L, double c, 
 // used, so many bytes are in flight per thread.  Small blocks (32 x 4) measured best on the H200.
 constexpr int kZc = 4, kZcRows = 4;
 
+// HAS_Q: a source field (a template parameter: without one the kernel needs fewer registers, and
+// more blocks fit on an SM).
+template <bool HAS_Q>
 __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc(const hs_heat_launch L, const double *__restrict__ T,
                                                               double *__restrict__ out)
 {
@@ -71,7 +74,7 @@ __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc(const hs_heat_launc
         if (z < nz) {
             const int64_t p = idx + z * sz;
             w[z] = __ldg(T + p - 1), e[z] = __ldg(T + p + 1), s[z] = __ldg(T + p - sy), n[z] = __ldg(T + p + sy);
-            q[z] = L.q ? __ldg(L.q + p) : L.q_const;
+            q[z] = HAS_Q ? __ldg(L.q + p) : L.q_const;
         }
     }
 #pragma unroll
@@ -83,6 +86,7 @@ __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc(const hs_heat_launc
 // 64 cells of a row): half the load instructions.  The x neighbours come from the adjacent lanes by
 // shuffles; lanes 0 and 31 and the box's last pair load their outer one.  Needs every row of the box to
 // start 16-byte aligned and an even number of cells in x (checked by the caller).
+template <bool HAS_Q>
 __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc_vec2(const hs_heat_launch L, const double *__restrict__ T,
                                                                    double *__restrict__ out)
 {
@@ -108,7 +112,7 @@ __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc_vec2(const hs_heat_
             e[z] = last || lane == 31 ? __ldg(T + p + 2) : 0.0;
             s[z] = __ldg(reinterpret_cast<const double2 *>(T + p - sy));
             n[z] = __ldg(reinterpret_cast<const double2 *>(T + p + sy));
-            q[z] = L.q ? __ldg(reinterpret_cast<const double2 *>(L.q + p)) : make_double2(L.q_const, L.q_const);
+            q[z] = HAS_Q ? __ldg(reinterpret_cast<const double2 *>(L.q + p)) : make_double2(L.q_const, L.q_const);
         }
     }
 #pragma unroll
@@ -179,11 +183,14 @@ extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, cons
         apply_7pt_cell<<<g3, b3, 0, cu->stream>>>(*L, T, out);
         HS_CUDA_LAUNCH_CHECK(apply_7pt_cell);
     } else if (vec && !(v && !strcmp(v, "zc"))) {
-        apply_7pt_zc_vec2<<<dim3((unsigned)((nx / 2 + 31) / 32), gy, gz), dim3(32, kZcRows), 0, cu->stream>>>(*L, T,
-                                                                                                           out);
+        dim3 grid((unsigned)((nx / 2 + 31) / 32), gy, gz), block(32, kZcRows);
+        if (L->q) apply_7pt_zc_vec2<true><<<grid, block, 0, cu->stream>>>(*L, T, out);
+        else apply_7pt_zc_vec2<false><<<grid, block, 0, cu->stream>>>(*L, T, out);
         HS_CUDA_LAUNCH_CHECK(apply_7pt_zc_vec2);
     } else {
-        apply_7pt_zc<<<dim3((unsigned)((nx + 31) / 32), gy, gz), dim3(32, kZcRows), 0, cu->stream>>>(*L, T, out);
+        dim3 grid((unsigned)((nx + 31) / 32), gy, gz), block(32, kZcRows);
+        if (L->q) apply_7pt_zc<true><<<grid, block, 0, cu->stream>>>(*L, T, out);
+        else apply_7pt_zc<false><<<grid, block, 0, cu->stream>>>(*L, T, out);
         HS_CUDA_LAUNCH_CHECK(apply_7pt_zc);
     }
     return HS_OK;
