@@ -117,15 +117,22 @@ static int grow_buf(hs_checkpoint *c, size_t need)
 /* Elements per message for type size `es`. */
 static int64_t piece(size_t es) { return CKPT_MSG_BYTES / (int64_t)es; }
 
+/* Rank 0's staging buffer, large enough for the largest piece another rank sends or receives. */
+static int grow_for_pieces(hs_checkpoint *c, const int64_t *counts, size_t es)
+{
+    int64_t maxn = 1;
+    for (int r = 1; r < c->ctx->size; r++)
+        if (counts[r] > maxn) maxn = counts[r] < piece(es) ? counts[r] : piece(es);
+    return grow_buf(c, (size_t)maxn * es);
+}
+
 /* Rank 0: receive (or take) every rank's part and write it.  After a write failure it keeps
  * receiving, so that no rank is left waiting in a send. */
 static int gather_write(hs_checkpoint *c, const int64_t *counts, size_t es, const void *local)
 {
     int rc = HS_OK;
-    int64_t off = 0, maxn = 1;
-    for (int r = 1; r < c->ctx->size; r++)
-        if (counts[r] > maxn) maxn = counts[r] < piece(es) ? counts[r] : piece(es);
-    HS_CHECK(grow_buf(c, (size_t)maxn * es));
+    int64_t off = 0;
+    HS_CHECK(grow_for_pieces(c, counts, es));
     for (int r = 0; r < c->ctx->size; r++) {
         for (int64_t done = 0; done < counts[r];) {
             int64_t n = counts[r] - done < piece(es) ? counts[r] - done : piece(es);
@@ -260,10 +267,8 @@ static int lookup(hs_checkpoint *c, const char *name, hs_dtype t, const int64_t 
 
 static int read_scatter(hs_checkpoint *c, const int64_t *counts, size_t es, void *local)
 {
-    int64_t off = 0, maxn = 1;
-    for (int r = 1; r < c->ctx->size; r++)
-        if (counts[r] > maxn) maxn = counts[r] < piece(es) ? counts[r] : piece(es);
-    HS_CHECK(grow_buf(c, (size_t)maxn * es));
+    int64_t off = 0;
+    HS_CHECK(grow_for_pieces(c, counts, es));
     for (int r = 0; r < c->ctx->size; r++) {
         for (int64_t done = 0; done < counts[r];) {
             int64_t n = counts[r] - done < piece(es) ? counts[r] - done : piece(es);

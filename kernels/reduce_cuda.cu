@@ -41,13 +41,11 @@ template <typename T> struct vec;
 template <> struct vec<double> { using type = double2; static constexpr int width = 2; };
 template <> struct vec<float> { using type = float4; static constexpr int width = 4; };
 
-// Vector k of x, folded into acc in element order; unaligned data takes scalar loads but the same
-// arithmetic, so the result does not depend on the buffer's alignment.
-template <typename T, int OP>
-__device__ __forceinline__ double fold_vec(const T *__restrict__ x, size_t k, bool aligned, double acc, double s)
+// Elements of vector k of x: one 16-byte load when aligned, else scalar loads of the same elements.
+template <typename T>
+__device__ __forceinline__ void load_vec(const T *__restrict__ x, size_t k, bool aligned, T e[vec<T>::width])
 {
     constexpr int W = vec<T>::width;
-    T e[W];
     if (aligned) {
         typename vec<T>::type v = reinterpret_cast<const typename vec<T>::type *>(x)[k];
         const T *p = reinterpret_cast<const T *>(&v);
@@ -57,6 +55,16 @@ __device__ __forceinline__ double fold_vec(const T *__restrict__ x, size_t k, bo
 #pragma unroll
         for (int j = 0; j < W; j++) e[j] = x[k * W + j];
     }
+}
+
+// Vector k of x, folded into acc in element order; unaligned data takes scalar loads but the same
+// arithmetic, so the result does not depend on the buffer's alignment.
+template <typename T, int OP>
+__device__ __forceinline__ double fold_vec(const T *__restrict__ x, size_t k, bool aligned, double acc, double s)
+{
+    constexpr int W = vec<T>::width;
+    T e[W];
+    load_vec<T>(x, k, aligned, e);
     double part = rmap<OP>((double)e[0], s);
 #pragma unroll
     for (int j = 1; j < W; j++) part = rcomb<OP>(part, rmap<OP>((double)e[j], s));
@@ -210,15 +218,7 @@ __device__ __forceinline__ vi fold_arg(const T *__restrict__ x, size_t k, bool a
 {
     constexpr int W = vec<T>::width;
     T e[W];
-    if (aligned) {
-        typename vec<T>::type v = reinterpret_cast<const typename vec<T>::type *>(x)[k];
-        const T *p = reinterpret_cast<const T *>(&v);
-#pragma unroll
-        for (int j = 0; j < W; j++) e[j] = p[j];
-    } else {
-#pragma unroll
-        for (int j = 0; j < W; j++) e[j] = x[k * W + j];
-    }
+    load_vec<T>(x, k, aligned, e);
 #pragma unroll
     for (int j = 0; j < W; j++) acc = better<MAX>(acc, vi{(double)e[j], (unsigned long long)(k * W + j)});
     return acc;
@@ -292,23 +292,6 @@ extern "C" int hs_argext_cuda(hs_cuda_ctx *cu, hs_dtype t, int want_max, size_t 
                     : argext_launch<float, false>(cu, n, (const float *)x, index, value);
 }
 
-// CUB's temporary storage, kept between calls so the benchmark times the reduction, not cudaMalloc.
-static void *g_cub_buf;
-static size_t g_cub_bytes;
-
-static int cub_buffer(hs_cuda_ctx *cu, size_t bytes, void **ptr)
-{
-    if (bytes > g_cub_bytes) {
-        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-        if (g_cub_buf) HS_CUDA_CHECK(cudaFree(g_cub_buf));
-        g_cub_buf = NULL;
-        g_cub_bytes = 0;
-        HS_CUDA_CHECK(cudaMalloc(&g_cub_buf, bytes));
-        g_cub_bytes = bytes;
-    }
-    *ptr = g_cub_buf;
-    return HS_OK;
-}
 
 extern "C" int hs_reduce_sum_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
 {
@@ -319,7 +302,7 @@ extern "C" int hs_reduce_sum_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, con
         HS_CUDA_CHECK(cub::DeviceReduce::Reduce(NULL, tmp, (const float *)x, (double *)NULL, n, sum_to_double(), 0.0,
                                                 cu->stream));
     char *buf = NULL;
-    HS_CHECK(cub_buffer(cu, tmp + 256, (void **)&buf));
+    HS_CHECK(hs_cuda_scratch(cu, tmp + 256, (void **)&buf));
     double *out = (double *)buf;
     if (t == HS_F64)
         HS_CUDA_CHECK(cub::DeviceReduce::Sum(buf + 256, tmp, (const double *)x, out, n, cu->stream));

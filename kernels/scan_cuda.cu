@@ -85,6 +85,36 @@ template <typename A> __device__ A tile_prefix(size_t tile, A total, const level
     return pre;
 }
 
+// The block-wide part of a tile's scan, shared by both implementations: a[] (this thread's ITEMS
+// consecutive elements) becomes its running sum; `before` gets the sum of the earlier lanes of the
+// warp and `wpre` that of the earlier warps (s_warp holds the warp totals; block-synchronising).
+template <typename A, int ITEMS> __device__ __forceinline__ void block_scan_totals(A a[ITEMS], A *s_warp, A &before, A &wpre)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int i = 1; i < ITEMS; i++) a[i] = a[i - 1] + a[i];
+    A x = a[ITEMS - 1]; // Kogge-Stone over the warp's thread totals
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        A y = __shfl_up_sync(0xffffffffu, x, off);
+        if (lane >= off) x = y + x;
+    }
+    before = __shfl_up_sync(0xffffffffu, x, 1);
+    if (lane == 0) before = A(0);
+    if (lane == 31) s_warp[warp] = x;
+    __syncthreads();
+    wpre = A(0);
+    for (int j = 0; j < warp; j++) wpre = wpre + s_warp[j];
+}
+
+// The tile's total from the warp totals, in warp order.
+template <typename A> __device__ __forceinline__ A tile_total(const A *s_warp)
+{
+    A total = s_warp[0];
+    for (int j = 1; j < kWarps; j++) total = total + s_warp[j];
+    return total;
+}
+
 // ITEMS consecutive elements per thread: 4 loads of 16 bytes when the tile is full and aligned.
 template <typename T, typename A, int ITEMS>
 __device__ __forceinline__ void load_items(const T *in, size_t first, size_t n, bool vec_ok, A a[ITEMS])
@@ -132,25 +162,10 @@ __global__ void __launch_bounds__(kThreads) scan_kernel(const T *in, T *out, siz
 
     A a[ITEMS];
     load_items<T, A, ITEMS>(in, first, n, vec_ok, a);
-#pragma unroll
-    for (int i = 1; i < ITEMS; i++) a[i] = a[i - 1] + a[i];
-
-    A x = a[ITEMS - 1]; // Kogge-Stone over the warp's thread totals
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-        A y = __shfl_up_sync(0xffffffffu, x, off);
-        if (lane >= off) x = y + x;
-    }
-    A before = __shfl_up_sync(0xffffffffu, x, 1);
-    if (lane == 0) before = A(0);
-    if (lane == 31) s_warp[warp] = x;
-    __syncthreads();
-
-    A wpre = A(0);
-    for (int j = 0; j < warp; j++) wpre = wpre + s_warp[j];
+    A before, wpre;
+    block_scan_totals<A, ITEMS>(a, s_warp, before, wpre);
     if (warp == 0) {
-        A total = s_warp[0];
-        for (int j = 1; j < kWarps; j++) total = total + s_warp[j];
+        const A total = tile_total<A>(s_warp);
         A pre = A(0);
         if (tile == 0) {
             if (lane == 0) publish<A>((A *)lv.val[0], lv.flag[0], 0, total);
@@ -429,26 +444,12 @@ __global__ void __launch_bounds__(kThreads, sizeof(A) == 4 ? 4 : 2) // 32-bit: 6
         for (int i = 0; i < ITEMS; i++) e[i] = first + i < n ? in[first + i] : T(0);
     }
     A a[ITEMS];
-    a[0] = (A)e[0];
 #pragma unroll
-    for (int i = 1; i < ITEMS; i++) a[i] = a[i - 1] + (A)e[i];
-
-    A x = a[ITEMS - 1]; // Kogge-Stone over the warp's thread totals
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-        A y = __shfl_up_sync(0xffffffffu, x, off);
-        if (lane >= off) x = y + x;
-    }
-    A before = __shfl_up_sync(0xffffffffu, x, 1);
-    if (lane == 0) before = A(0);
-    if (lane == 31) s_warp[warp] = x;
-    __syncthreads();
-
-    A wpre = A(0);
-    for (int j = 0; j < warp; j++) wpre = wpre + s_warp[j];
+    for (int i = 0; i < ITEMS; i++) a[i] = (A)e[i];
+    A before, wpre;
+    block_scan_totals<A, ITEMS>(a, s_warp, before, wpre);
     if (warp == 0) {
-        A total = s_warp[0];
-        for (int j = 1; j < kWarps; j++) total = total + s_warp[j];
+        const A total = tile_total<A>(s_warp);
         A pre = A(0);
         if (tile == 0) {
             if (lane == 0) publish<A, LBK>(st, 0, kFlagIncl, total);
@@ -519,23 +520,6 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
     return HS_OK;
 }
 
-// CUB's temporary storage, kept between calls so the benchmark times the scan, not cudaMalloc.
-void *g_cub_buf;
-size_t g_cub_bytes;
-
-int cub_buffer(hs_cuda_ctx *cu, size_t bytes, void **ptr)
-{
-    if (bytes > g_cub_bytes) {
-        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-        if (g_cub_buf) HS_CUDA_CHECK(cudaFree(g_cub_buf));
-        g_cub_buf = NULL;
-        g_cub_bytes = 0;
-        HS_CUDA_CHECK(cudaMalloc(&g_cub_buf, bytes));
-        g_cub_bytes = bytes;
-    }
-    *ptr = g_cub_buf;
-    return HS_OK;
-}
 
 template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
 {
@@ -543,7 +527,7 @@ template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, c
     if (exclusive) HS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, tmp, in, out, n, cu->stream));
     else HS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(NULL, tmp, in, out, n, cu->stream));
     void *buf = NULL;
-    HS_CHECK(cub_buffer(cu, tmp, &buf));
+    HS_CHECK(hs_cuda_scratch(cu, tmp, &buf));
     if (exclusive) HS_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(buf, tmp, in, out, n, cu->stream));
     else HS_CUDA_CHECK(cub::DeviceScan::InclusiveSum(buf, tmp, in, out, n, cu->stream));
     return HS_OK;

@@ -98,20 +98,54 @@ struct sort_smem {
 };
 
 // Stable rank of each key among the warp's keys of the same digit, in index order (item-major,
-// lane-minor).  dr[i] gets (digit << 16) | rank; s.whist[warp] ends with the warp's digit counts.
-__device__ __forceinline__ void rank_in_warp(sort_smem &s, unsigned dr[kItems])
+// lane-minor; ranks < 32 * ITEMS <= 65535).  dr[i] gets (digit << 16) | rank; whist[warp] ends with
+// the warp's digit counts.
+template <int ITEMS> __device__ __forceinline__ void rank_in_warp(unsigned short (*whist)[kRadix], unsigned dr[ITEMS])
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const unsigned below = (1u << lane) - 1;
 #pragma unroll
-    for (int i = 0; i < kItems; i++) {
+    for (int i = 0; i < ITEMS; i++) {
         unsigned d = dr[i];
         unsigned peers = __match_any_sync(0xffffffffu, d);
-        unsigned cur = d < kInvalid ? s.whist[warp][d] : 0;
+        unsigned cur = d < kInvalid ? whist[warp][d] : 0;
         __syncwarp();
-        if (d < kInvalid && lane == __ffs(peers) - 1) s.whist[warp][d] = (unsigned short)(cur + __popc(peers));
+        if (d < kInvalid && lane == __ffs(peers) - 1) whist[warp][d] = (unsigned short)(cur + __popc(peers));
         dr[i] = (d << 16) | (cur + __popc(peers & below));
         __syncwarp();
+    }
+}
+
+// Thread tid owns digit tid: the warps' counts of it become each warp's first rank among the
+// tile's keys of that digit; returns the tile's count of the digit.
+__device__ __forceinline__ unsigned warp_digit_offsets(unsigned short (*whist)[kRadix], int tid)
+{
+    unsigned run = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; w++) {
+        unsigned c = whist[w][tid];
+        whist[w][tid] = (unsigned short)run;
+        run += c;
+    }
+    return run;
+}
+
+// The tile's keys into shared memory ordered by digit (s.tstart: each digit's first slot); dr[i]
+// becomes the key's slot, ~0u for padding.
+template <typename K, int ITEMS, typename S>
+__device__ __forceinline__ void place_keys(S &s, int warp, const K key[ITEMS], unsigned dr[ITEMS], K *skeys)
+{
+#pragma unroll
+    for (int i = 0; i < ITEMS; i++) {
+        unsigned d = dr[i] >> 16;
+        if (d < kInvalid) {
+            unsigned p = s.tstart[d] + s.whist[warp][d] + (dr[i] & 0xFFFF);
+            skeys[p] = key[i];
+            s.dig[p] = (unsigned char)d;
+            dr[i] = p;
+        } else {
+            dr[i] = ~0u;
+        }
     }
 }
 
@@ -169,16 +203,10 @@ __global__ void __launch_bounds__(kThreads, 2)
             dr[i] = (unsigned)((ord(key[i], kind) >> shift) & 0xFF);
         }
     }
-    rank_in_warp(s, dr);
+    rank_in_warp<kItems>(s.whist, dr);
     __syncthreads();
 
-    unsigned run = 0; // thread tid owns digit tid from here
-#pragma unroll
-    for (int w = 0; w < kWarps; w++) {
-        unsigned c = s.whist[w][tid];
-        s.whist[w][tid] = (unsigned short)run;
-        run += c;
-    }
+    const unsigned run = warp_digit_offsets(s.whist, tid); // thread tid owns digit tid from here
     unsigned long long prefix = look_back<W>(status, tile, run);
     unsigned tstart = block_exclusive_scan<unsigned>(run, s.scan32);
     s.tstart[tid] = tstart;
@@ -186,18 +214,7 @@ __global__ void __launch_bounds__(kThreads, 2)
     __syncthreads();
 
     K *skeys = reinterpret_cast<K *>(s.buf);
-#pragma unroll
-    for (int i = 0; i < kItems; i++) {
-        unsigned d = dr[i] >> 16;
-        if (d < kInvalid) {
-            unsigned p = s.tstart[d] + s.whist[warp][d] + (dr[i] & 0xFFFF);
-            skeys[p] = key[i];
-            s.dig[p] = (unsigned char)d;
-            dr[i] = p;
-        } else {
-            dr[i] = ~0u;
-        }
-    }
+    place_keys<K, kItems>(s, warp, key, dr, skeys);
     __syncthreads();
     for (int j = tid; j < (int)valid; j += kThreads) kout[s.gbase[s.dig[j]] + j] = skeys[j];
     if constexpr (HAS_V) {
@@ -271,23 +288,6 @@ template <typename K, typename V, bool HAS_V, int ITEMS> struct sort_smem2 {
     unsigned scan32[kWarps];
     unsigned tile;
 };
-
-// As rank_in_warp, for ITEMS keys per thread (ranks < 32 * ITEMS <= 65535).
-template <int ITEMS> __device__ __forceinline__ void rank_in_warp2(unsigned short (*whist)[kRadix], unsigned dr[ITEMS])
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const unsigned below = (1u << lane) - 1;
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        unsigned d = dr[i];
-        unsigned peers = __match_any_sync(0xffffffffu, d);
-        unsigned cur = d < kInvalid ? whist[warp][d] : 0;
-        __syncwarp();
-        if (d < kInvalid && lane == __ffs(peers) - 1) whist[warp][d] = (unsigned short)(cur + __popc(peers));
-        dr[i] = (d << 16) | (cur + __popc(peers & below));
-        __syncwarp();
-    }
-}
 
 // Thread d, tile > 0, after publishing its own count: exclusive prefix of digit d over all earlier
 // tiles.  kLbWin words are requested together; they are then consumed newest first, spinning only
@@ -397,16 +397,10 @@ __global__ void __launch_bounds__(kThreads, MINB)
             }
         }
     }
-    rank_in_warp2<ITEMS>(s.whist, dr);
+    rank_in_warp<ITEMS>(s.whist, dr);
     __syncthreads();
 
-    unsigned run = 0; // thread tid owns digit tid from here
-#pragma unroll
-    for (int w = 0; w < kWarps; w++) {
-        unsigned c = s.whist[w][tid];
-        s.whist[w][tid] = (unsigned short)run;
-        run += c;
-    }
+    const unsigned run = warp_digit_offsets(s.whist, tid); // thread tid owns digit tid from here
     // Publish this tile's counts now, place the keys in the tile, and only then look back: the
     // predecessors get that long to publish, and key[] is dead during the wait.
     using cref = cuda::atomic_ref<W, cuda::thread_scope_device>;
@@ -416,18 +410,7 @@ __global__ void __launch_bounds__(kThreads, MINB)
     __syncthreads();
 
     K *skeys = reinterpret_cast<K *>(s.buf);
-#pragma unroll
-    for (int i = 0; i < ITEMS; i++) {
-        unsigned d = dr[i] >> 16;
-        if (d < kInvalid) {
-            unsigned p = s.tstart[d] + s.whist[warp][d] + (dr[i] & 0xFFFF);
-            skeys[p] = key[i];
-            s.dig[p] = (unsigned char)d;
-            dr[i] = p;
-        } else {
-            dr[i] = ~0u;
-        }
-    }
+    place_keys<K, ITEMS>(s, warp, key, dr, skeys);
     unsigned long long prefix = 0;
     if (tile != 0) {
         prefix = look_back_win<W>(status, (long long)tile);
@@ -516,22 +499,6 @@ template <typename K> int sort_key(hs_cuda_ctx *cu, int impl, int kind, size_t v
 
 // ---------------------------------------------------------------- CUB peer
 
-void *g_cub_buf;
-size_t g_cub_bytes;
-
-int cub_buffer(hs_cuda_ctx *cu, size_t bytes, void **ptr)
-{
-    if (bytes > g_cub_bytes) {
-        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-        if (g_cub_buf) HS_CUDA_CHECK(cudaFree(g_cub_buf));
-        g_cub_buf = NULL;
-        g_cub_bytes = 0;
-        HS_CUDA_CHECK(cudaMalloc(&g_cub_buf, bytes));
-        g_cub_bytes = bytes;
-    }
-    *ptr = g_cub_buf;
-    return HS_OK;
-}
 
 template <typename K, typename V> int cub_sort(hs_cuda_ctx *cu, bool has_v, size_t n, K *keys, V *vals)
 {
@@ -542,7 +509,7 @@ template <typename K, typename V> int cub_sort(hs_cuda_ctx *cu, bool has_v, size
     else HS_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(NULL, tmp, dk, n, 0, (int)sizeof(K) * 8, cu->stream));
     size_t kbytes = round_up(n * sizeof(K)), vbytes = has_v ? round_up(n * sizeof(V)) : 0;
     char *buf = NULL;
-    HS_CHECK(cub_buffer(cu, kbytes + vbytes + tmp, (void **)&buf));
+    HS_CHECK(hs_cuda_scratch(cu, kbytes + vbytes + tmp, (void **)&buf));
     dk = cub::DoubleBuffer<K>(keys, (K *)buf);
     dv = cub::DoubleBuffer<V>(vals, (V *)(buf + kbytes));
     if (has_v)

@@ -8,6 +8,14 @@ static const int kThreads = 256;
 
 // ------------------------------------------------------------------ our SpMV
 
+// y[row] (or y[rowmap[row]]) = alpha sum + beta y; y is not read when beta is 0.
+__device__ __forceinline__ void store_row(const int32_t *__restrict__ rowmap, int64_t row, double alpha, double sum,
+                                          double beta, double *__restrict__ y)
+{
+    const int64_t out = rowmap ? (int64_t)rowmap[row] : row;
+    y[out] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[out];
+}
+
 // Sum of val[k] x[colind[k]] over this lane's entries start + sub, start + sub + W, ... < end, two
 // per step with both gathers issued before either is used (short rows would otherwise pay one
 // memory round trip per entry).  The order of the additions is fixed, so results are reproducible.
@@ -53,10 +61,7 @@ __global__ void csr_vector_kernel(int64_t nrows, const int32_t *__restrict__ row
         double sum = lane_sum<W>(start, end, sub, colind, val, x); // 0 for a row past the end
 #pragma unroll
         for (int off = W / 2; off > 0; off >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, off);
-        if (row < nrows && sub == 0) {
-            const int64_t out = rowmap ? (int64_t)rowmap[row] : row;
-            y[out] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[out];
-        }
+        if (row < nrows && sub == 0) store_row(rowmap, row, alpha, sum, beta, y);
         row = next, start = next_start, end = next_end;
     }
 }
@@ -70,13 +75,6 @@ __global__ void csr_vector_kernel(int64_t nrows, const int32_t *__restrict__ row
 // whole warp per row.
 constexpr int kStreamRows = 32;
 constexpr int kStreamBuf = 8 * kStreamRows; // products per warp
-
-__device__ __forceinline__ void store_row(const int32_t *__restrict__ rowmap, int64_t row, double alpha, double sum,
-                                          double beta, double *__restrict__ y)
-{
-    const int64_t out = rowmap ? (int64_t)rowmap[row] : row;
-    y[out] = beta == 0.0 ? alpha * sum : alpha * sum + beta * y[out];
-}
 
 __device__ __noinline__ void stream_rows_one_by_one(int64_t r0, int64_t r1, const int32_t *__restrict__ rowptr,
                                                     const int32_t *__restrict__ colind,

@@ -23,6 +23,15 @@ __global__ void apply_generic(const hs_heat_launch L, const double *__restrict__
     }
 }
 
+// a T + b alpha lap(T) + c q for one cell from its value and its six neighbours, in the order of
+// hs_heat_operator (x, then y, then z).
+__device__ __forceinline__ double update_7pt(const hs_heat_launch &L, double c, double w, double e, double s,
+                                             double n, double d, double u, double q)
+{
+    double lap = (w - 2.0 * c + e) * L.inv_dx2[0] + (s - 2.0 * c + n) * L.inv_dx2[1] + (d - 2.0 * c + u) * L.inv_dx2[2];
+    return L.a * c + L.b * (L.alpha * lap) + L.c * q;
+}
+
 // Constant k, 2nd order, 3D, one thread per cell: every load independent, neighbours served by
 // L1/L2.  The simplest form; kept as the benchmark's baseline (HS_HEAT_KERNEL=cell).
 __global__ void __launch_bounds__(256) apply_7pt_cell(const hs_heat_launch L, const double *__restrict__ T,
@@ -34,19 +43,8 @@ __global__ void __launch_bounds__(256) apply_7pt_cell(const hs_heat_launch L, co
     if (i >= L.hi[0] || j >= L.hi[1] || k >= L.hi[2]) return;
     const int64_t sy = L.stride[1], sz = L.stride[2];
     int64_t idx = L.origin + k * sz + j * sy + i;
-    double c = __ldg(T + idx);
-    double lap = (__ldg(T + idx - 1) - 2.0 * c + __ldg(T + idx + 1)) * L.inv_dx2[0] +
-                 (__ldg(T + idx - sy) - 2.0 * c + __ldg(T + idx + sy)) * L.inv_dx2[1] +
-                 (__ldg(T + idx - sz) - 2.0 * c + __ldg(T + idx + sz)) * L.inv_dx2[2];
-    double q = L.q ? L.q[idx] : L.q_const;
-    out[idx] = L.a * c + L.b * (L.alpha * lap) + L.c * q;
-}
-
-__device__ __forceinline__ double update_7pt(const hs_heat_launch &L, double c, double w, double e, double s,
-                                             double n, double d, double u, double q)
-{
-    double lap = (w - 2.0 * c + e) * L.inv_dx2[0] + (s - 2.0 * c + n) * L.inv_dx2[1] + (d - 2.0 * c + u) * L.inv_dx2[2];
-    return L.a * c + L.b * (L.alpha * lap) + L.c * q;
+    out[idx] = update_7pt(L, __ldg(T + idx), __ldg(T + idx - 1), __ldg(T + idx + 1), __ldg(T + idx - sy),
+                          __ldg(T + idx + sy), __ldg(T + idx - sz), __ldg(T + idx + sz), L.q ? L.q[idx] : L.q_const);
 }
 
 // Constant k, 2nd order, 3D: each thread updates kZc consecutive cells along z.  Its column of

@@ -44,6 +44,17 @@ __device__ __forceinline__ uint64_t insert_zeros(uint64_t g, const hs_sv_gate &g
 __device__ __forceinline__ uint64_t stride0() { return (uint64_t)gridDim.x * blockDim.x; }
 __device__ __forceinline__ uint64_t tid0() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 
+// Row r of the gate matrix (c_mat) times the group's input amplitudes.
+template <typename C, int D> __device__ __forceinline__ C gate_row(int r, const C in[D])
+{
+    C acc;
+    acc.x = 0;
+    acc.y = 0;
+#pragma unroll
+    for (int k = 0; k < D; k++) acc = cmul_acc(acc, c_mat[r * D + k], in[k]);
+    return acc;
+}
+
 // One thread per group of 2^NT amplitudes that the gate mixes: consecutive threads touch
 // consecutive amplitudes when every target is at qubit 5 or above (gates with lower targets go
 // to k_dense1_low or k_dense_tile; permutations with low targets rely on L1).
@@ -59,14 +70,7 @@ __global__ void k_dense(typename cx<T>::t *a, const hs_sv_gate g, uint64_t ng)
         for (int k = 0; k < D; k++) in[k] = a[base + g.offs[k]];
 // rows one or two at a time for large blocks: the inputs stay in registers, the code stays small
 #pragma unroll(NT >= 4 ? 2 : D)
-        for (int r = 0; r < D; r++) {
-            C acc;
-            acc.x = 0;
-            acc.y = 0;
-#pragma unroll
-            for (int k = 0; k < D; k++) acc = cmul_acc(acc, c_mat[r * D + k], in[k]);
-            a[base + g.offs[r]] = acc;
-        }
+        for (int r = 0; r < D; r++) a[base + g.offs[r]] = gate_row<C, D>(r, in);
     }
 }
 
@@ -193,14 +197,7 @@ __global__ void k_dense_tile(typename cx<T>::t *a, const hs_sv_gate g, const til
 #pragma unroll
             for (int k = 0; k < D; k++) in[k] = tile[lb + L.toffs[k]];
 #pragma unroll(NT >= 4 ? 2 : D)
-            for (int r = 0; r < D; r++) {
-                C acc;
-                acc.x = 0;
-                acc.y = 0;
-#pragma unroll
-                for (int k = 0; k < D; k++) acc = cmul_acc(acc, c_mat[r * D + k], in[k]);
-                tile[lb + L.toffs[r]] = acc;
-            }
+            for (int r = 0; r < D; r++) tile[lb + L.toffs[r]] = gate_row<C, D>(r, in);
         }
         __syncthreads();
         for (int j = threadIdx.x; j < TS; j += blockDim.x) a[base | deposit(j, L)] = tile[j];
