@@ -1,6 +1,8 @@
 /* Helpers shared by the C tests (see test_util.h). */
 #include "test_util.h"
 
+#include "kernels/memory.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,26 @@ void test_ctx_finish(void)
 {
     hs_ctx_destroy(g_ctx);
     g_ctx = NULL;
+}
+
+void *test_upload(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    TEST_OK(hs_mem_alloc(test_ctx(), bytes ? bytes : 8, &d));
+    if (bytes && h) TEST_OK(hs_mem_copy(test_ctx(), d, h, bytes, HS_COPY_H2D));
+    return d;
+}
+
+void test_download(void *h, const void *d, size_t bytes)
+{
+    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
+}
+
+void *test_download_new(const void *d, size_t bytes)
+{
+    void *h = malloc(bytes + 1);
+    test_download(h, d, bytes);
+    return h;
 }
 
 uint64_t test_rand_u64(uint64_t *s)

@@ -23,6 +23,15 @@ void test_fill_f64(double *x, size_t n, uint64_t seed, double lo, double hi);
 void test_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi);
 uint64_t test_rand_u64(uint64_t *state);
 
+/* A new buffer of the test context (device memory on CUDA) holding a copy of h's `bytes` (left
+ * uninitialised when h is NULL); at least 8 bytes are allocated, so it is never NULL.  Free with
+ * hs_mem_free(test_ctx(), ...). */
+void *test_upload(const void *h, size_t bytes);
+/* Copy `bytes` of the context's buffer d into h. */
+void test_download(void *h, const void *d, size_t bytes);
+/* A new malloc'd host copy of the context's buffer d (never NULL). */
+void *test_download_new(const void *d, size_t bytes);
+
 /* ||a - b|| / ||b|| (2-norm; absolute when ||b|| == 0). */
 double test_rel_err_f64(const double *a, const double *b, size_t n);
 double test_rel_err_f32(const float *a, const float *b, size_t n);

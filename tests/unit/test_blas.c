@@ -9,20 +9,6 @@
 
 static const size_t sizes[] = {0, 1, 31, 1000, 1000003};
 
-/* Upload a host array to a new device buffer. */
-static void *upload(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TEST_OK(hs_mem_alloc(test_ctx(), bytes ? bytes : 8, &d));
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), d, h, bytes, HS_COPY_H2D));
-    return d;
-}
-
-static void download(void *h, const void *d, size_t bytes)
-{
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
-}
-
 static void test_elementwise_f64(void **state)
 {
     (void)state;
@@ -32,18 +18,18 @@ static void test_elementwise_f64(void **state)
         double *x = malloc(bytes + 8), *y = malloc(bytes + 8), *ref = malloc(bytes + 8), *got = malloc(bytes + 8);
         test_fill_f64(x, n, 1 + s, -1, 1);
         test_fill_f64(y, n, 100 + s, -1, 1);
-        double *dx = upload(x, bytes), *dy = upload(y, bytes);
+        double *dx = test_upload(x, bytes), *dy = test_upload(y, bytes);
         /* y = 0.5 x - 2 y, then y *= 3, then y += 0.25 x, then y = y .* x */
         TEST_OK(hs_axpby(ctx, HS_F64, n, 0.5, dx, -2.0, dy));
         TEST_OK(hs_scal(ctx, HS_F64, n, 3.0, dy));
         TEST_OK(hs_axpy(ctx, HS_F64, n, 0.25, dx, dy));
         TEST_OK(hs_pointwise_mult(ctx, HS_F64, n, dy, dx, dy));
         for (size_t i = 0; i < n; i++) ref[i] = ((0.5 * x[i] - 2.0 * y[i]) * 3.0 + 0.25 * x[i]) * x[i];
-        download(got, dy, bytes);
+        test_download(got, dy, bytes);
         TEST_LE(test_rel_err_f64(got, ref, n), 1e-15);
         TEST_OK(hs_fill(ctx, HS_F64, n, 7.5, dy));
         TEST_OK(hs_copy(ctx, HS_F64, n, dy, dx));
-        download(got, dx, bytes);
+        test_download(got, dx, bytes);
         for (size_t i = 0; i < n; i++) assert_true(got[i] == 7.5);
         hs_mem_free(ctx, dx);
         hs_mem_free(ctx, dy);
@@ -59,10 +45,10 @@ static void test_elementwise_f32(void **state)
     float *x = malloc(bytes), *y = malloc(bytes), *ref = malloc(bytes), *got = malloc(bytes);
     test_fill_f32(x, n, 5, -1, 1);
     test_fill_f32(y, n, 6, -1, 1);
-    float *dx = upload(x, bytes), *dy = upload(y, bytes);
+    float *dx = test_upload(x, bytes), *dy = test_upload(y, bytes);
     TEST_OK(hs_axpby(ctx, HS_F32, n, 0.5, dx, -2.0, dy));
     for (size_t i = 0; i < n; i++) ref[i] = 0.5f * x[i] - 2.0f * y[i];
-    download(got, dy, bytes);
+    test_download(got, dy, bytes);
     TEST_LE(test_rel_err_f32(got, ref, n), 1e-6);
     hs_mem_free(ctx, dx);
     hs_mem_free(ctx, dy);
@@ -85,7 +71,7 @@ static void test_dot_nrm2(void **state)
         double *x = malloc(bytes + 8), *y = malloc(bytes + 8);
         test_fill_f64(x, n, 7 + s, -1, 1);
         test_fill_f64(y, n, 70 + s, 0, 1);
-        double *dx = upload(x, bytes), *dy = upload(y, bytes);
+        double *dx = test_upload(x, bytes), *dy = test_upload(y, bytes);
         double d = -1, d2 = -2, nr = -1;
         TEST_OK(hs_dot(ctx, HS_F64, n, dx, dy, &d));
         TEST_OK(hs_dot(ctx, HS_F64, n, dx, dy, &d2));
@@ -138,7 +124,7 @@ static void test_pcg_update(void **state)
     }
     /* p q dinv x r z */
     double *d[6];
-    for (int i = 0; i < 6; i++) d[i] = upload(h[i], bytes);
+    for (int i = 0; i < 6; i++) d[i] = test_upload(h[i], bytes);
     double alpha = 0.375, rz = 0, rr = 0;
     double rr_fused = 0;
     TEST_OK(hs_pcg_update(ctx, n, alpha, d[0], d[1], d[2], d[3], d[4], d[5], &rz, &rr_fused));
@@ -151,11 +137,11 @@ static void test_pcg_update(void **state)
         ref_rz += (long double)rr_[i] * zr[i];
         ref_rr_fused += (long double)rr_[i] * rr_[i];
     }
-    download(got, d[3], bytes);
+    test_download(got, d[3], bytes);
     TEST_LE(test_rel_err_f64(got, xr, n), 1e-15);
-    download(got, d[4], bytes);
+    test_download(got, d[4], bytes);
     TEST_LE(test_rel_err_f64(got, rr_, n), 1e-15);
-    download(got, d[5], bytes);
+    test_download(got, d[5], bytes);
     TEST_LE(test_rel_err_f64(got, zr, n), 1e-15);
     TEST_LE(fabs((double)((rz - ref_rz) / ref_rz)), 1e-13);
     TEST_LE(fabs((double)((rr_fused - ref_rr_fused) / ref_rr_fused)), 1e-13);
@@ -204,14 +190,14 @@ static void gemm_case(hs_dtype t, int ta, int tb, int m, int n, int k)
         for (size_t i = 0; i < nc; i++) fC[i] = (float)C[i];
         hA = fA, hB = fB, hC = fC;
     }
-    void *dA = upload(hA, na * es), *dB = upload(hB, nb * es), *dC = upload(hC, nc * es);
+    void *dA = test_upload(hA, na * es), *dB = test_upload(hB, nb * es), *dC = test_upload(hC, nc * es);
     TEST_OK(hs_gemm(ctx, t, ta, tb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc));
     double *got = malloc(nc * 8);
     if (t == HS_F32) {
-        download(fC, dC, nc * 4);
+        test_download(fC, dC, nc * 4);
         for (size_t i = 0; i < nc; i++) got[i] = fC[i];
     } else {
-        download(got, dC, nc * 8);
+        test_download(got, dC, nc * 8);
     }
     TEST_LE(test_rel_err_f64(got, ref, nc), t == HS_F64 ? 1e-14 : 2e-6);
     hs_mem_free(ctx, dA), hs_mem_free(ctx, dB), hs_mem_free(ctx, dC);

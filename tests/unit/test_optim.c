@@ -93,14 +93,6 @@ static void problem_free(problem *p)
     free(p->hx), free(p->hg), free(p->last_x), free(p->last_g), free(p->acc_x), free(p->acc_g);
 }
 
-static double *upload(const double *h, size_t n)
-{
-    double *d = NULL;
-    TEST_OK(hs_mem_alloc(test_ctx(), n * sizeof(double), (void **)&d));
-    TEST_OK(hs_mem_copy(test_ctx(), d, h, n * sizeof(double), HS_COPY_H2D));
-    return d;
-}
-
 /* Three Adam steps against the textbook formula evaluated on the host. */
 static void test_adam_formula(void **state)
 {
@@ -111,7 +103,7 @@ static void test_adam_formula(void **state)
         size_t n = sizes[s];
         double *x = malloc(n * 8), *g = malloc(n * 8), *m = calloc(n, 8), *v = calloc(n, 8), *got = malloc(n * 8);
         test_fill_f64(x, n, 7 + s, -1, 1);
-        double *dx = upload(x, n), *dg = NULL;
+        double *dx = (double *)test_upload(x, n * sizeof(double)), *dg = NULL;
         TEST_OK(hs_mem_alloc(ctx, n * 8, (void **)&dg));
         hs_adam *opt;
         TEST_OK(hs_adam_create(ctx, n, 0.9, 0.999, 1e-8, &opt));
@@ -154,7 +146,7 @@ static void test_adam_quadratic(void **state)
     problem p;
     problem_init(&p, n, quadratic);
     p.a = a, p.c = c;
-    double *dx = upload(x0, n), *dg = NULL;
+    double *dx = (double *)test_upload(x0, n * sizeof(double)), *dg = NULL;
     TEST_OK(hs_mem_alloc(ctx, n * 8, (void **)&dg));
     hs_adam *opt;
     TEST_OK(hs_adam_create(ctx, n, 0.9, 0.999, 1e-12, &opt));
@@ -179,7 +171,7 @@ static void run_rosenbrock(size_t n, int max_iter, int *iters)
     /* the classic start, perturbed per pair so that the pairs are not identical copies */
     test_fill_f64(got, n, 21, -0.2, 0.2);
     for (size_t i = 0; i < n; i++) x0[i] = (i % 2 ? 1.0 : -1.2) + (n > 2 ? got[i] : 0.0), ones[i] = 1.0;
-    double *dx = upload(x0, n);
+    double *dx = (double *)test_upload(x0, n * sizeof(double));
     hs_lbfgs_opts o = {.history = 10, .max_iter = max_iter, .gtol = 1e-12, .ftol = 0, .c1 = 1e-4, .c2 = 0.9};
     p.c1 = o.c1, p.c2 = o.c2;
     memcpy(p.acc_x, x0, n * 8);
@@ -243,7 +235,7 @@ static void test_lbfgs_limits(void **state)
     problem p;
     problem_init(&p, 2, rosenbrock);
     double x0[2] = {-1.2, 1.0};
-    double *dx = upload(x0, 2);
+    double *dx = (double *)test_upload(x0, 2 * sizeof(double));
     hs_lbfgs_result r;
     TEST_OK(hs_lbfgs_minimize(ctx, 2, dx, objective, &p, NULL, stop_at_3, &r));
     assert_int_equal(r.iterations, 3);
@@ -277,7 +269,7 @@ static void test_lbfgs_quadratic(void **state)
     problem p;
     problem_init(&p, n, quadratic);
     p.a = a, p.c = c;
-    double *dx = upload(x0, n);
+    double *dx = (double *)test_upload(x0, n * sizeof(double));
     hs_lbfgs_opts o = {.gtol = 1e-11};
     hs_lbfgs_result r;
     TEST_OK(hs_lbfgs_minimize(ctx, n, dx, objective, &p, &o, NULL, &r));
@@ -299,7 +291,7 @@ static void test_lbfgs_resume(void **state)
     problem_init(&p, n, rosenbrock);
     double x0[20], a[20], b[20];
     for (size_t i = 0; i < n; i++) x0[i] = i % 2 ? 1.0 : -1.2;
-    double *dx = upload(x0, n);
+    double *dx = (double *)test_upload(x0, n * sizeof(double));
     hs_lbfgs_opts o = {.history = 5, .max_iter = 60, .max_evals = 1000};
     hs_lbfgs_result r1, r2;
     TEST_OK(hs_lbfgs_minimize(ctx, n, dx, objective, &p, &o, NULL, &r1));

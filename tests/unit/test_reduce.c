@@ -13,15 +13,6 @@
 static const size_t g_sizes[] = {1, 2, 31, 1000, 1000003, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
-/* Device copy of host data (host memory itself on the CPU backend). */
-static void *to_dev(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d));
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), d, h, bytes, HS_COPY_H2D));
-    return d;
-}
-
 /* Host data of type t as doubles (x64) and in its own type (raw). */
 static void *make_data(hs_dtype t, size_t n, uint64_t seed, double lo, double hi, double *x64)
 {
@@ -49,7 +40,7 @@ static void check_sum_minmax(hs_dtype t, double tol)
         size_t n = g_sizes[s];
         double *x = malloc(n * sizeof *x);
         void *raw = make_data(t, n, 11 + s, 0.5, 1.5, x);
-        void *d = to_dev(raw, n * hs_dtype_size(t));
+        void *d = test_upload(raw, n * hs_dtype_size(t));
         long double ref = 0;
         double mn = INFINITY, mx = -INFINITY;
         for (size_t i = 0; i < n; i++) {
@@ -110,7 +101,7 @@ static void check_arg(hs_dtype t)
         }
         size_t imax = 0, imin = 0;
         double vmax = 0, vmin = 0;
-        void *d = to_dev(raw, n * es);
+        void *d = test_upload(raw, n * es);
         TEST_OK(hs_argmax(test_ctx(), t, n, d, &imax, &vmax));
         TEST_OK(hs_argmin(test_ctx(), t, n, d, &imin, &vmin));
         assert_int_equal(imax, a);
@@ -151,7 +142,7 @@ static void check_norms(hs_dtype t, double tol)
         size_t n = g_sizes[s];
         double *x = malloc(n * sizeof *x);
         void *raw = make_data(t, n, 300 + s, -2.0, 1.0, x);
-        void *d = to_dev(raw, n * hs_dtype_size(t));
+        void *d = test_upload(raw, n * hs_dtype_size(t));
         long double l1 = 0, l2 = 0;
         double li = 0;
         for (size_t i = 0; i < n; i++) {
@@ -188,7 +179,7 @@ static void test_norm2_scaling(void **state)
             l2 += (long double)x[i] * x[i];
             x[i] *= scales[k];
         }
-        void *d = to_dev(x, n * sizeof *x);
+        void *d = test_upload(x, n * sizeof *x);
         double r = 0;
         TEST_OK(hs_norm(test_ctx(), HS_F64, 2, n, d, &r));
         TEST_LE(fabsl(r / scales[k] - sqrtl(l2)) / sqrtl(l2), 1e-14);
@@ -204,7 +195,7 @@ static void test_determinism(void **state)
     size_t n = (1u << 20) + 7;
     double *x = malloc(n * sizeof *x);
     test_fill_f64(x, n, 5, -1.0, 1.0);
-    void *d = to_dev(x, n * sizeof *x);
+    void *d = test_upload(x, n * sizeof *x);
     double r0 = run_reduce(HS_F64, HS_REDUCE_SUM, n, d), r1 = run_reduce(HS_F64, HS_REDUCE_SUM, n, d);
     assert_memory_equal(&r0, &r1, sizeof r0);
 #ifdef _OPENMP

@@ -16,21 +16,6 @@ static const size_t g_sizes[] = {1,    2,    31,   1000, 2049,   4095,    4096, 
                                  8191, 8192, 8193, 16385, 131073, 1000003, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
-static void *to_dev(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d));
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), d, h, bytes, HS_COPY_H2D));
-    return d;
-}
-
-static void *from_dev(const void *d, size_t bytes)
-{
-    void *h = malloc(bytes + 1);
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
-    return h;
-}
-
 /* Random integers over the full range, so 32-bit sums overflow and must wrap like the reference. */
 static void fill_int(void *x, hs_dtype t, size_t n, uint64_t seed)
 {
@@ -46,12 +31,12 @@ static void fill_int(void *x, hs_dtype t, size_t n, uint64_t seed)
 static void run_both(hs_dtype t, int excl, size_t n, const void *in, void **out_h, void **inplace_h)
 {
     size_t bytes = n * hs_dtype_size(t);
-    void *d_in = to_dev(in, bytes), *d_out = NULL;
+    void *d_in = test_upload(in, bytes), *d_out = NULL;
     TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
     TEST_OK(hs_scan(test_ctx(), t, excl, n, d_in, d_out));
-    *out_h = from_dev(d_out, bytes);
+    *out_h = test_download_new(d_out, bytes);
     TEST_OK(hs_scan(test_ctx(), t, excl, n, d_in, d_in));
-    *inplace_h = from_dev(d_in, bytes);
+    *inplace_h = test_download_new(d_in, bytes);
     hs_mem_free(test_ctx(), d_in);
     hs_mem_free(test_ctx(), d_out);
 }
@@ -166,12 +151,12 @@ static void test_many_tiles(void **state)
             if (es == 4) ((uint32_t *)ref)[i] = (uint32_t)acc;
             else ((uint64_t *)ref)[i] = acc;
         }
-        void *d_in = to_dev(in, bytes), *d_out = NULL;
+        void *d_in = test_upload(in, bytes), *d_out = NULL;
         TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
         for (int r = 0; r < 5; r++) {
             TEST_OK(hs_mem_zero(test_ctx(), d_out, bytes));
             TEST_OK(hs_scan(test_ctx(), t, 0, n, d_in, d_out));
-            void *got = from_dev(d_out, bytes);
+            void *got = test_download_new(d_out, bytes);
             size_t bad = n;
             for (size_t i = 0; i < n && bad == n; i++)
                 if (memcmp((char *)got + i * es, (char *)ref + i * es, es)) bad = i;
@@ -192,14 +177,14 @@ static void test_determinism(void **state)
     size_t n = test_on_gpu() ? (1u << 24) + 5 : (1u << 20) + 7, bytes = n * sizeof(double);
     double *x = malloc(bytes);
     test_fill_f64(x, n, 9, -1.0, 1.0);
-    void *d_in = to_dev(x, bytes), *d_out = NULL;
+    void *d_in = test_upload(x, bytes), *d_out = NULL;
     TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
     TEST_OK(hs_scan(test_ctx(), HS_F64, 0, n, d_in, d_out));
-    double *first = from_dev(d_out, bytes);
+    double *first = test_download_new(d_out, bytes);
     int reps = test_on_gpu() ? 3 : 1;
     for (int r = 0; r < reps; r++) {
         TEST_OK(hs_scan(test_ctx(), HS_F64, 0, n, d_in, d_out));
-        double *again = from_dev(d_out, bytes);
+        double *again = test_download_new(d_out, bytes);
         assert_memory_equal(first, again, bytes);
         free(again);
     }

@@ -12,14 +12,6 @@
 static const size_t g_sizes[] = {0, 1, 2, 31, 1000, 4095, 4096, 4097, 6143, 6144, 6145, 12289, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
-static void *to_dev(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d));
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), d, h, bytes, HS_COPY_H2D));
-    return d;
-}
-
 static void back(void *h, const void *d, size_t bytes)
 {
     if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
@@ -95,7 +87,7 @@ static void run_case(hs_dtype t, size_t n, int vb, uint64_t seed, int few)
         if (vb == 4) ((uint32_t *)vals)[i] = (uint32_t)i;
         else ((uint64_t *)vals)[i] = i;
     }
-    void *dk = to_dev(orig, n * kb), *dv = vb ? to_dev(vals, n * vb) : NULL;
+    void *dk = test_upload(orig, n * kb), *dv = vb ? test_upload(vals, n * vb) : NULL;
     if (vb) TEST_OK(hs_sort_pairs(test_ctx(), t, vb == 4 ? HS_U32 : HS_F64, n, dk, dv));
     else TEST_OK(hs_sort_keys(test_ctx(), t, n, dk));
     back(k, dk, n * kb);
@@ -143,7 +135,7 @@ static void test_special_floats(void **state)
     (void)state;
     double in[] = {NAN, 1.0, -0.0, INFINITY, -1.0, 0.0, -INFINITY, -NAN, -0.0, 2.5e-320, -2.5e-320, 0.0};
     size_t n = sizeof in / sizeof in[0];
-    double *d = to_dev(in, sizeof in), out[sizeof in / sizeof in[0]];
+    double *d = test_upload(in, sizeof in), out[sizeof in / sizeof in[0]];
     TEST_OK(hs_sort_keys(test_ctx(), HS_F64, n, d));
     back(out, d, sizeof out);
     const double expect[] = {-INFINITY, -1.0, -2.5e-320, -0.0, -0.0, 0.0, 0.0, 2.5e-320, 1.0, INFINITY};

@@ -49,19 +49,6 @@ static void spmv_ref(const host_csr *h, double alpha, const double *x, double be
     }
 }
 
-static void *upload(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    TEST_OK(hs_mem_alloc(test_ctx(), bytes ? bytes : 8, &d));
-    if (bytes && h) TEST_OK(hs_mem_copy(test_ctx(), d, h, bytes, HS_COPY_H2D));
-    return d;
-}
-
-static void download(void *h, const void *d, size_t bytes)
-{
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
-}
-
 static const struct {
     hs_spmv_kernel kernel;
     int width;
@@ -80,7 +67,7 @@ static void check_spmv(const host_csr *h, uint64_t seed)
     double *x = malloc(xb + 8), *y0 = malloc(yb + 8), *ref = malloc(yb + 8), *got = malloc(yb + 8);
     test_fill_f64(x, (size_t)h->ncols, seed, -1, 1);
     test_fill_f64(y0, (size_t)h->nrows, seed + 7, -1, 1);
-    double *dx = upload(x, xb), *dy = upload(y0, yb);
+    double *dx = test_upload(x, xb), *dy = test_upload(y0, yb);
     for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
         TEST_OK(hs_csr_set_spmv_kernel(A, kernels[kk].kernel, kernels[kk].width));
         for (size_t c = 0; c < sizeof coeffs / sizeof *coeffs; c++) {
@@ -91,7 +78,7 @@ static void check_spmv(const host_csr *h, uint64_t seed)
                 memcpy(got, y0, yb);
             if (yb) TEST_OK(hs_mem_copy(ctx, dy, got, yb, HS_COPY_H2D));
             TEST_OK(hs_csr_spmv(A, alpha, dx, beta, dy));
-            download(got, dy, yb);
+            test_download(got, dy, yb);
             spmv_ref(h, alpha, x, beta, y0, ref);
             double err = test_rel_err_f64(got, ref, (size_t)h->nrows);
             if (!(err <= 1e-13))
@@ -132,11 +119,11 @@ static void test_spmv_large(void **state)
     double *x = malloc(bytes), *ref = malloc(bytes), *got = malloc(bytes);
     test_fill_f64(x, (size_t)n[0], 11, -1, 1);
     for (int64_t i = 0; i < n[0]; i++) ref[i] = 2 * x[i] - (i > 0 ? x[i - 1] : 0) - (i < n[0] - 1 ? x[i + 1] : 0);
-    double *dx = upload(x, bytes), *dy = upload(x, bytes);
+    double *dx = test_upload(x, bytes), *dy = test_upload(x, bytes);
     for (size_t kk = 0; kk < sizeof kernels / sizeof *kernels; kk++) {
         TEST_OK(hs_csr_set_spmv_kernel(A, kernels[kk].kernel, kernels[kk].width));
         TEST_OK(hs_csr_spmv(A, 1.0, dx, 0.0, dy));
-        download(got, dy, bytes);
+        test_download(got, dy, bytes);
         TEST_LE(test_rel_err_f64(got, ref, (size_t)n[0]), 1e-13);
     }
     hs_mem_free(ctx, dx);
@@ -163,9 +150,9 @@ static void test_diagonal(void **state)
                 if (h.colind[k] == i) ref[i] += h.val[k];
         hs_csr *A = NULL;
         TEST_OK(hs_csr_create(ctx, h.nrows, h.ncols, h.nnz, h.rowptr, h.colind, h.val, &A));
-        double *dd = upload(NULL, (size_t)h.nrows * 8);
+        double *dd = test_upload(NULL, (size_t)h.nrows * 8);
         TEST_OK(hs_csr_diagonal(A, dd));
-        download(got, dd, (size_t)h.nrows * 8);
+        test_download(got, dd, (size_t)h.nrows * 8);
         TEST_LE(test_rel_err_f64(got, ref, (size_t)h.nrows), 1e-15);
         hs_mem_free(ctx, dd);
         hs_csr_destroy(A);
@@ -207,7 +194,7 @@ static void test_structure_errors(void **state)
     hs_csr *A = NULL;
     TEST_OK(hs_csr_create(test_ctx(), 2, 3, 3, rp_ok, ci_ok, v, &A));
     hs_linop op = hs_csr_linop(A);
-    double *dx = upload(v, 3 * 8), *dy = upload(NULL, 3 * 8);
+    double *dx = test_upload(v, 3 * 8), *dy = test_upload(NULL, 3 * 8);
     assert_int_equal(op.apply(op.data, dx, dy), HS_ERR_INPUT);
     assert_non_null(strstr(hs_error_message(), "square"));
     hs_error_clear();
@@ -287,9 +274,9 @@ static void test_rowmap(void **state)
     hs_csr *A = NULL;
     TEST_OK(hs_csr_create(ctx, h.nrows, h.ncols, h.nnz, h.rowptr, h.colind, h.val, &A));
     TEST_OK(hs_csr_set_rowmap(A, nout, map));
-    double *dx = upload(x, 23 * 8), *dy = upload(y0, nout * 8);
+    double *dx = test_upload(x, 23 * 8), *dy = test_upload(y0, nout * 8);
     TEST_OK(hs_csr_spmv(A, -2.0, dx, 1.0, dy));
-    download(got, dy, nout * 8);
+    test_download(got, dy, nout * 8);
     TEST_LE(test_rel_err_f64(got, ref, (size_t)nout), 1e-13);
     map[5] = map[4]; /* not increasing */
     assert_int_equal(hs_csr_set_rowmap(A, nout, map), HS_ERR_INPUT);
@@ -308,11 +295,11 @@ static void test_diag_inverse(void **state)
     int64_t n = 1031, bad = 0, first = 0;
     double *d = malloc(n * 8), *got = malloc(n * 8);
     test_fill_f64(d, (size_t)n, 600, 0.5, 4);
-    double *dd = upload(d, n * 8), *di = upload(NULL, n * 8);
+    double *dd = test_upload(d, n * 8), *di = test_upload(NULL, n * 8);
     TEST_OK(hs_diag_inverse(ctx, n, dd, di, &bad, &first));
     assert_int_equal(bad, 0);
     assert_int_equal(first, -1);
-    download(got, di, n * 8);
+    test_download(got, di, n * 8);
     for (int64_t i = 0; i < n; i++) assert_true(fabs(got[i] * d[i] - 1) <= 1e-15);
     d[700] = 0, d[90] = -1, d[1030] = NAN;
     TEST_OK(hs_mem_copy(ctx, dd, d, n * 8, HS_COPY_H2D));
