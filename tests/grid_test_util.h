@@ -4,11 +4,20 @@
 #define HS_GRID_TEST_UTIL_H
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernels/grid.h"
 #include "test_util.h"
 
 #define SENTINEL (-7.0)
+
+/* rc is an input error whose message contains fragment (the error is cleared). */
+static void expect_input_error(int rc, const char *fragment)
+{
+    assert_int_equal(rc, HS_ERR_INPUT);
+    if (!strstr(hs_error_message(), fragment)) fail_msg("message \"%s\" lacks \"%s\"", hs_error_message(), fragment);
+    hs_error_clear();
+}
 
 /* The value stored at global cell (i, j, k): distinct per cell, exact in f32 for the sizes here. */
 static double gval(const hs_decomp *d, int64_t i, int64_t j, int64_t k)

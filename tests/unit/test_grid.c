@@ -287,13 +287,6 @@ static void test_reduction_nan(void **state)
     hs_decomp_destroy(d);
 }
 
-static void expect_input_error(int rc, const char *fragment)
-{
-    assert_int_equal(rc, HS_ERR_INPUT);
-    if (!strstr(hs_error_message(), fragment)) fail_msg("message \"%s\" lacks \"%s\"", hs_error_message(), fragment);
-    hs_error_clear();
-}
-
 static void test_decomp_errors(void **state)
 {
     (void)state;
