@@ -1,12 +1,14 @@
 /* Helpers shared by the C tests (see test_util.h). */
 #include "test_util.h"
 
+#include "kernels/comm.h"
 #include "kernels/memory.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static hs_ctx *g_ctx;
 
@@ -48,6 +50,45 @@ void *test_download_new(const void *d, size_t bytes)
     void *h = malloc(bytes + 1);
     test_download(h, d, bytes);
     return h;
+}
+
+static char g_tmp_dir[256];
+
+const char *test_tmp_path(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    hs_ctx *ctx = test_ctx();
+    if (!g_tmp_dir[0]) {
+        if (ctx->rank == 0) {
+            snprintf(g_tmp_dir, sizeof g_tmp_dir, "/tmp/hs_test_XXXXXX"); /* mkdtemp's template */
+            if (!mkdtemp(g_tmp_dir)) g_tmp_dir[0] = 0;
+        }
+        MPI_Bcast(g_tmp_dir, sizeof g_tmp_dir, MPI_CHAR, 0, ctx->comm);
+        if (!g_tmp_dir[0]) fail_msg("mkdtemp failed");
+    }
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", g_tmp_dir, name);
+    return buf[k];
+}
+
+int test_tmp_cleanup(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    MPI_Barrier(ctx->comm);
+    if (ctx->rank == 0 && g_tmp_dir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmp_dir);
+        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_tmp_dir);
+    }
+    return 0;
+}
+
+int test_file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
 }
 
 uint64_t test_rand_u64(uint64_t *s)

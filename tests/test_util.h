@@ -32,6 +32,15 @@ void test_download(void *h, const void *d, size_t bytes);
 /* A new malloc'd host copy of the context's buffer d (never NULL). */
 void *test_download_new(const void *d, size_t bytes);
 
+/* Path of `name` in the test program's scratch folder, made on first use (by rank 0 of the test
+ * context, shared with the other ranks: collective on that first call).  Four calls' results stay
+ * valid at a time. */
+const char *test_tmp_path(const char *name);
+/* Removes the scratch folder (collective); a cmocka teardown. */
+int test_tmp_cleanup(void **state);
+/* 1 when path exists. */
+int test_file_exists(const char *path);
+
 /* ||a - b|| / ||b|| (2-norm; absolute when ||b|| == 0). */
 double test_rel_err_f64(const double *a, const double *b, size_t n);
 double test_rel_err_f32(const float *a, const float *b, size_t n);

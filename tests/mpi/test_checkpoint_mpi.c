@@ -8,24 +8,6 @@
 #include "kernels/comm.h"
 #include "test_util.h"
 
-static char g_dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[512];
-    hs_ctx *ctx = test_ctx();
-    if (!g_dir[0]) {
-        if (ctx->rank == 0) {
-            snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_ckpt_mpi_XXXXXX");
-            if (!mkdtemp(g_dir)) g_dir[0] = 0;
-        }
-        MPI_Bcast(g_dir, sizeof g_dir, MPI_CHAR, 0, ctx->comm);
-        if (!g_dir[0]) fail_msg("mkdtemp failed");
-    }
-    snprintf(buf, sizeof buf, "%s/%s", g_dir, name);
-    return buf;
-}
-
 static const char *FORMATS[] = {
 #if HS_HAVE_HDF5
     "hdf5",
@@ -55,7 +37,7 @@ static void test_round_trip(void **state)
         setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
         snprintf(name, sizeof name, "rt_%s.ckpt", FORMATS[f]);
         char path[512];
-        snprintf(path, sizeof path, "%s", tmp_path(name));
+        snprintf(path, sizeof path, "%s", test_tmp_path(name));
         hs_checkpoint *c;
         TEST_OK(hs_checkpoint_create(ctx, path, "cfd", "[cfd]\nn = 8\n", 42, 2.5, &c));
         for (int t = 0; t < 4; t++) {
@@ -101,7 +83,7 @@ static void test_rank_count_mismatch(void **state)
         char name[64], path[512];
         setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
         snprintf(name, sizeof name, "solo_%s.ckpt", FORMATS[f]);
-        snprintf(path, sizeof path, "%s", tmp_path(name));
+        snprintf(path, sizeof path, "%s", test_tmp_path(name));
         if (ctx->rank == 0) {
             hs_ctx solo = *ctx;
             solo.comm = MPI_COMM_SELF;
@@ -130,21 +112,9 @@ static void test_rank_count_mismatch(void **state)
     unsetenv("HS_CHECKPOINT_FORMAT");
 }
 
-static int cleanup(void **state)
-{
-    hs_ctx *ctx = test_ctx();
-    MPI_Barrier(ctx->comm);
-    if (ctx->rank == 0 && g_dir[0]) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
-    }
-    return 0;
-}
-
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_round_trip),
-    cmocka_unit_test_teardown(test_rank_count_mismatch, cleanup),
+    cmocka_unit_test_teardown(test_rank_count_mismatch, test_tmp_cleanup),
 };
 
 TEST_MAIN("checkpoint_mpi", tests)

@@ -8,26 +8,6 @@
 #include "kernels/comm.h"
 #include "test_util.h"
 
-static char g_dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    hs_ctx *ctx = test_ctx();
-    if (!g_dir[0]) {
-        if (ctx->rank == 0) {
-            snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_output_mpi_XXXXXX");
-            if (!mkdtemp(g_dir)) g_dir[0] = 0;
-        }
-        MPI_Bcast(g_dir, sizeof g_dir, MPI_CHAR, 0, ctx->comm);
-        if (!g_dir[0]) fail_msg("mkdtemp failed");
-    }
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", g_dir, name);
-    return buf[k];
-}
-
 typedef struct {
     int ndim;
     int64_t n[3];
@@ -187,8 +167,8 @@ static void run_case(int ndim, int64_t nx, int64_t ny, int64_t nz, int split)
         snprintf(na, sizeof na, "blocks_%d_%d.%s", ndim, split, ext[f]);
         snprintf(nb, sizeof nb, "whole_%d_%d.%s", ndim, split, ext[f]);
         layout_t la, lb;
-        layout_init(&la, fmts[f], tmp_path(na), ndim, n, split);
-        layout_init(&lb, fmts[f], tmp_path(nb), ndim, n, split);
+        layout_init(&la, fmts[f], test_tmp_path(na), ndim, n, split);
+        layout_init(&lb, fmts[f], test_tmp_path(nb), ndim, n, split);
         write_file(&la, 1);
         write_file(&lb, 0);
         compare_files(&la, la.desc.path, lb.desc.path);
@@ -209,7 +189,7 @@ static void test_bad_block(void **state)
     hs_ctx *ctx = test_ctx();
     int64_t n[3] = {4, 6, 1};
     layout_t l;
-    layout_init(&l, HS_FORMAT_HDF5, tmp_path("bad.h5"), 2, n, 1);
+    layout_init(&l, HS_FORMAT_HDF5, test_tmp_path("bad.h5"), 2, n, 1);
     hs_writer *w;
     int T;
     TEST_OK(hs_writer_open(ctx, &l.desc, &w));
@@ -248,7 +228,7 @@ static void test_resume_blocks(void **state)
         char name[64];
         snprintf(name, sizeof name, "resume.%s", ext[f]);
         layout_t l;
-        layout_init(&l, fmts[f], tmp_path(name), 3, n, 2);
+        layout_init(&l, fmts[f], test_tmp_path(name), 3, n, 2);
         size_t nt = total(&l), nl = local_size(&l);
         double *g = malloc(nt * sizeof *g), *b = malloc((nl ? nl : 1) * sizeof *b);
         hs_writer *w;
@@ -294,25 +274,13 @@ static void test_resume_blocks(void **state)
     }
 }
 
-static int cleanup(void **state)
-{
-    hs_ctx *ctx = test_ctx();
-    MPI_Barrier(ctx->comm);
-    if (ctx->rank == 0 && g_dir[0]) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
-    }
-    return 0;
-}
-
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_3d_split_z),
     cmocka_unit_test(test_3d_split_y),
     cmocka_unit_test(test_2d_split_y),
     cmocka_unit_test(test_1d_split_x),
     cmocka_unit_test(test_bad_block),
-    cmocka_unit_test_teardown(test_resume_blocks, cleanup),
+    cmocka_unit_test_teardown(test_resume_blocks, test_tmp_cleanup),
 };
 
 TEST_MAIN("output_mpi", tests)

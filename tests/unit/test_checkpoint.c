@@ -10,27 +10,6 @@
 #include "kernels/config.h"
 #include "test_util.h"
 
-static char g_dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    if (!g_dir[0]) {
-        snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_ckpt_XXXXXX");
-        if (!mkdtemp(g_dir)) fail_msg("mkdtemp failed");
-    }
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", g_dir, name);
-    return buf[k];
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
 static const char *FORMATS[] = {
 #if HS_HAVE_HDF5
     "hdf5",
@@ -64,12 +43,12 @@ static const int64_t SIZES[] = {0, 1, 31, 1000};
 static void write_all(hs_ctx *ctx, const char *path, const char *params)
 {
     hs_checkpoint *c;
-    int had = exists(path); /* an older checkpoint stays until the new one is complete */
+    int had = test_file_exists(path); /* an older checkpoint stays until the new one is complete */
     TEST_OK(hs_checkpoint_create(ctx, path, "heat", params, 1234567890123ll, 0.1 + 0.2, &c));
     char tmp[600];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    assert_true(exists(tmp));
-    assert_int_equal(exists(path), had);
+    assert_true(test_file_exists(tmp));
+    assert_int_equal(test_file_exists(path), had);
     for (int t = 0; t < 8; t++)
         for (int s = 0; s < 4; s++) {
             char name[32];
@@ -82,8 +61,8 @@ static void write_all(hs_ctx *ctx, const char *path, const char *params)
     assert_int_equal(hs_checkpoint_write(c, "f64_1", HS_F64, 1, &(double){1}), HS_ERR_RUNTIME); /* twice */
     hs_error_clear();
     TEST_OK(hs_checkpoint_close(c));
-    assert_false(exists(tmp));
-    assert_true(exists(path));
+    assert_false(test_file_exists(tmp));
+    assert_true(test_file_exists(path));
 }
 
 static void read_all(hs_ctx *ctx, const char *path, const char *params)
@@ -129,10 +108,10 @@ static void test_round_trip(void **state)
         char name[64];
         setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
         snprintf(name, sizeof name, "rt_%s.ckpt", FORMATS[f]);
-        write_all(ctx, tmp_path(name), params);
-        read_all(ctx, tmp_path(name), params);
-        write_all(ctx, tmp_path(name), "[heat]\nn = 3\n"); /* replaces the old file */
-        read_all(ctx, tmp_path(name), "[heat]\nn = 3\n");
+        write_all(ctx, test_tmp_path(name), params);
+        read_all(ctx, test_tmp_path(name), params);
+        write_all(ctx, test_tmp_path(name), "[heat]\nn = 3\n"); /* replaces the old file */
+        read_all(ctx, test_tmp_path(name), "[heat]\nn = 3\n");
     }
     unsetenv("HS_CHECKPOINT_FORMAT");
     free(params);
@@ -154,7 +133,7 @@ static void test_wrong_solver_and_ranks(void **state)
         char name[64];
         setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
         snprintf(name, sizeof name, "who_%s.ckpt", FORMATS[f]);
-        const char *p = tmp_path(name);
+        const char *p = test_tmp_path(name);
         small_file(ctx, p);
         hs_checkpoint *c = NULL;
         int64_t step;
@@ -181,8 +160,8 @@ static void test_bad_files(void **state)
     hs_checkpoint *c = NULL;
     int64_t step;
     double time;
-    assert_int_equal(hs_checkpoint_open(ctx, tmp_path("none.ckpt"), "heat", &c, &step, &time), HS_ERR_INPUT);
-    const char *p = tmp_path("garbage.ckpt");
+    assert_int_equal(hs_checkpoint_open(ctx, test_tmp_path("none.ckpt"), "heat", &c, &step, &time), HS_ERR_INPUT);
+    const char *p = test_tmp_path("garbage.ckpt");
     FILE *f = fopen(p, "w");
     fputs("not a checkpoint at all, just text\n", f);
     fclose(f);
@@ -192,7 +171,7 @@ static void test_bad_files(void **state)
     hs_error_clear();
     /* a flipped byte in the data of a binary checkpoint fails its checksum */
     setenv("HS_CHECKPOINT_FORMAT", "binary", 1);
-    p = tmp_path("flip.ckpt");
+    p = test_tmp_path("flip.ckpt");
     small_file(ctx, p);
     unsetenv("HS_CHECKPOINT_FORMAT");
     f = fopen(p, "r+b");
@@ -205,7 +184,7 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(hs_error_message(), "checksum mismatch"));
     hs_error_clear();
     /* a truncated one */
-    p = tmp_path("short.ckpt");
+    p = test_tmp_path("short.ckpt");
     setenv("HS_CHECKPOINT_FORMAT", "binary", 1);
     small_file(ctx, p);
     unsetenv("HS_CHECKPOINT_FORMAT");
@@ -215,20 +194,10 @@ static void test_bad_files(void **state)
     assert_null(c);
 }
 
-static int cleanup(void **state)
-{
-    if (g_dir[0]) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
-    }
-    return 0;
-}
-
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_round_trip),
     cmocka_unit_test(test_wrong_solver_and_ranks),
-    cmocka_unit_test_teardown(test_bad_files, cleanup),
+    cmocka_unit_test_teardown(test_bad_files, test_tmp_cleanup),
 };
 
 TEST_MAIN("checkpoint", tests)

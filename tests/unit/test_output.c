@@ -15,27 +15,6 @@
 #include <hdf5.h>
 #endif
 
-static char g_dir[256];
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    k = (k + 1) % 4;
-    if (!g_dir[0]) {
-        snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_output_XXXXXX");
-        if (!mkdtemp(g_dir)) fail_msg("mkdtemp failed");
-    }
-    snprintf(buf[k], sizeof buf[k], "%s/%s", g_dir, name);
-    return buf[k];
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
 static char *with_suffix(const char *path, const char *suffix)
 {
     static char buf[600];
@@ -261,7 +240,7 @@ static void nc_check_attrs(const char *path, int ndim)
 static void test_netcdf_3d(void **state)
 {
     grid_t g;
-    const char *p = tmp_path("n3.nc");
+    const char *p = test_tmp_path("n3.nc");
     grid_init(&g, HS_FORMAT_NETCDF, p, 3, 7, 5, 3);
     g.desc.deflate_level = 4;
     write_file(&g, 4);
@@ -273,7 +252,7 @@ static void test_netcdf_3d(void **state)
 static void test_netcdf_2d(void **state)
 {
     grid_t g;
-    const char *p = tmp_path("n2.nc");
+    const char *p = test_tmp_path("n2.nc");
     grid_init(&g, HS_FORMAT_NETCDF, p, 2, 31, 1, 1);
     write_file(&g, 3);
     check_plain(p, &g, 3);
@@ -284,7 +263,7 @@ static void test_netcdf_2d(void **state)
 static void test_netcdf_missing(void **state)
 {
     grid_t g;
-    const char *p = tmp_path("missing.nc");
+    const char *p = test_tmp_path("missing.nc");
     hs_writer *w = NULL;
     grid_init(&g, HS_FORMAT_NETCDF, p, 2, 4, 3, 1);
     hs_error_clear();
@@ -292,8 +271,8 @@ static void test_netcdf_missing(void **state)
     assert_non_null(strstr(hs_error_message(), "NetCDF output requested but this build has no NetCDF (format = hdf5 works)"));
     hs_error_clear();
     assert_null(w);
-    assert_false(exists(p));
-    assert_false(exists(with_suffix(p, ".partial")));
+    assert_false(test_file_exists(p));
+    assert_false(test_file_exists(with_suffix(p, ".partial")));
     grid_free(&g);
 }
 #endif
@@ -373,35 +352,35 @@ static void h5_check(const char *path, const char *xmf, const char *base, const 
 static void test_hdf5_3d(void **state)
 {
     grid_t g;
-    const char *p = tmp_path("h3.h5");
+    const char *p = test_tmp_path("h3.h5");
     grid_init(&g, HS_FORMAT_HDF5, p, 3, 6, 4, 5);
     g.desc.deflate_level = 1;
     write_file(&g, 4);
     check_plain(p, &g, 4);
-    h5_check(p, tmp_path("h3.xmf"), "h3.h5", &g, 4);
-    assert_false(exists(tmp_path("h3.xmf.tmp")));
+    h5_check(p, test_tmp_path("h3.xmf"), "h3.h5", &g, 4);
+    assert_false(test_file_exists(test_tmp_path("h3.xmf.tmp")));
     grid_free(&g);
 }
 
 static void test_hdf5_2d(void **state)
 {
     grid_t g;
-    const char *p = tmp_path("h2.h5");
+    const char *p = test_tmp_path("h2.h5");
     grid_init(&g, HS_FORMAT_HDF5, p, 2, 9, 2, 1);
     write_file(&g, 3);
     check_plain(p, &g, 3);
-    h5_check(p, tmp_path("h2.xmf"), "h2.h5", &g, 3);
+    h5_check(p, test_tmp_path("h2.xmf"), "h2.h5", &g, 3);
     grid_free(&g);
 }
 
 static void test_hdf5_1d(void **state)
 {
     grid_t g;
-    const char *p = tmp_path("h1.h5");
+    const char *p = test_tmp_path("h1.h5");
     grid_init(&g, HS_FORMAT_HDF5, p, 1, 1, 1, 1);
     write_file(&g, 2);
     check_plain(p, &g, 2);
-    char *s = slurp(tmp_path("h1.xmf"));
+    char *s = slurp(test_tmp_path("h1.xmf"));
     assert_non_null(strstr(s, "TopologyType=\"2DRectMesh\" Dimensions=\"1 1\""));
     free(s);
     grid_free(&g);
@@ -431,7 +410,7 @@ static void test_partial_then_rename(void **state)
     for (int i = 0, nf = formats(f, ext); i < nf; i++) {
         char name[64];
         snprintf(name, sizeof name, "life.%s", ext[i]);
-        const char *p = tmp_path(name);
+        const char *p = test_tmp_path(name);
         grid_t g;
         hs_writer *w;
         vars_t v;
@@ -442,13 +421,13 @@ static void test_partial_then_rename(void **state)
         TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
         define(w, &v);
         write_record(w, &g, &v, 0);
-        assert_true(exists(with_suffix(p, ".partial")));
+        assert_true(test_file_exists(with_suffix(p, ".partial")));
         struct stat st;
         assert_int_equal(stat(p, &st), 0);
         assert_int_equal(st.st_size, 3);
         TEST_OK(hs_writer_close(w));
-        assert_false(exists(with_suffix(p, ".partial")));
-        assert_true(exists(p));
+        assert_false(test_file_exists(with_suffix(p, ".partial")));
+        assert_true(test_file_exists(p));
         hs_reader *r;
         TEST_OK(hs_reader_open(p, &r));
         hs_reader_close(r);
@@ -463,7 +442,7 @@ static void test_discard_and_suspend(void **state)
     for (int i = 0, nf = formats(f, ext); i < nf; i++) {
         char name[64];
         snprintf(name, sizeof name, "gone.%s", ext[i]);
-        const char *p = tmp_path(name);
+        const char *p = test_tmp_path(name);
         grid_t g;
         hs_writer *w;
         vars_t v;
@@ -472,14 +451,14 @@ static void test_discard_and_suspend(void **state)
         define(w, &v);
         write_record(w, &g, &v, 0);
         hs_writer_discard(w);
-        assert_false(exists(p));
-        assert_false(exists(with_suffix(p, ".partial")));
+        assert_false(test_file_exists(p));
+        assert_false(test_file_exists(with_suffix(p, ".partial")));
         TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
         define(w, &v);
         write_record(w, &g, &v, 0);
         TEST_OK(hs_writer_suspend(w));
-        assert_false(exists(p));
-        assert_true(exists(with_suffix(p, ".partial")));
+        assert_false(test_file_exists(p));
+        assert_true(test_file_exists(with_suffix(p, ".partial")));
         grid_free(&g);
     }
 }
@@ -491,7 +470,7 @@ static void test_resume_drops_later_records(void **state)
     for (int i = 0, nf = formats(f, ext); i < nf; i++) {
         char name[64];
         snprintf(name, sizeof name, "resume.%s", ext[i]);
-        const char *p = tmp_path(name);
+        const char *p = test_tmp_path(name);
         grid_t g;
         hs_writer *w;
         vars_t v, v2;
@@ -518,7 +497,7 @@ static void test_resume_drops_later_records(void **state)
         hs_error_clear();
         write_record(w, &g, &v2, 7);
         TEST_OK(hs_writer_close(w));
-        assert_false(exists(with_suffix(p, ".partial")));
+        assert_false(test_file_exists(with_suffix(p, ".partial")));
         int recs[3] = {0, 1, 7};
         double times[3] = {rec_time(0), rec_time(1), rec_time(7)};
         check_data(p, &g, recs, 3, times);
@@ -534,7 +513,7 @@ static void test_resume_other_grid(void **state)
     for (int i = 0, nf = formats(f, ext); i < nf; i++) {
         char name[64];
         snprintf(name, sizeof name, "regrid.%s", ext[i]);
-        const char *p = tmp_path(name);
+        const char *p = test_tmp_path(name);
         grid_t g, g2;
         hs_writer *w;
         vars_t v;
@@ -551,7 +530,7 @@ static void test_resume_other_grid(void **state)
         assert_int_equal(hs_writer_resume(test_ctx(), &g2.desc, 10.0, &w), HS_ERR_INPUT);
         assert_non_null(strstr(hs_error_message(), "3 points along y, the run's 5"));
         hs_error_clear();
-        assert_true(exists(with_suffix(p, ".partial")));
+        assert_true(test_file_exists(with_suffix(p, ".partial")));
         TEST_OK(hs_writer_resume(test_ctx(), &g.desc, 10.0, &w));
         vars_t v2;
         define(w, &v2); /* a restarted solver defines its variables again; the ids are the first run's */
@@ -583,7 +562,7 @@ static void test_errors(void **state)
         hs_error_clear();
         grid_free(&g);
 
-        grid_init(&g, f[i], tmp_path(name), 2, 3, 2, 1);
+        grid_init(&g, f[i], test_tmp_path(name), 2, 3, 2, 1);
         TEST_OK(hs_writer_open(test_ctx(), &g.desc, &w));
         define(w, &v);
         double x[6] = {0};
@@ -609,7 +588,7 @@ static void test_static_only(void **state)
     for (int i = 0, nf = formats(f, ext); i < nf; i++) {
         char name[64];
         snprintf(name, sizeof name, "static.%s", ext[i]);
-        const char *p = tmp_path(name);
+        const char *p = test_tmp_path(name);
         grid_t g;
         hs_writer *w;
         int id;
@@ -637,8 +616,8 @@ static void test_static_only(void **state)
 static void test_reader_bad_files(void **state)
 {
     hs_reader *r = NULL;
-    assert_int_equal(hs_reader_open(tmp_path("does-not-exist.nc"), &r), HS_ERR_INPUT);
-    const char *p = tmp_path("garbage.nc");
+    assert_int_equal(hs_reader_open(test_tmp_path("does-not-exist.nc"), &r), HS_ERR_INPUT);
+    const char *p = test_tmp_path("garbage.nc");
     FILE *f = fopen(p, "w");
     fputs("this is not a NetCDF file\n", f);
     fclose(f);
@@ -667,16 +646,6 @@ static void test_keep_output(void **state)
     }
 }
 
-static int cleanup(void **state)
-{
-    if (g_dir[0]) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-        if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
-    }
-    return 0;
-}
-
 static const struct CMUnitTest tests[] = {
 #if HS_HAVE_NETCDF
     cmocka_unit_test(test_netcdf_3d),
@@ -696,7 +665,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_static_only),
     cmocka_unit_test(test_reader_bad_files),
-    cmocka_unit_test_teardown(test_keep_output, cleanup),
+    cmocka_unit_test_teardown(test_keep_output, test_tmp_cleanup),
 };
 
 TEST_MAIN("output", tests)
