@@ -187,10 +187,9 @@ template <bool MAX> __device__ __forceinline__ vi better(vi a, vi b)
     return a.i < b.i ? a : b;
 }
 
-template <bool MAX> __device__ vi block_better(vi a)
+// The better of the warp's values (lane 0 holds the result).
+template <bool MAX> __device__ __forceinline__ vi warp_better(vi a)
 {
-    __shared__ vi part[32];
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
         vi o;
@@ -198,17 +197,19 @@ template <bool MAX> __device__ vi block_better(vi a)
         o.i = __shfl_down_sync(0xffffffffu, a.i, off);
         a = better<MAX>(a, o);
     }
+    return a;
+}
+
+template <bool MAX> __device__ vi block_better(vi a)
+{
+    __shared__ vi part[32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    a = warp_better<MAX>(a);
     if (lane == 0) part[warp] = a;
     __syncthreads();
     if (warp == 0) {
         a = lane < (int)(blockDim.x >> 5) ? part[lane] : vi{MAX ? -INFINITY : INFINITY, ~0ull};
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            vi o;
-            o.v = __shfl_down_sync(0xffffffffu, a.v, off);
-            o.i = __shfl_down_sync(0xffffffffu, a.i, off);
-            a = better<MAX>(a, o);
-        }
+        a = warp_better<MAX>(a);
     }
     return a;
 }

@@ -65,20 +65,36 @@ template <typename U> __device__ __forceinline__ U block_exclusive_scan(U v, U *
     return pre + x - v;
 }
 
-// Counts of every digit of every pass in one read of the keys.
-template <typename K>
-__global__ void __launch_bounds__(kThreads) hist_kernel(const K *__restrict__ keys, size_t n, int kind,
-                                                        unsigned long long *__restrict__ hist)
+// One key's digits of every pass into the block's counters.
+template <typename K> __device__ __forceinline__ void count_digits(unsigned *s_h, K u)
 {
-    constexpr int P = sizeof(K);
+#pragma unroll
+    for (int p = 0; p < (int)sizeof(K); p++) atomicAdd(&s_h[p * kRadix + (unsigned)((u >> (8 * p)) & 0xFF)], 1u);
+}
+
+// Counts of every digit of every pass; 16-byte loads over the aligned body (nvec vectors;
+// 0: scalar loads throughout).
+template <typename K>
+__global__ void __launch_bounds__(kThreads) hist2_kernel(const K *__restrict__ keys, size_t n, size_t nvec, int kind,
+                                                         unsigned long long *__restrict__ hist)
+{
+    constexpr int P = sizeof(K), PER = 16 / sizeof(K);
     __shared__ unsigned s_h[P * kRadix];
     for (int i = threadIdx.x; i < P * kRadix; i += kThreads) s_h[i] = 0;
     __syncthreads();
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        K u = ord(keys[i], kind);
+    const size_t stride = (size_t)gridDim.x * blockDim.x, gid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const uint4 *kv = reinterpret_cast<const uint4 *>(keys);
+    for (size_t v = gid; v < nvec; v += stride) {
+        uint4 q = kv[v];
+        K k[PER];
+        memcpy(k, &q, sizeof q);
 #pragma unroll
-        for (int p = 0; p < P; p++) atomicAdd(&s_h[p * kRadix + (unsigned)((u >> (8 * p)) & 0xFF)], 1u);
+        for (int e = 0; e < PER; e++) {
+            count_digits<K>(s_h, ord(k[e], kind));
+        }
+    }
+    for (size_t i = nvec * PER + gid; i < n; i += stride) {
+        count_digits<K>(s_h, ord(keys[i], kind));
     }
     __syncthreads();
     for (int i = threadIdx.x; i < P * kRadix; i += kThreads)
@@ -250,8 +266,8 @@ int sort_run(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
     HS_CUDA_CHECK(cudaMemsetAsync(hist, 0, hbytes, cu->stream));
     int hgrid = hs_cuda_blocks(cu, n, kThreads);
     if (hgrid > cu->sm_count * 4) hgrid = cu->sm_count * 4;
-    hist_kernel<K><<<hgrid, kThreads, 0, cu->stream>>>(keys, n, kind, hist);
-    HS_CUDA_LAUNCH_CHECK("hist_kernel");
+    hist2_kernel<K><<<hgrid, kThreads, 0, cu->stream>>>(keys, n, 0, kind, hist); // scalar loads, as before
+    HS_CUDA_LAUNCH_CHECK("hist2_kernel");
     for (int p = 0; p < P; p++) { // an even number of passes leaves the result in keys/vals
         K *ks = p % 2 ? ktmp : keys, *kd = p % 2 ? keys : ktmp;
         V *vs = p % 2 ? vtmp : vals, *vd = p % 2 ? vals : vtmp;
@@ -326,38 +342,6 @@ __global__ void __launch_bounds__(kThreads) digit_start_kernel(const unsigned lo
     __shared__ unsigned long long s_warp[kWarps];
     const size_t i = (size_t)blockIdx.x * kRadix + threadIdx.x;
     start[i] = block_exclusive_scan<unsigned long long>(hist[i], s_warp);
-}
-
-// Counts of every digit of every pass; 16-byte loads over the aligned body (nvec vectors).
-template <typename K>
-__global__ void __launch_bounds__(kThreads) hist2_kernel(const K *__restrict__ keys, size_t n, size_t nvec, int kind,
-                                                         unsigned long long *__restrict__ hist)
-{
-    constexpr int P = sizeof(K), PER = 16 / sizeof(K);
-    __shared__ unsigned s_h[P * kRadix];
-    for (int i = threadIdx.x; i < P * kRadix; i += kThreads) s_h[i] = 0;
-    __syncthreads();
-    const size_t stride = (size_t)gridDim.x * blockDim.x, gid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    const uint4 *kv = reinterpret_cast<const uint4 *>(keys);
-    for (size_t v = gid; v < nvec; v += stride) {
-        uint4 q = kv[v];
-        K k[PER];
-        memcpy(k, &q, sizeof q);
-#pragma unroll
-        for (int e = 0; e < PER; e++) {
-            K u = ord(k[e], kind);
-#pragma unroll
-            for (int p = 0; p < P; p++) atomicAdd(&s_h[p * kRadix + (unsigned)((u >> (8 * p)) & 0xFF)], 1u);
-        }
-    }
-    for (size_t i = nvec * PER + gid; i < n; i += stride) {
-        K u = ord(keys[i], kind);
-#pragma unroll
-        for (int p = 0; p < P; p++) atomicAdd(&s_h[p * kRadix + (unsigned)((u >> (8 * p)) & 0xFF)], 1u);
-    }
-    __syncthreads();
-    for (int i = threadIdx.x; i < P * kRadix; i += kThreads)
-        if (s_h[i]) atomicAdd(&hist[i], (unsigned long long)s_h[i]);
 }
 
 template <typename K, typename V, bool HAS_V, typename W, int ITEMS, int MINB>
