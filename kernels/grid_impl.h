@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/hd.h"
 #include "kernels/types.h"
 
 #ifdef __cplusplus
@@ -26,13 +27,8 @@ typedef struct hs_box {
 enum { HS_GRID_RED_SUM = 0, HS_GRID_RED_SUMSQ = 1, HS_GRID_RED_MIN = 2, HS_GRID_RED_MAX = 3, HS_GRID_RED_MAXABS = 4 };
 
 /* min/max that propagate NaN (as kernels/reduce.h does): once NaN, always NaN. */
-#ifdef __CUDACC__
-#define HS_GRID_HD __host__ __device__
-#else
-#define HS_GRID_HD
-#endif
-static inline HS_GRID_HD double hs_grid_min_nan(double m, double x) { return (x < m || x != x) ? x : m; }
-static inline HS_GRID_HD double hs_grid_max_nan(double m, double x) { return (x > m || x != x) ? x : m; }
+HS_HD double hs_grid_min_nan(double m, double x) { return (x < m || x != x) ? x : m; }
+HS_HD double hs_grid_max_nan(double m, double x) { return (x > m || x != x) ? x : m; }
 
 /* Halo machinery owned by halo.c, created with the field. */
 int hs_halo_setup(struct hs_field *f);

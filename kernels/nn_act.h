@@ -4,14 +4,10 @@
 
 #include <math.h>
 
-#ifdef __CUDACC__
-#define HS_NN_HD __host__ __device__ __forceinline__
-#else
-#define HS_NN_HD static inline
-#endif
+#include "kernels/hd.h"
 
 /* s[0..3] = sigma, sigma', sigma'', sigma''' at z; act is an hs_activation value. */
-HS_NN_HD void hs_nn_act_eval(int act, double z, double s[4])
+HS_HD void hs_nn_act_eval(int act, double z, double s[4])
 {
     switch (act) {
     case 0: { /* tanh */
@@ -41,7 +37,7 @@ HS_NN_HD void hs_nn_act_eval(int act, double z, double s[4])
 
 /* The same from z and the stored value y = sigma(z): tanh and sigmoid need no transcendental
  * function again (the backward pass would otherwise recompute every activation). */
-HS_NN_HD void hs_nn_act_eval_y(int act, double z, double y, double s[4])
+HS_HD void hs_nn_act_eval_y(int act, double z, double y, double s[4])
 {
     if (act == 0) {
         double d = 1.0 - y * y;

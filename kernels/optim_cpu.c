@@ -1,6 +1,4 @@
 /* Optimiser family, OpenMP backend: the fused Adam update. */
-#include <math.h>
-
 #include "kernels/error.h"
 #include "kernels/optim_impl.h"
 
@@ -9,12 +7,7 @@ int hs_adam_update_cpu(size_t n, double lr, double beta1, double beta2, double e
 {
 #pragma omp parallel for schedule(static) if (n > 65536)
     for (size_t i = 0; i < n; i++) {
-        double gi = g[i];
-        double mi = beta1 * m[i] + (1.0 - beta1) * gi;
-        double vi = beta2 * v[i] + (1.0 - beta2) * gi * gi;
-        m[i] = mi;
-        v[i] = vi;
-        x[i] -= lr * (mi / bc1) / (sqrt(vi / bc2) + eps);
+        hs_adam_point(i, lr, beta1, beta2, eps, bc1, bc2, x, g, m, v);
     }
     return HS_OK;
 }

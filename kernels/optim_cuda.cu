@@ -13,12 +13,7 @@ __global__ void adam_kernel(size_t n, double lr, double beta1, double beta2, dou
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double gi = g[i];
-        double mi = beta1 * m[i] + (1.0 - beta1) * gi;
-        double vi = beta2 * v[i] + (1.0 - beta2) * gi * gi;
-        m[i] = mi;
-        v[i] = vi;
-        x[i] -= lr * (mi / bc1) / (sqrt(vi / bc2) + eps);
+        hs_adam_point(i, lr, beta1, beta2, eps, bc1, bc2, x, g, m, v);
     }
 }
 

@@ -3,6 +3,9 @@
 #define HS_OPTIM_IMPL_H
 
 #include <stddef.h>
+#include <math.h>
+
+#include "kernels/hd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,4 +22,17 @@ int hs_adam_update_cuda(struct hs_cuda_ctx *cu, size_t n, double lr, double beta
 #ifdef __cplusplus
 }
 #endif
+
+/* The Adam update of element i, shared by both backends. */
+HS_HD void hs_adam_point(size_t i, double lr, double beta1, double beta2, double eps, double bc1, double bc2, double *x,
+                         const double *g, double *m, double *v)
+{
+    double gi = g[i];
+    double mi = beta1 * m[i] + (1.0 - beta1) * gi;
+    double vi = beta2 * v[i] + (1.0 - beta2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    x[i] -= lr * (mi / bc1) / (sqrt(vi / bc2) + eps);
+}
+
 #endif

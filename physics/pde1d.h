@@ -7,17 +7,13 @@
 
 #include <math.h>
 
-#ifdef __CUDACC__
-#define HS_PDE_HD __host__ __device__ __forceinline__
-#else
-#define HS_PDE_HD static inline
-#endif
+#include "kernels/hd.h"
 
 typedef enum { HS_PDE_BURGERS = 0, HS_PDE_HEAT = 1, HS_PDE_ALLEN_CAHN = 2, HS_PDE_COUNT } hs_pde1d_kind;
 
 /* r and dr[] = dr/d(u, u_t, u_x, u_xx) at one point; c is the PDE's coefficient (viscosity,
  * diffusivity). */
-HS_PDE_HD double hs_pde1d_residual(int kind, double c, double u, double ut, double ux, double uxx, double dr[4])
+HS_HD double hs_pde1d_residual(int kind, double c, double u, double ut, double ux, double uxx, double dr[4])
 {
     switch (kind) {
     case HS_PDE_BURGERS: /* u_t + u u_x - nu u_xx */

@@ -2,13 +2,8 @@
 #ifndef HS_HEAT_POINT_H
 #define HS_HEAT_POINT_H
 
+#include "kernels/hd.h"
 #include "solvers/heat/heat_stencil_impl.h"
-
-#ifdef __CUDACC__
-#define HS_HD __host__ __device__ __forceinline__
-#else
-#define HS_HD static inline
-#endif
 
 /* Harmonic mean: the conductivity of a face between two cells in series (0 when either is 0). */
 HS_HD double hs_heat_face_k(double a, double b) { return a + b > 0 ? 2.0 * a * b / (a + b) : 0.0; }
