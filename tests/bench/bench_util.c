@@ -128,6 +128,22 @@ double bench_time(int (*fn)(void *), void *arg, int warmup, int reps)
     return median;
 }
 
+/* One CSV field: quoted (RFC 4180) when it holds a comma or a quote, e.g. "scan (new, nondet)". */
+static void csv_text(const char *t)
+{
+    if (!t) t = "";
+    if (!strpbrk(t, ",\"")) {
+        fputs(t, g_csv);
+        return;
+    }
+    fputc('"', g_csv);
+    for (; *t; t++) {
+        if (*t == '"') fputc('"', g_csv);
+        fputc(*t, g_csv);
+    }
+    fputc('"', g_csv);
+}
+
 void bench_row(const char *kernel, const char *size, const char *precision, double seconds, double bytes,
                double flops, const char *peer_name, double peer_seconds)
 {
@@ -152,8 +168,14 @@ void bench_row(const char *kernel, const char *size, const char *precision, doub
            gbs, gfs, 100 * frac, peer_name ? peer_name : "-", ratio);
     fflush(stdout);
     if (g_csv) {
-        fprintf(g_csv, "%s,%s,%s,%.6e,%.3f,%.3f,%.4f,%s,%s,%.6e,%.4f\n", kernel, size, precision, seconds, gbs, gfs,
-                frac, limit, peer_name ? peer_name : "", peer_seconds, ratio);
+        csv_text(kernel);
+        fputc(',', g_csv);
+        csv_text(size);
+        fputc(',', g_csv);
+        csv_text(precision);
+        fprintf(g_csv, ",%.6e,%.3f,%.3f,%.4f,%s,", seconds, gbs, gfs, frac, limit);
+        csv_text(peer_name ? peer_name : "");
+        fprintf(g_csv, ",%.6e,%.4f\n", peer_seconds, ratio);
         fflush(g_csv);
     }
 }
