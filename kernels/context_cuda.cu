@@ -76,6 +76,7 @@ extern "C" int hs_cuda_ctx_create(int device, struct hs_cuda_ctx **out)
     cudaDeviceProp p;
     HS_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
     cu->sm_count = p.multiProcessorCount;
+    cu->cc_major = p.major;
     cu->l2_bytes = p.l2CacheSize;
     cu->mem_total = p.totalGlobalMem;
     snprintf(cu->name, sizeof cu->name, "%s", p.name);

@@ -16,6 +16,7 @@ struct hs_cuda_ctx {
     cublasHandle_t cublas;
     cusparseHandle_t cusparse;
     int sm_count;
+    int cc_major;               /* compute capability, major: 9 and up have the bulk-copy engine */
     int l2_bytes;
     size_t mem_total;
     char name[256];

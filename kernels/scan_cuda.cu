@@ -1,4 +1,4 @@
-// Scans, CUDA backend: single pass over tiles with decoupled look-back (new) or a base-32 tree (old); CUB peer.
+// Scans, CUDA backend: persistent rounds fed by the bulk-copy engine (sm_90), single-pass decoupled look-back, or a base-32 tree (old); CUB peer.
 //
 // Old implementation (HS_SCAN_IMPL=old, kept reachable; the new one is further down).  Each block
 // scans one tile (tiles are numbered in the order blocks start, through an atomic counter, so
@@ -8,6 +8,7 @@
 // digits: at most 31 values per level, each summed by one warp in a fixed butterfly.  Because the
 // combination never depends on which predecessors happened to be finished, float results are
 // bitwise reproducible, yet the data is read and written once (2n traffic).
+#include "kernels/cuda_bulk.cuh"
 #include "kernels/cuda_util.h"
 #include "kernels/scan_impl.h"
 
@@ -521,6 +522,310 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
 }
 
 
+// ---------------------------------------------------------------- new, sm_90: persistent rounds
+//
+// Where the bulk-copy engine exists and the data is 16-byte aligned, a persistent kernel replaces
+// the one-tile-per-block kernel above, which keeps nothing in flight while a block looks back.
+// Each block claims tiles in order (atomic counter) and the copy engine loads the next STAGES-1
+// tiles into shared memory while the block scans the current one; results go back into the
+// same stage and out by a bulk store.  Threads touch only shared memory: ITEMS is odd, so each
+// thread's run of consecutive elements is free of bank conflicts.
+//
+// Tile t belongs to round t / kRound.  A tile publishes its aggregate (one self-validating word)
+// an iteration before the block scans it, and its exclusive prefix is
+//     base(r) + (the aggregates of round r before t, summed in a fixed tree),
+//     base(r) = base(r-1) + T(r-1), T = a whole round in the same tree, base(0) = 0.
+// Any block that needs base(r) and finds it unpublished computes it from base(r-1) and publishes
+// it: the same bits whoever does.  So no chain of inclusive prefixes forms, one round trip
+// gathers what a tile needs, results are bitwise reproducible for every type (they depend on the
+// tile shape only, not on the grid or the timing), and a tile waits only for earlier tiles, which
+// running blocks hold: no deadlock whatever the residency.
+
+constexpr int kRound = 256; // tiles per round: 8 per lane of the gathering warp
+constexpr int kPerLane = kRound / 32;
+
+// Published words; 0 (the memset) reads "not yet".  double: bits ^ a signalling NaN (an addition
+// never yields one); 32-bit: 1 << 32 | value; 64-bit integers: two such words (low, high half).
+template <typename A> struct agg_word {
+    static constexpr bool kDouble = std::is_same<A, double>::value;
+    static constexpr int per = sizeof(A) == 8 && !kDouble ? 2 : 1;
+    struct raw {
+        unsigned long long a, b;
+    };
+    __device__ static void put(unsigned long long *w, size_t i, A v)
+    {
+        if constexpr (kDouble) {
+            st_relaxed(w + i, (unsigned long long)__double_as_longlong(v) ^ kSvKey);
+        } else if constexpr (per == 1) {
+            st_relaxed(w + i, (1ull << 32) | (unsigned long long)(uint32_t)v);
+        } else {
+            st_relaxed(w + 2 * i, (1ull << 32) | (unsigned long long)(uint32_t)v);
+            st_relaxed(w + 2 * i + 1, (1ull << 32) | (unsigned long long)(uint32_t)((unsigned long long)v >> 32));
+        }
+    }
+    __device__ static raw load(const unsigned long long *w, size_t i)
+    {
+        raw r;
+        if constexpr (per == 1) {
+            r.a = ld_relaxed(w + i);
+            r.b = 1;
+        } else {
+            ld_relaxed2(w + 2 * i, r.a, r.b); // each half validates itself
+        }
+        return r;
+    }
+    __device__ static bool ready(raw r) { return r.a != 0 && r.b != 0; }
+    __device__ static A value(raw r)
+    {
+        if constexpr (kDouble) return __longlong_as_double((long long)(r.a ^ kSvKey));
+        else if constexpr (per == 1) return (A)(uint32_t)r.a;
+        else return (A)(((unsigned long long)(uint32_t)r.b << 32) | (unsigned long long)(uint32_t)r.a);
+    }
+};
+
+struct round_state {
+    unsigned long long *agg;  // per tile
+    unsigned long long *base; // per round (entry 0 unused)
+};
+
+// Warp 0: the exclusive prefix of tile t > 0.  One batch of loads: the aggregates of round r
+// before t, base(r), and, in case base(r) is not published yet, base(r-1) and round r-1's
+// aggregates.  Rounds further back are walked only when neither base is published.
+template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
+{
+    using W = agg_word<A>;
+    using raw = typename W::raw;
+    const int lane = threadIdx.x & 31;
+    const size_t r = t / kRound, r0 = r * kRound;
+    raw w[kPerLane], p[kPerLane], br = {0, 0}, bp = {0, 0};
+#pragma unroll
+    for (int k = 0; k < kPerLane; k++) {
+        const size_t j = r0 + (size_t)k * 32 + lane;
+        if (j < t) w[k] = W::load(st.agg, j);
+        if (r >= 1) p[k] = W::load(st.agg, j - kRound);
+    }
+    if (r >= 1) br = W::load(st.base, r);
+    if (r >= 2) bp = W::load(st.base, r - 1);
+    for (;;) { // this round's earlier aggregates: published an iteration ago, as a rule
+        bool ok = true;
+#pragma unroll
+        for (int k = 0; k < kPerLane; k++)
+            if (r0 + (size_t)k * 32 + lane < t) ok = ok && W::ready(w[k]);
+        if (__all_sync(0xffffffffu, ok)) break;
+        __nanosleep(20);
+#pragma unroll
+        for (int k = 0; k < kPerLane; k++) {
+            const size_t j = r0 + (size_t)k * 32 + lane;
+            if (j < t && !W::ready(w[k])) w[k] = W::load(st.agg, j);
+        }
+    }
+    A acc = A(0);
+#pragma unroll
+    for (int k = 0; k < kPerLane; k++)
+        if (r0 + (size_t)k * 32 + lane < t) acc = acc + W::value(w[k]);
+    const A in_round = warp_sum<A>(acc);
+    if (r == 0) return in_round;
+    if (W::ready(br)) return W::value(br) + in_round;
+
+    // base(r) = base(q) + T(q) + ... + T(r-1) from the latest published base(q)
+    size_t q = r - 1;
+    A b = A(0);
+    if (r == 1 || W::ready(bp)) {
+        b = r == 1 ? A(0) : W::value(bp);
+    } else {
+        while (q > 0) {
+            const raw x = W::load(st.base, q);
+            if (W::ready(x)) {
+                b = W::value(x);
+                break;
+            }
+            q--;
+        }
+    }
+    for (const size_t q0 = q; q < r; q++) {
+        if (q0 + 1 < r) { // the batch holds round r-1, good only when no earlier round was walked
+#pragma unroll
+            for (int k = 0; k < kPerLane; k++) p[k] = W::load(st.agg, q * kRound + (size_t)k * 32 + lane);
+        }
+        for (;;) {
+            bool ok = true;
+#pragma unroll
+            for (int k = 0; k < kPerLane; k++) ok = ok && W::ready(p[k]);
+            if (__all_sync(0xffffffffu, ok)) break;
+            __nanosleep(20);
+#pragma unroll
+            for (int k = 0; k < kPerLane; k++)
+                if (!W::ready(p[k])) p[k] = W::load(st.agg, q * kRound + (size_t)k * 32 + lane);
+        }
+        A sum = A(0);
+#pragma unroll
+        for (int k = 0; k < kPerLane; k++) sum = sum + W::value(p[k]);
+        b = b + warp_sum<A>(sum);
+        if (lane == 0) W::put(st.base, q + 1, b);
+    }
+    return b + in_round;
+}
+
+template <typename T, int ITEMS, int STAGES> struct round_cfg {
+    static constexpr int tile = kThreads * ITEMS;
+    static constexpr unsigned bytes = tile * sizeof(T);
+    static constexpr size_t smem = (size_t)STAGES * bytes;
+};
+
+template <typename T, typename A, int ITEMS, int STAGES, bool EXCLUSIVE>
+__global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *out, size_t n, unsigned ntiles, round_state st,
+                                                              unsigned *counter)
+{
+#if HS_HAVE_BULK_COPY
+    constexpr int TILE = round_cfg<T, ITEMS, STAGES>::tile;
+    constexpr unsigned BYTES = round_cfg<T, ITEMS, STAGES>::bytes;
+    static_assert(ITEMS % 2 == 1, "odd ITEMS: conflict-free runs");
+    static_assert(STAGES >= 4, "the tile after next must be known before an iteration's last barrier");
+    static_assert(BYTES % 16 == 0, "bulk copies move 16-byte units");
+    extern __shared__ __align__(128) unsigned char s_raw[];
+    T *s_buf = reinterpret_cast<T *>(s_raw);
+    __shared__ __align__(8) unsigned long long s_bar[STAGES];
+    __shared__ unsigned s_tile[STAGES];
+    __shared__ A s_warp[kWarps], s_next[kWarps];
+    __shared__ A s_prefix;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    unsigned claimed = 0; // thread 0: claimed a refill ahead, so the atomic's latency is hidden
+
+    auto load_stage = [&](int stage, unsigned t) { // thread 0
+        s_tile[stage] = t;
+        if (t < ntiles && (size_t)(t + 1) * TILE <= n)
+            hs_bulk::load(s_buf + (size_t)stage * TILE, in + (size_t)t * TILE, BYTES, &s_bar[stage]);
+    };
+    // the warp's share of tile t (stage s, iteration it): each thread sums its items in order
+    auto warp_share = [&](unsigned t, int s, unsigned it) -> A {
+        A x = A(0);
+        if ((size_t)(t + 1) * TILE <= n) {
+            hs_bulk::barrier_wait(&s_bar[s], (it / STAGES) & 1);
+            const T *sb = s_buf + (size_t)s * TILE + tid * ITEMS;
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) x = x + (A)sb[i];
+        } else { // the last tile, partial: read directly
+            const size_t first = (size_t)t * TILE + (size_t)tid * ITEMS;
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++)
+                if (first + i < n) x = x + (A)in[first + i];
+        }
+        return warp_sum<A>(x);
+    };
+
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; s++) hs_bulk::barrier_init(&s_bar[s]);
+        for (int s = 0; s < STAGES; s++) load_stage(s, atomicAdd(counter, 1u));
+        claimed = atomicAdd(counter, 1u);
+    }
+    __syncthreads();
+    { // the first tile's aggregate
+        const unsigned t0 = s_tile[0];
+        if (t0 < ntiles) {
+            const A x = warp_share(t0, 0, 0);
+            if (lane == 0) s_next[warp] = x;
+        }
+        __syncthreads();
+        if (tid == 0 && t0 < ntiles) agg_word<A>::put(st.agg, t0, tile_total<A>(s_next));
+        __syncthreads(); // s_next is reused below
+    }
+
+    for (unsigned it = 0;; it++) {
+        const int s = (int)(it % STAGES), s1 = (int)((it + 1) % STAGES);
+        const unsigned t = s_tile[s], t1 = s_tile[s1];
+        if (t >= ntiles) break; // tiles are claimed in order: no later one is valid either
+        // the next tile's share first: its data has had more than an iteration to land
+        if (t1 < ntiles) {
+            const A x = warp_share(t1, s1, it + 1);
+            if (lane == 0) s_next[warp] = x;
+        }
+        const bool full = (size_t)(t + 1) * TILE <= n;
+        T *sb = s_buf + (size_t)s * TILE;
+        const size_t first = (size_t)t * TILE + (size_t)tid * ITEMS;
+        A a[ITEMS];
+        if (full) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) a[i] = (A)sb[tid * ITEMS + i];
+        } else {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) a[i] = first + i < n ? (A)in[first + i] : A(0);
+        }
+        A before, wpre;
+        block_scan_totals<A, ITEMS>(a, s_warp, before, wpre);
+        if (warp == 0) { // publish the next tile's aggregate, then gather this one's prefix
+            if (lane == 0 && t1 < ntiles) agg_word<A>::put(st.agg, t1, tile_total<A>(s_next));
+            const A pre = t > 0 ? round_prefix<A>(st, t) : A(0);
+            if (lane == 0) s_prefix = pre;
+        }
+        __syncthreads();
+        const A off = (s_prefix + wpre) + before;
+        if (full) {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++) sb[tid * ITEMS + i] = (T)(EXCLUSIVE ? (i == 0 ? off : off + a[i - 1]) : off + a[i]);
+            hs_bulk::fence_for_store();
+        } else {
+#pragma unroll
+            for (int i = 0; i < ITEMS; i++)
+                if (first + i < n) out[first + i] = (T)(EXCLUSIVE ? (i == 0 ? off : off + a[i - 1]) : off + a[i]);
+        }
+        __syncthreads();
+        if (tid == 0) {
+            if (full) hs_bulk::store(out + (size_t)t * TILE, sb, BYTES);
+            if (it > 0) { // refill the previous stage once its store has left shared memory
+                hs_bulk::wait_stores_read<1>();
+                load_stage((int)((it - 1) % STAGES), claimed);
+                claimed = atomicAdd(counter, 1u);
+            }
+        }
+    }
+    if (tid == 0) hs_bulk::wait_stores();
+#else
+    __trap(); // not launched below sm_90 (scan_round_launch checks the device)
+#endif
+}
+
+// Shapes measured on the H200 (exp. of 2026-11-30): 256 x 11 (22 KiB tiles) for 8-byte types and
+// 256 x 23 for 32-bit integers, 4 stages, two blocks per SM.
+template <typename T> struct round_tune {
+    static constexpr int items = sizeof(T) == 8 ? 11 : std::is_same<T, float>::value ? 15 : 23;
+    static constexpr int stages = std::is_same<T, float>::value ? 6 : 4;
+};
+
+template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
+{
+    using A = typename acc_of<T>::type;
+    constexpr int ITEMS = round_tune<T>::items, STAGES = round_tune<T>::stages;
+    using C = round_cfg<T, ITEMS, STAGES>;
+    const size_t ntiles = (n + C::tile - 1) / C::tile;
+    if (ntiles >= (1ull << 31)) return HS_FAIL(HS_ERR_RUNTIME, "scan: %zu elements is too many for one call", n);
+    static int blocks_per_sm = 0; // one per instantiation
+    if (!blocks_per_sm) {
+        HS_CUDA_CHECK(cudaFuncSetAttribute(scan_round_kernel<T, A, ITEMS, STAGES, false>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::smem));
+        HS_CUDA_CHECK(cudaFuncSetAttribute(scan_round_kernel<T, A, ITEMS, STAGES, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::smem));
+        HS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, scan_round_kernel<T, A, ITEMS, STAGES, false>,
+                                                                    kThreads, C::smem));
+        if (blocks_per_sm < 1) blocks_per_sm = 1;
+    }
+    // tile words, round words, then the tile counter, zeroed together
+    const size_t per = agg_word<A>::per, nrounds = ntiles / kRound + 1;
+    const size_t zbytes = (ntiles + nrounds) * per * sizeof(unsigned long long) + sizeof(unsigned);
+    char *buf = NULL;
+    HS_CHECK(hs_cuda_scratch(cu, zbytes, (void **)&buf));
+    round_state st = {(unsigned long long *)buf, (unsigned long long *)buf + ntiles * per};
+    unsigned *counter = (unsigned *)(buf + (ntiles + nrounds) * per * sizeof(unsigned long long));
+    HS_CUDA_CHECK(cudaMemsetAsync(buf, 0, zbytes, cu->stream));
+    size_t grid = (size_t)blocks_per_sm * cu->sm_count;
+    if (grid > ntiles) grid = ntiles;
+    if (exclusive)
+        scan_round_kernel<T, A, ITEMS, STAGES, true><<<(unsigned)grid, kThreads, C::smem, cu->stream>>>(in, out, n, (unsigned)ntiles, st, counter);
+    else
+        scan_round_kernel<T, A, ITEMS, STAGES, false><<<(unsigned)grid, kThreads, C::smem, cu->stream>>>(in, out, n, (unsigned)ntiles, st, counter);
+    HS_CUDA_LAUNCH_CHECK("scan_round_kernel");
+    return HS_OK;
+}
+
 template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
 {
     size_t tmp = 0;
@@ -551,6 +856,10 @@ extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl
 {
     if (impl == HS_SCAN_IMPL_OLD) {
         HS_SCAN_DISPATCH(scan_launch, exclusive)
+    }
+    // the persistent kernel needs the bulk-copy engine and 16-byte aligned data
+    if (cu->cc_major >= 9 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0) {
+        HS_SCAN_DISPATCH(scan_round_launch, exclusive)
     }
     HS_SCAN_DISPATCH(scan_new_launch, exclusive, deterministic)
 }

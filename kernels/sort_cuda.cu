@@ -279,31 +279,61 @@ int sort_run(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
     return HS_OK;
 }
 
-// ---------------------------------------------------------------- new onesweep
+// ---------------------------------------------------------------- new onesweep ("early counts")
 //
-// Same algorithm as above, reworked where the old kernel loses time: it held ~110-128 registers
-// (64-bit index arithmetic per item) and 46 KB of shared memory whatever the key width, so only 2
-// blocks ran per SM, and each tile walked its look-back one predecessor (one L2 round trip) at a
-// time after a block-wide scan of the pass histogram.  Here: 24 keys per thread for 32-bit keys
-// (16 for 64-bit), tile-local 32-bit indexing and a bounds-free full-tile path, shared memory
-// sized by the element width, values loaded only when they are scattered (not held in registers
-// through ranking and look-back), digit starts of every pass scanned once per sort, the
-// histogram pass reading 16-byte vectors, and a look-back that loads kLbWin predecessors' words
-// at once per digit.
+// The same algorithm as above, reworked where the old kernel loses time (measured on the H200,
+// exp. of 2026-11-30):
+//   * ranking: each warp first counts its digits with shared atomics, the tile publishes its
+//     counts to the look-back before ranking (so successors wait less), and those counts are
+//     scanned into block-wide offsets; a key's rank is then its final slot in the tile: the
+//     lanes holding the same digit (found by eight ballots, or for 32-bit keys by OR-ing lane
+//     bits into a per-digit word: __match_any_sync is several times slower on sm_90) take one
+//     atomicAdd per group;
+//   * keys travel as their order-preserving bits (padding all ones: digit 255, ranked last) and
+//     are mapped back as they are written; 384 threads, no register spills;
+//   * values are loaded only for the scatter, through the same shared buffer.
+// One thread per digit looks back over kLbWin predecessors' words at a time.
+
+// Lanes whose labels agree in the low BITS bits (one ballot per bit).
+template <int BITS> __device__ __forceinline__ unsigned match_ballot(unsigned label)
+{
+    unsigned m = 0xffffffffu;
+#pragma unroll
+    for (int b = 0; b < BITS; b++) {
+        const unsigned bit = (label >> b) & 1u, bal = __ballot_sync(0xffffffffu, bit);
+        m &= bit ? bal : ~bal;
+    }
+    return m;
+}
+
+__device__ __forceinline__ unsigned lanemask_le()
+{
+    unsigned r;
+    asm("mov.u32 %0, %%lanemask_le;" : "=r"(r));
+    return r;
+}
+
+// Inverse of ord.
+__device__ __forceinline__ uint32_t ord_inv(uint32_t o, int kind)
+{
+    if (kind == 1) return o ^ 0x80000000u;
+    if (kind == 2) {
+        const uint32_t u = o + 0x007FFFFFu;
+        return (u & 0x80000000u) ? u ^ 0x80000000u : ~u;
+    }
+    return o;
+}
+__device__ __forceinline__ unsigned long long ord_inv(unsigned long long o, int kind)
+{
+    if (kind == 1) return o ^ 0x8000000000000000ull;
+    if (kind == 2) {
+        const unsigned long long u = o + 0x000FFFFFFFFFFFFFull;
+        return (u & 0x8000000000000000ull) ? u ^ 0x8000000000000000ull : ~u;
+    }
+    return o;
+}
 
 constexpr int kLbWin = 4;
-
-template <typename K, typename V, bool HAS_V, int ITEMS> struct sort_smem2 {
-    static constexpr int kTileN = kThreads * ITEMS;
-    static constexpr int kElem = (HAS_V && sizeof(V) > sizeof(K)) ? (int)sizeof(V) : (int)sizeof(K);
-    alignas(16) unsigned char buf[kTileN * kElem]; // the tile's keys, then its values, in sorted order
-    long long gbase[kRadix];                       // global position of slot 0 of each digit's run
-    unsigned tstart[kRadix];                       // first slot of each digit in the tile
-    unsigned short whist[kWarps][kRadix];          // per-warp digit counters, then per-warp offsets
-    unsigned char dig[kTileN];                     // digit of each sorted slot
-    unsigned scan32[kWarps];
-    unsigned tile;
-};
 
 // Thread d, tile > 0, after publishing its own count: exclusive prefix of digit d over all earlier
 // tiles.  kLbWin words are requested together; they are then consumed newest first, spinning only
@@ -344,94 +374,224 @@ __global__ void __launch_bounds__(kThreads) digit_start_kernel(const unsigned lo
     start[i] = block_exclusive_scan<unsigned long long>(hist[i], s_warp);
 }
 
-template <typename K, typename V, bool HAS_V, typename W, int ITEMS, int MINB>
-__global__ void __launch_bounds__(kThreads, MINB)
-    onesweep2_kernel(const K *__restrict__ kin, K *__restrict__ kout, const V *__restrict__ vin, V *__restrict__ vout,
-                     size_t n, int shift, int kind, const unsigned long long *__restrict__ dstart, W *status,
-                     unsigned *tile_counter)
+// Dynamic shared memory of the kernel: one buffer (per-warp digit offsets and match words while
+// ranking, then the tile's keys, then its values), the digits' global bases, scan scratch, tile.
+template <typename K, typename V, bool HAS_V, int T, int I, int MATCH> struct ec_layout {
+    static constexpr int tile = T * I;
+    static constexpr int warps = T / 32;
+    static constexpr int elem = (HAS_V && sizeof(V) > sizeof(K)) ? (int)sizeof(V) : (int)sizeof(K);
+    static constexpr int rank_bytes = warps * kRadix * 4 * (MATCH == 1 ? 2 : 1);
+    static constexpr int buf = ((tile * elem > rank_bytes ? tile * elem : rank_bytes) + 15) / 16 * 16;
+    static constexpr int goff = buf;                // OffT[256]
+    static constexpr int scan = goff + kRadix * 8;  // unsigned[32]
+    static constexpr int tilew = scan + 32 * 4;     // unsigned
+    static constexpr int bytes = tilew + 16;
+};
+
+// Digit of order-mapped bits; asm volatile so that the compiler recomputes the digits of the
+// histogram loop in the ranking loop instead of keeping them live (which spilled).
+__device__ __forceinline__ unsigned ec_digit(uint32_t k, int shift)
 {
-    using S = sort_smem2<K, V, HAS_V, ITEMS>;
-    constexpr int TILE = S::kTileN;
-    __shared__ S s;
+    unsigned d;
+    asm volatile("bfe.u32 %0, %1, %2, 8;" : "=r"(d) : "r"(k), "r"(shift));
+    return d;
+}
+__device__ __forceinline__ unsigned ec_digit(unsigned long long k, int shift)
+{
+    unsigned long long d;
+    asm volatile("bfe.u64 %0, %1, %2, 8;" : "=l"(d) : "l"(k), "r"(shift));
+    return (unsigned)d;
+}
+
+// MATCH: 0 ballots, 1 OR-ed lane bits.  PK: two 16-bit ranks per register.  OffT: type of the
+// digits' global bases (unsigned while n < 2^32).  T >= 256 (a thread per digit).
+template <typename K, typename V, bool HAS_V, typename W, typename OffT, int T, int I, int MINB, int MATCH, bool PK>
+__global__ void __launch_bounds__(T, MINB)
+    onesweep_ec_kernel(const K *__restrict__ kin, K *__restrict__ kout, const V *__restrict__ vin, V *__restrict__ vout,
+                       size_t n, int shift, int kind, const unsigned long long *__restrict__ dstart, W *status,
+                       unsigned *tile_counter)
+{
+    static_assert(T >= kRadix && T % 32 == 0, "a thread per digit, whole warps");
+    using L = ec_layout<K, V, HAS_V, T, I, MATCH>;
+    constexpr int TILE = L::tile, WARPS = L::warps;
+    extern __shared__ __align__(16) unsigned char ec_smem[];
+    int *warp_off = reinterpret_cast<int *>(ec_smem);               // [WARPS][256]
+    int *masks = reinterpret_cast<int *>(ec_smem) + WARPS * kRadix; // [WARPS][256], MATCH 1
+    K *skeys = reinterpret_cast<K *>(ec_smem);
+    OffT *goff = reinterpret_cast<OffT *>(ec_smem + L::goff);
+    unsigned *sscan = reinterpret_cast<unsigned *>(ec_smem + L::scan);
+    unsigned *stile = reinterpret_cast<unsigned *>(ec_smem + L::tilew);
+
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (tid == 0) s.tile = atomicAdd(tile_counter, 1u);
-    for (int i = tid; i < kWarps * kRadix / 2; i += kThreads) reinterpret_cast<unsigned *>(s.whist)[i] = 0;
+    if (tid == 0) *stile = atomicAdd(tile_counter, 1u);
+    {
+        constexpr int NZ = WARPS * kRadix * (MATCH == 1 ? 2 : 1) / 4;
+        uint4 *z = reinterpret_cast<uint4 *>(ec_smem);
+        for (int i = tid; i < NZ; i += T) z[i] = make_uint4(0, 0, 0, 0);
+    }
     __syncthreads();
-    const unsigned tile = s.tile;
+    const unsigned tile = *stile;
     const size_t tile_base = (size_t)tile * TILE;
-    const int valid = n - tile_base < (size_t)TILE ? (int)(n - tile_base) : TILE;
-    const int mine = warp * 32 * ITEMS + lane; // slot of item 0 of this thread in the tile
+    const bool full = n - tile_base >= (size_t)TILE;
+    const int valid = full ? TILE : (int)(n - tile_base);
+    const int mine = warp * 32 * I + lane; // warp-striped: item i of this thread is slot mine + 32 i
     const K *kp = kin + tile_base + mine;
 
-    K key[ITEMS];
-    unsigned dr[ITEMS];
-    if (valid == TILE) {
+    K key[I];
+    if (full) {
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) key[i] = kp[i * 32];
+        for (int i = 0; i < I; i++) key[i] = kp[i * 32];
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) dr[i] = (unsigned)((ord(key[i], kind) >> shift) & 0xFF);
+        for (int i = 0; i < I; i++) key[i] = ord(key[i], kind);
     } else {
 #pragma unroll
-        for (int i = 0; i < ITEMS; i++) {
-            dr[i] = kInvalid;
-            key[i] = K(0);
-            if (mine + i * 32 < valid) {
-                key[i] = kp[i * 32];
-                dr[i] = (unsigned)((ord(key[i], kind) >> shift) & 0xFF);
+        for (int i = 0; i < I; i++) key[i] = mine + i * 32 < valid ? ord(kp[i * 32], kind) : ~K(0);
+    }
+
+    int *wo = warp_off + warp * kRadix;
+#pragma unroll
+    for (int i = 0; i < I; i++) atomicAdd(&wo[ec_digit(key[i], shift)], 1);
+    __syncthreads();
+
+    // thread d < 256 owns digit d: per-warp exclusive offsets, the tile's count, published early
+    using cref = cuda::atomic_ref<W, cuda::thread_scope_device>;
+    unsigned count = 0, excl = 0;
+    if (tid < kRadix) {
+#pragma unroll
+        for (int w = 0; w < WARPS; w++) {
+            const int c = warp_off[w * kRadix + tid];
+            warp_off[w * kRadix + tid] = (int)count;
+            count += (unsigned)c;
+        }
+        cref(status[(size_t)tile * kRadix + tid])
+            .store((tile == 0 ? lb<W>::inclusive : lb<W>::aggregate) | (W)count, cuda::memory_order_relaxed);
+        unsigned x = count; // exclusive scan of the counts over the digits
+#pragma unroll
+        for (int off = 1; off < 32; off <<= 1) {
+            const unsigned y = __shfl_up_sync(0xffffffffu, x, off);
+            if (lane >= off) x += y;
+        }
+        if (lane == 31) sscan[warp] = x;
+        excl = x - count;
+    }
+    __syncthreads();
+    if (tid < kRadix) {
+#pragma unroll
+        for (int j = 0; j < kRadix / 32; j++)
+            if (j < warp) excl += sscan[j];
+#pragma unroll
+        for (int w = 0; w < WARPS; w++) warp_off[w * kRadix + tid] += (int)excl;
+        goff[tid] = (OffT)dstart[tid] - (OffT)excl;
+    }
+    __syncthreads();
+
+    // ranks: the final slot of each key in the tile (stable: item-major, lane-minor per warp)
+    constexpr int NR = PK ? (I + 1) / 2 : I;
+    unsigned rk[NR];
+#pragma unroll
+    for (int j = 0; j < NR; j++) rk[j] = 0;
+    auto rank_of = [&](int i) -> int { return PK ? (int)((rk[i / 2] >> (16 * (i % 2))) & 0xFFFFu) : (int)rk[i]; };
+    {
+        int *wm = masks + warp * kRadix;
+        const unsigned le = lanemask_le();
+#pragma unroll
+        for (int i = 0; i < I; i++) {
+            const unsigned d = ec_digit(key[i], shift);
+            unsigned m;
+            if constexpr (MATCH == 0) {
+                m = match_ballot<8>(d);
+            } else {
+                atomicOr(&wm[d], 1 << lane);
+                __syncwarp();
+                m = (unsigned)wm[d];
+            }
+            const int leader = 31 - __clz((int)m);
+            const int pc = __popc(m & le);
+            int off = 0;
+            if (lane == leader) off = atomicAdd(&wo[d], pc);
+            off = __shfl_sync(0xffffffffu, off, leader);
+            if constexpr (MATCH == 1) {
+                if (lane == leader) wm[d] = 0;
+                __syncwarp();
+            }
+            const unsigned r = (unsigned)(off + pc - 1);
+            if (PK) rk[i / 2] |= r << (16 * (i % 2));
+            else rk[i] = r;
+        }
+    }
+    __syncthreads(); // the ranking words are dead; the buffer takes the keys
+#pragma unroll
+    for (int i = 0; i < I; i++) skeys[rank_of(i)] = key[i];
+
+    if (tid < kRadix && tile != 0) {
+        const unsigned long long prefix = look_back_win<W>(status, (long long)tile);
+        cref(status[(size_t)tile * kRadix + tid]).store(lb<W>::inclusive | (W)(prefix + count), cuda::memory_order_relaxed);
+        goff[tid] += (OffT)prefix;
+    }
+    __syncthreads();
+
+    // scatter the keys (slot tid + u T); the digits are kept for the values
+    constexpr int ND = HAS_V ? (I + 3) / 4 : 1;
+    unsigned dpk[ND];
+#pragma unroll
+    for (int u = 0; u < ND; u++) dpk[u] = 0;
+#pragma unroll
+    for (int u = 0; u < I; u++) {
+        const int idx = tid + u * T;
+        if (full || idx < valid) {
+            const K k = skeys[idx];
+            const unsigned d = (unsigned)(k >> shift) & 0xFFu;
+            kout[(size_t)(goff[d] + (OffT)idx)] = ord_inv(k, kind);
+            if constexpr (HAS_V) dpk[u / 4] |= d << (8 * (u % 4));
+        }
+    }
+    if constexpr (HAS_V) {
+        const V *vp = vin + tile_base + mine;
+        V val[I];
+#pragma unroll
+        for (int i = 0; i < I; i++) val[i] = full || mine + i * 32 < valid ? vp[i * 32] : V(0);
+        __syncthreads(); // every key has left the buffer
+        V *svals = reinterpret_cast<V *>(ec_smem);
+#pragma unroll
+        for (int i = 0; i < I; i++) svals[rank_of(i)] = val[i]; // padding ranks are >= valid, < TILE
+        __syncthreads();
+#pragma unroll
+        for (int u = 0; u < I; u++) {
+            const int idx = tid + u * T;
+            if (full || idx < valid) {
+                const unsigned d = (dpk[u / 4] >> (8 * (u % 4))) & 0xFFu;
+                vout[(size_t)(goff[d] + (OffT)idx)] = svals[idx];
             }
         }
     }
-    rank_in_warp<ITEMS>(s.whist, dr);
-    __syncthreads();
-
-    const unsigned run = warp_digit_offsets(s.whist, tid); // thread tid owns digit tid from here
-    // Publish this tile's counts now, place the keys in the tile, and only then look back: the
-    // predecessors get that long to publish, and key[] is dead during the wait.
-    using cref = cuda::atomic_ref<W, cuda::thread_scope_device>;
-    cref mineword(status[(size_t)tile * kRadix + tid]);
-    mineword.store((tile == 0 ? lb<W>::inclusive : lb<W>::aggregate) | (W)run, cuda::memory_order_relaxed);
-    s.tstart[tid] = block_exclusive_scan<unsigned>(run, s.scan32);
-    __syncthreads();
-
-    K *skeys = reinterpret_cast<K *>(s.buf);
-    place_keys<K, ITEMS>(s, warp, key, dr, skeys);
-    unsigned long long prefix = 0;
-    if (tile != 0) {
-        prefix = look_back_win<W>(status, (long long)tile);
-        mineword.store(lb<W>::inclusive | (W)(prefix + run), cuda::memory_order_relaxed);
-    }
-    s.gbase[tid] = (long long)(dstart[tid] + prefix) - (long long)s.tstart[tid];
-    __syncthreads();
-#pragma unroll 4
-    for (int j = tid; j < valid; j += kThreads) kout[s.gbase[s.dig[j]] + j] = skeys[j];
-    if constexpr (HAS_V) {
-        const V *vp = vin + tile_base + mine;
-        V val[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++) val[i] = dr[i] != ~0u ? vp[i * 32] : V(0);
-        __syncthreads(); // every key has left the buffer
-        V *svals = reinterpret_cast<V *>(s.buf);
-#pragma unroll
-        for (int i = 0; i < ITEMS; i++)
-            if (dr[i] != ~0u) svals[dr[i]] = val[i];
-        __syncthreads();
-#pragma unroll 4
-        for (int j = tid; j < valid; j += kThreads) vout[s.gbase[s.dig[j]] + j] = svals[j];
-    }
 }
 
-template <typename K, typename V, bool HAS_V> struct tune2 {
-    static constexpr int items = sizeof(K) == 4 && !(HAS_V && sizeof(V) == 8) ? 24 : 16; // 48 KB static limit
-    static constexpr int minb = 3;
+// Shapes measured on the H200 (exp. of 2026-11-30; CUB/ours in brackets): u32 keys 384 x 20 with
+// OR-ed match words (0.95), u32 pairs 384 x 23 (1.12), 64-bit keys and pairs 384 x 20 with packed
+// ranks (1.06, 1.08); mixed widths 384 x 16.  Two blocks per SM throughout.
+template <typename K, typename V, bool HAS_V> struct ec_tune {
+    static constexpr int kb = sizeof(K), vb = HAS_V ? (int)sizeof(V) : 0;
+    static constexpr int threads = 384;
+    static constexpr int items = (vb == 0 || vb == kb) ? (kb == 4 && vb == 4 ? 23 : 20) : 16;
+    static constexpr int match = kb == 4 && vb == 0 ? 1 : 0;
+    static constexpr bool packed = kb == 8 && (vb == 0 || vb == 8);
 };
 
 template <typename K, typename V, bool HAS_V, typename W>
 int sort_run2(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
 {
-    constexpr int P = sizeof(K), ITEMS = tune2<K, V, HAS_V>::items, MINB = tune2<K, V, HAS_V>::minb;
-    constexpr size_t TILE = (size_t)kThreads * ITEMS;
+    using TU = ec_tune<K, V, HAS_V>;
+    constexpr int P = sizeof(K), T = TU::threads, I = TU::items, MATCH = TU::match;
+    using L = ec_layout<K, V, HAS_V, T, I, MATCH>;
+    auto kernel = onesweep_ec_kernel<K, V, HAS_V, W, W, T, I, 2, MATCH, TU::packed>; // OffT = W: n < 2^30 or 64-bit
+    constexpr size_t TILE = (size_t)L::tile;
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles >= (1ull << 32)) return HS_FAIL(HS_ERR_RUNTIME, "sort: %zu keys is too many for one call", n);
+    static bool configured = false; // one per instantiation
+    if (!configured) {
+        HS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::bytes));
+        configured = true;
+    }
     size_t kbytes = round_up(n * sizeof(K)), vbytes = HAS_V ? round_up(n * sizeof(V)) : 0;
     size_t hbytes = round_up(2 * P * kRadix * sizeof(unsigned long long)); // counts, then digit starts
     size_t sbytes = ntiles * kRadix * sizeof(W) + 16;                      // look-back words, tile counter
@@ -455,9 +615,9 @@ int sort_run2(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
         K *ks = p % 2 ? ktmp : keys, *kd = p % 2 ? keys : ktmp;
         V *vs = p % 2 ? vtmp : vals, *vd = p % 2 ? vals : vtmp;
         HS_CUDA_CHECK(cudaMemsetAsync(status, 0, sbytes, cu->stream));
-        onesweep2_kernel<K, V, HAS_V, W, ITEMS, MINB><<<(unsigned)ntiles, kThreads, 0, cu->stream>>>(
-            ks, kd, vs, vd, n, 8 * p, kind, start + (size_t)p * kRadix, status, counter);
-        HS_CUDA_LAUNCH_CHECK("onesweep2_kernel");
+        kernel<<<(unsigned)ntiles, T, L::bytes, cu->stream>>>(ks, kd, vs, vd, n, 8 * p, kind, start + (size_t)p * kRadix,
+                                                               status, counter);
+        HS_CUDA_LAUNCH_CHECK("onesweep_ec_kernel");
     }
     return HS_OK;
 }

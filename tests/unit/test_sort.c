@@ -7,9 +7,10 @@
 #include "kernels/sort.h"
 #include "test_util.h"
 
-/* CUDA tiles hold 4096 keys (old kernel; new: 64-bit keys or 8-byte values) or 6144 (new: 32-bit
- * keys with 4-byte values or none): sizes around one and two tiles, and many tiles. */
-static const size_t g_sizes[] = {0, 1, 2, 31, 1000, 4095, 4096, 4097, 6143, 6144, 6145, 12289, (1u << 20) + 7};
+/* CUDA tiles hold 4096 keys (old kernel) or 6144, 7680 and 8832 (new: mixed widths; keys alone or
+ * with values of their width; 32-bit pairs): sizes around one and two tiles, and many tiles. */
+static const size_t g_sizes[] = {0,    1,    2,    31,   1000,  4095,  4096,  4097,           6143,
+                                 6144, 6145, 7679, 7681, 8833, 12289, 15361, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
 static void back(void *h, const void *d, size_t bytes)
