@@ -11,15 +11,23 @@
  * - Floats accumulate in double (f32 too, rounded to float only when stored).
  * - CPU: chunks of 65536 elements scanned sequentially, each chunk starting from the sequential
  *   sum of the preceding chunk totals; bitwise reproducible whatever the OpenMP thread count.
- * - CUDA (default implementation "new"): one pass with decoupled look-back over tiles of 4096
- *   (8-byte and f32 types) or 8192 (32-bit integers) elements, each scanned in a fixed
+ * - CUDA, default implementation "new", on sm_90 and later with in and out 16-byte aligned: a
+ *   persistent kernel fed by the bulk-copy engine over tiles of 2816 (8-byte types), 3840 (f32) or
+ *   5888 (32-bit integers) elements, 256 tiles to a round.  The prefix of tile t in round r is
+ *   base(r) + (the totals of round r's tiles before t, in a fixed tree), base(r) being the
+ *   left-to-right sum of whole-round totals (each a fixed tree): bitwise reproducible run to run
+ *   for every type, and independent of the grid size.  The error of out[i] is bounded by about
+ *   (64 + i / 720896) * 1.1e-16 * sum_{j<=i} |in[j]| for f64.
+ * - CUDA, default implementation "new", otherwise (older GPUs, unaligned data): one pass with
+ *   decoupled look-back over tiles of 6144 (8-byte types), 4096 (f32) or 8192 (32-bit integers)
+ *   elements, each scanned in a fixed
  *   thread/warp order.  Every type (integers, and floats whatever ctx->deterministic says) uses a
  *   canonical order: the prefix
  *   before tile t is by definition the left-to-right sum ((T0 + T1) + T2) + ... of the tile
  *   totals; a tile continues that sum from the nearest published prefix, adding the remaining
  *   tile totals one at a time in index order, which gives the same bits whichever prefix was
  *   found, so results are bitwise reproducible run to run while the data is still read and
- *   written once.  The error of out[i] is then bounded by about (64 + i / 4096) * 1.1e-16 *
+ *   written once.  The error of out[i] is then bounded by about (64 + i / 6144) * 1.1e-16 *
  *   sum_{j<=i} |in[j]| (typically ~sqrt of that).  (A free look-back, adding values in arrival
  *   order, gave wrong integer sums on the H200 with thousands of tiles in flight; it is not used.)
  * - CUDA implementation "old" (environment HS_SCAN_IMPL=old, read once, or hs_scan_set_impl):

@@ -785,7 +785,9 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
 }
 
 // Shapes measured on the H200 (exp. of 2026-11-30): 256 x 11 (22 KiB tiles) for 8-byte types and
-// 256 x 23 for 32-bit integers, 4 stages, two blocks per SM.
+// 256 x 23 for 32-bit integers, 4 stages, two blocks per SM (three or four per SM, with smaller
+// tiles, measured slower).  f32 (accumulated in double) is not benchmarked: 256 x 15 with 6
+// stages keeps its registers and shared memory at two blocks per SM.
 template <typename T> struct round_tune {
     static constexpr int items = sizeof(T) == 8 ? 11 : std::is_same<T, float>::value ? 15 : 23;
     static constexpr int stages = std::is_same<T, float>::value ? 6 : 4;

@@ -14,15 +14,16 @@
  *   moved as raw bits.
  * - Radix passes of 8 bits (4 for 32-bit keys, 8 for 64-bit).  Scratch of n keys (+ n values) is
  *   taken from the backend (CUDA: the context's device scratch).  CUDA: one histogram pass for all
- *   digits, then per digit one onesweep pass (tiles ranked by warp match-any, decoupled look-back
- *   on per-digit tile counts, scatter through shared memory).  The result is unique, so it is
+ *   digits, then per digit one onesweep pass (each tile counts its digits and publishes the counts
+ *   before ranking; keys are ranked per group of equal digits found with ballots; decoupled
+ *   look-back on per-digit tile counts; scatter through shared memory).  The result is unique, so it is
  *   identical run to run whatever the thread count or device. */
 int hs_sort_keys(hs_ctx *ctx, hs_dtype key, size_t n, void *keys);
 int hs_sort_pairs(hs_ctx *ctx, hs_dtype key, hs_dtype value, size_t n, void *keys, void *values);
 
 /* Which CUDA sort kernels hs_sort_* use (for the benchmark and for switching a faulty new path off
- * without a rebuild): HS_SORT_IMPL_NEW (default: larger tiles, fewer registers, windowed look-back)
- * or HS_SORT_IMPL_OLD (the previous kernels); the initial choice comes from the environment variable
+ * without a rebuild): HS_SORT_IMPL_NEW (default: early counts, ballot ranking, 384-thread tiles,
+ * windowed look-back) or HS_SORT_IMPL_OLD (the first kernels, match-any ranking); the initial choice comes from the environment variable
  * HS_SORT_IMPL=old|new, read at the first call.  hs_sort_set_impl returns the previous choice;
  * invalid values are ignored.  Both give the same (unique) result.  Not thread safe; not collective. */
 #ifndef HS_SORT_IMPL_OLD
