@@ -41,11 +41,13 @@ static void bench_scan(const char *name, const char *size, const char *prec, int
                        int (*cub)(void *), void *arg, const char *peer, int gpu, int warm, int reps, double bytes)
 {
     char row[96];
-    double tp = gpu ? bench_time(cub, arg, warm, reps) : 0;
     int prev_impl = hs_scan_set_impl(HS_SCAN_IMPL_NEW), prev_det = ctx->deterministic;
     ctx->deterministic = 1;
+    double t = 0, tp = 0;
+    if (gpu) bench_time_pair(fn, arg, cub, arg, warm, reps, &t, &tp);
+    else t = bench_time(fn, arg, warm, reps);
     snprintf(row, sizeof row, "%s (new)", name);
-    bench_row(row, size, prec, bench_time(fn, arg, warm, reps), bytes, 0, gpu ? peer : NULL, tp);
+    bench_row(row, size, prec, t, bytes, 0, gpu ? peer : NULL, tp);
     if (is_float && gpu) {
         ctx->deterministic = 0;
         snprintf(row, sizeof row, "%s (new, nondet)", name);
@@ -137,11 +139,13 @@ int main(int argc, char **argv)
     snprintf(size2, sizeof size2, "2^%d", gpu ? 29 : 25);
 
     /* reductions read n elements once */
-    double t = bench_time(run_sum, NULL, warm, reps), tp = gpu ? bench_time(run_sum_cub, NULL, warm, reps) : 0;
+    double t = 0, tp = 0;
+    if (gpu) bench_time_pair(run_sum, NULL, run_sum_cub, NULL, warm, reps, &t, &tp);
+    else t = bench_time(run_sum, NULL, warm, reps);
     bench_row("reduce sum", size, "f64", t, (double)bytes, 0, gpu ? "cub::DeviceReduce::Sum" : NULL, tp);
     /* f32 data (the random key bits reinterpreted, so some are NaN: timing only), double accumulator */
-    t = bench_time(run_sum_f32, NULL, warm, reps);
-    tp = gpu ? bench_time(run_sum_f32_cub, NULL, warm, reps) : 0;
+    if (gpu) bench_time_pair(run_sum_f32, NULL, run_sum_f32_cub, NULL, warm, reps, &t, &tp);
+    else t = bench_time(run_sum_f32, NULL, warm, reps);
     bench_row("reduce sum", size2, "f32", t, (double)bytes, 0, gpu ? "cub::DeviceReduce::Reduce(double)" : NULL, tp);
     t = bench_time(run_max, NULL, warm, reps);
     bench_row("reduce max", size, "f64", t, (double)bytes, 0, NULL, 0);

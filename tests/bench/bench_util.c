@@ -109,23 +109,49 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double bench_time(int (*fn)(void *), void *arg, int warmup, int reps)
+/* Medians of `count` functions timed in turn (f0, f1, ..., f0, f1, ...) after their warm-ups. */
+static void time_in_turn(int count, int (*const fn[])(void *), void *const arg[], int warmup, int reps, double *median)
 {
-    for (int i = 0; i < warmup; i++) bench_check(fn(arg), "warm-up");
+    for (int k = 0; k < count; k++)
+        for (int i = 0; i < warmup; i++) bench_check(fn[k](arg[k]), "warm-up");
     bench_check(hs_ctx_sync(g_ctx), "sync");
-    double *t = malloc(sizeof *t * (size_t)(reps > 0 ? reps : 1));
+    int r = reps > 0 ? reps : 1;
+    double *t = malloc(sizeof *t * (size_t)(count * r));
+    if (!t) bench_check(HS_FAIL(HS_ERR_RUNTIME, "out of host memory"), "timings");
     hs_timer timer;
     bench_check(hs_timer_init(g_ctx, &timer), "timer");
-    for (int i = 0; i < reps; i++) {
-        bench_check(hs_timer_start(&timer), "timer");
-        bench_check(fn(arg), "timed call");
-        bench_check(hs_timer_stop(&timer, &t[i]), "timer");
-    }
+    for (int i = 0; i < r; i++)
+        for (int k = 0; k < count; k++) {
+            bench_check(hs_timer_start(&timer), "timer");
+            bench_check(fn[k](arg[k]), "timed call");
+            bench_check(hs_timer_stop(&timer, &t[k * r + i]), "timer");
+        }
     hs_timer_free(&timer);
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    double median = reps ? t[reps / 2] : 0;
+    for (int k = 0; k < count; k++) {
+        qsort(t + k * r, (size_t)r, sizeof *t, cmp_double);
+        median[k] = t[k * r + r / 2];
+    }
     free(t);
-    return median;
+}
+
+double bench_time(int (*fn)(void *), void *arg, int warmup, int reps)
+{
+    int (*const fns[1])(void *) = {fn};
+    void *const args[1] = {arg};
+    double m = 0;
+    time_in_turn(1, fns, args, warmup, reps, &m);
+    return m;
+}
+
+void bench_time_pair(int (*fa)(void *), void *arg_a, int (*fb)(void *), void *arg_b, int warmup, int reps, double *ta,
+                     double *tb)
+{
+    int (*const fns[2])(void *) = {fa, fb};
+    void *const args[2] = {arg_a, arg_b};
+    double m[2] = {0, 0};
+    time_in_turn(2, fns, args, warmup, reps, m);
+    *ta = m[0];
+    *tb = m[1];
 }
 
 /* One CSV field: quoted (RFC 4180) when it holds a comma or a quote, e.g. "scan (new, nondet)". */

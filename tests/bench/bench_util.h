@@ -20,6 +20,10 @@ double bench_gemm_rate(int single_precision);
 /* Median seconds of `reps` calls of fn(arg) after `warmup` calls, each timed with the context's
  * timer (device events on CUDA).  fn returns an hs status; a failure aborts the benchmark. */
 double bench_time(int (*fn)(void *arg), void *arg, int warmup, int reps);
+/* Ours and its peer timed alternately (a, b, a, b, ...), medians into *ta and *tb: a drift of the
+ * device's speed during the measurement then biases neither side of the ratio. */
+void bench_time_pair(int (*fa)(void *arg), void *arg_a, int (*fb)(void *arg), void *arg_b, int warmup, int reps,
+                     double *ta, double *tb);
 
 /* One row of the result table.  bytes or flops may be 0 when not meaningful.  The fraction of the
  * limit is bytes/time over bench_copy_bandwidth() when bytes > 0, else flops/time over
