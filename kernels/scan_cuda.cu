@@ -828,6 +828,20 @@ template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size
     return HS_OK;
 }
 
+// The persistent kernel runs on sm_90 and up, and only from code compiled for compute_90 or later:
+// a build for an older target (CUDA_ARCH=80) runs JIT-compiled PTX in which its body is a trap.
+bool round_kernel_usable(const hs_cuda_ctx *cu)
+{
+    static int built = -1; // the build's PTX target, the same for every instantiation
+    if (built < 0) {
+        using R = round_tune<double>;
+        cudaFuncAttributes a;
+        built = cudaFuncGetAttributes(&a, scan_round_kernel<double, double, R::items, R::stages, false>) == cudaSuccess &&
+                a.ptxVersion >= 90;
+    }
+    return cu->cc_major >= 9 && built;
+}
+
 template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
 {
     size_t tmp = 0;
@@ -860,7 +874,7 @@ extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl
         HS_SCAN_DISPATCH(scan_launch, exclusive)
     }
     // the persistent kernel needs the bulk-copy engine and 16-byte aligned data
-    if (cu->cc_major >= 9 && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0) {
+    if (round_kernel_usable(cu) && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0) {
         HS_SCAN_DISPATCH(scan_round_launch, exclusive)
     }
     HS_SCAN_DISPATCH(scan_new_launch, exclusive, deterministic)
