@@ -108,7 +108,7 @@ NVCCFLAGS ?= -O3 -g -lineinfo
 NVCCFLAGS += -std=c++17 -gencode=arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) \
              -gencode=arch=compute_$(CUDA_ARCH),code=compute_$(CUDA_ARCH) \
              -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter$(if $(filter 1,$(OPENMP)),$(comma)-fopenmp) \
-             --expt-relaxed-constexpr
+             --expt-relaxed-constexpr -DHS_CUDA_ARCH=$(CUDA_ARCH)
 ifeq ($(CUDA),1)
   CPPFLAGS += -I$(CUDA_HOME)/include
   LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcusparse -lcufft \

@@ -542,7 +542,6 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
 // running blocks hold: no deadlock whatever the residency.
 
 constexpr int kRound = 256; // tiles per round: 8 per lane of the gathering warp
-constexpr int kPerLane = kRound / 32;
 
 // Published words; 0 (the memset) reads "not yet".  double: bits ^ a signalling NaN (an addition
 // never yields one); 32-bit: 1 << 32 | value; 64-bit integers: two such words (low, high half).
@@ -595,6 +594,7 @@ template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
 {
     using W = agg_word<A>;
     using raw = typename W::raw;
+    constexpr int kPerLane = kRound / 32;
     const int lane = threadIdx.x & 31;
     const size_t r = t / kRound, r0 = r * kRound;
     raw w[kPerLane], p[kPerLane], br = {0, 0}, bp = {0, 0};
@@ -828,18 +828,17 @@ template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size
     return HS_OK;
 }
 
-// The persistent kernel runs on sm_90 and up, and only from code compiled for compute_90 or later:
-// a build for an older target (CUDA_ARCH=80) runs JIT-compiled PTX in which its body is a trap.
+// The persistent kernel runs on sm_90 and up, and only from a build for compute_90 or later
+// (HS_CUDA_ARCH, from the Makefile's CUDA_ARCH): a build for an older target runs JIT-compiled PTX
+// in which its body is a trap.
 bool round_kernel_usable(const hs_cuda_ctx *cu)
 {
-    static int built = -1; // the build's PTX target, the same for every instantiation
-    if (built < 0) {
-        using R = round_tune<double>;
-        cudaFuncAttributes a;
-        built = cudaFuncGetAttributes(&a, scan_round_kernel<double, double, R::items, R::stages, false>) == cudaSuccess &&
-                a.ptxVersion >= 90;
-    }
-    return cu->cc_major >= 9 && built;
+#if defined(HS_CUDA_ARCH) && HS_CUDA_ARCH >= 90
+    return cu->cc_major >= 9;
+#else
+    (void)cu;
+    return false;
+#endif
 }
 
 template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)
