@@ -4,7 +4,8 @@
 // threads; its completion is counted in bytes on an mbarrier, which threads then wait on by phase
 // parity.  A bulk store moves shared memory to global memory and is tracked per issuing thread in
 // commit groups.  Addresses and sizes must be multiples of 16 bytes.  Callers compile these only
-// for __CUDA_ARCH__ >= 900 and choose such a path at run time from the device's compute capability.
+// for __CUDA_ARCH__ >= 900, and take such a path only in a build for compute_90 or later
+// (HS_CUDA_ARCH) on a device of compute capability 9 or more.
 #ifndef HS_CUDA_BULK_CUH
 #define HS_CUDA_BULK_CUH
 

@@ -26,6 +26,10 @@ struct hs_cuda_ctx {
     size_t host_scratch_bytes;
 };
 
+/* One-time setups of a kernel (function attributes, occupancy) hold for one device only: memos
+ * of them are kept per device ordinal, up to this many. */
+#define HS_MAX_DEVICES 64
+
 const char *hs_cublas_status_name(cublasStatus_t s);
 const char *hs_cufft_status_name(cufftResult s);
 

@@ -11,12 +11,15 @@
  * - Floats accumulate in double (f32 too, rounded to float only when stored).
  * - CPU: chunks of 65536 elements scanned sequentially, each chunk starting from the sequential
  *   sum of the preceding chunk totals; bitwise reproducible whatever the OpenMP thread count.
- * - CUDA, default implementation "new", on sm_90 and later with in and out 16-byte aligned: a
+ * - CUDA, default implementation "new", on sm_90 and later (in a build for compute_90 or later) with
+ *   in and out 16-byte aligned: a
  *   persistent kernel fed by the bulk-copy engine over tiles of 2816 (8-byte types), 3840 (f32) or
  *   5888 (32-bit integers) elements, 256 tiles to a round.  The prefix of tile t in round r is
  *   base(r) + (the totals of round r's tiles before t, in a fixed tree), base(r) being the
  *   left-to-right sum of whole-round totals (each a fixed tree): bitwise reproducible run to run
- *   for every type, and independent of the grid size.  The error of out[i] is bounded by about
+ *   for every type, and independent of the grid size.  (Float results of this path and of the
+ *   one below differ in the last bits: the same data at another alignment, or a build for an
+ *   older target, gives other, equally reproducible, bits.)  The error of out[i] is bounded by about
  *   (64 + i / 720896) * 1.1e-16 * sum_{j<=i} |in[j]| for f64.
  * - CUDA, default implementation "new", otherwise (older GPUs, unaligned data): one pass with
  *   decoupled look-back over tiles of 6144 (8-byte types), 4096 (f32) or 8192 (32-bit integers)

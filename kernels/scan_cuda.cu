@@ -491,13 +491,14 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
     const size_t ntiles = (n + tile_elems - 1) / tile_elems;
     if (ntiles >= (1ull << 31)) return HS_FAIL(HS_ERR_RUNTIME, "scan: %zu elements is too many for one call", n);
     const size_t smem = (size_t)kThreads * ITEMS * sizeof(T);
-    static bool configured = false; // one per instantiation
-    if (!configured) {
+    static bool configured[HS_MAX_DEVICES]; // per instantiation and device
+    if (cu->device >= HS_MAX_DEVICES) return HS_FAIL(HS_ERR_RUNTIME, "scan: device %d beyond %d", cu->device, HS_MAX_DEVICES);
+    if (!configured[cu->device]) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(scan_lb_kernel<T, A, ITEMS, K, false>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
         HS_CUDA_CHECK(cudaFuncSetAttribute(scan_lb_kernel<T, A, ITEMS, K, true>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-        configured = true;
+        configured[cu->device] = true;
     }
     // status words (and for FLAGS the values), then the tile counter, zeroed together
     const size_t words = LBK == LB_SV ? 2 * ntiles : LBK == LB_PK ? ntiles : 0;
@@ -528,8 +529,9 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
 // the one-tile-per-block kernel above, which keeps nothing in flight while a block looks back.
 // Each block claims tiles in order (atomic counter) and the copy engine loads the next STAGES-1
 // tiles into shared memory while the block scans the current one; results go back into the
-// same stage and out by a bulk store.  Threads touch only shared memory: ITEMS is odd, so each
-// thread's run of consecutive elements is free of bank conflicts.
+// same stage and out by a bulk store.  Threads touch only shared memory (except in the last,
+// partial tile, read and written directly): ITEMS is odd, so each thread's run of consecutive
+// elements is free of bank conflicts.
 //
 // Tile t belongs to round t / kRound.  A tile publishes its aggregate (one self-validating word)
 // an iteration before the block scans it, and its exclusive prefix is
@@ -574,6 +576,13 @@ template <typename A> struct agg_word {
         return r;
     }
     __device__ static bool ready(raw r) { return r.a != 0 && r.b != 0; }
+    // lane 0's words in every lane: decisions taken on them stay warp-uniform
+    __device__ static raw from_lane0(raw r)
+    {
+        r.a = __shfl_sync(0xffffffffu, r.a, 0);
+        r.b = __shfl_sync(0xffffffffu, r.b, 0);
+        return r;
+    }
     __device__ static A value(raw r)
     {
         if constexpr (kDouble) return __longlong_as_double((long long)(r.a ^ kSvKey));
@@ -606,6 +615,8 @@ template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
     }
     if (r >= 1) br = W::load(st.base, r);
     if (r >= 2) bp = W::load(st.base, r - 1);
+    br = W::from_lane0(br);
+    bp = W::from_lane0(bp);
     for (;;) { // this round's earlier aggregates: published an iteration ago, as a rule
         bool ok = true;
 #pragma unroll
@@ -634,7 +645,7 @@ template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
         b = r == 1 ? A(0) : W::value(bp);
     } else {
         while (q > 0) {
-            const raw x = W::load(st.base, q);
+            const raw x = W::from_lane0(W::load(st.base, q));
             if (W::ready(x)) {
                 b = W::value(x);
                 break;
@@ -680,7 +691,8 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
     constexpr int TILE = round_cfg<T, ITEMS, STAGES>::tile;
     constexpr unsigned BYTES = round_cfg<T, ITEMS, STAGES>::bytes;
     static_assert(ITEMS % 2 == 1, "odd ITEMS: conflict-free runs");
-    static_assert(STAGES >= 4, "the tile after next must be known before an iteration's last barrier");
+    // iteration it refills stage (it-1) % STAGES while others already read (it+1) and (it+2) % STAGES
+    static_assert(STAGES >= 4, "the refilled stage must differ from the next two iterations' stages");
     static_assert(BYTES % 16 == 0, "bulk copies move 16-byte units");
     extern __shared__ __align__(128) unsigned char s_raw[];
     T *s_buf = reinterpret_cast<T *>(s_raw);
@@ -800,7 +812,9 @@ template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size
     using C = round_cfg<T, ITEMS, STAGES>;
     const size_t ntiles = (n + C::tile - 1) / C::tile;
     if (ntiles >= (1ull << 31)) return HS_FAIL(HS_ERR_RUNTIME, "scan: %zu elements is too many for one call", n);
-    static int blocks_per_sm = 0; // one per instantiation
+    static int per_device[HS_MAX_DEVICES]; // blocks per SM, per instantiation and device
+    if (cu->device >= HS_MAX_DEVICES) return HS_FAIL(HS_ERR_RUNTIME, "scan: device %d beyond %d", cu->device, HS_MAX_DEVICES);
+    int &blocks_per_sm = per_device[cu->device];
     if (!blocks_per_sm) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(scan_round_kernel<T, A, ITEMS, STAGES, false>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::smem));

@@ -15,7 +15,8 @@
  * - Radix passes of 8 bits (4 for 32-bit keys, 8 for 64-bit).  Scratch of n keys (+ n values) is
  *   taken from the backend (CUDA: the context's device scratch).  CUDA: one histogram pass for all
  *   digits, then per digit one onesweep pass (each tile counts its digits and publishes the counts
- *   before ranking; keys are ranked per group of equal digits found with ballots; decoupled
+ *   before ranking; keys are ranked per group of equal digits, found with ballots, or for 32-bit
+ *   keys alone with lane bits OR-ed into a word per digit; decoupled
  *   look-back on per-digit tile counts; scatter through shared memory).  The result is unique, so it is
  *   identical run to run whatever the thread count or device. */
 int hs_sort_keys(hs_ctx *ctx, hs_dtype key, size_t n, void *keys);

@@ -412,6 +412,7 @@ __global__ void __launch_bounds__(T, MINB)
                        unsigned *tile_counter)
 {
     static_assert(T >= kRadix && T % 32 == 0, "a thread per digit, whole warps");
+    static_assert(!PK || T * I <= 65536, "packed ranks are 16-bit");
     using L = ec_layout<K, V, HAS_V, T, I, MATCH>;
     constexpr int TILE = L::tile, WARPS = L::warps;
     extern __shared__ __align__(16) unsigned char ec_smem[];
@@ -587,10 +588,11 @@ int sort_run2(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
     constexpr size_t TILE = (size_t)L::tile;
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles >= (1ull << 32)) return HS_FAIL(HS_ERR_RUNTIME, "sort: %zu keys is too many for one call", n);
-    static bool configured = false; // one per instantiation
-    if (!configured) {
+    static bool configured[HS_MAX_DEVICES]; // per instantiation and device
+    if (cu->device >= HS_MAX_DEVICES) return HS_FAIL(HS_ERR_RUNTIME, "sort: device %d beyond %d", cu->device, HS_MAX_DEVICES);
+    if (!configured[cu->device]) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::bytes));
-        configured = true;
+        configured[cu->device] = true;
     }
     size_t kbytes = round_up(n * sizeof(K)), vbytes = HAS_V ? round_up(n * sizeof(V)) : 0;
     size_t hbytes = round_up(2 * P * kRadix * sizeof(unsigned long long)); // counts, then digit starts

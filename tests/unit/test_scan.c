@@ -70,12 +70,12 @@ static void test_i64(void **state) { (void)state; check_int(HS_I64); }
 static void test_u64(void **state) { (void)state; check_int(HS_U64); }
 
 /* |out_i - ref_i| <= tol * sum_{j<=i} |in_j|: the natural bound for a float prefix sum. */
-static void check_float(hs_dtype t, double tol)
+static void check_float_sizes(hs_dtype t, double tol, const size_t *sizes, size_t nsizes)
 {
     size_t es = hs_dtype_size(t);
-    for (size_t s = 0; s < NSIZES; s++)
+    for (size_t s = 0; s < nsizes; s++)
         for (int excl = 0; excl <= 1; excl++) {
-            size_t n = g_sizes[s];
+            size_t n = sizes[s];
             void *in = malloc(n * es), *out, *inpl;
             if (t == HS_F64) test_fill_f64(in, n, 60 + s, -1.0, 2.0);
             else test_fill_f32(in, n, 60 + s, -1.0f, 2.0f);
@@ -95,6 +95,7 @@ static void check_float(hs_dtype t, double tol)
             free(in); free(out); free(inpl);
         }
 }
+static void check_float(hs_dtype t, double tol) { check_float_sizes(t, tol, g_sizes, NSIZES); }
 /* f64: bound ~ chunk length * eps worst case; random rounding keeps it far below. */
 static void test_f64(void **state) { (void)state; check_float(HS_F64, 1e-12); }
 /* f32: accumulated in double, so only the final rounding to float (6e-8) remains. */
@@ -140,7 +141,7 @@ static void test_many_tiles(void **state)
 {
     (void)state;
     if (!test_on_gpu()) return; /* the CPU backend has no tiles */
-    static const hs_dtype types[] = {HS_U32, HS_I32, HS_I64};
+    static const hs_dtype types[] = {HS_U32, HS_I32, HS_I64, HS_U64};
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         hs_dtype t = types[ti];
         size_t es = hs_dtype_size(t), n = (1u << 25) + 3, bytes = n * es;
@@ -178,13 +179,18 @@ static void test_many_tiles(void **state)
         hs_mem_free(test_ctx(), d_out);
         free(in), free(ref);
     }
+    /* floats over many rounds too (f32: 3840-element tiles, 6 stages), same bounds as above */
+    static const size_t big[] = {(1u << 25) + 3};
+    check_float_sizes(HS_F32, 1e-6, big, 1);
+    check_float_sizes(HS_F64, 1e-12, big, 1);
 }
 
 /* Bitwise reproducible run to run, and on the CPU for any OpenMP thread count. */
 static void test_determinism(void **state)
 {
     (void)state;
-    /* on the GPU enough tiles (4097) that look-backs find their prefixes at varying distances */
+    /* on the GPU enough tiles (5958 on sm_90, 23 rounds) that prefixes are gathered while
+     * earlier tiles are still in flight */
     size_t n = test_on_gpu() ? (1u << 24) + 5 : (1u << 20) + 7, bytes = n * sizeof(double);
     double *x = malloc(bytes);
     test_fill_f64(x, n, 9, -1.0, 1.0);
