@@ -27,8 +27,14 @@ struct hs_cuda_ctx {
 };
 
 /* One-time setups of a kernel (function attributes, occupancy) hold for one device only: memos
- * of them are kept per device ordinal, up to this many. */
+ * of them are kept per device ordinal, up to this many; HS_CHECK_DEVICE_MEMO fails beyond. */
 #define HS_MAX_DEVICES 64
+#define HS_CHECK_DEVICE_MEMO(cu)                                                                   \
+    do {                                                                                           \
+        if ((cu)->device >= HS_MAX_DEVICES)                                                        \
+            return HS_FAIL(HS_ERR_RUNTIME, "device %d is beyond the %d this build keeps kernel setups for", \
+                           (cu)->device, HS_MAX_DEVICES);                                          \
+    } while (0)
 
 const char *hs_cublas_status_name(cublasStatus_t s);
 const char *hs_cufft_status_name(cufftResult s);

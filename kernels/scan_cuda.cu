@@ -492,7 +492,7 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
     if (ntiles >= (1ull << 31)) return HS_FAIL(HS_ERR_RUNTIME, "scan: %zu elements is too many for one call", n);
     const size_t smem = (size_t)kThreads * ITEMS * sizeof(T);
     static bool configured[HS_MAX_DEVICES]; // per instantiation and device
-    if (cu->device >= HS_MAX_DEVICES) return HS_FAIL(HS_ERR_RUNTIME, "scan: device %d beyond %d", cu->device, HS_MAX_DEVICES);
+    HS_CHECK_DEVICE_MEMO(cu);
     if (!configured[cu->device]) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(scan_lb_kernel<T, A, ITEMS, K, false>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
@@ -813,7 +813,7 @@ template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size
     const size_t ntiles = (n + C::tile - 1) / C::tile;
     if (ntiles >= (1ull << 31)) return HS_FAIL(HS_ERR_RUNTIME, "scan: %zu elements is too many for one call", n);
     static int per_device[HS_MAX_DEVICES]; // blocks per SM, per instantiation and device
-    if (cu->device >= HS_MAX_DEVICES) return HS_FAIL(HS_ERR_RUNTIME, "scan: device %d beyond %d", cu->device, HS_MAX_DEVICES);
+    HS_CHECK_DEVICE_MEMO(cu);
     int &blocks_per_sm = per_device[cu->device];
     if (!blocks_per_sm) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(scan_round_kernel<T, A, ITEMS, STAGES, false>,

@@ -589,7 +589,7 @@ int sort_run2(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
     const size_t ntiles = (n + TILE - 1) / TILE;
     if (ntiles >= (1ull << 32)) return HS_FAIL(HS_ERR_RUNTIME, "sort: %zu keys is too many for one call", n);
     static bool configured[HS_MAX_DEVICES]; // per instantiation and device
-    if (cu->device >= HS_MAX_DEVICES) return HS_FAIL(HS_ERR_RUNTIME, "sort: device %d beyond %d", cu->device, HS_MAX_DEVICES);
+    HS_CHECK_DEVICE_MEMO(cu);
     if (!configured[cu->device]) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::bytes));
         configured[cu->device] = true;
