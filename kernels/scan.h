@@ -14,7 +14,7 @@
  * - CUDA, default implementation "new", on sm_90 and later (in a build for compute_90 or later) with
  *   in and out 16-byte aligned: a
  *   persistent kernel fed by the bulk-copy engine over tiles of 2816 (8-byte types), 3840 (f32) or
- *   5888 (32-bit integers) elements, 256 tiles to a round.  The prefix of tile t in round r is
+ *   5376 (32-bit integers) elements, 256 tiles to a round.  The prefix of tile t in round r is
  *   base(r) + (the totals of round r's tiles before t, in a fixed tree), base(r) being the
  *   left-to-right sum of whole-round totals (each a fixed tree): bitwise reproducible run to run
  *   for every type, and independent of the grid size.  (Float results of this path and of the

@@ -533,8 +533,10 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
 // partial tile, read and written directly): ITEMS is odd, so each thread's run of consecutive
 // elements is free of bank conflicts.
 //
-// Tile t belongs to round t / kRound.  A tile publishes its aggregate (one self-validating word)
-// an iteration before the block scans it, and its exclusive prefix is
+// Tile t belongs to round t / kRound.  A tile's aggregate (one self-validating word) is published
+// two iterations before the block scans it, by warps 1.. while warp 0 gathers the prefix of the
+// tile being scanned (the gathering is a round trip to L2 that the loaded memory system makes
+// long, so the other warps' work hides behind it).  The exclusive prefix of tile t is
 //     base(r) + (the aggregates of round r before t, summed in a fixed tree),
 //     base(r) = base(r-1) + T(r-1), T = a whole round in the same tree, base(0) = 0.
 // Any block that needs base(r) and finds it unpublished computes it from base(r-1) and publishes
@@ -597,8 +599,10 @@ struct round_state {
 };
 
 // Warp 0: the exclusive prefix of tile t > 0.  One batch of loads: the aggregates of round r
-// before t, base(r), and, in case base(r) is not published yet, base(r-1) and round r-1's
-// aggregates.  Rounds further back are walked only when neither base is published.
+// before t, base(r), base(r-1) and, for a tile in the first half of its round (where base(r) is
+// most often still unpublished), round r-1's aggregates; later tiles load those only when
+// base(r) turns out missing (measured: loading them always, or never, is slower).  Rounds
+// further back are walked only when neither base is published.
 template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
 {
     using W = agg_word<A>;
@@ -606,12 +610,13 @@ template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
     constexpr int kPerLane = kRound / 32;
     const int lane = threadIdx.x & 31;
     const size_t r = t / kRound, r0 = r * kRound;
+    const bool early_in_round = t - r0 < kRound / 2;
     raw w[kPerLane], p[kPerLane], br = {0, 0}, bp = {0, 0};
 #pragma unroll
     for (int k = 0; k < kPerLane; k++) {
         const size_t j = r0 + (size_t)k * 32 + lane;
         if (j < t) w[k] = W::load(st.agg, j);
-        if (r >= 1) p[k] = W::load(st.agg, j - kRound);
+        if (r >= 1 && early_in_round) p[k] = W::load(st.agg, j - kRound);
     }
     if (r >= 1) br = W::load(st.base, r);
     if (r >= 2) bp = W::load(st.base, r - 1);
@@ -656,7 +661,7 @@ template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
         }
     }
     for (const size_t q0 = q; q < r; q++) {
-        if (q0 + 1 < r) { // the batch holds round r-1, good only when no earlier round was walked
+        if (q0 + 1 < r || !early_in_round) { // the batch may hold round r-1, if no earlier round was walked
 #pragma unroll
             for (int k = 0; k < kPerLane; k++) p[k] = W::load(st.agg, q * kRound + (size_t)k * 32 + lane);
         }
@@ -692,15 +697,16 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
 #if HS_HAVE_BULK_COPY
     constexpr int TILE = round_cfg<T, ITEMS, STAGES>::tile;
     constexpr unsigned BYTES = round_cfg<T, ITEMS, STAGES>::bytes;
+    constexpr int kSharers = kThreads - 32; // warps 1.. sum tiles while warp 0 looks back
     static_assert(ITEMS % 2 == 1, "odd ITEMS: conflict-free runs");
-    // iteration it refills stage (it-1) % STAGES while others already read (it+1) and (it+2) % STAGES
-    static_assert(STAGES >= 4, "the refilled stage must differ from the next two iterations' stages");
+    // iteration it refills stage (it-1) % STAGES while others already read (it+1) .. (it+3) % STAGES
+    static_assert(STAGES >= 5, "the refilled stage must differ from the next three iterations' stages");
     static_assert(BYTES % 16 == 0, "bulk copies move 16-byte units");
     extern __shared__ __align__(128) unsigned char s_raw[];
     T *s_buf = reinterpret_cast<T *>(s_raw);
     __shared__ __align__(8) unsigned long long s_bar[STAGES];
     __shared__ unsigned s_tile[STAGES];
-    __shared__ A s_warp[kWarps], s_next[kWarps];
+    __shared__ A s_warp[kWarps], s_share[kWarps - 1];
     __shared__ A s_prefix;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     unsigned claimed = 0; // thread 0: claimed a refill ahead, so the atomic's latency is hidden
@@ -710,21 +716,30 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
         if (t < ntiles && (size_t)(t + 1) * TILE <= n)
             hs_bulk::load(s_buf + (size_t)stage * TILE, in + (size_t)t * TILE, BYTES, &s_bar[stage]);
     };
-    // the warp's share of tile t (stage s, iteration it): each thread sums its items in order
-    auto warp_share = [&](unsigned t, int s, unsigned it) -> A {
+    // Tile t's aggregate (stage s, loaded for iteration it), published by warps 1..: each thread
+    // sums a stride of the tile in order, then the warp sums, then warp 1 adds the warps in order.
+    // Every tile's aggregate is made this one way, so results do not depend on the timing.
+    auto publish_aggregate = [&](unsigned t, int s, unsigned it) {
+        const int k = tid - 32;
         A x = A(0);
         if ((size_t)(t + 1) * TILE <= n) {
             hs_bulk::barrier_wait(&s_bar[s], (it / STAGES) & 1);
-            const T *sb = s_buf + (size_t)s * TILE + tid * ITEMS;
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++) x = x + (A)sb[i];
+            const T *sb = s_buf + (size_t)s * TILE;
+#pragma unroll 4
+            for (int i = k; i < TILE; i += kSharers) x = x + (A)sb[i];
         } else { // the last tile, partial: read directly
-            const size_t first = (size_t)t * TILE + (size_t)tid * ITEMS;
-#pragma unroll
-            for (int i = 0; i < ITEMS; i++)
-                if (first + i < n) x = x + (A)in[first + i];
+            const T *g = in + (size_t)t * TILE;
+            for (int i = k; i < TILE; i += kSharers)
+                if ((size_t)t * TILE + i < n) x = x + (A)g[i];
         }
-        return warp_sum<A>(x);
+        x = warp_sum<A>(x);
+        if (lane == 0) s_share[warp - 1] = x;
+        asm volatile("bar.sync 1, %0;" ::"n"(kSharers) : "memory"); // warps 1.. only
+        if (tid == 32) {
+            A total = s_share[0];
+            for (int j = 1; j < kWarps - 1; j++) total = total + s_share[j];
+            agg_word<A>::put(st.agg, t, total);
+        }
     };
 
     if (tid == 0) {
@@ -733,31 +748,22 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
         claimed = atomicAdd(counter, 1u);
     }
     __syncthreads();
-    { // the first tile's aggregate
-        const unsigned t0 = s_tile[0];
-        if (t0 < ntiles) {
-            const A x = warp_share(t0, 0, 0);
-            if (lane == 0) s_next[warp] = x;
-        }
-        __syncthreads();
-        if (tid == 0 && t0 < ntiles) agg_word<A>::put(st.agg, t0, tile_total<A>(s_next));
-        __syncthreads(); // s_next is reused below
+    // the first two tiles' aggregates: each tile's is published two iterations before its scan
+    for (int k = 0; k < 2; k++) {
+        if (warp > 0 && s_tile[k] < ntiles) publish_aggregate(s_tile[k], k, k);
+        __syncthreads(); // s_share is reused
     }
 
     for (unsigned it = 0;; it++) {
-        const int s = (int)(it % STAGES), s1 = (int)((it + 1) % STAGES);
-        const unsigned t = s_tile[s], t1 = s_tile[s1];
+        const int s = (int)(it % STAGES), s2 = (int)((it + 2) % STAGES);
+        const unsigned t = s_tile[s], t2 = s_tile[s2];
         if (t >= ntiles) break; // tiles are claimed in order: no later one is valid either
-        // the next tile's share first: its data has had more than an iteration to land
-        if (t1 < ntiles) {
-            const A x = warp_share(t1, s1, it + 1);
-            if (lane == 0) s_next[warp] = x;
-        }
         const bool full = (size_t)(t + 1) * TILE <= n;
         T *sb = s_buf + (size_t)s * TILE;
         const size_t first = (size_t)t * TILE + (size_t)tid * ITEMS;
         A a[ITEMS];
         if (full) {
+            hs_bulk::barrier_wait(&s_bar[s], (it / STAGES) & 1); // completed long ago (warps 1..)
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) a[i] = (A)sb[tid * ITEMS + i];
         } else {
@@ -766,10 +772,14 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
         }
         A before, wpre;
         block_scan_totals<A, ITEMS>(a, s_warp, before, wpre);
-        if (warp == 0) { // publish the next tile's aggregate, then gather this one's prefix
-            if (lane == 0 && t1 < ntiles) agg_word<A>::put(st.agg, t1, tile_total<A>(s_next));
+        // Warp 0 gathers this tile's prefix, a round trip to L2 that the loaded memory system
+        // makes long; meanwhile the other warps publish the aggregate of the tile after next.
+        // Gathering any earlier than this finds predecessors unpublished (measured slower).
+        if (warp == 0) {
             const A pre = t > 0 ? round_prefix<A>(st, t) : A(0);
             if (lane == 0) s_prefix = pre;
+        } else if (t2 < ntiles) {
+            publish_aggregate(t2, s2, it + 2);
         }
         __syncthreads();
         const A off = (s_prefix + wpre) + before;
@@ -799,12 +809,12 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
 }
 
 // Shapes measured on the H200 (exp. of 2026-11-30): 256 x 11 (22 KiB tiles) for 8-byte types and
-// 256 x 23 for 32-bit integers, 4 stages, two blocks per SM (three or four per SM, with smaller
-// tiles, measured slower).  f32 (accumulated in double) is not benchmarked: 256 x 15 with 6
-// stages keeps its registers and shared memory at two blocks per SM.
+// 256 x 21 for 32-bit integers, 5 stages (the aggregate two tiles ahead needs them), two blocks per
+// SM (three per SM, with smaller tiles, measured slower).  f32 (accumulated in double) is not
+// benchmarked: 256 x 15 with 6 stages keeps its registers and shared memory at two blocks per SM.
 template <typename T> struct round_tune {
-    static constexpr int items = sizeof(T) == 8 ? 11 : std::is_same<T, float>::value ? 15 : 23;
-    static constexpr int stages = std::is_same<T, float>::value ? 6 : 4;
+    static constexpr int items = sizeof(T) == 8 ? 11 : std::is_same<T, float>::value ? 15 : 21;
+    static constexpr int stages = std::is_same<T, float>::value ? 6 : 5;
 };
 
 template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size_t n, const T *in, T *out)

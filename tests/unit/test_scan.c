@@ -10,11 +10,11 @@
 #include "kernels/scan.h"
 #include "test_util.h"
 
-/* CUDA tiles (aligned data, sm_90: 2816 elements for 8-byte types, 3840 for f32, 5888 for 32-bit
+/* CUDA tiles (aligned data, sm_90: 2816 elements for 8-byte types, 3840 for f32, 5376 for 32-bit
  * integers, 256 tiles a round; otherwise 6144, 4096 or 8192; the old kernel 2048 or 4096): sizes
  * around one and two tiles and many tiles; test_many_tiles covers many rounds. */
-static const size_t g_sizes[] = {1,    2,    31,   1000, 2049,   4095,    4096,          4097,
-                                 8191, 8192, 8193, 16385, 131073, 1000003, (1u << 20) + 7};
+static const size_t g_sizes[] = {1,    2,     31,    1000,  2049,  2817,   4095,    4096,         4097, 5377,
+                                 8191, 8192,  8193,  10753, 16385, 131073, 1000003, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
 /* Random integers over the full range, so 32-bit sums overflow and must wrap like the reference. */
