@@ -620,7 +620,7 @@ template <typename A> __device__ A round_prefix(const round_state &st, size_t t)
     }
     if (r >= 1) br = W::load(st.base, r);
     if (r >= 2) bp = W::load(st.base, r - 1);
-    for (;;) { // this round's earlier aggregates: published an iteration ago, as a rule
+    for (;;) { // this round's earlier aggregates: published two iterations ago, as a rule
         bool ok = true;
 #pragma unroll
         for (int k = 0; k < kPerLane; k++)
