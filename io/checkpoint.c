@@ -116,13 +116,15 @@ static int grow_buf(hs_checkpoint *c, size_t need)
 
 /* Elements per message for type size `es`. */
 static int64_t piece(size_t es) { return CKPT_MSG_BYTES / (int64_t)es; }
+/* The next message's element count: what remains, capped at one piece. */
+static int64_t piece_len(int64_t remaining, size_t es) { return remaining < piece(es) ? remaining : piece(es); }
 
 /* Rank 0's staging buffer, large enough for the largest piece another rank sends or receives. */
 static int grow_for_pieces(hs_checkpoint *c, const int64_t *counts, size_t es)
 {
     int64_t maxn = 1;
     for (int r = 1; r < c->ctx->size; r++)
-        if (counts[r] > maxn) maxn = counts[r] < piece(es) ? counts[r] : piece(es);
+        if (counts[r] > maxn) maxn = piece_len(counts[r], es);
     return grow_buf(c, (size_t)maxn * es);
 }
 
@@ -135,7 +137,7 @@ static int gather_write(hs_checkpoint *c, const int64_t *counts, size_t es, cons
     HS_CHECK(grow_for_pieces(c, counts, es));
     for (int r = 0; r < c->ctx->size; r++) {
         for (int64_t done = 0; done < counts[r];) {
-            int64_t n = counts[r] - done < piece(es) ? counts[r] - done : piece(es);
+            int64_t n = piece_len(counts[r] - done, es);
             const void *src = (const char *)local + (size_t)done * es;
             if (r > 0) {
                 HS_MPI_CHECK(MPI_Recv(c->buf, (int)(n * (int64_t)es), MPI_BYTE, r, CKPT_TAG, c->ctx->comm,
@@ -153,7 +155,7 @@ static int gather_write(hs_checkpoint *c, const int64_t *counts, size_t es, cons
 static int send_parts(hs_checkpoint *c, int64_t count, size_t es, const void *local)
 {
     for (int64_t done = 0; done < count;) {
-        int64_t n = count - done < piece(es) ? count - done : piece(es);
+        int64_t n = piece_len(count - done, es);
         HS_MPI_CHECK(MPI_Send((const char *)local + (size_t)done * es, (int)(n * (int64_t)es), MPI_BYTE, 0, CKPT_TAG,
                               c->ctx->comm));
         done += n;
@@ -271,7 +273,7 @@ static int read_scatter(hs_checkpoint *c, const int64_t *counts, size_t es, void
     HS_CHECK(grow_for_pieces(c, counts, es));
     for (int r = 0; r < c->ctx->size; r++) {
         for (int64_t done = 0; done < counts[r];) {
-            int64_t n = counts[r] - done < piece(es) ? counts[r] - done : piece(es);
+            int64_t n = piece_len(counts[r] - done, es);
             void *dst = r == 0 ? (char *)local + (size_t)done * es : c->buf;
             HS_CHECK(c->be->read_part(c, off + done, n, dst));
             if (r > 0) HS_MPI_CHECK(MPI_Send(dst, (int)(n * (int64_t)es), MPI_BYTE, r, CKPT_TAG, c->ctx->comm));
@@ -285,7 +287,7 @@ static int read_scatter(hs_checkpoint *c, const int64_t *counts, size_t es, void
 static int recv_parts(hs_checkpoint *c, int64_t count, size_t es, void *local)
 {
     for (int64_t done = 0; done < count;) {
-        int64_t n = count - done < piece(es) ? count - done : piece(es);
+        int64_t n = piece_len(count - done, es);
         HS_MPI_CHECK(MPI_Recv((char *)local + (size_t)done * es, (int)(n * (int64_t)es), MPI_BYTE, 0, CKPT_TAG,
                               c->ctx->comm, MPI_STATUS_IGNORE));
         done += n;

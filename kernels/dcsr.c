@@ -201,6 +201,7 @@ static int make_blocks(hs_dcsr *m, const host_block *d, const host_block *o)
     if (m->nghost == 0) return HS_OK;
     HS_CHECK(hs_csr_create(m->ctx, o->nrows, o->ncols, o->nnz, o->rowptr, o->colind, o->val, &m->off));
     HS_CHECK(hs_csr_set_rowmap(m->off, m->nrows_local, o->rowmap));
+    /* the CSR-stream kernel: ghost-column blocks have short rows */
     return hs_csr_set_spmv_kernel(m->off, HS_SPMV_NATIVE, 0);
 }
 

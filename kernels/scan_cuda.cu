@@ -108,11 +108,11 @@ template <typename A, int ITEMS> __device__ __forceinline__ void block_scan_tota
     for (int j = 0; j < warp; j++) wpre = wpre + s_warp[j];
 }
 
-// The tile's total from the warp totals, in warp order.
-template <typename A> __device__ __forceinline__ A tile_total(const A *s_warp)
+// The tile's total from N warp totals (all the block's warps by default), in warp order.
+template <typename A, int N = kWarps> __device__ __forceinline__ A tile_total(const A *s_warp)
 {
     A total = s_warp[0];
-    for (int j = 1; j < kWarps; j++) total = total + s_warp[j];
+    for (int j = 1; j < N; j++) total = total + s_warp[j];
     return total;
 }
 
@@ -735,11 +735,7 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
         x = warp_sum<A>(x);
         if (lane == 0) s_share[warp - 1] = x;
         asm volatile("bar.sync 1, %0;" ::"n"(kSharers) : "memory"); // warps 1.. only
-        if (tid == 32) {
-            A total = s_share[0];
-            for (int j = 1; j < kWarps - 1; j++) total = total + s_share[j];
-            agg_word<A>::put(st.agg, t, total);
-        }
+        if (tid == 32) agg_word<A>::put(st.agg, t, tile_total<A, kWarps - 1>(s_share));
     };
 
     if (tid == 0) {
@@ -842,7 +838,7 @@ template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size
     char *buf = NULL;
     HS_CHECK(hs_cuda_scratch(cu, zbytes, (void **)&buf));
     round_state st = {(unsigned long long *)buf, (unsigned long long *)buf + ntiles * per};
-    unsigned *counter = (unsigned *)(buf + (ntiles + nrounds) * per * sizeof(unsigned long long));
+    unsigned *counter = (unsigned *)(buf + zbytes - sizeof(unsigned));
     HS_CUDA_CHECK(cudaMemsetAsync(buf, 0, zbytes, cu->stream));
     size_t grid = (size_t)blocks_per_sm * cu->sm_count;
     if (grid > ntiles) grid = ntiles;

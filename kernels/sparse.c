@@ -170,7 +170,7 @@ static int auto_width(const hs_csr *A)
      * elements) take it; longer ones the vector kernel with about two entries per lane, so that each
      * lane has two independent gathers in flight */
     double avg = A->nrows > 0 ? (double)A->nnz / (double)A->nrows : 0.0;
-    if (avg <= 8.0) return 0;
+    if (avg <= HS_SPMV_STREAM_ROW_ENTRIES) return 0;
     int w = 1;
     while (w < avg / 2 && w < 32) w <<= 1;
     return w;

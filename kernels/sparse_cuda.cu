@@ -74,7 +74,7 @@ __global__ void csr_vector_kernel(int64_t nrows, const int32_t *__restrict__ row
 // entries than the buffer holds (more than 8 per row on average) takes the rows one at a time, a
 // whole warp per row.
 constexpr int kStreamRows = 32;
-constexpr int kStreamBuf = 8 * kStreamRows; // products per warp
+constexpr int kStreamBuf = HS_SPMV_STREAM_ROW_ENTRIES * kStreamRows; // products per warp
 
 __device__ __noinline__ void stream_rows_one_by_one(int64_t r0, int64_t r1, const int32_t *__restrict__ rowptr,
                                                     const int32_t *__restrict__ colind,

@@ -11,6 +11,10 @@ extern "C" {
 
 struct hs_cuda_ctx;
 
+/* Average entries per row up to which the CSR-stream kernel holds a warp's rows' products in
+ * shared memory (HS_SPMV_AUTO's choice between it and the vector kernel follows it). */
+#define HS_SPMV_STREAM_ROW_ENTRIES 8
+
 /* The device arrays of one CSR matrix as the kernels see them; rowmap NULL: row i writes y[i]. */
 typedef struct hs_csr_arrays {
     int64_t nrows, ncols, nnz;

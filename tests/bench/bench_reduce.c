@@ -44,8 +44,7 @@ static void bench_scan(const char *name, const char *size, const char *prec, int
     int prev_impl = hs_scan_set_impl(HS_SCAN_IMPL_NEW), prev_det = ctx->deterministic;
     ctx->deterministic = 1;
     double t = 0, tp = 0;
-    if (gpu) bench_time_pair(fn, arg, cub, arg, warm, reps, &t, &tp);
-    else t = bench_time(fn, arg, warm, reps);
+    bench_time_pair(fn, arg, gpu ? cub : NULL, arg, warm, reps, &t, &tp);
     snprintf(row, sizeof row, "%s (new)", name);
     bench_row(row, size, prec, t, bytes, 0, gpu ? peer : NULL, tp);
     if (is_float && gpu) {
@@ -140,12 +139,10 @@ int main(int argc, char **argv)
 
     /* reductions read n elements once */
     double t = 0, tp = 0;
-    if (gpu) bench_time_pair(run_sum, NULL, run_sum_cub, NULL, warm, reps, &t, &tp);
-    else t = bench_time(run_sum, NULL, warm, reps);
+    bench_time_pair(run_sum, NULL, gpu ? run_sum_cub : NULL, NULL, warm, reps, &t, &tp);
     bench_row("reduce sum", size, "f64", t, (double)bytes, 0, gpu ? "cub::DeviceReduce::Sum" : NULL, tp);
     /* f32 data (the random key bits reinterpreted, so some are NaN: timing only), double accumulator */
-    if (gpu) bench_time_pair(run_sum_f32, NULL, run_sum_f32_cub, NULL, warm, reps, &t, &tp);
-    else t = bench_time(run_sum_f32, NULL, warm, reps);
+    bench_time_pair(run_sum_f32, NULL, gpu ? run_sum_f32_cub : NULL, NULL, warm, reps, &t, &tp);
     bench_row("reduce sum", size2, "f32", t, (double)bytes, 0, gpu ? "cub::DeviceReduce::Reduce(double)" : NULL, tp);
     t = bench_time(run_max, NULL, warm, reps);
     bench_row("reduce max", size, "f64", t, (double)bytes, 0, NULL, 0);

@@ -119,21 +119,20 @@ static void time_in_turn(int count, int (*const fn[])(void *), void *const arg[]
         for (int k = 0; k < count; k++) median[k] = 0;
         return;
     }
-    int r = reps;
-    double *t = malloc(sizeof *t * (size_t)(count * r));
+    double *t = malloc(sizeof *t * (size_t)(count * reps));
     if (!t) bench_check(HS_FAIL(HS_ERR_RUNTIME, "out of host memory"), "timings");
     hs_timer timer;
     bench_check(hs_timer_init(g_ctx, &timer), "timer");
-    for (int i = 0; i < r; i++)
+    for (int i = 0; i < reps; i++)
         for (int k = 0; k < count; k++) {
             bench_check(hs_timer_start(&timer), "timer");
             bench_check(fn[k](arg[k]), "timed call");
-            bench_check(hs_timer_stop(&timer, &t[k * r + i]), "timer");
+            bench_check(hs_timer_stop(&timer, &t[k * reps + i]), "timer");
         }
     hs_timer_free(&timer);
     for (int k = 0; k < count; k++) {
-        qsort(t + k * r, (size_t)r, sizeof *t, cmp_double);
-        median[k] = t[k * r + r / 2];
+        qsort(t + k * reps, (size_t)reps, sizeof *t, cmp_double);
+        median[k] = t[k * reps + reps / 2];
     }
     free(t);
 }
@@ -153,7 +152,7 @@ void bench_time_pair(int (*fa)(void *), void *arg_a, int (*fb)(void *), void *ar
     int (*const fns[2])(void *) = {fa, fb};
     void *const args[2] = {arg_a, arg_b};
     double m[2] = {0, 0};
-    time_in_turn(2, fns, args, warmup, reps, m);
+    time_in_turn(fb ? 2 : 1, fns, args, warmup, reps, m);
     *ta = m[0];
     *tb = m[1];
 }

@@ -21,7 +21,8 @@ double bench_gemm_rate(int single_precision);
  * timer (device events on CUDA).  fn returns an hs status; a failure aborts the benchmark. */
 double bench_time(int (*fn)(void *arg), void *arg, int warmup, int reps);
 /* Ours and its peer timed alternately (a, b, a, b, ...), medians into *ta and *tb: a drift of the
- * device's speed during the measurement then biases neither side of the ratio. */
+ * device's speed during the measurement then biases neither side of the ratio.  fb NULL: no peer,
+ * a alone is timed and *tb is 0. */
 void bench_time_pair(int (*fa)(void *arg), void *arg_a, int (*fb)(void *arg), void *arg_b, int warmup, int reps,
                      double *ta, double *tb);
 

@@ -85,18 +85,9 @@ static int make_dist(const gmat *g, int64_t start, int64_t count, int64_t ncols,
     return rc;
 }
 
-static double *dev(const double *h, int64_t n)
-{
-    double *d = NULL;
-    TEST_OK(hs_mem_alloc(test_ctx(), (size_t)(n > 0 ? n : 1) * 8, (void **)&d));
-    if (h && n > 0) TEST_OK(hs_mem_copy(test_ctx(), d, h, (size_t)n * 8, HS_COPY_H2D));
-    return d;
-}
-
-static void host(double *h, const double *d, int64_t n)
-{
-    if (n > 0) TEST_OK(hs_mem_copy(test_ctx(), h, d, (size_t)n * 8, HS_COPY_D2H));
-}
+/* n doubles to a new device array (h NULL: uninitialised) and back */
+static double *dev(const double *h, int64_t n) { return test_upload(h, (size_t)n * 8); }
+static void host(double *h, const double *d, int64_t n) { test_download(h, d, (size_t)n * 8); }
 
 /* ||got - ref[start..]|| / ||ref|| over all ranks. */
 static double global_rel_err(const double *got, const double *ref_full, int64_t start, int64_t count)

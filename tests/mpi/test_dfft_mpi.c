@@ -26,7 +26,7 @@ static void *global_input(hs_dtype p, size_t scalars, uint64_t seed)
     return x;
 }
 
-/* Device copy of host bytes (and back). */
+/* Device copy of host bytes, in an allocation of at least `alloc` bytes. */
 static void *to_dev(const void *h, size_t bytes, size_t alloc)
 {
     hs_ctx *ctx = test_ctx();
@@ -34,10 +34,6 @@ static void *to_dev(const void *h, size_t bytes, size_t alloc)
     TEST_OK(hs_mem_alloc(ctx, alloc > bytes ? alloc : bytes, &d));
     if (bytes) TEST_OK(hs_mem_copy(ctx, d, h, bytes, HS_COPY_H2D));
     return d;
-}
-static void to_host(void *h, const void *d, size_t bytes)
-{
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
 }
 
 /* The whole spectrum from the local FFT of the whole array (this rank's reference). */
@@ -49,7 +45,7 @@ static void *reference_spectrum(int rank, const int64_t *n, hs_fft_kind kind, hs
     TEST_OK(hs_fft_plan_create(test_ctx(), rank, n, 1, kind, p, &plan));
     TEST_OK(hs_fft_execute(plan, HS_FFT_FORWARD, din, dout));
     void *ref = malloc(spec_scalars * real_size(p) + 16);
-    to_host(ref, dout, spec_scalars * real_size(p));
+    test_download(ref, dout, spec_scalars * real_size(p));
     hs_fft_plan_destroy(plan);
     hs_mem_free(test_ctx(), din);
     hs_mem_free(test_ctx(), dout);
@@ -99,7 +95,7 @@ static void check_case(int rank, const int64_t *n, hs_fft_kind kind, hs_dtype p,
     void *din = to_dev(xin, ib, big), *dout = inplace ? din : to_dev(NULL, 0, big);
     TEST_OK(hs_dfft_execute(plan, HS_FFT_FORWARD, din, dout));
     TEST_OK(hs_ctx_sync(ctx));
-    to_host(got, dout, ob);
+    test_download(got, dout, ob);
     double err = global_rel_err(p, got, want, out_elems * 2);
     if (!(err <= tol_of(p)))
         fail_msg("forward %s rank %d n %lldx%lld %s inplace %d on %d ranks: rel err %.3e", real ? "R2C" : "C2C", rank,
@@ -107,7 +103,7 @@ static void check_case(int rank, const int64_t *n, hs_fft_kind kind, hs_dtype p,
 
     if (!inplace) { /* the forward leaves its input as it was */
         void *kept = malloc(ib + 16);
-        to_host(kept, din, ib);
+        test_download(kept, din, ib);
         assert_int_equal(ib ? memcmp(kept, xin, ib) : 0, 0);
         free(kept);
     }
@@ -115,13 +111,13 @@ static void check_case(int rank, const int64_t *n, hs_fft_kind kind, hs_dtype p,
     void *back = inplace ? dout : to_dev(NULL, 0, big);
     TEST_OK(hs_dfft_execute(plan, HS_FFT_BACKWARD, dout, back));
     if (!inplace) {
-        to_host(got, dout, ob);
+        test_download(got, dout, ob);
         TEST_LE(global_rel_err(p, got, want, out_elems * 2), tol_of(p));
     }
     TEST_OK(hs_dfft_normalize(plan, back));
     TEST_OK(hs_ctx_sync(ctx));
     void *y = malloc(ib + 16);
-    to_host(y, back, ib);
+    test_download(y, back, ib);
     err = global_rel_err(p, y, xin, in_elems * isc);
     if (!(err <= tol_of(p)))
         fail_msg("round trip %s rank %d %s inplace %d on %d ranks: rel err %.3e", real ? "R2C" : "C2C", rank,

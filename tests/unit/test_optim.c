@@ -118,14 +118,14 @@ static void test_adam_formula(void **state)
                 x[i] -= 0.01 * mh / (sqrt(vh) + 1e-8);
             }
         }
-        TEST_OK(hs_mem_copy(ctx, got, dx, n * 8, HS_COPY_D2H));
+        test_download(got, dx, n * 8);
         TEST_LE(test_rel_err_f64(got, x, n), 1e-14);
         assert_int_equal(hs_adam_steps(opt), 3);
         double *dm, *dv;
         int64_t *step;
         TEST_OK(hs_adam_state(opt, &dm, &dv, &step));
         assert_int_equal(*step, 3);
-        TEST_OK(hs_mem_copy(ctx, got, dm, n * 8, HS_COPY_D2H));
+        test_download(got, dm, n * 8);
         TEST_LE(test_rel_err_f64(got, m, n), 1e-14);
         hs_adam_destroy(opt);
         hs_mem_free(ctx, dx), hs_mem_free(ctx, dg);
@@ -155,7 +155,7 @@ static void test_adam_quadratic(void **state)
         TEST_OK(objective(&p, dx, &f, dg));
         TEST_OK(hs_adam_step(opt, 0.05 * pow(0.998, t), dx, dg));
     }
-    TEST_OK(hs_mem_copy(ctx, got, dx, n * 8, HS_COPY_D2H));
+    test_download(got, dx, n * 8);
     TEST_LE(test_rel_err_f64(got, c, n), 1e-6);
     hs_adam_destroy(opt);
     hs_mem_free(ctx, dx), hs_mem_free(ctx, dg);
@@ -178,7 +178,7 @@ static void run_rosenbrock(size_t n, int max_iter, int *iters)
     p.acc_f = rosenbrock(&p, x0, p.acc_g);
     hs_lbfgs_result r;
     TEST_OK(hs_lbfgs_minimize(ctx, n, dx, objective, &p, &o, wolfe_callback, &r));
-    TEST_OK(hs_mem_copy(ctx, got, dx, n * 8, HS_COPY_D2H));
+    test_download(got, dx, n * 8);
     double err = 0;
     for (size_t i = 0; i < n; i++) err = fmax(err, fabs(got[i] - 1.0));
     print_message("rosenbrock n=%zu: %d iterations, %d evaluations, f=%.3e |g|=%.3e max|x-1|=%.3e (%s)\n", n,
@@ -273,7 +273,7 @@ static void test_lbfgs_quadratic(void **state)
     hs_lbfgs_opts o = {.gtol = 1e-11};
     hs_lbfgs_result r;
     TEST_OK(hs_lbfgs_minimize(ctx, n, dx, objective, &p, &o, NULL, &r));
-    TEST_OK(hs_mem_copy(ctx, got, dx, n * 8, HS_COPY_D2H));
+    test_download(got, dx, n * 8);
     TEST_LE(test_rel_err_f64(got, c, n), 1e-11);
     assert_true(r.converged);
     hs_mem_free(ctx, dx);
@@ -295,7 +295,7 @@ static void test_lbfgs_resume(void **state)
     hs_lbfgs_opts o = {.history = 5, .max_iter = 60, .max_evals = 1000};
     hs_lbfgs_result r1, r2;
     TEST_OK(hs_lbfgs_minimize(ctx, n, dx, objective, &p, &o, NULL, &r1));
-    TEST_OK(hs_mem_copy(ctx, a, dx, sizeof a, HS_COPY_D2H));
+    test_download(a, dx, sizeof a);
     TEST_OK(hs_mem_copy(ctx, dx, x0, sizeof x0, HS_COPY_H2D));
     double *saved = NULL;
     for (int chunk = 0; chunk < 100; chunk++) {
@@ -309,7 +309,7 @@ static void test_lbfgs_resume(void **state)
         hs_lbfgs_destroy(L);
         if (done) break;
     }
-    TEST_OK(hs_mem_copy(ctx, b, dx, sizeof b, HS_COPY_D2H));
+    test_download(b, dx, sizeof b);
     assert_int_equal(r2.iterations, r1.iterations);
     assert_int_equal(r2.evaluations, r1.evaluations);
     assert_memory_equal(a, b, sizeof a);

@@ -28,6 +28,20 @@ static void fill_int(void *x, hs_dtype t, size_t n, uint64_t seed)
     }
 }
 
+/* The host's prefix of n integers of type t (wrapping like the device), inclusive or exclusive. */
+static void int_prefix_ref(hs_dtype t, int excl, size_t n, const void *in, void *ref)
+{
+    size_t es = hs_dtype_size(t);
+    uint64_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = es == 4 ? ((const uint32_t *)in)[i] : ((const uint64_t *)in)[i];
+        if (!excl) acc += v;
+        if (es == 4) ((uint32_t *)ref)[i] = (uint32_t)acc;
+        else ((uint64_t *)ref)[i] = acc;
+        if (excl) acc += v;
+    }
+}
+
 /* Runs the scan out of place, then in place, and checks both against ref (exact compare). */
 static void run_both(hs_dtype t, int excl, size_t n, const void *in, void **out_h, void **inplace_h)
 {
@@ -50,14 +64,7 @@ static void check_int(hs_dtype t)
             size_t n = g_sizes[s];
             void *in = malloc(n * es), *ref = malloc(n * es), *out, *inpl;
             fill_int(in, t, n, 40 + s);
-            uint64_t acc = 0;
-            for (size_t i = 0; i < n; i++) {
-                uint64_t v = es == 4 ? ((uint32_t *)in)[i] : ((uint64_t *)in)[i];
-                if (!excl) acc += v;
-                if (es == 4) ((uint32_t *)ref)[i] = (uint32_t)acc;
-                else ((uint64_t *)ref)[i] = acc;
-                if (excl) acc += v;
-            }
+            int_prefix_ref(t, excl, n, in, ref);
             run_both(t, excl, n, in, &out, &inpl);
             assert_memory_equal(out, ref, n * es);
             assert_memory_equal(inpl, ref, n * es);
@@ -145,39 +152,32 @@ static void test_many_tiles(void **state)
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         hs_dtype t = types[ti];
         size_t es = hs_dtype_size(t), n = (1u << 25) + 3, bytes = n * es;
-        void *in = malloc(bytes), *ref = malloc(bytes);
+        void *in = malloc(bytes), *ref = malloc(bytes), *got = malloc(bytes);
         fill_int(in, t, n, 70 + ti);
-        uint64_t acc = 0;
-        for (size_t i = 0; i < n; i++) {
-            acc += es == 4 ? ((uint32_t *)in)[i] : ((uint64_t *)in)[i];
-            if (es == 4) ((uint32_t *)ref)[i] = (uint32_t)acc;
-            else ((uint64_t *)ref)[i] = acc;
-        }
+        int_prefix_ref(t, 0, n, in, ref);
         void *d_in = test_upload(in, bytes), *d_out = NULL;
         TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
         for (int r = 0; r < 5; r++) {
             TEST_OK(hs_mem_zero(test_ctx(), d_out, bytes));
             TEST_OK(hs_scan(test_ctx(), t, 0, n, d_in, d_out));
-            void *got = test_download_new(d_out, bytes);
+            test_download(got, d_out, bytes);
             size_t bad = n;
             for (size_t i = 0; i < n && bad == n; i++)
                 if (memcmp((char *)got + i * es, (char *)ref + i * es, es)) bad = i;
             if (bad < n) fail_msg("%s scan of %zu elements, repetition %d: first wrong element %zu", hs_dtype_name(t), n, r, bad);
-            free(got);
         }
         /* one element in: pointers off 16-byte alignment take the kernel that does not need it */
         TEST_OK(hs_scan(test_ctx(), t, 0, n - 1, (char *)d_in + es, (char *)d_out + es));
-        void *got = test_download_new(d_out, bytes);
+        test_download(got, d_out, bytes);
         for (size_t i = 1; i < n; i++) {
             uint64_t want = es == 4 ? (uint64_t)(((uint32_t *)ref)[i] - ((uint32_t *)in)[0])
                                     : ((uint64_t *)ref)[i] - ((uint64_t *)in)[0];
             uint64_t have = es == 4 ? ((uint32_t *)got)[i] : ((uint64_t *)got)[i];
             if (have != want) fail_msg("%s scan of %zu unaligned elements: first wrong element %zu", hs_dtype_name(t), n - 1, i - 1);
         }
-        free(got);
         hs_mem_free(test_ctx(), d_in);
         hs_mem_free(test_ctx(), d_out);
-        free(in), free(ref);
+        free(in), free(ref), free(got);
     }
     /* floats over many rounds too (f32: 3840-element tiles, 6 stages), same bounds as above */
     static const size_t big[] = {(1u << 25) + 3};

@@ -13,11 +13,6 @@ static const size_t g_sizes[] = {0,    1,    2,    31,   1000,  4095,  4096,  40
                                  6144, 6145, 7679, 7681, 8833, 12289, 15361, (1u << 20) + 7};
 #define NSIZES (sizeof g_sizes / sizeof g_sizes[0])
 
-static void back(void *h, const void *d, size_t bytes)
-{
-    if (bytes) TEST_OK(hs_mem_copy(test_ctx(), h, d, bytes, HS_COPY_D2H));
-}
-
 /* Three-way compare by value (not by the sort's bit trick): NaN last, -0.0 before +0.0. */
 static int cmp_key(hs_dtype t, const void *a, const void *b)
 {
@@ -91,9 +86,9 @@ static void run_case(hs_dtype t, size_t n, int vb, uint64_t seed, int few)
     void *dk = test_upload(orig, n * kb), *dv = vb ? test_upload(vals, n * vb) : NULL;
     if (vb) TEST_OK(hs_sort_pairs(test_ctx(), t, vb == 4 ? HS_U32 : HS_F64, n, dk, dv));
     else TEST_OK(hs_sort_keys(test_ctx(), t, n, dk));
-    back(k, dk, n * kb);
+    test_download(k, dk, n * kb);
     if (vb) {
-        back(vals, dv, n * vb);
+        test_download(vals, dv, n * vb);
         for (size_t i = 0; i < n; i++) pos[i] = vb == 4 ? ((uint32_t *)vals)[i] : ((uint64_t *)vals)[i];
     }
     check_sorted(t, n, orig, k, vb ? pos : NULL, vb);
@@ -138,7 +133,7 @@ static void test_special_floats(void **state)
     size_t n = sizeof in / sizeof in[0];
     double *d = test_upload(in, sizeof in), out[sizeof in / sizeof in[0]];
     TEST_OK(hs_sort_keys(test_ctx(), HS_F64, n, d));
-    back(out, d, sizeof out);
+    test_download(out, d, sizeof out);
     const double expect[] = {-INFINITY, -1.0, -2.5e-320, -0.0, -0.0, 0.0, 0.0, 2.5e-320, 1.0, INFINITY};
     for (size_t i = 0; i < 10; i++) {
         assert_true(out[i] == expect[i]);
