@@ -94,6 +94,7 @@ extern "C" void hs_cuda_ctx_destroy(struct hs_cuda_ctx *cu)
     cudaSetDevice(cu->device);
     if (cu->stream) cudaStreamSynchronize(cu->stream);
     if (cu->scratch) cudaFree(cu->scratch);
+    if (cu->flags) cudaFree(cu->flags);
     if (cu->host_scratch) cudaFreeHost(cu->host_scratch);
     if (cu->cusparse) cusparseDestroy(cu->cusparse);
     if (cu->cublas) cublasDestroy(cu->cublas);
@@ -107,18 +108,63 @@ extern "C" int hs_cuda_sync(struct hs_cuda_ctx *cu)
     return HS_OK;
 }
 
+// Device work buffers come in whole 2 MiB pages: cudaMalloc maps a smaller allocation with small
+// pages, and the scan's look-back words on those measured 2.5% slower on the H200 (address
+// translation misses while the data streams by).
+static size_t whole_pages(size_t bytes)
+{
+    const size_t page = (size_t)2 << 20;
+    return bytes <= page ? page : (bytes + page - 1) / page * page;
+}
+
 extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
 {
     if (bytes > cu->scratch_bytes) {
         HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
         if (cu->scratch) HS_CUDA_CHECK(cudaFree(cu->scratch));
         cu->scratch = NULL;
-        size_t want = bytes < (1u << 20) ? (1u << 20) : bytes;
+        cu->scratch_bytes = 0;
+        const size_t want = whole_pages(bytes);
         HS_CUDA_CHECK(cudaMalloc(&cu->scratch, want));
         cu->scratch_bytes = want;
     }
     *ptr = cu->scratch;
     return HS_OK;
+}
+
+extern "C" int hs_cuda_flags_acquire(struct hs_cuda_ctx *cu, size_t bytes, struct hs_cuda_flags *f)
+{
+    if (bytes > cu->flags_half) {
+        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+        if (cu->flags) HS_CUDA_CHECK(cudaFree(cu->flags));
+        cu->flags = NULL;
+        cu->flags_half = 0;
+        const size_t half = whole_pages(bytes);
+        HS_CUDA_CHECK(cudaMalloc(&cu->flags, 2 * half));
+        HS_CUDA_CHECK(cudaMemsetAsync(cu->flags, 0, 2 * half, cu->stream));
+        cu->flags_half = half;
+        cu->flags_dirty[0] = cu->flags_dirty[1] = 0;
+        cu->flags_next = 0;
+    }
+    const int h = cu->flags_next;
+    char *base = (char *)cu->flags;
+    f->use = base + (size_t)h * cu->flags_half;
+    f->clear = base + (size_t)(1 - h) * cu->flags_half;
+    f->clear_bytes = cu->flags_dirty[1 - h];
+    // a half handed out is clean unless a caller skipped the commit; then clean it here
+    if (cu->flags_dirty[h]) {
+        HS_CUDA_CHECK(cudaMemsetAsync(f->use, 0, cu->flags_dirty[h], cu->stream));
+        cu->flags_dirty[h] = 0;
+    }
+    return HS_OK;
+}
+
+extern "C" void hs_cuda_flags_commit(struct hs_cuda_ctx *cu, size_t bytes)
+{
+    const int h = cu->flags_next;
+    cu->flags_dirty[h] = bytes;
+    cu->flags_dirty[1 - h] = 0;
+    cu->flags_next = 1 - h;
 }
 
 extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)

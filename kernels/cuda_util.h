@@ -24,6 +24,10 @@ struct hs_cuda_ctx {
     size_t scratch_bytes;
     void *host_scratch;         /* pinned host scratch for scalar results */
     size_t host_scratch_bytes;
+    void *flags;                /* two halves of zeroed flag words, see hs_cuda_flags_acquire */
+    size_t flags_half;          /* bytes per half */
+    size_t flags_dirty[2];      /* bytes of each half that may be non-zero */
+    int flags_next;             /* the half the next call gets */
 };
 
 /* One-time setups of a kernel (function attributes, occupancy) hold for one device only: memos
@@ -41,6 +45,17 @@ const char *hs_cufft_status_name(cufftResult s);
 
 /* Device scratch of at least `bytes`, grown (after a stream sync) when too small. */
 extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
+/* Zeroed flag words for single-pass kernels, without a memset before every call.  Two halves
+ * serve calls in turn: a call gets `use`, zero over its `bytes`, and its kernel zeroes `clear`
+ * over `clear_bytes` (what the previous call left in the other half), so the next call finds
+ * that half zero.  hs_cuda_flags_commit records this after a successful launch.  The kernels
+ * must run on cu->stream, in order. */
+struct hs_cuda_flags {
+    void *use, *clear;
+    size_t clear_bytes;
+};
+extern "C" int hs_cuda_flags_acquire(struct hs_cuda_ctx *cu, size_t bytes, struct hs_cuda_flags *f);
+extern "C" void hs_cuda_flags_commit(struct hs_cuda_ctx *cu, size_t bytes);
 /* Pinned host scratch of at least `bytes`. */
 extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
 

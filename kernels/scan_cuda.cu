@@ -594,8 +594,10 @@ template <typename A> struct agg_word {
 };
 
 struct round_state {
-    unsigned long long *agg;  // per tile
-    unsigned long long *base; // per round (entry 0 unused)
+    unsigned long long *agg;   // per tile
+    unsigned long long *base;  // per round (entry 0 unused)
+    unsigned long long *clear; // the previous call's words, zeroed here for the next call
+    size_t clear_words;
 };
 
 // Warp 0: the exclusive prefix of tile t > 0.  One batch of loads: the aggregates of round r
@@ -744,6 +746,7 @@ __global__ void __launch_bounds__(kThreads) scan_round_kernel(const T *in, T *ou
         claimed = atomicAdd(counter, 1u);
     }
     __syncthreads();
+    for (size_t i = (size_t)blockIdx.x * kThreads + tid; i < st.clear_words; i += (size_t)gridDim.x * kThreads) st.clear[i] = 0;
     // the first two tiles' aggregates: each tile's is published two iterations before its scan
     for (int k = 0; k < 2; k++) {
         if (warp > 0 && s_tile[k] < ntiles) publish_aggregate(s_tile[k], k, k);
@@ -832,14 +835,15 @@ template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size
                                                                     kThreads, C::smem));
         if (blocks_per_sm < 1) blocks_per_sm = 1;
     }
-    // tile words, round words, then the tile counter, zeroed together
+    // tile words, round words, then the tile counter (a word of its own); the words come zeroed by
+    // the previous call's kernel, which saves a memset launch per call (hs_cuda_flags_acquire)
     const size_t per = agg_word<A>::per, nrounds = ntiles / kRound + 1;
-    const size_t zbytes = (ntiles + nrounds) * per * sizeof(unsigned long long) + sizeof(unsigned);
-    char *buf = NULL;
-    HS_CHECK(hs_cuda_scratch(cu, zbytes, (void **)&buf));
-    round_state st = {(unsigned long long *)buf, (unsigned long long *)buf + ntiles * per};
-    unsigned *counter = (unsigned *)(buf + zbytes - sizeof(unsigned));
-    HS_CUDA_CHECK(cudaMemsetAsync(buf, 0, zbytes, cu->stream));
+    const size_t words = (ntiles + nrounds) * per + 1, zbytes = words * sizeof(unsigned long long);
+    hs_cuda_flags f;
+    HS_CHECK(hs_cuda_flags_acquire(cu, zbytes, &f));
+    unsigned long long *w = (unsigned long long *)f.use;
+    round_state st = {w, w + ntiles * per, (unsigned long long *)f.clear, f.clear_bytes / sizeof(unsigned long long)};
+    unsigned *counter = (unsigned *)(w + words - 1);
     size_t grid = (size_t)blocks_per_sm * cu->sm_count;
     if (grid > ntiles) grid = ntiles;
     if (exclusive)
@@ -847,6 +851,7 @@ template <typename T> int scan_round_launch(hs_cuda_ctx *cu, int exclusive, size
     else
         scan_round_kernel<T, A, ITEMS, STAGES, false><<<(unsigned)grid, kThreads, C::smem, cu->stream>>>(in, out, n, (unsigned)ntiles, st, counter);
     HS_CUDA_LAUNCH_CHECK("scan_round_kernel");
+    hs_cuda_flags_commit(cu, zbytes);
     return HS_OK;
 }
 

@@ -185,6 +185,35 @@ static void test_many_tiles(void **state)
     check_float_sizes(HS_F64, 1e-12, big, 1);
 }
 
+/* Calls of changing size and type in a row: on the GPU each call's look-back words are zeroed by
+ * the call before (two halves in turn), so a small call must clean up after a large one and a
+ * 64-bit call (two words a tile) after a 32-bit one.  Integers, exact against the host. */
+static void test_call_sequence(void **state)
+{
+    (void)state;
+    static const struct {
+        hs_dtype t;
+        size_t n;
+    } calls[] = {{HS_U64, (1u << 22) + 3}, {HS_U32, 1},    {HS_U32, 5000},          {HS_U64, (1u << 22) + 3},
+                 {HS_U32, (1u << 23) + 9}, {HS_U64, 7},    {HS_I32, (1u << 23) + 9}, {HS_I64, (1u << 22) + 3},
+                 {HS_U32, 2817},           {HS_U64, 3000}, {HS_U64, (1u << 22) + 3}};
+    for (size_t c = 0; c < sizeof calls / sizeof *calls; c++) {
+        hs_dtype t = calls[c].t;
+        size_t n = calls[c].n, bytes = n * hs_dtype_size(t);
+        void *in = malloc(bytes), *ref = malloc(bytes), *got = malloc(bytes);
+        fill_int(in, t, n, 90 + c);
+        int_prefix_ref(t, 0, n, in, ref);
+        void *d_in = test_upload(in, bytes), *d_out = NULL;
+        TEST_OK(hs_mem_alloc(test_ctx(), bytes, &d_out));
+        TEST_OK(hs_scan(test_ctx(), t, 0, n, d_in, d_out));
+        test_download(got, d_out, bytes);
+        if (memcmp(got, ref, bytes)) fail_msg("call %zu (%s, %zu elements) differs from the host's prefix", c, hs_dtype_name(t), n);
+        hs_mem_free(test_ctx(), d_in);
+        hs_mem_free(test_ctx(), d_out);
+        free(in), free(ref), free(got);
+    }
+}
+
 /* Bitwise reproducible run to run, and on the CPU for any OpenMP thread count. */
 static void test_determinism(void **state)
 {
@@ -226,6 +255,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_i32), cmocka_unit_test(test_u32), cmocka_unit_test(test_i64),
     cmocka_unit_test(test_u64), cmocka_unit_test(test_f64), cmocka_unit_test(test_f32),
     cmocka_unit_test(test_errors), cmocka_unit_test(test_determinism), cmocka_unit_test(test_nondeterministic),
-    cmocka_unit_test(test_old_impl), cmocka_unit_test(test_many_tiles),
+    cmocka_unit_test(test_old_impl), cmocka_unit_test(test_many_tiles), cmocka_unit_test(test_call_sequence),
 };
 TEST_MAIN("scan", tests)
