@@ -1,7 +1,7 @@
 # hpcsim top-level build: detects the optional libraries, builds bin/hpcsim, lib/libhpcsim.a and the tests.
 #
 # Each optional part is auto-detected; force it with CUDA=0|1, MPI=0|1, OPENMP=0|1, HDF5=0|1,
-# NETCDF=0|1, FFTW=0|1, OPENBLAS=0|1, NCCL=0|1.  CUDA_ARCH=90 picks the SM target (PTX is embedded too).
+# HDF5_PARALLEL=0|1, NETCDF=0|1, FFTW=0|1, OPENBLAS=0|1, NCCL=0|1.  CUDA_ARCH=90 picks the SM target (PTX is embedded too).
 # Libraries unpacked from .deb files into $(DEPS_PREFIX) (see scripts/offline_deps.sh) are used when
 # the system has none (the GPU machine has no network).
 
@@ -38,11 +38,29 @@ endif
 ifeq ($(origin OPENMP),undefined)
   OPENMP := $(shell echo 'int main(void){return 0;}' | gcc -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1 || echo 0)
 endif
+# HDF5 and NetCDF come in a serial and an MPI-parallel flavour (Debian: libhdf5-openmpi-dev,
+# libnetcdf-mpi-dev); with MPI on, the parallel one is taken where present.  NetCDF links HDF5
+# itself and two HDF5 libraries must not meet in one process, so both take the same flavour:
+# parallel HDF5 only when NetCDF is parallel too or left out.  HDF5_PARALLEL=0|1 forces it.
+# (Debian's plain hdf5.pc follows the alternatives and may name the parallel flavour: the serial
+# one is hdf5-serial there.)
+HDF5_PAR_PC   := $(if $(filter 1,$(MPI)),$(if $(call pc_ok,hdf5-openmpi),hdf5-openmpi))
+NETCDF_PAR_PC := $(if $(filter 1,$(MPI)),$(if $(call pc_ok,netcdf-mpi),netcdf-mpi))
+HDF5_SER_PC   := $(if $(call pc_ok,hdf5-serial),hdf5-serial,$(if $(call pc_ok,hdf5),$(if $(findstring mpi,$(shell pkg-config --cflags hdf5 2>/dev/null)),,hdf5)))
 ifeq ($(origin HDF5),undefined)
-  HDF5 := $(if $(call pc_ok,hdf5),1,$(if $(wildcard /usr/include/hdf5/serial/hdf5.h),1,0))
+  HDF5 := $(if $(or $(HDF5_SER_PC),$(wildcard /usr/include/hdf5/serial/hdf5.h),$(HDF5_PAR_PC)),1,0)
 endif
 ifeq ($(origin NETCDF),undefined)
-  NETCDF := $(if $(call pc_ok,netcdf),1,0)
+  NETCDF := $(if $(or $(call pc_ok,netcdf),$(NETCDF_PAR_PC)),1,0)
+endif
+ifeq ($(origin HDF5_PARALLEL),undefined)
+  HDF5_PARALLEL := $(if $(and $(filter 1,$(HDF5)),$(HDF5_PAR_PC),$(or $(filter 0,$(NETCDF)),$(NETCDF_PAR_PC))),1,0)
+endif
+NETCDF_PARALLEL := $(if $(and $(filter 1,$(NETCDF)),$(filter 1,$(HDF5_PARALLEL)),$(NETCDF_PAR_PC)),1,0)
+ifeq ($(HDF5_PARALLEL),1)
+  ifneq ($(MPI),1)
+    $(error HDF5_PARALLEL=1 needs MPI=1)
+  endif
 endif
 ifeq ($(origin FFTW),undefined)
   FFTW := $(if $(call pc_ok,fftw3),1,$(if $(wildcard /usr/include/fftw3.h),1,0))
@@ -74,7 +92,9 @@ $(eval $(call feature,CUDA,$(CUDA)))
 $(eval $(call feature,MPI,$(MPI)))
 $(eval $(call feature,OPENMP,$(OPENMP)))
 $(eval $(call feature,HDF5,$(HDF5)))
+$(eval $(call feature,HDF5_PARALLEL,$(HDF5_PARALLEL)))
 $(eval $(call feature,NETCDF,$(NETCDF)))
+$(eval $(call feature,NETCDF_PARALLEL,$(NETCDF_PARALLEL)))
 $(eval $(call feature,FFTW,$(FFTW)))
 $(eval $(call feature,OPENBLAS,$(OPENBLAS)))
 $(eval $(call feature,NCCL,$(NCCL)))
@@ -86,11 +106,18 @@ ifeq ($(OPENMP),1)
 else
   CFLAGS += -Wno-unknown-pragmas
 endif
-ifeq ($(HDF5),1)
-  CPPFLAGS += $(or $(shell pkg-config --cflags hdf5 2>/dev/null),-I/usr/include/hdf5/serial)
-  LDLIBS += $(or $(shell pkg-config --libs hdf5 2>/dev/null),-L/usr/lib/$(MULTIARCH)/hdf5/serial -lhdf5)
+ifeq ($(HDF5_PARALLEL),1)
+  CPPFLAGS += $(shell pkg-config --cflags $(HDF5_PAR_PC))
+  LDLIBS += $(shell pkg-config --libs $(HDF5_PAR_PC))
+else ifeq ($(HDF5),1)
+  CPPFLAGS += $(if $(HDF5_SER_PC),$(shell pkg-config --cflags $(HDF5_SER_PC)),-I/usr/include/hdf5/serial)
+  LDLIBS += $(if $(HDF5_SER_PC),$(shell pkg-config --libs $(HDF5_SER_PC)),-L/usr/lib/$(MULTIARCH)/hdf5/serial -lhdf5)
 endif
-ifeq ($(NETCDF),1)
+ifeq ($(NETCDF_PARALLEL),1)
+  # Debian's netcdf-mpi.pc names /usr/include, where the serial flavour's headers are
+  CPPFLAGS += -I$(shell pkg-config --variable=prefix $(NETCDF_PAR_PC))/include $(shell pkg-config --cflags $(NETCDF_PAR_PC))
+  LDLIBS += $(shell pkg-config --libs $(NETCDF_PAR_PC))
+else ifeq ($(NETCDF),1)
   CPPFLAGS += $(shell pkg-config --cflags netcdf)
   LDLIBS += $(shell pkg-config --libs netcdf)
 endif
