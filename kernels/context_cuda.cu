@@ -117,39 +117,41 @@ static size_t whole_pages(size_t bytes)
     return bytes <= page ? page : (bytes + page - 1) / page * page;
 }
 
+// Grows a device buffer of the context to hold `bytes` (contents not kept), once the stream is
+// done with the old one.
+static int grow_device_buffer(struct hs_cuda_ctx *cu, void **buf, size_t *cap, size_t bytes)
+{
+    if (bytes <= *cap) return HS_OK;
+    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    if (*buf) HS_CUDA_CHECK(cudaFree(*buf));
+    *buf = NULL;
+    *cap = 0;
+    const size_t want = whole_pages(bytes);
+    HS_CUDA_CHECK(cudaMalloc(buf, want));
+    *cap = want;
+    return HS_OK;
+}
+
 extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
 {
-    if (bytes > cu->scratch_bytes) {
-        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-        if (cu->scratch) HS_CUDA_CHECK(cudaFree(cu->scratch));
-        cu->scratch = NULL;
-        cu->scratch_bytes = 0;
-        const size_t want = whole_pages(bytes);
-        HS_CUDA_CHECK(cudaMalloc(&cu->scratch, want));
-        cu->scratch_bytes = want;
-    }
+    HS_CHECK(grow_device_buffer(cu, &cu->scratch, &cu->scratch_bytes, bytes));
     *ptr = cu->scratch;
     return HS_OK;
 }
 
 extern "C" int hs_cuda_flags_acquire(struct hs_cuda_ctx *cu, size_t bytes, struct hs_cuda_flags *f)
 {
-    if (bytes > cu->flags_half) {
-        HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-        if (cu->flags) HS_CUDA_CHECK(cudaFree(cu->flags));
-        cu->flags = NULL;
-        cu->flags_half = 0;
-        const size_t half = whole_pages(bytes);
-        HS_CUDA_CHECK(cudaMalloc(&cu->flags, 2 * half));
-        HS_CUDA_CHECK(cudaMemsetAsync(cu->flags, 0, 2 * half, cu->stream));
-        cu->flags_half = half;
+    if (2 * bytes > cu->flags_bytes) {
+        HS_CHECK(grow_device_buffer(cu, &cu->flags, &cu->flags_bytes, 2 * bytes));
+        HS_CUDA_CHECK(cudaMemsetAsync(cu->flags, 0, cu->flags_bytes, cu->stream));
         cu->flags_dirty[0] = cu->flags_dirty[1] = 0;
         cu->flags_next = 0;
     }
     const int h = cu->flags_next;
+    const size_t half = cu->flags_bytes / 2; // whole pages are an even number of bytes
     char *base = (char *)cu->flags;
-    f->use = base + (size_t)h * cu->flags_half;
-    f->clear = base + (size_t)(1 - h) * cu->flags_half;
+    f->use = base + (size_t)h * half;
+    f->clear = base + (size_t)(1 - h) * half;
     f->clear_bytes = cu->flags_dirty[1 - h];
     // a half handed out is clean unless a caller skipped the commit; then clean it here
     if (cu->flags_dirty[h]) {

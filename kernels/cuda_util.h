@@ -25,7 +25,7 @@ struct hs_cuda_ctx {
     void *host_scratch;         /* pinned host scratch for scalar results */
     size_t host_scratch_bytes;
     void *flags;                /* two halves of zeroed flag words, see hs_cuda_flags_acquire */
-    size_t flags_half;          /* bytes per half */
+    size_t flags_bytes;         /* both halves */
     size_t flags_dirty[2];      /* bytes of each half that may be non-zero */
     int flags_next;             /* the half the next call gets */
 };

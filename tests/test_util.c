@@ -48,6 +48,7 @@ void test_download(void *h, const void *d, size_t bytes)
 void *test_download_new(const void *d, size_t bytes)
 {
     void *h = malloc(bytes + 1);
+    if (!h) fail_msg("out of host memory for %zu bytes", bytes);
     test_download(h, d, bytes);
     return h;
 }
@@ -61,7 +62,8 @@ const char *test_tmp_path(const char *name)
     hs_ctx *ctx = test_ctx();
     if (!g_tmp_dir[0]) {
         if (ctx->rank == 0) {
-            snprintf(g_tmp_dir, sizeof g_tmp_dir, "/tmp/hs_test_XXXXXX"); /* mkdtemp's template */
+            /* mkdtemp turns the trailing six X into a unique name and creates the folder */
+            snprintf(g_tmp_dir, sizeof g_tmp_dir, "%s", "/tmp/hs_test_XXXXXX");
             if (!mkdtemp(g_tmp_dir)) g_tmp_dir[0] = 0;
         }
         MPI_Bcast(g_tmp_dir, sizeof g_tmp_dir, MPI_CHAR, 0, ctx->comm);
