@@ -134,7 +134,7 @@ extern "C" int hs_blas_dot_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const voi
     int blocks = reduce_blocks(cu);
     double *partial = nullptr;
     HS_CHECK(hs_cuda_scratch(cu, (blocks + 1) * sizeof(double), (void **)&partial));
-    bool aligned = (((uintptr_t)x | (uintptr_t)y) & 15) == 0;
+    const bool aligned = hs_aligned16(x, y);
     cudaStream_t st = cu->stream;
     if (t == HS_F64 && aligned)
         dot_partial_kernel<double, double2, 2><<<blocks, kThreads, 0, st>>>(n, (const double *)x, (const double *)y, partial);

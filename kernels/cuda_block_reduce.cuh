@@ -1,6 +1,19 @@
-// Device helpers for block-wide sums (warp shuffles + shared memory), shared by the .cu kernels.
+// Device helpers for warp scans and block-wide sums (warp shuffles + shared memory), shared by the .cu kernels.
 #ifndef HS_CUDA_BLOCK_REDUCE_CUH
 #define HS_CUDA_BLOCK_REDUCE_CUH
+
+// Inclusive prefix over the warp's lanes (Kogge-Stone): lane i ends with v_0 + ... + v_i, each step
+// adding the lower lanes' partial on the left, so float results are fixed by the lane order.
+template <typename T> __device__ __forceinline__ T hs_warp_inclusive_scan(T v)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+        const T y = __shfl_up_sync(0xffffffffu, v, off);
+        if (lane >= off) v = y + v;
+    }
+    return v;
+}
 
 __device__ __forceinline__ double hs_warp_sum(double v)
 {

@@ -2,6 +2,8 @@
 #ifndef HS_CUDA_UTIL_H
 #define HS_CUDA_UTIL_H
 
+#include <stdint.h>
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
@@ -39,6 +41,12 @@ struct hs_cuda_ctx {
             return HS_FAIL(HS_ERR_RUNTIME, "device %d is beyond the %d this build keeps kernel setups for", \
                            (cu)->device, HS_MAX_DEVICES);                                          \
     } while (0)
+
+/* Both pointers on 16-byte boundaries: the vector (uint4 / double2) and bulk-copy paths need it. */
+static inline bool hs_aligned16(const void *a, const void *b)
+{
+    return (((uintptr_t)a | (uintptr_t)b) & 15) == 0;
+}
 
 const char *hs_cublas_status_name(cublasStatus_t s);
 const char *hs_cufft_status_name(cufftResult s);

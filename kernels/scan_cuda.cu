@@ -8,6 +8,7 @@
 // digits: at most 31 values per level, each summed by one warp in a fixed butterfly.  Because the
 // combination never depends on which predecessors happened to be finished, float results are
 // bitwise reproducible, yet the data is read and written once (2n traffic).
+#include "kernels/cuda_block_reduce.cuh"
 #include "kernels/cuda_bulk.cuh"
 #include "kernels/cuda_util.h"
 #include "kernels/scan_impl.h"
@@ -94,12 +95,7 @@ template <typename A, int ITEMS> __device__ __forceinline__ void block_scan_tota
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
     for (int i = 1; i < ITEMS; i++) a[i] = a[i - 1] + a[i];
-    A x = a[ITEMS - 1]; // Kogge-Stone over the warp's thread totals
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-        A y = __shfl_up_sync(0xffffffffu, x, off);
-        if (lane >= off) x = y + x;
-    }
+    const A x = hs_warp_inclusive_scan<A>(a[ITEMS - 1]); // over the warp's thread totals
     before = __shfl_up_sync(0xffffffffu, x, 1);
     if (lane == 0) before = A(0);
     if (lane == 31) s_warp[warp] = x;
@@ -513,7 +509,7 @@ template <typename T> int scan_new_launch(hs_cuda_ctx *cu, int exclusive, int de
     st.flag = (unsigned *)(buf + vbytes);
     unsigned *counter = (unsigned *)(buf + zbytes - sizeof(unsigned));
     HS_CUDA_CHECK(cudaMemsetAsync(buf, 0, zbytes, cu->stream));
-    const int vec_ok = ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0;
+    const int vec_ok = hs_aligned16(in, out);
     if (exclusive)
         scan_lb_kernel<T, A, ITEMS, K, true><<<(unsigned)ntiles, kThreads, smem, cu->stream>>>(in, out, n, vec_ok, st, counter);
     else
@@ -928,7 +924,7 @@ extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl
         HS_SCAN_DISPATCH(scan_launch, exclusive)
     }
     // the persistent kernel needs the bulk-copy engine and 16-byte aligned data
-    if (round_kernel_usable(cu) && ((reinterpret_cast<uintptr_t>(in) | reinterpret_cast<uintptr_t>(out)) & 15) == 0) {
+    if (round_kernel_usable(cu) && hs_aligned16(in, out)) {
         HS_SCAN_DISPATCH(scan_round_launch, exclusive)
     }
     HS_SCAN_DISPATCH(scan_new_launch, exclusive, deterministic)

@@ -7,6 +7,7 @@
 // prefix, packed with a 2-bit state into one word), sorts the tile by digit in shared memory and
 // writes each digit's run contiguously.  Keys are read and written once per pass (plus one read
 // for the histograms), as in CUB's onesweep.
+#include "kernels/cuda_block_reduce.cuh"
 #include "kernels/cuda_util.h"
 #include "kernels/sort_impl.h"
 
@@ -51,12 +52,7 @@ template <typename W> struct lb {
 template <typename U> __device__ __forceinline__ U block_exclusive_scan(U v, U *s_warp)
 {
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    U x = v;
-#pragma unroll
-    for (int off = 1; off < 32; off <<= 1) {
-        U y = __shfl_up_sync(0xffffffffu, x, off);
-        if (lane >= off) x += y;
-    }
+    const U x = hs_warp_inclusive_scan<U>(v);
     if (lane == 31) s_warp[warp] = x;
     __syncthreads();
     U pre = 0;
@@ -466,12 +462,9 @@ __global__ void __launch_bounds__(T, MINB)
         }
         cref(status[(size_t)tile * kRadix + tid])
             .store((tile == 0 ? lb<W>::inclusive : lb<W>::aggregate) | (W)count, cuda::memory_order_relaxed);
-        unsigned x = count; // exclusive scan of the counts over the digits
-#pragma unroll
-        for (int off = 1; off < 32; off <<= 1) {
-            const unsigned y = __shfl_up_sync(0xffffffffu, x, off);
-            if (lane >= off) x += y;
-        }
+        // exclusive scan of the counts over the digits (block_exclusive_scan's, without its
+        // block barriers: only threads below 256 take part)
+        const unsigned x = hs_warp_inclusive_scan<unsigned>(count);
         if (lane == 31) sscan[warp] = x;
         excl = x - count;
     }

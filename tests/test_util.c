@@ -62,8 +62,13 @@ const char *test_tmp_path(const char *name)
     hs_ctx *ctx = test_ctx();
     if (!g_tmp_dir[0]) {
         if (ctx->rank == 0) {
-            /* mkdtemp turns the trailing six X into a unique name and creates the folder */
-            snprintf(g_tmp_dir, sizeof g_tmp_dir, "%s", "/tmp/hs_test_XXXXXX");
+            /* mkdtemp replaces the name's last six characters, which must all be 'X', with a
+             * unique suffix and creates the folder */
+            static const char prefix[] = "/tmp/hs_test_";
+            const size_t len = sizeof prefix - 1;
+            memcpy(g_tmp_dir, prefix, len);
+            memset(g_tmp_dir + len, 'X', 6);
+            g_tmp_dir[len + 6] = '\0';
             if (!mkdtemp(g_tmp_dir)) g_tmp_dir[0] = 0;
         }
         MPI_Bcast(g_tmp_dir, sizeof g_tmp_dir, MPI_CHAR, 0, ctx->comm);
