@@ -138,6 +138,7 @@ int main(int argc, char **argv)
         }
         die_on(hs_params_error(p, "run.solver", "unknown solver '%s' (known: %s)", solver, known));
     }
+    die_on(hs_driver_check(p));
     if (!strcmp(cmd, "check")) {
         if (ctx->rank == 0) {
             printf("# %s: parameters valid; resolved set (value # source):\n", argv[2]);

@@ -2,17 +2,24 @@
 #include "io/checkpoint.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "io/checkpoint_impl.h"
+#include "io/output_impl.h"
 #include "kernels/comm.h"
 
 #define CKPT_MSG_BYTES ((int64_t)1 << 30) /* MPI counts are int: move data in pieces */
 #define CKPT_TAG 7702
+
+uint64_t hs_fnv1a64(uint64_t hash, const void *data, size_t bytes)
+{
+    const unsigned char *b = data;
+    for (size_t i = 0; i < bytes; i++) hash = (hash ^ b[i]) * 0x100000001b3ull;
+    return hash;
+}
 
 /* HS_CHECKPOINT_FORMAT=binary forces our own format even when HDF5 is built in (tests, tools). */
 static const hs_ckpt_backend *pick_writer(void)
@@ -314,24 +321,24 @@ int hs_checkpoint_read(hs_checkpoint *c, const char *name, hs_dtype t, int64_t c
     return rc;
 }
 
-/* Data must be on disk before the rename makes the file visible under its final name. */
-static int sync_file(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return HS_FAIL(HS_ERR_RUNTIME, "cannot reopen %s to sync it: %s", path, strerror(errno));
-    int bad = fsync(fd) != 0 && errno != EINVAL;
-    close(fd);
-    return bad ? HS_FAIL(HS_ERR_RUNTIME, "fsync of %s failed: %s", path, strerror(errno)) : HS_OK;
-}
-
 static int finish_root(hs_checkpoint *c)
 {
     HS_CHECK(c->be->close(c));
     if (!c->writing) return HS_OK;
-    HS_CHECK(sync_file(c->tmp));
+    HS_CHECK(hs_io_fsync_path(c->tmp)); /* on disk before the rename makes it visible */
     if (rename(c->tmp, c->path) != 0)
         return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", c->tmp, c->path, strerror(errno));
     return HS_OK;
+}
+
+void hs_checkpoint_discard(hs_checkpoint *c)
+{
+    if (!c) return;
+    if (c->ctx->rank == 0) {
+        if (c->bs) c->be->discard(c);
+        if (c->writing) remove(c->tmp);
+    }
+    ckpt_free(c);
 }
 
 int hs_checkpoint_close(hs_checkpoint *c)

@@ -11,7 +11,9 @@ typedef struct hs_checkpoint hs_checkpoint;
 /* Formats: HDF5 when built in (root attributes format, solver, step, time, nranks, parameters;
  * one 1-D dataset per array with every rank's part in rank order and `dtype` / `counts`
  * attributes), otherwise our own binary format (magic, version, header, named arrays, FNV-1a
- * checksum; see io/checkpoint_binary.c).  The environment variable HS_CHECKPOINT_FORMAT=binary
+ * checksum; see io/checkpoint_binary.c).  The HDF5 form carries FNV-1a checksums too: `checksum`
+ * on each dataset (its bytes as stored, little-endian) and `header_checksum` on the root (solver,
+ * parameters, step, time, rank count), verified on open and before an array is read.  The environment variable HS_CHECKPOINT_FORMAT=binary
  * selects the binary format even with HDF5.  Reading detects the format from the file.  A
  * damaged, foreign or truncated file is an input error naming it. */
 
@@ -34,6 +36,10 @@ int hs_checkpoint_open(hs_ctx *ctx, const char *path, const char *solver, hs_che
 const char *hs_checkpoint_params(const hs_checkpoint *c);
 /* Read this rank's part of a stored array; `count` must match what was written. Collective. */
 int hs_checkpoint_read(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, void *local);
+
+/* Give up on a checkpoint being written (an error elsewhere): PATH.tmp is removed, PATH is left as
+ * it was; a read one is closed.  Not collective (every rank should call it). */
+void hs_checkpoint_discard(hs_checkpoint *c);
 
 /* Finish: on a written checkpoint, flush and rename PATH.tmp to PATH; on a read one, close. */
 int hs_checkpoint_close(hs_checkpoint *c);

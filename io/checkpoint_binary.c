@@ -38,13 +38,7 @@ typedef struct {
 
 static bin_state *st(hs_checkpoint *c) { return (bin_state *)c->bs; }
 
-static void fnv(uint64_t *h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    uint64_t x = *h;
-    for (size_t i = 0; i < n; i++) x = (x ^ b[i]) * 0x100000001b3ull;
-    *h = x;
-}
+static void fnv(uint64_t *h, const void *p, size_t n) { *h = hs_fnv1a64(*h, p, n); }
 
 static int wr(hs_checkpoint *c, const void *p, size_t n)
 {
@@ -73,7 +67,7 @@ static int new_state(hs_checkpoint *c, const char *file, const char *mode)
 {
     bin_state *s = calloc(1, sizeof *s);
     if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
-    s->hash = 0xcbf29ce484222325ull;
+    s->hash = HS_FNV1A64_INIT;
     s->cur = -1;
     s->f = fopen(file, mode);
     if (!s->f) {

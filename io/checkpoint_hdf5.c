@@ -1,5 +1,6 @@
-/* HDF5 checkpoint format: root attributes (format, solver, step, time, nranks, parameters) and one
- * 1-D dataset per array holding every rank's part in rank order, with `dtype` and `counts` attributes. */
+/* HDF5 checkpoint format: root attributes (format, solver, step, time, nranks, parameters,
+ * header_checksum) and one 1-D dataset per array holding every rank's part in rank order, with
+ * `dtype`, `counts` and `checksum` (FNV-1a of its bytes) attributes. */
 #include "io/checkpoint_impl.h"
 #include "io/output_impl.h"
 
@@ -9,9 +10,29 @@
 
 typedef struct {
     hid_t file;
-    hid_t ds;     /* the current array */
+    hid_t ds;       /* the current array */
     hs_dtype t;
+    uint64_t hash;  /* of the current array's bytes written so far */
 } ck_state;
+
+/* The header's checksum: solver and parameter text (each with its NUL), then step, time and rank
+ * count as 8-byte little-endian values. */
+static uint64_t header_hash(const char *solver, const char *params, int64_t step, double time, int64_t nranks)
+{
+    uint64_t h = hs_fnv1a64(HS_FNV1A64_INIT, solver, strlen(solver) + 1);
+    h = hs_fnv1a64(h, params, strlen(params) + 1);
+    h = hs_fnv1a64(h, &step, sizeof step);
+    h = hs_fnv1a64(h, &time, sizeof time);
+    return hs_fnv1a64(h, &nranks, sizeof nranks);
+}
+
+/* A checksum is stored as the int64 with the same bits (HDF5 attributes of our helpers are signed). */
+static int write_checksum(hid_t obj, const char *name, uint64_t h, const char *path)
+{
+    int64_t bits;
+    memcpy(&bits, &h, sizeof bits);
+    return hs_h5_attr_int64(obj, name, bits, path);
+}
 
 static ck_state *st(hs_checkpoint *c) { return (ck_state *)c->bs; }
 
@@ -58,7 +79,7 @@ static int ck_create(hs_checkpoint *c, const char *solver, const char *params, i
     HS_CHECK(hs_h5_attr_int64(f, "step", step, c->tmp));
     HS_CHECK(hs_h5_attr_double(f, "time", time, c->tmp));
     HS_CHECK(hs_h5_attr_int64(f, "nranks", c->nranks, c->tmp));
-    return HS_OK;
+    return write_checksum(f, "header_checksum", header_hash(solver, params, step, time, c->nranks), c->tmp);
 }
 
 static int counts_attr(hs_checkpoint *c, hid_t ds, const int64_t *counts)
@@ -89,6 +110,7 @@ static int ck_begin(hs_checkpoint *c, const char *name, hs_dtype t, const int64_
     H5Sclose(sp);
     if (st(c)->ds < 0) return hs_h5_fail("H5Dcreate2", c->tmp, __FILE__, __LINE__);
     st(c)->t = t;
+    st(c)->hash = HS_FNV1A64_INIT;
     HS_CHECK(hs_h5_attr_text(st(c)->ds, "dtype", hs_dtype_name(t), c->tmp));
     return counts_attr(c, st(c)->ds, counts);
 }
@@ -112,6 +134,8 @@ static int ck_write(hs_checkpoint *c, int64_t offset, int64_t n, const void *dat
     int rc = select_part(c, c->tmp, offset, n, &fsp, &msp, &mtype);
     if (rc == HS_OK && H5Dwrite(st(c)->ds, mtype, msp, fsp, H5P_DEFAULT, data) < 0)
         rc = hs_h5_fail("H5Dwrite", c->tmp, __FILE__, __LINE__);
+    /* parts arrive in order (checkpoint.c writes rank after rank), so the hash runs over the array */
+    if (rc == HS_OK) st(c)->hash = hs_fnv1a64(st(c)->hash, data, (size_t)n * hs_dtype_size(st(c)->t));
     if (fsp >= 0) H5Sclose(fsp);
     if (msp >= 0) H5Sclose(msp);
     return rc;
@@ -126,7 +150,11 @@ static int close_ds(hs_checkpoint *c, const char *file)
     return HS_OK;
 }
 
-static int ck_end(hs_checkpoint *c) { return close_ds(c, c->tmp); }
+static int ck_end(hs_checkpoint *c)
+{
+    HS_CHECK(write_checksum(st(c)->ds, "checksum", st(c)->hash, c->tmp));
+    return close_ds(c, c->tmp);
+}
 
 static int ck_close(hs_checkpoint *c)
 {
@@ -165,6 +193,16 @@ static int read_num(hs_checkpoint *c, hid_t obj, const char *name, hid_t mtype, 
     return HS_OK;
 }
 
+static int read_checksum(hs_checkpoint *c, hid_t obj, const char *name, uint64_t *h)
+{
+    htri_t e = H5Aexists(obj, name);
+    if (e <= 0) return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (no %s attribute)", name);
+    int64_t bits;
+    HS_CHECK(read_num(c, obj, name, H5T_NATIVE_INT64, &bits));
+    memcpy(h, &bits, sizeof *h);
+    return HS_OK;
+}
+
 static int ck_header(hs_checkpoint *c, char **solver, char **params, int64_t *step, double *time, int *nranks)
 {
     hid_t f = st(c)->file;
@@ -180,9 +218,21 @@ static int ck_header(hs_checkpoint *c, char **solver, char **params, int64_t *st
     HS_CHECK(read_num(c, f, "step", H5T_NATIVE_INT64, step));
     HS_CHECK(read_num(c, f, "time", H5T_NATIVE_DOUBLE, time));
     HS_CHECK(read_num(c, f, "nranks", H5T_NATIVE_INT64, &nr));
-    if (nr < 1 || nr > (1 << 24)) return hs_input_error(c->path, 0, NULL, "checkpoint header is damaged (nranks)");
+    if (nr < 1 || nr > (1 << 24)) return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (nranks)");
+    uint64_t stored;
+    HS_CHECK(read_checksum(c, f, "header_checksum", &stored));
+    if (stored != header_hash(*solver, *params, *step, *time, nr))
+        return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (header checksum mismatch)");
     *nranks = c->nranks = (int)nr;
     return HS_OK;
+}
+
+/* A file HDF5 cannot read (truncated, overwritten) is bad input, with HDF5's reason. */
+static int damaged(hs_checkpoint *c, const char *what)
+{
+    char why[256];
+    hs_h5_reason(why, sizeof why);
+    return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (%s%s%s)", what, *why ? ": " : "", why);
 }
 
 static int ck_open(hs_checkpoint *c, char **solver, char **params, int64_t *step, double *time, int *nranks)
@@ -190,7 +240,7 @@ static int ck_open(hs_checkpoint *c, char **solver, char **params, int64_t *step
     if (!hs_h5_is_hdf5(c->path)) return hs_input_error(c->path, 0, NULL, "not an hpcsim checkpoint (neither HDF5 nor our binary format)");
     HS_CHECK(new_state(c));
     st(c)->file = H5Fopen(c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (st(c)->file < 0) return hs_h5_fail("H5Fopen", c->path, __FILE__, __LINE__);
+    if (st(c)->file < 0) return damaged(c, "HDF5 cannot open it");
     return ck_header(c, solver, params, step, time, nranks);
 }
 
@@ -205,6 +255,37 @@ static int ck_counts(hs_checkpoint *c, int64_t *counts)
     H5Aclose(a);
     if (n != c->nranks) return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (counts of %lld ranks)", (long long)n);
     HS_H5_CHECK(rc, c->path);
+    return HS_OK;
+}
+
+static int read_elems(hs_checkpoint *c, int64_t offset, int64_t n, void *data);
+
+/* Read the whole array once and compare its hash with the stored one (before any of it is used). */
+static int verify_array(hs_checkpoint *c, const char *name, const int64_t *counts)
+{
+    uint64_t want;
+    HS_CHECK(read_checksum(c, st(c)->ds, "checksum", &want));
+    int64_t total = 0;
+    for (int r = 0; r < c->nranks; r++) total += counts[r];
+    hid_t sp = H5Dget_space(st(c)->ds);
+    hssize_t have = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+    if (sp >= 0) H5Sclose(sp);
+    int mult = st(c)->t == HS_C128 || st(c)->t == HS_C64 ? 2 : 1;
+    if (have != total * mult) return hs_input_error(c->path, 0, name, "checkpoint is damaged (size differs from counts)");
+    size_t es = hs_dtype_size(st(c)->t);
+    int64_t piece = ((int64_t)1 << 24) / (int64_t)es;
+    void *buf = malloc((size_t)(total < piece ? (total ? total : 1) : piece) * es);
+    if (!buf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory verifying checkpoint %s", c->path);
+    uint64_t h = HS_FNV1A64_INIT;
+    int rc = HS_OK;
+    for (int64_t off = 0; rc == HS_OK && off < total; off += piece) {
+        int64_t n = total - off < piece ? total - off : piece;
+        rc = read_elems(c, off, n, buf);
+        if (rc == HS_OK) h = hs_fnv1a64(h, buf, (size_t)n * es);
+    }
+    free(buf);
+    HS_CHECK(rc);
+    if (h != want) return hs_input_error(c->path, 0, name, "checkpoint is damaged (checksum mismatch)");
     return HS_OK;
 }
 
@@ -224,15 +305,15 @@ static int ck_find(hs_checkpoint *c, const char *name, int *found, hs_dtype *t, 
     free(tn);
     if (k < 0) return hs_input_error(c->path, 0, name, "checkpoint array has no valid dtype attribute");
     *t = st(c)->t = (hs_dtype)k;
-    return ck_counts(c, counts);
+    HS_CHECK(ck_counts(c, counts));
+    return verify_array(c, name, counts);
 }
 
-static int ck_read(hs_checkpoint *c, int64_t offset, int64_t n, void *data)
+static int read_elems(hs_checkpoint *c, int64_t offset, int64_t n, void *data)
 {
     hid_t fsp = -1, msp = -1, mtype = -1;
     int rc = select_part(c, c->path, offset, n, &fsp, &msp, &mtype);
-    if (rc == HS_OK && H5Dread(st(c)->ds, mtype, msp, fsp, H5P_DEFAULT, data) < 0)
-        rc = hs_h5_fail("H5Dread", c->path, __FILE__, __LINE__);
+    if (rc == HS_OK && H5Dread(st(c)->ds, mtype, msp, fsp, H5P_DEFAULT, data) < 0) rc = damaged(c, "its data cannot be read");
     if (fsp >= 0) H5Sclose(fsp);
     if (msp >= 0) H5Sclose(msp);
     return rc;
@@ -246,7 +327,7 @@ const hs_ckpt_backend hs_ckpt_hdf5 = {
     .write_part = ck_write,
     .end_array = ck_end,
     .find_array = ck_find,
-    .read_part = ck_read,
+    .read_part = read_elems,
     .close = ck_close,
     .discard = ck_discard,
 };

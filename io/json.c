@@ -1,5 +1,6 @@
 /* A small streaming JSON writer: objects, arrays, numbers, strings with escaping; atomic file output. */
 #include "io/json.h"
+#include "io/written.h"
 
 #include <errno.h>
 #include <math.h>
@@ -51,6 +52,8 @@ int hs_json_close(hs_json *j)
         } else if (rename(j->path, final) != 0) {
             rc = HS_FAIL(HS_ERR_RUNTIME, "cannot rename %s to %s: %s", j->path, final, strerror(errno));
             remove(j->path);
+        } else {
+            hs_io_written_add(final, -1);
         }
     }
     free(final);

@@ -2,13 +2,17 @@
 #include "io/output.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "io/output_impl.h"
+#include "io/written.h"
 #include "kernels/comm.h"
 
 /* ------------------------------------------------------------------ small shared helpers */
@@ -23,6 +27,16 @@ int hs_io_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+int hs_io_fsync_path(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return HS_FAIL(HS_ERR_RUNTIME, "cannot reopen %s to sync it: %s", path, strerror(errno));
+    int bad = fsync(fd) != 0 && errno != EINVAL; /* EINVAL: a file system without fsync (pipes, some FUSE) */
+    int err = errno;
+    close(fd);
+    return bad ? HS_FAIL(HS_ERR_RUNTIME, "fsync of %s failed: %s", path, strerror(err)) : HS_OK;
 }
 
 char *hs_io_history_line(const char *command)
@@ -260,14 +274,61 @@ static int check_put(hs_writer *w, int varid)
     return HS_OK;
 }
 
+int64_t hs_writer_records(const hs_writer *w) { return w ? w->nrec : 0; }
+int hs_writer_nonfinite(const hs_writer *w) { return w ? w->nonfinite : 0; }
+
+/* Rank 0: the first NaN or Inf of a whole variable, as a runtime error naming the point. */
+static int check_finite(hs_writer *w, const hs_writer_var *v, const void *data)
+{
+    int64_t n = hs_writer_plane_size(w), bad = -1;
+    double value = 0;
+    if (v->dtype == HS_F64) {
+        const double *d = data;
+        for (int64_t i = 0; i < n && bad < 0; i++)
+            if (!isfinite(d[i])) bad = i, value = d[i];
+    } else {
+        const float *f = data;
+        for (int64_t i = 0; i < n && bad < 0; i++)
+            if (!isfinite(f[i])) bad = i, value = f[i];
+    }
+    if (bad < 0) return HS_OK;
+    w->nonfinite = 1;
+    char where[256] = "";
+    size_t len = 0;
+    for (int d = 0; d < w->ndim; d++) {
+        len += (size_t)snprintf(where + len, sizeof where - len, "%s%s = %lld", d ? ", " : " at ", w->dim_names[d],
+                                (long long)(bad % w->n[d]));
+        bad /= w->n[d];
+    }
+    return HS_FAIL(HS_ERR_RUNTIME, "%s: %s is %g%s (index from 0) in record %lld, t = %.9g", w->path, v->name, value,
+                   where, (long long)(v->time_dependent ? w->nrec - 1 : -1),
+                   v->time_dependent && w->times ? w->times[w->nrec - 1] : 0.0);
+}
+
+/* Rank 0 wrote a whole variable: every rank learns its status and whether it was finite. */
+static int agree_put(hs_writer *w, int rc)
+{
+    int nf = w->nonfinite;
+    HS_MPI_CHECK(MPI_Bcast(&nf, 1, MPI_INT, 0, w->ctx->comm));
+    w->nonfinite = nf;
+    return agree(w, rc, "writing a variable");
+}
+
+/* Rank 0: write, then report a non-finite value (the record is kept: it shows what went wrong). */
+static int put_root(hs_writer *w, const hs_writer_var *v, const void *data)
+{
+    HS_CHECK(w->be->put(w, v, data));
+    return check_finite(w, v, data);
+}
+
 int hs_writer_put(hs_writer *w, int varid, const void *global)
 {
     HS_CHECK(check_put(w, varid));
     int rc = HS_OK;
     if (w->ctx->rank == 0)
-        rc = global ? w->be->put(w, &w->vars[varid], global)
+        rc = global ? put_root(w, &w->vars[varid], global)
                     : HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put: %s: rank 0 passed no data", w->vars[varid].name);
-    return agree(w, rc, "writing a variable");
+    return agree_put(w, rc);
 }
 
 /* ------------------------------------------------------------------ put_block: gather to rank 0 */
@@ -365,12 +426,12 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
     }
     if (ctx->rank == 0) {
         rc = assemble(w, blocks, local, es);
-        if (rc == HS_OK) rc = w->be->put(w, &w->vars[varid], w->gather);
+        if (rc == HS_OK) rc = put_root(w, &w->vars[varid], w->gather);
         free(blocks);
     } else if (block_size(&me) > 0) {
         HS_MPI_CHECK(MPI_Send(local, (int)(block_size(&me) * (int64_t)es), MPI_BYTE, 0, 7701, ctx->comm));
     }
-    return agree(w, rc, "writing a variable");
+    return agree_put(w, rc);
 }
 
 /* ------------------------------------------------------------------ attributes, close */
@@ -395,6 +456,7 @@ static int close_and_rename(hs_writer *w)
     if (rename(w->partial, w->path) != 0)
         return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", w->partial, w->path, strerror(errno));
     if (w->be->finish) HS_CHECK(w->be->finish(w));
+    hs_io_written_add(w->path, w->has_time ? w->nrec : -1);
     return HS_OK;
 }
 
@@ -405,6 +467,19 @@ int hs_writer_close(hs_writer *w)
     rc = agree(w, rc, "closing the output file");
     writer_free(w);
     return rc;
+}
+
+static int sync_root(hs_writer *w)
+{
+    HS_CHECK(w->be->sync(w));
+    return hs_io_fsync_path(w->partial);
+}
+
+int hs_writer_sync(hs_writer *w)
+{
+    if (!w) return HS_OK;
+    int rc = w->ctx->rank == 0 ? sync_root(w) : HS_OK;
+    return agree(w, rc, "syncing the output file");
 }
 
 int hs_writer_suspend(hs_writer *w)

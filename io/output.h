@@ -72,6 +72,11 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
 int hs_writer_attr_text(hs_writer *w, const char *name, const char *value);
 int hs_writer_attr_real(hs_writer *w, const char *name, double value);
 
+/* Make the records written so far durable: library buffers and metadata flushed, the file
+ * fsynced.  A process killed after this call leaves PATH.partial readable with at least these
+ * records, so the driver calls it before each checkpoint it writes.  Collective. */
+int hs_writer_sync(hs_writer *w);
+
 /* Flush, close and rename to the final name.  Collective. */
 int hs_writer_close(hs_writer *w);
 
@@ -88,6 +93,12 @@ int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_wr
 /* Give up on a file (error paths): close it and delete PATH.partial; PATH is left untouched.  Not
  * collective (every rank should call it, but none waits for the others). */
 void hs_writer_discard(hs_writer *w);
+/* Records in the file so far (every rank). */
+int64_t hs_writer_records(const hs_writer *w);
+/* 1 once a put met a NaN or Inf value (every rank alike).  Such a put still writes the record,
+ * then fails with a runtime error naming the variable, the first bad point and the record, so
+ * that the caller can keep the file for inspection (hs_writer_close) and stop. */
+int hs_writer_nonfinite(const hs_writer *w);
 /* Id of an already defined variable (after resume), or -1. */
 int hs_writer_var_id(hs_writer *w, const char *name);
 

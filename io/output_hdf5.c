@@ -22,11 +22,18 @@ static herr_t innermost(unsigned n, const H5E_error2_t *e, void *data)
     return 0;
 }
 
-int hs_h5_fail(const char *call, const char *path, const char *file, int line)
+void hs_h5_reason(char *buf, size_t len)
 {
     char why[256] = "";
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, why);
     H5Eclear2(H5E_DEFAULT);
+    snprintf(buf, len, "%s", why);
+}
+
+int hs_h5_fail(const char *call, const char *path, const char *file, int line)
+{
+    char why[256];
+    hs_h5_reason(why, sizeof why);
     return hs_error_raise(HS_ERR_RUNTIME, file, line, "HDF5 call %s failed on %s%s%s", call, path ? path : "?",
                           *why ? ": " : "", why);
 }
@@ -358,6 +365,12 @@ static void close_objects(h5_state *s)
     for (int i = 0; i < HS_WRITER_MAX_VARS; i++)
         if (s->ds[i] >= 0) H5Dclose(s->ds[i]);
     if (s->time_ds >= 0) H5Dclose(s->time_ds);
+}
+
+static int h5_sync(hs_writer *w)
+{
+    HS_H5_CHECK(H5Fflush(st(w)->file, H5F_SCOPE_GLOBAL), w->partial);
+    return HS_OK;
 }
 
 static int h5_close(hs_writer *w)
@@ -698,6 +711,7 @@ const hs_writer_backend hs_writer_hdf5 = {
     .put = h5_put,
     .attr_text = h5_attr_text,
     .attr_real = h5_attr_real,
+    .sync = h5_sync,
     .close = h5_close,
     .finish = h5_finish,
     .discard = h5_discard,

@@ -47,6 +47,7 @@ struct hs_writer {
     void *gather;                   /* rank 0: the assembled global array for put_block */
     void *scratch;                  /* rank 0: one rank's block while assembling */
     size_t gather_size, scratch_size;
+    int nonfinite;                  /* every rank: a record held NaN or Inf (the run stops) */
 };
 
 /* One file format, driven on rank 0 only; every function returns an hs status. */
@@ -63,6 +64,10 @@ typedef struct hs_writer_backend {
     int (*put)(hs_writer *w, const hs_writer_var *v, const void *data);
     int (*attr_text)(hs_writer *w, const char *name, const char *value);
     int (*attr_real)(hs_writer *w, const char *name, double value);
+    /* Make everything written so far durable and readable as it stands (library buffers and
+     * metadata to the file; the driver then fsyncs it), so that a process killed later leaves a
+     * file that a restart can reopen at this state. */
+    int (*sync)(hs_writer *w);
     /* Close the file; it stays at w->partial. */
     int (*close)(hs_writer *w);
     /* After the rename to w->path: companion files (the .xmf); may be NULL. */
@@ -91,6 +96,8 @@ int hs_io_strdup(const char *s, char **out);
  * slowest spatial dimensions until a chunk stays below HDF5's 4 GiB limit (dims in file order). */
 void hs_io_chunk_dims(const int64_t *file_dims, int rank, int has_time, size_t elem, size_t *chunk);
 int hs_io_file_exists(const char *path);
+/* fsync a file by name (data on disk before a rename or a checkpoint refers to it). */
+int hs_io_fsync_path(const char *path);
 
 /* Library checks: every NetCDF/HDF5 call goes through one of these; the message names the call
  * and the file. */
@@ -107,6 +114,8 @@ int hs_nc_fail(int status, const char *call, const char *path, const char *file,
 #include <hdf5.h>
 /* Turn HDF5's automatic error printing off (once per process). */
 void hs_h5_quiet(void);
+/* The innermost description of HDF5's pending error ("" when none), and the stack cleared. */
+void hs_h5_reason(char *buf, size_t len);
 /* The failure as one message, with the innermost HDF5 error description when there is one. */
 int hs_h5_fail(const char *call, const char *path, const char *file, int line);
 /* For calls returning herr_t / htri_t / ssize_t: negative is failure. */

@@ -169,6 +169,12 @@ static int nc_attr_real(hs_writer *w, const char *name, double value)
     return HS_OK;
 }
 
+static int nc_sync_file(hs_writer *w)
+{
+    HS_NC_CHECK(nc_sync(st(w)->ncid), w->partial);
+    return HS_OK;
+}
+
 static int nc_close_file(hs_writer *w)
 {
     nc_state *s = st(w);
@@ -360,6 +366,7 @@ const hs_writer_backend hs_writer_netcdf = {
     .put = nc_put,
     .attr_text = nc_attr_text,
     .attr_real = nc_attr_real,
+    .sync = nc_sync_file,
     .close = nc_close_file,
     .finish = NULL,
     .discard = nc_discard,

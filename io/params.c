@@ -742,3 +742,131 @@ void hs_params_print_declarations(FILE *out)
         fprintf(out, "  %-22s   %s\n", "", d->help);
     }
 }
+
+/* ---------------------------------------------------------------- comparing with a stored set */
+
+/* Equal as values of the declared type: numbers compare as numbers (so "0.1" equals "1e-1"), the
+ * rest as text. */
+static int same_value(const hs_param_decl *d, const char *a, const char *b)
+{
+    switch (d->type) {
+    case HS_PARAM_INT:
+    case HS_PARAM_REAL: {
+        double x, y;
+        return parse_real(a, &x) && parse_real(b, &y) ? x == y : !strcmp(a, b);
+    }
+    case HS_PARAM_BOOL: {
+        int x, y;
+        return parse_bool(a, &x) && parse_bool(b, &y) ? x == y : !strcmp(a, b);
+    }
+    case HS_PARAM_INT_LIST:
+    case HS_PARAM_REAL_LIST: {
+        double xa[64], xb[64];
+        char bad[128];
+        int na = split_list(a, 0, xa, 64, bad, sizeof bad), nb = split_list(b, 0, xb, 64, bad, sizeof bad);
+        if (na < 0 || nb < 0 || na > 64 || nb > 64) return !strcmp(a, b);
+        if (na != nb) return 0;
+        for (int i = 0; i < na; i++)
+            if (xa[i] != xb[i]) return 0;
+        return 1;
+    }
+    default: return !strcmp(a, b);
+    }
+}
+
+int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn, void *user)
+{
+    char *text = xstrdup(ini ? ini : "");
+    if (!text) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory comparing parameters");
+    char section[128] = "";
+    int rc = HS_OK;
+    for (char *line = text, *next; rc == HS_OK && line && *line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        char *s = trim(line);
+        if (*s == '[') {
+            char *close = strchr(s, ']');
+            if (close) *close = '\0';
+            snprintf(section, sizeof section, "%s", s + 1);
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (!eq || !*section) continue;
+        *eq = '\0';
+        const char *key = trim(s), *stored = trim(eq + 1);
+        const hs_param_decl *d = find_decl(section, key);
+        if (!d) continue; /* a key this build no longer declares */
+        const entry *e = NULL;
+        for (int i = 0; i < p->n && !e; i++)
+            if (p->entries[i].decl == d) e = &p->entries[i];
+        if (!e || same_value(d, stored, e->value)) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s.%s", section, key);
+        rc = fn(user, name, stored, e->value);
+    }
+    free(text);
+    return rc;
+}
+
+/* Single-quoted for a POSIX shell unless the text needs no quoting. */
+static void append_quoted(char **buf, size_t *len, size_t *cap, const char *s)
+{
+    int plain = *s != '\0';
+    for (const char *c = s; *c && plain; c++)
+        plain = isalnum((unsigned char)*c) || strchr("._-+=/:,@%", *c);
+    size_t need = *len + 4 * strlen(s) + 4;
+    if (need > *cap) {
+        size_t cap2 = need * 2;
+        char *nb = realloc(*buf, cap2);
+        if (!nb) return;
+        *buf = nb;
+        *cap = cap2;
+    }
+    char *o = *buf + *len;
+    if (*len) *o++ = ' ';
+    if (plain) {
+        o += sprintf(o, "%s", s);
+    } else {
+        *o++ = '\'';
+        for (const char *c = s; *c; c++) {
+            if (*c == '\'') o += sprintf(o, "'\\''");
+            else *o++ = *c;
+        }
+        *o++ = '\'';
+    }
+    *o = '\0';
+    *len = (size_t)(o - *buf);
+}
+
+char *hs_params_overrides_text(const hs_params *p, const char *skip)
+{
+    size_t len = 0, cap = 256;
+    char *buf = malloc(cap);
+    if (!buf) return NULL;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n; i++) {
+        const entry *e = &p->entries[i];
+        if (e->source != SRC_OVERRIDE) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s.%s", e->decl->section, e->decl->key);
+        if (skip && !strcmp(name, skip)) continue;
+        size_t n = strlen(name) + strlen(e->value) + 2;
+        char *kv = malloc(n);
+        if (!kv) continue;
+        snprintf(kv, n, "%s=%s", name, e->value);
+        append_quoted(&buf, &len, &cap, kv);
+        free(kv);
+    }
+    return buf;
+}
+
+/* The shell quoting of one word, as hs_params_overrides_text does it (malloc'd). */
+char *hs_params_shell_quote(const char *word)
+{
+    size_t len = 0, cap = 4 * strlen(word ? word : "") + 8;
+    char *buf = malloc(cap);
+    if (!buf) return NULL;
+    buf[0] = '\0';
+    append_quoted(&buf, &len, &cap, word ? word : "");
+    return buf;
+}

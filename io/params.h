@@ -72,6 +72,18 @@ char *hs_params_to_ini(const hs_params *p);
 /* The file the parameters came from ("" for none). */
 const char *hs_params_file(const hs_params *p);
 
+/* Compare the resolved set with a stored one (INI text from hs_params_to_ini, e.g. a
+ * checkpoint's): fn is called for every key whose stored value differs from the current one as a
+ * value of its type (numbers as numbers), in the stored order; a non-zero return stops the walk
+ * and is returned.  Keys that one side does not have are skipped. */
+typedef int (*hs_params_diff_fn)(void *user, const char *name, const char *stored, const char *now);
+int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn, void *user);
+/* The command-line overrides of the set as shell words "section.key=value" (quoted where the
+ * shell needs it), separated by spaces, leaving out key `skip` (may be NULL); malloc'd. */
+char *hs_params_overrides_text(const hs_params *p, const char *skip);
+/* One word quoted for a POSIX shell where needed (malloc'd). */
+char *hs_params_shell_quote(const char *word);
+
 /* Print every declared key with type, default, range and help (`hpcsim help-params`). */
 void hs_params_print_declarations(FILE *out);
 

@@ -38,7 +38,18 @@ typedef struct hs_solver_ops {
     int (*checkpoint)(void *state, hs_checkpoint *c);
     int (*restore)(void *state, hs_checkpoint *c);
     void (*destroy)(void *state);
+    /* Parameters of the solver's section that a restart may change (its end time, reporting
+     * cadences), NULL-terminated; every other key must equal the checkpoint's, else the restart
+     * is an input error.  NULL: none. */
+    const char *const *restart_may_change;
+    /* What work_per_step counts, for the progress line's rate ("cell updates"); NULL: no rate. */
+    const char *work_unit;
 } hs_solver_ops;
+
+/* Rules of the driver's sections that need the file system (output and checkpoint paths
+ * writable, distinct, not replacing a file when output.overwrite = false): input errors naming
+ * the key, exit 2.  Called by `hpcsim check` and at the start of `hpcsim run`.  Not collective. */
+int hs_driver_check(const hs_params *p);
 
 /* The solver registered under `name`, or NULL. */
 const hs_solver_ops *hs_solver_find(const char *name);

@@ -477,6 +477,9 @@ static void destroy(void *state)
     free(h);
 }
 
+/* The end time may move at a restart (continue a run further); everything else shapes the state. */
+static const char *const g_restart_may_change[] = {"heat.t_end", NULL};
+
 const hs_solver_ops hs_heat_solver = {
     .name = "heat",
     .summary = "heat equation rho c dT/dt = div(k grad T) + Q, finite differences, explicit or implicit",
@@ -491,4 +494,6 @@ const hs_solver_ops hs_heat_solver = {
     .checkpoint = checkpoint,
     .restore = restore,
     .destroy = destroy,
+    .restart_may_change = g_restart_may_change,
+    .work_unit = "cell updates",
 };

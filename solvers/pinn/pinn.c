@@ -352,8 +352,25 @@ static void destroy(void *state)
     free(s);
 }
 
+/* The iteration budget and the reporting may change at a restart; the network, data and loss not. */
+static const char *const g_restart_may_change[] = {
+    "pinn.lbfgs_iterations", "pinn.lbfgs_max_evals", "pinn.history_every", "pinn.history_path", "pinn.target_error", NULL,
+};
+
 const hs_solver_ops hs_pinn_solver = {
-    "pinn",
-    "physics-informed neural network for 1D + time PDEs (Burgers; Adam + L-BFGS, data-parallel over ranks)",
-    declare, create, advance, progress, describe_output, define_vars, write_state, finish, checkpoint, restore, destroy,
+    .name = "pinn",
+    .summary = "physics-informed neural network for 1D + time PDEs (Burgers; Adam + L-BFGS, data-parallel over ranks)",
+    .declare = declare,
+    .create = create,
+    .advance = advance,
+    .progress = progress,
+    .describe_output = describe_output,
+    .define_vars = define_vars,
+    .write = write_state,
+    .finish = finish,
+    .checkpoint = checkpoint,
+    .restore = restore,
+    .destroy = destroy,
+    .restart_may_change = g_restart_may_change,
+    .work_unit = "point evaluations",
 };

@@ -383,7 +383,7 @@ static void progress(void *state, double *time, int64_t *step, double *t_end, do
     qstate *s = state;
     *time = s->done ? 1.0 : 0.0;
     *step = s->done;
-    *t_end = 1.0;
+    *t_end = 0; /* one piece of work, not a time loop: no progress line */
     int n = s->c ? s->c->nqubits : s->ansatz ? s->ansatz->nqubits : 0;
     *work = ldexp(1.0, n) * (s->run_c ? s->run_c->nops : 1);
 }
