@@ -1,9 +1,11 @@
 /* Memory, copies, streams, events and timers: dispatch to the CPU or CUDA backend. */
 #include "kernels/memory.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kernels/cuda_backend.h"
 
@@ -12,6 +14,33 @@ double hs_wtime(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+double hs_mem_available(hs_ctx *ctx)
+{
+#if HS_HAVE_CUDA
+    if (ctx->device == HS_DEVICE_CUDA) {
+        char name[256];
+        size_t total = 0, free_b = 0;
+        int ma, mi;
+        if (hs_cuda_describe(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
+        hs_error_clear();
+    }
+#endif
+    FILE *f = fopen("/proc/meminfo", "r");
+    double kb = -1;
+    if (f) {
+        char key[64];
+        double v;
+        while (fscanf(f, "%63s %lf kB\n", key, &v) == 2)
+            if (!strcmp(key, "MemAvailable:")) {
+                kb = v;
+                break;
+            }
+        fclose(f);
+    }
+    if (kb >= 0) return kb * 1024.0;
+    return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
 }
 
 static int host_alloc(size_t bytes, void **ptr)

@@ -45,6 +45,10 @@ int hs_timer_start(hs_timer *t);
 int hs_timer_stop(hs_timer *t, double *seconds);
 void hs_timer_free(hs_timer *t);
 
+/* Bytes this rank can still allocate on the context's device: the GPU's free memory on CUDA,
+ * MemAvailable of /proc/meminfo (else the free pages) on the CPU.  Not collective. */
+double hs_mem_available(hs_ctx *ctx);
+
 /* Wall-clock seconds (monotonic). */
 double hs_wtime(void);
 

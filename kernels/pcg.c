@@ -198,6 +198,10 @@ static int start(pcg_state *s, const double *b, double *x)
     s->rz = v[1];
     s->res->initial_residual = rnorm;
     HS_CHECK(record(s, 0, rnorm));
+    /* ||b|| or ||r|| overflowing would make any residual look converged */
+    if (!isfinite(rnorm) || !isfinite(s->threshold))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_pcg_solve: |b| = %g, |r0| = %g: not finite (NaN or Inf in the system, or values "
+                                       "beyond 1e154 whose squares overflow)", sqrt(v[2]), rnorm);
     s->res->converged = rnorm <= s->threshold;
     if (s->res->converged) return HS_OK;
     HS_CHECK(check_rz(v[1], rnorm, 0));
@@ -222,6 +226,8 @@ static int step(pcg_state *s, double *x, int k)
     double rnorm = sqrt(loc[0]);
     s->res->iterations = k;
     HS_CHECK(record(s, k, rnorm));
+    if (!isfinite(rnorm))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_pcg_solve: the residual norm is %g at iteration %d", rnorm, k);
     s->res->converged = rnorm <= s->threshold;
     if (s->res->converged) return HS_OK;
     HS_CHECK(check_rz(loc[1], rnorm, k));

@@ -436,7 +436,10 @@ static int time_loop(run_state *r)
         double until = t_end;
         if (r->out_dt > 0 && r->next_out_time < until) until = r->next_out_time;
         int64_t taken = 0;
-        HS_CHECK(r->ops->advance(r->state, until, chunk_steps(r, step, watch), &taken));
+        int rc = r->ops->advance(r->state, until, chunk_steps(r, step, watch), &taken);
+        if (rc != HS_OK)
+            return hs_error_raise(rc, __FILE__, __LINE__, "%s stopped while advancing from step %lld, t = %.9g", r->ops->name,
+                                  (long long)step, t);
         r->ops->progress(r->state, &t, &step, &t_end, &work);
         if (!isfinite(t)) return HS_FAIL(HS_ERR_RUNTIME, "solver %s: simulated time is %g after step %lld", r->ops->name, t, (long long)step);
         if (taken <= 0 && t < t_end) return HS_FAIL(HS_ERR_RUNTIME, "solver %s made no progress at t = %g", r->ops->name, t);
@@ -458,15 +461,17 @@ static int time_loop(run_state *r)
     return HS_OK;
 }
 
-/* After a failure: a non-finite state keeps the file (the records show where it went wrong); a
- * resumed run keeps what it had; a fresh one leaves nothing half-written. */
-static void release_output(run_state *r, int resumed)
+/* After a failure: a non-finite state closes the file under its name (its records show where it
+ * went wrong); a runtime failure keeps the records so far as PATH.partial; bad input found
+ * before any time step leaves nothing. */
+static void release_output(run_state *r, int rc, int resumed)
 {
     if (!r->writer) return;
     if (hs_writer_nonfinite(r->writer)) {
         hs_writer_close(r->writer);
-    } else if (resumed) {
-        hs_writer_suspend(r->writer);
+    } else if (resumed || (rc == HS_ERR_RUNTIME && hs_writer_records(r->writer) > 0)) {
+        if (hs_writer_suspend(r->writer) == HS_OK && r->ctx->rank == 0)
+            fprintf(stderr, "hpcsim: the records written so far are kept in %s.partial\n", r->output_path);
     } else {
         hs_writer_discard(r->writer);
     }
@@ -523,7 +528,7 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
         rc = hs_writer_close(r.writer);
         r.writer = NULL;
     }
-    if (rc != HS_OK && rc != HS_ERR_SIGNAL) release_output(&r, resumed);
+    if (rc != HS_OK && rc != HS_ERR_SIGNAL) release_output(&r, rc, resumed);
     if (rc == HS_OK && r.ops->finish) rc = r.ops->finish(r.state);
     if (rc == HS_OK && t_end > 0) progress_line(&r, 1);
     if (rc == HS_OK) {

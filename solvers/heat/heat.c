@@ -165,9 +165,10 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     if (until > h->cfg.t_end) until = h->cfg.t_end;
     while (*taken < max_steps && h->time < until) {
         double dt = h->dt;
-        /* land exactly on the target time; a sliver below 1e-9 dt counts as arrived */
+        /* land exactly on the target time; a sliver below 1e-9 dt (and 1e-9 of the target: rounding
+         * of the accumulated time, not a short end interval) counts as arrived */
         if (h->time + dt > until * (1 - 1e-15)) dt = until - h->time;
-        if (dt <= 1e-9 * h->dt) {
+        if (dt <= 1e-9 * h->dt && dt <= 1e-9 * fabs(until)) {
             h->time = until;
             break;
         }
@@ -292,6 +293,51 @@ static int setup_time_step(heat *h, const hs_params *p, double kmax)
     return HS_OK;
 }
 
+/* Refuse a grid that cannot fit before allocating any of it: the fields on the device, the host
+ * staging buffers, and on rank 0 the whole-field gather of the output (and of a k file).  Every
+ * rank learns the worst rank's verdict, so all of them stop together.  Collective. */
+static int check_memory(heat *h, const hs_params *p)
+{
+    const hs_heat_config *c = &h->cfg;
+    int halo = c->order / 2;
+    double with_ghosts = 1, interior = 1, global = 1;
+    for (int d = 0; d < c->ndim; d++) {
+        with_ghosts *= (double)(h->d->local[d] + 2 * halo);
+        interior *= (double)h->d->local[d];
+        global *= (double)c->n[d];
+    }
+    int fields = 2 + (c->cond_kind != HS_HEAT_K_CONSTANT) + (c->source == HS_HEAT_SOURCE_GAUSSIAN);
+    double vectors = 0;
+    if (c->scheme != HS_HEAT_EXPLICIT) {
+        fields += 1;   /* W */
+        vectors = 8;   /* b, x, diag, g and the CG's four work vectors */
+    }
+    double device = 8.0 * (fields * with_ghosts + vectors * interior);
+    double host = 8.0 * interior * (1 + (c->cond_kind != HS_HEAT_K_CONSTANT));
+    if (c->cond_kind == HS_HEAT_K_FILE) host += 8.0 * global;
+    if (h->ctx->rank == 0 && strcmp(hs_params_string(p, "output.format"), "none")) host += 16.0 * global;
+    double avail_dev = hs_mem_available(h->ctx);
+    double avail_host = avail_dev;
+    if (h->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
+    else {
+        hs_ctx cpu = *h->ctx;
+        cpu.device = HS_DEVICE_CPU;
+        avail_host = hs_mem_available(&cpu);
+    }
+    double worst[4] = {device / avail_dev, host / avail_host, device, host};
+    HS_CHECK(hs_allreduce_max(h->ctx->comm, worst, 4));
+    const char *key = hs_params_is_set(p, "heat.n") ? "heat.n" : "heat.ndim";
+    if (worst[0] > 1)
+        return hs_params_error(p, key, "the grid needs %.4g GB (%.0f bytes) of GPU memory on the busiest rank, %.4g GB "
+                                       "(%.0f bytes) are free; use more ranks or a smaller grid",
+                               worst[2] / 1e9, worst[2], worst[2] / worst[0] / 1e9, worst[2] / worst[0]);
+    if (worst[1] > 1)
+        return hs_params_error(p, key, "the grid needs %.4g GB (%.0f bytes) of host memory on the busiest rank, %.4g GB "
+                                       "(%.0f bytes) are available; use more ranks or a smaller grid",
+                               worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9, worst[3] / worst[1]);
+    return HS_OK;
+}
+
 static int create(hs_ctx *ctx, const hs_params *p, void **state)
 {
     heat *h = calloc(1, sizeof *h);
@@ -313,6 +359,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
         return hs_params_error(p, hs_params_is_set(p, "heat.procs") ? "heat.procs" : "heat.n", "%s", msg);
     }
     HS_CHECK(rc);
+    HS_CHECK(check_memory(h, p));
     HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->T));
     HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->Tn));
     size_t n = (size_t)(h->d->local[0] * h->d->local[1] * h->d->local[2]);
@@ -446,6 +493,12 @@ static int finish(void *state)
     if (h->ctx->rank == 0 && h->cfg.scheme != HS_HEAT_EXPLICIT)
         printf(", %lld CG iterations", (long long)h->pcg_iterations);
     if (h->ctx->rank == 0) printf("\n");
+    /* a run without output would otherwise end with exit 0 on a state that blew up */
+    HS_CHECK(hs_field_get_interior(h->T, h->host));
+    int bad = 0;
+    for (int64_t i = 0; i < h->linop.n_local && !bad; i++) bad = !isfinite(h->host[i]);
+    HS_CHECK(hs_allreduce_int_max(h->ctx->comm, &bad, 1));
+    if (bad) return HS_FAIL(HS_ERR_RUNTIME, "heat: T is not finite at step %lld, t = %.9g", (long long)h->step, h->time);
     if (hs_heat_exact_at(&h->cfg, x0, 0, &v)) {
         HS_CHECK(hs_heat_exact_error(h, &e, &m));
         if (h->ctx->rank == 0) printf("heat: error against the exact solution: relative L2 %.6e, max %.6e K\n", e, m);

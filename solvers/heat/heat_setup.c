@@ -1,6 +1,7 @@
 /* The heat solver's parameters: declaration, validation, and pointwise set-up of k, Q and T(0). */
 #include "solvers/heat/heat_setup.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,43 @@ static int read_conductivity(const hs_params *p, hs_heat_config *c)
     return HS_OK;
 }
 
+/* A product or quotient of valid inputs can still leave the range of doubles (k = 1e300 with
+ * rho = 1e-300): each derived quantity the scheme uses must be finite and, where it divides,
+ * non-zero, or the run would compute NaN from the first step. */
+static int check_derived(const hs_params *p, const hs_heat_config *c)
+{
+    double rhoc = c->rho * c->cp;
+    if (!isfinite(rhoc) || !(rhoc >= DBL_MIN))
+        return hs_params_error(p, "heat.cp", "rho * cp = %g * %g leaves the range of doubles", c->rho, c->cp);
+    double kmax = c->k, kmin = c->k;
+    if (c->cond_kind == HS_HEAT_K_LAYERED)
+        for (int i = 0; i <= c->nbounds; i++) {
+            kmax = fmax(i ? kmax : c->layer_k[0], c->layer_k[i]);
+            kmin = fmin(i ? kmin : c->layer_k[0], c->layer_k[i]);
+        }
+    const char *kkey = c->cond_kind == HS_HEAT_K_LAYERED ? "heat.layer_k" : "heat.k";
+    if (c->cond_kind != HS_HEAT_K_FILE) {
+        double amax = kmax / rhoc, amin = kmin / rhoc;
+        if (!isfinite(amax) || !(amin >= DBL_MIN))
+            return hs_params_error(p, kkey, "diffusivity k / (rho cp) = %g / %g leaves the range of doubles", kmax, rhoc);
+    }
+    for (int d = 0; d < c->ndim; d++) {
+        double inv = 1.0 / (c->dx[d] * c->dx[d]);
+        if (!(c->dx[d] >= DBL_MIN) || !isfinite(inv) || (c->cond_kind != HS_HEAT_K_FILE && !isfinite(inv * kmax / rhoc * 16)))
+            return hs_params_error(p, "heat.length", "cell size %g in dimension %d is too small for doubles (1/dx^2 = %g)",
+                                   c->dx[d], d, inv);
+    }
+    if (c->source != HS_HEAT_SOURCE_NONE && !isfinite(c->Q / rhoc))
+        return hs_params_error(p, "heat.Q", "Q / (rho cp) = %g / %g leaves the range of doubles", c->Q, rhoc);
+    if (c->initial == HS_HEAT_INIT_GAUSSIAN && !(2 * c->sigma * c->sigma >= DBL_MIN))
+        return hs_params_error(p, "heat.sigma", "%g is too small: sigma^2 underflows", c->sigma);
+    if (c->source == HS_HEAT_SOURCE_GAUSSIAN && !(2 * c->source_sigma * c->source_sigma >= DBL_MIN))
+        return hs_params_error(p, "heat.source_sigma", "%g is too small: sigma^2 underflows", c->source_sigma);
+    if (!isfinite(fabs(c->T0) + fabs(c->amplitude)))
+        return hs_params_error(p, "heat.amplitude", "T0 + amplitude = %g + %g leaves the range of doubles", c->T0, c->amplitude);
+    return HS_OK;
+}
+
 int hs_heat_config_read(const hs_params *p, hs_heat_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -170,7 +208,7 @@ int hs_heat_config_read(const hs_params *p, hs_heat_config *c)
     for (int d = 0; d < c->ndim; d++)
         if (c->n[d] < c->order / 2)
             return hs_params_error(p, "heat.n", "%lld cells are too few for the order-%d stencil", (long long)c->n[d], c->order);
-    return HS_OK;
+    return check_derived(p, c);
 }
 
 double hs_heat_k_at(const hs_heat_config *c, const double x[3])

@@ -48,32 +48,7 @@ double hs_qureg_bytes_needed(int nqubits, hs_dtype t, int ranks)
     return amps + stage;
 }
 
-double hs_qureg_bytes_available(hs_ctx *ctx)
-{
-#if HS_HAVE_CUDA
-    if (ctx->device == HS_DEVICE_CUDA) {
-        char name[256];
-        size_t total = 0, free_b = 0;
-        int ma, mi;
-        if (hs_cuda_describe(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
-        hs_error_clear();
-    }
-#endif
-    FILE *f = fopen("/proc/meminfo", "r");
-    double kb = -1;
-    if (f) {
-        char key[64];
-        double v;
-        while (fscanf(f, "%63s %lf kB\n", key, &v) == 2)
-            if (!strcmp(key, "MemAvailable:")) {
-                kb = v;
-                break;
-            }
-        fclose(f);
-    }
-    if (kb >= 0) return kb * 1024.0;
-    return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-}
+double hs_qureg_bytes_available(hs_ctx *ctx) { return hs_mem_available(ctx); }
 
 /* NCCL between the GPUs when the build has it (HS_QUANTUM_NCCL=0 turns it off); every rank agrees
  * on the outcome, so a failure anywhere falls back to host staging everywhere.  Collective. */
