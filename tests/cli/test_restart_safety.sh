@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Faults around restarts: hard kills (SIGKILL) at several steps then a restart equal bitwise to an
+# uninterrupted run (NetCDF and HDF5, 1 and 2 ranks); checkpoints of other parameters or damaged
+# ones refused; the signal hint reproduces the run; signals acted on at the next step; output
+# paths checked before the run; non-finite states and oversized grids stopped with a clear error.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+DEVICE=${HS_TEST_DEVICE:-cpu}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -x HS_TEST_KILL_AT_STEP -x HS_TEST_SIGNAL_AT_STEP)
+HAVE_MPI=0
+command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+FORMATS=""
+"$HS_BIN" --version | grep -q '+netcdf' && FORMATS="netcdf"
+"$HS_BIN" --version | grep -q '+hdf5' && FORMATS="$FORMATS hdf5"
+
+cat > base.ini <<EOF
+[run]
+solver = heat
+device = $DEVICE
+allow_shared_gpu = true
+[heat]
+ndim = 2
+n = 40 24
+t_end = 0.02
+initial = gaussian
+sigma = 0.1
+center = 0.4 0.5
+bc_ylo = periodic
+bc_yhi = periodic
+[output]
+every_steps = 5
+[checkpoint]
+every_steps = 20
+EOF
+
+ext_of() { [ "$1" = netcdf ] && echo nc || echo h5; }
+launch() { # ranks, args...
+    local np=$1
+    shift
+    if [ "$np" = 1 ]; then "$HS_BIN" "$@"; else "${MPIRUN[@]}" -n "$np" "$HS_BIN" "$@"; fi
+}
+
+# 1. SIGKILL at several steps after the first checkpoint (just after it, between outputs, on an
+#    output step, just before the next checkpoint, after several), then restart: bitwise equal.
+RANKS=1
+[ $HAVE_MPI = 1 ] && RANKS="1 2"
+for fmt in $FORMATS; do
+    e=$(ext_of "$fmt")
+    for np in $RANKS; do
+        launch "$np" run base.ini --quiet output.format="$fmt" output.path=ref checkpoint.path=ref.ck >/dev/null 2>&1 ||
+            bad "$fmt np=$np: reference run failed"
+        good=1
+        for k in 21 33 35 39 61; do
+            rm -f cut.* ck.h5
+            HS_TEST_KILL_AT_STEP=$k launch "$np" run base.ini --quiet output.format="$fmt" output.path=cut checkpoint.path=ck.h5 >/dev/null 2>&1
+            if [ -f "cut.$e" ] || [ ! -f ck.h5 ]; then good=0; bad "$fmt np=$np kill at $k: files $(ls | tr '\n' ' ')"; continue; fi
+            if ! launch "$np" run base.ini --quiet output.format="$fmt" output.path=cut checkpoint.path=ck.h5 --restart ck.h5 >o 2>&1; then
+                good=0; bad "$fmt np=$np kill at $k: restart failed: $(grep hpcsim o)"; continue
+            fi
+            for v in T time; do
+                "$HS_BIN" compare "ref.$e" "cut.$e" $v >o 2>&1 || { good=0; bad "$fmt np=$np kill at $k: $v: $(cat o)"; }
+            done
+        done
+        [ $good = 1 ] && ok "$fmt, $np rank(s): SIGKILL at steps 21 33 35 39 61, restart equals the uninterrupted run bitwise"
+        rm -f ref.* cut.*
+    done
+done
+
+# 2. a checkpoint of other parameters: state-defining keys refused (key and both values), the
+#    end time may move
+HS_TEST_SIGNAL_AT_STEP=20 "$HS_BIN" run base.ini --quiet output.path=s checkpoint.path=s.ck >/dev/null 2>&1
+for change in "heat.n=24 40" "heat.scheme=crank_nicolson" "heat.dt=1e-6" "heat.sigma=0.2" "run.solver=pinn"; do
+    key=${change%%=*}
+    "$HS_BIN" run base.ini --quiet output.path=s2 "$change" --restart s.ck >o 2>e
+    rc=$?
+    if [ "$key" = run.solver ]; then want="written by solver 'heat'"; else want="$key: the checkpoint s.ck was made with $key = "; fi
+    if [ $rc = 2 ] && grep -qF "$want" e && [ ! -e s2.nc ] && [ ! -e s2.nc.partial ] && [ ! -e s2.h5 ]; then
+        ok "restart with $change refused: $(grep error e | cut -c1-120)"
+    else bad "restart with $change: exit $rc: $(cat e)"; fi
+done
+if "$HS_BIN" run base.ini --quiet output.path=s3 heat.t_end=0.03 --restart s.ck >o 2>e && grep -q "heat.t_end changed from 0.02 to 0.03" e; then
+    ok "restart with a later heat.t_end allowed and said in the log"
+else bad "restart with a later t_end: $(cat e)"; fi
+
+# 3. a damaged HDF5 checkpoint (a value changed, the step changed, truncated) is refused with exit 2
+if python3 -c "import h5py, numpy" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
+    python3 - <<'EOF'
+import h5py, shutil
+shutil.copy("s.ck", "flip.ck")
+with h5py.File("flip.ck", "r+") as f:
+    a = f["T"][...]; a[7] = a[7] * (1 + 2**-52) if a[7] != 0 else 1e-300; f["T"][...] = a
+shutil.copy("s.ck", "step.ck")
+with h5py.File("step.ck", "r+") as f:
+    f.attrs["step"] = f.attrs["step"] + 1
+data = open("s.ck", "rb").read()
+open("cut.ck", "wb").write(data[: len(data) * 2 // 3])
+EOF
+    for f in flip step cut; do
+        "$HS_BIN" run base.ini --quiet output.path=d_$f --restart $f.ck >o 2>e
+        rc=$?
+        if [ $rc = 2 ] && grep -q "$f.ck: .*checkpoint is damaged" e && ! ls d_$f* >/dev/null 2>&1; then ok "damaged checkpoint ($f) refused: $(grep error e | cut -c1-100)"
+        else bad "damaged checkpoint $f: exit $rc: $(cat e)"; fi
+    done
+else
+    echo "skip damaged-HDF5-checkpoint cases: h5py or HDF5 missing"
+fi
+
+# 4. the hint printed on a signal stop reproduces the run (file, every override, --restart)
+"$HS_BIN" run base.ini --quiet output.path=h_ref heat.sigma=0.07 "heat.center=0.3 0.6" checkpoint.path=h_ref.ck >/dev/null 2>&1
+HS_TEST_SIGNAL_AT_STEP=30 "$HS_BIN" run base.ini --quiet output.path=h heat.sigma=0.07 "heat.center=0.3 0.6" checkpoint.path=h.ck >o 2>e
+hint=$(sed -n 's/.*continue with: //p' e)
+if [ -n "$hint" ] && eval "$hint" >o 2>e2; then
+    ext=nc; [ -f h.h5 ] && ext=h5
+    "$HS_BIN" compare h_ref.$ext h.$ext T >o 2>&1 && ok "following the restart hint reproduces the run bitwise" || bad "hint run differs: $(cat o)"
+else bad "restart hint '$hint': $(cat e e2 2>/dev/null)"; fi
+
+# 5. a signal is acted on at the next step boundary, not at the next output or 100th step
+HS_TEST_SIGNAL_AT_STEP=7 "$HS_BIN" run base.ini --quiet output.every_steps=0 checkpoint.every_steps=0 heat.t_end=1 \
+    output.path=sig checkpoint.path=sig.ck >o 2>e
+rc=$?
+if [ $rc = 3 ] && grep -q "stopped by signal 15 at step 7 " e; then ok "signal at step 7 stops at step 7"
+else bad "signal at step 7: exit $rc: $(cat e)"; fi
+if [ $HAVE_MPI = 1 ]; then
+    HS_TEST_SIGNAL_AT_STEP=7 "${MPIRUN[@]}" -n 2 "$HS_BIN" run base.ini --quiet output.every_steps=0 checkpoint.every_steps=0 \
+        heat.t_end=1 output.path=sig2 checkpoint.path=sig2.ck >o 2>e
+    rc=$?
+    if [ $rc = 3 ] && grep -qE "stopped by signal 15 at step (7|8) " e; then ok "2 ranks: a signal at step 7 stops by step 8"
+    else bad "2 ranks, signal at step 7: exit $rc: $(cat e)"; fi
+fi
+
+# 6. output paths: refused before the run (exit 2, the key named, nothing written)
+mkdir -p adir.nc adir.h5 sub
+expect_input_error() { # name, message part, args...
+    local name=$1 want=$2
+    shift 2
+    rm -rf sub/*
+    (cd sub && "$HS_BIN" "$@" >../o 2>../e)
+    local rc=$?
+    if [ $rc = 2 ] && grep -qF -- "$want" e && [ -z "$(ls -A sub)" ]; then ok "$name"
+    else bad "$name: exit $rc, files '$(ls -A sub)': $(cat e)"; fi
+}
+for cmd in run check; do
+    expect_input_error "$cmd: output in a missing directory" "output.path: cannot write output file /nonexistent/x" \
+        $cmd ../base.ini output.path=/nonexistent/x
+    expect_input_error "$cmd: a directory where the output goes" "output.path: output file $WORK/adir" \
+        $cmd ../base.ini output.path="$WORK/adir"
+    expect_input_error "$cmd: checkpoint path equal to the output file" "checkpoint.path: out.nc is also the output file" \
+        $cmd ../base.ini output.path=out checkpoint.path=out.nc
+    expect_input_error "$cmd: checkpoint in a file's place as directory" "checkpoint.path: cannot write checkpoint" \
+        $cmd ../base.ini checkpoint.path="$WORK/base.ini/ck.h5"
+done
+touch sub/keep.nc
+(cd sub && "$HS_BIN" run ../base.ini --quiet output.path=keep output.overwrite=false >../o 2>../e)
+rc=$?
+if [ $rc = 2 ] && grep -q "output.overwrite: keep.nc exists" e && [ ! -s sub/keep.nc ]; then ok "output.overwrite = false refuses an existing file"
+else bad "overwrite=false: exit $rc $(cat e)"; fi
+
+# 7. a state that stops being finite: exit 1, the step, variable and time named, the file kept
+"$HS_BIN" run base.ini --quiet heat.initial=constant heat.T0=300 heat.source=constant heat.Q=1e10 heat.k=1e-300 \
+    heat.t_end=1e300 output.every_steps=1 checkpoint.every_steps=0 output.path=blow >o 2>e
+rc=$?
+ext=nc; [ -f blow.h5 ] && ext=h5
+if [ $rc = 1 ] && grep -qE "T is -?(inf|nan)" e && grep -q "no longer finite at step [0-9]*, t = " e && [ -f blow.$ext ]; then
+    ok "non-finite state: exit 1 naming T, step and time; blow.$ext kept"
+else bad "non-finite state: exit $rc, files $(ls blow* 2>/dev/null): $(cat e)"; fi
+
+# 8. a grid that cannot fit: exit 2 naming the key and the bytes, before allocating
+"$HS_BIN" run base.ini --quiet heat.ndim=3 "heat.n=1000000 1000000 1000000" heat.center=0.5 heat.bc_zlo=periodic heat.bc_zhi=periodic output.path=huge >o 2>e
+rc=$?
+if [ $rc = 2 ] && grep -qE "heat.n: the grid needs .* bytes\) of (host|GPU) memory .* bytes\) are" e && ! ls huge* >/dev/null 2>&1; then
+    ok "oversized grid refused: $(cut -c1-110 e)"
+else bad "oversized grid: exit $rc: $(cat e)"; fi
+
+# 9. physical parameters whose combination leaves the doubles: exit 2 with file:line and key
+for combo in "heat.k=1e300 heat.rho=1e-300:heat.k:" "heat.rho=1e300 heat.cp=1e300:heat.cp:" \
+    "heat.initial=gaussian heat.sigma=1e-300:heat.sigma:" "heat.length=1e-300:heat.length:"; do
+    args=${combo%%:*}
+    rest=${combo#*:}
+    key=${rest%%:*}
+    # shellcheck disable=SC2086
+    "$HS_BIN" run base.ini --quiet $args output.path=combo >o 2>e
+    rc=$?
+    if [ $rc = 2 ] && grep -q "$key" e && ! ls combo* >/dev/null 2>&1; then ok "$args refused ($key)"; else bad "$args: exit $rc: $(cat e)"; fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
