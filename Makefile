@@ -168,7 +168,7 @@ CONFIG_STAMP := $(BUILD)/config.stamp
 CONFIG_LINE  := $(CC) $(CFLAGS) $(CPPFLAGS) $(NVCCFLAGS) $(LDLIBS)
 $(shell mkdir -p $(BUILD); echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP))
 
-.PHONY: all lib tests deps demo test test-gpu asan bench validate install clean features check-deps
+.PHONY: all lib tests deps demo test test-gpu run-tests asan bench validate install clean features check-deps
 all: check-deps $(BIN) features
 
 check-deps:
@@ -225,8 +225,13 @@ $(TEST_UTIL): tests/test_util.c tests/test_util.h $(CONFIG_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -c $< -o $@
 
 # `make test` is what CI runs: dependencies, build, the quick suite on the CPU backend.
+# The build and the run are sub-makes so that they detect what `make deps` has just installed
+# (on a fresh machine this make was parsed before mpicc existed).
 test: deps
 	$(MAKE) all tests
+	$(MAKE) --no-print-directory run-tests
+
+run-tests:
 	HS_TEST_DEVICE=cpu BUILD=$(BUILD) MPI=$(MPI) tests/run_tests.sh
 
 # The same suites with the CUDA backend (on the GPU machine).
