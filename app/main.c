@@ -138,8 +138,11 @@ int main(int argc, char **argv)
         }
         die_on(hs_params_error(p, "run.solver", "unknown solver '%s' (known: %s)", solver, known));
     }
-    die_on(hs_driver_check(p));
+    /* check runs on the device run would use, so that memory and device rules are the same */
+    die_on(hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu")));
+    ctx->deterministic = hs_params_bool(p, "run.deterministic");
     if (!strcmp(cmd, "check")) {
+        die_on(hs_driver_validate(ctx, p));
         if (ctx->rank == 0) {
             printf("# %s: parameters valid; resolved set (value # source):\n", argv[2]);
             hs_params_print(p, stdout);
@@ -150,8 +153,6 @@ int main(int argc, char **argv)
         hs_ctx_destroy(ctx);
         return HS_OK;
     }
-    die_on(hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu")));
-    ctx->deterministic = hs_params_bool(p, "run.deterministic");
     int rc = hs_driver_run(ctx, p, argc, argv);
     hs_params_free(p);
     free(overrides);

@@ -114,6 +114,14 @@ int hs_driver_check(const hs_params *p)
     return HS_OK;
 }
 
+int hs_driver_validate(hs_ctx *ctx, const hs_params *p)
+{
+    HS_CHECK(hs_driver_check(p));
+    const hs_solver_ops *ops = hs_solver_find(hs_params_string(p, "run.solver"));
+    if (ops && ops->check) HS_CHECK(ops->check(ctx, p));
+    return HS_OK;
+}
+
 /* ------------------------------------------------------------------ signals */
 
 /* The handler only records the signal; ranks agree on stopping at a step boundary. */

@@ -15,6 +15,10 @@ typedef struct hs_solver_ops {
     const char *summary;   /* one line for `hpcsim --help` */
     /* Declare the solver's own parameter section(s) (once per process). */
     int (*declare)(void);
+    /* Every input rule of the solver, without building the state (no fields, no registers):
+     * `hpcsim check` runs it, and `create` applies the same rules, so that both reject exactly
+     * the same inputs.  NULL: the solver has no rules beyond its declarations. */
+    int (*check)(hs_ctx *ctx, const hs_params *p);
     /* Validate parameters (input errors through hs_params_error, before anything is written) and
      * build the state on ctx's device. */
     int (*create)(hs_ctx *ctx, const hs_params *p, void **state);
@@ -50,6 +54,9 @@ typedef struct hs_solver_ops {
  * writable, distinct, not replacing a file when output.overwrite = false): input errors naming
  * the key, exit 2.  Called by `hpcsim check` and at the start of `hpcsim run`.  Not collective. */
 int hs_driver_check(const hs_params *p);
+/* All of a parameter set's input rules: the driver's (hs_driver_check) and the solver's check.
+ * What `hpcsim check` runs.  Collective. */
+int hs_driver_validate(hs_ctx *ctx, const hs_params *p);
 
 /* The solver registered under `name`, or NULL. */
 const hs_solver_ops *hs_solver_find(const char *name);

@@ -38,6 +38,7 @@ typedef struct heat {
     double *coords[3];
     double *host;
     double *k_host;      /* local conductivity (NULL when constant) */
+    double kmax;         /* largest conductivity over all ranks */
     int var_T;
 } heat;
 
@@ -220,17 +221,13 @@ static int setup_conductivity(heat *h, const hs_params *p, double *kmax)
     *kmax = c->k;
     if (c->cond_kind == HS_HEAT_K_CONSTANT) return HS_OK;
     size_t n = (size_t)h->linop.n_local;
-    h->k_host = malloc(n * sizeof(double));
+    if (!h->k_host) h->k_host = malloc((n ? n : 1) * sizeof(double));
     if (!h->k_host) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    if (c->cond_kind == HS_HEAT_K_FILE) HS_CHECK(hs_heat_read_k(p, c, h->d->offset, h->d->local, h->k_host));
     HS_CHECK(hs_field_create(h->d, HS_F64, h->cfg.order / 2, &h->K));
     HS_CHECK(fill_interior(h, h->K, hs_heat_k_at, c->cond_kind == HS_HEAT_K_FILE ? h->k_host : NULL));
     if (c->cond_kind == HS_HEAT_K_LAYERED)
         for (size_t i = 0; i < n; i++) h->k_host[i] = h->host[i];
-    double m = 0;
-    for (size_t i = 0; i < n; i++) m = h->k_host[i] > m ? h->k_host[i] : m;
-    HS_CHECK(hs_allreduce_max(h->ctx->comm, &m, 1));
-    *kmax = m;
+    *kmax = h->kmax;
     /* ghosts of k: neighbours' values, and the cell's own value mirrored at walls (no flux change) */
     HS_CHECK(hs_halo_exchange(h->K));
     hs_bc_kind mirror[3][2];
@@ -276,10 +273,10 @@ static int setup_implicit(heat *h)
     return hs_heat_apply(h->W, &lin, 0.0, 1.0, 0.0, &all, h->g, 1);
 }
 
-static int setup_time_step(heat *h, const hs_params *p, double kmax)
+static int setup_time_step(heat *h, const hs_params *p)
 {
     const hs_heat_config *c = &h->cfg;
-    h->dt_limit = explicit_limit(c, kmax);
+    h->dt_limit = explicit_limit(c, h->kmax);
     if (c->scheme == HS_HEAT_EXPLICIT) {
         if (c->dt_user > h->dt_limit)
             return hs_params_error(p, "heat.dt", "%g s is unstable for the explicit scheme: the limit of this grid and "
@@ -338,18 +335,17 @@ static int check_memory(heat *h, const hs_params *p)
     return HS_OK;
 }
 
-static int create(hs_ctx *ctx, const hs_params *p, void **state)
+/* Every input rule of the solver, without allocating the fields: the configuration, the split
+ * over the ranks, the memory the run needs, the conductivity (read and checked when it comes
+ * from a file) and the time step.  `hpcsim check` runs exactly this; `run` runs it first.
+ * Collective. */
+static int validate(heat *h, const hs_params *p)
 {
-    heat *h = calloc(1, sizeof *h);
-    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    *state = h;
-    h->ctx = ctx;
     HS_CHECK(hs_heat_config_read(p, &h->cfg));
     hs_heat_config *c = &h->cfg;
     int periodic[3];
     for (int d = 0; d < 3; d++) periodic[d] = c->bc[d][0] == HS_BC_PERIODIC;
-    int halo = c->order / 2;
-    int rc = hs_decomp_create(ctx, c->ndim, c->n, periodic, c->procs, halo, &h->d);
+    int rc = hs_decomp_create(h->ctx, c->ndim, c->n, periodic, c->procs, c->order / 2, &h->d);
     if (rc == HS_ERR_INPUT) {
         /* say it in terms of the user's keys and file lines */
         char msg[1024];
@@ -360,10 +356,65 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     }
     HS_CHECK(rc);
     HS_CHECK(check_memory(h, p));
+    h->linop.n_local = h->d->local[0] * h->d->local[1] * h->d->local[2];
+    h->kmax = c->k;
+    if (c->cond_kind == HS_HEAT_K_LAYERED) { /* the layers that hold cells, as the field will */
+        double m = 0;
+        const hs_decomp *d = h->d;
+        for (int64_t k = 0; k < d->local[2]; k++)
+            for (int64_t j = 0; j < d->local[1]; j++)
+                for (int64_t i = 0; i < d->local[0]; i++) {
+                    double x[3] = {hs_heat_coord(c, 0, i + d->offset[0]), hs_heat_coord(c, 1, j + d->offset[1]),
+                                   hs_heat_coord(c, 2, k + d->offset[2])};
+                    m = fmax(m, hs_heat_k_at(c, x));
+                }
+        HS_CHECK(hs_allreduce_max(h->ctx->comm, &m, 1));
+        h->kmax = m;
+    }
+    if (c->cond_kind == HS_HEAT_K_FILE) {
+        size_t n = (size_t)h->linop.n_local;
+        h->k_host = malloc((n ? n : 1) * sizeof(double));
+        if (!h->k_host) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        rc = hs_heat_read_k(p, c, h->d->offset, h->d->local, h->k_host);
+        /* a bad value on one rank's part is an input error for all of them */
+        int bad = rc != HS_OK;
+        HS_CHECK(hs_allreduce_int_max(h->ctx->comm, &bad, 1));
+        if (bad) return rc != HS_OK ? rc : hs_params_error(p, "heat.k_file", "'%s' holds values that are not positive", c->k_file);
+        double m = 0;
+        for (size_t i = 0; i < n; i++) m = fmax(m, h->k_host[i]);
+        HS_CHECK(hs_allreduce_max(h->ctx->comm, &m, 1));
+        h->kmax = m;
+        if (!isfinite(h->kmax / (c->rho * c->cp)))
+            return hs_params_error(p, "heat.k_file", "k / (rho cp) = %g / %g leaves the range of doubles", h->kmax,
+                                   c->rho * c->cp);
+    }
+    return setup_time_step(h, p);
+}
+
+static void destroy(void *state);
+
+static int check(hs_ctx *ctx, const hs_params *p)
+{
+    heat *h = calloc(1, sizeof *h);
+    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    h->ctx = ctx;
+    int rc = validate(h, p);
+    destroy(h);
+    return rc;
+}
+
+static int create(hs_ctx *ctx, const hs_params *p, void **state)
+{
+    heat *h = calloc(1, sizeof *h);
+    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    *state = h;
+    h->ctx = ctx;
+    HS_CHECK(validate(h, p));
+    hs_heat_config *c = &h->cfg;
+    int halo = c->order / 2;
     HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->T));
     HS_CHECK(hs_field_create(h->d, HS_F64, halo, &h->Tn));
-    size_t n = (size_t)(h->d->local[0] * h->d->local[1] * h->d->local[2]);
-    h->linop.n_local = (int64_t)n;
+    size_t n = (size_t)h->linop.n_local;
     h->host = malloc((n ? n : 1) * sizeof(double));
     if (!h->host) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     h->op.ndim = c->ndim;
@@ -375,7 +426,6 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     h->op.alpha = c->k / (c->rho * c->cp);
     double kmax = 0;
     HS_CHECK(setup_conductivity(h, p, &kmax));
-    HS_CHECK(setup_time_step(h, p, kmax));
     HS_CHECK(setup_source(h));
     HS_CHECK(fill_interior(h, h->T, hs_heat_initial_at, NULL));
     if (c->scheme != HS_HEAT_EXPLICIT) HS_CHECK(setup_implicit(h));
@@ -537,6 +587,7 @@ const hs_solver_ops hs_heat_solver = {
     .name = "heat",
     .summary = "heat equation rho c dT/dt = div(k grad T) + Q, finite differences, explicit or implicit",
     .declare = declare,
+    .check = check,
     .create = create,
     .advance = advance,
     .progress = progress,
