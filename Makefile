@@ -256,9 +256,11 @@ bench: all $(BENCH_BINS)
 validate: all tests
 	BUILD=$(BUILD) scripts/run_validate.sh
 
+# The default example end to end: the 2D heat case, its NetCDF (or HDF5) output and a PNG of the
+# final field, both under demo/.
 demo: deps
 	$(MAKE) all
-	$(BIN) run inputs/demo.ini
+	scripts/demo.sh $(BIN)
 
 deps:
 	@scripts/deps.sh

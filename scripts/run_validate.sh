@@ -12,11 +12,11 @@ step() { # name, command...
     echo "== $name"
     if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $name"; fi
 }
-step "kernel self-check, n = 5e7" "$BIN" run inputs/demo.ini selftest.n=50000000
+step "kernel self-check, n = 5e7" "$BIN" run inputs/selftest.ini selftest.n=50000000
 if "$BIN" --version | grep -q '+mpi'; then
     for np in 2 4; do
         step "kernel self-check on $np ranks" mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n $np \
-            "$BIN" run inputs/demo.ini selftest.n=2000000 run.allow_shared_gpu=true
+            "$BIN" run inputs/selftest.ini selftest.n=2000000 run.allow_shared_gpu=true
     done
 fi
 for t in "$BUILD"/tests/verify/test_*; do
