@@ -78,14 +78,16 @@ else
     bad "restart differs: $(cat "$CAP/o")"
 fi
 
-# 4. a real signal from outside, at an arbitrary moment: still exit 3 and a usable checkpoint
-( "$HS_BIN" run run3d.ini --quiet heat.t_end=10 output.format=none checkpoint.path=kill.h5 >/dev/null 2>"$CAP/k"; echo $? > rc.txt ) &
+# 4. a real signal from outside, once the run is in its time loop (its output file exists): still
+#    exit 3 and a usable checkpoint.  No fixed sleep: the signal goes when the file appears.
+"$HS_BIN" run run3d.ini --quiet heat.t_end=1000 output.every_steps=1 output.path=ext checkpoint.path=kill.h5 >/dev/null 2>"$CAP/k" &
 pid=$!
-sleep 2
-pkill -TERM -f "checkpoint.path=kill.h5" 2>/dev/null
+for _ in $(seq 600); do [ -e ext.$EXT.partial ] && break; sleep 0.1; done
+kill -TERM $pid 2>/dev/null
 wait $pid
-if [ "$(cat rc.txt)" = 3 ] && [ -f kill.h5 ]; then ok "external SIGTERM: exit 3 with checkpoint"; else bad "external SIGTERM: exit $(cat rc.txt): $(cat "$CAP/k")"; fi
-rm -f rc.txt kill.h5
+rc=$?
+if [ $rc = 3 ] && [ -f kill.h5 ]; then ok "external SIGTERM: exit 3 with checkpoint"; else bad "external SIGTERM: exit $rc: $(cat "$CAP/k")"; fi
+rm -f kill.h5 ext.*
 
 # 5. 1, 2 and 4 ranks give the same field (explicit: the same cell arithmetic; CN: CG to 1e-14)
 if [ $HAVE_MPI = 1 ]; then
