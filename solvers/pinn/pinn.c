@@ -157,6 +157,13 @@ int hs_pinn_config_read(const hs_params *p, hs_pinn_config *c)
 
 /* ------------------------------------------------------------------ solver ops */
 
+/* The input rules (`hpcsim check`): the whole configuration; create reads it the same way. */
+static int check(hs_ctx *ctx, const hs_params *params)
+{
+    hs_pinn_config c;
+    return hs_pinn_config_read(params, &c);
+}
+
 static int create(hs_ctx *ctx, const hs_params *params, void **state)
 {
     pinn_state *s = calloc(1, sizeof *s);
@@ -361,6 +368,7 @@ const hs_solver_ops hs_pinn_solver = {
     .name = "pinn",
     .summary = "physics-informed neural network for 1D + time PDEs (Burgers; Adam + L-BFGS, data-parallel over ranks)",
     .declare = declare,
+    .check = check,
     .create = create,
     .advance = advance,
     .progress = progress,
