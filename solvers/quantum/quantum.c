@@ -277,9 +277,11 @@ static int run_circuit(qstate *s)
     }
     double t0 = hs_wtime();
     if (s->terminal) {
-        /* unitary part once, then every shot from the final state */
+        /* everything but the (terminal) measurements once, then every shot from the final state:
+         * gates, and resets of fresh qubits (no-ops that the terminal test allows; applied all the
+         * same, so that a reset is never skipped) */
         for (int i = 0; i < s->run_c->nops; i++)
-            if (s->run_c->ops[i].kind == HS_QOP_GATE) HS_CHECK(hs_qureg_apply_op(s->q, &s->run_c->ops[i], &rng, NULL));
+            if (s->run_c->ops[i].kind != HS_QOP_MEASURE) HS_CHECK(hs_qureg_apply_op(s->q, &s->run_c->ops[i], &rng, NULL));
         HS_CHECK(hs_ctx_sync(s->ctx));
         s->seconds = hs_wtime() - t0;
         if (s->shots > 0) {
