@@ -1,6 +1,7 @@
 /* Memory, copies, streams, events and timers: dispatch to the CPU or CUDA backend. */
 #include "kernels/memory.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +28,22 @@ double hs_mem_available(hs_ctx *ctx)
         hs_error_clear();
     }
 #endif
+    /* "MemAvailable:   123456 kB", read line by line (whole lines, the number checked) */
     FILE *f = fopen("/proc/meminfo", "r");
     double kb = -1;
     if (f) {
-        char key[64];
-        double v;
-        while (fscanf(f, "%63s %lf kB\n", key, &v) == 2)
-            if (!strcmp(key, "MemAvailable:")) {
-                kb = v;
-                break;
-            }
+        char *line = NULL;
+        size_t cap = 0;
+        static const char key[] = "MemAvailable:";
+        while (kb < 0 && getline(&line, &cap, f) >= 0) {
+            if (strncmp(line, key, sizeof key - 1)) continue;
+            char *e;
+            double v = strtod(line + sizeof key - 1, &e);
+            while (*e == ' ' || *e == '\t') e++;
+            if (e != line + sizeof key - 1 && isfinite(v) && v >= 0 && !strncmp(e, "kB", 2)) kb = v;
+            else break;
+        }
+        free(line);
         fclose(f);
     }
     if (kb >= 0) return kb * 1024.0;

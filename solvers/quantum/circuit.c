@@ -244,19 +244,26 @@ void hs_circuit_bind(hs_circuit *c, const double *x)
 
 int hs_circuit_terminal_measurements(const hs_circuit *c)
 {
-    uint64_t measured = 0;
+    uint64_t measured = 0, touched_before = 0;
     for (int i = 0; i < c->nops; i++) {
         const hs_qop *op = &c->ops[i];
         if (op->cond) return 0;
         if (op->kind == HS_QOP_BARRIER) continue;
         uint64_t touched = op->cmask;
         for (int j = 0; j < op->nt; j++) touched |= 1ull << op->t[j];
+        if (op->kind == HS_QOP_RESET) {
+            /* not unitary: on a qubit that something acted on it collapses the state, a new
+             * outcome per shot; on a fresh qubit (|0>) it does nothing */
+            if (touched_before & touched) return 0;
+            continue;
+        }
         if (op->kind == HS_QOP_MEASURE) {
             if (measured & touched) return 0; /* measured twice: the second sees a collapsed state */
             measured |= touched;
         } else if (measured & touched) {
             return 0;
         }
+        touched_before |= touched;
     }
     return 1;
 }

@@ -73,7 +73,10 @@ void hs_qgen_matrix(hs_qgen g, double angle, double *m, double *dm);
 hs_qmat_kind hs_qmat_classify(int d, const double *m);
 
 /* 1 when every measurement is terminal (no gate, reset or condition acts after a measurement of the
- * same qubit, and nothing is conditional): the final state can then be sampled shot by shot. */
+ * same qubit, and nothing is conditional) and every reset acts on a qubit that no earlier operation
+ * touched (so it leaves |0> as it is): the state before the measurements is then the same for every
+ * shot, and the shots can be drawn from it.  A reset of a qubit that a gate acted on collapses the
+ * state (a new outcome per shot), so such a circuit runs one trajectory per shot. */
 int hs_circuit_terminal_measurements(const hs_circuit *c);
 
 /* Gate fusion: a new circuit where runs of gates are merged into dense blocks of at most

@@ -3,18 +3,34 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "kernels/error.h"
 #include "solvers/quantum/circuit.h"
 
+/* An input error "path:line:col: message". */
+static int at_error(const char *path, int line, int col, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int at_error(const char *path, int line, int col, const char *fmt, ...)
+{
+    char src[PATH_MAX + 64], msg[512];
+    snprintf(src, sizeof src, "%s:%d:%d", path, line, col);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return hs_input_error(src, 0, NULL, "%s", msg);
+}
+
 static int where_error(const char *path, int line, int col, const char *msg, const char *tok)
 {
-    char src[1200];
-    snprintf(src, sizeof src, "%s:%d:%d", path, line, col);
-    return hs_input_error(src, 0, NULL, "%s '%s'", msg, tok);
+    return at_error(path, line, col, "%s '%s'", msg, tok);
 }
 
 hs_pauli_sum *hs_pauli_sum_new(void) { return calloc(1, sizeof(hs_pauli_sum)); }
@@ -63,75 +79,180 @@ static void set_factor(char p, int q, uint64_t *xm, uint64_t *zm)
     if (p == 'Z' || p == 'Y') *zm |= 1ull << q;
 }
 
-/* Parse the term text after the coefficient (s points into the line; col0 its column). */
-static int parse_term(const char *path, int line, const char *line_start, const char *s, uint64_t *xm, uint64_t *zm)
+/* ---------------------------------------------------------------- line reading */
+/* A text file of lines, read whole whatever their length (getline). */
+typedef struct {
+    const char *path;
+    FILE *f;
+    char *buf;
+    size_t cap;
+    int lineno;
+} line_reader;
+
+/* Open path for reading lines; it must be a regular file.  `what` names it in messages. */
+static int reader_open(line_reader *r, const char *path, const char *what)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    r->f = fopen(path, "r");
+    if (!r->f) return hs_input_error(path, 0, NULL, "cannot open %s: %s", what, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode)) return HS_OK;
+    fclose(r->f);
+    r->f = NULL;
+    return hs_input_error(path, 0, NULL, "not a regular file");
+}
+
+/* The next line without its end ("\n" or "\r\n") in *line: returns 1, 0 at the end of the file,
+ * or an input error (a read failure, a NUL byte). */
+static int reader_next(line_reader *r, char **line, int *rc)
+{
+    errno = 0;
+    ssize_t n = getline(&r->buf, &r->cap, r->f);
+    *rc = HS_OK;
+    if (n < 0) {
+        if (ferror(r->f) || (!feof(r->f) && errno))
+            *rc = hs_input_error(r->path, r->lineno + 1, NULL, "cannot read: %s", strerror(errno ? errno : EIO));
+        return 0;
+    }
+    if (r->lineno == INT_MAX || n > INT_MAX) {
+        *rc = r->lineno == INT_MAX ? hs_input_error(r->path, 0, NULL, "more than %d lines", INT_MAX)
+                                   : hs_input_error(r->path, r->lineno + 1, NULL, "line longer than %d characters", INT_MAX);
+        return 0;
+    }
+    r->lineno++;
+    size_t len = (size_t)n;
+    const char *nul = memchr(r->buf, '\0', len);
+    if (nul) {
+        *rc = at_error(r->path, r->lineno, (int)(nul - r->buf) + 1, "NUL byte: not a text file");
+        return 0;
+    }
+    if (len && r->buf[len - 1] == '\n') r->buf[--len] = '\0';
+    if (len && r->buf[len - 1] == '\r') r->buf[--len] = '\0';
+    *line = r->buf;
+    return 1;
+}
+
+static void reader_close(line_reader *r)
+{
+    if (r->f) fclose(r->f);
+    free(r->buf);
+}
+
+/* [s, end) shown in a message: at most 60 characters, then "...". */
+static void show(const char *s, const char *end, char *buf, size_t n)
+{
+    int len = (int)(end - s);
+    if (len > 60) snprintf(buf, n, "%.60s...", s);
+    else snprintf(buf, n, "%.*s", len, s);
+}
+
+/* The whole of [s, end) as a decimal integer in [lo, hi] (digits with an optional sign). */
+static int parse_integer(const char *s, const char *end, long long lo, long long hi, long long *v)
+{
+    if (s == end || isspace((unsigned char)*s)) return -1;
+    char *e;
+    errno = 0;
+    long long x = strtoll(s, &e, 10);
+    if (e != end || errno == ERANGE || x < lo || x > hi) return -1;
+    *v = x;
+    return 0;
+}
+
+/* The whole of [s, end) as a finite double. */
+static int parse_finite(const char *s, const char *end, double *v)
+{
+    if (s == end || isspace((unsigned char)*s)) return -1;
+    char *e;
+    double x = strtod(s, &e);
+    if (e != end || !isfinite(x)) return -1;
+    *v = x;
+    return 0;
+}
+
+/* The next whitespace-separated token of [*p, end): [*tok, *p). */
+static int next_token(const char **p, const char *end, const char **tok)
+{
+    while (*p < end && isspace((unsigned char)**p)) (*p)++;
+    *tok = *p;
+    while (*p < end && !isspace((unsigned char)**p)) (*p)++;
+    return *p > *tok;
+}
+
+/* ---------------------------------------------------------------- Pauli sums */
+/* Parse the term [s, end) after the coefficient (line_start: the line, for columns). */
+static int parse_term(const char *path, int line, const char *line_start, const char *s, const char *end, uint64_t *xm,
+                      uint64_t *zm)
 {
     *xm = *zm = 0;
-    while (isspace((unsigned char)*s)) s++;
-    size_t len = strcspn(s, "#\r\n");
-    while (len && isspace((unsigned char)s[len - 1])) len--;
+    while (s < end && isspace((unsigned char)*s)) s++;
+    while (end > s && isspace((unsigned char)end[-1])) end--;
+    size_t len = (size_t)(end - s);
     if (len == 0) return HS_OK;
     int indexed = 0;
     for (size_t i = 0; i < len; i++) indexed |= isdigit((unsigned char)s[i]);
+    char buf[80];
     if (!indexed) {
         for (size_t i = 0; i < len; i++)
-            if (!strchr("IXYZ", s[i])) {
+            if (!strchr("IXYZ", s[i]) || !s[i]) {
                 char tok[2] = {s[i], 0};
                 return where_error(path, line, (int)(s + i - line_start) + 1, "not a Pauli letter (I, X, Y, Z):", tok);
             }
         if (len > HS_Q_MAX_QUBITS) {
-            char tok[64];
-            snprintf(tok, sizeof tok, "%.*s...", 20, s);
-            return where_error(path, line, (int)(s - line_start) + 1, "Pauli string longer than 50 qubits:", tok);
+            snprintf(buf, sizeof buf, "%.*s...", 20, s);
+            return where_error(path, line, (int)(s - line_start) + 1, "Pauli string longer than 50 qubits:", buf);
         }
         for (size_t i = 0; i < len; i++) set_factor(s[i], (int)(len - 1 - i), xm, zm);
         return HS_OK;
     }
-    const char *p = s, *end = s + len;
-    while (p < end) {
-        while (p < end && isspace((unsigned char)*p)) p++;
-        if (p >= end) break;
-        const char *tok = p;
-        while (p < end && !isspace((unsigned char)*p)) p++;
-        char buf[64];
-        snprintf(buf, sizeof buf, "%.*s", (int)(p - tok), tok);
-        char *e;
-        long q = strchr("IXYZ", buf[0]) && buf[0] ? strtol(buf + 1, &e, 10) : -1;
-        if (q < 0 || buf[1] == '\0' || *e || q >= HS_Q_MAX_QUBITS)
-            return where_error(path, line, (int)(tok - line_start) + 1, "expected a factor like X0 or Z12, got", buf);
+    const char *p = s, *tok;
+    while (next_token(&p, end, &tok)) {
+        /* a letter and the qubit number, digits only: X0, Z12 */
+        long long q = -1;
+        int ok = strchr("IXYZ", tok[0]) && tok[0] && p - tok >= 2 && isdigit((unsigned char)tok[1]) &&
+                 parse_integer(tok + 1, p, 0, HS_Q_MAX_QUBITS - 1, &q) == 0;
+        show(tok, p, buf, sizeof buf);
+        if (!ok) return where_error(path, line, (int)(tok - line_start) + 1, "expected a factor like X0 or Z12, got", buf);
         if ((*xm | *zm) >> q & 1)
             return where_error(path, line, (int)(tok - line_start) + 1, "qubit given twice in one term:", buf);
-        set_factor(buf[0], (int)q, xm, zm);
+        set_factor(tok[0], (int)q, xm, zm);
     }
     return HS_OK;
 }
 
+/* One line "COEFFICIENT TERM [# comment]" into h (blank and comment lines add nothing); *sum
+ * accumulates the coefficients' magnitudes, which must stay finite. */
+static int pauli_line(const char *path, int lineno, char *line, hs_pauli_sum *h, double *sum)
+{
+    char *hash = strchr(line, '#');
+    if (hash) *hash = '\0';
+    const char *s = line, *end = line + strlen(line), *tok, *p = s;
+    if (!next_token(&p, end, &tok)) return HS_OK;
+    char *e, buf[80];
+    double c = strtod(tok, &e);
+    if (e == tok || !isfinite(c)) {
+        show(tok, p, buf, sizeof buf);
+        return where_error(path, lineno, (int)(tok - line) + 1, e == tok ? "expected a coefficient, got" : "expected a finite coefficient, got", buf);
+    }
+    *sum += fabs(c);
+    if (!isfinite(*sum)) {
+        return at_error(path, lineno, (int)(tok - line) + 1, "the coefficients' magnitudes add up to more than the largest double");
+    }
+    uint64_t xm, zm;
+    HS_CHECK(parse_term(path, lineno, line, e, end, &xm, &zm));
+    return hs_pauli_sum_add(h, c, xm, zm);
+}
+
 int hs_pauli_sum_read(const char *path, hs_pauli_sum **out)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return hs_input_error(path, 0, NULL, "cannot open Pauli-sum file: %s", strerror(errno));
+    line_reader r;
+    HS_CHECK(reader_open(&r, path, "Pauli-sum file"));
     hs_pauli_sum *h = hs_pauli_sum_new();
-    char line[4096];
-    int lineno = 0, rc = HS_OK;
-    while (rc == HS_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        const char *s = line;
-        while (isspace((unsigned char)*s)) s++;
-        if (*s == '#' || *s == '\0') continue;
-        char *e;
-        errno = 0;
-        double c = strtod(s, &e);
-        if (e == s || errno) {
-            char tok[64];
-            snprintf(tok, sizeof tok, "%.*s", (int)strcspn(s, " \t\r\n"), s);
-            rc = where_error(path, lineno, (int)(s - line) + 1, "expected a coefficient, got", tok);
-            break;
-        }
-        uint64_t xm, zm;
-        rc = parse_term(path, lineno, line, e, &xm, &zm);
-        if (rc == HS_OK) rc = hs_pauli_sum_add(h, c, xm, zm);
-    }
-    fclose(f);
+    int rc = h ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    double sum = 0;
+    char *line;
+    while (rc == HS_OK && reader_next(&r, &line, &rc)) rc = pauli_line(path, r.lineno, line, h, &sum);
+    reader_close(&r);
     if (rc == HS_OK && h->nterms == 0) rc = hs_input_error(path, 0, NULL, "no terms in Pauli-sum file");
     if (rc != HS_OK) {
         hs_pauli_sum_free(h);
@@ -141,51 +262,106 @@ int hs_pauli_sum_read(const char *path, hs_pauli_sum **out)
     return HS_OK;
 }
 
+/* ---------------------------------------------------------------- MaxCut graphs */
+enum { MAX_EDGES = 1 << 20 };
+
+/* The vertex count: one integer 1..50 on the line. */
+static int graph_header(const char *path, int lineno, const char *line, const char *end, int *n)
+{
+    const char *p = line, *tok, *extra;
+    char buf[80];
+    long long v;
+    next_token(&p, end, &tok);
+    if (parse_integer(tok, p, 1, HS_Q_MAX_QUBITS, &v)) {
+        show(tok, p, buf, sizeof buf);
+        return where_error(path, lineno, (int)(tok - line) + 1, "expected the number of vertices (1..50), got", buf);
+    }
+    const char *q = p;
+    if (next_token(&q, end, &extra)) {
+        show(extra, q, buf, sizeof buf);
+        return where_error(path, lineno, (int)(extra - line) + 1, "unexpected text after the vertex count:", buf);
+    }
+    *n = (int)v;
+    return HS_OK;
+}
+
+/* One edge "i j [weight]" of a graph of n vertices; *sum accumulates the weights' magnitudes. */
+static int graph_edge(const char *path, int lineno, const char *line, const char *end, int n, int *ij, double *w,
+                      double *sum)
+{
+    const char *p = line, *tok, *first = NULL;
+    char buf[80], what[64];
+    snprintf(what, sizeof what, "expected a vertex number 0..%d, got", n - 1);
+    for (int k = 0; k < 2; k++) {
+        long long v;
+        if (!next_token(&p, end, &tok)) {
+            return at_error(path, lineno, (int)(p - line) + 1, "%s end of line", what);
+        }
+        if (!first) first = tok;
+        if (parse_integer(tok, p, 0, n - 1, &v)) {
+            show(tok, p, buf, sizeof buf);
+            return where_error(path, lineno, (int)(tok - line) + 1, what, buf);
+        }
+        ij[k] = (int)v;
+    }
+    if (ij[0] == ij[1]) {
+        show(first, p, buf, sizeof buf);
+        return where_error(path, lineno, (int)(first - line) + 1, "an edge needs two different vertices, got", buf);
+    }
+    *w = 1.0;
+    if (next_token(&p, end, &tok)) {
+        if (parse_finite(tok, p, w)) {
+            show(tok, p, buf, sizeof buf);
+            return where_error(path, lineno, (int)(tok - line) + 1, "expected a finite edge weight, got", buf);
+        }
+        *sum += fabs(*w);
+        if (!isfinite(*sum)) {
+            return at_error(path, lineno, (int)(tok - line) + 1, "the edge weights' magnitudes add up to more than the largest double");
+        }
+    }
+    if (next_token(&p, end, &tok)) {
+        show(tok, p, buf, sizeof buf);
+        return where_error(path, lineno, (int)(tok - line) + 1, "unexpected text after the edge:", buf);
+    }
+    return HS_OK;
+}
+
 int hs_maxcut_read(const char *path, int *nv, int *ne, int **edges, double **weights)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) return hs_input_error(path, 0, NULL, "cannot open graph file: %s", strerror(errno));
-    char line[1024];
-    int lineno = 0, n = -1, m = 0, cap = 0, rc = HS_OK;
+    line_reader r;
+    HS_CHECK(reader_open(&r, path, "graph file"));
+    int n = -1, m = 0, cap = 0, rc = HS_OK;
     int *e = NULL;
-    double *w = NULL;
-    while (rc == HS_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *s = line;
-        while (isspace((unsigned char)*s)) s++;
-        if (*s == '#' || *s == '\0') continue;
+    double *w = NULL, sum = 0;
+    char *line;
+    while (rc == HS_OK && reader_next(&r, &line, &rc)) {
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        const char *end = line + strlen(line), *p = line, *tok;
+        if (!next_token(&p, end, &tok)) continue; /* blank or comment */
         if (n < 0) {
-            char *end;
-            n = (int)strtol(s, &end, 10);
-            if (end == s || n < 1 || n > HS_Q_MAX_QUBITS) {
-                rc = where_error(path, lineno, (int)(s - line) + 1, "expected the number of vertices (1..50), got", s);
-                break;
-            }
+            rc = graph_header(path, r.lineno, line, end, &n);
             continue;
         }
-        int i, j, used = 0;
-        double wt = 1.0;
-        int got = sscanf(s, "%d %d%n %lf", &i, &j, &used, &wt);
-        if (got < 2 || i < 0 || j < 0 || i >= n || j >= n || i == j) {
-            char tok[128];
-            snprintf(tok, sizeof tok, "%.*s", (int)strcspn(s, "\r\n"), s);
-            rc = where_error(path, lineno, (int)(s - line) + 1, "expected an edge 'i j [weight]' with 0 <= i != j < n, got", tok);
+        if (m == MAX_EDGES) {
+            rc = hs_input_error(path, r.lineno, NULL, "more than %d edges", MAX_EDGES);
             break;
         }
         if (m == cap) {
             cap = cap ? 2 * cap : 32;
-            e = realloc(e, 2 * (size_t)cap * sizeof *e);
-            w = realloc(w, (size_t)cap * sizeof *w);
-            if (!e || !w) {
+            int *ne2 = realloc(e, 2 * (size_t)cap * sizeof *e);
+            if (ne2) e = ne2;
+            double *nw = realloc(w, (size_t)cap * sizeof *w);
+            if (nw) w = nw;
+            if (!ne2 || !nw) {
                 rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
                 break;
             }
         }
-        e[2 * m] = i;
-        e[2 * m + 1] = j;
-        w[m++] = wt;
+        rc = graph_edge(path, r.lineno, line, end, n, &e[2 * m], &w[m], &sum);
+        if (rc == HS_OK) m++;
     }
-    fclose(f);
+    reader_close(&r);
     if (rc == HS_OK && (n < 0 || m == 0)) rc = hs_input_error(path, 0, NULL, "graph file has no edges");
     if (rc != HS_OK) {
         free(e);

@@ -5,10 +5,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kernels/error.h"
 
@@ -50,6 +52,8 @@ typedef struct gdef {
     int np, nq, opaque;
     int ncalls;
     call *calls;
+    uint64_t nops;    /* operations one application expands to (saturating at UINT64_MAX) */
+    int depth;        /* nesting: 1 + the deepest user gate the body calls */
 } gdef;
 
 typedef struct parser {
@@ -59,7 +63,8 @@ typedef struct parser {
     int ngates, capgates;
     int qelib;
     int depth;
-    char dir[1024];
+    char *dir;        /* folder of the file being read, with its '/' ("" for the working folder) */
+    const tok *stmt;  /* the gate call being expanded (where expansion errors are reported) */
     /* current `if` condition */
     int cond, cond_off, cond_len;
     uint64_t cond_value;
@@ -76,7 +81,7 @@ static void tok_text(const tok *t, char *buf, size_t n)
 
 static int err_at(parser *P, const tok *t, const char *fmt, const char *a)
 {
-    char where[1200], msg[512], tt[64];
+    char where[PATH_MAX + 64], msg[512], tt[64];
     snprintf(where, sizeof where, "%s:%d:%d", P->src->name, t->line, t->col);
     snprintf(msg, sizeof msg, fmt, a);
     tok_text(t, tt, sizeof tt);
@@ -130,13 +135,19 @@ static int lex(const char *name, const char *text, source *out)
             k->is_int = 1;
             for (const char *c = p; c < e; c++)
                 if (!isdigit((unsigned char)*c)) k->is_int = 0;
+            if (!isfinite(k->v)) { /* past the double range (underflow to 0 is fine) */
+                char where[PATH_MAX + 64];
+                snprintf(where, sizeof where, "%s:%d:%d", name, k->line, k->col);
+                free(t);
+                return hs_input_error(where, 0, NULL, "number out of range (at '%.*s')", (int)(e - p > 40 ? 40 : e - p), p);
+            }
             p = e;
             k->k = T_NUM;
         } else if (*p == '"') {
             p++;
             while (*p && *p != '"' && *p != '\n') p++;
             if (*p != '"') {
-                char where[1200];
+                char where[PATH_MAX + 64];
                 snprintf(where, sizeof where, "%s:%d:%d", name, k->line, k->col);
                 free(t);
                 return hs_input_error(where, 0, NULL, "unterminated string");
@@ -312,31 +323,61 @@ static int parse_expr(parser *P, const scope *sc, expr **out)
     return HS_OK;
 }
 
-static double eval(const expr *e, const double *env)
+/* The first operation of an expression that gave a value that is not finite, and that value. */
+typedef struct {
+    const char *what;
+    double v;
+} nonfinite;
+
+static double eval_node(const expr *e, const double *env, nonfinite *nf)
 {
+    static const char *const binop[] = {"+", "-", "*", "/", "^"};
+    if (e->op == 'n') return e->v;
+    if (e->op == 'p') return env[e->idx];
+    double x = eval_node(e->a, env, nf), y = 0, r;
+    if (nf->what) return NAN;
+    if (e->op != 'u' && e->op != 'f') {
+        y = eval_node(e->b, env, nf);
+        if (nf->what) return NAN;
+    }
+    const char *what;
     switch (e->op) {
-    case 'n': return e->v;
-    case 'p': return env[e->idx];
-    case 'u': return -eval(e->a, env);
-    case '+': return eval(e->a, env) + eval(e->b, env);
-    case '-': return eval(e->a, env) - eval(e->b, env);
-    case '*': return eval(e->a, env) * eval(e->b, env);
-    case '/': return eval(e->a, env) / eval(e->b, env);
-    case '^': return pow(eval(e->a, env), eval(e->b, env));
-    default: break;
+    case 'u': return -x;
+    case '+': r = x + y, what = binop[0]; break;
+    case '-': r = x - y, what = binop[1]; break;
+    case '*': r = x * y, what = binop[2]; break;
+    case '/': r = x / y, what = binop[3]; break;
+    case '^': r = pow(x, y), what = binop[4]; break;
+    default: {
+        static double (*const fn[])(double) = {sin, cos, tan, exp, log, sqrt, asin, acos, atan};
+        r = fn[e->idx](x);
+        what = g_funcs[e->idx];
+        break;
     }
-    double x = eval(e->a, env);
-    switch (e->idx) {
-    case 0: return sin(x);
-    case 1: return cos(x);
-    case 2: return tan(x);
-    case 3: return exp(x);
-    case 4: return log(x);
-    case 5: return sqrt(x);
-    case 6: return asin(x);
-    case 7: return acos(x);
-    default: return atan(x);
     }
+    if (!isfinite(r)) nf->what = what, nf->v = r;
+    return r;
+}
+
+/* Value of e for the parameters env.  Returns 0, or -1 when a value on the way (not only the
+ * result) is not finite: division by zero, overflow in exp or ^, ln(0), sqrt(-1), ...; *nf says
+ * which operation gave what. */
+static int eval(const expr *e, const double *env, double *out, nonfinite *nf)
+{
+    nf->what = NULL;
+    *out = eval_node(e, env, nf);
+    return nf->what ? -1 : 0;
+}
+
+/* "parameter K of 'GATE'[ in the body of gate 'OUTER'] is not a finite number ('OP' gives V)" at t. */
+static int nonfinite_error(parser *P, const tok *t, int k, const char *gate, const char *outer, const nonfinite *nf)
+{
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "parameter %d of '%s'", k + 1, gate);
+    if (outer) n += snprintf(msg + n, sizeof msg - (size_t)n, " in the body of gate '%s'", outer);
+    snprintf(msg + n, sizeof msg - (size_t)n, " is not a finite number ('%s' gives %s)", nf->what,
+             isnan(nf->v) ? "nan" : nf->v > 0 ? "inf" : "-inf");
+    return err_at(P, t, "%s", msg);
 }
 
 /* ---------------------------------------------------------------- gates */
@@ -388,21 +429,50 @@ static int emit_builtin(parser *P, const hs_qgate_def *d, const double *p, const
     return HS_OK;
 }
 
-static int expand(parser *P, const hs_qgate_def *bi, int user, const double *p, const int *qs, int depth)
+/* Apply a gate: a built-in one as one operation, a user gate by expanding its body with the
+ * parameters p (nesting is bounded by the definitions' depth, checked when they are defined). */
+static int expand(parser *P, const hs_qgate_def *bi, int user, const double *p, const int *qs)
 {
     if (bi) return emit_builtin(P, bi, p, qs);
-    if (depth > 64) return HS_FAIL(HS_ERR_INPUT, "gate definitions nested too deeply");
     const gdef *g = &P->gates[user];
     for (int i = 0; i < g->ncalls; i++) {
         const call *cl = &g->calls[i];
         if (cl->is_barrier) continue;
         double v[16];
         int q[16];
-        for (int j = 0; j < cl->np; j++) v[j] = eval(cl->p[j], p);
+        for (int j = 0; j < cl->np; j++) {
+            nonfinite nf;
+            if (eval(cl->p[j], p, &v[j], &nf))
+                return nonfinite_error(P, P->stmt, j, cl->builtin ? cl->builtin->name : P->gates[cl->user].name, g->name, &nf);
+        }
         for (int j = 0; j < cl->nq; j++) q[j] = qs[cl->q[j]];
-        HS_CHECK(expand(P, cl->builtin, cl->user, v, q, depth + 1));
+        HS_CHECK(expand(P, cl->builtin, cl->user, v, q));
     }
     return HS_OK;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return b && a > UINT64_MAX / b ? UINT64_MAX : a * b; }
+
+/* Refuse, before building them, `count` more operations (reps applications of `what`) when the
+ * circuit would pass HS_QASM_MAX_OPERATIONS; the error names the statement's gate and the count. */
+static int reserve_ops(parser *P, const tok *at, const char *what, uint64_t per, uint64_t reps)
+{
+    uint64_t count = sat_mul(per, reps), total = sat_add((uint64_t)P->c->nops, count);
+    if (total <= HS_QASM_MAX_OPERATIONS) return HS_OK;
+    char msg[512];
+    int n;
+    if (count == UINT64_MAX)
+        n = snprintf(msg, sizeof msg, "%s expands to at least %llu operations", what, (unsigned long long)count);
+    else if (count > HS_QASM_MAX_OPERATIONS)
+        n = snprintf(msg, sizeof msg, "%s expands to %llu operations", what, (unsigned long long)count);
+    else
+        n = snprintf(msg, sizeof msg, "the circuit would have %llu operations after this %s", (unsigned long long)total, what);
+    if (reps > 1 && count != UINT64_MAX)
+        n += snprintf(msg + n, sizeof msg - (size_t)n, " (%llu per application, %llu applications)", (unsigned long long)per,
+                      (unsigned long long)reps);
+    snprintf(msg + n, sizeof msg - (size_t)n, "; a circuit may have at most %d", HS_QASM_MAX_OPERATIONS);
+    return err_at(P, at, "%s", msg);
 }
 
 static int name_list(parser *P, char (*names)[64], int max, int *n, const char *what, const char *end)
@@ -420,6 +490,17 @@ static int name_list(parser *P, char (*names)[64], int max, int *n, const char *
     }
 }
 
+static void free_calls(gdef *g)
+{
+    for (int j = 0; j < g->ncalls; j++) {
+        free(g->calls[j].p);
+        free(g->calls[j].q);
+    }
+    free(g->calls);
+    g->calls = NULL;
+    g->ncalls = 0;
+}
+
 static int add_call(gdef *g, call *cl)
 {
     call *nc = realloc(g->calls, (size_t)(g->ncalls + 1) * sizeof *nc);
@@ -429,6 +510,8 @@ static int add_call(gdef *g, call *cl)
     return HS_OK;
 }
 
+/* One statement of a gate body into g's calls.  On an error nothing of it is kept (the caller
+ * frees the calls made before). */
 static int parse_body_call(parser *P, gdef *g, const scope *ps, char (*qn)[64], int nqn)
 {
     tok *name = peek(P);
@@ -442,55 +525,78 @@ static int parse_body_call(parser *P, gdef *g, const scope *ps, char (*qn)[64], 
     }
     if (name->k != T_ID) return err_at(P, name, "expected a gate call in the gate body%s", "");
     next(P);
-    int np, nq;
+    int np, nq, rc = HS_OK;
+    char buf[32];
     HS_CHECK(resolve_gate(P, name, &cl.builtin, &cl.user, &np, &nq));
     cl.p = calloc((size_t)np + 1, sizeof *cl.p);
     cl.q = calloc((size_t)nq + 1, sizeof *cl.q);
-    if (!cl.p || !cl.q) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (!cl.p || !cl.q) {
+        rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        goto fail;
+    }
     if (is_sym(peek(P), "(")) {
         next(P);
         while (!is_sym(peek(P), ")")) {
             if (cl.np >= np) {
-                char buf[32];
                 snprintf(buf, sizeof buf, "%d", np);
-                free(cl.p), free(cl.q);
-                return err_at(P, name, "wrong number of parameters: the gate takes %s", buf);
+                rc = err_at(P, name, "wrong number of parameters: the gate takes %s", buf);
+                goto fail;
             }
-            HS_CHECK(parse_expr(P, ps, &cl.p[cl.np++]));
+            if ((rc = parse_expr(P, ps, &cl.p[cl.np++])) != HS_OK) goto fail;
             if (is_sym(peek(P), ",")) next(P);
-            else if (!is_sym(peek(P), ")")) return err_at(P, peek(P), "expected ',' or ')'%s", "");
+            else if (!is_sym(peek(P), ")")) {
+                rc = err_at(P, peek(P), "expected ',' or ')'%s", "");
+                goto fail;
+            }
         }
         next(P);
     }
     if (cl.np != np) {
-        char buf[32];
         snprintf(buf, sizeof buf, "%d", np);
-        free(cl.p), free(cl.q);
-        return err_at(P, name, "wrong number of parameters: the gate takes %s", buf);
+        rc = err_at(P, name, "wrong number of parameters: the gate takes %s", buf);
+        goto fail;
     }
     for (;;) {
         tok *a = peek(P);
-        if (a->k != T_ID) return err_at(P, a, "expected a qubit argument%s", "");
         int k = -1;
+        if (a->k != T_ID) {
+            rc = err_at(P, a, "expected a qubit argument%s", "");
+            goto fail;
+        }
         for (int i = 0; i < nqn; i++)
             if ((int)strlen(qn[i]) == a->len && !strncmp(qn[i], a->s, a->len)) k = i;
-        if (k < 0) return err_at(P, a, "not a qubit argument of this gate%s", "");
-        if (cl.nq >= nq) return err_at(P, a, "too many qubit arguments%s", "");
-        for (int i = 0; i < cl.nq; i++)
-            if (cl.q[i] == k) return err_at(P, a, "duplicate qubit argument%s", "");
+        if (k < 0) rc = err_at(P, a, "not a qubit argument of this gate%s", "");
+        else if (cl.nq >= nq) rc = err_at(P, a, "too many qubit arguments%s", "");
+        for (int i = 0; rc == HS_OK && i < cl.nq; i++)
+            if (cl.q[i] == k) rc = err_at(P, a, "duplicate qubit argument%s", "");
+        if (rc != HS_OK) goto fail;
         cl.q[cl.nq++] = k;
         next(P);
         if (!is_sym(peek(P), ",")) break;
         next(P);
     }
     if (cl.nq != nq) {
-        char buf[32];
         snprintf(buf, sizeof buf, "%d", nq);
-        return err_at(P, name, "wrong number of qubit arguments: the gate takes %s", buf);
+        rc = err_at(P, name, "wrong number of qubit arguments: the gate takes %s", buf);
+        goto fail;
     }
-    HS_CHECK(expect_sym(P, ";"));
-    return add_call(g, &cl);
+    if ((rc = expect_sym(P, ";")) != HS_OK) goto fail;
+    /* what one application of g costs, and how deep its expansion nests */
+    if (cl.builtin) {
+        g->nops = sat_add(g->nops, 1);
+    } else {
+        g->nops = sat_add(g->nops, P->gates[cl.user].nops);
+        if (P->gates[cl.user].depth + 1 > g->depth) g->depth = P->gates[cl.user].depth + 1;
+    }
+    if ((rc = add_call(g, &cl)) == HS_OK) return HS_OK;
+fail:
+    free(cl.p);
+    free(cl.q);
+    return rc;
 }
+
+/* Gate definitions may nest this deep (the expansion recurses once per level). */
+enum { MAX_GATE_DEPTH = 64 };
 
 static int parse_gate_def(parser *P, int opaque)
 {
@@ -503,6 +609,7 @@ static int parse_gate_def(parser *P, int opaque)
     }
     gdef g = {0};
     g.opaque = opaque;
+    g.depth = 1;
     tok *nt = peek(P);
     HS_CHECK(expect_id(P, g.name, sizeof g.name, "a gate name"));
     if (find_user(P, nt) >= 0 || (hs_qgate_find(g.name) && (P->qelib || !hs_qgate_find(g.name)->std)))
@@ -520,13 +627,19 @@ static int parse_gate_def(parser *P, int opaque)
     } else {
         HS_CHECK(expect_sym(P, "{"));
         scope ps = {g.np, pn};
-        while (!is_sym(peek(P), "}")) {
-            if (peek(P)->k == T_EOF) return err_at(P, peek(P), "expected '}' to close gate '%s'", g.name);
-            int rc = parse_body_call(P, &g, &ps, qn, g.nq);
-            if (rc) {
-                free(g.calls);
-                return rc;
-            }
+        int rc = HS_OK;
+        while (rc == HS_OK && !is_sym(peek(P), "}")) {
+            if (peek(P)->k == T_EOF) rc = err_at(P, peek(P), "expected '}' to close gate '%s'", g.name);
+            else rc = parse_body_call(P, &g, &ps, qn, g.nq);
+        }
+        if (rc == HS_OK && g.depth > MAX_GATE_DEPTH) {
+            char buf[160];
+            snprintf(buf, sizeof buf, "'%s' nests gate definitions %d deep; at most %d", g.name, g.depth, MAX_GATE_DEPTH);
+            rc = err_at(P, nt, "%s", buf);
+        }
+        if (rc != HS_OK) {
+            free_calls(&g);
+            return rc;
         }
         next(P);
     }
@@ -606,12 +719,16 @@ static int stmt_gate_call(parser *P)
     HS_CHECK(resolve_gate(P, name, &bi, &user, &np, &nq));
     double v[16];
     int n = 0;
+    char gname[80];
+    snprintf(gname, sizeof gname, "%.*s", name->len > 63 ? 63 : name->len, name->s);
     if (is_sym(peek(P), "(")) {
         next(P);
         while (!is_sym(peek(P), ")")) {
             expr *e;
+            tok *et = peek(P);
+            nonfinite nf;
             HS_CHECK(parse_expr(P, NULL, &e));
-            if (n < 16) v[n] = eval(e, NULL);
+            if (n < 16 && eval(e, NULL, &v[n], &nf)) return nonfinite_error(P, et, n, gname, NULL, &nf);
             n++;
             if (is_sym(peek(P), ",")) next(P);
             else if (!is_sym(peek(P), ")")) return err_at(P, peek(P), "expected ',' or ')'%s", "");
@@ -634,6 +751,10 @@ static int stmt_gate_call(parser *P)
     HS_CHECK(expect_sym(P, ";"));
     int reps;
     HS_CHECK(broadcast(P, a, na, na, &reps));
+    char what[96];
+    snprintf(what, sizeof what, "gate '%s'", gname);
+    HS_CHECK(reserve_ops(P, name, what, bi ? 1 : P->gates[user].nops, (uint64_t)reps));
+    P->stmt = name;
     for (int r = 0; r < reps; r++) {
         int qs[16];
         for (int i = 0; i < na; i++) {
@@ -641,7 +762,7 @@ static int stmt_gate_call(parser *P)
             for (int j = 0; j < i; j++)
                 if (qs[j] == qs[i]) return err_at(P, a[i].t, "the same qubit is used twice in one gate%s", "");
         }
-        HS_CHECK(expand(P, bi, user, v, qs, 0));
+        HS_CHECK(expand(P, bi, user, v, qs));
     }
     return HS_OK;
 }
@@ -659,7 +780,8 @@ static hs_qop *set_cond(parser *P, hs_qop *op, int line)
 
 static int stmt_measure(parser *P)
 {
-    int line = next(P)->line;
+    tok *kw = next(P);
+    int line = kw->line;
     argref a[2];
     HS_CHECK(parse_arg(P, 0, &a[0]));
     HS_CHECK(expect_sym(P, "->"));
@@ -669,6 +791,7 @@ static int stmt_measure(parser *P)
         return err_at(P, a[1].t, "measure needs a register on both sides or a bit on both sides%s", "");
     int reps;
     HS_CHECK(broadcast(P, a, 2, 1, &reps));
+    HS_CHECK(reserve_ops(P, kw, "measure", 1, (uint64_t)reps));
     for (int r = 0; r < reps; r++)
         if (!set_cond(P, hs_circuit_measure(P->c, bit_of(P, &a[0], r, 0), bit_of(P, &a[1], r, 1)), line))
             return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -677,12 +800,14 @@ static int stmt_measure(parser *P)
 
 static int stmt_reset(parser *P)
 {
-    int line = next(P)->line;
+    tok *kw = next(P);
+    int line = kw->line;
     argref a;
     HS_CHECK(parse_arg(P, 0, &a));
     HS_CHECK(expect_sym(P, ";"));
     int reps;
     HS_CHECK(broadcast(P, &a, 1, 1, &reps));
+    HS_CHECK(reserve_ops(P, kw, "reset", 1, (uint64_t)reps));
     for (int r = 0; r < reps; r++)
         if (!set_cond(P, hs_circuit_reset(P->c, bit_of(P, &a, r, 0)), line)) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     return HS_OK;
@@ -768,6 +893,66 @@ static int stmt_if(parser *P)
 
 static int parse_source(parser *P, source *s);
 
+/* ---------------------------------------------------------------- source files */
+enum { MAX_SOURCE_BYTES = 64 << 20 };
+typedef enum { SRC_OK, SRC_OPEN, SRC_NOT_REGULAR, SRC_TOO_BIG, SRC_READ, SRC_BINARY, SRC_NO_MEMORY } src_status;
+
+/* The first byte of text that no OpenQASM file holds (controls other than tab, LF, VT, FF, CR), or 0. */
+static int binary_byte(const char *text)
+{
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+        if (*c < 0x09 || (*c > 0x0d && *c < 0x20)) return *c;
+    return 0;
+}
+
+/* The whole of the file `path` as a string (malloc'd): a regular file of at most 64 MiB of text.
+ * On failure *err is errno (SRC_OPEN, SRC_READ) or the offending byte (SRC_BINARY). */
+static src_status read_source(const char *path, char **text, int *err)
+{
+    *text = NULL;
+    *err = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return *err = errno, SRC_OPEN;
+    struct stat st;
+    src_status rc = SRC_OK;
+    if (fstat(fileno(f), &st) != 0) rc = SRC_READ, *err = errno;
+    else if (!S_ISREG(st.st_mode)) rc = SRC_NOT_REGULAR;
+    else if (st.st_size > MAX_SOURCE_BYTES) rc = SRC_TOO_BIG;
+    char *t = NULL;
+    if (rc == SRC_OK) {
+        size_t len = (size_t)st.st_size;
+        t = malloc(len + 1);
+        /* one byte more than the size: a file that grew while being read is not read in part */
+        size_t got = t ? fread(t, 1, len + 1, f) : 0;
+        if (!t) {
+            rc = SRC_NO_MEMORY;
+        } else if (ferror(f) || got != len) {
+            rc = SRC_READ;
+            *err = ferror(f) ? errno : 0; /* 0: the size changed while it was read */
+        } else {
+            t[len] = '\0';
+            if (strlen(t) != len) rc = SRC_BINARY; /* a NUL byte: *err stays 0 */
+            else if ((*err = binary_byte(t)) != 0) rc = SRC_BINARY;
+        }
+    }
+    fclose(f);
+    if (rc != SRC_OK) free(t);
+    else *text = t;
+    return rc;
+}
+
+static const char *read_why(int err) { return err ? strerror(err) : "its size changed while it was read"; }
+
+/* A copy of the folder part of path with its '/' ("" when there is none). */
+static char *dir_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, path, n), d[n] = '\0';
+    return d;
+}
+
 static int stmt_include(parser *P)
 {
     next(P);
@@ -775,9 +960,8 @@ static int stmt_include(parser *P)
     if (ft->k != T_STR) return err_at(P, ft, "expected a file name in double quotes%s", "");
     next(P);
     HS_CHECK(expect_sym(P, ";"));
-    char name[1024];
-    snprintf(name, sizeof name, "%.*s", ft->len - 2, ft->s + 1);
-    if (!strcmp(name, "qelib1.inc")) {
+    int nlen = ft->len - 2;
+    if (nlen == 10 && !strncmp(ft->s + 1, "qelib1.inc", 10)) {
         if (P->qelib) return HS_OK;
         P->qelib = 1;
         source s;
@@ -786,33 +970,46 @@ static int stmt_include(parser *P)
         free(s.t);
         return rc;
     }
+    if (nlen == 0) return err_at(P, ft, "empty include file name%s", "");
     if (P->depth > 8) return err_at(P, ft, "includes nested too deeply%s", "");
-    char path[2100];
-    snprintf(path, sizeof path, "%s%s", name[0] == '/' ? "" : P->dir, name);
-    FILE *f = fopen(path, "rb");
-    if (!f) return err_at(P, ft, "cannot open include file: %s", strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)len + 1);
-    if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
-        fclose(f);
-        free(text);
-        return err_at(P, ft, "cannot read include file%s", "");
+    /* relative names are relative to the including file */
+    const char *base = ft->s[1] == '/' ? "" : P->dir;
+    size_t blen = strlen(base);
+    char *path = malloc(blen + (size_t)nlen + 1);
+    if (!path) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    memcpy(path, base, blen);
+    memcpy(path + blen, ft->s + 1, (size_t)nlen);
+    path[blen + (size_t)nlen] = '\0';
+    char *text = NULL, *dir = NULL;
+    int err, rc = HS_OK;
+    switch (read_source(path, &text, &err)) {
+    case SRC_OK: break;
+    case SRC_OPEN: rc = err_at(P, ft, "cannot open include file: %s", strerror(err)); break;
+    case SRC_NOT_REGULAR: rc = err_at(P, ft, "include file is not a regular file%s", ""); break;
+    case SRC_TOO_BIG: rc = err_at(P, ft, "include file over 64 MiB%s", ""); break;
+    case SRC_READ: rc = err_at(P, ft, "cannot read include file: %s", read_why(err)); break;
+    case SRC_BINARY: {
+        char b[16];
+        snprintf(b, sizeof b, "0x%02x", err);
+        rc = err_at(P, ft, "include file has binary data (byte %s)", b);
+        break;
     }
-    fclose(f);
-    text[len] = '\0';
-    char *keep = strdup(path);
+    default: rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", path); break;
+    }
+    if (rc == HS_OK && !(dir = dir_of(path))) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     source s;
-    int rc = lex(keep, text, &s);
-    if (rc == HS_OK) {
+    if (rc == HS_OK && (rc = lex(path, text, &s)) == HS_OK) {
+        char *outer = P->dir;
+        P->dir = dir;
         P->depth++;
         rc = parse_source(P, &s);
         P->depth--;
+        P->dir = outer;
         free(s.t);
     }
+    free(dir);
     free(text);
-    free(keep);
+    free(path);
     return rc;
 }
 
@@ -868,14 +1065,9 @@ static int parse_header(parser *P)
 
 static void free_parser(parser *P)
 {
-    for (int i = 0; i < P->ngates; i++) {
-        for (int j = 0; j < P->gates[i].ncalls; j++) {
-            free(P->gates[i].calls[j].p);
-            free(P->gates[i].calls[j].q);
-        }
-        free(P->gates[i].calls);
-    }
+    for (int i = 0; i < P->ngates; i++) free_calls(&P->gates[i]);
     free(P->gates);
+    free(P->dir);
     for (int i = 0; i < P->npool; i++) free(P->pool[i]);
     free(P->pool);
 }
@@ -884,14 +1076,15 @@ int hs_qasm_parse_string(const char *name, const char *text, hs_circuit **out)
 {
     parser P;
     memset(&P, 0, sizeof P);
-    const char *slash = strrchr(name, '/');
-    if (slash) snprintf(P.dir, sizeof P.dir, "%.*s/", (int)(slash - name), name);
-    for (const unsigned char *c = (const unsigned char *)text; *c; c++)
-        if (*c < 0x09 || (*c > 0x0d && *c < 0x20)) {
-            return hs_input_error(name, 0, NULL, "binary data (byte 0x%02x): not an OpenQASM file", *c);
-        }
+    int bad = binary_byte(text);
+    if (bad) return hs_input_error(name, 0, NULL, "binary data (byte 0x%02x): not an OpenQASM file", bad);
+    P.dir = dir_of(name);
     P.c = hs_circuit_new(0, 0);
-    if (!P.c) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (!P.c || !P.dir) {
+        free(P.dir);
+        hs_circuit_free(P.c);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
     source s;
     int rc = lex(name, text, &s);
     if (rc == HS_OK) {
@@ -912,26 +1105,16 @@ int hs_qasm_parse_string(const char *name, const char *text, hs_circuit **out)
 
 int hs_qasm_parse_file(const char *path, hs_circuit **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return hs_input_error(path, 0, NULL, "cannot open OpenQASM file: %s", strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (len > (64l << 20)) {
-        fclose(f);
-        return hs_input_error(path, 0, NULL, "OpenQASM file over 64 MiB");
-    }
-    char *text = malloc((size_t)len + 1);
-    if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
-        fclose(f);
-        free(text);
-        return hs_input_error(path, 0, NULL, "cannot read OpenQASM file");
-    }
-    fclose(f);
-    text[len] = '\0';
-    if (strlen(text) != (size_t)len) {
-        free(text);
-        return hs_input_error(path, 0, NULL, "binary data (byte 0x00): not an OpenQASM file");
+    char *text;
+    int err;
+    switch (read_source(path, &text, &err)) {
+    case SRC_OK: break;
+    case SRC_OPEN: return hs_input_error(path, 0, NULL, "cannot open OpenQASM file: %s", strerror(err));
+    case SRC_NOT_REGULAR: return hs_input_error(path, 0, NULL, "not a regular file");
+    case SRC_TOO_BIG: return hs_input_error(path, 0, NULL, "OpenQASM file over 64 MiB");
+    case SRC_READ: return hs_input_error(path, 0, NULL, "cannot read OpenQASM file: %s", read_why(err));
+    case SRC_BINARY: return hs_input_error(path, 0, NULL, "binary data (byte 0x%02x): not an OpenQASM file", err);
+    default: return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", path);
     }
     int rc = hs_qasm_parse_string(path, text, out);
     free(text);

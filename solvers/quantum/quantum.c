@@ -65,8 +65,9 @@ typedef struct {
     double *w;
     hs_vqe *vqe;
     hs_circuit *ansatz;
-    double *x, energy, exact, grad_diff, *history;
+    double *x, energy, exact, grad_diff, *history, gnorm;
     int iterations, converged;
+    const char *reason;         /* why the optimiser stopped (hs_vqe_minimize's codes) */
     int64_t evaluations;
     double best_cut;
     uint64_t best_string;
@@ -277,9 +278,11 @@ static int run_circuit(qstate *s)
     }
     double t0 = hs_wtime();
     if (s->terminal) {
-        /* unitary part once, then every shot from the final state */
+        /* everything but the (terminal) measurements once, then every shot from the final state:
+         * gates, and resets of fresh qubits (no-ops that the terminal test allows; applied all the
+         * same, so that a reset is never skipped) */
         for (int i = 0; i < s->run_c->nops; i++)
-            if (s->run_c->ops[i].kind == HS_QOP_GATE) HS_CHECK(hs_qureg_apply_op(s->q, &s->run_c->ops[i], &rng, NULL));
+            if (s->run_c->ops[i].kind != HS_QOP_MEASURE) HS_CHECK(hs_qureg_apply_op(s->q, &s->run_c->ops[i], &rng, NULL));
         HS_CHECK(hs_ctx_sync(s->ctx));
         s->seconds = hs_wtime() - t0;
         if (s->shots > 0) {
@@ -339,6 +342,8 @@ static int run_variational(qstate *s)
     s->iterations = r.iterations;
     s->evaluations = r.evaluations;
     s->converged = r.converged;
+    s->reason = r.reason;
+    s->gnorm = r.gnorm;
     s->history = r.history;
     s->exact = NAN;
     if (n <= 10) HS_CHECK(hs_pauli_ground_energy(s->obs, n, &s->exact));
@@ -516,6 +521,10 @@ static void write_variational(qstate *s, hs_json *j)
     hs_json_int(j, s->evaluations);
     hs_json_key(j, "converged");
     hs_json_bool(j, s->converged);
+    hs_json_key(j, "stopping_reason");
+    hs_json_string(j, s->reason ? s->reason : "unknown");
+    hs_json_key(j, "gradient_max_abs");
+    hs_json_double(j, s->gnorm);
     hs_json_key(j, "parameters");
     hs_json_begin_array(j);
     for (int k = 0; k < s->ansatz->nparams; k++) hs_json_double(j, s->x[k]);
@@ -551,6 +560,8 @@ static void print_summary(qstate *s)
         printf("quantum: %s energy %.12f (exact %.12f, error %.3g) after %d iterations, %lld evaluations\n",
                s->mode == MODE_VQE ? "VQE" : "QAOA", s->energy, s->exact, s->energy - s->exact, s->iterations,
                (long long)s->evaluations);
+        printf("quantum: %s (stopped on %s; largest gradient component %.3g)\n",
+               s->converged ? "converged" : "not converged", s->reason ? s->reason : "unknown", s->gnorm);
         if (hs_params_bool(s->p, "quantum.check_gradient"))
             printf("quantum: adjoint vs parameter-shift gradient, largest difference %.3g\n", s->grad_diff);
         if (s->mode == MODE_QAOA)

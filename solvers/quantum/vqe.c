@@ -1,6 +1,7 @@
 /* VQE and QAOA: energies, adjoint and parameter-shift gradients, optimisation with kernels/optim. */
 #include "solvers/quantum/vqe.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@ struct hs_vqe {
     hs_circuit *c;
     const hs_pauli_sum *h;
     hs_qureg *psi, *lam, *mu;
+    hs_dtype t;
     int64_t evals;
     double *hx, *hg;      /* host copies of x and the gradient */
     double *history;
@@ -72,6 +74,7 @@ int hs_vqe_create(hs_ctx *ctx, hs_circuit *ansatz, const hs_pauli_sum *h, hs_dty
     v->ctx = ctx;
     v->c = ansatz;
     v->h = h;
+    v->t = t;
     v->hx = calloc((size_t)ansatz->nparams + 1, sizeof(double));
     v->hg = calloc((size_t)ansatz->nparams + 1, sizeof(double));
     int rc = (!v->hx || !v->hg) ? HS_FAIL(HS_ERR_RUNTIME, "out of memory") : HS_OK;
@@ -215,6 +218,64 @@ static int record(void *data, int iteration, double f)
     return 0;
 }
 
+/* The stopping reasons of hs_lbfgs_minimize (kernels/optim.c) as this file's codes. */
+static const struct {
+    const char *lbfgs, *code;
+} g_lbfgs_reasons[] = {
+    {"gradient tolerance met", "gradient_tolerance"},
+    {"relative decrease below ftol", "energy_change"},
+    {"line search found no decrease", "line_search_failed"},
+    {"evaluation limit reached", "evaluation_limit"},
+    {"iteration limit reached", "iteration_limit"},
+    {"stopped by the callback", "interrupted"},
+    {"objective not finite at the starting point", "not_finite"},
+};
+
+/* Whether x, where the line search found no lower energy, is stationary to round-off: the energy
+ * E(x) = e0 is good to about delta = 64 eps ||H|| (||H|| <= sum |c_k|).  Along -g the energy falls
+ * by at least |g|^2 / (2 lambda) at the step |g| / lambda, lambda = ||H|| |s|^2 bounding the
+ * curvature (|d2E/dx_j dx_k| <= s_j s_k ||H|| for rotations exp(-i s x P / 2)); so (1) that
+ * guaranteed decrease must be below delta, and (2) since lambda may overstate the curvature, no step
+ * of 1, 4, ..., 4^7 times that one may lower the energy by more than delta either.  g is in v->hg. */
+static int stationary_to_roundoff(hs_vqe *v, const double *x, double e0, double g2, int *yes)
+{
+    int n = v->c->nparams;
+    double hnorm = 0, s2 = 0;
+    *yes = 0;
+    for (int k = 0; k < v->h->nterms; k++) hnorm += fabs(v->h->c[k]);
+    double *sc = calloc((size_t)n + 1, sizeof *sc), *xt = calloc((size_t)n + 1, sizeof *xt);
+    if (!sc || !xt) {
+        free(sc), free(xt);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    for (int i = 0; i < v->c->nops; i++)
+        if (v->c->ops[i].param >= 0) sc[v->c->ops[i].param] += fabs(v->c->ops[i].pscale);
+    for (int k = 0; k < n; k++) s2 += sc[k] * sc[k];
+    double eps = v->t == HS_C64 ? FLT_EPSILON / 2 : DBL_EPSILON / 2, delta = 64 * eps * hnorm, lambda = hnorm * s2;
+    int rc = HS_OK, ok = g2 == 0 || (lambda > 0 && g2 * g2 / (2 * lambda) <= delta);
+    for (int j = 0; ok && g2 > 0 && j < 8; j++) {
+        double t = ldexp(1.0, 2 * j) / lambda, e; /* step t |g| along -g/|g| */
+        for (int k = 0; k < n; k++) xt[k] = x[k] - t * v->hg[k];
+        if ((rc = hs_vqe_energy(v, xt, &e)) != HS_OK) break;
+        if (e < e0 - delta) ok = 0;
+    }
+    free(sc);
+    free(xt);
+    *yes = ok;
+    return rc;
+}
+
+/* Gradient norms at x (adjoint): largest component and 2-norm. */
+static int final_gradient(hs_vqe *v, const double *x, double *gmax, double *g2)
+{
+    double e, ss = 0;
+    *gmax = 0;
+    HS_CHECK(hs_vqe_gradient_adjoint(v, x, &e, v->hg));
+    for (int k = 0; k < v->c->nparams; k++) *gmax = fmax(*gmax, fabs(v->hg[k])), ss += v->hg[k] * v->hg[k];
+    *g2 = sqrt(ss);
+    return HS_OK;
+}
+
 int hs_vqe_minimize(hs_vqe *v, double *x, const hs_vqe_opts *o, hs_vqe_result *r)
 {
     size_t n = (size_t)v->c->nparams, bytes = n * sizeof(double);
@@ -236,6 +297,9 @@ int hs_vqe_minimize(hs_vqe *v, double *x, const hs_vqe_opts *o, hs_vqe_result *r
         r->iterations = lr.iterations;
         r->gnorm = lr.gnorm;
         r->converged = lr.converged;
+        r->reason = lr.reason; /* unknown to the table below: kept as it is */
+        for (size_t k = 0; k < sizeof g_lbfgs_reasons / sizeof g_lbfgs_reasons[0]; k++)
+            if (lr.reason && !strcmp(lr.reason, g_lbfgs_reasons[k].lbfgs)) r->reason = g_lbfgs_reasons[k].code;
     } else {
         hs_adam *adam = NULL;
         rc = hs_adam_create(v->ctx, n, 0.9, 0.999, 1e-8, &adam);
@@ -253,10 +317,23 @@ int hs_vqe_minimize(hs_vqe *v, double *x, const hs_vqe_opts *o, hs_vqe_result *r
                 break;
             }
         }
+        r->reason = r->converged ? "gradient_tolerance" : "iteration_limit";
         hs_adam_destroy(adam);
     }
     if (rc == HS_OK) rc = hs_mem_copy(v->ctx, x, dx, bytes, HS_COPY_D2H);
     if (rc == HS_OK) rc = hs_vqe_energy(v, x, &r->energy);
+    /* the gradient at the x returned (the optimiser's last one may belong to a trial point) */
+    double g2 = 0;
+    if (rc == HS_OK) rc = final_gradient(v, x, &r->gnorm, &g2);
+    /* a line search that finds no lower energy is convergence when x is stationary to round-off */
+    if (rc == HS_OK && r->reason && !strcmp(r->reason, "line_search_failed")) {
+        int yes;
+        rc = stationary_to_roundoff(v, x, r->energy, g2, &yes);
+        if (rc == HS_OK && yes) {
+            r->reason = "energy_roundoff";
+            r->converged = 1;
+        }
+    }
     hs_mem_free(v->ctx, dx);
     hs_mem_free(v->ctx, dg);
     r->evaluations = v->evals;

@@ -46,12 +46,24 @@ typedef struct hs_vqe_result {
     double energy;
     int iterations;
     int64_t evaluations;
-    double gnorm;
+    double gnorm;         /* largest |dE/dx_k| at the final x (adjoint gradient) */
     int converged;
     double *history;      /* energy after each iteration (malloc'd, `iterations` entries) */
+    const char *reason;   /* why the optimiser stopped (a static string, below) */
 } hs_vqe_result;
 
-/* Minimise E from x (host, updated in place). */
+/* Minimise E from x (host, updated in place).  r->reason is the criterion that stopped the
+ * optimiser, and r->converged follows from it:
+ *   converged:  "gradient_tolerance" (largest gradient component <= gtol),
+ *               "energy_change" (L-BFGS: the energy of an iteration fell by at most ftol |E|),
+ *               "energy_roundoff" (L-BFGS: the line search found no lower energy along a descent
+ *               direction, and the gradient is so small that no decrease above the energy's
+ *               round-off can exist: |g|_2 <= ||H|| |s| sqrt(2 delta), delta = 64 eps, where
+ *               ||H|| <= sum |c_k|, s_k sums the angle scales of the gates of parameter k
+ *               (|d2E/dx_j dx_k| <= s_j s_k ||H||) and eps is the precision's unit round-off);
+ *   not converged: "iteration_limit", "evaluation_limit", "line_search_failed" (no decrease
+ *               found while the gradient allows one), "not_finite" (E is not finite at the start),
+ *               "interrupted". */
 int hs_vqe_minimize(hs_vqe *v, double *x, const hs_vqe_opts *o, hs_vqe_result *r);
 
 /* Lowest eigenvalue of h by dense diagonalisation (n <= 10 qubits; Jacobi on the real 2^(n+1)

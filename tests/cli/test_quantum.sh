@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The quantum solver end to end: good runs write JSON (counts, amplitudes); bad OpenQASM, bad
-# parameters and registers too large for memory give one exact "file:line:column" message, exit 2,
-# and write nothing.
+# The quantum solver end to end: good runs write JSON (counts, amplitudes, reset honoured, VQE
+# stopping reasons); bad OpenQASM (also non-finite parameters, over-long expansions, included
+# directories), bad Pauli and graph files, bad parameters and registers too large for memory give
+# one exact "file:line:column" message, exit 2, and write nothing.
 set -u
 HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
 WORK=$(mktemp -d)
@@ -147,7 +148,118 @@ expect "missing Hamiltonian" 2 "hpcsim: error: nothere.pauli: cannot open Pauli-
 
 printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = qaoa\ngraph = g.txt\n' > qaoa.ini
 printf '4\n0 1\n1 4\n' > g.txt
-expect "bad graph edge" 2 "hpcsim: error: g.txt:3:1: expected an edge 'i j [weight]' with 0 <= i != j < n, got '1 4'" "$HS_BIN" run qaoa.ini
+expect "bad graph edge" 2 "hpcsim: error: g.txt:3:3: expected a vertex number 0..3, got '4'" "$HS_BIN" run qaoa.ini
+
+# ---- reset is honoured on every path (issue 13, item 7).  References by hand: x then reset leaves
+# |00>, so every shot reads 00 and the amplitudes are (1, 0, 0, 0); after h, cx, reset q[0] the
+# state is |0> or |1> on q[1] with probability 1/2 each and q[0] = 0 (keys "00" and "10").
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nx q[0];\nreset q[0];\nmeasure q -> c;\n' > reset.qasm
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nx q[0];\nreset q[0];\n' > reset_nom.qasm
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0], q[1];\nreset q[0];\nmeasure q -> c;\n' > reset_ent.qasm
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nreset q;\nx q[1];\nmeasure q -> c;\n' > reset_first.qasm
+ini reset.qasm 'shots = 1000' > reset.ini
+ini reset_nom.qasm 'shots = 0' > reset_nom.ini
+ini reset_ent.qasm 'shots = 2000' > reset_ent.ini
+ini reset_first.qasm 'shots = 500' > reset_first.ini
+for fus in 0 4; do
+    "$HS_BIN" run reset.ini --quiet quantum.fusion=$fus output.path=r$fus >/dev/null 2>&1
+    "$HS_BIN" run reset_nom.ini --quiet quantum.fusion=$fus output.path=n$fus >/dev/null 2>&1
+    "$HS_BIN" run reset_ent.ini --quiet quantum.fusion=$fus output.path=e$fus >/dev/null 2>&1
+    "$HS_BIN" run reset_first.ini --quiet quantum.fusion=$fus output.path=f$fus >/dev/null 2>&1
+    if python3 - $fus <<'PY'
+import json, sys
+f = sys.argv[1]
+r = json.load(open("r%s.json" % f))
+assert r["counts"] == {"00": 1000}, r["counts"]
+assert r["amplitudes"] == [[1, 0], [0, 0], [0, 0], [0, 0]], r["amplitudes"]
+n = json.load(open("n%s.json" % f))
+assert n["amplitudes"] == [[1, 0], [0, 0], [0, 0], [0, 0]], n["amplitudes"]
+e = json.load(open("e%s.json" % f))["counts"]
+assert set(e) == {"00", "10"} and abs(e["00"] - 1000) < 100, e   # 4.5 sigma of Binomial(2000, 1/2)
+assert json.load(open("f%s.json" % f))["counts"] == {"10": 500}
+PY
+    then ok "reset honoured (fusion $fus): x;reset -> 00 and |00>, entangled reset -> 00/10, leading reset"; else bad "reset (fusion $fus)"; fi
+    rm -f r$fus.json n$fus.json e$fus.json f$fus.json
+done
+if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
+    printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[7];\ncreg c[7];\nx q[6];\nx q[0];\nreset q[6];\nmeasure q -> c;\n' > reset7.qasm
+    ini reset7.qasm 'shots = 100' > reset7.ini
+    mpirun --oversubscribe --allow-run-as-root -n 2 "$HS_BIN" run reset7.ini --quiet output.path=r7 >/dev/null 2>&1
+    if python3 -c 'import json; r = json.load(open("r7.json")); assert r["distributed"] and r["counts"] == {"0000001": 100}, r["counts"]'; then
+        ok "MPI: reset of a global qubit"; else bad "MPI reset: $(head -c 300 r7.json 2>/dev/null)"; fi
+    rm -f r7.json
+fi
+
+# ---- non-finite input is an input error (item 8)
+for e in '0/0' '1e400' 'ln(0)' '2^5000'; do
+    printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nrx(%s) q[0];\n' "$e" > nf.qasm
+    ini nf.qasm > nf.ini
+    expect "gate parameter $e" 2 "~^hpcsim: error: nf.qasm:4:4: (number out of range|parameter 1 of 'rx' is not a finite number)" "$HS_BIN" run nf.ini
+done
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g(a) r { rx(pi/a) r; }\nqreg q[1];\ng(0) q[0];\n' > nfg.qasm
+ini nfg.qasm > nfg.ini
+expect "gate-body parameter 1/0" 2 "hpcsim: error: nfg.qasm:5:1: parameter 1 of 'rx' in the body of gate 'g' is not a finite number ('/' gives inf) (at 'g')" "$HS_BIN" run nfg.ini
+printf '0.5 ZZ\nnan XX\n' > nan.pauli
+ini ghz.qasm 'observable = nan.pauli' > nan.ini
+expect "Pauli coefficient nan" 2 "hpcsim: error: nan.pauli:2:1: expected a finite coefficient, got 'nan'" "$HS_BIN" run nan.ini
+printf '0.5 ZZ\ninf XX\n' > inf.pauli
+printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = vqe\nhamiltonian = inf.pauli\n' > vinf.ini
+expect "Hamiltonian coefficient inf" 2 "hpcsim: error: inf.pauli:2:1: expected a finite coefficient, got 'inf'" "$HS_BIN" run vinf.ini
+
+# ---- graph and Pauli readers (item 9)
+printf '4\n0 1 nan\n' > g.txt
+expect "graph weight nan" 2 "hpcsim: error: g.txt:2:5: expected a finite edge weight, got 'nan'" "$HS_BIN" run qaoa.ini
+printf '4\n0 1\n4294967297 2\n' > g.txt
+expect "graph vertex past 2^32" 2 "hpcsim: error: g.txt:3:1: expected a vertex number 0..3, got '4294967297'" "$HS_BIN" run qaoa.ini
+printf '4\n0 1 abc\n' > g.txt
+expect "graph weight abc" 2 "hpcsim: error: g.txt:2:5: expected a finite edge weight, got 'abc'" "$HS_BIN" run qaoa.ini
+printf '4\n0 1 2 junk\n' > g.txt
+expect "graph trailing junk" 2 "hpcsim: error: g.txt:2:7: unexpected text after the edge: 'junk'" "$HS_BIN" run qaoa.ini
+# a comment of 5000 characters whose tail looks like a term: <Z0 Z1> = 1 on GHZ, so 0.5 (1.5 if the
+# tail "1.0 III" were read as a term)
+{ printf '#'; head -c 4094 /dev/zero | tr '\0' c; printf ' 1.0 III\n0.5 Z0 Z1\n'; } > long.pauli
+ini ghz.qasm $'shots = 0\nobservable = long.pauli' > long.ini
+"$HS_BIN" run long.ini --quiet >/dev/null 2>&1
+if python3 -c 'import json; v = json.load(open("out.json"))["expectation"]["value"]; assert abs(v - 0.5) < 1e-14, v'; then
+    ok "Pauli file: a 4100-character comment stays a comment"; else bad "long comment: $(grep -o '"value":[^}]*' out.json)"; fi
+rm -f out.json
+
+# ---- gate expansion is counted before it is built (item 10)
+{ printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g0 a { x a; }\n'
+  for k in $(seq 1 30); do printf 'gate g%d a { g%d a; g%d a; }\n' $k $((k - 1)) $((k - 1)); done
+  printf 'qreg q[1];\ng30 q[0];\n'; } > nest.qasm
+ini nest.qasm > nest.ini
+start=$(date +%s)
+expect "30 nested doubling gates refused" 2 "hpcsim: error: nest.qasm:35:1: gate 'g30' expands to 1073741824 operations; a circuit may have at most 16777216 (at 'g30')" \
+    timeout 60 "$HS_BIN" run nest.ini
+[ $(( $(date +%s) - start )) -le 5 ] && ok "expansion refused within 5 s" || bad "expansion refusal took $(( $(date +%s) - start )) s"
+
+# ---- include of a directory (item 11)
+mkdir -p incdir
+printf 'OPENQASM 2.0;\ninclude "incdir";\nqreg q[1];\n' > incd.qasm
+ini incd.qasm > incd.ini
+expect "include of a directory" 2 "hpcsim: error: incd.qasm:2:9: include file is not a regular file (at '\"incdir\"')" "$HS_BIN" run incd.ini
+ini incdir > cdir.ini
+expect "circuit file is a directory" 2 "hpcsim: error: incdir: not a regular file" "$HS_BIN" run cdir.ini
+rmdir incdir
+
+# ---- VQE convergence is reported by the criterion that stopped the optimiser (item 13)
+INPUTS=$(dirname "$HS_BIN")/../inputs
+[ -f "$INPUTS/qc_vqe_h2.ini" ] || INPUTS=$(dirname "$(realpath "$0")")/../../inputs
+"$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe" >/dev/null 2>&1
+"$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe2" quantum.max_iter=2 >/dev/null 2>&1
+if python3 - <<'PY'
+import json
+r = json.load(open("vqe.json"))
+assert abs(r["energy"] - -1.857275030202) < 1e-11 and abs(r["error"]) < 1e-12, r["error"]
+assert r["converged"] is True, (r["converged"], r.get("stopping_reason"))
+assert r["stopping_reason"] in ("gradient_tolerance", "energy_change", "energy_roundoff"), r["stopping_reason"]
+s = json.load(open("vqe2.json"))
+assert s["converged"] is False and s["stopping_reason"] in ("iteration_limit", "evaluation_limit"), (s["converged"], s.get("stopping_reason"))
+assert s["gradient_max_abs"] > 1e-6
+PY
+then ok "VQE H2: converged with its stopping reason; max_iter = 2 is not converged"; else bad "VQE convergence report: $(grep -o '"converged[^,]*,[^,]*' vqe.json vqe2.json)"; fi
+rm -f vqe.json vqe2.json
 
 # Under MPI: every rank parses, rank 0 reports once, exit 2.
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then

@@ -1,15 +1,18 @@
 /* Quantum simulator tests: kernels vs a naive gather-per-amplitude reference on random circuits
  * (every gate kind, 1-12 qubits, both precisions), fusion, known circuits (GHZ, QFT, Grover),
- * sampling (chi-square), marginals, Pauli expectations, measurement, the OpenQASM reader, VQE
- * against exact diagonalisation and adjoint against parameter-shift gradients. */
+ * sampling (chi-square), marginals, Pauli expectations, measurement and reset, the OpenQASM reader
+ * (errors, non-finite parameters, the expansion limit), the Pauli and graph readers, VQE against
+ * exact diagonalisation, its stopping reasons, and adjoint against parameter-shift gradients. */
 #include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/json.h"
+#include "kernels/memory.h"
 #include "solvers/quantum/qasm.h"
 #include "solvers/quantum/qureg.h"
 #include "solvers/quantum/vqe.h"
@@ -541,6 +544,186 @@ static void test_qasm_errors(void **st)
     hs_circuit_free(c);
 }
 
+/* A file in the test scratch folder holding `text` (len bytes; -1: strlen); returns its path. */
+static const char *write_file(const char *name, const char *text, long len)
+{
+    const char *path = test_tmp_path(name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    size_t n = len < 0 ? strlen(text) : (size_t)len;
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    fclose(f);
+    return path;
+}
+
+/* reset is not unitary: only a reset of a qubit nothing has touched yet (it is |0>, the reset does
+ * nothing) leaves the circuit on the sample-the-final-state path; a reset after a gate needs one
+ * trajectory per shot.  Reference: x; reset gives |0> (amplitude 1 at index 0, by hand). */
+static void test_reset_paths(void **st)
+{
+    (void)st;
+    static const struct { const char *body; int terminal; } cases[] = {
+        {"x q[0]; reset q[0]; measure q -> c;", 0},          /* the circuit */
+        {"h q[0]; cx q[0], q[1]; reset q[1]; measure q -> c;", 0},
+        {"h q[0]; cx q[0], q[1]; reset q[0]; measure q -> c;", 0}, /* q[0] touched as a control */
+        {"x q[0]; reset q[0];", 0},                           /* no measurement at all */
+        {"reset q; x q[1]; measure q -> c;", 1},              /* resets of fresh qubits: no-ops */
+        {"x q[1]; reset q[0]; measure q -> c;", 1},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "OPENQASM 2.0; include \"qelib1.inc\"; qreg q[2]; creg c[2]; %s", cases[k].body);
+        hs_circuit *c;
+        TEST_OK(hs_qasm_parse_string("r.qasm", text, &c));
+        if (hs_circuit_terminal_measurements(c) != cases[k].terminal)
+            fail_msg("'%s': terminal = %d, expected %d", cases[k].body, !cases[k].terminal, cases[k].terminal);
+        hs_circuit_free(c);
+    }
+    /* the trajectory of x; reset ends in |00> and measures 00, whatever u is */
+    hs_circuit *c;
+    TEST_OK(hs_qasm_parse_string("r.qasm", "OPENQASM 2.0; include \"qelib1.inc\"; qreg q[2]; creg c[2];"
+                                           "x q[0]; reset q[0]; measure q -> c;", &c));
+    hs_qureg *q;
+    TEST_OK(hs_qureg_create(test_ctx(), 2, HS_C128, 0, &q));
+    hs_rng rng;
+    hs_rng_seed(&rng, 3, 0);
+    for (int s = 0; s < 20; s++) {
+        uint64_t cl[1] = {3};
+        double a[8];
+        TEST_OK(hs_qureg_init_basis(q, 0));
+        TEST_OK(hs_qureg_run(q, c, &rng, cl));
+        assert_int_equal((int)cl[0], 0);
+        TEST_OK(hs_qureg_get_amplitudes(q, a));
+        TEST_LE(fabs(a[0] - 1.0), 1e-15);
+    }
+    hs_qureg_destroy(q);
+    hs_circuit_free(c);
+}
+
+/* Gate parameters must be finite numbers: literals past the double range, 0/0, division by zero,
+ * overflow in exp or ^, ln(0), sqrt(-1), also inside gate bodies (reported at the call). */
+static void test_qasm_nonfinite(void **st)
+{
+    (void)st;
+    static const struct { const char *expr, *msg; } cases[] = {
+        {"1e400", "bad.qasm:4:4: number out of range (at '1e400')"},
+        {"0/0", "bad.qasm:4:4: parameter 1 of 'rx' is not a finite number ('/' gives nan) (at '0')"},
+        {"1/0", "bad.qasm:4:4: parameter 1 of 'rx' is not a finite number ('/' gives inf)"},
+        {"pi/(1-1)", "'/' gives inf"},
+        {"exp(1000)", "'exp' gives inf"},
+        {"1/exp(1000)", "'exp' gives inf"},          /* an intermediate overflow, even if the end is 0 */
+        {"2^2000", "'^' gives inf"},
+        {"(-8)^(1/3)", "'^' gives nan"},
+        {"ln(0)", "'ln' gives -inf"},
+        {"sqrt(-1)", "'sqrt' gives nan"},
+        {"asin(2)", "'asin' gives nan"},
+        {"1e308*10", "'*' gives inf"},
+        {"1e308+1e308", "'+' gives inf"},
+        {"-1e308-1e308", "'-' gives -inf"},
+        {"tan(pi/2)*1e300*1e300", "'*' gives inf"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\nrx(%s) q[0];\n", cases[k].expr);
+        expect_qasm_error(text, cases[k].msg);
+    }
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\nu3(0, 1, 0/0) q[0];\n",
+                      "bad.qasm:4:10: parameter 3 of 'u3' is not a finite number ('/' gives nan)");
+    /* in a gate body: evaluated when the gate is applied; reported at the application */
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(a) r { h r; rz(1/a) r; }\nqreg q[1];\n"
+                      "g(0.5) q[0];\n  g(0) q[0];\n",
+                      "bad.qasm:6:3: parameter 1 of 'rz' in the body of gate 'g' is not a finite number ('/' gives inf) (at 'g')");
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(a) r { rz(a) r; }\ngate f(b) r { g(exp(b)) r; }\n"
+                      "qreg q[1];\nf(800) q[0];\n",
+                      "bad.qasm:6:1: parameter 1 of 'g' in the body of gate 'f' is not a finite number ('exp' gives inf)");
+    /* large finite values are legal */
+    hs_circuit *c;
+    TEST_OK(hs_qasm_parse_string("ok.qasm", "OPENQASM 2.0; include \"qelib1.inc\"; qreg q[1]; rx(1e300) q[0];"
+                                            "rz(1e-400) q[0]; rx(1/exp(700)) q[0];", &c));
+    assert_int_equal(c->nops, 3);
+    hs_circuit_free(c);
+}
+
+/* The expansion of user gates is counted before anything is built: 30 nested doublings (2^30
+ * operations from a 1 KB file) and 70 (past 2^64: the count saturates) are refused at once,
+ * naming the gate and the count; so is a broadcast that multiplies a large gate. */
+static void test_qasm_expansion_limit(void **st)
+{
+    (void)st;
+    char *text = malloc(1 << 16);
+    for (int depth = 30; depth <= 33; depth += 3) {
+        /* 30 levels of 2 calls (2^30), 33 levels of 4 calls (2^66: saturated) */
+        int n = snprintf(text, 1 << 16, "OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g0 a { x a; }\n");
+        for (int k = 1; k <= depth; k++)
+            n += snprintf(text + n, (size_t)(1 << 16) - (size_t)n, depth == 30 ? "gate g%d a { g%d a; g%d a; }\n"
+                                                                                 : "gate g%d a { g%d a; g%d a; g%d a; g%d a; }\n",
+                          k, k - 1, k - 1, k - 1, k - 1);
+        snprintf(text + n, (size_t)(1 << 16) - (size_t)n, "qreg q[1];\ng%d q[0];\n", depth);
+        char want[256];
+        if (depth == 30)
+            snprintf(want, sizeof want, "bad.qasm:35:1: gate 'g30' expands to 1073741824 operations; a circuit may have at most %d (at 'g30')",
+                     HS_QASM_MAX_OPERATIONS);
+        else
+            snprintf(want, sizeof want, "bad.qasm:38:1: gate 'g33' expands to at least 18446744073709551615 operations; a circuit may have at most %d", HS_QASM_MAX_OPERATIONS);
+        double t0 = hs_wtime();
+        expect_qasm_error(text, want);
+        TEST_LE(hs_wtime() - t0, 1.0); /* counted, not built */
+    }
+    /* 2^22 operations per application fit; broadcast over 5 qubits (5 * 2^22) does not */
+    int n = snprintf(text, 1 << 16, "OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g0 a { x a; }\n");
+    for (int k = 1; k <= 22; k++) n += snprintf(text + n, (size_t)(1 << 16) - (size_t)n, "gate g%d a { g%d a; g%d a; }\n", k, k - 1, k - 1);
+    snprintf(text + n, (size_t)(1 << 16) - (size_t)n, "qreg q[5];\nh q;\ng22 q;\n");
+    expect_qasm_error(text, "bad.qasm:28:1: gate 'g22' expands to 20971520 operations (4194304 per application, "
+                            "5 applications); a circuit may have at most 16777216 (at 'g22')");
+    /* nesting deeper than 64 is refused where it is defined (the expansion recurses per level) */
+    n = snprintf(text, 1 << 16, "OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g0 a { x a; }\n");
+    for (int k = 1; k <= 64; k++) n += snprintf(text + n, (size_t)(1 << 16) - (size_t)n, "gate g%d a { g%d a; }\n", k, k - 1);
+    expect_qasm_error(text, "bad.qasm:67:6: 'g64' nests gate definitions 65 deep; at most 64 (at 'g64')");
+    free(text);
+}
+
+/* Errors inside gate bodies free what the body had built (checked by the sanitizer build), and an
+ * include must be a regular file. */
+static void test_qasm_body_errors(void **st)
+{
+    (void)st;
+    const char *head = "OPENQASM 2.0;\ninclude \"qelib1.inc\";\n";
+    static const struct { const char *body, *msg; } cases[] = {
+        {"gate g a, b { h a; rx(1, 2) b; }", "wrong number of parameters: the gate takes 1"},
+        {"gate g a, b { h a; rx(pi +) b; }", "expected an expression"},
+        {"gate g a, b { h a; rx(pi; }", "expected ',' or ')'"},
+        {"gate g a, b { h a; cx a, c; }", "not a qubit argument of this gate"},
+        {"gate g a, b { h a; cx a, a; }", "duplicate qubit argument"},
+        {"gate g a, b { h a; cx a; }", "wrong number of qubit arguments: the gate takes 2"},
+        {"gate g a, b { h a; cx a, b, a; }", "too many qubit arguments"},
+        {"gate g a, b { h a; cx a, b }", "expected ';'"},
+        {"gate g a, b { h a; foo a; }", "undefined gate"},
+        {"gate g a, b { h a; 3 a; }", "expected a gate call in the gate body"},
+        {"gate g a, b { h a; cx a, b;", "expected '}' to close gate 'g'"},
+        {"gate g a, b { h a; } gate g a { x a; }", "gate already defined"},
+        {"gate g(t) a, b { rz(t) a; rz(u) b; }", "unknown identifier in expression"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[512];
+        snprintf(text, sizeof text, "%sqreg q[2];\n%s\n", head, cases[k].body);
+        expect_qasm_error(text, cases[k].msg);
+    }
+    /* include of a directory, and of a file that is fine */
+    const char *dir = test_tmp_path("incdir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    write_file("ok.inc", "gate g a { x a; }\n", -1);
+    const char *main_path = write_file("main.qasm", "OPENQASM 2.0;\ninclude \"qelib1.inc\";\ninclude \"ok.inc\";\n"
+                                                    "  include \"incdir\";\nqreg q[1];\n", -1);
+    hs_circuit *c = NULL;
+    assert_int_equal(hs_qasm_parse_file(main_path, &c), HS_ERR_INPUT);
+    if (!strstr(hs_error_message(), "main.qasm:4:11: include file is not a regular file")) fail_msg("%s", hs_error_message());
+    hs_error_clear();
+    assert_int_equal(hs_qasm_parse_file(dir, &c), HS_ERR_INPUT);
+    if (!strstr(hs_error_message(), "incdir: not a regular file")) fail_msg("%s", hs_error_message());
+    hs_error_clear();
+    rmdir(dir);
+}
+
 /* Smallest eigenvalue by power iteration on (s I - H), H built by Kronecker products of 2x2
  * Pauli matrices: independent of the bit tricks in the library. */
 static double reference_ground(const hs_pauli_sum *h, int n)
@@ -642,6 +825,59 @@ static void test_vqe_h2(void **st)
     hs_pauli_sum_free(h);
 }
 
+/* The optimiser's stopping reason decides "converged": from several starts L-BFGS ends at the
+ * exact H2 ground energy (to 1e-12) by the gradient tolerance, by an energy change below ftol, or
+ * because no lower energy is resolvable in floating point with a gradient within the round-off
+ * bound; each is convergence.  An iteration limit is not. */
+static void test_vqe_stopping(void **st)
+{
+    (void)st;
+    const char *path = write_file("h2.pauli", g_h2, -1);
+    hs_pauli_sum *h;
+    TEST_OK(hs_pauli_sum_read(path, &h));
+    double exact = reference_ground(h, 2);
+    hs_circuit *c = hs_ansatz_hardware_efficient(2, 2);
+    hs_vqe *v;
+    TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, &v));
+    int roundoff = 0;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        double x[12];
+        test_fill_f64(x, 12, seed, -0.5, 0.5);
+        hs_vqe_opts o = {0, 500, 1e-10, 0, 0.05, 0};
+        hs_vqe_result r;
+        TEST_OK(hs_vqe_minimize(v, x, &o, &r));
+        free(r.history);
+        TEST_LE(fabs(r.energy - exact), 1e-12);
+        assert_non_null(r.reason);
+        if (!r.converged) fail_msg("start %d: energy error %.3g but not converged (%s, |g| %.3g)", (int)seed,
+                                   r.energy - exact, r.reason, r.gnorm);
+        if (strcmp(r.reason, "gradient_tolerance") && strcmp(r.reason, "energy_change") && strcmp(r.reason, "energy_roundoff"))
+            fail_msg("start %d: reason '%s'", (int)seed, r.reason);
+        if (!strcmp(r.reason, "gradient_tolerance")) TEST_LE(r.gnorm, 1e-10);
+        roundoff += !strcmp(r.reason, "energy_roundoff");
+    }
+    assert_true(roundoff > 0); /* the case of the report: stopped by the line search at round-off */
+    /* three iterations from a random start: not converged, and says why */
+    double x[12];
+    test_fill_f64(x, 12, 99, -1, 1);
+    hs_vqe_opts o = {0, 3, 1e-10, 0, 0.05, 0};
+    hs_vqe_result r;
+    TEST_OK(hs_vqe_minimize(v, x, &o, &r));
+    free(r.history);
+    assert_false(r.converged);
+    if (strcmp(r.reason, "iteration_limit") && strcmp(r.reason, "evaluation_limit")) fail_msg("reason '%s'", r.reason);
+    assert_true(r.gnorm > 1e-6);
+    /* Adam: converged only by its gradient tolerance */
+    hs_vqe_opts oa = {1, 20, 1e-10, 0, 0.05, 0};
+    TEST_OK(hs_vqe_minimize(v, x, &oa, &r));
+    free(r.history);
+    assert_false(r.converged);
+    assert_string_equal(r.reason, "iteration_limit");
+    hs_vqe_destroy(v);
+    hs_circuit_free(c);
+    hs_pauli_sum_free(h);
+}
+
 /* QAOA p = 1 on the 4-cycle: the optimum expected cut is exactly 3 (Farhi et al. 2014: 3/4 of the
  * edges of a 2-regular graph); shared parameters' adjoint gradients match parameter shift. */
 static void test_qaoa_ring(void **st)
@@ -671,16 +907,130 @@ static void test_qaoa_ring(void **st)
 static void test_pauli_file_errors(void **st)
 {
     (void)st;
-    char path[] = "/tmp/hs_test_pauli_XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fdopen(fd, "w");
-    fputs("0.5 X0 Z1\n0.25 IZW\n", f);
-    fclose(f);
     hs_pauli_sum *h = NULL;
+    static const struct { const char *text, *msg; } cases[] = {
+        {"0.5 X0 Z1\n0.25 IZW\n", ":2:8: not a Pauli letter (I, X, Y, Z): 'W'"},
+        {"0.5 Z0\nnan Z1\n", ":2:1: expected a finite coefficient, got 'nan'"},
+        {"0.5 Z0\n-inf Z1\n", ":2:1: expected a finite coefficient, got '-inf'"},
+        {"0.5 Z0\n  INFINITY X0\n", ":2:3: expected a finite coefficient, got 'INFINITY'"},
+        {"1e400 Z0\n", ":1:1: expected a finite coefficient, got '1e400'"},
+        {"NaN(123) ZZ\n", ":1:1: expected a finite coefficient, got 'NaN(123)'"},
+        {"1e308 Z0\n1e308 Z1\n", ":2:1: the coefficients' magnitudes add up to more than the largest double"},
+        {"0.5 X+1\n", ":1:5: expected a factor like X0 or Z12, got 'X+1'"},
+        {"0.5 X-0\n", ":1:5: expected a factor like X0 or Z12, got 'X-0'"},
+        {"0.5 Z 1\n", ":1:5: expected a factor like X0 or Z12, got 'Z'"},
+        {"0.5 Z18446744073709551617\n", ":1:5: expected a factor like X0 or Z12, got 'Z18446744073709551617'"},
+        {"0.5 Z0 Y0\n", ":1:8: qubit given twice in one term: 'Y0'"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *path = write_file("bad.pauli", cases[k].text, -1);
+        assert_int_equal(hs_pauli_sum_read(path, &h), HS_ERR_INPUT);
+        if (!strstr(hs_error_message(), cases[k].msg)) fail_msg("'%s': %s", cases[k].text, hs_error_message());
+        hs_error_clear();
+    }
+    /* a factor's qubit number is read whole, however long: X0...01 with 70 digits is X1 (a 64-byte
+     * buffer cut it to X0), and 70 nines are out of range */
+    char line[160];
+    snprintf(line, sizeof line, "0.5 X%070d\n", 1);
+    const char *path = write_file("x1.pauli", line, -1);
+    TEST_OK(hs_pauli_sum_read(path, &h));
+    assert_int_equal(h->nterms, 1);
+    assert_int_equal((int)h->xm[0], 2);
+    assert_int_equal((int)h->zm[0], 0);
+    hs_pauli_sum_free(h);
+    snprintf(line, sizeof line, "0.5 X%s\n", "9999999999999999999999999999999999999999999999999999999999999999999999");
+    path = write_file("bad.pauli", line, -1);
     assert_int_equal(hs_pauli_sum_read(path, &h), HS_ERR_INPUT);
-    if (!strstr(hs_error_message(), ":2:8: not a Pauli letter (I, X, Y, Z): 'W'")) fail_msg("%s", hs_error_message());
+    if (!strstr(hs_error_message(), ":1:5: expected a factor like X0 or Z12")) fail_msg("%s", hs_error_message());
     hs_error_clear();
-    remove(path);
+    /* a NUL byte is not text */
+    path = write_file("bad.pauli", "0.5 Z0\n0.5 Z1\0 X0\n", 18);
+    assert_int_equal(hs_pauli_sum_read(path, &h), HS_ERR_INPUT);
+    if (!strstr(hs_error_message(), ":2:7: NUL byte")) fail_msg("%s", hs_error_message());
+    hs_error_clear();
+    /* whole lines of any length: a comment of 5000 characters whose tail looks like a term stays a
+     * comment (it was cut at 4095 and its tail read as "1.0 Z0"), and a term after 6000 spaces is read */
+    size_t big = 12000;
+    char *text = malloc(big);
+    size_t n = 0;
+    text[n++] = '#';
+    for (int i = 0; i < 4094; i++) text[n++] = 'c';
+    n += (size_t)sprintf(text + n, " 1.0 Z0\n");
+    for (int i = 0; i < 6000; i++) text[n++] = ' ';
+    n += (size_t)sprintf(text + n, "0.5 Z1   # trailing comment\n-0.25 X0 Y1\n");
+    path = write_file("long.pauli", text, (long)n);
+    free(text);
+    TEST_OK(hs_pauli_sum_read(path, &h));
+    assert_int_equal(h->nterms, 2);
+    TEST_LE(fabs(h->c[0] - 0.5), 0);
+    assert_int_equal((int)h->zm[0], 2);
+    assert_int_equal((int)h->xm[0], 0);
+    TEST_LE(fabs(h->c[1] + 0.25), 0);
+    assert_int_equal((int)h->xm[1], 3);
+    assert_int_equal((int)h->zm[1], 2);
+    hs_pauli_sum_free(h);
+    /* a directory is not a Pauli file */
+    const char *dir = test_tmp_path("pdir");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    assert_int_equal(hs_pauli_sum_read(dir, &h), HS_ERR_INPUT);
+    if (!strstr(hs_error_message(), "pdir: not a regular file")) fail_msg("%s", hs_error_message());
+    hs_error_clear();
+    rmdir(dir);
+}
+
+/* The MaxCut graph reader: integers checked against their ranges (no wrap-around), weights that
+ * are finite numbers, nothing after the last field, lines of any length. */
+static void test_graph_file_errors(void **st)
+{
+    (void)st;
+    int nv, ne, *e = NULL;
+    double *w = NULL;
+    static const struct { const char *text, *msg; } cases[] = {
+        {"4\n0 1\n4294967297 2\n", ":3:1: expected a vertex number 0..3, got '4294967297'"},
+        {"4\n0 1\n1 18446744073709551617\n", ":3:3: expected a vertex number 0..3, got '18446744073709551617'"},
+        {"4\n0 1\n1 -3\n", ":3:3: expected a vertex number 0..3, got '-3'"},
+        {"4\n0 1\n1 4\n", ":3:3: expected a vertex number 0..3, got '4'"},
+        {"4\n0 1\n1 1\n", ":3:1: an edge needs two different vertices, got '1 1'"},
+        {"4\n0 1\n1\n", ":3:2: expected a vertex number 0..3, got end of line"},
+        {"4\n0 1 abc\n", ":2:5: expected a finite edge weight, got 'abc'"},
+        {"4\n0 1 nan\n", ":2:5: expected a finite edge weight, got 'nan'"},
+        {"4\n0 1 -inf\n", ":2:5: expected a finite edge weight, got '-inf'"},
+        {"4\n0 1 1e400\n", ":2:5: expected a finite edge weight, got '1e400'"},
+        {"4\n0 1 2.5x\n", ":2:5: expected a finite edge weight, got '2.5x'"},
+        {"4\n0 1 2.5 junk\n", ":2:9: unexpected text after the edge: 'junk'"},
+        {"4\n0 1x\n", ":2:3: expected a vertex number 0..3, got '1x'"},
+        {"4\n0 1 1e308\n1 2 1e308\n", ":3:5: the edge weights' magnitudes add up to more than the largest double"},
+        {"4 5\n0 1\n", ":1:3: unexpected text after the vertex count: '5'"},
+        {"4294967300\n0 1\n", ":1:1: expected the number of vertices (1..50), got '4294967300'"},
+        {"0x4\n0 1\n", ":1:1: expected the number of vertices (1..50), got '0x4'"},
+        {"51\n0 1\n", ":1:1: expected the number of vertices (1..50), got '51'"},
+        {"4\n0 1\n\0003 2\n", ":3:1: NUL byte"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        size_t len = strlen(cases[k].text);
+        if (len == 6) len = 11; /* the NUL case */
+        const char *path = write_file("bad.graph", cases[k].text, (long)len);
+        assert_int_equal(hs_maxcut_read(path, &nv, &ne, &e, &w), HS_ERR_INPUT);
+        if (!strstr(hs_error_message(), cases[k].msg)) fail_msg("'%s': %s", cases[k].text, hs_error_message());
+        hs_error_clear();
+    }
+    /* good: comments, blank lines, a 3000-character comment, optional weights, CRLF */
+    char *text = malloc(8000);
+    size_t n = (size_t)sprintf(text, "# graph\n3\r\n\n");
+    text[n++] = '#';
+    for (int i = 0; i < 3000; i++) text[n++] = 'x';
+    n += (size_t)sprintf(text + n, " 0 2 9\n0 1\n1 2 -0.5  # a comment\n  2 0 2e-3\r\n");
+    const char *path = write_file("ok.graph", text, (long)n);
+    free(text);
+    TEST_OK(hs_maxcut_read(path, &nv, &ne, &e, &w));
+    assert_int_equal(nv, 3);
+    assert_int_equal(ne, 3);
+    int want_e[6] = {0, 1, 1, 2, 2, 0};
+    double want_w[3] = {1, -0.5, 2e-3};
+    for (int k = 0; k < 6; k++) assert_int_equal(e[k], want_e[k]);
+    for (int k = 0; k < 3; k++) TEST_LE(fabs(w[k] - want_w[k]), 0);
+    free(e);
+    free(w);
 }
 
 /* The JSON writer: nesting, escaping, numbers, atomic rename. */
@@ -720,6 +1070,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_sampling),        cmocka_unit_test(test_observables), cmocka_unit_test(test_measure_reset),
     cmocka_unit_test(test_qasm_errors),     cmocka_unit_test(test_vqe_h2),      cmocka_unit_test(test_qaoa_ring),
     cmocka_unit_test(test_pauli_file_errors), cmocka_unit_test(test_json),
+    cmocka_unit_test(test_reset_paths),     cmocka_unit_test(test_qasm_nonfinite),
+    cmocka_unit_test(test_qasm_expansion_limit), cmocka_unit_test(test_qasm_body_errors),
+    cmocka_unit_test(test_graph_file_errors), cmocka_unit_test(test_vqe_stopping),
 };
 
 TEST_MAIN("quantum", tests)
