@@ -5,6 +5,7 @@
 # one exact "file:line:column" message, exit 2, and write nothing.
 set -u
 HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+INPUTS=$(cd "$(dirname "$0")/../../inputs" && pwd)
 WORK=$(mktemp -d)
 CAP=$(mktemp -d)
 trap 'rm -rf "$WORK" "$CAP"' EXIT
@@ -244,8 +245,6 @@ expect "circuit file is a directory" 2 "hpcsim: error: incdir: not a regular fil
 rmdir incdir
 
 # ---- VQE convergence is reported by the criterion that stopped the optimiser (item 13)
-INPUTS=$(dirname "$HS_BIN")/../inputs
-[ -f "$INPUTS/qc_vqe_h2.ini" ] || INPUTS=$(dirname "$(realpath "$0")")/../../inputs
 "$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe" >/dev/null 2>&1
 "$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe2" quantum.max_iter=2 >/dev/null 2>&1
 if python3 - <<'PY'
