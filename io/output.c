@@ -76,6 +76,70 @@ int64_t hs_writer_plane_size(const hs_writer *w)
     return n;
 }
 
+int hs_writer_is_own_name(const hs_writer *w, const char *name)
+{
+    if (w->has_time && strcmp(name, w->rec_name) == 0) return 1;
+    if (w->ndim > 0 && strcmp(name, "bnds") == 0) return 1;
+    if (w->has_area && strcmp(name, HS_CELL_AREA) == 0) return 1;
+    for (int d = 0; d < w->ndim; d++) {
+        char b[HS_IO_NAME_MAX + 8];
+        hs_writer_bounds_name(w, d, b, sizeof b);
+        if (strcmp(name, w->dim_names[d]) == 0 || strcmp(name, b) == 0) return 1;
+    }
+    return 0;
+}
+
+void hs_writer_bounds_name(const hs_writer *w, int d, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s_bnds", w->dim_names[d]);
+}
+
+double *hs_writer_bounds(const hs_writer *w, int d)
+{
+    double *b = malloc((size_t)w->n[d] * 2 * sizeof *b);
+    for (int64_t i = 0; b && i < w->n[d]; i++) {
+        b[2 * i] = w->edges[d][i];
+        b[2 * i + 1] = w->edges[d][i + 1];
+    }
+    return b;
+}
+
+double *hs_writer_cell_area(const hs_writer *w)
+{
+    double *a = malloc((size_t)(w->n[0] * w->n[1]) * sizeof *a);
+    for (int64_t j = 0; a && j < w->n[1]; j++)
+        for (int64_t i = 0; i < w->n[0]; i++)
+            a[j * w->n[0] + i] = fabs((w->edges[0][i + 1] - w->edges[0][i]) * (w->edges[1][j + 1] - w->edges[1][j]));
+    return a;
+}
+
+/* Rank 0: the cell edges of every dimension, given or midway between the coordinates. */
+static int make_edges(hs_writer *w, const hs_output_desc *desc)
+{
+    for (int d = 0; d < w->ndim; d++) {
+        int64_t n = w->n[d];
+        double *e = malloc((size_t)(n + 1) * sizeof *e);
+        if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the cell edges of %s", w->path);
+        w->edges[d] = e;
+        if (desc->edges[d]) {
+            memcpy(e, desc->edges[d], (size_t)(n + 1) * sizeof *e);
+            continue;
+        }
+        const double *c = desc->coords[d];
+#define HS_COORD(i) (c ? c[i] : (double)(i)) /* no coordinates: grid indices, as the backends write */
+        if (n == 1) {
+            e[0] = HS_COORD(0) - 0.5;
+            e[1] = HS_COORD(0) + 0.5;
+            continue;
+        }
+        for (int64_t i = 1; i < n; i++) e[i] = 0.5 * (HS_COORD(i - 1) + HS_COORD(i));
+        e[0] = HS_COORD(0) - (e[1] - HS_COORD(0));
+        e[n] = HS_COORD(n - 1) + (HS_COORD(n - 1) - e[n - 1]);
+#undef HS_COORD
+    }
+    return HS_OK;
+}
+
 int hs_writer_push_time(hs_writer *w, double t)
 {
     if (w->nrec >= w->times_cap) {
@@ -105,6 +169,15 @@ static const hs_writer_backend *pick_backend(const hs_output_desc *desc)
     return NULL;
 }
 
+static const hs_writer_backend *pick_hdf5(void)
+{
+#if HS_HAVE_HDF5
+    return &hs_writer_hdf5;
+#else
+    return NULL;
+#endif
+}
+
 static int check_desc(const hs_output_desc *desc)
 {
     if (!desc || !desc->path || !*desc->path) return hs_input_error("output", 0, "path", "no output file name given");
@@ -112,11 +185,15 @@ static int check_desc(const hs_output_desc *desc)
     if (desc->format != HS_FORMAT_NETCDF && desc->format != HS_FORMAT_HDF5)
         return hs_input_error(p, 0, NULL, "unknown output format %d", (int)desc->format);
     if (desc->ndim < 0 || desc->ndim > 3) return hs_input_error(p, 0, NULL, "ndim = %d, must be 0..3", desc->ndim);
+    const char *rec = desc->record_name ? desc->record_name : "time";
+    if (!*rec || strlen(rec) >= HS_IO_NAME_MAX - 8 || strchr(rec, '/'))
+        return hs_input_error(p, 0, NULL, "bad record dimension name \"%s\"", rec);
     for (int d = 0; d < desc->ndim; d++) {
         if (desc->n[d] < 1) return hs_input_error(p, 0, NULL, "dimension %d has size %lld, must be >= 1", d, (long long)desc->n[d]);
         const char *nm = desc->dim_names[d];
-        if (!nm || !*nm || strlen(nm) >= HS_IO_NAME_MAX || strcmp(nm, "time") == 0)
-            return hs_input_error(p, 0, NULL, "dimension %d needs a name (not \"time\", under %d characters)", d, HS_IO_NAME_MAX);
+        if (!nm || !*nm || strlen(nm) >= HS_IO_NAME_MAX - 8 || strcmp(nm, rec) == 0 || strcmp(nm, "bnds") == 0)
+            return hs_input_error(p, 0, NULL, "dimension %d needs a name (not \"%s\" or \"bnds\", under %d characters)", d,
+                                  rec, HS_IO_NAME_MAX - 8);
     }
     if (desc->deflate_level < 0 || desc->deflate_level > 9)
         return hs_input_error(p, 0, NULL, "deflate level %d, must be 0..9", desc->deflate_level);
@@ -136,6 +213,7 @@ static void writer_free(hs_writer *w)
     free(w->partial);
     free(w->history);
     free(w->times);
+    for (int d = 0; d < 3; d++) free(w->edges[d]);
     free(w->gather);
     free(w->scratch);
     free(w);
@@ -153,6 +231,11 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     w->be = pick_backend(desc);
     w->ndim = desc->ndim;
     w->has_time = desc->time_units != NULL;
+    snprintf(w->rec_name, sizeof w->rec_name, "%s", desc->record_name ? desc->record_name : "time");
+    w->rec_is_time = w->has_time && strstr(desc->time_units, " since ") != NULL;
+    /* CDO weights field means by cell_measures; an area needs two lengths */
+    w->has_area = w->ndim >= 2 && desc->coord_units[0] && desc->coord_units[1] && !strcmp(desc->coord_units[0], "m") &&
+                  !strcmp(desc->coord_units[1], "m");
     w->deflate = desc->deflate_level;
     for (int d = 0; d < 3; d++) w->n[d] = d < w->ndim ? desc->n[d] : 1;
     for (int d = 0; d < w->ndim; d++) snprintf(w->dim_names[d], HS_IO_NAME_MAX, "%s", desc->dim_names[d]);
@@ -165,6 +248,11 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a writer");
     }
     snprintf(w->partial, len, "%s.partial", desc->path);
+    int rc = ctx->rank == 0 ? make_edges(w, desc) : HS_OK;
+    if (rc != HS_OK) {
+        writer_free(w);
+        return rc;
+    }
     *out = w;
     return HS_OK;
 }
@@ -207,14 +295,6 @@ static int find_var(const hs_writer *w, const char *name)
 
 int hs_writer_var_id(hs_writer *w, const char *name) { return w && name ? find_var(w, name) : -1; }
 
-static int is_reserved_name(const hs_writer *w, const char *name)
-{
-    if (strcmp(name, "time") == 0) return 1;
-    for (int d = 0; d < w->ndim; d++)
-        if (strcmp(name, w->dim_names[d]) == 0) return 1;
-    return 0;
-}
-
 int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const char *long_name,
                       const char *standard_name, hs_dtype dtype, int time_dependent, int *varid)
 {
@@ -236,8 +316,9 @@ int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const c
         *varid = id;
         return HS_OK;
     }
-    if (!*name || strlen(name) >= HS_IO_NAME_MAX || is_reserved_name(w, name) || strchr(name, '/'))
-        return hs_input_error(p, 0, name, "bad variable name (empty, too long, '/' or a dimension name)");
+    if (!*name || strlen(name) >= HS_IO_NAME_MAX || hs_writer_is_own_name(w, name) || strchr(name, '/') ||
+        (w->be == pick_hdf5() && strcmp(name, "xdmf") == 0))
+        return hs_input_error(p, 0, name, "bad variable name (empty, too long, '/', a dimension, bounds or \"xdmf\")");
     if (w->nvars >= HS_WRITER_MAX_VARS)
         return hs_input_error(p, 0, name, "more than %d variables in one file", HS_WRITER_MAX_VARS);
     hs_writer_var *v = &w->vars[w->nvars];

@@ -1,4 +1,4 @@
-/* Gridded output files: CF-1.10 NetCDF-4 and HDF5 (+ XDMF companion), written by every solver. */
+/* Gridded output files: CF-1.8 NetCDF-4 and HDF5 (+ XDMF companion), written by every solver. */
 #ifndef HS_OUTPUT_H
 #define HS_OUTPUT_H
 
@@ -7,6 +7,9 @@
 #include "kernels/context.h"
 
 typedef enum { HS_FORMAT_NETCDF = 0, HS_FORMAT_HDF5 = 1 } hs_output_format;
+
+/* The CF version the files claim: the newest that cfchecker 4.1 validates; nothing later is used. */
+#define HS_CF_CONVENTIONS "CF-1.8"
 
 /* What a file holds: a rectilinear grid of 1..3 spatial dimensions (dimension 0 is x and varies
  * fastest in memory), an unlimited time dimension, and global metadata. */
@@ -22,24 +25,38 @@ typedef struct hs_output_desc {
     const double *coords[3];       /* coordinate values (host, length n[d]; rank 0 is enough) */
     const char *coord_units[3];    /* e.g. "m" */
     const char *coord_long_names[3];
-    const char *time_units;        /* CF units, e.g. "seconds since 2000-01-01 00:00:00"; NULL: no time dim */
+    const double *edges[3];        /* cell edges (n[d] + 1 values; rank 0 is enough), written as the CF bounds
+                                    * `x_bnds`; NULL: midway between coordinates, end cells as wide as their
+                                    * neighbours (a single cell is 1 wide) */
+    const char *time_units;        /* units of the record coordinate; NULL: no record dimension.  CF time units
+                                    * ("seconds since 2000-01-01 00:00:00") make it a time axis (calendar, axis
+                                    * T, standard_name time); any other ("1") a plain counter coordinate */
+    const char *record_name;       /* name of the record dimension and coordinate; NULL: "time" ("iteration"
+                                    * for a record axis that counts training iterations) */
+    const char *record_long_name;  /* its long_name; NULL: the record name */
     int deflate_level;             /* 0 = none, 1..9 zlib level (NetCDF/HDF5 chunked) */
 } hs_output_desc;
 
 typedef struct hs_writer hs_writer;
 
 /* File layouts (both formats carry the same attributes):
- *  NetCDF-4 (CF-1.10): dimensions time (unlimited), z, y, x (slowest first; desc dimension 0 is
- *    the last); coordinate variables with units, long_name, axis; time with units, calendar =
- *    "standard", axis = "T", standard_name; data variables (time, z, y, x) or (z, y, x) with
- *    units, long_name, standard_name, chunked one record per chunk; global Conventions, title,
- *    source ("hpcsim VERSION (git HASH)"), history ("ISO-TIME: command line"), hpcsim_parameters.
+ *  NetCDF-4 (CF-1.8): dimensions time (unlimited; or the record_name), z, y, x (slowest first;
+ *    desc dimension 0 is the last) and bnds = 2; coordinate variables with units, long_name, axis
+ *    and bounds = "x_bnds" (x_bnds(x, bnds): the cell edges); time with units, calendar =
+ *    "standard", axis = "T", standard_name (a counter record axis such as `iteration` has units
+ *    and long_name only); data variables (time, z, y, x) or (z, y, x) with units, long_name,
+ *    standard_name, chunked one record per chunk; global Conventions, title, source ("hpcsim
+ *    VERSION (git HASH)"), history ("ISO-TIME: command line"), hpcsim_parameters.
  *  HDF5: the same as datasets in the root group (data variables [time, z, y, x], extendible in
- *    time, each with a `dimensions` attribute such as "time z y x"), plus PATH-without-.h5.xmf:
- *    XDMF 3 with a temporal collection of uniform grids, 3DRectMesh / 2DRectMesh (a 1-D grid is
- *    1 x nx) with VXVYVZ / VXVY geometry pointing at the coordinate datasets, and node-centred
- *    scalar attributes that are HyperSlabs (start, stride, count) of the time-dependent datasets.
- *    Written at close through PATH.xmf.tmp; opens in ParaView's XDMF readers. */
+ *    time, each with a `dimensions` attribute such as "time z y x"), plus a group /xdmf for the
+ *    viewers: x, y, z as cell edges (n + 1 nodes) and, per time-dependent variable, one virtual
+ *    dataset per record (/xdmf/T/0, /xdmf/T/1, ...: views of T[r], no copy of the data), and
+ *    PATH-without-.h5.xmf: XDMF 3 with a temporal collection of uniform grids, each a 3DRectMesh
+ *    of node dimensions cells + 1 (a 2-D grid is one layer of cells between two equal z nodes,
+ *    a 1-D grid also one cell wide in y) with VXVYVZ geometry, and cell-centred scalar
+ *    attributes; references are "FILE.h5:/path", FILE without a directory (relative to the
+ *    .xmf).  Written at close through PATH.xmf.tmp; ParaView's XDMF 3 readers (Xdmf3ReaderS/T)
+ *    and its legacy XDMF reader show it in 2-D and 3-D. */
 
 /* Create the file (replacing any old one only at hs_writer_close time: data go to PATH.partial
  * first and are renamed at close, so a failed run leaves no half-written file under the final

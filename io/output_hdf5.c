@@ -3,6 +3,7 @@
 
 #if HS_HAVE_HDF5
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,14 +205,35 @@ static int def_time(hs_writer *w, const hs_output_desc *desc)
 {
     const char *p = w->partial;
     int64_t one = 1;
-    HS_CHECK(make_dataset(w, "time", H5T_IEEE_F64LE, 1, &one, 1, 0, &st(w)->time_ds));
+    HS_CHECK(make_dataset(w, w->rec_name, H5T_IEEE_F64LE, 1, &one, 1, 0, &st(w)->time_ds));
     hid_t t = st(w)->time_ds;
-    HS_CHECK(hs_h5_attr_text(t, "standard_name", "time", p));
-    HS_CHECK(hs_h5_attr_text(t, "long_name", "time", p));
+    if (w->rec_is_time) HS_CHECK(hs_h5_attr_text(t, "standard_name", "time", p));
+    HS_CHECK(hs_h5_attr_text(t, "long_name", desc->record_long_name ? desc->record_long_name : w->rec_name, p));
     HS_CHECK(hs_h5_attr_text(t, "units", desc->time_units, p));
+    if (!w->rec_is_time) return HS_OK; /* a counter (training iterations): no calendar, not a T axis */
     HS_CHECK(hs_h5_attr_text(t, "calendar", "standard", p));
     HS_CHECK(hs_h5_attr_text(t, "axis", "T", p));
     return HS_OK;
+}
+
+/* The cell bounds of dimension d, [n, 2] (as x_bnds(x, bnds) in the NetCDF file). */
+static int def_bounds(hs_writer *w, const hs_output_desc *desc, int d, const char *name)
+{
+    const char *p = w->partial;
+    int64_t len[2] = {w->n[d], 2};
+    hid_t ds = -1;
+    HS_CHECK(make_dataset(w, name, H5T_IEEE_F64LE, 2, len, 0, 0, &ds));
+    double *b = hs_writer_bounds(w, d);
+    int rc = b ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell bounds");
+    if (rc == HS_OK && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0)
+        rc = hs_h5_fail("H5Dwrite (bounds)", p, __FILE__, __LINE__);
+    free(b);
+    char dims[HS_IO_NAME_MAX + 8];
+    snprintf(dims, sizeof dims, "%s bnds", w->dim_names[d]);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "units", desc->coord_units[d] ? desc->coord_units[d] : "1", p);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "dimensions", dims, p);
+    H5Dclose(ds);
+    return rc;
 }
 
 static int def_coord(hs_writer *w, const hs_output_desc *desc, int d)
@@ -236,6 +258,32 @@ static int def_coord(hs_writer *w, const hs_output_desc *desc, int d)
     if (rc == HS_OK)
         rc = hs_h5_attr_text(ds, "long_name", desc->coord_long_names[d] ? desc->coord_long_names[d] : lname, p);
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "axis", axis, p);
+    char bn[HS_IO_NAME_MAX + 8];
+    hs_writer_bounds_name(w, d, bn, sizeof bn);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "bounds", bn, p);
+    H5Dclose(ds);
+    HS_CHECK(rc);
+    return def_bounds(w, desc, d, bn);
+}
+
+/* cell_area [y, x] in m2, which the data variables name in cell_measures (as in the NetCDF file). */
+static int def_area(hs_writer *w)
+{
+    const char *p = w->partial;
+    int64_t len[2] = {w->n[1], w->n[0]};
+    hid_t ds = -1;
+    HS_CHECK(make_dataset(w, HS_CELL_AREA, H5T_IEEE_F64LE, 2, len, 0, 0, &ds));
+    double *a = hs_writer_cell_area(w);
+    int rc = a ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell areas");
+    if (rc == HS_OK && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) < 0)
+        rc = hs_h5_fail("H5Dwrite (cell_area)", p, __FILE__, __LINE__);
+    free(a);
+    char dims[2 * HS_IO_NAME_MAX + 2];
+    snprintf(dims, sizeof dims, "%s %s", w->dim_names[1], w->dim_names[0]);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "units", "m2", p);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "standard_name", "cell_area", p);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "long_name", "area of the cell in the x-y plane", p);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "dimensions", dims, p);
     H5Dclose(ds);
     return rc;
 }
@@ -244,7 +292,7 @@ static int def_globals(hs_writer *w, const hs_output_desc *desc)
 {
     hid_t f = st(w)->file;
     const char *p = w->partial;
-    HS_CHECK(hs_h5_attr_text(f, "Conventions", "CF-1.10", p));
+    HS_CHECK(hs_h5_attr_text(f, "Conventions", HS_CF_CONVENTIONS, p));
     HS_CHECK(hs_h5_attr_text(f, "title", desc->title ? desc->title : "hpcsim output", p));
     HS_CHECK(hs_h5_attr_text(f, "source", HS_SOURCE_ATTR, p));
     HS_CHECK(hs_h5_attr_text(f, "history", w->history, p));
@@ -270,6 +318,7 @@ static int h5_create(hs_writer *w, const hs_output_desc *desc)
     if (st(w)->file < 0) return hs_h5_fail("H5Fcreate", w->partial, __FILE__, __LINE__);
     if (w->has_time) HS_CHECK(def_time(w, desc));
     for (int d = 0; d < w->ndim; d++) HS_CHECK(def_coord(w, desc, d));
+    if (w->has_area) HS_CHECK(def_area(w));
     HS_CHECK(def_globals(w, desc));
     return HS_OK;
 }
@@ -278,7 +327,7 @@ static int h5_create(hs_writer *w, const hs_output_desc *desc)
 static void dim_list(const hs_writer *w, int time_dependent, char *buf, size_t len)
 {
     buf[0] = 0;
-    if (time_dependent) snprintf(buf, len, "time");
+    if (time_dependent) snprintf(buf, len, "%s", w->rec_name);
     for (int d = w->ndim - 1; d >= 0; d--) {
         size_t used = strlen(buf);
         snprintf(buf + used, len - used, "%s%s", used ? " " : "", w->dim_names[d]);
@@ -302,6 +351,7 @@ static int h5_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
     HS_CHECK(hs_h5_attr_text(ds, "long_name", long_name ? long_name : v->name, p));
     if (standard_name) HS_CHECK(hs_h5_attr_text(ds, "standard_name", standard_name, p));
     HS_CHECK(hs_h5_attr_text(ds, "dimensions", dims, p));
+    if (w->has_area) HS_CHECK(hs_h5_attr_text(ds, "cell_measures", "area: " HS_CELL_AREA, p));
     return HS_OK;
 }
 
@@ -373,15 +423,19 @@ static int h5_sync(hs_writer *w)
     return HS_OK;
 }
 
+static int xdmf_group(hs_writer *w);
+
 static int h5_close(hs_writer *w)
 {
     h5_state *s = st(w);
     if (!s) return HS_OK;
+    int rc = s->file >= 0 ? xdmf_group(w) : HS_OK;
+    if (rc != HS_OK) return rc; /* the caller discards */
     close_objects(s);
-    herr_t rc = s->file >= 0 ? H5Fclose(s->file) : 0;
+    herr_t closed = s->file >= 0 ? H5Fclose(s->file) : 0;
     free(s);
     w->bs = NULL;
-    HS_H5_CHECK(rc, w->partial);
+    HS_H5_CHECK(closed, w->partial);
     return HS_OK;
 }
 
@@ -397,14 +451,6 @@ static void h5_discard(hs_writer *w)
 }
 
 /* ------------------------------------------------------------------ resume: shrink in place */
-
-static int is_coord(const hs_writer *w, const char *name)
-{
-    if (strcmp(name, "time") == 0) return 1;
-    for (int d = 0; d < w->ndim; d++)
-        if (strcmp(name, w->dim_names[d]) == 0) return 1;
-    return 0;
-}
 
 /* Take a dataset of the old run into the variable table. */
 static int adopt_dataset(hs_writer *w, const char *name)
@@ -455,7 +501,7 @@ static int scan_datasets(hs_writer *w)
         char name[HS_IO_NAME_MAX];
         ssize_t len = H5Lget_name_by_idx(st(w)->file, ".", order, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
         HS_H5_CHECK(len, p);
-        if ((size_t)len >= sizeof name || is_coord(w, name)) continue;
+        if ((size_t)len >= sizeof name || hs_writer_is_own_name(w, name)) continue;
         hid_t obj;
         HS_H5_ID(obj, H5Oopen(st(w)->file, name, H5P_DEFAULT), p);
         int is_ds = H5Iget_type(obj) == H5I_DATASET;
@@ -480,14 +526,14 @@ static int keep_times(hs_writer *w, double time, hsize_t *nkeep)
 {
     const char *p = w->partial;
     *nkeep = 0;
-    htri_t has = H5Lexists(st(w)->file, "time", H5P_DEFAULT);
+    htri_t has = w->has_time ? H5Lexists(st(w)->file, w->rec_name, H5P_DEFAULT) : 0;
     HS_H5_CHECK(has, p);
     if (!has) return HS_OK;
-    HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, "time", H5P_DEFAULT), p);
+    HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, w->rec_name, H5P_DEFAULT), p);
     hsize_t dims[H5S_MAX_RANK];
     int rank = 0;
     HS_CHECK(get_dims(st(w)->time_ds, &rank, dims, NULL, p));
-    if (rank != 1) return hs_input_error(p, 0, "time", "the time coordinate has %d dimensions, not 1", rank);
+    if (rank != 1) return hs_input_error(p, 0, w->rec_name, "the record coordinate has %d dimensions, not 1", rank);
     hsize_t nt = dims[0];
     double *t = malloc((nt ? nt : 1) * sizeof *t);
     if (!t) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
@@ -533,10 +579,102 @@ static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
 
 /* ------------------------------------------------------------------ the XDMF companion */
 
-/* Layout (documented in the .xmf itself): a temporal collection with one uniform grid per record;
- * RectMesh topology, VXVYVZ (or VXVY) geometry pointing at the coordinate datasets, and one
- * node-centred scalar attribute per variable; a time-dependent variable is a HyperSlab
- * DataItem (start, stride, count over [time, z, y, x]) of its dataset. */
+/* Layout (documented in the .xmf itself): a temporal collection with one uniform grid per record,
+ * each a 3DRectMesh whose node dimensions are the cell counts + 1 (the cell edges, /xdmf/x ...;
+ * a 2-D grid is one layer of cells between two equal z nodes, a 1-D grid also one cell wide in
+ * y, so that both of ParaView's XDMF readers draw a surface), and one cell-centred scalar
+ * attribute per variable.  A time-dependent variable's record r is the virtual dataset
+ * /xdmf/NAME/r, a view of NAME[r] (ParaView 5.11's XDMF 3 reader drops HyperSlab attributes:
+ * it asks for their type before reading them); without virtual datasets (HDF5 < 1.10) it is a
+ * HyperSlab DataItem, which only the legacy reader shows. */
+
+#if H5_VERSION_GE(1, 10, 0)
+#define HS_H5_VDS 1
+#else
+#define HS_H5_VDS 0
+#endif
+
+/* /xdmf/d: dimension d's n + 1 cell edges, the nodes of the XDMF geometry. */
+static int xdmf_nodes(hs_writer *w, hid_t g, int d)
+{
+    const char *p = w->partial;
+    hsize_t n = (hsize_t)w->n[d] + 1;
+    hid_t sp, ds;
+    HS_H5_ID(sp, H5Screate_simple(1, &n, NULL), p);
+    ds = H5Dcreate2(g, w->dim_names[d], H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sclose(sp);
+    if (ds < 0) return hs_h5_fail("H5Dcreate2 (xdmf nodes)", p, __FILE__, __LINE__);
+    int rc = H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, w->edges[d]) < 0
+                 ? hs_h5_fail("H5Dwrite (xdmf nodes)", p, __FILE__, __LINE__) : HS_OK;
+    H5Dclose(ds);
+    return rc;
+}
+
+#if HS_H5_VDS
+/* /xdmf/NAME/r for every record: virtual datasets mapping the spatial slab NAME[r]. */
+static int xdmf_views(hs_writer *w, hid_t g, int i)
+{
+    const char *p = w->partial, *name = w->vars[i].name;
+    hid_t src = st(w)->ds[i], vg, ftype, fsp, vsp, dcpl;
+    hsize_t dims[H5S_MAX_RANK], start[4] = {0}, count[4];
+    int rank = 0;
+    HS_CHECK(get_dims(src, &rank, dims, NULL, p));
+    if (rank < 1 || rank > 4 || dims[0] < (hsize_t)w->nrec)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: %s holds %llu records, %lld expected", p, name,
+                       (unsigned long long)dims[0], (long long)w->nrec);
+    for (int k = 0; k < rank; k++) count[k] = dims[k];
+    count[0] = 1;
+    char path[HS_IO_NAME_MAX + 2];
+    snprintf(path, sizeof path, "/%s", name);
+    HS_H5_ID(vg, H5Gcreate2(g, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), p);
+    int rc = HS_OK;
+    ftype = H5Dget_type(src);
+    fsp = H5Screate_simple(rank, dims, NULL);
+    vsp = H5Screate_simple(rank - 1, dims + 1, NULL);
+    if (ftype < 0 || fsp < 0 || vsp < 0) rc = hs_h5_fail("H5Screate_simple (xdmf views)", p, __FILE__, __LINE__);
+    for (int64_t r = 0; rc == HS_OK && r < w->nrec; r++) {
+        char rn[32];
+        snprintf(rn, sizeof rn, "%lld", (long long)r);
+        start[0] = (hsize_t)r;
+        dcpl = H5Pcreate(H5P_DATASET_CREATE);
+        hid_t ds = -1;
+        if (dcpl >= 0 && H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+            H5Pset_virtual(dcpl, vsp, ".", path, fsp) >= 0)
+            ds = H5Dcreate2(vg, rn, ftype, vsp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+        if (ds < 0) rc = hs_h5_fail("H5Dcreate2 (virtual dataset)", p, __FILE__, __LINE__);
+        else H5Dclose(ds);
+        if (dcpl >= 0) H5Pclose(dcpl);
+    }
+    if (vsp >= 0) H5Sclose(vsp);
+    if (fsp >= 0) H5Sclose(fsp);
+    if (ftype >= 0) H5Tclose(ftype);
+    H5Gclose(vg);
+    return rc;
+}
+#endif
+
+/* Rank 0, before closing: (re)build /xdmf for the records the file holds now. */
+static int xdmf_group(hs_writer *w)
+{
+    const char *p = w->partial;
+    hid_t f = st(w)->file, g;
+    if (w->ndim == 0) return HS_OK;
+    htri_t e = H5Lexists(f, "xdmf", H5P_DEFAULT);
+    HS_H5_CHECK(e, p);
+    if (e > 0) HS_H5_CHECK(H5Ldelete(f, "xdmf", H5P_DEFAULT), p);
+    HS_H5_ID(g, H5Gcreate2(f, "xdmf", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), p);
+    int rc = hs_h5_attr_text(g, "comment",
+                             "for the XDMF companion (.xmf): cell edges as the grid's nodes, and each record of "
+                             "a time-dependent variable as a virtual dataset (a view, no copy) of its slab",
+                             p);
+    for (int d = 0; rc == HS_OK && d < w->ndim; d++) rc = xdmf_nodes(w, g, d);
+#if HS_H5_VDS
+    for (int i = 0; rc == HS_OK && i < w->nvars; i++)
+        if (w->vars[i].time_dependent) rc = xdmf_views(w, g, i);
+#endif
+    H5Gclose(g);
+    return rc;
+}
 
 static void xml_text(FILE *f, const char *s)
 {
@@ -557,18 +695,7 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* Spatial dims as XDMF wants them, slowest first; a 1-D grid becomes a 1 x nx plane. */
-static int xdmf_dims(const hs_writer *w, char *buf, size_t len)
-{
-    int nd = w->ndim < 2 ? 2 : w->ndim;
-    buf[0] = 0;
-    for (int d = nd - 1; d >= 0; d--) {
-        size_t u = strlen(buf);
-        snprintf(buf + u, len - u, "%s%lld", u ? " " : "", (long long)(d < w->ndim ? w->n[d] : 1));
-    }
-    return nd;
-}
-
+/* "FILE:/path" of an HDF DataItem. */
 static void xdmf_item(FILE *f, const char *dims, int f32, const char *file, const char *ds)
 {
     fprintf(f, "<DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\" Format=\"HDF\">", dims, f32 ? 4 : 8);
@@ -578,36 +705,55 @@ static void xdmf_item(FILE *f, const char *dims, int f32, const char *file, cons
     fputs("</DataItem>\n", f);
 }
 
+/* Cell counts (cells = 1) or node counts (cells = 0) along z, y, x, slowest first. */
+static void xdmf_dims(const hs_writer *w, int cells, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int d = 2; d >= 0; d--) {
+        size_t u = strlen(buf);
+        long long n = d < w->ndim ? (long long)w->n[d] : 1;
+        snprintf(buf + u, len - u, "%s%lld", u ? " " : "", n + (cells ? 0 : 1));
+    }
+}
+
 static void xdmf_geometry(FILE *f, const hs_writer *w, const char *file)
 {
-    int nd = w->ndim < 2 ? 2 : w->ndim;
-    fprintf(f, "        <Geometry GeometryType=\"%s\">\n", nd == 3 ? "VXVYVZ" : "VXVY");
-    for (int d = 0; d < nd; d++) {
-        char n[32];
-        snprintf(n, sizeof n, "%lld", (long long)(d < w->ndim ? w->n[d] : 1));
+    fputs("        <Geometry GeometryType=\"VXVYVZ\">\n", f);
+    for (int d = 0; d < 3; d++) {
         fputs("          ", f);
-        if (d < w->ndim)
-            xdmf_item(f, n, 0, file, w->dim_names[d]);
-        else
-            fputs("<DataItem Dimensions=\"1\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">0</DataItem>\n", f);
+        if (d < w->ndim) {
+            char n[32], path[HS_IO_NAME_MAX + 8];
+            snprintf(n, sizeof n, "%lld", (long long)w->n[d] + 1);
+            snprintf(path, sizeof path, "xdmf/%s", w->dim_names[d]);
+            xdmf_item(f, n, 0, file, path);
+        } else {
+            /* a missing dimension: two nodes, equal in z (a flat layer); in y a strip a tenth as wide as x */
+            double h = d == 1 ? 0.1 * fabs(w->edges[0][w->n[0]] - w->edges[0][0]) : 0.0;
+            fprintf(f, "<DataItem Dimensions=\"2\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">0 %.17g</DataItem>\n",
+                    h > 0 ? h : (d == 1 ? 1.0 : 0.0));
+        }
     }
     fputs("        </Geometry>\n", f);
 }
 
 static void xdmf_attribute(FILE *f, const hs_writer *w, const hs_writer_var *v, int64_t record, const char *file,
-                           const char *dims)
+                           const char *cells)
 {
     int f32 = v->dtype == HS_F32;
     fputs("        <Attribute Name=\"", f);
     xml_text(f, v->name);
-    fputs("\" AttributeType=\"Scalar\" Center=\"Node\">\n", f);
+    fputs("\" AttributeType=\"Scalar\" Center=\"Cell\">\n          ", f);
     if (!v->time_dependent) {
-        fputs("          ", f);
-        xdmf_item(f, dims, f32, file, v->name);
+        xdmf_item(f, cells, f32, file, v->name);
+    } else if (HS_H5_VDS) {
+        char path[HS_IO_NAME_MAX + 32];
+        snprintf(path, sizeof path, "xdmf/%s/%lld", v->name, (long long)record);
+        xdmf_item(f, cells, f32, file, path);
     } else {
         int rank = w->ndim + 1;
-        fprintf(f, "          <DataItem ItemType=\"HyperSlab\" Dimensions=\"%s\" Type=\"HyperSlab\">\n", dims);
-        fprintf(f, "            <DataItem Dimensions=\"3 %d\" Format=\"XML\">%lld", rank, (long long)record);
+        fprintf(f, "<DataItem ItemType=\"HyperSlab\" Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\">\n", cells,
+                f32 ? 4 : 8);
+        fprintf(f, "            <DataItem Dimensions=\"3 %d\" NumberType=\"UInt\" Format=\"XML\">%lld", rank, (long long)record);
         for (int i = 1; i < rank; i++) fputs(" 0", f);
         for (int i = 0; i < rank; i++) fputs(" 1", f);
         fputs(" 1", f);
@@ -629,14 +775,15 @@ static void xdmf_attribute(FILE *f, const hs_writer *w, const hs_writer_var *v, 
 /* One uniform grid: record >= 0 is a time step, -1 the static fields only. */
 static void xdmf_grid(FILE *f, const hs_writer *w, int64_t record, const char *file)
 {
-    char dims[96];
-    int nd = xdmf_dims(w, dims, sizeof dims);
+    char nodes[96], cells[96];
+    xdmf_dims(w, 0, nodes, sizeof nodes);
+    xdmf_dims(w, 1, cells, sizeof cells);
     fprintf(f, "      <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n", (long long)(record < 0 ? 0 : record));
     if (record >= 0) fprintf(f, "        <Time Value=\"%.17g\"/>\n", w->times[record]);
-    fprintf(f, "        <Topology TopologyType=\"%dDRectMesh\" Dimensions=\"%s\"/>\n", nd, dims);
+    fprintf(f, "        <Topology TopologyType=\"3DRectMesh\" Dimensions=\"%s\"/>\n", nodes);
     xdmf_geometry(f, w, file);
     for (int i = 0; i < w->nvars; i++)
-        if (record >= 0 || !w->vars[i].time_dependent) xdmf_attribute(f, w, &w->vars[i], record, file, dims);
+        if (record >= 0 || !w->vars[i].time_dependent) xdmf_attribute(f, w, &w->vars[i], record, file, cells);
     fputs("      </Grid>\n", f);
 }
 
@@ -646,8 +793,10 @@ static int xdmf_write(const hs_writer *w, FILE *f)
     fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n", f);
     fputs("<!-- hpcsim: companion of ", f);
     xml_text(f, file);
-    fputs(" for ParaView / VisIt (XDMF3 reader). One uniform grid per time record; fields are\n"
-          "     HyperSlabs (start / stride / count over [time, z, y, x]) of the HDF5 datasets. -->\n", f);
+    fputs(" (references are relative to this file) for ParaView's XDMF readers (XDMF 3 and legacy)\n"
+          "     and VisIt.  One uniform grid per record: a 3DRectMesh whose nodes are the cell edges\n"
+          "     (/xdmf/x ...; a 2-D grid is one layer of cells), with cell-centred fields; record r of a\n"
+          "     time-dependent field is /xdmf/NAME/r, a virtual dataset viewing NAME[r]. -->\n", f);
     fputs("<Xdmf Version=\"3.0\">\n  <Domain>\n", f);
     if (w->has_time && w->nrec > 0) {
         fputs("    <Grid Name=\"TimeSeries\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);

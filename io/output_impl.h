@@ -37,7 +37,11 @@ struct hs_writer {
     int ndim;
     int64_t n[3];
     char dim_names[3][HS_IO_NAME_MAX];
-    int has_time;
+    int has_time;                   /* a record dimension exists */
+    char rec_name[HS_IO_NAME_MAX];  /* its name ("time", "iteration") */
+    int rec_is_time;                /* its units are CF time units ("UNIT since DATE") */
+    double *edges[3];               /* rank 0: cell edges (n[d] + 1) for the bounds and the XDMF nodes */
+    int has_area;                   /* x and y are lengths in m: a cell_area(y, x) variable, CF cell_measures */
     int deflate;
     int nvars;
     hs_writer_var vars[HS_WRITER_MAX_VARS];
@@ -86,6 +90,16 @@ extern const hs_writer_backend hs_writer_hdf5;
 /* Shared helpers (io/output.c). */
 /* Elements of one spatial slab (all spatial dims; 1 when ndim = 0). */
 int64_t hs_writer_plane_size(const hs_writer *w);
+/* 1 when `name` is one the writer defines itself: the record coordinate, a dimension or its
+ * coordinate, a bounds variable (x_bnds) or the bounds dimension (bnds). */
+int hs_writer_is_own_name(const hs_writer *w, const char *name);
+/* The name of dimension d's bounds variable ("x_bnds") in buf. */
+void hs_writer_bounds_name(const hs_writer *w, int d, char *buf, size_t len);
+/* Cell bounds of dimension d as n[d] x 2 values (malloc'd; NULL when out of memory). */
+double *hs_writer_bounds(const hs_writer *w, int d);
+/* Rank 0: the x-y area of every cell (m2), n[1] x n[0] values with x fastest (malloc'd). */
+double *hs_writer_cell_area(const hs_writer *w);
+#define HS_CELL_AREA "cell_area"
 /* Append a record time on rank 0. */
 int hs_writer_push_time(hs_writer *w, double t);
 /* "2026-01-02T03:04:05Z: <command line>" (malloc'd). */

@@ -1,4 +1,4 @@
-/* NetCDF-4 / CF-1.10 backend of the writer (rank 0 writes; the common layer gathers). */
+/* NetCDF-4 / CF-1.8 backend of the writer (rank 0 writes; the common layer gathers). */
 #include "io/output_impl.h"
 
 #if HS_HAVE_NETCDF
@@ -11,6 +11,8 @@ typedef struct {
     int ncid;
     int time_dim, time_var;
     int dim[3]; /* dimension ids by desc index (0 = x) */
+    int bnds_dim;
+    int area_var;
 } nc_state;
 
 int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line)
@@ -32,22 +34,26 @@ static int def_time(hs_writer *w, const hs_output_desc *desc)
     nc_state *s = st(w);
     const char *p = w->partial;
     size_t chunk = 1024;
-    HS_NC_CHECK(nc_def_dim(s->ncid, "time", NC_UNLIMITED, &s->time_dim), p);
-    HS_NC_CHECK(nc_def_var(s->ncid, "time", NC_DOUBLE, 1, &s->time_dim, &s->time_var), p);
+    HS_NC_CHECK(nc_def_dim(s->ncid, w->rec_name, NC_UNLIMITED, &s->time_dim), p);
+    HS_NC_CHECK(nc_def_var(s->ncid, w->rec_name, NC_DOUBLE, 1, &s->time_dim, &s->time_var), p);
     HS_NC_CHECK(nc_def_var_chunking(s->ncid, s->time_var, NC_CHUNKED, &chunk), p);
-    HS_CHECK(put_text(s->ncid, s->time_var, "standard_name", "time", p));
-    HS_CHECK(put_text(s->ncid, s->time_var, "long_name", "time", p));
+    const char *lname = desc->record_long_name ? desc->record_long_name : w->rec_name;
+    if (w->rec_is_time) HS_CHECK(put_text(s->ncid, s->time_var, "standard_name", "time", p));
+    HS_CHECK(put_text(s->ncid, s->time_var, "long_name", lname, p));
     HS_CHECK(put_text(s->ncid, s->time_var, "units", desc->time_units, p));
+    if (!w->rec_is_time) return HS_OK; /* a counter (training iterations): no calendar, not a T axis */
     HS_CHECK(put_text(s->ncid, s->time_var, "calendar", "standard", p));
     HS_CHECK(put_text(s->ncid, s->time_var, "axis", "T", p));
     return HS_OK;
 }
 
-/* Spatial dimensions slowest first (z, y, x), each with its coordinate variable. */
-static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var)
+/* Spatial dimensions slowest first (z, y, x), each with its coordinate variable and its cell
+ * bounds x_bnds(x, bnds). */
+static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var, int *bnds_var)
 {
     nc_state *s = st(w);
     const char *p = w->partial;
+    if (w->ndim > 0) HS_NC_CHECK(nc_def_dim(s->ncid, "bnds", 2, &s->bnds_dim), p);
     for (int d = w->ndim - 1; d >= 0; d--) {
         const char *nm = w->dim_names[d];
         char axis[2] = {"XYZ"[d], 0}, lname[HS_IO_NAME_MAX + 16];
@@ -58,11 +64,22 @@ static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var)
         HS_CHECK(put_text(s->ncid, coord_var[d], "long_name",
                           desc->coord_long_names[d] ? desc->coord_long_names[d] : lname, p));
         HS_CHECK(put_text(s->ncid, coord_var[d], "axis", axis, p));
+        char bn[HS_IO_NAME_MAX + 8];
+        hs_writer_bounds_name(w, d, bn, sizeof bn);
+        int bd[2] = {s->dim[d], s->bnds_dim};
+        HS_NC_CHECK(nc_def_var(s->ncid, bn, NC_DOUBLE, 2, bd, &bnds_var[d]), p);
+        HS_CHECK(put_text(s->ncid, coord_var[d], "bounds", bn, p));
     }
+    if (!w->has_area) return HS_OK;
+    int ad[2] = {s->dim[1], s->dim[0]};
+    HS_NC_CHECK(nc_def_var(s->ncid, HS_CELL_AREA, NC_DOUBLE, 2, ad, &s->area_var), p);
+    HS_CHECK(put_text(s->ncid, s->area_var, "units", "m2", p));
+    HS_CHECK(put_text(s->ncid, s->area_var, "standard_name", "cell_area", p));
+    HS_CHECK(put_text(s->ncid, s->area_var, "long_name", "area of the cell in the x-y plane", p));
     return HS_OK;
 }
 
-static int put_coords(hs_writer *w, const hs_output_desc *desc, const int *coord_var)
+static int put_coords(hs_writer *w, const hs_output_desc *desc, const int *coord_var, const int *bnds_var)
 {
     for (int d = 0; d < w->ndim; d++) {
         const double *c = desc->coords[d];
@@ -76,6 +93,18 @@ static int put_coords(hs_writer *w, const hs_output_desc *desc, const int *coord
         int rc = nc_put_var_double(st(w)->ncid, coord_var[d], c);
         free(idx);
         HS_NC_CHECK(rc, w->partial);
+        double *b = hs_writer_bounds(w, d);
+        if (!b) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell bounds");
+        rc = nc_put_var_double(st(w)->ncid, bnds_var[d], b);
+        free(b);
+        HS_NC_CHECK(rc, w->partial);
+    }
+    if (w->has_area) {
+        double *a = hs_writer_cell_area(w);
+        if (!a) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell areas");
+        int rc = nc_put_var_double(st(w)->ncid, st(w)->area_var, a);
+        free(a);
+        HS_NC_CHECK(rc, w->partial);
     }
     return HS_OK;
 }
@@ -84,7 +113,7 @@ static int def_globals(hs_writer *w, const hs_output_desc *desc)
 {
     int id = st(w)->ncid;
     const char *p = w->partial;
-    HS_CHECK(put_text(id, NC_GLOBAL, "Conventions", "CF-1.10", p));
+    HS_CHECK(put_text(id, NC_GLOBAL, "Conventions", HS_CF_CONVENTIONS, p));
     HS_CHECK(put_text(id, NC_GLOBAL, "title", desc->title ? desc->title : "hpcsim output", p));
     HS_CHECK(put_text(id, NC_GLOBAL, "source", HS_SOURCE_ATTR, p));
     HS_CHECK(put_text(id, NC_GLOBAL, "history", w->history, p));
@@ -96,7 +125,7 @@ static int nc_create_file(hs_writer *w, const hs_output_desc *desc)
 {
     nc_state *s = calloc(1, sizeof *s);
     if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a NetCDF writer");
-    int coord_var[3];
+    int coord_var[3], bnds_var[3];
     int rc = nc_create(w->partial, NC_NETCDF4 | NC_CLOBBER, &s->ncid);
     if (rc != NC_NOERR) {
         free(s);
@@ -104,10 +133,10 @@ static int nc_create_file(hs_writer *w, const hs_output_desc *desc)
     }
     w->bs = s;
     if (w->has_time) HS_CHECK(def_time(w, desc));
-    HS_CHECK(def_space(w, desc, coord_var));
+    HS_CHECK(def_space(w, desc, coord_var, bnds_var));
     HS_CHECK(def_globals(w, desc));
     HS_NC_CHECK(nc_enddef(s->ncid), w->partial);
-    HS_CHECK(put_coords(w, desc, coord_var));
+    HS_CHECK(put_coords(w, desc, coord_var, bnds_var));
     return HS_OK;
 }
 
@@ -129,6 +158,7 @@ static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
     HS_CHECK(put_text(s->ncid, v->id, "units", units ? units : "1", p));
     HS_CHECK(put_text(s->ncid, v->id, "long_name", long_name ? long_name : v->name, p));
     if (standard_name) HS_CHECK(put_text(s->ncid, v->id, "standard_name", standard_name, p));
+    if (w->has_area) HS_CHECK(put_text(s->ncid, v->id, "cell_measures", "area: " HS_CELL_AREA, p));
     return HS_OK;
 }
 
@@ -230,14 +260,6 @@ static int copy_globals(hs_writer *w, int in, const char *old)
     return rc;
 }
 
-static int is_coord(const hs_writer *w, const char *name)
-{
-    if (strcmp(name, "time") == 0) return 1;
-    for (int d = 0; d < w->ndim; d++)
-        if (strcmp(name, w->dim_names[d]) == 0) return 1;
-    return 0;
-}
-
 /* Define the old file's data variable `vin` in the new file, attributes included. */
 static int copy_var_def(hs_writer *w, int in, int vin, const char *old, hs_writer_var *v)
 {
@@ -282,12 +304,12 @@ static int copy_var_data(hs_writer *w, int in, int vin, const char *old, const h
     return HS_OK;
 }
 
-static int read_times(int in, const char *old, double **times, size_t *nt)
+static int read_times(const hs_writer *w, int in, const char *old, double **times, size_t *nt)
 {
     int tv, td;
     *times = NULL;
     *nt = 0;
-    if (nc_inq_varid(in, "time", &tv) != NC_NOERR) return HS_OK;
+    if (!w->has_time || nc_inq_varid(in, w->rec_name, &tv) != NC_NOERR) return HS_OK;
     HS_NC_CHECK(nc_inq_vardimid(in, tv, &td), old);
     HS_NC_CHECK(nc_inq_dimlen(in, td, nt), old);
     *times = malloc((*nt ? *nt : 1) * sizeof **times);
@@ -300,7 +322,7 @@ static int copy_file(hs_writer *w, const hs_output_desc *desc, double time, int 
 {
     double *times;
     size_t nt, nkeep = 0;
-    HS_CHECK(read_times(in, old, &times, &nt));
+    HS_CHECK(read_times(w, in, old, &times, &nt));
     while (nkeep < nt && times[nkeep] <= time) nkeep++;
     int rc = nc_create_file(w, desc);
     if (rc == HS_OK) rc = copy_globals(w, in, old);
@@ -315,7 +337,7 @@ static int copy_file(hs_writer *w, const hs_output_desc *desc, double time, int 
     for (int vin = 0; vin < nv; vin++) {
         char name[NC_MAX_NAME + 1];
         HS_NC_CHECK(nc_inq_varname(in, vin, name), old);
-        if (is_coord(w, name)) continue;
+        if (hs_writer_is_own_name(w, name)) continue; /* coordinates and bounds: written by create */
         if (w->nvars >= HS_WRITER_MAX_VARS) return HS_FAIL(HS_ERR_RUNTIME, "%s: too many variables", old);
         hs_writer_var *v = &w->vars[w->nvars];
         memset(v, 0, sizeof *v);

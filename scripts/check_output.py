@@ -4,17 +4,21 @@
   check_output.py [--var NAME]... [--records N] [--no-cfchecks] [--strict] FILE...
 
 FILE.nc  : opened with xarray (times decoded) or else netCDF4; CF essentials checked (Conventions,
-           title, source, history, coordinate units/axis, time units/calendar, variable units);
-           then `cfchecks` when installed.  cfchecker 4.1 knows CF up to 1.8: the file is checked
-           as a copy whose Conventions names the newest version the checker knows.  Without network
-           the official standard-name table cannot be fetched: a table built from the file's own
-           standard names is used instead (so names are not validated; everything else is).
+           title, source, history, coordinate units/axis/bounds, the record axis: a CF time axis
+           with units "UNIT since DATE" and a calendar, or a counter such as `iteration` with
+           neither calendar nor time units; variable units); then `cfchecks` when installed,
+           offline: with the CF standard-name table shipped in tests/data (its version in the file
+           name) and the area-type / region tables there (--cf-tables DIR to use others).  The file
+           must claim a CF version the checker knows (it checks that version).
 FILE.h5  : opened with h5py: attributes and datasets; its .xmf companion (same stem) is checked too.
-FILE.xmf : parsed as XML; every HDF DataItem must name an existing dataset of the right size, every
-           HyperSlab must lie inside its dataset, times must increase.
+FILE.xmf : parsed as XML; every HDF DataItem must name an existing dataset of the right size, in a
+           file named without a directory (relative to the .xmf), every HyperSlab must lie inside
+           its dataset, attributes must say their centring and match the grid's cells or nodes,
+           times must increase.
 A missing Python module or tool is reported and skipped (an error with --strict).
 """
 import argparse
+import gzip
 import os
 import re
 import shutil
@@ -47,7 +51,16 @@ def text(v):
 
 # ---------------------------------------------------------------- NetCDF
 
-def check_attrs_common(path, gattrs, var_attrs, dims_of, coords, data_vars, args):
+def record_dim(dims_of, data_vars):
+    """The record dimension: the first dimension of the data variables that have more than the
+    spatial ones (time, or a counter such as iteration); None for a file without one."""
+    for v in data_vars:
+        if dims_of[v] and dims_of[v][0] in ("time", "iteration"):
+            return dims_of[v][0]
+    return None
+
+
+def check_attrs_common(path, gattrs, var_attrs, dims_of, coords, data_vars, args, rec=None):
     conv = gattrs.get("Conventions", "")
     if not conv.startswith("CF-"):
         problem(f"{path}: Conventions = {conv!r}, expected CF-x.y")
@@ -56,31 +69,50 @@ def check_attrs_common(path, gattrs, var_attrs, dims_of, coords, data_vars, args
             problem(f"{path}: global attribute {a} missing or empty")
     if not gattrs.get("source", "").startswith("hpcsim"):
         problem(f"{path}: source = {gattrs.get('source')!r} does not name hpcsim")
+    bounds = {var_attrs[c]["bounds"] for c in coords if "bounds" in var_attrs[c]}
+    data_vars = [v for v in data_vars if v not in bounds]
+    rec = rec or record_dim(dims_of, data_vars)
     for c in coords:
         at = var_attrs[c]
         if "units" not in at:
             problem(f"{path}: coordinate {c} has no units")
-        if c != "time" and at.get("axis") not in ("X", "Y", "Z"):
+        if c == rec:
+            continue
+        if at.get("axis") not in ("X", "Y", "Z"):
             problem(f"{path}: coordinate {c} has axis {at.get('axis')!r}")
-    if "time" in var_attrs:
-        at = var_attrs["time"]
-        if not re.match(r"^\w+ since ", at.get("units", "")):
+        b = at.get("bounds")
+        if b is None:
+            problem(f"{path}: coordinate {c} has no bounds (CDO then assumes equal cell areas)")
+        elif b not in var_attrs:
+            problem(f"{path}: coordinate {c} names bounds {b!r}, which is missing")
+        elif dims_of[b][:1] != [c] or len(dims_of[b]) != 2:
+            problem(f"{path}: bounds {b} has dimensions {dims_of[b]}, expected ({c}, 2)")
+    if rec in var_attrs:
+        at = var_attrs[rec]
+        timelike = bool(re.match(r"^\w+ since ", at.get("units", "")))
+        if rec == "time" and not timelike:
             problem(f"{path}: time units {at.get('units')!r} are not 'UNIT since DATE'")
-        if at.get("calendar") is None:
-            problem(f"{path}: time has no calendar")
-        if at.get("axis") != "T":
-            problem(f"{path}: time axis is {at.get('axis')!r}")
+        if timelike:
+            if at.get("calendar") is None:
+                problem(f"{path}: {rec} has no calendar")
+            if at.get("axis") != "T":
+                problem(f"{path}: {rec} axis is {at.get('axis')!r}")
+        else:
+            for a in ("calendar", "axis", "standard_name"):
+                if a in at:
+                    problem(f"{path}: the counter axis {rec} has a time attribute {a} = {at[a]!r}")
     for v in data_vars:
         if "units" not in var_attrs[v]:
             problem(f"{path}: variable {v} has no units")
         if "long_name" not in var_attrs[v] and "standard_name" not in var_attrs[v]:
             problem(f"{path}: variable {v} has neither long_name nor standard_name")
         dims = dims_of[v]
-        if "time" in dims and dims[0] != "time":
-            problem(f"{path}: variable {v} has time as dimension {dims.index('time')}, not first")
+        if rec and rec in dims and dims[0] != rec:
+            problem(f"{path}: variable {v} has {rec} as dimension {dims.index(rec)}, not first")
     for v in args.var:
         if v not in var_attrs:
             problem(f"{path}: required variable {v} missing")
+    return rec
 
 
 def check_nc_xarray(path, args):
@@ -95,13 +127,15 @@ def check_nc_xarray(path, args):
         dims_of = {k: list(ds[k].dims) for k in ds.variables}
         coords = [c for c in ds.coords if c in ds.dims]
         data_vars = list(ds.data_vars)
-        check_attrs_common(path, dict(ds.attrs), var_attrs, dims_of, coords, data_vars, args)
-        if "time" in ds.variables:
-            kind = ds["time"].dtype.kind
-            if kind != "M" and ds["time"].dtype != object:
-                problem(f"{path}: xarray did not decode time (dtype {ds['time'].dtype})")
-            if args.records is not None and ds.sizes.get("time") != args.records:
-                problem(f"{path}: {ds.sizes.get('time')} time records, expected {args.records}")
+        rec = ds.encoding.get("unlimited_dims", set())
+        rec = next(iter(rec)) if len(rec) == 1 else None
+        rec = check_attrs_common(path, dict(ds.attrs), var_attrs, dims_of, coords, data_vars, args, rec)
+        if rec == "time" or (rec and " since " in var_attrs[rec].get("units", "")):
+            kind = ds[rec].dtype.kind
+            if kind != "M" and ds[rec].dtype != object:
+                problem(f"{path}: xarray did not decode {rec} (dtype {ds[rec].dtype})")
+        if rec and args.records is not None and ds.sizes.get(rec) != args.records:
+            problem(f"{path}: {ds.sizes.get(rec)} records along {rec}, expected {args.records}")
         for v in data_vars:
             ds[v].load()  # every value readable
     print(f"ok   {path}: opened with xarray ({len(data_vars)} variables)")
@@ -115,60 +149,40 @@ def check_nc_netcdf4(path, args):
         dims_of = {k: list(v.dimensions) for k, v in ds.variables.items()}
         coords = [k for k in ds.variables if k in ds.dimensions]
         data_vars = [k for k in ds.variables if k not in ds.dimensions]
-        check_attrs_common(path, gattrs, var_attrs, dims_of, coords, data_vars, args)
-        if args.records is not None and "time" in ds.dimensions and len(ds.dimensions["time"]) != args.records:
-            problem(f"{path}: {len(ds.dimensions['time'])} time records, expected {args.records}")
-        if "time" in ds.variables and len(ds.variables["time"]):
-            netCDF4.num2date(ds.variables["time"][:], ds.variables["time"].units,
-                             getattr(ds.variables["time"], "calendar", "standard"))
+        unlim = [d for d, dim in ds.dimensions.items() if dim.isunlimited()]
+        rec = check_attrs_common(path, gattrs, var_attrs, dims_of, coords, data_vars, args,
+                                 unlim[0] if len(unlim) == 1 else None)
+        if rec and args.records is not None and len(ds.dimensions[rec]) != args.records:
+            problem(f"{path}: {len(ds.dimensions[rec])} records along {rec}, expected {args.records}")
+        if rec in ds.variables and len(ds.variables[rec]) and " since " in getattr(ds.variables[rec], "units", ""):
+            netCDF4.num2date(ds.variables[rec][:], ds.variables[rec].units,
+                             getattr(ds.variables[rec], "calendar", "standard"))
     print(f"ok   {path}: opened with netCDF4")
 
 
-def minimal_tables(path, workdir):
-    """Standard-name / area-type / region tables that need no network (see the module doc)."""
-    import netCDF4
-    entries = {}
-    with netCDF4.Dataset(path) as ds:
-        for v in ds.variables.values():
-            if "standard_name" in v.ncattrs():
-                entries[v.standard_name.split()[0]] = getattr(v, "units", "1")
-    sn = os.path.join(workdir, "standard_names.xml")
-    with open(sn, "w") as f:
-        f.write('<?xml version="1.0"?>\n<standard_name_table>\n<version_number>0</version_number>\n'
-                '<last_modified>offline</last_modified>\n')
-        for name, units in entries.items():
-            f.write(f'<entry id="{name}"><canonical_units>{units if name != "time" else "s"}'
-                    '</canonical_units><grib></grib><amip></amip><description></description></entry>\n')
-        f.write("</standard_name_table>\n")
-    at = os.path.join(workdir, "area_types.xml")
-    with open(at, "w") as f:
-        f.write('<?xml version="1.0"?>\n<area_type_table><version_number>0</version_number><date>offline</date>'
-                '<entry id="land"><description></description></entry></area_type_table>\n')
-    rn = os.path.join(workdir, "regions.xml")
-    with open(rn, "w") as f:
-        f.write('<?xml version="1.0"?>\n<standardized_region_list><version_number>0</version_number>'
-                '<date>offline</date><entry id="global"></entry></standardized_region_list>\n')
-    return ["-s", sn, "-a", at, "-r", rn]
+CF_TABLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "data")
 
 
-def cf_copy_for_checker(path, workdir):
-    """A copy whose Conventions the installed checker knows, or the file itself."""
-    try:
-        from cfchecker import cfchecks as cfc
-        known = [str(v) for v in cfc.cfVersions]
-        newest = str(cfc.newest_version)
-    except Exception:
-        return path, None
-    import netCDF4
-    with netCDF4.Dataset(path) as ds:
-        conv = getattr(ds, "Conventions", "")
-    if conv in known or not conv.startswith("CF-"):
-        return path, None
-    copy = os.path.join(workdir, os.path.basename(path))
-    shutil.copy(path, copy)
-    with netCDF4.Dataset(copy, "a") as ds:
-        ds.Conventions = newest
-    return copy, f"cfchecks knows CF up to {newest}; {conv} file checked as {newest}"
+def cf_tables(tables_dir, workdir):
+    """cfchecks options for the standard-name, area-type and region tables in tables_dir (no
+    network): the newest cf-standard-name-table-v*.xml(.gz) there, decompressed into workdir."""
+    names = sorted((f for f in os.listdir(tables_dir) if re.match(r"cf-standard-name-table-v\d+\.xml(\.gz)?$", f)),
+                   key=lambda f: int(re.search(r"v(\d+)", f).group(1)))
+    if not names:
+        raise FileNotFoundError(f"no cf-standard-name-table-vN.xml[.gz] in {tables_dir}")
+    sn = os.path.join(tables_dir, names[-1])
+    if sn.endswith(".gz"):
+        plain = os.path.join(workdir, names[-1][:-3])
+        with gzip.open(sn, "rb") as fin, open(plain, "wb") as fout:
+            shutil.copyfileobj(fin, fout)
+        sn = plain
+    opts = ["-s", sn]
+    for opt, name in (("-a", "cf-area-type-table.xml"), ("-r", "cf-standardized-region-list.xml")):
+        path = os.path.join(tables_dir, name)
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"{path} missing")
+        opts += [opt, path]
+    return opts, names[-1]
 
 
 def run_cfchecks(path, args):
@@ -178,18 +192,12 @@ def run_cfchecks(path, args):
         return
     with tempfile.TemporaryDirectory() as work:
         try:
-            target, why = cf_copy_for_checker(path, work)
-        except ImportError:
-            target, why = path, None
-        if why:
-            notice(why)
-        cmd = [exe, target]
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            opts, table = cf_tables(args.cf_tables, work)
+        except (OSError, ValueError) as e:
+            problem(f"{path}: CF tables for an offline cfchecks: {e}")
+            return
+        r = subprocess.run([exe] + opts + [path], capture_output=True, text=True, timeout=300)
         out = r.stdout + r.stderr
-        if "urlopen error" in out or "URLError" in out:
-            notice("cfchecks could not fetch the CF tables (no network): standard names checked against the file's own")
-            r = subprocess.run([exe] + minimal_tables(path, work) + [target], capture_output=True, text=True, timeout=300)
-            out = r.stdout + r.stderr
         m = re.search(r"ERRORS detected:\s*(\d+)", out)
         w = re.search(r"WARNINGS given:\s*(\d+)", out)
         if not m:
@@ -197,12 +205,15 @@ def run_cfchecks(path, args):
             return
         errors = [l for l in out.splitlines() if l.startswith("ERROR")]
         warns = [l for l in out.splitlines() if l.startswith("WARN")]
+        version = re.search(r"Using CF Checker Version\s*(\S+)", out)
+        checked = re.search(r"Checking against CF Version\s*(\S+)", out)
         if int(m.group(1)) > 0:
             problem(f"{path}: cfchecks found {m.group(1)} errors:\n  " + "\n  ".join(errors))
         elif w and int(w.group(1)) > 0:
             problem(f"{path}: cfchecks gave {w.group(1)} warnings:\n  " + "\n  ".join(warns))
         else:
-            print(f"ok   {path}: cfchecks: 0 errors, 0 warnings")
+            print(f"ok   {path}: cfchecks {version.group(1) if version else '?'} against "
+                  f"{checked.group(1) if checked else '?'} ({table}): 0 errors, 0 warnings")
 
 
 def check_nc(path, args):
@@ -226,8 +237,11 @@ def check_h5(path, args):
     except ImportError:
         notice(f"{path}: h5py not installed, HDF5 content not checked")
         h5py = None
+    gridded = True
     if h5py:
         with h5py.File(path, "r") as f:
+            gridded = any(isinstance(d, h5py.Dataset) and text(d.attrs.get("axis", b"")) in ("X", "Y", "Z")
+                          for d in f.values())
             conv = text(f.attrs.get("Conventions", b""))
             if not conv.startswith("CF-"):
                 problem(f"{path}: Conventions = {conv!r}")
@@ -250,6 +264,8 @@ def check_h5(path, args):
     xmf = stem + ".xmf"
     if os.path.exists(xmf):
         check_xmf(xmf, args)
+    elif h5py and not gridded:
+        print(f"ok   {path}: a series without a spatial grid, so no XDMF companion")
     else:
         problem(f"{path}: XDMF companion {xmf} missing")
 
@@ -272,6 +288,8 @@ def hdf_ref(xmf, item, cache):
         problem(f"{xmf}: HDF DataItem {ref!r} is not FILE:/DATASET")
         return None
     fname, dset = ref.rsplit(":", 1)
+    if "/" in fname or "\\" in fname:
+        problem(f"{xmf}: reference {ref!r} names a directory; the HDF5 file must be named relative to the .xmf")
     full = os.path.join(os.path.dirname(os.path.abspath(xmf)), fname)
     if not os.path.exists(full):
         problem(f"{xmf}: references missing file {fname}")
@@ -336,9 +354,17 @@ def check_grid(xmf, grid, cache):
                 lens.append(prod(dims_of(it)))
         if list(reversed(lens)) != tdims:
             problem(f"{xmf}: geometry lengths {lens} (x first) do not match topology {tdims} (slowest first)")
+    ncells = prod([max(t - 1, 1) for t in tdims]) if "RectMesh" in topo.get("TopologyType", "") else None
     for att in grid.findall("Attribute"):
+        center = att.get("Center")
+        if center not in ("Node", "Cell"):
+            problem(f"{xmf}: attribute {att.get('Name')} has Center={center!r}, expected Node or Cell")
+            continue
+        if center == "Cell" and ncells is None:
+            problem(f"{xmf}: cell-centred attribute {att.get('Name')} on a {topo.get('TopologyType')} grid")
+            continue
         for item in att.findall("DataItem"):
-            check_item(xmf, item, cache, prod(tdims))
+            check_item(xmf, item, cache, ncells if center == "Cell" else prod(tdims))
     t = grid.find("Time")
     return float(t.get("Value")) if t is not None else None
 
@@ -374,6 +400,7 @@ def main():
     ap.add_argument("--var", action="append", default=[], help="a variable that must be present")
     ap.add_argument("--records", type=int, help="expected number of time records")
     ap.add_argument("--no-cfchecks", dest="cfchecks", action="store_false")
+    ap.add_argument("--cf-tables", default=CF_TABLES, help="folder of the CF tables for cfchecks (default tests/data)")
     ap.add_argument("--strict", action="store_true", help="missing modules or tools are problems")
     args = ap.parse_args()
     for path in args.files:

@@ -18,7 +18,30 @@ fi
 if [ -f .deps/usr/include/ini.h ]; then missing=("${missing[@]/libinih-dev}"); fi
 if [ -f .deps/usr/include/cmocka.h ]; then missing=("${missing[@]/libcmocka-dev}"); fi
 read -r -a missing <<<"${missing[*]}"
+# Optional clients for the output tests (tests/cli/test_paraview.sh renders the XDMF with pvpython
+# under xvfb-run; tests/cli/test_cf.sh reads the NetCDF files with CDO).  Installed when possible, in
+# their own apt-get call, and never a failure: without them those checks say "skipped".
+OPTIONAL=(paraview python3-paraview xvfb xauth cdo)
+optional_missing=()
+if command -v dpkg-query >/dev/null; then
+    for p in "${OPTIONAL[@]}"; do have_pkg "$p" || optional_missing+=("$p"); done
+fi
+install_optional() {
+    [ ${#optional_missing[@]} -gt 0 ] || return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        echo "deps: installing optional ${optional_missing[*]}"
+        DEBIAN_FRONTEND=noninteractive timeout 900 apt-get install -y -qq --no-install-recommends "${optional_missing[@]}" \
+            >/dev/null 2>&1 || echo "deps: optional ${optional_missing[*]} not installed; their checks will be skipped" >&2
+    else
+        echo "deps: optional (ParaView and CDO checks): sudo apt-get install ${optional_missing[*]}"
+    fi
+    return 0
+}
 if [ ${#missing[@]} -eq 0 ]; then
+    if [ ${#optional_missing[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq >/dev/null 2>&1 || true
+    fi
+    install_optional
     echo "deps: all build and test packages are installed"
     exit 0
 fi
@@ -26,6 +49,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "deps: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     if apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; then
+        install_optional
         exit 0
     fi
     echo "deps: apt-get failed (no network?); continuing with what is installed" >&2

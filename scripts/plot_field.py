@@ -17,19 +17,25 @@ def load(path, var, index):
         with netCDF4.Dataset(path) as ds:
             v = ds.variables[var]
             dims = v.dimensions
-            data = np.asarray(v[index] if dims and dims[0] == "time" else v[:])
-            spatial = [d for d in dims if d != "time"]
+            rec = dims[0] if dims and ds.dimensions[dims[0]].isunlimited() else None  # time or iteration
+            data = np.asarray(v[index] if rec else v[:])
+            spatial = [d for d in dims if d != rec]
             coords = [np.asarray(ds.variables[d][:]) if d in ds.variables else np.arange(ds.dimensions[d].size) for d in spatial]
-            t = float(ds.variables["time"][index]) if "time" in ds.variables else 0.0
+            t = float(ds.variables[rec][index]) if rec in ds.variables else 0.0
             units = getattr(v, "units", "")
             return data, spatial, coords, t, units
     import h5py
     with h5py.File(path, "r") as f:
         d = f[var]
-        data = np.asarray(d[index] if d.ndim > 1 and "time" in f else d[:])
-        names = [n for n in ("z", "y", "x") if n in f][-data.ndim:]
+        dims = d.attrs.get("dimensions", b"")
+        dims = (dims.decode() if isinstance(dims, bytes) else str(dims)).split()
+        rec = dims[0] if dims and d.maxshape[0] is None else None  # time or iteration
+        data = np.asarray(d[index] if rec else d[:])
+        names = dims[1:] if rec else dims
+        if not names:
+            names = [n for n in ("z", "y", "x") if n in f][-data.ndim:]
         coords = [np.asarray(f[n]) for n in names]
-        t = float(f["time"][index]) if "time" in f else 0.0
+        t = float(f[rec][index]) if rec in f else 0.0
         units = d.attrs.get("units", b"")
         units = units.decode() if isinstance(units, bytes) else str(units)
         return data, names, coords, t, units

@@ -79,12 +79,13 @@ def main():
     fig.savefig(a.output, dpi=130, bbox_inches="tight")
     print("wrote", a.output)
     if a.history:
-        h = read(a.history, ["time", "loss", "rel_l2_error", "phase"])
+        h = read(a.history, ["iteration", "time", "loss", "rel_l2_error", "phase"])
+        it = h["iteration"] if h["iteration"] is not None else h["time"]  # files before the iteration axis
         fig, ax = plt.subplots(figsize=(7, 4))
-        ax.semilogy(h["time"], h["loss"], label="loss")
-        ax.semilogy(h["time"], h["rel_l2_error"], label="relative L2 error")
+        ax.semilogy(it, h["loss"], label="loss")
+        ax.semilogy(it, h["rel_l2_error"], label="relative L2 error")
         if h["phase"] is not None and np.any(h["phase"] > 0):
-            ax.axvline(h["time"][np.argmax(h["phase"] > 0)], color="k", ls=":", label="Adam -> L-BFGS")
+            ax.axvline(it[np.argmax(h["phase"] > 0)], color="k", ls=":", label="Adam -> L-BFGS")
         ax.set(xlabel="iteration", title="training history")
         ax.legend()
         out = a.output.rsplit(".", 1)[0] + "_history.png"

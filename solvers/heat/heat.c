@@ -36,6 +36,7 @@ typedef struct heat {
     double precond_dt;
     /* output */
     double *coords[3];
+    double *edges[3]; /* cell edges i * dx, the output's bounds */
     double *host;
     double *k_host;      /* local conductivity (NULL when constant) */
     double kmax;         /* largest conductivity over all ranks */
@@ -448,6 +449,12 @@ static int describe_output(void *state, hs_output_desc *desc)
             if (!h->coords[d]) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
             for (int64_t i = 0; i < h->cfg.n[d]; i++) h->coords[d][i] = hs_heat_coord(&h->cfg, d, i);
         }
+        if (!h->edges[d]) {
+            h->edges[d] = malloc((size_t)(h->cfg.n[d] + 1) * sizeof(double));
+            if (!h->edges[d]) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+            for (int64_t i = 0; i <= h->cfg.n[d]; i++) h->edges[d][i] = (double)i * h->cfg.dx[d];
+        }
+        desc->edges[d] = h->edges[d];
         desc->dim_names[d] = names[d];
         desc->n[d] = h->cfg.n[d];
         desc->coords[d] = h->coords[d];
@@ -574,7 +581,7 @@ static void destroy(void *state)
         hs_mem_free(h->ctx, h->diag);
     }
     if (h->d) hs_decomp_destroy(h->d);
-    for (int d = 0; d < 3; d++) free(h->coords[d]);
+    for (int d = 0; d < 3; d++) free(h->coords[d]), free(h->edges[d]);
     free(h->host);
     free(h->k_host);
     free(h);

@@ -1,6 +1,6 @@
 /* The pinn solver: physics-informed training of a 1D + time PDE (viscous Burgers by default) driven
  * as a run whose "time" is the training iteration; outputs the field and error on the reference
- * grid and the loss/error history. */
+ * grid and the loss/error history, both on a record axis `iteration` (not a CF time axis). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,7 +211,10 @@ static int describe_output(void *state, hs_output_desc *d)
     d->coords[0] = x, d->coords[1] = t;
     d->coord_units[0] = "1", d->coord_units[1] = "1";
     d->coord_long_names[0] = "position x (dimensionless)";
-    d->coord_long_names[1] = "PDE time t (dimensionless; the record axis `time` counts training iterations)";
+    d->coord_long_names[1] = "PDE time t (dimensionless)";
+    d->record_name = "iteration";
+    d->record_long_name = "training iteration";
+    d->time_units = "1";
     return HS_OK;
 }
 
@@ -252,7 +255,7 @@ static int write_state(void *state, hs_writer *w)
     return HS_OK;
 }
 
-/* The history as a CF time series (record axis: training iteration). */
+/* The history as a series over the record axis `iteration` (training iterations). */
 static int write_history(pinn_state *s)
 {
     const char *base = hs_params_string(s->params, "pinn.history_path");
@@ -267,7 +270,7 @@ static int write_history(pinn_state *s)
     d.path = path, d.format = netcdf ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
     d.title = "hpcsim physics-informed neural network: training history";
     d.history = "hpcsim run", d.params_ini = ini, d.ndim = 0;
-    d.time_units = "1";
+    d.record_name = "iteration", d.record_long_name = "training iteration", d.time_units = "1";
     hs_writer *w = NULL;
     int rc = hs_writer_open(s->ctx, &d, &w);
     free(ini);

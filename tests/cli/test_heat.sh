@@ -133,7 +133,7 @@ fi
 # 7. the output opens in real clients
 if [ $FMT = netcdf ] && command -v ncdump >/dev/null; then
     h=$(ncdump -h full.nc)
-    for want in ':Conventions = "CF-1.10"' ':title = ' ':source = "hpcsim ' ':history = ' ':hpcsim_parameters = ' 'T:units = "K"' 'x:axis = "X"' 'time:units = "seconds since'; do
+    for want in ':Conventions = "CF-1.8"' 'x:bounds = "x_bnds"' 'T:cell_measures = "area: cell_area"' ':title = ' ':source = "hpcsim ' ':history = ' ':hpcsim_parameters = ' 'T:units = "K"' 'x:axis = "X"' 'time:units = "seconds since'; do
         if ! grep -qF "$want" <<<"$h"; then bad "ncdump -h lacks $want"; continue 2; fi
     done
     ok "ncdump -h shows the CF attributes"

@@ -30,7 +30,9 @@ if [ -f sample.nc ]; then
     files+=(sample.nc)
     if command -v ncdump >/dev/null; then
         if ncdump -h sample.nc >hdr.txt 2>err.txt; then ok "ncdump -h reads sample.nc"; else bad "ncdump -h: $(cat err.txt)"; fi
-        contains "Conventions" hdr.txt ':Conventions = "CF-1.10" ;'
+        contains "Conventions" hdr.txt ':Conventions = "CF-1.8" ;'
+        contains "x bounds" hdr.txt 'x:bounds = "x_bnds" ;'
+        contains "bounds variable" hdr.txt 'double x_bnds(x, bnds) ;'
         contains "source names hpcsim" hdr.txt ':source = "hpcsim '
         contains "history" hdr.txt ':history = "'
         contains "parameters" hdr.txt ':hpcsim_parameters = "[run]\nsolver = test\n" ;'

@@ -44,8 +44,8 @@ TINY=(run.device=cpu run.quiet=true pinn.depth=2 pinn.width=8 pinn.n_collocation
 if "$HS_BIN" run "$INI" "${TINY[@]}" output.path=full pinn.history_path=full_history >out.txt 2>err.txt; then
     if grep -q "relative L2 error" out.txt && [ -f full.$EXT ] && [ -f full_history.$EXT ]; then ok; else bad "tiny run: outputs missing: $(cat out.txt err.txt)"; fi
     if [ $EXT = nc ] && command -v ncdump >/dev/null; then
-        ncdump -h full.nc | grep -q "double u_pred(time, t, x)" && ncdump -h full.nc | grep -q "u_exact(t, x)" && ok || bad "field variables"
-        ncdump -h full_history.nc | grep -q "rel_l2_error(time)" && ok || bad "history variables"
+        ncdump -h full.nc | grep -q "double u_pred(iteration, t, x)" && ncdump -h full.nc | grep -q "u_exact(t, x)" && ok || bad "field variables"
+        ncdump -h full_history.nc | grep -q "rel_l2_error(iteration)" && ok || bad "history variables"
     fi
 else
     bad "tiny run failed: $(cat err.txt)"
@@ -58,7 +58,7 @@ fi
     checkpoint.path=ck2.h5 >/dev/null 2>err2.txt
 if [ -f part.$EXT ] && [ -f full.$EXT ]; then
     # the stopped run wrote its last state as a record too: compare the final records
-    if "$HS_BIN" compare full.$EXT part.$EXT u_pred --last >cmp.txt && "$HS_BIN" compare full.$EXT part.$EXT time --last >>cmp.txt; then ok
+    if "$HS_BIN" compare full.$EXT part.$EXT u_pred --last >cmp.txt && "$HS_BIN" compare full.$EXT part.$EXT iteration --last >>cmp.txt; then ok
     else bad "restarted prediction differs from the uninterrupted one: $(cat cmp.txt err1.txt err2.txt)"; fi
 else
     bad "restart run: no output ($(cat err1.txt err2.txt))"

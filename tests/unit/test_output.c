@@ -68,6 +68,30 @@ static size_t plane(const grid_t *g)
     return n;
 }
 
+/* The cell edges the writer derives from the coordinates: midway between them, the end cells as
+ * wide as their neighbours (a single cell is 1 wide). */
+static void expected_edges(const grid_t *g, int d, double *e)
+{
+    const double *c = g->coords[d];
+    int64_t n = g->n[d];
+    if (n == 1) {
+        e[0] = c[0] - 0.5, e[1] = c[0] + 0.5;
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) e[i] = 0.5 * (c[i - 1] + c[i]);
+    e[0] = c[0] - (e[1] - c[0]);
+    e[n] = c[n - 1] + (c[n - 1] - e[n - 1]);
+}
+
+/* Every cell's bounds [edge i, edge i + 1], as x_bnds holds them. */
+static void expected_bounds(const grid_t *g, int d, double *b)
+{
+    double *e = malloc((size_t)(g->n[d] + 1) * sizeof *e);
+    expected_edges(g, d, e);
+    for (int64_t i = 0; i < g->n[d]; i++) b[2 * i] = e[i], b[2 * i + 1] = e[i + 1];
+    free(e);
+}
+
 static void field_T(const grid_t *g, int rec, double *x) { test_fill_f64(x, plane(g), 1000 + rec, -300, 300); }
 static void field_q(const grid_t *g, int rec, float *x) { test_fill_f32(x, plane(g), 2000 + rec, 0, 1); }
 static void field_mask(const grid_t *g, double *x) { test_fill_f64(x, plane(g), 77, 0, 1); }
@@ -204,7 +228,7 @@ static void nc_check_attrs(const char *path, int ndim)
     int ncid, nd, unlim, dimids[4], v;
     char name[NC_MAX_NAME + 1];
     assert_int_equal(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
-    nc_expect(ncid, NULL, "Conventions", "CF-1.10", 0);
+    nc_expect(ncid, NULL, "Conventions", HS_CF_CONVENTIONS, 0);
     nc_expect(ncid, NULL, "title", "hpcsim output test", 0);
     nc_expect(ncid, NULL, "source", "hpcsim " HS_VERSION " (git ", 1);
     nc_expect(ncid, NULL, "hpcsim_parameters", "[run]\nsolver = test\n", 0);
@@ -237,6 +261,33 @@ static void nc_check_attrs(const char *path, int ndim)
     nc_close(ncid);
 }
 
+/* CF cell bounds: x:bounds = "x_bnds", x_bnds(x, bnds) holding the cell edges. */
+static void nc_check_bounds(const char *path, const grid_t *g)
+{
+    static const char *bn[3] = {"x_bnds", "y_bnds", "z_bnds"};
+    int ncid, v, nd, dimids[4];
+    char name[NC_MAX_NAME + 1];
+    assert_int_equal(nc_open(path, NC_NOWRITE, &ncid), NC_NOERR);
+    for (int d = 0; d < g->ndim; d++) {
+        nc_expect(ncid, g->desc.dim_names[d], "bounds", bn[d], 0);
+        assert_int_equal(nc_inq_varid(ncid, bn[d], &v), NC_NOERR);
+        assert_int_equal(nc_inq_var(ncid, v, NULL, NULL, &nd, dimids, NULL), NC_NOERR);
+        assert_int_equal(nd, 2);
+        assert_int_equal(nc_inq_dimname(ncid, dimids[0], name), NC_NOERR);
+        assert_string_equal(name, g->desc.dim_names[d]);
+        assert_int_equal(nc_inq_dimname(ncid, dimids[1], name), NC_NOERR);
+        assert_string_equal(name, "bnds");
+        size_t n = (size_t)g->n[d] * 2;
+        double *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+        assert_int_equal(nc_get_var_double(ncid, v, got), NC_NOERR);
+        expected_bounds(g, d, want);
+        assert_memory_equal(got, want, n * sizeof *got);
+        free(got);
+        free(want);
+    }
+    nc_close(ncid);
+}
+
 static void test_netcdf_3d(void **state)
 {
     grid_t g;
@@ -246,6 +297,7 @@ static void test_netcdf_3d(void **state)
     write_file(&g, 4);
     check_plain(p, &g, 4);
     nc_check_attrs(p, 3);
+    nc_check_bounds(p, &g);
     grid_free(&g);
 }
 
@@ -257,6 +309,7 @@ static void test_netcdf_2d(void **state)
     write_file(&g, 3);
     check_plain(p, &g, 3);
     nc_check_attrs(p, 2);
+    nc_check_bounds(p, &g);
     grid_free(&g);
 }
 #else
@@ -315,38 +368,132 @@ static int count_of(const char *s, const char *needle)
     return k;
 }
 
+/* A whole dataset of the HDF5 file as doubles (n values). */
+static void h5_read(hid_t f, const char *name, double *out, size_t n)
+{
+    hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+    assert_true(ds >= 0);
+    hid_t sp = H5Dget_space(ds);
+    assert_int_equal((size_t)H5Sget_simple_extent_npoints(sp), n);
+    assert_true(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
+    H5Sclose(sp);
+    H5Dclose(ds);
+}
+
+/* /xdmf: the cell edges of every dimension and, per record, a view equal to that record. */
+static void h5_check_xdmf_group(hid_t f, const grid_t *g, int nrec)
+{
+    size_t n = plane(g);
+    double *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+    for (int d = 0; d < g->ndim; d++) {
+        char name[64], bname[64];
+        double e[64], b[128];
+        snprintf(name, sizeof name, "xdmf/%s", g->desc.dim_names[d]);
+        h5_read(f, name, got, (size_t)g->n[d] + 1);
+        expected_edges(g, d, e);
+        assert_memory_equal(got, e, ((size_t)g->n[d] + 1) * sizeof *got);
+        snprintf(bname, sizeof bname, "%s_bnds", g->desc.dim_names[d]);
+        h5_read(f, bname, got, 2 * (size_t)g->n[d]);
+        expected_bounds(g, d, b);
+        assert_memory_equal(got, b, 2 * (size_t)g->n[d] * sizeof *got);
+        char bref[64];
+        snprintf(bref, sizeof bref, "%s", bname);
+        h5_expect(f, g->desc.dim_names[d], "bounds", bref, 0);
+    }
+    for (int r = 0; r < nrec; r++) {
+        char name[64];
+        snprintf(name, sizeof name, "xdmf/T/%d", r);
+        h5_read(f, name, got, n);
+        field_T(g, r, want);
+        assert_memory_equal(got, want, n * sizeof *got);
+    }
+    char name[64];
+    snprintf(name, sizeof name, "xdmf/T/%d", nrec); /* no stale view past the last record */
+    H5E_BEGIN_TRY { assert_true(H5Lexists(f, name, H5P_DEFAULT) <= 0); } H5E_END_TRY;
+    free(got);
+    free(want);
+}
+
+/* The .xmf: one 3DRectMesh per record with nodes = cells + 1 in every direction (a missing
+ * dimension is one cell), cell-centred attributes, references FILE:/path without a directory. */
+static void xmf_check(const char *xmf, const char *base, const grid_t *g, int nrec)
+{
+    char *s = slurp(xmf);
+    char ref[256], dims[160];
+    long long n[3];
+    for (int d = 0; d < 3; d++) n[d] = d < g->ndim ? (long long)g->n[d] : 1;
+    assert_non_null(strstr(s, "<Xdmf Version=\"3.0\">"));
+    assert_non_null(strstr(s, "CollectionType=\"Temporal\""));
+    snprintf(dims, sizeof dims, "TopologyType=\"3DRectMesh\" Dimensions=\"%lld %lld %lld\"", n[2] + 1, n[1] + 1, n[0] + 1);
+    assert_int_equal(count_of(s, dims), nrec);
+    assert_int_equal(count_of(s, "GeometryType=\"VXVYVZ\""), nrec);
+    assert_int_equal(count_of(s, "Center=\"Cell\""), 3 * nrec);
+    assert_int_equal(count_of(s, "Center=\"Node\""), 0);
+    snprintf(dims, sizeof dims, "<DataItem Dimensions=\"%lld %lld %lld\"", n[2], n[1], n[0]);
+    assert_int_equal(count_of(s, dims), 3 * nrec); /* T, q, mask as cells */
+    for (int d = 0; d < g->ndim; d++) {
+        snprintf(ref, sizeof ref, "Dimensions=\"%lld\" NumberType=\"Float\" Precision=\"8\" Format=\"HDF\">%s:/xdmf/%s</DataItem>",
+                 n[d] + 1, base, g->desc.dim_names[d]);
+        assert_int_equal(count_of(s, ref), nrec);
+    }
+    for (int r = 0; r < nrec; r++) {
+        snprintf(ref, sizeof ref, "Precision=\"8\" Format=\"HDF\">%s:/xdmf/T/%d</DataItem>", base, r);
+        assert_int_equal(count_of(s, ref), 1);
+        snprintf(ref, sizeof ref, "Precision=\"4\" Format=\"HDF\">%s:/xdmf/q/%d</DataItem>", base, r);
+        assert_int_equal(count_of(s, ref), 1);
+    }
+    snprintf(ref, sizeof ref, "%s:/mask</DataItem>", base);
+    assert_int_equal(count_of(s, ref), nrec);
+    assert_int_equal(count_of(s, "<Time Value="), nrec);
+    assert_int_equal(count_of(s, "HyperSlab"), 0); /* ParaView's XDMF 3 reader cannot show them */
+    snprintf(ref, sizeof ref, ">%s:/", base);
+    assert_int_equal(count_of(s, "Format=\"HDF\">"), count_of(s, ref));
+    free(s);
+}
+
 static void h5_check(const char *path, const char *xmf, const char *base, const grid_t *g, int nrec)
 {
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     assert_true(f >= 0);
-    h5_expect(f, "/", "Conventions", "CF-1.10", 0);
+    h5_expect(f, "/", "Conventions", HS_CF_CONVENTIONS, 0);
     h5_expect(f, "/", "source", "hpcsim " HS_VERSION " (git ", 1);
     h5_expect(f, "/", "institution", "hpcsim tests", 0);
     h5_expect(f, "x", "units", "m", 0);
     h5_expect(f, "x", "axis", "X", 0);
-    h5_expect(f, "y", "axis", "Y", 0);
+    if (g->ndim > 1) h5_expect(f, "y", "axis", "Y", 0);
     h5_expect(f, "time", "calendar", "standard", 0);
     h5_expect(f, "T", "units", "K", 0);
-    h5_expect(f, "T", "dimensions", g->ndim == 3 ? "time z y x" : "time y x", 0);
+    h5_expect(f, "T", "dimensions", g->ndim == 3 ? "time z y x" : g->ndim == 2 ? "time y x" : "time x", 0);
+    h5_check_xdmf_group(f, g, nrec);
     H5Fclose(f);
+    xmf_check(xmf, base, g, nrec);
+}
+
+/* After a resume: /xdmf/T/k views the k-th kept record, and no view is left past the last. */
+static void h5_check_views(const char *path, const grid_t *g, const int *recs, int nrec)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    assert_true(f >= 0);
+    size_t n = plane(g);
+    double *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+    char name[64];
+    for (int k = 0; k < nrec; k++) {
+        snprintf(name, sizeof name, "xdmf/T/%d", k);
+        h5_read(f, name, got, n);
+        field_T(g, recs[k], want);
+        assert_memory_equal(got, want, n * sizeof *got);
+    }
+    snprintf(name, sizeof name, "xdmf/T/%d", nrec);
+    H5E_BEGIN_TRY { assert_true(H5Lexists(f, name, H5P_DEFAULT) <= 0); } H5E_END_TRY;
+    H5Fclose(f);
+    free(got);
+    free(want);
+    char *xmf = strdup(path);
+    strcpy(strrchr(xmf, '.'), ".xmf");
     char *s = slurp(xmf);
-    char ref[256], dims[64];
-    assert_non_null(strstr(s, "<Xdmf Version=\"3.0\">"));
-    assert_non_null(strstr(s, "CollectionType=\"Temporal\""));
-    assert_non_null(strstr(s, g->ndim == 3 ? "TopologyType=\"3DRectMesh\"" : "TopologyType=\"2DRectMesh\""));
-    assert_non_null(strstr(s, g->ndim == 3 ? "GeometryType=\"VXVYVZ\"" : "GeometryType=\"VXVY\""));
-    if (g->ndim == 3)
-        snprintf(dims, sizeof dims, "Dimensions=\"%lld %lld %lld\"", (long long)g->n[2], (long long)g->n[1], (long long)g->n[0]);
-    else
-        snprintf(dims, sizeof dims, "Dimensions=\"%lld %lld\"", (long long)g->n[1], (long long)g->n[0]);
-    assert_non_null(strstr(s, dims));
-    snprintf(ref, sizeof ref, "%s:/T</DataItem>", base);
-    assert_int_equal(count_of(s, ref), nrec);
-    snprintf(ref, sizeof ref, "%s:/mask</DataItem>", base);
-    assert_int_equal(count_of(s, ref), nrec);
     assert_int_equal(count_of(s, "<Time Value="), nrec);
-    assert_int_equal(count_of(s, "ItemType=\"HyperSlab\""), 2 * nrec);
     free(s);
+    free(xmf);
 }
 
 static void test_hdf5_3d(void **state)
@@ -380,12 +527,119 @@ static void test_hdf5_1d(void **state)
     grid_init(&g, HS_FORMAT_HDF5, p, 1, 1, 1, 1);
     write_file(&g, 2);
     check_plain(p, &g, 2);
-    char *s = slurp(test_tmp_path("h1.xmf"));
-    assert_non_null(strstr(s, "TopologyType=\"2DRectMesh\" Dimensions=\"1 1\""));
-    free(s);
+    h5_check(p, test_tmp_path("h1.xmf"), "h1.h5", &g, 2);
     grid_free(&g);
 }
 #endif
+
+/* ------------------------------------------------------------------ record axes and bounds, per format */
+
+static int formats(hs_output_format *f, const char **ext);
+
+/* A record axis that counts iterations: named `iteration`, units "1", no calendar, axis or
+ * standard_name (CF reserves those for time), and the variables' first dimension. */
+static void test_iteration_axis(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "iter.%s", ext[i]);
+        const char *p = test_tmp_path(name);
+        grid_t g;
+        grid_init(&g, f[i], p, 2, 5, 4, 1);
+        g.desc.record_name = "iteration";
+        g.desc.record_long_name = "training iteration";
+        g.desc.time_units = "1";
+        write_file(&g, 3);
+        hs_reader *r;
+        double it[3];
+        TEST_OK(hs_reader_open(p, &r));
+        TEST_OK(hs_reader_read(r, "iteration", it));
+        for (int k = 0; k < 3; k++) assert_true(it[k] == rec_time(k));
+        int64_t shape[8];
+        int rank;
+        TEST_OK(hs_reader_var_shape(r, "T", shape, &rank));
+        assert_int_equal(rank, 3);
+        assert_int_equal(shape[0], 3);
+        assert_int_equal(hs_reader_read(r, "time", it), HS_ERR_INPUT);
+        hs_error_clear();
+        hs_reader_close(r);
+#if HS_HAVE_NETCDF
+        if (f[i] == HS_FORMAT_NETCDF) {
+            int ncid, v, dimid;
+            char dn[NC_MAX_NAME + 1];
+            assert_int_equal(nc_open(p, NC_NOWRITE, &ncid), NC_NOERR);
+            nc_expect(ncid, "iteration", "units", "1", 0);
+            nc_expect(ncid, "iteration", "long_name", "training iteration", 0);
+            assert_int_equal(nc_inq_varid(ncid, "iteration", &v), NC_NOERR);
+            assert_int_equal(nc_inq_attid(ncid, v, "calendar", &dimid), NC_ENOTATT);
+            assert_int_equal(nc_inq_attid(ncid, v, "axis", &dimid), NC_ENOTATT);
+            assert_int_equal(nc_inq_attid(ncid, v, "standard_name", &dimid), NC_ENOTATT);
+            assert_int_equal(nc_inq_unlimdim(ncid, &dimid), NC_NOERR);
+            assert_int_equal(nc_inq_dimname(ncid, dimid, dn), NC_NOERR);
+            assert_string_equal(dn, "iteration");
+            nc_close(ncid);
+        }
+#endif
+#if HS_HAVE_HDF5
+        if (f[i] == HS_FORMAT_HDF5) {
+            hid_t h = H5Fopen(p, H5F_ACC_RDONLY, H5P_DEFAULT);
+            assert_true(h >= 0);
+            h5_expect(h, "iteration", "units", "1", 0);
+            h5_expect(h, "T", "dimensions", "iteration y x", 0);
+            assert_true(H5Aexists_by_name(h, "iteration", "calendar", H5P_DEFAULT) == 0);
+            assert_true(H5Aexists_by_name(h, "iteration", "axis", H5P_DEFAULT) == 0);
+            H5Fclose(h);
+        }
+#endif
+        /* the suspended file resumes on the same axis */
+        hs_writer *w;
+        vars_t v;
+        TEST_OK(hs_writer_resume(test_ctx(), &g.desc, rec_time(1), &w));
+        define(w, &v);
+        write_record(w, &g, &v, 5);
+        TEST_OK(hs_writer_close(w));
+        double want[3] = {rec_time(0), rec_time(1), rec_time(5)};
+        TEST_OK(hs_reader_open(p, &r));
+        TEST_OK(hs_reader_read(r, "iteration", it));
+        assert_memory_equal(it, want, sizeof it);
+        hs_reader_close(r);
+        grid_free(&g);
+    }
+}
+
+/* Cell edges given by the solver are the bounds, exactly (not midpoints of the coordinates). */
+static void test_given_edges(void **state)
+{
+    hs_output_format f[2];
+    const char *ext[2];
+    for (int i = 0, nf = formats(f, ext); i < nf; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "edges.%s", ext[i]);
+        const char *p = test_tmp_path(name);
+        grid_t g;
+        grid_init(&g, f[i], p, 2, 6, 3, 1);
+        double ex[7], ey[4];
+        for (int k = 0; k < 7; k++) ex[k] = 0.1 * k * k; /* not uniform */
+        for (int k = 0; k < 4; k++) ey[k] = -1.0 + k / 3.0;
+        for (int k = 0; k < 6; k++) g.coords[0][k] = 0.5 * (ex[k] + ex[k + 1]) + 1e-3; /* not the midpoints */
+        g.desc.edges[0] = ex, g.desc.edges[1] = ey;
+        write_file(&g, 1);
+        hs_reader *r;
+        double got[14];
+        TEST_OK(hs_reader_open(p, &r));
+        TEST_OK(hs_reader_read(r, "x_bnds", got));
+        for (int k = 0; k < 6; k++) {
+            assert_true(got[2 * k] == ex[k]);
+            assert_true(got[2 * k + 1] == ex[k + 1]);
+        }
+        TEST_OK(hs_reader_read(r, "y_bnds", got));
+        for (int k = 0; k < 3; k++) assert_true(got[2 * k] == ey[k] && got[2 * k + 1] == ey[k + 1]);
+        hs_reader_close(r);
+        grid_free(&g);
+    }
+}
 
 /* ------------------------------------------------------------------ life cycle, per format */
 
@@ -501,6 +755,12 @@ static void test_resume_drops_later_records(void **state)
         int recs[3] = {0, 1, 7};
         double times[3] = {rec_time(0), rec_time(1), rec_time(7)};
         check_data(p, &g, recs, 3, times);
+#if HS_HAVE_NETCDF
+        if (f[i] == HS_FORMAT_NETCDF) nc_check_bounds(p, &g);
+#endif
+#if HS_HAVE_HDF5
+        if (f[i] == HS_FORMAT_HDF5) h5_check_views(p, &g, recs, 3);
+#endif
         grid_free(&g);
     }
 }
@@ -658,6 +918,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_hdf5_2d),
     cmocka_unit_test(test_hdf5_1d),
 #endif
+    cmocka_unit_test(test_iteration_axis),
+    cmocka_unit_test(test_given_edges),
     cmocka_unit_test(test_partial_then_rename),
     cmocka_unit_test(test_discard_and_suspend),
     cmocka_unit_test(test_resume_drops_later_records),
