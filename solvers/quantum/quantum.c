@@ -71,6 +71,7 @@ typedef struct {
     int64_t evaluations;
     double best_cut;
     uint64_t best_string;
+    int check_only;             /* inputs read and checked, nothing built (hpcsim check) */
 } qstate;
 
 static int declare(void) { return hs_params_declare(g_params, (int)(sizeof g_params / sizeof g_params[0])); }
@@ -114,6 +115,7 @@ static int create_circuit(qstate *s)
         if ((1 << g) != s->ctx->size || n - g < HS_QUREG_MIN_LOCAL) s->dist = 0;
     }
     HS_CHECK(check_memory(s, n, 1, s->circuit_file, s->c->qreg_line));
+    if (s->check_only) return HS_OK;
     s->terminal = hs_circuit_terminal_measurements(s->c);
     s->run_c = s->c;
     if (s->fusion >= 2) {
@@ -179,6 +181,7 @@ static int create_variational(qstate *s)
     if (!s->ansatz) return HS_FAIL(HS_ERR_RUNTIME, "out of memory building the ansatz");
     if (*s->circuit_file) HS_CHECK(prepend_reference(s));
     HS_CHECK(check_memory(s, n, 3, s->mode == MODE_VQE ? s->ham_file : s->graph_file, 0));
+    if (s->check_only) return HS_OK;
     HS_CHECK(hs_vqe_create(s->ctx, s->ansatz, h, s->t, &s->vqe));
     s->x = calloc((size_t)s->ansatz->nparams + 1, sizeof(double));
     if (!s->x) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -206,10 +209,13 @@ static void qstate_free(qstate *s)
     free(s);
 }
 
-static int create(hs_ctx *ctx, const hs_params *p, void **state)
+/* Read every input (circuit, observable, Hamiltonian, graph) and check the memory; with
+ * check_only, stop there, before any register or optimiser is allocated (`hpcsim check`). */
+static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
 {
     qstate *s = calloc(1, sizeof *s);
     if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    s->check_only = check_only;
     s->ctx = ctx;
     s->p = p;
     const char *mode = hs_params_string(p, "quantum.mode");
@@ -239,12 +245,20 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
         s->nmarg = nm;
     }
     if (rc == HS_OK) rc = s->mode == MODE_CIRCUIT ? create_circuit(s) : create_variational(s);
-    if (rc != HS_OK) {
+    if (rc != HS_OK || check_only) {
         qstate_free(s);
         return rc;
     }
     *state = s;
     return HS_OK;
+}
+
+static int create(hs_ctx *ctx, const hs_params *p, void **state) { return build(ctx, p, 0, state); }
+
+static int check(hs_ctx *ctx, const hs_params *p)
+{
+    void *unused = NULL;
+    return build(ctx, p, 1, &unused);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -596,6 +610,7 @@ const hs_solver_ops hs_quantum_solver = {
     .name = "quantum",
     .summary = "state-vector quantum circuits (OpenQASM 2.0), sampling, expectations, VQE and QAOA",
     .declare = declare,
+    .check = check,
     .create = create,
     .advance = advance,
     .progress = progress,
