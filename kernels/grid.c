@@ -1,4 +1,4 @@
-/* Structured grids: the Cartesian decomposition, field allocation, interior copies and gather/scatter. */
+/* Structured grids: the Cartesian decomposition, cell- and face-centred field allocation, interior copies and gather/scatter. */
 #include "kernels/grid.h"
 
 #include <limits.h>
@@ -218,9 +218,12 @@ int hs_decomp_rank_box(const hs_decomp *d, int rank, int64_t offset[3], int64_t 
 
 /* ------------------------------------------------------------------ fields */
 
-static int field_args(const hs_decomp *d, hs_dtype t, int halo)
+static int field_args(const hs_decomp *d, hs_dtype t, int halo, int face_dim)
 {
     if (!d) return hs_input_error("field", 0, NULL, "no decomposition given");
+    if (face_dim < -1 || face_dim >= d->ndim)
+        return hs_input_error("field", 0, NULL, "face dimension %d, must be -1 (cell-centred) or 0..%d", face_dim,
+                              d->ndim - 1);
     if (t != HS_F64 && t != HS_F32)
         return hs_input_error("field", 0, NULL, "type %s is not supported (f64 or f32)", hs_dtype_name(t));
     if (halo < 0 || halo > HS_FIELD_MAX_HALO)
@@ -237,18 +240,45 @@ static int field_args(const hs_decomp *d, hs_dtype t, int halo)
     return HS_OK;
 }
 
+/* The points of a field along dimension e for a rank at coordinate c there: its cells, and on the
+ * last rank of a non-periodic face dimension the global high face too. */
+static void field_extent(const hs_decomp *d, int face_dim, int e, int c, int64_t *offset, int64_t *local)
+{
+    split_1d(d->global[e], d->procs[e], c, offset, local);
+    if (e == face_dim && !d->periodic[e] && c == d->procs[e] - 1) (*local)++;
+}
+
+int hs_field_rank_box(const hs_field *f, int rank, int64_t offset[3], int64_t local[3])
+{
+    const hs_decomp *d = f->d;
+    if (rank < 0 || rank >= d->ctx->size)
+        return hs_input_error("field", 0, NULL, "rank %d is not in 0..%d", rank, d->ctx->size - 1);
+    int c[3] = {0, 0, 0};
+    HS_MPI_CHECK(MPI_Cart_coords(d->cart, rank, d->ndim, c));
+    for (int e = 0; e < 3; e++) field_extent(d, f->face_dim, e, c[e], &offset[e], &local[e]);
+    return HS_OK;
+}
+
 int hs_field_create(hs_decomp *d, hs_dtype t, int halo, hs_field **out)
 {
+    return hs_field_create_staggered(d, t, halo, -1, out);
+}
+
+int hs_field_create_staggered(hs_decomp *d, hs_dtype t, int halo, int face_dim, hs_field **out)
+{
     *out = NULL;
-    HS_CHECK(field_args(d, t, halo));
+    HS_CHECK(field_args(d, t, halo, face_dim));
     hs_field *f = calloc(1, sizeof *f);
     if (!f) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a field");
     f->d = d;
     f->dtype = t;
     f->halo = halo;
+    f->face_dim = face_dim;
     for (int e = 0; e < 3; e++) {
         f->hw[e] = e < d->ndim ? halo : 0;
-        f->alloc[e] = d->local[e] + 2 * f->hw[e];
+        f->global[e] = d->global[e] + (e == face_dim && !d->periodic[e]);
+        field_extent(d, face_dim, e, d->coords[e], &f->offset[e], &f->local[e]);
+        f->alloc[e] = f->local[e] + 2 * f->hw[e];
     }
     /* 128-byte rows: the allocation is at least that aligned, so a lead of (line - hw) elements
      * puts interior x = 0 on a line boundary and a pitch of whole lines keeps it there */
@@ -286,7 +316,7 @@ static void *interior_origin(const hs_field *f)
 
 int hs_field_set_interior(hs_field *f, const void *host)
 {
-    const int64_t *l = f->d->local;
+    const int64_t *l = f->local;
     hs_ctx *ctx = f->d->ctx;
 #if HS_HAVE_CUDA
     if (HS_ON_GPU(ctx))
@@ -294,13 +324,13 @@ int hs_field_set_interior(hs_field *f, const void *host)
                                           hs_field_stride_y(f), hs_field_stride_z(f));
 #endif
     (void)ctx;
-    hs_box b = {l[0], l[1], l[2], l[0], l[0] * l[1], hs_field_stride_y(f), hs_field_stride_z(f)};
+    hs_grid_copy b = {l[0], l[1], l[2], l[0], l[0] * l[1], hs_field_stride_y(f), hs_field_stride_z(f)};
     return hs_grid_cpu_copy_box(hs_field_esize(f), host, interior_origin(f), &b);
 }
 
 int hs_field_get_interior(hs_field *f, void *host)
 {
-    const int64_t *l = f->d->local;
+    const int64_t *l = f->local;
     hs_ctx *ctx = f->d->ctx;
 #if HS_HAVE_CUDA
     if (HS_ON_GPU(ctx))
@@ -308,8 +338,20 @@ int hs_field_get_interior(hs_field *f, void *host)
                                         hs_field_stride_y(f), hs_field_stride_z(f), host);
 #endif
     (void)ctx;
-    hs_box b = {l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), l[0], l[0] * l[1]};
+    hs_grid_copy b = {l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), l[0], l[0] * l[1]};
     return hs_grid_cpu_copy_box(hs_field_esize(f), interior_origin(f), host, &b);
+}
+
+int hs_field_load_interior(hs_field *f, const void *contiguous)
+{
+    const int64_t *l = f->local;
+    hs_ctx *ctx = f->d->ctx;
+    hs_grid_copy b = {l[0], l[1], l[2], l[0], l[0] * l[1], hs_field_stride_y(f), hs_field_stride_z(f)};
+#if HS_HAVE_CUDA
+    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box(ctx->cuda, NULL, hs_field_esize(f), contiguous, interior_origin(f), &b);
+#endif
+    (void)ctx;
+    return hs_grid_cpu_copy_box(hs_field_esize(f), contiguous, interior_origin(f), &b);
 }
 
 int hs_field_fill(hs_field *f, double value)
@@ -329,7 +371,7 @@ static void place_block(const hs_field *f, const int64_t *off, const int64_t *lo
                         int to_global)
 {
     size_t es = hs_field_esize(f);
-    const int64_t *g = f->d->global;
+    const int64_t *g = f->global;
     for (int64_t k = 0; k < loc[2]; k++)
         for (int64_t j = 0; j < loc[1]; j++) {
             char *gp = (char *)global + ((size_t)((off[2] + k) * g[1] + off[1] + j) * g[0] + off[0]) * es;
@@ -339,11 +381,13 @@ static void place_block(const hs_field *f, const int64_t *off, const int64_t *lo
         }
 }
 
-/* Largest block any rank owns, in elements. */
-static size_t max_block(const hs_decomp *d)
+/* Largest block any rank owns, in elements (a bound: the largest split, plus a face). */
+static size_t max_block(const hs_field *f)
 {
+    const hs_decomp *d = f->d;
     size_t n = 1;
-    for (int e = 0; e < 3; e++) n *= (size_t)((d->global[e] + d->procs[e] - 1) / d->procs[e]);
+    for (int e = 0; e < 3; e++)
+        n *= (size_t)((d->global[e] + d->procs[e] - 1) / d->procs[e] + (e == f->face_dim));
     return n;
 }
 
@@ -358,9 +402,9 @@ static int root_check(hs_field *f, int root, const void *global_host)
     int ok = ctx->rank != root || global_host != NULL;
     HS_MPI_CHECK(MPI_Bcast(&ok, 1, MPI_INT, root, f->d->cart));
     if (!ok) return hs_input_error("field", 0, NULL, "gather/scatter: no host array on the root rank %d", root);
-    if (max_block(f->d) > INT_MAX)
+    if (max_block(f) > INT_MAX)
         return HS_FAIL(HS_ERR_RUNTIME, "a rank's block of %zu elements is too large for one MPI message",
-                       max_block(f->d));
+                       max_block(f));
     return HS_OK;
 }
 
@@ -368,7 +412,7 @@ static int gather_root(hs_field *f, int root, void *global_host, void *block)
 {
     int64_t off[3], loc[3];
     for (int r = 0; r < f->d->ctx->size; r++) {
-        HS_CHECK(hs_decomp_rank_box(f->d, r, off, loc));
+        HS_CHECK(hs_field_rank_box(f, r, off, loc));
         if (r == root) HS_CHECK(hs_field_get_interior(f, block));
         else
             HS_MPI_CHECK(MPI_Recv(block, (int)(loc[0] * loc[1] * loc[2]), mpi_type(f->dtype), r, GATHER_TAG,
@@ -383,11 +427,11 @@ static int scatter_root(hs_field *f, int root, const void *global_host, void *bl
     int64_t off[3], loc[3];
     for (int r = 0; r < f->d->ctx->size; r++) {
         if (r == root) continue;
-        HS_CHECK(hs_decomp_rank_box(f->d, r, off, loc));
+        HS_CHECK(hs_field_rank_box(f, r, off, loc));
         place_block(f, off, loc, (void *)global_host, block, 0);
         HS_MPI_CHECK(MPI_Send(block, (int)(loc[0] * loc[1] * loc[2]), mpi_type(f->dtype), r, GATHER_TAG, f->d->cart));
     }
-    HS_CHECK(hs_decomp_rank_box(f->d, root, off, loc));
+    HS_CHECK(hs_field_rank_box(f, root, off, loc));
     place_block(f, off, loc, (void *)global_host, block, 0);
     return hs_field_set_interior(f, block);
 }
@@ -395,9 +439,9 @@ static int scatter_root(hs_field *f, int root, const void *global_host, void *bl
 int hs_field_gather(hs_field *f, int root, void *global_host)
 {
     HS_CHECK(root_check(f, root, global_host));
-    const int64_t *l = f->d->local;
+    const int64_t *l = f->local;
     int n = (int)(l[0] * l[1] * l[2]);
-    void *block = malloc(max_block(f->d) * hs_field_esize(f));
+    void *block = malloc(max_block(f) * hs_field_esize(f));
     if (!block) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a gather buffer");
     int rc = HS_OK;
     if (f->d->ctx->rank == root) rc = gather_root(f, root, global_host, block);
@@ -414,9 +458,9 @@ int hs_field_gather(hs_field *f, int root, void *global_host)
 int hs_field_scatter(hs_field *f, int root, const void *global_host)
 {
     HS_CHECK(root_check(f, root, global_host));
-    const int64_t *l = f->d->local;
+    const int64_t *l = f->local;
     int n = (int)(l[0] * l[1] * l[2]);
-    void *block = malloc(max_block(f->d) * hs_field_esize(f));
+    void *block = malloc(max_block(f) * hs_field_esize(f));
     if (!block) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a scatter buffer");
     int rc = HS_OK;
     if (f->d->ctx->rank == root) rc = scatter_root(f, root, global_host, block);

@@ -1,4 +1,5 @@
-/* Structured grids: Cartesian domain decomposition, fields with halos, halo exchange, reductions, gather/scatter. */
+/* Structured grids: Cartesian domain decomposition, cell- and face-centred fields with halos, boundary
+ * conditions and ghost filling, halo exchange, interior/shell split, reductions, gather/scatter. */
 #ifndef HS_GRID_H
 #define HS_GRID_H
 
@@ -43,17 +44,27 @@ void hs_decomp_destroy(hs_decomp *d);
 /* The box (offset, local size) that rank `rank` of the decomposition owns.  Not collective. */
 int hs_decomp_rank_box(const hs_decomp *d, int rank, int64_t offset[3], int64_t local[3]);
 
-/* A field of cells on a decomposition, with `halo` ghost layers on each side of each used
- * dimension, in the context's device memory.  Layout: x fastest, then y, then z, over the
- * allocated box (local + 2 halo in used dimensions).  Rows are `pitch` elements apart and the
- * allocation starts early enough that every row's interior cell x = 0 lies on a 128-byte boundary
- * (a warp's loads and stores of a row then touch whole cache lines), unless that padding would
- * cost more than an eighth of the field. */
+/* A field on a decomposition, with `halo` ghost layers on each side of each used dimension, in the
+ * context's device memory.  Cell-centred (face_dim = -1): one point per cell.  Face-centred
+ * (staggered, face_dim = 0, 1 or 2: the x-, y- or z-faces of a MAC grid): one point per cell face
+ * normal to face_dim, so that dimension has global[face_dim] + 1 points when it is not periodic and
+ * global[face_dim] when it is (the last face is the first one's periodic image).  Point p of the face
+ * dimension sits at p * dx (cell p's low face); each rank owns the low face of each of its cells, and
+ * the last rank of a non-periodic face dimension also owns the global high face.  The face shared by
+ * two ranks is therefore owned by the upper one and is the lower one's first high ghost.
+ * Layout: x fastest, then y, then z, over the allocated box (local + 2 halo in used dimensions).
+ * Rows are `pitch` elements apart and the allocation starts early enough that every row's interior
+ * point x = 0 lies on a 128-byte boundary (a warp's loads and stores of a row then touch whole cache
+ * lines), unless that padding would cost more than an eighth of the field. */
 typedef struct hs_field {
     hs_decomp *d;
     hs_dtype dtype;     /* HS_F64 or HS_F32 */
     int halo;           /* ghost layers requested */
+    int face_dim;       /* -1: cell-centred; 0, 1, 2: face-centred normal to that dimension */
     int hw[3];          /* ghost layers per dimension: halo in used dimensions, 0 in unused ones */
+    int64_t global[3];  /* points of the whole grid: d->global, + 1 along a non-periodic face_dim */
+    int64_t local[3];   /* points this rank owns: d->local, + 1 along face_dim on the last rank of a non-periodic one */
+    int64_t offset[3];  /* global index of this rank's first point (d->offset) */
     int64_t alloc[3];   /* local + 2*hw */
     int64_t pitch;      /* elements from one row to the next (>= alloc[0]) */
     size_t count;       /* elements from data on: pitch*alloc[1]*alloc[2] (row padding included) */
@@ -67,9 +78,16 @@ typedef struct hs_field {
  * (several ranks, or periodic) is an input error.  Collective over the decomposition (it is a
  * local operation, but every rank must agree on the arguments). */
 int hs_field_create(hs_decomp *d, hs_dtype t, int halo, hs_field **f);
+/* The same for a face-centred field: face_dim = -1 is hs_field_create, 0..ndim-1 the faces normal to
+ * that dimension (see hs_field).  Everything below (exchange, corners, interior copies, reductions,
+ * gather/scatter, ghost filling) works on the points the field has.  Collective as hs_field_create. */
+int hs_field_create_staggered(hs_decomp *d, hs_dtype t, int halo, int face_dim, hs_field **f);
 void hs_field_destroy(hs_field *f);
 
-/* Linear element index of local cell (i, j, k); each index may range over -hw..local+hw-1. */
+/* The points (offset, local size) of the field that rank `rank` owns.  Not collective. */
+int hs_field_rank_box(const hs_field *f, int rank, int64_t offset[3], int64_t local[3]);
+
+/* Linear element index of local point (i, j, k); each index may range over -hw..local+hw-1. */
 static inline size_t hs_field_index(const hs_field *f, int64_t i, int64_t j, int64_t k)
 {
     return (size_t)(((k + f->hw[2]) * f->alloc[1] + (j + f->hw[1])) * f->pitch + (i + f->hw[0]));
@@ -82,10 +100,14 @@ static inline int64_t hs_field_stride_z(const hs_field *f) { return f->pitch * f
 /* Bytes per element. */
 static inline size_t hs_field_esize(const hs_field *f) { return hs_dtype_size(f->dtype); }
 
-/* Copy the local interior to/from a host array of local[0]*local[1]*local[2] elements (x fastest).
- * Return when the host data may be reused / is complete.  Not collective. */
+/* Copy the local interior (the points this rank owns, f->local) to/from a host array of
+ * local[0]*local[1]*local[2] elements (x fastest).  Return when the host data may be reused / is
+ * complete.  Not collective. */
 int hs_field_set_interior(hs_field *f, const void *host);
 int hs_field_get_interior(hs_field *f, void *host);
+/* Copy a contiguous device array of the local interior (x fastest, the field's type) into the
+ * field's interior, on the context's stream (no host wait).  Not collective. */
+int hs_field_load_interior(hs_field *f, const void *contiguous);
 
 /* Fill the whole allocation (halos too) with one value, on the context's stream.  Not collective. */
 int hs_field_fill(hs_field *f, double value);
@@ -112,7 +134,8 @@ int hs_halo_exchange(hs_field *f);
  * use the same setting.  Not allowed while an exchange is in flight. */
 int hs_field_set_corners(hs_field *f, int on);
 
-/* Reductions over the interior cells of all ranks, accumulated in double with compensated
+/* Reductions over the interior points of all ranks (each point once: a face shared by two ranks
+ * counts on its owner only), accumulated in double with compensated
  * summation and combined over the ranks in rank order: every rank gets the same value, and the
  * value is bitwise the same run to run on the same rank count and device.  Collective. */
 typedef enum { HS_FIELD_SUM, HS_FIELD_MIN, HS_FIELD_MAX, HS_FIELD_NORM2, HS_FIELD_MAXABS } hs_field_op;
@@ -125,10 +148,75 @@ int hs_field_norm2(hs_field *f, double *result);
 /* max |x| */
 int hs_field_maxabs(hs_field *f, double *result);
 
-/* Gather the global interior (x fastest, global[0]*global[1]*global[2] elements) into host memory
- * on rank `root` (global_host is ignored elsewhere), and the converse.  Collective. */
+/* Gather the global interior (x fastest, f->global[0]*f->global[1]*f->global[2] points: the cells,
+ * or the faces of a face-centred field) into host memory on rank `root` (global_host is ignored
+ * elsewhere), and the converse.  Collective. */
 int hs_field_gather(hs_field *f, int root, void *global_host);
 int hs_field_scatter(hs_field *f, int root, const void *global_host);
+
+/* ------------------------------------------------------------------ boxes, boundaries, ghosts */
+
+/* A box of local points [lo, hi) per dimension (indices as in hs_field_index). */
+typedef struct hs_box {
+    int64_t lo[3], hi[3];
+} hs_box;
+
+/* The whole local interior of a field: [0, local). */
+static inline hs_box hs_field_interior_box(const hs_field *f)
+{
+    hs_box b = {{0, 0, 0}, {f->local[0], f->local[1], f->local[2]}};
+    return b;
+}
+
+/* Boundary kinds per face of the global domain. */
+typedef enum {
+    HS_BC_PERIODIC = 0,  /* the dimension wraps: halo exchange fills the ghosts (the decomposition must be periodic there) */
+    HS_BC_DIRICHLET = 1, /* value g on the boundary */
+    HS_BC_NEUMANN = 2,   /* outward normal derivative g (value units per length unit) */
+    HS_BC_CUSTOM = 3     /* the solver's hook fills the ghosts */
+} hs_bc_kind;
+
+struct hs_bc;
+/* A solver-specific boundary: fill the ghost layers of face (dim, side) of f (hs_field_ghost_box
+ * names them) on the field's backend, with homogeneous as given to hs_field_fill_ghosts.  Called on
+ * the host, only on ranks that touch that face, in the order of hs_field_fill_ghosts.  Returns 0 or
+ * an hs error code. */
+typedef int (*hs_bc_hook)(hs_field *f, int dim, int side, const struct hs_bc *bc, int homogeneous, void *user);
+
+/* One face's boundary condition. */
+typedef struct hs_bc {
+    hs_bc_kind kind;
+    double value;        /* g: Dirichlet value or Neumann outward derivative (unused for periodic) */
+    hs_bc_hook hook;     /* HS_BC_CUSTOM only */
+    void *user;          /* handed to hook */
+} hs_bc;
+
+/* The ghost layers outside face (dim, side) of the local box: hw[dim] layers, spanning the whole
+ * allocation (ghosts included) in the other dimensions.  Not collective. */
+hs_box hs_field_ghost_box(const hs_field *f, int dim, int side);
+
+/* Fill the ghost layers of f at the non-periodic faces of the global domain (faces inside the
+ * domain are left to halo exchange), dimension 0 first, low side first, each face over the whole
+ * allocation in the other dimensions (so edges and corners get ghosts of ghosts).  g is bc.value,
+ * or 0 when homogeneous = 1 (the linear part, for implicit operators).  For the m-th ghost layer
+ * (m = 0 next to the face), with dx[dim] the point spacing (length units):
+ *   cell-centred dimension (the wall halfway between points): mirror u(-1-m) of u(m);
+ *     Dirichlet u(-1-m) = 2 g - u(m);  Neumann u(-1-m) = u(m) + (2 m + 1) dx g;
+ *   face dimension of a face-centred field (the wall on point 0, resp. the last point):
+ *     Dirichlet u(0) = g and u(-1-m) = 2 g - u(1+m);  Neumann u(-1-m) = u(1+m) + 2 (m + 1) dx g;
+ *   (the high side alike, mirrored).  These read up to hw (cell) or hw + 1 (face) points from the
+ *   wall: on a rank that owns fewer, fill after the halo exchange.
+ * HS_BC_CUSTOM calls bc.hook for that face.  A periodic kind on a non-periodic decomposition
+ * dimension (or the converse), or CUSTOM without a hook, is an input error.  On the context's
+ * stream.  Not collective. */
+int hs_field_fill_ghosts(hs_field *f, const hs_bc bc[3][2], const double dx[3], int homogeneous);
+
+/* Overlapping halo exchange with interior work: the box of local points at least `margin` from
+ * every face that exchanges (a neighbour rank or a periodic image), and the shell around it (up to
+ * 6 disjoint slabs, z faces first, which together with the interior cover the local box once).
+ * Returns the number of shell boxes; when a dimension is too thin to have an inside, the interior
+ * is empty and the one shell box is the whole local box.  Not collective. */
+int hs_field_split_boxes(const hs_field *f, int margin, hs_box *interior, hs_box shell[6]);
 
 /* Benchmark hook: pack the faces of dimension dim (-1: all) that an exchange would send or copy
  * into the field's send buffers (or halos, for self copies), on the context's stream so that the

@@ -41,7 +41,7 @@ static int face_active(const hs_field *f, const face_t *fc) { return f->hw[fc->d
  * exchanged before when corners are on. */
 static void face_region(const hs_field *f, int d, int side, int send, int corners, int64_t start[3], int64_t ext[3])
 {
-    const int64_t *l = f->d->local;
+    const int64_t *l = f->local;
     for (int e = 0; e < 3; e++) {
         int wide = corners && e < d;
         start[e] = wide ? -f->hw[e] : 0;
@@ -61,9 +61,9 @@ static char *field_at(const hs_field *f, const int64_t start[3])
 }
 
 /* Box between the field (strided) and a contiguous buffer; to_field picks the direction. */
-static hs_box buffer_box(const hs_field *f, const int64_t ext[3], int to_field)
+static hs_grid_copy buffer_box(const hs_field *f, const int64_t ext[3], int to_field)
 {
-    hs_box b = {ext[0], ext[1], ext[2], 0, 0, 0, 0};
+    hs_grid_copy b = {ext[0], ext[1], ext[2], 0, 0, 0, 0};
     int64_t fy = hs_field_stride_y(f), fz = hs_field_stride_z(f), by = ext[0], bz = ext[0] * ext[1];
     b.src_sy = to_field ? by : fy;
     b.src_sz = to_field ? bz : fz;
@@ -72,7 +72,7 @@ static hs_box buffer_box(const hs_field *f, const int64_t ext[3], int to_field)
     return b;
 }
 
-static int copy_box(hs_field *f, void *stream, const void *src, void *dst, const hs_box *b)
+static int copy_box(hs_field *f, void *stream, const void *src, void *dst, const hs_grid_copy *b)
 {
     hs_ctx *ctx = ctx_of(f);
 #if HS_HAVE_CUDA
@@ -222,12 +222,12 @@ static int face_start(hs_field *f, plan_t *p, face_t *fc)
         /* my low halo is what my low neighbour (me) sends from its high side, and vice versa */
         face_region(f, d, 1 - s, 1, p->corners, sstart, ext);
         face_region(f, d, s, 0, p->corners, rstart, ext);
-        hs_box b = {ext[0], ext[1], ext[2], hs_field_stride_y(f), hs_field_stride_z(f), hs_field_stride_y(f),
+        hs_grid_copy b = {ext[0], ext[1], ext[2], hs_field_stride_y(f), hs_field_stride_z(f), hs_field_stride_y(f),
                     hs_field_stride_z(f)};
         return copy_box(f, p->stream, field_at(f, sstart), field_at(f, rstart), &b);
     }
     face_region(f, d, s, 1, p->corners, sstart, ext);
-    hs_box b = buffer_box(f, ext, 0);
+    hs_grid_copy b = buffer_box(f, ext, 0);
     HS_CHECK(copy_box(f, p->stream, field_at(f, sstart), fc->dsend, &b));
     HS_CHECK(hs_mem_copy_async(ctx_of(f), fc->hsend, fc->dsend, region_count(ext) * hs_field_esize(f), HS_COPY_D2H,
                                p->stream));
@@ -282,7 +282,7 @@ static int phase_end(hs_field *f, plan_t *p, int dlo, int dhi)
             face_region(f, d, s, 0, p->corners, st, ext);
             HS_CHECK(hs_mem_copy_async(ctx_of(f), fc->drecv, fc->hrecv, region_count(ext) * hs_field_esize(f),
                                        HS_COPY_H2D, p->stream));
-            hs_box b = buffer_box(f, ext, 1);
+            hs_grid_copy b = buffer_box(f, ext, 1);
             HS_CHECK(copy_box(f, p->stream, fc->drecv, field_at(f, st), &b));
         }
     for (int d = dlo; d <= dhi; d++)
@@ -334,7 +334,7 @@ int hs_halo_exchange(hs_field *f)
 
 /* ------------------------------------------------------------------ benchmark hooks */
 
-static int copy_box_peer(hs_field *f, const void *src, void *dst, const hs_box *b)
+static int copy_box_peer(hs_field *f, const void *src, void *dst, const hs_grid_copy *b)
 {
     hs_ctx *ctx = ctx_of(f);
 #if HS_HAVE_CUDA
@@ -355,7 +355,7 @@ int hs_halo_bench_pack(hs_field *f, int dim, int peer, double *bytes)
             int64_t sstart[3], rstart[3], ext[3];
             face_region(f, d, fc->self ? 1 - s : s, 1, p->corners, sstart, ext);
             face_region(f, d, s, 0, p->corners, rstart, ext);
-            hs_box b = buffer_box(f, ext, 0);
+            hs_grid_copy b = buffer_box(f, ext, 0);
             void *dst = fc->dsend;
             if (fc->self) {
                 b.dst_sy = hs_field_stride_y(f), b.dst_sz = hs_field_stride_z(f);
@@ -396,7 +396,7 @@ static void two_sum_acc(double *s, double *c, double x)
 static int local_reduce(hs_field *f, int op, double *v)
 {
     hs_ctx *ctx = ctx_of(f);
-    const int64_t *l = f->d->local;
+    const int64_t *l = f->local;
     const void *origin = (const char *)f->data + hs_field_index(f, 0, 0, 0) * hs_field_esize(f);
 #if HS_HAVE_CUDA
     if (HS_ON_GPU(ctx))

@@ -1,4 +1,4 @@
-/* CPU (OpenMP) backend of the structured-grid family: strided box copies (halo pack/unpack), fills, local reductions. */
+/* CPU (OpenMP) backend of the structured-grid family: strided box copies (halo pack/unpack), fills, ghosts at walls, local reductions. */
 #include <math.h>
 #include <stdint.h>
 
@@ -14,7 +14,7 @@
 /* Typed rows rather than memcpy: x faces are rows of a few elements, where a call per row costs
  * more than the copy. */
 #define DEFINE_COPY_BOX(NAME, T)                                                               \
-    static void NAME(const T *s, T *d, const hs_box *b)                                        \
+    static void NAME(const T *s, T *d, const hs_grid_copy *b)                                        \
     {                                                                                          \
         int64_t rows = b->ey * b->ez;                                                          \
         _Pragma("omp parallel for schedule(static) if (rows * b->ex * 8 > PAR_BYTES)")         \
@@ -28,7 +28,7 @@
 DEFINE_COPY_BOX(copy_box_64, uint64_t)
 DEFINE_COPY_BOX(copy_box_32, uint32_t)
 
-int hs_grid_cpu_copy_box(size_t es, const void *src, void *dst, const hs_box *b)
+int hs_grid_cpu_copy_box(size_t es, const void *src, void *dst, const hs_grid_copy *b)
 {
     if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
     if (es == 8) copy_box_64(src, dst, b);
@@ -49,6 +49,37 @@ int hs_grid_cpu_fill(hs_dtype t, void *x, size_t n, double value)
 #pragma omp parallel for schedule(static) if (n * 4 > PAR_BYTES)
         for (size_t i = 0; i < n; i++) p[i] = v;
     }
+    return HS_OK;
+}
+
+/* Ghosts of one face: the face spans the whole allocation in the other two dimensions, ghosts
+ * included; each (a, b) column of ghosts is independent of the others. */
+#define DEFINE_GHOSTS(NAME, T)                                                                              \
+    static void NAME(const hs_grid_ghosts *G, T *u)                                                         \
+    {                                                                                                       \
+        int d = G->dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;                                                 \
+        int64_t n1 = G->local[e1] + 2 * G->hw[e1], n2 = G->local[e2] + 2 * G->hw[e2];                       \
+        _Pragma("omp parallel for collapse(2) schedule(static)")                                            \
+        for (int64_t b = 0; b < n2; b++)                                                                    \
+            for (int64_t a = 0; a < n1; a++) {                                                              \
+                int64_t base = G->origin + (a - G->hw[e1]) * G->stride[e1] + (b - G->hw[e2]) * G->stride[e2]; \
+                if (G->node && G->kind == 1)                                                                \
+                    u[base + (G->side ? G->local[d] - 1 : 0) * G->stride[d]] = (T)G->value;                 \
+                for (int m = 0; m < G->hw[d]; m++) {                                                        \
+                    int64_t gh, in;                                                                         \
+                    hs_grid_ghost_pair(G, m, &gh, &in);                                                     \
+                    u[base + gh * G->stride[d]] =                                                           \
+                        (T)hs_grid_ghost_value(G->kind, G->node, u[base + in * G->stride[d]], m, G->value, G->dx); \
+                }                                                                                           \
+            }                                                                                               \
+    }
+DEFINE_GHOSTS(ghosts_64, double)
+DEFINE_GHOSTS(ghosts_32, float)
+
+int hs_grid_cpu_ghosts(hs_dtype t, const hs_grid_ghosts *G, void *data)
+{
+    if (t == HS_F64) ghosts_64(G, data);
+    else ghosts_32(G, data);
     return HS_OK;
 }
 

@@ -1,4 +1,4 @@
-// CUDA backend of the structured-grid family: halo pack/unpack box copies, fills, strided local reductions.
+// CUDA backend of the structured-grid family: halo pack/unpack box copies, fills, ghosts at walls, strided local reductions.
 #include "kernels/cuda_util.h"
 #include "kernels/grid_impl.h"
 
@@ -55,7 +55,7 @@ struct box_args {
     long long ex, ey, ssy, ssz, dsy, dsz;
 };
 
-static box_args to_args(const hs_box *b)
+static box_args to_args(const hs_grid_copy *b)
 {
     box_args a = {b->ex, b->ey, b->src_sy, b->src_sz, b->dst_sy, b->dst_sz};
     return a;
@@ -89,7 +89,7 @@ __global__ void copy_narrow_kernel(const T *__restrict__ src, T *__restrict__ ds
 }
 
 template <typename T>
-static int copy_box_t(struct hs_cuda_ctx *cu, cudaStream_t s, const void *src, void *dst, const hs_box *b)
+static int copy_box_t(struct hs_cuda_ctx *cu, cudaStream_t s, const void *src, void *dst, const hs_grid_copy *b)
 {
     box_args a = to_args(b);
     unsigned long long n = (unsigned long long)b->ex * b->ey * b->ez;
@@ -110,7 +110,7 @@ static int copy_box_t(struct hs_cuda_ctx *cu, cudaStream_t s, const void *src, v
 }
 
 extern "C" int hs_grid_cuda_copy_box(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
-                                     const hs_box *b)
+                                     const hs_grid_copy *b)
 {
     if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
     cudaStream_t s = pick(cu, stream);
@@ -126,7 +126,7 @@ static cudaPitchedPtr pitched(const void *p, int64_t sy, int64_t sz, size_t es, 
 }
 
 extern "C" int hs_grid_cuda_copy_box_memcpy3d(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src,
-                                              void *dst, const hs_box *b)
+                                              void *dst, const hs_grid_copy *b)
 {
     if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
     if (b->src_sz % b->src_sy || b->dst_sz % b->dst_sy)
@@ -156,6 +156,40 @@ extern "C" int hs_grid_cuda_fill(struct hs_cuda_ctx *cu, hs_dtype t, void *x, si
     if (t == HS_F64) fill_kernel<double><<<blocks, THREADS, 0, cu->stream>>>((double *)x, n, value);
     else fill_kernel<float><<<blocks, THREADS, 0, cu->stream>>>((float *)x, n, (float)value);
     HS_CUDA_LAUNCH_CHECK(fill_kernel);
+    return HS_OK;
+}
+
+// ------------------------------------------------------------------ ghosts at physical boundaries
+
+// One thread per (a, b) column of the face, as the CPU twin's loop body (hs_grid_ghost_pair and
+// hs_grid_ghost_value are shared verbatim).
+template <typename T>
+__global__ void ghosts_kernel(const hs_grid_ghosts G, T *u)
+{
+    int d = G.dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;
+    long long n1 = G.local[e1] + 2 * G.hw[e1], n2 = G.local[e2] + 2 * G.hw[e2];
+    for (long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x; t < n1 * n2;
+         t += (long long)gridDim.x * blockDim.x) {
+        long long a = t % n1, b = t / n1;
+        long long base = G.origin + (a - G.hw[e1]) * G.stride[e1] + (b - G.hw[e2]) * G.stride[e2];
+        if (G.node && G.kind == 1) u[base + (G.side ? G.local[d] - 1 : 0) * G.stride[d]] = (T)G.value;
+        for (int m = 0; m < G.hw[d]; m++) {
+            int64_t gh, in;
+            hs_grid_ghost_pair(&G, m, &gh, &in);
+            u[base + gh * G.stride[d]] = (T)hs_grid_ghost_value(G.kind, G.node, u[base + in * G.stride[d]], m, G.value, G.dx);
+        }
+    }
+}
+
+extern "C" int hs_grid_cuda_ghosts(struct hs_cuda_ctx *cu, hs_dtype t, const hs_grid_ghosts *G, void *data)
+{
+    int d = G->dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;
+    int64_t n = (G->local[e1] + 2 * G->hw[e1]) * (G->local[e2] + 2 * G->hw[e2]);
+    if (n <= 0 || (G->hw[d] == 0 && !(G->node && G->kind == 1))) return HS_OK;
+    int blocks = hs_cuda_blocks(cu, (size_t)n, THREADS);
+    if (t == HS_F64) ghosts_kernel<double><<<blocks, THREADS, 0, cu->stream>>>(*G, (double *)data);
+    else ghosts_kernel<float><<<blocks, THREADS, 0, cu->stream>>>(*G, (float *)data);
+    HS_CUDA_LAUNCH_CHECK(ghosts_kernel);
     return HS_OK;
 }
 
@@ -293,12 +327,12 @@ static int stage_chunk(struct hs_cuda_ctx *cu, size_t es, char *dev, int64_t ex,
 {
     size_t bytes = (size_t)(ex * ny * nz) * es;
     if (to_host) {
-        hs_box b = {ex, ny, nz, sy, sz, ex, ex * ny};
+        hs_grid_copy b = {ex, ny, nz, sy, sz, ex, ex * ny};
         HS_CHECK(hs_grid_cuda_copy_box(cu, NULL, es, dev, scratch, &b));
         HS_CUDA_CHECK(cudaMemcpyAsync(host, scratch, bytes, cudaMemcpyDeviceToHost, cu->stream));
         HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
     } else {
-        hs_box b = {ex, ny, nz, ex, ex * ny, sy, sz};
+        hs_grid_copy b = {ex, ny, nz, ex, ex * ny, sy, sz};
         HS_CUDA_CHECK(cudaMemcpyAsync(scratch, host, bytes, cudaMemcpyHostToDevice, cu->stream));
         HS_CHECK(hs_grid_cuda_copy_box(cu, NULL, es, scratch, dev, &b));
     }

@@ -19,13 +19,14 @@ static void expect_input_error(int rc, const char *fragment)
     hs_error_clear();
 }
 
-/* The value stored at global cell (i, j, k): distinct per cell, exact in f32 for the sizes here. */
-static double gval(const hs_decomp *d, int64_t i, int64_t j, int64_t k)
+/* The value stored at global point (i, j, k) of f (a cell, or a face of a face-centred field):
+ * distinct per point, exact in f32 for the sizes here. */
+static double gval(const hs_field *f, int64_t i, int64_t j, int64_t k)
 {
-    return 1.0 + (double)(i + d->global[0] * (j + d->global[1] * k));
+    return 1.0 + (double)(i + f->global[0] * (j + f->global[1] * k));
 }
 
-static size_t local_count(const hs_decomp *d) { return (size_t)(d->local[0] * d->local[1] * d->local[2]); }
+static inline size_t local_count(const hs_decomp *d) { return (size_t)(d->local[0] * d->local[1] * d->local[2]); }
 
 /* Host array of local interior values in the field's type from a double array. */
 static void *to_type(hs_dtype t, const double *x, size_t n)
@@ -41,13 +42,12 @@ static void *to_type(hs_dtype t, const double *x, size_t n)
 /* Interior := gval at the global index, halos := SENTINEL. */
 static void fill_global_fn(hs_field *f)
 {
-    const hs_decomp *d = f->d;
-    size_t n = local_count(d), p = 0;
+    size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]), p = 0;
     double *v = malloc(n * sizeof *v + 8);
-    for (int64_t k = 0; k < d->local[2]; k++)
-        for (int64_t j = 0; j < d->local[1]; j++)
-            for (int64_t i = 0; i < d->local[0]; i++)
-                v[p++] = gval(d, d->offset[0] + i, d->offset[1] + j, d->offset[2] + k);
+    for (int64_t k = 0; k < f->local[2]; k++)
+        for (int64_t j = 0; j < f->local[1]; j++)
+            for (int64_t i = 0; i < f->local[0]; i++)
+                v[p++] = gval(f, f->offset[0] + i, f->offset[1] + j, f->offset[2] + k);
     void *h = to_type(f->dtype, v, n);
     TEST_OK(hs_field_fill(f, SENTINEL));
     TEST_OK(hs_field_set_interior(f, h));
@@ -55,23 +55,24 @@ static void fill_global_fn(hs_field *f)
     free(v);
 }
 
-/* What allocated cell (i, j, k) must hold after an exchange: the (periodically wrapped) global
- * function, or the untouched sentinel outside the domain and, without corners, on edges/corners. */
+/* What allocated point (i, j, k) must hold after an exchange: the (periodically wrapped) global
+ * function, or the untouched sentinel outside the domain and, without corners, on edges/corners.
+ * (A periodic face dimension has as many faces as cells: face n is face 0.) */
 static double expected(const hs_field *f, int corners, int64_t i, int64_t j, int64_t k)
 {
     const hs_decomp *d = f->d;
     int64_t loc[3] = {i, j, k}, g[3];
     int nout = 0;
     for (int e = 0; e < 3; e++) {
-        nout += loc[e] < 0 || loc[e] >= d->local[e];
-        g[e] = d->offset[e] + loc[e];
-        if (g[e] < 0 || g[e] >= d->global[e]) {
+        nout += loc[e] < 0 || loc[e] >= f->local[e];
+        g[e] = f->offset[e] + loc[e];
+        if (g[e] < 0 || g[e] >= f->global[e]) {
             if (!d->periodic[e]) return SENTINEL;
-            g[e] = (g[e] + d->global[e]) % d->global[e];
+            g[e] = (g[e] % f->global[e] + f->global[e]) % f->global[e];
         }
     }
     if (nout >= 2 && !corners) return SENTINEL;
-    return gval(d, g[0], g[1], g[2]);
+    return gval(f, g[0], g[1], g[2]);
 }
 
 #endif

@@ -20,6 +20,7 @@ typedef struct heat {
     hs_decomp *d;
     hs_field *T, *Tn, *K, *Q, *W; /* temperature (two buffers), conductivity, source, solve work */
     hs_heat_op op;
+    hs_bc bc[3][2];               /* the walls of T, from the configuration */
     double dt, dt_limit, time, dt_step_now;
     int64_t step;
     hs_box interior, shell[6];
@@ -51,7 +52,7 @@ static int explicit_step(heat *h, double dt)
 {
     /* wall ghosts depend only on the cells next to the wall, so they can be set before the
      * exchange; star stencils never read the corner ghosts that would need the fresh halos */
-    HS_CHECK(hs_heat_fill_ghosts(h->T, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
+    HS_CHECK(hs_field_fill_ghosts(h->T, h->bc, h->cfg.dx, 0));
     if (h->nshell == 0) {
         HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, dt, dt, &h->interior, h->Tn->data, 0));
     } else {
@@ -74,10 +75,10 @@ static int implicit_apply(void *data, const double *x, double *y)
     hs_heat_op lin = h->op;
     lin.q = NULL;
     lin.q_const = 0;
-    HS_CHECK(hs_heat_load_interior(h->W, x));
+    HS_CHECK(hs_field_load_interior(h->W, x));
     HS_CHECK(hs_halo_exchange(h->W));
-    HS_CHECK(hs_heat_fill_ghosts(h->W, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 1));
-    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    HS_CHECK(hs_field_fill_ghosts(h->W, h->bc, h->cfg.dx, 1));
+    hs_box all = hs_field_interior_box(h->W);
     return hs_heat_apply(h->W, &lin, 1.0, -h->theta * h->dt_step_now, 0.0, &all, y, 1);
 }
 
@@ -122,7 +123,7 @@ static int build_diagonal(heat *h, const double *k_host)
 
 static int implicit_step(heat *h, double dt)
 {
-    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    hs_box all = hs_field_interior_box(h->T);
     size_t n = (size_t)h->linop.n_local;
     h->dt_step_now = dt;
     if (!h->have_precond || dt != h->precond_dt) {
@@ -134,7 +135,7 @@ static int implicit_step(heat *h, double dt)
     }
     /* b = T + (1 - theta) dt L(T) + dt q + theta dt g, with g the walls' contribution at n+1 */
     HS_CHECK(hs_halo_exchange(h->T));
-    HS_CHECK(hs_heat_fill_ghosts(h->T, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
+    HS_CHECK(hs_field_fill_ghosts(h->T, h->bc, h->cfg.dx, 0));
     HS_CHECK(hs_heat_apply(h->T, &h->op, 1.0, (1.0 - h->theta) * dt, dt, &all, h->b, 1));
     if (h->g) HS_CHECK(hs_axpy(h->ctx, HS_F64, n, h->theta * dt, h->g, h->b));
     /* start from T^n: the previous solve left it in x, otherwise copy it out of the field */
@@ -153,7 +154,7 @@ static int implicit_step(heat *h, double dt)
     if (!converged)
         return HS_FAIL(HS_ERR_RUNTIME, "heat: CG did not reach heat.pcg_rtol = %g in %d iterations at step %lld (residual %g)",
                        h->cfg.pcg_rtol, h->cfg.pcg_max_iter, (long long)h->step, resid);
-    HS_CHECK(hs_heat_load_interior(h->T, h->x));
+    HS_CHECK(hs_field_load_interior(h->T, h->x));
     h->x_is_T = 1;
     return HS_OK;
 }
@@ -231,11 +232,11 @@ static int setup_conductivity(heat *h, const hs_params *p, double *kmax)
     *kmax = h->kmax;
     /* ghosts of k: neighbours' values, and the cell's own value mirrored at walls (no flux change) */
     HS_CHECK(hs_halo_exchange(h->K));
-    hs_bc_kind mirror[3][2];
-    double zero[3][2] = {{0}};
+    hs_bc mirror[3][2];
+    memset(mirror, 0, sizeof mirror);
     for (int d = 0; d < 3; d++)
-        for (int s = 0; s < 2; s++) mirror[d][s] = c->bc[d][s] == HS_BC_PERIODIC ? HS_BC_PERIODIC : HS_BC_NEUMANN;
-    HS_CHECK(hs_heat_fill_ghosts(h->K, mirror, zero, c->dx, 1));
+        for (int s = 0; s < 2; s++) mirror[d][s].kind = c->bc[d][s] == HS_BC_PERIODIC ? HS_BC_PERIODIC : HS_BC_NEUMANN;
+    HS_CHECK(hs_field_fill_ghosts(h->K, mirror, c->dx, 1));
     h->op.k = h->K->data;
     h->op.inv_rhoc = 1.0 / (c->rho * c->cp);
     return HS_OK;
@@ -266,11 +267,11 @@ static int setup_implicit(heat *h)
     HS_CHECK(hs_mem_alloc(h->ctx, bytes, (void **)&h->g));
     h->linop = (hs_linop){h->ctx, h->ctx->comm, (int64_t)n, h, implicit_apply, implicit_diagonal};
     HS_CHECK(hs_field_fill(h->W, 0.0));
-    HS_CHECK(hs_heat_fill_ghosts(h->W, h->cfg.bc, h->cfg.bc_value, h->cfg.dx, 0));
+    HS_CHECK(hs_field_fill_ghosts(h->W, h->bc, h->cfg.dx, 0));
     hs_heat_op lin = h->op;
     lin.q = NULL;
     lin.q_const = 0;
-    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    hs_box all = hs_field_interior_box(h->W);
     return hs_heat_apply(h->W, &lin, 0.0, 1.0, 0.0, &all, h->g, 1);
 }
 
@@ -425,12 +426,14 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
         h->op.inv_dx2[d] = d < c->ndim ? 1.0 / (c->dx[d] * c->dx[d]) : 0.0;
     }
     h->op.alpha = c->k / (c->rho * c->cp);
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) h->bc[d][s] = (hs_bc){c->bc[d][s], c->bc_value[d][s], NULL, NULL};
     double kmax = 0;
     HS_CHECK(setup_conductivity(h, p, &kmax));
     HS_CHECK(setup_source(h));
     HS_CHECK(fill_interior(h, h->T, hs_heat_initial_at, NULL));
     if (c->scheme != HS_HEAT_EXPLICIT) HS_CHECK(setup_implicit(h));
-    h->nshell = hs_heat_split_boxes(h->T, halo, &h->interior, h->shell);
+    h->nshell = hs_field_split_boxes(h->T, halo, &h->interior, h->shell);
     return HS_OK;
 }
 
@@ -501,7 +504,7 @@ static int restore(void *state, hs_checkpoint *c)
 int hs_heat_bench_sweep(void *state)
 {
     heat *h = state;
-    hs_box all = {{0, 0, 0}, {h->d->local[0], h->d->local[1], h->d->local[2]}};
+    hs_box all = hs_field_interior_box(h->T);
     return hs_heat_apply(h->T, &h->op, 1.0, h->dt, h->dt, &all, h->Tn->data, 0);
 }
 

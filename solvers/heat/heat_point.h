@@ -41,11 +41,4 @@ HS_HD double hs_heat_combine(const hs_heat_launch *L, const double *T, int64_t i
     return L->a * T[idx] + L->b * hs_heat_operator(L, T, idx) + L->c * q;
 }
 
-/* Ghost value at distance i (0 = first ghost) outside a face, from the mirrored interior value. */
-HS_HD double hs_heat_ghost_value(int kind, double inside, int i, double value, double dx)
-{
-    if (kind == 1) return 2.0 * value - inside;              /* Dirichlet */
-    return inside + (2.0 * i + 1.0) * dx * value;            /* Neumann (outward dT/dn) */
-}
-
 #endif

@@ -1,5 +1,5 @@
-// The heat solver's grid kernels on the GPU: z-coarsened 7-point kernels for the common case, a
-// generic kernel for the others, ghost filling and interior loads.
+// The heat solver's operator on the GPU: z-coarsened 7-point kernels for the common case, a
+// generic kernel for the others.
 #include "kernels/cuda_util.h"
 
 #include <stdlib.h>
@@ -127,30 +127,6 @@ __global__ void __launch_bounds__(32 * kZcRows) apply_7pt_zc_vec2(const hs_heat_
     }
 }
 
-__global__ void ghosts_kernel(const hs_heat_ghosts G, double *T)
-{
-    int d = G.dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;
-    int64_t n1 = G.local[e1] + 2 * G.hw[e1], n2 = G.local[e2] + 2 * G.hw[e2];
-    int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (t >= n1 * n2) return;
-    int64_t a = t % n1, b = t / n1;
-    int64_t base = G.origin + (a - G.hw[e1]) * G.stride[e1] + (b - G.hw[e2]) * G.stride[e2];
-    for (int i = 0; i < G.hw[d]; i++) {
-        int64_t in = G.side ? G.local[d] - 1 - i : i, gh = G.side ? G.local[d] + i : -1 - i;
-        T[base + gh * G.stride[d]] = hs_heat_ghost_value(G.kind, T[base + in * G.stride[d]], i, G.value, G.dx);
-    }
-}
-
-__global__ void load_kernel(int64_t sy, int64_t sz, int64_t origin, int64_t nx, int64_t ny, int64_t nz,
-                            const double *__restrict__ src, double *__restrict__ T)
-{
-    int64_t n = nx * ny * nz, stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n; t += stride) {
-        int64_t i = t % nx, r = t / nx, j = r % ny, k = r / ny;
-        T[origin + k * sz + j * sy + i] = src[t];
-    }
-}
-
 } // namespace
 
 extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, const double *T, double *out)
@@ -191,26 +167,5 @@ extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, cons
         else apply_7pt_zc<false><<<grid, block, 0, cu->stream>>>(*L, T, out);
         HS_CUDA_LAUNCH_CHECK(apply_7pt_zc);
     }
-    return HS_OK;
-}
-
-extern "C" int hs_heat_ghosts_cuda(hs_cuda_ctx *cu, const hs_heat_ghosts *G, double *T)
-{
-    int d = G->dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;
-    int64_t n = (G->local[e1] + 2 * G->hw[e1]) * (G->local[e2] + 2 * G->hw[e2]);
-    if (n <= 0 || G->hw[d] == 0) return HS_OK;
-    ghosts_kernel<<<(unsigned)((n + 255) / 256), 256, 0, cu->stream>>>(*G, T);
-    HS_CUDA_LAUNCH_CHECK(ghosts_kernel);
-    return HS_OK;
-}
-
-extern "C" int hs_heat_load_cuda(hs_cuda_ctx *cu, const int64_t stride[3], int64_t origin, const int64_t local[3],
-                                 const double *src, double *T)
-{
-    int64_t n = local[0] * local[1] * local[2];
-    if (n <= 0) return HS_OK;
-    load_kernel<<<hs_cuda_blocks(cu, (size_t)n, 256), 256, 0, cu->stream>>>(stride[1], stride[2], origin, local[0],
-                                                                             local[1], local[2], src, T);
-    HS_CUDA_LAUNCH_CHECK(load_kernel);
     return HS_OK;
 }

@@ -1,4 +1,4 @@
-/* Backend entry points of the heat solver's grid kernels (heat_stencil_cpu.c / heat_stencil_cuda.cu). */
+/* Backend entry points of the heat solver's operator (heat_stencil_cpu.c / heat_stencil_cuda.cu). */
 #ifndef HS_HEAT_STENCIL_IMPL_H
 #define HS_HEAT_STENCIL_IMPL_H
 
@@ -24,24 +24,9 @@ typedef struct hs_heat_launch {
     int out_contiguous;
 } hs_heat_launch;
 
-typedef struct hs_heat_ghosts {
-    int64_t stride[3];
-    int64_t origin;
-    int64_t local[3];
-    int hw[3];
-    int dim, side;          /* the face */
-    int kind;               /* hs_bc_kind */
-    double value, dx;
-} hs_heat_ghosts;
-
 int hs_heat_apply_cpu(const hs_heat_launch *L, const double *T, double *out);
-int hs_heat_ghosts_cpu(const hs_heat_ghosts *G, double *T);
-int hs_heat_load_cpu(const int64_t stride[3], int64_t origin, const int64_t local[3], const double *src, double *T);
 
 int hs_heat_apply_cuda(struct hs_cuda_ctx *cu, const hs_heat_launch *L, const double *T, double *out);
-int hs_heat_ghosts_cuda(struct hs_cuda_ctx *cu, const hs_heat_ghosts *G, double *T);
-int hs_heat_load_cuda(struct hs_cuda_ctx *cu, const int64_t stride[3], int64_t origin, const int64_t local[3],
-                      const double *src, double *T);
 
 #ifdef __cplusplus
 }

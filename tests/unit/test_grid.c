@@ -1,4 +1,5 @@
-/* Structured grids on one rank: layout, interior copies, periodic self-exchange, corners, reductions, errors. */
+/* Structured grids on one rank: layout, interior copies, periodic self-exchange, corners, reductions, errors,
+ * boundary ghosts against their formulas, and the CPU and CUDA twins of ghost filling. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +382,311 @@ static void test_bench_hooks(void **state)
     hs_decomp_destroy(d);
 }
 
+/* ------------------------------------------------------------------ boundaries and ghosts */
+
+/* Per-face conditions of a test: kinds and values differ on every face. */
+static void make_bcs(int ndim, const int *per, int pattern, hs_bc bc[3][2])
+{
+    memset(bc, 0, sizeof(hs_bc) * 6);
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            bc[d][s].kind = d < ndim && per[d] ? HS_BC_PERIODIC
+                            : ((d + s + pattern) % 2 ? HS_BC_NEUMANN : HS_BC_DIRICHLET);
+            bc[d][s].value = 0.25 * (1 + d) - 1.5 * s + 0.125 * pattern;
+        }
+}
+
+/* The reference fill on a host copy of the whole allocation, written from the formulas of
+ * kernels/grid.h independently of the kernels' shared code (rounded to f32 on store for f32). */
+static void reference_ghosts(const hs_field *f, const hs_bc bc[3][2], const double dx[3], int homogeneous, double *u)
+{
+    int64_t st[3] = {1, hs_field_stride_y(f), hs_field_stride_z(f)};
+    int64_t o = (int64_t)hs_field_index(f, 0, 0, 0);
+    for (int d = 0; d < f->d->ndim; d++)
+        for (int s = 0; s < 2; s++) {
+            const hs_bc *b = &bc[d][s];
+            if (b->kind == HS_BC_PERIODIC) continue;
+            double g = homogeneous ? 0.0 : b->value;
+            int node = f->face_dim == d;
+            int e1 = (d + 1) % 3, e2 = (d + 2) % 3;
+            int64_t n = f->local[d];
+            for (int64_t q = -f->hw[e2]; q < f->local[e2] + f->hw[e2]; q++)
+                for (int64_t p = -f->hw[e1]; p < f->local[e1] + f->hw[e1]; p++) {
+                    int64_t base = o + p * st[e1] + q * st[e2];
+#define AT(i) u[base + (i) * st[d]]
+#define STORE(i, v) AT(i) = f->dtype == HS_F32 ? (double)(float)(v) : (v)
+                    if (node && b->kind == HS_BC_DIRICHLET) STORE(s ? n - 1 : 0, g);
+                    for (int m = 0; m < f->hw[d]; m++) {
+                        int64_t gh = s ? n + m : -1 - m;
+                        int64_t in = node ? (s ? n - 2 - m : 1 + m) : (s ? n - 1 - m : m);
+                        double dist = node ? 2.0 * (m + 1) : 2.0 * m + 1.0;
+                        double v = b->kind == HS_BC_DIRICHLET ? 2 * g - AT(in) : AT(in) + dist * dx[d] * g;
+                        STORE(gh, v);
+                    }
+#undef STORE
+#undef AT
+                }
+        }
+}
+
+/* Interior := a smooth function with distinct values, halos := SENTINEL (halo exchange first). */
+static void fill_smooth(hs_field *f)
+{
+    size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]), p = 0;
+    double *v = malloc(n * sizeof *v + 8);
+    for (int64_t k = 0; k < f->local[2]; k++)
+        for (int64_t j = 0; j < f->local[1]; j++)
+            for (int64_t i = 0; i < f->local[0]; i++) { v[p] = sin(0.3 * i + 0.7 * j + 1.1 * k) + 0.01 * (double)p; p++; }
+    void *h = to_type(f->dtype, v, n);
+    TEST_OK(hs_field_fill(f, SENTINEL));
+    TEST_OK(hs_field_set_interior(f, h));
+    free(h);
+    free(v);
+}
+
+static long compare_all(const double *a, const double *b, size_t n, double tol, const char *what)
+{
+    long bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(a[i] - b[i]) <= tol * fmax(1.0, fabs(b[i]))) && bad++ == 0)
+            print_error("%s: element %zu holds %.17g, expected %.17g\n", what, i, a[i], b[i]);
+    return bad;
+}
+
+static void ghosts_case(int ndim, const int *per, int face_dim, int halo, hs_dtype t, int pattern, int homogeneous)
+{
+    const int64_t g[3] = {7, 6, 5};
+    const double dx[3] = {0.1, 0.2, 0.05};
+    hs_decomp *d = make_decomp(ndim, g, per, 1);
+    hs_field *f = NULL;
+    TEST_OK(hs_field_create_staggered(d, t, halo, face_dim, &f));
+    hs_bc bc[3][2];
+    make_bcs(ndim, per, pattern, bc);
+    fill_smooth(f);
+    TEST_OK(hs_halo_exchange(f));
+    double *want = download_all(f);
+    reference_ghosts(f, bc, dx, homogeneous, want);
+    TEST_OK(hs_field_fill_ghosts(f, bc, dx, homogeneous));
+    double *got = download_all(f);
+    char what[128];
+    snprintf(what, sizeof what, "%dD periodic %d%d%d face_dim %d halo %d %s pattern %d homogeneous %d", ndim, per[0],
+             per[1], per[2], face_dim, halo, hs_dtype_name(t), pattern, homogeneous);
+    /* the same formulas in the same order: equal to the last bit on the CPU; the GPU may contract
+     * u + d dx g into one fma */
+    long bad = compare_all(got, want, f->count, test_on_gpu() ? 1e-15 : 0.0, what);
+    if (bad) fail_msg("%s: %ld elements differ", what, bad);
+    free(want), free(got);
+    hs_field_destroy(f);
+    hs_decomp_destroy(d);
+}
+
+static void test_fill_ghosts(void **state)
+{
+    (void)state;
+    const int pers[3][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 1}};
+    for (int ndim = 1; ndim <= 3; ndim++)
+        for (int p = 0; p < 3; p++)
+            for (int fd = -1; fd < ndim; fd++)
+                for (int h = 1; h <= 3; h++)
+                    for (int pattern = 0; pattern < 2; pattern++) {
+                        ghosts_case(ndim, pers[p], fd, h, HS_F64, pattern, 0);
+                        ghosts_case(ndim, pers[p], fd, h, HS_F32, pattern, h == 2);
+                    }
+    /* halo 0: nothing to fill, but a face-centred Dirichlet wall still takes its value */
+    ghosts_case(2, pers[0], 0, 0, HS_F64, 0, 0);
+}
+
+/* A custom wall: the hook is called for exactly the wall faces that are custom, and fills the box
+ * hs_field_ghost_box names. */
+typedef struct {
+    int calls[3][2];
+    int homogeneous;
+} hook_log;
+
+static int hook_fill(hs_field *f, int dim, int side, const hs_bc *bc, int homogeneous, void *user)
+{
+    hook_log *log = user;
+    log->calls[dim][side]++;
+    log->homogeneous = homogeneous;
+    hs_box b = hs_field_ghost_box(f, dim, side);
+    double *all = download_all(f);
+    size_t es = hs_field_esize(f);
+    void *raw = malloc(f->count * es);
+    for (int64_t k = b.lo[2]; k < b.hi[2]; k++)
+        for (int64_t j = b.lo[1]; j < b.hi[1]; j++)
+            for (int64_t i = b.lo[0]; i < b.hi[0]; i++) all[hs_field_index(f, i, j, k)] = bc->value;
+    for (size_t i = 0; i < f->count; i++) {
+        if (f->dtype == HS_F64) ((double *)raw)[i] = all[i];
+        else ((float *)raw)[i] = (float)all[i];
+    }
+    int rc = hs_mem_copy(f->d->ctx, f->data, raw, f->count * es, HS_COPY_H2D);
+    free(raw), free(all);
+    return rc;
+}
+
+static void test_custom_bc(void **state)
+{
+    (void)state;
+    const int64_t g[3] = {6, 5, 4};
+    const int per[3] = {0, 0, 1};
+    const double dx[3] = {1, 1, 1};
+    hs_decomp *d = make_decomp(3, g, per, 1);
+    hs_field *f = NULL;
+    TEST_OK(hs_field_create_staggered(d, HS_F64, 2, 1, &f));
+    hook_log log;
+    memset(&log, 0, sizeof log);
+    hs_bc bc[3][2];
+    make_bcs(3, per, 0, bc);
+    bc[1][1] = (hs_bc){HS_BC_CUSTOM, 42.0, hook_fill, &log};
+    fill_smooth(f);
+    TEST_OK(hs_halo_exchange(f));
+    double *want = download_all(f);
+    hs_bc ref_bc[3][2];
+    memcpy(ref_bc, bc, sizeof bc);
+    ref_bc[1][1].kind = HS_BC_PERIODIC; /* the reference skips the custom face ... */
+    reference_ghosts(f, ref_bc, dx, 1, want);
+    TEST_OK(hs_field_fill_ghosts(f, bc, dx, 1));
+    double *got = download_all(f);
+    for (int dd = 0; dd < 3; dd++)
+        for (int s = 0; s < 2; s++) assert_int_equal(log.calls[dd][s], dd == 1 && s == 1);
+    assert_int_equal(log.homogeneous, 1);
+    /* ... which holds 42 over the face's ghost box: y = local..local+1, all x and z */
+    hs_box b = hs_field_ghost_box(f, 1, 1);
+    assert_int_equal(b.lo[1], f->local[1]);
+    assert_int_equal(b.hi[1], f->local[1] + 2);
+    assert_int_equal(b.lo[0], -2);
+    assert_int_equal(b.hi[2], f->local[2] + 2);
+    for (int64_t k = b.lo[2]; k < b.hi[2]; k++)
+        for (int64_t j = b.lo[1]; j < b.hi[1]; j++)
+            for (int64_t i = b.lo[0]; i < b.hi[0]; i++) want[hs_field_index(f, i, j, k)] = 42.0;
+    assert_int_equal(compare_all(got, want, f->count, 0.0, "custom"), 0);
+    /* the kinds must agree with the decomposition, and a custom wall needs its hook */
+    bc[2][0].kind = HS_BC_DIRICHLET;
+    expect_input_error(hs_field_fill_ghosts(f, bc, dx, 0), "decomposition is periodic");
+    bc[2][0].kind = HS_BC_PERIODIC;
+    bc[0][0].kind = HS_BC_PERIODIC;
+    expect_input_error(hs_field_fill_ghosts(f, bc, dx, 0), "not");
+    bc[0][0] = (hs_bc){HS_BC_CUSTOM, 0, NULL, NULL};
+    expect_input_error(hs_field_fill_ghosts(f, bc, dx, 0), "has no hook");
+    free(want), free(got);
+    hs_field_destroy(f);
+    hs_decomp_destroy(d);
+}
+
+/* load_interior from a contiguous device array: the interior only, bit for bit. */
+static void test_load_interior(void **state)
+{
+    (void)state;
+    const int64_t g[3] = {9, 4, 3};
+    hs_decomp *d = make_decomp(3, g, NULL, 1);
+    for (int t = 0; t < 2; t++)
+        for (int fd = -1; fd < 3; fd++) {
+            hs_field *f = NULL;
+            TEST_OK(hs_field_create_staggered(d, t ? HS_F32 : HS_F64, 2, fd, &f));
+            TEST_OK(hs_field_fill(f, SENTINEL));
+            size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]), es = hs_field_esize(f);
+            double *v = malloc(n * sizeof *v);
+            test_fill_f64(v, n, 11 + fd, -1, 1);
+            void *h = to_type(f->dtype, v, n), *back = malloc(n * es);
+            void *dev = test_upload(h, n * es);
+            TEST_OK(hs_field_load_interior(f, dev));
+            TEST_OK(hs_field_get_interior(f, back));
+            assert_memory_equal(h, back, n * es);
+            double sum = 0;
+            TEST_OK(hs_field_sum(f, &sum)); /* the halos kept their sentinel: only the interior counts */
+            double want = 0;
+            for (size_t i = 0; i < n; i++) want += t ? (double)(float)v[i] : v[i];
+            TEST_LE(fabs(sum - want), 1e-12);
+            double *all = download_all(f);
+            long outside = 0;
+            for (size_t i = 0; i < f->count; i++) outside += all[i] == SENTINEL;
+            assert_int_equal((size_t)outside, (size_t)(f->alloc[0] * f->alloc[1] * f->alloc[2]) - n);
+            free(all);
+            hs_mem_free(test_ctx(), dev);
+            free(v), free(h), free(back);
+            hs_field_destroy(f);
+        }
+    hs_decomp_destroy(d);
+}
+
+/* The split on one rank: periodic dimensions exchange (self copies), others do not. */
+static void test_split_boxes(void **state)
+{
+    (void)state;
+    const int64_t g[3] = {10, 8, 6};
+    const int per[3] = {1, 0, 1};
+    hs_decomp *d = make_decomp(3, g, per, 2);
+    hs_field *f = NULL;
+    TEST_OK(hs_field_create_staggered(d, HS_F64, 2, 1, &f));
+    hs_box in, shell[6];
+    int ns = hs_field_split_boxes(f, 2, &in, shell);
+    assert_int_equal(ns, 4); /* z low/high, x low/high */
+    assert_int_equal(in.lo[0], 2), assert_int_equal(in.hi[0], 8);
+    assert_int_equal(in.lo[1], 0), assert_int_equal(in.hi[1], 9); /* 9 y-faces, no exchange in y */
+    assert_int_equal(in.lo[2], 2), assert_int_equal(in.hi[2], 4);
+    assert_int_equal(shell[0].hi[2], 2), assert_int_equal(shell[1].lo[2], 4);
+    /* too thin for an inside: everything is shell */
+    ns = hs_field_split_boxes(f, 3, &in, shell);
+    assert_int_equal(ns, 1);
+    assert_true(in.hi[0] == in.lo[0]);
+    assert_int_equal(shell[0].hi[1], 9);
+    hs_field_destroy(f);
+    hs_decomp_destroy(d);
+}
+
+/* The ghost filling of the CPU twin and the CUDA twin on the same inputs (skipped without a GPU). */
+static double *ghosts_on(const char *device, int face_dim, hs_dtype t, int homogeneous)
+{
+    hs_ctx *ctx = test_ctx();
+    TEST_OK(hs_ctx_set_device(ctx, device, 1));
+    const int64_t g[3] = {37, 9, 6};
+    const int per[3] = {0, 1, 0};
+    const double dx[3] = {0.01, 0.3, 0.07};
+    hs_decomp *d = make_decomp(3, g, per, 1);
+    hs_field *f = NULL;
+    TEST_OK(hs_field_create_staggered(d, t, 3, face_dim, &f));
+    hs_bc bc[3][2];
+    make_bcs(3, per, face_dim + 1, bc);
+    fill_smooth(f);
+    TEST_OK(hs_halo_exchange(f));
+    TEST_OK(hs_field_fill_ghosts(f, bc, dx, homogeneous));
+    double *all = download_all(f);
+    hs_field_destroy(f);
+    hs_decomp_destroy(d);
+    return all;
+}
+
+static void test_ghosts_cpu_vs_cuda(void **state)
+{
+    (void)state;
+    if (!HS_HAVE_CUDA || hs_cuda_device_count() == 0) {
+        print_message("no GPU here: the CUDA twin of ghost filling is not compared\n");
+        skip();
+    }
+    hs_ctx *ctx = test_ctx();
+    const char *was = ctx->device == HS_DEVICE_CUDA ? "cuda" : "cpu";
+    long bad = 0;
+    for (int fd = -1; fd < 3; fd++)
+        for (int t = 0; t < 2; t++)
+            for (int hom = 0; hom < 2; hom++) {
+                hs_dtype dt = t ? HS_F32 : HS_F64;
+                double *cpu = ghosts_on("cpu", fd, dt, hom), *gpu = ghosts_on("cuda", fd, dt, hom);
+                /* same layout on both: the pitch depends on the element size only */
+                hs_decomp *d = make_decomp(3, (const int64_t[3]){37, 9, 6}, (const int[3]){0, 1, 0}, 1);
+                hs_field *f = NULL;
+                TEST_OK(hs_field_create_staggered(d, dt, 3, fd, &f));
+                char what[64];
+                snprintf(what, sizeof what, "cpu vs cuda face_dim %d %s homogeneous %d", fd, hs_dtype_name(dt), hom);
+                /* fma contraction on the GPU: a rounding of the Neumann term at most */
+                bad += compare_all(gpu, cpu, f->count, t ? 1e-6 : 1e-14, what);
+                hs_field_destroy(f);
+                hs_decomp_destroy(d);
+                free(cpu), free(gpu);
+            }
+    TEST_OK(hs_ctx_set_device(ctx, was, 1));
+    assert_int_equal(bad, 0);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_index_layout),
     cmocka_unit_test(test_interior_roundtrip),
@@ -392,6 +698,11 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_decomp_errors),
     cmocka_unit_test(test_gather_scatter),
     cmocka_unit_test(test_bench_hooks),
+    cmocka_unit_test(test_fill_ghosts),
+    cmocka_unit_test(test_custom_bc),
+    cmocka_unit_test(test_load_interior),
+    cmocka_unit_test(test_split_boxes),
+    cmocka_unit_test(test_ghosts_cpu_vs_cuda),
 };
 
 TEST_MAIN("grid", tests)
