@@ -122,8 +122,8 @@ run expect "override out of range" 2 "hpcsim: error: command line (override 1): 
 run expect "malformed override" 2 "hpcsim: error: command line: override 'solver': expected section.key=value" \
     "$HS_BIN" check good.ini solver
 run expect "override applies" 0 "" "$HS_BIN" check good.ini selftest.n=77
-run expect "unknown command" 2 "hpcsim: error: hpcsim: unknown command 'frobnicate' (see 'hpcsim --help')" "$HS_BIN" frobnicate
-run expect "run without file" 2 "hpcsim: error: hpcsim: 'run' needs a parameter file (see 'hpcsim --help')" "$HS_BIN" run
+run expect "unknown command" 2 "hpcsim: error: unknown command 'frobnicate' (see 'hpcsim --help')" "$HS_BIN" frobnicate
+run expect "run without file" 2 "hpcsim: error: 'run' needs a parameter file (see 'hpcsim run --help')" "$HS_BIN" run
 run expect "run bad file creates nothing" 2 "hpcsim: error: typo.ini:3: run.devise: unknown key (did you mean run.device?)" "$HS_BIN" run typo.ini
 
 run expect "--version" 0 "" "$HS_BIN" --version
