@@ -57,7 +57,7 @@ check_n "override after the file" 5 check good.ini selftest.n=5
 check_n "override before the file" 6 check selftest.n=6 good.ini
 check_n "overrides on both sides, the last wins" 8 check selftest.n=7 good.ini selftest.n=8
 check_n "'--' then the file" 9 check -- good.ini selftest.n=9
-check_n "--help after '--' is an argument, not help" 1000 check good.ini -- run.seed=3
+check_n "an override after '--'" 1000 check good.ini -- run.seed=3
 try "$HS_BIN" check good.ini -- --help
 [ $rc = 2 ] && grep -q "override '--help': expected section.key=value" "$CAP/err" && ok "'--' ends the options" ||
     bad "'--' does not end the options: exit $rc: $(cat "$CAP/err")"
