@@ -71,7 +71,6 @@ endif
 ifeq ($(origin NCCL),undefined)
   NCCL := $(if $(filter 1,$(CUDA)),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,0),0)
 endif
-HAVE_INIH   := $(if $(call pc_ok,inih),1,$(if $(wildcard $(DEPS_PREFIX)/usr/include/ini.h),1,0))
 HAVE_CMOCKA := $(if $(call pc_ok,cmocka),1,$(if $(wildcard $(DEPS_PREFIX)/usr/include/cmocka.h),1,0))
 
 # ---------------------------------------------------------------- flags
@@ -128,7 +127,7 @@ ifeq ($(OPENBLAS),1)
   CPPFLAGS += $(or $(shell pkg-config --cflags openblas 2>/dev/null),$(if $(wildcard /usr/include/$(MULTIARCH)/openblas-pthread),-I/usr/include/$(MULTIARCH)/openblas-pthread))
   LDLIBS += $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
 endif
-LDLIBS += -linih -lm
+LDLIBS += -lm
 
 NVCC      := $(CUDA_HOME)/bin/nvcc
 NVCCFLAGS ?= -O3 -g -lineinfo
@@ -168,11 +167,8 @@ CONFIG_STAMP := $(BUILD)/config.stamp
 CONFIG_LINE  := $(CC) $(CFLAGS) $(CPPFLAGS) $(NVCCFLAGS) $(LDLIBS)
 $(shell mkdir -p $(BUILD); echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP))
 
-.PHONY: all lib tests deps demo test test-gpu run-tests asan bench validate install clean features check-deps
-all: check-deps $(BIN) features
-
-check-deps:
-	@if [ "$(HAVE_INIH)" != 1 ]; then echo "hpcsim: libinih not found; run 'make deps' (or scripts/offline_deps.sh on a machine without network)" >&2; exit 1; fi
+.PHONY: all lib tests deps demo test test-gpu run-tests asan bench validate install clean features
+all: $(BIN) features
 
 features: $(BIN)
 	@echo "hpcsim $(VERSION) ($(GIT_HASH)) built in $(BUILD)/ with: $(strip $(FEATURES))"

@@ -1,4 +1,5 @@
-/* The hpcsim command line: help, version, info, check, params and run. */
+/* The hpcsim command line: COMMAND [options and arguments in any order], parsed with getopt_long. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,41 +10,84 @@
 #include "kernels/version.h"
 #include "solvers/solver.h"
 
+/* One subcommand: its arguments, a line on what it does, more for its --help, and the options it
+ * takes (as letters of long_options). */
+typedef struct {
+    const char *name, *args, *summary, *details, *options;
+} command;
+
+static const command commands[] = {
+    {"info", "", "build features, MPI ranks, GPUs and the GPU of each rank", "", "h"},
+    {"check", "FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]",
+     "validate a parameter file and print the resolved set",
+     "Each value is printed with its source (file:line, override or default); exit 2 on any mistake.\n"
+     "It takes run's arguments, so 'run' replaced by 'check' validates a run's command line.\n", "hqr"},
+    {"run", "FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]", "run the simulation the file describes",
+     "Under MPI: mpirun -n N hpcsim run FILE (one rank per GPU).\n", "hqr"},
+    {"params", "", "list every parameter with type, default, range and help", "", "h"},
+    {"compare", "A B VARIABLE [RTOL] [--last]", "compare a variable of two output files",
+     "Exit 0 when every value agrees within RTOL relative to max |B| (default 0: bitwise), 1 when not.\n", "hl"},
+    {"help", "[COMMAND]", "this help, or the help of COMMAND", "", "h"},
+};
+#define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
+
+static const struct option long_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"restart", required_argument, NULL, 'r'},
+    {"last", no_argument, NULL, 'l'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *option_help(int letter)
+{
+    switch (letter) {
+    case 'q': return "  -q, --quiet                 no progress lines (the same as run.quiet=true)\n";
+    case 'r': return "  -r, --restart CHECKPOINT    continue from a checkpoint (the same as run.restart=CHECKPOINT)\n";
+    case 'l': return "      --last                  compare the last record only\n";
+    case 'h': return "  -h, --help                  print this help\n";
+    }
+    return "";
+}
+
+static const command *find_command(const char *name)
+{
+    for (int i = 0; i < NCOMMANDS; i++)
+        if (!strcmp(commands[i].name, name)) return &commands[i];
+    return NULL;
+}
+
 static void usage(FILE *out)
 {
+    fprintf(out, "usage: hpcsim [--help | --version] COMMAND [ARGS]\n\ncommands:\n");
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nsolvers ([run] solver = NAME):\n");
+    for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) fprintf(out, "  %-8s %s\n", (*s)->name, (*s)->summary);
     fprintf(out,
-            "usage: hpcsim [--help | --version] COMMAND [ARGS]\n"
-            "\n"
-            "commands:\n"
-            "  info                                  build features, MPI ranks, GPUs and the GPU of each rank\n"
-            "  check FILE [section.key=value ...]    validate a parameter file and print the resolved set\n"
-            "  run   FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]\n"
-            "                                        run the simulation the file describes\n"
-            "  params                                list every parameter with type, default, range and help\n"
-            "  compare A B VARIABLE [RTOL] [--last]  compare a variable of two output files (--last: its last\n"
-            "                                        record only); exit 0 when every value agrees within RTOL\n"
-            "                                        relative to max |B| (default 0: bitwise), 1 when not\n"
-            "\n"
-            "solvers ([run] solver = NAME):\n");
-    for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) fprintf(out, "  %-10s %s\n", (*s)->name, (*s)->summary);
-    fprintf(out,
-            "\n"
-            "exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 stopped on a signal after a checkpoint\n"
-            "Run under MPI with: mpirun -n N hpcsim run FILE (one rank per GPU).\n");
+            "\n'hpcsim COMMAND --help' (or 'hpcsim help COMMAND') shows a command's arguments and options.\n"
+            "exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 stopped on a signal after a checkpoint\n");
 }
 
-static void version(void)
+static void command_usage(const command *c, FILE *out)
 {
-    printf("hpcsim %s (git %s)\nfeatures: %s\n", hs_version(), hs_git_hash(), hs_features());
+    fprintf(out, "usage: hpcsim %s%s%s\n\n%s.\n", c->name, *c->args ? " " : "", c->args, c->summary);
+    if (!strcmp(c->name, "check") || !strcmp(c->name, "run"))
+        fprintf(out, "section.key=value overrides a key of FILE ('hpcsim params' lists them).\n");
+    fputs(c->details, out);
+    if (*c->options) {
+        fprintf(out, "\noptions (before or after the arguments; '--' ends them):\n");
+        for (const char *o = c->options; *o; o++) fputs(option_help(*o), out);
+    }
 }
 
-/* Usage errors are input errors: message on rank 0, exit 2. */
-static void usage_error(const char *fmt, const char *arg)
+/* Record a usage error (exit 2 once the caller reaches hs_exit), pointing at the help. */
+static int usage_error(const command *c, const char *fmt, const char *arg)
 {
     char msg[512];
     snprintf(msg, sizeof msg, fmt, arg);
-    hs_input_error("hpcsim", 0, NULL, "%s (see 'hpcsim --help')", msg);
-    hs_exit(HS_ERR_INPUT);
+    return c ? hs_input_error(NULL, 0, NULL, "%s (see 'hpcsim %s --help')", msg, c->name)
+             : hs_input_error(NULL, 0, NULL, "%s (see 'hpcsim --help')", msg);
 }
 
 static void die_on(int rc)
@@ -51,113 +95,205 @@ static void die_on(int rc)
     if (rc != HS_OK) hs_exit(rc);
 }
 
-/* hpcsim compare A B VARIABLE [RTOL]: 0 when equal within RTOL, 1 when not, 2 on bad input. */
-static int compare_command(int argc, char **argv)
+/* A command line parsed: the flags, and the other arguments in their order (options that stand for
+ * overrides, --quiet and --restart, become "section.key=value" arguments in place). */
+typedef struct {
+    int help, last;
+    int nargs;
+    char **args;  /* positional arguments and overrides, in command-line order */
+    char **owned; /* the strings made here, to free */
+    int nowned;
+} cmdline;
+
+static void cmdline_free(cmdline *o)
 {
-    int last = argc > 5 && !strcmp(argv[argc - 1], "--last");
-    int nargs = argc - last;
-    if (nargs != 5 && nargs != 6) usage_error("'compare' needs two files and a variable name%s", "");
+    for (int i = 0; i < o->nowned; i++) free(o->owned[i]);
+    free(o->owned);
+    free(o->args);
+}
+
+static char *joined(cmdline *o, const char *a, const char *b)
+{
+    char *s = malloc(strlen(a) + strlen(b) + 1);
+    if (!s) return NULL;
+    strcpy(s, a);
+    strcat(s, b);
+    return o->owned[o->nowned++] = s;
+}
+
+/* The option getopt_long just read, as given: "--name" (the argument as typed) or "-x". */
+static const char *option_name(char **argv, int letter, char name[8])
+{
+    const char *arg = argv[optind - 1];
+    if (!letter || !strncmp(arg, "--", 2)) return arg;
+    snprintf(name, 8, "-%c", letter);
+    return name;
+}
+
+/* Parse argv[0..argc) (argv[0] is the command) in order: options anywhere, '--' ends them. */
+static int parse_command_line(const command *c, int argc, char **argv, cmdline *o)
+{
+    memset(o, 0, sizeof *o);
+    o->args = calloc((size_t)argc + 1, sizeof *o->args);
+    o->owned = calloc((size_t)argc + 1, sizeof *o->owned);
+    char **copy = calloc((size_t)argc + 1, sizeof *copy); /* getopt may reorder what it is given */
+    if (!o->args || !o->owned || !copy) {
+        free(copy);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    memcpy(copy, argv, sizeof *copy * (size_t)argc);
+    int rc = HS_OK, ch;
+    optind = 0; /* a fresh scan: glibc's full reset */
+    opterr = 0;
+    while (rc == HS_OK && (ch = getopt_long(argc, copy, "-:hqr:", long_options, NULL)) != -1) {
+        if (ch == 1) { /* an argument, in order */
+            o->args[o->nargs++] = optarg;
+            continue;
+        }
+        char name[8];
+        const char *given = option_name(copy, ch == '?' || ch == ':' ? optopt : ch, name);
+        if (ch == '?') rc = usage_error(c, "unknown option '%s'", given);
+        else if (ch == ':') rc = usage_error(c, "option '%s' needs a value", given);
+        else if (!strchr(c->options, ch)) rc = usage_error(c, "'%s' is not an option of this command", given);
+        else if (ch == 'h') o->help = 1;
+        else if (ch == 'l') o->last = 1;
+        else if (ch == 'q') o->args[o->nargs++] = "run.quiet=true";
+        else if (ch == 'r' && !(o->args[o->nargs++] = joined(o, "run.restart=", optarg)))
+            rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    while (optind < argc) o->args[o->nargs++] = copy[optind++];
+    free(copy);
+    return rc;
+}
+
+/* "section.key=..." (names of letters, digits and '_'): an override, not a file name. */
+static int is_override(const char *a)
+{
+    size_t sec = strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (!sec || a[sec] != '.') return 0;
+    size_t key = strspn(a + sec + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    return key && a[sec + 1 + key] == '=';
+}
+
+/* hpcsim compare A B VARIABLE [RTOL]: 0 when equal within RTOL, 1 when not, 2 on bad input. */
+static int compare_command(const command *c, const cmdline *o)
+{
+    if (o->nargs != 3 && o->nargs != 4) die_on(usage_error(c, "'compare' needs two files and a variable name%s", ""));
     double rtol = 0;
-    if (nargs == 6) {
+    if (o->nargs == 4) {
         char *end;
-        rtol = strtod(argv[5], &end);
-        if (*end || rtol < 0) usage_error("compare: RTOL must be a number >= 0, got '%s'", argv[5]);
+        rtol = strtod(o->args[3], &end);
+        if (*end || !(rtol >= 0)) die_on(usage_error(c, "RTOL must be a number >= 0, got '%s'", o->args[3]));
     }
     hs_compare_result r;
-    die_on(hs_compare_files(argv[2], argv[3], argv[4], last, &r));
+    die_on(hs_compare_files(o->args[0], o->args[1], o->args[2], o->last, &r));
     int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;
-    printf("%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e, relative to max |b| = %.6e: %s\n", argv[4],
+    printf("%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e, relative to max |b| = %.6e: %s\n", o->args[2],
            (long long)r.count, (long long)r.differing, r.max_abs, r.max_rel, ok ? "agree" : "DIFFER");
     return ok ? 0 : 1;
 }
 
-int main(int argc, char **argv)
+/* check and run: the parameter file, then the overrides in their order, wherever the file stood. */
+static int check_or_run(hs_ctx *ctx, const command *c, cmdline *o, int argc, char **argv)
 {
-    die_on(hs_solver_declare_all());
-    if (argc < 2) {
-        usage(stderr);
-        return HS_ERR_INPUT;
-    }
-    const char *cmd = argv[1];
-    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        usage(stdout);
-        return HS_OK;
-    }
-    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
-        version();
-        return HS_OK;
-    }
-    if (!strcmp(cmd, "params")) {
-        hs_params_print_declarations(stdout);
-        return HS_OK;
-    }
-    if (!strcmp(cmd, "compare")) return compare_command(argc, argv);
-    if (strcmp(cmd, "info") && strcmp(cmd, "check") && strcmp(cmd, "run")) usage_error("unknown command '%s'", cmd);
-
-    /* MPI first (so only rank 0 reports input errors), on the CPU until the parameters are read. */
-    hs_ctx *ctx = NULL;
-    die_on(hs_ctx_create(&argc, &argv, "cpu", 0, &ctx));
-
-    if (!strcmp(cmd, "info")) {
-        if (argc > 2) usage_error("'info' takes no arguments, got '%s'", argv[2]);
-        die_on(hs_ctx_set_device(ctx, "auto", 1));
-        die_on(hs_ctx_report(ctx, stdout));
-        hs_ctx_destroy(ctx);
-        return HS_OK;
-    }
-    if (argc < 3) usage_error("'%s' needs a parameter file", cmd);
-    if (argv[2][0] == '-') usage_error("expected a parameter file before options, got '%s'", argv[2]);
-
-    /* Options become overrides, so that they show up in `check` and in the files' parameters. */
-    char **overrides = calloc((size_t)argc, sizeof *overrides);
-    char *restart_override = NULL;
+    const char *file = NULL;
     int noverrides = 0;
-    for (int i = 3; i < argc; i++) {
-        if (!strcmp(argv[i], "--quiet") && !strcmp(cmd, "run")) {
-            overrides[noverrides++] = "run.quiet=true";
-        } else if (!strcmp(argv[i], "--restart") && !strcmp(cmd, "run")) {
-            if (i + 1 >= argc) usage_error("'%s' needs a checkpoint file", argv[i]);
-            restart_override = malloc(strlen(argv[i + 1]) + 16);
-            sprintf(restart_override, "run.restart=%s", argv[++i]);
-            overrides[noverrides++] = restart_override;
-        } else if (argv[i][0] == '-') {
-            usage_error("unknown option '%s'", argv[i]);
-        } else {
-            overrides[noverrides++] = argv[i];
-        }
+    char **overrides = o->args; /* compacted in place: the file taken out */
+    for (int i = 0; i < o->nargs; i++) {
+        if (!file && !is_override(o->args[i])) file = o->args[i];
+        else overrides[noverrides++] = o->args[i];
     }
-
+    if (!file) return usage_error(c, "'%s' needs a parameter file", c->name);
     hs_params *p = NULL;
-    die_on(hs_params_load(argv[2], noverrides, overrides, &p));
+    HS_CHECK(hs_params_load(file, noverrides, overrides, &p));
     const char *solver = hs_params_string(p, "run.solver");
+    int rc = HS_OK;
     if (!hs_solver_find(solver)) {
         char known[512] = "";
         for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) {
             strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, (*s)->name, sizeof known - strlen(known) - 1);
         }
-        die_on(hs_params_error(p, "run.solver", "unknown solver '%s' (known: %s)", solver, known));
+        rc = hs_params_error(p, "run.solver", "unknown solver '%s' (known: %s)", solver, known);
+    } else {
+        /* check runs on the device run would use, so that memory and device rules are the same */
+        rc = hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu"));
+        ctx->deterministic = hs_params_bool(p, "run.deterministic");
     }
-    /* check runs on the device run would use, so that memory and device rules are the same */
-    die_on(hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu")));
-    ctx->deterministic = hs_params_bool(p, "run.deterministic");
-    if (!strcmp(cmd, "check")) {
-        die_on(hs_driver_validate(ctx, p));
-        if (ctx->rank == 0) {
-            printf("# %s: parameters valid; resolved set (value # source):\n", argv[2]);
+    if (rc == HS_OK && !strcmp(c->name, "check")) {
+        rc = hs_driver_validate(ctx, p);
+        if (rc == HS_OK && ctx->rank == 0) {
+            printf("# %s: parameters valid; resolved set (value # source):\n", file);
             hs_params_print(p, stdout);
         }
-        hs_params_free(p);
-        free(overrides);
-        free(restart_override);
-        hs_ctx_destroy(ctx);
-        return HS_OK;
+    } else if (rc == HS_OK) {
+        rc = hs_driver_run(ctx, p, argc, argv);
     }
-    int rc = hs_driver_run(ctx, p, argc, argv);
     hs_params_free(p);
-    free(overrides);
-    free(restart_override);
+    return rc;
+}
+
+/* The commands that run under MPI: input errors and help are printed by rank 0 only. */
+static int mpi_command(const command *c, cmdline *o, int argc, char **argv, int parse_rc)
+{
+    hs_ctx *ctx = NULL;
+    die_on(hs_ctx_create(&argc, &argv, "cpu", 0, &ctx));
+    die_on(parse_rc);
+    int rc = HS_OK;
+    if (o->help) {
+        if (ctx->rank == 0) command_usage(c, stdout);
+    } else if (!strcmp(c->name, "info")) {
+        if (o->nargs) rc = usage_error(c, "'info' takes no arguments, got '%s'", o->args[0]);
+        if (rc == HS_OK) rc = hs_ctx_set_device(ctx, "auto", 1);
+        if (rc == HS_OK) rc = hs_ctx_report(ctx, stdout);
+    } else {
+        rc = check_or_run(ctx, c, o, argc, argv);
+    }
+    cmdline_free(o);
     die_on(rc);
     hs_ctx_destroy(ctx);
     return HS_OK;
+}
+
+int main(int argc, char **argv)
+{
+    die_on(hs_solver_declare_all());
+    /* Options before the command: --help and --version only. */
+    int ch;
+    char name[8];
+    opterr = 0;
+    if ((ch = getopt_long(argc, argv, "+:hV", long_options, NULL)) != -1) {
+        if (ch == 'h') usage(stdout);
+        else if (ch == 'V') printf("hpcsim %s (git %s)\nfeatures: %s\n", hs_version(), hs_git_hash(), hs_features());
+        else if (ch == '?') die_on(usage_error(NULL, "unknown option '%s'", option_name(argv, optopt, name)));
+        else die_on(usage_error(NULL, "'%s' is an option of a command: give it after the command",
+                                option_name(argv, ch, name)));
+        return HS_OK;
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return HS_ERR_INPUT;
+    }
+    const command *c = find_command(argv[optind]);
+    if (!c) die_on(usage_error(NULL, "unknown command '%s'", argv[optind]));
+    cmdline o;
+    int rc = parse_command_line(c, argc - optind, argv + optind, &o);
+    if (!strcmp(c->name, "info") || !strcmp(c->name, "check") || !strcmp(c->name, "run"))
+        return mpi_command(c, &o, argc, argv, rc);
+    die_on(rc);
+    if (o.help) {
+        command_usage(c, stdout);
+    } else if (!strcmp(c->name, "help")) {
+        const command *about = o.nargs ? find_command(o.args[0]) : NULL;
+        if (o.nargs > 1) die_on(usage_error(c, "'help' takes one command name, got '%s'", o.args[1]));
+        if (o.nargs && !about) die_on(usage_error(NULL, "unknown command '%s'", o.args[0]));
+        about ? command_usage(about, stdout) : usage(stdout);
+    } else if (!strcmp(c->name, "params")) {
+        if (o.nargs) die_on(usage_error(c, "'params' takes no arguments, got '%s'", o.args[0]));
+        hs_params_print_declarations(stdout);
+    } else {
+        rc = compare_command(c, &o);
+    }
+    cmdline_free(&o);
+    return rc;
 }

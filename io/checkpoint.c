@@ -211,8 +211,8 @@ static int check_header(hs_checkpoint *c, const char *want, const char *solver, 
         return hs_input_error(c->path, 0, NULL, "checkpoint was written by solver '%s', not '%s'", solver, want);
     if (nranks != c->ctx->size)
         return hs_input_error(c->path, 0, NULL,
-                              "checkpoint was written by %d MPI ranks, this run has %d (restart on %d ranks)", nranks,
-                              c->ctx->size, nranks);
+                              "checkpoint was written by %d MPI rank%s, this run has %d (restart on %d rank%s)", nranks,
+                              nranks == 1 ? "" : "s", c->ctx->size, nranks, nranks == 1 ? "" : "s");
     return HS_OK;
 }
 

@@ -1,9 +1,9 @@
-/* Parameter files: INI parsing through libinih, declared-key validation, overrides and errors. */
+/* Parameter files: our own INI line reader (lines of any length), declared-key validation, overrides, errors. */
 #include "io/params.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <ini.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,7 +14,6 @@
 #include "kernels/error.h"
 
 #define MAX_DECLS 1024
-#define MAX_LINE 4096
 
 static hs_param_decl g_decls[MAX_DECLS];
 static int g_ndecls;
@@ -146,24 +145,45 @@ static const char *type_name(hs_param_type t)
     return "?";
 }
 
+/* Why a number does not parse (NUM_OK when it does). */
+enum { NUM_OK, NUM_SYNTAX, NUM_NONFINITE, NUM_OVERFLOW, NUM_UNDERFLOW };
+
+/* A whole decimal integer that fits in 64 bits. */
 static int parse_int(const char *s, int64_t *v)
 {
     char *end;
     errno = 0;
     long long x = strtoll(s, &end, 10);
-    if (end == s || *end || errno) return 0;
+    if (end == s || *end) return NUM_SYNTAX;
+    if (errno == ERANGE) return NUM_OVERFLOW;
     *v = x;
-    return 1;
+    return NUM_OK;
 }
 
+/* A whole finite real; a nonzero value that rounds to 0 (underflow) or to infinity (overflow)
+ * is refused, subnormals are kept. */
 static int parse_real(const char *s, double *v)
 {
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || *end || errno == ERANGE || !isfinite(x)) return 0;
+    if (end == s || *end) return NUM_SYNTAX;
+    if (errno == ERANGE && isinf(x)) return NUM_OVERFLOW;
+    if (errno == ERANGE && x == 0) return NUM_UNDERFLOW;
+    if (!isfinite(x)) return NUM_NONFINITE;
     *v = x;
-    return 1;
+    return NUM_OK;
+}
+
+/* The end of "value TOKEN ..." for a number that parses but cannot be held. */
+static const char *number_problem(int why, int is_int)
+{
+    switch (why) {
+    case NUM_NONFINITE: return "is not a finite number";
+    case NUM_OVERFLOW: return is_int ? "is outside the 64-bit integer range" : "overflows a double (magnitude above 1.8e308)";
+    case NUM_UNDERFLOW: return "underflows a double (nonzero magnitude below 4.9e-324)";
+    }
+    return "is not a number";
 }
 
 static int parse_bool(const char *s, int *v)
@@ -196,25 +216,56 @@ static void format_range(const hs_param_decl *d, char *buf, size_t len)
     snprintf(buf, len, "[%s, %s]", lo, hi);
 }
 
-/* Split a list value on spaces and commas; returns the count (or -1 on a bad element). */
-static int split_list(const char *value, int is_int, double *vals, int max, char *bad, size_t badlen)
+/* Split a list value on spaces and commas into vals (reals) or ivals (integers), at most max of
+ * them; returns the count, or -1 with the first bad element in bad and its NUM_ reason in *why. */
+static int split_list(const char *value, int is_int, double *vals, int64_t *ivals, int max, char *bad, size_t badlen,
+                      int *why)
 {
-    char tmp[MAX_LINE];
-    snprintf(tmp, sizeof tmp, "%s", value);
+    char *tmp = xstrdup(value);
     int n = 0;
     for (char *tok = strtok(tmp, " ,\t"); tok; tok = strtok(NULL, " ,\t")) {
-        double v;
-        int64_t iv;
-        int ok = is_int ? parse_int(tok, &iv) : parse_real(tok, &v);
-        if (!ok) {
+        double v = 0;
+        int64_t iv = 0;
+        int rc = is_int ? parse_int(tok, &iv) : parse_real(tok, &v);
+        if (rc != NUM_OK) {
             snprintf(bad, badlen, "%s", tok);
+            *why = rc;
+            free(tmp);
             return -1;
         }
-        if (is_int) v = (double)iv;
-        if (n < max) vals[n] = v;
+        if (n < max) {
+            if (vals) vals[n] = is_int ? (double)iv : v;
+            if (ivals) ivals[n] = iv;
+        }
         n++;
     }
+    free(tmp);
     return n;
+}
+
+static int check_list(const hs_param_decl *d, const char *value, const char *source, int line, const char *name,
+                      const char *range)
+{
+    int is_int = d->type == HS_PARAM_INT_LIST, why = NUM_OK, max = (int)(strlen(value) / 2 + 1);
+    double *vals = malloc(sizeof *vals * (size_t)max);
+    char bad[256];
+    if (!vals) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    int n = split_list(value, is_int, vals, NULL, max, bad, sizeof bad, &why), rc = HS_OK;
+    char cnt[16];
+    snprintf(cnt, sizeof cnt, "%d", n);
+    if (n < 0 && why == NUM_SYNTAX)
+        rc = hs_input_error(source, line, name, "expected a list of %s numbers, got '%s'", is_int ? "integer" : "real", bad);
+    else if (n < 0)
+        rc = hs_input_error(source, line, name, "list value %s %s", bad, number_problem(why, is_int));
+    else if (n == 0)
+        rc = hs_input_error(source, line, name, "empty list");
+    else if (d->choices && !in_choices(d->choices, cnt))
+        rc = hs_input_error(source, line, name, "has %d value(s); expected %s", n, d->choices);
+    for (int i = 0; rc == HS_OK && i < n; i++)
+        if (vals[i] < d->min || vals[i] > d->max)
+            rc = hs_input_error(source, line, name, "value %.17g is out of range %s", vals[i], range);
+    free(vals);
+    return rc;
 }
 
 /* Check one value against its declaration; on failure, raise an input error at source:line. */
@@ -225,17 +276,19 @@ static int check_value(const hs_param_decl *d, const char *value, const char *so
     format_range(d, range, sizeof range);
     switch (d->type) {
     case HS_PARAM_INT: {
-        int64_t v;
-        if (!parse_int(value, &v))
-            return hs_input_error(source, line, name, "expected an integer, got '%s'", value);
+        int64_t v = 0;
+        int why = parse_int(value, &v);
+        if (why == NUM_SYNTAX) return hs_input_error(source, line, name, "expected an integer, got '%s'", value);
+        if (why != NUM_OK) return hs_input_error(source, line, name, "value %s %s", value, number_problem(why, 1));
         if ((double)v < d->min || (double)v > d->max)
             return hs_input_error(source, line, name, "value %s is out of range %s", value, range);
         return HS_OK;
     }
     case HS_PARAM_REAL: {
-        double v;
-        if (!parse_real(value, &v))
-            return hs_input_error(source, line, name, "expected a real number, got '%s'", value);
+        double v = 0;
+        int why = parse_real(value, &v);
+        if (why == NUM_SYNTAX) return hs_input_error(source, line, name, "expected a real number, got '%s'", value);
+        if (why != NUM_OK) return hs_input_error(source, line, name, "value %s %s", value, number_problem(why, 0));
         if (v < d->min || v > d->max)
             return hs_input_error(source, line, name, "value %s is out of range %s", value, range);
         return HS_OK;
@@ -254,87 +307,26 @@ static int check_value(const hs_param_decl *d, const char *value, const char *so
             return hs_input_error(source, line, name, "'%s' is not one of %s", value, d->choices);
         return HS_OK;
     case HS_PARAM_INT_LIST:
-    case HS_PARAM_REAL_LIST: {
-        double vals[64];
-        char bad[128];
-        int is_int = d->type == HS_PARAM_INT_LIST;
-        int n = split_list(value, is_int, vals, 64, bad, sizeof bad);
-        if (n < 0)
-            return hs_input_error(source, line, name, "expected a list of %s numbers, got '%s'",
-                                  is_int ? "integer" : "real", bad);
-        if (n == 0) return hs_input_error(source, line, name, "empty list");
-        char cnt[16];
-        snprintf(cnt, sizeof cnt, "%d", n);
-        if (d->choices && !in_choices(d->choices, cnt))
-            return hs_input_error(source, line, name, "has %d value(s); expected %s", n, d->choices);
-        for (int i = 0; i < n && i < 64; i++)
-            if (vals[i] < d->min || vals[i] > d->max)
-                return hs_input_error(source, line, name, "value %.17g is out of range %s", vals[i], range);
-        return HS_OK;
-    }
+    case HS_PARAM_REAL_LIST:
+        return check_list(d, value, source, line, name, range);
     }
     return HS_OK;
 }
 
 /* ---------------------------------------------------------------- parsing */
 
-typedef struct {
-    FILE *fp;
-    const char *file;
-    hs_params *p;
-    int line;          /* current line, counted by our reader */
-    int failed;
-    int any_content;   /* a key was seen */
-    int content_lines; /* lines that are neither blank nor comments */
-    int section_line;  /* line of the latest [section] header */
-} parse_state;
-
-/* Line reader for ini_parse_stream: counts lines, rejects binary data and over-long lines,
- * removes leading blanks (so no line is taken as a continuation) and '#' comments. */
-static char *read_line(char *str, int num, void *stream)
-{
-    parse_state *st = stream;
-    char buf[MAX_LINE];
-    size_t len = 0;
-    int c;
-    while ((c = fgetc(st->fp)) != EOF) {
-        if (c == '\0' || (c < 32 && c != '\n' && c != '\r' && c != '\t') || c == 127) {
-            if (!st->failed)
-                hs_input_error(st->file, st->line + 1, NULL, "binary data (byte 0x%02x): not a text parameter file", c);
-            st->failed = 1;
-            return NULL;
-        }
-        if (len < sizeof buf - 1) buf[len++] = (char)c;
-        if (c == '\n') break;
-    }
-    if (len == 0 && c == EOF) return NULL;
-    buf[len] = '\0';
-    st->line++;
-    if (len >= (size_t)num - 2 || len >= sizeof buf - 2) {
-        if (!st->failed) hs_input_error(st->file, st->line, NULL, "line longer than %d characters", num - 3);
-        st->failed = 1;
-        return NULL;
-    }
-    char *s = buf;
-    while (*s == ' ' || *s == '\t') s++;
-    if (*s == '[') st->section_line = st->line;
-    if (*s && *s != '#' && *s != ';' && *s != '\n' && *s != '\r') st->content_lines++;
-    /* '#' starts a comment at the line start or after a blank (so "a#b" values survive). */
-    for (char *h = s; *h; h++)
-        if (*h == '#' && (h == s || h[-1] == ' ' || h[-1] == '\t')) {
-            h[0] = '\n';
-            h[1] = '\0';
-            break;
-        }
-    snprintf(str, (size_t)num, "%s", s);
-    return str;
-}
-
 static entry *entry_of(hs_params *p, const hs_param_decl *d)
 {
     for (int i = 0; i < p->n; i++)
         if (p->entries[i].decl == d) return &p->entries[i];
     return NULL;
+}
+
+static int unknown_section(const char *source, int line, const char *section)
+{
+    const char *near = nearest_section(section);
+    return near ? hs_input_error(source, line, NULL, "[%s]: unknown section (did you mean [%s]?)", section, near)
+                : hs_input_error(source, line, NULL, "[%s]: unknown section", section);
 }
 
 /* Store a value from the file or an override, after validating it. */
@@ -345,9 +337,7 @@ static int set_value(hs_params *p, const char *source, int line, const char *sec
     snprintf(name, sizeof name, "%s.%s", section, key);
     if (!section_declared(section)) {
         const char *near = nearest_section(section);
-        if (kind == SRC_FILE)
-            return near ? hs_input_error(source, line, NULL, "[%s]: unknown section (did you mean [%s]?)", section, near)
-                        : hs_input_error(source, line, NULL, "[%s]: unknown section", section);
+        if (kind == SRC_FILE) return unknown_section(source, line, section);
         return near ? hs_input_error(source, line, name, "unknown section '%s' (did you mean '%s'?)", section, near)
                     : hs_input_error(source, line, name, "unknown section '%s'", section);
     }
@@ -358,39 +348,108 @@ static int set_value(hs_params *p, const char *source, int line, const char *sec
         return near ? hs_input_error(source, line, name, "unknown key (did you mean %s?)", near)
                     : hs_input_error(source, line, name, "unknown key");
     }
-    char value[MAX_LINE];
-    snprintf(value, sizeof value, "%s", raw);
-    char *v = trim(value);
+    char *value = xstrdup(raw), *v = trim(value);
     size_t vl = strlen(v);
     if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
         v[vl - 1] = '\0';
         v++;
     }
     entry *e = entry_of(p, d);
+    int rc = HS_OK;
     if (kind == SRC_FILE && e->source == SRC_FILE)
-        return hs_input_error(source, line, name, "duplicate key (first given at line %d)", e->line);
-    HS_CHECK(check_value(d, v, source, line));
-    free(e->value);
-    e->value = xstrdup(v);
-    e->source = kind;
-    e->line = line;
+        rc = hs_input_error(source, line, name, "duplicate key (first given at line %d)", e->line);
+    if (rc == HS_OK) rc = check_value(d, v, source, line);
+    if (rc == HS_OK) {
+        free(e->value);
+        e->value = xstrdup(v);
+        e->source = kind;
+        e->line = line;
+    }
+    free(value);
+    return rc;
+}
+
+/* The INI reader: one line at a time, of any length.  A line is blank, a comment ('#' or ';'),
+ * '[section]' or 'key = value'; a '#' or ';' after a blank starts a comment (so "a#b" survives).
+ * The first problem stops the reading, reported as file:line. */
+typedef struct {
+    hs_params *p;
+    const char *file;
+    int line;          /* the current line */
+    int content_lines; /* lines that are neither blank nor comments */
+    char *section;     /* the latest [section], NULL before the first */
+} ini_reader;
+
+static void strip_comment(char *s)
+{
+    for (char *h = s; *h; h++)
+        if ((*h == '#' || *h == ';') && (h == s || h[-1] == ' ' || h[-1] == '\t')) {
+            *h = '\0';
+            return;
+        }
+}
+
+static int read_section(ini_reader *r, char *s)
+{
+    char *close = strchr(s, ']');
+    if (!close) return hs_input_error(r->file, r->line, NULL, "syntax error: section header without its closing ']'");
+    if (*trim(close + 1))
+        return hs_input_error(r->file, r->line, NULL, "syntax error: text after the section header's closing ']'");
+    *close = '\0';
+    char *name = trim(s + 1);
+    if (!*name) return hs_input_error(r->file, r->line, NULL, "syntax error: empty section name '[]'");
+    if (!section_declared(name)) return unknown_section(r->file, r->line, name);
+    free(r->section);
+    r->section = xstrdup(name);
     return HS_OK;
 }
 
-static int on_pair(void *user, const char *section, const char *key, const char *value)
+static int read_pair(ini_reader *r, char *s)
 {
-    parse_state *st = user;
-    st->any_content = 1;
-    if (st->failed) return 1;
-    if (!*section) {
-        hs_input_error(st->file, st->line, key, "key outside any [section]");
-        st->failed = 1;
-        return 1;
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return hs_input_error(r->file, r->line, NULL, "syntax error: expected '[section]', 'key = value' or a # comment");
+    *eq = '\0';
+    char *key = trim(s);
+    if (!*key) return hs_input_error(r->file, r->line, NULL, "syntax error: '= value' without a key");
+    if (!r->section) return hs_input_error(r->file, r->line, key, "key outside any [section]");
+    return set_value(r->p, r->file, r->line, r->section, key, eq + 1, SRC_FILE);
+}
+
+/* One line as getline returned it (len bytes, which may include NULs). */
+static int read_line(ini_reader *r, char *s, size_t len)
+{
+    r->line++;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 32 && c != '\n' && c != '\r' && c != '\t') || c == 127)
+            return hs_input_error(r->file, r->line, NULL, "binary data (byte 0x%02x): not a text parameter file", c);
     }
-    /* An unknown section is reported at its header, not at its first key. */
-    int line = section_declared(section) ? st->line : st->section_line;
-    if (set_value(st->p, st->file, line, section, key, value, SRC_FILE) != HS_OK) st->failed = 1;
-    return 1;
+    if (r->line == 1 && !strncmp(s, "\xef\xbb\xbf", 3)) s += 3; /* a UTF-8 byte-order mark */
+    strip_comment(s);
+    s = trim(s);
+    if (!*s) return HS_OK;
+    r->content_lines++;
+    return *s == '[' ? read_section(r, s) : read_pair(r, s);
+}
+
+static int read_file(hs_params *p, const char *file, FILE *fp)
+{
+    ini_reader r = {.p = p, .file = file};
+    char *buf = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int rc = HS_OK;
+    errno = 0;
+    while (rc == HS_OK && (len = getline(&buf, &cap, fp)) >= 0) rc = read_line(&r, buf, (size_t)len);
+    if (rc == HS_OK && !feof(fp))
+        rc = hs_input_error(file, r.line + 1, NULL, "cannot read parameter file: %s", strerror(errno ? errno : EIO));
+    if (rc == HS_OK && r.content_lines == 0)
+        rc = hs_input_error(file, r.line > 0 ? r.line : 1, NULL,
+                            "empty parameter file: expected at least '[run]' and 'solver = NAME'");
+    free(buf);
+    free(r.section);
+    return rc;
 }
 
 static hs_params *params_new(void)
@@ -407,28 +466,32 @@ static hs_params *params_new(void)
     return p;
 }
 
-/* A section header with no keys is checked here: libinih only reports key lines. */
-static int check_sections(const char *file)
+static int load_file(hs_params *p, const char *file)
 {
+    struct stat sb;
+    if (stat(file, &sb) != 0) return hs_input_error(file, 0, NULL, "cannot open parameter file: %s", strerror(errno));
+    if (S_ISDIR(sb.st_mode)) return hs_input_error(file, 0, NULL, "cannot read parameter file: is a directory");
     FILE *fp = fopen(file, "r");
-    if (!fp) return HS_OK;
-    char buf[MAX_LINE];
-    int line = 0, rc = HS_OK;
-    while (rc == HS_OK && fgets(buf, sizeof buf, fp)) {
-        line++;
-        char *s = trim(buf);
-        if (*s != '[') continue;
-        char *close = strchr(s, ']');
-        if (!close) continue; /* libinih reports it */
-        *close = '\0';
-        char *name = trim(s + 1);
-        if (!section_declared(name)) {
-            const char *near = nearest_section(name);
-            rc = near ? hs_input_error(file, line, NULL, "[%s]: unknown section (did you mean [%s]?)", name, near)
-                      : hs_input_error(file, line, NULL, "[%s]: unknown section", name);
-        }
-    }
+    if (!fp) return hs_input_error(file, 0, NULL, "cannot open parameter file: %s", strerror(errno));
+    int rc = read_file(p, file, fp);
     fclose(fp);
+    return rc;
+}
+
+static int apply_override(hs_params *p, int i, const char *arg)
+{
+    char *buf = xstrdup(arg), *eq = strchr(buf, '='), *dot = strchr(buf, '.');
+    int rc;
+    if (!eq || !dot || dot > eq) {
+        rc = hs_input_error("command line", 0, NULL, "override '%s': expected section.key=value", arg);
+    } else {
+        *eq = '\0';
+        *dot = '\0';
+        char src[64];
+        snprintf(src, sizeof src, "command line (override %d)", i + 1);
+        rc = set_value(p, src, 0, trim(buf), trim(dot + 1), eq + 1, SRC_OVERRIDE);
+    }
+    free(buf);
     return rc;
 }
 
@@ -438,48 +501,8 @@ int hs_params_load(const char *file, int noverrides, char *const *overrides, hs_
     hs_params *p = params_new();
     if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     p->file = xstrdup(file ? file : "");
-    int rc = HS_OK;
-
-    if (file) {
-        struct stat sb;
-        FILE *fp = NULL;
-        if (stat(file, &sb) != 0) {
-            rc = hs_input_error(file, 0, NULL, "cannot open parameter file: %s", strerror(errno));
-        } else if (S_ISDIR(sb.st_mode)) {
-            rc = hs_input_error(file, 0, NULL, "cannot read parameter file: is a directory");
-        } else if (!(fp = fopen(file, "r"))) {
-            rc = hs_input_error(file, 0, NULL, "cannot open parameter file: %s", strerror(errno));
-        } else {
-            parse_state st = {.fp = fp, .file = file, .p = p};
-            int err = ini_parse_stream(read_line, &st, on_pair, &st);
-            fclose(fp);
-            if (st.failed) rc = HS_ERR_INPUT;
-            else if (err > 0)
-                rc = hs_input_error(file, err, NULL, "syntax error: expected '[section]', 'key = value' or a # comment");
-            else if (err < 0)
-                rc = hs_input_error(file, 0, NULL, "cannot read parameter file");
-            else if (st.content_lines == 0)
-                rc = hs_input_error(file, st.line > 0 ? st.line : 1, NULL,
-                                    "empty parameter file: expected at least '[run]' and 'solver = NAME'");
-            else
-                rc = check_sections(file);
-        }
-    }
-    for (int i = 0; rc == HS_OK && i < noverrides; i++) {
-        char buf[MAX_LINE];
-        snprintf(buf, sizeof buf, "%s", overrides[i]);
-        char *eq = strchr(buf, '=');
-        char *dot = strchr(buf, '.');
-        if (!eq || !dot || dot > eq) {
-            rc = hs_input_error("command line", 0, NULL, "override '%s': expected section.key=value", overrides[i]);
-            break;
-        }
-        *eq = '\0';
-        *dot = '\0';
-        char src[64];
-        snprintf(src, sizeof src, "command line (override %d)", i + 1);
-        rc = set_value(p, src, 0, trim(buf), trim(dot + 1), eq + 1, SRC_OVERRIDE);
-    }
+    int rc = file ? load_file(p, file) : HS_OK;
+    for (int i = 0; rc == HS_OK && i < noverrides; i++) rc = apply_override(p, i, overrides[i]);
     for (int i = 0; rc == HS_OK && i < p->n; i++) {
         entry *e = &p->entries[i];
         if (!e->value) {
@@ -556,20 +579,16 @@ const char *hs_params_string(const hs_params *p, const char *name)
 
 int hs_params_int_list(const hs_params *p, const char *name, int64_t *out, int max)
 {
-    double vals[64];
     char bad[64];
-    int n = split_list(lookup(p, name, HS_PARAM_INT_LIST, HS_PARAM_INT_LIST)->value, 1, vals, 64, bad, sizeof bad);
-    for (int i = 0; i < n && i < max && i < 64; i++) out[i] = (int64_t)vals[i];
-    return n;
+    int why;
+    return split_list(lookup(p, name, HS_PARAM_INT_LIST, HS_PARAM_INT_LIST)->value, 1, NULL, out, max, bad, sizeof bad, &why);
 }
 
 int hs_params_real_list(const hs_params *p, const char *name, double *out, int max)
 {
-    double vals[64];
     char bad[64];
-    int n = split_list(lookup(p, name, HS_PARAM_REAL_LIST, HS_PARAM_REAL_LIST)->value, 0, vals, 64, bad, sizeof bad);
-    for (int i = 0; i < n && i < max && i < 64; i++) out[i] = vals[i];
-    return n;
+    int why;
+    return split_list(lookup(p, name, HS_PARAM_REAL_LIST, HS_PARAM_REAL_LIST)->value, 0, out, NULL, max, bad, sizeof bad, &why);
 }
 
 static const entry *lookup_any(const hs_params *p, const char *name)
@@ -673,48 +692,38 @@ void hs_params_print(const hs_params *p, FILE *out)
         if (e->source == SRC_FILE) snprintf(src, sizeof src, "%s:%d", p->file, e->line);
         else if (e->source == SRC_OVERRIDE) snprintf(src, sizeof src, "override");
         else snprintf(src, sizeof src, "default");
-        char kv[512];
-        snprintf(kv, sizeof kv, "%s = %s", e->decl->key, e->value);
-        fprintf(out, "%-40s # %s\n", kv, src);
+        int width = (int)(strlen(e->decl->key) + 3 + strlen(e->value));
+        fprintf(out, "%s = %s%*s # %s\n", e->decl->key, e->value, width < 40 ? 40 - width : 0, "", src);
     }
     free(s);
 }
 
 char *hs_params_to_ini(const hs_params *p)
 {
-    size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
     entry *s = sorted_entries(p);
-    if (!buf || !s) {
+    if (!mem || !s) {
+        if (mem) fclose(mem);
         free(buf);
         free(s);
         return NULL;
     }
-    buf[0] = '\0';
     const char *cur = "";
     for (int i = 0; i < p->n; i++) {
-        char line[MAX_LINE + 300];
-        int n = 0;
         if (!section_relevant(p, s[i].decl->section)) continue;
         if (strcmp(cur, s[i].decl->section)) {
             cur = s[i].decl->section;
-            n += snprintf(line + n, sizeof line - n, "[%s]\n", cur);
+            fprintf(mem, "[%s]\n", cur);
         }
-        n += snprintf(line + n, sizeof line - n, "%s = %s\n", s[i].decl->key, s[i].value);
-        if (len + (size_t)n + 1 > cap) {
-            while (len + (size_t)n + 1 > cap) cap *= 2;
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                free(s);
-                return NULL;
-            }
-            buf = nb;
-        }
-        memcpy(buf + len, line, (size_t)n + 1);
-        len += (size_t)n;
+        fprintf(mem, "%s = %s\n", s[i].decl->key, s[i].value);
     }
     free(s);
+    if (fclose(mem) != 0) {
+        free(buf);
+        return NULL;
+    }
     return buf;
 }
 

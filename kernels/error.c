@@ -44,10 +44,10 @@ int hs_input_error(const char *source, int line, const char *key, const char *fm
     va_list ap;
     if (g_code != HS_OK) append_f("\n");
     g_code = g_code ? g_code : HS_ERR_INPUT;
-    if (line > 0)
-        append_f("%s:%d: ", source ? source : "<input>", line);
-    else
-        append_f("%s: ", source ? source : "<input>");
+    if (source && line > 0)
+        append_f("%s:%d: ", source, line);
+    else if (source)
+        append_f("%s: ", source);
     if (key) append_f("%s: ", key);
     va_start(ap, fmt);
     append(fmt, ap);

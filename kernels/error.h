@@ -22,7 +22,9 @@ int hs_error_raise(int code, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Record an input error in the form "source:line: key: message" (line <= 0 omits the line,
- * key NULL omits the key).  Returns HS_ERR_INPUT. */
+ * key NULL omits the key, source NULL omits source and line: usage errors, whose only source is
+ * the command line).  The exit path adds "hpcsim: error: " in front, so no message starts with
+ * "hpcsim".  Returns HS_ERR_INPUT. */
 int hs_input_error(const char *source, int line, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

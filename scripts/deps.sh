@@ -2,7 +2,7 @@
 # Installs the Debian packages hpcsim builds and tests with (as root), or prints the apt-get line.
 set -u
 PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libnetcdf-dev
-      netcdf-bin libfftw3-dev libopenblas-dev libinih-dev libcmocka-dev python3
+      netcdf-bin libfftw3-dev libopenblas-dev libcmocka-dev python3
       libudunits2-0 libxml2-utils)
 # Python clients for the output checks (scripts/check_output.py); optional, never fails the build.
 if command -v python3 >/dev/null && ! python3 -c "import netCDF4, xarray, h5py, cfchecker, matplotlib" 2>/dev/null; then
@@ -15,7 +15,6 @@ if command -v dpkg-query >/dev/null; then
     for p in "${PKGS[@]}"; do have_pkg "$p" || missing+=("$p"); done
 fi
 # Offline-unpacked libraries (scripts/offline_deps.sh) stand in for missing -dev packages.
-if [ -f .deps/usr/include/ini.h ]; then missing=("${missing[@]/libinih-dev}"); fi
 if [ -f .deps/usr/include/cmocka.h ]; then missing=("${missing[@]/libcmocka-dev}"); fi
 read -r -a missing <<<"${missing[*]}"
 # Optional clients for the output tests (tests/cli/test_paraview.sh renders the XDMF with pvpython

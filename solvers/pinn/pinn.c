@@ -309,8 +309,8 @@ static int finish(void *state)
         }
     double wall = count ? h[count - 1].wall : hs_wtime() - s->wall0;
     if (s->ctx->rank == 0) {
-        printf("pinn: %s on %s, %d ranks: %lld iterations (%s), loss %.3e, relative L2 error %.3e, training wall time %.2f s\n",
-               hs_pde1d_get(s->cfg.pde)->name, hs_device_name(s->ctx->device), s->ctx->size,
+        printf("pinn: %s on %s, %d rank%s: %lld iterations (%s), loss %.3e, relative L2 error %.3e, training wall time %.2f s\n",
+               hs_pde1d_get(s->cfg.pde)->name, hs_device_name(s->ctx->device), s->ctx->size, s->ctx->size == 1 ? "" : "s",
                (long long)hs_pinn_iteration(s->p), hs_pinn_status(s->p), count ? h[count - 1].loss : NAN, rel, wall);
         if (it_hit >= 0) printf("pinn: error <= %g first recorded at iteration %lld, %.2f s\n", target, (long long)it_hit, t_hit);
         else printf("pinn: error <= %g not reached\n", target);

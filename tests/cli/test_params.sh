@@ -122,8 +122,8 @@ run expect "override out of range" 2 "hpcsim: error: command line (override 1): 
 run expect "malformed override" 2 "hpcsim: error: command line: override 'solver': expected section.key=value" \
     "$HS_BIN" check good.ini solver
 run expect "override applies" 0 "" "$HS_BIN" check good.ini selftest.n=77
-run expect "unknown command" 2 "hpcsim: error: hpcsim: unknown command 'frobnicate' (see 'hpcsim --help')" "$HS_BIN" frobnicate
-run expect "run without file" 2 "hpcsim: error: hpcsim: 'run' needs a parameter file (see 'hpcsim --help')" "$HS_BIN" run
+run expect "unknown command" 2 "hpcsim: error: unknown command 'frobnicate' (see 'hpcsim --help')" "$HS_BIN" frobnicate
+run expect "run without file" 2 "hpcsim: error: 'run' needs a parameter file (see 'hpcsim run --help')" "$HS_BIN" run
 run expect "run bad file creates nothing" 2 "hpcsim: error: typo.ini:3: run.devise: unknown key (did you mean run.device?)" "$HS_BIN" run typo.ini
 
 run expect "--version" 0 "" "$HS_BIN" --version
@@ -140,6 +140,55 @@ if ! "$HS_BIN" info | grep -q "GPU 0:"; then
         echo "FAIL cuda without GPU: exit $rc: $(cat "$CAP/err.txt")"; fail=$((fail + 1))
     fi
 fi
+
+# Non-finite and overflowing numbers are input errors at file:line with the key.
+printf '[run]\nsolver = selftest\n[heat]\ncfl = nan\n' > nan.ini
+run expect "nan refused" 2 "hpcsim: error: nan.ini:4: heat.cfl: value nan is not a finite number" "$HS_BIN" check nan.ini
+run expect "inf refused (override)" 2 "hpcsim: error: command line (override 1): heat.t_end: value inf is not a finite number" \
+    "$HS_BIN" check good.ini heat.t_end=inf
+printf '[run]\nsolver = selftest\n[heat]\nt_end = 1e400\n' > overflow.ini
+run expect "real overflow refused" 2 "hpcsim: error: overflow.ini:4: heat.t_end: value 1e400 overflows a double (magnitude above 1.8e308)" \
+    "$HS_BIN" check overflow.ini
+printf '[run]\nsolver = selftest\n[selftest]\nn = 99999999999999999999\n' > intover.ini
+run expect "integer overflow refused" 2 "hpcsim: error: intover.ini:4: selftest.n: value 99999999999999999999 is outside the 64-bit integer range" \
+    "$HS_BIN" check intover.ini
+printf '[run]\nsolver = selftest\n[heat]\nlength = 1 -nan\n' > listnan.ini
+run expect "nan in a list refused" 2 "hpcsim: error: listnan.ini:4: heat.length: list value -nan is not a finite number" \
+    "$HS_BIN" check listnan.ini
+
+# Syntax the reader must refuse at its line, not skip.
+printf '[run]\nsolver = selftest\n[selftest\nn = 5\n' > unterminated.ini
+run expect "unterminated section" 2 "hpcsim: error: unterminated.ini:3: syntax error: section header without its closing ']'" \
+    "$HS_BIN" check unterminated.ini
+printf '[run] junk\nsolver = selftest\n' > headerjunk.ini
+run expect "text after a section header" 2 "hpcsim: error: headerjunk.ini:1: syntax error: text after the section header's closing ']'" \
+    "$HS_BIN" check headerjunk.ini
+printf '[run]\nsolver = selftest\n = cpu\n' > nokey.ini
+run expect "value without a key" 2 "hpcsim: error: nokey.ini:3: syntax error: '= value' without a key" "$HS_BIN" check nokey.ini
+printf '[run]\nsolver: selftest\n' > colon.ini
+run expect "line without '='" 2 "hpcsim: error: colon.ini:2: syntax error: expected '[section]', 'key = value' or a # comment" \
+    "$HS_BIN" check colon.ini
+
+# Lines of any length: a 10000-character comment and value, and a ~4 KiB output path that is written.
+a10k=$(head -c 10000 /dev/zero | tr '\0' a)
+printf '[run]\nsolver = selftest\n# %s\n[output]\npath = %s\n' "$a10k" "$a10k" > longline.ini
+run expect "10000-character lines" 0 "" "$HS_BIN" check longline.ini
+grep -q "^path = $a10k  *# longline.ini:5\$" "$CAP/out.txt" && { echo "ok   check prints the 10000-character value whole"; pass=$((pass + 1)); } ||
+    { echo "FAIL check of a 10000-character value: $(head -c 300 "$CAP/out.txt")"; fail=$((fail + 1)); }
+b200=$(head -c 200 /dev/zero | tr '\0' d)
+deep=""
+while [ ${#deep} -lt 3870 ]; do deep="$deep$b200/"; done
+deep=${deep}$(head -c $((4080 - ${#deep})) /dev/zero | tr '\0' e)   # output.path: 4080 characters
+mkdir -p "$(dirname "$deep")"
+printf '[run]\nsolver = heat\ndevice = cpu\n[heat]\nndim = 2\nn = 8 8\nt_end = 0.001\n[output]\npath = %s\n' "$deep" > deep.ini
+"$HS_BIN" run deep.ini checkpoint.every_steps=0 >"$CAP/out.txt" 2>"$CAP/err.txt"
+rc=$?
+if [ $rc = 0 ] && { [ -s "$deep.nc" ] || [ -s "$deep.h5" ]; }; then
+    echo "ok   a 4080-character output path is written"; pass=$((pass + 1))
+else
+    echo "FAIL 4080-character output path: exit $rc: $(grep hpcsim "$CAP/err.txt" | head -c 300)"; fail=$((fail + 1))
+fi
+rm -rf "$b200"
 
 # Under MPI, every rank sees the error but only rank 0 prints it; the job exits 2.
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then

@@ -102,7 +102,7 @@ static void test_rank_count_mismatch(void **state)
         assert_int_equal(hs_checkpoint_open(ctx, path, "cfd", &c, &step, &time), HS_ERR_INPUT);
         if (ctx->rank == 0) {
             char want[128];
-            snprintf(want, sizeof want, "written by 1 MPI ranks, this run has %d", ctx->size);
+            snprintf(want, sizeof want, "written by 1 MPI rank, this run has %d", ctx->size);
             assert_non_null(strstr(hs_error_message(), want));
             assert_non_null(strstr(hs_error_message(), path));
         }

@@ -148,7 +148,7 @@ static void test_wrong_solver_and_ranks(void **state)
         hs_ctx two = *ctx;
         two.size = 2;
         assert_int_equal(hs_checkpoint_open(&two, p, "heat", &c, &step, &time), HS_ERR_INPUT);
-        assert_non_null(strstr(hs_error_message(), "written by 1 MPI ranks, this run has 2"));
+        assert_non_null(strstr(hs_error_message(), "written by 1 MPI rank, this run has 2"));
         hs_error_clear();
     }
     unsetenv("HS_CHECKPOINT_FORMAT");

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The command line itself: --help of every command, options before or after the file, overrides
+# anywhere, '--', unknown options (exit 2 with a hint), one "hpcsim: error:" prefix per message.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+WORK=$(mktemp -d)
+CAP=$(mktemp -d)
+trap 'rm -rf "$WORK" "$CAP"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# runs COMMAND..., leaving stdout in $CAP/out, stderr in $CAP/err and the status in $rc
+try() { "$@" >"$CAP/out" 2>"$CAP/err"; rc=$?; }
+
+# help NAME COMMAND...: exit 0, a usage line that names the command on stdout, nothing on stderr
+help_ok() {
+    local name=$1
+    shift
+    try "$HS_BIN" "$@"
+    if [ $rc = 0 ] && grep -q "^usage: hpcsim $name" "$CAP/out" && [ ! -s "$CAP/err" ]; then ok "hpcsim $* (exit 0, usage of '$name')"
+    else bad "hpcsim $*: exit $rc; stdout: $(head -c 200 "$CAP/out"); stderr: $(head -c 200 "$CAP/err")"; fi
+}
+
+# usage_err NAME EXPECTED_STDERR COMMAND...: exit 2 and exactly that one line on stderr
+usage_err() {
+    local name=$1 want=$2
+    shift 2
+    try "$HS_BIN" "$@"
+    if [ $rc = 2 ] && [ "$(cat "$CAP/err")" = "$want" ]; then ok "$name"
+    else printf 'FAIL %s: exit %s\n  got:      %s\n  expected: %s\n' "$name" "$rc" "$(cat "$CAP/err")" "$want"; fail=$((fail + 1)); fi
+}
+
+for cmd in info check run params compare help; do
+    help_ok $cmd $cmd --help
+    help_ok $cmd $cmd -h
+    help_ok $cmd help $cmd
+done
+help_ok "\[--help" --help
+help_ok "\[--help" help
+grep -q -- "--restart CHECKPOINT" <("$HS_BIN" run --help) && ok "run --help names --restart" || bad "run --help lacks --restart"
+grep -q -- "--quiet" <("$HS_BIN" run --help) && ok "run --help names --quiet" || bad "run --help lacks --quiet"
+grep -q -- "--last" <("$HS_BIN" compare --help) && ok "compare --help names --last" || bad "compare --help lacks --last"
+
+printf '[run]\nsolver = selftest\ndevice = cpu\n[selftest]\nn = 1000\n' > good.ini
+# check_n NAME WANT_N COMMAND...: the run is valid and selftest.n resolves to WANT_N
+check_n() {
+    local name=$1 want=$2
+    shift 2
+    try "$HS_BIN" "$@"
+    if [ $rc = 0 ] && grep -q "^n = $want " "$CAP/out"; then ok "$name"
+    else bad "$name: exit $rc; $(grep -E '^n =|hpcsim' "$CAP/out" "$CAP/err" | head -3)"; fi
+}
+check_n "override after the file" 5 check good.ini selftest.n=5
+check_n "override before the file" 6 check selftest.n=6 good.ini
+check_n "overrides on both sides, the last wins" 8 check selftest.n=7 good.ini selftest.n=8
+check_n "'--' then the file" 9 check -- good.ini selftest.n=9
+check_n "an override after '--'" 1000 check good.ini -- run.seed=3
+try "$HS_BIN" check good.ini -- --help
+[ $rc = 2 ] && grep -q "override '--help': expected section.key=value" "$CAP/err" && ok "'--' ends the options" ||
+    bad "'--' does not end the options: exit $rc: $(cat "$CAP/err")"
+
+for args in "--quiet good.ini" "good.ini --quiet" "-q good.ini selftest.n=2000" "selftest.n=2000 --quiet good.ini"; do
+    # shellcheck disable=SC2086
+    try "$HS_BIN" run $args
+    [ $rc = 0 ] && ok "run $args" || bad "run $args: exit $rc: $(cat "$CAP/err")"
+done
+# --restart before and after the file reaches the parameters (selftest refuses checkpoints: exit 2, the key named)
+for args in "--restart ck.h5 good.ini" "good.ini --restart ck.h5" "good.ini --restart=ck.h5" "-r ck.h5 good.ini"; do
+    # shellcheck disable=SC2086
+    try "$HS_BIN" run $args
+    [ $rc = 2 ] && grep -q "run.restart: solver selftest cannot restart" "$CAP/err" && ok "run $args sets run.restart" ||
+        bad "run $args: exit $rc: $(cat "$CAP/err")"
+done
+
+usage_err "unknown option" "hpcsim: error: unknown option '--frobnicate' (see 'hpcsim run --help')" run good.ini --frobnicate
+usage_err "unknown option before the file" "hpcsim: error: unknown option '--frobnicate' (see 'hpcsim check --help')" check --frobnicate good.ini
+usage_err "unknown short option" "hpcsim: error: unknown option '-z' (see 'hpcsim run --help')" run -z good.ini
+usage_err "another command's option" "hpcsim: error: '--quiet' is not an option of this command (see 'hpcsim info --help')" info --quiet
+check_n "check takes run's options" 1000 check --quiet good.ini --restart=ck.h5
+usage_err "option without its value" "hpcsim: error: option '--restart' needs a value (see 'hpcsim run --help')" run good.ini --restart
+usage_err "unknown option before the command" "hpcsim: error: unknown option '--frobnicate' (see 'hpcsim --help')" --frobnicate
+usage_err "unknown command" "hpcsim: error: unknown command 'frobnicate' (see 'hpcsim --help')" frobnicate
+usage_err "help of an unknown command" "hpcsim: error: unknown command 'frobnicate' (see 'hpcsim --help')" help frobnicate
+usage_err "run without a file" "hpcsim: error: 'run' needs a parameter file (see 'hpcsim run --help')" run --quiet
+usage_err "info with an argument" "hpcsim: error: 'info' takes no arguments, got 'x' (see 'hpcsim info --help')" info x
+usage_err "compare with too few arguments" \
+    "hpcsim: error: 'compare' needs two files and a variable name (see 'hpcsim compare --help')" compare a.nc b.nc
+usage_err "compare with a bad RTOL" "hpcsim: error: RTOL must be a number >= 0, got 'nan' (see 'hpcsim compare --help')" \
+    compare a.nc b.nc T nan
+
+# Every error message carries the prefix once.
+for args in "frobnicate" "run" "run good.ini --frobnicate" "check nonexistent.ini" "check good.ini selftest.n=0"; do
+    # shellcheck disable=SC2086
+    try "$HS_BIN" $args
+    n=$(grep -o "hpcsim:" "$CAP/err" | wc -l)
+    [ "$n" = 1 ] && ok "one 'hpcsim:' prefix: $args" || bad "prefix count $n for '$args': $(cat "$CAP/err")"
+done
+
+# Under MPI the help and a usage error are printed once (rank 0), and the job exits 0 / 2.
+if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
+    MPIRUN=(mpirun --oversubscribe --allow-run-as-root -n 2)
+    try "${MPIRUN[@]}" "$HS_BIN" run --help
+    [ $rc = 0 ] && [ "$(grep -c '^usage: hpcsim run' "$CAP/out")" = 1 ] && ok "MPI: run --help printed once" ||
+        bad "MPI: run --help: exit $rc, $(grep -c '^usage' "$CAP/out") usage lines"
+    try "${MPIRUN[@]}" "$HS_BIN" check good.ini --frobnicate
+    [ $rc = 2 ] && [ "$(grep -c '^hpcsim: error:' "$CAP/err")" = 1 ] && ok "MPI: a usage error printed once, exit 2" ||
+        bad "MPI: usage error: exit $rc: $(grep hpcsim "$CAP/err")"
+fi
+
+# Counts of one say "1 rank", not "1 ranks" (the pinn summary line).
+printf '[run]\nsolver = pinn\ndevice = cpu\n[pinn]\ndepth = 2\nwidth = 4\nn_collocation = 50\nn_boundary = 10\nadam_iterations = 3\nlbfgs_iterations = 0\nhistory_path = hist\n[output]\npath = pinn\n' > pinn.ini
+try "$HS_BIN" run pinn.ini
+if [ $rc != 0 ]; then bad "pinn run for the rank count: exit $rc: $(cat "$CAP/err")"
+elif grep -q "1 ranks" "$CAP/out"; then bad "'1 ranks' in: $(grep '1 ranks' "$CAP/out")"
+elif grep -q ", 1 rank:" "$CAP/out"; then ok "'1 rank' in the pinn summary"
+else bad "no rank count in the pinn summary: $(grep '^pinn:' "$CAP/out" | head -2)"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
