@@ -762,7 +762,7 @@ static int same_value(const hs_param_decl *d, const char *a, const char *b)
     case HS_PARAM_INT:
     case HS_PARAM_REAL: {
         double x, y;
-        return parse_real(a, &x) && parse_real(b, &y) ? x == y : !strcmp(a, b);
+        return parse_real(a, &x) == NUM_OK && parse_real(b, &y) == NUM_OK ? x == y : !strcmp(a, b);
     }
     case HS_PARAM_BOOL: {
         int x, y;
@@ -770,14 +770,19 @@ static int same_value(const hs_param_decl *d, const char *a, const char *b)
     }
     case HS_PARAM_INT_LIST:
     case HS_PARAM_REAL_LIST: {
-        double xa[64], xb[64];
-        char bad[128];
-        int na = split_list(a, 0, xa, 64, bad, sizeof bad), nb = split_list(b, 0, xb, 64, bad, sizeof bad);
-        if (na < 0 || nb < 0 || na > 64 || nb > 64) return !strcmp(a, b);
-        if (na != nb) return 0;
-        for (int i = 0; i < na; i++)
-            if (xa[i] != xb[i]) return 0;
-        return 1;
+        int ma = (int)(strlen(a) / 2 + 1), mb = (int)(strlen(b) / 2 + 1), why = NUM_OK, same = 0;
+        double *xa = malloc(sizeof *xa * (size_t)ma), *xb = malloc(sizeof *xb * (size_t)mb);
+        char bad[256];
+        int na = xa ? split_list(a, 0, xa, NULL, ma, bad, sizeof bad, &why) : -1;
+        int nb = xb ? split_list(b, 0, xb, NULL, mb, bad, sizeof bad, &why) : -1;
+        if (na < 0 || nb < 0) same = !strcmp(a, b);
+        else if (na == nb) {
+            same = 1;
+            for (int i = 0; i < na && same; i++) same = xa[i] == xb[i];
+        }
+        free(xa);
+        free(xb);
+        return same;
     }
     default: return !strcmp(a, b);
     }
