@@ -210,9 +210,11 @@ static int in_choices(const char *choices, const char *v)
 
 static void format_range(const hs_param_decl *d, char *buf, size_t len)
 {
-    char lo[32] = "-inf", hi[32] = "inf";
-    if (d->min > HS_NO_MIN) snprintf(lo, sizeof lo, "%.17g", d->min);
-    if (d->max < HS_NO_MAX) snprintf(hi, sizeof hi, "%.17g", d->max);
+    /* an unbounded side is still bounded by HS_NO_MIN / HS_NO_MAX (+-1e300): say that number, not
+     * "inf", so that a refused 1e308 reads as out of range */
+    char lo[32], hi[32];
+    snprintf(lo, sizeof lo, "%.17g", d->min);
+    snprintf(hi, sizeof hi, "%.17g", d->max);
     snprintf(buf, len, "[%s, %s]", lo, hi);
 }
 

@@ -253,8 +253,9 @@ static int open_output(run_state *r, int argc, char **argv, int resumed, double 
     HS_CHECK(r->ops->describe_output(r->state, &desc));
     if (!strcmp(fmt, "auto")) fmt = HS_HAVE_NETCDF ? "netcdf" : "hdf5";
     desc.format = !strcmp(fmt, "netcdf") ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
-    snprintf(r->output_path, sizeof r->output_path, "%s%s", hs_params_string(r->p, "output.path"),
-             desc.format == HS_FORMAT_NETCDF ? ".nc" : ".h5");
+    if (snprintf(r->output_path, sizeof r->output_path, "%s%s", hs_params_string(r->p, "output.path"),
+                 desc.format == HS_FORMAT_NETCDF ? ".nc" : ".h5") >= (int)sizeof r->output_path)
+        return hs_params_error(r->p, "output.path", "is longer than %zu characters", sizeof r->output_path - 4);
     desc.path = r->output_path;
     char *history = join_args(argc, argv), *ini = hs_params_to_ini(r->p);
     desc.history = history;
