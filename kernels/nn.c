@@ -10,6 +10,7 @@
 #include "kernels/error.h"
 #include "kernels/memory.h"
 #include "kernels/nn_impl.h"
+#include "kernels/rng.h"
 
 static const char *const act_names[] = {"tanh", "sin", "sigmoid", "relu", "identity"};
 
@@ -128,20 +129,11 @@ void hs_mlp_destroy(hs_mlp *m)
     free(m);
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* Standard normal by Box-Muller, redrawn beyond two standard deviations (a truncated normal). */
-static double truncated_normal(uint64_t *s)
+/* Standard normal (kernels/rng.h, Box-Muller), redrawn beyond two standard deviations (a truncated normal). */
+static double truncated_normal(hs_rng *s)
 {
     for (;;) {
-        double u1 = ((splitmix64(s) >> 11) + 0.5) * 0x1.0p-53, u2 = (splitmix64(s) >> 11) * 0x1.0p-53;
-        double g = sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+        double g = hs_rng_gaussian(s);
         if (fabs(g) <= 2.0) return g;
     }
 }
@@ -150,7 +142,8 @@ int hs_mlp_init_xavier(hs_mlp *m, uint64_t seed)
 {
     double *h = calloc(m->nparams ? m->nparams : 1, sizeof *h);
     if (!h) return HS_FAIL(HS_ERR_RUNTIME, "hs_mlp_init_xavier: out of host memory");
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, 0);
     for (int l = 0; l < m->nlayers; l++) {
         double sd = sqrt(2.0 / (m->width[l] + m->width[l + 1]));
         size_t nw = (size_t)m->width[l] * m->width[l + 1];

@@ -3,8 +3,8 @@
 
 Same network (8 hidden layers of 20 tanh units, Xavier-normal weights truncated at 2 sd, zero
 biases), same input scaling (t' = 2t - 1), same points (Latin-hypercube collocation and initial/
-boundary draws from the reference grid's edges, generated with the same splitmix64 streams as
-solvers/pinn/pinn_points.c, so the point sets are identical), same loss (mean squared residual +
+boundary draws from the reference grid's edges, generated with the same Philox streams as
+solvers/pinn/pinn_points.c (scripts/rng_philox.py), so the point sets are identical), same loss (mean squared residual +
 mean squared initial/boundary misfit), same schedule (Adam, then L-BFGS with a strong-Wolfe line
 search and 50 correction pairs), float64 on CUDA.  It prints the time per Adam iteration, per
 L-BFGS iteration and the time to reach a relative L2 error of 1e-3 on the 256 x 100 grid.
@@ -20,39 +20,37 @@ import json
 import math
 import time
 
+import os
+import sys
+
 import numpy as np
 import torch
 
-MASK = (1 << 64) - 1
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from rng_philox import Rng  # noqa: E402  the generator of kernels/rng.h, bit for bit
+
+RNG_LHS, RNG_DATA, RNG_XAVIER = 1, 2, 0  # the streams of solvers/pinn/pinn_points.h and kernels/nn.c
 
 
-class SplitMix64:
-    """The generator of solvers/pinn/pinn_points.c and kernels/nn.c (bit for bit)."""
-
-    def __init__(self, seed):
-        self.s = seed & MASK
-
-    def next(self):
-        self.s = (self.s + 0x9E3779B97F4A7C15) & MASK
-        z = self.s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def uniform(self):
-        return (self.next() >> 11) * 2.0 ** -53
+def below(rng, n):
+    """hs_rng_below: uniform in [0, n) by rejection of the short last run."""
+    limit = (2**64 - 1) - (2**64 - 1) % n
+    while True:
+        x = rng.next()
+        if x < limit:
+            return x % n
 
 
 def permutation(n, rng):
     p = list(range(n))
     for i in range(n - 1, 0, -1):
-        j = rng.next() % (i + 1)
+        j = below(rng, i + 1)
         p[i], p[j] = p[j], p[i]
     return p
 
 
 def lhs(n, seed):
-    rng = SplitMix64(seed)
+    rng = Rng(seed, RNG_LHS)
     pts = np.zeros((n, 2))
     for d, (lo, length) in enumerate(((0.0, 1.0), (-1.0, 2.0))):
         perm = permutation(n, rng)
@@ -74,13 +72,13 @@ def edge_points(n, nx, nt, tmax, seed):
         walls_hi.append((t, 1.0))
     pool += walls_lo + walls_hi
     vals += [0.0] * (2 * nt)
-    perm = permutation(len(pool), SplitMix64(seed))
+    perm = permutation(len(pool), Rng(seed, RNG_DATA))
     idx = perm[:n]
     return np.array([pool[i] for i in idx]), np.array([vals[i] for i in idx])
 
 
 def xavier(widths, seed):
-    rng = SplitMix64(seed)
+    rng = Rng(seed, RNG_XAVIER)
     params = []
     for l in range(len(widths) - 1):
         fan_in, fan_out = widths[l], widths[l + 1]
@@ -88,9 +86,7 @@ def xavier(widths, seed):
         w = np.zeros(fan_in * fan_out)
         for k in range(fan_in * fan_out):
             while True:
-                u1 = ((rng.next() >> 11) + 0.5) * 2.0 ** -53
-                u2 = (rng.next() >> 11) * 2.0 ** -53
-                g = math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+                g = rng.gaussian()
                 if abs(g) <= 2.0:
                     break
             w[k] = sd * g

@@ -98,24 +98,14 @@ int test_file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-uint64_t test_rand_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 void test_fill_f64(double *x, size_t n, uint64_t seed, double lo, double hi)
 {
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * ((test_rand_u64(&s) >> 11) * 0x1.0p-53);
+    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * hs_rng_u01(seed, 0, i);
 }
 
 void test_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi)
 {
-    uint64_t s = seed;
-    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * (float)((test_rand_u64(&s) >> 40) * 0x1.0p-24);
+    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * (float)((hs_rng_u64(seed, 0, i) >> 40) * 0x1.0p-24);
 }
 
 double test_rel_err_f64(const double *a, const double *b, size_t n)

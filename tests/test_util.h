@@ -10,6 +10,7 @@
 
 #include "kernels/context.h"
 #include "kernels/error.h"
+#include "kernels/rng.h"
 
 /* The context the tests run on: backend from HS_TEST_DEVICE (cpu | cuda, default cpu); several
  * ranks may share one GPU here.  Created once per process, destroyed by test_ctx_finish. */
@@ -18,10 +19,10 @@ void test_ctx_finish(void);
 /* 1 when the tests run on the CUDA backend. */
 int test_on_gpu(void);
 
-/* Seeded uniform values in [lo, hi) (splitmix64), identical on every machine. */
+/* Seeded uniform values in [lo, hi) from the kernel RNG (kernels/rng.h, stream 0 of `seed`),
+ * identical on every machine.  Other seeded draws in tests use hs_rng directly. */
 void test_fill_f64(double *x, size_t n, uint64_t seed, double lo, double hi);
 void test_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi);
-uint64_t test_rand_u64(uint64_t *state);
 
 /* A new buffer of the test context (device memory on CUDA) holding a copy of h's `bytes` (left
  * uninitialised when h is NULL); at least 8 bytes are allocated, so it is never NULL.  Free with

@@ -4,23 +4,14 @@
 #include <stdlib.h>
 
 #include "kernels/error.h"
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double uniform(uint64_t *s) { return (splitmix64(s) >> 11) * 0x1.0p-53; }
+#include "kernels/rng.h"
 
 /* Fisher-Yates shuffle of 0..n-1. */
-static void permutation(int64_t *p, int64_t n, uint64_t *s)
+static void permutation(int64_t *p, int64_t n, hs_rng *s)
 {
     for (int64_t i = 0; i < n; i++) p[i] = i;
     for (int64_t i = n - 1; i > 0; i--) {
-        int64_t j = (int64_t)(splitmix64(s) % (uint64_t)(i + 1)), t = p[i];
+        int64_t j = (int64_t)hs_rng_below(s, (uint64_t)(i + 1)), t = p[i];
         p[i] = p[j], p[j] = t;
     }
 }
@@ -33,12 +24,13 @@ int hs_pinn_lhs(int64_t n, uint64_t seed, double **pts, int64_t extra)
         free(perm);
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for %lld points", (long long)n);
     }
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, HS_PINN_RNG_LHS);
     /* each dimension: one point in each of n strata, strata matched across dimensions at random */
     for (int d = 0; d < 2; d++) {
         permutation(perm, n, &s);
         double lo = d == 0 ? 0.0 : -1.0, len = d == 0 ? 1.0 : 2.0;
-        for (int64_t i = 0; i < n; i++) (*pts)[2 * i + d] = lo + len * (perm[i] + uniform(&s)) / (double)n;
+        for (int64_t i = 0; i < n; i++) (*pts)[2 * i + d] = lo + len * (perm[i] + hs_rng_uniform(&s)) / (double)n;
     }
     free(perm);
     return HS_OK;
@@ -68,7 +60,8 @@ int hs_pinn_data_points(const hs_pde1d_info *pde, int64_t n, int nx, int nt, dou
         P[2 * a] = t, P[2 * a + 1] = -1.0, U[a] = pde->wall_lo;
         P[2 * b] = t, P[2 * b + 1] = 1.0, U[b] = pde->wall_hi;
     }
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, HS_PINN_RNG_DATA);
     permutation(perm, pool, &s);
     for (int64_t k = 0; k < n; k++) {
         int64_t i = perm[k];

@@ -6,6 +6,9 @@
 
 #include "physics/pde1d.h"
 
+/* Streams of the kernel RNG (kernels/rng.h) that the point draws use, under the caller's seed. */
+enum { HS_PINN_RNG_LHS = 1, HS_PINN_RNG_DATA = 2 };
+
 /* n Latin-hypercube points in t in [0, 1], x in [-1, 1] as (t, x) pairs, seeded; *pts is malloc'd
  * with room for `extra` more pairs after them.  Returns an hs status. */
 int hs_pinn_lhs(int64_t n, uint64_t seed, double **pts, int64_t extra);

@@ -13,6 +13,10 @@
 #include "solvers/quantum/vqe.h"
 #include "solvers/solver.h"
 
+/* Streams of the kernel RNG under run.seed: the same numbers on every rank (measurement and
+ * sampling must agree across ranks). */
+enum { QRNG_SHOTS = 1, QRNG_VQE_INIT = 7 };
+
 static const hs_param_decl g_params[] = {
     {"quantum", "mode", HS_PARAM_ENUM, "circuit", 0, 0, "circuit|vqe|qaoa", "what to run: an OpenQASM circuit, VQE for a Pauli Hamiltonian, QAOA for MaxCut"},
     {"quantum", "circuit", HS_PARAM_STRING, "", 0, 0, NULL, "OpenQASM 2.0 file (mode = circuit)"},
@@ -186,7 +190,7 @@ static int create_variational(qstate *s)
     s->x = calloc((size_t)s->ansatz->nparams + 1, sizeof(double));
     if (!s->x) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     hs_rng r;
-    hs_rng_seed(&r, s->seed, 7);
+    hs_rng_seed(&r, s->seed, QRNG_VQE_INIT);
     double sc = hs_params_real(s->p, "quantum.init_scale");
     for (int k = 0; k < s->ansatz->nparams; k++) s->x[k] = sc * (2 * hs_rng_uniform(&r) - 1);
     return HS_OK;
@@ -285,7 +289,7 @@ static int run_circuit(qstate *s)
 {
     int n = s->c->nqubits;
     hs_rng rng;
-    hs_rng_seed(&rng, s->seed, 1);
+    hs_rng_seed(&rng, s->seed, QRNG_SHOTS);
     if (s->shots > 0) {
         s->outcomes = calloc((size_t)s->shots, sizeof *s->outcomes);
         if (!s->outcomes) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for %lld shots", (long long)s->shots);

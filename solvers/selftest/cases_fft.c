@@ -6,6 +6,7 @@
 #include "kernels/dfft.h"
 #include "kernels/fft.h"
 #include "kernels/memory.h"
+#include "kernels/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_fft(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
@@ -131,13 +132,7 @@ int hs_selftest_fft(hs_ctx *ctx, int64_t n, hs_selftest_result *r)
     int64_t shape[3] = {12 * s, 10 * s, 9 * s}, N = shape[0] * shape[1] * shape[2];
     double *x = malloc(2 * (size_t)N * sizeof(double)), *ref = malloc(2 * (size_t)N * sizeof(double));
     if (!x || !ref) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    uint64_t st = r->seed ^ 0xF0F0F0F0ull;
-    for (int64_t i = 0; i < 2 * N; i++) {
-        uint64_t z = (st += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        x[i] = (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53 * 2 - 1;
-    }
+    for (int64_t i = 0; i < 2 * N; i++) x[i] = hs_rng_u01(r->seed, 0xF0, (uint64_t)i) * 2 - 1;
     memcpy(ref, x, 2 * (size_t)N * sizeof(double));
     for (int ax = 0; ax < 3; ax++) HS_CHECK(dft_axis(ref, shape, ax));
     double e_local = 0, e_dist = 0;

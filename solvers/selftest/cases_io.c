@@ -7,17 +7,10 @@
 #include "io/checkpoint.h"
 #include "io/output.h"
 #include "kernels/comm.h"
+#include "kernels/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_io(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
-
-static double uniform(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
 
 /* Fraction of values that differ bitwise. */
 static double mismatch(const double *a, const double *b, int64_t n)
@@ -115,8 +108,7 @@ int hs_selftest_io(hs_ctx *ctx, int64_t n, hs_selftest_result *r)
     if (!dir[0]) return HS_FAIL(HS_ERR_RUNTIME, "selftest io: cannot create a temporary directory");
     double *g = malloc((size_t)n * sizeof *g);
     if (!g) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    uint64_t s = r->seed ^ 0x10;
-    for (int64_t i = 0; i < n; i++) g[i] = uniform(&s) * 2 - 1;
+    for (int64_t i = 0; i < n; i++) g[i] = hs_rng_u01(r->seed, 0x10, (uint64_t)i) * 2 - 1;
     int64_t off = n * ctx->rank / ctx->size, cnt = n * (ctx->rank + 1) / ctx->size - off;
     double worst = 0;
     int rc = run_all(ctx, dir, n, g, off, cnt, &worst);

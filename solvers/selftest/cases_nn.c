@@ -6,6 +6,7 @@
 #include "kernels/memory.h"
 #include "kernels/nn.h"
 #include "kernels/optim.h"
+#include "kernels/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_nn(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
@@ -28,13 +29,7 @@ static int run_net(hs_ctx *c, size_t n, uint64_t seed, double *out, double *para
     void *dx = NULL;
     double *x = malloc(2 * n * sizeof *x);
     if (!x) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    uint64_t s = seed;
-    for (size_t i = 0; i < 2 * n; i++) {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        x[i] = 2.0 * ((double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53) - 1.0;
-    }
+    for (size_t i = 0; i < 2 * n; i++) x[i] = 2.0 * hs_rng_u01(seed, 1, i) - 1.0;
     int rc = hs_mlp_create(c, HS_F64, 4, w, HS_ACT_TANH, &m);
     if (rc == HS_OK) rc = hs_mlp_init_xavier(m, seed);
     if (rc == HS_OK) rc = hs_mlp_batch_create(m, &jet, n, &b);

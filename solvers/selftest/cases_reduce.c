@@ -7,17 +7,10 @@
 #include "kernels/reduce.h"
 #include "kernels/scan.h"
 #include "kernels/sort.h"
+#include "kernels/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_reduce(hs_ctx *ctx, int64_t n, hs_selftest_result *r);
-
-static double uniform(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return (double)((z ^ (z >> 31)) >> 11) * 0x1.0p-53;
-}
 
 /* |sum - exact| / sum|x| and max_i |scan_i - exact_i| / sum_{j<=i} |x_j| (long double references). */
 static int sum_and_scan(hs_ctx *ctx, size_t n, const double *h, double *dx, double *err)
@@ -70,8 +63,7 @@ int hs_selftest_reduce(hs_ctx *ctx, int64_t n64, hs_selftest_result *r)
     size_t n = n64 > 0 ? (size_t)n64 : 1;
     double *h = malloc(n * sizeof *h), *dx = NULL;
     if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    uint64_t s = r->seed;
-    for (size_t i = 0; i < n; i++) h[i] = uniform(&s) * 2.0 - 0.5;
+    for (size_t i = 0; i < n; i++) h[i] = hs_rng_u01(r->seed, 0, i) * 2.0 - 0.5;
     HS_CHECK(hs_mem_alloc(ctx, n * sizeof *h, (void **)&dx));
     HS_CHECK(hs_mem_copy(ctx, dx, h, n * sizeof *h, HS_COPY_H2D));
     double e1 = 0, e2 = 0;

@@ -7,6 +7,7 @@
 #include "kernels/memory.h"
 #include "kernels/reduce.h"
 #include "kernels/scan.h"
+#include "kernels/rng.h"
 #include "kernels/sort.h"
 
 static hs_ctx *ctx;
@@ -103,12 +104,8 @@ static void bench_sort(const char *name, const char *size, hs_dtype key, hs_dtyp
 
 static void fill_random(uint64_t *h, size_t count, uint64_t seed, int as_double)
 {
-    uint64_t s = seed;
     for (size_t i = 0; i < count; i++) {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
+        uint64_t z = hs_rng_u64(seed, 0, i);
         if (as_double) ((double *)h)[i] = (double)(z >> 11) * 0x1.0p-53 - 0.25;
         else h[i] = z;
     }

@@ -21,9 +21,10 @@ static int64_t my_count(const hs_ctx *ctx) { return ctx->rank == 1 ? 0 : 3 + 5 *
 static void fill(hs_dtype t, int64_t n, uint64_t seed, void *p)
 {
     size_t bytes = (size_t)n * hs_dtype_size(t);
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, 0);
     unsigned char *b = p;
-    for (size_t i = 0; i < bytes; i++) b[i] = (unsigned char)(test_rand_u64(&s) >> 56);
+    for (size_t i = 0; i < bytes; i++) b[i] = (unsigned char)(hs_rng_next(&s) >> 56);
 }
 
 static const hs_dtype TYPES[] = {HS_F64, HS_F32, HS_I64, HS_C128};

@@ -33,12 +33,13 @@ static gmat global_random(int64_t N, uint64_t seed)
 {
     gmat g = {N, 0, malloc(sizeof(int64_t) * (size_t)(N + 1)), malloc(sizeof(int64_t) * (size_t)N * 8),
               malloc(sizeof(double) * (size_t)N * 8)};
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, 0);
     g.rp[0] = 0;
     for (int64_t i = 0; i < N; i++) {
-        int len = i % 7 == 2 ? 0 : 1 + (int)(test_rand_u64(&s) % 8);
+        int len = i % 7 == 2 ? 0 : 1 + (int)(hs_rng_next(&s) % 8);
         for (int k = 0; k < len; k++) {
-            int64_t c = k < 3 ? i + (int64_t)(test_rand_u64(&s) % 5) - 2 : (int64_t)(test_rand_u64(&s) % (uint64_t)N);
+            int64_t c = k < 3 ? i + (int64_t)(hs_rng_next(&s) % 5) - 2 : (int64_t)(hs_rng_next(&s) % (uint64_t)N);
             g.ci[g.nnz++] = c < 0 ? 0 : c >= N ? N - 1 : c;
         }
         g.rp[i + 1] = g.nnz;

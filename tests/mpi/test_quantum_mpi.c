@@ -13,19 +13,21 @@ static hs_circuit *random_circuit(int n, int nops, uint64_t seed)
 {
     static const char *names[] = {"h", "x", "y", "rz", "ry", "u3", "cx", "cz", "cp", "swap", "ccx", "cswap", "rxx", "rzz", "sx", "t"};
     hs_circuit *c = hs_circuit_new(n, 0);
+    hs_rng g;
+    hs_rng_seed(&g, seed, 0);
     for (int i = 0; i < nops; i++) {
-        const hs_qgate_def *d = hs_qgate_find(names[test_rand_u64(&seed) % (sizeof names / sizeof names[0])]);
+        const hs_qgate_def *d = hs_qgate_find(names[hs_rng_next(&g) % (sizeof names / sizeof names[0])]);
         int q[4];
         for (int j = 0; j < d->nctrl + d->ntarg; j++) {
             int ok;
             do {
-                q[j] = (int)(test_rand_u64(&seed) % (uint64_t)n);
+                q[j] = (int)(hs_rng_next(&g) % (uint64_t)n);
                 ok = 1;
                 for (int k = 0; k < j; k++) ok &= q[k] != q[j];
             } while (!ok);
         }
         double p[3], m[32];
-        test_fill_f64(p, 3, test_rand_u64(&seed), -M_PI, M_PI);
+        test_fill_f64(p, 3, hs_rng_next(&g), -M_PI, M_PI);
         d->build(p, m);
         uint64_t cm = 0;
         for (int j = 0; j < d->nctrl; j++) cm |= 1ull << q[j];

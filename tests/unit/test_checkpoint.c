@@ -21,9 +21,10 @@ static const char *FORMATS[] = {
 static void fill(hs_dtype t, int64_t n, uint64_t seed, void *p)
 {
     size_t bytes = (size_t)n * hs_dtype_size(t);
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, 0);
     unsigned char *b = p;
-    for (size_t i = 0; i < bytes; i++) b[i] = (unsigned char)(test_rand_u64(&s) >> 56);
+    for (size_t i = 0; i < bytes; i++) b[i] = (unsigned char)(hs_rng_next(&s) >> 56);
     if (t == HS_F64 && n >= 4) {
         double *d = p;
         d[0] = NAN;

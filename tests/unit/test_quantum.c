@@ -57,13 +57,13 @@ static void naive_run(cplx *a, int n, const hs_circuit *c)
 }
 
 /* Random d x d unitary: Gram-Schmidt on seeded random complex columns. */
-static void random_unitary(int d, uint64_t *seed, double *m)
+static void random_unitary(int d, hs_rng *g, double *m)
 {
     cplx u[32 * 32];
     for (int c = 0; c < d; c++) {
         for (int r = 0; r < d; r++) {
             double x[2];
-            test_fill_f64(x, 2, test_rand_u64(seed), -1, 1);
+            test_fill_f64(x, 2, hs_rng_next(g), -1, 1);
             u[r * d + c] = x[0] + I * x[1];
         }
         for (int p = 0; p < c; p++) {
@@ -83,12 +83,12 @@ static const char *g_names[] = {"h", "x", "y", "z", "s", "sdg", "t", "tdg", "sx"
                                 "cu", "swap", "cswap", "ccx", "c3x", "c4x", "c3sqrtx", "rxx", "ryy", "rzz", "id"};
 
 /* Pick k distinct qubits of n. */
-static void pick(int n, int k, uint64_t *seed, int *q)
+static void pick(int n, int k, hs_rng *g, int *q)
 {
     for (int j = 0; j < k; j++) {
         int ok;
         do {
-            q[j] = (int)(test_rand_u64(seed) % (uint64_t)n);
+            q[j] = (int)hs_rng_below(g, (uint64_t)n);
             ok = 1;
             for (int i = 0; i < j; i++) ok &= q[i] != q[j];
         } while (!ok);
@@ -100,39 +100,41 @@ static void pick(int n, int k, uint64_t *seed, int *q)
 static hs_circuit *random_circuit(int n, int nops, uint64_t seed)
 {
     hs_circuit *c = hs_circuit_new(n, 0);
+    hs_rng g;
+    hs_rng_seed(&g, seed, 0);
     for (int i = 0; i < nops; i++) {
-        int kind = (int)(test_rand_u64(&seed) % 4);
+        int kind = (int)(hs_rng_next(&g) % 4);
         int q[8];
         double m[2 * 16 * 16];
         if (kind == 0) { /* named gate */
             const hs_qgate_def *d;
-            do d = hs_qgate_find(g_names[test_rand_u64(&seed) % (sizeof g_names / sizeof g_names[0])]);
+            do d = hs_qgate_find(g_names[hs_rng_next(&g) % (sizeof g_names / sizeof g_names[0])]);
             while (d->nctrl + d->ntarg > n);
             double p[4];
-            test_fill_f64(p, 4, test_rand_u64(&seed), -M_PI, M_PI);
+            test_fill_f64(p, 4, hs_rng_next(&g), -M_PI, M_PI);
             d->build(p, m);
-            pick(n, d->nctrl + d->ntarg, &seed, q);
+            pick(n, d->nctrl + d->ntarg, &g, q);
             uint64_t cm = 0;
             for (int j = 0; j < d->nctrl; j++) cm |= 1ull << q[j];
             hs_circuit_gate(c, d->name, d->ntarg, q + d->nctrl, cm, cm, m);
         } else {
-            int nt = n >= 2 && (test_rand_u64(&seed) & 1) ? 2 : 1;
-            int nc = (int)(test_rand_u64(&seed) % 3);
+            int nt = n >= 2 && (hs_rng_next(&g) & 1) ? 2 : 1;
+            int nc = (int)(hs_rng_next(&g) % 3);
             if (nt + nc > n) nc = n - nt;
             int d = 1 << nt;
-            pick(n, nt + nc, &seed, q);
-            if (kind == 1) random_unitary(d, &seed, m);
+            pick(n, nt + nc, &g, q);
+            if (kind == 1) random_unitary(d, &g, m);
             else {
                 memset(m, 0, sizeof(double) * 2 * d * d);
                 int perm[4] = {0, 1, 2, 3};
                 for (int k = d - 1; kind == 3 && k > 0; k--) { /* random permutation */
-                    int r = (int)(test_rand_u64(&seed) % (uint64_t)(k + 1)), t = perm[k];
+                    int r = (int)(hs_rng_next(&g) % (uint64_t)(k + 1)), t = perm[k];
                     perm[k] = perm[r];
                     perm[r] = t;
                 }
                 for (int r = 0; r < d; r++) {
                     double ph[1];
-                    test_fill_f64(ph, 1, test_rand_u64(&seed), -M_PI, M_PI);
+                    test_fill_f64(ph, 1, hs_rng_next(&g), -M_PI, M_PI);
                     m[2 * (r * d + perm[r])] = cos(ph[0]);
                     m[2 * (r * d + perm[r]) + 1] = sin(ph[0]);
                 }
@@ -140,7 +142,7 @@ static hs_circuit *random_circuit(int n, int nops, uint64_t seed)
             uint64_t cm = 0, cv = 0;
             for (int j = 0; j < nc; j++) {
                 cm |= 1ull << q[nt + j];
-                cv |= (test_rand_u64(&seed) & 1ull) << q[nt + j]; /* controls on 0 or on 1 */
+                cv |= (hs_rng_next(&g) & 1ull) << q[nt + j]; /* controls on 0 or on 1 */
             }
             hs_qop *op = hs_circuit_gate(c, "random", nt, q, cm, cv, m);
             assert_non_null(op);
@@ -425,12 +427,13 @@ static void test_observables(void **st)
         }
         for (int k = 0; k < 8; k++) TEST_LE(fabs(m[k] - mref[k]), tol);
         /* Pauli strings with X, Y and Z */
-        uint64_t seed = 12;
+        hs_rng g;
+        hs_rng_seed(&g, 12, 0);
         hs_pauli_sum *h = hs_pauli_sum_new();
         for (int t = 0; t < 6; t++) {
-            uint64_t xm = test_rand_u64(&seed) & (N - 1), zm = test_rand_u64(&seed) & (N - 1);
+            uint64_t xm = hs_rng_next(&g) & (N - 1), zm = hs_rng_next(&g) & (N - 1);
             double cval[1];
-            test_fill_f64(cval, 1, test_rand_u64(&seed), -1, 1);
+            test_fill_f64(cval, 1, hs_rng_next(&g), -1, 1);
             TEST_OK(hs_pauli_sum_add(h, cval[0], xm, zm));
             double v, ref = 0;
             TEST_OK(hs_qureg_expect_pauli(q, xm, zm, &v));
@@ -801,8 +804,7 @@ static void test_vqe_h2(void **st)
     hs_vqe *v;
     TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, &v));
     double x[12], ga[12], gs[12], e;
-    uint64_t seed = 5;
-    test_fill_f64(x, 12, test_rand_u64(&seed), -1, 1);
+    test_fill_f64(x, 12, 5, -1, 1);
     TEST_OK(hs_vqe_gradient_adjoint(v, x, &e, ga));
     TEST_OK(hs_vqe_gradient_shift(v, x, gs));
     for (int k = 0; k < 12; k++) TEST_LE(fabs(ga[k] - gs[k]), 1e-8);

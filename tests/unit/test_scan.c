@@ -20,9 +20,10 @@ static const size_t g_sizes[] = {1,    2,     31,    1000,  2049,  2817,   4095,
 /* Random integers over the full range, so 32-bit sums overflow and must wrap like the reference. */
 static void fill_int(void *x, hs_dtype t, size_t n, uint64_t seed)
 {
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, 0);
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = test_rand_u64(&s);
+        uint64_t r = hs_rng_next(&s);
         if (hs_dtype_size(t) == 4) ((uint32_t *)x)[i] = (uint32_t)r;
         else ((uint64_t *)x)[i] = r >> 3;
     }

@@ -35,10 +35,11 @@ static int cmp_key(hs_dtype t, const void *a, const void *b)
  * negatives, zeros of both signs, infinities and NaNs of both signs mixed in. */
 static void fill_keys(hs_dtype t, void *k, size_t n, uint64_t seed, int few)
 {
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, 0);
     size_t kb = hs_dtype_size(t);
     for (size_t i = 0; i < n; i++) {
-        uint64_t r = test_rand_u64(&s);
+        uint64_t r = hs_rng_next(&s);
         if (few) r %= 13;
         if (t == HS_F32 || t == HS_F64) {
             static const double special[] = {-0.0, 0.0, INFINITY, -INFINITY, NAN, -NAN, -1.5, 1e-310};

@@ -25,17 +25,18 @@ static void host_free(host_csr *h)
 static host_csr random_csr(int64_t nrows, int64_t ncols, int max_row, uint64_t seed)
 {
     host_csr h = {nrows, ncols, 0, NULL, NULL, NULL};
-    uint64_t s = seed;
+    hs_rng s;
+    hs_rng_seed(&s, seed, 0);
     h.rowptr = malloc(sizeof *h.rowptr * (size_t)(nrows + 1));
     h.rowptr[0] = 0;
     for (int64_t i = 0; i < nrows; i++) {
-        int len = (i % 5 == 3 || ncols == 0) ? 0 : (int)(test_rand_u64(&s) % (uint64_t)(max_row + 1));
+        int len = (i % 5 == 3 || ncols == 0) ? 0 : (int)(hs_rng_next(&s) % (uint64_t)(max_row + 1));
         h.rowptr[i + 1] = h.rowptr[i] + len;
     }
     h.nnz = h.rowptr[nrows];
     h.colind = malloc(sizeof *h.colind * (size_t)(h.nnz + 1));
     h.val = malloc(sizeof *h.val * (size_t)(h.nnz + 1));
-    for (int64_t k = 0; k < h.nnz; k++) h.colind[k] = (int32_t)(test_rand_u64(&s) % (uint64_t)ncols);
+    for (int64_t k = 0; k < h.nnz; k++) h.colind[k] = (int32_t)(hs_rng_next(&s) % (uint64_t)ncols);
     test_fill_f64(h.val, (size_t)h.nnz, seed + 1, -1, 1);
     return h;
 }
