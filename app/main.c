@@ -219,6 +219,7 @@ static int check_or_run(hs_ctx *ctx, const command *c, cmdline *o, int argc, cha
         /* check runs on the device run would use, so that memory and device rules are the same */
         rc = hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu"));
         ctx->deterministic = hs_params_bool(p, "run.deterministic");
+        ctx->gpu_comm = hs_gpu_comm_parse(hs_params_string(p, "run.gpu_comm"));
     }
     if (rc == HS_OK && !strcmp(c->name, "check")) {
         rc = hs_driver_validate(ctx, p);

@@ -20,6 +20,8 @@ static const hs_param_decl g_driver_params[] = {
     {"run", "solver", HS_PARAM_STRING, NULL, 0, 0, NULL, "which solver runs (see hpcsim --help)"},
     {"run", "device", HS_PARAM_ENUM, "auto", 0, 0, "auto|cpu|cuda", "compute backend: auto uses the GPU when one is usable"},
     {"run", "allow_shared_gpu", HS_PARAM_BOOL, "false", 0, 0, NULL, "let several ranks of a node share one GPU"},
+    {"run", "gpu_comm", HS_PARAM_ENUM, "auto", 0, 0, "auto|nccl|host",
+     "how device data moves between ranks: auto (NCCL where each rank has its own GPU), nccl, host (pinned buffers + MPI)"},
     {"run", "deterministic", HS_PARAM_BOOL, "true", 0, 0, NULL, "bitwise run-to-run reproducible reductions"},
     {"run", "seed", HS_PARAM_INT, "12345", 0, HS_NO_MAX, NULL, "seed of every random number stream"},
     {"run", "restart", HS_PARAM_STRING, "none", 0, 0, NULL, "checkpoint file to continue from (none: start fresh)"},
@@ -46,7 +48,7 @@ int hs_driver_declare(void)
 /* Keys of the driver's sections that a restart may change: they steer the run, not its state. */
 static const char *const g_restart_may_change[] = {
     "run.restart", "run.max_steps", "run.quiet", "run.progress_interval", "run.device", "run.allow_shared_gpu",
-    "run.deterministic", "output.format", "output.path", "output.every_steps", "output.every_time",
+    "run.gpu_comm", "run.deterministic", "output.format", "output.path", "output.every_steps", "output.every_time",
     "output.deflate", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.on_signal", NULL,
 };
 

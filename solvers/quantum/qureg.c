@@ -8,12 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/comm.h"
 #include "kernels/memory.h"
 #include "solvers/quantum/sv.h"
 #include "solvers/quantum/sv_impl.h"
-#if HS_HAVE_CUDA
-#include "kernels/cuda_backend.h"
-#endif
 
 #define CHUNK_BYTES ((size_t)64 << 20) /* exchange staging buffers: bounded, whatever the register */
 
@@ -26,8 +24,8 @@ struct hs_qureg {
     size_t es;
     void *a;
     int l2p[64], p2l[64];
-    void *dbuf, *hsend, *hrecv;
-    void *dbuf2, *nccl;     /* NCCL: device-to-device exchange instead of host staging */
+    void *dbuf, *dbuf2;     /* exchange chunks (send, receive) in the context's memory */
+    hs_comm *xc;            /* moves them between ranks: NCCL or host staging (kernels/comm.h) */
     int64_t chunk;
     int64_t nexch;
 };
@@ -49,38 +47,6 @@ double hs_qureg_bytes_needed(int nqubits, hs_dtype t, int ranks)
 }
 
 double hs_qureg_bytes_available(hs_ctx *ctx) { return hs_mem_available(ctx); }
-
-/* NCCL between the GPUs when the build has it (HS_QUANTUM_NCCL=0 turns it off); every rank agrees
- * on the outcome, so a failure anywhere falls back to host staging everywhere.  Collective. */
-static int nccl_setup(hs_qureg *q, size_t bytes)
-{
-#if HS_HAVE_CUDA && HS_HAVE_NCCL
-    const char *env = getenv("HS_QUANTUM_NCCL");
-    /* NCCL wants one GPU per rank; ranks sharing a GPU (tests) stage through the host */
-    int eligible = q->ctx->device == HS_DEVICE_CUDA && !(env && !strcmp(env, "0")) &&
-                   q->ctx->local_size <= q->ctx->gpu_count, every = 0;
-    HS_MPI_CHECK(MPI_Allreduce(&eligible, &every, 1, MPI_INT, MPI_MIN, q->comm));
-    if (!every) return HS_OK;
-    char id[HS_SV_NCCL_ID_BYTES] = {0};
-    int ok = q->rank != 0 || hs_sv_nccl_id(id) == HS_OK;
-    HS_MPI_CHECK(MPI_Bcast(id, HS_SV_NCCL_ID_BYTES, MPI_BYTE, 0, q->comm));
-    int all = ok;
-    HS_MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, q->comm));
-    if (all) ok = hs_sv_nccl_init(q->ctx->cuda, id, q->rank, q->size, &q->nccl) == HS_OK;
-    if (ok) ok = hs_mem_alloc(q->ctx, bytes, &q->dbuf2) == HS_OK;
-    HS_MPI_CHECK(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, q->comm));
-    if (!all) { /* host staging instead */
-        hs_error_clear();
-        hs_sv_nccl_free(q->nccl);
-        hs_mem_free(q->ctx, q->dbuf2);
-        q->nccl = q->dbuf2 = NULL;
-    }
-#else
-    (void)q;
-    (void)bytes;
-#endif
-    return HS_OK;
-}
 
 int hs_qureg_create(hs_ctx *ctx, int n, hs_dtype t, int distributed, hs_qureg **out)
 {
@@ -114,10 +80,9 @@ int hs_qureg_create(hs_ctx *ctx, int n, hs_dtype t, int distributed, hs_qureg **
     if (rc == HS_OK && q->dist) {
         size_t half = q->es << (q->nloc - 1), bytes = half < CHUNK_BYTES ? half : CHUNK_BYTES;
         q->chunk = (int64_t)(bytes / q->es);
-        if (ctx->device != HS_DEVICE_CPU) rc = hs_mem_alloc(ctx, bytes, &q->dbuf);
-        if (rc == HS_OK) rc = nccl_setup(q, bytes);
-        if (rc == HS_OK && !q->nccl) rc = hs_host_alloc_pinned(ctx, bytes, &q->hsend);
-        if (rc == HS_OK && !q->nccl) rc = hs_host_alloc_pinned(ctx, bytes, &q->hrecv);
+        rc = hs_mem_alloc(ctx, bytes, &q->dbuf);
+        if (rc == HS_OK) rc = hs_mem_alloc(ctx, bytes, &q->dbuf2);
+        if (rc == HS_OK) rc = hs_comm_create(ctx, &q->xc);
     }
     if (rc == HS_OK) rc = hs_qureg_init_basis(q, 0);
     if (rc != HS_OK) {
@@ -133,12 +98,8 @@ void hs_qureg_destroy(hs_qureg *q)
     if (!q) return;
     hs_mem_free(q->ctx, q->a);
     hs_mem_free(q->ctx, q->dbuf);
-    hs_host_free_pinned(q->ctx, q->hsend);
-    hs_host_free_pinned(q->ctx, q->hrecv);
-#if HS_HAVE_CUDA
-    hs_sv_nccl_free(q->nccl);
-#endif
     hs_mem_free(q->ctx, q->dbuf2);
+    hs_comm_destroy(q->xc);
     free(q);
 }
 
@@ -164,34 +125,11 @@ static int exchange_swap(hs_qureg *q, int G, int L)
 {
     int gb = G - q->nloc, partner = q->rank ^ (1 << gb), v = !((q->rank >> gb) & 1);
     int64_t half = (int64_t)1 << (q->nloc - 1);
-    int on_cpu = q->ctx->device == HS_DEVICE_CPU;
     for (int64_t start = 0; start < half; start += q->chunk) {
         int64_t cnt = half - start < q->chunk ? half - start : q->chunk;
-        size_t bytes = (size_t)cnt * q->es;
-#if HS_HAVE_CUDA
-        if (q->nccl) { /* device to device, ordered on the context's stream */
-            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf, 0));
-            HS_CHECK(hs_sv_nccl_sendrecv(q->ctx->cuda, q->nccl, q->dbuf, q->dbuf2, bytes, partner));
-            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf2, 1));
-            continue;
-        }
-#endif
-        if (on_cpu) {
-            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->hsend, 0));
-        } else {
-            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf, 0));
-            HS_CHECK(hs_mem_copy(q->ctx, q->hsend, q->dbuf, bytes, HS_COPY_D2H));
-        }
-        MPI_Request req[2];
-        HS_MPI_CHECK(MPI_Irecv(q->hrecv, (int)bytes, MPI_BYTE, partner, 71, q->comm, &req[0]));
-        HS_MPI_CHECK(MPI_Isend(q->hsend, (int)bytes, MPI_BYTE, partner, 71, q->comm, &req[1]));
-        HS_MPI_CHECK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
-        if (on_cpu) {
-            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->hrecv, 1));
-        } else {
-            HS_CHECK(hs_mem_copy(q->ctx, q->dbuf, q->hrecv, bytes, HS_COPY_H2D));
-            HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf, 1));
-        }
+        HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf, 0));
+        HS_CHECK(hs_comm_sendrecv(q->xc, q->t, q->dbuf, q->dbuf2, (size_t)cnt, partner));
+        HS_CHECK(hs_sv_pack(q->ctx, q->t, q->a, q->nloc, L, v, start, cnt, q->dbuf2, 1));
     }
     swap_maps(q, G, L);
     q->nexch++;
@@ -333,9 +271,9 @@ int hs_qureg_get_amplitudes(hs_qureg *q, double *amps)
     HS_CHECK(local_to_host(q, &h));
     size_t nl = (size_t)1 << q->nloc;
     if (q->dist) {
-        int rc = MPI_Allgather(h, (int)(2 * nl), MPI_DOUBLE, amps, (int)(2 * nl), MPI_DOUBLE, q->comm);
+        int rc = hs_host_allgather(q->comm, HS_F64, h, amps, 2 * nl);
         free(h);
-        HS_MPI_CHECK(rc);
+        HS_CHECK(rc);
     } else {
         memcpy(amps, h, 2 * nl * sizeof(double));
         free(h);
@@ -565,8 +503,7 @@ int hs_qureg_sample(hs_qureg *q, int64_t shots, hs_rng *rng, uint64_t *outcomes)
         s.cum[0] = 0;
         for (int64_t b = 0; b < s.nb; b++) s.cum[b + 1] = s.cum[b] + blocks[b];
         double mine = s.cum[s.nb];
-        if (q->dist) rc = MPI_Allgather(&mine, 1, MPI_DOUBLE, tot + 1, 1, MPI_DOUBLE, q->comm) == MPI_SUCCESS
-                              ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "MPI_Allgather failed");
+        if (q->dist) rc = hs_host_allgather(q->comm, HS_F64, &mine, tot + 1, 1);
         else tot[1] = mine;
     }
     if (rc == HS_OK) {
@@ -587,9 +524,7 @@ int hs_qureg_sample(hs_qureg *q, int64_t shots, hs_rng *rng, uint64_t *outcomes)
                 if (phys >> p & 1) logical |= 1ull << q->p2l[p];
             outcomes[k] = logical;
         }
-        if (rc == HS_OK && q->dist &&
-            MPI_Allreduce(MPI_IN_PLACE, outcomes, (int)shots, MPI_UINT64_T, MPI_SUM, q->comm) != MPI_SUCCESS)
-            rc = HS_FAIL(HS_ERR_RUNTIME, "MPI_Allreduce of samples failed");
+        if (rc == HS_OK && q->dist) rc = hs_host_allreduce(q->comm, HS_U64, HS_COMM_SUM, outcomes, (size_t)shots);
     }
     free(u);
     free(blocks);

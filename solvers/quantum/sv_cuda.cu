@@ -8,9 +8,6 @@
 #include "kernels/cuda_util.h"
 #include "solvers/quantum/circuit.h"
 #include "solvers/quantum/sv_impl.h"
-#if HS_HAVE_NCCL
-#include <nccl.h>
-#endif
 
 namespace {
 
@@ -559,61 +556,3 @@ extern "C" int hs_sv_pack_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, int 
     return HS_OK;
 }
 
-// ---------------------------------------------------------------- NCCL exchange
-#if HS_HAVE_NCCL
-#define HS_NCCL_CHECK(call)                                                                          \
-    do {                                                                                             \
-        ncclResult_t hs_r_ = (call);                                                                 \
-        if (hs_r_ != ncclSuccess)                                                                    \
-            return hs_error_raise(HS_ERR_RUNTIME, __FILE__, __LINE__, "NCCL call %s failed: %s", #call, \
-                                  ncclGetErrorString(hs_r_));                                        \
-    } while (0)
-
-static_assert(sizeof(ncclUniqueId) <= HS_SV_NCCL_ID_BYTES, "NCCL id size");
-
-extern "C" int hs_sv_nccl_id(void *id)
-{
-    ncclUniqueId u;
-    HS_NCCL_CHECK(ncclGetUniqueId(&u));
-    memset(id, 0, HS_SV_NCCL_ID_BYTES);
-    memcpy(id, &u, sizeof u);
-    return HS_OK;
-}
-
-extern "C" int hs_sv_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **comm)
-{
-    ncclUniqueId u;
-    memcpy(&u, id, sizeof u);
-    ncclComm_t c;
-    HS_CUDA_CHECK(cudaSetDevice(cu->device));
-    HS_NCCL_CHECK(ncclCommInitRank(&c, size, u, rank));
-    *comm = (void *)c;
-    return HS_OK;
-}
-
-extern "C" void hs_sv_nccl_free(void *comm)
-{
-    if (comm) ncclCommDestroy((ncclComm_t)comm);
-}
-
-extern "C" int hs_sv_nccl_sendrecv(struct hs_cuda_ctx *cu, void *comm, const void *send, void *recv, size_t bytes, int peer)
-{
-    ncclComm_t c = (ncclComm_t)comm;
-    HS_NCCL_CHECK(ncclGroupStart());
-    HS_NCCL_CHECK(ncclSend(send, bytes, ncclChar, peer, c, cu->stream));
-    HS_NCCL_CHECK(ncclRecv(recv, bytes, ncclChar, peer, c, cu->stream));
-    HS_NCCL_CHECK(ncclGroupEnd());
-    return HS_OK;
-}
-#else
-extern "C" int hs_sv_nccl_id(void *id) { return HS_FAIL(HS_ERR_RUNTIME, "built without NCCL"); }
-extern "C" int hs_sv_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **comm)
-{
-    return HS_FAIL(HS_ERR_RUNTIME, "built without NCCL");
-}
-extern "C" void hs_sv_nccl_free(void *comm) {}
-extern "C" int hs_sv_nccl_sendrecv(struct hs_cuda_ctx *cu, void *comm, const void *send, void *recv, size_t bytes, int peer)
-{
-    return HS_FAIL(HS_ERR_RUNTIME, "built without NCCL");
-}
-#endif

@@ -44,15 +44,6 @@ int hs_sv_pauli_axpy_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *y, const voi
 int hs_sv_pack_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, int nloc, int q, int v, int64_t start, int64_t count,
                     void *buf, int unpack);
 
-/* NCCL point-to-point exchange of device buffers between the ranks of a distributed register
- * (builds with HS_HAVE_NCCL; elsewhere these report that NCCL is missing).  id is
- * HS_SV_NCCL_ID_BYTES bytes made on one rank and broadcast by the caller. */
-#define HS_SV_NCCL_ID_BYTES 128
-int hs_sv_nccl_id(void *id);
-int hs_sv_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **comm);
-void hs_sv_nccl_free(void *comm);
-int hs_sv_nccl_sendrecv(struct hs_cuda_ctx *cu, void *comm, const void *send, void *recv, size_t bytes, int peer);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,276 @@
+/* The communication family: every host and device-buffer collective against a reference computed
+ * on the host from every rank's (known) data, at any rank count; the NCCL transport where it can run. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/comm.h"
+#include "kernels/memory.h"
+#include "test_util.h"
+
+static const hs_dtype g_types[] = {HS_F64, HS_F32, HS_I32, HS_I64, HS_U32, HS_U64, HS_C128, HS_C64};
+#define NTYPES (sizeof g_types / sizeof g_types[0])
+static const size_t g_counts[] = {0, 1, 1031};
+#define NCOUNTS (sizeof g_counts / sizeof g_counts[0])
+
+static int is_cplx(hs_dtype t) { return t == HS_C128 || t == HS_C64; }
+static int is_unsigned(hs_dtype t) { return t == HS_U32 || t == HS_U64; }
+
+/* Element i of rank r's data (part 0: real, 1: imaginary): small integers, exact in every type. */
+static double value(hs_dtype t, int r, size_t i, int part, int salt)
+{
+    long v = ((long)r * 7 + (long)i * 3 + part * 5 + salt * 11) % 23;
+    return is_unsigned(t) ? (double)v : (double)(v - 11);
+}
+
+/* Store x as element i (part) of a buffer of type t. */
+static void put(hs_dtype t, void *b, size_t i, int part, double x)
+{
+    switch (t) {
+    case HS_F64: ((double *)b)[i] = x; break;
+    case HS_F32: ((float *)b)[i] = (float)x; break;
+    case HS_I32: ((int32_t *)b)[i] = (int32_t)x; break;
+    case HS_I64: ((int64_t *)b)[i] = (int64_t)x; break;
+    case HS_U32: ((uint32_t *)b)[i] = (uint32_t)x; break;
+    case HS_U64: ((uint64_t *)b)[i] = (uint64_t)x; break;
+    case HS_C128: ((double *)b)[2 * i + part] = x; break;
+    case HS_C64: ((float *)b)[2 * i + part] = (float)x; break;
+    }
+}
+
+/* A host buffer of n elements of rank r's data (salt picks a different pattern). */
+static void *make(hs_dtype t, int r, size_t n, int salt)
+{
+    void *b = calloc(n + 1, hs_dtype_size(t));
+    for (size_t i = 0; i < n; i++)
+        for (int p = 0; p < 1 + is_cplx(t); p++) put(t, b, i, p, value(t, r, i, p, salt));
+    return b;
+}
+
+static void *up(hs_ctx *ctx, const void *h, size_t bytes)
+{
+    void *d = NULL;
+    TEST_OK(hs_mem_alloc(ctx, bytes + 16, &d));
+    if (bytes) TEST_OK(hs_mem_copy(ctx, d, h, bytes, HS_COPY_H2D));
+    return d;
+}
+
+static void down(hs_ctx *ctx, void *h, const void *d, size_t bytes)
+{
+    if (bytes) TEST_OK(hs_mem_copy(ctx, h, d, bytes, HS_COPY_D2H));
+}
+
+/* How many of the checks below failed, summed over ranks: every rank agrees on the verdict. */
+static int g_bad;
+static void expect_equal(const void *got, const void *want, size_t bytes, const char *what, hs_dtype t, size_t n)
+{
+    if (bytes && memcmp(got, want, bytes)) {
+        print_error("%s %s n=%zu: differs from the host reference\n", what, hs_dtype_name(t), n);
+        g_bad++;
+    }
+}
+
+static void agree(hs_ctx *ctx)
+{
+    int bad = g_bad;
+    TEST_OK(hs_host_allreduce(ctx->comm, HS_I32, HS_COMM_SUM, &bad, 1));
+    g_bad = 0;
+    assert_int_equal(bad, 0);
+}
+
+/* Every collective on buffers of ctx's device through comm (device = 1), or the host collectives
+ * on host buffers (device = 0), against the reference. */
+static void check_all(hs_ctx *ctx, hs_comm *comm, int device)
+{
+    int R = ctx->size, me = ctx->rank;
+    for (size_t k = 0; k < NTYPES; k++)
+        for (size_t c = 0; c < NCOUNTS; c++) {
+            hs_dtype t = g_types[k];
+            size_t n = g_counts[c], es = hs_dtype_size(t), bytes = n * es;
+            /* all-reduce: sum, and min and max for real types */
+            for (int op = 0; op < 3; op++) {
+                if (is_cplx(t) && op != HS_COMM_SUM) continue;
+                void *want = make(t, me, n, 0), *got = make(t, me, n, 0);
+                for (size_t i = 0; i < n; i++)
+                    for (int p = 0; p < 1 + is_cplx(t); p++) {
+                        double acc = value(t, 0, i, p, 0);
+                        for (int r = 1; r < R; r++) {
+                            double v = value(t, r, i, p, 0);
+                            acc = op == HS_COMM_SUM ? acc + v : op == HS_COMM_MIN ? (v < acc ? v : acc) : (v > acc ? v : acc);
+                        }
+                        put(t, want, i, p, acc);
+                    }
+                if (device) {
+                    void *d = up(ctx, got, bytes);
+                    TEST_OK(hs_comm_allreduce(comm, t, (hs_comm_op)op, d, n));
+                    down(ctx, got, d, bytes);
+                    hs_mem_free(ctx, d);
+                } else {
+                    TEST_OK(hs_host_allreduce(ctx->comm, t, (hs_comm_op)op, got, n));
+                }
+                expect_equal(got, want, bytes, op == 0 ? "allreduce sum" : op == 1 ? "allreduce min" : "allreduce max", t, n);
+                free(want), free(got);
+            }
+            /* all-gather, out of place and in place; all-to-all */
+            {
+                char *want = calloc((size_t)R * n + 1, es), *got = calloc((size_t)R * n + 1, es);
+                void *mine = make(t, me, n, 1);
+                for (int r = 0; r < R; r++) {
+                    void *b = make(t, r, n, 1);
+                    memcpy(want + (size_t)r * bytes, b, bytes);
+                    free(b);
+                }
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    memset(got, 0, (size_t)R * bytes);
+                    if (inplace) memcpy(got + (size_t)me * bytes, mine, bytes);
+                    if (device) {
+                        void *ds = up(ctx, mine, bytes), *dr = up(ctx, got, (size_t)R * bytes);
+                        TEST_OK(hs_comm_allgather(comm, t, inplace ? (char *)dr + (size_t)me * bytes : ds, dr, n));
+                        down(ctx, got, dr, (size_t)R * bytes);
+                        hs_mem_free(ctx, ds), hs_mem_free(ctx, dr);
+                    } else {
+                        TEST_OK(hs_host_allgather(ctx->comm, t, inplace ? got + (size_t)me * bytes : mine, got, n));
+                    }
+                    expect_equal(got, want, (size_t)R * bytes, inplace ? "allgather in place" : "allgather", t, n);
+                }
+                /* all-to-all: block r of rank s's send is value(s, r * n + i) */
+                char *send = calloc((size_t)R * n + 1, es);
+                for (int r = 0; r < R; r++) {
+                    void *b = make(t, me, (size_t)R * n, 2);
+                    memcpy(send + (size_t)r * bytes, (char *)b + (size_t)r * bytes, bytes);
+                    free(b);
+                }
+                for (int s = 0; s < R; s++) {
+                    char *b = make(t, s, (size_t)R * n, 2);
+                    memcpy(want + (size_t)s * bytes, b + (size_t)me * bytes, bytes);
+                    free(b);
+                }
+                if (device) {
+                    void *ds = up(ctx, send, (size_t)R * bytes), *dr = up(ctx, NULL, 0);
+                    hs_mem_free(ctx, dr);
+                    TEST_OK(hs_mem_alloc(ctx, (size_t)R * bytes + 16, &dr));
+                    TEST_OK(hs_comm_alltoall(comm, t, ds, dr, n));
+                    down(ctx, got, dr, (size_t)R * bytes);
+                    hs_mem_free(ctx, ds), hs_mem_free(ctx, dr);
+                } else {
+                    TEST_OK(hs_host_alltoall(ctx->comm, t, send, got, n));
+                }
+                expect_equal(got, want, (size_t)R * bytes, "alltoall", t, n);
+                free(want), free(got), free(mine), free(send);
+            }
+            /* broadcast from every root; exchange with a partner (self on one rank) */
+            for (int root = 0; root < R; root++) {
+                void *want = make(t, root, n, 3), *got = make(t, me, n, 3);
+                if (device) {
+                    void *d = up(ctx, got, bytes);
+                    TEST_OK(hs_comm_bcast(comm, t, d, n, root));
+                    down(ctx, got, d, bytes);
+                    hs_mem_free(ctx, d);
+                } else {
+                    TEST_OK(hs_host_bcast(ctx->comm, t, got, n, root));
+                }
+                expect_equal(got, want, bytes, "bcast", t, n);
+                free(want), free(got);
+            }
+            {
+                int peer = R > 1 ? me ^ 1 : me;
+                if (peer >= R) peer = me;
+                void *send = make(t, me, n, 4), *want = make(t, peer, n, 4), *got = calloc(n + 1, es);
+                if (device) {
+                    void *ds = up(ctx, send, bytes), *dr = up(ctx, got, bytes);
+                    TEST_OK(hs_comm_sendrecv(comm, t, ds, dr, n, peer));
+                    down(ctx, got, dr, bytes);
+                    hs_mem_free(ctx, ds), hs_mem_free(ctx, dr);
+                } else {
+                    TEST_OK(hs_host_sendrecv(ctx->comm, t, send, got, n, peer));
+                }
+                expect_equal(got, want, bytes, "sendrecv", t, n);
+                free(send), free(want), free(got);
+            }
+        }
+    agree(ctx);
+}
+
+static void test_host_collectives(void **state)
+{
+    (void)state;
+    check_all(test_ctx(), NULL, 0);
+}
+
+/* hs_comm on the test context's backend: MPI directly on the CPU, host staging where the test
+ * ranks share a GPU. */
+static void test_device_collectives(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    hs_comm *comm = NULL;
+    TEST_OK(hs_comm_create(ctx, &comm));
+    if (ctx->device == HS_DEVICE_CPU) assert_string_equal(hs_comm_transport(comm), "mpi");
+    assert_false(hs_comm_uses_nccl(comm) && ctx->local_size > ctx->gpu_count);
+    check_all(ctx, comm, 1);
+    hs_comm_destroy(comm);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    hs_comm *comm = NULL;
+    TEST_OK(hs_comm_create(ctx, &comm));
+    double x[4] = {0};
+    assert_int_equal(hs_host_allreduce(ctx->comm, HS_C128, HS_COMM_MAX, x, 1), HS_ERR_INPUT);
+    assert_int_equal(hs_comm_allreduce(comm, HS_C64, HS_COMM_MIN, x, 1), HS_ERR_INPUT);
+    assert_int_equal(hs_host_sendrecv(ctx->comm, HS_F64, x, x, 1, ctx->rank), HS_ERR_INPUT);
+    assert_int_equal(hs_comm_sendrecv(comm, HS_F64, x, x + 1, 1, ctx->size), HS_ERR_INPUT);
+    assert_int_equal(hs_comm_alltoall(comm, HS_F64, x, x, 1), HS_ERR_INPUT);
+    assert_int_equal(hs_comm_bcast(comm, HS_F64, x, 1, -1), HS_ERR_INPUT);
+    assert_int_equal(hs_host_bcast(ctx->comm, HS_F64, x, (size_t)1 << 31, 0), HS_ERR_INPUT);
+    hs_error_clear();
+    assert_int_equal(hs_gpu_comm_parse("nccl"), HS_GPU_COMM_NCCL);
+    assert_int_equal(hs_gpu_comm_parse("host"), HS_GPU_COMM_HOST);
+    assert_int_equal(hs_gpu_comm_parse("auto"), HS_GPU_COMM_AUTO);
+    assert_int_equal(hs_gpu_comm_parse("mpi"), -1);
+    hs_comm_destroy(comm);
+}
+
+/* The NCCL transport, demanded (run.gpu_comm = nccl): needs the build's NCCL and a GPU per rank. */
+static void test_nccl(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    int own = HS_HAVE_NCCL && hs_cuda_device_count() > 0 && ctx->local_size <= hs_cuda_device_count();
+    int all = own;
+    TEST_OK(hs_host_allreduce(ctx->comm, HS_I32, HS_COMM_MIN, &all, 1));
+    if (!all) {
+        if (ctx->rank == 0)
+            print_message(HS_HAVE_NCCL ? "no GPU of its own for every rank here: the NCCL transport is not run\n"
+                                       : "built without NCCL: the NCCL transport is not run\n");
+        skip();
+    }
+    const char *was = ctx->device == HS_DEVICE_CUDA ? "cuda" : "cpu";
+    int mode = ctx->gpu_comm;
+    TEST_OK(hs_ctx_set_device(ctx, "cuda", 0));
+    ctx->gpu_comm = HS_GPU_COMM_NCCL;
+    hs_comm *comm = NULL;
+    TEST_OK(hs_comm_create(ctx, &comm));
+    assert_true(hs_comm_uses_nccl(comm));
+    assert_string_equal(hs_comm_transport(comm), "nccl");
+    check_all(ctx, comm, 1);
+    hs_comm_destroy(comm);
+    /* host staging on the same GPUs, demanded */
+    ctx->gpu_comm = HS_GPU_COMM_HOST;
+    TEST_OK(hs_comm_create(ctx, &comm));
+    assert_string_equal(hs_comm_transport(comm), "host-staged");
+    check_all(ctx, comm, 1);
+    hs_comm_destroy(comm);
+    ctx->gpu_comm = mode;
+    TEST_OK(hs_ctx_set_device(ctx, was, 1));
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_host_collectives),
+    cmocka_unit_test(test_device_collectives),
+    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_nccl),
+};
+
+TEST_MAIN("comm_mpi", tests)
