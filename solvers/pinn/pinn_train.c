@@ -26,7 +26,7 @@ struct hs_pinn {
     int64_t nf_global, nu_global;
     void *df, *du, *de;
     double *d_target, *sq;     /* device fp64 */
-    double *host_grad;         /* staging for the all-reduce */
+    hs_comm *gcomm;            /* gradient all-reduce on the device buffer (kernels/comm.h) */
     /* optimisers */
     hs_adam *adam;
     hs_lbfgs *lbfgs;
@@ -195,7 +195,7 @@ int hs_pinn_create(hs_ctx *ctx, const hs_pinn_config *cfg, hs_pinn **out)
     HS_CHECK(setup_points(p));
     HS_CHECK(setup_grid(p));
     size_t np = p->mlp->nparams;
-    HS_CHECK(hs_host_alloc_pinned(ctx, (np + 1) * sizeof(double), (void **)&p->host_grad));
+    HS_CHECK(hs_comm_create(ctx, &p->gcomm));
     HS_CHECK(hs_adam_create(ctx, np, cfg->beta1, cfg->beta2, cfg->eps, &p->adam));
     hs_lbfgs_opts o = {cfg->lbfgs_history, (int)cfg->lbfgs_iters, (int)cfg->lbfgs_max_evals, cfg->lbfgs_gtol,
                        cfg->lbfgs_ftol, 1e-4, 0.9};
@@ -217,7 +217,7 @@ void hs_pinn_destroy(hs_pinn *p)
     hs_adam_destroy(p->adam);
     hs_lbfgs_destroy(p->lbfgs);
     hs_mlp_destroy(p->mlp);
-    hs_host_free_pinned(ctx, p->host_grad);
+    hs_comm_destroy(p->gcomm);
     free(p->hf), free(p->hu), free(p->hu_target);
     free(p->gx), free(p->gt), free(p->exact), free(p->pred), free(p->hist);
     free(p);
@@ -259,9 +259,7 @@ int hs_pinn_objective(void *data, const double *x, double *f, double *grad)
     double sums[2];
     HS_CHECK(local_loss(p, &sums[0], &sums[1]));
     if (p->ctx->size > 1) {
-        HS_CHECK(hs_mem_copy(p->ctx, p->host_grad, m->grad, bytes, HS_COPY_D2H));
-        HS_CHECK(hs_allreduce_sum(p->ctx->comm, p->host_grad, (int)np));
-        HS_CHECK(hs_mem_copy(p->ctx, m->grad, p->host_grad, bytes, HS_COPY_H2D));
+        HS_CHECK(hs_comm_allreduce(p->gcomm, HS_F64, HS_COMM_SUM, m->grad, np));
         HS_CHECK(hs_allreduce_sum(p->ctx->comm, sums, 2));
     }
     p->last_res = p->nf_global ? sums[0] / p->nf_global : 0.0;
