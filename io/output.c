@@ -76,8 +76,54 @@ int64_t hs_writer_plane_size(const hs_writer *w)
     return n;
 }
 
+int hs_writer_var_space(const hs_writer *w, const hs_writer_var *v, int64_t len[3])
+{
+    if (v->grid == HS_GRID_SERIES) return 0;
+    if (v->grid == HS_GRID_STATIONS) {
+        len[0] = w->nstations;
+        return 1;
+    }
+    int rank = 0;
+    for (int d = w->ndim - 1; d >= 0; d--) len[rank++] = w->n[d];
+    return rank;
+}
+
+int64_t hs_writer_var_size(const hs_writer *w, const hs_writer_var *v)
+{
+    int64_t len[3], n = 1;
+    int rank = hs_writer_var_space(w, v, len);
+    for (int i = 0; i < rank; i++) n *= len[i];
+    return n;
+}
+
+void hs_writer_station_name(const hs_writer *w, const char *what, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s_%s", w->st_dim, what);
+}
+
+void hs_writer_station_coords(const hs_writer *w, char *buf, size_t len)
+{
+    char one[HS_IO_NAME_MAX + 8];
+    buf[0] = 0;
+    for (int c = 0; c <= w->st_ncoord; c++) {
+        const char *what = c < w->st_ncoord ? (const char *[]){"x", "y", "z"}[c] : "name";
+        hs_writer_station_name(w, what, one, sizeof one);
+        size_t u = strlen(buf);
+        snprintf(buf + u, len - u, "%s%s", u ? " " : "", one);
+    }
+}
+
 int hs_writer_is_own_name(const hs_writer *w, const char *name)
 {
+    if (w->nstations > 0) {
+        static const char *const what[] = {"name", "x", "y", "z", "strlen"};
+        if (strcmp(name, w->st_dim) == 0) return 1;
+        for (int i = 0; i < 5; i++) {
+            char b[HS_IO_NAME_MAX + 8];
+            hs_writer_station_name(w, what[i], b, sizeof b);
+            if (strcmp(name, b) == 0) return 1;
+        }
+    }
     if (w->has_time && strcmp(name, w->rec_name) == 0) return 1;
     if (w->ndim > 0 && strcmp(name, "bnds") == 0) return 1;
     if (w->has_area && strcmp(name, HS_CELL_AREA) == 0) return 1;
@@ -295,10 +341,39 @@ static int find_var(const hs_writer *w, const char *name)
 
 int hs_writer_var_id(hs_writer *w, const char *name) { return w && name ? find_var(w, name) : -1; }
 
+static int def_any(hs_writer *w, const char *name, const char *units, const char *long_name,
+                   const char *standard_name, hs_dtype dtype, int time_dependent, int grid, int *varid);
+
 int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const char *long_name,
                       const char *standard_name, hs_dtype dtype, int time_dependent, int *varid)
 {
     if (!w || !name || !varid) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_var: null argument");
+    if (w->nstations > 0 && w->ndim == 0)
+        return hs_input_error(w->path, 0, name, "a station file holds station variables only (hs_writer_def_station_var)");
+    return def_any(w, name, units, long_name, standard_name, dtype, time_dependent, 0, varid);
+}
+
+int hs_writer_def_series(hs_writer *w, const char *name, const char *units, const char *long_name,
+                         const char *standard_name, int *varid)
+{
+    if (!w || !name || !varid) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_series: null argument");
+    if (w->nstations > 0)
+        return hs_input_error(w->path, 0, name, "a station file holds station variables only (CF featureType timeSeries)");
+    return def_any(w, name, units, long_name, standard_name, HS_F64, 1, HS_GRID_SERIES, varid);
+}
+
+int hs_writer_def_station_var(hs_writer *w, const char *name, const char *units, const char *long_name,
+                              const char *standard_name, hs_dtype dtype, int *varid)
+{
+    if (!w || !name || !varid) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_station_var: null argument");
+    if (w->nstations == 0)
+        return hs_input_error(w->path, 0, name, "station variable before hs_writer_def_stations");
+    return def_any(w, name, units, long_name, standard_name, dtype, 1, HS_GRID_STATIONS, varid);
+}
+
+static int def_any(hs_writer *w, const char *name, const char *units, const char *long_name,
+                   const char *standard_name, hs_dtype dtype, int time_dependent, int grid, int *varid)
+{
     const char *p = w->path;
     time_dependent = time_dependent != 0;
     if (dtype != HS_F64 && dtype != HS_F32)
@@ -309,6 +384,8 @@ int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const c
     if (id >= 0) {
         /* a resumed writer: the solver defines its variables again */
         const hs_writer_var *v = &w->vars[id];
+        if (v->grid != grid)
+            return hs_input_error(p, 0, name, "variable exists in the file with other dimensions");
         if (v->dtype != (int)dtype || v->time_dependent != time_dependent)
             return hs_input_error(p, 0, name, "variable exists in the file as %s%s, redefined as %s%s",
                                   hs_dtype_name((hs_dtype)v->dtype), v->time_dependent ? " (time-dependent)" : "",
@@ -326,6 +403,7 @@ int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const c
     snprintf(v->name, sizeof v->name, "%s", name);
     v->dtype = (int)dtype;
     v->time_dependent = time_dependent;
+    v->grid = grid;
     int rc = w->ctx->rank == 0 ? w->be->def_var(w, v, units, long_name, standard_name) : HS_OK;
     HS_CHECK(agree(w, rc, "defining a variable"));
     *varid = w->nvars++;
@@ -361,7 +439,7 @@ int hs_writer_nonfinite(const hs_writer *w) { return w ? w->nonfinite : 0; }
 /* Rank 0: the first NaN or Inf of a whole variable, as a runtime error naming the point. */
 static int check_finite(hs_writer *w, const hs_writer_var *v, const void *data)
 {
-    int64_t n = hs_writer_plane_size(w), bad = -1;
+    int64_t n = hs_writer_var_size(w, v), bad = -1;
     double value = 0;
     if (v->dtype == HS_F64) {
         const double *d = data;
@@ -376,7 +454,8 @@ static int check_finite(hs_writer *w, const hs_writer_var *v, const void *data)
     w->nonfinite = 1;
     char where[256] = "";
     size_t len = 0;
-    for (int d = 0; d < w->ndim; d++) {
+    if (v->grid == HS_GRID_STATIONS) snprintf(where, sizeof where, " at %s = %lld", w->st_dim, (long long)bad);
+    for (int d = 0; v->grid == 0 && d < w->ndim; d++) {
         len += (size_t)snprintf(where + len, sizeof where - len, "%s%s = %lld", d ? ", " : " at ", w->dim_names[d],
                                 (long long)(bad % w->n[d]));
         bad /= w->n[d];
@@ -488,6 +567,8 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
 {
     HS_CHECK(check_put(w, varid));
     if (!offset || !count) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put_block: null offset or count");
+    if (w->vars[varid].grid != 0)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_block of %s, which is not on the grid", w->path, w->vars[varid].name);
     block_t me;
     for (int d = 0; d < 3; d++) {
         me.off[d] = d < w->ndim ? offset[d] : 0;
@@ -513,6 +594,138 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
         HS_MPI_CHECK(MPI_Send(local, (int)(block_size(&me) * (int64_t)es), MPI_BYTE, 0, 7701, ctx->comm));
     }
     return agree_put(w, rc);
+}
+
+/* ------------------------------------------------------------------ series and stations */
+
+int hs_writer_put_scalar(hs_writer *w, int varid, double value)
+{
+    HS_CHECK(check_put(w, varid));
+    const hs_writer_var *v = &w->vars[varid];
+    if (!(v->grid == HS_GRID_SERIES || (v->grid == 0 && w->ndim == 0)) || !v->time_dependent)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_scalar of %s, which is not a time series", w->path, v->name);
+    int rc = HS_OK;
+    if (w->ctx->rank == 0) {
+        float f = (float)value;
+        rc = put_root(w, v, v->dtype == HS_F32 ? (const void *)&f : (const void *)&value);
+    }
+    return agree_put(w, rc);
+}
+
+int hs_writer_def_stations(hs_writer *w, const hs_station_desc *sd)
+{
+    if (!w || !sd) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_stations: null argument");
+    const char *p = w->path, *dim = sd->dim_name ? sd->dim_name : "station";
+    if (w->nstations > 0) return hs_input_error(p, 0, dim, "stations declared twice");
+    if (w->ndim != 0 || !w->has_time)
+        return hs_input_error(p, 0, dim, "stations go in a file of their own: no grid (ndim = 0), with time units");
+    if (w->nvars > 0) return hs_input_error(p, 0, dim, "stations declared after variables");
+    if (sd->n < 1 || sd->n > INT32_MAX) return hs_input_error(p, 0, dim, "%lld stations (1 .. 2^31 - 1)", (long long)sd->n);
+    if (!*dim || strlen(dim) + 8 >= HS_IO_NAME_MAX || strchr(dim, '/') || hs_writer_is_own_name(w, dim))
+        return hs_input_error(p, 0, dim, "bad station dimension name");
+    int rc = HS_OK;
+    if (w->ctx->rank == 0) {
+        if (!sd->names || !sd->x || (sd->z && !sd->y)) rc = HS_FAIL(HS_ERR_RUNTIME, "%s: stations without names or x (or z without y)", p);
+        for (int64_t i = 0; rc == HS_OK && i < sd->n; i++) {
+            if (!sd->names[i] || !*sd->names[i]) rc = hs_input_error(p, 0, dim, "station %lld has no name", (long long)i);
+            for (int64_t j = 0; rc == HS_OK && j < i; j++)
+                if (strcmp(sd->names[i], sd->names[j]) == 0)
+                    rc = hs_input_error(p, 0, sd->names[i], "two stations have this name (%lld and %lld)", (long long)j, (long long)i);
+            double c[3] = {sd->x[i], sd->y ? sd->y[i] : 0, sd->z ? sd->z[i] : 0};
+            if (rc == HS_OK && !(isfinite(c[0]) && isfinite(c[1]) && isfinite(c[2])))
+                rc = hs_input_error(p, 0, sd->names[i], "station coordinates are not finite");
+        }
+    }
+    HS_CHECK(agree(w, rc, "declaring stations"));
+    snprintf(w->st_dim, sizeof w->st_dim, "%s", dim);
+    w->st_ncoord = sd->z ? 3 : sd->y ? 2 : 1;
+    int nc = w->st_ncoord;
+    HS_MPI_CHECK(MPI_Bcast(&nc, 1, MPI_INT, 0, w->ctx->comm)); /* rank 0's pointers decide */
+    w->st_ncoord = nc;
+    w->nstations = sd->n;
+    rc = w->ctx->rank == 0 ? w->be->def_stations(w, sd) : HS_OK;
+    rc = agree(w, rc, "declaring stations");
+    if (rc != HS_OK) w->nstations = 0;
+    return rc;
+}
+
+/* Rank 0: place the gathered (index, value) pairs; every station exactly once. */
+static int place_stations(hs_writer *w, int64_t total, const int64_t *idx, const char *vals, size_t es)
+{
+    int64_t ns = w->nstations;
+    HS_CHECK(grow(&w->gather, &w->gather_size, (size_t)ns * es));
+    unsigned char *seen = calloc((size_t)ns, 1);
+    if (!seen) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory gathering stations");
+    int rc = HS_OK;
+    for (int64_t k = 0; rc == HS_OK && k < total; k++) {
+        if (idx[k] < 0 || idx[k] >= ns)
+            rc = HS_FAIL(HS_ERR_RUNTIME, "%s: station index %lld outside 0 .. %lld", w->path, (long long)idx[k], (long long)ns - 1);
+        else if (seen[idx[k]]++)
+            rc = HS_FAIL(HS_ERR_RUNTIME, "%s: station %lld given twice", w->path, (long long)idx[k]);
+        else
+            memcpy((char *)w->gather + (size_t)idx[k] * es, vals + (size_t)k * es, es);
+    }
+    for (int64_t i = 0; rc == HS_OK && i < ns; i++)
+        if (!seen[i]) rc = HS_FAIL(HS_ERR_RUNTIME, "%s: no rank gave station %lld", w->path, (long long)i);
+    free(seen);
+    return rc;
+}
+
+int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_t *index, const void *values)
+{
+    HS_CHECK(check_put(w, varid));
+    const hs_writer_var *v = &w->vars[varid];
+    if (v->grid != HS_GRID_STATIONS)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_stations of %s, which is not a station variable", w->path, v->name);
+    hs_ctx *ctx = w->ctx;
+    size_t es = hs_dtype_size((hs_dtype)v->dtype);
+    int bad = nlocal < 0 || nlocal > w->nstations || (nlocal > 0 && (!index || !values));
+    int n = bad ? 0 : (int)nlocal, anybad = 0;
+    HS_MPI_CHECK(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm));
+    if (anybad) return HS_FAIL(HS_ERR_RUNTIME, "%s: %s: a rank passed a bad station count or no data", w->path, v->name);
+    int *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
+    int64_t total = 0, *idx = NULL;
+    char *vals = NULL;
+    int rc = HS_OK;
+    if (ctx->rank == 0) {
+        counts = malloc(4 * (size_t)ctx->size * sizeof(int));
+        if (!counts) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory gathering stations");
+    }
+    rc = agree(w, rc, "gathering stations");
+    if (rc != HS_OK) {
+        free(counts);
+        return rc;
+    }
+    HS_MPI_CHECK(MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, ctx->comm));
+    if (ctx->rank == 0) {
+        displs = counts + ctx->size;
+        bcounts = displs + ctx->size;
+        bdispls = bcounts + ctx->size;
+        for (int r = 0; r < ctx->size; r++) total += counts[r];
+        if (total > INT32_MAX / (int64_t)es) rc = HS_FAIL(HS_ERR_RUNTIME, "%s: too many station values", w->path);
+        for (int r = 0, off = 0; rc == HS_OK && r < ctx->size; off += counts[r], r++) {
+            displs[r] = off;
+            bcounts[r] = counts[r] * (int)es;
+            bdispls[r] = off * (int)es;
+        }
+        idx = malloc((size_t)(total ? total : 1) * sizeof *idx);
+        vals = malloc((size_t)(total ? total : 1) * es);
+        if (rc == HS_OK && (!idx || !vals)) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory gathering stations");
+    }
+    rc = agree(w, rc, "gathering stations");
+    if (rc == HS_OK) {
+        HS_MPI_CHECK(MPI_Gatherv(index, n, MPI_INT64_T, idx, counts, displs, MPI_INT64_T, 0, ctx->comm));
+        HS_MPI_CHECK(MPI_Gatherv(values, n * (int)es, MPI_BYTE, vals, bcounts, bdispls, MPI_BYTE, 0, ctx->comm));
+        if (ctx->rank == 0) {
+            rc = place_stations(w, total, idx, vals, es);
+            if (rc == HS_OK) rc = put_root(w, v, w->gather);
+        }
+        rc = agree_put(w, rc);
+    }
+    free(counts);
+    free(idx);
+    free(vals);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ attributes, close */

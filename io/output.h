@@ -85,6 +85,44 @@ int hs_writer_put(hs_writer *w, int varid, const void *global);
  * block goes through rank 0 (point-to-point, one block in flight), which writes the record. */
 int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const int64_t count[3], const void *local);
 
+/* ------------------------------------------------------------------ scalar time series
+ * A diagnostic (energy, mass, a residual) with dimensions (time) only, beside the gridded fields
+ * of the file or alone (a desc with ndim = 0).  NetCDF: `double NAME(time)` with units,
+ * long_name and standard_name (when given), no cell_measures; HDF5: dataset NAME [time],
+ * extendible, `dimensions` = "time".  Not drawn in the XDMF companion (it has no grid).  Needs a
+ * record dimension (time_units).  Collective. */
+int hs_writer_def_series(hs_writer *w, const char *name, const char *units, const char *long_name,
+                         const char *standard_name, int *varid);
+/* The current record's value of a series: rank 0's `value` is written (the others' is ignored).
+ * Also takes a time-dependent variable of a file without a grid (ndim = 0).  Collective. */
+int hs_writer_put_scalar(hs_writer *w, int varid, double value);
+
+/* ------------------------------------------------------------------ station data
+ * Receivers (stations) sampled every record, as a CF discrete-sampling-geometry collection of
+ * featureType timeSeries (orthogonal multidimensional representation).  Only in a file without a
+ * grid (desc ndim = 0, with time_units): CF allows one featureType per file and no gridded data
+ * beside it.  With dimension name S (default "station"):
+ *  NetCDF: dimensions time (unlimited), S, S_strlen; char S_name(S, S_strlen) with cf_role =
+ *    "timeseries_id"; double S_x(S), S_y(S)[, S_z(S)] with units and long_name; data variables
+ *    NAME(time, S) with coordinates = "S_x S_y [S_z] S_name"; global featureType = "timeSeries".
+ *  HDF5: the same datasets (S_name a fixed-length string dataset [S]), each with `dimensions`. */
+typedef struct hs_station_desc {
+    const char *dim_name;          /* "station" when NULL; "receiver" for a seismic code */
+    int64_t n;                     /* number of stations, >= 1 */
+    const char *const *names;      /* n unique, non-empty names (rank 0 is enough) */
+    const double *x, *y, *z;       /* n coordinates each (rank 0 is enough); y and z may be NULL */
+    const char *units;             /* coordinate units; NULL: "m" */
+} hs_station_desc;
+/* Declare the stations (once, before any station variable).  Collective. */
+int hs_writer_def_stations(hs_writer *w, const hs_station_desc *sd);
+/* A time-dependent variable over (time, station).  dtype HS_F64 or HS_F32.  Collective. */
+int hs_writer_def_station_var(hs_writer *w, const char *name, const char *units, const char *long_name,
+                              const char *standard_name, hs_dtype dtype, int *varid);
+/* The current record's values: every rank passes the values (of the variable's dtype) of the
+ * stations it owns, by station index; rank 0 gathers them and writes.  Every station must be given
+ * by exactly one rank (a runtime error on every rank otherwise).  Collective. */
+int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_t *index, const void *values);
+
 /* Add a global text or number attribute (before the first put). */
 int hs_writer_attr_text(hs_writer *w, const char *name, const char *value);
 int hs_writer_attr_real(hs_writer *w, const char *name, double value);

@@ -324,11 +324,15 @@ static int h5_create(hs_writer *w, const hs_output_desc *desc)
 }
 
 /* "time z y x" for the `dimensions` attribute (file order, as ncdump would show it). */
-static void dim_list(const hs_writer *w, int time_dependent, char *buf, size_t len)
+static void dim_list(const hs_writer *w, const hs_writer_var *v, char *buf, size_t len)
 {
     buf[0] = 0;
-    if (time_dependent) snprintf(buf, len, "%s", w->rec_name);
-    for (int d = w->ndim - 1; d >= 0; d--) {
+    if (v->time_dependent) snprintf(buf, len, "%s", w->rec_name);
+    if (v->grid == HS_GRID_STATIONS) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", used ? " " : "", w->st_dim);
+    }
+    for (int d = w->ndim - 1; v->grid == 0 && d >= 0; d--) {
         size_t used = strlen(buf);
         snprintf(buf + used, len - used, "%s%s", used ? " " : "", w->dim_names[d]);
     }
@@ -340,19 +344,73 @@ static int h5_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
     int64_t len[4];
     int rank = 0, slot = w->nvars;
     if (v->time_dependent) len[rank++] = 1;
-    for (int d = w->ndim - 1; d >= 0; d--) len[rank++] = w->n[d];
+    rank += hs_writer_var_space(w, v, len + rank);
     hid_t ftype = v->dtype == HS_F32 ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
     HS_CHECK(make_dataset(w, v->name, ftype, rank, len, v->time_dependent, w->deflate, &st(w)->ds[slot]));
     v->id = slot;
     hid_t ds = st(w)->ds[slot];
     char dims[4 * HS_IO_NAME_MAX + 8];
-    dim_list(w, v->time_dependent, dims, sizeof dims);
+    dim_list(w, v, dims, sizeof dims);
     HS_CHECK(hs_h5_attr_text(ds, "units", units ? units : "1", p));
     HS_CHECK(hs_h5_attr_text(ds, "long_name", long_name ? long_name : v->name, p));
     if (standard_name) HS_CHECK(hs_h5_attr_text(ds, "standard_name", standard_name, p));
     HS_CHECK(hs_h5_attr_text(ds, "dimensions", dims, p));
-    if (w->has_area) HS_CHECK(hs_h5_attr_text(ds, "cell_measures", "area: " HS_CELL_AREA, p));
+    if (w->has_area && v->grid == 0) HS_CHECK(hs_h5_attr_text(ds, "cell_measures", "area: " HS_CELL_AREA, p));
+    if (v->grid == HS_GRID_STATIONS) {
+        char c[5 * HS_IO_NAME_MAX];
+        hs_writer_station_coords(w, c, sizeof c);
+        HS_CHECK(hs_h5_attr_text(ds, "coordinates", c, p));
+    }
     return HS_OK;
+}
+
+/* A 1-D dataset [station] of `type` with values, long_name, units (NULL: none) and dimensions. */
+static int station_dataset(hs_writer *w, const char *name, hid_t ftype, hid_t mtype, const void *data,
+                           const char *long_name, const char *units)
+{
+    const char *p = w->partial;
+    hid_t ds;
+    HS_CHECK(make_dataset(w, name, ftype, 1, &w->nstations, 0, 0, &ds));
+    int rc = H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 ? hs_h5_fail("H5Dwrite (stations)", p, __FILE__, __LINE__)
+                                                                          : HS_OK;
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "long_name", long_name, p);
+    if (rc == HS_OK && units) rc = hs_h5_attr_text(ds, "units", units, p);
+    if (rc == HS_OK && !units) rc = hs_h5_attr_text(ds, "cf_role", "timeseries_id", p);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "dimensions", w->st_dim, p);
+    H5Dclose(ds);
+    return rc;
+}
+
+static int h5_def_stations(hs_writer *w, const hs_station_desc *sd)
+{
+    const char *p = w->partial;
+    size_t slen = 1;
+    for (int64_t i = 0; i < sd->n; i++)
+        if (strlen(sd->names[i]) + 1 > slen) slen = strlen(sd->names[i]) + 1;
+    char *names = calloc((size_t)sd->n, slen);
+    hid_t t = names ? H5Tcopy(H5T_C_S1) : -1;
+    if (t < 0) {
+        free(names);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for station names");
+    }
+    for (int64_t i = 0; i < sd->n; i++) memcpy(names + (size_t)i * slen, sd->names[i], strlen(sd->names[i]));
+    char nm[HS_IO_NAME_MAX + 8], lname[HS_IO_NAME_MAX + 32];
+    hs_writer_station_name(w, "name", nm, sizeof nm);
+    snprintf(lname, sizeof lname, "%s name", w->st_dim);
+    int rc = H5Tset_size(t, slen) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 ? hs_h5_fail("H5Tset_size", p, __FILE__, __LINE__)
+                                                                                 : HS_OK;
+    if (rc == HS_OK) rc = station_dataset(w, nm, t, t, names, lname, NULL);
+    H5Tclose(t);
+    free(names);
+    const double *cv[3] = {sd->x, sd->y, sd->z};
+    for (int c = 0; rc == HS_OK && c < w->st_ncoord; c++) {
+        const char *ax = (const char *[]){"x", "y", "z"}[c];
+        hs_writer_station_name(w, ax, nm, sizeof nm);
+        snprintf(lname, sizeof lname, "%s coordinate of the %s", ax, w->st_dim);
+        rc = station_dataset(w, nm, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, cv[c], lname, sd->units ? sd->units : "m");
+    }
+    if (rc == HS_OK) rc = hs_h5_attr_text(st(w)->file, "featureType", "timeSeries", p);
+    return rc;
 }
 
 /* Grow a time-dependent dataset to hold `record` and select that record in its file space. */
@@ -473,7 +531,9 @@ static int adopt_dataset(hs_writer *w, const char *name)
     hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
     int rank = 0;
     HS_CHECK(get_dims(ds, &rank, dims, maxd, p));
-    v->time_dependent = rank == w->ndim + 1 && rank > 0 && maxd[0] == H5S_UNLIMITED;
+    v->time_dependent = rank >= 1 && maxd[0] == H5S_UNLIMITED && (rank == w->ndim + 1 || rank == 1);
+    v->grid = w->ndim > 0 && v->time_dependent && rank == 1 ? HS_GRID_SERIES : 0;
+    if (v->grid == HS_GRID_SERIES) return HS_OK;
     if (rank != w->ndim + v->time_dependent)
         return hs_input_error(p, 0, name, "the file's variable has %d dimensions, the run's grid %d", rank, w->ndim);
     for (int d = 0; d < w->ndim; d++)
@@ -570,6 +630,9 @@ static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
     H5Pclose(fapl);
     if (st(w)->file < 0) return hs_h5_fail("H5Fopen", w->partial, __FILE__, __LINE__);
     hsize_t nkeep;
+    htri_t dsg = H5Aexists(st(w)->file, "featureType");
+    HS_H5_CHECK(dsg, w->partial);
+    if (dsg > 0) return hs_input_error(w->partial, 0, NULL, "a station (featureType) file cannot be resumed; start a new one");
     HS_CHECK(keep_times(w, time, &nkeep));
     HS_CHECK(scan_datasets(w));
     for (int i = 0; i < w->nvars; i++)
@@ -670,7 +733,7 @@ static int xdmf_group(hs_writer *w)
     for (int d = 0; rc == HS_OK && d < w->ndim; d++) rc = xdmf_nodes(w, g, d);
 #if HS_H5_VDS
     for (int i = 0; rc == HS_OK && i < w->nvars; i++)
-        if (w->vars[i].time_dependent) rc = xdmf_views(w, g, i);
+        if (w->vars[i].time_dependent && w->vars[i].grid == 0) rc = xdmf_views(w, g, i);
 #endif
     H5Gclose(g);
     return rc;
@@ -783,7 +846,7 @@ static void xdmf_grid(FILE *f, const hs_writer *w, int64_t record, const char *f
     fprintf(f, "        <Topology TopologyType=\"3DRectMesh\" Dimensions=\"%s\"/>\n", nodes);
     xdmf_geometry(f, w, file);
     for (int i = 0; i < w->nvars; i++)
-        if (record >= 0 || !w->vars[i].time_dependent) xdmf_attribute(f, w, &w->vars[i], record, file, cells);
+        if (w->vars[i].grid == 0 && (record >= 0 || !w->vars[i].time_dependent)) xdmf_attribute(f, w, &w->vars[i], record, file, cells);
     fputs("      </Grid>\n", f);
 }
 
@@ -859,6 +922,7 @@ const hs_writer_backend hs_writer_hdf5 = {
     .put_time = h5_time,
     .put = h5_put,
     .attr_text = h5_attr_text,
+    .def_stations = h5_def_stations,
     .attr_real = h5_attr_real,
     .sync = h5_sync,
     .close = h5_close,

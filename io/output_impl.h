@@ -24,7 +24,11 @@ typedef struct hs_writer_var {
     int dtype;          /* hs_dtype: HS_F64 or HS_F32 */
     int time_dependent;
     int id;             /* the backend's handle (NetCDF varid); rank 0 only */
+    int grid;           /* 0: the desc's grid; HS_GRID_SERIES: (time) only; HS_GRID_STATIONS: (time, station) */
 } hs_writer_var;
+
+#define HS_GRID_SERIES (-1)
+#define HS_GRID_STATIONS (-2)
 
 struct hs_writer_backend;
 
@@ -52,6 +56,9 @@ struct hs_writer {
     void *scratch;                  /* rank 0: one rank's block while assembling */
     size_t gather_size, scratch_size;
     int nonfinite;                  /* every rank: a record held NaN or Inf (the run stops) */
+    int64_t nstations;              /* stations declared (0: none) */
+    char st_dim[HS_IO_NAME_MAX];    /* their dimension name ("station") */
+    int st_ncoord;                  /* 1..3: S_x, S_y, S_z */
 };
 
 /* One file format, driven on rank 0 only; every function returns an hs status. */
@@ -67,6 +74,8 @@ typedef struct hs_writer_backend {
     /* Write a whole variable (the current record when time-dependent). */
     int (*put)(hs_writer *w, const hs_writer_var *v, const void *data);
     int (*attr_text)(hs_writer *w, const char *name, const char *value);
+    /* Dimensions, names and coordinates of the stations, global featureType (w->st_* are set). */
+    int (*def_stations)(hs_writer *w, const hs_station_desc *sd);
     int (*attr_real)(hs_writer *w, const char *name, double value);
     /* Make everything written so far durable and readable as it stands (library buffers and
      * metadata to the file; the driver then fsyncs it), so that a process killed later leaves a
@@ -90,6 +99,15 @@ extern const hs_writer_backend hs_writer_hdf5;
 /* Shared helpers (io/output.c). */
 /* Elements of one spatial slab (all spatial dims; 1 when ndim = 0). */
 int64_t hs_writer_plane_size(const hs_writer *w);
+/* Spatial extent of a variable in file order (slowest first, no record): a grid variable's z, y,
+ * x; a station variable's stations; a series none.  Returns the rank (0..3). */
+int hs_writer_var_space(const hs_writer *w, const hs_writer_var *v, int64_t len[3]);
+/* Elements of one record of a variable. */
+int64_t hs_writer_var_size(const hs_writer *w, const hs_writer_var *v);
+/* Station variable names: "S_name", "S_x" ... (what = "name", "x", "y", "z", "strlen"). */
+void hs_writer_station_name(const hs_writer *w, const char *what, char *buf, size_t len);
+/* "S_x S_y S_name": the coordinates attribute of station variables. */
+void hs_writer_station_coords(const hs_writer *w, char *buf, size_t len);
 /* 1 when `name` is one the writer defines itself: the record coordinate, a dimension or its
  * coordinate, a bounds variable (x_bnds) or the bounds dimension (bnds). */
 int hs_writer_is_own_name(const hs_writer *w, const char *name);

@@ -13,6 +13,7 @@ typedef struct {
     int dim[3]; /* dimension ids by desc index (0 = x) */
     int bnds_dim;
     int area_var;
+    int station_dim;
 } nc_state;
 
 int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line)
@@ -147,7 +148,8 @@ static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
     int dims[4], rank = 0;
     int64_t len[4];
     if (v->time_dependent) { dims[rank] = s->time_dim; len[rank++] = 1; }
-    for (int d = w->ndim - 1; d >= 0; d--) { dims[rank] = s->dim[d]; len[rank++] = w->n[d]; }
+    if (v->grid == HS_GRID_STATIONS) { dims[rank] = s->station_dim; len[rank++] = w->nstations; }
+    for (int d = w->ndim - 1; v->grid == 0 && d >= 0; d--) { dims[rank] = s->dim[d]; len[rank++] = w->n[d]; }
     HS_NC_CHECK(nc_def_var(s->ncid, v->name, v->dtype == HS_F32 ? NC_FLOAT : NC_DOUBLE, rank, dims, &v->id), p);
     if (rank > 0) {
         size_t chunk[4];
@@ -158,7 +160,52 @@ static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
     HS_CHECK(put_text(s->ncid, v->id, "units", units ? units : "1", p));
     HS_CHECK(put_text(s->ncid, v->id, "long_name", long_name ? long_name : v->name, p));
     if (standard_name) HS_CHECK(put_text(s->ncid, v->id, "standard_name", standard_name, p));
-    if (w->has_area) HS_CHECK(put_text(s->ncid, v->id, "cell_measures", "area: " HS_CELL_AREA, p));
+    if (w->has_area && v->grid == 0) HS_CHECK(put_text(s->ncid, v->id, "cell_measures", "area: " HS_CELL_AREA, p));
+    if (v->grid == HS_GRID_STATIONS) {
+        char c[5 * HS_IO_NAME_MAX];
+        hs_writer_station_coords(w, c, sizeof c);
+        HS_CHECK(put_text(s->ncid, v->id, "coordinates", c, p));
+    }
+    return HS_OK;
+}
+
+/* The stations: S(S) dimension, S_name(S, S_strlen) as the timeseries_id, S_x, S_y, S_z. */
+static int nc_def_stations(hs_writer *w, const hs_station_desc *sd)
+{
+    nc_state *s = st(w);
+    const char *p = w->partial;
+    size_t slen = 1;
+    for (int64_t i = 0; i < sd->n; i++)
+        if (strlen(sd->names[i]) > slen) slen = strlen(sd->names[i]);
+    char nm[HS_IO_NAME_MAX + 8], lname[HS_IO_NAME_MAX + 32];
+    int sdim, dims[2], name_var, cvar[3];
+    hs_writer_station_name(w, "strlen", nm, sizeof nm);
+    HS_NC_CHECK(nc_def_dim(s->ncid, w->st_dim, (size_t)sd->n, &s->station_dim), p);
+    HS_NC_CHECK(nc_def_dim(s->ncid, nm, slen, &sdim), p);
+    dims[0] = s->station_dim;
+    dims[1] = sdim;
+    hs_writer_station_name(w, "name", nm, sizeof nm);
+    HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_CHAR, 2, dims, &name_var), p);
+    snprintf(lname, sizeof lname, "%s name", w->st_dim);
+    HS_CHECK(put_text(s->ncid, name_var, "long_name", lname, p));
+    HS_CHECK(put_text(s->ncid, name_var, "cf_role", "timeseries_id", p));
+    for (int c = 0; c < w->st_ncoord; c++) {
+        const char *ax = (const char *[]){"x", "y", "z"}[c];
+        hs_writer_station_name(w, ax, nm, sizeof nm);
+        HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_DOUBLE, 1, &s->station_dim, &cvar[c]), p);
+        snprintf(lname, sizeof lname, "%s coordinate of the %s", ax, w->st_dim);
+        HS_CHECK(put_text(s->ncid, cvar[c], "units", sd->units ? sd->units : "m", p));
+        HS_CHECK(put_text(s->ncid, cvar[c], "long_name", lname, p));
+    }
+    HS_CHECK(put_text(s->ncid, NC_GLOBAL, "featureType", "timeSeries", p));
+    char *names = calloc((size_t)sd->n, slen);
+    if (!names) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for station names");
+    for (int64_t i = 0; i < sd->n; i++) memcpy(names + (size_t)i * slen, sd->names[i], strlen(sd->names[i]));
+    int rc = nc_put_var_text(s->ncid, name_var, names);
+    free(names);
+    HS_NC_CHECK(rc, p);
+    const double *cv[3] = {sd->x, sd->y, sd->z};
+    for (int c = 0; c < w->st_ncoord; c++) HS_NC_CHECK(nc_put_var_double(s->ncid, cvar[c], cv[c]), p);
     return HS_OK;
 }
 
@@ -174,8 +221,9 @@ static int put_record(hs_writer *w, int ncid, const hs_writer_var *v, int64_t re
 {
     size_t start[4] = {0}, count[4];
     int rank = 0;
+    int64_t len[3];
     if (v->time_dependent) { start[rank] = (size_t)record; count[rank++] = 1; }
-    for (int d = w->ndim - 1; d >= 0; d--) count[rank++] = (size_t)w->n[d];
+    for (int i = 0, sr = hs_writer_var_space(w, v, len); i < sr; i++) count[rank++] = (size_t)len[i];
     if (v->dtype == HS_F32)
         HS_NC_CHECK(nc_put_vara_float(ncid, v->id, start, count, data), w->partial);
     else
@@ -271,6 +319,16 @@ static int copy_var_def(hs_writer *w, int in, int vin, const char *old, hs_write
         return HS_FAIL(HS_ERR_RUNTIME, "%s: variable %s is neither double nor float", old, v->name);
     v->dtype = t == NC_FLOAT ? HS_F32 : HS_F64;
     v->time_dependent = ndims > 0 && dims[0] == unlim && unlim >= 0;
+    v->grid = w->ndim > 0 && v->time_dependent && ndims == 1 ? HS_GRID_SERIES : 0;
+    if (v->grid == HS_GRID_SERIES) {
+        HS_CHECK(nc_def(w, v, NULL, NULL, NULL));
+        char an[NC_MAX_NAME + 1];
+        for (int i = 0; i < natts; i++) {
+            HS_NC_CHECK(nc_inq_attname(in, vin, i, an), old);
+            HS_NC_CHECK(nc_copy_att(in, vin, an, st(w)->ncid, v->id), w->partial);
+        }
+        return HS_OK;
+    }
     if (ndims != w->ndim + v->time_dependent)
         return hs_input_error(old, 0, v->name, "the file's variable has %d dimensions, the run's grid %d", ndims, w->ndim);
     for (int d = 0; d < w->ndim; d++) {
@@ -293,8 +351,9 @@ static int copy_var_data(hs_writer *w, int in, int vin, const char *old, const h
 {
     size_t start[4] = {0}, count[4];
     int rank = 0;
+    int64_t len[3];
     if (v->time_dependent) count[rank++] = 1;
-    for (int d = w->ndim - 1; d >= 0; d--) count[rank++] = (size_t)w->n[d];
+    for (int i = 0, sr = hs_writer_var_space(w, v, len); i < sr; i++) count[rank++] = (size_t)len[i];
     int64_t nrec = v->time_dependent ? nkeep : 1;
     for (int64_t r = 0; r < nrec; r++) {
         start[0] = (size_t)r;
@@ -322,6 +381,8 @@ static int copy_file(hs_writer *w, const hs_output_desc *desc, double time, int 
 {
     double *times;
     size_t nt, nkeep = 0;
+    if (nc_inq_att(in, NC_GLOBAL, "featureType", NULL, NULL) == NC_NOERR)
+        return hs_input_error(old, 0, NULL, "a station (featureType) file cannot be resumed; start a new one");
     HS_CHECK(read_times(w, in, old, &times, &nt));
     while (nkeep < nt && times[nkeep] <= time) nkeep++;
     int rc = nc_create_file(w, desc);
@@ -387,6 +448,7 @@ const hs_writer_backend hs_writer_netcdf = {
     .put_time = nc_time,
     .put = nc_put,
     .attr_text = nc_attr_text,
+    .def_stations = nc_def_stations,
     .attr_real = nc_attr_real,
     .sync = nc_sync_file,
     .close = nc_close_file,

@@ -10,7 +10,9 @@ FILE.nc  : opened with xarray (times decoded) or else netCDF4; CF essentials che
            offline: with the CF standard-name table shipped in tests/data (its version in the file
            name) and the area-type / region tables there (--cf-tables DIR to use others).  The file
            must claim a CF version the checker knows (it checks that version).
-FILE.h5  : opened with h5py: attributes and datasets; its .xmf companion (same stem) is checked too.
+FILE.h5  : opened with h5py: attributes and datasets (units on all but strings; a featureType
+           timeSeries file: one timeseries_id dataset, coordinates that exist along the stations);
+           its .xmf companion (same stem) is checked too (none for series or station files).
 FILE.xmf : parsed as XML; every HDF DataItem must name an existing dataset of the right size, in a
            file named without a directory (relative to the .xmf), every HyperSlab must lie inside
            its dataset, attributes must say their centring and match the grid's cells or nodes,
@@ -251,9 +253,19 @@ def check_h5(path, args):
             for name, ds in f.items():
                 if not isinstance(ds, h5py.Dataset):
                     continue
-                if "units" not in ds.attrs:
+                if "units" not in ds.attrs and ds.dtype.kind != "S":  # CF: strings carry no units
                     problem(f"{path}: dataset {name} has no units")
                 ds[()]  # readable
+            if text(f.attrs.get("featureType", b"")) == "timeSeries":  # a CF DSG station file
+                ids = [n for n, d in f.items() if text(d.attrs.get("cf_role", b"")) == "timeseries_id"]
+                if len(ids) != 1:
+                    problem(f"{path}: featureType timeSeries with {len(ids)} timeseries_id datasets, expected 1")
+                for name, ds in f.items():
+                    for c in text(ds.attrs.get("coordinates", b"")).split():
+                        if c not in f:
+                            problem(f"{path}: {name} names coordinate {c}, which is missing")
+                        elif ids and f[c].shape[:1] != f[ids[0]].shape[:1]:
+                            problem(f"{path}: {name}'s coordinate {c} is not along the station dimension")
             for v in args.var:
                 if v not in f:
                     problem(f"{path}: required dataset {v} missing")
