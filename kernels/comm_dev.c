@@ -170,7 +170,8 @@ int hs_comm_allgather(hs_comm *c, hs_dtype t, const void *send, void *recv, size
 int hs_comm_alltoall(hs_comm *c, hs_dtype t, const void *send, void *recv, size_t count)
 {
     HS_CHECK(check_dtype(t, "hs_comm_alltoall"));
-    if (send == recv) return hs_input_error("hs_comm_alltoall", 0, NULL, "send and recv must be distinct buffers");
+    if (count > 0 && send == recv) return hs_input_error("hs_comm_alltoall", 0, NULL, "send and recv must be distinct buffers");
+    if (count == 0) return HS_OK; /* nothing moves (and empty staging buffers are both NULL) */
     if (!c->on_gpu) return hs_host_alltoall(c->mpi, t, send, recv, count);
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
     if (c->nccl) return hs_nccl_alltoall(c->ctx->cuda, c->nccl, t, send, recv, count, c->rank, c->size);

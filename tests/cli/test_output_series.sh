@@ -23,7 +23,9 @@ fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 cd "$WORK"
+shopt -s nullglob
 files=(*.nc *.h5)
+shopt -u nullglob
 [ -e "${files[0]}" ] || { echo "SKIP: this build writes no NetCDF or HDF5"; exit 77; }
 for f in "${files[@]}"; do
     [ -e "$f" ] || continue
