@@ -26,7 +26,7 @@ static const hs_param_decl g_driver_params[] = {
     {"run", "max_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "stop after this many steps (0: run to the end time)"},
     {"run", "quiet", HS_PARAM_BOOL, "false", 0, 0, NULL, "no progress output (also: hpcsim run --quiet)"},
     {"run", "progress_interval", HS_PARAM_REAL, "10", 0.1, 86400, NULL, "seconds between progress lines in logs (not on a terminal)"},
-    {"output", "format", HS_PARAM_ENUM, "auto", 0, 0, "auto|netcdf|hdf5|none", "gridded output format (auto: NetCDF when built in, else HDF5)"},
+    {"output", "format", HS_PARAM_ENUM, "auto", 0, 0, HS_OUTPUT_FORMAT_CHOICES, "gridded output format (auto: NetCDF when built in, else HDF5)"},
     {"output", "path", HS_PARAM_STRING, "output", 0, 0, NULL, "output file name without extension (.nc or .h5 is added)"},
     {"output", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a record every N steps (0: off)"},
     {"output", "every_time", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL, "write a record every T of simulated time (0: off)"},
@@ -35,6 +35,7 @@ static const hs_param_decl g_driver_params[] = {
     {"output", "overwrite", HS_PARAM_BOOL, "true", 0, 0, NULL, "replace an existing output file (false: refuse to start)"},
     {"checkpoint", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a checkpoint every N steps (0: off)"},
     {"checkpoint", "path", HS_PARAM_STRING, "checkpoint.h5", 0, 0, NULL, "checkpoint file (written to PATH.tmp, then renamed)"},
+    {"checkpoint", "format", HS_PARAM_ENUM, "auto", 0, 0, HS_CKPT_FORMAT_CHOICES, "checkpoint file format (auto: HDF5 when built in, else binary; a restart reads either)"},
     {"checkpoint", "on_signal", HS_PARAM_BOOL, "true", 0, 0, NULL, "on SIGTERM/SIGUSR1: write a checkpoint and exit with status 3"},
 };
 
@@ -47,7 +48,7 @@ int hs_driver_declare(void)
 static const char *const g_restart_may_change[] = {
     "run.restart", "run.max_steps", "run.quiet", "run.progress_interval", "run.device", "run.allow_shared_gpu",
     "run.deterministic", "output.format", "output.path", "output.every_steps", "output.every_time",
-    "output.deflate", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.on_signal", NULL,
+    "output.deflate", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.format", "checkpoint.on_signal", NULL,
 };
 
 /* ------------------------------------------------------------------ checks before anything runs */
@@ -85,7 +86,7 @@ int hs_driver_check(const hs_params *p)
     const char *out = hs_params_string(p, "output.path");
     const char *ckpt = hs_params_string(p, "checkpoint.path");
     int fresh = !strcmp(hs_params_string(p, "run.restart"), "none");
-    int writes_output = strcmp(hs_params_string(p, "output.format"), "none") != 0;
+    int writes_output = hs_params_enum(p, "output.format") != HS_OUTPUT_NONE;
     HS_CHECK(check_writable(p, "output.path", out, "output file", 0));
     for (int i = 1; g_output_exts[i]; i++) {
         char path[8192];
@@ -95,6 +96,8 @@ int hs_driver_check(const hs_params *p)
             return hs_params_error(p, "output.path", "output file %s is a directory", path);
     }
     if (checkpoints_used(p)) {
+        if (!HS_HAVE_HDF5 && hs_params_enum(p, "checkpoint.format") == HS_CKPT_FORMAT_HDF5)
+            return hs_params_error(p, "checkpoint.format", "this build has no HDF5 (use auto or binary)");
         HS_CHECK(check_writable(p, "checkpoint.path", ckpt, "checkpoint", 1));
         size_t lo = strlen(out);
         for (int i = 0; g_output_exts[i]; i++)
@@ -246,13 +249,13 @@ static char *join_args(int argc, char **argv)
 
 static int open_output(run_state *r, int argc, char **argv, int resumed, double time)
 {
-    const char *fmt = hs_params_string(r->p, "output.format");
-    if (!r->ops->describe_output || !strcmp(fmt, "none")) return HS_OK;
+    int fmt = hs_params_enum(r->p, "output.format");
+    if (!r->ops->describe_output || fmt == HS_OUTPUT_NONE) return HS_OK;
     hs_output_desc desc;
     memset(&desc, 0, sizeof desc);
     HS_CHECK(r->ops->describe_output(r->state, &desc));
-    if (!strcmp(fmt, "auto")) fmt = HS_HAVE_NETCDF ? "netcdf" : "hdf5";
-    desc.format = !strcmp(fmt, "netcdf") ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
+    if (fmt == HS_OUTPUT_AUTO) fmt = HS_HAVE_NETCDF ? HS_OUTPUT_NETCDF : HS_OUTPUT_HDF5;
+    desc.format = fmt == HS_OUTPUT_NETCDF ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
     if (snprintf(r->output_path, sizeof r->output_path, "%s%s", hs_params_string(r->p, "output.path"),
                  desc.format == HS_FORMAT_NETCDF ? ".nc" : ".h5") >= (int)sizeof r->output_path)
         return hs_params_error(r->p, "output.path", "is longer than %zu characters", sizeof r->output_path - 4);
@@ -298,7 +301,8 @@ static int write_checkpoint(run_state *r)
     HS_CHECK(hs_writer_sync(r->writer));
     char *ini = hs_params_to_ini(r->p);
     hs_checkpoint *c = NULL;
-    int rc = hs_checkpoint_create(r->ctx, hs_params_string(r->p, "checkpoint.path"), r->ops->name, ini, step, t, &c);
+    int rc = hs_checkpoint_create(r->ctx, hs_params_string(r->p, "checkpoint.path"), r->ops->name, ini, step, t,
+                                  hs_params_enum(r->p, "checkpoint.format"), &c);
     free(ini);
     HS_CHECK(rc);
     rc = r->ops->checkpoint(r->state, c);
