@@ -117,11 +117,23 @@ int hs_driver_check(const hs_params *p)
     return HS_OK;
 }
 
+static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
+                        hs_checkpoint **c, double *time);
+
 int hs_driver_validate(hs_ctx *ctx, const hs_params *p)
 {
     HS_CHECK(hs_driver_check(p));
     const hs_solver_ops *ops = hs_solver_find(hs_params_string(p, "run.solver"));
     if (ops && ops->check) HS_CHECK(ops->check(ctx, p));
+    /* a restart: the checkpoint must open (solver, rank count, header checksums) and keep the
+     * state-defining keys, as run's restore() checks them; its arrays are not read */
+    const char *restart = hs_params_string(p, "run.restart");
+    if (ops && strcmp(restart, "none") != 0) {
+        hs_checkpoint *c = NULL;
+        double t = 0;
+        HS_CHECK(open_restart(ctx, p, ops, restart, 0, &c, &t));
+        HS_CHECK(hs_checkpoint_close(c));
+    }
     return HS_OK;
 }
 
@@ -323,8 +335,11 @@ static int in_list(const char *const *list, const char *name)
 }
 
 typedef struct {
-    run_state *r;
+    hs_ctx *ctx;
+    const hs_params *p;
+    const hs_solver_ops *ops;
     const char *path;
+    int report; /* say the allowed changes in the log (run; check is silent) */
 } diff_ctx;
 
 /* A key whose change would make the stored state meaningless refuses the restart; the others are
@@ -332,28 +347,41 @@ typedef struct {
 static int on_changed_key(void *user, const char *name, const char *stored, const char *now)
 {
     diff_ctx *d = user;
-    run_state *r = d->r;
-    if (in_list(g_restart_may_change, name) || in_list(r->ops->restart_may_change, name)) {
+    if (in_list(g_restart_may_change, name) || in_list(d->ops->restart_may_change, name)) {
         static const char *const unremarkable[] = {"run.restart", "run.quiet", "run.progress_interval", NULL};
-        if (r->ctx->rank == 0 && !in_list(unremarkable, name))
+        if (d->report && d->ctx->rank == 0 && !in_list(unremarkable, name))
             fprintf(stderr, "hpcsim: restart: %s changed from %s to %s\n", name, stored, now);
         return HS_OK;
     }
-    return hs_params_error(r->p, name,
+    return hs_params_error(d->p, name,
                            "the checkpoint %s was made with %s = %s, this run has %s = %s; a restart must keep it "
                            "(start afresh to change it)",
                            d->path, name, stored, name, now);
 }
 
+/* Open the checkpoint a restart continues from and compare its parameters with the run's: the
+ * rules shared by `check` (hs_driver_validate) and `run` (restore). */
+static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
+                        hs_checkpoint **c, double *time)
+{
+    int64_t step = 0;
+    *c = NULL;
+    if (!ops->restore) return hs_params_error(p, "run.restart", "solver %s cannot restart from checkpoints", ops->name);
+    HS_CHECK(hs_checkpoint_open(ctx, path, ops->name, c, &step, time));
+    diff_ctx d = {ctx, p, ops, path, report};
+    int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
+    if (rc != HS_OK) {
+        hs_checkpoint_close(*c);
+        *c = NULL;
+    }
+    return rc;
+}
+
 static int restore(run_state *r, const char *path, double *time)
 {
     hs_checkpoint *c = NULL;
-    int64_t step = 0;
-    if (!r->ops->restore) return hs_params_error(r->p, "run.restart", "solver %s cannot restart from checkpoints", r->ops->name);
-    HS_CHECK(hs_checkpoint_open(r->ctx, path, r->ops->name, &c, &step, time));
-    diff_ctx d = {r, path};
-    int rc = hs_params_diff_ini(r->p, hs_checkpoint_params(c), on_changed_key, &d);
-    if (rc == HS_OK) rc = r->ops->restore(r->state, c);
+    HS_CHECK(open_restart(r->ctx, r->p, r->ops, path, 1, &c, time));
+    int rc = r->ops->restore(r->state, c);
     int rc2 = hs_checkpoint_close(c);
     HS_CHECK(rc);
     HS_CHECK(rc2);
