@@ -21,14 +21,13 @@ uint64_t hs_fnv1a64(uint64_t hash, const void *data, size_t bytes)
     return hash;
 }
 
-/* HS_CHECKPOINT_FORMAT=binary forces our own format even when HDF5 is built in (tests, tools). */
-static const hs_ckpt_backend *pick_writer(void)
+/* checkpoint.format: auto is HDF5 when built in; binary is our own format in any build. */
+static const hs_ckpt_backend *pick_writer(int format)
 {
-    const char *f = getenv("HS_CHECKPOINT_FORMAT");
 #if HS_HAVE_HDF5
-    if (!f || strcmp(f, "binary") != 0) return &hs_ckpt_hdf5;
+    if (format != HS_CKPT_FORMAT_BINARY) return &hs_ckpt_hdf5;
 #endif
-    (void)f;
+    if (format == HS_CKPT_FORMAT_HDF5) return NULL;
     return &hs_ckpt_binary;
 }
 
@@ -87,13 +86,17 @@ static int bcast_text(MPI_Comm comm, char **s)
 }
 
 int hs_checkpoint_create(hs_ctx *ctx, const char *path, const char *solver, const char *params_ini, int64_t step,
-                         double time, hs_checkpoint **out)
+                         double time, int format, hs_checkpoint **out)
 {
     if (!out || !solver) return HS_FAIL(HS_ERR_RUNTIME, "hs_checkpoint_create: null argument");
     hs_checkpoint *c;
     HS_CHECK(ckpt_new(ctx, path, &c));
     c->writing = 1;
-    c->be = pick_writer();
+    c->be = pick_writer(format);
+    if (!c->be) {
+        ckpt_free(c);
+        return HS_FAIL(HS_ERR_RUNTIME, "checkpoint %s: this build has no HDF5 (checkpoint.format = hdf5)", path);
+    }
     c->nranks = ctx->size;
     c->params = strdup(params_ini ? params_ini : "");
     int rc = c->params ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory");

@@ -8,20 +8,25 @@
 
 typedef struct hs_checkpoint hs_checkpoint;
 
+/* The writer formats, in the order of checkpoint.format's choices. */
+enum { HS_CKPT_FORMAT_AUTO = 0, HS_CKPT_FORMAT_HDF5 = 1, HS_CKPT_FORMAT_BINARY = 2 };
+#define HS_CKPT_FORMAT_CHOICES "auto|hdf5|binary"
+
 /* Formats: HDF5 when built in (root attributes format, solver, step, time, nranks, parameters;
  * one 1-D dataset per array with every rank's part in rank order and `dtype` / `counts`
  * attributes), otherwise our own binary format (magic, version, header, named arrays, FNV-1a
  * checksum; see io/checkpoint_binary.c).  The HDF5 form carries FNV-1a checksums too: `checksum`
  * on each dataset (its bytes as stored, little-endian) and `header_checksum` on the root (solver,
- * parameters, step, time, rank count), verified on open and before an array is read.  The environment variable HS_CHECKPOINT_FORMAT=binary
- * selects the binary format even with HDF5.  Reading detects the format from the file.  A
+ * parameters, step, time, rank count), verified on open and before an array is read.  `format` (checkpoint.format) picks
+ * the writer: HS_CKPT_FORMAT_AUTO (HDF5 when built in, else binary), _HDF5 (an error in a build
+ * without HDF5), _BINARY.  Reading detects the format from the file.  A
  * damaged, foreign or truncated file is an input error naming it. */
 
 /* Start a checkpoint at `path` (data go to PATH.tmp; renamed by hs_checkpoint_close, so a crash
  * never leaves a broken file under the final name).  Stores the resolved parameters, the solver
  * name, step and simulated time, the rank count.  Collective. */
 int hs_checkpoint_create(hs_ctx *ctx, const char *path, const char *solver, const char *params_ini, int64_t step,
-                         double time, hs_checkpoint **c);
+                         double time, int format, hs_checkpoint **c);
 
 /* Store a distributed array: each rank passes its `count` host elements; the file keeps them in
  * rank order with every rank's count, so that the same rank count restores them exactly

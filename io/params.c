@@ -196,16 +196,28 @@ static int parse_bool(const char *s, int *v)
     return 0;
 }
 
-static int in_choices(const char *choices, const char *v)
+int hs_params_choice_index(const char *choices, const char *v)
 {
     size_t n = strlen(v);
-    for (const char *c = choices; c && *c;) {
+    int i = 0;
+    for (const char *c = choices; c && *c; i++) {
         const char *bar = strchr(c, '|');
         size_t len = bar ? (size_t)(bar - c) : strlen(c);
-        if (len == n && !strncmp(c, v, n)) return 1;
+        if (len == n && !strncmp(c, v, n)) return i;
         c = bar ? bar + 1 : NULL;
     }
-    return 0;
+    return -1;
+}
+
+static int in_choices(const char *choices, const char *v) { return hs_params_choice_index(choices, v) >= 0; }
+
+/* The shortest %g text (15 to 17 digits) that reads back as v: 1e+300, not 1.0000000000000001e+300. */
+static void shortest_real(double v, char *buf, size_t len)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) return;
+    }
 }
 
 static void format_range(const hs_param_decl *d, char *buf, size_t len)
@@ -213,8 +225,8 @@ static void format_range(const hs_param_decl *d, char *buf, size_t len)
     /* an unbounded side is still bounded by HS_NO_MIN / HS_NO_MAX (+-1e300): say that number, not
      * "inf", so that a refused 1e308 reads as out of range */
     char lo[32], hi[32];
-    snprintf(lo, sizeof lo, "%.17g", d->min);
-    snprintf(hi, sizeof hi, "%.17g", d->max);
+    shortest_real(d->min, lo, sizeof lo);
+    shortest_real(d->max, hi, sizeof hi);
     snprintf(buf, len, "[%s, %s]", lo, hi);
 }
 
@@ -302,7 +314,8 @@ static int check_value(const hs_param_decl *d, const char *value, const char *so
         return HS_OK;
     }
     case HS_PARAM_STRING:
-        if (!*value) return hs_input_error(source, line, name, "empty value");
+        /* empty means unset, for keys whose default is empty; the others need a value */
+        if (!*value && !(d->def && !*d->def)) return hs_input_error(source, line, name, "empty value");
         return HS_OK;
     case HS_PARAM_ENUM:
         if (!in_choices(d->choices, value))
@@ -577,6 +590,17 @@ int hs_params_bool(const hs_params *p, const char *name)
 const char *hs_params_string(const hs_params *p, const char *name)
 {
     return lookup(p, name, HS_PARAM_STRING, HS_PARAM_ENUM)->value;
+}
+
+int hs_params_enum(const hs_params *p, const char *name)
+{
+    const entry *e = lookup(p, name, HS_PARAM_ENUM, HS_PARAM_ENUM);
+    int i = hs_params_choice_index(e->decl->choices, e->value);
+    if (i < 0) {
+        fprintf(stderr, "hpcsim: internal error: %s = '%s' is not one of %s\n", name, e->value, e->decl->choices);
+        abort();
+    }
+    return i;
 }
 
 int hs_params_int_list(const hs_params *p, const char *name, int64_t *out, int max)

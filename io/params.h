@@ -18,7 +18,8 @@ typedef enum {
 #define HS_NO_MIN (-1.0e300)
 #define HS_NO_MAX (1.0e300)
 
-/* One declared key.  def == NULL makes the key required.  min/max bound INT and REAL values and
+/* One declared key.  def == NULL makes the key required.  A STRING key whose default is ""
+ * accepts an empty value (`quantum.observable=`: unset); other STRING keys refuse it.  min/max bound INT and REAL values and
  * every element of lists (inclusive).  For lists, choices may give the allowed lengths ("1|2|3"). */
 typedef struct hs_param_decl {
     const char *section;
@@ -49,6 +50,12 @@ int64_t hs_params_int(const hs_params *p, const char *name);
 double hs_params_real(const hs_params *p, const char *name);
 int hs_params_bool(const hs_params *p, const char *name);
 const char *hs_params_string(const hs_params *p, const char *name); /* also ENUM */
+/* An ENUM key's value as its index in the declared choices ("a|b|c": a is 0).  Solvers keep their
+ * C enums in the order of the choices string (tests/unit/test_params.c checks each pair), so
+ * that the value maps to the enum without restating the names. */
+int hs_params_enum(const hs_params *p, const char *name);
+/* The index of `value` in a choices string "a|b|c", or -1. */
+int hs_params_choice_index(const char *choices, const char *value);
 /* Copies up to max elements; returns how many the value has. */
 int hs_params_int_list(const hs_params *p, const char *name, int64_t *out, int max);
 int hs_params_real_list(const hs_params *p, const char *name, double *out, int max);

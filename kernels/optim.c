@@ -449,9 +449,7 @@ int hs_lbfgs_create(hs_ctx *ctx, size_t n, hs_objective f, void *data, const hs_
     lbfgs *L = calloc(1, sizeof *L);
     if (!L) return HS_FAIL(HS_ERR_RUNTIME, "hs_lbfgs_create: out of host memory");
     L->ctx = ctx, L->n = n, L->fn = f, L->data = data, L->o = o;
-    /* HS_LBFGS_DEVICE_VECTORS=1 keeps small problems on the device too (tests of that path) */
-    const char *force = getenv("HS_LBFGS_DEVICE_VECTORS");
-    L->host = n <= HOST_MAX_N && !(force && force[0] == '1');
+    L->host = n <= HOST_MAX_N && !o.device_vectors;
     int rc = alloc_work(L);
     if (rc != HS_OK) {
         hs_lbfgs_destroy(L);

@@ -30,6 +30,8 @@ typedef struct hs_lbfgs_opts {
     double gtol;        /* stop when ||g||_inf <= gtol */
     double ftol;        /* stop when the relative decrease of f is below ftol */
     double c1, c2;      /* Wolfe constants (defaults 1e-4, 0.9) */
+    int device_vectors; /* 1: keep the vectors on the device even when n is small enough for the
+                         * host (the path of large n, for its tests); 0: by size */
 } hs_lbfgs_opts;
 
 typedef struct hs_lbfgs_result {

@@ -20,32 +20,23 @@ static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *in, const v
     return HS_OK;
 }
 
-static int g_impl = -1;
-
-int hs_scan_get_impl(void)
-{
-    if (g_impl < 0) {
-        const char *e = getenv("HS_SCAN_IMPL");
-        g_impl = e && strcmp(e, "old") == 0 ? HS_SCAN_IMPL_OLD : HS_SCAN_IMPL_NEW;
-    }
-    return g_impl;
-}
-
-int hs_scan_set_impl(int impl)
-{
-    int prev = hs_scan_get_impl();
-    if (impl == HS_SCAN_IMPL_OLD || impl == HS_SCAN_IMPL_NEW) g_impl = impl;
-    return prev;
-}
-
 int hs_scan(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
 {
     HS_CHECK(check_args(ctx, t, n, in, out, "hs_scan"));
     if (n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_scan_cuda(ctx->cuda, t, exclusive != 0, hs_scan_get_impl(), ctx->deterministic, n, in, out);
+    if (HS_ON_GPU(ctx)) return hs_scan_cuda(ctx->cuda, t, exclusive != 0, HS_SCAN_IMPL_NEW, ctx->deterministic, n, in, out);
 #endif
     return hs_scan_cpu(t, exclusive != 0, n, in, out);
+}
+
+int hs_scan_ref(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
+{
+    HS_CHECK(check_args(ctx, t, n, in, out, "hs_scan_ref"));
+#if HS_HAVE_CUDA
+    if (HS_ON_GPU(ctx)) return n ? hs_scan_cuda(ctx->cuda, t, exclusive != 0, HS_SCAN_IMPL_OLD, 1, n, in, out) : HS_OK;
+#endif
+    return HS_FAIL(HS_ERR_RUNTIME, "hs_scan_ref: the reference kernel exists on the CUDA backend only");
 }
 
 int hs_scan_cub(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out)

@@ -33,21 +33,13 @@
  *   written once.  The error of out[i] is then bounded by about (64 + i / 6144) * 1.1e-16 *
  *   sum_{j<=i} |in[j]| (typically ~sqrt of that).  (A free look-back, adding values in arrival
  *   order, gave wrong integer sums on the H200 with thousands of tiles in flight; it is not used.)
- * - CUDA implementation "old" (environment HS_SCAN_IMPL=old, read once, or hs_scan_set_impl):
- *   the previous kernel, offset by tile prefixes combined in a fixed base-32 tree over the tile
- *   index; always reproducible, error about (64 + log2 n) * 1.1e-16 * sum |in[j]|, slower. */
+ */
 int hs_scan(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
 
-/* Which CUDA scan kernel hs_scan uses (for the benchmark and for switching a faulty new path off
- * without a rebuild): HS_SCAN_IMPL_NEW (default) or HS_SCAN_IMPL_OLD; the initial choice comes from
- * the environment variable HS_SCAN_IMPL=old|new, read at the first call.  hs_scan_set_impl returns
- * the previous choice; invalid values are ignored.  Not thread safe; not collective. */
-#ifndef HS_SCAN_IMPL_OLD
-#define HS_SCAN_IMPL_OLD 0
-#define HS_SCAN_IMPL_NEW 1
-#endif
-int hs_scan_get_impl(void);
-int hs_scan_set_impl(int impl);
+/* Test reference (tests and the benchmark only; CUDA only, HS_ERR_RUNTIME elsewhere): the
+ * previous CUDA kernel, offset by tile prefixes combined in a fixed base-32 tree over the tile
+ * index; always reproducible, error about (64 + log2 n) * 1.1e-16 * sum |in[j]|, slower. */
+int hs_scan_ref(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
 
 /* Peer version for the benchmark (CUDA only; HS_ERR_RUNTIME elsewhere): CUB DeviceScan::InclusiveSum
  * or ExclusiveSum in the element type (f32 accumulates in float there). */

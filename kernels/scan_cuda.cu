@@ -1,6 +1,6 @@
 // Scans, CUDA backend: persistent rounds fed by the bulk-copy engine (sm_90), single-pass decoupled look-back, or a base-32 tree (old); CUB peer.
 //
-// Old implementation (HS_SCAN_IMPL=old, kept reachable; the new one is further down).  Each block
+// Old implementation (the test reference hs_scan_ref; the new one is further down).  Each block
 // scans one tile (tiles are numbered in the order blocks start, through an atomic counter, so
 // every tile it waits for is already running).  Tile k publishes its total A0[k]; the
 // tile that completes a group of 32 entries of level l-1 publishes their sum A_l[...].  The prefix

@@ -19,7 +19,7 @@ struct hs_cuda_ctx;
 
 /* n >= 1; t is one of the six supported dtypes; in may equal out. */
 int hs_scan_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out);
-/* impl: HS_SCAN_IMPL_OLD or HS_SCAN_IMPL_NEW (kernels/scan.h); deterministic: ctx->deterministic. */
+/* impl: HS_SCAN_IMPL_NEW (hs_scan) or HS_SCAN_IMPL_OLD (hs_scan_ref); deterministic: ctx->deterministic. */
 int hs_scan_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
                  const void *in, void *out);
 int hs_scan_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);

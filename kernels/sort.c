@@ -22,33 +22,37 @@ static int check_args(hs_ctx *ctx, hs_dtype key, int with_values, hs_dtype value
     return HS_OK;
 }
 
-static int g_impl = -1;
-
-int hs_sort_get_impl(void)
-{
-    if (g_impl < 0) {
-        const char *e = getenv("HS_SORT_IMPL");
-        g_impl = e && strcmp(e, "old") == 0 ? HS_SORT_IMPL_OLD : HS_SORT_IMPL_NEW;
-    }
-    return g_impl;
-}
-
-int hs_sort_set_impl(int impl)
-{
-    int prev = hs_sort_get_impl();
-    if (impl == HS_SORT_IMPL_OLD || impl == HS_SORT_IMPL_NEW) g_impl = impl;
-    return prev;
-}
-
 static int sort_any(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, void *values)
 {
     if (n < 2) return HS_OK;
     int kind = hs_sort_key_kind(key);
     size_t kb = hs_dtype_size(key);
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_sort_cuda(ctx->cuda, hs_sort_get_impl(), kind, kb, vb, n, keys, values);
+    if (HS_ON_GPU(ctx)) return hs_sort_cuda(ctx->cuda, HS_SORT_IMPL_NEW, kind, kb, vb, n, keys, values);
 #endif
     return hs_sort_cpu(kind, kb, vb, n, keys, values);
+}
+
+static int sort_ref(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, void *values)
+{
+#if HS_HAVE_CUDA
+    if (HS_ON_GPU(ctx))
+        return n < 2 ? HS_OK : hs_sort_cuda(ctx->cuda, HS_SORT_IMPL_OLD, hs_sort_key_kind(key), hs_dtype_size(key), vb, n, keys, values);
+#endif
+    (void)key; (void)vb; (void)n; (void)keys; (void)values;
+    return HS_FAIL(HS_ERR_RUNTIME, "hs_sort_*_ref: the reference kernels exist on the CUDA backend only");
+}
+
+int hs_sort_keys_ref(hs_ctx *ctx, hs_dtype key, size_t n, void *keys)
+{
+    HS_CHECK(check_args(ctx, key, 0, HS_U32, n, keys, NULL, "hs_sort_keys_ref"));
+    return sort_ref(ctx, key, 0, n, keys, NULL);
+}
+
+int hs_sort_pairs_ref(hs_ctx *ctx, hs_dtype key, hs_dtype value, size_t n, void *keys, void *values)
+{
+    HS_CHECK(check_args(ctx, key, 1, value, n, keys, values, "hs_sort_pairs_ref"));
+    return sort_ref(ctx, key, hs_dtype_size(value), n, keys, values);
 }
 
 int hs_sort_keys(hs_ctx *ctx, hs_dtype key, size_t n, void *keys)

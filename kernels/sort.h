@@ -22,17 +22,11 @@
 int hs_sort_keys(hs_ctx *ctx, hs_dtype key, size_t n, void *keys);
 int hs_sort_pairs(hs_ctx *ctx, hs_dtype key, hs_dtype value, size_t n, void *keys, void *values);
 
-/* Which CUDA sort kernels hs_sort_* use (for the benchmark and for switching a faulty new path off
- * without a rebuild): HS_SORT_IMPL_NEW (default: early counts, ballot ranking, 384-thread tiles,
- * windowed look-back) or HS_SORT_IMPL_OLD (the first kernels, match-any ranking); the initial choice comes from the environment variable
- * HS_SORT_IMPL=old|new, read at the first call.  hs_sort_set_impl returns the previous choice;
- * invalid values are ignored.  Both give the same (unique) result.  Not thread safe; not collective. */
-#ifndef HS_SORT_IMPL_OLD
-#define HS_SORT_IMPL_OLD 0
-#define HS_SORT_IMPL_NEW 1
-#endif
-int hs_sort_get_impl(void);
-int hs_sort_set_impl(int impl);
+/* Test references (tests and the benchmark only; CUDA only, HS_ERR_RUNTIME elsewhere): the first
+ * CUDA sort kernels (match-any ranking), superseded by hs_sort_*'s (early counts, ballot ranking,
+ * 384-thread tiles, windowed look-back); the same (unique) result. */
+int hs_sort_keys_ref(hs_ctx *ctx, hs_dtype key, size_t n, void *keys);
+int hs_sort_pairs_ref(hs_ctx *ctx, hs_dtype key, hs_dtype value, size_t n, void *keys, void *values);
 
 /* Peer versions for the benchmark (CUDA only; HS_ERR_RUNTIME elsewhere): CUB DeviceRadixSort::SortKeys
  * and SortPairs on the same data (in place through a double buffer; note that CUB orders -0.0 and

@@ -1,7 +1,7 @@
 // Radix sort, CUDA backend: one histogram pass for all digits, then one single-pass scatter per
 // 8-bit digit with decoupled look-back over tiles (integer counts, so exact); CUB peer.
 //
-// Old implementation (HS_SORT_IMPL=old; the new one is further down).  Per digit pass each block takes the next tile of 4096 keys (atomic counter: tiles it waits for
+// Old implementation (the test reference hs_sort_*_ref; the new one is further down).  Per digit pass each block takes the next tile of 4096 keys (atomic counter: tiles it waits for
 // are already running), ranks its keys stably with warp match-any and per-warp digit counters,
 // publishes its 256 digit counts, looks back over earlier tiles' counts (aggregate or inclusive
 // prefix, packed with a 2-bit state into one word), sorts the tile by digit in shared memory and

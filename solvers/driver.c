@@ -28,7 +28,7 @@ static const hs_param_decl g_driver_params[] = {
     {"run", "max_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "stop after this many steps (0: run to the end time)"},
     {"run", "quiet", HS_PARAM_BOOL, "false", 0, 0, NULL, "no progress output (also: hpcsim run --quiet)"},
     {"run", "progress_interval", HS_PARAM_REAL, "10", 0.1, 86400, NULL, "seconds between progress lines in logs (not on a terminal)"},
-    {"output", "format", HS_PARAM_ENUM, "auto", 0, 0, "auto|netcdf|hdf5|none", "gridded output format (auto: NetCDF when built in, else HDF5)"},
+    {"output", "format", HS_PARAM_ENUM, "auto", 0, 0, HS_OUTPUT_FORMAT_CHOICES, "gridded output format (auto: NetCDF when built in, else HDF5)"},
     {"output", "path", HS_PARAM_STRING, "output", 0, 0, NULL, "output file name without extension (.nc or .h5 is added)"},
     {"output", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a record every N steps (0: off)"},
     {"output", "every_time", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL, "write a record every T of simulated time (0: off)"},
@@ -37,6 +37,7 @@ static const hs_param_decl g_driver_params[] = {
     {"output", "overwrite", HS_PARAM_BOOL, "true", 0, 0, NULL, "replace an existing output file (false: refuse to start)"},
     {"checkpoint", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a checkpoint every N steps (0: off)"},
     {"checkpoint", "path", HS_PARAM_STRING, "checkpoint.h5", 0, 0, NULL, "checkpoint file (written to PATH.tmp, then renamed)"},
+    {"checkpoint", "format", HS_PARAM_ENUM, "auto", 0, 0, HS_CKPT_FORMAT_CHOICES, "checkpoint file format (auto: HDF5 when built in, else binary; a restart reads either)"},
     {"checkpoint", "on_signal", HS_PARAM_BOOL, "true", 0, 0, NULL, "on SIGTERM/SIGUSR1: write a checkpoint and exit with status 3"},
 };
 
@@ -49,7 +50,8 @@ int hs_driver_declare(void)
 static const char *const g_restart_may_change[] = {
     "run.restart", "run.max_steps", "run.quiet", "run.progress_interval", "run.device", "run.allow_shared_gpu",
     "run.gpu_comm", "run.deterministic", "output.format", "output.path", "output.every_steps", "output.every_time",
-    "output.deflate", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.on_signal", NULL,
+    "output.deflate", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.format",
+    "checkpoint.on_signal", NULL,
 };
 
 /* ------------------------------------------------------------------ checks before anything runs */
@@ -87,7 +89,7 @@ int hs_driver_check(const hs_params *p)
     const char *out = hs_params_string(p, "output.path");
     const char *ckpt = hs_params_string(p, "checkpoint.path");
     int fresh = !strcmp(hs_params_string(p, "run.restart"), "none");
-    int writes_output = strcmp(hs_params_string(p, "output.format"), "none") != 0;
+    int writes_output = hs_params_enum(p, "output.format") != HS_OUTPUT_NONE;
     HS_CHECK(check_writable(p, "output.path", out, "output file", 0));
     for (int i = 1; g_output_exts[i]; i++) {
         char path[8192];
@@ -97,6 +99,8 @@ int hs_driver_check(const hs_params *p)
             return hs_params_error(p, "output.path", "output file %s is a directory", path);
     }
     if (checkpoints_used(p)) {
+        if (!HS_HAVE_HDF5 && hs_params_enum(p, "checkpoint.format") == HS_CKPT_FORMAT_HDF5)
+            return hs_params_error(p, "checkpoint.format", "this build has no HDF5 (use auto or binary)");
         HS_CHECK(check_writable(p, "checkpoint.path", ckpt, "checkpoint", 1));
         size_t lo = strlen(out);
         for (int i = 0; g_output_exts[i]; i++)
@@ -116,11 +120,23 @@ int hs_driver_check(const hs_params *p)
     return HS_OK;
 }
 
+static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
+                        hs_checkpoint **c, double *time);
+
 int hs_driver_validate(hs_ctx *ctx, const hs_params *p)
 {
     HS_CHECK(hs_driver_check(p));
     const hs_solver_ops *ops = hs_solver_find(hs_params_string(p, "run.solver"));
     if (ops && ops->check) HS_CHECK(ops->check(ctx, p));
+    /* a restart: the checkpoint must open (solver, rank count, header checksums) and keep the
+     * state-defining keys, as run's restore() checks them; its arrays are not read */
+    const char *restart = hs_params_string(p, "run.restart");
+    if (ops && strcmp(restart, "none") != 0) {
+        hs_checkpoint *c = NULL;
+        double t = 0;
+        HS_CHECK(open_restart(ctx, p, ops, restart, 0, &c, &t));
+        HS_CHECK(hs_checkpoint_close(c));
+    }
     return HS_OK;
 }
 
@@ -248,13 +264,13 @@ static char *join_args(int argc, char **argv)
 
 static int open_output(run_state *r, int argc, char **argv, int resumed, double time)
 {
-    const char *fmt = hs_params_string(r->p, "output.format");
-    if (!r->ops->describe_output || !strcmp(fmt, "none")) return HS_OK;
+    int fmt = hs_params_enum(r->p, "output.format");
+    if (!r->ops->describe_output || fmt == HS_OUTPUT_NONE) return HS_OK;
     hs_output_desc desc;
     memset(&desc, 0, sizeof desc);
     HS_CHECK(r->ops->describe_output(r->state, &desc));
-    if (!strcmp(fmt, "auto")) fmt = HS_HAVE_NETCDF ? "netcdf" : "hdf5";
-    desc.format = !strcmp(fmt, "netcdf") ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
+    if (fmt == HS_OUTPUT_AUTO) fmt = HS_HAVE_NETCDF ? HS_OUTPUT_NETCDF : HS_OUTPUT_HDF5;
+    desc.format = fmt == HS_OUTPUT_NETCDF ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
     if (snprintf(r->output_path, sizeof r->output_path, "%s%s", hs_params_string(r->p, "output.path"),
                  desc.format == HS_FORMAT_NETCDF ? ".nc" : ".h5") >= (int)sizeof r->output_path)
         return hs_params_error(r->p, "output.path", "is longer than %zu characters", sizeof r->output_path - 4);
@@ -300,7 +316,8 @@ static int write_checkpoint(run_state *r)
     HS_CHECK(hs_writer_sync(r->writer));
     char *ini = hs_params_to_ini(r->p);
     hs_checkpoint *c = NULL;
-    int rc = hs_checkpoint_create(r->ctx, hs_params_string(r->p, "checkpoint.path"), r->ops->name, ini, step, t, &c);
+    int rc = hs_checkpoint_create(r->ctx, hs_params_string(r->p, "checkpoint.path"), r->ops->name, ini, step, t,
+                                  hs_params_enum(r->p, "checkpoint.format"), &c);
     free(ini);
     HS_CHECK(rc);
     rc = r->ops->checkpoint(r->state, c);
@@ -321,8 +338,11 @@ static int in_list(const char *const *list, const char *name)
 }
 
 typedef struct {
-    run_state *r;
+    hs_ctx *ctx;
+    const hs_params *p;
+    const hs_solver_ops *ops;
     const char *path;
+    int report; /* say the allowed changes in the log (run; check is silent) */
 } diff_ctx;
 
 /* A key whose change would make the stored state meaningless refuses the restart; the others are
@@ -330,28 +350,41 @@ typedef struct {
 static int on_changed_key(void *user, const char *name, const char *stored, const char *now)
 {
     diff_ctx *d = user;
-    run_state *r = d->r;
-    if (in_list(g_restart_may_change, name) || in_list(r->ops->restart_may_change, name)) {
+    if (in_list(g_restart_may_change, name) || in_list(d->ops->restart_may_change, name)) {
         static const char *const unremarkable[] = {"run.restart", "run.quiet", "run.progress_interval", NULL};
-        if (r->ctx->rank == 0 && !in_list(unremarkable, name))
+        if (d->report && d->ctx->rank == 0 && !in_list(unremarkable, name))
             fprintf(stderr, "hpcsim: restart: %s changed from %s to %s\n", name, stored, now);
         return HS_OK;
     }
-    return hs_params_error(r->p, name,
+    return hs_params_error(d->p, name,
                            "the checkpoint %s was made with %s = %s, this run has %s = %s; a restart must keep it "
                            "(start afresh to change it)",
                            d->path, name, stored, name, now);
 }
 
+/* Open the checkpoint a restart continues from and compare its parameters with the run's: the
+ * rules shared by `check` (hs_driver_validate) and `run` (restore). */
+static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
+                        hs_checkpoint **c, double *time)
+{
+    int64_t step = 0;
+    *c = NULL;
+    if (!ops->restore) return hs_params_error(p, "run.restart", "solver %s cannot restart from checkpoints", ops->name);
+    HS_CHECK(hs_checkpoint_open(ctx, path, ops->name, c, &step, time));
+    diff_ctx d = {ctx, p, ops, path, report};
+    int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
+    if (rc != HS_OK) {
+        hs_checkpoint_close(*c);
+        *c = NULL;
+    }
+    return rc;
+}
+
 static int restore(run_state *r, const char *path, double *time)
 {
     hs_checkpoint *c = NULL;
-    int64_t step = 0;
-    if (!r->ops->restore) return hs_params_error(r->p, "run.restart", "solver %s cannot restart from checkpoints", r->ops->name);
-    HS_CHECK(hs_checkpoint_open(r->ctx, path, r->ops->name, &c, &step, time));
-    diff_ctx d = {r, path};
-    int rc = hs_params_diff_ini(r->p, hs_checkpoint_params(c), on_changed_key, &d);
-    if (rc == HS_OK) rc = r->ops->restore(r->state, c);
+    HS_CHECK(open_restart(r->ctx, r->p, r->ops, path, 1, &c, time));
+    int rc = r->ops->restore(r->state, c);
     int rc2 = hs_checkpoint_close(c);
     HS_CHECK(rc);
     HS_CHECK(rc2);

@@ -50,6 +50,10 @@ typedef struct hs_solver_ops {
     const char *work_unit;
 } hs_solver_ops;
 
+/* output.format, in the order of its choices (hs_params_enum). */
+enum { HS_OUTPUT_AUTO = 0, HS_OUTPUT_NETCDF = 1, HS_OUTPUT_HDF5 = 2, HS_OUTPUT_NONE = 3 };
+#define HS_OUTPUT_FORMAT_CHOICES "auto|netcdf|hdf5|none"
+
 /* Rules of the driver's sections that need the file system (output and checkpoint paths
  * writable, distinct, not replacing a file when output.overwrite = false): input errors naming
  * the key, exit 2.  Called by `hpcsim check` and at the start of `hpcsim run`.  Not collective. */

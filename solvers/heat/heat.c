@@ -314,7 +314,7 @@ static int check_memory(heat *h, const hs_params *p)
     double device = 8.0 * (fields * with_ghosts + vectors * interior);
     double host = 8.0 * interior * (1 + (c->cond_kind != HS_HEAT_K_CONSTANT));
     if (c->cond_kind == HS_HEAT_K_FILE) host += 8.0 * global;
-    if (h->ctx->rank == 0 && strcmp(hs_params_string(p, "output.format"), "none")) host += 16.0 * global;
+    if (h->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) host += 16.0 * global;
     double avail_dev = hs_mem_available(h->ctx);
     double avail_host = avail_dev;
     if (h->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
@@ -421,6 +421,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     if (!h->host) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     h->op.ndim = c->ndim;
     h->op.order = c->order;
+    h->op.gpu_kernel = c->gpu_kernel;
     for (int d = 0; d < 3; d++) {
         h->op.dx[d] = c->dx[d];
         h->op.inv_dx2[d] = d < c->ndim ? 1.0 / (c->dx[d] * c->dx[d]) : 0.0;
@@ -508,6 +509,8 @@ int hs_heat_bench_sweep(void *state)
     return hs_heat_apply(h->T, &h->op, 1.0, h->dt, h->dt, &all, h->Tn->data, 0);
 }
 
+void hs_heat_bench_set_kernel(void *state, int kernel) { ((heat *)state)->op.gpu_kernel = kernel; }
+
 int hs_heat_exact_error(void *state, double *rel_l2, double *max_abs)
 {
     heat *h = state;
@@ -591,7 +594,7 @@ static void destroy(void *state)
 }
 
 /* The end time may move at a restart (continue a run further); everything else shapes the state. */
-static const char *const g_restart_may_change[] = {"heat.t_end", NULL};
+static const char *const g_restart_may_change[] = {"heat.t_end", "heat.gpu_kernel", NULL};
 
 const hs_solver_ops hs_heat_solver = {
     .name = "heat",

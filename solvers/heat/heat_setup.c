@@ -10,7 +10,8 @@
 #include "io/output.h"
 #include "kernels/error.h"
 
-#define BC_CHOICES "dirichlet|neumann|periodic"
+/* In the order of hs_bc_kind (kernels/grid.h), so that hs_params_enum gives the kind. */
+#define BC_CHOICES "periodic|dirichlet|neumann"
 
 static const hs_param_decl g_heat_params[] = {
     {"heat", "ndim", HS_PARAM_INT, "2", 1, 3, NULL, "spatial dimensions"},
@@ -20,17 +21,17 @@ static const hs_param_decl g_heat_params[] = {
     {"heat", "t_end", HS_PARAM_REAL, "0.01", 0, HS_NO_MAX, NULL, "end time (s)"},
     {"heat", "dt", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL, "time step (s); 0: the largest stable one times cfl (explicit) or t_end/100 (implicit)"},
     {"heat", "cfl", HS_PARAM_REAL, "0.9", 1e-6, 1, NULL, "fraction of the explicit stability limit used when dt = 0"},
-    {"heat", "scheme", HS_PARAM_ENUM, "explicit", 0, 0, "explicit|backward_euler|crank_nicolson", "time integration"},
+    {"heat", "scheme", HS_PARAM_ENUM, "explicit", 0, 0, HS_HEAT_SCHEME_CHOICES, "time integration"},
     {"heat", "order", HS_PARAM_INT, "2", 2, 4, NULL, "order of the spatial stencil (2 or 4)"},
     {"heat", "rho", HS_PARAM_REAL, "1", 1e-300, HS_NO_MAX, NULL, "density (kg/m^3)"},
     {"heat", "cp", HS_PARAM_REAL, "1", 1e-300, HS_NO_MAX, NULL, "specific heat capacity (J/(kg K))"},
-    {"heat", "conductivity", HS_PARAM_ENUM, "constant", 0, 0, "constant|layered|file", "how k is given"},
+    {"heat", "conductivity", HS_PARAM_ENUM, "constant", 0, 0, HS_HEAT_K_CHOICES, "how k is given"},
     {"heat", "k", HS_PARAM_REAL, "1", 1e-300, HS_NO_MAX, NULL, "thermal conductivity (W/(m K)) when constant"},
     {"heat", "layer_bounds", HS_PARAM_REAL_LIST, "0.5", HS_NO_MIN, HS_NO_MAX, NULL, "layered k: increasing interface positions along the last dimension (m)"},
     {"heat", "layer_k", HS_PARAM_REAL_LIST, "1 1", 1e-300, HS_NO_MAX, NULL, "layered k: conductivity of each layer, one more than layer_bounds"},
     {"heat", "k_file", HS_PARAM_STRING, "none", 0, 0, NULL, "conductivity file (NetCDF or HDF5) when conductivity = file"},
     {"heat", "k_variable", HS_PARAM_STRING, "k", 0, 0, NULL, "variable holding k in k_file, shaped like the grid (z, y, x)"},
-    {"heat", "initial", HS_PARAM_ENUM, "sine", 0, 0, "constant|sine|gaussian", "initial temperature"},
+    {"heat", "initial", HS_PARAM_ENUM, "sine", 0, 0, HS_HEAT_INIT_CHOICES, "initial temperature"},
     {"heat", "T0", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "background temperature (K)"},
     {"heat", "amplitude", HS_PARAM_REAL, "1", HS_NO_MIN, HS_NO_MAX, NULL, "amplitude of the sine mode or Gaussian (K)"},
     {"heat", "mode", HS_PARAM_INT_LIST, "1", 0, 1e6, "1|2|3", "sine: mode number per dimension"},
@@ -48,12 +49,13 @@ static const hs_param_decl g_heat_params[] = {
     {"heat", "value_yhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at y = length"},
     {"heat", "value_zlo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at z = 0"},
     {"heat", "value_zhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "as value_xlo, at z = length"},
-    {"heat", "source", HS_PARAM_ENUM, "none", 0, 0, "none|constant|gaussian", "heat source Q"},
+    {"heat", "source", HS_PARAM_ENUM, "none", 0, 0, HS_HEAT_SOURCE_CHOICES, "heat source Q"},
     {"heat", "Q", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "source strength (W/m^3; peak value for gaussian)"},
     {"heat", "source_center", HS_PARAM_REAL_LIST, "0.5", HS_NO_MIN, HS_NO_MAX, "1|2|3", "gaussian source centre (m)"},
     {"heat", "source_sigma", HS_PARAM_REAL, "0.05", 1e-300, HS_NO_MAX, NULL, "gaussian source width (m)"},
     {"heat", "pcg_rtol", HS_PARAM_REAL, "1e-12", 1e-300, 1, NULL, "implicit schemes: relative residual of each CG solve"},
     {"heat", "pcg_max_iter", HS_PARAM_INT, "10000", 1, 1e9, NULL, "implicit schemes: CG iterations at most per step"},
+    {"heat", "gpu_kernel", HS_PARAM_ENUM, "auto", 0, 0, HS_HEAT_KERNEL_CHOICES, "GPU 7-point kernel for constant k (auto: vec2 where rows allow, else zc; cell: the simple baseline)"},
 };
 
 int hs_heat_declare(void) { return hs_params_declare(g_heat_params, (int)(sizeof g_heat_params / sizeof g_heat_params[0])); }
@@ -86,8 +88,7 @@ static int read_boundaries(const hs_params *p, hs_heat_config *c)
         for (int s = 0; s < 2; s++) {
             char key[32];
             snprintf(key, sizeof key, "heat.bc_%s", names[d][s]);
-            const char *kind = hs_params_string(p, key);
-            c->bc[d][s] = !strcmp(kind, "periodic") ? HS_BC_PERIODIC : !strcmp(kind, "neumann") ? HS_BC_NEUMANN : HS_BC_DIRICHLET;
+            c->bc[d][s] = (hs_bc_kind)hs_params_enum(p, key);
             snprintf(key, sizeof key, "heat.value_%s", names[d][s]);
             c->bc_value[d][s] = hs_params_real(p, key);
         }
@@ -102,8 +103,7 @@ static int read_boundaries(const hs_params *p, hs_heat_config *c)
 
 static int read_conductivity(const hs_params *p, hs_heat_config *c)
 {
-    const char *kind = hs_params_string(p, "heat.conductivity");
-    c->cond_kind = !strcmp(kind, "layered") ? HS_HEAT_K_LAYERED : !strcmp(kind, "file") ? HS_HEAT_K_FILE : HS_HEAT_K_CONSTANT;
+    c->cond_kind = hs_params_enum(p, "heat.conductivity");
     c->k = hs_params_real(p, "heat.k");
     c->k_file = hs_params_input_path(p, "heat.k_file");
     c->k_var = hs_params_string(p, "heat.k_variable");
@@ -178,26 +178,23 @@ int hs_heat_config_read(const hs_params *p, hs_heat_config *c)
     c->t_end = hs_params_real(p, "heat.t_end");
     c->dt_user = hs_params_real(p, "heat.dt");
     c->cfl = hs_params_real(p, "heat.cfl");
-    const char *scheme = hs_params_string(p, "heat.scheme");
-    c->scheme = !strcmp(scheme, "backward_euler") ? HS_HEAT_BACKWARD_EULER
-              : !strcmp(scheme, "crank_nicolson") ? HS_HEAT_CRANK_NICOLSON : HS_HEAT_EXPLICIT;
+    c->scheme = hs_params_enum(p, "heat.scheme");
     c->order = (int)hs_params_int(p, "heat.order");
     if (c->order != 2 && c->order != 4) return hs_params_error(p, "heat.order", "must be 2 or 4, got %d", c->order);
     c->rho = hs_params_real(p, "heat.rho");
     c->cp = hs_params_real(p, "heat.cp");
     HS_CHECK(read_conductivity(p, c));
-    const char *init = hs_params_string(p, "heat.initial");
-    c->initial = !strcmp(init, "constant") ? HS_HEAT_INIT_CONSTANT : !strcmp(init, "gaussian") ? HS_HEAT_INIT_GAUSSIAN : HS_HEAT_INIT_SINE;
+    c->initial = hs_params_enum(p, "heat.initial");
     c->T0 = hs_params_real(p, "heat.T0");
     c->amplitude = hs_params_real(p, "heat.amplitude");
     c->sigma = hs_params_real(p, "heat.sigma");
     HS_CHECK(read_boundaries(p, c));
-    const char *src = hs_params_string(p, "heat.source");
-    c->source = !strcmp(src, "constant") ? HS_HEAT_SOURCE_CONSTANT : !strcmp(src, "gaussian") ? HS_HEAT_SOURCE_GAUSSIAN : HS_HEAT_SOURCE_NONE;
+    c->source = hs_params_enum(p, "heat.source");
     c->Q = hs_params_real(p, "heat.Q");
     c->source_sigma = hs_params_real(p, "heat.source_sigma");
     c->pcg_rtol = hs_params_real(p, "heat.pcg_rtol");
     c->pcg_max_iter = (int)hs_params_int(p, "heat.pcg_max_iter");
+    c->gpu_kernel = hs_params_enum(p, "heat.gpu_kernel");
     if (c->order == 4 && c->cond_kind != HS_HEAT_K_CONSTANT)
         return hs_params_error(p, "heat.order", "the 4th-order stencil needs a constant conductivity (heat.conductivity = constant)");
     if (c->order == 4 && c->scheme != HS_HEAT_EXPLICIT)

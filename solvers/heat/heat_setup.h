@@ -8,10 +8,18 @@
 #include "physics/heat_exact.h"
 #include "solvers/heat/heat_stencil.h"
 
+#include "solvers/heat/heat_stencil_impl.h"
+
+/* Each enum is in the order of its key's choices (hs_params_enum returns the index;
+ * tests/unit/test_params.c checks every pair). */
 enum { HS_HEAT_EXPLICIT = 0, HS_HEAT_BACKWARD_EULER = 1, HS_HEAT_CRANK_NICOLSON = 2 };
+#define HS_HEAT_SCHEME_CHOICES "explicit|backward_euler|crank_nicolson"
 enum { HS_HEAT_K_CONSTANT = 0, HS_HEAT_K_LAYERED = 1, HS_HEAT_K_FILE = 2 };
+#define HS_HEAT_K_CHOICES "constant|layered|file"
 enum { HS_HEAT_INIT_CONSTANT = 0, HS_HEAT_INIT_SINE = 1, HS_HEAT_INIT_GAUSSIAN = 2 };
+#define HS_HEAT_INIT_CHOICES "constant|sine|gaussian"
 enum { HS_HEAT_SOURCE_NONE = 0, HS_HEAT_SOURCE_CONSTANT = 1, HS_HEAT_SOURCE_GAUSSIAN = 2 };
+#define HS_HEAT_SOURCE_CHOICES "none|constant|gaussian"
 
 #define HS_HEAT_MAX_LAYERS 32
 
@@ -37,6 +45,7 @@ typedef struct hs_heat_config {
     double Q, source_center[3], source_sigma;
     double pcg_rtol;
     int pcg_max_iter;
+    int gpu_kernel;       /* HS_HEAT_KERNEL_* (heat.gpu_kernel) */
 } hs_heat_config;
 
 /* Declare the [heat] section. */

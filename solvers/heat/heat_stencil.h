@@ -17,6 +17,7 @@ typedef struct hs_heat_op {
     const double *k;     /* device k field in the T field's layout (ghosts filled), or NULL */
     const double *q;     /* device source Q / (rho c) per cell in the field's layout, or NULL */
     double q_const;      /* constant Q / (rho c) (used when q is NULL) */
+    int gpu_kernel;      /* HS_HEAT_KERNEL_* (heat_stencil_impl.h): the GPU's 7-point variant */
 } hs_heat_op;
 
 /* out = a * T + b * L(T) + c * q  over the box.  `T` is a field with valid ghosts;

@@ -33,7 +33,7 @@ __device__ __forceinline__ double update_7pt(const hs_heat_launch &L, double c, 
 }
 
 // Constant k, 2nd order, 3D, one thread per cell: every load independent, neighbours served by
-// L1/L2.  The simplest form; kept as the benchmark's baseline (HS_HEAT_KERNEL=cell).
+// L1/L2.  The simplest form; kept as the benchmark's baseline (heat.gpu_kernel = cell).
 __global__ void __launch_bounds__(256) apply_7pt_cell(const hs_heat_launch L, const double *__restrict__ T,
                                                       double *__restrict__ out)
 {
@@ -149,14 +149,14 @@ extern "C" int hs_heat_apply_cuda(hs_cuda_ctx *cu, const hs_heat_launch *L, cons
     const uintptr_t addr = reinterpret_cast<uintptr_t>(T + first) | reinterpret_cast<uintptr_t>(out + first) |
                            (L->q ? reinterpret_cast<uintptr_t>(L->q + first) : 0);
     const bool vec = (addr & 15) == 0 && nx % 2 == 0 && L->stride[1] % 2 == 0 && L->stride[2] % 2 == 0;
-    /* HS_HEAT_KERNEL=cell|zc|vec2 forces a variant for the benchmark (vec2 only where it applies) */
-    const char *v = getenv("HS_HEAT_KERNEL");
+    /* heat.gpu_kernel = cell|zc forces a variant (tests, the benchmark); auto and vec2 take vec2
+     * where it applies */
     const unsigned gy = (unsigned)((ny + kZcRows - 1) / kZcRows), gz = (unsigned)((nz + kZc - 1) / kZc);
-    if (v && !strcmp(v, "cell")) {
+    if (L->kernel == HS_HEAT_KERNEL_CELL) {
         dim3 b3(32, 4, 2), g3((unsigned)((nx + 31) / 32), (unsigned)((ny + 3) / 4), (unsigned)((nz + 1) / 2));
         apply_7pt_cell<<<g3, b3, 0, cu->stream>>>(*L, T, out);
         HS_CUDA_LAUNCH_CHECK(apply_7pt_cell);
-    } else if (vec && !(v && !strcmp(v, "zc"))) {
+    } else if (vec && L->kernel != HS_HEAT_KERNEL_ZC) {
         dim3 grid((unsigned)((nx / 2 + 31) / 32), gy, gz), block(32, kZcRows);
         if (L->q) apply_7pt_zc_vec2<true><<<grid, block, 0, cu->stream>>>(*L, T, out);
         else apply_7pt_zc_vec2<false><<<grid, block, 0, cu->stream>>>(*L, T, out);

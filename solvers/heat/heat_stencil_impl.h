@@ -10,6 +10,12 @@ extern "C" {
 
 struct hs_cuda_ctx;
 
+/* The GPU's 7-point kernel for constant k (heat.gpu_kernel, in the order of its choices): auto picks
+ * vec2 where every row is 16-byte aligned and holds whole pairs, else zc; cell is the simple
+ * one-thread-per-cell baseline; vec2 falls back to zc where it does not apply. */
+enum { HS_HEAT_KERNEL_AUTO = 0, HS_HEAT_KERNEL_CELL = 1, HS_HEAT_KERNEL_ZC = 2, HS_HEAT_KERNEL_VEC2 = 3 };
+#define HS_HEAT_KERNEL_CHOICES "auto|cell|zc|vec2"
+
 /* Everything a kernel needs, in plain numbers (no MPI, no hs_field). */
 typedef struct hs_heat_launch {
     int order;
@@ -22,6 +28,7 @@ typedef struct hs_heat_launch {
     const double *k, *q;
     double a, b, c;
     int out_contiguous;
+    int kernel;             /* HS_HEAT_KERNEL_* */
 } hs_heat_launch;
 
 int hs_heat_apply_cpu(const hs_heat_launch *L, const double *T, double *out);

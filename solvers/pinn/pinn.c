@@ -10,20 +10,24 @@
 #include "physics/pde1d.h"
 #include "solvers/pinn/pinn.h"
 
+/* pinn.precision's choices and the dtype of each, in order */
+#define PRECISION_CHOICES "f64|f32"
+static const hs_dtype g_precision[] = {HS_F64, HS_F32};
+
 static const hs_param_decl g_pinn_params[] = {
     {"pinn", "pde", HS_PARAM_ENUM, "burgers", 0, 0, HS_PDE1D_CHOICES, "equation: burgers (u_t + u u_x = nu u_xx), heat (u_t = nu u_xx), allen_cahn (u_t = nu u_xx - 5u^3 + 5u)"},
-    {"pinn", "nu", HS_PARAM_REAL, "0.0031830988618379067", HS_NO_MIN, HS_NO_MAX, NULL, "the PDE's coefficient: viscosity (burgers, default 0.01/pi), diffusivity (heat, default 0.1), u_xx coefficient (allen_cahn, default 1e-4); must be > 0"},
-    {"pinn", "depth", HS_PARAM_INT, "8", HS_NO_MIN, HS_NO_MAX, NULL, "hidden layers (1..64)"},
-    {"pinn", "width", HS_PARAM_INT, "20", HS_NO_MIN, HS_NO_MAX, NULL, "units of every hidden layer"},
-    {"pinn", "widths", HS_PARAM_INT_LIST, "0", HS_NO_MIN, HS_NO_MAX, NULL, "units of each hidden layer (overrides depth x width; 0: not used)"},
+    {"pinn", "nu", HS_PARAM_REAL, "0.0031830988618379067", 1e-300, HS_NO_MAX, NULL, "the PDE's coefficient: viscosity (burgers, default 0.01/pi), diffusivity (heat, default 0.1), u_xx coefficient (allen_cahn, default 1e-4); must be > 0"},
+    {"pinn", "depth", HS_PARAM_INT, "8", 1, HS_PINN_MAX_LAYERS, NULL, "hidden layers"},
+    {"pinn", "width", HS_PARAM_INT, "20", 1, HS_PINN_MAX_WIDTH, NULL, "units of every hidden layer"},
+    {"pinn", "widths", HS_PARAM_INT_LIST, "0", 0, HS_PINN_MAX_WIDTH, NULL, "units of each hidden layer (overrides depth x width; 0: not used)"},
     {"pinn", "activation", HS_PARAM_ENUM, "tanh", 0, 0, "tanh|sin|sigmoid", "hidden-layer activation (smooth: the residual needs second derivatives)"},
-    {"pinn", "precision", HS_PARAM_ENUM, "f64", 0, 0, "f64|f32", "network arithmetic (the optimisers always work in fp64)"},
-    {"pinn", "n_collocation", HS_PARAM_INT, "10000", HS_NO_MIN, HS_NO_MAX, NULL, "Latin-hypercube collocation points where the residual is enforced"},
+    {"pinn", "precision", HS_PARAM_ENUM, "f64", 0, 0, PRECISION_CHOICES, "network arithmetic (the optimisers always work in fp64)"},
+    {"pinn", "n_collocation", HS_PARAM_INT, "10000", 1, 1e9, NULL, "Latin-hypercube collocation points where the residual is enforced"},
     {"pinn", "n_boundary", HS_PARAM_INT, "100", 0, HS_NO_MAX, NULL, "initial/boundary points drawn from the reference grid's edges"},
     {"pinn", "collocation_include_data", HS_PARAM_BOOL, "true", 0, 0, NULL, "also enforce the residual at the initial/boundary points (as the paper)"},
     {"pinn", "adam_iterations", HS_PARAM_INT, "0", 0, 1e9, NULL, "Adam iterations before L-BFGS"},
     {"pinn", "lr", HS_PARAM_REAL, "1e-3", 1e-300, 10, NULL, "Adam learning rate"},
-    {"pinn", "lr_schedule", HS_PARAM_ENUM, "constant", 0, 0, "constant|exponential|cosine", "learning-rate schedule over the Adam iterations"},
+    {"pinn", "lr_schedule", HS_PARAM_ENUM, "constant", 0, 0, HS_LR_SCHEDULE_CHOICES, "learning-rate schedule over the Adam iterations"},
     {"pinn", "lr_decay", HS_PARAM_REAL, "0.1", 1e-300, 1, NULL, "exponential: factor per lr_decay_steps; cosine: final fraction of lr"},
     {"pinn", "lr_decay_steps", HS_PARAM_INT, "1000", 1, HS_NO_MAX, NULL, "exponential schedule: iterations per lr_decay factor"},
     {"pinn", "adam_beta1", HS_PARAM_REAL, "0.9", 0, 0.999999, NULL, "Adam first-moment decay"},
@@ -67,8 +71,6 @@ static int read_architecture(const hs_params *p, hs_pinn_config *c)
     int nw = hs_params_int_list(p, "pinn.widths", widths, HS_PINN_MAX_LAYERS + 1);
     int64_t depth = hs_params_int(p, "pinn.depth"), width = hs_params_int(p, "pinn.width");
     int use_list = !(nw == 1 && widths[0] == 0);
-    if (depth < 1 || depth > HS_PINN_MAX_LAYERS)
-        return hs_params_error(p, "pinn.depth", "the network needs 1 to %d hidden layers (got %lld)", HS_PINN_MAX_LAYERS, (long long)depth);
     if (use_list) {
         if (nw > HS_PINN_MAX_LAYERS)
             return hs_params_error(p, "pinn.widths", "at most %d hidden layers (got %d widths)", HS_PINN_MAX_LAYERS, nw);
@@ -81,12 +83,12 @@ static int read_architecture(const hs_params *p, hs_pinn_config *c)
     c->depth = (int)depth;
     for (int l = 0; l < c->depth; l++) {
         int64_t w = use_list ? widths[l] : width;
-        if (w < 1 || w > 100000)
-            return hs_params_error(p, use_list ? "pinn.widths" : "pinn.width", "hidden layer %d has %lld units (1..100000)", l + 1, (long long)w);
+        if (w < 1) /* a 0 in a list of widths (the declaration allows 0 for "not used") */
+            return hs_params_error(p, "pinn.widths", "hidden layer %d has %lld units (1..%d)", l + 1, (long long)w, HS_PINN_MAX_WIDTH);
         c->width[l] = (int)w;
     }
-    hs_activation_parse(hs_params_string(p, "pinn.activation"), &c->act);
-    c->dtype = strcmp(hs_params_string(p, "pinn.precision"), "f32") ? HS_F64 : HS_F32;
+    c->act = (hs_activation)hs_params_enum(p, "pinn.activation"); /* a prefix of HS_ACTIVATION_CHOICES */
+    c->dtype = g_precision[hs_params_enum(p, "pinn.precision")];
     return HS_OK;
 }
 
@@ -95,9 +97,6 @@ static int read_points(const hs_params *p, hs_pinn_config *c)
     c->n_colloc = hs_params_int(p, "pinn.n_collocation");
     c->n_data = hs_params_int(p, "pinn.n_boundary");
     c->colloc_include_data = hs_params_bool(p, "pinn.collocation_include_data");
-    if (c->n_colloc <= 0)
-        return hs_params_error(p, "pinn.n_collocation", "%lld collocation points: the residual must be enforced at one point at least",
-                               (long long)c->n_colloc);
     c->eval_nx = (int)hs_params_int(p, "pinn.eval_nx");
     c->eval_nt = (int)hs_params_int(p, "pinn.eval_nt");
     c->eval_tmax = hs_params_real(p, "pinn.eval_t_max");
@@ -118,8 +117,7 @@ static int read_training(const hs_params *p, hs_pinn_config *c)
 {
     c->adam_iters = hs_params_int(p, "pinn.adam_iterations");
     c->lr = hs_params_real(p, "pinn.lr");
-    const char *s = hs_params_string(p, "pinn.lr_schedule");
-    c->schedule = !strcmp(s, "exponential") ? HS_LR_EXPONENTIAL : !strcmp(s, "cosine") ? HS_LR_COSINE : HS_LR_CONSTANT;
+    c->schedule = (hs_lr_schedule)hs_params_enum(p, "pinn.lr_schedule");
     c->lr_decay = hs_params_real(p, "pinn.lr_decay");
     c->lr_decay_steps = hs_params_int(p, "pinn.lr_decay_steps");
     c->beta1 = hs_params_real(p, "pinn.adam_beta1");
@@ -143,13 +141,11 @@ static int read_training(const hs_params *p, hs_pinn_config *c)
 int hs_pinn_config_read(const hs_params *p, hs_pinn_config *c)
 {
     hs_pinn_config_default(c);
-    int kind = 0;
-    const hs_pde1d_info *info = hs_pde1d_find(hs_params_string(p, "pinn.pde"), &kind);
+    int kind = hs_params_enum(p, "pinn.pde"); /* HS_PDE1D_CHOICES is in hs_pde1d_kind's order */
+    const hs_pde1d_info *info = hs_pde1d_get(kind);
     c->pde = kind;
+    /* pinn.nu's range keeps it positive and finite */
     c->coef = hs_params_is_set(p, "pinn.nu") ? hs_params_real(p, "pinn.nu") : info->default_coef;
-    if (!(c->coef > 0) || !isfinite(c->coef))
-        return hs_params_error(p, "pinn.nu", "the %s must be positive and finite (got %g)",
-                               kind == HS_PDE_BURGERS ? "viscosity" : "coefficient", c->coef);
     HS_CHECK(read_architecture(p, c));
     HS_CHECK(read_points(p, c));
     return read_training(p, c);
@@ -259,9 +255,9 @@ static int write_state(void *state, hs_writer *w)
 static int write_history(pinn_state *s)
 {
     const char *base = hs_params_string(s->params, "pinn.history_path");
-    const char *fmt = hs_params_string(s->params, "output.format");
+    int fmt = hs_params_enum(s->params, "output.format");
     if (!strcmp(base, "none")) return HS_OK;
-    int netcdf = !strcmp(fmt, "netcdf") || ((!strcmp(fmt, "auto") || !strcmp(fmt, "none")) && HS_HAVE_NETCDF);
+    int netcdf = fmt == HS_OUTPUT_NETCDF || ((fmt == HS_OUTPUT_AUTO || fmt == HS_OUTPUT_NONE) && HS_HAVE_NETCDF);
     char path[4096];
     snprintf(path, sizeof path, "%s%s", base, netcdf ? ".nc" : ".h5");
     char *ini = hs_params_to_ini(s->params);

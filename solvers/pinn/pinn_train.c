@@ -198,7 +198,7 @@ int hs_pinn_create(hs_ctx *ctx, const hs_pinn_config *cfg, hs_pinn **out)
     HS_CHECK(hs_comm_create(ctx, &p->gcomm));
     HS_CHECK(hs_adam_create(ctx, np, cfg->beta1, cfg->beta2, cfg->eps, &p->adam));
     hs_lbfgs_opts o = {cfg->lbfgs_history, (int)cfg->lbfgs_iters, (int)cfg->lbfgs_max_evals, cfg->lbfgs_gtol,
-                       cfg->lbfgs_ftol, 1e-4, 0.9};
+                       cfg->lbfgs_ftol, 1e-4, 0.9, 0};
     if (cfg->lbfgs_iters > 0) HS_CHECK(hs_lbfgs_create(ctx, np, hs_pinn_objective, p, &o, &p->lbfgs));
     HS_CHECK(hs_mem_alloc(ctx, np * sizeof(double), (void **)&p->x_lbfgs));
     p->total = cfg->adam_iters + cfg->lbfgs_iters;

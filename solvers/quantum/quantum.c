@@ -17,10 +17,16 @@
  * sampling must agree across ranks). */
 enum { QRNG_SHOTS = 1, QRNG_VQE_INIT = 7 };
 
+/* quantum.mode's choices in qmode's order; quantum.precision's with the dtype of each */
+typedef enum { MODE_CIRCUIT, MODE_VQE, MODE_QAOA } qmode;
+#define MODE_CHOICES "circuit|vqe|qaoa"
+#define PRECISION_CHOICES "complex128|complex64"
+static const hs_dtype g_precision[] = {HS_C128, HS_C64};
+
 static const hs_param_decl g_params[] = {
-    {"quantum", "mode", HS_PARAM_ENUM, "circuit", 0, 0, "circuit|vqe|qaoa", "what to run: an OpenQASM circuit, VQE for a Pauli Hamiltonian, QAOA for MaxCut"},
+    {"quantum", "mode", HS_PARAM_ENUM, "circuit", 0, 0, MODE_CHOICES, "what to run: an OpenQASM circuit, VQE for a Pauli Hamiltonian, QAOA for MaxCut"},
     {"quantum", "circuit", HS_PARAM_STRING, "", 0, 0, NULL, "OpenQASM 2.0 file (mode = circuit)"},
-    {"quantum", "precision", HS_PARAM_ENUM, "complex128", 0, 0, "complex128|complex64", "amplitude type"},
+    {"quantum", "precision", HS_PARAM_ENUM, "complex128", 0, 0, PRECISION_CHOICES, "amplitude type"},
     {"quantum", "fusion", HS_PARAM_INT, "4", 0, 5, NULL, "fuse gates into dense blocks of up to this many qubits (0 or 1: off)"},
     {"quantum", "distributed", HS_PARAM_BOOL, "true", 0, 0, NULL, "split the state over the MPI ranks (false: every rank holds all of it)"},
     {"quantum", "shots", HS_PARAM_INT, "1024", 0, 1e9, NULL, "measurement samples (counts in the output; 0: none)"},
@@ -31,16 +37,14 @@ static const hs_param_decl g_params[] = {
     {"quantum", "ansatz_layers", HS_PARAM_INT, "2", 1, 100, NULL, "entangling layers of the hardware-efficient VQE ansatz"},
     {"quantum", "graph", HS_PARAM_STRING, "", 0, 0, NULL, "MaxCut graph file (mode = qaoa)"},
     {"quantum", "qaoa_layers", HS_PARAM_INT, "1", 1, 50, NULL, "QAOA depth p"},
-    {"quantum", "optimizer", HS_PARAM_ENUM, "lbfgs", 0, 0, "lbfgs|adam", "optimiser of the variational parameters"},
-    {"quantum", "gradient", HS_PARAM_ENUM, "adjoint", 0, 0, "adjoint|parameter_shift", "gradient method used by the optimiser"},
+    {"quantum", "optimizer", HS_PARAM_ENUM, "lbfgs", 0, 0, "lbfgs|adam" /* hs_vqe_opts.optimizer: 0 L-BFGS, 1 Adam */, "optimiser of the variational parameters"},
+    {"quantum", "gradient", HS_PARAM_ENUM, "adjoint", 0, 0, "adjoint|parameter_shift" /* hs_vqe_opts.shift_gradient */, "gradient method used by the optimiser"},
     {"quantum", "max_iter", HS_PARAM_INT, "500", 1, 1e7, NULL, "optimiser iterations"},
     {"quantum", "learning_rate", HS_PARAM_REAL, "0.05", 1e-12, 10, NULL, "Adam step size"},
     {"quantum", "gtol", HS_PARAM_REAL, "1e-10", 0, 1, NULL, "stop when the largest gradient component is below this"},
     {"quantum", "init_scale", HS_PARAM_REAL, "0.5", 0, 10, NULL, "initial parameters uniform in [-init_scale, init_scale] (seeded by run.seed)"},
     {"quantum", "check_gradient", HS_PARAM_BOOL, "true", 0, 0, NULL, "compare adjoint and parameter-shift gradients at the start and report"},
 };
-
-typedef enum { MODE_CIRCUIT, MODE_VQE, MODE_QAOA } qmode;
 
 typedef struct {
     hs_ctx *ctx;
@@ -222,9 +226,8 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
     s->check_only = check_only;
     s->ctx = ctx;
     s->p = p;
-    const char *mode = hs_params_string(p, "quantum.mode");
-    s->mode = !strcmp(mode, "vqe") ? MODE_VQE : !strcmp(mode, "qaoa") ? MODE_QAOA : MODE_CIRCUIT;
-    s->t = strcmp(hs_params_string(p, "quantum.precision"), "complex64") ? HS_C128 : HS_C64;
+    s->mode = (qmode)hs_params_enum(p, "quantum.mode");
+    s->t = g_precision[hs_params_enum(p, "quantum.precision")];
     s->fusion = (int)hs_params_int(p, "quantum.fusion");
     s->dist = hs_params_bool(p, "quantum.distributed");
     s->shots = hs_params_int(p, "quantum.shots");
@@ -348,12 +351,12 @@ static int run_variational(qstate *s)
         HS_CHECK(rc);
     }
     hs_vqe_opts o = {0};
-    o.optimizer = strcmp(hs_params_string(s->p, "quantum.optimizer"), "adam") == 0;
+    o.optimizer = hs_params_enum(s->p, "quantum.optimizer");
     o.max_iter = (int)hs_params_int(s->p, "quantum.max_iter");
     o.gtol = hs_params_real(s->p, "quantum.gtol");
     o.ftol = 0;
     o.lr = hs_params_real(s->p, "quantum.learning_rate");
-    o.shift_gradient = strcmp(hs_params_string(s->p, "quantum.gradient"), "parameter_shift") == 0;
+    o.shift_gradient = hs_params_enum(s->p, "quantum.gradient");
     hs_vqe_result r;
     HS_CHECK(hs_vqe_minimize(s->vqe, s->x, &o, &r));
     s->energy = r.energy;

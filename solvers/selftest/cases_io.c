@@ -65,7 +65,7 @@ static int checkpoint_round_trip(hs_ctx *ctx, const char *path, const double *mi
     hs_checkpoint *c;
     int64_t step;
     double time;
-    HS_CHECK(hs_checkpoint_create(ctx, path, "selftest", "[selftest]\n", 3, 0.5, &c));
+    HS_CHECK(hs_checkpoint_create(ctx, path, "selftest", "[selftest]\n", 3, 0.5, HS_CKPT_FORMAT_AUTO, &c));
     HS_CHECK(hs_checkpoint_write(c, "u", HS_F64, cnt, mine));
     HS_CHECK(hs_checkpoint_close(c));
     double *back = malloc((size_t)(cnt ? cnt : 1) * sizeof *back);

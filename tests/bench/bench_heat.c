@@ -7,6 +7,7 @@
 #include "bench/bench_util.h"
 #include "io/params.h"
 #include "solvers/heat/heat.h"
+#include "solvers/heat/heat_stencil_impl.h"
 
 int hs_driver_declare(void);
 
@@ -57,14 +58,15 @@ int main(int argc, char **argv)
     snprintf(size, sizeof size, "%d^3/rank x %d", n, ctx->size);
     /* the GPU's 7-point variants (heat_stencil_cuda.cu); the default is the last row's */
     const char *variants[] = {"cell", "zc", "vec2"};
+    const int kernels[] = {HS_HEAT_KERNEL_CELL, HS_HEAT_KERNEL_ZC, HS_HEAT_KERNEL_VEC2};
     for (int v = gpu ? 0 : 2; v < 3; v++) {
-        if (gpu) setenv("HS_HEAT_KERNEL", variants[v], 1);
+        if (gpu) hs_heat_bench_set_kernel(j.state, kernels[v]);
         /* each sweep reads T and writes T once per cell (neighbours come from the caches) */
         t = bench_time(run_sweep, &j, 1, 5) / SWEEPS_PER_CALL;
         snprintf(name, sizeof name, "heat 7-pt kernel %s", gpu ? variants[v] : "cpu");
         bench_row(name, size, "f64", t, 16.0 * cells, 0, NULL, 0);
     }
-    unsetenv("HS_HEAT_KERNEL");
+    hs_heat_bench_set_kernel(j.state, HS_HEAT_KERNEL_AUTO);
     /* a whole time step: exchange (overlapped), walls, inside and shell */
     t = bench_time(run_steps, &j, 1, 5) / (double)j.steps;
     bench_row("heat explicit step", size, "f64", t, 16.0 * cells, 0, NULL, 0);

@@ -20,6 +20,7 @@ typedef struct {
     hs_dtype key, value; /* value HS_C128 (16 bytes) means keys only */
     int cub;             /* 1: the CUB peer */
     int copy_only;       /* 1: only the restoring copy, to subtract from the sort's time */
+    int ref;             /* 1: the test references hs_sort_*_ref (the "(old)" rows) */
 } sort_job;
 
 static int run_sum(void *a) { (void)a; return hs_reduce(ctx, HS_F64, HS_REDUCE_SUM, n, x, &result); }
@@ -29,11 +30,16 @@ static int run_sum_f32_cub(void *a) { (void)a; return hs_reduce_sum_cub(ctx, HS_
 static int run_max(void *a) { (void)a; return hs_reduce(ctx, HS_F64, HS_REDUCE_MAX, n, x, &result); }
 static int run_argmax(void *a) { (void)a; return hs_argmax(ctx, HS_F64, n, x, &index_, &result); }
 static int run_norm2(void *a) { (void)a; return hs_norm(ctx, HS_F64, 2, n, x, &result); }
-static int run_scan(void *a) { return hs_scan(ctx, HS_F64, a != NULL, n, x, y); }
+static int g_scan_ref; /* 1: the "(old)" rows, the test reference hs_scan_ref */
+static int do_scan(hs_dtype t, int excl, size_t m, const void *in, void *out)
+{
+    return g_scan_ref ? hs_scan_ref(ctx, t, excl, m, in, out) : hs_scan(ctx, t, excl, m, in, out);
+}
+static int run_scan(void *a) { return do_scan(HS_F64, a != NULL, n, x, y); }
 static int run_scan_cub(void *a) { return hs_scan_cub(ctx, HS_F64, a != NULL, n, x, y); }
-static int run_scan_u32(void *a) { (void)a; return hs_scan(ctx, HS_U32, 0, 2 * n, ksrc, y); }
+static int run_scan_u32(void *a) { (void)a; return do_scan(HS_U32, 0, 2 * n, ksrc, y); }
 static int run_scan_u32_cub(void *a) { (void)a; return hs_scan_cub(ctx, HS_U32, 0, 2 * n, ksrc, y); }
-static int run_scan_u64(void *a) { (void)a; return hs_scan(ctx, HS_U64, 0, n, ksrc, y); }
+static int run_scan_u64(void *a) { (void)a; return do_scan(HS_U64, 0, n, ksrc, y); }
 static int run_scan_u64_cub(void *a) { (void)a; return hs_scan_cub(ctx, HS_U64, 0, n, ksrc, y); }
 
 /* One scan configuration: the new kernel (deterministic and, for floats, not), the old kernel, and
@@ -42,7 +48,7 @@ static void bench_scan(const char *name, const char *size, const char *prec, int
                        int (*cub)(void *), void *arg, const char *peer, int gpu, int warm, int reps, double bytes)
 {
     char row[96];
-    int prev_impl = hs_scan_set_impl(HS_SCAN_IMPL_NEW), prev_det = ctx->deterministic;
+    int prev_det = ctx->deterministic;
     ctx->deterministic = 1;
     double t = 0, tp = 0;
     bench_time_pair(fn, arg, gpu ? cub : NULL, arg, warm, reps, &t, &tp);
@@ -55,11 +61,11 @@ static void bench_scan(const char *name, const char *size, const char *prec, int
         ctx->deterministic = 1;
     }
     if (gpu) {
-        hs_scan_set_impl(HS_SCAN_IMPL_OLD);
+        g_scan_ref = 1;
         snprintf(row, sizeof row, "%s (old)", name);
         bench_row(row, size, prec, bench_time(fn, arg, warm, reps), bytes, 0, peer, tp);
+        g_scan_ref = 0;
     }
-    hs_scan_set_impl(prev_impl);
     ctx->deterministic = prev_det;
 }
 
@@ -72,13 +78,16 @@ static int run_sort(void *arg)
     HS_CHECK(hs_mem_copy_async(ctx, kbuf, ksrc, n * kb, HS_COPY_D2D, NULL));
     if (vb) HS_CHECK(hs_mem_copy_async(ctx, vbuf, vsrc, n * vb, HS_COPY_D2D, NULL));
     if (j->copy_only) return HS_OK;
-    if (!vb) return j->cub ? hs_sort_keys_cub(ctx, j->key, n, kbuf) : hs_sort_keys(ctx, j->key, n, kbuf);
-    return j->cub ? hs_sort_pairs_cub(ctx, j->key, j->value, n, kbuf, vbuf) : hs_sort_pairs(ctx, j->key, j->value, n, kbuf, vbuf);
+    if (!vb)
+        return j->cub ? hs_sort_keys_cub(ctx, j->key, n, kbuf)
+             : j->ref ? hs_sort_keys_ref(ctx, j->key, n, kbuf) : hs_sort_keys(ctx, j->key, n, kbuf);
+    return j->cub ? hs_sort_pairs_cub(ctx, j->key, j->value, n, kbuf, vbuf)
+         : j->ref ? hs_sort_pairs_ref(ctx, j->key, j->value, n, kbuf, vbuf) : hs_sort_pairs(ctx, j->key, j->value, n, kbuf, vbuf);
 }
 
 static void bench_sort(const char *name, const char *size, hs_dtype key, hs_dtype value, int gpu, int warm, int reps)
 {
-    sort_job j = {key, value, 0, 1};
+    sort_job j = {key, value, 0, 1, 0};
     double tc = bench_time(run_sort, &j, warm, reps), tp = 0;
     if (gpu) {
         j.copy_only = 0;
@@ -89,17 +98,15 @@ static void bench_sort(const char *name, const char *size, hs_dtype key, hs_dtyp
     double bytes = 2.0 * (double)n * (double)(kb + vb) * (double)kb; /* one pass per key byte */
     char prec[32], row[96];
     snprintf(prec, sizeof prec, vb ? "%s+%s" : "%s", hs_dtype_name(key), hs_dtype_name(value));
-    int prev = hs_sort_get_impl();
-    for (int impl = HS_SORT_IMPL_NEW; impl >= (gpu ? HS_SORT_IMPL_OLD : HS_SORT_IMPL_NEW); impl--) {
-        hs_sort_set_impl(impl);
+    for (int ref = 0; ref <= gpu; ref++) {
+        j.ref = ref;
         j.copy_only = 0;
         j.cub = 0;
         double t = bench_time(run_sort, &j, warm, reps) - tc;
-        snprintf(row, sizeof row, "%s (%s)", name, impl == HS_SORT_IMPL_NEW ? "new" : "old");
+        snprintf(row, sizeof row, "%s (%s)", name, ref ? "old" : "new");
         bench_row(row, size, prec, t, bytes, 0, gpu ? (vb ? "cub::DeviceRadixSort::SortPairs" : "cub::DeviceRadixSort::SortKeys") : NULL, tp);
         if (ctx->rank == 0) printf("#   %s %s: %.3g Gkeys/s\n", row, prec, (double)n / t * 1e-9);
     }
-    hs_sort_set_impl(prev);
 }
 
 static void fill_random(uint64_t *h, size_t count, uint64_t seed, int as_double)

@@ -79,7 +79,8 @@ usage_err "unknown option" "hpcsim: error: unknown option '--frobnicate' (see 'h
 usage_err "unknown option before the file" "hpcsim: error: unknown option '--frobnicate' (see 'hpcsim check --help')" check --frobnicate good.ini
 usage_err "unknown short option" "hpcsim: error: unknown option '-z' (see 'hpcsim run --help')" run -z good.ini
 usage_err "another command's option" "hpcsim: error: '--quiet' is not an option of this command (see 'hpcsim info --help')" info --quiet
-check_n "check takes run's options" 1000 check --quiet good.ini --restart=ck.h5
+# (--restart=none: check now opens a named checkpoint, as run does; selftest cannot restart)
+check_n "check takes run's options" 1000 check --quiet good.ini --restart=none
 usage_err "option without its value" "hpcsim: error: option '--restart' needs a value (see 'hpcsim run --help')" run good.ini --restart
 usage_err "unknown option before the command" "hpcsim: error: unknown option '--frobnicate' (see 'hpcsim --help')" --frobnicate
 usage_err "unknown command" "hpcsim: error: unknown command 'frobnicate' (see 'hpcsim --help')" frobnicate

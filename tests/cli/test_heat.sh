@@ -121,7 +121,7 @@ if [ "$DEVICE" = cuda ]; then
         g=${grid// /x}
         "$HS_BIN" run run3d.ini --quiet run.device=cpu $fastk "heat.n=$grid" output.path=fastcpu_$g >/dev/null 2>&1
         for variant in cell zc vec2; do
-            HS_HEAT_KERNEL=$variant "$HS_BIN" run run3d.ini --quiet run.device=cuda $fastk "heat.n=$grid" \
+            "$HS_BIN" run run3d.ini --quiet run.device=cuda heat.gpu_kernel=$variant $fastk "heat.n=$grid" \
                 output.path=fast_${variant}_$g >/dev/null 2>&1
             if "$HS_BIN" compare fastcpu_$g.$EXT fast_${variant}_$g.$EXT T 1e-12 >"$CAP/o"; then
                 ok "7-point GPU kernel '$variant' on $grid agrees with the CPU within 1e-12"

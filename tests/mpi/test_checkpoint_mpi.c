@@ -14,6 +14,12 @@ static const char *FORMATS[] = {
 #endif
     "binary"};
 #define NFORMATS (sizeof FORMATS / sizeof FORMATS[0])
+static const int FORMAT_IDS[] = {
+#if HS_HAVE_HDF5
+    HS_CKPT_FORMAT_HDF5,
+#endif
+    HS_CKPT_FORMAT_BINARY};
+static int g_format = HS_CKPT_FORMAT_AUTO; /* checkpoint.format of the files the tests write */
 
 /* Rank r holds 3 + 5 r values, except rank 1 which holds none. */
 static int64_t my_count(const hs_ctx *ctx) { return ctx->rank == 1 ? 0 : 3 + 5 * ctx->rank; }
@@ -35,12 +41,12 @@ static void test_round_trip(void **state)
     int64_t n = my_count(ctx);
     for (size_t f = 0; f < NFORMATS; f++) {
         char name[64];
-        setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
+        g_format = FORMAT_IDS[f];
         snprintf(name, sizeof name, "rt_%s.ckpt", FORMATS[f]);
         char path[512];
         snprintf(path, sizeof path, "%s", test_tmp_path(name));
         hs_checkpoint *c;
-        TEST_OK(hs_checkpoint_create(ctx, path, "cfd", "[cfd]\nn = 8\n", 42, 2.5, &c));
+        TEST_OK(hs_checkpoint_create(ctx, path, "cfd", "[cfd]\nn = 8\n", 42, 2.5, g_format, &c));
         for (int t = 0; t < 4; t++) {
             unsigned char *p = malloc((size_t)n * 16 + 1);
             fill(TYPES[t], n, 1000 * ctx->rank + t, p);
@@ -72,7 +78,7 @@ static void test_round_trip(void **state)
         hs_error_clear();
         TEST_OK(hs_checkpoint_close(c));
     }
-    unsetenv("HS_CHECKPOINT_FORMAT");
+    g_format = HS_CKPT_FORMAT_AUTO;
 }
 
 /* A checkpoint written by rank 0 alone cannot be opened by a run of several ranks. */
@@ -82,7 +88,7 @@ static void test_rank_count_mismatch(void **state)
     if (ctx->size == 1) return; /* needs a second rank */
     for (size_t f = 0; f < NFORMATS; f++) {
         char name[64], path[512];
-        setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
+        g_format = FORMAT_IDS[f];
         snprintf(name, sizeof name, "solo_%s.ckpt", FORMATS[f]);
         snprintf(path, sizeof path, "%s", test_tmp_path(name));
         if (ctx->rank == 0) {
@@ -91,7 +97,7 @@ static void test_rank_count_mismatch(void **state)
             solo.size = 1;
             hs_checkpoint *c;
             double v = 1;
-            TEST_OK(hs_checkpoint_create(&solo, path, "cfd", "", 1, 0.0, &c));
+            TEST_OK(hs_checkpoint_create(&solo, path, "cfd", "", 1, 0.0, g_format, &c));
             TEST_OK(hs_checkpoint_write(c, "u", HS_F64, 1, &v));
             TEST_OK(hs_checkpoint_close(c));
         }
@@ -110,7 +116,7 @@ static void test_rank_count_mismatch(void **state)
         hs_error_clear();
         assert_null(c);
     }
-    unsetenv("HS_CHECKPOINT_FORMAT");
+    g_format = HS_CKPT_FORMAT_AUTO;
 }
 
 static const struct CMUnitTest tests[] = {

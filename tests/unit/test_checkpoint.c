@@ -16,6 +16,12 @@ static const char *FORMATS[] = {
 #endif
     "binary"};
 #define NFORMATS (sizeof FORMATS / sizeof FORMATS[0])
+static const int FORMAT_IDS[] = {
+#if HS_HAVE_HDF5
+    HS_CKPT_FORMAT_HDF5,
+#endif
+    HS_CKPT_FORMAT_BINARY};
+static int g_format = HS_CKPT_FORMAT_AUTO; /* checkpoint.format of the files the tests write */
 
 /* Bytes of n elements of every type, with special floats in the f64/f32 arrays. */
 static void fill(hs_dtype t, int64_t n, uint64_t seed, void *p)
@@ -45,7 +51,7 @@ static void write_all(hs_ctx *ctx, const char *path, const char *params)
 {
     hs_checkpoint *c;
     int had = test_file_exists(path); /* an older checkpoint stays until the new one is complete */
-    TEST_OK(hs_checkpoint_create(ctx, path, "heat", params, 1234567890123ll, 0.1 + 0.2, &c));
+    TEST_OK(hs_checkpoint_create(ctx, path, "heat", params, 1234567890123ll, 0.1 + 0.2, g_format, &c));
     char tmp[600];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     assert_true(test_file_exists(tmp));
@@ -107,14 +113,14 @@ static void test_round_trip(void **state)
     params[big] = 0;
     for (size_t f = 0; f < NFORMATS; f++) {
         char name[64];
-        setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
+        g_format = FORMAT_IDS[f];
         snprintf(name, sizeof name, "rt_%s.ckpt", FORMATS[f]);
         write_all(ctx, test_tmp_path(name), params);
         read_all(ctx, test_tmp_path(name), params);
         write_all(ctx, test_tmp_path(name), "[heat]\nn = 3\n"); /* replaces the old file */
         read_all(ctx, test_tmp_path(name), "[heat]\nn = 3\n");
     }
-    unsetenv("HS_CHECKPOINT_FORMAT");
+    g_format = HS_CKPT_FORMAT_AUTO;
     free(params);
 }
 
@@ -122,7 +128,7 @@ static void small_file(hs_ctx *ctx, const char *path)
 {
     hs_checkpoint *c;
     double v[3] = {1, 2, 3};
-    TEST_OK(hs_checkpoint_create(ctx, path, "heat", "", 7, 1.5, &c));
+    TEST_OK(hs_checkpoint_create(ctx, path, "heat", "", 7, 1.5, g_format, &c));
     TEST_OK(hs_checkpoint_write(c, "u", HS_F64, 3, v));
     TEST_OK(hs_checkpoint_close(c));
 }
@@ -132,7 +138,7 @@ static void test_wrong_solver_and_ranks(void **state)
     hs_ctx *ctx = test_ctx();
     for (size_t f = 0; f < NFORMATS; f++) {
         char name[64];
-        setenv("HS_CHECKPOINT_FORMAT", FORMATS[f], 1);
+        g_format = FORMAT_IDS[f];
         snprintf(name, sizeof name, "who_%s.ckpt", FORMATS[f]);
         const char *p = test_tmp_path(name);
         small_file(ctx, p);
@@ -152,7 +158,7 @@ static void test_wrong_solver_and_ranks(void **state)
         assert_non_null(strstr(hs_error_message(), "written by 1 MPI rank, this run has 2"));
         hs_error_clear();
     }
-    unsetenv("HS_CHECKPOINT_FORMAT");
+    g_format = HS_CKPT_FORMAT_AUTO;
 }
 
 static void test_bad_files(void **state)
@@ -171,10 +177,10 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(hs_error_message(), "garbage.ckpt"));
     hs_error_clear();
     /* a flipped byte in the data of a binary checkpoint fails its checksum */
-    setenv("HS_CHECKPOINT_FORMAT", "binary", 1);
+    g_format = HS_CKPT_FORMAT_BINARY;
     p = test_tmp_path("flip.ckpt");
     small_file(ctx, p);
-    unsetenv("HS_CHECKPOINT_FORMAT");
+    g_format = HS_CKPT_FORMAT_AUTO;
     f = fopen(p, "r+b");
     fseek(f, -20, SEEK_END); /* inside the array's data (before the end tag and hash) */
     int ch = fgetc(f);
@@ -186,9 +192,9 @@ static void test_bad_files(void **state)
     hs_error_clear();
     /* a truncated one */
     p = test_tmp_path("short.ckpt");
-    setenv("HS_CHECKPOINT_FORMAT", "binary", 1);
+    g_format = HS_CKPT_FORMAT_BINARY;
     small_file(ctx, p);
-    unsetenv("HS_CHECKPOINT_FORMAT");
+    g_format = HS_CKPT_FORMAT_AUTO;
     assert_int_equal(truncate(p, 40), 0);
     assert_int_equal(hs_checkpoint_open(ctx, p, "heat", &c, &step, &time), HS_ERR_INPUT);
     hs_error_clear();

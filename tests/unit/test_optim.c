@@ -162,6 +162,8 @@ static void test_adam_quadratic(void **state)
     problem_free(&p);
 }
 
+static int g_device_vectors; /* hs_lbfgs_opts.device_vectors of the next runs */
+
 static void run_rosenbrock(size_t n, int max_iter, int *iters)
 {
     hs_ctx *ctx = test_ctx();
@@ -172,7 +174,8 @@ static void run_rosenbrock(size_t n, int max_iter, int *iters)
     test_fill_f64(got, n, 21, -0.2, 0.2);
     for (size_t i = 0; i < n; i++) x0[i] = (i % 2 ? 1.0 : -1.2) + (n > 2 ? got[i] : 0.0), ones[i] = 1.0;
     double *dx = (double *)test_upload(x0, n * sizeof(double));
-    hs_lbfgs_opts o = {.history = 10, .max_iter = max_iter, .gtol = 1e-12, .ftol = 0, .c1 = 1e-4, .c2 = 0.9};
+    hs_lbfgs_opts o = {.history = 10, .max_iter = max_iter, .gtol = 1e-12, .ftol = 0, .c1 = 1e-4, .c2 = 0.9,
+                       .device_vectors = g_device_vectors};
     p.c1 = o.c1, p.c2 = o.c2;
     memcpy(p.acc_x, x0, n * 8);
     p.acc_f = rosenbrock(&p, x0, p.acc_g);
@@ -215,10 +218,10 @@ static void test_lbfgs_device_vectors(void **state)
 {
     (void)state;
     int it;
-    setenv("HS_LBFGS_DEVICE_VECTORS", "1", 1);
+    g_device_vectors = 1;
     run_rosenbrock(2, 200, &it);
     run_rosenbrock(100, 1000, &it);
-    unsetenv("HS_LBFGS_DEVICE_VECTORS");
+    g_device_vectors = 0;
 }
 
 /* The callback can stop the run; the iteration limit is reported as not converged. */
