@@ -143,8 +143,8 @@ endif
 
 # ---------------------------------------------------------------- sources
 LIB_DIRS := kernels io physics solvers ml_surrogate
-C_SRCS   := $(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c $(d)/*/*.c)))
-CU_SRCS  := $(if $(filter 1,$(CUDA)),$(sort $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.cu $(d)/*/*.cu))))
+C_SRCS   := $(sort $(shell find $(LIB_DIRS) -name "*.c" 2>/dev/null))
+CU_SRCS  := $(if $(filter 1,$(CUDA)),$(sort $(shell find $(LIB_DIRS) -name "*.cu" 2>/dev/null)))
 LIB_OBJS := $(C_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.cu.o)
 LIB      := lib/libhpcsim.a
 BIN      := bin/hpcsim

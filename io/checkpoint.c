@@ -9,7 +9,7 @@
 
 #include "io/checkpoint_impl.h"
 #include "io/output_impl.h"
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 
 #define CKPT_MSG_BYTES ((int64_t)1 << 30) /* MPI counts are int: move data in pieces */
 #define CKPT_TAG 7702

@@ -13,7 +13,7 @@
 
 #include "io/output_impl.h"
 #include "io/written.h"
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 
 /* ------------------------------------------------------------------ small shared helpers */
 

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "kernels/types.h"
 
 struct hs_cuda_ctx; /* CUDA stream and library handles; defined in kernels/cuda_util.h */
@@ -18,7 +18,7 @@ typedef struct hs_ctx {
     int gpu;                 /* CUDA device ordinal used by this rank, -1 on CPU */
     int gpu_count;           /* CUDA devices visible to this rank (0 without CUDA) */
     int deterministic;       /* 1: reductions bitwise reproducible run to run (default 1) */
-    int gpu_comm;            /* hs_gpu_comm (kernels/comm.h): how hs_comm moves device data (default auto) */
+    int gpu_comm;            /* hs_gpu_comm (kernels/comm/comm.h): how hs_comm moves device data (default auto) */
     int nthreads;            /* OpenMP threads (1 without OpenMP) */
     int owns_mpi;            /* this context called MPI_Init and will finalize */
     struct hs_cuda_ctx *cuda;

@@ -34,7 +34,7 @@ static inline const char *hs_dtype_name(hs_dtype t)
     return (unsigned)t < sizeof nm / sizeof nm[0] ? nm[t] : "?";
 }
 
-/* Reduction operators of the collectives (kernels/comm.h). */
+/* Reduction operators of the collectives (kernels/comm/comm.h). */
 typedef enum { HS_COMM_SUM = 0, HS_COMM_MIN = 1, HS_COMM_MAX = 2 } hs_comm_op;
 
 /* Where an object's data lives and which backend computes on it. */

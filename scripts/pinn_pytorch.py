@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rng_philox import Rng  # noqa: E402  the generator of kernels/rng.h, bit for bit
+from rng_philox import Rng  # noqa: E402  the generator of kernels/rng/rng.h, bit for bit
 
-RNG_LHS, RNG_DATA, RNG_XAVIER = 1, 2, 0  # the streams of solvers/pinn/pinn_points.h and kernels/nn.c
+RNG_LHS, RNG_DATA, RNG_XAVIER = 1, 2, 0  # the streams of solvers/pinn/pinn_points.h and kernels/nn/nn.c
 
 
 def below(rng, n):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent Python reimplementation of kernels/rng.h (Philox-4x32-10, Salmon et al. SC'11).
+"""Independent Python reimplementation of kernels/rng/rng.h (Philox-4x32-10, Salmon et al. SC'11).
 
 Checks itself against the Random123 known-answer vectors (kat_vectors, philox4x32 10), then prints
 the values that tests/unit/test_rng.c asserts:  python3 scripts/rng_philox.py

@@ -12,7 +12,7 @@
 
 #include "io/output_impl.h"
 #include "io/written.h"
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "kernels/memory.h"
 #include "solvers/solver.h"
 

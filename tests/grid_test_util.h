@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/grid.h"
+#include "kernels/grid/grid.h"
 #include "test_util.h"
 
 #define SENTINEL (-7.0)

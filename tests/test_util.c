@@ -1,7 +1,7 @@
 /* Helpers shared by the C tests (see test_util.h). */
 #include "test_util.h"
 
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "kernels/memory.h"
 
 #include <math.h>

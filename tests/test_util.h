@@ -10,7 +10,7 @@
 
 #include "kernels/context.h"
 #include "kernels/error.h"
-#include "kernels/rng.h"
+#include "kernels/rng/rng.h"
 
 /* The context the tests run on: backend from HS_TEST_DEVICE (cpu | cuda, default cpu); several
  * ranks may share one GPU here.  Created once per process, destroyed by test_ctx_finish. */
@@ -19,7 +19,7 @@ void test_ctx_finish(void);
 /* 1 when the tests run on the CUDA backend. */
 int test_on_gpu(void);
 
-/* Seeded uniform values in [lo, hi) from the kernel RNG (kernels/rng.h, stream 0 of `seed`),
+/* Seeded uniform values in [lo, hi) from the kernel RNG (kernels/rng/rng.h, stream 0 of `seed`),
  * identical on every machine.  Other seeded draws in tests use hs_rng directly. */
 void test_fill_f64(double *x, size_t n, uint64_t seed, double lo, double hi);
 void test_fill_f32(float *x, size_t n, uint64_t seed, float lo, float hi);

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/blas.h"
-#include "kernels/grid.h"
+#include "kernels/blas/blas.h"
+#include "kernels/grid/grid.h"
 #include "kernels/memory.h"
-#include "kernels/pcg.h"
+#include "kernels/sparse/pcg.h"
 #include "physics/heat_exact.h"
 #include "solvers/heat/heat_setup.h"
 #include "solvers/heat/heat_stencil.h"

@@ -10,7 +10,7 @@
 #include "io/output.h"
 #include "kernels/error.h"
 
-/* In the order of hs_bc_kind (kernels/grid.h), so that hs_params_enum gives the kind. */
+/* In the order of hs_bc_kind (kernels/grid/grid.h), so that hs_params_enum gives the kind. */
 #define BC_CHOICES "periodic|dirichlet|neumann"
 
 static const hs_param_decl g_heat_params[] = {

@@ -1,10 +1,10 @@
-/* The heat solver's grid kernel: the diffusion operator and fused explicit updates (boxes, boundaries and ghosts are the grid family's, kernels/grid.h). */
+/* The heat solver's grid kernel: the diffusion operator and fused explicit updates (boxes, boundaries and ghosts are the grid family's, kernels/grid/grid.h). */
 #ifndef HS_HEAT_STENCIL_H
 #define HS_HEAT_STENCIL_H
 
 #include <stdint.h>
 
-#include "kernels/grid.h"
+#include "kernels/grid/grid.h"
 
 /* The operator L(T) = div(k grad T) / (rho c) on a uniform grid, 2nd order (3/5/7-point, constant
  * or variable k with harmonic-mean face conductivities) or 4th order (constant k). */

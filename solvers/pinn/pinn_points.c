@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "kernels/error.h"
-#include "kernels/rng.h"
+#include "kernels/rng/rng.h"
 
 /* Fisher-Yates shuffle of 0..n-1. */
 static void permutation(int64_t *p, int64_t n, hs_rng *s)

@@ -6,7 +6,7 @@
 
 #include "physics/pde1d.h"
 
-/* Streams of the kernel RNG (kernels/rng.h) that the point draws use, under the caller's seed. */
+/* Streams of the kernel RNG (kernels/rng/rng.h) that the point draws use, under the caller's seed. */
 enum { HS_PINN_RNG_LHS = 1, HS_PINN_RNG_DATA = 2 };
 
 /* n Latin-hypercube points in t in [0, 1], x in [-1, 1] as (t, x) pairs, seeded; *pts is malloc'd

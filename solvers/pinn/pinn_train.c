@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/lbfgs.h"
+#include "kernels/nn/lbfgs.h"
 #include "kernels/memory.h"
-#include "kernels/optim.h"
-#include "kernels/reduce.h"
+#include "kernels/nn/optim.h"
+#include "kernels/reduce/reduce.h"
 #include "physics/burgers_exact.h"
 #include "physics/pde1d.h"
 #include "solvers/pinn/pinn_loss.h"
@@ -26,7 +26,7 @@ struct hs_pinn {
     int64_t nf_global, nu_global;
     void *df, *du, *de;
     double *d_target, *sq;     /* device fp64 */
-    hs_comm *gcomm;            /* gradient all-reduce on the device buffer (kernels/comm.h) */
+    hs_comm *gcomm;            /* gradient all-reduce on the device buffer (kernels/comm/comm.h) */
     /* optimisers */
     hs_adam *adam;
     hs_lbfgs *lbfgs;

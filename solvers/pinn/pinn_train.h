@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "kernels/context.h"
-#include "kernels/nn.h"
+#include "kernels/nn/nn.h"
 
 #define HS_PINN_MAX_LAYERS 64
 #define HS_PINN_MAX_WIDTH 100000 /* units of one hidden layer at most */

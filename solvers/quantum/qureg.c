@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "kernels/memory.h"
 #include "solvers/quantum/sv.h"
 #include "solvers/quantum/sv_impl.h"
@@ -25,7 +25,7 @@ struct hs_qureg {
     void *a;
     int l2p[64], p2l[64];
     void *dbuf, *dbuf2;     /* exchange chunks (send, receive) in the context's memory */
-    hs_comm *xc;            /* moves them between ranks: NCCL or host staging (kernels/comm.h) */
+    hs_comm *xc;            /* moves them between ranks: NCCL or host staging (kernels/comm/comm.h) */
     int64_t chunk;
     int64_t nexch;
 };

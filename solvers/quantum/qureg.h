@@ -22,7 +22,7 @@
 #include "kernels/context.h"
 #include "solvers/quantum/circuit.h"
 #include "solvers/quantum/pauli.h"
-#include "kernels/rng.h"
+#include "kernels/rng/rng.h"
 
 typedef struct hs_qureg hs_qureg;
 

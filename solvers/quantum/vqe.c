@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/optim.h"
+#include "kernels/nn/optim.h"
 
 struct hs_vqe {
     hs_ctx *ctx;
@@ -218,7 +218,7 @@ static int record(void *data, int iteration, double f)
     return 0;
 }
 
-/* The stopping reasons of hs_lbfgs_minimize (kernels/optim.c) as this file's codes. */
+/* The stopping reasons of hs_lbfgs_minimize (kernels/nn/optim.c) as this file's codes. */
 static const struct {
     const char *lbfgs, *code;
 } g_lbfgs_reasons[] = {

@@ -1,5 +1,5 @@
 /* Variational algorithms on the state vector: energies <H>, adjoint and parameter-shift gradients,
- * VQE (hardware-efficient ansatz) and QAOA (MaxCut) driven by Adam or L-BFGS (kernels/optim.h). */
+ * VQE (hardware-efficient ansatz) and QAOA (MaxCut) driven by Adam or L-BFGS (kernels/nn/optim.h). */
 #ifndef HS_QVQE_H
 #define HS_QVQE_H
 

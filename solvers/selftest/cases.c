@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels/blas.h"
+#include "kernels/blas/blas.h"
 #include "kernels/memory.h"
 #include "solvers/selftest/selftest.h"
 

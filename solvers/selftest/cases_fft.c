@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/dfft.h"
-#include "kernels/fft.h"
+#include "kernels/fft/dfft.h"
+#include "kernels/fft/fft.h"
 #include "kernels/memory.h"
-#include "kernels/rng.h"
+#include "kernels/rng/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_fft(hs_ctx *ctx, int64_t n, hs_selftest_result *r);

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels/grid.h"
+#include "kernels/grid/grid.h"
 #include "kernels/memory.h"
 #include "solvers/selftest/selftest.h"
 

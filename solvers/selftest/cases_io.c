@@ -6,8 +6,8 @@
 
 #include "io/checkpoint.h"
 #include "io/output.h"
-#include "kernels/comm.h"
-#include "kernels/rng.h"
+#include "kernels/comm/comm.h"
+#include "kernels/rng/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_io(hs_ctx *ctx, int64_t n, hs_selftest_result *r);

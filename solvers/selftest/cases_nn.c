@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 #include "kernels/memory.h"
-#include "kernels/nn.h"
-#include "kernels/optim.h"
-#include "kernels/rng.h"
+#include "kernels/nn/nn.h"
+#include "kernels/nn/optim.h"
+#include "kernels/rng/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_nn(hs_ctx *ctx, int64_t n, hs_selftest_result *r);

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/reduce.h"
-#include "kernels/scan.h"
-#include "kernels/sort.h"
-#include "kernels/rng.h"
+#include "kernels/reduce/reduce.h"
+#include "kernels/reduce/scan.h"
+#include "kernels/reduce/sort.h"
+#include "kernels/rng/rng.h"
 #include "solvers/selftest/selftest.h"
 
 int hs_selftest_reduce(hs_ctx *ctx, int64_t n, hs_selftest_result *r);

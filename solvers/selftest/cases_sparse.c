@@ -2,9 +2,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "kernels/dcsr.h"
+#include "kernels/sparse/dcsr.h"
 #include "kernels/memory.h"
-#include "kernels/pcg.h"
+#include "kernels/sparse/pcg.h"
 #include "solvers/selftest/selftest.h"
 
 /* A smooth field of the global index, so every rank evaluates its part without the whole vector. */

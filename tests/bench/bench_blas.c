@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "bench/bench_util.h"
-#include "kernels/blas.h"
+#include "kernels/blas/blas.h"
 #include "kernels/memory.h"
 
 static hs_ctx *ctx;

@@ -3,9 +3,9 @@
 #include <stdio.h>
 
 #include "bench/bench_util.h"
-#include "kernels/blas.h"
-#include "kernels/dfft.h"
-#include "kernels/fft.h"
+#include "kernels/blas/blas.h"
+#include "kernels/fft/dfft.h"
+#include "kernels/fft/fft.h"
 #include "kernels/memory.h"
 
 static hs_ctx *ctx;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "bench/bench_util.h"
-#include "kernels/grid.h"
+#include "kernels/grid/grid.h"
 #include "kernels/memory.h"
 
 typedef struct {

@@ -5,10 +5,10 @@
 
 #include "bench/bench_util.h"
 #include "kernels/memory.h"
-#include "kernels/reduce.h"
-#include "kernels/scan.h"
-#include "kernels/rng.h"
-#include "kernels/sort.h"
+#include "kernels/reduce/reduce.h"
+#include "kernels/reduce/scan.h"
+#include "kernels/rng/rng.h"
+#include "kernels/reduce/sort.h"
 
 static hs_ctx *ctx;
 static size_t n;

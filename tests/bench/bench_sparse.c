@@ -3,10 +3,10 @@
 #include <stdlib.h>
 
 #include "bench/bench_util.h"
-#include "kernels/blas.h"
-#include "kernels/dcsr.h"
+#include "kernels/blas/blas.h"
+#include "kernels/sparse/dcsr.h"
 #include "kernels/memory.h"
-#include "kernels/pcg.h"
+#include "kernels/sparse/pcg.h"
 
 typedef struct {
     hs_csr *A;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/blas.h"
+#include "kernels/blas/blas.h"
 #include "kernels/memory.h"
 
 static hs_ctx *g_ctx;

@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "io/checkpoint.h"
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "test_util.h"
 
 static const char *FORMATS[] = {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "kernels/memory.h"
 #include "test_util.h"
 

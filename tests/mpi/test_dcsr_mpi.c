@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/dcsr.h"
+#include "kernels/sparse/dcsr.h"
 #include "kernels/memory.h"
-#include "kernels/pcg.h"
+#include "kernels/sparse/pcg.h"
 #include "test_util.h"
 
 /* A global host matrix with int64 indices, built identically on every rank. */

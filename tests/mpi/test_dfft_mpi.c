@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/dfft.h"
+#include "kernels/fft/dfft.h"
 #include "kernels/memory.h"
 
 static size_t real_size(hs_dtype p) { return p == HS_F64 ? sizeof(double) : sizeof(float); }

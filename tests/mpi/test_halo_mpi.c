@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/grid.h"
+#include "kernels/grid/grid.h"
 #include "kernels/memory.h"
 #include "test_util.h"
 

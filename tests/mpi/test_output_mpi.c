@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "io/output.h"
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "test_util.h"
 
 typedef struct {

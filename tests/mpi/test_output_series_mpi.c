@@ -5,7 +5,7 @@
 
 #include "io/compare.h"
 #include "io/output.h"
-#include "kernels/comm.h"
+#include "kernels/comm/comm.h"
 #include "kernels/error.h"
 #include "test_util.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/blas.h"
+#include "kernels/blas/blas.h"
 #include "kernels/memory.h"
 #include "test_util.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/fft.h"
+#include "kernels/fft/fft.h"
 #include "kernels/memory.h"
 
 #define TOL64 1e-12

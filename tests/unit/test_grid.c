@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/grid.h"
+#include "kernels/grid/grid.h"
 #include "kernels/memory.h"
 #include "test_util.h"
 
@@ -265,7 +265,7 @@ static void test_reductions(void **state)
     }
 }
 
-/* NaN in the interior propagates through min, max and the sum (as in kernels/reduce.h). */
+/* NaN in the interior propagates through min, max and the sum (as in kernels/reduce/reduce.h). */
 static void test_reduction_nan(void **state)
 {
     (void)state;
@@ -397,7 +397,7 @@ static void make_bcs(int ndim, const int *per, int pattern, hs_bc bc[3][2])
 }
 
 /* The reference fill on a host copy of the whole allocation, written from the formulas of
- * kernels/grid.h independently of the kernels' shared code (rounded to f32 on store for f32). */
+ * kernels/grid/grid.h independently of the kernels' shared code (rounded to f32 on store for f32). */
 static void reference_ghosts(const hs_field *f, const hs_bc bc[3][2], const double dx[3], int homogeneous, double *u)
 {
     int64_t st[3] = {1, hs_field_stride_y(f), hs_field_stride_z(f)};

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/nn.h"
+#include "kernels/nn/nn.h"
 #include "test_util.h"
 
 typedef struct net {

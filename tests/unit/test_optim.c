@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/lbfgs.h"
-#include "kernels/optim.h"
+#include "kernels/nn/lbfgs.h"
+#include "kernels/nn/optim.h"
 #include "test_util.h"
 
 /* Host mirror of a device objective, recording the last evaluated point for the Wolfe checks. */

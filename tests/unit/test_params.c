@@ -6,8 +6,8 @@
 
 #include "io/checkpoint.h"
 #include "io/params.h"
-#include "kernels/grid.h"
-#include "kernels/nn.h"
+#include "kernels/grid/grid.h"
+#include "kernels/nn/nn.h"
 #include "physics/pde1d.h"
 #include "solvers/heat/heat_setup.h"
 #include "solvers/pinn/pinn_train.h"

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/blas.h"
+#include "kernels/blas/blas.h"
 #include "kernels/memory.h"
-#include "kernels/pcg.h"
+#include "kernels/sparse/pcg.h"
 #include "test_util.h"
 
 /* A host copy of a CSR matrix (int32 indices) and its device twin. */

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/nn.h"
+#include "kernels/nn/nn.h"
 #include "solvers/pinn/pinn_points.h"
 #include "solvers/pinn/pinn_train.h"
 #include "test_util.h"

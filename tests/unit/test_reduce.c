@@ -7,7 +7,7 @@
 #endif
 
 #include "kernels/memory.h"
-#include "kernels/reduce.h"
+#include "kernels/reduce/reduce.h"
 #include "test_util.h"
 
 static const size_t g_sizes[] = {1, 2, 31, 1000, 1000003, (1u << 20) + 7};

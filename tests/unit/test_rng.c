@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/rng.h"
+#include "kernels/rng/rng.h"
 #include "test_util.h"
 
 /* Random123 1.14 kat_vectors, "philox4x32 10" (counter words, key words, output words). */

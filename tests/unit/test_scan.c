@@ -7,7 +7,7 @@
 #endif
 
 #include "kernels/memory.h"
-#include "kernels/scan.h"
+#include "kernels/reduce/scan.h"
 #include "test_util.h"
 
 /* CUDA tiles (aligned data, sm_90: 2816 elements for 8-byte types, 3840 for f32, 5376 for 32-bit

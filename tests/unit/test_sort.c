@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/sort.h"
+#include "kernels/reduce/sort.h"
 #include "test_util.h"
 
 /* CUDA tiles hold 4096 keys (old kernel) or 6144, 7680 and 8832 (new: mixed widths; keys alone or

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "kernels/memory.h"
-#include "kernels/sparse.h"
+#include "kernels/sparse/sparse.h"
 #include "test_util.h"
 
 /* A host CSR matrix with int32 indices. */

@@ -1,0 +1,105 @@
+/* MPI status translation and the host collectives of the communication family. */
+#include <limits.h>
+#include <stdio.h>
+#include "kernels/comm/comm.h"
+
+int hs_mpi_fail(int status, const char *call, const char *file, int line)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(status, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "code %d", status);
+    return hs_error_raise(HS_ERR_RUNTIME, file, line, "MPI call %s failed: %s", call, text);
+}
+
+int hs_allreduce_sum(MPI_Comm comm, double *v, int n)
+{ HS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm)); return HS_OK; }
+int hs_allreduce_max(MPI_Comm comm, double *v, int n)
+{ HS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm)); return HS_OK; }
+int hs_allreduce_min(MPI_Comm comm, double *v, int n)
+{ HS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MIN, comm)); return HS_OK; }
+int hs_allreduce_int_max(MPI_Comm comm, int *v, int n)
+{ HS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT, MPI_MAX, comm)); return HS_OK; }
+
+/* ---------------------------------------------------------------- host collectives */
+
+MPI_Datatype hs_mpi_dtype(hs_dtype t)
+{
+    switch (t) {
+    case HS_F32: return MPI_FLOAT;
+    case HS_I32: return MPI_INT;
+    case HS_I64: return MPI_INT64_T;
+    case HS_U32: return MPI_UNSIGNED;
+    case HS_U64: return MPI_UINT64_T;
+    case HS_C128: return MPI_C_DOUBLE_COMPLEX;
+    case HS_C64: return MPI_C_FLOAT_COMPLEX;
+    case HS_F64:
+    default: return MPI_DOUBLE;
+    }
+}
+
+/* Element count as MPI's int, and the type checks every collective shares. */
+static int mpi_count(hs_dtype t, size_t count, const char *fn, int *n)
+{
+    if (hs_dtype_size(t) == 0) return hs_input_error(fn, 0, "dtype", "unknown element type %d", (int)t);
+    if (count > (size_t)INT_MAX)
+        return hs_input_error(fn, 0, "count", "%zu elements exceed MPI's int count (%d)", count, INT_MAX);
+    *n = (int)count;
+    return HS_OK;
+}
+
+static int is_complex(hs_dtype t) { return t == HS_C128 || t == HS_C64; }
+
+int hs_host_allreduce(MPI_Comm comm, hs_dtype t, hs_comm_op op, void *buf, size_t count)
+{
+    int n = 0;
+    HS_CHECK(mpi_count(t, count, "hs_host_allreduce", &n));
+    if (is_complex(t) && op != HS_COMM_SUM)
+        return hs_input_error("hs_host_allreduce", 0, "op", "min and max are not defined for %s", hs_dtype_name(t));
+    MPI_Op mop = op == HS_COMM_MIN ? MPI_MIN : op == HS_COMM_MAX ? MPI_MAX : MPI_SUM;
+    if (n == 0) return HS_OK;
+    HS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, buf, n, hs_mpi_dtype(t), mop, comm));
+    return HS_OK;
+}
+
+int hs_host_allgather(MPI_Comm comm, hs_dtype t, const void *send, void *recv, size_t count)
+{
+    int n = 0, rank = 0;
+    HS_CHECK(mpi_count(t, count, "hs_host_allgather", &n));
+    HS_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+    if (n == 0) return HS_OK;
+    const void *s = send == (const char *)recv + (size_t)rank * count * hs_dtype_size(t) ? MPI_IN_PLACE : send;
+    HS_MPI_CHECK(MPI_Allgather(s, n, hs_mpi_dtype(t), recv, n, hs_mpi_dtype(t), comm));
+    return HS_OK;
+}
+
+int hs_host_alltoall(MPI_Comm comm, hs_dtype t, const void *send, void *recv, size_t count)
+{
+    int n = 0;
+    HS_CHECK(mpi_count(t, count, "hs_host_alltoall", &n));
+    if (count > 0 && send == recv) return hs_input_error("hs_host_alltoall", 0, NULL, "send and recv must be distinct buffers");
+    if (n == 0) return HS_OK;
+    HS_MPI_CHECK(MPI_Alltoall(send, n, hs_mpi_dtype(t), recv, n, hs_mpi_dtype(t), comm));
+    return HS_OK;
+}
+
+int hs_host_bcast(MPI_Comm comm, hs_dtype t, void *buf, size_t count, int root)
+{
+    int n = 0;
+    HS_CHECK(mpi_count(t, count, "hs_host_bcast", &n));
+    if (n == 0) return HS_OK;
+    HS_MPI_CHECK(MPI_Bcast(buf, n, hs_mpi_dtype(t), root, comm));
+    return HS_OK;
+}
+
+int hs_host_sendrecv(MPI_Comm comm, hs_dtype t, const void *send, void *recv, size_t count, int peer)
+{
+    int n = 0;
+    HS_CHECK(mpi_count(t, count, "hs_host_sendrecv", &n));
+    if (send == recv) return hs_input_error("hs_host_sendrecv", 0, NULL, "send and recv must be distinct buffers");
+    if (n == 0) return HS_OK;
+    MPI_Request req[2];
+    HS_MPI_CHECK(MPI_Irecv(recv, n, hs_mpi_dtype(t), peer, 71, comm, &req[0]));
+    HS_MPI_CHECK(MPI_Isend(send, n, hs_mpi_dtype(t), peer, 71, comm, &req[1]));
+    HS_MPI_CHECK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
+    return HS_OK;
+}

@@ -1,0 +1,35 @@
+/* NCCL backend of the communication family (kernels/comm/comm_nccl.cu, built with HS_HAVE_NCCL). */
+#ifndef HS_COMM_IMPL_H
+#define HS_COMM_IMPL_H
+
+#include <stddef.h>
+
+#include "kernels/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hs_cuda_ctx;
+
+/* Bytes of an NCCL unique id as carried over MPI (at least sizeof(ncclUniqueId)). */
+#define HS_NCCL_ID_BYTES 128
+
+/* Make a unique id on one rank (the caller broadcasts it). */
+int hs_nccl_id(void *id);
+/* Join the communicator of `size` ranks named by id as `rank`, on the context's GPU. */
+int hs_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **nccl);
+void hs_nccl_free(void *nccl);
+/* Collectives on the context's stream; op: hs_comm_op; counts in elements of t. */
+int hs_nccl_allreduce(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count);
+int hs_nccl_allgather(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count);
+int hs_nccl_alltoall(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count,
+                     int rank, int size);
+int hs_nccl_bcast(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, void *buf, size_t count, int root);
+int hs_nccl_sendrecv(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count,
+                     int peer);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,30 @@
+/* Backend entry points of the scan family (kernels/reduce/scan_cpu.c and kernels/reduce/scan_cuda.cu). */
+#ifndef HS_SCAN_IMPL_H
+#define HS_SCAN_IMPL_H
+
+#include <stddef.h>
+
+#include "kernels/types.h"
+
+#ifndef HS_SCAN_IMPL_OLD
+#define HS_SCAN_IMPL_OLD 0
+#define HS_SCAN_IMPL_NEW 1
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct hs_cuda_ctx;
+
+/* n >= 1; t is one of the six supported dtypes; in may equal out. */
+int hs_scan_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+/* impl: HS_SCAN_IMPL_NEW (hs_scan) or HS_SCAN_IMPL_OLD (hs_scan_ref); deterministic: ctx->deterministic. */
+int hs_scan_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
+                 const void *in, void *out);
+int hs_scan_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
