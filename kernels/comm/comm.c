@@ -95,7 +95,7 @@ int hs_host_sendrecv(MPI_Comm comm, hs_dtype t, const void *send, void *recv, si
 {
     int n = 0;
     HS_CHECK(mpi_count(t, count, "hs_host_sendrecv", &n));
-    if (send == recv) return hs_input_error("hs_host_sendrecv", 0, NULL, "send and recv must be distinct buffers");
+    if (count > 0 && send == recv) return hs_input_error("hs_host_sendrecv", 0, NULL, "send and recv must be distinct buffers");
     if (n == 0) return HS_OK;
     MPI_Request req[2];
     HS_MPI_CHECK(MPI_Irecv(recv, n, hs_mpi_dtype(t), peer, 71, comm, &req[0]));

@@ -205,7 +205,7 @@ int hs_comm_bcast(hs_comm *c, hs_dtype t, void *buf, size_t count, int root)
 int hs_comm_sendrecv(hs_comm *c, hs_dtype t, const void *send, void *recv, size_t count, int peer)
 {
     HS_CHECK(check_dtype(t, "hs_comm_sendrecv"));
-    if (send == recv) return hs_input_error("hs_comm_sendrecv", 0, NULL, "send and recv must be distinct buffers");
+    if (count > 0 && send == recv) return hs_input_error("hs_comm_sendrecv", 0, NULL, "send and recv must be distinct buffers");
     if (peer < 0 || peer >= c->size)
         return hs_input_error("hs_comm_sendrecv", 0, "peer", "peer %d is not a rank of %d", peer, c->size);
     if (!c->on_gpu) return hs_host_sendrecv(c->mpi, t, send, recv, count, peer);
