@@ -2,6 +2,7 @@
 #include "io/params.h"
 
 #include <ctype.h>
+#include <libgen.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -910,3 +911,26 @@ char *hs_params_shell_quote(const char *word)
     append_quoted(&buf, &len, &cap, word ? word : "");
     return buf;
 }
+
+/* ---------------------------------------------------------------- output paths */
+
+/* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
+int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
+{
+    struct stat st;
+    if (exact && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return hs_params_error(p, key, "%s %s is a directory", what, path);
+    char *copy = strdup(path);
+    if (!copy) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    const char *dir = dirname(copy);
+    int rc = HS_OK;
+    if (stat(dir, &st) != 0)
+        rc = hs_params_error(p, key, "cannot write %s %s: directory %s: %s", what, path, dir, strerror(errno));
+    else if (!S_ISDIR(st.st_mode))
+        rc = hs_params_error(p, key, "cannot write %s %s: %s is not a directory", what, path, dir);
+    else if (access(dir, W_OK | X_OK) != 0)
+        rc = hs_params_error(p, key, "cannot write %s %s: directory %s: %s", what, path, dir, strerror(errno));
+    free(copy);
+    return rc;
+}
+

@@ -91,6 +91,11 @@ char *hs_params_overrides_text(const hs_params *p, const char *skip);
 /* One word quoted for a POSIX shell where needed (malloc'd). */
 char *hs_params_shell_quote(const char *word);
 
+/* An output file named by key `key`: the directory that will hold `path` must exist and be
+ * writable, and with `exact`, `path` itself must not be a directory; otherwise an input error
+ * naming the key ("what" says which file, e.g. "checkpoint").  Not collective. */
+int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
+
 /* Print every declared key with type, default, range and help (`hpcsim help-params`). */
 void hs_params_print_declarations(FILE *out);
 

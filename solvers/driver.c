@@ -56,26 +56,6 @@ static const char *const g_restart_may_change[] = {
 
 /* ------------------------------------------------------------------ checks before anything runs */
 
-/* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
-static int check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
-{
-    struct stat st;
-    if (exact && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return hs_params_error(p, key, "%s %s is a directory", what, path);
-    char *copy = strdup(path);
-    if (!copy) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
-    const char *dir = dirname(copy);
-    int rc = HS_OK;
-    if (stat(dir, &st) != 0)
-        rc = hs_params_error(p, key, "cannot write %s %s: directory %s: %s", what, path, dir, strerror(errno));
-    else if (!S_ISDIR(st.st_mode))
-        rc = hs_params_error(p, key, "cannot write %s %s: %s is not a directory", what, path, dir);
-    else if (access(dir, W_OK | X_OK) != 0)
-        rc = hs_params_error(p, key, "cannot write %s %s: directory %s: %s", what, path, dir, strerror(errno));
-    free(copy);
-    return rc;
-}
-
 static int checkpoints_used(const hs_params *p)
 {
     return hs_params_int(p, "checkpoint.every_steps") > 0 || hs_params_bool(p, "checkpoint.on_signal");
@@ -90,7 +70,10 @@ int hs_driver_check(const hs_params *p)
     const char *ckpt = hs_params_string(p, "checkpoint.path");
     int fresh = !strcmp(hs_params_string(p, "run.restart"), "none");
     int writes_output = hs_params_enum(p, "output.format") != HS_OUTPUT_NONE;
-    HS_CHECK(check_writable(p, "output.path", out, "output file", 0));
+    /* the directory of the files actually written (PATH.nc ...): "out/" names the folder out */
+    char first[8192];
+    snprintf(first, sizeof first, "%s.nc", out);
+    HS_CHECK(hs_params_check_writable(p, "output.path", first, "output file", 0));
     for (int i = 1; g_output_exts[i]; i++) {
         char path[8192];
         struct stat st;
@@ -101,7 +84,7 @@ int hs_driver_check(const hs_params *p)
     if (checkpoints_used(p)) {
         if (!HS_HAVE_HDF5 && hs_params_enum(p, "checkpoint.format") == HS_CKPT_FORMAT_HDF5)
             return hs_params_error(p, "checkpoint.format", "this build has no HDF5 (use auto or binary)");
-        HS_CHECK(check_writable(p, "checkpoint.path", ckpt, "checkpoint", 1));
+        HS_CHECK(hs_params_check_writable(p, "checkpoint.path", ckpt, "checkpoint", 1));
         size_t lo = strlen(out);
         for (int i = 0; g_output_exts[i]; i++)
             if (!strncmp(ckpt, out, lo) && !strcmp(ckpt + lo, g_output_exts[i]))

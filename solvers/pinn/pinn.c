@@ -153,11 +153,23 @@ int hs_pinn_config_read(const hs_params *p, hs_pinn_config *c)
 
 /* ------------------------------------------------------------------ solver ops */
 
-/* The input rules (`hpcsim check`): the whole configuration; create reads it the same way. */
+/* The history file's folder must exist before hours of training, not only when it is written. */
+static int check_history_path(const hs_params *params)
+{
+    const char *h = hs_params_string(params, "pinn.history_path");
+    if (!strcmp(h, "none")) return HS_OK;
+    char path[8192];
+    snprintf(path, sizeof path, "%s.nc", h);
+    return hs_params_check_writable(params, "pinn.history_path", path, "history file", 0);
+}
+
+/* The input rules (`hpcsim check`): the whole configuration and the history file's folder; create
+ * applies the same rules. */
 static int check(hs_ctx *ctx, const hs_params *params)
 {
     hs_pinn_config c;
-    return hs_pinn_config_read(params, &c);
+    HS_CHECK(hs_pinn_config_read(params, &c));
+    return check_history_path(params);
 }
 
 static int create(hs_ctx *ctx, const hs_params *params, void **state)
@@ -167,6 +179,7 @@ static int create(hs_ctx *ctx, const hs_params *params, void **state)
     *state = s;
     s->ctx = ctx, s->params = params;
     HS_CHECK(hs_pinn_config_read(params, &s->cfg));
+    HS_CHECK(check_history_path(params));
     size_t ng = (size_t)s->cfg.eval_nx * s->cfg.eval_nt;
     s->u = malloc(ng * sizeof(double)), s->err = malloc(ng * sizeof(double));
     if (!s->u || !s->err) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
