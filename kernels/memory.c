@@ -17,17 +17,8 @@ double hs_wtime(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-double hs_mem_available(hs_ctx *ctx)
+double hs_mem_host_available(void)
 {
-#if HS_HAVE_CUDA
-    if (ctx->device == HS_DEVICE_CUDA) {
-        char name[256];
-        size_t total = 0, free_b = 0;
-        int ma, mi;
-        if (hs_cuda_describe(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
-        hs_error_clear();
-    }
-#endif
     /* "MemAvailable:   123456 kB", read line by line (whole lines, the number checked) */
     FILE *f = fopen("/proc/meminfo", "r");
     double kb = -1;
@@ -48,6 +39,20 @@ double hs_mem_available(hs_ctx *ctx)
     }
     if (kb >= 0) return kb * 1024.0;
     return (double)sysconf(_SC_AVPHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+}
+
+double hs_mem_available(hs_ctx *ctx)
+{
+#if HS_HAVE_CUDA
+    if (ctx->device == HS_DEVICE_CUDA) {
+        char name[256];
+        size_t total = 0, free_b = 0;
+        int ma, mi;
+        if (hs_cuda_describe(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
+        hs_error_clear();
+    }
+#endif
+    return hs_mem_host_available();
 }
 
 static int host_alloc(size_t bytes, void **ptr)

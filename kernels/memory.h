@@ -48,6 +48,8 @@ void hs_timer_free(hs_timer *t);
 /* Bytes this rank can still allocate on the context's device: the GPU's free memory on CUDA,
  * MemAvailable of /proc/meminfo (else the free pages) on the CPU.  Not collective. */
 double hs_mem_available(hs_ctx *ctx);
+/* Bytes of host memory this process can still allocate (MemAvailable).  Not collective. */
+double hs_mem_host_available(void);
 
 /* Wall-clock seconds (monotonic). */
 double hs_wtime(void);

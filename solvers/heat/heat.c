@@ -316,13 +316,8 @@ static int check_memory(heat *h, const hs_params *p)
     if (c->cond_kind == HS_HEAT_K_FILE) host += 8.0 * global;
     if (h->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) host += 16.0 * global;
     double avail_dev = hs_mem_available(h->ctx);
-    double avail_host = avail_dev;
-    if (h->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
-    else {
-        hs_ctx cpu = *h->ctx;
-        cpu.device = HS_DEVICE_CPU;
-        avail_host = hs_mem_available(&cpu);
-    }
+    double avail_host = hs_mem_host_available();
+    if (h->ctx->device == HS_DEVICE_CPU) host += device, device = 0; /* one memory: count it once */
     double worst[4] = {device / avail_dev, host / avail_host, device, host};
     HS_CHECK(hs_allreduce_max(h->ctx->comm, worst, 4));
     const char *key = hs_params_is_set(p, "heat.n") ? "heat.n" : "heat.ndim";
