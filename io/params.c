@@ -934,3 +934,21 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
     return rc;
 }
 
+
+int hs_params_dim_ints(const hs_params *p, const char *key, const char *ndim_key, int ndim, int64_t out[3], int64_t fill)
+{
+    int64_t v[3] = {0, 0, 0};
+    int n = hs_params_int_list(p, key, v, 3);
+    if (n != 1 && n != ndim) return hs_params_error(p, key, "has %d values; expected 1 or %s = %d", n, ndim_key, ndim);
+    for (int d = 0; d < 3; d++) out[d] = d < ndim ? v[n == 1 ? 0 : d] : fill;
+    return HS_OK;
+}
+
+int hs_params_dim_reals(const hs_params *p, const char *key, const char *ndim_key, int ndim, double out[3], double fill)
+{
+    double v[3] = {0, 0, 0};
+    int n = hs_params_real_list(p, key, v, 3);
+    if (n != 1 && n != ndim) return hs_params_error(p, key, "has %d values; expected 1 or %s = %d", n, ndim_key, ndim);
+    for (int d = 0; d < 3; d++) out[d] = d < ndim ? v[n == 1 ? 0 : d] : fill;
+    return HS_OK;
+}

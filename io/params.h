@@ -59,6 +59,11 @@ int hs_params_choice_index(const char *choices, const char *value);
 /* Copies up to max elements; returns how many the value has. */
 int hs_params_int_list(const hs_params *p, const char *name, int64_t *out, int max);
 int hs_params_real_list(const hs_params *p, const char *name, double *out, int max);
+/* A per-dimension list (INT_LIST / REAL_LIST) of 1 or ndim values, one value meaning the same in every
+ * dimension: out[0..ndim-1] filled, out[ndim..2] set to `fill`.  Another count is an input error
+ * naming `key` and `ndim_key` (the key that set ndim, for the message).  Not collective. */
+int hs_params_dim_ints(const hs_params *p, const char *key, const char *ndim_key, int ndim, int64_t out[3], int64_t fill);
+int hs_params_dim_reals(const hs_params *p, const char *key, const char *ndim_key, int ndim, double out[3], double fill);
 /* A STRING key naming an input file: the value as given when it is absolute or exists from the
  * working directory, else the same relative path beside the parameter file when that exists
  * (so that `hpcsim run some/dir/run.ini` finds the files next to run.ini), else the value. */

@@ -7,12 +7,14 @@ extern const hs_solver_ops hs_selftest_solver;
 extern const hs_solver_ops hs_quantum_solver;
 extern const hs_solver_ops hs_heat_solver;
 extern const hs_solver_ops hs_pinn_solver;
+extern const hs_solver_ops hs_cfd_solver;
 
 static const hs_solver_ops *const g_solvers[] = {
     &hs_selftest_solver,
     &hs_heat_solver,
     &hs_quantum_solver,
     &hs_pinn_solver,
+    &hs_cfd_solver,
     NULL,
 };
 

@@ -60,27 +60,6 @@ static const hs_param_decl g_heat_params[] = {
 
 int hs_heat_declare(void) { return hs_params_declare(g_heat_params, (int)(sizeof g_heat_params / sizeof g_heat_params[0])); }
 
-/* A list of 1 or ndim values: one value applies to every dimension. */
-static int per_dim_ints(const hs_params *p, const char *key, int ndim, int64_t out[3])
-{
-    int64_t v[3] = {0, 0, 0};
-    int n = hs_params_int_list(p, key, v, 3);
-    if (n != 1 && n != ndim)
-        return hs_params_error(p, key, "has %d values; expected 1 or heat.ndim = %d", n, ndim);
-    for (int d = 0; d < 3; d++) out[d] = d < ndim ? v[n == 1 ? 0 : d] : 1;
-    return HS_OK;
-}
-
-static int per_dim_reals(const hs_params *p, const char *key, int ndim, double out[3], double fill)
-{
-    double v[3] = {0, 0, 0};
-    int n = hs_params_real_list(p, key, v, 3);
-    if (n != 1 && n != ndim)
-        return hs_params_error(p, key, "has %d values; expected 1 or heat.ndim = %d", n, ndim);
-    for (int d = 0; d < 3; d++) out[d] = d < ndim ? v[n == 1 ? 0 : d] : fill;
-    return HS_OK;
-}
-
 static int read_boundaries(const hs_params *p, hs_heat_config *c)
 {
     static const char *names[3][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}, {"zlo", "zhi"}};
@@ -163,18 +142,18 @@ int hs_heat_config_read(const hs_params *p, hs_heat_config *c)
 {
     memset(c, 0, sizeof *c);
     c->ndim = (int)hs_params_int(p, "heat.ndim");
-    HS_CHECK(per_dim_ints(p, "heat.n", c->ndim, c->n));
-    HS_CHECK(per_dim_reals(p, "heat.length", c->ndim, c->length, 1.0));
+    HS_CHECK(hs_params_dim_ints(p, "heat.n", "heat.ndim", c->ndim, c->n, 1));
+    HS_CHECK(hs_params_dim_reals(p, "heat.length", "heat.ndim", c->ndim, c->length, 1.0));
     int64_t procs[3], mode[3];
-    HS_CHECK(per_dim_ints(p, "heat.procs", c->ndim, procs));
-    HS_CHECK(per_dim_ints(p, "heat.mode", c->ndim, mode));
+    HS_CHECK(hs_params_dim_ints(p, "heat.procs", "heat.ndim", c->ndim, procs, 1));
+    HS_CHECK(hs_params_dim_ints(p, "heat.mode", "heat.ndim", c->ndim, mode, 1));
     for (int d = 0; d < 3; d++) {
         c->procs[d] = d < c->ndim ? (int)procs[d] : 1;
         c->mode[d] = (int)mode[d];
         c->dx[d] = c->length[d] / (double)c->n[d];
     }
-    HS_CHECK(per_dim_reals(p, "heat.center", c->ndim, c->center, 0.0));
-    HS_CHECK(per_dim_reals(p, "heat.source_center", c->ndim, c->source_center, 0.0));
+    HS_CHECK(hs_params_dim_reals(p, "heat.center", "heat.ndim", c->ndim, c->center, 0.0));
+    HS_CHECK(hs_params_dim_reals(p, "heat.source_center", "heat.ndim", c->ndim, c->source_center, 0.0));
     c->t_end = hs_params_real(p, "heat.t_end");
     c->dt_user = hs_params_real(p, "heat.dt");
     c->cfl = hs_params_real(p, "heat.cfl");
