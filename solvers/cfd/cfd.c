@@ -152,9 +152,9 @@ static void destroy(void *state)
     free(c);
 }
 
-/* The end time and the log cadence may move at a restart; each model's section adds nothing here
- * (its keys shape the state). */
-static const char *const g_restart_may_change[] = {"cfd.t_end", "cfd.diag_every", NULL};
+/* The end time and the log cadence may move at a restart, and the models' keys that only say when
+ * to stop; every other key shapes the state. */
+static const char *const g_restart_may_change[] = {"cfd.t_end", "cfd.diag_every", "navier_stokes.steady_tol", NULL};
 
 const hs_solver_ops hs_cfd_solver = {
     .name = "cfd",

@@ -1,0 +1,1034 @@
+/* The navier_stokes CFD model: incompressible flow on a MAC grid, SSP-RK2 with a projection per stage, fast direct pressure solve. */
+#include "solvers/cfd/ns.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/blas/blas.h"
+#include "kernels/error.h"
+#include "kernels/fft/poisson.h"
+#include "kernels/grid/grid.h"
+#include "kernels/memory.h"
+#include "physics/ns_exact.h"
+#include "solvers/cfd/cfd.h"
+#include "solvers/cfd/ns_impl.h"
+
+/* Velocity boundary kinds, in the order of NS_BC_CHOICES. */
+enum { NS_PERIODIC = 0, NS_WALL = 1, NS_INFLOW = 2, NS_OUTFLOW = 3 };
+#define NS_BC_CHOICES "periodic|wall|inflow|outflow"
+/* Temperature boundary kinds. */
+enum { NS_T_NEUMANN = 0, NS_T_DIRICHLET = 1 };
+#define NS_T_BC_CHOICES "adiabatic|fixed"
+/* navier_stokes.initial */
+enum { NS_INIT_REST = 0, NS_INIT_TAYLOR_GREEN = 1, NS_INIT_POISEUILLE = 2 };
+#define NS_INIT_CHOICES "rest|taylor_green|poiseuille"
+
+static const char *const g_face[3][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}, {"zlo", "zhi"}};
+
+static const hs_param_decl g_ns_params[] = {
+    {"navier_stokes", "re", HS_PARAM_REAL, "100", 1e-6, 1e12, NULL, "Reynolds number U L / nu (unit length and velocity: nu = 1/re)"},
+    {"navier_stokes", "advection", HS_PARAM_ENUM, "tvd", 0, 0, HS_NS_ADVECTION_CHOICES,
+     "tvd: upwind-biased with the van Leer limiter (bounded at any Re); central: second-order, energy-conserving"},
+    {"navier_stokes", "initial", HS_PARAM_ENUM, "rest", 0, 0, NS_INIT_CHOICES,
+     "initial velocity: rest, the Taylor-Green vortex (periodic [0, 2 pi)^2), or the Poiseuille profile of the inflow"},
+    {"navier_stokes", "bc_xlo", HS_PARAM_ENUM, "wall", 0, 0, NS_BC_CHOICES, "velocity boundary at x = 0"},
+    {"navier_stokes", "bc_xhi", HS_PARAM_ENUM, "wall", 0, 0, NS_BC_CHOICES, "velocity boundary at x = length"},
+    {"navier_stokes", "bc_ylo", HS_PARAM_ENUM, "wall", 0, 0, NS_BC_CHOICES, "velocity boundary at y = 0"},
+    {"navier_stokes", "bc_yhi", HS_PARAM_ENUM, "wall", 0, 0, NS_BC_CHOICES, "velocity boundary at y = length"},
+    {"navier_stokes", "bc_zlo", HS_PARAM_ENUM, "wall", 0, 0, NS_BC_CHOICES, "velocity boundary at z = 0"},
+    {"navier_stokes", "bc_zhi", HS_PARAM_ENUM, "wall", 0, 0, NS_BC_CHOICES, "velocity boundary at z = length"},
+    {"navier_stokes", "wall_velocity_xlo", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3",
+     "a wall's own velocity (u v w; tangential: a moving lid); one value: 0 for all"},
+    {"navier_stokes", "wall_velocity_xhi", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "as wall_velocity_xlo, at x = length"},
+    {"navier_stokes", "wall_velocity_ylo", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "as wall_velocity_xlo, at y = 0"},
+    {"navier_stokes", "wall_velocity_yhi", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3",
+     "as wall_velocity_xlo, at y = length (the lid of the cavity: 1 0)"},
+    {"navier_stokes", "wall_velocity_zlo", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "as wall_velocity_xlo, at z = 0"},
+    {"navier_stokes", "wall_velocity_zhi", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "as wall_velocity_xlo, at z = length"},
+    {"navier_stokes", "inflow_speed", HS_PARAM_REAL, "1", 1e-12, HS_NO_MAX, NULL, "mean normal velocity into the domain through inflow faces"},
+    {"navier_stokes", "inflow_profile", HS_PARAM_ENUM, "parabolic", 0, 0, HS_NS_PROFILE_CHOICES,
+     "inflow shape across the face: uniform, or parabolic (Poiseuille, zero at the walls)"},
+    {"navier_stokes", "force", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "body force per unit mass (fx fy fz)"},
+    {"navier_stokes", "temperature", HS_PARAM_BOOL, "false", 0, 0, NULL,
+     "transport temperature with Boussinesq buoyancy along +y; thermal units: length L, time L^2/kappa (nu = pr, kappa = 1)"},
+    {"navier_stokes", "ra", HS_PARAM_REAL, "1e5", 0, 1e14, NULL, "temperature: Rayleigh number (buoyancy ra * pr * T along +y)"},
+    {"navier_stokes", "pr", HS_PARAM_REAL, "0.71", 1e-6, 1e6, NULL, "temperature: Prandtl number"},
+    {"navier_stokes", "T_bc_xlo", HS_PARAM_ENUM, "adiabatic", 0, 0, NS_T_BC_CHOICES, "temperature boundary at x = 0 (periodic faces follow bc_*)"},
+    {"navier_stokes", "T_bc_xhi", HS_PARAM_ENUM, "adiabatic", 0, 0, NS_T_BC_CHOICES, "temperature boundary at x = length"},
+    {"navier_stokes", "T_bc_ylo", HS_PARAM_ENUM, "adiabatic", 0, 0, NS_T_BC_CHOICES, "temperature boundary at y = 0"},
+    {"navier_stokes", "T_bc_yhi", HS_PARAM_ENUM, "adiabatic", 0, 0, NS_T_BC_CHOICES, "temperature boundary at y = length"},
+    {"navier_stokes", "T_bc_zlo", HS_PARAM_ENUM, "adiabatic", 0, 0, NS_T_BC_CHOICES, "temperature boundary at z = 0"},
+    {"navier_stokes", "T_bc_zhi", HS_PARAM_ENUM, "adiabatic", 0, 0, NS_T_BC_CHOICES, "temperature boundary at z = length"},
+    {"navier_stokes", "T_xlo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at x = 0 (also the inflow temperature)"},
+    {"navier_stokes", "T_xhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at x = length"},
+    {"navier_stokes", "T_ylo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at y = 0"},
+    {"navier_stokes", "T_yhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at y = length"},
+    {"navier_stokes", "T_zlo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at z = 0"},
+    {"navier_stokes", "T_zhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at z = length"},
+    {"navier_stokes", "steady_tol", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL,
+     "stop early at a steady state: when |d(kinetic energy)/dt| / kinetic energy falls below this (0: run to t_end)"},
+    {"navier_stokes", "dt_every", HS_PARAM_INT, "10", 1, 1e9, NULL, "adaptive step: steps between recomputations of dt from max |u|"},
+};
+
+typedef struct ns_config {
+    hs_cfd_config g;
+    double nu, kappa, re, ra, pr;
+    int advection, initial;
+    int bc[3][2];
+    double wall_vel[3][2][3];
+    double inflow_speed;
+    int inflow_profile;
+    double force[3];
+    int temperature;
+    int T_bc[3][2];
+    double T_wall[3][2];
+    double steady_tol;
+    int64_t dt_every;
+    double u_ref; /* velocity scale of the stability estimate */
+} ns_config;
+
+typedef struct ns {
+    hs_ctx *ctx;
+    ns_config c;
+    hs_decomp *d;
+    hs_field *q[3], *q1[3]; /* velocity at the step start / after stage 1 */
+    hs_field *T, *T1;
+    hs_field *phi;          /* pressure (the last projection's potential), cell-centred, halo 1 */
+    hs_field *scratch;      /* a cell field of diagnostics (no halo) */
+    double *f;              /* Poisson right-hand side, contiguous cells */
+    double *phi_c;          /* Poisson solution, contiguous cells */
+    hs_poisson *poisson;
+    hs_bc vbc[3][3][2];     /* per component, per face: the ghost rules of the grid family */
+    hs_bc Tbc[3][2], pbc[3][2];
+    struct face_hook {
+        struct ns *s;
+        int set_value;
+    } hook_in, hook_out;
+    double time, dt, t_end;
+    int64_t step;
+    double outflow_speed;
+    double ke_prev, t_ke_prev; /* steady-state watch */
+    int steady;
+    double last_div, last_cfl, f_mean;
+    /* output */
+    double *coords[3], *edges[3];
+    double *host;
+    int var_u[3], var_p, var_T, var_vort, ser_ke, ser_ens, ser_div, ser_cfl, ser_nu;
+    /* timing (the benchmark) */
+    int timing;
+    double t_pressure, t_total;
+    hs_timer timer;
+} ns;
+
+static int declare(void) { return hs_params_declare(g_ns_params, (int)(sizeof g_ns_params / sizeof g_ns_params[0])); }
+
+/* ---------------------------------------------------------------- configuration */
+
+static int read_config(const hs_params *p, ns_config *c)
+{
+    memset(c, 0, sizeof *c);
+    HS_CHECK(hs_cfd_config_read(p, &c->g));
+    const int nd = c->g.ndim;
+    c->re = hs_params_real(p, "navier_stokes.re");
+    c->advection = hs_params_enum(p, "navier_stokes.advection");
+    c->initial = hs_params_enum(p, "navier_stokes.initial");
+    c->temperature = hs_params_bool(p, "navier_stokes.temperature");
+    c->ra = hs_params_real(p, "navier_stokes.ra");
+    c->pr = hs_params_real(p, "navier_stokes.pr");
+    c->inflow_speed = hs_params_real(p, "navier_stokes.inflow_speed");
+    c->inflow_profile = hs_params_enum(p, "navier_stokes.inflow_profile");
+    c->steady_tol = hs_params_real(p, "navier_stokes.steady_tol");
+    c->dt_every = hs_params_int(p, "navier_stokes.dt_every");
+    HS_CHECK(hs_params_dim_reals(p, "navier_stokes.force", "cfd.ndim", nd, c->force, 0.0));
+    if (c->temperature) {
+        if (hs_params_is_set(p, "navier_stokes.re"))
+            return hs_params_error(p, "navier_stokes.re", "is not used with temperature = true: the thermal units set nu = pr and kappa = 1");
+        c->nu = c->pr;
+        c->kappa = 1.0;
+    } else {
+        c->nu = 1.0 / c->re;
+    }
+    char key[64];
+    int ninflow = 0, noutflow = 0, nmixed = 0;
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][s]);
+            c->bc[d][s] = d < nd ? hs_params_enum(p, key) : NS_PERIODIC;
+            snprintf(key, sizeof key, "navier_stokes.wall_velocity_%s", g_face[d][s]);
+            HS_CHECK(hs_params_dim_reals(p, key, "cfd.ndim", nd, c->wall_vel[d][s], 0.0));
+            if (d >= nd) continue;
+            if (c->bc[d][s] != NS_WALL && hs_params_is_set(p, key))
+                return hs_params_error(p, key, "is set, but face %s is %s, not a wall", g_face[d][s],
+                                       c->bc[d][s] == NS_PERIODIC ? "periodic" : c->bc[d][s] == NS_INFLOW ? "an inflow" : "an outflow");
+            if (c->bc[d][s] == NS_WALL && c->wall_vel[d][s][d] != 0)
+                return hs_params_error(p, key, "a wall's velocity must be tangential (component %d is the wall's normal, %g here)", d,
+                                       c->wall_vel[d][s][d]);
+            snprintf(key, sizeof key, "navier_stokes.T_bc_%s", g_face[d][s]);
+            c->T_bc[d][s] = hs_params_enum(p, key);
+            snprintf(key, sizeof key, "navier_stokes.T_%s", g_face[d][s]);
+            c->T_wall[d][s] = hs_params_real(p, key);
+            ninflow += c->bc[d][s] == NS_INFLOW;
+            noutflow += c->bc[d][s] == NS_OUTFLOW;
+        }
+    for (int d = 0; d < nd; d++) {
+        if ((c->bc[d][0] == NS_PERIODIC) != (c->bc[d][1] == NS_PERIODIC)) {
+            snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][c->bc[d][0] == NS_PERIODIC ? 1 : 0]);
+            return hs_params_error(p, key, "a periodic dimension must be periodic on both faces");
+        }
+        /* the pressure is Dirichlet at an outflow, Neumann at walls and inflows: a dimension with
+         * one of each is the direct solver's tridiagonal dimension, and it has only one */
+        int out_lo = c->bc[d][0] == NS_OUTFLOW, out_hi = c->bc[d][1] == NS_OUTFLOW;
+        if (c->bc[d][0] != NS_PERIODIC && out_lo != out_hi && ++nmixed > 1) {
+            snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][out_lo ? 0 : 1]);
+            return hs_params_error(p, key, "outflows across two dimensions are not supported by the direct pressure solver "
+                                           "(one dimension may have an outflow facing a wall or an inflow)");
+        }
+    }
+    if (ninflow > 0 && noutflow == 0) {
+        for (int d = 0; d < nd; d++)
+            for (int s = 0; s < 2; s++)
+                if (c->bc[d][s] == NS_INFLOW) {
+                    snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][s]);
+                    return hs_params_error(p, key, "an inflow needs an outflow somewhere (the fluid is incompressible)");
+                }
+    }
+    if (c->initial == NS_INIT_TAYLOR_GREEN && (c->bc[0][0] != NS_PERIODIC || c->bc[1][0] != NS_PERIODIC))
+        return hs_params_error(p, "navier_stokes.initial", "taylor_green needs periodic x and y (bc_x* = bc_y* = periodic)");
+    if (c->initial == NS_INIT_POISEUILLE && ninflow == 0)
+        return hs_params_error(p, "navier_stokes.initial", "poiseuille is the inflow's profile continued inside: it needs an inflow face");
+    /* the velocity scale of the stability estimate */
+    double u = 0;
+    for (int d = 0; d < nd; d++)
+        for (int s = 0; s < 2; s++)
+            for (int e = 0; e < nd; e++) u = fmax(u, fabs(c->wall_vel[d][s][e]));
+    if (ninflow) u = fmax(u, c->inflow_speed * (c->inflow_profile == HS_NS_PROFILE_PARABOLIC ? (nd == 2 ? 1.5 : 2.25) : 1.0));
+    if (c->initial == NS_INIT_TAYLOR_GREEN) u = fmax(u, 1.0);
+    if (c->temperature) {
+        double dT = 0;
+        for (int d = 0; d < nd; d++)
+            for (int s = 0; s < 2; s++)
+                for (int e = 0; e < nd; e++)
+                    for (int t = 0; t < 2; t++)
+                        if (c->T_bc[d][s] == NS_T_DIRICHLET && c->T_bc[e][t] == NS_T_DIRICHLET)
+                            dT = fmax(dT, fabs(c->T_wall[d][s] - c->T_wall[e][t]));
+        /* the largest velocity of buoyant convection in thermal units grows like sqrt(Ra Pr) */
+        u = fmax(u, 0.3 * sqrt(c->ra * c->pr * dT));
+    }
+    for (int d = 0; d < nd; d++) u = fmax(u, sqrt(fabs(c->force[d]) * c->g.length[d]));
+    c->u_ref = u;
+    return HS_OK;
+}
+
+/* The largest stable step of SSP-RK2 with these velocities and diffusivities (an estimate: the
+ * advective CFL number plus the diffusive number at most 1). */
+static double stable_dt(const ns_config *c, const double umax[3])
+{
+    double s = 0, dmax = fmax(c->nu, c->kappa);
+    for (int d = 0; d < c->g.ndim; d++) s += umax[d] / c->g.dx[d] + 2.0 * dmax / (c->g.dx[d] * c->g.dx[d]);
+    return s > 0 ? 1.0 / s : HS_NO_MAX;
+}
+
+/* The input rules that need the grid and the ranks; warnings about resolution. */
+static int validate(ns *s, const hs_params *p)
+{
+    HS_CHECK(read_config(p, &s->c));
+    ns_config *c = &s->c;
+    const int nd = c->g.ndim;
+    if (c->g.model != HS_CFD_NAVIER_STOKES) return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes model called for another model");
+    /* the pressure solver needs whole lines except along the last dimension */
+    int procs[3] = {1, 1, 1};
+    for (int d = 0; d < nd - 1; d++)
+        if (c->g.procs[d] > 1)
+            return hs_params_error(p, "cfd.procs", "navier_stokes splits only the last dimension over the ranks (the pressure "
+                                                   "solve's transforms need whole lines): use cfd.procs = %s",
+                                   nd == 2 ? "1 0" : "1 1 0");
+    procs[nd - 1] = c->g.procs[nd - 1] > 0 ? c->g.procs[nd - 1] : s->ctx->size;
+    for (int d = nd; d < 3; d++) procs[d] = 1;
+    int periodic[3] = {0, 0, 0};
+    for (int d = 0; d < nd; d++) periodic[d] = c->bc[d][0] == NS_PERIODIC;
+    for (int d = 0; d < nd; d++)
+        if (c->g.n[d] < 4) return hs_params_error(p, "cfd.n", "navier_stokes needs at least 4 cells per dimension, %lld given", (long long)c->g.n[d]);
+    int rc = hs_decomp_create(s->ctx, nd, c->g.n, periodic, procs, 2, &s->d);
+    if (rc == HS_ERR_INPUT) {
+        char msg[1024];
+        const char *m = hs_error_message(), *colon = strstr(m, ": ");
+        snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : m);
+        hs_error_clear();
+        return hs_params_error(p, hs_params_is_set(p, "cfd.procs") ? "cfd.procs" : "cfd.n", "%s", msg);
+    }
+    HS_CHECK(rc);
+    /* memory: 8 velocity-sized fields with halo 2, 2 temperature fields, pressure, scratch, the
+     * Poisson arrays and its work buffers (about 3 more) */
+    double cells = 1, with_ghosts = 1;
+    for (int d = 0; d < nd; d++) {
+        cells *= (double)s->d->local[d];
+        with_ghosts *= (double)(s->d->local[d] + 5);
+    }
+    double fields = 2.0 * nd + (c->temperature ? 2 : 0) + 2;
+    double device = 8.0 * (fields * with_ghosts + 6.0 * cells);
+    double host = 8.0 * cells * 2;
+    if (s->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) {
+        double global = 1;
+        for (int d = 0; d < nd; d++) global *= (double)c->g.n[d];
+        host += 16.0 * global;
+    }
+    if (s->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
+    double worst[2] = {device / hs_mem_available(s->ctx), host / hs_mem_host_available()};
+    HS_CHECK(hs_allreduce_max(s->ctx->comm, worst, 2));
+    if (worst[0] > 1 || worst[1] > 1)
+        return hs_params_error(p, "cfd.n", "the grid needs %.3g times the %s memory available on the busiest rank; use more ranks or a smaller grid",
+                               fmax(worst[0], worst[1]), worst[0] > 1 ? "GPU" : "host");
+    /* the time step */
+    double umax[3] = {c->u_ref, c->u_ref, c->u_ref};
+    double limit = stable_dt(c, umax);
+    if (c->g.dt_user > limit)
+        return hs_params_error(p, "cfd.dt", "%g is unstable here: with velocities up to %g and nu = %g the stable step is about %.4g "
+                                            "(use cfd.dt = 0 for an adaptive step)",
+                               c->g.dt_user, c->u_ref, c->nu, limit);
+    if (s->ctx->rank == 0) {
+        /* boundary layers of thickness ~ L / sqrt(Re) want a few cells */
+        double re = c->temperature ? sqrt(c->ra) : c->re * fmax(c->u_ref, 1e-300);
+        double Lmin = HS_NO_MAX, dxmax = 0;
+        for (int d = 0; d < nd; d++) Lmin = fmin(Lmin, c->g.length[d]), dxmax = fmax(dxmax, c->g.dx[d]);
+        double delta = Lmin / sqrt(fmax(re, 1.0));
+        if (delta / dxmax < 3)
+            fprintf(stderr,
+                    "hpcsim: warning: navier_stokes: boundary layers of thickness ~ L/sqrt(Re) = %.3g get %.2g cells; resolving "
+                    "them needs about %.0f cells per unit length (%g now)\n",
+                    delta, delta / dxmax, 3.0 / delta, 1.0 / dxmax);
+        if (c->advection == HS_NS_ADV_CENTRAL && c->u_ref * dxmax / c->nu > 2)
+            fprintf(stderr, "hpcsim: warning: navier_stokes: cell Reynolds number %.3g > 2 with central advection: expect "
+                            "wiggles (advection = tvd stays bounded)\n", c->u_ref * dxmax / c->nu);
+    }
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+static hs_ns_lay lay_of(const hs_field *f, int ndim)
+{
+    hs_ns_lay l;
+    l.origin = (int64_t)hs_field_index(f, 0, 0, 0);
+    l.sy = ndim > 1 ? hs_field_stride_y(f) : 0;
+    l.sz = ndim > 2 ? hs_field_stride_z(f) : 0;
+    return l;
+}
+
+/* A launch record with the grid's numbers and the layouts of the given velocity and temperature. */
+static hs_ns_launch launch_base(const ns *s, hs_field *const q[3], hs_field *T)
+{
+    hs_ns_launch L;
+    memset(&L, 0, sizeof L);
+    const ns_config *c = &s->c;
+    L.ndim = c->g.ndim;
+    L.advection = c->advection;
+    for (int d = 0; d < L.ndim; d++) {
+        L.lay[d] = lay_of(q[d], L.ndim);
+        L.q[d] = q[d]->data;
+        L.idx[d] = 1.0 / c->g.dx[d];
+        L.idx2[d] = L.idx[d] * L.idx[d];
+    }
+    for (int d = 0; d < 3; d++) {
+        L.local[d] = s->d->local[d];
+        L.offset[d] = s->d->offset[d];
+        L.dx[d] = c->g.dx[d];
+        L.length[d] = c->g.length[d];
+        L.force[d] = c->force[d];
+    }
+    L.lay[4] = lay_of(s->phi, L.ndim);
+    if (T) {
+        L.lay[3] = lay_of(T, L.ndim);
+        L.T = T->data;
+        L.buoy[1] = c->ra * c->pr;
+    }
+    L.nu = c->nu;
+    L.kappa = c->kappa;
+    return L;
+}
+
+static int launch(const ns *s, const hs_ns_launch *L)
+{
+#if HS_HAVE_CUDA
+    if (HS_ON_GPU(s->ctx)) return hs_ns_launch_cuda(s->ctx->cuda, L);
+#endif
+    return hs_ns_launch_cpu(L);
+}
+
+static void cell_box(const ns *s, hs_ns_launch *L)
+{
+    for (int d = 0; d < 3; d++) L->lo[d] = 0, L->hi[d] = s->d->local[d];
+}
+
+/* A cell-centred diagnostic of the velocity q (ghosts valid) into the contiguous array out. */
+static int cell_op(ns *s, hs_field *const q[3], hs_field *T, int op, int comp, double *out)
+{
+    hs_ns_launch L = launch_base(s, q, T);
+    L.op = op;
+    L.comp = comp;
+    L.out = out;
+    cell_box(s, &L);
+    if (op == HS_NS_WALL_FLUX) L.a = s->c.T_wall[0][0];
+    return launch(s, &L);
+}
+
+/* The custom boundary of the grid family for the normal velocity at inflows (profile set) and
+ * outflows (value kept): the boundary points and the ghosts mirrored about them. */
+static int face_hook(hs_field *f, int dim, int side, const hs_bc *bc, int homogeneous, void *user)
+{
+    (void)bc;
+    const struct face_hook *h = user;
+    const ns *s = h->s;
+    hs_ns_launch L;
+    memset(&L, 0, sizeof L);
+    L.op = HS_NS_FACE_BC;
+    L.ndim = s->c.g.ndim;
+    L.comp = dim;
+    L.lay[dim] = lay_of(f, L.ndim);
+    L.out = f->data;
+    L.side = side;
+    L.hw = f->hw[dim];
+    L.face_index = side ? f->local[dim] - 1 : 0;
+    L.set_value = h->set_value;
+    L.profile = s->c.inflow_profile;
+    L.inflow_speed = homogeneous ? 0.0 : (side ? -s->c.inflow_speed : s->c.inflow_speed);
+    for (int d = 0; d < 3; d++) {
+        L.offset[d] = f->offset[d];
+        L.dx[d] = s->c.g.dx[d];
+        L.length[d] = s->c.g.length[d];
+        /* the whole allocation across, the one boundary point along dim */
+        L.lo[d] = d == dim ? 0 : -f->hw[d];
+        L.hi[d] = d == dim ? 1 : f->local[d] + f->hw[d];
+    }
+    return launch(s, &L);
+}
+
+/* Halos and boundary ghosts of a velocity field set. */
+static int velocity_ghosts(ns *s, hs_field *const q[3])
+{
+    for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(hs_halo_exchange(q[c]));
+    for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(hs_field_fill_ghosts(q[c], s->vbc[c], s->c.g.dx, 0));
+    return HS_OK;
+}
+
+static int scalar_ghosts(ns *s, hs_field *T)
+{
+    HS_CHECK(hs_halo_exchange(T));
+    return hs_field_fill_ghosts(T, s->Tbc, s->c.g.dx, 0);
+}
+
+/* The faces of component c that the momentum equation updates: all but walls and inflows. */
+static void momentum_box(const ns *s, int c, hs_ns_launch *L)
+{
+    const hs_field *f = s->q[c];
+    for (int d = 0; d < 3; d++) L->lo[d] = 0, L->hi[d] = f->local[d];
+    const int periodic = s->c.bc[c][0] == NS_PERIODIC;
+    if (periodic) return;
+    if (f->offset[c] == 0) {
+        if (s->c.bc[c][0] == NS_OUTFLOW) L->outflow_lo = 1;
+        else L->lo[c] = 1;
+    }
+    if (f->offset[c] + f->local[c] == f->global[c]) {
+        if (s->c.bc[c][1] == NS_OUTFLOW) L->outflow_hi = 1;
+        else L->hi[c] = f->local[c] - 1;
+    }
+    L->outflow_speed = s->outflow_speed;
+}
+
+/* out = a q0 + b (q + dt R(q)) for the velocity and temperature (q, T with valid ghosts). */
+static int stage(ns *s, hs_field *const q[3], hs_field *T, hs_field *const q0[3], hs_field *T0, hs_field *const out[3],
+                 hs_field *Tout, double a, double b, double dt)
+{
+    for (int c = 0; c < s->c.g.ndim; c++) {
+        hs_ns_launch L = launch_base(s, q, T);
+        L.op = HS_NS_MOMENTUM;
+        L.comp = c;
+        L.q0 = a != 0 ? q0[c]->data : NULL;
+        L.out = out[c]->data;
+        L.a = a, L.b = b, L.dt = dt;
+        momentum_box(s, c, &L);
+        HS_CHECK(launch(s, &L));
+    }
+    if (T) {
+        hs_ns_launch L = launch_base(s, q, T);
+        L.op = HS_NS_SCALAR;
+        L.q0 = a != 0 ? T0->data : NULL;
+        L.out = Tout->data;
+        L.a = a, L.b = b, L.dt = dt;
+        cell_box(s, &L);
+        HS_CHECK(launch(s, &L));
+    }
+    return HS_OK;
+}
+
+/* Make q divergence-free: L phi = div q / h, q -= h grad phi (h = the stage's time weight). */
+static int project(ns *s, hs_field *const q[3], double h)
+{
+    HS_CHECK(velocity_ghosts(s, q));
+    {
+        hs_ns_launch L = launch_base(s, q, NULL);
+        L.op = HS_NS_DIVERGENCE;
+        L.scale = 1.0 / h;
+        L.out = s->f;
+        cell_box(s, &L);
+        HS_CHECK(launch(s, &L));
+    }
+    double t0 = 0;
+    if (s->timing) {
+        HS_CHECK(hs_ctx_sync(s->ctx));
+        HS_CHECK(hs_timer_start(&s->timer));
+    }
+    HS_CHECK(hs_poisson_solve(s->poisson, s->f, s->phi_c, &s->f_mean));
+    if (s->timing) {
+        HS_CHECK(hs_timer_stop(&s->timer, &t0));
+        s->t_pressure += t0;
+    }
+    HS_CHECK(hs_field_load_interior(s->phi, s->phi_c));
+    HS_CHECK(hs_halo_exchange(s->phi));
+    HS_CHECK(hs_field_fill_ghosts(s->phi, s->pbc, s->c.g.dx, 1));
+    for (int c = 0; c < s->c.g.ndim; c++) {
+        hs_ns_launch L = launch_base(s, q, NULL);
+        L.op = HS_NS_CORRECT;
+        L.comp = c;
+        L.phi = s->phi->data;
+        L.out = q[c]->data;
+        L.scale = h;
+        for (int d = 0; d < 3; d++) L.lo[d] = 0, L.hi[d] = q[c]->local[d];
+        HS_CHECK(launch(s, &L));
+    }
+    return HS_OK;
+}
+
+/* One SSP-RK2 (Heun) step with a projection after each stage. */
+static int step(ns *s, double dt)
+{
+    hs_field *T = s->c.temperature ? s->T : NULL, *T1 = s->c.temperature ? s->T1 : NULL;
+    HS_CHECK(velocity_ghosts(s, s->q));
+    if (T) HS_CHECK(scalar_ghosts(s, T));
+    HS_CHECK(stage(s, s->q, T, NULL, NULL, s->q1, T1, 0.0, 1.0, dt));
+    HS_CHECK(project(s, s->q1, dt));
+    HS_CHECK(velocity_ghosts(s, s->q1));
+    if (T) HS_CHECK(scalar_ghosts(s, T1));
+    /* in place into q: each point reads only its own start-of-step value */
+    HS_CHECK(stage(s, s->q1, T1, s->q, T, s->q, T, 0.5, 0.5, dt));
+    return project(s, s->q, 0.5 * dt);
+}
+
+/* Largest |u_d| over the ranks, per component. */
+static int velocity_max(ns *s, double umax[3])
+{
+    umax[0] = umax[1] = umax[2] = 0;
+    for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(hs_field_maxabs(s->q[c], &umax[c]));
+    return HS_OK;
+}
+
+static int choose_dt(ns *s)
+{
+    if (s->c.g.dt_user > 0) {
+        s->dt = s->c.g.dt_user;
+        return HS_OK;
+    }
+    double umax[3];
+    HS_CHECK(velocity_max(s, umax));
+    for (int d = 0; d < 3; d++) umax[d] = fmax(umax[d], 1e-3 * s->c.u_ref);
+    s->dt = s->c.g.cfl * stable_dt(&s->c, umax);
+    if (!(s->dt > 0) || !isfinite(s->dt))
+        return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
+    return HS_OK;
+}
+
+static int kinetic_energy(ns *s, double *ke)
+{
+    HS_CHECK(velocity_ghosts(s, s->q));
+    HS_CHECK(cell_op(s, s->q, NULL, HS_NS_ENERGY, 0, s->phi_c));
+    HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
+    HS_CHECK(hs_field_sum(s->scratch, ke));
+    double vol = 1;
+    for (int d = 0; d < s->c.g.ndim; d++) vol *= s->c.g.dx[d];
+    *ke *= vol;
+    return HS_OK;
+}
+
+static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
+{
+    ns *s = state;
+    *taken = 0;
+    if (until > s->t_end) until = s->t_end;
+    while (*taken < max_steps && s->time < until) {
+        if (s->c.g.dt_user > 0 || s->step % s->c.dt_every == 0 || s->dt <= 0) HS_CHECK(choose_dt(s));
+        double dt = hs_cfd_step_toward(s->time, s->dt, until);
+        if (dt <= 0) {
+            s->time = until;
+            break;
+        }
+        HS_CHECK(step(s, dt));
+        s->time = dt == s->dt ? s->time + dt : until;
+        s->step++;
+        (*taken)++;
+        if (s->c.steady_tol > 0 && s->step % 100 == 0) {
+            double ke;
+            HS_CHECK(kinetic_energy(s, &ke));
+            if (s->t_ke_prev > 0 && ke > 0) {
+                double rate = fabs(ke - s->ke_prev) / (s->time - s->t_ke_prev) / ke;
+                if (rate < s->c.steady_tol) {
+                    s->steady = 1;
+                    s->t_end = s->time;
+                    break;
+                }
+            }
+            s->ke_prev = ke;
+            s->t_ke_prev = s->time;
+        }
+        if (s->c.g.diag_every > 0 && s->step % s->c.g.diag_every == 0) {
+            double ke;
+            HS_CHECK(kinetic_energy(s, &ke));
+            if (s->ctx->rank == 0) printf("navier_stokes: step %lld t = %.6g dt = %.4g kinetic energy %.10g\n", (long long)s->step, s->time, s->dt, ke);
+        }
+    }
+    return HS_OK;
+}
+
+static void progress(void *state, double *time, int64_t *step_out, double *t_end, double *work)
+{
+    ns *s = state;
+    *time = s->time;
+    *step_out = s->step;
+    *t_end = s->t_end;
+    *work = (double)s->c.g.n[0] * (double)s->c.g.n[1] * (double)s->c.g.n[2];
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static double face_coord(const ns_config *c, int d, int64_t i) { return (double)i * c->g.dx[d]; }
+static double cell_coord(const ns_config *c, int d, int64_t i) { return ((double)i + 0.5) * c->g.dx[d]; }
+
+/* The initial velocity at the owned points of component comp, through the host. */
+static int initial_velocity(ns *s, int comp)
+{
+    const ns_config *c = &s->c;
+    hs_field *f = s->q[comp];
+    size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]);
+    double *h = calloc(n ? n : 1, sizeof *h);
+    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    int inflow_dim = -1;
+    for (int d = 0; d < c->g.ndim; d++)
+        if (c->bc[d][0] == NS_INFLOW || c->bc[d][1] == NS_INFLOW) inflow_dim = d;
+    for (int64_t k = 0; k < f->local[2]; k++)
+        for (int64_t j = 0; j < f->local[1]; j++)
+            for (int64_t i = 0; i < f->local[0]; i++) {
+                int64_t g[3] = {i + f->offset[0], j + f->offset[1], k + f->offset[2]};
+                double x[3];
+                for (int d = 0; d < 3; d++) x[d] = d == comp ? face_coord(c, d, g[d]) : cell_coord(c, d, g[d]);
+                double v = 0;
+                if (c->initial == NS_INIT_TAYLOR_GREEN) {
+                    double vel[3];
+                    hs_taylor_green(x[0], x[1], 0.0, c->nu, vel, NULL);
+                    v = vel[comp];
+                } else if (c->initial == NS_INIT_POISEUILLE && comp == inflow_dim) {
+                    double shape = 1;
+                    if (c->inflow_profile == HS_NS_PROFILE_PARABOLIC)
+                        for (int d = 0; d < c->g.ndim; d++)
+                            if (d != comp) shape *= hs_poiseuille_mean(x[d], c->g.length[d], 1.0);
+                    v = c->inflow_speed * shape * (c->bc[comp][0] == NS_INFLOW ? 1 : -1);
+                }
+                h[(k * f->local[1] + j) * f->local[0] + i] = v;
+            }
+    int rc = hs_field_set_interior(f, h);
+    free(h);
+    return rc;
+}
+
+static int setup_boundaries(ns *s)
+{
+    const ns_config *c = &s->c;
+    s->hook_in = (struct face_hook){s, 1};
+    s->hook_out = (struct face_hook){s, 0};
+    hs_poisson_bc pb[3][2];
+    double inflow_area = 0;
+    for (int d = 0; d < 3; d++)
+        for (int side = 0; side < 2; side++) {
+            int kind = c->bc[d][side];
+            pb[d][side] = kind == NS_PERIODIC ? HS_POISSON_PERIODIC : kind == NS_OUTFLOW ? HS_POISSON_DIRICHLET : HS_POISSON_NEUMANN;
+            s->pbc[d][side] = (hs_bc){kind == NS_PERIODIC ? HS_BC_PERIODIC : kind == NS_OUTFLOW ? HS_BC_DIRICHLET : HS_BC_NEUMANN, 0, NULL, NULL};
+            int tkind = kind == NS_PERIODIC ? HS_BC_PERIODIC : c->T_bc[d][side] == NS_T_DIRICHLET || kind == NS_INFLOW ? HS_BC_DIRICHLET : HS_BC_NEUMANN;
+            s->Tbc[d][side] = (hs_bc){tkind, tkind == HS_BC_DIRICHLET ? c->T_wall[d][side] : 0, NULL, NULL};
+            for (int comp = 0; comp < 3; comp++) {
+                hs_bc *b = &s->vbc[comp][d][side];
+                *b = (hs_bc){HS_BC_PERIODIC, 0, NULL, NULL};
+                if (kind == NS_PERIODIC) continue;
+                if (kind == NS_WALL) *b = (hs_bc){HS_BC_DIRICHLET, c->wall_vel[d][side][comp], NULL, NULL};
+                else if (kind == NS_INFLOW) *b = comp == d ? (hs_bc){HS_BC_CUSTOM, 0, face_hook, &s->hook_in} : (hs_bc){HS_BC_DIRICHLET, 0, NULL, NULL};
+                else *b = comp == d ? (hs_bc){HS_BC_CUSTOM, 0, face_hook, &s->hook_out} : (hs_bc){HS_BC_NEUMANN, 0, NULL, NULL};
+            }
+            if (d < c->g.ndim && kind == NS_INFLOW) {
+                double a = 1;
+                for (int e = 0; e < c->g.ndim; e++)
+                    if (e != d) a *= c->g.length[e];
+                inflow_area += a;
+            }
+        }
+    /* outflows carry what comes in at the same mean speed per unit area */
+    double outflow_area = 0;
+    for (int d = 0; d < c->g.ndim; d++)
+        for (int side = 0; side < 2; side++)
+            if (c->bc[d][side] == NS_OUTFLOW) {
+                double a = 1;
+                for (int e = 0; e < c->g.ndim; e++)
+                    if (e != d) a *= c->g.length[e];
+                outflow_area += a;
+            }
+    /* (an outflow without inflow, in a flow driven by a force, convects at the velocity scale) */
+    s->outflow_speed = outflow_area <= 0 ? 0 : inflow_area > 0 ? c->inflow_speed * inflow_area / outflow_area : fmax(c->u_ref, 1e-12);
+    double dx[3] = {c->g.dx[0], c->g.dx[1], c->g.dx[2]};
+    return hs_poisson_create(s->d, pb, dx, &s->poisson);
+}
+
+static void destroy(void *state);
+
+static int check(hs_ctx *ctx, const hs_params *p)
+{
+    ns *s = calloc(1, sizeof *s);
+    if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    s->ctx = ctx;
+    int rc = validate(s, p);
+    destroy(s);
+    return rc;
+}
+
+static int create(hs_ctx *ctx, const hs_params *p, void **state)
+{
+    ns *s = calloc(1, sizeof *s);
+    if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    *state = s;
+    s->ctx = ctx;
+    HS_CHECK(validate(s, p));
+    const ns_config *c = &s->c;
+    const int nd = c->g.ndim;
+    s->t_end = c->g.t_end;
+    for (int comp = 0; comp < nd; comp++) {
+        HS_CHECK(hs_field_create_staggered(s->d, HS_F64, 2, comp, &s->q[comp]));
+        HS_CHECK(hs_field_create_staggered(s->d, HS_F64, 2, comp, &s->q1[comp]));
+        HS_CHECK(hs_field_set_corners(s->q[comp], 1));
+        HS_CHECK(hs_field_set_corners(s->q1[comp], 1));
+    }
+    if (c->temperature) {
+        HS_CHECK(hs_field_create(s->d, HS_F64, 2, &s->T));
+        HS_CHECK(hs_field_create(s->d, HS_F64, 2, &s->T1));
+    }
+    HS_CHECK(hs_field_create(s->d, HS_F64, 1, &s->phi));
+    HS_CHECK(hs_field_create(s->d, HS_F64, 0, &s->scratch));
+    size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+    HS_CHECK(hs_mem_alloc(ctx, (cells ? cells : 1) * sizeof(double), (void **)&s->f));
+    HS_CHECK(hs_mem_alloc(ctx, (cells ? cells : 1) * sizeof(double), (void **)&s->phi_c));
+    s->host = malloc((cells ? cells : 1) * sizeof(double));
+    if (!s->host) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    HS_CHECK(setup_boundaries(s));
+    for (int comp = 0; comp < nd; comp++) HS_CHECK(initial_velocity(s, comp));
+    if (c->temperature) {
+        /* the conductive profile between fixed walls is the natural start; else the mean wall value */
+        double t0 = 0;
+        int nfix = 0;
+        for (int d = 0; d < nd; d++)
+            for (int side = 0; side < 2; side++)
+                if (c->T_bc[d][side] == NS_T_DIRICHLET) t0 += c->T_wall[d][side], nfix++;
+        HS_CHECK(hs_field_fill(s->T, nfix ? t0 / nfix : 0.0));
+    }
+    /* a divergence-free start (Taylor-Green already is; the inflow profile needs its walls) */
+    HS_CHECK(project(s, s->q, 1.0));
+    HS_CHECK(hs_timer_init(ctx, &s->timer));
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- output, checkpoints */
+
+static int describe_output(void *state, hs_output_desc *desc)
+{
+    ns *s = state;
+    static const char *names[3] = {"x", "y", "z"};
+    static const char *long_names[3] = {"x coordinate of cell centre", "y coordinate of cell centre", "z coordinate of cell centre"};
+    const ns_config *c = &s->c;
+    desc->title = "hpcsim incompressible Navier-Stokes (MAC grid, projection)";
+    desc->ndim = c->g.ndim;
+    desc->time_units = "1";
+    desc->record_long_name = "non-dimensional time";
+    for (int d = 0; d < c->g.ndim; d++) {
+        if (!s->coords[d]) {
+            s->coords[d] = malloc((size_t)c->g.n[d] * sizeof(double));
+            s->edges[d] = malloc((size_t)(c->g.n[d] + 1) * sizeof(double));
+            if (!s->coords[d] || !s->edges[d]) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+            for (int64_t i = 0; i < c->g.n[d]; i++) s->coords[d][i] = cell_coord(c, d, i);
+            for (int64_t i = 0; i <= c->g.n[d]; i++) s->edges[d][i] = face_coord(c, d, i);
+        }
+        desc->dim_names[d] = names[d];
+        desc->n[d] = c->g.n[d];
+        desc->coords[d] = s->coords[d];
+        desc->edges[d] = s->edges[d];
+        desc->coord_units[d] = "1";
+        desc->coord_long_names[d] = long_names[d];
+    }
+    return HS_OK;
+}
+
+static int define_vars(void *state, hs_writer *w)
+{
+    ns *s = state;
+    static const char *vn[3] = {"u", "v", "w"};
+    static const char *vl[3] = {"x velocity at the cell centre", "y velocity at the cell centre", "z velocity at the cell centre"};
+    for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(hs_writer_def_var(w, vn[c], "1", vl[c], NULL, HS_F64, 1, &s->var_u[c]));
+    HS_CHECK(hs_writer_def_var(w, "p", "1", "kinematic pressure (the last projection's potential)", NULL, HS_F64, 1, &s->var_p));
+    if (s->c.temperature) HS_CHECK(hs_writer_def_var(w, "T", "1", "temperature", NULL, HS_F64, 1, &s->var_T));
+    HS_CHECK(hs_writer_def_var(w, "vorticity", "1", s->c.g.ndim == 2 ? "vorticity dv/dx - du/dy" : "vorticity magnitude |curl u|",
+                               NULL, HS_F64, 1, &s->var_vort));
+    HS_CHECK(hs_writer_def_series(w, "kinetic_energy", "1", "kinetic energy, integral of |u|^2/2", NULL, &s->ser_ke));
+    HS_CHECK(hs_writer_def_series(w, "enstrophy", "1", "enstrophy, integral of |curl u|^2/2", NULL, &s->ser_ens));
+    HS_CHECK(hs_writer_def_series(w, "divergence_max", "1", "largest |div u| over the cells after the projection", NULL, &s->ser_div));
+    HS_CHECK(hs_writer_def_series(w, "cfl", "1", "CFL number dt sum_d max|u_d|/dx_d of the last step", NULL, &s->ser_cfl));
+    if (s->c.temperature) HS_CHECK(hs_writer_def_series(w, "nusselt", "1", "average Nusselt number at the x = 0 wall", NULL, &s->ser_nu));
+    return HS_OK;
+}
+
+/* The scalar diagnostics of the current state. */
+static int diagnostics(ns *s, double *ke, double *ens, double *divmax, double *cfl, double *nusselt)
+{
+    const ns_config *c = &s->c;
+    double vol = 1;
+    for (int d = 0; d < c->g.ndim; d++) vol *= c->g.dx[d];
+    HS_CHECK(kinetic_energy(s, ke));
+    HS_CHECK(cell_op(s, s->q, NULL, HS_NS_ENSTROPHY, 0, s->phi_c));
+    HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
+    HS_CHECK(hs_field_sum(s->scratch, ens));
+    *ens *= vol;
+    {
+        hs_ns_launch L = launch_base(s, s->q, NULL);
+        L.op = HS_NS_DIVERGENCE;
+        L.scale = 1.0;
+        L.out = s->phi_c;
+        cell_box(s, &L);
+        HS_CHECK(launch(s, &L));
+    }
+    HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
+    HS_CHECK(hs_field_maxabs(s->scratch, divmax));
+    double umax[3];
+    HS_CHECK(velocity_max(s, umax));
+    *cfl = 0;
+    for (int d = 0; d < c->g.ndim; d++) *cfl += s->dt * umax[d] / c->g.dx[d];
+    *nusselt = 0;
+    if (c->temperature) {
+        HS_CHECK(scalar_ghosts(s, s->T));
+        HS_CHECK(cell_op(s, s->q, s->T, HS_NS_WALL_FLUX, 0, s->phi_c));
+        HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
+        HS_CHECK(hs_field_sum(s->scratch, nusselt));
+        double across = 1;
+        for (int d = 1; d < c->g.ndim; d++) across *= (double)c->g.n[d];
+        *nusselt /= across;
+    }
+    return HS_OK;
+}
+
+static int put_cells(ns *s, hs_writer *w, int var, const double *dev)
+{
+    size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+    HS_CHECK(hs_mem_copy(s->ctx, s->host, dev, cells * sizeof(double), HS_COPY_D2H));
+    return hs_writer_put_block(w, var, s->d->offset, s->d->local, s->host);
+}
+
+static int write_state(void *state, hs_writer *w)
+{
+    ns *s = state;
+    HS_CHECK(velocity_ghosts(s, s->q));
+    for (int c = 0; c < s->c.g.ndim; c++) {
+        HS_CHECK(cell_op(s, s->q, NULL, HS_NS_CENTRE, c, s->phi_c));
+        HS_CHECK(put_cells(s, w, s->var_u[c], s->phi_c));
+    }
+    HS_CHECK(cell_op(s, s->q, NULL, HS_NS_VORTICITY, 0, s->phi_c));
+    HS_CHECK(put_cells(s, w, s->var_vort, s->phi_c));
+    HS_CHECK(hs_field_get_interior(s->phi, s->host));
+    HS_CHECK(hs_writer_put_block(w, s->var_p, s->d->offset, s->d->local, s->host));
+    if (s->c.temperature) {
+        HS_CHECK(hs_field_get_interior(s->T, s->host));
+        HS_CHECK(hs_writer_put_block(w, s->var_T, s->d->offset, s->d->local, s->host));
+    }
+    double ke, ens, divmax, cfl, nu;
+    HS_CHECK(diagnostics(s, &ke, &ens, &divmax, &cfl, &nu));
+    HS_CHECK(hs_writer_put_scalar(w, s->ser_ke, ke));
+    HS_CHECK(hs_writer_put_scalar(w, s->ser_ens, ens));
+    HS_CHECK(hs_writer_put_scalar(w, s->ser_div, divmax));
+    HS_CHECK(hs_writer_put_scalar(w, s->ser_cfl, cfl));
+    if (s->c.temperature) HS_CHECK(hs_writer_put_scalar(w, s->ser_nu, nu));
+    return HS_OK;
+}
+
+static int save_field(hs_checkpoint *k, const char *name, hs_field *f)
+{
+    size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]);
+    double *h = malloc((n ? n : 1) * sizeof *h);
+    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    int rc = hs_field_get_interior(f, h);
+    if (rc == HS_OK) rc = hs_checkpoint_write(k, name, HS_F64, (int64_t)n, h);
+    free(h);
+    return rc;
+}
+
+static int load_field(hs_checkpoint *k, const char *name, hs_field *f)
+{
+    size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]);
+    double *h = malloc((n ? n : 1) * sizeof *h);
+    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    int rc = hs_checkpoint_read(k, name, HS_F64, (int64_t)n, h);
+    if (rc == HS_OK) rc = hs_field_set_interior(f, h);
+    free(h);
+    return rc;
+}
+
+static int checkpoint(void *state, hs_checkpoint *k)
+{
+    ns *s = state;
+    static const char *names[3] = {"u", "v", "w"};
+    for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(save_field(k, names[c], s->q[c]));
+    if (s->c.temperature) HS_CHECK(save_field(k, "T", s->T));
+    HS_CHECK(save_field(k, "p", s->phi));
+    double clock[5] = {s->time, (double)s->step, s->dt, s->ke_prev, s->t_ke_prev};
+    return hs_checkpoint_write(k, "clock", HS_F64, 5, clock);
+}
+
+static int restore(void *state, hs_checkpoint *k)
+{
+    ns *s = state;
+    static const char *names[3] = {"u", "v", "w"};
+    for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(load_field(k, names[c], s->q[c]));
+    if (s->c.temperature) HS_CHECK(load_field(k, "T", s->T));
+    HS_CHECK(load_field(k, "p", s->phi));
+    double clock[5];
+    HS_CHECK(hs_checkpoint_read(k, "clock", HS_F64, 5, clock));
+    s->time = clock[0];
+    s->step = (int64_t)clock[1];
+    s->dt = clock[2];
+    s->ke_prev = clock[3];
+    s->t_ke_prev = clock[4];
+    return HS_OK;
+}
+
+static int finish(void *state)
+{
+    ns *s = state;
+    double ke, ens, divmax, cfl, nu;
+    HS_CHECK(diagnostics(s, &ke, &ens, &divmax, &cfl, &nu));
+    if (!isfinite(ke))
+        return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
+    /* the direct solve's residual on the last right-hand side */
+    double rel = 0;
+    {
+        size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+        double *lp = NULL, nf = 0, nr = 0;
+        HS_CHECK(hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&lp));
+        int rc = hs_poisson_solve(s->poisson, s->f, s->phi_c, NULL);
+        if (rc == HS_OK) rc = hs_poisson_apply(s->poisson, s->phi_c, lp);
+        if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, s->f, &nf);
+        if (rc == HS_OK) rc = hs_axpy(s->ctx, HS_F64, cells, -1.0, s->f, lp);
+        if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, lp, &nr);
+        hs_mem_free(s->ctx, lp);
+        HS_CHECK(rc);
+        double sums[2] = {nf * nf, nr * nr};
+        HS_CHECK(hs_allreduce_sum(s->ctx->comm, sums, 2));
+        rel = sums[0] > 0 ? sqrt(sums[1] / sums[0]) : 0;
+    }
+    if (s->ctx->rank == 0) {
+        printf("navier_stokes: %lld steps to t = %.9g%s; kinetic energy %.10g, enstrophy %.10g, max |div u| %.3e, CFL %.3f\n",
+               (long long)s->step, s->time, s->steady ? " (steady state reached)" : "", ke, ens, divmax, cfl);
+        printf("navier_stokes: pressure solve: direct (transforms), relative residual %.2e of the last right-hand side\n", rel);
+        if (s->c.temperature) printf("navier_stokes: average Nusselt number at x = 0: %.6f\n", nu);
+    }
+    return HS_OK;
+}
+
+static void destroy(void *state)
+{
+    ns *s = state;
+    if (!s) return;
+    for (int c = 0; c < 3; c++) {
+        hs_field_destroy(s->q[c]);
+        hs_field_destroy(s->q1[c]);
+        free(s->coords[c]);
+        free(s->edges[c]);
+    }
+    hs_field_destroy(s->T);
+    hs_field_destroy(s->T1);
+    hs_field_destroy(s->phi);
+    hs_field_destroy(s->scratch);
+    hs_poisson_destroy(s->poisson);
+    if (s->ctx) {
+        hs_mem_free(s->ctx, s->f);
+        hs_mem_free(s->ctx, s->phi_c);
+        if (s->timer.ctx) hs_timer_free(&s->timer);
+    }
+    if (s->d) hs_decomp_destroy(s->d);
+    free(s->host);
+    free(s);
+}
+
+/* ---------------------------------------------------------------- for tests and the benchmark */
+
+int hs_ns_centre_velocity(void *state, int comp, double *global_host)
+{
+    ns *s = state;
+    if (comp < 0 || comp >= s->c.g.ndim) return HS_FAIL(HS_ERR_INPUT, "component %d out of range", comp);
+    HS_CHECK(velocity_ghosts(s, s->q));
+    HS_CHECK(cell_op(s, s->q, NULL, HS_NS_CENTRE, comp, s->phi_c));
+    HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
+    return hs_field_gather(s->scratch, 0, global_host);
+}
+
+int hs_ns_face_velocity(void *state, int comp, double *global_host)
+{
+    ns *s = state;
+    if (comp < 0 || comp >= s->c.g.ndim) return HS_FAIL(HS_ERR_INPUT, "component %d out of range", comp);
+    return hs_field_gather(s->q[comp], 0, global_host);
+}
+
+int hs_ns_nusselt(void *state, double *nusselt)
+{
+    ns *s = state;
+    double ke, ens, divmax, cfl;
+    return diagnostics(s, &ke, &ens, &divmax, &cfl, nusselt);
+}
+
+int hs_ns_bench_steps(void *state, int nsteps, double *seconds, double *pressure_seconds)
+{
+    ns *s = state;
+    hs_timer t;
+    HS_CHECK(hs_timer_init(s->ctx, &t));
+    s->timing = 1;
+    s->t_pressure = 0;
+    if (s->dt <= 0) HS_CHECK(choose_dt(s));
+    HS_CHECK(hs_ctx_sync(s->ctx));
+    HS_CHECK(hs_timer_start(&t));
+    for (int i = 0; i < nsteps; i++) HS_CHECK(step(s, s->dt));
+    int rc = hs_timer_stop(&t, seconds);
+    hs_timer_free(&t);
+    s->timing = 0;
+    *pressure_seconds = s->t_pressure;
+    return rc;
+}
+
+static const char *const g_restart_may_change[] = {"navier_stokes.steady_tol", NULL};
+
+const hs_solver_ops hs_cfd_navier_stokes = {
+    .name = "navier_stokes",
+    .summary = "incompressible Navier-Stokes on a MAC grid",
+    .declare = declare,
+    .check = check,
+    .create = create,
+    .advance = advance,
+    .progress = progress,
+    .describe_output = describe_output,
+    .define_vars = define_vars,
+    .write = write_state,
+    .finish = finish,
+    .checkpoint = checkpoint,
+    .restore = restore,
+    .destroy = destroy,
+    .restart_may_change = g_restart_may_change,
+    .work_unit = "cell updates",
+};
