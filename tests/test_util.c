@@ -136,6 +136,8 @@ int test_run_group(const char *name, const struct CMUnitTest *tests, size_t coun
 {
     hs_ctx *ctx = test_ctx();
     if (ctx->rank != 0) cmocka_set_message_output(CM_OUTPUT_STDOUT);
+    /* HS_TEST_FILTER=glob runs only the matching tests of a group (while working on one) */
+    if (getenv("HS_TEST_FILTER")) cmocka_set_test_filter(getenv("HS_TEST_FILTER"));
     int failed = _cmocka_run_group_tests(name, tests, count, NULL, NULL);
     /* every rank must agree on the outcome, or a failing rank's status would be lost */
     int any = failed != 0;

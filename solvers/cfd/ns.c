@@ -751,8 +751,6 @@ static int describe_output(void *state, hs_output_desc *desc)
     const ns_config *c = &s->c;
     desc->title = "hpcsim incompressible Navier-Stokes (MAC grid, projection)";
     desc->ndim = c->g.ndim;
-    desc->time_units = "1";
-    desc->record_long_name = "non-dimensional time";
     for (int d = 0; d < c->g.ndim; d++) {
         if (!s->coords[d]) {
             s->coords[d] = malloc((size_t)c->g.n[d] * sizeof(double));
@@ -1010,6 +1008,17 @@ int hs_ns_bench_steps(void *state, int nsteps, double *seconds, double *pressure
     s->timing = 0;
     *pressure_seconds = s->t_pressure;
     return rc;
+}
+
+int hs_ns_bench_advection(void *state, double *bytes)
+{
+    ns *s = state;
+    const int nd = s->c.g.ndim;
+    double cells = (double)s->d->local[0] * (double)s->d->local[1] * (double)s->d->local[2];
+    /* each component's update reads every velocity component once and writes its own */
+    *bytes = 8.0 * cells * nd * (nd + 1);
+    if (s->dt <= 0) HS_CHECK(choose_dt(s));
+    return stage(s, s->q, NULL, NULL, NULL, s->q1, NULL, 0.0, 1.0, s->dt);
 }
 
 static const char *const g_restart_may_change[] = {"navier_stokes.steady_tol", NULL};

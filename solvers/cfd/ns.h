@@ -17,4 +17,10 @@ int hs_ns_nusselt(void *state, double *nusselt);
  * device synchronised around each solve).  Collective. */
 int hs_ns_bench_steps(void *state, int nsteps, double *seconds, double *pressure_seconds);
 
+/* One explicit stage of the momentum equations (advection, diffusion, forces: every component,
+ * no ghosts, no projection), for the bandwidth figure of the benchmark; *bytes is the least the
+ * update must move (each component read once per component written, plus the writes).  Not
+ * collective. */
+int hs_ns_bench_advection(void *state, double *bytes);
+
 #endif

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The navier_stokes CFD model end to end: 1/2/4 ranks (and CPU/GPU) agree, a restart continues
+# bitwise, the output carries the CF names and diagnostics, and bad inputs fail with exit 2.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+ROOT=$(realpath "$(dirname "$0")/../..")
+DEVICE=${HS_TEST_DEVICE:-cpu}
+WORK=$(mktemp -d)
+CAP=$(mktemp -d)
+trap 'rm -rf "$WORK" "$CAP"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
+HAVE_MPI=0
+command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+EXT=nc
+"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+
+# A small cavity with temperature (every kernel: TVD momentum and scalar, buoyancy, walls, lid) and
+# a channel with inflow and outflow (the custom face boundaries, the tridiagonal pressure dimension).
+cat > cav.ini <<EOF2
+[run]
+solver = cfd
+device = $DEVICE
+[cfd]
+n = 24 20
+length = 1.2 1
+t_end = 0.3
+cfl = 0.8
+[navier_stokes]
+re = 200
+wall_velocity_yhi = 1 0
+[output]
+path = cav
+every_time = 0.1
+EOF2
+cat > chan.ini <<EOF2
+[run]
+solver = cfd
+device = $DEVICE
+[cfd]
+n = 32 12
+length = 3 1
+t_end = 0.5
+[navier_stokes]
+re = 30
+bc_xlo = inflow
+bc_xhi = outflow
+[output]
+path = chan
+every_time = 0.25
+EOF2
+cat > hot.ini <<EOF2
+[run]
+solver = cfd
+device = $DEVICE
+[cfd]
+n = 16 16 8
+ndim = 3
+t_end = 0.004
+[navier_stokes]
+temperature = true
+ra = 1e4
+T_bc_xlo = fixed
+T_xlo = 0.5
+T_bc_xhi = fixed
+T_xhi = -0.5
+bc_zlo = periodic
+bc_zhi = periodic
+[output]
+path = hot
+every_time = 0.002
+EOF2
+
+# 1. runs, with the variables and series users rely on
+for c in cav chan hot; do
+    if "$HS_BIN" run $c.ini --quiet >"$CAP/o" 2>"$CAP/e"; then ok "$c runs ($(grep -m1 'relative residual' "$CAP/o" | sed 's/.*residual/residual/'))"
+    else bad "$c: $(cat "$CAP/e")"; fi
+done
+if [ $EXT = nc ] && command -v ncdump >/dev/null; then
+    h=$(ncdump -h cav.nc)
+    missing=""
+    for v in "u(time, y, x)" "v(time, y, x)" "p(time, y, x)" "vorticity(time, y, x)" "kinetic_energy(time)" "enstrophy(time)" "divergence_max(time)" "cfl(time)"; do
+        grep -qF "double $v" <<<"$h" || missing="$missing $v"
+    done
+    [ -z "$missing" ] && ok "cavity file has u, v, p, vorticity and the diagnostic series" || bad "cavity file lacks:$missing"
+    grep -qF "double T(time, z, y, x)" < <(ncdump -h hot.nc) && grep -qF "double nusselt(time)" < <(ncdump -h hot.nc) &&
+        ok "3D heated file has T and nusselt" || bad "3D heated file lacks T or nusselt"
+    div=$(ncdump -v divergence_max cav.nc | sed -n '/^ divergence_max =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | sort -g | tail -1)
+    awk -v d="$div" 'BEGIN { exit !(d < 1e-10) }' && ok "projected velocity is divergence-free (max |div u| $div)" || bad "divergence $div"
+fi
+
+# 2. the same on 1, 2 and 4 ranks (the pressure solve's transposes move whole lines: round-off only)
+if [ $HAVE_MPI = 1 ]; then
+    for c in cav chan hot; do
+        for np in 1 2 4; do
+            "${MPIRUN[@]}" -n $np "$HS_BIN" run $c.ini --quiet output.path=${c}_np$np >"$CAP/o" 2>"$CAP/e" || bad "$c on $np ranks: $(grep hpcsim "$CAP/e")"
+        done
+        for np in 2 4; do
+            for v in u v p; do
+                if "$HS_BIN" compare ${c}_np1.$EXT ${c}_np$np.$EXT $v 1e-11 >"$CAP/o"; then :; else bad "$c $v: $np ranks differ: $(cat "$CAP/o")"; continue 2; fi
+            done
+            ok "$c: $np ranks equal 1 rank within 1e-11 in u, v, p"
+        done
+    done
+else
+    echo "skip rank-count comparison: no MPI in this build"
+fi
+
+# 3. CPU and GPU
+if [ "$DEVICE" = cuda ]; then
+    for c in cav chan hot; do
+        "$HS_BIN" run $c.ini --quiet run.device=cpu output.path=${c}_cpu >/dev/null 2>&1
+        if "$HS_BIN" compare ${c}_cpu.$EXT $c.$EXT u 1e-10 >"$CAP/o"; then ok "$c: CPU and GPU agree within 1e-10 ($(cut -d, -f2 "$CAP/o"))"
+        else bad "$c CPU vs GPU: $(cat "$CAP/o")"; fi
+    done
+fi
+
+# 4. a restart continues bitwise (adaptive dt included)
+"$HS_BIN" run cav.ini --quiet output.path=full >/dev/null 2>&1
+"$HS_BIN" run cav.ini --quiet output.path=part checkpoint.every_steps=10 checkpoint.path=ck run.max_steps=25 >/dev/null 2>&1
+ck=$(ls ck* 2>/dev/null | head -1)
+if [ -n "$ck" ] && "$HS_BIN" run cav.ini --quiet output.path=part run.restart="$ck" >"$CAP/o" 2>"$CAP/e"; then
+    if "$HS_BIN" compare full.$EXT part.$EXT u --last >"$CAP/o" && "$HS_BIN" compare full.$EXT part.$EXT p --last >>"$CAP/o"; then
+        ok "restart from $ck is bitwise"
+    else bad "restart differs: $(cat "$CAP/o")"; fi
+else
+    bad "restart: checkpoint '$ck': $(cat "$CAP/e" 2>/dev/null)"
+fi
+
+# 5. bad input: exit 2, the key named, nothing written (the cases are in tests/data/bad_inputs.txt
+# for the check-equals-run test; here the messages)
+expect_fail() { # name, expected message fragment, ini text
+    local name=$1 want=$2
+    mkdir -p "$CAP/empty" && rm -rf "$CAP/empty"/* && printf '%b' "$3" > "$CAP/empty/case.ini"
+    (cd "$CAP/empty" && "$HS_BIN" run case.ini >"$CAP/o" 2>"$CAP/e")
+    local rc=$? files
+    files=$(ls -A "$CAP/empty" | grep -v '^case.ini$')
+    if [ $rc = 2 ] && grep -qF "$want" "$CAP/e" && [ -z "$files" ]; then ok "$name"; else
+        bad "$name: exit $rc, files '$files'"; printf '  got:      %s\n  expected: %s\n' "$(cat "$CAP/e")" "$want"; fi
+}
+H='[run]\nsolver = cfd\n[cfd]\n'
+expect_fail "unstable step names the stable one" "case.ini:5: cfd.dt: 0.5 is unstable here: with velocities up to 1 and nu = 0.01 the stable step is about" \
+    "${H}n = 32\ndt = 0.5\n[navier_stokes]\nwall_velocity_yhi = 1 0\n"
+expect_fail "lid on an all-periodic box" "case.ini:10: navier_stokes.wall_velocity_yhi: is set, but face yhi is periodic, not a wall" \
+    "${H}n = 16\n[navier_stokes]\nbc_ylo = periodic\nbc_yhi = periodic\nbc_xlo = periodic\nbc_xhi = periodic\nwall_velocity_yhi = 1 0\n"
+expect_fail "inflow without outflow" "case.ini:6: navier_stokes.bc_xlo: an inflow needs an outflow somewhere" \
+    "${H}n = 16\n[navier_stokes]\nbc_xlo = inflow\n"
+expect_fail "x split refused" "cfd.procs: navier_stokes splits only the last dimension" "${H}n = 16\nprocs = 2 1\n"
+printf "${H}n = 16\n[navier_stokes]\nre = 1e5\n" > warn.ini
+"$HS_BIN" check warn.ini >"$CAP/o" 2>"$CAP/e" && grep -q "warning: navier_stokes: boundary layers" "$CAP/e" &&
+    ok "under-resolved Re warns with the estimate ($(grep -o 'needs about [0-9]* cells' "$CAP/e"))" || bad "no resolution warning: $(cat "$CAP/e")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,381 @@
+/* The navier_stokes CFD model against exact solutions and published tables: Taylor-Green (order 2 in
+ * space and time), plane Poiseuille flow (order 2), the 3D code on a 2D flow, an inflow/outflow
+ * channel, the lid-driven cavity against Ghia et al. (1982), and (HS_VALIDATE=1) the heated cavity
+ * against de Vahl Davis (1983) and the cavity at Re 400 and 1000. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/params.h"
+#include "physics/ns_exact.h"
+#include "solvers/cfd/cfd.h"
+#include "solvers/cfd/ns.h"
+#include "test_util.h"
+
+int hs_driver_declare(void);
+
+static int validate_mode(void) { return getenv("HS_VALIDATE") && atoi(getenv("HS_VALIDATE")); }
+
+static const hs_solver_ops *model(void) { return &hs_cfd_navier_stokes; }
+
+/* The model built from overrides (plus output.format = none) and run to its end time. */
+static void *run_case(const char *const *overrides, int count, hs_params **pp)
+{
+    char *ov[40];
+    if (count > 38) fail_msg("too many overrides");
+    for (int i = 0; i < count; i++) ov[i] = (char *)overrides[i];
+    ov[count] = "run.solver=cfd";
+    ov[count + 1] = "output.format=none";
+    hs_params *p = NULL;
+    TEST_OK(hs_params_load(NULL, count + 2, ov, &p));
+    void *state = NULL;
+    TEST_OK(model()->create(test_ctx(), p, &state));
+    double t, t_end, work;
+    int64_t step, taken;
+    model()->progress(state, &t, &step, &t_end, &work);
+    while (t < t_end) {
+        TEST_OK(model()->advance(state, t_end, 1000000, &taken));
+        model()->progress(state, &t, &step, &t_end, &work);
+    }
+    *pp = p;
+    return state;
+}
+
+static void finish_case(void *state, hs_params *p)
+{
+    model()->destroy(state);
+    hs_params_free(p);
+}
+
+static void check_order(const char *title, const double *err, const char *const *label, int levels, double want, double tol)
+{
+    if (test_ctx()->rank == 0) {
+        printf("%s\n  %-34s %14s %8s\n", title, "case", "error", "order");
+        for (int i = 0; i < levels; i++) {
+            if (i == 0) printf("  %-34s %14.6e %8s\n", label[i], err[i], "-");
+            else printf("  %-34s %14.6e %8.3f\n", label[i], err[i], log2(err[i - 1] / err[i]));
+        }
+        fflush(stdout);
+    }
+    for (int i = 1; i < levels; i++) {
+        double order = log2(err[i - 1] / err[i]);
+        if (fabs(order - want) > tol)
+            fail_msg("%s: observed order %.3f between %s and %s, expected %.1f +- %.2f", title, order, label[i - 1], label[i], want, tol);
+    }
+}
+
+/* Relative L2 error of the u and v faces of a Taylor-Green run against the exact solution at time t. */
+static double tg_error(void *state, int n, double t, double nu)
+{
+    double L = 2 * M_PI, dx = L / n, num = 0, den = 0;
+    double *g = malloc((size_t)n * n * sizeof *g);
+    for (int comp = 0; comp < 2; comp++) {
+        TEST_OK(hs_ns_face_velocity(state, comp, g));
+        if (test_ctx()->rank != 0) continue;
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double x = comp == 0 ? i * dx : (i + 0.5) * dx, y = comp == 1 ? j * dx : (j + 0.5) * dx, vel[3];
+                hs_taylor_green(x, y, t, nu, vel, NULL);
+                double e = g[(size_t)j * n + i] - vel[comp];
+                num += e * e;
+                den += vel[comp] * vel[comp];
+            }
+    }
+    free(g);
+    double r[1] = {test_ctx()->rank == 0 ? sqrt(num / den) : 0};
+    TEST_OK(hs_allreduce_sum(test_ctx()->comm, r, 1));
+    return r[0];
+}
+
+static const char *const g_tg_base[] = {"cfd.length=6.283185307179586", "navier_stokes.initial=taylor_green",
+                                        "navier_stokes.bc_xlo=periodic", "navier_stokes.bc_xhi=periodic",
+                                        "navier_stokes.bc_ylo=periodic", "navier_stokes.bc_yhi=periodic",
+                                        "navier_stokes.advection=central", "navier_stokes.re=10"};
+#define TG_BASE 8
+
+static void test_taylor_green_space(void **st)
+{
+    (void)st;
+    int levels = validate_mode() ? 4 : 3;
+    double err[5];
+    char lab[5][64], nb[5][32], db[5][32];
+    const char *labels[5];
+    for (int l = 0; l < levels; l++) {
+        int n = 16 << l;
+        double dx = 2 * M_PI / n;
+        snprintf(nb[l], sizeof nb[l], "cfd.n=%d", n);
+        snprintf(db[l], sizeof db[l], "cfd.dt=%.17g", 0.3 * dx * dx); /* time error O(dx^4): space dominates */
+        const char *ov[TG_BASE + 3];
+        memcpy(ov, g_tg_base, sizeof g_tg_base);
+        ov[TG_BASE] = nb[l], ov[TG_BASE + 1] = db[l], ov[TG_BASE + 2] = "cfd.t_end=0.5";
+        hs_params *p;
+        void *s = run_case(ov, TG_BASE + 3, &p);
+        err[l] = tg_error(s, n, 0.5, 0.1);
+        finish_case(s, p);
+        snprintf(lab[l], sizeof lab[l], "%d^2 cells, dt ~ dx^2", n);
+        labels[l] = lab[l];
+    }
+    check_order("Taylor-Green, central advection: space", err, labels, levels, 2.0, 0.15);
+}
+
+static void test_taylor_green_time(void **st)
+{
+    (void)st;
+    const int n = 32;
+    const double dts[4] = {0.04, 0.02, 0.01, 0.0025};
+    double *g[4];
+    for (int l = 0; l < 4; l++) {
+        char nb[32], db[32];
+        snprintf(nb, sizeof nb, "cfd.n=%d", n);
+        snprintf(db, sizeof db, "cfd.dt=%.17g", dts[l]);
+        const char *ov[TG_BASE + 3];
+        memcpy(ov, g_tg_base, sizeof g_tg_base);
+        ov[TG_BASE] = nb, ov[TG_BASE + 1] = db, ov[TG_BASE + 2] = "cfd.t_end=0.8";
+        hs_params *p;
+        void *s = run_case(ov, TG_BASE + 3, &p);
+        g[l] = malloc((size_t)n * n * sizeof(double));
+        TEST_OK(hs_ns_face_velocity(s, 0, g[l]));
+        finish_case(s, p);
+    }
+    /* self-convergence: the spatial error is the same for all steps and cancels */
+    double err[3];
+    const char *labels[3] = {"dt = 0.04", "dt = 0.02", "dt = 0.01"};
+    for (int l = 0; l < 3; l++) {
+        double r[1] = {test_ctx()->rank == 0 ? test_rel_err_f64(g[l], g[3], (size_t)n * n) : 0};
+        TEST_OK(hs_allreduce_sum(test_ctx()->comm, r, 1));
+        err[l] = r[0];
+    }
+    for (int l = 0; l < 4; l++) free(g[l]);
+    check_order("Taylor-Green, SSP-RK2 with stage projections: time (against dt = 0.0025)", err, labels, 3, 2.0, 0.2);
+}
+
+/* The 3D code on the 2D vortex (periodic z, w = 0) gives the 2D answer. */
+static void test_three_d_matches_two_d(void **st)
+{
+    (void)st;
+    const int n = 16;
+    double *g2 = malloc((size_t)n * n * sizeof(double)), *g3 = malloc((size_t)n * n * 4 * sizeof(double));
+    {
+        const char *ov[TG_BASE + 3];
+        memcpy(ov, g_tg_base, sizeof g_tg_base);
+        ov[TG_BASE] = "cfd.n=16", ov[TG_BASE + 1] = "cfd.dt=0.02", ov[TG_BASE + 2] = "cfd.t_end=0.4";
+        hs_params *p;
+        void *s = run_case(ov, TG_BASE + 3, &p);
+        TEST_OK(hs_ns_face_velocity(s, 0, g2));
+        finish_case(s, p);
+    }
+    {
+        const char *ov[TG_BASE + 6];
+        memcpy(ov, g_tg_base, sizeof g_tg_base);
+        ov[0] = "cfd.length=6.283185307179586 6.283185307179586 1";
+        ov[TG_BASE] = "cfd.n=16 16 4", ov[TG_BASE + 1] = "cfd.dt=0.02", ov[TG_BASE + 2] = "cfd.t_end=0.4";
+        ov[TG_BASE + 3] = "cfd.ndim=3", ov[TG_BASE + 4] = "navier_stokes.bc_zlo=periodic", ov[TG_BASE + 5] = "navier_stokes.bc_zhi=periodic";
+        hs_params *p;
+        void *s = run_case(ov, TG_BASE + 6, &p);
+        TEST_OK(hs_ns_face_velocity(s, 0, g3));
+        finish_case(s, p);
+    }
+    if (test_ctx()->rank == 0)
+        for (int k = 0; k < 4; k++) {
+            double e = test_rel_err_f64(g3 + (size_t)k * n * n, g2, (size_t)n * n);
+            printf("3D layer z = %d against the 2D run: relative difference %.3e\n", k, e);
+            TEST_LE(e, 1e-11);
+        }
+    free(g2);
+    free(g3);
+}
+
+/* Centre velocity u(y) at cell centres, column x = i, of a gathered centre field. */
+static double centre_at(const double *g, int nx, int i, int j) { return g[(size_t)j * nx + i]; }
+
+static void test_poiseuille_force(void **st)
+{
+    (void)st;
+    double err[3];
+    char lab[3][64], nb[3][32];
+    const char *labels[3];
+    for (int l = 0; l < 3; l++) {
+        int ny = 8 << l;
+        snprintf(nb[l], sizeof nb[l], "cfd.n=4 %d", ny);
+        const char *ov[] = {nb[l], "cfd.length=0.5 1", "navier_stokes.re=1", "navier_stokes.force=8 0", "navier_stokes.bc_xlo=periodic",
+                            "navier_stokes.bc_xhi=periodic", "cfd.t_end=3", "cfd.cfl=0.8"};
+        hs_params *p;
+        void *s = run_case(ov, 8, &p);
+        double *g = malloc((size_t)4 * ny * sizeof *g);
+        TEST_OK(hs_ns_centre_velocity(s, 0, g));
+        double e = 0;
+        for (int j = 0; j < ny; j++) {
+            double y = (j + 0.5) / ny, ex = hs_poiseuille_force(y, 1.0, 8.0, 1.0);
+            e = fmax(e, fabs(centre_at(g, 4, 1, j) - ex));
+        }
+        double r[1] = {test_ctx()->rank == 0 ? e : 0};
+        TEST_OK(hs_allreduce_sum(test_ctx()->comm, r, 1));
+        err[l] = r[0];
+        free(g);
+        finish_case(s, p);
+        snprintf(lab[l], sizeof lab[l], "4 x %d cells", ny);
+        labels[l] = lab[l];
+    }
+    check_order("plane Poiseuille flow driven by a force: max error of u(y)", err, labels, 3, 2.0, 0.15);
+}
+
+/* Parabolic inflow, convective outflow: the flow leaves through the outflow at the rate it enters,
+ * and the profile halfway down the channel is the parabola. */
+static void test_inflow_outflow_channel(void **st)
+{
+    (void)st;
+    const int nx = 64, ny = 16;
+    const char *ov[] = {"cfd.n=64 16", "cfd.length=4 1", "navier_stokes.re=20", "navier_stokes.bc_xlo=inflow",
+                        "navier_stokes.bc_xhi=outflow", "navier_stokes.inflow_profile=parabolic", "cfd.t_end=12", "cfd.cfl=0.8"};
+    hs_params *p;
+    void *s = run_case(ov, 8, &p);
+    double *g = malloc((size_t)(nx + 1) * ny * sizeof *g);
+    TEST_OK(hs_ns_face_velocity(s, 0, g));
+    if (test_ctx()->rank == 0) {
+        double in = 0, out = 0, e = 0;
+        for (int j = 0; j < ny; j++) {
+            in += g[(size_t)j * (nx + 1)] / ny;
+            out += g[(size_t)j * (nx + 1) + nx] / ny;
+            double y = (j + 0.5) / ny;
+            e = fmax(e, fabs(g[(size_t)j * (nx + 1) + nx / 2] - hs_poiseuille_mean(y, 1.0, 1.0)));
+        }
+        printf("channel: inflow %.12f, outflow %.12f, max |u - parabola| at x = 2: %.3e\n", in, out, e);
+        TEST_LE(fabs(in - 1.0), 1e-12);
+        TEST_LE(fabs(out - in), 1e-10);
+        /* the discrete wall treatment is second order: 16 cells give about 1% of the centre speed */
+        TEST_LE(e, 0.02);
+    }
+    free(g);
+    finish_case(s, p);
+}
+
+/* Ghia's table column for this Reynolds number: positions and values of "u" or "v" rows. */
+static int read_ghia(char which, int column, double *pos, double *val)
+{
+    const char *path = "tests/data/ghia1982_cavity.txt"; /* the tests run from the project root */
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("cannot open %s", path);
+    char line[256];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char t;
+        double x, a[3];
+        if (line[0] == '#' || sscanf(line, " %c %lf %lf %lf %lf", &t, &x, &a[0], &a[1], &a[2]) != 5 || t != which) continue;
+        pos[n] = x;
+        val[n++] = a[column];
+    }
+    fclose(f);
+    return n;
+}
+
+/* Linear interpolation in a profile given at cell centres plus the two wall values. */
+static double profile_at(const double *vals, int n, double wall_lo, double wall_hi, double x)
+{
+    double h = 1.0 / n, s = x / h - 0.5;
+    if (s <= 0) return wall_lo + (vals[0] - wall_lo) * (x / (0.5 * h));
+    if (s >= n - 1) return vals[n - 1] + (wall_hi - vals[n - 1]) * ((x - (n - 0.5) * h) / (0.5 * h));
+    int i = (int)floor(s);
+    double w = s - i;
+    return vals[i] * (1 - w) + vals[i + 1] * w;
+}
+
+static void cavity_case(int re, int n, int column, double tol)
+{
+    char nb[32], rb[32];
+    snprintf(nb, sizeof nb, "cfd.n=%d", n);
+    snprintf(rb, sizeof rb, "navier_stokes.re=%d", re);
+    const char *ov[] = {nb, rb, "navier_stokes.wall_velocity_yhi=1 0", "cfd.t_end=80", "cfd.cfl=0.9", "navier_stokes.steady_tol=1e-6"};
+    hs_params *p;
+    void *s = run_case(ov, 6, &p);
+    double t, t_end, work;
+    int64_t step;
+    model()->progress(s, &t, &step, &t_end, &work);
+    double *u = malloc((size_t)n * n * sizeof *u), *v = malloc((size_t)n * n * sizeof *v);
+    TEST_OK(hs_ns_centre_velocity(s, 0, u));
+    TEST_OK(hs_ns_centre_velocity(s, 1, v));
+    if (test_ctx()->rank == 0) {
+        double pos[40], val[40], *line = malloc((size_t)n * sizeof *line), worst = 0;
+        int m = read_ghia('u', column, pos, val), mid = n / 2; /* n odd: the centre line is a cell row */
+        if (m != 17) fail_msg("Ghia table I has %d rows, expected 17", m);
+        for (int j = 0; j < n; j++) line[j] = u[(size_t)j * n + mid];
+        for (int i = 0; i < m; i++) worst = fmax(worst, fabs(profile_at(line, n, 0.0, 1.0, pos[i]) - val[i]));
+        double wu = worst;
+        m = read_ghia('v', column, pos, val);
+        if (m != 17) fail_msg("Ghia table II has %d rows, expected 17", m);
+        worst = 0;
+        for (int i = 0; i < n; i++) line[i] = v[(size_t)mid * n + i];
+        for (int i = 0; i < m; i++) worst = fmax(worst, fabs(profile_at(line, n, 0.0, 0.0, pos[i]) - val[i]));
+        printf("cavity Re %d, %d^2 cells, t = %.2f (%lld steps): max |u - Ghia| %.4f, max |v - Ghia| %.4f (tolerance %.3f)\n", re, n,
+               t, (long long)step, wu, worst, tol);
+        fflush(stdout);
+        TEST_LE(wu, tol);
+        TEST_LE(worst, tol);
+        free(line);
+    }
+    free(u);
+    free(v);
+    finish_case(s, p);
+}
+
+static void test_cavity_re100(void **st)
+{
+    (void)st;
+    cavity_case(100, 129, 0, 0.01);
+}
+
+static void test_cavity_validate(void **st)
+{
+    (void)st;
+    if (!validate_mode()) skip();
+    cavity_case(400, 129, 1, 0.01);
+    cavity_case(1000, 257, 2, 0.01);
+}
+
+static void heated_case(double ra, int n, double want, double tol)
+{
+    char nb[32], rb[32];
+    snprintf(nb, sizeof nb, "cfd.n=%d", n);
+    snprintf(rb, sizeof rb, "navier_stokes.ra=%g", ra);
+    const char *ov[] = {nb, rb, "navier_stokes.temperature=true", "navier_stokes.pr=0.71", "navier_stokes.T_bc_xlo=fixed",
+                        "navier_stokes.T_xlo=0.5", "navier_stokes.T_bc_xhi=fixed", "navier_stokes.T_xhi=-0.5", "cfd.t_end=3",
+                        "cfd.cfl=0.8", "navier_stokes.steady_tol=1e-6"};
+    hs_params *p;
+    void *s = run_case(ov, 11, &p);
+    double nu;
+    TEST_OK(hs_ns_nusselt(s, &nu));
+    if (test_ctx()->rank == 0) {
+        printf("heated cavity Ra %g, %d^2 cells: average Nusselt %.5f, de Vahl Davis %.3f (%.2f%%)\n", ra, n, nu, want,
+               100 * fabs(nu - want) / want);
+        fflush(stdout);
+    }
+    TEST_LE(fabs(nu - want) / want, tol);
+    finish_case(s, p);
+}
+
+static void test_heated_cavity_coarse(void **st)
+{
+    (void)st;
+    heated_case(1e4, 32, 2.243, 0.03);
+}
+
+static void test_heated_cavity_validate(void **st)
+{
+    (void)st;
+    if (!validate_mode()) skip();
+    heated_case(1e4, 64, 2.243, 0.01);
+    heated_case(1e5, 128, 4.519, 0.01);
+}
+
+int main(void)
+{
+    if (hs_driver_declare() != HS_OK || hs_cfd_solver.declare() != HS_OK) return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_taylor_green_space),    cmocka_unit_test(test_taylor_green_time),
+        cmocka_unit_test(test_three_d_matches_two_d), cmocka_unit_test(test_poiseuille_force),
+        cmocka_unit_test(test_inflow_outflow_channel), cmocka_unit_test(test_cavity_re100),
+        cmocka_unit_test(test_heated_cavity_coarse),  cmocka_unit_test(test_cavity_validate),
+        cmocka_unit_test(test_heated_cavity_validate),
+    };
+    return test_run_group("navier_stokes", tests, sizeof tests / sizeof tests[0]);
+}
