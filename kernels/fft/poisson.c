@@ -22,10 +22,12 @@
  * pre-C -> C is a global transpose (hs_comm_alltoall of equal blocks, padded to the largest); with
  * one rank it is a local transpose (and nothing at all in 1D).
  *
- * The solve: forward transforms along x (in A), y (in B), L (in C) for every dimension that has
- * one; then either the divide by the eigenvalue sums (in C), or the tridiagonal sweeps of the mixed
- * dimension M: in C when M = L or when one rank holds everything, else back in pre-C (the only
- * layout where M's lines are whole) and forth again; then the inverse transforms in reverse order.
+ * The solve: forward transforms along x (in A) and y (in B) for every dimension that has one; then
+ * in C either L's transform with the divide by the eigenvalue sums inside it (between its R2C and
+ * C2R), or, with a mixed dimension M, L's forward transform (unless M = L) and the tridiagonal
+ * sweeps along M: in C when M = L or when one rank holds everything, else back in pre-C (the only
+ * layout where M's lines are whole) and forth again, then L's inverse transform; then the inverse
+ * transforms in reverse order.
  * Each transform leaves a real array in the same layout (halfcomplex for the FFT, DCT-II/DST-II
  * coefficients), so no step needs complex data beyond its own work buffer.  The 1/n of every
  * inverse transform is folded into the divide (or the tridiagonal right-hand side).
@@ -33,7 +35,7 @@
 
 enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3 }; /* how a dimension is diagonalised */
 
-typedef enum { ST_FWD, ST_INV, ST_A2B, ST_B2A, ST_PRE2C, ST_C2PRE, ST_DIVIDE, ST_TRIDIAG } step_kind;
+typedef enum { ST_FWD, ST_INV, ST_A2B, ST_B2A, ST_PRE2C, ST_C2PRE, ST_SPECTRAL, ST_TRIDIAG } step_kind;
 
 struct hs_poisson {
     hs_decomp *d;
@@ -143,6 +145,26 @@ static int line_transform(hs_poisson *ps, int dim, int forward, const double *sr
     return HS_OK;
 }
 
+/* Forward transform of L, divide, inverse transform of L, all on the R2C spectrum of the C rows:
+ * the divide sits between the R2C and the C2R (hs_poisson_spectral_divide_at), which saves the
+ * post, divide and pre passes of doing the three apart. */
+static int spectral_solve(hs_poisson *ps, const double *src, double *dst, double *scratch)
+{
+    int L = ps->L, kind = ps->kind[L], dct = kind != DIM_FFT, alt = kind == DIM_SIN;
+    int64_t rows = ps->mloc, n = ps->n[L];
+    if (rows == 0) return HS_OK;
+    const double *in = src;
+    if (dct) {
+        HS_CHECK(DISPATCH(ps, dct_reorder, rows, n, alt, src, scratch));
+        in = scratch;
+    }
+    HS_CHECK(hs_fft_execute(ps->r2c[L], HS_FFT_FORWARD, in, ps->cw));
+    HS_CHECK(DISPATCH(ps, spectral_divide, rows, n, dct, ps->tw[L], ps->scale, ps->row_ev, ps->ev[L], ps->cw));
+    HS_CHECK(hs_fft_execute(ps->c2r[L], HS_FFT_BACKWARD, ps->cw, dct ? scratch : dst));
+    if (dct) HS_CHECK(DISPATCH(ps, dct_unreorder, rows, n, alt, scratch, dst));
+    return HS_OK;
+}
+
 /* pre-C [lloc][mtot] -> C [mloc][nL] (to_c) or back; src != dst; send differs from src (may be dst). */
 static int global_transpose(hs_poisson *ps, int to_c, const double *src, double *dst, double *send)
 {
@@ -200,8 +222,8 @@ static int run_steps(hs_poisson *ps, const double *f, double *p)
             HS_CHECK(line_transform(ps, dim, ps->step[s] == ST_FWD, src, dst_same, other));
             cur = mine;
             break;
-        case ST_DIVIDE:
-            HS_CHECK(DISPATCH(ps, divide, ps->mloc, ps->n[ps->L], ps->scale, ps->row_ev, ps->ev[ps->L], src, dst_same));
+        case ST_SPECTRAL:
+            HS_CHECK(spectral_solve(ps, src, dst_same, other));
             cur = mine;
             break;
         case ST_TRIDIAG:
@@ -356,10 +378,10 @@ static void make_steps(hs_poisson *ps)
         if (M != 1) PUSH(ST_FWD, 1);
     }
     if (need_c) PUSH(ST_PRE2C, -1);
-    if (M != L) PUSH(ST_FWD, L);
+    if (M >= 0 && M != L) PUSH(ST_FWD, L);
 #undef PUSH
     for (int i = 0; i < nf; i++) add_step(ps, fwd[i], fdim[i]);
-    if (M < 0) add_step(ps, ST_DIVIDE, -1);
+    if (M < 0) add_step(ps, ST_SPECTRAL, L);
     else if (M == L || ps->P == 1) add_step(ps, ST_TRIDIAG, M);
     else {
         add_step(ps, ST_C2PRE, -1);

@@ -99,14 +99,13 @@ int hs_poisson_dct_pre_cpu(int64_t lines, int64_t n, const double *tw, const dou
     return HS_OK;
 }
 
-int hs_poisson_divide_cpu(int64_t rows, int64_t n, double scale, const double *row_ev, const double *ev,
-                          const double *src, double *dst)
+int hs_poisson_spectral_divide_cpu(int64_t rows, int64_t n, int dct, const double *tw, double scale,
+                                   const double *row_ev, const double *ev, double *spec)
 {
+    const int64_t h = n / 2 + 1;
 #pragma omp parallel for schedule(static) if (rows * n > PAR_MIN)
-    for (int64_t r = 0; r < rows; r++) {
-        const double re = row_ev[r];
-        for (int64_t l = 0; l < n; l++) dst[r * n + l] = hs_poisson_divide_at(scale, re + ev[l], src[r * n + l]);
-    }
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t k = 0; k < h; k++) hs_poisson_spectral_divide_at(n, k, dct, tw, scale, row_ev[r], ev, spec + 2 * r * h);
     return HS_OK;
 }
 

@@ -171,21 +171,24 @@ extern "C" int hs_poisson_dct_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, in
 
 // ------------------------------------------------------------------ spectral solves
 
-struct divide_op {
-    int64_t n;
+struct spectral_divide_op {
+    int64_t n, h;
+    int dct;
+    const double *tw;
     double scale;
-    const double *row_ev, *ev, *src;
-    double *dst;
-    __device__ void operator()(int64_t r, int64_t l) const
+    const double *row_ev, *ev;
+    double *spec;
+    __device__ void operator()(int64_t r, int64_t k) const
     {
-        dst[r * n + l] = hs_poisson_divide_at(scale, row_ev[r] + ev[l], src[r * n + l]);
+        hs_poisson_spectral_divide_at(n, k, dct, tw, scale, row_ev[r], ev, spec + 2 * r * h);
     }
 };
 
-extern "C" int hs_poisson_divide_cuda(struct hs_cuda_ctx *cu, int64_t rows, int64_t n, double scale,
-                                      const double *row_ev, const double *ev, const double *src, double *dst)
+extern "C" int hs_poisson_spectral_divide_cuda(struct hs_cuda_ctx *cu, int64_t rows, int64_t n, int dct,
+                                               const double *tw, double scale, const double *row_ev, const double *ev,
+                                               double *spec)
 {
-    return launch_each(cu, rows, n, divide_op{n, scale, row_ev, ev, src, dst});
+    return launch_each(cu, rows, n / 2 + 1, spectral_divide_op{n, n / 2 + 1, dct, tw, scale, row_ev, ev, spec});
 }
 
 // One thread per line; neighbouring threads take neighbouring lines (i), so the sweeps are

@@ -58,12 +58,13 @@ int hs_poisson_dct_pre_cpu(int64_t lines, int64_t n, const double *tw, const dou
 int hs_poisson_dct_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *tw, const double *src,
                             double *spec);
 
-/* The diagonal solve in spectral space: dst[r*n + l] = scale * src[r*n + l] / (row_ev[r] + ev[l]),
- * and 0 where that sum is exactly 0 (the constant mode of a singular operator).  src == dst allowed. */
-int hs_poisson_divide_cpu(int64_t rows, int64_t n, double scale, const double *row_ev, const double *ev,
-                          const double *src, double *dst);
-int hs_poisson_divide_cuda(struct hs_cuda_ctx *cu, int64_t rows, int64_t n, double scale, const double *row_ev,
-                           const double *ev, const double *src, double *dst);
+/* The diagonal solve in spectral space, on `rows` R2C lines of the last dimension (length n, n/2+1
+ * complex each) in place: hs_poisson_spectral_divide_at with rev = row_ev[r]; dct = 1 for a DCT-II
+ * or DST-II dimension (tw its twiddles), 0 for a real FFT one (tw unused). */
+int hs_poisson_spectral_divide_cpu(int64_t rows, int64_t n, int dct, const double *tw, double scale,
+                                   const double *row_ev, const double *ev, double *spec);
+int hs_poisson_spectral_divide_cuda(struct hs_cuda_ctx *cu, int64_t rows, int64_t n, int dct, const double *tw,
+                                    double scale, const double *row_ev, const double *ev, double *spec);
 
 /* Thomas sweeps along the middle index of [outer][n][inner] arrays, one independent line per
  * (o, i) = line o*inner + i:  x[j-1] + (sigma[line] h2 - 2 + e_j) x[j] + x[j+1] = h2 scale src[j]

@@ -46,6 +46,30 @@ HS_HD void hs_poisson_dct_pre_at(int64_t n, int64_t k, const double *tw, const d
 /* One spectral coefficient divided by its eigenvalue; the null mode (den exactly 0) becomes 0. */
 HS_HD double hs_poisson_divide_at(double scale, double den, double v) { return den != 0.0 ? scale * v / den : 0.0; }
 
+/* The diagonal solve of the last dimension done inside its transform, between the R2C and the C2R:
+ * entry k (0..n/2) of one R2C line.  Real FFT: V_k / (rev + ev[k]) (both halfcomplex entries of
+ * mode k share it).  DCT (dct = 1): the coefficients X_k, X_{n-k} of hs_poisson_dct_post_at, each
+ * divided by its own eigenvalue, turned back into V_k by hs_poisson_dct_pre_at.  rev is the row's
+ * eigenvalue sum of the other dimensions, ev[j] that of stored coefficient j, scale the 1/n's. */
+HS_HD void hs_poisson_spectral_divide_at(int64_t n, int64_t k, int dct, const double *tw, double scale, double rev,
+                                         const double *ev, double *spec)
+{
+    double re = spec[2 * k], im = spec[2 * k + 1];
+    if (!dct) {
+        double den = rev + ev[k];
+        spec[2 * k] = hs_poisson_divide_at(scale, den, re);
+        spec[2 * k + 1] = hs_poisson_divide_at(scale, den, im);
+        return;
+    }
+    double c = tw[2 * k], s = tw[2 * k + 1];
+    double a = hs_poisson_divide_at(scale, rev + ev[k], c * re + s * im), b;
+    if (k == 0) b = 0.0;
+    else if (k < n - k) b = hs_poisson_divide_at(scale, rev + ev[n - k], -(c * im - s * re));
+    else b = a; /* k = n/2 of an even n: X_{n-k} is X_k */
+    spec[2 * k] = c * a + s * b;
+    spec[2 * k + 1] = s * a - c * b;
+}
+
 /* The Thomas algorithm along one line of n values `stride` apart (see hs_poisson_tridiag_*):
  * off-diagonals 1, diagonal d0 + e_j (e_0 = g_lo, e_{n-1} = g_hi).  The system is diagonally
  * dominant (|d0| >= 2, and the mixed dimension has a Dirichlet end), so it needs no pivoting; its
