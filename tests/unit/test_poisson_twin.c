@@ -218,9 +218,9 @@ int main(void)
 {
 #if HS_HAVE_CUDA
     if (hs_cuda_device_count() > 0) return test_run_group("poisson_twin", tests, sizeof tests / sizeof tests[0]);
-    printf("SKIP no GPU: the CUDA kernels of the Poisson solver are not compared with their CPU twins here\n");
+    printf("SKIP: no GPU here: the CUDA kernels of the Poisson solver are not compared with their CPU twins\n");
 #else
-    printf("SKIP built without CUDA: the Poisson solver has no CUDA twin to compare\n");
+    printf("SKIP: built without CUDA: the Poisson solver has no CUDA twin to compare\n");
 #endif
     return 77;
 }
