@@ -1,0 +1,561 @@
+/* Fast direct Poisson solver: the plan (layouts, eigenvalue tables, FFT plans, buffers), the solve as a sequence of steps, and dispatch. */
+#include "kernels/fft/poisson.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "kernels/comm/comm.h"
+#include "kernels/fft/fft.h"
+#include "kernels/fft/poisson_impl.h"
+#include "kernels/memory.h"
+#include "kernels/reduce/reduce.h"
+
+/*
+ * Layouts of the data during a solve (n0, n1, n2 the global cells, L = ndim - 1 the last used
+ * dimension, the one split over the P ranks; this rank holds lloc of its cells from loff):
+ *   A      [lloc][..][n0]       the caller's arrays (x fastest);
+ *   B      [lloc][n0][n1]       3D only: each z plane of A transposed, so that y lines are contiguous;
+ *   pre-C  the layout just before the global transpose: A in 1D and 2D, B in 3D; seen as
+ *          [lloc][mtot] with the plane index m = x (2D) or x*n1 + y (3D), mtot the plane's cells;
+ *   C      [mloc][nL]           whole lines of dimension L: rows mst..mst+mloc-1 of the plane index,
+ *          balanced over the ranks (the first mtot % P hold one more; a rank may hold none).
+ * pre-C -> C is a global transpose (hs_comm_alltoall of equal blocks, padded to the largest); with
+ * one rank it is a local transpose (and nothing at all in 1D).
+ *
+ * The solve: forward transforms along x (in A) and y (in B) for every dimension that has one; then
+ * in C either L's transform with the divide by the eigenvalue sums inside it (between its R2C and
+ * C2R), or, with a mixed dimension M, L's forward transform (unless M = L) and the tridiagonal
+ * sweeps along M: in C when M = L or when one rank holds everything, else back in pre-C (the only
+ * layout where M's lines are whole) and forth again, then L's inverse transform; then the inverse
+ * transforms in reverse order.
+ * Each transform leaves a real array in the same layout (halfcomplex for the FFT, DCT-II/DST-II
+ * coefficients), so no step needs complex data beyond its own work buffer.  The 1/n of every
+ * inverse transform is folded into the divide (or the tridiagonal right-hand side).
+ */
+
+enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3 }; /* how a dimension is diagonalised */
+
+typedef enum { ST_FWD, ST_INV, ST_A2B, ST_B2A, ST_PRE2C, ST_C2PRE, ST_SPECTRAL, ST_TRIDIAG } step_kind;
+
+struct hs_poisson {
+    hs_decomp *d;
+    hs_ctx *ctx;
+    int ndim, L, mixed, singular;
+    int kind[3];
+    int64_t n[3];
+    double dx[3];
+    hs_bc gbc[3][2];          /* the same boundaries for ghost filling (hs_poisson_apply) */
+    int P, me;
+    int64_t lloc, loff, mtot, mloc, mst, block, nlocal;
+    int64_t *lcnt, *lst, *mcnt, *mstv; /* per rank: the L split and the C row split */
+    int64_t lines[3];         /* lines of each transformed dimension in its layout */
+    hs_fft_plan *r2c[3], *c2r[3];
+    double *tw[3];            /* device twiddles of the DCT/DST dimensions */
+    double *ev[3];            /* device eigenvalue of each stored coefficient, per dimension */
+    double *row_ev;           /* device: per C row, the eigenvalue sum of the dimensions other than L */
+    double *sigma;            /* device: per line of the mixed solve, the other dimensions' eigenvalue sum */
+    int tri_in_c;             /* the mixed solve runs in C (1) or in pre-C (0) */
+    int64_t tri_outer, tri_inner;
+    double scale;             /* prod 1/n over the transformed dimensions */
+    double *u, *w, *cw;       /* device work: two real arrays and the complex / receive buffer */
+    hs_comm *comm;
+    hs_field *fld;            /* halo 1, for hs_poisson_apply */
+    step_kind step[24];
+    int step_dim[24];
+    int nsteps;
+};
+
+/* ------------------------------------------------------------------ eigenvalues */
+
+/* -(4/dx^2) sin^2(pi k / n) (FFT) or sin^2(pi k / (2n)) (DCT, DST), k the mode number. */
+static double mode_eigenvalue(int kind, int64_t n, double dx, double k)
+{
+    double s = sin(M_PI * k / (double)(kind == DIM_FFT ? n : 2 * n));
+    return -4.0 / (dx * dx) * s * s;
+}
+
+/* The mode stored at coefficient index j: halfcomplex holds mode min(j, n-j); the DST through the
+ * DCT holds sine mode n - j at j. */
+static double stored_eigenvalue(int kind, int64_t n, double dx, int64_t j)
+{
+    switch (kind) {
+    case DIM_FFT: return mode_eigenvalue(kind, n, dx, (double)(j < n - j ? j : n - j));
+    case DIM_COS: return mode_eigenvalue(kind, n, dx, (double)j);
+    case DIM_SIN: return mode_eigenvalue(kind, n, dx, (double)(n - j));
+    default: return 0.0;
+    }
+}
+
+double hs_poisson_eigenvalue(const hs_poisson *ps, const int64_t k[3])
+{
+    double s = 0.0;
+    for (int d = 0; d < ps->ndim; d++)
+        if (ps->kind[d] != DIM_MIXED) s += mode_eigenvalue(ps->kind[d], ps->n[d], ps->dx[d], (double)k[d]);
+    return s;
+}
+
+/* Coefficient indices of element e of the C layout (in_c = 1) or of the pre-C layout (0). */
+static void decode(const hs_poisson *ps, int in_c, int64_t e, int64_t idx[3])
+{
+    int64_t plane, l, nL = ps->n[ps->L];
+    if (in_c) plane = ps->mst + e / nL, l = e % nL;
+    else plane = e % ps->mtot, l = ps->loff + e / ps->mtot;
+    idx[0] = idx[1] = idx[2] = 0;
+    idx[ps->L] = l;
+    if (ps->ndim == 3) idx[0] = plane / ps->n[1], idx[1] = plane % ps->n[1];
+    else if (ps->ndim == 2) idx[0] = plane;
+}
+
+/* ------------------------------------------------------------------ backend calls */
+
+#if HS_HAVE_CUDA
+#define DISPATCH(ps, name, ...)                                                          \
+    (HS_ON_GPU((ps)->ctx) ? hs_poisson_##name##_cuda((ps)->ctx->cuda, __VA_ARGS__)         \
+                          : hs_poisson_##name##_cpu(__VA_ARGS__))
+#else
+#define DISPATCH(ps, name, ...) hs_poisson_##name##_cpu(__VA_ARGS__)
+#endif
+
+/* Forward or inverse real-to-real transform of dimension dim along the contiguous lines of the
+ * current layout: src -> dst (may be equal), scratch differs from both. */
+static int line_transform(hs_poisson *ps, int dim, int forward, const double *src, double *dst, double *scratch)
+{
+    int64_t lines = ps->lines[dim], n = ps->n[dim];
+    int alt = ps->kind[dim] == DIM_SIN;
+    if (lines == 0) return HS_OK;
+    if (ps->kind[dim] == DIM_FFT) {
+        if (forward) {
+            HS_CHECK(hs_fft_execute(ps->r2c[dim], HS_FFT_FORWARD, src, ps->cw));
+            HS_CHECK(DISPATCH(ps, hc_pack, lines, n, ps->cw, dst));
+        } else {
+            HS_CHECK(DISPATCH(ps, hc_unpack, lines, n, src, ps->cw));
+            HS_CHECK(hs_fft_execute(ps->c2r[dim], HS_FFT_BACKWARD, ps->cw, dst));
+        }
+        return HS_OK;
+    }
+    if (forward) {
+        HS_CHECK(DISPATCH(ps, dct_reorder, lines, n, alt, src, scratch));
+        HS_CHECK(hs_fft_execute(ps->r2c[dim], HS_FFT_FORWARD, scratch, ps->cw));
+        HS_CHECK(DISPATCH(ps, dct_post, lines, n, ps->tw[dim], ps->cw, dst));
+    } else {
+        HS_CHECK(DISPATCH(ps, dct_pre, lines, n, ps->tw[dim], src, ps->cw));
+        HS_CHECK(hs_fft_execute(ps->c2r[dim], HS_FFT_BACKWARD, ps->cw, scratch));
+        HS_CHECK(DISPATCH(ps, dct_unreorder, lines, n, alt, scratch, dst));
+    }
+    return HS_OK;
+}
+
+/* Forward transform of L, divide, inverse transform of L, all on the R2C spectrum of the C rows:
+ * the divide sits between the R2C and the C2R (hs_poisson_spectral_divide_at), which saves the
+ * post, divide and pre passes of doing the three apart. */
+static int spectral_solve(hs_poisson *ps, const double *src, double *dst, double *scratch)
+{
+    int L = ps->L, kind = ps->kind[L], dct = kind != DIM_FFT, alt = kind == DIM_SIN;
+    int64_t rows = ps->mloc, n = ps->n[L];
+    if (rows == 0) return HS_OK;
+    const double *in = src;
+    if (dct) {
+        HS_CHECK(DISPATCH(ps, dct_reorder, rows, n, alt, src, scratch));
+        in = scratch;
+    }
+    HS_CHECK(hs_fft_execute(ps->r2c[L], HS_FFT_FORWARD, in, ps->cw));
+    HS_CHECK(DISPATCH(ps, spectral_divide, rows, n, dct, ps->tw[L], ps->scale, ps->row_ev, ps->ev[L], ps->cw));
+    HS_CHECK(hs_fft_execute(ps->c2r[L], HS_FFT_BACKWARD, ps->cw, dct ? scratch : dst));
+    if (dct) HS_CHECK(DISPATCH(ps, dct_unreorder, rows, n, alt, scratch, dst));
+    return HS_OK;
+}
+
+/* pre-C [lloc][mtot] -> C [mloc][nL] (to_c) or back; src != dst; send differs from src (may be dst). */
+static int global_transpose(hs_poisson *ps, int to_c, const double *src, double *dst, double *send)
+{
+    int64_t nL = ps->n[ps->L], lloc = ps->lloc, mloc = ps->mloc, mtot = ps->mtot;
+    if (ps->P == 1) {
+        if (to_c) return DISPATCH(ps, transpose, 1, nL, mtot, src, 0, mtot, dst, 0, nL);
+        return DISPATCH(ps, transpose, 1, mtot, nL, src, 0, nL, dst, 0, mtot);
+    }
+    double *recv = ps->cw;
+    int64_t B = ps->block;
+    for (int r = 0; r < ps->P; r++) {
+        if (to_c) /* columns of rank r's C rows, [lloc][mcnt[r]] */
+            HS_CHECK(DISPATCH(ps, copy_runs, lloc, ps->mcnt[r], src + ps->mstv[r], mtot, send + r * B, ps->mcnt[r]));
+        else /* rank r's cells of every local C row, transposed to [lcnt[r]][mloc] */
+            HS_CHECK(DISPATCH(ps, transpose, 1, mloc, ps->lcnt[r], src + ps->lst[r], 0, nL, send + r * B, 0, mloc));
+    }
+    HS_CHECK(hs_comm_alltoall(ps->comm, HS_F64, send, recv, (size_t)B));
+    for (int s = 0; s < ps->P; s++) {
+        if (to_c) /* [lcnt[s]][mloc] from rank s into columns lst[s].. of C */
+            HS_CHECK(DISPATCH(ps, transpose, 1, ps->lcnt[s], mloc, recv + s * B, 0, mloc, dst + ps->lst[s], 0, nL));
+        else /* [lloc][mcnt[s]] from rank s into columns mstv[s].. of pre-C */
+            HS_CHECK(DISPATCH(ps, copy_runs, lloc, ps->mcnt[s], recv + s * B, ps->mcnt[s], dst + ps->mstv[s], mtot));
+    }
+    return HS_OK;
+}
+
+static int local_ab(hs_poisson *ps, int to_b, const double *src, double *dst)
+{
+    int64_t n0 = ps->n[0], n1 = ps->n[1], pl = n0 * n1;
+    if (to_b) return DISPATCH(ps, transpose, ps->lloc, n1, n0, src, pl, n0, dst, pl, n1);
+    return DISPATCH(ps, transpose, ps->lloc, n0, n1, src, pl, n1, dst, pl, n0);
+}
+
+static int mixed_solve(hs_poisson *ps, const double *src, double *dst, double *work)
+{
+    int M = ps->mixed;
+    int g_lo = ps->gbc[M][0].kind == HS_BC_NEUMANN ? 1 : -1, g_hi = ps->gbc[M][1].kind == HS_BC_NEUMANN ? 1 : -1;
+    return DISPATCH(ps, tridiag, ps->tri_outer, ps->n[M], ps->tri_inner, ps->sigma, ps->dx[M] * ps->dx[M], ps->scale,
+                    g_lo, g_hi, src, dst, work);
+}
+
+/* Run the steps: src is f at first, p receives the last step; in between the data lives in one
+ * of the two work arrays. */
+static int run_steps(hs_poisson *ps, const double *f, double *p)
+{
+    const double *src = f;
+    double *cur = NULL;
+    for (int s = 0; s < ps->nsteps; s++) {
+        int last = s == ps->nsteps - 1, dim = ps->step_dim[s];
+        double *mine = cur ? cur : ps->u, *other = mine == ps->u ? ps->w : ps->u;
+        double *dst_same = last ? p : mine, *dst_other = last ? p : other;
+        switch (ps->step[s]) {
+        case ST_FWD:
+        case ST_INV:
+            HS_CHECK(line_transform(ps, dim, ps->step[s] == ST_FWD, src, dst_same, other));
+            cur = mine;
+            break;
+        case ST_SPECTRAL:
+            HS_CHECK(spectral_solve(ps, src, dst_same, other));
+            cur = mine;
+            break;
+        case ST_TRIDIAG:
+            HS_CHECK(mixed_solve(ps, src, dst_same, other));
+            cur = mine;
+            break;
+        case ST_A2B:
+        case ST_B2A:
+            HS_CHECK(local_ab(ps, ps->step[s] == ST_A2B, src, dst_other));
+            cur = other;
+            break;
+        case ST_PRE2C:
+        case ST_C2PRE:
+            HS_CHECK(global_transpose(ps, ps->step[s] == ST_PRE2C, src, dst_other, other));
+            cur = other;
+            break;
+        }
+        src = cur;
+    }
+    return HS_OK;
+}
+
+int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean)
+{
+    if (!ps) return hs_input_error("poisson", 0, NULL, "Poisson solver is NULL");
+    if (ps->nlocal > 0 && (!f || !p)) return hs_input_error("poisson", 0, NULL, "right-hand side or solution array is NULL");
+    if (f_mean) {
+        *f_mean = 0.0;
+        if (ps->singular) {
+            double s = 0.0;
+            HS_CHECK(hs_reduce(ps->ctx, HS_F64, HS_REDUCE_SUM, (size_t)ps->nlocal, f, &s));
+            HS_CHECK(hs_allreduce_sum(ps->d->cart, &s, 1));
+            *f_mean = s / ((double)ps->n[0] * (double)ps->n[1] * (double)ps->n[2]);
+        }
+    }
+    /* the mean itself needs no pass: the null mode's coefficient is set to 0 by the divide */
+    HS_CHECK(run_steps(ps, f, p));
+    return HS_OK;
+}
+
+int hs_poisson_apply(hs_poisson *ps, const double *p, double *Lp)
+{
+    if (!ps) return hs_input_error("poisson", 0, NULL, "Poisson solver is NULL");
+    if (ps->nlocal > 0 && (!p || !Lp)) return hs_input_error("poisson", 0, NULL, "input or output array is NULL");
+    hs_field *F = ps->fld;
+    HS_CHECK(hs_field_load_interior(F, p));
+    HS_CHECK(hs_halo_exchange(F));
+    HS_CHECK(hs_field_fill_ghosts(F, ps->gbc, ps->dx, 1));
+    double idx2[3] = {0, 0, 0};
+    for (int d = 0; d < ps->ndim; d++) idx2[d] = 1.0 / (ps->dx[d] * ps->dx[d]);
+    const double *u = (const double *)F->data + hs_field_index(F, 0, 0, 0);
+    HS_CHECK(DISPATCH(ps, laplacian, ps->ndim, ps->d->local, u, hs_field_stride_y(F), hs_field_stride_z(F), idx2, Lp));
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ planning */
+
+static const char *bc_name(hs_poisson_bc b)
+{
+    return b == HS_POISSON_PERIODIC ? "periodic" : b == HS_POISSON_NEUMANN ? "Neumann" : "Dirichlet";
+}
+
+static int check_args(const hs_decomp *d, const hs_poisson_bc bc[3][2], const double dx[3])
+{
+    if (!d) return hs_input_error("poisson", 0, NULL, "decomposition is NULL");
+    if (!bc || !dx) return hs_input_error("poisson", 0, NULL, "boundary conditions or spacings are NULL");
+    int nd = d->ndim, mixed = -1, L = nd - 1;
+    static const char axis[] = "xyz";
+    for (int k = 0; k < nd; k++) {
+        for (int s = 0; s < 2; s++)
+            if (bc[k][s] != HS_POISSON_PERIODIC && bc[k][s] != HS_POISSON_NEUMANN && bc[k][s] != HS_POISSON_DIRICHLET)
+                return hs_input_error("poisson", 0, "bc", "%c %s face: unknown boundary kind %d", axis[k],
+                                      s ? "high" : "low", (int)bc[k][s]);
+        if (!(dx[k] > 0.0) || !isfinite(dx[k]))
+            return hs_input_error("poisson", 0, "dx", "spacing in %c must be positive and finite, not %g", axis[k], dx[k]);
+        int per0 = bc[k][0] == HS_POISSON_PERIODIC, per1 = bc[k][1] == HS_POISSON_PERIODIC;
+        if (per0 != per1)
+            return hs_input_error("poisson", 0, "bc", "%c: periodic on one face only (%s below, %s above); periodic "
+                                  "takes both faces", axis[k], bc_name(bc[k][0]), bc_name(bc[k][1]));
+        if (per0 != (d->periodic[k] != 0))
+            return hs_input_error("poisson", 0, "bc", "%c: %s boundaries on a decomposition that is %speriodic there "
+                                  "(make the two agree)", axis[k], per0 ? "periodic" : "non-periodic",
+                                  d->periodic[k] ? "" : "not ");
+        if (!per0 && bc[k][0] != bc[k][1]) {
+            if (mixed >= 0)
+                return hs_input_error("poisson", 0, "bc", "%c and %c both have different boundaries at their two faces; "
+                                      "the fast solver takes at most one such dimension (the others need periodic, "
+                                      "Neumann or Dirichlet on both faces)", axis[mixed], axis[k]);
+            mixed = k;
+        }
+        if (k != L && d->procs[k] != 1)
+            return hs_input_error("poisson", 0, "procs", "the decomposition splits %c over %d ranks; the fast solver "
+                                  "splits only the last dimension (%c): use procs = %s", axis[k], d->procs[k], axis[L],
+                                  nd == 2 ? "{1, P}" : "{1, 1, P}");
+    }
+    if (d->coords[L] != d->ctx->rank)
+        return HS_FAIL(HS_ERR_RUNTIME, "poisson: rank %d sits at position %d of the split, not at its rank", d->ctx->rank,
+                       d->coords[L]);
+    return HS_OK;
+}
+
+static int upload(hs_poisson *ps, const double *h, size_t count, double **dev)
+{
+    HS_CHECK(hs_mem_alloc(ps->ctx, (count ? count : 1) * sizeof(double), (void **)dev));
+    if (count) HS_CHECK(hs_mem_copy(ps->ctx, *dev, h, count * sizeof(double), HS_COPY_H2D));
+    return HS_OK;
+}
+
+/* The splits of L (from the decomposition) and of the C rows (balanced blocks). */
+static int make_splits(hs_poisson *ps)
+{
+    int P = ps->P, L = ps->L;
+    ps->lcnt = calloc(4 * (size_t)P, sizeof(int64_t));
+    if (!ps->lcnt) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver");
+    ps->lst = ps->lcnt + P, ps->mcnt = ps->lcnt + 2 * P, ps->mstv = ps->lcnt + 3 * P;
+    int64_t s = 0, lmax = 0, mmax = 0;
+    for (int r = 0; r < P; r++) {
+        int64_t off[3], loc[3];
+        HS_CHECK(hs_decomp_rank_box(ps->d, r, off, loc));
+        ps->lst[r] = off[L], ps->lcnt[r] = loc[L];
+        ps->mcnt[r] = ps->mtot / P + (r < ps->mtot % P);
+        ps->mstv[r] = s;
+        s += ps->mcnt[r];
+        if (ps->lcnt[r] > lmax) lmax = ps->lcnt[r];
+        if (ps->mcnt[r] > mmax) mmax = ps->mcnt[r];
+    }
+    ps->mloc = ps->mcnt[ps->me], ps->mst = ps->mstv[ps->me];
+    ps->block = P > 1 ? lmax * mmax : 0;
+    if (ps->block > INT32_MAX)
+        return HS_FAIL(HS_ERR_RUNTIME, "poisson: a transpose block of %lld values exceeds MPI's 2^31; use more ranks",
+                       (long long)ps->block);
+    return HS_OK;
+}
+
+static void add_step(hs_poisson *ps, step_kind k, int dim)
+{
+    ps->step[ps->nsteps] = k;
+    ps->step_dim[ps->nsteps++] = dim;
+}
+
+/* The sequence of steps (see the comment at the top) and where the mixed solve runs. */
+static void make_steps(hs_poisson *ps)
+{
+    int nd = ps->ndim, L = ps->L, M = ps->mixed;
+    int need_c = !(ps->P == 1 && ps->mtot == 1);
+    step_kind fwd[12];
+    int fdim[12], nf = 0;
+#define PUSH(k, dm) (fwd[nf] = (k), fdim[nf++] = (dm))
+    if (nd >= 2 && M != 0) PUSH(ST_FWD, 0);
+    if (nd == 3) {
+        PUSH(ST_A2B, -1);
+        if (M != 1) PUSH(ST_FWD, 1);
+    }
+    if (need_c) PUSH(ST_PRE2C, -1);
+    if (M >= 0 && M != L) PUSH(ST_FWD, L);
+#undef PUSH
+    for (int i = 0; i < nf; i++) add_step(ps, fwd[i], fdim[i]);
+    if (M < 0) add_step(ps, ST_SPECTRAL, L);
+    else if (M == L || ps->P == 1) add_step(ps, ST_TRIDIAG, M);
+    else {
+        add_step(ps, ST_C2PRE, -1);
+        add_step(ps, ST_TRIDIAG, M);
+        add_step(ps, ST_PRE2C, -1);
+    }
+    for (int i = nf - 1; i >= 0; i--) {
+        step_kind k = fwd[i];
+        add_step(ps, k == ST_FWD ? ST_INV : k == ST_A2B ? ST_B2A : ST_C2PRE, fdim[i]);
+    }
+    /* where the tridiagonal lines lie: [outer][n][inner] of the layout the solve runs in */
+    if (M < 0) return;
+    int64_t n0 = ps->n[0], n1 = ps->n[1];
+    ps->tri_in_c = M == L || ps->P == 1;
+    if (M == L) ps->tri_outer = ps->mloc, ps->tri_inner = 1;
+    else if (ps->tri_in_c) { /* one rank: C = [x][y] (2D) or [x][y][z] (3D) */
+        int64_t nL = ps->n[L];
+        if (M == 0) ps->tri_outer = 1, ps->tri_inner = nd == 3 ? n1 * nL : nL;
+        else ps->tri_outer = n0, ps->tri_inner = nL;
+    } else { /* pre-C = [lloc][x] (2D) or [lloc][x][y] (3D) */
+        if (M == 0) ps->tri_outer = ps->lloc, ps->tri_inner = nd == 3 ? n1 : 1;
+        else ps->tri_outer = ps->lloc * n0, ps->tri_inner = 1;
+    }
+}
+
+/* Eigenvalue tables, twiddles and the per-row / per-line shifts, built on the host and uploaded. */
+static int make_tables(hs_poisson *ps)
+{
+    int nd = ps->ndim, L = ps->L, M = ps->mixed;
+    double *host[3] = {NULL, NULL, NULL};
+    int rc = HS_OK;
+    int64_t nmax = ps->n[0] > ps->n[1] ? ps->n[0] : ps->n[1];
+    if (ps->n[2] > nmax) nmax = ps->n[2];
+    double *tw = malloc((size_t)(nmax + 2) * 2 * sizeof(double));
+    int64_t rows = ps->mloc, tlines = 0;
+    if (M >= 0) tlines = ps->tri_outer * ps->tri_inner;
+    double *rev = malloc((size_t)(rows + 1) * sizeof(double)), *sig = malloc((size_t)(tlines + 1) * sizeof(double));
+    for (int k = 0; k < 3; k++) host[k] = malloc((size_t)ps->n[k] * sizeof(double));
+    if (!tw || !rev || !sig || !host[0] || !host[1] || !host[2]) {
+        rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver's tables");
+        goto done;
+    }
+    for (int k = 0; k < 3; k++) {
+        for (int64_t j = 0; j < ps->n[k]; j++) host[k][j] = k < nd ? stored_eigenvalue(ps->kind[k], ps->n[k], ps->dx[k], j) : 0.0;
+        if (k < nd) {
+            rc = upload(ps, host[k], (size_t)ps->n[k], &ps->ev[k]);
+            if (rc) goto done;
+        }
+        if (k < nd && (ps->kind[k] == DIM_COS || ps->kind[k] == DIM_SIN)) {
+            int64_t n = ps->n[k];
+            for (int64_t j = 0; j <= n / 2; j++) {
+                tw[2 * j] = cos(M_PI * (double)j / (double)(2 * n));
+                tw[2 * j + 1] = sin(M_PI * (double)j / (double)(2 * n));
+            }
+            rc = upload(ps, tw, (size_t)(2 * (n / 2 + 1)), &ps->tw[k]);
+            if (rc) goto done;
+        }
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t idx[3];
+        decode(ps, 1, r * ps->n[L], idx);
+        double s = 0.0;
+        for (int k = 0; k < nd; k++)
+            if (k != L) s += host[k][idx[k]];
+        rev[r] = s;
+    }
+    rc = upload(ps, rev, (size_t)rows, &ps->row_ev);
+    if (rc || M < 0) goto done;
+    for (int64_t t = 0; t < tlines; t++) {
+        int64_t o = t / ps->tri_inner, i = t % ps->tri_inner, idx[3];
+        decode(ps, ps->tri_in_c, o * ps->n[M] * ps->tri_inner + i, idx);
+        double s = 0.0;
+        for (int k = 0; k < nd; k++)
+            if (k != M) s += host[k][idx[k]];
+        sig[t] = s;
+    }
+    rc = upload(ps, sig, (size_t)tlines, &ps->sigma);
+done:
+    free(tw), free(rev), free(sig);
+    for (int k = 0; k < 3; k++) free(host[k]);
+    return rc;
+}
+
+/* FFT plans per transformed dimension, and the work buffers. */
+static int make_plans_buffers(hs_poisson *ps)
+{
+    int nd = ps->ndim, L = ps->L;
+    int64_t cap = ps->nlocal, ccap = ps->P * ps->block;
+    if (ps->mloc * ps->n[L] > cap) cap = ps->mloc * ps->n[L];
+    if (ps->P * ps->block > cap) cap = ps->P * ps->block;
+    for (int k = 0; k < nd; k++) {
+        if (ps->kind[k] == DIM_MIXED) continue;
+        int64_t lines = k == L ? ps->mloc : ps->nlocal / ps->n[k];
+        ps->lines[k] = lines;
+        HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[k], lines, HS_FFT_R2C, HS_F64, &ps->r2c[k]));
+        HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[k], lines, HS_FFT_C2R, HS_F64, &ps->c2r[k]));
+        if (2 * lines * (ps->n[k] / 2 + 1) > ccap) ccap = 2 * lines * (ps->n[k] / 2 + 1);
+    }
+    HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(cap ? cap : 1) * sizeof(double), (void **)&ps->u));
+    HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(cap ? cap : 1) * sizeof(double), (void **)&ps->w));
+    HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(ccap ? ccap : 1) * sizeof(double), (void **)&ps->cw));
+    return HS_OK;
+}
+
+static int setup(hs_poisson *ps, const hs_poisson_bc bc[3][2], const double dx[3])
+{
+    hs_decomp *d = ps->d;
+    int nd = d->ndim;
+    ps->ndim = nd, ps->L = nd - 1, ps->mixed = -1, ps->singular = 1;
+    ps->P = d->procs[ps->L], ps->me = d->coords[ps->L];
+    ps->scale = 1.0;
+    ps->mtot = 1;
+    ps->nlocal = d->local[0] * d->local[1] * d->local[2];
+    for (int k = 0; k < 3; k++) {
+        ps->n[k] = k < nd ? d->global[k] : 1;
+        ps->dx[k] = k < nd ? dx[k] : 1.0;
+        for (int s = 0; s < 2; s++) {
+            hs_poisson_bc b = k < nd ? bc[k][s] : HS_POISSON_PERIODIC;
+            ps->gbc[k][s].kind = b == HS_POISSON_PERIODIC ? HS_BC_PERIODIC
+                                 : b == HS_POISSON_NEUMANN ? HS_BC_NEUMANN : HS_BC_DIRICHLET;
+            if (k < nd && b == HS_POISSON_DIRICHLET) ps->singular = 0;
+        }
+        if (k >= nd) continue;
+        if (bc[k][0] != bc[k][1]) ps->kind[k] = DIM_MIXED, ps->mixed = k;
+        else ps->kind[k] = bc[k][0] == HS_POISSON_PERIODIC ? DIM_FFT : bc[k][0] == HS_POISSON_NEUMANN ? DIM_COS : DIM_SIN;
+        if (ps->kind[k] != DIM_MIXED) ps->scale /= (double)ps->n[k];
+        if (k < ps->L) ps->mtot *= ps->n[k];
+    }
+    ps->lloc = d->local[ps->L], ps->loff = d->offset[ps->L];
+    HS_CHECK(make_splits(ps));
+    make_steps(ps);
+    HS_CHECK(make_tables(ps));
+    HS_CHECK(make_plans_buffers(ps));
+    if (ps->P > 1) HS_CHECK(hs_comm_create(ps->ctx, &ps->comm));
+    HS_CHECK(hs_field_create(d, HS_F64, 1, &ps->fld));
+    return HS_OK;
+}
+
+int hs_poisson_create(hs_decomp *d, const hs_poisson_bc bc[3][2], const double dx[3], hs_poisson **out)
+{
+    if (!out) return hs_input_error("poisson", 0, NULL, "solver output pointer is NULL");
+    *out = NULL;
+    HS_CHECK(check_args(d, bc, dx));
+    hs_poisson *ps = calloc(1, sizeof *ps);
+    if (!ps) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver");
+    ps->d = d;
+    ps->ctx = d->ctx;
+    int rc = setup(ps, bc, dx);
+    if (rc != HS_OK) {
+        hs_poisson_destroy(ps);
+        return hs_error_trace(rc, __FILE__, __LINE__, "Poisson solver plan");
+    }
+    *out = ps;
+    return HS_OK;
+}
+
+void hs_poisson_destroy(hs_poisson *ps)
+{
+    if (!ps) return;
+    hs_ctx *ctx = ps->ctx;
+    hs_ctx_sync(ctx); /* queued steps may still use the buffers */
+    for (int k = 0; k < 3; k++) {
+        hs_fft_plan_destroy(ps->r2c[k]);
+        hs_fft_plan_destroy(ps->c2r[k]);
+        hs_mem_free(ctx, ps->tw[k]);
+        hs_mem_free(ctx, ps->ev[k]);
+    }
+    hs_mem_free(ctx, ps->row_ev);
+    hs_mem_free(ctx, ps->sigma);
+    hs_mem_free(ctx, ps->u);
+    hs_mem_free(ctx, ps->w);
+    hs_mem_free(ctx, ps->cw);
+    hs_field_destroy(ps->fld);
+    hs_comm_destroy(ps->comm);
+    free(ps->lcnt);
+    free(ps);
+}

@@ -1,0 +1,388 @@
+/* Unit tests of the fast Poisson solver: residuals, exact discrete eigenfunctions and a dense LU reference over every boundary combination. */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/fft/poisson.h"
+#include "kernels/memory.h"
+#include "poisson_ref.h"
+
+#define P_ HS_POISSON_PERIODIC
+#define N_ HS_POISSON_NEUMANN
+#define D_ HS_POISSON_DIRICHLET
+
+/* The five ways a dimension can end: PP, NN, DD and the two mixed ones. */
+static const hs_poisson_bc g_pairs[5][2] = {{P_, P_}, {N_, N_}, {D_, D_}, {N_, D_}, {D_, N_}};
+static const char *g_pair_name[5] = {"PP", "NN", "DD", "ND", "DN"};
+
+typedef struct {
+    int ndim;
+    int64_t n[3];
+    hs_poisson_bc bc[3][2];
+    double dx[3];
+    char name[64];
+} pcase;
+
+static pcase make_case(int ndim, const int64_t *n, const int *pair, const double *dx)
+{
+    pcase c;
+    memset(&c, 0, sizeof c);
+    c.ndim = ndim;
+    int len = snprintf(c.name, sizeof c.name, "%dD", ndim);
+    for (int d = 0; d < 3; d++) {
+        c.n[d] = d < ndim ? n[d] : 1;
+        c.dx[d] = d < ndim ? dx[d] : 1.0;
+        int q = d < ndim ? pair[d] : 0;
+        c.bc[d][0] = g_pairs[q][0], c.bc[d][1] = g_pairs[q][1];
+        if (d < ndim) len += snprintf(c.name + len, sizeof c.name - (size_t)len, " %s%lld", g_pair_name[q], (long long)n[d]);
+    }
+    return c;
+}
+
+static int64_t cells(const pcase *c) { return c->n[0] * c->n[1] * c->n[2]; }
+
+/* The whole grid on this one rank (the unit tests run on one; tests/mpi covers the splits). */
+static hs_decomp *decomp_of(const pcase *c)
+{
+    int per[3] = {0, 0, 0}, procs[3] = {1, 1, 1};
+    for (int d = 0; d < c->ndim; d++) per[d] = c->bc[d][0] == P_;
+    hs_decomp *d = NULL;
+    TEST_OK(hs_decomp_create(test_ctx(), c->ndim, c->n, per, procs, 1, &d));
+    return d;
+}
+
+static double norm2(const double *x, int64_t n)
+{
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += x[i] * x[i];
+    return sqrt(s);
+}
+
+/* Solve on the test device: host f in, host p out (p == f through one device buffer when inplace). */
+static void device_solve(hs_poisson *ps, const double *f, double *p, int64_t N, int inplace, double *mean)
+{
+    size_t bytes = (size_t)N * sizeof(double);
+    double *df = test_upload(f, bytes), *dp = inplace ? df : test_upload(NULL, bytes);
+    TEST_OK(hs_poisson_solve(ps, df, dp, mean));
+    test_download(p, dp, bytes);
+    hs_mem_free(test_ctx(), df);
+    if (!inplace) hs_mem_free(test_ctx(), dp);
+}
+
+static void device_apply(hs_poisson *ps, const double *p, double *Lp, int64_t N)
+{
+    size_t bytes = (size_t)N * sizeof(double);
+    double *dp = test_upload(p, bytes), *dl = test_upload(NULL, bytes);
+    TEST_OK(hs_poisson_apply(ps, dp, dl));
+    test_download(Lp, dl, bytes);
+    hs_mem_free(test_ctx(), dp);
+    hs_mem_free(test_ctx(), dl);
+}
+
+/* Random f (plus a constant offset in a singular case, which the solve must remove): the residual
+ * of the solve, measured with the naive host Laplacian, and the device apply against that
+ * Laplacian.  (An offset of a regular case would make p large, and the residual, at the rounding
+ * of p, |L| |p| 1e-16, larger than 1e-14 |f| on big grids.) */
+static long check_residual(const pcase *c, uint64_t seed, double tol)
+{
+    int64_t N = cells(c);
+    double *f = malloc((size_t)N * sizeof *f), *p = malloc((size_t)N * sizeof *p), *Lp = malloc((size_t)N * sizeof *Lp);
+    double *La = malloc((size_t)N * sizeof *La), *r = malloc((size_t)N * sizeof *r);
+    int sing = ref_singular(c->ndim, c->bc);
+    test_fill_f64(f, (size_t)N, seed, -1, 1);
+    for (int64_t i = 0; sing && i < N; i++) f[i] += 0.25;
+    hs_decomp *d = decomp_of(c);
+    hs_poisson *ps = NULL;
+    TEST_OK(hs_poisson_create(d, c->bc, c->dx, &ps));
+    double fm = -1;
+    device_solve(ps, f, p, N, 0, &fm);
+    double mean = sing ? ref_mean(f, N) : 0.0;
+    long bad = 0;
+    if (fabs(fm - mean) > 1e-14) {
+        print_error("%s: f_mean %.17g, expected %.17g\n", c->name, fm, mean);
+        bad++;
+    }
+    ref_laplacian(c->ndim, c->n, c->bc, c->dx, p, Lp);
+    for (int64_t i = 0; i < N; i++) r[i] = Lp[i] - (f[i] - mean);
+    double res = norm2(r, N) / norm2(f, N);
+    if (getenv("HS_TEST_VERBOSE")) print_message("%s: residual %.3e\n", c->name, res);
+    if (!(res < tol)) {
+        print_error("%s: residual |Lp - f| / |f| = %.3e > %.1e\n", c->name, res, tol);
+        bad++;
+    }
+    if (sing) {
+        double pm = ref_mean(p, N), pn = norm2(p, N) / sqrt((double)N);
+        if (!(fabs(pm) < 1e-13 * pn)) {
+            print_error("%s: singular case, mean of p %.3e (rms %.3e) is not 0\n", c->name, pm, pn);
+            bad++;
+        }
+    }
+    device_apply(ps, p, La, N);
+    for (int64_t i = 0; i < N; i++) r[i] = La[i] - Lp[i];
+    double ae = norm2(r, N) / norm2(Lp, N);
+    if (!(ae < 1e-14)) {
+        print_error("%s: hs_poisson_apply against the naive loop: %.3e\n", c->name, ae);
+        bad++;
+    }
+    hs_poisson_destroy(ps);
+    hs_decomp_destroy(d);
+    free(f), free(p), free(Lp), free(La), free(r);
+    return bad;
+}
+
+/* Every combination of ends with at most one mixed dimension, on even and odd sizes. */
+static void test_residual_all_bcs(void **state)
+{
+    (void)state;
+    static const int64_t sizes[2][3] = {{8, 6, 10}, {7, 9, 5}};
+    static const double dx[3] = {0.1, 0.37, 0.05};
+    long bad = 0, count = 0;
+    for (int nd = 1; nd <= 3; nd++) {
+        int total = nd == 1 ? 5 : nd == 2 ? 25 : 125;
+        for (int code = 0; code < total; code++) {
+            int pair[3] = {code % 5, (code / 5) % 5, (code / 25) % 5}, mixed = 0;
+            for (int d = 0; d < nd; d++) mixed += pair[d] >= 3;
+            if (mixed > 1) continue;
+            for (int s = 0; s < 2; s++) {
+                pcase c = make_case(nd, sizes[s], pair, dx);
+                bad += check_residual(&c, 100 + (uint64_t)code * 2 + (uint64_t)s, 1e-12);
+                count++;
+            }
+        }
+    }
+    print_message("%ld cases\n", count);
+    assert_int_equal(bad, 0);
+}
+
+/* The solver accuracy does not degrade with size: 2D and 3D grids of realistic shape. */
+static void test_residual_large(void **state)
+{
+    (void)state;
+    long bad = 0;
+    const int nn_nn[3] = {1, 1, 1}, nd_dd[3] = {3, 1, 0}, p_n_d[3] = {0, 1, 2};
+    const double dx2[3] = {1.0 / 384, 1.0 / 256, 1}, dx3[3] = {0.02, 0.03, 0.01};
+    pcase a = make_case(2, (const int64_t[3]){384, 256, 1}, nn_nn, dx2);
+    pcase b = make_case(2, (const int64_t[3]){255, 130, 1}, nd_dd, dx2);
+    pcase c = make_case(3, (const int64_t[3]){48, 40, 33}, p_n_d, dx3);
+    pcase e = make_case(3, (const int64_t[3]){32, 27, 40}, (const int[3]){1, 1, 4}, dx3);
+    bad += check_residual(&a, 1, 1e-12);
+    bad += check_residual(&b, 2, 1e-12);
+    bad += check_residual(&c, 3, 1e-12);
+    bad += check_residual(&e, 4, 1e-12);
+    assert_int_equal(bad, 0);
+}
+
+/* One factor of an exact discrete eigenfunction along dimension d and its eigenvalue (computed
+ * here from the closed forms, not from the solver). */
+static double eig_factor(int pair, int64_t n, int64_t k, int64_t i, double dx, double *lambda)
+{
+    double h = (double)i + 0.5, th;
+    switch (pair) {
+    case 0: /* periodic: a phase mixes the cosine and sine halves of the spectrum */
+        *lambda = -4.0 / (dx * dx) * pow(sin(M_PI * (double)k / (double)n), 2);
+        return cos(2.0 * M_PI * (double)k * (double)i / (double)n + 0.3);
+    case 1: /* Neumann both ends */
+        *lambda = -4.0 / (dx * dx) * pow(sin(M_PI * (double)k / (2.0 * (double)n)), 2);
+        return cos(M_PI * (double)k * h / (double)n);
+    case 2: /* Dirichlet both ends, k = 1..n */
+        *lambda = -4.0 / (dx * dx) * pow(sin(M_PI * (double)k / (2.0 * (double)n)), 2);
+        return sin(M_PI * (double)k * h / (double)n);
+    default: /* Neumann / Dirichlet: theta n = pi (k + 1/2) */
+        th = M_PI * (2.0 * (double)k + 1.0) / (2.0 * (double)n);
+        *lambda = -4.0 / (dx * dx) * pow(sin(th / 2.0), 2);
+        return pair == 3 ? cos(th * h) : sin(th * h);
+    }
+}
+
+/* p = prod_d phi_d with L p = lambda p: the solve of lambda p returns p, apply returns lambda p,
+ * and hs_poisson_eigenvalue gives the transformed dimensions' share of lambda. */
+static long check_eigen(const pcase *c, const int *pair, const int64_t k[3])
+{
+    int64_t N = cells(c);
+    double *p = malloc((size_t)N * sizeof *p), *f = malloc((size_t)N * sizeof *f), *q = malloc((size_t)N * sizeof *q);
+    double lam_total = 0, lam_transformed = 0, lam[3] = {0, 0, 0};
+    for (int64_t z = 0; z < c->n[2]; z++)
+        for (int64_t y = 0; y < c->n[1]; y++)
+            for (int64_t x = 0; x < c->n[0]; x++) {
+                int64_t at[3] = {x, y, z};
+                double v = 1.0;
+                for (int d = 0; d < c->ndim; d++) v *= eig_factor(pair[d], c->n[d], k[d], at[d], c->dx[d], &lam[d]);
+                p[x + c->n[0] * (y + c->n[1] * z)] = v;
+            }
+    for (int d = 0; d < c->ndim; d++) {
+        lam_total += lam[d];
+        if (pair[d] < 3) lam_transformed += lam[d];
+    }
+    for (int64_t i = 0; i < N; i++) f[i] = lam_total * p[i];
+    long bad = 0;
+    /* the test's own claim first: L p = lambda p by the naive loop */
+    ref_laplacian(c->ndim, c->n, c->bc, c->dx, p, q);
+    for (int64_t i = 0; i < N; i++) q[i] -= f[i];
+    if (!(norm2(q, N) <= 1e-12 * norm2(f, N))) {
+        print_error("%s k %lld %lld %lld: not an eigenfunction of the naive L (%.3e)\n", c->name, (long long)k[0],
+                    (long long)k[1], (long long)k[2], norm2(q, N) / norm2(f, N));
+        bad++;
+    }
+    hs_decomp *d = decomp_of(c);
+    hs_poisson *ps = NULL;
+    TEST_OK(hs_poisson_create(d, c->bc, c->dx, &ps));
+    double ev = hs_poisson_eigenvalue(ps, k);
+    if (!(fabs(ev - lam_transformed) <= 1e-13 * fabs(lam_total))) {
+        print_error("%s: hs_poisson_eigenvalue %.17g, closed form %.17g\n", c->name, ev, lam_transformed);
+        bad++;
+    }
+    device_solve(ps, f, q, N, 1, NULL);
+    for (int64_t i = 0; i < N; i++) q[i] -= p[i];
+    double err = norm2(q, N) / norm2(p, N);
+    if (!(err < 1e-12)) {
+        print_error("%s k %lld %lld %lld: solve of lambda p differs from p by %.3e\n", c->name, (long long)k[0],
+                    (long long)k[1], (long long)k[2], err);
+        bad++;
+    }
+    device_apply(ps, p, q, N);
+    for (int64_t i = 0; i < N; i++) q[i] -= f[i];
+    if (!(norm2(q, N) <= 1e-12 * norm2(f, N))) {
+        print_error("%s: apply(p) != lambda p (%.3e)\n", c->name, norm2(q, N) / norm2(f, N));
+        bad++;
+    }
+    hs_poisson_destroy(ps);
+    hs_decomp_destroy(d);
+    free(p), free(f), free(q);
+    return bad;
+}
+
+static void test_eigenfunctions(void **state)
+{
+    (void)state;
+    static const int64_t sizes[2][3] = {{12, 10, 8}, {9, 11, 7}};
+    static const double dx[3] = {0.2, 0.15, 0.31};
+    long bad = 0;
+    for (int nd = 1; nd <= 3; nd++) {
+        int total = nd == 1 ? 5 : nd == 2 ? 25 : 125;
+        for (int code = 0; code < total; code++) {
+            int pair[3] = {code % 5, (code / 5) % 5, (code / 25) % 5}, mixed = 0;
+            for (int dd = 0; dd < nd; dd++) mixed += pair[dd] >= 3;
+            if (mixed > 1) continue;
+            int s = code % 2;
+            pcase c = make_case(nd, sizes[s], pair, dx);
+            /* a low and a high mode per dimension (the highest stored indices exercise the
+             * halfcomplex Nyquist entry, the DST's mode n and the DCT's last coefficient) */
+            for (int which = 0; which < 2; which++) {
+                int64_t k[3] = {0, 0, 0};
+                for (int dd = 0; dd < nd; dd++) {
+                    int64_t n = c.n[dd];
+                    if (pair[dd] == 0) k[dd] = which ? n / 2 : 1;
+                    else if (pair[dd] == 2) k[dd] = which ? n : 1;
+                    else k[dd] = which ? n - 1 : (pair[dd] == 1 ? 1 : 0);
+                }
+                bad += check_eigen(&c, pair, k);
+            }
+        }
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* Against a second implementation: dense LU on small grids, every kind of dimension. */
+static void test_dense_reference(void **state)
+{
+    (void)state;
+    static const int pairs[][3] = {{1, 1, 0}, {0, 2, 0}, {3, 1, 0}, {1, 4, 0}, {0, 1, 2}, {2, 3, 0}, {1, 1, 1}, {0, 0, 4}};
+    static const int ndims[] = {2, 2, 2, 2, 3, 3, 3, 3};
+    static const double dx[3] = {0.3, 0.2, 0.45};
+    long bad = 0;
+    for (size_t t = 0; t < sizeof ndims / sizeof ndims[0]; t++) {
+        int64_t n[3] = {7, 6, ndims[t] == 3 ? 5 : 1};
+        if (ndims[t] == 2) n[0] = 13, n[1] = 10;
+        pcase c = make_case(ndims[t], n, pairs[t], dx);
+        int64_t N = cells(&c);
+        double *f = malloc((size_t)N * sizeof *f), *p = malloc((size_t)N * sizeof *p), *ref = malloc((size_t)N * sizeof *ref);
+        test_fill_f64(f, (size_t)N, 500 + t, -1, 1);
+        assert_int_equal(ref_dense_solve(c.ndim, c.n, c.bc, c.dx, f, ref), 0);
+        hs_decomp *d = decomp_of(&c);
+        hs_poisson *ps = NULL;
+        TEST_OK(hs_poisson_create(d, c.bc, c.dx, &ps));
+        device_solve(ps, f, p, N, 0, NULL);
+        double err = test_rel_err_f64(p, ref, (size_t)N);
+        if (!(err < 1e-12)) {
+            print_error("%s: against dense LU %.3e\n", c.name, err);
+            bad++;
+        }
+        hs_poisson_destroy(ps);
+        hs_decomp_destroy(d);
+        free(f), free(p), free(ref);
+    }
+    assert_int_equal(bad, 0);
+}
+
+/* p == f gives the same bits as separate arrays, and a second solve with the same plan too. */
+static void test_in_place_and_reuse(void **state)
+{
+    (void)state;
+    pcase c = make_case(3, (const int64_t[3]){10, 9, 8}, (const int[3]){0, 3, 1}, (const double[3]){0.1, 0.2, 0.3});
+    int64_t N = cells(&c);
+    double *f = malloc((size_t)N * sizeof *f), *a = malloc((size_t)N * sizeof *a), *b = malloc((size_t)N * sizeof *b);
+    double *e = malloc((size_t)N * sizeof *e);
+    test_fill_f64(f, (size_t)N, 9, -1, 1);
+    hs_decomp *d = decomp_of(&c);
+    hs_poisson *ps = NULL;
+    TEST_OK(hs_poisson_create(d, c.bc, c.dx, &ps));
+    device_solve(ps, f, a, N, 0, NULL);
+    device_solve(ps, f, b, N, 1, NULL);
+    device_solve(ps, f, e, N, 0, NULL);
+    assert_memory_equal(a, b, (size_t)N * sizeof *a);
+    assert_memory_equal(a, e, (size_t)N * sizeof *a);
+    hs_poisson_destroy(ps);
+    hs_decomp_destroy(d);
+    free(f), free(a), free(b), free(e);
+}
+
+static void expect_input_error(hs_decomp *d, const hs_poisson_bc bc[3][2], const double dx[3], const char *word)
+{
+    hs_poisson *ps = (hs_poisson *)1;
+    hs_error_clear();
+    int rc = hs_poisson_create(d, bc, dx, &ps);
+    assert_int_equal(rc, HS_ERR_INPUT);
+    assert_null(ps);
+    if (!strstr(hs_error_message(), word)) fail_msg("message '%s' lacks '%s'", hs_error_message(), word);
+    hs_error_clear();
+}
+
+static void test_input_errors(void **state)
+{
+    (void)state;
+    const double dx[3] = {0.1, 0.1, 0.1};
+    int64_t g[3] = {8, 8, 8};
+    hs_decomp *d = NULL;
+    TEST_OK(hs_decomp_create(test_ctx(), 3, g, (const int[3]){1, 0, 0}, (const int[3]){1, 1, 0}, 1, &d));
+    const hs_poisson_bc two_mixed[3][2] = {{P_, P_}, {N_, D_}, {D_, N_}};
+    expect_input_error(d, two_mixed, dx, "at most one");
+    const hs_poisson_bc half_periodic[3][2] = {{P_, N_}, {N_, N_}, {N_, N_}};
+    expect_input_error(d, half_periodic, dx, "periodic on one face");
+    const hs_poisson_bc not_periodic_x[3][2] = {{N_, N_}, {N_, N_}, {N_, N_}};
+    expect_input_error(d, not_periodic_x, dx, "periodic there");
+    const hs_poisson_bc periodic_y[3][2] = {{P_, P_}, {P_, P_}, {N_, N_}};
+    expect_input_error(d, periodic_y, dx, "not periodic there");
+    const hs_poisson_bc ok[3][2] = {{P_, P_}, {N_, D_}, {D_, D_}};
+    expect_input_error(d, ok, (const double[3]){0.1, -1, 0.1}, "positive");
+    const hs_poisson_bc bad_kind[3][2] = {{P_, P_}, {(hs_poisson_bc)7, N_}, {D_, D_}};
+    expect_input_error(d, bad_kind, dx, "unknown boundary");
+    hs_poisson *ps = NULL;
+    TEST_OK(hs_poisson_create(d, ok, dx, &ps));
+    hs_poisson_destroy(ps);
+    hs_decomp_destroy(d);
+    hs_poisson_destroy(NULL);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_residual_all_bcs),
+    cmocka_unit_test(test_residual_large),
+    cmocka_unit_test(test_eigenfunctions),
+    cmocka_unit_test(test_dense_reference),
+    cmocka_unit_test(test_in_place_and_reuse),
+    cmocka_unit_test(test_input_errors),
+};
+
+TEST_MAIN("poisson", tests)

@@ -1,0 +1,226 @@
+/* The fast Poisson solver's CUDA kernels against their CPU twins, kernel by kernel and whole solves; skipped (77) without a GPU. */
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/fft/poisson.h"
+#include "kernels/fft/poisson_impl.h"
+#include "kernels/memory.h"
+
+#if HS_HAVE_CUDA
+
+/* Both backends do the same operations in the same order; the GPU contracts a*b + c into fma,
+ * which changes the last bit of the twiddle products and of the Thomas updates at most. */
+#define KERNEL_TOL 1e-14
+/* A whole solve chains a few dozen such roundings through cuFFT against FFTW. */
+#define SOLVE_TOL 1e-12
+
+static double *rnd(size_t n, uint64_t seed)
+{
+    double *x = malloc(n * sizeof *x + 8);
+    test_fill_f64(x, n, seed, -1, 1);
+    return x;
+}
+
+static double *dev(const double *h, size_t n) { return test_upload(h, n * sizeof(double)); }
+
+/* max |g - c| / max |c| over n values of the device result g and the host result c. */
+static double compare(const double *dres, const double *c, size_t n)
+{
+    double *g = test_download_new(dres, n * sizeof(double)), e = 0, m = 0;
+    for (size_t i = 0; i < n; i++) {
+        e = fmax(e, fabs(g[i] - c[i]));
+        m = fmax(m, fabs(c[i]));
+    }
+    free(g);
+    return m > 0 ? e / m : e;
+}
+
+static struct hs_cuda_ctx *cu(void) { return test_ctx()->cuda; }
+
+static void test_moves(void **state)
+{
+    (void)state;
+    /* transposes of odd shapes with strides, and strided run copies: exact */
+    const int64_t batch = 3, rows = 37, cols = 45, sbs = rows * cols + 5, dbs = rows * cols + 7;
+    size_t ns = (size_t)(batch * sbs), nd = (size_t)(batch * dbs);
+    double *s = rnd(ns, 1), *c = calloc(nd, sizeof *c);
+    double *ds = dev(s, ns), *dd = dev(c, nd);
+    TEST_OK(hs_poisson_transpose_cpu(batch, rows, cols, s, sbs, cols + 1, c, dbs, rows));
+    TEST_OK(hs_poisson_transpose_cuda(cu(), batch, rows, cols, ds, sbs, cols + 1, dd, dbs, rows));
+    assert_true(compare(dd, c, nd) == 0.0);
+    TEST_OK(hs_poisson_copy_runs_cpu(rows, 30, s, cols + 2, c, 33));
+    TEST_OK(hs_poisson_copy_runs_cuda(cu(), rows, 30, ds, cols + 2, dd, 33));
+    assert_true(compare(dd, c, nd) == 0.0);
+    hs_mem_free(test_ctx(), ds), hs_mem_free(test_ctx(), dd);
+    free(s), free(c);
+}
+
+static double *twiddles(int64_t n)
+{
+    double *tw = malloc((size_t)(n / 2 + 1) * 2 * sizeof *tw);
+    for (int64_t k = 0; k <= n / 2; k++) {
+        tw[2 * k] = cos(M_PI * (double)k / (double)(2 * n));
+        tw[2 * k + 1] = sin(M_PI * (double)k / (double)(2 * n));
+    }
+    return tw;
+}
+
+/* Every pre/post step of the transforms, on even and odd lengths. */
+static void test_transform_steps(void **state)
+{
+    (void)state;
+    for (int64_t n = 7; n <= 8; n++) {
+        const int64_t lines = 29, h = n / 2 + 1;
+        size_t nr = (size_t)(lines * n), nc = (size_t)(2 * lines * h);
+        double *x = rnd(nr, 10 + (uint64_t)n), *spec = rnd(nc, 20 + (uint64_t)n), *tw = twiddles(n);
+        double *cr = calloc(nr, sizeof *cr), *cc = calloc(nc, sizeof *cc);
+        double *dx = dev(x, nr), *dspec = dev(spec, nc), *dtw = dev(tw, (size_t)(2 * h));
+        double *dr = dev(cr, nr), *dc = dev(cc, nc);
+        double err = 0;
+        TEST_OK(hs_poisson_hc_pack_cpu(lines, n, spec, cr));
+        TEST_OK(hs_poisson_hc_pack_cuda(cu(), lines, n, dspec, dr));
+        err = fmax(err, compare(dr, cr, nr));
+        TEST_OK(hs_poisson_hc_unpack_cpu(lines, n, x, cc));
+        TEST_OK(hs_poisson_hc_unpack_cuda(cu(), lines, n, dx, dc));
+        err = fmax(err, compare(dc, cc, nc));
+        for (int alt = 0; alt < 2; alt++) {
+            TEST_OK(hs_poisson_dct_reorder_cpu(lines, n, alt, x, cr));
+            TEST_OK(hs_poisson_dct_reorder_cuda(cu(), lines, n, alt, dx, dr));
+            err = fmax(err, compare(dr, cr, nr));
+            TEST_OK(hs_poisson_dct_unreorder_cpu(lines, n, alt, x, cr));
+            TEST_OK(hs_poisson_dct_unreorder_cuda(cu(), lines, n, alt, dx, dr));
+            err = fmax(err, compare(dr, cr, nr));
+        }
+        assert_true(err == 0.0); /* pure moves and sign flips */
+        TEST_OK(hs_poisson_dct_post_cpu(lines, n, tw, spec, cr));
+        TEST_OK(hs_poisson_dct_post_cuda(cu(), lines, n, dtw, dspec, dr));
+        TEST_LE(compare(dr, cr, nr), KERNEL_TOL);
+        TEST_OK(hs_poisson_dct_pre_cpu(lines, n, tw, x, cc));
+        TEST_OK(hs_poisson_dct_pre_cuda(cu(), lines, n, dtw, dx, dc));
+        TEST_LE(compare(dc, cc, nc), KERNEL_TOL);
+        hs_mem_free(test_ctx(), dx), hs_mem_free(test_ctx(), dspec), hs_mem_free(test_ctx(), dtw);
+        hs_mem_free(test_ctx(), dr), hs_mem_free(test_ctx(), dc);
+        free(x), free(spec), free(tw), free(cr), free(cc);
+    }
+}
+
+static void test_solves_and_operator(void **state)
+{
+    (void)state;
+    /* the divide inside the last transform, with a null mode, for the FFT and the DCT (even and odd n) */
+    for (int64_t n = 16; n <= 17; n++)
+        for (int dct = 0; dct < 2; dct++) {
+            const int64_t rows = 33, h = n / 2 + 1;
+            size_t C = (size_t)(2 * rows * h);
+            double *rev = rnd((size_t)rows, 30), *ev = rnd((size_t)n, 31), *spec = rnd(C, 32), *tw = twiddles(n);
+            for (int64_t i = 0; i < rows; i++) rev[i] -= 2.0;
+            for (int64_t i = 0; i < n; i++) ev[i] -= 2.0;
+            rev[0] = ev[0] = 0.0;
+            double *drev = dev(rev, (size_t)rows), *dev_ = dev(ev, (size_t)n), *dspec = dev(spec, C);
+            double *dtw = dev(tw, (size_t)(2 * h));
+            TEST_OK(hs_poisson_spectral_divide_cpu(rows, n, dct, tw, 0.25, rev, ev, spec));
+            TEST_OK(hs_poisson_spectral_divide_cuda(cu(), rows, n, dct, dtw, 0.25, drev, dev_, dspec));
+            TEST_LE(compare(dspec, spec, C), KERNEL_TOL);
+            hs_mem_free(test_ctx(), drev), hs_mem_free(test_ctx(), dev_), hs_mem_free(test_ctx(), dspec);
+            hs_mem_free(test_ctx(), dtw);
+            free(rev), free(ev), free(spec), free(tw);
+        }
+    /* tridiagonal sweeps along the middle index, both end kinds, inner 1 and > 1 */
+    for (int inner = 1; inner <= 5; inner += 4) {
+        const int64_t outer = 6, m = 40;
+        size_t T = (size_t)(outer * m * inner);
+        double *sig = rnd((size_t)(outer * inner), 33), *src = rnd(T, 34), *out = calloc(T, sizeof *out);
+        double *work = calloc(T, sizeof *work);
+        for (int64_t i = 0; i < outer * inner; i++) sig[i] = -50.0 * (sig[i] + 1.0);
+        double *dsig = dev(sig, (size_t)(outer * inner)), *dsrc = dev(src, T), *dout = dev(out, T), *dw = dev(work, T);
+        for (int g = 0; g < 2; g++) {
+            TEST_OK(hs_poisson_tridiag_cpu(outer, m, inner, sig, 0.01, 0.5, g ? 1 : -1, g ? -1 : 1, src, out, work));
+            TEST_OK(hs_poisson_tridiag_cuda(cu(), outer, m, inner, dsig, 0.01, 0.5, g ? 1 : -1, g ? -1 : 1, dsrc, dout, dw));
+            TEST_LE(compare(dout, out, T), KERNEL_TOL);
+        }
+        hs_mem_free(test_ctx(), dsig), hs_mem_free(test_ctx(), dsrc), hs_mem_free(test_ctx(), dout);
+        hs_mem_free(test_ctx(), dw);
+        free(sig), free(src), free(out), free(work);
+    }
+    /* the Laplacian on a padded layout */
+    const int64_t ln[3] = {9, 7, 5}, sy = 13, sz = 13 * 10;
+    size_t U = (size_t)(sz * 8), O = (size_t)(ln[0] * ln[1] * ln[2]);
+    const double idx2[3] = {4.0, 9.0, 25.0};
+    double *u = rnd(U, 35), *lo = calloc(O, sizeof *lo), *du = dev(u, U), *dlo = dev(lo, O);
+    const int64_t origin = sz + sy + 1;
+    TEST_OK(hs_poisson_laplacian_cpu(3, ln, u + origin, sy, sz, idx2, lo));
+    TEST_OK(hs_poisson_laplacian_cuda(cu(), 3, ln, du + origin, sy, sz, idx2, dlo));
+    TEST_LE(compare(dlo, lo, O), KERNEL_TOL);
+    hs_mem_free(test_ctx(), du), hs_mem_free(test_ctx(), dlo);
+    free(u), free(lo);
+}
+
+/* One solve on the given backend. */
+static double *solve_on(const char *device, int ndim, const int64_t *n, const hs_poisson_bc bc[3][2], const double *f)
+{
+    hs_ctx *ctx = test_ctx();
+    TEST_OK(hs_ctx_set_device(ctx, device, 1));
+    int per[3] = {0, 0, 0};
+    for (int d = 0; d < ndim; d++) per[d] = bc[d][0] == HS_POISSON_PERIODIC;
+    hs_decomp *d = NULL;
+    TEST_OK(hs_decomp_create(ctx, ndim, n, per, (const int[3]){1, 1, 1}, 1, &d));
+    hs_poisson *ps = NULL;
+    TEST_OK(hs_poisson_create(d, bc, (const double[3]){0.01, 0.02, 0.03}, &ps));
+    size_t N = (size_t)(d->local[0] * d->local[1] * d->local[2]);
+    double *df = dev(f, N);
+    TEST_OK(hs_poisson_solve(ps, df, df, NULL));
+    double *p = test_download_new(df, N * sizeof(double));
+    hs_mem_free(ctx, df);
+    hs_poisson_destroy(ps);
+    hs_decomp_destroy(d);
+    return p;
+}
+
+static void test_whole_solves(void **state)
+{
+    (void)state;
+    const hs_poisson_bc P = HS_POISSON_PERIODIC, Nm = HS_POISSON_NEUMANN, D = HS_POISSON_DIRICHLET;
+    const hs_poisson_bc cases[][3][2] = {{{Nm, Nm}, {Nm, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}},
+                                         {{P, P}, {D, D}, {Nm, Nm}}, {{P, P}, {Nm, Nm}, {D, Nm}}};
+    const int ndims[] = {2, 2, 3, 3};
+    const int64_t sizes[][3] = {{129, 130, 1}, {200, 63, 1}, {33, 40, 31}, {32, 27, 24}};
+    for (int t = 0; t < 4; t++) {
+        size_t N = (size_t)(sizes[t][0] * sizes[t][1] * sizes[t][2]);
+        double *f = rnd(N, 40 + (uint64_t)t);
+        double *pc = solve_on("cpu", ndims[t], sizes[t], cases[t], f);
+        double *pg = solve_on("cuda", ndims[t], sizes[t], cases[t], f);
+        double err = test_rel_err_f64(pg, pc, N);
+        if (!(err <= SOLVE_TOL)) fail_msg("case %d: CUDA solve against the CPU solve %.3e", t, err);
+        free(f), free(pc), free(pg);
+    }
+    TEST_OK(hs_ctx_set_device(test_ctx(), "cuda", 1));
+}
+
+static int setup_cuda(void **state)
+{
+    (void)state;
+    return hs_ctx_set_device(test_ctx(), "cuda", 1) == HS_OK ? 0 : -1;
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test_setup(test_moves, setup_cuda),
+    cmocka_unit_test_setup(test_transform_steps, setup_cuda),
+    cmocka_unit_test_setup(test_solves_and_operator, setup_cuda),
+    cmocka_unit_test(test_whole_solves),
+};
+#endif
+
+int main(void)
+{
+#if HS_HAVE_CUDA
+    if (hs_cuda_device_count() > 0) return test_run_group("poisson_twin", tests, sizeof tests / sizeof tests[0]);
+    printf("SKIP: no GPU here: the CUDA kernels of the Poisson solver are not compared with their CPU twins\n");
+#else
+    printf("SKIP: built without CUDA: the Poisson solver has no CUDA twin to compare\n");
+#endif
+    return 77;
+}
