@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kernels/cuda_backend.h"
+#include "kernels/dispatch.h"
 
 double hs_wtime(void)
 {

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "kernels/blas/blas_impl.h"
+#include "kernels/dispatch.h"
 
 static int check_real(hs_dtype t, const char *fn)
 {

@@ -6,6 +6,7 @@
 #include "kernels/comm/comm_impl.h"
 #include "kernels/context.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 struct hs_comm {
     hs_ctx *ctx;

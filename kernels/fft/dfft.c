@@ -7,6 +7,7 @@
 
 #include "kernels/fft/fft_impl.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 struct hs_dfft_plan {
     hs_ctx *ctx;

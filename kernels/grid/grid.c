@@ -8,6 +8,7 @@
 
 #include "kernels/grid/grid_impl.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 #define GATHER_TAG 4100
 

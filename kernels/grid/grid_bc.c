@@ -3,6 +3,7 @@
 
 #include "kernels/grid/grid.h"
 #include "kernels/grid/grid_impl.h"
+#include "kernels/dispatch.h"
 
 hs_box hs_field_ghost_box(const hs_field *f, int dim, int side)
 {

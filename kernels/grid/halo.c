@@ -7,6 +7,7 @@
 #include "kernels/grid/grid.h"
 #include "kernels/grid/grid_impl.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 /* One face of one dimension: what goes to (and comes from) the neighbour on that side. */
 typedef struct {

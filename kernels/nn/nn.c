@@ -11,6 +11,7 @@
 #include "kernels/memory.h"
 #include "kernels/nn/nn_impl.h"
 #include "kernels/rng/rng.h"
+#include "kernels/dispatch.h"
 
 static const char *const act_names[] = {"tanh", "sin", "sigmoid", "relu", "identity"};
 

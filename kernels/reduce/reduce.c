@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "kernels/reduce/reduce_impl.h"
+#include "kernels/dispatch.h"
 
 static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *out, const char *fn)
 {

@@ -2,6 +2,7 @@
 #include "kernels/reduce/scan.h"
 
 #include "kernels/reduce/scan_impl.h"
+#include "kernels/dispatch.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,7 @@
 #include "kernels/reduce/sort.h"
 
 #include "kernels/reduce/sort_impl.h"
+#include "kernels/dispatch.h"
 
 #include <stdlib.h>
 #include <string.h>

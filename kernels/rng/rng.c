@@ -4,6 +4,7 @@
 #include "kernels/context.h"
 #include "kernels/error.h"
 #include "kernels/rng/rng_impl.h"
+#include "kernels/dispatch.h"
 
 static int fill(hs_ctx *ctx, uint64_t seed, uint64_t stream, uint64_t counter0, size_t n, void *buf, int uniform,
                 const char *fn)

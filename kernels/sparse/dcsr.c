@@ -6,6 +6,7 @@
 
 #include "kernels/memory.h"
 #include "kernels/sparse/sparse_impl.h"
+#include "kernels/dispatch.h"
 
 #define DCSR_TAG 5151
 

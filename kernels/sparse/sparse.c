@@ -7,6 +7,7 @@
 
 #include "kernels/memory.h"
 #include "kernels/sparse/sparse_impl.h"
+#include "kernels/dispatch.h"
 
 typedef struct csr_impl {
     hs_spmv_kernel kernel;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "solvers/heat/heat_stencil_impl.h"
+#include "kernels/dispatch.h"
 
 /* Layout strides of the field (the real ones, also in unused dimensions). */
 static void layout(const hs_field *f, int64_t stride[3], int64_t *origin)

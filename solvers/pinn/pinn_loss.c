@@ -2,6 +2,7 @@
 #include "solvers/pinn/pinn_loss.h"
 
 #include "solvers/pinn/pinn_loss_impl.h"
+#include "kernels/dispatch.h"
 
 int hs_pinn_residual_loss(hs_ctx *ctx, hs_dtype dt, int kind, double coef, double st, double sx, size_t n, double scale, const void *out,
                           void *dout, double *sq)
