@@ -26,7 +26,7 @@ int hs_cuda_device_count(void)
 {
 #if HS_HAVE_CUDA
     int n = 0;
-    hs_cuda_count(&n);
+    hs_ctx_count_cuda(&n);
     return n;
 #else
     return 0;
@@ -40,7 +40,7 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
         return hs_input_error("run.device", 0, NULL, "unknown device '%s' (expected auto, cpu or cuda)", want);
 #if HS_HAVE_CUDA
     if (ctx->cuda) {
-        hs_cuda_ctx_destroy(ctx->cuda);
+        hs_ctx_destroy_cuda(ctx->cuda);
         ctx->cuda = NULL;
     }
 #endif
@@ -66,7 +66,7 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
     }
     ctx->gpu = ctx->local_rank % ctx->gpu_count;
 #if HS_HAVE_CUDA
-    HS_CHECK(hs_cuda_ctx_create(ctx->gpu, &ctx->cuda));
+    HS_CHECK(hs_ctx_create_cuda(ctx->gpu, &ctx->cuda));
 #endif
     ctx->device = HS_DEVICE_CUDA;
     return HS_OK;
@@ -107,7 +107,7 @@ void hs_ctx_destroy(hs_ctx *ctx)
 {
     if (!ctx) return;
 #if HS_HAVE_CUDA
-    hs_cuda_ctx_destroy(ctx->cuda);
+    hs_ctx_destroy_cuda(ctx->cuda);
 #endif
     int fin = 0;
     MPI_Finalized(&fin);
@@ -122,7 +122,7 @@ void hs_ctx_destroy(hs_ctx *ctx)
 int hs_ctx_sync(hs_ctx *ctx)
 {
 #if HS_HAVE_CUDA
-    if (ctx->device == HS_DEVICE_CUDA) HS_CHECK(hs_cuda_sync(ctx->cuda));
+    if (ctx->device == HS_DEVICE_CUDA) HS_CHECK(hs_ctx_sync_cuda(ctx->cuda));
 #endif
     (void)ctx;
     return HS_OK;
@@ -141,7 +141,7 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out)
         char name[128];
         size_t tot = 0, fr = 0;
         int ma = 0, mi = 0;
-        HS_CHECK(hs_cuda_describe(ctx->gpu, name, sizeof name, &tot, &fr, &ma, &mi));
+        HS_CHECK(hs_ctx_describe_cuda(ctx->gpu, name, sizeof name, &tot, &fr, &ma, &mi));
         snprintf(mine, REC, "rank %d (node-local %d/%d): GPU %d %s, sm_%d%d, %.1f GiB (%.1f GiB free)",
                  ctx->rank, ctx->local_rank, ctx->local_size, ctx->gpu, name, ma, mi,
                  tot / 1073741824.0, fr / 1073741824.0);
@@ -163,7 +163,7 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out)
             char name[128];
             size_t tot = 0, fr = 0;
             int ma = 0, mi = 0;
-            if (hs_cuda_describe(i, name, sizeof name, &tot, &fr, &ma, &mi) == HS_OK)
+            if (hs_ctx_describe_cuda(i, name, sizeof name, &tot, &fr, &ma, &mi) == HS_OK)
                 fprintf(out, "  GPU %d: %s, compute capability %d.%d, %.1f GiB\n", i, name, ma, mi, tot / 1073741824.0);
         }
 #else

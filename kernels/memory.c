@@ -49,7 +49,7 @@ double hs_mem_available(hs_ctx *ctx)
         char name[256];
         size_t total = 0, free_b = 0;
         int ma, mi;
-        if (hs_cuda_describe(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
+        if (hs_ctx_describe_cuda(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
         hs_error_clear();
     }
 #endif
@@ -70,7 +70,7 @@ static int host_alloc(size_t bytes, void **ptr)
 int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_malloc(ctx->cuda, bytes, ptr);
+    if (HS_ON_GPU(ctx)) return hs_mem_alloc_cuda(ctx->cuda, bytes, ptr);
 #endif
     return host_alloc(bytes, ptr);
 }
@@ -78,7 +78,7 @@ int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr)
 void hs_mem_free(hs_ctx *ctx, void *ptr)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) { hs_cuda_free(ctx->cuda, ptr); return; }
+    if (HS_ON_GPU(ctx)) { hs_mem_free_cuda(ctx->cuda, ptr); return; }
 #endif
     free(ptr);
 }
@@ -86,7 +86,7 @@ void hs_mem_free(hs_ctx *ctx, void *ptr)
 int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, NULL, kind == HS_COPY_D2H || kind == HS_COPY_H2H || kind == HS_COPY_H2D);
+    if (HS_ON_GPU(ctx)) return hs_mem_copy_cuda(ctx->cuda, dst, src, bytes, (int)kind, NULL, kind == HS_COPY_D2H || kind == HS_COPY_H2H || kind == HS_COPY_H2D);
 #endif
     (void)kind;
     if (bytes && dst != src) memmove(dst, src, bytes);
@@ -96,7 +96,7 @@ int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_k
 int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, stream, 0);
+    if (HS_ON_GPU(ctx)) return hs_mem_copy_cuda(ctx->cuda, dst, src, bytes, (int)kind, stream, 0);
 #endif
     (void)kind; (void)stream;
     if (bytes && dst != src) memmove(dst, src, bytes);
@@ -106,7 +106,7 @@ int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_
 int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_memzero(ctx->cuda, ptr, bytes);
+    if (HS_ON_GPU(ctx)) return hs_mem_zero_cuda(ctx->cuda, ptr, bytes);
 #endif
     if (bytes) memset(ptr, 0, bytes);
     return HS_OK;
@@ -115,7 +115,7 @@ int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes)
 int hs_host_alloc_pinned(hs_ctx *ctx, size_t bytes, void **ptr)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_host_alloc(bytes, ptr);
+    if (HS_ON_GPU(ctx)) return hs_mem_host_alloc_cuda(bytes, ptr);
 #endif
     return host_alloc(bytes, ptr);
 }
@@ -123,7 +123,7 @@ int hs_host_alloc_pinned(hs_ctx *ctx, size_t bytes, void **ptr)
 void hs_host_free_pinned(hs_ctx *ctx, void *ptr)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) { hs_cuda_host_free(ptr); return; }
+    if (HS_ON_GPU(ctx)) { hs_mem_host_free_cuda(ptr); return; }
 #endif
     free(ptr);
 }
@@ -132,7 +132,7 @@ int hs_stream_create(hs_ctx *ctx, void **stream)
 {
     *stream = NULL;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_stream_create(stream);
+    if (HS_ON_GPU(ctx)) return hs_mem_stream_create_cuda(stream);
 #endif
     return HS_OK;
 }
@@ -140,7 +140,7 @@ int hs_stream_create(hs_ctx *ctx, void **stream)
 void hs_stream_destroy(hs_ctx *ctx, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) hs_cuda_stream_destroy(stream);
+    if (HS_ON_GPU(ctx)) hs_mem_stream_destroy_cuda(stream);
 #endif
     (void)ctx; (void)stream;
 }
@@ -148,7 +148,7 @@ void hs_stream_destroy(hs_ctx *ctx, void *stream)
 int hs_stream_sync(hs_ctx *ctx, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_stream_sync(ctx->cuda, stream);
+    if (HS_ON_GPU(ctx)) return hs_mem_stream_sync_cuda(ctx->cuda, stream);
 #endif
     (void)ctx; (void)stream;
     return HS_OK;
@@ -158,7 +158,7 @@ int hs_event_create(hs_ctx *ctx, void **event)
 {
     *event = NULL;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_event_create(event);
+    if (HS_ON_GPU(ctx)) return hs_mem_event_create_cuda(event);
 #endif
     return HS_OK;
 }
@@ -166,7 +166,7 @@ int hs_event_create(hs_ctx *ctx, void **event)
 void hs_event_destroy(hs_ctx *ctx, void *event)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) hs_cuda_event_destroy(event);
+    if (HS_ON_GPU(ctx)) hs_mem_event_destroy_cuda(event);
 #endif
     (void)ctx; (void)event;
 }
@@ -174,7 +174,7 @@ void hs_event_destroy(hs_ctx *ctx, void *event)
 int hs_event_record(hs_ctx *ctx, void *event, void *stream)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_event_record(ctx->cuda, event, stream);
+    if (HS_ON_GPU(ctx)) return hs_mem_event_record_cuda(ctx->cuda, event, stream);
 #endif
     (void)ctx; (void)event; (void)stream;
     return HS_OK;
@@ -183,7 +183,7 @@ int hs_event_record(hs_ctx *ctx, void *event, void *stream)
 int hs_stream_wait_event(hs_ctx *ctx, void *stream, void *event)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_stream_wait_event(ctx->cuda, stream, event);
+    if (HS_ON_GPU(ctx)) return hs_mem_stream_wait_event_cuda(ctx->cuda, stream, event);
 #endif
     (void)ctx; (void)event; (void)stream;
     return HS_OK;
@@ -209,7 +209,7 @@ int hs_timer_stop(hs_timer *t, double *seconds)
 #if HS_HAVE_CUDA
     if (HS_ON_GPU(t->ctx)) {
         HS_CHECK(hs_event_record(t->ctx, t->stop, NULL));
-        return hs_cuda_event_elapsed(t->start, t->stop, seconds);
+        return hs_mem_event_elapsed_cuda(t->start, t->stop, seconds);
     }
 #endif
     *seconds = hs_wtime() - t->t0;

@@ -62,10 +62,10 @@ int hs_cg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const dou
     double sums[2] = {0.0, 0.0};
     if (n > 0) {
 #if HS_HAVE_CUDA
-        if (HS_ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, sums));
+        if (HS_ON_GPU(ctx)) HS_CHECK(hs_blas_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, sums));
         else
 #endif
-            HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, NULL, x, r, NULL, sums));
+            HS_CHECK(hs_blas_cg_update_cpu(n, alpha, p, q, NULL, x, r, NULL, sums));
     }
     *rr = sums[0];
     return HS_OK;
@@ -77,10 +77,10 @@ int hs_pcg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const do
     double sums[2] = {0.0, 0.0};
     if (n > 0) {
 #if HS_HAVE_CUDA
-        if (HS_ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, sums));
+        if (HS_ON_GPU(ctx)) HS_CHECK(hs_blas_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, sums));
         else
 #endif
-            HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, dinv, x, r, z, sums));
+            HS_CHECK(hs_blas_cg_update_cpu(n, alpha, p, q, dinv, x, r, z, sums));
     }
     *rz = sums[0];
     if (rr) *rr = sums[1];
@@ -97,15 +97,15 @@ int hs_gemm(hs_ctx *ctx, hs_dtype t, int transa, int transb, int m, int n, int k
                        lda, ldb, ldc);
     if (m == 0 || n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_gemm_cuda(ctx->cuda, t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    if (HS_ON_GPU(ctx)) return hs_blas_gemm_cuda(ctx->cuda, t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 #endif
-    return hs_gemm_cpu(t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return hs_blas_gemm_cpu(t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
 
 int hs_dot_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *y, double *result)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_dot_cublas_cuda(ctx->cuda, t, n, x, y, result);
+    if (HS_ON_GPU(ctx)) return hs_blas_dot_cublas_cuda(ctx->cuda, t, n, x, y, result);
 #endif
     (void)ctx; (void)t; (void)n; (void)x; (void)y; (void)result;
     return HS_FAIL(HS_ERR_RUNTIME, "hs_dot_cublas needs the CUDA backend");
@@ -114,7 +114,7 @@ int hs_dot_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *
 int hs_nrm2_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *result)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_nrm2_cublas_cuda(ctx->cuda, t, n, x, result);
+    if (HS_ON_GPU(ctx)) return hs_blas_nrm2_cublas_cuda(ctx->cuda, t, n, x, result);
 #endif
     (void)ctx; (void)t; (void)n; (void)x; (void)result;
     return HS_FAIL(HS_ERR_RUNTIME, "hs_nrm2_cublas needs the CUDA backend");

@@ -148,7 +148,7 @@ extern "C" int hs_blas_dot_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const voi
     return finish_sums(cu, partial, blocks, 1, result);
 }
 
-extern "C" int hs_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, const double *p, const double *q,
+extern "C" int hs_blas_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, const double *p, const double *q,
                                  const double *dinv, double *x, double *r, double *z, double sums[2])
 {
     int blocks = reduce_blocks(cu);
@@ -159,7 +159,7 @@ extern "C" int hs_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, const 
     return finish_sums(cu, partial, blocks, 2, sums);
 }
 
-extern "C" int hs_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,
+extern "C" int hs_blas_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,
                             const void *A, int lda, const void *B, int ldb, double beta, void *C, int ldc)
 {
     cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -174,7 +174,7 @@ extern "C" int hs_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, 
     return HS_OK;
 }
 
-extern "C" int hs_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result)
+extern "C" int hs_blas_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result)
 {
     if (t == HS_F64) {
         HS_CUBLAS_CHECK(cublasDdot_64(cu->cublas, (int64_t)n, (const double *)x, 1, (const double *)y, 1, result));
@@ -186,7 +186,7 @@ extern "C" int hs_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const v
     return HS_OK;
 }
 
-extern "C" int hs_nrm2_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
+extern "C" int hs_blas_nrm2_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
 {
     if (t == HS_F64) {
         HS_CUBLAS_CHECK(cublasDnrm2_64(cu->cublas, (int64_t)n, (const double *)x, 1, result));

@@ -48,7 +48,7 @@ static int copy_runs(hs_dfft_plan *p, int64_t rows, int64_t cols, const void *sr
     char *d = at(p, dst, doff);
 #if HS_HAVE_CUDA
     if (HS_ON_GPU(p->ctx)) {
-        HS_CHECK(hs_dfft_cuda_copy_runs(p->ctx->cuda, p->precision, rows, cols, p->t, s, srs, scs, d, drs, dcs));
+        HS_CHECK(hs_dfft_copy_runs_cuda(p->ctx->cuda, p->precision, rows, cols, p->t, s, srs, scs, d, drs, dcs));
         return HS_OK;
     }
 #endif
@@ -266,9 +266,9 @@ int hs_dfft_normalize(hs_dfft_plan *p, void *data)
     if (!data) return hs_input_error("dfft", 0, NULL, "array to normalise is NULL");
     double factor = 1.0 / ((double)p->n[0] * (double)p->n[1] * (double)p->n[2]);
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(p->ctx)) return hs_fft_cuda_scale(p->ctx->cuda, p->precision, count, factor, data);
+    if (HS_ON_GPU(p->ctx)) return hs_fft_scale_cuda(p->ctx->cuda, p->precision, count, factor, data);
 #endif
-    hs_fft_cpu_scale(p->precision, count, factor, data);
+    hs_fft_scale_cpu(p->precision, count, factor, data);
     return HS_OK;
 }
 

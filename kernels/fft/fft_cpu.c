@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-void hs_fft_cpu_scale(hs_dtype precision, size_t count, double factor, void *data)
+void hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data)
 {
     if (precision == HS_F64) {
         double *x = data;
@@ -21,19 +21,19 @@ void hs_fft_cpu_scale(hs_dtype precision, size_t count, double factor, void *dat
 
 #if !HS_HAVE_FFTW
 
-int hs_fft_cpu_create(const hs_fft_desc *d, int nthreads, int measure, void **backend)
+int hs_fft_create_cpu(const hs_fft_desc *d, int nthreads, int measure, void **backend)
 {
     (void)d; (void)nthreads; (void)measure;
     *backend = NULL;
     return HS_FAIL(HS_ERR_RUNTIME, "FFT on the CPU backend: hpcsim was built without FFTW "
                    "(install libfftw3-dev and rebuild, or run on a CUDA device)");
 }
-int hs_fft_cpu_execute(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
+int hs_fft_execute_cpu(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
 {
     (void)backend; (void)d; (void)direction; (void)in; (void)out;
     return HS_FAIL(HS_ERR_RUNTIME, "FFT on the CPU backend: hpcsim was built without FFTW");
 }
-void hs_fft_cpu_destroy(void *backend) { (void)backend; }
+void hs_fft_destroy_cpu(void *backend) { (void)backend; }
 
 #else
 
@@ -123,7 +123,7 @@ static void *make_plan(cpu_fft *c, int sign, int inplace, int unaligned)
     return p;
 }
 
-int hs_fft_cpu_create(const hs_fft_desc *d, int nthreads, int measure, void **backend)
+int hs_fft_create_cpu(const hs_fft_desc *d, int nthreads, int measure, void **backend)
 {
     pthread_once(&g_threads_once, init_threads);
     cpu_fft *c = calloc(1, sizeof *c);
@@ -157,7 +157,7 @@ static int get_plan(cpu_fft *c, int direction, const void *in, const void *out, 
 }
 
 /* FFTW's new-array execute takes non-const input; out-of-place C2C and R2C leave it intact. */
-int hs_fft_cpu_execute(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
+int hs_fft_execute_cpu(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
 {
     cpu_fft *c = backend;
     void *plan;
@@ -175,7 +175,7 @@ int hs_fft_cpu_execute(void *backend, const hs_fft_desc *d, int direction, const
     return HS_OK;
 }
 
-void hs_fft_cpu_destroy(void *backend)
+void hs_fft_destroy_cpu(void *backend)
 {
     cpu_fft *c = backend;
     if (!c) return;

@@ -77,18 +77,18 @@ static int copy_box(hs_field *f, void *stream, const void *src, void *dst, const
 {
     hs_ctx *ctx = ctx_of(f);
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box(ctx->cuda, stream, hs_field_esize(f), src, dst, b);
+    if (HS_ON_GPU(ctx)) return hs_grid_copy_box_cuda(ctx->cuda, stream, hs_field_esize(f), src, dst, b);
 #endif
     (void)ctx;
     (void)stream;
-    return hs_grid_cpu_copy_box(hs_field_esize(f), src, dst, b);
+    return hs_grid_copy_box_cpu(hs_field_esize(f), src, dst, b);
 }
 
 static int event_done(hs_ctx *ctx, void *event, int *done)
 {
     *done = 1;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_done(event, done);
+    if (HS_ON_GPU(ctx)) return hs_grid_event_done_cuda(event, done);
 #endif
     (void)ctx;
     (void)event;
@@ -99,7 +99,7 @@ static int event_create(hs_ctx *ctx, void **event)
 {
     *event = NULL;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_create(event);
+    if (HS_ON_GPU(ctx)) return hs_grid_event_create_cuda(event);
 #endif
     (void)ctx;
     return HS_OK;
@@ -108,7 +108,7 @@ static int event_create(hs_ctx *ctx, void **event)
 static int event_wait(hs_ctx *ctx, void *event)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_sync(event);
+    if (HS_ON_GPU(ctx)) return hs_grid_event_sync_cuda(event);
 #endif
     (void)ctx;
     (void)event;
@@ -149,7 +149,7 @@ static int plan_stream(hs_ctx *ctx, void **stream)
 {
     *stream = NULL;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_stream_create(stream);
+    if (HS_ON_GPU(ctx)) return hs_grid_stream_create_cuda(stream);
 #endif
     (void)ctx;
     return HS_OK;
@@ -339,7 +339,7 @@ static int copy_box_peer(hs_field *f, const void *src, void *dst, const hs_grid_
 {
     hs_ctx *ctx = ctx_of(f);
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box_memcpy3d(ctx->cuda, NULL, hs_field_esize(f), src, dst, b);
+    if (HS_ON_GPU(ctx)) return hs_grid_copy_box_memcpy3d_cuda(ctx->cuda, NULL, hs_field_esize(f), src, dst, b);
 #endif
     (void)ctx, (void)src, (void)dst, (void)b;
     return HS_FAIL(HS_ERR_RUNTIME, "the cudaMemcpy3D peer of halo packing needs the CUDA backend");
@@ -401,11 +401,11 @@ static int local_reduce(hs_field *f, int op, double *v)
     const void *origin = (const char *)f->data + hs_field_index(f, 0, 0, 0) * hs_field_esize(f);
 #if HS_HAVE_CUDA
     if (HS_ON_GPU(ctx))
-        return hs_grid_cuda_reduce(ctx->cuda, f->dtype, origin, l[0], l[1], l[2], hs_field_stride_y(f),
+        return hs_grid_reduce_cuda(ctx->cuda, f->dtype, origin, l[0], l[1], l[2], hs_field_stride_y(f),
                                    hs_field_stride_z(f), op, v);
 #endif
     (void)ctx;
-    return hs_grid_cpu_reduce(f->dtype, origin, l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), op, v);
+    return hs_grid_reduce_cpu(f->dtype, origin, l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), op, v);
 }
 
 /* Combine one value per rank in rank order, the same on every rank. */

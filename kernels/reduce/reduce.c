@@ -20,9 +20,9 @@ static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const vo
 static int backend_reduce(hs_ctx *ctx, hs_dtype t, hs_rop op, size_t n, const void *x, double scale, double *r)
 {
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_reduce_cuda(ctx->cuda, t, op, n, x, scale, r);
+    if (HS_ON_GPU(ctx)) return hs_reduce_apply_cuda(ctx->cuda, t, op, n, x, scale, r);
 #endif
-    return hs_reduce_cpu(t, op, n, x, scale, r);
+    return hs_reduce_apply_cpu(t, op, n, x, scale, r);
 }
 
 int hs_reduce(hs_ctx *ctx, hs_dtype t, hs_reduce_op op, size_t n, const void *x, double *result)
@@ -47,9 +47,9 @@ static int argext(hs_ctx *ctx, hs_dtype t, int want_max, size_t n, const void *x
     *value = want_max ? -INFINITY : INFINITY;
     if (n == 0) return HS_OK;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_argext_cuda(ctx->cuda, t, want_max, n, x, index, value);
+    if (HS_ON_GPU(ctx)) return hs_reduce_argext_cuda(ctx->cuda, t, want_max, n, x, index, value);
 #endif
-    return hs_argext_cpu(t, want_max, n, x, index, value);
+    return hs_reduce_argext_cpu(t, want_max, n, x, index, value);
 }
 
 int hs_argmax(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, size_t *index, double *value)

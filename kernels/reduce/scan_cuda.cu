@@ -917,7 +917,7 @@ template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, c
     default: return HS_FAIL(HS_ERR_RUNTIME, "scan: unsupported dtype %s", hs_dtype_name(t));              \
     }
 
-extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
+extern "C" int hs_scan_apply_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
                             const void *in, void *out)
 {
     if (impl == HS_SCAN_IMPL_OLD) {
@@ -930,7 +930,7 @@ extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl
     HS_SCAN_DISPATCH(scan_new_launch, exclusive, deterministic)
 }
 
-extern "C" int hs_scan_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
+extern "C" int hs_scan_apply_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
 {
     HS_SCAN_DISPATCH(cub_launch, exclusive)
 }

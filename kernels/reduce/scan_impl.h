@@ -18,11 +18,11 @@ extern "C" {
 struct hs_cuda_ctx;
 
 /* n >= 1; t is one of the six supported dtypes; in may equal out. */
-int hs_scan_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+int hs_scan_apply_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out);
 /* impl: HS_SCAN_IMPL_NEW (hs_scan) or HS_SCAN_IMPL_OLD (hs_scan_ref); deterministic: ctx->deterministic. */
-int hs_scan_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
+int hs_scan_apply_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
                  const void *in, void *out);
-int hs_scan_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+int hs_scan_apply_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
 
 #ifdef __cplusplus
 }

@@ -670,14 +670,14 @@ template <typename K> int cub_key(hs_cuda_ctx *cu, size_t vb, size_t n, void *ke
 
 } // namespace
 
-extern "C" int hs_sort_cuda(hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
+extern "C" int hs_sort_apply_cuda(hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
                             void *keys, void *values)
 {
     if (key_bytes == 4) return sort_key<uint32_t>(cu, impl, key_kind, value_bytes, n, keys, values);
     return sort_key<unsigned long long>(cu, impl, key_kind, value_bytes, n, keys, values);
 }
 
-extern "C" int hs_sort_cub_cuda(hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values)
+extern "C" int hs_sort_apply_cub_cuda(hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values)
 {
     switch (key) {
     case HS_U32: return cub_key<uint32_t>(cu, value_bytes, n, keys, values);

@@ -40,11 +40,11 @@ static inline int hs_sort_key_kind(hs_dtype t)
 }
 
 /* n >= 2; value_bytes is 0 (keys only), 4 or 8; key_bytes 4 or 8. */
-int hs_sort_cpu(int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys, void *values);
+int hs_sort_apply_cpu(int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys, void *values);
 /* impl: HS_SORT_IMPL_NEW (hs_sort_*) or HS_SORT_IMPL_OLD (the _ref test references, kernels/reduce/sort.h). */
-int hs_sort_cuda(struct hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
+int hs_sort_apply_cuda(struct hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
                  void *keys, void *values);
-int hs_sort_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values);
+int hs_sort_apply_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values);
 
 #ifdef __cplusplus
 }

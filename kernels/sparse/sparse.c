@@ -110,7 +110,7 @@ void hs_csr_destroy(hs_csr *A)
     csr_impl *m = A->impl;
     if (m) {
 #if HS_HAVE_CUDA
-        if (m->cusparse) hs_csr_cusparse_free(m->cusparse);
+        if (m->cusparse) hs_csr_cusparse_free_cuda(m->cusparse);
 #endif
         hs_mem_free(A->ctx, m->rowmap);
         free(m);
@@ -219,7 +219,7 @@ int hs_csr_spmv(hs_csr *A, double alpha, const double *x, double beta, double *y
         csr_impl *m = A->impl;
         int alg = cusparse_alg(A);
         if (alg) return hs_csr_spmv_cusparse_cuda(A->ctx->cuda, &m->cusparse, &a, alg, alpha, x, beta, y);
-        return hs_csr_spmv_native_cuda(A->ctx->cuda, &a, auto_width(A), alpha, x, beta, y);
+        return hs_csr_spmv_cuda(A->ctx->cuda, &a, auto_width(A), alpha, x, beta, y);
     }
 #endif
     hs_csr_spmv_cpu(&a, alpha, x, beta, y);
@@ -247,10 +247,10 @@ int hs_diag_inverse(hs_ctx *ctx, int64_t n, const double *d, double *dinv, int64
     if (!d || !dinv) return hs_input_error("hs_diag_inverse", 0, NULL, "d or dinv is NULL");
     int64_t bad = 0, first = -1;
 #if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) HS_CHECK(hs_diag_inverse_cuda(ctx->cuda, n, d, dinv, &bad, &first));
+    if (HS_ON_GPU(ctx)) HS_CHECK(hs_csr_diag_inverse_cuda(ctx->cuda, n, d, dinv, &bad, &first));
     else
 #endif
-        hs_diag_inverse_cpu(n, d, dinv, &bad, &first);
+        hs_csr_diag_inverse_cpu(n, d, dinv, &bad, &first);
     if (nonpositive) *nonpositive = bad;
     if (first_bad) *first_bad = first;
     return HS_OK;

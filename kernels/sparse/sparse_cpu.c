@@ -29,7 +29,7 @@ void hs_csr_diagonal_cpu(const hs_csr_arrays *a, double *d)
     }
 }
 
-void hs_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonpositive, int64_t *first_bad)
+void hs_csr_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonpositive, int64_t *first_bad)
 {
     int64_t bad = 0, first = n;
 #pragma omp parallel for schedule(static) reduction(+ : bad) reduction(min : first) if (n > PAR_MIN)
@@ -46,7 +46,7 @@ void hs_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonp
     if (first_bad) *first_bad = bad ? first : -1;
 }
 
-void hs_gather_cpu(int64_t n, const int32_t *idx, const double *x, double *buf)
+void hs_dcsr_gather_cpu(int64_t n, const int32_t *idx, const double *x, double *buf)
 {
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)
     for (int64_t k = 0; k < n; k++) buf[k] = x[idx[k]];
