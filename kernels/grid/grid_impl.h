@@ -1,4 +1,4 @@
-/* Internal: backend entry points of the structured-grid family (halo_cpu.c, halo_cuda.cu) and halo setup. */
+/* Internal: backend entry points of the structured-grid family (grid_cpu.c, grid_cuda.cu) and halo setup. */
 #ifndef HS_GRID_IMPL_H
 #define HS_GRID_IMPL_H
 
