@@ -8,6 +8,7 @@
 #endif
 
 #include "kernels/cuda_backend.h"
+#include "kernels/dispatch.h"
 #include "kernels/version.h"
 
 const char *hs_device_name(hs_device d) { return d == HS_DEVICE_CUDA ? "cuda" : "cpu"; }
@@ -119,14 +120,7 @@ void hs_ctx_destroy(hs_ctx *ctx)
     free(ctx);
 }
 
-int hs_ctx_sync(hs_ctx *ctx)
-{
-#if HS_HAVE_CUDA
-    if (ctx->device == HS_DEVICE_CUDA) HS_CHECK(hs_ctx_sync_cuda(ctx->cuda));
-#endif
-    (void)ctx;
-    return HS_OK;
-}
+int hs_ctx_sync(hs_ctx *ctx) { return HS_DISPATCH(ctx, HS_OK, hs_ctx_sync_cuda(ctx->cuda)); }
 
 int hs_ctx_report(hs_ctx *ctx, FILE *out)
 {

@@ -10,7 +10,7 @@
  *     return HS_DISPATCH(ctx, hs_fam_verb_cpu(args...), hs_fam_verb_cuda(ctx->cuda, args...));
  *
  * (or HS_CHECK(HS_DISPATCH(...)) when more follows).  HS_DISPATCH is an expression: the status of
- * whichever call ran.  In a build without CUDA only the CPU call is compiled and the CUDA call sits
+ * whichever call ran (or nothing, for releases, where both calls return void).  In a build without CUDA only the CPU call is compiled and the CUDA call sits
  * in an unevaluated sizeof, so it is still type-checked there but its symbol need not exist.
  * HS_ON_GPU(ctx) is the one test of the backend, for code that is not a pair of twin calls (a
  * transfer staged through pinned host buffers, buffers allocated only for the device); such code
@@ -45,7 +45,7 @@
 #if HS_HAVE_CUDA
 #define HS_DISPATCH(ctx, cpu_call, cuda_call) (HS_ON_GPU(ctx) ? (cuda_call) : (cpu_call))
 #else
-#define HS_DISPATCH(ctx, cpu_call, cuda_call) ((void)sizeof(cuda_call), (void)(ctx), (cpu_call))
+#define HS_DISPATCH(ctx, cpu_call, cuda_call) ((void)sizeof((cuda_call), 0), (void)(ctx), (cpu_call))
 #endif
 
 #endif

@@ -1,11 +1,12 @@
-/* CPU backend of the local FFT: FFTW3 guru64 plans (double and float), cached per use case. */
+/* CPU backend of the FFT family: FFTW3 guru64 plans (double and float) cached per use case, scaling, the transpose's copies. */
 #include "kernels/config.h"
 #include "kernels/error.h"
 #include "kernels/fft/fft_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-void hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data)
+int hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data)
 {
     if (precision == HS_F64) {
         double *x = data;
@@ -17,6 +18,20 @@ void hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *dat
 #pragma omp parallel for schedule(static) if (count > 65536)
         for (size_t i = 0; i < count; i++) x[i] *= f;
     }
+    return HS_OK;
+}
+
+int hs_dfft_copy_runs_cpu(hs_dtype precision, int64_t rows, int64_t cols, int64_t run, const void *src, int64_t src_rs,
+                          int64_t src_cs, void *dst, int64_t dst_rs, int64_t dst_cs)
+{
+    const size_t cb = precision == HS_F64 ? 16 : 8, bytes = (size_t)run * cb;
+    const char *s = src;
+    char *d = dst;
+#pragma omp parallel for collapse(2) schedule(static) if (rows * cols * run > 32768)
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++)
+            memcpy(d + (size_t)(r * dst_rs + c * dst_cs) * cb, s + (size_t)(r * src_rs + c * src_cs) * cb, bytes);
+    return HS_OK;
 }
 
 #if !HS_HAVE_FFTW

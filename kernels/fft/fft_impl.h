@@ -37,7 +37,7 @@ typedef struct hs_fft_desc {
 int hs_fft_create_cpu(const hs_fft_desc *d, int nthreads, int measure, void **backend);
 int hs_fft_execute_cpu(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out);
 void hs_fft_destroy_cpu(void *backend);
-void hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data);
+int hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data);
 
 /* CUDA backend (cuFFT on cu->stream). */
 int hs_fft_create_cuda(struct hs_cuda_ctx *cu, const hs_fft_desc *d, void **backend);
@@ -49,7 +49,9 @@ int hs_fft_scale_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, size_t count, 
 
 /* Copy rows*cols runs of `run` complex elements (precision HS_F64: double2, HS_F32: float2):
  * dst[r*dst_rs + c*dst_cs + k] = src[r*src_rs + c*src_cs + k], strides in complex elements.
- * The pack / unpack step of the distributed FFT's transpose; queued on cu->stream. */
+ * The pack / unpack step of the distributed FFT's transpose (CUDA: queued on cu->stream). */
+int hs_dfft_copy_runs_cpu(hs_dtype precision, int64_t rows, int64_t cols, int64_t run, const void *src, int64_t src_rs,
+                          int64_t src_cs, void *dst, int64_t dst_rs, int64_t dst_cs);
 int hs_dfft_copy_runs_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, int64_t rows, int64_t cols,
                            int64_t run, const void *src, int64_t src_rs, int64_t src_cs, void *dst,
                            int64_t dst_rs, int64_t dst_cs);

@@ -246,7 +246,7 @@ static void test_nccl(void **state)
                                        : "built without NCCL: the NCCL transport is not run\n");
         skip();
     }
-    const char *was = ctx->device == HS_DEVICE_CUDA ? "cuda" : "cpu";
+    const char *was = hs_device_name(ctx->device);
     int mode = ctx->gpu_comm;
     TEST_OK(hs_ctx_set_device(ctx, "cuda", 0));
     ctx->gpu_comm = HS_GPU_COMM_NCCL;
