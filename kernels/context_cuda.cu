@@ -183,6 +183,14 @@ extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void *
     return HS_OK;
 }
 
+extern "C" int hs_cuda_fetch(struct hs_cuda_ctx *cu, const void *dev, size_t bytes, void **host)
+{
+    HS_CHECK(hs_cuda_host_scratch(cu, bytes, host));
+    HS_CUDA_CHECK(cudaMemcpyAsync(*host, dev, bytes, cudaMemcpyDeviceToHost, cu->stream));
+    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    return HS_OK;
+}
+
 extern "C" int hs_mem_alloc_cuda(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
 {
     *ptr = NULL;

@@ -104,11 +104,9 @@ int reduce_blocks(const hs_cuda_ctx *cu) { return cu->sm_count * 4; }
 int finish_sums(hs_cuda_ctx *cu, double *partial, int blocks, int vectors, double *result)
 {
     double *host = nullptr, *out = partial + (size_t)vectors * blocks;
-    HS_CHECK(hs_cuda_host_scratch(cu, vectors * sizeof(double), (void **)&host));
     final_sum_kernel<<<vectors, 1024, 0, cu->stream>>>(blocks, partial, out);
     HS_CUDA_LAUNCH_CHECK(final_sum_kernel);
-    HS_CUDA_CHECK(cudaMemcpyAsync(host, out, vectors * sizeof(double), cudaMemcpyDeviceToHost, cu->stream));
-    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    HS_CHECK(hs_cuda_fetch(cu, out, vectors * sizeof(double), (void **)&host));
     for (int v = 0; v < vectors; v++) result[v] = host[v];
     return HS_OK;
 }

@@ -299,11 +299,9 @@ extern "C" int hs_grid_reduce_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const voi
     size_t bytes = 2 * (size_t)p.grid * sizeof(double);
     void *part = NULL, *host = NULL;
     HS_CHECK(hs_cuda_scratch(cu, bytes, &part));
-    HS_CHECK(hs_cuda_host_scratch(cu, bytes, &host));
     if (t == HS_F64) HS_CHECK(launch_reduce<double>(cu, op, p, src, ex, ey, sy, sz, (double *)part));
     else HS_CHECK(launch_reduce<float>(cu, op, p, src, ex, ey, sy, sz, (double *)part));
-    HS_CUDA_CHECK(cudaMemcpyAsync(host, part, bytes, cudaMemcpyDeviceToHost, cu->stream));
-    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    HS_CHECK(hs_cuda_fetch(cu, part, bytes, &host));
     const double *h = (const double *)host;
     double s = 0, c = 0;
     for (int b = 0; b < p.grid; b++) {

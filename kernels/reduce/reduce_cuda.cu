@@ -138,9 +138,7 @@ int grid_for(const hs_cuda_ctx *cu, size_t n, int width)
 int fetch(hs_cuda_ctx *cu, const void *dev, size_t bytes, void *host)
 {
     void *pinned = NULL;
-    HS_CHECK(hs_cuda_host_scratch(cu, bytes, &pinned));
-    HS_CUDA_CHECK(cudaMemcpyAsync(pinned, dev, bytes, cudaMemcpyDeviceToHost, cu->stream));
-    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    HS_CHECK(hs_cuda_fetch(cu, dev, bytes, &pinned));
     for (size_t i = 0; i < bytes; i++) ((char *)host)[i] = ((const char *)pinned)[i];
     return HS_OK;
 }
