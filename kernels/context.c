@@ -127,9 +127,6 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out)
     /* Each rank describes itself in a fixed-size record; rank 0 prints them in order. */
     enum { REC = 320 };
     char mine[REC];
-    char host[64] = "?";
-    const char *h = getenv("HOSTNAME");
-    if (h) snprintf(host, sizeof host, "%s", h);
 #if HS_HAVE_CUDA
     if (ctx->gpu >= 0) {
         char name[128];
