@@ -6,7 +6,7 @@ HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
 INPUTS=$(cd "$(dirname "$0")/../../inputs" && pwd)
 DEVICE=${HS_TEST_DEVICE:-cpu}
 if ! "$HS_BIN" --version | grep -q '+cjson'; then
-    echo "SKIP built without cJSON: hpcsim compare cannot read JSON"
+    echo "SKIP: built without cJSON: hpcsim compare cannot read JSON"
     exit 77
 fi
 WORK=$(mktemp -d)

@@ -252,7 +252,7 @@ int main(void)
 {
     /* the comparison needs both backends: without a GPU (or without CUDA in the build) nothing is compared */
     if (!HS_HAVE_CUDA || hs_cuda_device_count() == 0) {
-        printf("SKIP no CUDA device\n");
+        printf("SKIP: no CUDA device\n");
         return 77;
     }
     return test_run_group("heat_twins", tests, sizeof tests / sizeof tests[0]);

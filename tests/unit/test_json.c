@@ -255,7 +255,7 @@ int main(void) { return test_run_group("json", tests, sizeof tests / sizeof test
 
 int main(void)
 {
-    printf("SKIP built without cJSON (libcjson-dev): nothing reads JSON back\n");
+    printf("SKIP: built without cJSON (libcjson-dev): nothing reads JSON back\n");
     return 77;
 }
 
