@@ -10,8 +10,9 @@
  *     return HS_DISPATCH(ctx, hs_fam_verb_cpu(args...), hs_fam_verb_cuda(ctx->cuda, args...));
  *
  * (or HS_CHECK(HS_DISPATCH(...)) when more follows).  HS_DISPATCH is an expression: the status of
- * whichever call ran (or nothing, for releases, where both calls return void).  In a build without CUDA only the CPU call is compiled and the CUDA call sits
- * in an unevaluated sizeof, so it is still type-checked there but its symbol need not exist.
+ * whichever call ran (or nothing, for releases, where both calls return void).  In a build without
+ * CUDA only the CPU call is compiled and the CUDA call sits in an unevaluated sizeof, so it is
+ * still type-checked there but its symbol need not exist.
  * HS_ON_GPU(ctx) is the one test of the backend, for code that is not a pair of twin calls (a
  * transfer staged through pinned host buffers, buffers allocated only for the device); such code
  * names CUDA-only symbols inside `#if HS_HAVE_CUDA`.  Nothing else compares ctx->device.
@@ -21,8 +22,8 @@
  * and ctx; the solvers' heat, pinn, sv).  Its backends are declared side by side in
  * <family>_impl.h (the core's in kernels/cuda_backend.h):
  *
- *     hs_<family>_<verb>_cpu(args...)                       kernels/<dir>/<family>_cpu.c (OpenMP)
- *     hs_<family>_<verb>_cuda(struct hs_cuda_ctx *cu, args...)  kernels/<dir>/<family>_cuda.cu
+ *     hs_<family>_<verb>_cpu(args...)                            <family>_cpu.c (OpenMP)
+ *     hs_<family>_<verb>_cuda(struct hs_cuda_ctx *cu, args...)   <family>_cuda.cu
  *
  * with the same arguments after cu; the backend is always the last word.  The verb is the public
  * function's (hs_csr_spmv -> hs_csr_spmv_cpu); a family whose public entry is its own name
@@ -33,7 +34,7 @@
  * helper with nothing to do on the CPU keeps the scheme (hs_grid_stream_create_cuda) and its
  * caller passes HS_OK as the CPU call.  The device communication backend of kernels/comm is
  * NCCL: hs_comm_<verb>_nccl.  CUDA-side utilities shared by the .cu files and with no CPU side at
- * all (scratch, flag words, launch checks) are hs_cuda_* in kernels/cuda_util.h.
+ * all (scratch, flag words, hs_cuda_fetch, launch checks) are hs_cuda_* in kernels/cuda_util.h.
  */
 
 #include "kernels/config.h"
