@@ -1,7 +1,7 @@
 # hpcsim top-level build: detects the optional libraries, builds bin/hpcsim, lib/libhpcsim.a and the tests.
 #
 # Each optional part is auto-detected; force it with CUDA=0|1, MPI=0|1, OPENMP=0|1, HDF5=0|1,
-# HDF5_PARALLEL=0|1, NETCDF=0|1, FFTW=0|1, OPENBLAS=0|1, NCCL=0|1.  CUDA_ARCH=90 picks the SM target (PTX is embedded too).
+# HDF5_PARALLEL=0|1, NETCDF=0|1, FFTW=0|1, OPENBLAS=0|1, NCCL=0|1, CJSON=0|1.  CUDA_ARCH=90 picks the SM target (PTX is embedded too).
 # Libraries unpacked from .deb files into $(DEPS_PREFIX) (see scripts/offline_deps.sh) are used when
 # the system has none (the GPU machine has no network).
 
@@ -71,6 +71,10 @@ endif
 ifeq ($(origin NCCL),undefined)
   NCCL := $(if $(filter 1,$(CUDA)),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,0),0)
 endif
+# cJSON (Debian libcjson-dev) reads JSON files back (hpcsim compare on the quantum solver's results).
+ifeq ($(origin CJSON),undefined)
+  CJSON := $(if $(or $(call pc_ok,libcjson),$(wildcard /usr/include/cjson/cJSON.h $(DEPS_PREFIX)/usr/include/cjson/cJSON.h)),1,0)
+endif
 HAVE_CMOCKA := $(if $(call pc_ok,cmocka),1,$(if $(wildcard $(DEPS_PREFIX)/usr/include/cmocka.h),1,0))
 
 # ---------------------------------------------------------------- flags
@@ -97,6 +101,7 @@ $(eval $(call feature,NETCDF_PARALLEL,$(NETCDF_PARALLEL)))
 $(eval $(call feature,FFTW,$(FFTW)))
 $(eval $(call feature,OPENBLAS,$(OPENBLAS)))
 $(eval $(call feature,NCCL,$(NCCL)))
+$(eval $(call feature,CJSON,$(CJSON)))
 CPPFLAGS += -DHS_FEATURES='"$(strip $(FEATURES))"'
 
 ifeq ($(OPENMP),1)
@@ -126,6 +131,9 @@ endif
 ifeq ($(OPENBLAS),1)
   CPPFLAGS += $(or $(shell pkg-config --cflags openblas 2>/dev/null),$(if $(wildcard /usr/include/$(MULTIARCH)/openblas-pthread),-I/usr/include/$(MULTIARCH)/openblas-pthread))
   LDLIBS += $(or $(shell pkg-config --libs openblas 2>/dev/null),-lopenblas)
+endif
+ifeq ($(CJSON),1)
+  LDLIBS += -lcjson
 endif
 LDLIBS += -lm
 

@@ -26,7 +26,9 @@ static const command commands[] = {
      "Under MPI: mpirun -n N hpcsim run FILE (one rank per GPU).\n", "hqr"},
     {"params", "", "list every parameter with type, default, range and help", "", "h"},
     {"compare", "A B VARIABLE [RTOL] [--last]", "compare a variable of two output files",
-     "Exit 0 when every value agrees within RTOL relative to max |B| (default 0: bitwise), 1 when not.\n", "hl"},
+     "Exit 0 when every value agrees within RTOL relative to max |B| (default 0: bitwise), 1 when not.\n"
+     "A and B are NetCDF or HDF5 files, or two JSON result files (the quantum solver's): VARIABLE is then a\n"
+     "key path (probabilities, expectation.value, amplitudes.3) and every number under it is compared.\n", "hl"},
     {"help", "[COMMAND]", "this help, or the help of COMMAND", "", "h"},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])

@@ -14,7 +14,10 @@ typedef struct hs_compare_result {
 
 /* Read variable `name` from both files (NetCDF or HDF5) and compare them value by value; with
  * last_record, only the last record (index along the first dimension) of each.  Files or
- * variables that cannot be read, or shapes that differ, are input errors.  Not collective. */
+ * variables that cannot be read, or shapes that differ, are input errors.  JSON result files (the
+ * quantum solver's; a file whose text starts with '{' or '[') are read with hs_json_numbers: name
+ * is a key path ("probabilities", "expectation.value"), last_record takes the last element of the
+ * array there, and the two must hold as many numbers.  Not collective. */
 int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res);
 
 #endif

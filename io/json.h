@@ -1,4 +1,4 @@
-/* A small streaming JSON writer: objects, arrays, numbers, strings with escaping; atomic file output. */
+/* JSON: our small streaming writer (objects, arrays, numbers, escaped strings; atomic file output) and cJSON-based reading. */
 #ifndef HS_JSON_H
 #define HS_JSON_H
 
@@ -43,5 +43,31 @@ void hs_json_null(hs_json *j);
 
 /* Write `s` as a quoted, escaped JSON string to f (also used for keys). */
 void hs_json_write_escaped(FILE *f, const char *s);
+
+/* ---------------------------------------------------------------- reading (cJSON, io/json_read.c) */
+
+/* The writer above stays our own, streaming: a result of 2^20 amplitudes took 1.6 s and no extra
+ * memory through it, 4.6 s and 386 MB more as a cJSON tree printed with cJSON_Print (the tree
+ * and the whole text are held at once), and quantum.amplitudes_max_qubits allows 2^26.  Reading
+ * goes through cJSON (Debian libcjson-dev), a build feature (HS_HAVE_CJSON, `cjson` in hpcsim info). */
+struct cJSON;
+
+/* Parse the file at `path` into a cJSON tree (release with hs_json_free).  A missing or unreadable
+ * file, or text that is not JSON, is an input error "path:line: message" (the line of the first
+ * character cJSON could not take).  Without cJSON in the build: a runtime error saying so.  Not
+ * collective. */
+int hs_json_read_file(const char *path, struct cJSON **tree);
+void hs_json_free(struct cJSON *tree);
+
+/* The numbers found at `key` in tree: members separated by '.', array elements by their index
+ * ("expectation.value", "amplitudes.3", "counts"); an empty key is the whole document.  A number
+ * gives itself; an array or object every number inside it, depth first in document order (text
+ * inside is passed over); null is NaN (the writer's non-finite values), true and false 1 and 0.
+ * With last, the key must name an array and only its last element is taken (the last record, as
+ * hpcsim compare --last means for the NetCDF and HDF5 files).  *values is malloc'd (free it;
+ * *count may be 0).  A missing key, text at the key, or last on something other than a non-empty
+ * array is an input error naming `source` and the key. */
+int hs_json_numbers(const struct cJSON *tree, const char *key, int last, const char *source, double **values,
+                    int64_t *count);
 
 #endif

@@ -25,6 +25,9 @@
 #ifndef HS_HAVE_NCCL
 #define HS_HAVE_NCCL 0
 #endif
+#ifndef HS_HAVE_CJSON
+#define HS_HAVE_CJSON 0
+#endif
 #ifndef HS_VERSION
 #define HS_VERSION "0.0.0"
 #endif

@@ -8,6 +8,7 @@
 #endif
 
 #include "kernels/cuda_backend.h"
+#include "kernels/dispatch.h"
 #include "kernels/version.h"
 
 const char *hs_device_name(hs_device d) { return d == HS_DEVICE_CUDA ? "cuda" : "cpu"; }
@@ -26,7 +27,7 @@ int hs_cuda_device_count(void)
 {
 #if HS_HAVE_CUDA
     int n = 0;
-    hs_cuda_count(&n);
+    hs_ctx_count_cuda(&n);
     return n;
 #else
     return 0;
@@ -40,7 +41,7 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
         return hs_input_error("run.device", 0, NULL, "unknown device '%s' (expected auto, cpu or cuda)", want);
 #if HS_HAVE_CUDA
     if (ctx->cuda) {
-        hs_cuda_ctx_destroy(ctx->cuda);
+        hs_ctx_destroy_cuda(ctx->cuda);
         ctx->cuda = NULL;
     }
 #endif
@@ -66,7 +67,7 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
     }
     ctx->gpu = ctx->local_rank % ctx->gpu_count;
 #if HS_HAVE_CUDA
-    HS_CHECK(hs_cuda_ctx_create(ctx->gpu, &ctx->cuda));
+    HS_CHECK(hs_ctx_create_cuda(ctx->gpu, &ctx->cuda));
 #endif
     ctx->device = HS_DEVICE_CUDA;
     return HS_OK;
@@ -107,7 +108,7 @@ void hs_ctx_destroy(hs_ctx *ctx)
 {
     if (!ctx) return;
 #if HS_HAVE_CUDA
-    hs_cuda_ctx_destroy(ctx->cuda);
+    hs_ctx_destroy_cuda(ctx->cuda);
 #endif
     int fin = 0;
     MPI_Finalized(&fin);
@@ -119,29 +120,19 @@ void hs_ctx_destroy(hs_ctx *ctx)
     free(ctx);
 }
 
-int hs_ctx_sync(hs_ctx *ctx)
-{
-#if HS_HAVE_CUDA
-    if (ctx->device == HS_DEVICE_CUDA) HS_CHECK(hs_cuda_sync(ctx->cuda));
-#endif
-    (void)ctx;
-    return HS_OK;
-}
+int hs_ctx_sync(hs_ctx *ctx) { return HS_DISPATCH(ctx, HS_OK, hs_ctx_sync_cuda(ctx->cuda)); }
 
 int hs_ctx_report(hs_ctx *ctx, FILE *out)
 {
     /* Each rank describes itself in a fixed-size record; rank 0 prints them in order. */
     enum { REC = 320 };
     char mine[REC];
-    char host[64] = "?";
-    const char *h = getenv("HOSTNAME");
-    if (h) snprintf(host, sizeof host, "%s", h);
 #if HS_HAVE_CUDA
     if (ctx->gpu >= 0) {
         char name[128];
         size_t tot = 0, fr = 0;
         int ma = 0, mi = 0;
-        HS_CHECK(hs_cuda_describe(ctx->gpu, name, sizeof name, &tot, &fr, &ma, &mi));
+        HS_CHECK(hs_ctx_describe_cuda(ctx->gpu, name, sizeof name, &tot, &fr, &ma, &mi));
         snprintf(mine, REC, "rank %d (node-local %d/%d): GPU %d %s, sm_%d%d, %.1f GiB (%.1f GiB free)",
                  ctx->rank, ctx->local_rank, ctx->local_size, ctx->gpu, name, ma, mi,
                  tot / 1073741824.0, fr / 1073741824.0);
@@ -163,7 +154,7 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out)
             char name[128];
             size_t tot = 0, fr = 0;
             int ma = 0, mi = 0;
-            if (hs_cuda_describe(i, name, sizeof name, &tot, &fr, &ma, &mi) == HS_OK)
+            if (hs_ctx_describe_cuda(i, name, sizeof name, &tot, &fr, &ma, &mi) == HS_OK)
                 fprintf(out, "  GPU %d: %s, compute capability %d.%d, %.1f GiB\n", i, name, ma, mi, tot / 1073741824.0);
         }
 #else

@@ -42,9 +42,6 @@ int hs_ctx_sync(hs_ctx *ctx);
 /* Print, on rank 0, features, MPI size and every rank's GPU (name, memory).  Collective. */
 int hs_ctx_report(hs_ctx *ctx, FILE *out);
 
-/* True when objects of this context compute on the GPU (false in builds without CUDA). */
-#define HS_ON_GPU(ctx) (HS_HAVE_CUDA && (ctx)->device == HS_DEVICE_CUDA)
-
 /* Name of the backend ("cpu" / "cuda"). */
 const char *hs_device_name(hs_device d);
 

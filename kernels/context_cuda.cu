@@ -37,7 +37,7 @@ const char *hs_cufft_status_name(cufftResult s)
     }
 }
 
-extern "C" int hs_cuda_count(int *count)
+extern "C" int hs_ctx_count_cuda(int *count)
 {
     *count = 0;
     if (cudaGetDeviceCount(count) != cudaSuccess) {
@@ -47,7 +47,7 @@ extern "C" int hs_cuda_count(int *count)
     return HS_OK;
 }
 
-extern "C" int hs_cuda_describe(int device, char *name, size_t name_len, size_t *mem_total,
+extern "C" int hs_ctx_describe_cuda(int device, char *name, size_t name_len, size_t *mem_total,
                                 size_t *mem_free, int *cc_major, int *cc_minor)
 {
     cudaDeviceProp p;
@@ -66,7 +66,7 @@ extern "C" int hs_cuda_describe(int device, char *name, size_t name_len, size_t 
     return HS_OK;
 }
 
-extern "C" int hs_cuda_ctx_create(int device, struct hs_cuda_ctx **out)
+extern "C" int hs_ctx_create_cuda(int device, struct hs_cuda_ctx **out)
 {
     struct hs_cuda_ctx *cu = (struct hs_cuda_ctx *)calloc(1, sizeof *cu);
     if (!cu) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the CUDA context");
@@ -88,7 +88,7 @@ extern "C" int hs_cuda_ctx_create(int device, struct hs_cuda_ctx **out)
     return HS_OK;
 }
 
-extern "C" void hs_cuda_ctx_destroy(struct hs_cuda_ctx *cu)
+extern "C" void hs_ctx_destroy_cuda(struct hs_cuda_ctx *cu)
 {
     if (!cu) return;
     cudaSetDevice(cu->device);
@@ -102,7 +102,7 @@ extern "C" void hs_cuda_ctx_destroy(struct hs_cuda_ctx *cu)
     free(cu);
 }
 
-extern "C" int hs_cuda_sync(struct hs_cuda_ctx *cu)
+extern "C" int hs_ctx_sync_cuda(struct hs_cuda_ctx *cu)
 {
     HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
     return HS_OK;
@@ -183,7 +183,15 @@ extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void *
     return HS_OK;
 }
 
-extern "C" int hs_cuda_malloc(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
+extern "C" int hs_cuda_fetch(struct hs_cuda_ctx *cu, const void *dev, size_t bytes, void **host)
+{
+    HS_CHECK(hs_cuda_host_scratch(cu, bytes, host));
+    HS_CUDA_CHECK(cudaMemcpyAsync(*host, dev, bytes, cudaMemcpyDeviceToHost, cu->stream));
+    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    return HS_OK;
+}
+
+extern "C" int hs_mem_alloc_cuda(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
 {
     *ptr = NULL;
     if (bytes == 0) return HS_OK;
@@ -198,7 +206,7 @@ extern "C" int hs_cuda_malloc(struct hs_cuda_ctx *cu, size_t bytes, void **ptr)
     return HS_OK;
 }
 
-extern "C" void hs_cuda_free(struct hs_cuda_ctx *cu, void *ptr)
+extern "C" void hs_mem_free_cuda(struct hs_cuda_ctx *cu, void *ptr)
 {
     (void)cu;
     if (ptr) cudaFree(ptr);
@@ -211,7 +219,7 @@ static cudaMemcpyKind to_kind(int kind)
     return k[kind & 3];
 }
 
-extern "C" int hs_cuda_memcpy(struct hs_cuda_ctx *cu, void *dst, const void *src, size_t bytes, int kind,
+extern "C" int hs_mem_copy_cuda(struct hs_cuda_ctx *cu, void *dst, const void *src, size_t bytes, int kind,
                               void *stream, int wait)
 {
     if (bytes == 0) return HS_OK;
@@ -221,25 +229,25 @@ extern "C" int hs_cuda_memcpy(struct hs_cuda_ctx *cu, void *dst, const void *src
     return HS_OK;
 }
 
-extern "C" int hs_cuda_memzero(struct hs_cuda_ctx *cu, void *ptr, size_t bytes)
+extern "C" int hs_mem_zero_cuda(struct hs_cuda_ctx *cu, void *ptr, size_t bytes)
 {
     if (bytes) HS_CUDA_CHECK(cudaMemsetAsync(ptr, 0, bytes, cu->stream));
     return HS_OK;
 }
 
-extern "C" int hs_cuda_host_alloc(size_t bytes, void **ptr)
+extern "C" int hs_mem_host_alloc_cuda(size_t bytes, void **ptr)
 {
     *ptr = NULL;
     if (bytes) HS_CUDA_CHECK(cudaMallocHost(ptr, bytes));
     return HS_OK;
 }
 
-extern "C" void hs_cuda_host_free(void *ptr)
+extern "C" void hs_mem_host_free_cuda(void *ptr)
 {
     if (ptr) cudaFreeHost(ptr);
 }
 
-extern "C" int hs_cuda_stream_create(void **stream)
+extern "C" int hs_mem_stream_create_cuda(void **stream)
 {
     cudaStream_t s;
     HS_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -247,18 +255,18 @@ extern "C" int hs_cuda_stream_create(void **stream)
     return HS_OK;
 }
 
-extern "C" void hs_cuda_stream_destroy(void *stream)
+extern "C" void hs_mem_stream_destroy_cuda(void *stream)
 {
     if (stream) cudaStreamDestroy((cudaStream_t)stream);
 }
 
-extern "C" int hs_cuda_stream_sync(struct hs_cuda_ctx *cu, void *stream)
+extern "C" int hs_mem_stream_sync_cuda(struct hs_cuda_ctx *cu, void *stream)
 {
     HS_CUDA_CHECK(cudaStreamSynchronize(stream ? (cudaStream_t)stream : cu->stream));
     return HS_OK;
 }
 
-extern "C" int hs_cuda_event_create(void **event)
+extern "C" int hs_mem_event_create_cuda(void **event)
 {
     cudaEvent_t e;
     HS_CUDA_CHECK(cudaEventCreate(&e));
@@ -266,24 +274,24 @@ extern "C" int hs_cuda_event_create(void **event)
     return HS_OK;
 }
 
-extern "C" void hs_cuda_event_destroy(void *event)
+extern "C" void hs_mem_event_destroy_cuda(void *event)
 {
     if (event) cudaEventDestroy((cudaEvent_t)event);
 }
 
-extern "C" int hs_cuda_event_record(struct hs_cuda_ctx *cu, void *event, void *stream)
+extern "C" int hs_mem_event_record_cuda(struct hs_cuda_ctx *cu, void *event, void *stream)
 {
     HS_CUDA_CHECK(cudaEventRecord((cudaEvent_t)event, stream ? (cudaStream_t)stream : cu->stream));
     return HS_OK;
 }
 
-extern "C" int hs_cuda_stream_wait_event(struct hs_cuda_ctx *cu, void *stream, void *event)
+extern "C" int hs_mem_stream_wait_event_cuda(struct hs_cuda_ctx *cu, void *stream, void *event)
 {
     HS_CUDA_CHECK(cudaStreamWaitEvent(stream ? (cudaStream_t)stream : cu->stream, (cudaEvent_t)event, 0));
     return HS_OK;
 }
 
-extern "C" int hs_cuda_event_elapsed(void *start, void *stop, double *seconds)
+extern "C" int hs_mem_event_elapsed_cuda(void *start, void *stop, double *seconds)
 {
     float ms = 0;
     HS_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)stop));

@@ -66,6 +66,10 @@ extern "C" int hs_cuda_flags_acquire(struct hs_cuda_ctx *cu, size_t bytes, struc
 extern "C" void hs_cuda_flags_commit(struct hs_cuda_ctx *cu, size_t bytes);
 /* Pinned host scratch of at least `bytes`. */
 extern "C" int hs_cuda_host_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);
+/* Small results to the host: `bytes` from device address dev into the pinned host scratch, once
+ * the work queued on the context stream before has finished; *host points there (valid until the
+ * next use of the host scratch). */
+extern "C" int hs_cuda_fetch(struct hs_cuda_ctx *cu, const void *dev, size_t bytes, void **host);
 
 #define HS_CUDA_CHECK(call)                                                                    \
     do {                                                                                       \

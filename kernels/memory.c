@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kernels/cuda_backend.h"
+#include "kernels/dispatch.h"
 
 double hs_wtime(void)
 {
@@ -44,11 +45,11 @@ double hs_mem_host_available(void)
 double hs_mem_available(hs_ctx *ctx)
 {
 #if HS_HAVE_CUDA
-    if (ctx->device == HS_DEVICE_CUDA) {
+    if (HS_ON_GPU(ctx)) {
         char name[256];
         size_t total = 0, free_b = 0;
         int ma, mi;
-        if (hs_cuda_describe(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
+        if (hs_ctx_describe_cuda(ctx->gpu, name, sizeof name, &total, &free_b, &ma, &mi) == HS_OK) return (double)free_b;
         hs_error_clear();
     }
 #endif
@@ -66,126 +67,86 @@ static int host_alloc(size_t bytes, void **ptr)
     return HS_OK;
 }
 
-int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr)
+/* The CPU twins of the copies: host memory on both sides, so every kind is a memmove. */
+static int host_copy(void *dst, const void *src, size_t bytes)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_malloc(ctx->cuda, bytes, ptr);
-#endif
-    return host_alloc(bytes, ptr);
-}
-
-void hs_mem_free(hs_ctx *ctx, void *ptr)
-{
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) { hs_cuda_free(ctx->cuda, ptr); return; }
-#endif
-    free(ptr);
-}
-
-int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind)
-{
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, NULL, kind == HS_COPY_D2H || kind == HS_COPY_H2H || kind == HS_COPY_H2D);
-#endif
-    (void)kind;
     if (bytes && dst != src) memmove(dst, src, bytes);
     return HS_OK;
 }
 
-int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind, void *stream)
+static int host_zero(void *ptr, size_t bytes)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_memcpy(ctx->cuda, dst, src, bytes, (int)kind, stream, 0);
-#endif
-    (void)kind; (void)stream;
-    if (bytes && dst != src) memmove(dst, src, bytes);
-    return HS_OK;
-}
-
-int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes)
-{
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_memzero(ctx->cuda, ptr, bytes);
-#endif
     if (bytes) memset(ptr, 0, bytes);
     return HS_OK;
 }
 
+int hs_mem_alloc(hs_ctx *ctx, size_t bytes, void **ptr)
+{
+    return HS_DISPATCH(ctx, host_alloc(bytes, ptr), hs_mem_alloc_cuda(ctx->cuda, bytes, ptr));
+}
+
+void hs_mem_free(hs_ctx *ctx, void *ptr) { HS_DISPATCH(ctx, free(ptr), hs_mem_free_cuda(ctx->cuda, ptr)); }
+
+int hs_mem_copy(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind)
+{
+    /* a copy to the host waits for its data; one to the device is ordered on the context stream */
+    int wait = kind == HS_COPY_D2H || kind == HS_COPY_H2H || kind == HS_COPY_H2D;
+    return HS_DISPATCH(ctx, host_copy(dst, src, bytes), hs_mem_copy_cuda(ctx->cuda, dst, src, bytes, (int)kind, NULL, wait));
+}
+
+int hs_mem_copy_async(hs_ctx *ctx, void *dst, const void *src, size_t bytes, hs_copy_kind kind, void *stream)
+{
+    return HS_DISPATCH(ctx, host_copy(dst, src, bytes), hs_mem_copy_cuda(ctx->cuda, dst, src, bytes, (int)kind, stream, 0));
+}
+
+int hs_mem_zero(hs_ctx *ctx, void *ptr, size_t bytes)
+{
+    return HS_DISPATCH(ctx, host_zero(ptr, bytes), hs_mem_zero_cuda(ctx->cuda, ptr, bytes));
+}
+
 int hs_host_alloc_pinned(hs_ctx *ctx, size_t bytes, void **ptr)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_host_alloc(bytes, ptr);
-#endif
-    return host_alloc(bytes, ptr);
+    return HS_DISPATCH(ctx, host_alloc(bytes, ptr), hs_mem_host_alloc_cuda(bytes, ptr));
 }
 
-void hs_host_free_pinned(hs_ctx *ctx, void *ptr)
-{
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) { hs_cuda_host_free(ptr); return; }
-#endif
-    free(ptr);
-}
+void hs_host_free_pinned(hs_ctx *ctx, void *ptr) { HS_DISPATCH(ctx, free(ptr), hs_mem_host_free_cuda(ptr)); }
 
+/* Streams and events have no CPU counterpart (work there is synchronous): NULL handles, no-ops. */
 int hs_stream_create(hs_ctx *ctx, void **stream)
 {
     *stream = NULL;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_stream_create(stream);
-#endif
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_mem_stream_create_cuda(stream));
 }
 
 void hs_stream_destroy(hs_ctx *ctx, void *stream)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) hs_cuda_stream_destroy(stream);
-#endif
-    (void)ctx; (void)stream;
+    HS_DISPATCH(ctx, (void)0, hs_mem_stream_destroy_cuda(stream));
 }
 
 int hs_stream_sync(hs_ctx *ctx, void *stream)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_stream_sync(ctx->cuda, stream);
-#endif
-    (void)ctx; (void)stream;
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_mem_stream_sync_cuda(ctx->cuda, stream));
 }
 
 int hs_event_create(hs_ctx *ctx, void **event)
 {
     *event = NULL;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_event_create(event);
-#endif
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_mem_event_create_cuda(event));
 }
 
 void hs_event_destroy(hs_ctx *ctx, void *event)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) hs_cuda_event_destroy(event);
-#endif
-    (void)ctx; (void)event;
+    HS_DISPATCH(ctx, (void)0, hs_mem_event_destroy_cuda(event));
 }
 
 int hs_event_record(hs_ctx *ctx, void *event, void *stream)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_event_record(ctx->cuda, event, stream);
-#endif
-    (void)ctx; (void)event; (void)stream;
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_mem_event_record_cuda(ctx->cuda, event, stream));
 }
 
 int hs_stream_wait_event(hs_ctx *ctx, void *stream, void *event)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_cuda_stream_wait_event(ctx->cuda, stream, event);
-#endif
-    (void)ctx; (void)event; (void)stream;
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_mem_stream_wait_event_cuda(ctx->cuda, stream, event));
 }
 
 int hs_timer_init(hs_ctx *ctx, hs_timer *t)
@@ -203,16 +164,16 @@ int hs_timer_start(hs_timer *t)
     return hs_event_record(t->ctx, t->start, NULL);
 }
 
-int hs_timer_stop(hs_timer *t, double *seconds)
+static int host_elapsed(const hs_timer *t, double *seconds)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(t->ctx)) {
-        HS_CHECK(hs_event_record(t->ctx, t->stop, NULL));
-        return hs_cuda_event_elapsed(t->start, t->stop, seconds);
-    }
-#endif
     *seconds = hs_wtime() - t->t0;
     return HS_OK;
+}
+
+int hs_timer_stop(hs_timer *t, double *seconds)
+{
+    HS_CHECK(hs_event_record(t->ctx, t->stop, NULL));
+    return HS_DISPATCH(t->ctx, host_elapsed(t, seconds), hs_mem_event_elapsed_cuda(t->start, t->stop, seconds));
 }
 
 void hs_timer_free(hs_timer *t)

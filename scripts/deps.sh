@@ -2,7 +2,7 @@
 # Installs the Debian packages hpcsim builds and tests with (as root), or prints the apt-get line.
 set -u
 PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libnetcdf-dev
-      netcdf-bin libfftw3-dev libopenblas-dev libcmocka-dev python3
+      netcdf-bin libfftw3-dev libopenblas-dev libcmocka-dev libcjson-dev python3
       libudunits2-0 libxml2-utils)
 # Python clients for the output checks (scripts/check_output.py); optional, never fails the build.
 if command -v python3 >/dev/null && ! python3 -c "import netCDF4, xarray, h5py, cfchecker, matplotlib" 2>/dev/null; then
@@ -16,6 +16,7 @@ if command -v dpkg-query >/dev/null; then
 fi
 # Offline-unpacked libraries (scripts/offline_deps.sh) stand in for missing -dev packages.
 if [ -f .deps/usr/include/cmocka.h ]; then missing=("${missing[@]/libcmocka-dev}"); fi
+if [ -f .deps/usr/include/cjson/cJSON.h ]; then missing=("${missing[@]/libcjson-dev}"); fi
 read -r -a missing <<<"${missing[*]}"
 # Optional clients for the output tests (tests/cli/test_paraview.sh renders the XDMF with pvpython
 # under xvfb-run; tests/cli/test_cf.sh reads the NetCDF files with CDO).  Installed when possible, in

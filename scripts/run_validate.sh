@@ -4,7 +4,7 @@
 set -u
 BUILD=${BUILD:-build}
 BIN=$([ "$BUILD" = build ] && echo bin/hpcsim || echo "$BUILD/bin/hpcsim")
-export HS_VALIDATE=1
+export HS_TEST_VALIDATE=1
 pass=0
 fail=0
 step() { # name, command...

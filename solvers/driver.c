@@ -169,7 +169,7 @@ static int signal_agreed(run_state *r, int *sig)
         return HS_OK;
     }
     if (r->sig_pending) {
-        HS_MPI_CHECK(MPI_Wait(&r->sig_req, MPI_STATUS_IGNORE));
+        HS_CHECK(hs_host_wait(&r->sig_req));
         r->sig_pending = 0;
         if (r->sig_global) {
             *sig = r->sig_global;
@@ -177,14 +177,15 @@ static int signal_agreed(run_state *r, int *sig)
         }
     }
     r->sig_local = (int)g_signal;
-    HS_MPI_CHECK(MPI_Iallreduce(&r->sig_local, &r->sig_global, 1, MPI_INT, MPI_MAX, r->ctx->comm, &r->sig_req));
+    HS_CHECK(hs_host_iallreduce(r->ctx->comm, HS_I32, HS_COMM_MAX, &r->sig_local, &r->sig_global, 1, &r->sig_req));
     r->sig_pending = 1;
     return HS_OK;
 }
 
 static void signal_drain(run_state *r)
 {
-    if (r->sig_pending) MPI_Wait(&r->sig_req, MPI_STATUS_IGNORE);
+    /* on the way out, after success or failure alike: a pending error must keep its message */
+    if (r->sig_pending) (void)hs_host_wait(&r->sig_req);
     r->sig_pending = 0;
 }
 

@@ -2,6 +2,7 @@
 #include "test_util.h"
 
 #include "kernels/comm/comm.h"
+#include "kernels/dispatch.h"
 #include "kernels/memory.h"
 
 #include <math.h>
@@ -24,7 +25,7 @@ hs_ctx *test_ctx(void)
     return g_ctx;
 }
 
-int test_on_gpu(void) { return test_ctx()->device == HS_DEVICE_CUDA; }
+int test_on_gpu(void) { return HS_ON_GPU(test_ctx()); }
 
 void test_ctx_finish(void)
 {

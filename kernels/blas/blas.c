@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "kernels/blas/blas_impl.h"
+#include "kernels/dispatch.h"
 
 static int check_real(hs_dtype t, const char *fn)
 {
@@ -16,10 +17,8 @@ static int elementwise(hs_ctx *ctx, hs_blas_op op, hs_dtype t, size_t n, double 
 {
     HS_CHECK(check_real(t, "blas"));
     if (n == 0) return HS_OK;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_blas_elementwise_cuda(ctx->cuda, op, t, n, a, x, b, y, w);
-#endif
-    return hs_blas_elementwise_cpu(op, t, n, a, x, b, y, w);
+    return HS_DISPATCH(ctx, hs_blas_elementwise_cpu(op, t, n, a, x, b, y, w),
+                       hs_blas_elementwise_cuda(ctx->cuda, op, t, n, a, x, b, y, w));
 }
 
 int hs_axpy(hs_ctx *ctx, hs_dtype t, size_t n, double alpha, const void *x, void *y)
@@ -40,10 +39,7 @@ int hs_dot(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *y, doub
     HS_CHECK(check_real(t, "hs_dot"));
     *result = 0.0;
     if (n == 0) return HS_OK;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_blas_dot_cuda(ctx->cuda, t, n, x, y, result);
-#endif
-    return hs_blas_dot_cpu(t, n, x, y, result);
+    return HS_DISPATCH(ctx, hs_blas_dot_cpu(t, n, x, y, result), hs_blas_dot_cuda(ctx->cuda, t, n, x, y, result));
 }
 
 int hs_nrm2(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *result)
@@ -59,13 +55,9 @@ int hs_cg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const dou
                  double *rr)
 {
     double sums[2] = {0.0, 0.0};
-    if (n > 0) {
-#if HS_HAVE_CUDA
-        if (HS_ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, sums));
-        else
-#endif
-            HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, NULL, x, r, NULL, sums));
-    }
+    if (n > 0)
+        HS_CHECK(HS_DISPATCH(ctx, hs_blas_cg_update_cpu(n, alpha, p, q, NULL, x, r, NULL, sums),
+                             hs_blas_cg_update_cuda(ctx->cuda, n, alpha, p, q, NULL, x, r, NULL, sums)));
     *rr = sums[0];
     return HS_OK;
 }
@@ -74,13 +66,9 @@ int hs_pcg_update(hs_ctx *ctx, size_t n, double alpha, const double *p, const do
                   double *x, double *r, double *z, double *rz, double *rr)
 {
     double sums[2] = {0.0, 0.0};
-    if (n > 0) {
-#if HS_HAVE_CUDA
-        if (HS_ON_GPU(ctx)) HS_CHECK(hs_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, sums));
-        else
-#endif
-            HS_CHECK(hs_cg_update_cpu(n, alpha, p, q, dinv, x, r, z, sums));
-    }
+    if (n > 0)
+        HS_CHECK(HS_DISPATCH(ctx, hs_blas_cg_update_cpu(n, alpha, p, q, dinv, x, r, z, sums),
+                             hs_blas_cg_update_cuda(ctx->cuda, n, alpha, p, q, dinv, x, r, z, sums)));
     *rz = sums[0];
     if (rr) *rr = sums[1];
     return HS_OK;
@@ -95,26 +83,18 @@ int hs_gemm(hs_ctx *ctx, hs_dtype t, int transa, int transb, int m, int n, int k
         return HS_FAIL(HS_ERR_RUNTIME, "hs_gemm: inconsistent sizes m=%d n=%d k=%d lda=%d ldb=%d ldc=%d", m, n, k,
                        lda, ldb, ldc);
     if (m == 0 || n == 0) return HS_OK;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_gemm_cuda(ctx->cuda, t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
-#endif
-    return hs_gemm_cpu(t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
+    return HS_DISPATCH(ctx, hs_blas_gemm_cpu(t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc),
+                       hs_blas_gemm_cuda(ctx->cuda, t, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc));
 }
 
 int hs_dot_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *y, double *result)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_dot_cublas_cuda(ctx->cuda, t, n, x, y, result);
-#endif
-    (void)ctx; (void)t; (void)n; (void)x; (void)y; (void)result;
-    return HS_FAIL(HS_ERR_RUNTIME, "hs_dot_cublas needs the CUDA backend");
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "hs_dot_cublas needs the CUDA backend"),
+                       hs_blas_dot_cublas_cuda(ctx->cuda, t, n, x, y, result));
 }
 
 int hs_nrm2_cublas(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *result)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_nrm2_cublas_cuda(ctx->cuda, t, n, x, result);
-#endif
-    (void)ctx; (void)t; (void)n; (void)x; (void)result;
-    return HS_FAIL(HS_ERR_RUNTIME, "hs_nrm2_cublas needs the CUDA backend");
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "hs_nrm2_cublas needs the CUDA backend"),
+                       hs_blas_nrm2_cublas_cuda(ctx->cuda, t, n, x, result));
 }

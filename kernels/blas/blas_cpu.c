@@ -91,7 +91,7 @@ int hs_blas_dot_cpu(hs_dtype t, size_t n, const void *x, const void *y, double *
     return HS_OK;
 }
 
-int hs_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, const double *dinv, double *x,
+int hs_blas_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, const double *dinv, double *x,
                      double *r, double *z, double sums[2])
 {
     size_t nchunks = (n + CHUNK - 1) / CHUNK;
@@ -155,7 +155,7 @@ GEMM_REF(double)
 GEMM_REF(float)
 #endif
 
-int hs_gemm_cpu(hs_dtype t, int ta, int tb, int m, int n, int k, double alpha, const void *A, int lda,
+int hs_blas_gemm_cpu(hs_dtype t, int ta, int tb, int m, int n, int k, double alpha, const void *A, int lda,
                 const void *B, int ldb, double beta, void *C, int ldc)
 {
 #if HS_HAVE_OPENBLAS

@@ -104,11 +104,9 @@ int reduce_blocks(const hs_cuda_ctx *cu) { return cu->sm_count * 4; }
 int finish_sums(hs_cuda_ctx *cu, double *partial, int blocks, int vectors, double *result)
 {
     double *host = nullptr, *out = partial + (size_t)vectors * blocks;
-    HS_CHECK(hs_cuda_host_scratch(cu, vectors * sizeof(double), (void **)&host));
     final_sum_kernel<<<vectors, 1024, 0, cu->stream>>>(blocks, partial, out);
     HS_CUDA_LAUNCH_CHECK(final_sum_kernel);
-    HS_CUDA_CHECK(cudaMemcpyAsync(host, out, vectors * sizeof(double), cudaMemcpyDeviceToHost, cu->stream));
-    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    HS_CHECK(hs_cuda_fetch(cu, out, vectors * sizeof(double), (void **)&host));
     for (int v = 0; v < vectors; v++) result[v] = host[v];
     return HS_OK;
 }
@@ -148,7 +146,7 @@ extern "C" int hs_blas_dot_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const voi
     return finish_sums(cu, partial, blocks, 1, result);
 }
 
-extern "C" int hs_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, const double *p, const double *q,
+extern "C" int hs_blas_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, const double *p, const double *q,
                                  const double *dinv, double *x, double *r, double *z, double sums[2])
 {
     int blocks = reduce_blocks(cu);
@@ -159,7 +157,7 @@ extern "C" int hs_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, const 
     return finish_sums(cu, partial, blocks, 2, sums);
 }
 
-extern "C" int hs_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,
+extern "C" int hs_blas_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,
                             const void *A, int lda, const void *B, int ldb, double beta, void *C, int ldc)
 {
     cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -174,7 +172,7 @@ extern "C" int hs_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, 
     return HS_OK;
 }
 
-extern "C" int hs_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result)
+extern "C" int hs_blas_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result)
 {
     if (t == HS_F64) {
         HS_CUBLAS_CHECK(cublasDdot_64(cu->cublas, (int64_t)n, (const double *)x, 1, (const double *)y, 1, result));
@@ -186,7 +184,7 @@ extern "C" int hs_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const v
     return HS_OK;
 }
 
-extern "C" int hs_nrm2_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
+extern "C" int hs_blas_nrm2_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
 {
     if (t == HS_F64) {
         HS_CUBLAS_CHECK(cublasDnrm2_64(cu->cublas, (int64_t)n, (const double *)x, 1, result));

@@ -19,20 +19,20 @@ int hs_blas_elementwise_cpu(hs_blas_op op, hs_dtype t, size_t n, double a, const
                             const void *w);
 int hs_blas_dot_cpu(hs_dtype t, size_t n, const void *x, const void *y, double *result);
 /* sums[0] = r.z (r.r without dinv), sums[1] = r.r */
-int hs_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, const double *dinv, double *x,
+int hs_blas_cg_update_cpu(size_t n, double alpha, const double *p, const double *q, const double *dinv, double *x,
                      double *r, double *z, double sums[2]);
-int hs_gemm_cpu(hs_dtype t, int ta, int tb, int m, int n, int k, double alpha, const void *A, int lda,
+int hs_blas_gemm_cpu(hs_dtype t, int ta, int tb, int m, int n, int k, double alpha, const void *A, int lda,
                 const void *B, int ldb, double beta, void *C, int ldc);
 
 int hs_blas_elementwise_cuda(struct hs_cuda_ctx *cu, hs_blas_op op, hs_dtype t, size_t n, double a, const void *x,
                              double b, void *y, const void *w);
 int hs_blas_dot_cuda(struct hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result);
-int hs_cg_update_cuda(struct hs_cuda_ctx *cu, size_t n, double alpha, const double *p, const double *q,
+int hs_blas_cg_update_cuda(struct hs_cuda_ctx *cu, size_t n, double alpha, const double *p, const double *q,
                       const double *dinv, double *x, double *r, double *z, double sums[2]);
-int hs_gemm_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,
+int hs_blas_gemm_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,
                  const void *A, int lda, const void *B, int ldb, double beta, void *C, int ldc);
-int hs_dot_cublas_cuda(struct hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result);
-int hs_nrm2_cublas_cuda(struct hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result);
+int hs_blas_dot_cublas_cuda(struct hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result);
+int hs_blas_nrm2_cublas_cuda(struct hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result);
 
 #ifdef __cplusplus
 }

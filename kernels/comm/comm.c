@@ -103,3 +103,39 @@ int hs_host_sendrecv(MPI_Comm comm, hs_dtype t, const void *send, void *recv, si
     HS_MPI_CHECK(MPI_Waitall(2, req, MPI_STATUSES_IGNORE));
     return HS_OK;
 }
+
+int hs_host_bcast_bytes(MPI_Comm comm, void *buf, size_t bytes, int root)
+{
+    if (bytes > (size_t)INT_MAX)
+        return hs_input_error("hs_host_bcast_bytes", 0, "bytes", "%zu bytes exceed MPI's int count (%d)", bytes, INT_MAX);
+    if (bytes == 0) return HS_OK;
+    HS_MPI_CHECK(MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, comm));
+    return HS_OK;
+}
+
+int hs_host_barrier(MPI_Comm comm)
+{
+    HS_MPI_CHECK(MPI_Barrier(comm));
+    return HS_OK;
+}
+
+int hs_host_iallreduce(MPI_Comm comm, hs_dtype t, hs_comm_op op, const void *send, void *recv, size_t count,
+                       MPI_Request *req)
+{
+    int n = 0;
+    *req = MPI_REQUEST_NULL;
+    HS_CHECK(mpi_count(t, count, "hs_host_iallreduce", &n));
+    if (is_complex(t) && op != HS_COMM_SUM)
+        return hs_input_error("hs_host_iallreduce", 0, "op", "min and max are not defined for %s", hs_dtype_name(t));
+    if (count > 0 && send == recv) return hs_input_error("hs_host_iallreduce", 0, NULL, "send and recv must be distinct buffers");
+    MPI_Op mop = op == HS_COMM_MIN ? MPI_MIN : op == HS_COMM_MAX ? MPI_MAX : MPI_SUM;
+    if (n == 0) return HS_OK;
+    HS_MPI_CHECK(MPI_Iallreduce(send, recv, n, hs_mpi_dtype(t), mop, comm, req));
+    return HS_OK;
+}
+
+int hs_host_wait(MPI_Request *req)
+{
+    HS_MPI_CHECK(MPI_Wait(req, MPI_STATUS_IGNORE));
+    return HS_OK;
+}

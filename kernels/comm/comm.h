@@ -46,6 +46,16 @@ int hs_host_alltoall(MPI_Comm comm, hs_dtype t, const void *send, void *recv, si
 int hs_host_bcast(MPI_Comm comm, hs_dtype t, void *buf, size_t count, int root);
 /* Exchange with one peer: send count elements to peer and receive count from it (send != recv). */
 int hs_host_sendrecv(MPI_Comm comm, hs_dtype t, const void *send, void *recv, size_t count, int peer);
+/* Root's `bytes` raw bytes (a file name, a packed record) to every rank. */
+int hs_host_bcast_bytes(MPI_Comm comm, void *buf, size_t bytes, int root);
+/* Every rank waits here until all have arrived. */
+int hs_host_barrier(MPI_Comm comm);
+/* The all-reduce above started without waiting, from send into recv (distinct buffers, neither
+ * touched until hs_host_wait returns); *req completes it.  Collective like hs_host_allreduce. */
+int hs_host_iallreduce(MPI_Comm comm, hs_dtype t, hs_comm_op op, const void *send, void *recv, size_t count,
+                       MPI_Request *req);
+/* Complete a request started by hs_host_iallreduce (MPI_REQUEST_NULL: returns at once). */
+int hs_host_wait(MPI_Request *req);
 
 /* ---------------------------------------------------------------- device-buffer collectives */
 

@@ -6,6 +6,7 @@
 #include "kernels/comm/comm_impl.h"
 #include "kernels/context.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 struct hs_comm {
     hs_ctx *ctx;
@@ -49,10 +50,10 @@ static int nccl_setup(hs_comm *c)
         return HS_OK;
     }
     char id[HS_NCCL_ID_BYTES] = {0};
-    int ok = c->rank != 0 || hs_nccl_id(id) == HS_OK, all = ok;
+    int ok = c->rank != 0 || hs_comm_id_nccl(id) == HS_OK, all = ok;
     HS_CHECK(hs_host_bcast(c->mpi, HS_U32, id, HS_NCCL_ID_BYTES / 4, 0));
     HS_CHECK(hs_host_allreduce(c->mpi, HS_I32, HS_COMM_MIN, &all, 1));
-    if (all) ok = hs_nccl_init(c->ctx->cuda, id, c->rank, c->size, &c->nccl) == HS_OK;
+    if (all) ok = hs_comm_init_nccl(c->ctx->cuda, id, c->rank, c->size, &c->nccl) == HS_OK;
     all = ok;
     HS_CHECK(hs_host_allreduce(c->mpi, HS_I32, HS_COMM_MIN, &all, 1));
     if (!all) {
@@ -60,7 +61,7 @@ static int nccl_setup(hs_comm *c)
             return ok ? HS_FAIL(HS_ERR_RUNTIME, "NCCL set-up failed on another rank")
                       : hs_error_trace(HS_ERR_RUNTIME, __FILE__, __LINE__, "NCCL set-up (run.gpu_comm = nccl)");
         hs_error_clear(); /* auto: host staging instead */
-        hs_nccl_free(c->nccl);
+        hs_comm_free_nccl(c->nccl);
         c->nccl = NULL;
     }
     return HS_OK;
@@ -94,7 +95,7 @@ void hs_comm_destroy(hs_comm *c)
 {
     if (!c) return;
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
-    hs_nccl_free(c->nccl);
+    hs_comm_free_nccl(c->nccl);
 #endif
     for (int i = 0; i < 2; i++) hs_host_free_pinned(c->ctx, c->stage[i]);
     free(c);
@@ -141,7 +142,7 @@ int hs_comm_allreduce(hs_comm *c, hs_dtype t, hs_comm_op op, void *buf, size_t c
     if ((t == HS_C128 || t == HS_C64) && op != HS_COMM_SUM)
         return hs_input_error("hs_comm_allreduce", 0, "op", "min and max are not defined for %s", hs_dtype_name(t));
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
-    if (c->nccl) return hs_nccl_allreduce(c->ctx->cuda, c->nccl, t, op, buf, count);
+    if (c->nccl) return hs_comm_allreduce_nccl(c->ctx->cuda, c->nccl, t, op, buf, count);
 #endif
     size_t bytes = count * hs_dtype_size(t);
     void *h = NULL;
@@ -157,7 +158,7 @@ int hs_comm_allgather(hs_comm *c, hs_dtype t, const void *send, void *recv, size
     if (!c->on_gpu) return hs_host_allgather(c->mpi, t, send, recv, count);
     size_t block = count * hs_dtype_size(t);
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
-    if (c->nccl) return hs_nccl_allgather(c->ctx->cuda, c->nccl, t, send, recv, count);
+    if (c->nccl) return hs_comm_allgather_nccl(c->ctx->cuda, c->nccl, t, send, recv, count);
 #endif
     void *h = NULL;
     HS_CHECK(stage(c, 0, block * (size_t)c->size, &h));
@@ -174,7 +175,7 @@ int hs_comm_alltoall(hs_comm *c, hs_dtype t, const void *send, void *recv, size_
     if (count == 0) return HS_OK; /* nothing moves (and empty staging buffers are both NULL) */
     if (!c->on_gpu) return hs_host_alltoall(c->mpi, t, send, recv, count);
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
-    if (c->nccl) return hs_nccl_alltoall(c->ctx->cuda, c->nccl, t, send, recv, count, c->rank, c->size);
+    if (c->nccl) return hs_comm_alltoall_nccl(c->ctx->cuda, c->nccl, t, send, recv, count, c->rank, c->size);
 #endif
     size_t bytes = count * hs_dtype_size(t) * (size_t)c->size;
     void *hs = NULL, *hr = NULL;
@@ -192,7 +193,7 @@ int hs_comm_bcast(hs_comm *c, hs_dtype t, void *buf, size_t count, int root)
         return hs_input_error("hs_comm_bcast", 0, "root", "root %d is not a rank of %d", root, c->size);
     if (!c->on_gpu) return hs_host_bcast(c->mpi, t, buf, count, root);
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
-    if (c->nccl) return hs_nccl_bcast(c->ctx->cuda, c->nccl, t, buf, count, root);
+    if (c->nccl) return hs_comm_bcast_nccl(c->ctx->cuda, c->nccl, t, buf, count, root);
 #endif
     size_t bytes = count * hs_dtype_size(t);
     void *h = NULL;
@@ -210,7 +211,7 @@ int hs_comm_sendrecv(hs_comm *c, hs_dtype t, const void *send, void *recv, size_
         return hs_input_error("hs_comm_sendrecv", 0, "peer", "peer %d is not a rank of %d", peer, c->size);
     if (!c->on_gpu) return hs_host_sendrecv(c->mpi, t, send, recv, count, peer);
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
-    if (c->nccl) return hs_nccl_sendrecv(c->ctx->cuda, c->nccl, t, send, recv, count, peer);
+    if (c->nccl) return hs_comm_sendrecv_nccl(c->ctx->cuda, c->nccl, t, send, recv, count, peer);
 #endif
     size_t bytes = count * hs_dtype_size(t);
     void *hs = NULL, *hr = NULL;

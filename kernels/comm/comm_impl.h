@@ -16,17 +16,17 @@ struct hs_cuda_ctx;
 #define HS_NCCL_ID_BYTES 128
 
 /* Make a unique id on one rank (the caller broadcasts it). */
-int hs_nccl_id(void *id);
+int hs_comm_id_nccl(void *id);
 /* Join the communicator of `size` ranks named by id as `rank`, on the context's GPU. */
-int hs_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **nccl);
-void hs_nccl_free(void *nccl);
+int hs_comm_init_nccl(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **nccl);
+void hs_comm_free_nccl(void *nccl);
 /* Collectives on the context's stream; op: hs_comm_op; counts in elements of t. */
-int hs_nccl_allreduce(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count);
-int hs_nccl_allgather(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count);
-int hs_nccl_alltoall(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count,
+int hs_comm_allreduce_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count);
+int hs_comm_allgather_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count);
+int hs_comm_alltoall_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count,
                      int rank, int size);
-int hs_nccl_bcast(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, void *buf, size_t count, int root);
-int hs_nccl_sendrecv(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count,
+int hs_comm_bcast_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, void *buf, size_t count, int root);
+int hs_comm_sendrecv_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count,
                      int peer);
 
 #ifdef __cplusplus

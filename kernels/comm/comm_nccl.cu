@@ -35,7 +35,7 @@ static ncclDataType_t nccl_type(hs_dtype t, size_t *mult)
     }
 }
 
-extern "C" int hs_nccl_id(void *id)
+extern "C" int hs_comm_id_nccl(void *id)
 {
     ncclUniqueId u;
     HS_NCCL_CHECK(ncclGetUniqueId(&u));
@@ -44,7 +44,7 @@ extern "C" int hs_nccl_id(void *id)
     return HS_OK;
 }
 
-extern "C" int hs_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **nccl)
+extern "C" int hs_comm_init_nccl(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **nccl)
 {
     ncclUniqueId u;
     memcpy(&u, id, sizeof u);
@@ -55,12 +55,12 @@ extern "C" int hs_nccl_init(struct hs_cuda_ctx *cu, const void *id, int rank, in
     return HS_OK;
 }
 
-extern "C" void hs_nccl_free(void *nccl)
+extern "C" void hs_comm_free_nccl(void *nccl)
 {
     if (nccl) ncclCommDestroy((ncclComm_t)nccl);
 }
 
-extern "C" int hs_nccl_allreduce(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count)
+extern "C" int hs_comm_allreduce_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count)
 {
     size_t m;
     ncclDataType_t nt = nccl_type(t, &m);
@@ -69,7 +69,7 @@ extern "C" int hs_nccl_allreduce(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t,
     return HS_OK;
 }
 
-extern "C" int hs_nccl_allgather(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv,
+extern "C" int hs_comm_allgather_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv,
                                  size_t count)
 {
     size_t m;
@@ -78,7 +78,7 @@ extern "C" int hs_nccl_allgather(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t,
     return HS_OK;
 }
 
-extern "C" int hs_nccl_alltoall(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv,
+extern "C" int hs_comm_alltoall_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv,
                                 size_t count, int rank, int size)
 {
     size_t m, block = count * hs_dtype_size(t);
@@ -94,7 +94,7 @@ extern "C" int hs_nccl_alltoall(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, 
     return HS_OK;
 }
 
-extern "C" int hs_nccl_bcast(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, void *buf, size_t count, int root)
+extern "C" int hs_comm_bcast_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, void *buf, size_t count, int root)
 {
     size_t m;
     ncclDataType_t nt = nccl_type(t, &m);
@@ -102,7 +102,7 @@ extern "C" int hs_nccl_bcast(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, voi
     return HS_OK;
 }
 
-extern "C" int hs_nccl_sendrecv(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv,
+extern "C" int hs_comm_sendrecv_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv,
                                 size_t count, int peer)
 {
     size_t m;

@@ -7,6 +7,7 @@
 
 #include "kernels/fft/fft_impl.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 struct hs_dfft_plan {
     hs_ctx *ctx;
@@ -45,17 +46,8 @@ static int copy_runs(hs_dfft_plan *p, int64_t rows, int64_t cols, const void *sr
     if (rows == 0 || cols == 0 || p->t == 0) return HS_OK;
     const char *s = at(p, src, soff);
     char *d = at(p, dst, doff);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(p->ctx)) {
-        HS_CHECK(hs_dfft_cuda_copy_runs(p->ctx->cuda, p->precision, rows, cols, p->t, s, srs, scs, d, drs, dcs));
-        return HS_OK;
-    }
-#endif
-    size_t cb = p->cbytes, run = (size_t)p->t * cb;
-#pragma omp parallel for collapse(2) schedule(static) if (rows * cols * p->t > 32768)
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < cols; c++) memcpy(d + (size_t)(r * drs + c * dcs) * cb, s + (size_t)(r * srs + c * scs) * cb, run);
-    return HS_OK;
+    return HS_DISPATCH(p->ctx, hs_dfft_copy_runs_cpu(p->precision, rows, cols, p->t, s, srs, scs, d, drs, dcs),
+                       hs_dfft_copy_runs_cuda(p->ctx->cuda, p->precision, rows, cols, p->t, s, srs, scs, d, drs, dcs));
 }
 
 static int exchange(hs_dfft_plan *p, int forward)
@@ -264,11 +256,8 @@ int hs_dfft_normalize(hs_dfft_plan *p, void *data)
     if (count == 0) return HS_OK;
     if (!data) return hs_input_error("dfft", 0, NULL, "array to normalise is NULL");
     double factor = 1.0 / ((double)p->n[0] * (double)p->n[1] * (double)p->n[2]);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(p->ctx)) return hs_fft_cuda_scale(p->ctx->cuda, p->precision, count, factor, data);
-#endif
-    hs_fft_cpu_scale(p->precision, count, factor, data);
-    return HS_OK;
+    return HS_DISPATCH(p->ctx, hs_fft_scale_cpu(p->precision, count, factor, data),
+                       hs_fft_scale_cuda(p->ctx->cuda, p->precision, count, factor, data));
 }
 
 void hs_dfft_plan_destroy(hs_dfft_plan *p)

@@ -87,7 +87,7 @@ static int launch_copy(struct hs_cuda_ctx *cu, int64_t rows, int64_t cols, int64
     return HS_OK;
 }
 
-extern "C" int hs_dfft_cuda_copy_runs(struct hs_cuda_ctx *cu, hs_dtype precision, int64_t rows, int64_t cols,
+extern "C" int hs_dfft_copy_runs_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, int64_t rows, int64_t cols,
                                       int64_t run, const void *src, int64_t src_rs, int64_t src_cs, void *dst,
                                       int64_t dst_rs, int64_t dst_cs)
 {

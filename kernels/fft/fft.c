@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "kernels/dispatch.h"
 #include "kernels/fft/fft_impl.h"
 
 struct hs_fft_plan {
@@ -99,12 +100,8 @@ static int plan_finish(hs_ctx *ctx, const hs_fft_desc *d, hs_fft_plan **plan)
     p->measure = g_cpu_measure;
     int rc = HS_OK;
     if (d->batch > 0 && d->outer > 0) {
-#if HS_HAVE_CUDA
-        if (ctx->device == HS_DEVICE_CUDA)
-            rc = hs_fft_cuda_create(ctx->cuda, d, &p->backend);
-        else
-#endif
-            rc = hs_fft_cpu_create(d, ctx->nthreads, p->measure, &p->backend);
+        rc = HS_DISPATCH(ctx, hs_fft_create_cpu(d, ctx->nthreads, p->measure, &p->backend),
+                         hs_fft_create_cuda(ctx->cuda, d, &p->backend));
     }
     if (rc != HS_OK) {
         hs_fft_plan_destroy(p);
@@ -183,23 +180,15 @@ int hs_fft_execute(hs_fft_plan *plan, int direction, const void *in, void *out)
 {
     HS_CHECK(check_execute(plan, direction, in, out));
     if (!plan->backend) return HS_OK;
-#if HS_HAVE_CUDA
-    if (plan->ctx->device == HS_DEVICE_CUDA) {
-        HS_CHECK(hs_fft_cuda_execute(plan->backend, direction, in, out));
-        return HS_OK;
-    }
-#endif
-    HS_CHECK(hs_fft_cpu_execute(plan->backend, &plan->d, direction, in, out));
-    return HS_OK;
+    return HS_DISPATCH(plan->ctx, hs_fft_execute_cpu(plan->backend, &plan->d, direction, in, out),
+                       hs_fft_execute_cuda(plan->backend, direction, in, out));
 }
 
 int hs_fft_execute_raw(hs_fft_plan *plan, int direction, const void *in, void *out)
 {
     if (!plan->backend) return HS_OK;
-#if HS_HAVE_CUDA
-    if (plan->ctx->device == HS_DEVICE_CUDA) return hs_fft_cuda_execute_raw(plan->backend, direction, in, out);
-#endif
-    return hs_fft_cpu_execute(plan->backend, &plan->d, direction, in, out);
+    return HS_DISPATCH(plan->ctx, hs_fft_execute_cpu(plan->backend, &plan->d, direction, in, out),
+                       hs_fft_execute_raw_cuda(plan->backend, direction, in, out));
 }
 
 int hs_fft_normalize(hs_fft_plan *plan, void *data)
@@ -209,26 +198,13 @@ int hs_fft_normalize(hs_fft_plan *plan, void *data)
     if (!data) return hs_input_error("fft", 0, NULL, "array to normalise is NULL");
     size_t count = (size_t)plan->d.out_span * (plan->d.kind == HS_FFT_DESC_C2R ? 1 : 2);
     double factor = 1.0 / (double)plan->d.total;
-#if HS_HAVE_CUDA
-    if (plan->ctx->device == HS_DEVICE_CUDA) {
-        HS_CHECK(hs_fft_cuda_scale(plan->ctx->cuda, plan->d.precision, count, factor, data));
-        return HS_OK;
-    }
-#endif
-    hs_fft_cpu_scale(plan->d.precision, count, factor, data);
-    return HS_OK;
+    return HS_DISPATCH(plan->ctx, hs_fft_scale_cpu(plan->d.precision, count, factor, data),
+                       hs_fft_scale_cuda(plan->ctx->cuda, plan->d.precision, count, factor, data));
 }
 
 void hs_fft_plan_destroy(hs_fft_plan *plan)
 {
     if (!plan) return;
-    if (plan->backend) {
-#if HS_HAVE_CUDA
-        if (plan->ctx->device == HS_DEVICE_CUDA)
-            hs_fft_cuda_destroy(plan->backend);
-        else
-#endif
-            hs_fft_cpu_destroy(plan->backend);
-    }
+    if (plan->backend) HS_DISPATCH(plan->ctx, hs_fft_destroy_cpu(plan->backend), hs_fft_destroy_cuda(plan->backend));
     free(plan);
 }

@@ -1,11 +1,12 @@
-/* CPU backend of the local FFT: FFTW3 guru64 plans (double and float), cached per use case. */
+/* CPU backend of the FFT family: FFTW3 guru64 plans (double and float) cached per use case, scaling, the transpose's copies. */
 #include "kernels/config.h"
 #include "kernels/error.h"
 #include "kernels/fft/fft_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-void hs_fft_cpu_scale(hs_dtype precision, size_t count, double factor, void *data)
+int hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data)
 {
     if (precision == HS_F64) {
         double *x = data;
@@ -17,23 +18,37 @@ void hs_fft_cpu_scale(hs_dtype precision, size_t count, double factor, void *dat
 #pragma omp parallel for schedule(static) if (count > 65536)
         for (size_t i = 0; i < count; i++) x[i] *= f;
     }
+    return HS_OK;
+}
+
+int hs_dfft_copy_runs_cpu(hs_dtype precision, int64_t rows, int64_t cols, int64_t run, const void *src, int64_t src_rs,
+                          int64_t src_cs, void *dst, int64_t dst_rs, int64_t dst_cs)
+{
+    const size_t cb = precision == HS_F64 ? 16 : 8, bytes = (size_t)run * cb;
+    const char *s = src;
+    char *d = dst;
+#pragma omp parallel for collapse(2) schedule(static) if (rows * cols * run > 32768)
+    for (int64_t r = 0; r < rows; r++)
+        for (int64_t c = 0; c < cols; c++)
+            memcpy(d + (size_t)(r * dst_rs + c * dst_cs) * cb, s + (size_t)(r * src_rs + c * src_cs) * cb, bytes);
+    return HS_OK;
 }
 
 #if !HS_HAVE_FFTW
 
-int hs_fft_cpu_create(const hs_fft_desc *d, int nthreads, int measure, void **backend)
+int hs_fft_create_cpu(const hs_fft_desc *d, int nthreads, int measure, void **backend)
 {
     (void)d; (void)nthreads; (void)measure;
     *backend = NULL;
     return HS_FAIL(HS_ERR_RUNTIME, "FFT on the CPU backend: hpcsim was built without FFTW "
                    "(install libfftw3-dev and rebuild, or run on a CUDA device)");
 }
-int hs_fft_cpu_execute(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
+int hs_fft_execute_cpu(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
 {
     (void)backend; (void)d; (void)direction; (void)in; (void)out;
     return HS_FAIL(HS_ERR_RUNTIME, "FFT on the CPU backend: hpcsim was built without FFTW");
 }
-void hs_fft_cpu_destroy(void *backend) { (void)backend; }
+void hs_fft_destroy_cpu(void *backend) { (void)backend; }
 
 #else
 
@@ -123,7 +138,7 @@ static void *make_plan(cpu_fft *c, int sign, int inplace, int unaligned)
     return p;
 }
 
-int hs_fft_cpu_create(const hs_fft_desc *d, int nthreads, int measure, void **backend)
+int hs_fft_create_cpu(const hs_fft_desc *d, int nthreads, int measure, void **backend)
 {
     pthread_once(&g_threads_once, init_threads);
     cpu_fft *c = calloc(1, sizeof *c);
@@ -157,7 +172,7 @@ static int get_plan(cpu_fft *c, int direction, const void *in, const void *out, 
 }
 
 /* FFTW's new-array execute takes non-const input; out-of-place C2C and R2C leave it intact. */
-int hs_fft_cpu_execute(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
+int hs_fft_execute_cpu(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out)
 {
     cpu_fft *c = backend;
     void *plan;
@@ -175,7 +190,7 @@ int hs_fft_cpu_execute(void *backend, const hs_fft_desc *d, int direction, const
     return HS_OK;
 }
 
-void hs_fft_cpu_destroy(void *backend)
+void hs_fft_destroy_cpu(void *backend)
 {
     cpu_fft *c = backend;
     if (!c) return;

@@ -91,7 +91,7 @@ static int make_leading_c2c(struct cuda_fft *f)
     return HS_OK;
 }
 
-extern "C" int hs_fft_cuda_create(struct hs_cuda_ctx *cu, const hs_fft_desc *d, void **backend)
+extern "C" int hs_fft_create_cuda(struct hs_cuda_ctx *cu, const hs_fft_desc *d, void **backend)
 {
     *backend = NULL;
     struct cuda_fft *f = (struct cuda_fft *)calloc(1, sizeof *f);
@@ -194,12 +194,12 @@ static int exec_identity(struct cuda_fft *f, const void *in, void *out)
 {
     if (in == out) return HS_OK;
     const hs_fft_desc *d = &f->d;
-    HS_CHECK(hs_dfft_cuda_copy_runs(f->cu, d->precision, d->outer, d->batch, 1, in, d->outer_idist, d->idist, out,
+    HS_CHECK(hs_dfft_copy_runs_cuda(f->cu, d->precision, d->outer, d->batch, 1, in, d->outer_idist, d->idist, out,
                                     d->outer_odist, d->odist));
     return HS_OK;
 }
 
-extern "C" int hs_fft_cuda_execute(void *backend, int direction, const void *in, void *out)
+extern "C" int hs_fft_execute_cuda(void *backend, int direction, const void *in, void *out)
 {
     struct cuda_fft *f = (struct cuda_fft *)backend;
     if (f->mode == MODE_CUFFT && f->outer == 1) return exec_handle(f->h, f->type, direction, in, out);
@@ -210,10 +210,10 @@ extern "C" int hs_fft_cuda_execute(void *backend, int direction, const void *in,
     return HS_OK;
 }
 
-extern "C" int hs_fft_cuda_execute_raw(void *backend, int direction, const void *in, void *out)
+extern "C" int hs_fft_execute_raw_cuda(void *backend, int direction, const void *in, void *out)
 {
     struct cuda_fft *f = (struct cuda_fft *)backend;
-    if (f->mode != MODE_CUFFT || f->outer != 1) return hs_fft_cuda_execute(backend, direction, in, out);
+    if (f->mode != MODE_CUFFT || f->outer != 1) return hs_fft_execute_cuda(backend, direction, in, out);
     void *src = const_cast<void *>(in);
     switch (f->type) {
     case CUFFT_Z2Z: HS_CUFFT_CHECK(cufftExecZ2Z(f->h, (cufftDoubleComplex *)src, (cufftDoubleComplex *)out, direction)); break;
@@ -227,7 +227,7 @@ extern "C" int hs_fft_cuda_execute_raw(void *backend, int direction, const void 
     return HS_OK;
 }
 
-extern "C" void hs_fft_cuda_destroy(void *backend)
+extern "C" void hs_fft_destroy_cuda(void *backend)
 {
     struct cuda_fft *f = (struct cuda_fft *)backend;
     if (!f) return;
@@ -246,7 +246,7 @@ __global__ void scale_kernel(size_t count, T factor, T *__restrict__ x)
         x[i] *= factor;
 }
 
-extern "C" int hs_fft_cuda_scale(struct hs_cuda_ctx *cu, hs_dtype precision, size_t count, double factor, void *data)
+extern "C" int hs_fft_scale_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, size_t count, double factor, void *data)
 {
     if (count == 0) return HS_OK;
     int blocks = hs_cuda_blocks(cu, count, 256);

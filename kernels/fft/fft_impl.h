@@ -34,23 +34,25 @@ typedef struct hs_fft_desc {
 } hs_fft_desc;
 
 /* CPU backend (FFTW).  Plans are made lazily per (direction, in-place, alignment) and cached. */
-int hs_fft_cpu_create(const hs_fft_desc *d, int nthreads, int measure, void **backend);
-int hs_fft_cpu_execute(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out);
-void hs_fft_cpu_destroy(void *backend);
-void hs_fft_cpu_scale(hs_dtype precision, size_t count, double factor, void *data);
+int hs_fft_create_cpu(const hs_fft_desc *d, int nthreads, int measure, void **backend);
+int hs_fft_execute_cpu(void *backend, const hs_fft_desc *d, int direction, const void *in, void *out);
+void hs_fft_destroy_cpu(void *backend);
+int hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data);
 
 /* CUDA backend (cuFFT on cu->stream). */
-int hs_fft_cuda_create(struct hs_cuda_ctx *cu, const hs_fft_desc *d, void **backend);
-int hs_fft_cuda_execute(void *backend, int direction, const void *in, void *out);
+int hs_fft_create_cuda(struct hs_cuda_ctx *cu, const hs_fft_desc *d, void **backend);
+int hs_fft_execute_cuda(void *backend, int direction, const void *in, void *out);
 /* The bare cufftExec* call(s) on the held handle: the benchmark's peer. */
-int hs_fft_cuda_execute_raw(void *backend, int direction, const void *in, void *out);
-void hs_fft_cuda_destroy(void *backend);
-int hs_fft_cuda_scale(struct hs_cuda_ctx *cu, hs_dtype precision, size_t count, double factor, void *data);
+int hs_fft_execute_raw_cuda(void *backend, int direction, const void *in, void *out);
+void hs_fft_destroy_cuda(void *backend);
+int hs_fft_scale_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, size_t count, double factor, void *data);
 
 /* Copy rows*cols runs of `run` complex elements (precision HS_F64: double2, HS_F32: float2):
  * dst[r*dst_rs + c*dst_cs + k] = src[r*src_rs + c*src_cs + k], strides in complex elements.
- * The pack / unpack step of the distributed FFT's transpose; queued on cu->stream. */
-int hs_dfft_cuda_copy_runs(struct hs_cuda_ctx *cu, hs_dtype precision, int64_t rows, int64_t cols,
+ * The pack / unpack step of the distributed FFT's transpose (CUDA: queued on cu->stream). */
+int hs_dfft_copy_runs_cpu(hs_dtype precision, int64_t rows, int64_t cols, int64_t run, const void *src, int64_t src_rs,
+                          int64_t src_cs, void *dst, int64_t dst_rs, int64_t dst_cs);
+int hs_dfft_copy_runs_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, int64_t rows, int64_t cols,
                            int64_t run, const void *src, int64_t src_rs, int64_t src_cs, void *dst,
                            int64_t dst_rs, int64_t dst_cs);
 

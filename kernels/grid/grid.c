@@ -8,6 +8,7 @@
 
 #include "kernels/grid/grid_impl.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 #define GATHER_TAG 4100
 
@@ -318,28 +319,20 @@ int hs_field_set_interior(hs_field *f, const void *host)
 {
     const int64_t *l = f->local;
     hs_ctx *ctx = f->d->ctx;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx))
-        return hs_grid_cuda_box_from_host(ctx->cuda, hs_field_esize(f), host, interior_origin(f), l[0], l[1], l[2],
-                                          hs_field_stride_y(f), hs_field_stride_z(f));
-#endif
-    (void)ctx;
     hs_grid_copy b = {l[0], l[1], l[2], l[0], l[0] * l[1], hs_field_stride_y(f), hs_field_stride_z(f)};
-    return hs_grid_cpu_copy_box(hs_field_esize(f), host, interior_origin(f), &b);
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), host, interior_origin(f), &b),
+                       hs_grid_box_from_host_cuda(ctx->cuda, hs_field_esize(f), host, interior_origin(f), l[0], l[1],
+                                                  l[2], hs_field_stride_y(f), hs_field_stride_z(f)));
 }
 
 int hs_field_get_interior(hs_field *f, void *host)
 {
     const int64_t *l = f->local;
     hs_ctx *ctx = f->d->ctx;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx))
-        return hs_grid_cuda_box_to_host(ctx->cuda, hs_field_esize(f), interior_origin(f), l[0], l[1], l[2],
-                                        hs_field_stride_y(f), hs_field_stride_z(f), host);
-#endif
-    (void)ctx;
     hs_grid_copy b = {l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), l[0], l[0] * l[1]};
-    return hs_grid_cpu_copy_box(hs_field_esize(f), interior_origin(f), host, &b);
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), interior_origin(f), host, &b),
+                       hs_grid_box_to_host_cuda(ctx->cuda, hs_field_esize(f), interior_origin(f), l[0], l[1], l[2],
+                                                hs_field_stride_y(f), hs_field_stride_z(f), host));
 }
 
 int hs_field_load_interior(hs_field *f, const void *contiguous)
@@ -347,21 +340,15 @@ int hs_field_load_interior(hs_field *f, const void *contiguous)
     const int64_t *l = f->local;
     hs_ctx *ctx = f->d->ctx;
     hs_grid_copy b = {l[0], l[1], l[2], l[0], l[0] * l[1], hs_field_stride_y(f), hs_field_stride_z(f)};
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box(ctx->cuda, NULL, hs_field_esize(f), contiguous, interior_origin(f), &b);
-#endif
-    (void)ctx;
-    return hs_grid_cpu_copy_box(hs_field_esize(f), contiguous, interior_origin(f), &b);
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), contiguous, interior_origin(f), &b),
+                       hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), contiguous, interior_origin(f), &b));
 }
 
 int hs_field_fill(hs_field *f, double value)
 {
     hs_ctx *ctx = f->d->ctx;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_fill(ctx->cuda, f->dtype, f->data, f->count, value);
-#endif
-    (void)ctx;
-    return hs_grid_cpu_fill(f->dtype, f->data, f->count, value);
+    return HS_DISPATCH(ctx, hs_grid_fill_cpu(f->dtype, f->data, f->count, value),
+                       hs_grid_fill_cuda(ctx->cuda, f->dtype, f->data, f->count, value));
 }
 
 /* ------------------------------------------------------------------ gather / scatter */

@@ -3,6 +3,7 @@
 
 #include "kernels/grid/grid.h"
 #include "kernels/grid/grid_impl.h"
+#include "kernels/dispatch.h"
 
 hs_box hs_field_ghost_box(const hs_field *f, int dim, int side)
 {
@@ -62,11 +63,8 @@ static int fill_face(hs_field *f, const hs_bc *b, int dim, int side, const doubl
     G.value = homogeneous ? 0.0 : b->value;
     G.dx = dx[dim];
     hs_ctx *ctx = f->d->ctx;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_ghosts(ctx->cuda, f->dtype, &G, f->data);
-#endif
-    (void)ctx;
-    return hs_grid_cpu_ghosts(f->dtype, &G, f->data);
+    return HS_DISPATCH(ctx, hs_grid_ghosts_cpu(f->dtype, &G, f->data),
+                       hs_grid_ghosts_cuda(ctx->cuda, f->dtype, &G, f->data));
 }
 
 int hs_field_fill_ghosts(hs_field *f, const hs_bc bc[3][2], const double dx[3], int homogeneous)

@@ -1,4 +1,4 @@
-/* Internal: backend entry points of the structured-grid family (halo_cpu.c, halo_cuda.cu) and halo setup. */
+/* Internal: backend entry points of the structured-grid family (grid_cpu.c, grid_cuda.cu) and halo setup. */
 #ifndef HS_GRID_IMPL_H
 #define HS_GRID_IMPL_H
 
@@ -66,39 +66,39 @@ int hs_halo_setup(struct hs_field *f);
 void hs_halo_teardown(struct hs_field *f);
 
 /* CPU (OpenMP) */
-int hs_grid_cpu_copy_box(size_t esize, const void *src, void *dst, const hs_grid_copy *b);
-int hs_grid_cpu_fill(hs_dtype t, void *x, size_t n, double value);
+int hs_grid_copy_box_cpu(size_t esize, const void *src, void *dst, const hs_grid_copy *b);
+int hs_grid_fill_cpu(hs_dtype t, void *x, size_t n, double value);
 /* The ghost layers of one face (G) of the field at `data` (element (-hw, -hw, -hw)). */
-int hs_grid_cpu_ghosts(hs_dtype t, const hs_grid_ghosts *G, void *data);
+int hs_grid_ghosts_cpu(hs_dtype t, const hs_grid_ghosts *G, void *data);
 /* src at the box origin, box strides sy, sz; result in double (compensated for sums). */
-int hs_grid_cpu_reduce(hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez, int64_t sy, int64_t sz,
+int hs_grid_reduce_cpu(hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez, int64_t sy, int64_t sz,
                        int op, double *result);
 
 /* CUDA; stream NULL means the context stream. */
-int hs_grid_cuda_copy_box(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
+int hs_grid_copy_box_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
                           const hs_grid_copy *b);
 /* The same copy with cudaMemcpy3DAsync (the benchmark's peer); needs src_sz % src_sy == 0 and
  * dst_sz % dst_sy == 0, as every box of a field and of a packed buffer has. */
-int hs_grid_cuda_copy_box_memcpy3d(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
+int hs_grid_copy_box_memcpy3d_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
                                    const hs_grid_copy *b);
-int hs_grid_cuda_fill(struct hs_cuda_ctx *cu, hs_dtype t, void *x, size_t n, double value);
-int hs_grid_cuda_ghosts(struct hs_cuda_ctx *cu, hs_dtype t, const hs_grid_ghosts *G, void *data);
-int hs_grid_cuda_reduce(struct hs_cuda_ctx *cu, hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez,
+int hs_grid_fill_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *x, size_t n, double value);
+int hs_grid_ghosts_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const hs_grid_ghosts *G, void *data);
+int hs_grid_reduce_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez,
                         int64_t sy, int64_t sz, int op, double *result);
 /* Between a strided device box (origin dev, strides sy, sz) and a contiguous host array of
  * ex*ey*ez elements, staged through the context's device scratch; synchronous. */
-int hs_grid_cuda_box_to_host(struct hs_cuda_ctx *cu, size_t esize, const void *dev, int64_t ex, int64_t ey,
+int hs_grid_box_to_host_cuda(struct hs_cuda_ctx *cu, size_t esize, const void *dev, int64_t ex, int64_t ey,
                              int64_t ez, int64_t sy, int64_t sz, void *host);
-int hs_grid_cuda_box_from_host(struct hs_cuda_ctx *cu, size_t esize, const void *host, void *dev, int64_t ex,
+int hs_grid_box_from_host_cuda(struct hs_cuda_ctx *cu, size_t esize, const void *host, void *dev, int64_t ex,
                                int64_t ey, int64_t ez, int64_t sy, int64_t sz);
 /* A non-blocking stream of the highest priority, so that halo packing overtakes bulk interior work. */
-int hs_grid_cuda_stream_create(void **stream);
+int hs_grid_stream_create_cuda(void **stream);
 /* An event for ordering only (no timing, which makes record and wait cheaper). */
-int hs_grid_cuda_event_create(void **event);
+int hs_grid_event_create_cuda(void **event);
 /* *done = 1 when all work before the event has finished (does not wait). */
-int hs_grid_cuda_event_done(void *event, int *done);
+int hs_grid_event_done_cuda(void *event, int *done);
 /* Wait on the host until the event has happened. */
-int hs_grid_cuda_event_sync(void *event);
+int hs_grid_event_sync_cuda(void *event);
 
 #ifdef __cplusplus
 }

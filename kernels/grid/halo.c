@@ -1,4 +1,4 @@
-/* Halo exchange of structured-grid fields (face by face over MPI through pinned buffers) and global field reductions. */
+/* Halo exchange of structured-grid fields: face by face over MPI through pinned buffers, overlapped with interior work. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +7,7 @@
 #include "kernels/grid/grid.h"
 #include "kernels/grid/grid_impl.h"
 #include "kernels/memory.h"
+#include "kernels/dispatch.h"
 
 /* One face of one dimension: what goes to (and comes from) the neighbour on that side. */
 typedef struct {
@@ -75,43 +76,25 @@ static hs_grid_copy buffer_box(const hs_field *f, const int64_t ext[3], int to_f
 static int copy_box(hs_field *f, void *stream, const void *src, void *dst, const hs_grid_copy *b)
 {
     hs_ctx *ctx = ctx_of(f);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box(ctx->cuda, stream, hs_field_esize(f), src, dst, b);
-#endif
-    (void)ctx;
-    (void)stream;
-    return hs_grid_cpu_copy_box(hs_field_esize(f), src, dst, b);
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), src, dst, b),
+                       hs_grid_copy_box_cuda(ctx->cuda, stream, hs_field_esize(f), src, dst, b));
 }
 
 static int event_done(hs_ctx *ctx, void *event, int *done)
 {
     *done = 1;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_done(event, done);
-#endif
-    (void)ctx;
-    (void)event;
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_grid_event_done_cuda(event, done));
 }
 
 static int event_create(hs_ctx *ctx, void **event)
 {
     *event = NULL;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_create(event);
-#endif
-    (void)ctx;
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_grid_event_create_cuda(event));
 }
 
 static int event_wait(hs_ctx *ctx, void *event)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_event_sync(event);
-#endif
-    (void)ctx;
-    (void)event;
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_grid_event_sync_cuda(event));
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -147,11 +130,7 @@ static int face_setup(hs_field *f, plan_t *p, int d, int side)
 static int plan_stream(hs_ctx *ctx, void **stream)
 {
     *stream = NULL;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_stream_create(stream);
-#endif
-    (void)ctx;
-    return HS_OK;
+    return HS_DISPATCH(ctx, HS_OK, hs_grid_stream_create_cuda(stream));
 }
 
 int hs_halo_setup(hs_field *f)
@@ -337,11 +316,8 @@ int hs_halo_exchange(hs_field *f)
 static int copy_box_peer(hs_field *f, const void *src, void *dst, const hs_grid_copy *b)
 {
     hs_ctx *ctx = ctx_of(f);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_grid_cuda_copy_box_memcpy3d(ctx->cuda, NULL, hs_field_esize(f), src, dst, b);
-#endif
-    (void)ctx, (void)src, (void)dst, (void)b;
-    return HS_FAIL(HS_ERR_RUNTIME, "the cudaMemcpy3D peer of halo packing needs the CUDA backend");
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "the cudaMemcpy3D peer of halo packing needs the CUDA backend"),
+                       hs_grid_copy_box_memcpy3d_cuda(ctx->cuda, NULL, hs_field_esize(f), src, dst, b));
 }
 
 int hs_halo_bench_pack(hs_field *f, int dim, int peer, double *bytes)
@@ -382,65 +358,3 @@ double hs_halo_message_bytes(const hs_field *f)
         }
     return bytes;
 }
-
-/* ------------------------------------------------------------------ reductions */
-
-/* Error-free sum: s + c == a + b exactly (Knuth's two-sum), so no compensation is lost. */
-static void two_sum_acc(double *s, double *c, double x)
-{
-    double t = *s + x, bp = t - *s;
-    *c += (*s - (t - bp)) + (x - bp);
-    *s = t;
-}
-
-static int local_reduce(hs_field *f, int op, double *v)
-{
-    hs_ctx *ctx = ctx_of(f);
-    const int64_t *l = f->local;
-    const void *origin = (const char *)f->data + hs_field_index(f, 0, 0, 0) * hs_field_esize(f);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx))
-        return hs_grid_cuda_reduce(ctx->cuda, f->dtype, origin, l[0], l[1], l[2], hs_field_stride_y(f),
-                                   hs_field_stride_z(f), op, v);
-#endif
-    (void)ctx;
-    return hs_grid_cpu_reduce(f->dtype, origin, l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), op, v);
-}
-
-/* Combine one value per rank in rank order, the same on every rank. */
-static int combine_ranks(hs_field *f, int op, double *v)
-{
-    hs_ctx *ctx = ctx_of(f);
-    double *all = malloc((size_t)ctx->size * sizeof *all);
-    if (!all) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a reduction");
-    if (MPI_Allgather(v, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, f->d->cart) != MPI_SUCCESS) {
-        free(all);
-        return HS_FAIL(HS_ERR_RUNTIME, "MPI_Allgather of field reduction partials failed");
-    }
-    double s = 0, c = 0, m = all[0];
-    for (int r = 0; r < ctx->size; r++) {
-        two_sum_acc(&s, &c, all[r]);
-        m = op == HS_GRID_RED_MIN ? hs_grid_min_nan(m, all[r]) : hs_grid_max_nan(m, all[r]);
-    }
-    *v = (op == HS_GRID_RED_SUM || op == HS_GRID_RED_SUMSQ) ? s + c : m;
-    free(all);
-    return HS_OK;
-}
-
-int hs_field_reduce(hs_field *f, hs_field_op op, double *result)
-{
-    static const int local_op[] = {HS_GRID_RED_SUM, HS_GRID_RED_MIN, HS_GRID_RED_MAX, HS_GRID_RED_SUMSQ,
-                                   HS_GRID_RED_MAXABS};
-    if ((unsigned)op > HS_FIELD_MAXABS) return hs_input_error("field", 0, NULL, "unknown reduction %d", (int)op);
-    double v = 0;
-    HS_CHECK(local_reduce(f, local_op[op], &v));
-    HS_CHECK(combine_ranks(f, local_op[op], &v));
-    *result = op == HS_FIELD_NORM2 ? sqrt(v) : v;
-    return HS_OK;
-}
-
-int hs_field_sum(hs_field *f, double *result) { return hs_field_reduce(f, HS_FIELD_SUM, result); }
-int hs_field_max(hs_field *f, double *result) { return hs_field_reduce(f, HS_FIELD_MAX, result); }
-int hs_field_min(hs_field *f, double *result) { return hs_field_reduce(f, HS_FIELD_MIN, result); }
-int hs_field_norm2(hs_field *f, double *result) { return hs_field_reduce(f, HS_FIELD_NORM2, result); }
-int hs_field_maxabs(hs_field *f, double *result) { return hs_field_reduce(f, HS_FIELD_MAXABS, result); }

@@ -11,6 +11,7 @@
 #include "kernels/memory.h"
 #include "kernels/nn/nn_impl.h"
 #include "kernels/rng/rng.h"
+#include "kernels/dispatch.h"
 
 static const char *const act_names[] = {"tanh", "sin", "sigmoid", "relu", "identity"};
 
@@ -35,45 +36,33 @@ int hs_jet_channels(const hs_jet *jet) { return jet ? 1 + jet->nfirst + jet->nse
 
 static int input_jet(hs_ctx *ctx, hs_dtype t, int in, size_t n, const hs_nn_jet_layout *j, const void *x, void *h0)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_nn_input_jet_cuda(ctx->cuda, t, in, n, j, x, h0);
-#endif
-    return hs_nn_input_jet_cpu(t, in, n, j, x, h0);
+    return HS_DISPATCH(ctx, hs_nn_input_jet_cpu(t, in, n, j, x, h0),
+                       hs_nn_input_jet_cuda(ctx->cuda, t, in, n, j, x, h0));
 }
 
 static int act_forward(hs_ctx *ctx, hs_dtype t, int act, int rows, size_t n, const hs_nn_jet_layout *j, const void *b,
                        void *z, void *h)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_nn_act_forward_cuda(ctx->cuda, t, act, rows, n, j, b, z, h);
-#endif
-    return hs_nn_act_forward_cpu(t, act, rows, n, j, b, z, h);
+    return HS_DISPATCH(ctx, hs_nn_act_forward_cpu(t, act, rows, n, j, b, z, h),
+                       hs_nn_act_forward_cuda(ctx->cuda, t, act, rows, n, j, b, z, h));
 }
 
 static int act_backward(hs_ctx *ctx, hs_dtype t, int act, int rows, size_t n, const hs_nn_jet_layout *j,
                         const void *z, const void *h, void *dh)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_nn_act_backward_cuda(ctx->cuda, t, act, rows, n, j, z, h, dh);
-#endif
-    return hs_nn_act_backward_cpu(t, act, rows, n, j, z, h, dh);
+    return HS_DISPATCH(ctx, hs_nn_act_backward_cpu(t, act, rows, n, j, z, h, dh),
+                       hs_nn_act_backward_cuda(ctx->cuda, t, act, rows, n, j, z, h, dh));
 }
 
 static int add_bias(hs_ctx *ctx, hs_dtype t, int rows, size_t n, const void *b, void *out)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_nn_bias_cuda(ctx->cuda, t, rows, n, b, out);
-#endif
-    return hs_nn_bias_cpu(t, rows, n, b, out);
+    return HS_DISPATCH(ctx, hs_nn_bias_cpu(t, rows, n, b, out), hs_nn_bias_cuda(ctx->cuda, t, rows, n, b, out));
 }
 
 static int cast(hs_ctx *ctx, hs_dtype st, hs_dtype dt, size_t n, const void *src, void *dst)
 {
     if (n == 0) return HS_OK;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_nn_cast_cuda(ctx->cuda, st, dt, n, src, dst);
-#endif
-    return hs_nn_cast_cpu(st, dt, n, src, dst);
+    return HS_DISPATCH(ctx, hs_nn_cast_cpu(st, dt, n, src, dst), hs_nn_cast_cuda(ctx->cuda, st, dt, n, src, dst));
 }
 
 /* ------------------------------------------------------------------ network */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/blas/blas.h"
+#include "kernels/dispatch.h"
 #include "kernels/error.h"
 #include "kernels/memory.h"
 #include "kernels/nn/optim_impl.h"
@@ -50,11 +51,9 @@ int hs_adam_step(hs_adam *a, double lr, double *x, const double *grad)
     double bc1 = 1.0 - pow(a->beta1, (double)a->step);
     double bc2 = 1.0 - pow(a->beta2, (double)a->step);
     if (a->n == 0) return HS_OK;
-#if HS_HAVE_CUDA
-    if (a->ctx->device == HS_DEVICE_CUDA)
-        return hs_adam_update_cuda(a->ctx->cuda, a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m, a->v);
-#endif
-    return hs_adam_update_cpu(a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m, a->v);
+    return HS_DISPATCH(a->ctx, hs_adam_update_cpu(a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m, a->v),
+                       hs_adam_update_cuda(a->ctx->cuda, a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m,
+                                           a->v));
 }
 
 int64_t hs_adam_steps(const hs_adam *a) { return a->step; }

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "kernels/reduce/reduce_impl.h"
+#include "kernels/dispatch.h"
 
 static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const void *out, const char *fn)
 {
@@ -18,10 +19,7 @@ static int check_args(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, const vo
 
 static int backend_reduce(hs_ctx *ctx, hs_dtype t, hs_rop op, size_t n, const void *x, double scale, double *r)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_reduce_cuda(ctx->cuda, t, op, n, x, scale, r);
-#endif
-    return hs_reduce_cpu(t, op, n, x, scale, r);
+    return HS_DISPATCH(ctx, hs_reduce_apply_cpu(t, op, n, x, scale, r), hs_reduce_apply_cuda(ctx->cuda, t, op, n, x, scale, r));
 }
 
 int hs_reduce(hs_ctx *ctx, hs_dtype t, hs_reduce_op op, size_t n, const void *x, double *result)
@@ -45,10 +43,8 @@ static int argext(hs_ctx *ctx, hs_dtype t, int want_max, size_t n, const void *x
     *index = 0;
     *value = want_max ? -INFINITY : INFINITY;
     if (n == 0) return HS_OK;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_argext_cuda(ctx->cuda, t, want_max, n, x, index, value);
-#endif
-    return hs_argext_cpu(t, want_max, n, x, index, value);
+    return HS_DISPATCH(ctx, hs_reduce_argext_cpu(t, want_max, n, x, index, value),
+                       hs_reduce_argext_cuda(ctx->cuda, t, want_max, n, x, index, value));
 }
 
 int hs_argmax(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, size_t *index, double *value)
@@ -91,12 +87,8 @@ int hs_norm(hs_ctx *ctx, hs_dtype t, int which, size_t n, const void *x, double 
 int hs_reduce_sum_cub(hs_ctx *ctx, hs_dtype t, size_t n, const void *x, double *result)
 {
     HS_CHECK(check_args(ctx, t, n, x, result, "hs_reduce_sum_cub"));
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) {
-        *result = 0.0;
-        if (n == 0) return HS_OK;
-        return hs_reduce_sum_cub_cuda(ctx->cuda, t, n, x, result);
-    }
-#endif
-    return HS_FAIL(HS_ERR_RUNTIME, "hs_reduce_sum_cub: CUB is only available on the CUDA backend");
+    *result = 0.0;
+    if (n == 0 && HS_ON_GPU(ctx)) return HS_OK;
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "hs_reduce_sum_cub: CUB is only available on the CUDA backend"),
+                       hs_reduce_sum_cub_cuda(ctx->cuda, t, n, x, result));
 }

@@ -77,7 +77,7 @@ static hs_rop partial_op(hs_rop op)
     return op == HS_ROP_MIN ? HS_ROP_MIN : HS_ROP_MAX;
 }
 
-int hs_reduce_cpu(hs_dtype t, hs_rop op, size_t n, const void *x, double scale, double *result)
+int hs_reduce_apply_cpu(hs_dtype t, hs_rop op, size_t n, const void *x, double scale, double *result)
 {
     size_t es = t == HS_F64 ? sizeof(double) : sizeof(float);
     leaf_fn leaf = pick_leaf(t, op);
@@ -128,7 +128,7 @@ static vi better(vi a, vi b, int want_max)
 DEFINE_SCAN_EXT(ext_f64, double)
 DEFINE_SCAN_EXT(ext_f32, float)
 
-int hs_argext_cpu(hs_dtype t, int want_max, size_t n, const void *x, size_t *index, double *value)
+int hs_reduce_argext_cpu(hs_dtype t, int want_max, size_t n, const void *x, size_t *index, double *value)
 {
     size_t nchunks = (n + CHUNK - 1) / CHUNK;
     vi *part = malloc(nchunks * sizeof *part);

@@ -138,9 +138,7 @@ int grid_for(const hs_cuda_ctx *cu, size_t n, int width)
 int fetch(hs_cuda_ctx *cu, const void *dev, size_t bytes, void *host)
 {
     void *pinned = NULL;
-    HS_CHECK(hs_cuda_host_scratch(cu, bytes, &pinned));
-    HS_CUDA_CHECK(cudaMemcpyAsync(pinned, dev, bytes, cudaMemcpyDeviceToHost, cu->stream));
-    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    HS_CHECK(hs_cuda_fetch(cu, dev, bytes, &pinned));
     for (size_t i = 0; i < bytes; i++) ((char *)host)[i] = ((const char *)pinned)[i];
     return HS_OK;
 }
@@ -276,14 +274,14 @@ struct sum_to_double {
 
 } // namespace
 
-extern "C" int hs_reduce_cuda(hs_cuda_ctx *cu, hs_dtype t, hs_rop op, size_t n, const void *x, double scale,
+extern "C" int hs_reduce_apply_cuda(hs_cuda_ctx *cu, hs_dtype t, hs_rop op, size_t n, const void *x, double scale,
                               double *result)
 {
     if (t == HS_F64) return reduce_type<double>(cu, op, n, (const double *)x, scale, result);
     return reduce_type<float>(cu, op, n, (const float *)x, scale, result);
 }
 
-extern "C" int hs_argext_cuda(hs_cuda_ctx *cu, hs_dtype t, int want_max, size_t n, const void *x, size_t *index,
+extern "C" int hs_reduce_argext_cuda(hs_cuda_ctx *cu, hs_dtype t, int want_max, size_t n, const void *x, size_t *index,
                               double *value)
 {
     if (t == HS_F64)

@@ -2,6 +2,7 @@
 #include "kernels/reduce/scan.h"
 
 #include "kernels/reduce/scan_impl.h"
+#include "kernels/dispatch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,26 +25,22 @@ int hs_scan(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, vo
 {
     HS_CHECK(check_args(ctx, t, n, in, out, "hs_scan"));
     if (n == 0) return HS_OK;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_scan_cuda(ctx->cuda, t, exclusive != 0, HS_SCAN_IMPL_NEW, ctx->deterministic, n, in, out);
-#endif
-    return hs_scan_cpu(t, exclusive != 0, n, in, out);
+    return HS_DISPATCH(ctx, hs_scan_apply_cpu(t, exclusive != 0, n, in, out),
+                       hs_scan_apply_cuda(ctx->cuda, t, exclusive != 0, ctx->deterministic, n, in, out));
 }
 
 int hs_scan_ref(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
 {
     HS_CHECK(check_args(ctx, t, n, in, out, "hs_scan_ref"));
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return n ? hs_scan_cuda(ctx->cuda, t, exclusive != 0, HS_SCAN_IMPL_OLD, 1, n, in, out) : HS_OK;
-#endif
-    return HS_FAIL(HS_ERR_RUNTIME, "hs_scan_ref: the reference kernel exists on the CUDA backend only");
+    if (n == 0 && HS_ON_GPU(ctx)) return HS_OK;
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "hs_scan_ref: the reference kernel exists on the CUDA backend only"),
+                       hs_scan_apply_ref_cuda(ctx->cuda, t, exclusive != 0, n, in, out));
 }
 
 int hs_scan_cub(hs_ctx *ctx, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
 {
     HS_CHECK(check_args(ctx, t, n, in, out, "hs_scan_cub"));
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return n ? hs_scan_cub_cuda(ctx->cuda, t, exclusive != 0, n, in, out) : HS_OK;
-#endif
-    return HS_FAIL(HS_ERR_RUNTIME, "hs_scan_cub: CUB is only available on the CUDA backend");
+    if (n == 0 && HS_ON_GPU(ctx)) return HS_OK;
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "hs_scan_cub: CUB is only available on the CUDA backend"),
+                       hs_scan_apply_cub_cuda(ctx->cuda, t, exclusive != 0, n, in, out));
 }

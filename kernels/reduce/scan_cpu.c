@@ -62,7 +62,7 @@ DEFINE_SCAN(scan_i64, int64_t, uint64_t)
 DEFINE_SCAN(scan_u32, uint32_t, uint32_t)
 DEFINE_SCAN(scan_u64, uint64_t, uint64_t)
 
-int hs_scan_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out)
+int hs_scan_apply_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out)
 {
     switch (t) {
     case HS_F64: return scan_f64(exclusive, n, in, out);

@@ -906,7 +906,8 @@ template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, c
 
 } // namespace
 
-#define HS_SCAN_DISPATCH(FN, ...)                                                                         \
+// A switch over the element type (the template argument), not a backend choice.
+#define HS_SCAN_BY_TYPE(FN, ...)                                                                         \
     switch (t) {                                                                                          \
     case HS_F64: return FN<double>(cu, __VA_ARGS__, n, (const double *)in, (double *)out);                \
     case HS_F32: return FN<float>(cu, __VA_ARGS__, n, (const float *)in, (float *)out);                   \
@@ -917,20 +918,22 @@ template <typename T> int cub_launch(hs_cuda_ctx *cu, int exclusive, size_t n, c
     default: return HS_FAIL(HS_ERR_RUNTIME, "scan: unsupported dtype %s", hs_dtype_name(t));              \
     }
 
-extern "C" int hs_scan_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
-                            const void *in, void *out)
+extern "C" int hs_scan_apply_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, int deterministic, size_t n,
+                                  const void *in, void *out)
 {
-    if (impl == HS_SCAN_IMPL_OLD) {
-        HS_SCAN_DISPATCH(scan_launch, exclusive)
-    }
     // the persistent kernel needs the bulk-copy engine and 16-byte aligned data
     if (round_kernel_usable(cu) && hs_aligned16(in, out)) {
-        HS_SCAN_DISPATCH(scan_round_launch, exclusive)
+        HS_SCAN_BY_TYPE(scan_round_launch, exclusive)
     }
-    HS_SCAN_DISPATCH(scan_new_launch, exclusive, deterministic)
+    HS_SCAN_BY_TYPE(scan_new_launch, exclusive, deterministic)
 }
 
-extern "C" int hs_scan_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
+extern "C" int hs_scan_apply_ref_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
 {
-    HS_SCAN_DISPATCH(cub_launch, exclusive)
+    HS_SCAN_BY_TYPE(scan_launch, exclusive)
+}
+
+extern "C" int hs_scan_apply_cub_cuda(hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out)
+{
+    HS_SCAN_BY_TYPE(cub_launch, exclusive)
 }

@@ -6,11 +6,6 @@
 
 #include "kernels/types.h"
 
-#ifndef HS_SCAN_IMPL_OLD
-#define HS_SCAN_IMPL_OLD 0
-#define HS_SCAN_IMPL_NEW 1
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,11 +13,13 @@ extern "C" {
 struct hs_cuda_ctx;
 
 /* n >= 1; t is one of the six supported dtypes; in may equal out. */
-int hs_scan_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out);
-/* impl: HS_SCAN_IMPL_NEW (hs_scan) or HS_SCAN_IMPL_OLD (hs_scan_ref); deterministic: ctx->deterministic. */
-int hs_scan_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, int impl, int deterministic, size_t n,
-                 const void *in, void *out);
-int hs_scan_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+int hs_scan_apply_cpu(hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+/* deterministic: ctx->deterministic. */
+int hs_scan_apply_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, int deterministic, size_t n, const void *in,
+                       void *out);
+/* The superseded kernel, kept as the test reference hs_scan_ref (always reproducible). */
+int hs_scan_apply_ref_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
+int hs_scan_apply_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int exclusive, size_t n, const void *in, void *out);
 
 #ifdef __cplusplus
 }

@@ -2,6 +2,7 @@
 #include "kernels/reduce/sort.h"
 
 #include "kernels/reduce/sort_impl.h"
+#include "kernels/dispatch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,20 +28,15 @@ static int sort_any(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, 
     if (n < 2) return HS_OK;
     int kind = hs_sort_key_kind(key);
     size_t kb = hs_dtype_size(key);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return hs_sort_cuda(ctx->cuda, HS_SORT_IMPL_NEW, kind, kb, vb, n, keys, values);
-#endif
-    return hs_sort_cpu(kind, kb, vb, n, keys, values);
+    return HS_DISPATCH(ctx, hs_sort_apply_cpu(kind, kb, vb, n, keys, values),
+                       hs_sort_apply_cuda(ctx->cuda, kind, kb, vb, n, keys, values));
 }
 
 static int sort_ref(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, void *values)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx))
-        return n < 2 ? HS_OK : hs_sort_cuda(ctx->cuda, HS_SORT_IMPL_OLD, hs_sort_key_kind(key), hs_dtype_size(key), vb, n, keys, values);
-#endif
-    (void)key; (void)vb; (void)n; (void)keys; (void)values;
-    return HS_FAIL(HS_ERR_RUNTIME, "hs_sort_*_ref: the reference kernels exist on the CUDA backend only");
+    if (n < 2 && HS_ON_GPU(ctx)) return HS_OK;
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "hs_sort_*_ref: the reference kernels exist on the CUDA backend only"),
+                       hs_sort_apply_ref_cuda(ctx->cuda, hs_sort_key_kind(key), hs_dtype_size(key), vb, n, keys, values));
 }
 
 int hs_sort_keys_ref(hs_ctx *ctx, hs_dtype key, size_t n, void *keys)
@@ -69,11 +65,9 @@ int hs_sort_pairs(hs_ctx *ctx, hs_dtype key, hs_dtype value, size_t n, void *key
 
 static int sort_cub(hs_ctx *ctx, hs_dtype key, size_t vb, size_t n, void *keys, void *values)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) return n < 2 ? HS_OK : hs_sort_cub_cuda(ctx->cuda, key, vb, n, keys, values);
-#endif
-    (void)key; (void)vb; (void)n; (void)keys; (void)values;
-    return HS_FAIL(HS_ERR_RUNTIME, "hs_sort_*_cub: CUB is only available on the CUDA backend");
+    if (n < 2 && HS_ON_GPU(ctx)) return HS_OK;
+    return HS_DISPATCH(ctx, HS_FAIL(HS_ERR_RUNTIME, "hs_sort_*_cub: CUB is only available on the CUDA backend"),
+                       hs_sort_apply_cub_cuda(ctx->cuda, key, vb, n, keys, values));
 }
 
 int hs_sort_keys_cub(hs_ctx *ctx, hs_dtype key, size_t n, void *keys)

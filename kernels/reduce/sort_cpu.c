@@ -89,7 +89,7 @@ DEFINE_SORT(sort_k32_v64, uint32_t, uint64_t, hs_sort_ord32)
 DEFINE_SORT(sort_k64_v32, uint64_t, uint32_t, hs_sort_ord64)
 DEFINE_SORT(sort_k64_v64, uint64_t, uint64_t, hs_sort_ord64)
 
-int hs_sort_cpu(int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys, void *values)
+int hs_sort_apply_cpu(int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys, void *values)
 {
     int nt = 1;
 #ifdef _OPENMP

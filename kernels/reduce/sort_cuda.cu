@@ -618,10 +618,10 @@ int sort_run2(hs_cuda_ctx *cu, int kind, size_t n, K *keys, V *vals)
 }
 
 template <typename K, typename V, bool HAS_V>
-int sort_width(hs_cuda_ctx *cu, int impl, int kind, size_t n, void *keys, void *vals)
+int sort_width(hs_cuda_ctx *cu, bool ref, int kind, size_t n, void *keys, void *vals)
 {
     // 30-bit counts in 32-bit look-back words while they suffice: half the look-back traffic
-    if (impl == HS_SORT_IMPL_OLD) {
+    if (ref) {
         if (n < (1ull << 30)) return sort_run<K, V, HAS_V, unsigned>(cu, kind, n, (K *)keys, (V *)vals);
         return sort_run<K, V, HAS_V, unsigned long long>(cu, kind, n, (K *)keys, (V *)vals);
     }
@@ -629,11 +629,11 @@ int sort_width(hs_cuda_ctx *cu, int impl, int kind, size_t n, void *keys, void *
     return sort_run2<K, V, HAS_V, unsigned long long>(cu, kind, n, (K *)keys, (V *)vals);
 }
 
-template <typename K> int sort_key(hs_cuda_ctx *cu, int impl, int kind, size_t vb, size_t n, void *keys, void *vals)
+template <typename K> int sort_key(hs_cuda_ctx *cu, bool ref, int kind, size_t vb, size_t n, void *keys, void *vals)
 {
-    if (vb == 0) return sort_width<K, uint32_t, false>(cu, impl, kind, n, keys, NULL);
-    if (vb == 4) return sort_width<K, uint32_t, true>(cu, impl, kind, n, keys, vals);
-    return sort_width<K, unsigned long long, true>(cu, impl, kind, n, keys, vals);
+    if (vb == 0) return sort_width<K, uint32_t, false>(cu, ref, kind, n, keys, NULL);
+    if (vb == 4) return sort_width<K, uint32_t, true>(cu, ref, kind, n, keys, vals);
+    return sort_width<K, unsigned long long, true>(cu, ref, kind, n, keys, vals);
 }
 
 // ---------------------------------------------------------------- CUB peer
@@ -670,14 +670,21 @@ template <typename K> int cub_key(hs_cuda_ctx *cu, size_t vb, size_t n, void *ke
 
 } // namespace
 
-extern "C" int hs_sort_cuda(hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
-                            void *keys, void *values)
+extern "C" int hs_sort_apply_cuda(hs_cuda_ctx *cu, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
+                                  void *keys, void *values)
 {
-    if (key_bytes == 4) return sort_key<uint32_t>(cu, impl, key_kind, value_bytes, n, keys, values);
-    return sort_key<unsigned long long>(cu, impl, key_kind, value_bytes, n, keys, values);
+    if (key_bytes == 4) return sort_key<uint32_t>(cu, false, key_kind, value_bytes, n, keys, values);
+    return sort_key<unsigned long long>(cu, false, key_kind, value_bytes, n, keys, values);
 }
 
-extern "C" int hs_sort_cub_cuda(hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values)
+extern "C" int hs_sort_apply_ref_cuda(hs_cuda_ctx *cu, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
+                                      void *keys, void *values)
+{
+    if (key_bytes == 4) return sort_key<uint32_t>(cu, true, key_kind, value_bytes, n, keys, values);
+    return sort_key<unsigned long long>(cu, true, key_kind, value_bytes, n, keys, values);
+}
+
+extern "C" int hs_sort_apply_cub_cuda(hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values)
 {
     switch (key) {
     case HS_U32: return cub_key<uint32_t>(cu, value_bytes, n, keys, values);

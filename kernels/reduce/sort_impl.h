@@ -7,11 +7,6 @@
 
 #include "kernels/types.h"
 
-#ifndef HS_SORT_IMPL_OLD
-#define HS_SORT_IMPL_OLD 0
-#define HS_SORT_IMPL_NEW 1
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,11 +35,13 @@ static inline int hs_sort_key_kind(hs_dtype t)
 }
 
 /* n >= 2; value_bytes is 0 (keys only), 4 or 8; key_bytes 4 or 8. */
-int hs_sort_cpu(int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys, void *values);
-/* impl: HS_SORT_IMPL_NEW (hs_sort_*) or HS_SORT_IMPL_OLD (the _ref test references, kernels/reduce/sort.h). */
-int hs_sort_cuda(struct hs_cuda_ctx *cu, int impl, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
-                 void *keys, void *values);
-int hs_sort_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values);
+int hs_sort_apply_cpu(int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys, void *values);
+int hs_sort_apply_cuda(struct hs_cuda_ctx *cu, int key_kind, size_t key_bytes, size_t value_bytes, size_t n, void *keys,
+                       void *values);
+/* The superseded kernels, kept as the test references hs_sort_*_ref (kernels/reduce/sort.h). */
+int hs_sort_apply_ref_cuda(struct hs_cuda_ctx *cu, int key_kind, size_t key_bytes, size_t value_bytes, size_t n,
+                           void *keys, void *values);
+int hs_sort_apply_cub_cuda(struct hs_cuda_ctx *cu, hs_dtype key, size_t value_bytes, size_t n, void *keys, void *values);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-/* Backend entry points of the RNG buffer fills (kernels/rng/rng.c and kernels/rng/rng_cuda.cu). */
+/* Backend entry points of the RNG buffer fills (kernels/rng/rng_cpu.c and kernels/rng/rng_cuda.cu). */
 #ifndef HS_RNG_IMPL_H
 #define HS_RNG_IMPL_H
 
@@ -12,6 +12,7 @@ extern "C" {
 struct hs_cuda_ctx;
 
 /* uniform = 0: 64-bit integers into buf (uint64_t); 1: doubles in [0, 1). n >= 1. */
+int hs_rng_fill_cpu(uint64_t seed, uint64_t stream, uint64_t counter0, size_t n, void *buf, int uniform);
 int hs_rng_fill_cuda(struct hs_cuda_ctx *cu, uint64_t seed, uint64_t stream, uint64_t counter0, size_t n, void *buf,
                      int uniform);
 

@@ -6,6 +6,7 @@
 
 #include "kernels/memory.h"
 #include "kernels/sparse/sparse_impl.h"
+#include "kernels/dispatch.h"
 
 #define DCSR_TAG 5151
 
@@ -370,19 +371,14 @@ void hs_dcsr_destroy(hs_dcsr *A)
 static int pack(hs_dcsr *A, const double *x)
 {
     hs_ctx *ctx = A->ctx;
-    if (!HS_ON_GPU(ctx)) {
-        hs_gather_cpu(A->nsend, A->send_idx, x, A->send_host);
-        return HS_OK;
-    }
-#if HS_HAVE_CUDA
-    /* also orders this call's ghost upload after the previous call's off-diagonal SpMV */
+    /* on the CPU send_dev is send_host; on the GPU the side stream also orders this call's ghost
+     * upload after the previous call's off-diagonal SpMV */
     HS_CHECK(hs_event_record(ctx, A->ev_x, NULL));
     HS_CHECK(hs_stream_wait_event(ctx, A->stream, A->ev_x));
     if (A->nsend == 0) return HS_OK;
-    HS_CHECK(hs_gather_cuda(ctx->cuda, A->stream, A->nsend, A->send_idx, x, A->send_dev));
-    HS_CHECK(hs_mem_copy_async(ctx, A->send_host, A->send_dev, (size_t)A->nsend * sizeof(double), HS_COPY_D2H, A->stream));
-#endif
-    return HS_OK;
+    HS_CHECK(HS_DISPATCH(ctx, hs_dcsr_gather_cpu(A->nsend, A->send_idx, x, A->send_dev),
+                         hs_dcsr_gather_cuda(ctx->cuda, A->stream, A->nsend, A->send_idx, x, A->send_dev)));
+    return hs_mem_copy_async(ctx, A->send_host, A->send_dev, (size_t)A->nsend * sizeof(double), HS_COPY_D2H, A->stream);
 }
 
 static int post(hs_dcsr *A)

@@ -7,6 +7,7 @@
 
 #include "kernels/memory.h"
 #include "kernels/sparse/sparse_impl.h"
+#include "kernels/dispatch.h"
 
 typedef struct csr_impl {
     hs_spmv_kernel kernel;
@@ -109,7 +110,7 @@ void hs_csr_destroy(hs_csr *A)
     csr_impl *m = A->impl;
     if (m) {
 #if HS_HAVE_CUDA
-        if (m->cusparse) hs_csr_cusparse_free(m->cusparse);
+        if (m->cusparse) hs_csr_cusparse_free_cuda(m->cusparse);
 #endif
         hs_mem_free(A->ctx, m->rowmap);
         free(m);
@@ -213,16 +214,13 @@ int hs_csr_spmv(hs_csr *A, double alpha, const double *x, double beta, double *y
     if (A->nrows == 0) return HS_OK;
     if (!y || (!x && A->ncols > 0)) return hs_input_error("hs_csr_spmv", 0, NULL, "x or y is NULL");
     hs_csr_arrays a = arrays_of(A);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(A->ctx)) {
-        csr_impl *m = A->impl;
-        int alg = cusparse_alg(A);
-        if (alg) return hs_csr_spmv_cusparse_cuda(A->ctx->cuda, &m->cusparse, &a, alg, alpha, x, beta, y);
-        return hs_csr_spmv_native_cuda(A->ctx->cuda, &a, auto_width(A), alpha, x, beta, y);
-    }
-#endif
-    hs_csr_spmv_cpu(&a, alpha, x, beta, y);
-    return HS_OK;
+    csr_impl *m = A->impl;
+    int alg = HS_ON_GPU(A->ctx) ? cusparse_alg(A) : 0;
+    /* cuSPARSE is the peer, picked through hs_csr_set_spmv_kernel (CUDA only) */
+    if (alg) return HS_DISPATCH(A->ctx, HS_FAIL(HS_ERR_RUNTIME, "cuSPARSE SpMV needs the CUDA backend"),
+                                hs_csr_spmv_cusparse_cuda(A->ctx->cuda, &m->cusparse, &a, alg, alpha, x, beta, y));
+    return HS_DISPATCH(A->ctx, hs_csr_spmv_cpu(&a, alpha, x, beta, y),
+                       hs_csr_spmv_cuda(A->ctx->cuda, &a, auto_width(A), alpha, x, beta, y));
 }
 
 int hs_csr_diagonal(hs_csr *A, double *d)
@@ -231,11 +229,7 @@ int hs_csr_diagonal(hs_csr *A, double *d)
     if (A->nrows == 0) return HS_OK;
     if (!d) return hs_input_error("hs_csr_diagonal", 0, "d", "is NULL");
     hs_csr_arrays a = arrays_of(A);
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(A->ctx)) return hs_csr_diagonal_cuda(A->ctx->cuda, &a, d);
-#endif
-    hs_csr_diagonal_cpu(&a, d);
-    return HS_OK;
+    return HS_DISPATCH(A->ctx, hs_csr_diagonal_cpu(&a, d), hs_csr_diagonal_cuda(A->ctx->cuda, &a, d));
 }
 
 int hs_diag_inverse(hs_ctx *ctx, int64_t n, const double *d, double *dinv, int64_t *nonpositive, int64_t *first_bad)
@@ -245,11 +239,8 @@ int hs_diag_inverse(hs_ctx *ctx, int64_t n, const double *d, double *dinv, int64
     if (n <= 0) return HS_OK;
     if (!d || !dinv) return hs_input_error("hs_diag_inverse", 0, NULL, "d or dinv is NULL");
     int64_t bad = 0, first = -1;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(ctx)) HS_CHECK(hs_diag_inverse_cuda(ctx->cuda, n, d, dinv, &bad, &first));
-    else
-#endif
-        hs_diag_inverse_cpu(n, d, dinv, &bad, &first);
+    HS_CHECK(HS_DISPATCH(ctx, hs_csr_diag_inverse_cpu(n, d, dinv, &bad, &first),
+                         hs_csr_diag_inverse_cuda(ctx->cuda, n, d, dinv, &bad, &first)));
     if (nonpositive) *nonpositive = bad;
     if (first_bad) *first_bad = first;
     return HS_OK;

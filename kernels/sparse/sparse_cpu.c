@@ -1,10 +1,12 @@
 /* OpenMP backend of the sparse family: CSR SpMV row loop, diagonal, Jacobi inverse, ghost packing. */
 #include "kernels/sparse/sparse_impl.h"
 
+#include "kernels/error.h"
+
 /* Below this much work a parallel region costs more than it saves (small solves iterate often). */
 #define PAR_MIN 32768
 
-void hs_csr_spmv_cpu(const hs_csr_arrays *a, double alpha, const double *x, double beta, double *y)
+int hs_csr_spmv_cpu(const hs_csr_arrays *a, double alpha, const double *x, double beta, double *y)
 {
     const int32_t *rowptr = a->rowptr, *colind = a->colind, *rowmap = a->rowmap;
     const double *val = a->val;
@@ -16,9 +18,10 @@ void hs_csr_spmv_cpu(const hs_csr_arrays *a, double alpha, const double *x, doub
         int64_t row = rowmap ? rowmap[i] : i;
         y[row] = beta == 0.0 ? alpha * s : alpha * s + beta * y[row];
     }
+    return HS_OK;
 }
 
-void hs_csr_diagonal_cpu(const hs_csr_arrays *a, double *d)
+int hs_csr_diagonal_cpu(const hs_csr_arrays *a, double *d)
 {
 #pragma omp parallel for schedule(static) if (a->nnz + a->nrows > PAR_MIN)
     for (int64_t i = 0; i < a->nrows; i++) {
@@ -27,9 +30,10 @@ void hs_csr_diagonal_cpu(const hs_csr_arrays *a, double *d)
             if (a->colind[k] == i) s += a->val[k];
         d[i] = s;
     }
+    return HS_OK;
 }
 
-void hs_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonpositive, int64_t *first_bad)
+int hs_csr_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonpositive, int64_t *first_bad)
 {
     int64_t bad = 0, first = n;
 #pragma omp parallel for schedule(static) reduction(+ : bad) reduction(min : first) if (n > PAR_MIN)
@@ -44,10 +48,12 @@ void hs_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonp
     }
     if (nonpositive) *nonpositive = bad;
     if (first_bad) *first_bad = bad ? first : -1;
+    return HS_OK;
 }
 
-void hs_gather_cpu(int64_t n, const int32_t *idx, const double *x, double *buf)
+int hs_dcsr_gather_cpu(int64_t n, const int32_t *idx, const double *x, double *buf)
 {
 #pragma omp parallel for schedule(static) if (n > PAR_MIN)
     for (int64_t k = 0; k < n; k++) buf[k] = x[idx[k]];
+    return HS_OK;
 }

@@ -138,7 +138,7 @@ static int launch_vector(hs_cuda_ctx *cu, const hs_csr_arrays *a, double alpha, 
     return HS_OK;
 }
 
-extern "C" int hs_csr_spmv_native_cuda(hs_cuda_ctx *cu, const hs_csr_arrays *a, int width, double alpha,
+extern "C" int hs_csr_spmv_cuda(hs_cuda_ctx *cu, const hs_csr_arrays *a, int width, double alpha,
                                        const double *x, double beta, double *y)
 {
     if (a->nrows == 0) return HS_OK;
@@ -170,7 +170,7 @@ struct cusparse_state {
     size_t buffer_bytes;
 };
 
-extern "C" void hs_csr_cusparse_free(void *state)
+extern "C" void hs_csr_cusparse_free_cuda(void *state)
 {
     cusparse_state *s = (cusparse_state *)state;
     if (!s) return;
@@ -205,13 +205,13 @@ static int cusparse_state_for(hs_cuda_ctx *cu, void **state, const hs_csr_arrays
 {
     cusparse_state *s = (cusparse_state *)*state;
     if (s && s->alg == alg) return HS_OK;
-    hs_csr_cusparse_free(s);
+    hs_csr_cusparse_free_cuda(s);
     *state = NULL;
     s = (cusparse_state *)calloc(1, sizeof *s);
     if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the cuSPARSE state");
     int rc = cusparse_setup(cu, s, a, alg, x, y);
     if (rc != HS_OK) {
-        hs_csr_cusparse_free(s);
+        hs_csr_cusparse_free_cuda(s);
         return rc;
     }
     *state = s;
@@ -273,7 +273,7 @@ __global__ void diag_inverse_kernel(int64_t n, const double *__restrict__ d, dou
     }
 }
 
-extern "C" int hs_diag_inverse_cuda(hs_cuda_ctx *cu, int64_t n, const double *d, double *dinv, int64_t *nonpositive,
+extern "C" int hs_csr_diag_inverse_cuda(hs_cuda_ctx *cu, int64_t n, const double *d, double *dinv, int64_t *nonpositive,
                                     int64_t *first_bad)
 {
     unsigned long long *flags = nullptr, *host = nullptr;
@@ -299,7 +299,7 @@ __global__ void gather_kernel(int64_t n, const int32_t *__restrict__ idx, const 
         buf[k] = x[idx[k]];
 }
 
-extern "C" int hs_gather_cuda(hs_cuda_ctx *cu, void *stream, int64_t n, const int32_t *idx, const double *x,
+extern "C" int hs_dcsr_gather_cuda(hs_cuda_ctx *cu, void *stream, int64_t n, const int32_t *idx, const double *x,
                               double *buf)
 {
     if (n == 0) return HS_OK;

@@ -26,25 +26,25 @@ typedef struct hs_csr_arrays {
 /* cuSPARSE algorithm codes as the C side names them (mapped to cusparseSpMVAlg_t in the .cu). */
 enum { HS_CUSPARSE_ALG1 = 1, HS_CUSPARSE_ALG2 = 2 };
 
-void hs_csr_spmv_cpu(const hs_csr_arrays *a, double alpha, const double *x, double beta, double *y);
-void hs_csr_diagonal_cpu(const hs_csr_arrays *a, double *d);
-void hs_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonpositive, int64_t *first_bad);
+int hs_csr_spmv_cpu(const hs_csr_arrays *a, double alpha, const double *x, double beta, double *y);
+int hs_csr_diagonal_cpu(const hs_csr_arrays *a, double *d);
+int hs_csr_diag_inverse_cpu(int64_t n, const double *d, double *dinv, int64_t *nonpositive, int64_t *first_bad);
 /* buf[k] = x[idx[k]] (packing ghost values for hs_dcsr). */
-void hs_gather_cpu(int64_t n, const int32_t *idx, const double *x, double *buf);
+int hs_dcsr_gather_cpu(int64_t n, const int32_t *idx, const double *x, double *buf);
 
 /* Vector-CSR SpMV: `width` lanes (power of two <= 32) per row. */
-int hs_csr_spmv_native_cuda(struct hs_cuda_ctx *cu, const hs_csr_arrays *a, int width, double alpha, const double *x,
+int hs_csr_spmv_cuda(struct hs_cuda_ctx *cu, const hs_csr_arrays *a, int width, double alpha, const double *x,
                             double beta, double *y);
 /* cusparseSpMV with descriptors, buffer and preprocessing cached in *state (created on first use,
- * recreated when the algorithm changes; freed by hs_csr_cusparse_free). */
+ * recreated when the algorithm changes; freed by hs_csr_cusparse_free_cuda). */
 int hs_csr_spmv_cusparse_cuda(struct hs_cuda_ctx *cu, void **state, const hs_csr_arrays *a, int alg, double alpha,
                               const double *x, double beta, double *y);
-void hs_csr_cusparse_free(void *state);
+void hs_csr_cusparse_free_cuda(void *state);
 int hs_csr_diagonal_cuda(struct hs_cuda_ctx *cu, const hs_csr_arrays *a, double *d);
-int hs_diag_inverse_cuda(struct hs_cuda_ctx *cu, int64_t n, const double *d, double *dinv, int64_t *nonpositive,
+int hs_csr_diag_inverse_cuda(struct hs_cuda_ctx *cu, int64_t n, const double *d, double *dinv, int64_t *nonpositive,
                          int64_t *first_bad);
 /* buf[k] = x[idx[k]] on `stream` (NULL: the context stream). */
-int hs_gather_cuda(struct hs_cuda_ctx *cu, void *stream, int64_t n, const int32_t *idx, const double *x, double *buf);
+int hs_dcsr_gather_cuda(struct hs_cuda_ctx *cu, void *stream, int64_t n, const int32_t *idx, const double *x, double *buf);
 
 #ifdef __cplusplus
 }

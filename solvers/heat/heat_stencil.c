@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "solvers/heat/heat_stencil_impl.h"
+#include "kernels/dispatch.h"
 
 /* Layout strides of the field (the real ones, also in unused dimensions). */
 static void layout(const hs_field *f, int64_t stride[3], int64_t *origin)
@@ -40,8 +41,6 @@ int hs_heat_apply(hs_field *T, const hs_heat_op *op, double a, double b, double 
     L.c = c;
     L.out_contiguous = out_contiguous;
     L.kernel = op->gpu_kernel;
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(T->d->ctx)) return hs_heat_apply_cuda(T->d->ctx->cuda, &L, T->data, out);
-#endif
-    return hs_heat_apply_cpu(&L, T->data, out);
+    return HS_DISPATCH(T->d->ctx, hs_heat_apply_cpu(&L, T->data, out),
+                       hs_heat_apply_cuda(T->d->ctx->cuda, &L, T->data, out));
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "io/json.h"
+#include "kernels/dispatch.h"
 #include "kernels/memory.h"
 #include "solvers/quantum/qasm.h"
 #include "solvers/quantum/qureg.h"
@@ -96,7 +97,7 @@ static int check_memory(qstate *s, int nq, int registers, const char *src, int l
                               "a register of %d qubits needs %.4g GiB per rank (%s, %d rank%s) but only %.4g GiB is "
                               "available on %s",
                               nq, need / gib, s->t == HS_C128 ? "complex128" : "complex64", ranks, ranks > 1 ? "s" : "",
-                              avail / gib, s->ctx->device == HS_DEVICE_CUDA ? "the GPU" : "this node");
+                              avail / gib, HS_ON_GPU(s->ctx) ? "the GPU" : "this node");
     }
     return HS_OK;
 }
@@ -127,7 +128,7 @@ static int create_circuit(qstate *s)
     s->terminal = hs_circuit_terminal_measurements(s->c);
     s->run_c = s->c;
     if (s->fusion >= 2) {
-        s->run_c = hs_circuit_fuse(s->c, s->fusion, s->ctx->device == HS_DEVICE_CUDA ? 1.0 / 16 : 1.0 / 4);
+        s->run_c = hs_circuit_fuse(s->c, s->fusion, HS_ON_GPU(s->ctx) ? 1.0 / 16 : 1.0 / 4);
         if (!s->run_c) return HS_FAIL(HS_ERR_RUNTIME, "out of memory fusing the circuit");
     }
     return hs_qureg_create(s->ctx, n, s->t, s->dist, &s->q);

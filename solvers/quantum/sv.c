@@ -3,20 +3,9 @@
 
 #include <string.h>
 
+#include "kernels/dispatch.h"
 #include "kernels/memory.h"
 #include "solvers/quantum/sv_impl.h"
-
-#define DISPATCH(cpu_call, cuda_call)                                   \
-    do {                                                                \
-        if (ctx->device == HS_DEVICE_CPU) return cpu_call;             \
-        CUDA_BRANCH(cuda_call);                                         \
-        return HS_FAIL(HS_ERR_RUNTIME, "state vector: no backend for device %d", (int)ctx->device); \
-    } while (0)
-#if HS_HAVE_CUDA
-#define CUDA_BRANCH(call) if (ctx->device == HS_DEVICE_CUDA) return call
-#else
-#define CUDA_BRANCH(call) (void)0
-#endif
 
 static int check_type(hs_dtype t)
 {
@@ -78,7 +67,7 @@ int hs_sv_apply(hs_ctx *ctx, hs_dtype t, void *a, int nloc, int nt, const int *t
                     g.ph[2 * r + 1] = m[2 * (r * d + c) + 1];
                 }
     }
-    DISPATCH(hs_sv_apply_cpu(t, a, &g, m, mk), hs_sv_apply_cuda(ctx->cuda, t, a, &g, m, mk));
+    return HS_DISPATCH(ctx, hs_sv_apply_cpu(t, a, &g, m, mk), hs_sv_apply_cuda(ctx->cuda, t, a, &g, m, mk));
 }
 
 int hs_sv_set_basis(hs_ctx *ctx, hs_dtype t, void *a, int nloc, int64_t index)
@@ -97,7 +86,8 @@ int hs_sv_prob_blocks(hs_ctx *ctx, hs_dtype t, const void *a, int nloc, int bbit
 {
     HS_CHECK(check_type(t));
     if (bbits < 0 || bbits > nloc) return HS_FAIL(HS_ERR_RUNTIME, "state vector: block of 2^%d in 2^%d", bbits, nloc);
-    DISPATCH(hs_sv_prob_blocks_cpu(t, a, nloc, bbits, out), hs_sv_prob_blocks_cuda(ctx->cuda, t, a, nloc, bbits, out));
+    return HS_DISPATCH(ctx, hs_sv_prob_blocks_cpu(t, a, nloc, bbits, out),
+                       hs_sv_prob_blocks_cuda(ctx->cuda, t, a, nloc, bbits, out));
 }
 
 int hs_sv_marginal(hs_ctx *ctx, hs_dtype t, const void *a, int nloc, int nm, const int *q, double *out)
@@ -106,27 +96,29 @@ int hs_sv_marginal(hs_ctx *ctx, hs_dtype t, const void *a, int nloc, int nm, con
     if (nm < 0 || nm > HS_SV_MAX_MARGINAL) return HS_FAIL(HS_ERR_RUNTIME, "state vector: marginal of %d qubits", nm);
     for (int j = 0; j < nm; j++)
         if (q[j] < 0 || q[j] >= nloc) return HS_FAIL(HS_ERR_RUNTIME, "state vector: marginal qubit %d", q[j]);
-    DISPATCH(hs_sv_marginal_cpu(t, a, nloc, nm, q, out), hs_sv_marginal_cuda(ctx->cuda, t, a, nloc, nm, q, out));
+    return HS_DISPATCH(ctx, hs_sv_marginal_cpu(t, a, nloc, nm, q, out),
+                       hs_sv_marginal_cuda(ctx->cuda, t, a, nloc, nm, q, out));
 }
 
 int hs_sv_collapse(hs_ctx *ctx, hs_dtype t, void *a, int nloc, uint64_t mask, uint64_t val, double scale)
 {
     HS_CHECK(check_type(t));
-    DISPATCH(hs_sv_collapse_cpu(t, a, nloc, mask, val & mask, scale),
-             hs_sv_collapse_cuda(ctx->cuda, t, a, nloc, mask, val & mask, scale));
+    return HS_DISPATCH(ctx, hs_sv_collapse_cpu(t, a, nloc, mask, val & mask, scale),
+                       hs_sv_collapse_cuda(ctx->cuda, t, a, nloc, mask, val & mask, scale));
 }
 
 int hs_sv_pauli_expect(hs_ctx *ctx, hs_dtype t, const void *a, int nloc, uint64_t xm, uint64_t zm, double out[2])
 {
     HS_CHECK(check_type(t));
     if (nloc < 64 && ((xm | zm) >> nloc)) return HS_FAIL(HS_ERR_RUNTIME, "state vector: Pauli beyond local qubits");
-    DISPATCH(hs_sv_pauli_expect_cpu(t, a, nloc, xm, zm, out), hs_sv_pauli_expect_cuda(ctx->cuda, t, a, nloc, xm, zm, out));
+    return HS_DISPATCH(ctx, hs_sv_pauli_expect_cpu(t, a, nloc, xm, zm, out),
+                       hs_sv_pauli_expect_cuda(ctx->cuda, t, a, nloc, xm, zm, out));
 }
 
 int hs_sv_inner(hs_ctx *ctx, hs_dtype t, const void *a, const void *b, int nloc, double out[2])
 {
     HS_CHECK(check_type(t));
-    DISPATCH(hs_sv_inner_cpu(t, a, b, nloc, out), hs_sv_inner_cuda(ctx->cuda, t, a, b, nloc, out));
+    return HS_DISPATCH(ctx, hs_sv_inner_cpu(t, a, b, nloc, out), hs_sv_inner_cuda(ctx->cuda, t, a, b, nloc, out));
 }
 
 int hs_sv_pauli_axpy(hs_ctx *ctx, hs_dtype t, void *y, const void *x, int nloc, uint64_t xm, uint64_t zm,
@@ -134,7 +126,8 @@ int hs_sv_pauli_axpy(hs_ctx *ctx, hs_dtype t, void *y, const void *x, int nloc, 
 {
     HS_CHECK(check_type(t));
     if (nloc < 64 && ((xm | zm) >> nloc)) return HS_FAIL(HS_ERR_RUNTIME, "state vector: Pauli beyond local qubits");
-    DISPATCH(hs_sv_pauli_axpy_cpu(t, y, x, nloc, xm, zm, c), hs_sv_pauli_axpy_cuda(ctx->cuda, t, y, x, nloc, xm, zm, c));
+    return HS_DISPATCH(ctx, hs_sv_pauli_axpy_cpu(t, y, x, nloc, xm, zm, c),
+                       hs_sv_pauli_axpy_cuda(ctx->cuda, t, y, x, nloc, xm, zm, c));
 }
 
 int hs_sv_pack(hs_ctx *ctx, hs_dtype t, void *a, int nloc, int q, int v, int64_t start, int64_t count, void *buf,
@@ -144,6 +137,6 @@ int hs_sv_pack(hs_ctx *ctx, hs_dtype t, void *a, int nloc, int q, int v, int64_t
     if (q < 0 || q >= nloc || start < 0 || count < 0 || start + count > ((int64_t)1 << (nloc - 1)))
         return HS_FAIL(HS_ERR_RUNTIME, "state vector: bad pack range");
     if (count == 0) return HS_OK;
-    DISPATCH(hs_sv_pack_cpu(t, a, nloc, q, v, start, count, buf, unpack),
-             hs_sv_pack_cuda(ctx->cuda, t, a, nloc, q, v, start, count, buf, unpack));
+    return HS_DISPATCH(ctx, hs_sv_pack_cpu(t, a, nloc, q, v, start, count, buf, unpack),
+                       hs_sv_pack_cuda(ctx->cuda, t, a, nloc, q, v, start, count, buf, unpack));
 }

@@ -415,12 +415,7 @@ __global__ void k_pack(typename cx<T>::t *a, int q, int v, uint64_t start, uint6
 // Partials to the host (pinned scratch), after the stream has finished them.
 int fetch(struct hs_cuda_ctx *cu, const double *dev, size_t count, double **host)
 {
-    void *h;
-    HS_CHECK(hs_cuda_host_scratch(cu, count * sizeof(double), &h));
-    HS_CUDA_CHECK(cudaMemcpyAsync(h, dev, count * sizeof(double), cudaMemcpyDeviceToHost, cu->stream));
-    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
-    *host = (double *)h;
-    return HS_OK;
+    return hs_cuda_fetch(cu, dev, count * sizeof(double), (void **)host);
 }
 
 int reduce_blocks(struct hs_cuda_ctx *cu, uint64_t n) { return hs_cuda_blocks(cu, n, THREADS); }

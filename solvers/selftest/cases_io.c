@@ -104,7 +104,7 @@ int hs_selftest_io(hs_ctx *ctx, int64_t n, hs_selftest_result *r)
         snprintf(dir, sizeof dir, "%s/hpcsim_selftest_io_XXXXXX", t && *t ? t : "/tmp");
         if (!mkdtemp(dir)) dir[0] = 0;
     }
-    HS_MPI_CHECK(MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, ctx->comm));
+    HS_CHECK(hs_host_bcast_bytes(ctx->comm, dir, sizeof dir, 0));
     if (!dir[0]) return HS_FAIL(HS_ERR_RUNTIME, "selftest io: cannot create a temporary directory");
     double *g = malloc((size_t)n * sizeof *g);
     if (!g) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -113,7 +113,7 @@ int hs_selftest_io(hs_ctx *ctx, int64_t n, hs_selftest_result *r)
     double worst = 0;
     int rc = run_all(ctx, dir, n, g, off, cnt, &worst);
     free(g);
-    HS_MPI_CHECK(MPI_Barrier(ctx->comm));
+    HS_CHECK(hs_host_barrier(ctx->comm));
     if (ctx->rank == 0) { /* only our own files are there */
         char path[600];
         const char *names[] = {"field.h5", "field.xmf", "field.nc", "state.ckpt"};

@@ -19,7 +19,7 @@ static int run_pcg_update(void *a) { (void)a; return hs_pcg_update(ctx, n, 1e-9,
 int main(int argc, char **argv)
 {
     ctx = bench_init(&argc, &argv);
-    int gpu = ctx->device == HS_DEVICE_CUDA;
+    int gpu = HS_ON_GPU(ctx);
     n = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
     size_t bytes = n * sizeof(double);
     bench_check(hs_mem_alloc(ctx, bytes, (void **)&x), "alloc");

@@ -44,7 +44,7 @@ static void bench_local(const char *name, int rank, const int64_t *n, int64_t ba
     bench_check(hs_fill(ctx, p, in_b / rs, 0.5, j.in), "fill");
     double t = bench_time(run_wrapper, &j, warm, reps);
     double tr = bench_time(run_raw, &j, warm, reps);
-    int gpu = ctx->device == HS_DEVICE_CUDA;
+    int gpu = HS_ON_GPU(ctx);
     bench_row(name, size, hs_dtype_name(p), t, (double)(in_b + out_b), 0, gpu ? "cuFFT raw exec" : "FFTW raw exec", tr);
     hs_fft_plan_destroy(j.plan);
     hs_mem_free(ctx, j.in);
@@ -96,7 +96,7 @@ static void bench_distributed(const int64_t *n, hs_fft_kind kind, hs_dtype p, in
 int main(int argc, char **argv)
 {
     ctx = bench_init(&argc, &argv);
-    int gpu = ctx->device == HS_DEVICE_CUDA;
+    int gpu = HS_ON_GPU(ctx);
     int warm = gpu ? 3 : 1, reps = gpu ? 20 : 5;
     int64_t c3 = gpu ? 512 : 128, l1 = gpu ? (int64_t)1 << 20 : (int64_t)1 << 16, b1 = gpu ? 64 : 16;
     int64_t n3[] = {c3, c3, c3}, n2[] = {gpu ? 8192 : 1024, gpu ? 8192 : 1024};

@@ -36,7 +36,7 @@ static double total(hs_ctx *ctx, double v)
 static void bench_pack_rows(hs_ctx *ctx, job *j, const char *size)
 {
     static const char *names[] = {"halo_pack x faces", "halo_pack y faces", "halo_pack z faces", "halo_pack all"};
-    int gpu = ctx->device == HS_DEVICE_CUDA;
+    int gpu = HS_ON_GPU(ctx);
     for (int dim = 0; dim <= 3; dim++) {
         j->dim = dim == 3 ? -1 : dim;
         j->peer = 0;
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
     hs_ctx *ctx = bench_init(&argc, &argv);
     /* 512^3 as asked; a smaller default on the CPU keeps `make bench` short on small machines */
     const char *env = getenv("HS_BENCH_HALO_N");
-    int64_t n = env && *env ? atoll(env) : (ctx->device == HS_DEVICE_CUDA ? 512 : 256);
+    int64_t n = env && *env ? atoll(env) : (HS_ON_GPU(ctx) ? 512 : 256);
     bench_copy_bandwidth();
     const int64_t g[3] = {n, n, n};
     const int per[3] = {1, 1, 1};

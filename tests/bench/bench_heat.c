@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     hs_ctx *ctx = bench_init(&argc, &argv);
     bench_check(hs_driver_declare(), "declare");
     bench_check(hs_heat_solver.declare(), "declare");
-    int gpu = ctx->device == HS_DEVICE_CUDA;
+    int gpu = HS_ON_GPU(ctx);
     const char *env = getenv("HS_BENCH_HEAT_N");
     int n = env ? atoi(env) : gpu ? 512 : 128;
     /* weak scaling: the global grid grows along z with the rank count, n^3 cells per rank */

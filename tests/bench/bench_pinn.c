@@ -57,7 +57,7 @@ static void per_iteration(hs_ctx *ctx, hs_dtype dt)
     hs_pinn_config c;
     hs_pinn_config_default(&c);
     const char *prec = dt == HS_F64 ? "f64" : "f32";
-    int gpu = ctx->device == HS_DEVICE_CUDA;
+    int gpu = HS_ON_GPU(ctx);
     int64_t n = gpu ? 500 : 20;
     /* Adam: warm up (the first call also records the untrained network), then time */
     hs_pinn *p = make(ctx, dt, 2 * n + 10, 0);
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     per_iteration(ctx, HS_F32);
     /* training to 1e-3 takes minutes: on by default on a GPU, HS_BENCH_PINN_FULL=0/1 decides */
     const char *full = getenv("HS_BENCH_PINN_FULL");
-    if (full ? atoi(full) : ctx->device == HS_DEVICE_CUDA) time_to_solution(ctx);
+    if (full ? atoi(full) : HS_ON_GPU(ctx)) time_to_solution(ctx);
     bench_finish();
     return 0;
 }

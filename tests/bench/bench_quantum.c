@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 {
     ctx = bench_init(&argc, &argv);
     const char *env = getenv("HS_BENCH_QUBITS");
-    int n = ctx->device == HS_DEVICE_CUDA ? 30 : 22;
+    int n = HS_ON_GPU(ctx) ? 30 : 22;
     if (argc > 1) n = atoi(argv[1]);
     else if (env && *env) n = atoi(env);
     if (n < 8 || n > HS_Q_MAX_QUBITS) {

@@ -121,7 +121,7 @@ static void fill_random(uint64_t *h, size_t count, uint64_t seed, int as_double)
 int main(int argc, char **argv)
 {
     ctx = bench_init(&argc, &argv);
-    int gpu = ctx->device == HS_DEVICE_CUDA;
+    int gpu = HS_ON_GPU(ctx);
     n = gpu ? (size_t)1 << 28 : (size_t)1 << 24;
     int warm = gpu ? 3 : 1, reps = gpu ? 20 : 5;
     size_t bytes = n * 8;

@@ -51,18 +51,18 @@ static void bench_spmv(hs_ctx *ctx, spmv_job *j, const char *size)
     } kinds[] = {{HS_SPMV_CUSPARSE_ALG1, 0}, {HS_SPMV_CUSPARSE_ALG2, 0}, {HS_SPMV_NATIVE, 0},
                  {HS_SPMV_NATIVE, 1},        {HS_SPMV_NATIVE, 2},        {HS_SPMV_NATIVE, 4},
                  {HS_SPMV_NATIVE, 8},        {HS_SPMV_NATIVE, 16}};
-    int nk = ctx->device == HS_DEVICE_CUDA ? (int)(sizeof kinds / sizeof *kinds) : 1;
+    int nk = HS_ON_GPU(ctx) ? (int)(sizeof kinds / sizeof *kinds) : 1;
     double bytes = hs_csr_spmv_bytes(j->A), best_peer = 0;
     char name[64];
     j->beta = 0.0;
     for (int i = 0; i < nk; i++) {
-        bench_check(hs_csr_set_spmv_kernel(j->A, ctx->device == HS_DEVICE_CUDA ? kinds[i].k : HS_SPMV_AUTO, kinds[i].width),
+        bench_check(hs_csr_set_spmv_kernel(j->A, HS_ON_GPU(ctx) ? kinds[i].k : HS_SPMV_AUTO, kinds[i].width),
                     "kernel");
         double t = bench_time(run_spmv, j, 3, 20);
-        int peer = ctx->device == HS_DEVICE_CUDA && kinds[i].k != HS_SPMV_NATIVE;
+        int peer = HS_ON_GPU(ctx) && kinds[i].k != HS_SPMV_NATIVE;
         if (peer && (best_peer == 0 || t < best_peer)) best_peer = t;
         snprintf(name, sizeof name, "spmv_%s", hs_csr_spmv_kernel_name(j->A));
-        int ours = ctx->device == HS_DEVICE_CUDA && !peer;
+        int ours = HS_ON_GPU(ctx) && !peer;
         bench_row(name, size, "f64", t, bytes, 2.0 * j->A->nnz, ours ? "cusparse-best" : NULL, ours ? best_peer : 0);
     }
     bench_check(hs_csr_set_spmv_kernel(j->A, HS_SPMV_AUTO, 0), "kernel");
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 {
     hs_ctx *ctx = bench_init(&argc, &argv);
     /* 245^3: just over 100 M nonzeros on the GPU; a size a CPU gets through in seconds otherwise */
-    int64_t m = argc > 1 ? atoll(argv[1]) : ctx->device == HS_DEVICE_CUDA ? 245 : 96;
+    int64_t m = argc > 1 ? atoll(argv[1]) : HS_ON_GPU(ctx) ? 245 : 96;
     int64_t n[3] = {m, m, m};
     char size[64];
     snprintf(size, sizeof size, "%lld^3", (long long)m);

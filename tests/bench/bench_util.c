@@ -55,7 +55,7 @@ double bench_copy_bandwidth(void)
 {
     if (g_copy_bw > 0) return g_copy_bw;
     /* large enough to dwarf the caches: 2 GiB on a GPU, 256 MiB on a CPU */
-    size_t bytes = g_ctx->device == HS_DEVICE_CUDA ? ((size_t)2 << 30) : ((size_t)256 << 20);
+    size_t bytes = HS_ON_GPU(g_ctx) ? ((size_t)2 << 30) : ((size_t)256 << 20);
     copy_job j = {NULL, NULL, bytes};
     bench_check(hs_mem_alloc(g_ctx, bytes, &j.src), "copy buffer");
     bench_check(hs_mem_alloc(g_ctx, bytes, &j.dst), "copy buffer");
@@ -85,7 +85,7 @@ static int run_gemm(void *arg)
 double bench_gemm_rate(int single)
 {
     if (g_gemm_rate[single] > 0) return g_gemm_rate[single];
-    gemm_job j = {single ? HS_F32 : HS_F64, g_ctx->device == HS_DEVICE_CUDA ? 8192 : 2048, NULL, NULL, NULL};
+    gemm_job j = {single ? HS_F32 : HS_F64, HS_ON_GPU(g_ctx) ? 8192 : 2048, NULL, NULL, NULL};
     size_t elems = (size_t)j.n * j.n, bytes = elems * hs_dtype_size(j.t);
     bench_check(hs_mem_alloc(g_ctx, bytes, &j.a), "gemm buffer");
     bench_check(hs_mem_alloc(g_ctx, bytes, &j.b), "gemm buffer");

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "kernels/context.h"
+#include "kernels/dispatch.h"
 
 /* Context for benchmarks: device from HS_BENCH_DEVICE (auto | cpu | cuda; default auto).
  * Also opens the CSV named by HS_BENCH_CSV (default build/bench.csv) for appending. */

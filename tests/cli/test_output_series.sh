@@ -13,7 +13,7 @@ if [ ! -x "$GEN" ]; then
     echo "SKIP: $GEN is not built (make tests)"
     exit 77
 fi
-if ! HS_KEEP_OUTPUT=$WORK "$GEN" >"$WORK/gen.log" 2>&1; then
+if ! HS_TEST_KEEP_OUTPUT=$WORK "$GEN" >"$WORK/gen.log" 2>&1; then
     cat "$WORK/gen.log"
     echo "FAIL: $GEN did not produce the sample files"
     exit 1
@@ -77,7 +77,7 @@ fi
 if [ -x "$GEN_MPI" ] && command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q "+mpi"; then
     for np in 1 2 4; do
         mkdir -p np$np
-        HS_KEEP_OUTPUT=$WORK/np$np mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n $np "$GEN_MPI" \
+        HS_TEST_KEEP_OUTPUT=$WORK/np$np mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n $np "$GEN_MPI" \
             >mpi$np.log 2>&1 || bad "test_output_series_mpi at $np ranks: $(tail -3 mpi$np.log)"
     done
     for np in 2 4; do

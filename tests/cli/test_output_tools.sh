@@ -11,7 +11,7 @@ if [ ! -x "$GEN" ]; then
     exit 0
 fi
 # the unit test leaves sample.nc / sample.h5 (+ sample.xmf) here: 8 x 6 x 4 grid, 3 records
-if ! HS_KEEP_OUTPUT=$WORK "$GEN" >"$WORK/gen.log" 2>&1; then
+if ! HS_TEST_KEEP_OUTPUT=$WORK "$GEN" >"$WORK/gen.log" 2>&1; then
     cat "$WORK/gen.log"
     echo "FAIL: $GEN did not produce the sample files"
     exit 1

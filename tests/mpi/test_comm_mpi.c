@@ -1,5 +1,6 @@
 /* The communication family: every host and device-buffer collective against a reference computed
  * on the host from every rank's (known) data, at any rank count; the NCCL transport where it can run. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -232,6 +233,59 @@ static void test_errors(void **state)
     hs_comm_destroy(comm);
 }
 
+/* The non-blocking all-reduce against a reference summed (or maxed) here from every rank's known
+ * data, with a blocking collective between start and wait; the byte broadcast from two roots. */
+static void test_host_nonblocking_and_bytes(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    const size_t n = 517;
+    const hs_dtype types[] = {HS_I32, HS_F64};
+    for (int k = 0; k < 2; k++)
+        for (int op = HS_COMM_SUM; op <= HS_COMM_MAX; op++) {
+            hs_dtype t = types[k];
+            void *send = make(t, ctx->rank, n, 3), *recv = calloc(n + 1, hs_dtype_size(t));
+            void *want = calloc(n + 1, hs_dtype_size(t));
+            for (size_t i = 0; i < n; i++) {
+                double acc = value(t, 0, i, 0, 3);
+                for (int r = 1; r < ctx->size; r++) {
+                    double v = value(t, r, i, 0, 3);
+                    acc = op == HS_COMM_SUM ? acc + v : op == HS_COMM_MIN ? (v < acc ? v : acc) : (v > acc ? v : acc);
+                }
+                put(t, want, i, 0, acc);
+            }
+            MPI_Request req;
+            TEST_OK(hs_host_iallreduce(ctx->comm, t, (hs_comm_op)op, send, recv, n, &req));
+            int other = ctx->rank + 1;
+            TEST_OK(hs_host_allreduce(ctx->comm, HS_I32, HS_COMM_SUM, &other, 1));
+            if (other != ctx->size * (ctx->size + 1) / 2) g_bad++;
+            TEST_OK(hs_host_wait(&req));
+            expect_equal(recv, want, n * hs_dtype_size(t), "iallreduce", t, n);
+            free(send), free(recv), free(want);
+        }
+    MPI_Request none = MPI_REQUEST_NULL;
+    TEST_OK(hs_host_wait(&none));
+    for (int root = 0; root < ctx->size; root += ctx->size > 1 ? ctx->size - 1 : 1) {
+        char text[64];
+        snprintf(text, sizeof text, "from rank %d of %d", ctx->rank, ctx->size);
+        TEST_OK(hs_host_bcast_bytes(ctx->comm, text, sizeof text, root));
+        char want[64];
+        snprintf(want, sizeof want, "from rank %d of %d", root, ctx->size);
+        if (strcmp(text, want)) {
+            print_error("bcast_bytes from %d: got '%s'\n", root, text);
+            g_bad++;
+        }
+    }
+    TEST_OK(hs_host_barrier(ctx->comm));
+    double x[2] = {0};
+    MPI_Request req;
+    assert_int_equal(hs_host_iallreduce(ctx->comm, HS_F64, HS_COMM_SUM, x, x, 1, &req), HS_ERR_INPUT);
+    assert_int_equal(hs_host_iallreduce(ctx->comm, HS_C128, HS_COMM_MAX, x, x + 1, 1, &req), HS_ERR_INPUT);
+    assert_int_equal(hs_host_bcast_bytes(ctx->comm, x, (size_t)1 << 31, 0), HS_ERR_INPUT);
+    hs_error_clear();
+    agree(ctx);
+}
+
 /* The NCCL transport, demanded (run.gpu_comm = nccl): needs the build's NCCL and a GPU per rank. */
 static void test_nccl(void **state)
 {
@@ -246,7 +300,7 @@ static void test_nccl(void **state)
                                        : "built without NCCL: the NCCL transport is not run\n");
         skip();
     }
-    const char *was = ctx->device == HS_DEVICE_CUDA ? "cuda" : "cpu";
+    const char *was = hs_device_name(ctx->device);
     int mode = ctx->gpu_comm;
     TEST_OK(hs_ctx_set_device(ctx, "cuda", 0));
     ctx->gpu_comm = HS_GPU_COMM_NCCL;
@@ -270,6 +324,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_host_collectives),
     cmocka_unit_test(test_device_collectives),
     cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_host_nonblocking_and_bytes),
     cmocka_unit_test(test_nccl),
 };
 

@@ -18,7 +18,7 @@ static const char *path_for(const char *name)
 {
     static char buf[2][512];
     static int k;
-    const char *dir = getenv("HS_KEEP_OUTPUT");
+    const char *dir = getenv("HS_TEST_KEEP_OUTPUT");
     if (!dir || !*dir) return test_tmp_path(name);
     k ^= 1;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);

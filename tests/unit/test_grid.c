@@ -664,7 +664,7 @@ static void test_ghosts_cpu_vs_cuda(void **state)
         skip();
     }
     hs_ctx *ctx = test_ctx();
-    const char *was = ctx->device == HS_DEVICE_CUDA ? "cuda" : "cpu";
+    const char *was = hs_device_name(ctx->device);
     long bad = 0;
     for (int fd = -1; fd < 3; fd++)
         for (int t = 0; t < 2; t++)

@@ -891,10 +891,10 @@ static void test_reader_bad_files(void **state)
     assert_null(r);
 }
 
-/* HS_KEEP_OUTPUT=DIR leaves sample files for the command-line checks (tests/cli/test_output_tools.sh). */
+/* HS_TEST_KEEP_OUTPUT=DIR leaves sample files for the command-line checks (tests/cli/test_output_tools.sh). */
 static void test_keep_output(void **state)
 {
-    const char *dir = getenv("HS_KEEP_OUTPUT");
+    const char *dir = getenv("HS_TEST_KEEP_OUTPUT");
     if (!dir || !*dir) skip();
     hs_output_format f[2];
     const char *ext[2];

@@ -21,12 +21,12 @@ static int formats(hs_output_format *f, const char **ext)
     return n;
 }
 
-/* The file's directory: HS_KEEP_OUTPUT (the CLI checks read the files) or the test's tmp dir. */
+/* The file's directory: HS_TEST_KEEP_OUTPUT (the CLI checks read the files) or the test's tmp dir. */
 static const char *out_path(const char *name)
 {
     static char buf[4][512];
     static int k;
-    const char *dir = getenv("HS_KEEP_OUTPUT");
+    const char *dir = getenv("HS_TEST_KEEP_OUTPUT");
     if (!dir || !*dir) return test_tmp_path(name);
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
@@ -299,7 +299,7 @@ static void test_stations(void **state)
         assert_memory_equal(got, st_z, sizeof st_z);
         hs_reader_close(r);
         /* a station file is not resumable (yet): an input error, the file left alone */
-        if (!getenv("HS_KEEP_OUTPUT")) {
+        if (!getenv("HS_TEST_KEEP_OUTPUT")) {
             hs_output_desc d = {0};
             d.path = p;
             d.format = f[i];

@@ -171,7 +171,7 @@ static void test_fill_cpu_vs_cuda(void **state)
         skip();
     }
     hs_ctx *ctx = test_ctx();
-    const char *was = ctx->device == HS_DEVICE_CUDA ? "cuda" : "cpu";
+    const char *was = hs_device_name(ctx->device);
     TEST_OK(hs_ctx_set_device(ctx, "cuda", 1));
     check_fill(ctx, "cuda fill");
     TEST_OK(hs_ctx_set_device(ctx, was, 1));

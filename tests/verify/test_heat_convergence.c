@@ -1,5 +1,5 @@
 /* Observed order of accuracy of the heat solver against exact solutions (2nd/4th order in space,
- * Crank-Nicolson 2nd order in time).  HS_VALIDATE=1 runs finer grids and prints the tables. */
+ * Crank-Nicolson 2nd order in time).  HS_TEST_VALIDATE=1 runs finer grids and prints the tables. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 int hs_driver_declare(void);
 
-static int validate_mode(void) { return getenv("HS_VALIDATE") && atoi(getenv("HS_VALIDATE")); }
+static int validate_mode(void) { return getenv("HS_TEST_VALIDATE") && atoi(getenv("HS_TEST_VALIDATE")); }
 
 /* Run the heat solver to its end time with the given overrides; return the relative L2 error. */
 static double run_case(const char *const *overrides, int count)

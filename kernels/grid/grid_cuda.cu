@@ -109,7 +109,7 @@ static int copy_box_t(struct hs_cuda_ctx *cu, cudaStream_t s, const void *src, v
     return HS_OK;
 }
 
-extern "C" int hs_grid_cuda_copy_box(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
+extern "C" int hs_grid_copy_box_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
                                      const hs_grid_copy *b)
 {
     if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
@@ -125,7 +125,7 @@ static cudaPitchedPtr pitched(const void *p, int64_t sy, int64_t sz, size_t es, 
     return make_cudaPitchedPtr((void *)p, (size_t)sy * es, (size_t)ex * es, (size_t)(sz / sy));
 }
 
-extern "C" int hs_grid_cuda_copy_box_memcpy3d(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src,
+extern "C" int hs_grid_copy_box_memcpy3d_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src,
                                               void *dst, const hs_grid_copy *b)
 {
     if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
@@ -149,7 +149,7 @@ __global__ void fill_kernel(T *x, size_t n, T value)
         x[i] = value;
 }
 
-extern "C" int hs_grid_cuda_fill(struct hs_cuda_ctx *cu, hs_dtype t, void *x, size_t n, double value)
+extern "C" int hs_grid_fill_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *x, size_t n, double value)
 {
     if (n == 0) return HS_OK;
     int blocks = hs_cuda_blocks(cu, n, THREADS);
@@ -181,7 +181,7 @@ __global__ void ghosts_kernel(const hs_grid_ghosts G, T *u)
     }
 }
 
-extern "C" int hs_grid_cuda_ghosts(struct hs_cuda_ctx *cu, hs_dtype t, const hs_grid_ghosts *G, void *data)
+extern "C" int hs_grid_ghosts_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const hs_grid_ghosts *G, void *data)
 {
     int d = G->dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;
     int64_t n = (G->local[e1] + 2 * G->hw[e1]) * (G->local[e2] + 2 * G->hw[e2]);
@@ -288,7 +288,7 @@ static void host_acc_sum(double *s, double *c, double x)
     *s = t;
 }
 
-extern "C" int hs_grid_cuda_reduce(struct hs_cuda_ctx *cu, hs_dtype t, const void *src, int64_t ex, int64_t ey,
+extern "C" int hs_grid_reduce_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *src, int64_t ex, int64_t ey,
                                    int64_t ez, int64_t sy, int64_t sz, int op, double *result)
 {
     int is_sum = op == HS_GRID_RED_SUM || op == HS_GRID_RED_SUMSQ;
@@ -299,11 +299,9 @@ extern "C" int hs_grid_cuda_reduce(struct hs_cuda_ctx *cu, hs_dtype t, const voi
     size_t bytes = 2 * (size_t)p.grid * sizeof(double);
     void *part = NULL, *host = NULL;
     HS_CHECK(hs_cuda_scratch(cu, bytes, &part));
-    HS_CHECK(hs_cuda_host_scratch(cu, bytes, &host));
     if (t == HS_F64) HS_CHECK(launch_reduce<double>(cu, op, p, src, ex, ey, sy, sz, (double *)part));
     else HS_CHECK(launch_reduce<float>(cu, op, p, src, ex, ey, sy, sz, (double *)part));
-    HS_CUDA_CHECK(cudaMemcpyAsync(host, part, bytes, cudaMemcpyDeviceToHost, cu->stream));
-    HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
+    HS_CHECK(hs_cuda_fetch(cu, part, bytes, &host));
     const double *h = (const double *)host;
     double s = 0, c = 0;
     for (int b = 0; b < p.grid; b++) {
@@ -328,13 +326,13 @@ static int stage_chunk(struct hs_cuda_ctx *cu, size_t es, char *dev, int64_t ex,
     size_t bytes = (size_t)(ex * ny * nz) * es;
     if (to_host) {
         hs_grid_copy b = {ex, ny, nz, sy, sz, ex, ex * ny};
-        HS_CHECK(hs_grid_cuda_copy_box(cu, NULL, es, dev, scratch, &b));
+        HS_CHECK(hs_grid_copy_box_cuda(cu, NULL, es, dev, scratch, &b));
         HS_CUDA_CHECK(cudaMemcpyAsync(host, scratch, bytes, cudaMemcpyDeviceToHost, cu->stream));
         HS_CUDA_CHECK(cudaStreamSynchronize(cu->stream));
     } else {
         hs_grid_copy b = {ex, ny, nz, ex, ex * ny, sy, sz};
         HS_CUDA_CHECK(cudaMemcpyAsync(scratch, host, bytes, cudaMemcpyHostToDevice, cu->stream));
-        HS_CHECK(hs_grid_cuda_copy_box(cu, NULL, es, scratch, dev, &b));
+        HS_CHECK(hs_grid_copy_box_cuda(cu, NULL, es, scratch, dev, &b));
     }
     return HS_OK;
 }
@@ -369,13 +367,13 @@ static int stage_box(struct hs_cuda_ctx *cu, size_t es, char *dev, int64_t ex, i
     return HS_OK;
 }
 
-extern "C" int hs_grid_cuda_box_to_host(struct hs_cuda_ctx *cu, size_t esize, const void *dev, int64_t ex, int64_t ey,
+extern "C" int hs_grid_box_to_host_cuda(struct hs_cuda_ctx *cu, size_t esize, const void *dev, int64_t ex, int64_t ey,
                                         int64_t ez, int64_t sy, int64_t sz, void *host)
 {
     return stage_box(cu, esize, (char *)dev, ex, ey, ez, sy, sz, (char *)host, 1);
 }
 
-extern "C" int hs_grid_cuda_box_from_host(struct hs_cuda_ctx *cu, size_t esize, const void *host, void *dev,
+extern "C" int hs_grid_box_from_host_cuda(struct hs_cuda_ctx *cu, size_t esize, const void *host, void *dev,
                                           int64_t ex, int64_t ey, int64_t ez, int64_t sy, int64_t sz)
 {
     return stage_box(cu, esize, (char *)dev, ex, ey, ez, sy, sz, (char *)host, 0);
@@ -383,7 +381,7 @@ extern "C" int hs_grid_cuda_box_from_host(struct hs_cuda_ctx *cu, size_t esize, 
 
 // ------------------------------------------------------------------ streams and events
 
-extern "C" int hs_grid_cuda_stream_create(void **stream)
+extern "C" int hs_grid_stream_create_cuda(void **stream)
 {
     int least = 0, greatest = 0;
     HS_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
@@ -393,7 +391,7 @@ extern "C" int hs_grid_cuda_stream_create(void **stream)
     return HS_OK;
 }
 
-extern "C" int hs_grid_cuda_event_create(void **event)
+extern "C" int hs_grid_event_create_cuda(void **event)
 {
     cudaEvent_t e;
     HS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
@@ -401,7 +399,7 @@ extern "C" int hs_grid_cuda_event_create(void **event)
     return HS_OK;
 }
 
-extern "C" int hs_grid_cuda_event_done(void *event, int *done)
+extern "C" int hs_grid_event_done_cuda(void *event, int *done)
 {
     cudaError_t e = cudaEventQuery((cudaEvent_t)event);
     *done = e == cudaSuccess;
@@ -414,7 +412,7 @@ extern "C" int hs_grid_cuda_event_done(void *event, int *done)
     return HS_OK;
 }
 
-extern "C" int hs_grid_cuda_event_sync(void *event)
+extern "C" int hs_grid_event_sync_cuda(void *event)
 {
     HS_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)event));
     return HS_OK;

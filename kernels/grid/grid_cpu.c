@@ -28,7 +28,7 @@
 DEFINE_COPY_BOX(copy_box_64, uint64_t)
 DEFINE_COPY_BOX(copy_box_32, uint32_t)
 
-int hs_grid_cpu_copy_box(size_t es, const void *src, void *dst, const hs_grid_copy *b)
+int hs_grid_copy_box_cpu(size_t es, const void *src, void *dst, const hs_grid_copy *b)
 {
     if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
     if (es == 8) copy_box_64(src, dst, b);
@@ -37,7 +37,7 @@ int hs_grid_cpu_copy_box(size_t es, const void *src, void *dst, const hs_grid_co
     return HS_OK;
 }
 
-int hs_grid_cpu_fill(hs_dtype t, void *x, size_t n, double value)
+int hs_grid_fill_cpu(hs_dtype t, void *x, size_t n, double value)
 {
     if (t == HS_F64) {
         double *p = x;
@@ -76,7 +76,7 @@ int hs_grid_cpu_fill(hs_dtype t, void *x, size_t n, double value)
 DEFINE_GHOSTS(ghosts_64, double)
 DEFINE_GHOSTS(ghosts_32, float)
 
-int hs_grid_cpu_ghosts(hs_dtype t, const hs_grid_ghosts *G, void *data)
+int hs_grid_ghosts_cpu(hs_dtype t, const hs_grid_ghosts *G, void *data)
 {
     if (t == HS_F64) ghosts_64(G, data);
     else ghosts_32(G, data);
@@ -128,7 +128,7 @@ static double neutral(int op)
     return op == HS_GRID_RED_MIN ? INFINITY : op == HS_GRID_RED_MAX ? -INFINITY : 0.0;
 }
 
-int hs_grid_cpu_reduce(hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez, int64_t sy, int64_t sz,
+int hs_grid_reduce_cpu(hs_dtype t, const void *src, int64_t ex, int64_t ey, int64_t ez, int64_t sy, int64_t sz,
                        int op, double *result)
 {
     partial part[RED_CHUNKS];
