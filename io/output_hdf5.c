@@ -716,7 +716,8 @@ static int append_history(hs_writer *w)
     return rc;
 }
 
-static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
+/* Reopen, drop the records after `time`, adopt the variables: rank 0 alone in any file. */
+static int reopen_serial(hs_writer *w, const hs_output_desc *desc, double time)
 {
     hid_t fapl;
     HS_CHECK(new_state(w));
@@ -732,11 +733,72 @@ static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
     HS_CHECK(scan_datasets(w));
     for (int i = 0; i < w->nvars; i++)
         if (w->vars[i].time_dependent) HS_CHECK(shrink(w, st(w)->ds[i], nkeep));
-    /* Parallel HDF5 1.10.8 keeps a chunk that the shrink cut (the time coordinate's: 1024 records a
-     * chunk) in its cache and writes it back at close, over the collective writes made meanwhile
-     * into that chunk (the next record's time came back as 0); a flush now writes it first. */
-    if (w->par) HS_H5_CHECK(H5Fflush(st(w)->file, H5F_SCOPE_GLOBAL), w->partial);
     return append_history(w);
+}
+
+#if HS_HAVE_HDF5_PARALLEL
+/* Close the file as it stands (no /xdmf rebuilt), reporting errors. */
+static int close_plain(hs_writer *w)
+{
+    h5_state *s = st(w);
+    close_objects(s);
+    herr_t closed = H5Fclose(s->file);
+    free(s);
+    w->bs = NULL;
+    HS_H5_CHECK(closed, w->partial);
+    return HS_OK;
+}
+
+/* A collective file: rank 0 drops the later records alone, through the serial driver, then
+ * every rank opens the file collectively and the datasets by name.  (Parallel HDF5 1.10.8
+ * mishandles shrinking a chunked dataset collectively: the cut chunk of the time coordinate came
+ * back at close over the next record's time, and a flush after the shrink could leave the ranks
+ * in different barriers.) */
+static int reopen_collective(hs_writer *w, const hs_output_desc *desc, double time)
+{
+    hs_ctx *ctx = w->ctx;
+    int rc = HS_OK;
+    if (ctx->rank == 0) {
+        w->par = 0;
+        rc = reopen_serial(w, desc, time);
+        if (rc == HS_OK) rc = close_plain(w);
+        else h5_discard(w);
+        w->par = 1;
+    }
+    int code = rc;
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm));
+    if (code != HS_OK) return ctx->rank == 0 || code == HS_ERR_INPUT ? code : HS_FAIL(code, "resuming %s failed on rank 0", w->path);
+    /* rank 0's variables and record times */
+    int64_t meta[2] = {w->nvars, w->nrec};
+    HS_MPI_CHECK(MPI_Bcast(meta, 2, MPI_INT64_T, 0, ctx->comm));
+    HS_MPI_CHECK(MPI_Bcast(w->vars, (int)sizeof w->vars, MPI_BYTE, 0, ctx->comm));
+    w->nvars = (int)meta[0];
+    if (ctx->rank != 0) {
+        w->nrec = 0;
+        for (int64_t r = 0; r < meta[1]; r++) HS_CHECK(hs_writer_push_time(w, 0));
+    }
+    if (meta[1] > 0) HS_MPI_CHECK(MPI_Bcast(w->times, (int)meta[1], MPI_DOUBLE, 0, ctx->comm));
+    const char *p = w->partial;
+    hid_t fapl;
+    HS_CHECK(new_state(w));
+    HS_CHECK(writer_fapl(w, &fapl));
+    st(w)->file = H5Fopen(p, H5F_ACC_RDWR, fapl);
+    H5Pclose(fapl);
+    if (st(w)->file < 0) return hs_h5_fail("H5Fopen", p, __FILE__, __LINE__);
+    htri_t has = w->has_time ? H5Lexists(st(w)->file, w->rec_name, H5P_DEFAULT) : 0;
+    HS_H5_CHECK(has, p);
+    if (has) HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, w->rec_name, H5P_DEFAULT), p);
+    for (int i = 0; i < w->nvars; i++) HS_H5_ID(st(w)->ds[i], H5Dopen2(st(w)->file, w->vars[i].name, H5P_DEFAULT), p);
+    return HS_OK;
+}
+#endif
+
+static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
+{
+#if HS_HAVE_HDF5_PARALLEL
+    if (w->par) return reopen_collective(w, desc, time);
+#endif
+    return reopen_serial(w, desc, time);
 }
 
 /* ------------------------------------------------------------------ the XDMF companion */
