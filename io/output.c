@@ -370,6 +370,18 @@ static int io_rank(const hs_writer *w) { return w->par || w->ctx->rank == 0; }
 
 int hs_writer_parallel(const hs_writer *w) { return w ? w->par : 0; }
 
+const char *hs_output_parallel_summary(void)
+{
+#define HS_PAR_WORDS(have, par, name, lib) \
+    (have ? (par ? name " collective (parallel " lib ")" : name " through rank 0 (serial " lib ")") : name " not built in")
+    static char line[160];
+    snprintf(line, sizeof line, "%s, %s%s", HS_PAR_WORDS(HS_HAVE_NETCDF, HS_HAVE_NETCDF_PARALLEL, "NetCDF", "NetCDF-4"),
+             HS_PAR_WORDS(HS_HAVE_HDF5, HS_HAVE_HDF5_PARALLEL, "HDF5", "HDF5"),
+             HS_HAVE_NETCDF_PARALLEL || HS_HAVE_HDF5_PARALLEL ? "; output.parallel = off gathers through rank 0" : "");
+#undef HS_PAR_WORDS
+    return line;
+}
+
 int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
 {
     if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_open: no result pointer");

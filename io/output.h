@@ -80,6 +80,9 @@ int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **w);
 /* 1 when the file is collective (every rank writes its own blocks), 0 when it goes through rank 0.
  * The same on every rank. */
 int hs_writer_parallel(const hs_writer *w);
+/* One line for `hpcsim info`: how each format built in writes under output.parallel = auto
+ * ("NetCDF collective (parallel NetCDF-4), HDF5 through rank 0 (serial HDF5)" and the like). */
+const char *hs_output_parallel_summary(void);
 
 /* Declare a variable on the grid (time-dependent or not) before the first hs_writer_put.
  * standard_name may be NULL.  dtype HS_F64 or HS_F32.  Returns its id. Collective. */
