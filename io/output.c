@@ -265,6 +265,18 @@ static void writer_free(hs_writer *w)
     free(w);
 }
 
+int hs_io_mpiio_name_too_long(const char *name)
+{
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION < 5
+    /* Open MPI 4's MPI-IO (OMPIO) writes a lock-file name made from the file name into a 256-byte
+     * buffer (sharedfp/lockedfile) and aborts on a buffer overflow from about 240 characters on */
+    return strlen(name) > HS_MPIIO_NAME_MAX;
+#else
+    (void)name;
+    return 0;
+#endif
+}
+
 /* A string of rank 0 on every rank (*s replaced; malloc'd). */
 static int bcast_text(hs_ctx *ctx, char **s)
 {
@@ -330,7 +342,7 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     }
     snprintf(w->partial, len, "%s.partial", desc->path);
     /* rank 0's choice counts: ranks that disagreed would wait in different calls */
-    int want = w->be->parallel && desc->parallel != HS_OUTPUT_PARALLEL_OFF;
+    int want = w->be->parallel && desc->parallel != HS_OUTPUT_PARALLEL_OFF && !hs_io_mpiio_name_too_long(w->partial);
     HS_MPI_CHECK(MPI_Bcast(&want, 1, MPI_INT, 0, ctx->comm));
     w->par = want;
     int rc = ctx->rank == 0 ? make_edges(w, desc) : HS_OK;

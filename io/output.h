@@ -74,7 +74,9 @@ typedef struct hs_writer hs_writer;
  * gathered to it.  In a collective file every metadata call is collective in the library too, so
  * names, units and desc's texts must be the same on every rank (values documented as "rank 0 is
  * enough", the history time stamp, attribute values and record times are taken from rank 0).  A
- * missing library (NetCDF or HDF5 not built in) is an input error naming the build feature. */
+ * missing library (NetCDF or HDF5 not built in) is an input error naming the build feature.
+ * Under Open MPI 4 a file whose PATH.partial is longer than 200 characters is gathered (its MPI-IO
+ * crashes on longer names). */
 int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **w);
 
 /* 1 when the file is collective (every rank writes its own blocks), 0 when it goes through rank 0.

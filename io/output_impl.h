@@ -144,6 +144,10 @@ int hs_io_strdup(const char *s, char **out);
  * slowest spatial dimensions until a chunk stays below HDF5's 4 GiB limit (dims in file order). */
 void hs_io_chunk_dims(const int64_t *file_dims, int rank, int has_time, size_t elem, size_t *chunk);
 int hs_io_file_exists(const char *path);
+/* 1 when the MPI library cannot open a file of this name through MPI-IO (Open MPI 4: names over
+ * HS_MPIIO_NAME_MAX characters); such a file is written through rank 0 instead. */
+#define HS_MPIIO_NAME_MAX 200
+int hs_io_mpiio_name_too_long(const char *name);
 /* fsync a file by name (data on disk before a rename or a checkpoint refers to it). */
 int hs_io_fsync_path(const char *path);
 
