@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/compare.h"
+#include "io/output.h"
 #include "io/params.h"
 #include "kernels/context.h"
 #include "kernels/version.h"
@@ -249,6 +250,7 @@ static int mpi_command(const command *c, cmdline *o, int argc, char **argv, int 
         if (o->nargs) rc = usage_error(c, "'info' takes no arguments, got '%s'", o->args[0]);
         if (rc == HS_OK) rc = hs_ctx_set_device(ctx, "auto", 1);
         if (rc == HS_OK) rc = hs_ctx_report(ctx, stdout);
+        if (rc == HS_OK && ctx->rank == 0) printf("output: %s\n", hs_output_parallel_summary());
     } else {
         rc = check_or_run(ctx, c, o, argc, argv);
     }

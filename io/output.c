@@ -1,4 +1,4 @@
-/* The gridded-output writer: argument checks, PATH.partial / rename policy, gathering to rank 0, format dispatch. */
+/* The gridded-output writer: argument checks, PATH.partial / rename policy, gathering to rank 0 or collective files, format dispatch. */
 #include "io/output.h"
 
 #include <errno.h>
@@ -265,6 +265,53 @@ static void writer_free(hs_writer *w)
     free(w);
 }
 
+int hs_io_mpiio_name_too_long(const char *name)
+{
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION < 5
+    /* Open MPI 4's MPI-IO (OMPIO) writes a lock-file name made from the file name into a 256-byte
+     * buffer (sharedfp/lockedfile) and aborts on a buffer overflow from about 240 characters on */
+    return strlen(name) > HS_MPIIO_NAME_MAX;
+#else
+    (void)name;
+    return 0;
+#endif
+}
+
+/* A string of rank 0 on every rank (*s replaced; malloc'd). */
+static int bcast_text(hs_ctx *ctx, char **s)
+{
+    int64_t len = ctx->rank == 0 ? (int64_t)strlen(*s) : 0;
+    HS_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT64_T, 0, ctx->comm));
+    if (len > INT32_MAX) return HS_FAIL(HS_ERR_RUNTIME, "a text of %lld bytes is too long to share", (long long)len);
+    if (ctx->rank != 0) {
+        char *t = realloc(*s, (size_t)len + 1);
+        if (!t) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a text");
+        *s = t;
+    }
+    HS_MPI_CHECK(MPI_Bcast(*s, (int)len + 1, MPI_CHAR, 0, ctx->comm));
+    return HS_OK;
+}
+
+/* A collective file: every rank writes the same metadata, so rank 0's history line (its time
+ * stamp) and cell edges (computed from coordinates only rank 0 needs to have) go to all. */
+static int share_root_data(hs_writer *w, int rc)
+{
+    hs_ctx *ctx = w->ctx;
+    int code = rc;
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm));
+    if (code != HS_OK) return ctx->rank == 0 ? rc : HS_FAIL(code, "preparing %s failed on rank 0", w->path);
+    HS_CHECK(bcast_text(ctx, &w->history));
+    for (int d = 0; d < w->ndim; d++) {
+        if (ctx->rank != 0 && !(w->edges[d] = malloc((size_t)(w->n[d] + 1) * sizeof(double))))
+            rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the cell edges of %s", w->path);
+        int bad = rc != HS_OK, anybad = 0;
+        HS_MPI_CHECK(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm));
+        if (anybad) return rc != HS_OK ? rc : HS_FAIL(HS_ERR_RUNTIME, "out of host memory on another rank");
+        HS_MPI_CHECK(MPI_Bcast(w->edges[d], (int)(w->n[d] + 1), MPI_DOUBLE, 0, ctx->comm));
+    }
+    return HS_OK;
+}
+
 /* Everything but the file: common to open and resume. */
 static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
 {
@@ -294,7 +341,12 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a writer");
     }
     snprintf(w->partial, len, "%s.partial", desc->path);
+    /* rank 0's choice counts: ranks that disagreed would wait in different calls */
+    int want = w->be->parallel && desc->parallel != HS_OUTPUT_PARALLEL_OFF && !hs_io_mpiio_name_too_long(w->partial);
+    HS_MPI_CHECK(MPI_Bcast(&want, 1, MPI_INT, 0, ctx->comm));
+    w->par = want;
     int rc = ctx->rank == 0 ? make_edges(w, desc) : HS_OK;
+    if (w->par) rc = share_root_data(w, rc);
     if (rc != HS_OK) {
         writer_free(w);
         return rc;
@@ -303,14 +355,43 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     return HS_OK;
 }
 
-/* Rank 0 did the file work; every rank returns its status.  Other ranks name the file. */
-static int agree(hs_writer *w, int rc, const char *what)
+/* Rank 0 did the work (all: every rank did); every rank returns its status.  The ranks that did
+ * not fail name the file and the first rank that did. */
+static int agree_among(hs_writer *w, int rc, const char *what, int all)
 {
-    int code = rc;
-    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, w->ctx->comm));
-    if (w->ctx->rank == 0 || code == HS_OK) return rc;
-    if (code == HS_ERR_INPUT) return code; /* rank 0 prints input errors */
-    return HS_FAIL(code, "%s of %s failed on rank 0", what, w->path);
+    hs_ctx *ctx = w->ctx;
+    int code = rc, first = 0;
+    if (all) {
+        int mine = rc != HS_OK ? ctx->rank : ctx->size;
+        HS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, ctx->comm));
+        if (first == ctx->size) return HS_OK;
+    }
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, first, ctx->comm));
+    if (rc != HS_OK || code == HS_OK) return rc;
+    if (code == HS_ERR_INPUT) return code; /* the failing rank holds the message; rank 0 prints input errors */
+    return HS_FAIL(code, "%s of %s failed on rank %d", what, w->path, first);
+}
+
+/* The file work was done by the backend ranks (rank 0, or every rank of a collective file). */
+static int agree(hs_writer *w, int rc, const char *what) { return agree_among(w, rc, what, w->par); }
+/* Rank 0 alone did the work (renaming, companion files, fsync), in any file. */
+static int agree_rank0(hs_writer *w, int rc, const char *what) { return agree_among(w, rc, what, 0); }
+
+/* The ranks that drive the backend: rank 0, or every rank in a collective file. */
+static int io_rank(const hs_writer *w) { return w->par || w->ctx->rank == 0; }
+
+int hs_writer_parallel(const hs_writer *w) { return w ? w->par : 0; }
+
+const char *hs_output_parallel_summary(void)
+{
+#define HS_PAR_WORDS(have, par, name, lib) \
+    (have ? (par ? name " collective (parallel " lib ")" : name " through rank 0 (serial " lib ")") : name " not built in")
+    static char line[160];
+    snprintf(line, sizeof line, "%s, %s%s", HS_PAR_WORDS(HS_HAVE_NETCDF, HS_HAVE_NETCDF_PARALLEL, "NetCDF", "NetCDF-4"),
+             HS_PAR_WORDS(HS_HAVE_HDF5, HS_HAVE_HDF5_PARALLEL, "HDF5", "HDF5"),
+             HS_HAVE_NETCDF_PARALLEL || HS_HAVE_HDF5_PARALLEL ? "; output.parallel = off gathers through rank 0" : "");
+#undef HS_PAR_WORDS
+    return line;
 }
 
 int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
@@ -318,13 +399,11 @@ int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_open: no result pointer");
     hs_writer *w;
     HS_CHECK(writer_new(ctx, desc, &w));
-    int rc = ctx->rank == 0 ? w->be->create(w, desc) : HS_OK;
+    int rc = io_rank(w) ? w->be->create(w, desc) : HS_OK;
     rc = agree(w, rc, "creating the output file");
     if (rc != HS_OK) {
-        if (ctx->rank == 0) {
-            w->be->discard(w);
-            remove(w->partial);
-        }
+        if (io_rank(w)) w->be->discard(w);
+        if (ctx->rank == 0) remove(w->partial);
         writer_free(w);
         return hs_error_trace(rc, __FILE__, __LINE__, "hs_writer_open");
     }
@@ -404,7 +483,7 @@ static int def_any(hs_writer *w, const char *name, const char *units, const char
     v->dtype = (int)dtype;
     v->time_dependent = time_dependent;
     v->grid = grid;
-    int rc = w->ctx->rank == 0 ? w->be->def_var(w, v, units, long_name, standard_name) : HS_OK;
+    int rc = io_rank(w) ? w->be->def_var(w, v, units, long_name, standard_name) : HS_OK;
     HS_CHECK(agree(w, rc, "defining a variable"));
     *varid = w->nvars++;
     return HS_OK;
@@ -415,7 +494,8 @@ int hs_writer_begin_step(hs_writer *w, double t)
     if (!w) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_begin_step: no writer");
     if (!w->has_time) return hs_input_error(w->path, 0, NULL, "time record in a file without time units");
     int rc = HS_OK;
-    if (w->ctx->rank == 0) {
+    if (w->par) HS_MPI_CHECK(MPI_Bcast(&t, 1, MPI_DOUBLE, 0, w->ctx->comm)); /* rank 0's time, as in a gathered file */
+    if (io_rank(w)) {
         rc = w->be->put_time(w, w->nrec, t);
         if (rc == HS_OK) rc = hs_writer_push_time(w, t);
     } else {
@@ -436,21 +516,24 @@ static int check_put(hs_writer *w, int varid)
 int64_t hs_writer_records(const hs_writer *w) { return w ? w->nrec : 0; }
 int hs_writer_nonfinite(const hs_writer *w) { return w ? w->nonfinite : 0; }
 
-/* Rank 0: the first NaN or Inf of a whole variable, as a runtime error naming the point. */
-static int check_finite(hs_writer *w, const hs_writer_var *v, const void *data)
+/* The first NaN or Inf among n values of dtype (its index, or -1) and its value. */
+static int64_t first_nonfinite(int dtype, const void *data, int64_t n, double *value)
 {
-    int64_t n = hs_writer_var_size(w, v), bad = -1;
-    double value = 0;
-    if (v->dtype == HS_F64) {
+    if (dtype == HS_F64) {
         const double *d = data;
-        for (int64_t i = 0; i < n && bad < 0; i++)
-            if (!isfinite(d[i])) bad = i, value = d[i];
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(d[i])) return *value = d[i], i;
     } else {
         const float *f = data;
-        for (int64_t i = 0; i < n && bad < 0; i++)
-            if (!isfinite(f[i])) bad = i, value = f[i];
+        for (int64_t i = 0; i < n; i++)
+            if (!isfinite(f[i])) return *value = f[i], i;
     }
-    if (bad < 0) return HS_OK;
+    return -1;
+}
+
+/* A NaN or Inf at linear index `bad` of variable v, as a runtime error naming the point. */
+static int report_nonfinite(hs_writer *w, const hs_writer_var *v, int64_t bad, double value)
+{
     w->nonfinite = 1;
     char where[256] = "";
     size_t len = 0;
@@ -465,6 +548,14 @@ static int check_finite(hs_writer *w, const hs_writer_var *v, const void *data)
                    v->time_dependent && w->times ? w->times[w->nrec - 1] : 0.0);
 }
 
+/* Rank 0: the first NaN or Inf of a whole variable, as a runtime error naming the point. */
+static int check_finite(hs_writer *w, const hs_writer_var *v, const void *data)
+{
+    double value = 0;
+    int64_t bad = first_nonfinite(v->dtype, data, hs_writer_var_size(w, v), &value);
+    return bad < 0 ? HS_OK : report_nonfinite(w, v, bad, value);
+}
+
 /* Rank 0 wrote a whole variable: every rank learns its status and whether it was finite. */
 static int agree_put(hs_writer *w, int rc)
 {
@@ -474,20 +565,26 @@ static int agree_put(hs_writer *w, int rc)
     return agree(w, rc, "writing a variable");
 }
 
-/* Rank 0: write, then report a non-finite value (the record is kept: it shows what went wrong). */
+/* The backend ranks: write rank 0's data (the others of a collective file take part with
+ * nothing), then rank 0 reports a non-finite value (the record is kept: it shows what went wrong). */
 static int put_root(hs_writer *w, const hs_writer_var *v, const void *data)
 {
-    HS_CHECK(w->be->put(w, v, data));
-    return check_finite(w, v, data);
+    int root = w->ctx->rank == 0;
+    HS_CHECK(w->be->put(w, v, root ? data : NULL));
+    return root ? check_finite(w, v, data) : HS_OK;
 }
+
+/* Rank 0's status before a write from rank 0: in a collective file every rank must learn it
+ * before the collective write, so that none waits in it alone. */
+static int agree_root(hs_writer *w, int rc, const char *what) { return w->par ? agree(w, rc, what) : rc; }
 
 int hs_writer_put(hs_writer *w, int varid, const void *global)
 {
     HS_CHECK(check_put(w, varid));
     int rc = HS_OK;
-    if (w->ctx->rank == 0)
-        rc = global ? put_root(w, &w->vars[varid], global)
-                    : HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put: %s: rank 0 passed no data", w->vars[varid].name);
+    if (w->ctx->rank == 0 && !global) rc = HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put: %s: rank 0 passed no data", w->vars[varid].name);
+    rc = agree_root(w, rc, "writing a variable");
+    if (rc == HS_OK && io_rank(w)) rc = put_root(w, &w->vars[varid], global);
     return agree_put(w, rc);
 }
 
@@ -563,6 +660,29 @@ static int assemble(hs_writer *w, const block_t *blocks, const void *mine, size_
     return HS_OK;
 }
 
+/* A collective file: every rank writes its own block; the first NaN or Inf in the grid's order
+ * (the one a gathered file reports) is found by a reduction and reported by rank 0. */
+static int put_block_collective(hs_writer *w, const hs_writer_var *v, const block_t *b, const void *local)
+{
+    hs_ctx *ctx = w->ctx;
+    int rc = agree(w, w->be->put_block(w, v, b->off, b->cnt, local), "writing a variable");
+    if (rc != HS_OK) return rc;
+    double value = 0;
+    int64_t i = first_nonfinite(v->dtype, local, block_size(b), &value), bad = INT64_MAX, mine = INT64_MAX;
+    if (i >= 0) { /* local index (x fastest in the block) to the grid's linear index */
+        int64_t x = i % b->cnt[0], y = i / b->cnt[0] % b->cnt[1], z = i / b->cnt[0] / b->cnt[1];
+        mine = ((b->off[2] + z) * w->n[1] + (b->off[1] + y)) * w->n[0] + b->off[0] + x;
+    }
+    HS_MPI_CHECK(MPI_Allreduce(&mine, &bad, 1, MPI_INT64_T, MPI_MIN, ctx->comm));
+    if (bad == INT64_MAX) return HS_OK;
+    int owner = mine == bad ? ctx->rank : ctx->size, first = 0; /* blocks are disjoint: one owner */
+    HS_MPI_CHECK(MPI_Allreduce(&owner, &first, 1, MPI_INT, MPI_MIN, ctx->comm));
+    HS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_DOUBLE, first, ctx->comm));
+    w->nonfinite = 1;
+    if (ctx->rank == 0) return report_nonfinite(w, v, bad, value);
+    return HS_FAIL(HS_ERR_RUNTIME, "writing a variable of %s failed on rank 0", w->path); /* as agree words it */
+}
+
 int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const int64_t count[3], const void *local)
 {
     HS_CHECK(check_put(w, varid));
@@ -586,6 +706,10 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
         free(blocks);
         return rc;
     }
+    if (w->par) {
+        free(blocks);
+        return put_block_collective(w, &w->vars[varid], &me, local);
+    }
     if (ctx->rank == 0) {
         rc = assemble(w, blocks, local, es);
         if (rc == HS_OK) rc = put_root(w, &w->vars[varid], w->gather);
@@ -605,11 +729,51 @@ int hs_writer_put_scalar(hs_writer *w, int varid, double value)
     if (!(v->grid == HS_GRID_SERIES || (v->grid == 0 && w->ndim == 0)) || !v->time_dependent)
         return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_scalar of %s, which is not a time series", w->path, v->name);
     int rc = HS_OK;
-    if (w->ctx->rank == 0) {
+    if (io_rank(w)) {
         float f = (float)value;
         rc = put_root(w, v, v->dtype == HS_F32 ? (const void *)&f : (const void *)&value);
     }
     return agree_put(w, rc);
+}
+
+/* A collective file: the station names and coordinates (rank 0 is enough) are made known to
+ * every rank, which all define the same metadata; rank 0 writes the values. */
+static int def_stations_collective(hs_writer *w, const hs_station_desc *sd)
+{
+    hs_ctx *ctx = w->ctx;
+    int64_t n = w->nstations, text = 0;
+    if (ctx->rank == 0)
+        for (int64_t i = 0; i < n; i++) text += (int64_t)strlen(sd->names[i]) + 1;
+    HS_MPI_CHECK(MPI_Bcast(&text, 1, MPI_INT64_T, 0, ctx->comm));
+    char *chars = malloc((size_t)text);
+    const char **names = malloc((size_t)n * sizeof *names);
+    double *xyz = calloc((size_t)n * 3, sizeof *xyz);
+    int rc = chars && names && xyz && text <= INT32_MAX && 3 * n <= INT32_MAX
+                 ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory sharing the stations of %s", w->path);
+    rc = agree(w, rc, "declaring stations");
+    if (rc == HS_OK) {
+        const double *c[3] = {sd->x, sd->y, sd->z};
+        if (ctx->rank == 0) {
+            char *t = chars;
+            for (int64_t i = 0; i < n; i++) t = stpcpy(t, sd->names[i]) + 1;
+            for (int k = 0; k < w->st_ncoord; k++) memcpy(xyz + k * n, c[k], (size_t)n * sizeof *xyz);
+        }
+        HS_MPI_CHECK(MPI_Bcast(chars, (int)text, MPI_CHAR, 0, ctx->comm));
+        HS_MPI_CHECK(MPI_Bcast(xyz, (int)(3 * n), MPI_DOUBLE, 0, ctx->comm));
+        const char *t = chars;
+        for (int64_t i = 0; i < n; i++, t += strlen(t) + 1) names[i] = t;
+        hs_station_desc all = *sd;
+        all.names = names;
+        all.x = xyz;
+        all.y = w->st_ncoord > 1 ? xyz + n : NULL;
+        all.z = w->st_ncoord > 2 ? xyz + 2 * n : NULL;
+        rc = w->be->def_stations(w, &all);
+        rc = agree(w, rc, "declaring stations");
+    }
+    free(chars);
+    free(names);
+    free(xyz);
+    return rc;
 }
 
 int hs_writer_def_stations(hs_writer *w, const hs_station_desc *sd)
@@ -643,8 +807,12 @@ int hs_writer_def_stations(hs_writer *w, const hs_station_desc *sd)
     HS_MPI_CHECK(MPI_Bcast(&nc, 1, MPI_INT, 0, w->ctx->comm)); /* rank 0's pointers decide */
     w->st_ncoord = nc;
     w->nstations = sd->n;
-    rc = w->ctx->rank == 0 ? w->be->def_stations(w, sd) : HS_OK;
-    rc = agree(w, rc, "declaring stations");
+    if (w->par) {
+        rc = def_stations_collective(w, sd);
+    } else {
+        rc = w->ctx->rank == 0 ? w->be->def_stations(w, sd) : HS_OK;
+        rc = agree(w, rc, "declaring stations");
+    }
     if (rc != HS_OK) w->nstations = 0;
     return rc;
 }
@@ -716,10 +884,9 @@ int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_
     if (rc == HS_OK) {
         HS_MPI_CHECK(MPI_Gatherv(index, n, MPI_INT64_T, idx, counts, displs, MPI_INT64_T, 0, ctx->comm));
         HS_MPI_CHECK(MPI_Gatherv(values, n * (int)es, MPI_BYTE, vals, bcounts, bdispls, MPI_BYTE, 0, ctx->comm));
-        if (ctx->rank == 0) {
-            rc = place_stations(w, total, idx, vals, es);
-            if (rc == HS_OK) rc = put_root(w, v, w->gather);
-        }
+        if (ctx->rank == 0) rc = place_stations(w, total, idx, vals, es);
+        rc = agree_root(w, rc, "gathering stations");
+        if (rc == HS_OK && io_rank(w)) rc = put_root(w, v, w->gather);
         rc = agree_put(w, rc);
     }
     free(counts);
@@ -733,20 +900,26 @@ int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_
 int hs_writer_attr_text(hs_writer *w, const char *name, const char *value)
 {
     if (!w || !name || !*name || !value) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_attr_text: null argument");
-    int rc = w->ctx->rank == 0 ? w->be->attr_text(w, name, value) : HS_OK;
-    return agree(w, rc, "writing an attribute");
+    if (!w->par) return agree(w, w->ctx->rank == 0 ? w->be->attr_text(w, name, value) : HS_OK, "writing an attribute");
+    char *v0; /* rank 0's value, as in a gathered file */
+    HS_CHECK(hs_io_strdup(value, &v0));
+    int rc = bcast_text(w->ctx, &v0);
+    if (rc == HS_OK) rc = agree(w, w->be->attr_text(w, name, v0), "writing an attribute");
+    free(v0);
+    return rc;
 }
 
 int hs_writer_attr_real(hs_writer *w, const char *name, double value)
 {
     if (!w || !name || !*name) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_attr_real: null argument");
-    int rc = w->ctx->rank == 0 ? w->be->attr_real(w, name, value) : HS_OK;
+    if (w->par) HS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_DOUBLE, 0, w->ctx->comm)); /* rank 0's value */
+    int rc = io_rank(w) ? w->be->attr_real(w, name, value) : HS_OK;
     return agree(w, rc, "writing an attribute");
 }
 
-static int close_and_rename(hs_writer *w)
+/* Rank 0, after the file is closed: the final name, the companion files, the list of files written. */
+static int rename_and_finish(hs_writer *w)
 {
-    HS_CHECK(w->be->close(w));
     if (rename(w->partial, w->path) != 0)
         return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", w->partial, w->path, strerror(errno));
     if (w->be->finish) HS_CHECK(w->be->finish(w));
@@ -754,11 +927,23 @@ static int close_and_rename(hs_writer *w)
     return HS_OK;
 }
 
+static int close_and_rename(hs_writer *w)
+{
+    HS_CHECK(w->be->close(w));
+    return rename_and_finish(w);
+}
+
 int hs_writer_close(hs_writer *w)
 {
     if (!w) return HS_OK;
-    int rc = w->ctx->rank == 0 ? close_and_rename(w) : HS_OK;
-    rc = agree(w, rc, "closing the output file");
+    int rc;
+    if (w->par) { /* the close is collective; rank 0 renames once every rank has closed */
+        rc = agree(w, w->be->close(w), "closing the output file");
+        if (rc == HS_OK && w->ctx->rank == 0) rc = rename_and_finish(w);
+    } else {
+        rc = w->ctx->rank == 0 ? close_and_rename(w) : HS_OK;
+    }
+    rc = agree_rank0(w, rc, "closing the output file");
     writer_free(w);
     return rc;
 }
@@ -772,14 +957,21 @@ static int sync_root(hs_writer *w)
 int hs_writer_sync(hs_writer *w)
 {
     if (!w) return HS_OK;
-    int rc = w->ctx->rank == 0 ? sync_root(w) : HS_OK;
+    int rc;
+    if (w->par) { /* the library's flush is collective; rank 0 fsyncs the file after it */
+        rc = agree(w, w->be->sync(w), "syncing the output file");
+        if (rc != HS_OK) return rc;
+        rc = w->ctx->rank == 0 ? hs_io_fsync_path(w->partial) : HS_OK;
+        return agree_rank0(w, rc, "syncing the output file");
+    }
+    rc = w->ctx->rank == 0 ? sync_root(w) : HS_OK;
     return agree(w, rc, "syncing the output file");
 }
 
 int hs_writer_suspend(hs_writer *w)
 {
     if (!w) return HS_OK;
-    int rc = w->ctx->rank == 0 ? w->be->close(w) : HS_OK;
+    int rc = io_rank(w) ? w->be->close(w) : HS_OK;
     rc = agree(w, rc, "suspending the output file");
     writer_free(w);
     return rc;
@@ -788,21 +980,31 @@ int hs_writer_suspend(hs_writer *w)
 void hs_writer_discard(hs_writer *w)
 {
     if (!w) return;
-    if (w->ctx->rank == 0) {
-        w->be->discard(w);
-        remove(w->partial);
-    }
+    if (io_rank(w)) w->be->discard(w);
+    if (w->ctx->rank == 0) remove(w->partial);
     writer_free(w);
 }
 
 /* Rank 0: find the file to continue.  A finished file (the run had ended) is moved back to
- * PATH.partial; with neither, the restarted run starts a new file. */
-static int reopen_root(hs_writer *w, const hs_output_desc *desc, double time)
+ * PATH.partial; with neither, the restarted run starts a new file (*exists = 0). */
+static int find_partial(hs_writer *w, int *exists)
 {
     if (!hs_io_file_exists(w->partial) && hs_io_file_exists(w->path) && rename(w->path, w->partial) != 0)
         return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", w->path, w->partial, strerror(errno));
-    if (!hs_io_file_exists(w->partial)) return w->be->create(w, desc);
-    return w->be->reopen(w, desc, time);
+    *exists = hs_io_file_exists(w->partial);
+    return HS_OK;
+}
+
+/* The backend ranks: reopen PATH.partial or start a new file (rank 0 found which). */
+static int reopen_file(hs_writer *w, const hs_output_desc *desc, double time)
+{
+    int exists = 0, rc = w->ctx->rank == 0 ? find_partial(w, &exists) : HS_OK;
+    if (w->par) {
+        HS_CHECK(agree(w, rc, "reopening the output file"));
+        HS_MPI_CHECK(MPI_Bcast(&exists, 1, MPI_INT, 0, w->ctx->comm));
+    }
+    HS_CHECK(rc);
+    return exists ? w->be->reopen(w, desc, time) : w->be->create(w, desc);
 }
 
 int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_writer **out)
@@ -810,7 +1012,7 @@ int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_wr
     if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_resume: no result pointer");
     hs_writer *w;
     HS_CHECK(writer_new(ctx, desc, &w));
-    int rc = ctx->rank == 0 ? reopen_root(w, desc, time) : HS_OK;
+    int rc = io_rank(w) ? reopen_file(w, desc, time) : HS_OK;
     rc = agree(w, rc, "reopening the output file");
     if (rc == HS_OK) {
         int64_t meta[2] = {w->nvars, w->nrec};
@@ -820,7 +1022,7 @@ int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_wr
         HS_MPI_CHECK(MPI_Bcast(w->vars, (int)sizeof w->vars, MPI_BYTE, 0, ctx->comm));
     }
     if (rc != HS_OK) {
-        if (ctx->rank == 0) w->be->discard(w);
+        if (io_rank(w)) w->be->discard(w);
         writer_free(w);
         return hs_error_trace(rc, __FILE__, __LINE__, "hs_writer_resume");
     }

@@ -35,7 +35,15 @@ typedef struct hs_output_desc {
                                     * for a record axis that counts training iterations) */
     const char *record_long_name;  /* its long_name; NULL: the record name */
     int deflate_level;             /* 0 = none, 1..9 zlib level (NetCDF/HDF5 chunked) */
+    int parallel;                  /* hs_output_parallel (rank 0's value counts): how the ranks write */
 } hs_output_desc;
+
+/* How the ranks write a file.  AUTO (0, the default): collectively, every rank its own blocks, where
+ * the build links the MPI-parallel library of the format (features hdf5_parallel, netcdf_parallel),
+ * else through rank 0.  OFF: through rank 0 (gathered) in any build.  The file's contents are the
+ * same either way. */
+typedef enum { HS_OUTPUT_PARALLEL_AUTO = 0, HS_OUTPUT_PARALLEL_OFF = 1 } hs_output_parallel;
+#define HS_OUTPUT_PARALLEL_CHOICES "auto|off"
 
 typedef struct hs_writer hs_writer;
 
@@ -60,10 +68,23 @@ typedef struct hs_writer hs_writer;
 
 /* Create the file (replacing any old one only at hs_writer_close time: data go to PATH.partial
  * first and are renamed at close, so a failed run leaves no half-written file under the final
- * name).  Collective over ctx->comm; rank 0 writes (gather-through-rank-0), or every rank
- * writes its part collectively where the library has parallel I/O.  A missing library (NetCDF or
- * HDF5 not built in) is an input error naming the build feature. */
+ * name).  Collective over ctx->comm.  Where the build links the format's MPI-parallel library and
+ * desc->parallel is AUTO, every rank opens the file (MPI-IO) and writes its own blocks
+ * collectively (a collective file); otherwise rank 0 alone has it open and the blocks are
+ * gathered to it.  In a collective file every metadata call is collective in the library too, so
+ * names, units and desc's texts must be the same on every rank (values documented as "rank 0 is
+ * enough", the history time stamp, attribute values and record times are taken from rank 0).  A
+ * missing library (NetCDF or HDF5 not built in) is an input error naming the build feature.
+ * Under Open MPI 4 a file whose PATH.partial is longer than 200 characters is gathered (its MPI-IO
+ * crashes on longer names). */
 int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **w);
+
+/* 1 when the file is collective (every rank writes its own blocks), 0 when it goes through rank 0.
+ * The same on every rank. */
+int hs_writer_parallel(const hs_writer *w);
+/* One line for `hpcsim info`: how each format built in writes under output.parallel = auto
+ * ("NetCDF collective (parallel NetCDF-4), HDF5 through rank 0 (serial HDF5)" and the like). */
+const char *hs_output_parallel_summary(void);
 
 /* Declare a variable on the grid (time-dependent or not) before the first hs_writer_put.
  * standard_name may be NULL.  dtype HS_F64 or HS_F32.  Returns its id. Collective. */
@@ -74,15 +95,18 @@ int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const c
 int hs_writer_begin_step(hs_writer *w, double t);
 
 /* Write a variable's values for the current record: `global` is the whole grid in host memory
- * on rank 0 (x fastest); other ranks pass NULL.  Collective. */
+ * on rank 0 (x fastest); other ranks pass NULL.  Rank 0 writes it (in a collective file too, where
+ * the other ranks take part with nothing).  Collective. */
 int hs_writer_put(hs_writer *w, int varid, const void *global);
 
 /* Write a block: this rank's part [offset, offset+count) of the global grid (x fastest).  Every
  * rank calls it with its own part; the writer gathers or writes in parallel.  Collective.
  * `local` is host memory; entries of offset/count beyond ndim are ignored; a rank may own an
  * empty block.  The blocks must lie inside the grid and add up to it (checked on rank 0: a
- * runtime error on every rank otherwise).  The libraries installed here are serial, so every
- * block goes through rank 0 (point-to-point, one block in flight), which writes the record. */
+ * runtime error on every rank otherwise).  In a collective file every rank writes its block
+ * itself (HDF5: hyperslab selections, H5FD_MPIO_COLLECTIVE; NetCDF: nc_put_vara in NC_COLLECTIVE
+ * access, zero counts for an empty block), and no rank holds more than its own block; otherwise
+ * every block goes through rank 0 (point-to-point, one block in flight), which writes the record. */
 int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const int64_t count[3], const void *local);
 
 /* ------------------------------------------------------------------ scalar time series
@@ -119,7 +143,8 @@ int hs_writer_def_stations(hs_writer *w, const hs_station_desc *sd);
 int hs_writer_def_station_var(hs_writer *w, const char *name, const char *units, const char *long_name,
                               const char *standard_name, hs_dtype dtype, int *varid);
 /* The current record's values: every rank passes the values (of the variable's dtype) of the
- * stations it owns, by station index; rank 0 gathers them and writes.  Every station must be given
+ * stations it owns, by station index; rank 0 gathers them and writes (in a collective file too:
+ * one record of stations is small).  Every station must be given
  * by exactly one rank (a runtime error on every rank otherwise).  Collective. */
 int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_t *index, const void *values);
 
@@ -146,7 +171,8 @@ int hs_writer_close(hs_writer *w);
 int hs_writer_suspend(hs_writer *w);
 int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_writer **w);
 /* Give up on a file (error paths): close it and delete PATH.partial; PATH is left untouched.  Not
- * collective (every rank should call it, but none waits for the others). */
+ * collective (every rank should call it, but none waits for the others), except in a collective
+ * file, whose close is collective in the library: there every rank must call it. */
 void hs_writer_discard(hs_writer *w);
 /* Records in the file so far (every rank). */
 int64_t hs_writer_records(const hs_writer *w);

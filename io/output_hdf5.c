@@ -2,6 +2,9 @@
 #include "io/output_impl.h"
 
 #if HS_HAVE_HDF5
+#if HS_HAVE_HDF5_PARALLEL && !defined(H5_HAVE_PARALLEL)
+#error "HDF5_PARALLEL=1 but this hdf5.h is the serial flavour"
+#endif
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -145,6 +148,7 @@ typedef struct {
     hid_t file;
     hid_t time_ds;
     hid_t ds[HS_WRITER_MAX_VARS];
+    hid_t dxpl;     /* raw data transfers: H5P_DEFAULT, or collective MPI-IO in a collective file */
 } h5_state;
 
 static h5_state *st(hs_writer *w) { return (h5_state *)w->bs; }
@@ -155,8 +159,53 @@ static int new_state(hs_writer *w)
     if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for an HDF5 writer");
     s->file = s->time_ds = -1;
     for (int i = 0; i < HS_WRITER_MAX_VARS; i++) s->ds[i] = -1;
+    s->dxpl = H5P_DEFAULT;
     w->bs = s;
     return HS_OK;
+}
+
+/* In a collective file, a rank other than 0 takes part in writes of rank 0's data with nothing. */
+static int takes_none(const hs_writer *w) { return w->par && w->ctx->rank != 0; }
+
+/* File access for the writer: our format bounds, and in a collective file MPI-IO over the
+ * context's communicator with collective raw-data transfers (needed for chunked, filtered
+ * datasets, which parallel HDF5 writes only collectively). */
+static int writer_fapl(hs_writer *w, hid_t *fapl)
+{
+    HS_CHECK(hs_h5_fapl(fapl, w->partial));
+    if (!w->par) return HS_OK;
+#if HS_HAVE_HDF5_PARALLEL
+    const char *p = w->partial;
+    int rc = H5Pset_fapl_mpio(*fapl, w->ctx->comm, MPI_INFO_NULL) < 0 ? hs_h5_fail("H5Pset_fapl_mpio", p, __FILE__, __LINE__) : HS_OK;
+    if (rc == HS_OK && (st(w)->dxpl = H5Pcreate(H5P_DATASET_XFER)) < 0) rc = hs_h5_fail("H5Pcreate (transfer)", p, __FILE__, __LINE__);
+    if (rc == HS_OK && H5Pset_dxpl_mpio(st(w)->dxpl, H5FD_MPIO_COLLECTIVE) < 0) rc = hs_h5_fail("H5Pset_dxpl_mpio", p, __FILE__, __LINE__);
+    if (rc != HS_OK) H5Pclose(*fapl);
+    return rc;
+#else
+    H5Pclose(*fapl);
+    return HS_FAIL(HS_ERR_RUNTIME, "%s: a collective file in a build without parallel HDF5", w->partial);
+#endif
+}
+
+/* Write a whole dataset from rank 0's `data` (the other ranks of a collective file take part with
+ * nothing); `what` names the dataset in an error. */
+static int write_whole(hs_writer *w, hid_t ds, hid_t mtype, const void *data, const char *what)
+{
+    const char *p = w->partial;
+    if (!w->par) {
+        if (H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) return hs_h5_fail(what, p, __FILE__, __LINE__);
+        return HS_OK;
+    }
+    static const double none = 0; /* a buffer for a rank that writes nothing */
+    hid_t fsp = H5Dget_space(ds), msp = fsp >= 0 ? H5Scopy(fsp) : -1;
+    int rc = msp >= 0 ? HS_OK : hs_h5_fail("H5Dget_space", p, __FILE__, __LINE__);
+    if (rc == HS_OK && takes_none(w) && (H5Sselect_none(fsp) < 0 || H5Sselect_none(msp) < 0))
+        rc = hs_h5_fail("H5Sselect_none", p, __FILE__, __LINE__);
+    if (rc == HS_OK && H5Dwrite(ds, mtype, msp, fsp, st(w)->dxpl, takes_none(w) ? (const void *)&none : data) < 0)
+        rc = hs_h5_fail(what, p, __FILE__, __LINE__);
+    if (msp >= 0) H5Sclose(msp);
+    if (fsp >= 0) H5Sclose(fsp);
+    return rc;
 }
 
 /* Rank and extent of a dataset (arrays of H5S_MAX_RANK); maxd may be NULL. */
@@ -225,8 +274,7 @@ static int def_bounds(hs_writer *w, const hs_output_desc *desc, int d, const cha
     HS_CHECK(make_dataset(w, name, H5T_IEEE_F64LE, 2, len, 0, 0, &ds));
     double *b = hs_writer_bounds(w, d);
     int rc = b ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell bounds");
-    if (rc == HS_OK && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, b) < 0)
-        rc = hs_h5_fail("H5Dwrite (bounds)", p, __FILE__, __LINE__);
+    if (rc == HS_OK) rc = write_whole(w, ds, H5T_NATIVE_DOUBLE, b, "H5Dwrite (bounds)");
     free(b);
     char dims[HS_IO_NAME_MAX + 8];
     snprintf(dims, sizeof dims, "%s bnds", w->dim_names[d]);
@@ -251,8 +299,7 @@ static int def_coord(hs_writer *w, const hs_output_desc *desc, int d)
         c = idx;
     }
     int rc = c ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory for coordinates");
-    if (rc == HS_OK && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, c) < 0)
-        rc = hs_h5_fail("H5Dwrite (coordinates)", p, __FILE__, __LINE__);
+    if (rc == HS_OK) rc = write_whole(w, ds, H5T_NATIVE_DOUBLE, c, "H5Dwrite (coordinates)");
     free(idx);
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "units", desc->coord_units[d] ? desc->coord_units[d] : "1", p);
     if (rc == HS_OK)
@@ -275,8 +322,7 @@ static int def_area(hs_writer *w)
     HS_CHECK(make_dataset(w, HS_CELL_AREA, H5T_IEEE_F64LE, 2, len, 0, 0, &ds));
     double *a = hs_writer_cell_area(w);
     int rc = a ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell areas");
-    if (rc == HS_OK && H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, a) < 0)
-        rc = hs_h5_fail("H5Dwrite (cell_area)", p, __FILE__, __LINE__);
+    if (rc == HS_OK) rc = write_whole(w, ds, H5T_NATIVE_DOUBLE, a, "H5Dwrite (cell_area)");
     free(a);
     char dims[2 * HS_IO_NAME_MAX + 2];
     snprintf(dims, sizeof dims, "%s %s", w->dim_names[1], w->dim_names[0]);
@@ -304,7 +350,7 @@ static int h5_create(hs_writer *w, const hs_output_desc *desc)
 {
     hid_t fapl;
     HS_CHECK(new_state(w));
-    HS_CHECK(hs_h5_fapl(&fapl, w->partial));
+    HS_CHECK(writer_fapl(w, &fapl));
     /* creation order is tracked so that a resumed writer numbers the variables as the first run did */
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
     if (fcpl < 0 || H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
@@ -371,8 +417,7 @@ static int station_dataset(hs_writer *w, const char *name, hid_t ftype, hid_t mt
     const char *p = w->partial;
     hid_t ds;
     HS_CHECK(make_dataset(w, name, ftype, 1, &w->nstations, 0, 0, &ds));
-    int rc = H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 ? hs_h5_fail("H5Dwrite (stations)", p, __FILE__, __LINE__)
-                                                                          : HS_OK;
+    int rc = write_whole(w, ds, mtype, data, "H5Dwrite (stations)");
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "long_name", long_name, p);
     if (rc == HS_OK && units) rc = hs_h5_attr_text(ds, "units", units, p);
     if (rc == HS_OK && !units) rc = hs_h5_attr_text(ds, "cf_role", "timeseries_id", p);
@@ -431,14 +476,19 @@ static int select_record(hs_writer *w, hid_t ds, int64_t record, hid_t *fsp, hid
     HS_H5_ID(*fsp, H5Dget_space(ds), p);
     HS_H5_CHECK(H5Sselect_hyperslab(*fsp, H5S_SELECT_SET, start, NULL, count, NULL), p);
     HS_H5_ID(*msp, H5Screate_simple(rank, count, NULL), p);
+    if (takes_none(w)) { /* rank 0 writes the record of a collective file */
+        HS_H5_CHECK(H5Sselect_none(*fsp), p);
+        HS_H5_CHECK(H5Sselect_none(*msp), p);
+    }
     return HS_OK;
 }
 
 static int write_record(hs_writer *w, hid_t ds, hid_t mtype, int64_t record, const void *data)
 {
+    static const double none = 0; /* a buffer for a rank that writes nothing */
     hid_t fsp = -1, msp = -1;
     int rc = select_record(w, ds, record, &fsp, &msp);
-    if (rc == HS_OK && H5Dwrite(ds, mtype, msp, fsp, H5P_DEFAULT, data) < 0)
+    if (rc == HS_OK && H5Dwrite(ds, mtype, msp, fsp, st(w)->dxpl, takes_none(w) ? (const void *)&none : data) < 0)
         rc = hs_h5_fail("H5Dwrite", w->partial, __FILE__, __LINE__);
     if (fsp >= 0) H5Sclose(fsp);
     if (msp >= 0) H5Sclose(msp);
@@ -454,9 +504,52 @@ static int h5_put(hs_writer *w, const hs_writer_var *v, const void *data)
 {
     hid_t ds = st(w)->ds[v->id], mtype = v->dtype == HS_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE;
     if (v->time_dependent) return write_record(w, ds, mtype, w->nrec - 1, data);
-    HS_H5_CHECK(H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), w->partial);
+    return write_whole(w, ds, mtype, data, "H5Dwrite");
+}
+
+#if HS_HAVE_HDF5_PARALLEL
+/* A collective file: this rank's block as a hyperslab of the record (none when empty). */
+static int h5_put_block(hs_writer *w, const hs_writer_var *v, const int64_t off[3], const int64_t cnt[3], const void *data)
+{
+    static const double none = 0;
+    const char *p = w->partial;
+    hid_t ds = st(w)->ds[v->id], mtype = v->dtype == HS_F32 ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE, fsp = -1, msp = -1;
+    hsize_t dims[H5S_MAX_RANK], start[4] = {0}, count[4] = {0};
+    int rank = 0, k = 0, empty = 0;
+    HS_CHECK(get_dims(ds, &rank, dims, NULL, p));
+    if (rank != w->ndim + v->time_dependent) return HS_FAIL(HS_ERR_RUNTIME, "%s: %s has rank %d", p, v->name, rank);
+    if (v->time_dependent) {
+        int64_t record = w->nrec - 1;
+        if (dims[0] < (hsize_t)record + 1) { /* every rank grows it alike: H5Dset_extent is collective */
+            dims[0] = (hsize_t)record + 1;
+            HS_H5_CHECK(H5Dset_extent(ds, dims), p);
+        }
+        start[k] = (hsize_t)record;
+        count[k++] = 1;
+    }
+    for (int d = w->ndim - 1; d >= 0; d--, k++) {
+        start[k] = (hsize_t)off[d];
+        count[k] = (hsize_t)cnt[d];
+        empty |= cnt[d] == 0;
+    }
+    int rc = HS_OK;
+    if ((fsp = H5Dget_space(ds)) < 0 || (msp = H5Screate_simple(rank, count, NULL)) < 0)
+        rc = hs_h5_fail("H5Dget_space", p, __FILE__, __LINE__);
+    else if (empty ? H5Sselect_none(fsp) < 0 || H5Sselect_none(msp) < 0
+                   : H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL) < 0)
+        rc = hs_h5_fail("H5Sselect_hyperslab (block)", p, __FILE__, __LINE__);
+    else if (H5Dwrite(ds, mtype, msp, fsp, st(w)->dxpl, empty || !data ? (const void *)&none : data) < 0)
+        rc = hs_h5_fail("H5Dwrite (block)", p, __FILE__, __LINE__);
+    if (msp >= 0) H5Sclose(msp);
+    if (fsp >= 0) H5Sclose(fsp);
+    HS_CHECK(rc);
+    /* the library may quietly fall back to independent I/O; count only what it did collectively */
+    H5D_mpio_actual_io_mode_t mode = H5D_MPIO_NO_COLLECTIVE;
+    HS_H5_CHECK(H5Pget_mpio_actual_io_mode(st(w)->dxpl, &mode), p);
+    if (mode != H5D_MPIO_NO_COLLECTIVE) w->ncollective++;
     return HS_OK;
 }
+#endif
 
 static int h5_attr_text(hs_writer *w, const char *name, const char *value)
 {
@@ -473,6 +566,8 @@ static void close_objects(h5_state *s)
     for (int i = 0; i < HS_WRITER_MAX_VARS; i++)
         if (s->ds[i] >= 0) H5Dclose(s->ds[i]);
     if (s->time_ds >= 0) H5Dclose(s->time_ds);
+    if (s->dxpl != H5P_DEFAULT) H5Pclose(s->dxpl);
+    s->dxpl = H5P_DEFAULT;
 }
 
 static int h5_sync(hs_writer *w)
@@ -621,11 +716,12 @@ static int append_history(hs_writer *w)
     return rc;
 }
 
-static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
+/* Reopen, drop the records after `time`, adopt the variables: rank 0 alone in any file. */
+static int reopen_serial(hs_writer *w, const hs_output_desc *desc, double time)
 {
     hid_t fapl;
     HS_CHECK(new_state(w));
-    HS_CHECK(hs_h5_fapl(&fapl, w->partial));
+    HS_CHECK(writer_fapl(w, &fapl));
     st(w)->file = H5Fopen(w->partial, H5F_ACC_RDWR, fapl);
     H5Pclose(fapl);
     if (st(w)->file < 0) return hs_h5_fail("H5Fopen", w->partial, __FILE__, __LINE__);
@@ -638,6 +734,71 @@ static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
     for (int i = 0; i < w->nvars; i++)
         if (w->vars[i].time_dependent) HS_CHECK(shrink(w, st(w)->ds[i], nkeep));
     return append_history(w);
+}
+
+#if HS_HAVE_HDF5_PARALLEL
+/* Close the file as it stands (no /xdmf rebuilt), reporting errors. */
+static int close_plain(hs_writer *w)
+{
+    h5_state *s = st(w);
+    close_objects(s);
+    herr_t closed = H5Fclose(s->file);
+    free(s);
+    w->bs = NULL;
+    HS_H5_CHECK(closed, w->partial);
+    return HS_OK;
+}
+
+/* A collective file: rank 0 drops the later records alone, through the serial driver, then
+ * every rank opens the file collectively and the datasets by name.  (Parallel HDF5 1.10.8
+ * mishandles shrinking a chunked dataset collectively: the cut chunk of the time coordinate came
+ * back at close over the next record's time, and a flush after the shrink could leave the ranks
+ * in different barriers.) */
+static int reopen_collective(hs_writer *w, const hs_output_desc *desc, double time)
+{
+    hs_ctx *ctx = w->ctx;
+    int rc = HS_OK;
+    if (ctx->rank == 0) {
+        w->par = 0;
+        rc = reopen_serial(w, desc, time);
+        if (rc == HS_OK) rc = close_plain(w);
+        else h5_discard(w);
+        w->par = 1;
+    }
+    int code = rc;
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm));
+    if (code != HS_OK) return ctx->rank == 0 || code == HS_ERR_INPUT ? code : HS_FAIL(code, "resuming %s failed on rank 0", w->path);
+    /* rank 0's variables and record times */
+    int64_t meta[2] = {w->nvars, w->nrec};
+    HS_MPI_CHECK(MPI_Bcast(meta, 2, MPI_INT64_T, 0, ctx->comm));
+    HS_MPI_CHECK(MPI_Bcast(w->vars, (int)sizeof w->vars, MPI_BYTE, 0, ctx->comm));
+    w->nvars = (int)meta[0];
+    if (ctx->rank != 0) {
+        w->nrec = 0;
+        for (int64_t r = 0; r < meta[1]; r++) HS_CHECK(hs_writer_push_time(w, 0));
+    }
+    if (meta[1] > 0) HS_MPI_CHECK(MPI_Bcast(w->times, (int)meta[1], MPI_DOUBLE, 0, ctx->comm));
+    const char *p = w->partial;
+    hid_t fapl;
+    HS_CHECK(new_state(w));
+    HS_CHECK(writer_fapl(w, &fapl));
+    st(w)->file = H5Fopen(p, H5F_ACC_RDWR, fapl);
+    H5Pclose(fapl);
+    if (st(w)->file < 0) return hs_h5_fail("H5Fopen", p, __FILE__, __LINE__);
+    htri_t has = w->has_time ? H5Lexists(st(w)->file, w->rec_name, H5P_DEFAULT) : 0;
+    HS_H5_CHECK(has, p);
+    if (has) HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, w->rec_name, H5P_DEFAULT), p);
+    for (int i = 0; i < w->nvars; i++) HS_H5_ID(st(w)->ds[i], H5Dopen2(st(w)->file, w->vars[i].name, H5P_DEFAULT), p);
+    return HS_OK;
+}
+#endif
+
+static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
+{
+#if HS_HAVE_HDF5_PARALLEL
+    if (w->par) return reopen_collective(w, desc, time);
+#endif
+    return reopen_serial(w, desc, time);
 }
 
 /* ------------------------------------------------------------------ the XDMF companion */
@@ -667,8 +828,7 @@ static int xdmf_nodes(hs_writer *w, hid_t g, int d)
     ds = H5Dcreate2(g, w->dim_names[d], H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Sclose(sp);
     if (ds < 0) return hs_h5_fail("H5Dcreate2 (xdmf nodes)", p, __FILE__, __LINE__);
-    int rc = H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, w->edges[d]) < 0
-                 ? hs_h5_fail("H5Dwrite (xdmf nodes)", p, __FILE__, __LINE__) : HS_OK;
+    int rc = write_whole(w, ds, H5T_NATIVE_DOUBLE, w->edges[d], "H5Dwrite (xdmf nodes)");
     H5Dclose(ds);
     return rc;
 }
@@ -928,6 +1088,10 @@ const hs_writer_backend hs_writer_hdf5 = {
     .close = h5_close,
     .finish = h5_finish,
     .discard = h5_discard,
+    .parallel = HS_HAVE_HDF5_PARALLEL,
+#if HS_HAVE_HDF5_PARALLEL
+    .put_block = h5_put_block,
+#endif
 };
 
 #endif

@@ -23,7 +23,7 @@ typedef struct hs_writer_var {
     char name[HS_IO_NAME_MAX];
     int dtype;          /* hs_dtype: HS_F64 or HS_F32 */
     int time_dependent;
-    int id;             /* the backend's handle (NetCDF varid); rank 0 only */
+    int id;             /* the backend's handle (NetCDF varid); rank 0 only (every rank in a collective file) */
     int grid;           /* 0: the desc's grid; HS_GRID_SERIES: (time) only; HS_GRID_STATIONS: (time, station) */
 } hs_writer_var;
 
@@ -35,7 +35,12 @@ struct hs_writer_backend;
 struct hs_writer {
     hs_ctx *ctx;
     const struct hs_writer_backend *be;
-    void *bs;                       /* backend state, rank 0 only */
+    void *bs;                       /* backend state, rank 0 only (every rank in a collective file) */
+    int par;                        /* 1: a collective file: every rank has it open through the parallel
+                                     * library and calls every backend function with the same arguments;
+                                     * put_block writes each rank's own block.  0: rank 0 alone */
+    int64_t ncollective;            /* collective block writes done (HDF5: those the library reports it did
+                                     * collectively); tests check that the collective path was taken */
     char *path, *partial;
     char *history;                  /* the full `history` line written at open */
     int ndim;
@@ -44,13 +49,14 @@ struct hs_writer {
     int has_time;                   /* a record dimension exists */
     char rec_name[HS_IO_NAME_MAX];  /* its name ("time", "iteration") */
     int rec_is_time;                /* its units are CF time units ("UNIT since DATE") */
-    double *edges[3];               /* rank 0: cell edges (n[d] + 1) for the bounds and the XDMF nodes */
+    double *edges[3];               /* rank 0 (every rank in a collective file): cell edges (n[d] + 1) for the
+                                     * bounds and the XDMF nodes */
     int has_area;                   /* x and y are lengths in m: a cell_area(y, x) variable, CF cell_measures */
     int deflate;
     int nvars;
     hs_writer_var vars[HS_WRITER_MAX_VARS];
     int64_t nrec;                   /* records begun; the current one is nrec - 1 */
-    double *times;                  /* rank 0: the time of every record */
+    double *times;                  /* rank 0 (every rank in a collective file): the time of every record */
     int64_t times_cap;
     void *gather;                   /* rank 0: the assembled global array for put_block */
     void *scratch;                  /* rank 0: one rank's block while assembling */
@@ -61,7 +67,11 @@ struct hs_writer {
     int st_ncoord;                  /* 1..3: S_x, S_y, S_z */
 };
 
-/* One file format, driven on rank 0 only; every function returns an hs status. */
+/* One file format, driven on rank 0 only; every function returns an hs status.  In a collective
+ * file (w->par) every rank calls every function with the same arguments, and the data of create
+ * (coordinates), def_stations, put_time and put are written from rank 0: the other ranks take part
+ * in the collective writes with nothing (put's data is NULL there); put_block writes every rank's
+ * own block. */
 typedef struct hs_writer_backend {
     const char *name;
     /* Create w->partial and write dimensions, coordinates and global attributes. */
@@ -87,6 +97,12 @@ typedef struct hs_writer_backend {
     int (*finish)(hs_writer *w);
     /* Close without reporting errors (error paths). */
     void (*discard)(hs_writer *w);
+    /* 1 when built on the library's MPI-parallel flavour: the file can be collective (w->par). */
+    int parallel;
+    /* Collective files only: this rank's block [off, off + cnt) (x, y, z; unused dimensions 0 and
+     * 1) of grid variable v, the current record when time-dependent; an empty block takes part in
+     * the collective write with nothing. */
+    int (*put_block)(hs_writer *w, const hs_writer_var *v, const int64_t off[3], const int64_t cnt[3], const void *data);
 } hs_writer_backend;
 
 #if HS_HAVE_NETCDF
@@ -128,6 +144,10 @@ int hs_io_strdup(const char *s, char **out);
  * slowest spatial dimensions until a chunk stays below HDF5's 4 GiB limit (dims in file order). */
 void hs_io_chunk_dims(const int64_t *file_dims, int rank, int has_time, size_t elem, size_t *chunk);
 int hs_io_file_exists(const char *path);
+/* 1 when the MPI library cannot open a file of this name through MPI-IO (Open MPI 4: names over
+ * HS_MPIIO_NAME_MAX characters); such a file is written through rank 0 instead. */
+#define HS_MPIIO_NAME_MAX 200
+int hs_io_mpiio_name_too_long(const char *name);
 /* fsync a file by name (data on disk before a rename or a checkpoint refers to it). */
 int hs_io_fsync_path(const char *path);
 

@@ -1,8 +1,11 @@
-/* NetCDF-4 / CF-1.8 backend of the writer (rank 0 writes; the common layer gathers). */
+/* NetCDF-4 / CF-1.8 backend of the writer (rank 0 writes and the common layer gathers, or every rank writes collectively). */
 #include "io/output_impl.h"
 
 #if HS_HAVE_NETCDF
 #include <netcdf.h>
+#if HS_HAVE_NETCDF_PARALLEL
+#include <netcdf_par.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,30 @@ int hs_nc_fail(int status, const char *call, const char *path, const char *file,
 
 static nc_state *st(hs_writer *w) { return (nc_state *)w->bs; }
 
+/* In a collective file, a rank other than 0 takes part in writes of rank 0's data with nothing. */
+static int takes_none(const hs_writer *w) { return w->par && w->ctx->rank != 0; }
+
+/* A collective file: every variable is written collectively (filtered variables must be, and a
+ * record dimension grows only by collective writes). */
+static int par_access(hs_writer *w, int varid)
+{
+#if HS_HAVE_NETCDF_PARALLEL
+    if (w->par) HS_NC_CHECK(nc_var_par_access(st(w)->ncid, varid, NC_COLLECTIVE), w->partial);
+#endif
+    return HS_OK;
+}
+
+/* Write a whole (fixed-size) variable from rank 0's data, of the variable's own type; the other
+ * ranks of a collective file take part with zero counts. */
+static int put_whole(hs_writer *w, int varid, const void *data)
+{
+    static const size_t zero[NC_MAX_VAR_DIMS];
+    static const double none = 0;
+    if (takes_none(w)) HS_NC_CHECK(nc_put_vara(st(w)->ncid, varid, zero, zero, &none), w->partial);
+    else HS_NC_CHECK(nc_put_var(st(w)->ncid, varid, data), w->partial);
+    return HS_OK;
+}
+
 static int put_text(int ncid, int varid, const char *name, const char *value, const char *path)
 {
     HS_NC_CHECK(nc_put_att_text(ncid, varid, name, strlen(value), value), path);
@@ -37,6 +64,7 @@ static int def_time(hs_writer *w, const hs_output_desc *desc)
     size_t chunk = 1024;
     HS_NC_CHECK(nc_def_dim(s->ncid, w->rec_name, NC_UNLIMITED, &s->time_dim), p);
     HS_NC_CHECK(nc_def_var(s->ncid, w->rec_name, NC_DOUBLE, 1, &s->time_dim, &s->time_var), p);
+    HS_CHECK(par_access(w, s->time_var));
     HS_NC_CHECK(nc_def_var_chunking(s->ncid, s->time_var, NC_CHUNKED, &chunk), p);
     const char *lname = desc->record_long_name ? desc->record_long_name : w->rec_name;
     if (w->rec_is_time) HS_CHECK(put_text(s->ncid, s->time_var, "standard_name", "time", p));
@@ -61,6 +89,7 @@ static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var, i
         snprintf(lname, sizeof lname, "%s coordinate", nm);
         HS_NC_CHECK(nc_def_dim(s->ncid, nm, (size_t)w->n[d], &s->dim[d]), p);
         HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_DOUBLE, 1, &s->dim[d], &coord_var[d]), p);
+        HS_CHECK(par_access(w, coord_var[d]));
         HS_CHECK(put_text(s->ncid, coord_var[d], "units", desc->coord_units[d] ? desc->coord_units[d] : "1", p));
         HS_CHECK(put_text(s->ncid, coord_var[d], "long_name",
                           desc->coord_long_names[d] ? desc->coord_long_names[d] : lname, p));
@@ -69,11 +98,13 @@ static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var, i
         hs_writer_bounds_name(w, d, bn, sizeof bn);
         int bd[2] = {s->dim[d], s->bnds_dim};
         HS_NC_CHECK(nc_def_var(s->ncid, bn, NC_DOUBLE, 2, bd, &bnds_var[d]), p);
+        HS_CHECK(par_access(w, bnds_var[d]));
         HS_CHECK(put_text(s->ncid, coord_var[d], "bounds", bn, p));
     }
     if (!w->has_area) return HS_OK;
     int ad[2] = {s->dim[1], s->dim[0]};
     HS_NC_CHECK(nc_def_var(s->ncid, HS_CELL_AREA, NC_DOUBLE, 2, ad, &s->area_var), p);
+    HS_CHECK(par_access(w, s->area_var));
     HS_CHECK(put_text(s->ncid, s->area_var, "units", "m2", p));
     HS_CHECK(put_text(s->ncid, s->area_var, "standard_name", "cell_area", p));
     HS_CHECK(put_text(s->ncid, s->area_var, "long_name", "area of the cell in the x-y plane", p));
@@ -85,27 +116,32 @@ static int put_coords(hs_writer *w, const hs_output_desc *desc, const int *coord
     for (int d = 0; d < w->ndim; d++) {
         const double *c = desc->coords[d];
         double *idx = NULL;
+        if (takes_none(w)) { /* rank 0 writes them (the cell bounds too: every rank has the edges) */
+            HS_CHECK(put_whole(w, coord_var[d], NULL));
+            HS_CHECK(put_whole(w, bnds_var[d], NULL));
+            continue;
+        }
         if (!c) { /* no coordinates given: grid indices */
             idx = malloc((size_t)w->n[d] * sizeof *idx);
             if (!idx) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for coordinates");
             for (int64_t i = 0; i < w->n[d]; i++) idx[i] = (double)i;
             c = idx;
         }
-        int rc = nc_put_var_double(st(w)->ncid, coord_var[d], c);
+        int rc = put_whole(w, coord_var[d], c);
         free(idx);
-        HS_NC_CHECK(rc, w->partial);
+        HS_CHECK(rc);
         double *b = hs_writer_bounds(w, d);
         if (!b) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell bounds");
-        rc = nc_put_var_double(st(w)->ncid, bnds_var[d], b);
+        rc = put_whole(w, bnds_var[d], b);
         free(b);
-        HS_NC_CHECK(rc, w->partial);
+        HS_CHECK(rc);
     }
     if (w->has_area) {
-        double *a = hs_writer_cell_area(w);
-        if (!a) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell areas");
-        int rc = nc_put_var_double(st(w)->ncid, st(w)->area_var, a);
+        double *a = takes_none(w) ? NULL : hs_writer_cell_area(w);
+        if (!a && !takes_none(w)) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell areas");
+        int rc = put_whole(w, st(w)->area_var, a);
         free(a);
-        HS_NC_CHECK(rc, w->partial);
+        HS_CHECK(rc);
     }
     return HS_OK;
 }
@@ -127,10 +163,15 @@ static int nc_create_file(hs_writer *w, const hs_output_desc *desc)
     nc_state *s = calloc(1, sizeof *s);
     if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a NetCDF writer");
     int coord_var[3], bnds_var[3];
-    int rc = nc_create(w->partial, NC_NETCDF4 | NC_CLOBBER, &s->ncid);
+#if HS_HAVE_NETCDF_PARALLEL
+    int rc = w->par ? nc_create_par(w->partial, NC_NETCDF4 | NC_CLOBBER, w->ctx->comm, MPI_INFO_NULL, &s->ncid)
+                    : nc_create(w->partial, NC_NETCDF4 | NC_CLOBBER, &s->ncid);
+#else
+    int rc = w->par ? NC_ENOPAR : nc_create(w->partial, NC_NETCDF4 | NC_CLOBBER, &s->ncid);
+#endif
     if (rc != NC_NOERR) {
         free(s);
-        return hs_nc_fail(rc, "nc_create", w->partial, __FILE__, __LINE__);
+        return hs_nc_fail(rc, w->par ? "nc_create_par" : "nc_create", w->partial, __FILE__, __LINE__);
     }
     w->bs = s;
     if (w->has_time) HS_CHECK(def_time(w, desc));
@@ -151,6 +192,7 @@ static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
     if (v->grid == HS_GRID_STATIONS) { dims[rank] = s->station_dim; len[rank++] = w->nstations; }
     for (int d = w->ndim - 1; v->grid == 0 && d >= 0; d--) { dims[rank] = s->dim[d]; len[rank++] = w->n[d]; }
     HS_NC_CHECK(nc_def_var(s->ncid, v->name, v->dtype == HS_F32 ? NC_FLOAT : NC_DOUBLE, rank, dims, &v->id), p);
+    HS_CHECK(par_access(w, v->id));
     if (rank > 0) {
         size_t chunk[4];
         hs_io_chunk_dims(len, rank, v->time_dependent, hs_dtype_size((hs_dtype)v->dtype), chunk);
@@ -186,6 +228,7 @@ static int nc_def_stations(hs_writer *w, const hs_station_desc *sd)
     dims[1] = sdim;
     hs_writer_station_name(w, "name", nm, sizeof nm);
     HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_CHAR, 2, dims, &name_var), p);
+    HS_CHECK(par_access(w, name_var));
     snprintf(lname, sizeof lname, "%s name", w->st_dim);
     HS_CHECK(put_text(s->ncid, name_var, "long_name", lname, p));
     HS_CHECK(put_text(s->ncid, name_var, "cf_role", "timeseries_id", p));
@@ -193,6 +236,7 @@ static int nc_def_stations(hs_writer *w, const hs_station_desc *sd)
         const char *ax = (const char *[]){"x", "y", "z"}[c];
         hs_writer_station_name(w, ax, nm, sizeof nm);
         HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_DOUBLE, 1, &s->station_dim, &cvar[c]), p);
+        HS_CHECK(par_access(w, cvar[c]));
         snprintf(lname, sizeof lname, "%s coordinate of the %s", ax, w->st_dim);
         HS_CHECK(put_text(s->ncid, cvar[c], "units", sd->units ? sd->units : "m", p));
         HS_CHECK(put_text(s->ncid, cvar[c], "long_name", lname, p));
@@ -201,17 +245,17 @@ static int nc_def_stations(hs_writer *w, const hs_station_desc *sd)
     char *names = calloc((size_t)sd->n, slen);
     if (!names) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for station names");
     for (int64_t i = 0; i < sd->n; i++) memcpy(names + (size_t)i * slen, sd->names[i], strlen(sd->names[i]));
-    int rc = nc_put_var_text(s->ncid, name_var, names);
+    int rc = put_whole(w, name_var, names);
     free(names);
-    HS_NC_CHECK(rc, p);
+    HS_CHECK(rc);
     const double *cv[3] = {sd->x, sd->y, sd->z};
-    for (int c = 0; c < w->st_ncoord; c++) HS_NC_CHECK(nc_put_var_double(s->ncid, cvar[c], cv[c]), p);
+    for (int c = 0; c < w->st_ncoord; c++) HS_CHECK(put_whole(w, cvar[c], cv[c]));
     return HS_OK;
 }
 
 static int nc_time(hs_writer *w, int64_t record, double t)
 {
-    size_t start = (size_t)record, count = 1;
+    size_t start = (size_t)record, count = takes_none(w) ? 0 : 1;
     HS_NC_CHECK(nc_put_vara_double(st(w)->ncid, st(w)->time_var, &start, &count, &t), w->partial);
     return HS_OK;
 }
@@ -224,12 +268,43 @@ static int put_record(hs_writer *w, int ncid, const hs_writer_var *v, int64_t re
     int64_t len[3];
     if (v->time_dependent) { start[rank] = (size_t)record; count[rank++] = 1; }
     for (int i = 0, sr = hs_writer_var_space(w, v, len); i < sr; i++) count[rank++] = (size_t)len[i];
+    static const double none = 0;
+    if (takes_none(w)) { /* rank 0 writes the record of a collective file */
+        for (int i = 0; i < rank; i++) start[i] = count[i] = 0;
+        data = &none;
+    }
     if (v->dtype == HS_F32)
         HS_NC_CHECK(nc_put_vara_float(ncid, v->id, start, count, data), w->partial);
     else
         HS_NC_CHECK(nc_put_vara_double(ncid, v->id, start, count, data), w->partial);
     return HS_OK;
 }
+
+#if HS_HAVE_NETCDF_PARALLEL
+/* A collective file: this rank's block of the current record (zero counts when empty). */
+static int nc_put_block(hs_writer *w, const hs_writer_var *v, const int64_t off[3], const int64_t cnt[3], const void *data)
+{
+    static const double none = 0;
+    size_t start[4] = {0}, count[4] = {0};
+    int k = 0, empty = 0;
+    if (v->time_dependent) { start[k] = (size_t)(w->nrec - 1); count[k++] = 1; }
+    for (int d = w->ndim - 1; d >= 0; d--, k++) {
+        start[k] = (size_t)off[d];
+        count[k] = (size_t)cnt[d];
+        empty |= cnt[d] == 0;
+    }
+    if (empty || !data) {
+        for (int i = 0; i < k; i++) start[i] = count[i] = 0;
+        data = &none;
+    }
+    if (v->dtype == HS_F32)
+        HS_NC_CHECK(nc_put_vara_float(st(w)->ncid, v->id, start, count, data), w->partial);
+    else
+        HS_NC_CHECK(nc_put_vara_double(st(w)->ncid, v->id, start, count, data), w->partial);
+    w->ncollective++; /* every variable of a collective file has NC_COLLECTIVE access */
+    return HS_OK;
+}
+#endif
 
 static int nc_put(hs_writer *w, const hs_writer_var *v, const void *data)
 {
@@ -357,7 +432,7 @@ static int copy_var_data(hs_writer *w, int in, int vin, const char *old, const h
     int64_t nrec = v->time_dependent ? nkeep : 1;
     for (int64_t r = 0; r < nrec; r++) {
         start[0] = (size_t)r;
-        HS_NC_CHECK(nc_get_vara(in, vin, start, count, buf), old);
+        if (!takes_none(w)) HS_NC_CHECK(nc_get_vara(in, vin, start, count, buf), old); /* rank 0 writes it */
         HS_CHECK(put_record(w, st(w)->ncid, v, r, buf));
     }
     return HS_OK;
@@ -409,12 +484,24 @@ static int copy_file(hs_writer *w, const hs_output_desc *desc, double time, int 
     return HS_OK;
 }
 
-/* NetCDF cannot shrink an unlimited dimension, so the kept records are copied into a new file. */
+/* Rank 0 renamed (or put back) a file: in a collective file every rank learns whether it worked. */
+static int rank0_status(hs_writer *w, int rc)
+{
+    if (!w->par) return rc;
+    int code = rc;
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, w->ctx->comm));
+    if (w->ctx->rank == 0 || code == HS_OK) return rc;
+    return HS_FAIL(code, "resuming %s failed on rank 0", w->path);
+}
+
+/* NetCDF cannot shrink an unlimited dimension, so the kept records are copied into a new file.
+ * In a collective file every rank reads the old file's metadata (rank 0 also its data) and
+ * defines the new file alike. */
 static int nc_reopen(hs_writer *w, const hs_output_desc *desc, double time)
 {
     size_t len = strlen(w->partial) + sizeof ".old";
     char *old = malloc(len);
-    void *buf = malloc((size_t)hs_writer_plane_size(w) * sizeof(double));
+    void *buf = malloc(takes_none(w) ? sizeof(double) : (size_t)hs_writer_plane_size(w) * sizeof(double));
     if (!old || !buf) {
         free(old);
         free(buf);
@@ -422,18 +509,25 @@ static int nc_reopen(hs_writer *w, const hs_output_desc *desc, double time)
     }
     snprintf(old, len, "%s.old", w->partial);
     int in = -1, rc = HS_OK;
-    if (rename(w->partial, old) != 0) rc = HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed", w->partial, old);
+    if (w->ctx->rank == 0 && rename(w->partial, old) != 0) rc = HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed", w->partial, old);
+    rc = rank0_status(w, rc);
     if (rc == HS_OK) {
         int s = nc_open(old, NC_NOWRITE, &in);
         rc = s == NC_NOERR ? copy_file(w, desc, time, in, old, buf) : hs_nc_fail(s, "nc_open", old, __FILE__, __LINE__);
     }
     if (in >= 0) nc_close(in);
     if (rc == HS_OK) {
-        remove(old);
-    } else if (hs_io_file_exists(old)) { /* put the old file back: a corrected restart can still use it */
-        nc_discard(w);
-        remove(w->partial);
-        rename(old, w->partial);
+        if (w->ctx->rank == 0) remove(old);
+    } else {
+        int back = w->ctx->rank == 0 && hs_io_file_exists(old);
+        if (w->par) MPI_Bcast(&back, 1, MPI_INT, 0, w->ctx->comm);
+        if (back) { /* put the old file back: a corrected restart can still use it */
+            nc_discard(w);
+            if (w->ctx->rank == 0) {
+                remove(w->partial);
+                rename(old, w->partial);
+            }
+        }
     }
     free(old);
     free(buf);
@@ -454,6 +548,10 @@ const hs_writer_backend hs_writer_netcdf = {
     .close = nc_close_file,
     .finish = NULL,
     .discard = nc_discard,
+    .parallel = HS_HAVE_NETCDF_PARALLEL,
+#if HS_HAVE_NETCDF_PARALLEL
+    .put_block = nc_put_block,
+#endif
 };
 
 #endif

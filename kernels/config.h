@@ -16,6 +16,12 @@
 #ifndef HS_HAVE_NETCDF
 #define HS_HAVE_NETCDF 0
 #endif
+#ifndef HS_HAVE_HDF5_PARALLEL
+#define HS_HAVE_HDF5_PARALLEL 0
+#endif
+#ifndef HS_HAVE_NETCDF_PARALLEL
+#define HS_HAVE_NETCDF_PARALLEL 0
+#endif
 #ifndef HS_HAVE_FFTW
 #define HS_HAVE_FFTW 0
 #endif

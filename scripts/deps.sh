@@ -4,6 +4,11 @@ set -u
 PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libnetcdf-dev
       netcdf-bin libfftw3-dev libopenblas-dev libcmocka-dev libcjson-dev python3
       libudunits2-0 libxml2-utils)
+# The MPI-parallel flavours of HDF5 and NetCDF beside the serial ones (they have their own include
+# and library folders: /usr/include/hdf5/openmpi, /usr/lib/<arch>/netcdf/mpi), since Open MPI is
+# installed: with them the build writes output collectively (output.parallel = auto), so that CI
+# exercises that path; the serial path stays tested with output.parallel = off.
+PKGS+=(libhdf5-openmpi-dev libnetcdf-mpi-dev)
 # Python clients for the output checks (scripts/check_output.py); optional, never fails the build.
 if command -v python3 >/dev/null && ! python3 -c "import netCDF4, xarray, h5py, cfchecker, matplotlib" 2>/dev/null; then
     timeout 300 python3 -m pip install --quiet --retries 0 --timeout 15 netCDF4 xarray h5py cfchecker matplotlib >/dev/null 2>&1 ||

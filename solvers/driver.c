@@ -33,6 +33,8 @@ static const hs_param_decl g_driver_params[] = {
     {"output", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a record every N steps (0: off)"},
     {"output", "every_time", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL, "write a record every T of simulated time (0: off)"},
     {"output", "deflate", HS_PARAM_INT, "0", 0, 9, NULL, "zlib compression level of the output (0: none)"},
+    {"output", "parallel", HS_PARAM_ENUM, "auto", 0, 0, HS_OUTPUT_PARALLEL_CHOICES,
+     "how the ranks write: auto (collectively, each rank its own part, where the build has parallel HDF5/NetCDF), off (gathered through rank 0)"},
     {"output", "time_units", HS_PARAM_STRING, "seconds since 2000-01-01 00:00:00", 0, 0, NULL, "CF units of the time axis"},
     {"output", "overwrite", HS_PARAM_BOOL, "true", 0, 0, NULL, "replace an existing output file (false: refuse to start)"},
     {"checkpoint", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a checkpoint every N steps (0: off)"},
@@ -50,7 +52,7 @@ int hs_driver_declare(void)
 static const char *const g_restart_may_change[] = {
     "run.restart", "run.max_steps", "run.quiet", "run.progress_interval", "run.device", "run.allow_shared_gpu",
     "run.gpu_comm", "run.deterministic", "output.format", "output.path", "output.every_steps", "output.every_time",
-    "output.deflate", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.format",
+    "output.deflate", "output.parallel", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.format",
     "checkpoint.on_signal", NULL,
 };
 
@@ -263,6 +265,7 @@ static int open_output(run_state *r, int argc, char **argv, int resumed, double 
     desc.history = history;
     desc.params_ini = ini;
     desc.deflate_level = (int)hs_params_int(r->p, "output.deflate");
+    desc.parallel = hs_params_enum(r->p, "output.parallel"); /* hs_output_parallel, in the choices' order */
     if (!desc.time_units) desc.time_units = hs_params_string(r->p, "output.time_units");
     int rc = resumed ? hs_writer_resume(r->ctx, &desc, time, &r->writer) : hs_writer_open(r->ctx, &desc, &r->writer);
     free(history);

@@ -280,6 +280,7 @@ static int write_history(pinn_state *s)
     d.title = "hpcsim physics-informed neural network: training history";
     d.history = "hpcsim run", d.params_ini = ini, d.ndim = 0;
     d.record_name = "iteration", d.record_long_name = "training iteration", d.time_units = "1";
+    d.parallel = hs_params_enum(s->params, "output.parallel"); /* hs_output_parallel */
     hs_writer *w = NULL;
     int rc = hs_writer_open(s->ctx, &d, &w);
     free(ini);

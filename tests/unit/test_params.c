@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/checkpoint.h"
+#include "io/output.h"
 #include "io/params.h"
 #include "kernels/grid/grid.h"
 #include "kernels/nn/nn.h"
@@ -58,6 +59,8 @@ static const pair PAIRS[] = {
     {"output.format", "netcdf", HS_OUTPUT_NETCDF},
     {"output.format", "hdf5", HS_OUTPUT_HDF5},
     {"output.format", "none", HS_OUTPUT_NONE},
+    {"output.parallel", "auto", HS_OUTPUT_PARALLEL_AUTO},
+    {"output.parallel", "off", HS_OUTPUT_PARALLEL_OFF},
     {"checkpoint.format", "auto", HS_CKPT_FORMAT_AUTO},
     {"checkpoint.format", "hdf5", HS_CKPT_FORMAT_HDF5},
     {"checkpoint.format", "binary", HS_CKPT_FORMAT_BINARY},
