@@ -1,5 +1,6 @@
 /* Fast direct Poisson solver: the plan (layouts, eigenvalue tables, FFT plans, buffers), the solve as a sequence of steps, and dispatch. */
 #include "kernels/fft/poisson.h"
+#include "kernels/dispatch.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -108,13 +109,8 @@ static void decode(const hs_poisson *ps, int in_c, int64_t e, int64_t idx[3])
 
 /* ------------------------------------------------------------------ backend calls */
 
-#if HS_HAVE_CUDA
-#define DISPATCH(ps, name, ...)                                                          \
-    (HS_ON_GPU((ps)->ctx) ? hs_poisson_##name##_cuda((ps)->ctx->cuda, __VA_ARGS__)         \
-                          : hs_poisson_##name##_cpu(__VA_ARGS__))
-#else
-#define DISPATCH(ps, name, ...) hs_poisson_##name##_cpu(__VA_ARGS__)
-#endif
+#define DISPATCH(ps, name, ...) \
+    HS_DISPATCH((ps)->ctx, hs_poisson_##name##_cpu(__VA_ARGS__), hs_poisson_##name##_cuda((ps)->ctx->cuda, __VA_ARGS__))
 
 /* Forward or inverse real-to-real transform of dimension dim along the contiguous lines of the
  * current layout: src -> dst (may be equal), scratch differs from both. */

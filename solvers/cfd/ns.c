@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kernels/blas/blas.h"
+#include "kernels/dispatch.h"
 #include "kernels/error.h"
 #include "kernels/fft/poisson.h"
 #include "kernels/grid/grid.h"
@@ -351,10 +352,7 @@ static hs_ns_launch launch_base(const ns *s, hs_field *const q[3], hs_field *T)
 
 static int launch(const ns *s, const hs_ns_launch *L)
 {
-#if HS_HAVE_CUDA
-    if (HS_ON_GPU(s->ctx)) return hs_ns_launch_cuda(s->ctx->cuda, L);
-#endif
-    return hs_ns_launch_cpu(L);
+    return HS_DISPATCH(s->ctx, hs_ns_launch_cpu(L), hs_ns_launch_cuda(s->ctx->cuda, L));
 }
 
 static void cell_box(const ns *s, hs_ns_launch *L)

@@ -150,7 +150,7 @@ expect_fail "lid on an all-periodic box" "case.ini:10: navier_stokes.wall_veloci
 expect_fail "inflow without outflow" "case.ini:6: navier_stokes.bc_xlo: an inflow needs an outflow somewhere" \
     "${H}n = 16\n[navier_stokes]\nbc_xlo = inflow\n"
 expect_fail "x split refused" "cfd.procs: navier_stokes splits only the last dimension" "${H}n = 16\nprocs = 2 1\n"
-printf "${H}n = 16\n[navier_stokes]\nre = 1e5\n" > warn.ini
+printf "${H}n = 16\n[navier_stokes]\nre = 1e5\nwall_velocity_yhi = 1 0\n" > warn.ini
 "$HS_BIN" check warn.ini >"$CAP/o" 2>"$CAP/e" && grep -q "warning: navier_stokes: boundary layers" "$CAP/e" &&
     ok "under-resolved Re warns with the estimate ($(grep -o 'needs about [0-9]* cells' "$CAP/e"))" || bad "no resolution warning: $(cat "$CAP/e")"
 
