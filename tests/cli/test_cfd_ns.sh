@@ -97,7 +97,7 @@ fi
 if [ $HAVE_MPI = 1 ]; then
     for c in cav chan hot; do
         for np in 1 2 4; do
-            "${MPIRUN[@]}" -n $np "$HS_BIN" run $c.ini --quiet output.path=${c}_np$np >"$CAP/o" 2>"$CAP/e" || bad "$c on $np ranks: $(grep hpcsim "$CAP/e")"
+            "${MPIRUN[@]}" -n $np "$HS_BIN" run $c.ini --quiet run.allow_shared_gpu=true output.path=${c}_np$np >"$CAP/o" 2>"$CAP/e" || bad "$c on $np ranks: $(grep hpcsim "$CAP/e")"
         done
         for np in 2 4; do
             for v in u v p; do
@@ -121,7 +121,7 @@ fi
 
 # 4. a restart continues bitwise (adaptive dt included)
 "$HS_BIN" run cav.ini --quiet output.path=full >/dev/null 2>&1
-"$HS_BIN" run cav.ini --quiet output.path=part checkpoint.every_steps=10 checkpoint.path=ck run.max_steps=25 >/dev/null 2>&1
+"$HS_BIN" run cav.ini --quiet output.path=part checkpoint.every_steps=5 checkpoint.path=ck run.max_steps=12 >/dev/null 2>&1
 ck=$(ls ck* 2>/dev/null | head -1)
 if [ -n "$ck" ] && "$HS_BIN" run cav.ini --quiet output.path=part run.restart="$ck" >"$CAP/o" 2>"$CAP/e"; then
     if "$HS_BIN" compare full.$EXT part.$EXT u --last >"$CAP/o" && "$HS_BIN" compare full.$EXT part.$EXT p --last >>"$CAP/o"; then
