@@ -952,3 +952,12 @@ int hs_params_dim_reals(const hs_params *p, const char *key, const char *ndim_ke
     for (int d = 0; d < 3; d++) out[d] = d < ndim ? v[n == 1 ? 0 : d] : fill;
     return HS_OK;
 }
+
+int hs_params_error_rekey(const hs_params *p, const char *name)
+{
+    char msg[1024];
+    const char *m = hs_error_message(), *colon = strstr(m, ": ");
+    snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : m);
+    hs_error_clear();
+    return hs_params_error(p, name, "%s", msg);
+}

@@ -77,6 +77,10 @@ int hs_params_is_set(const hs_params *p, const char *name);
 int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* The pending input error (hs_error_message, e.g. from a kernel that knows no parameter file) said
+ * again as an input error about key `name`, located where its value came from: the kernel's own
+ * "where: " prefix is dropped.  Clears the pending error; returns HS_ERR_INPUT. */
+int hs_params_error_rekey(const hs_params *p, const char *name);
 /* Print the resolved set: one "section.key = value   # source" line each, sorted by section. */
 void hs_params_print(const hs_params *p, FILE *out);
 /* The resolved set as INI text (malloc'd), for embedding in outputs and checkpoints. */

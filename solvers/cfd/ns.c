@@ -254,11 +254,7 @@ static int validate(ns *s, const hs_params *p)
         if (c->g.n[d] < 4) return hs_params_error(p, "cfd.n", "navier_stokes needs at least 4 cells per dimension, %lld given", (long long)c->g.n[d]);
     int rc = hs_decomp_create(s->ctx, nd, c->g.n, periodic, procs, 2, &s->d);
     if (rc == HS_ERR_INPUT) {
-        char msg[1024];
-        const char *m = hs_error_message(), *colon = strstr(m, ": ");
-        snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : m);
-        hs_error_clear();
-        return hs_params_error(p, hs_params_is_set(p, "cfd.procs") ? "cfd.procs" : "cfd.n", "%s", msg);
+        return hs_params_error_rekey(p, hs_params_is_set(p, "cfd.procs") ? "cfd.procs" : "cfd.n");
     }
     HS_CHECK(rc);
     /* memory: 8 velocity-sized fields with halo 2, 2 temperature fields, pressure, scratch, the
@@ -372,6 +368,25 @@ static int cell_op(ns *s, hs_field *const q[3], hs_field *T, int op, int comp, d
     return launch(s, &L);
 }
 
+/* out = scale * div q over the cells (q's ghosts valid). */
+static int divergence(ns *s, hs_field *const q[3], double scale, double *out)
+{
+    hs_ns_launch L = launch_base(s, q, NULL);
+    L.op = HS_NS_DIVERGENCE;
+    L.scale = scale;
+    L.out = out;
+    cell_box(s, &L);
+    return launch(s, &L);
+}
+
+/* A reduction over the ranks of a contiguous cell array (through the scratch field, whose
+ * reductions count each cell once and combine the ranks in order).  Collective. */
+static int reduce_cells(ns *s, const double *cells, hs_field_op op, double *result)
+{
+    HS_CHECK(hs_field_load_interior(s->scratch, cells));
+    return hs_field_reduce(s->scratch, op, result);
+}
+
 /* The custom boundary of the grid family for the normal velocity at inflows (profile set) and
  * outflows (value kept): the boundary points and the ghosts mirrored about them. */
 static int face_hook(hs_field *f, int dim, int side, const hs_bc *bc, int homogeneous, void *user)
@@ -465,14 +480,7 @@ static int stage(ns *s, hs_field *const q[3], hs_field *T, hs_field *const q0[3]
 static int project(ns *s, hs_field *const q[3], double h)
 {
     HS_CHECK(velocity_ghosts(s, q));
-    {
-        hs_ns_launch L = launch_base(s, q, NULL);
-        L.op = HS_NS_DIVERGENCE;
-        L.scale = 1.0 / h;
-        L.out = s->f;
-        cell_box(s, &L);
-        HS_CHECK(launch(s, &L));
-    }
+    HS_CHECK(divergence(s, q, 1.0 / h, s->f));
     double t0 = 0;
     if (s->timing) {
         HS_CHECK(hs_ctx_sync(s->ctx));
@@ -541,8 +549,7 @@ static int kinetic_energy(ns *s, double *ke)
 {
     HS_CHECK(velocity_ghosts(s, s->q));
     HS_CHECK(cell_op(s, s->q, NULL, HS_NS_ENERGY, 0, s->phi_c));
-    HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
-    HS_CHECK(hs_field_sum(s->scratch, ke));
+    HS_CHECK(reduce_cells(s, s->phi_c, HS_FIELD_SUM, ke));
     double vol = 1;
     for (int d = 0; d < s->c.g.ndim; d++) vol *= s->c.g.dx[d];
     *ke *= vol;
@@ -638,6 +645,15 @@ static int initial_velocity(ns *s, int comp)
     return rc;
 }
 
+/* The area of a face of the domain normal to dimension d. */
+static double face_area(const ns_config *c, int d)
+{
+    double a = 1;
+    for (int e = 0; e < c->g.ndim; e++)
+        if (e != d) a *= c->g.length[e];
+    return a;
+}
+
 static int setup_boundaries(ns *s)
 {
     const ns_config *c = &s->c;
@@ -660,27 +676,16 @@ static int setup_boundaries(ns *s)
                 else if (kind == NS_INFLOW) *b = comp == d ? (hs_bc){HS_BC_CUSTOM, 0, face_hook, &s->hook_in} : (hs_bc){HS_BC_DIRICHLET, 0, NULL, NULL};
                 else *b = comp == d ? (hs_bc){HS_BC_CUSTOM, 0, face_hook, &s->hook_out} : (hs_bc){HS_BC_NEUMANN, 0, NULL, NULL};
             }
-            if (d < c->g.ndim && kind == NS_INFLOW) {
-                double a = 1;
-                for (int e = 0; e < c->g.ndim; e++)
-                    if (e != d) a *= c->g.length[e];
-                inflow_area += a;
-            }
+            if (d < c->g.ndim && kind == NS_INFLOW) inflow_area += face_area(c, d);
         }
     /* outflows carry what comes in at the same mean speed per unit area */
     double outflow_area = 0;
     for (int d = 0; d < c->g.ndim; d++)
         for (int side = 0; side < 2; side++)
-            if (c->bc[d][side] == NS_OUTFLOW) {
-                double a = 1;
-                for (int e = 0; e < c->g.ndim; e++)
-                    if (e != d) a *= c->g.length[e];
-                outflow_area += a;
-            }
+            if (c->bc[d][side] == NS_OUTFLOW) outflow_area += face_area(c, d);
     /* (an outflow without inflow, in a flow driven by a force, convects at the velocity scale) */
     s->outflow_speed = outflow_area <= 0 ? 0 : inflow_area > 0 ? c->inflow_speed * inflow_area / outflow_area : fmax(c->u_ref, 1e-12);
-    double dx[3] = {c->g.dx[0], c->g.dx[1], c->g.dx[2]};
-    return hs_poisson_create(s->d, pb, dx, &s->poisson);
+    return hs_poisson_create(s->d, pb, c->g.dx, &s->poisson);
 }
 
 static void destroy(void *state);
@@ -793,19 +798,10 @@ static int diagnostics(ns *s, double *ke, double *ens, double *divmax, double *c
     for (int d = 0; d < c->g.ndim; d++) vol *= c->g.dx[d];
     HS_CHECK(kinetic_energy(s, ke));
     HS_CHECK(cell_op(s, s->q, NULL, HS_NS_ENSTROPHY, 0, s->phi_c));
-    HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
-    HS_CHECK(hs_field_sum(s->scratch, ens));
+    HS_CHECK(reduce_cells(s, s->phi_c, HS_FIELD_SUM, ens));
     *ens *= vol;
-    {
-        hs_ns_launch L = launch_base(s, s->q, NULL);
-        L.op = HS_NS_DIVERGENCE;
-        L.scale = 1.0;
-        L.out = s->phi_c;
-        cell_box(s, &L);
-        HS_CHECK(launch(s, &L));
-    }
-    HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
-    HS_CHECK(hs_field_maxabs(s->scratch, divmax));
+    HS_CHECK(divergence(s, s->q, 1.0, s->phi_c));
+    HS_CHECK(reduce_cells(s, s->phi_c, HS_FIELD_MAXABS, divmax));
     double umax[3];
     HS_CHECK(velocity_max(s, umax));
     *cfl = 0;
@@ -814,8 +810,7 @@ static int diagnostics(ns *s, double *ke, double *ens, double *divmax, double *c
     if (c->temperature) {
         HS_CHECK(scalar_ghosts(s, s->T));
         HS_CHECK(cell_op(s, s->q, s->T, HS_NS_WALL_FLUX, 0, s->phi_c));
-        HS_CHECK(hs_field_load_interior(s->scratch, s->phi_c));
-        HS_CHECK(hs_field_sum(s->scratch, nusselt));
+        HS_CHECK(reduce_cells(s, s->phi_c, HS_FIELD_SUM, nusselt));
         double across = 1;
         for (int d = 1; d < c->g.ndim; d++) across *= (double)c->g.n[d];
         *nusselt /= across;

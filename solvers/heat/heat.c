@@ -345,11 +345,7 @@ static int validate(heat *h, const hs_params *p)
     int rc = hs_decomp_create(h->ctx, c->ndim, c->n, periodic, c->procs, c->order / 2, &h->d);
     if (rc == HS_ERR_INPUT) {
         /* say it in terms of the user's keys and file lines */
-        char msg[1024];
-        const char *m = hs_error_message(), *colon = strstr(m, ": ");
-        snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : m);
-        hs_error_clear();
-        return hs_params_error(p, hs_params_is_set(p, "heat.procs") ? "heat.procs" : "heat.n", "%s", msg);
+        return hs_params_error_rekey(p, hs_params_is_set(p, "heat.procs") ? "heat.procs" : "heat.n");
     }
     HS_CHECK(rc);
     HS_CHECK(check_memory(h, p));
