@@ -4,15 +4,17 @@
 
 namespace {
 
-template <bool CELL>
+// COMP is L.comp as a constant: with it and the unrolled dimension loops of ns_point.h every index
+// into the launch record is known at compile time and the record stays in parameter space.
+template <bool CELL, int COMP>
 __global__ void __launch_bounds__(256) ns_kernel(const hs_ns_launch L)
 {
     const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
     if (i >= L.hi[0] || j >= L.hi[1]) return;
     for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) {
-        if (CELL) hs_ns_cell_op(&L, i, j, k);
-        else hs_ns_point_op(&L, i, j, k);
+        if (CELL) hs_ns_cell_op(&L, COMP, i, j, k);
+        else hs_ns_point_op(&L, COMP, i, j, k);
     }
 }
 
@@ -25,8 +27,15 @@ extern "C" int hs_ns_launch_cuda(struct hs_cuda_ctx *cu, const hs_ns_launch *L)
     const bool cell = L->op >= HS_NS_DIVERGENCE && L->op != HS_NS_CORRECT && L->op != HS_NS_FACE_BC;
     dim3 block(32, 8, 1);
     dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));
-    if (cell) ns_kernel<true><<<grid, block, 0, cu->stream>>>(*L);
-    else ns_kernel<false><<<grid, block, 0, cu->stream>>>(*L);
+    switch ((cell ? 3 : 0) + L->comp) {
+    case 0: ns_kernel<false, 0><<<grid, block, 0, cu->stream>>>(*L); break;
+    case 1: ns_kernel<false, 1><<<grid, block, 0, cu->stream>>>(*L); break;
+    case 2: ns_kernel<false, 2><<<grid, block, 0, cu->stream>>>(*L); break;
+    case 3: ns_kernel<true, 0><<<grid, block, 0, cu->stream>>>(*L); break;
+    case 4: ns_kernel<true, 1><<<grid, block, 0, cu->stream>>>(*L); break;
+    case 5: ns_kernel<true, 2><<<grid, block, 0, cu->stream>>>(*L); break;
+    default: return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes kernel: component %d out of range", L->comp);
+    }
     HS_CUDA_CHECK(cudaGetLastError());
     return HS_OK;
 }
