@@ -1,6 +1,6 @@
 /* The navier_stokes CFD model against exact solutions and published tables: Taylor-Green (order 2 in
  * space and time), plane Poiseuille flow (order 2), the 3D code on a 2D flow, an inflow/outflow
- * channel, the lid-driven cavity against Ghia et al. (1982), and (HS_VALIDATE=1) the heated cavity
+ * channel, the lid-driven cavity against Ghia et al. (1982), and (HS_TEST_VALIDATE=1) the heated cavity
  * against de Vahl Davis (1983) and the cavity at Re 400 and 1000. */
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 int hs_driver_declare(void);
 
-static int validate_mode(void) { return getenv("HS_VALIDATE") && atoi(getenv("HS_VALIDATE")); }
+static int validate_mode(void) { return getenv("HS_TEST_VALIDATE") && atoi(getenv("HS_TEST_VALIDATE")); }
 
 static const hs_solver_ops *model(void) { return &hs_cfd_navier_stokes; }
 
