@@ -38,9 +38,8 @@ static const hs_param_decl g_sp_params[] = {
     {"spectral", "tg_mode", HS_PARAM_INT, "1", 1, 1e9, NULL,
      "taylor_green: wavenumber in modes per box: u = U sin(a x) cos(b y), a = 2 pi m / Lx, b = 2 pi m / Ly"},
     {"spectral", "k0", HS_PARAM_REAL, "10", 1e-3, HS_NO_MAX, NULL,
-     "turbulence: peak of the energy spectrum E(k) ~ k^4 exp(-2 (k/k0)^2), in modes per box length along x"},
+     "turbulence: peak of the energy spectrum E(k) ~ k^4 exp(-2 (k/k0)^2), in modes per box length along x (random phases from run.seed)"},
     {"spectral", "energy", HS_PARAM_REAL, "0.5", 1e-300, HS_NO_MAX, NULL, "turbulence: mean kinetic energy per unit area, <|u|^2>/2"},
-    {"spectral", "seed", HS_PARAM_INT, "1", 0, 9e15, NULL, "turbulence: seed of the random phases (the same field on any rank count and device)"},
     {"spectral", "shear_width", HS_PARAM_REAL, "0.20943951023931953", 1e-6, 3.14159, NULL,
      "shear_layer: thickness rho of the tanh layers at y = L/4 and 3L/4, in the box scaled to 2 pi (pi/15: the thin layers of Minion & Brown)"},
     {"spectral", "shear_perturbation", HS_PARAM_REAL, "0.05", 0, HS_NO_MAX, NULL, "shear_layer: amplitude delta of the perturbation v = U delta sin(2 pi x / Lx)"},
@@ -97,7 +96,7 @@ static int read_config(const hs_params *p, sp_config *c)
     c->tg_mode = hs_params_int(p, "spectral.tg_mode");
     c->k0 = hs_params_real(p, "spectral.k0");
     c->energy = hs_params_real(p, "spectral.energy");
-    c->seed = hs_params_int(p, "spectral.seed");
+    c->seed = hs_params_int(p, "run.seed"); /* the random phases: the same field on any rank count and device */
     c->width = hs_params_real(p, "spectral.shear_width");
     c->delta = hs_params_real(p, "spectral.shear_perturbation");
     c->force = hs_params_real(p, "spectral.force");
@@ -109,7 +108,6 @@ static int read_config(const hs_params *p, sp_config *c)
     HS_CHECK(unused_key(p, "spectral.tg_mode", c->initial == SP_INIT_TAYLOR_GREEN, why));
     HS_CHECK(unused_key(p, "spectral.k0", c->initial == SP_INIT_TURBULENCE, why));
     HS_CHECK(unused_key(p, "spectral.energy", c->initial == SP_INIT_TURBULENCE, why));
-    HS_CHECK(unused_key(p, "spectral.seed", c->initial == SP_INIT_TURBULENCE, why));
     HS_CHECK(unused_key(p, "spectral.shear_width", c->initial == SP_INIT_SHEAR, why));
     HS_CHECK(unused_key(p, "spectral.shear_perturbation", c->initial == SP_INIT_SHEAR, why));
     HS_CHECK(unused_key(p, "spectral.force_mode", c->force != 0, "spectral.force is 0 (no forcing)"));
