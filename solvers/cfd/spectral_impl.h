@@ -18,7 +18,8 @@ typedef enum {
     HS_SP_VELOCITY = 0, /* a, b = u^, v^ of w0 (times 1/N, ready for the unnormalised backward FFT) */
     HS_SP_PRODUCTS,     /* physical, in place: a = u v, b = v^2 - u^2 (a holds u, b holds v on entry) */
     HS_SP_STAGE,        /* stage `stage` (1..4) of IF-RK4 from a, b = FFT(u v), FFT(v^2 - u^2): acc (and
-                         * w0 at stage 4) updated, a, b = u^, v^ of the next stage's vorticity */
+                         * w0 at stage 4) updated on kept modes, a, b = u^, v^ of the next stage's
+                         * vorticity (0 on dropped modes, where w0 and acc are left alone) */
     HS_SP_FIELD,        /* out = `which` (HS_SP_U..HS_SP_DIV) of w0, times 1/N */
     HS_SP_DIAG,         /* out[e] = weight |w|^2 / k^2, out[count + e] = weight |w|^2 (Parseval sums) */
     HS_SP_RANDOM,       /* w0 = the random field of the launch's spectrum (phases from the counter-based RNG) */

@@ -93,6 +93,12 @@ HS_HD void hs_spectral_advection(const hs_spectral_launch *L, const hs_spectral_
 HS_HD void hs_spectral_stage(const hs_spectral_launch *L, int64_t plane, int64_t i)
 {
     hs_spectral_mode m = hs_spectral_mode_at(L, plane, i);
+    if (!m.kept) {
+        /* the vorticity stays 0 on a dropped mode (5/9 of the half spectrum): w0 and acc are
+         * neither read nor written there, only the next transforms' inputs are cleared */
+        L->a[2 * m.e] = L->a[2 * m.e + 1] = L->b[2 * m.e] = L->b[2 * m.e + 1] = 0.0;
+        return;
+    }
     double n[2];
     hs_spectral_advection(L, &m, n);
     double *w0 = L->w0 + 2 * m.e, *acc = L->acc + 2 * m.e;

@@ -1,4 +1,4 @@
-/* MPI test of the spectral CFD model: on 1, 2 and 4 ranks the run equals the one-rank run of the same case (bitwise on the CPU). */
+/* MPI test of the spectral CFD model: on 1, 2 and 4 ranks the run equals the one-rank run of the same case (to round-off; bitwise in practice on the CPU). */
 #include "test_util.h"
 
 #include <math.h>
@@ -74,15 +74,17 @@ static void compare_case(const char *name, const char *const *ov, int count, int
         r[1] = max_rel(w, w1, N);
         r[2] = fabs(d[0] - d1[0]) / d1[0];
         r[3] = fabs(d[1] - d1[1]) / d1[1];
-        printf("%s on %d ranks against 1: max relative difference u %.3e, vorticity %.3e; kinetic energy %.3e, enstrophy %.3e\n", name,
-               ctx->size, r[0], r[1], r[2], r[3]);
+        printf("%s on %d ranks against 1: max relative difference u %.3e, vorticity %.3e (%s); kinetic energy %.3e, enstrophy %.3e\n",
+               name, ctx->size, r[0], r[1], memcmp(u, u1, N * sizeof *u) || memcmp(w, w1, N * sizeof *w) ? "not bitwise" : "bitwise", r[2], r[3]);
         fflush(stdout);
     }
     TEST_OK(hs_allreduce_max(ctx->comm, r, 4));
-    /* FFTW transforms every line alike whatever the batch, and the rest is pointwise: the fields are
-     * bitwise the same on the CPU.  cuFFT may choose other kernels for other batch counts: round-off.
-     * The diagnostics' sums are split over the ranks: round-off. */
-    double tol = test_on_gpu() ? 1e-12 : 0.0;
+    /* Everything but the transforms is pointwise, and these cases come out bitwise equal on the CPU;
+     * but a batch's split over the ranks may change which lines FFTW hands to its SIMD codelets
+     * (fused multiply-adds, pairs of lines) and which to its scalar ones (seen on 8 x 64 points on
+     * 4 ranks: 5e-15), and cuFFT may choose other kernels for other batch counts: round-off, not
+     * bitwise, is what the algorithm promises.  The diagnostics' sums are split over the ranks. */
+    double tol = 1e-12;
     TEST_LE(r[0], tol);
     TEST_LE(r[1], tol);
     TEST_LE(r[2], 1e-13);

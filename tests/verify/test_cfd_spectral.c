@@ -281,9 +281,9 @@ static void test_energy_budget(void **st)
 
 /* Without viscosity the truncated (Galerkin) equations conserve energy and enstrophy exactly; IF-RK4
  * then loses a little of both each step (RK4 is dissipative at O(dt^5) on oscillatory modes), so the
- * drift is bounded by the time error and falls with dt.  Stated: at CFL 0.5 (189 steps to t = 2 on
+ * drift is bounded by the time error and falls with dt.  Stated: at CFL 0.5 (211 steps to t = 2 on
  * 64^2, k0 = 6, about 3 eddy turnovers) the relative drift stays below 2e-6 in energy and 2e-5 in
- * enstrophy (measured 7.5e-7 and 6.8e-6), and halving the step divides it by about 30. */
+ * enstrophy (measured 6.9e-7 and 6.0e-6), and halving the step divides it by about 30. */
 static void test_inviscid_conservation(void **st)
 {
     (void)st;
