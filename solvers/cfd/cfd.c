@@ -21,9 +21,10 @@ static const hs_param_decl g_cfd_params[] = {
 };
 
 /* Weak while the models are being written in parallel branches: a model not linked in is an input
- * error at check time.  (To be made strong once all three are in.) */
+ * error at check time.  (To be made strong once all three are in; spectral is.  A weak reference
+ * does not pull a member out of the static library, so a model that is in must be strong.) */
 extern const hs_solver_ops hs_cfd_navier_stokes;
-extern const hs_solver_ops hs_cfd_spectral __attribute__((weak));
+extern const hs_solver_ops hs_cfd_spectral;
 extern const hs_solver_ops hs_cfd_shallow_water __attribute__((weak));
 static const hs_solver_ops *model_table(int i)
 {
