@@ -296,13 +296,14 @@ int hs_reader_var_names(hs_reader *r, char ***names, int *count, int *ntext)
     if (!r || !names || !count || !ntext) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_var_names: null argument");
     *names = NULL;
     *count = *ntext = 0;
-    int cap = 0, rc = HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+    int cap = 0, rc = -1;
 #if HS_HAVE_NETCDF
     if (r->kind == RD_NETCDF) rc = nc_names(r, names, count, &cap, ntext);
 #endif
 #if HS_HAVE_HDF5
     if (r->kind == RD_HDF5) rc = h5_names(r, names, count, &cap, ntext);
 #endif
+    if (rc == -1) rc = HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
     if (rc != HS_OK) {
         hs_reader_free_names(*names, *count);
         *names = NULL;
