@@ -509,7 +509,9 @@ static int def_any(hs_writer *w, const char *name, const char *units, const char
     if (id >= 0) {
         /* a resumed writer: the solver defines its variables again */
         const hs_writer_var *v = &w->vars[id];
-        if (v->grid != grid)
+        /* without a grid, a series and a variable of grid 0 are both (time) only: the file cannot tell them apart */
+        int series = w->ndim == 0 && (v->grid == 0 || v->grid == HS_GRID_SERIES) && (grid == 0 || grid == HS_GRID_SERIES);
+        if (v->grid != grid && !series)
             return hs_input_error(p, 0, name, "variable exists in the file with other dimensions");
         if (v->dtype != (int)dtype || v->time_dependent != time_dependent)
             return hs_input_error(p, 0, name, "variable exists in the file as %s%s, redefined as %s%s",
