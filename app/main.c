@@ -26,10 +26,13 @@ static const command commands[] = {
     {"run", "FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]", "run the simulation the file describes",
      "Under MPI: mpirun -n N hpcsim run FILE (one rank per GPU).\n", "hqr"},
     {"params", "", "list every parameter with type, default, range and help", "", "h"},
-    {"compare", "A B VARIABLE [RTOL] [--last]", "compare a variable of two output files",
+    {"compare", "A B VARIABLE [RTOL] [--last] | --all A B [RTOL] [--last]", "compare a variable (or all) of two output files",
      "Exit 0 when every value agrees within RTOL relative to max |B| (default 0: bitwise), 1 when not.\n"
+     "With --all, every numeric variable of the two files (one line each), and the variables found in one\n"
+     "file only (each a difference); --last then takes the last record of the variables along the record\n"
+     "dimension.\n"
      "A and B are NetCDF or HDF5 files, or two JSON result files (the quantum solver's): VARIABLE is then a\n"
-     "key path (probabilities, expectation.value, amplitudes.3) and every number under it is compared.\n", "hl"},
+     "key path (probabilities, expectation.value, amplitudes.3) and every number under it is compared.\n", "hla"},
     {"help", "[COMMAND]", "this help, or the help of COMMAND", "", "h"},
 };
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
@@ -39,6 +42,7 @@ static const struct option long_options[] = {
     {"quiet", no_argument, NULL, 'q'},
     {"restart", required_argument, NULL, 'r'},
     {"last", no_argument, NULL, 'l'},
+    {"all", no_argument, NULL, 'a'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -49,6 +53,7 @@ static const char *option_help(int letter)
     case 'q': return "  -q, --quiet                 no progress lines (the same as run.quiet=true)\n";
     case 'r': return "  -r, --restart CHECKPOINT    continue from a checkpoint (the same as run.restart=CHECKPOINT)\n";
     case 'l': return "      --last                  compare the last record only\n";
+    case 'a': return "      --all                   compare every variable the files hold\n";
     case 'h': return "  -h, --help                  print this help\n";
     }
     return "";
@@ -101,7 +106,7 @@ static void die_on(int rc)
 /* A command line parsed: the flags, and the other arguments in their order (options that stand for
  * overrides, --quiet and --restart, become "section.key=value" arguments in place). */
 typedef struct {
-    int help, last;
+    int help, last, all;
     int nargs;
     char **args;  /* positional arguments and overrides, in command-line order */
     char **owned; /* the strings made here, to free */
@@ -160,6 +165,7 @@ static int parse_command_line(const command *c, int argc, char **argv, cmdline *
         else if (!strchr(c->options, ch)) rc = usage_error(c, "'%s' is not an option of this command", given);
         else if (ch == 'h') o->help = 1;
         else if (ch == 'l') o->last = 1;
+        else if (ch == 'a') o->all = 1;
         else if (ch == 'q') o->args[o->nargs++] = "run.quiet=true";
         else if (ch == 'r' && !(o->args[o->nargs++] = joined(o, "run.restart=", optarg)))
             rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -181,6 +187,18 @@ static int is_override(const char *a)
 /* hpcsim compare A B VARIABLE [RTOL]: 0 when equal within RTOL, 1 when not, 2 on bad input. */
 static int compare_command(const command *c, const cmdline *o)
 {
+    if (o->all) {
+        if (o->nargs != 2 && o->nargs != 3) die_on(usage_error(c, "'compare --all' needs two files%s", ""));
+        double rtol = 0;
+        if (o->nargs == 3) {
+            char *end;
+            rtol = strtod(o->args[2], &end);
+            if (*end || !(rtol >= 0)) die_on(usage_error(c, "RTOL must be a number >= 0, got '%s'", o->args[2]));
+        }
+        int ndiffer = 0;
+        die_on(hs_compare_all(o->args[0], o->args[1], o->last, rtol, stdout, &ndiffer));
+        return ndiffer ? 1 : 0;
+    }
     if (o->nargs != 3 && o->nargs != 4) die_on(usage_error(c, "'compare' needs two files and a variable name%s", ""));
     double rtol = 0;
     if (o->nargs == 4) {

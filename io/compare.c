@@ -61,6 +61,86 @@ static int read_var(const char *path, const char *name, int last, double **data,
     return rc;
 }
 
+/* The numeric variable names of a file (malloc'd list). */
+static int list_vars(const char *path, char ***names, int *count, int *ntext)
+{
+    hs_reader *r = NULL;
+    if (hs_reader_open(path, &r) != HS_OK) {
+        hs_error_clear();
+        return hs_input_error(path, 0, NULL, "cannot read as NetCDF or HDF5");
+    }
+    int rc = hs_reader_var_names(r, names, count, ntext);
+    hs_reader_close(r);
+    return rc;
+}
+
+static int is_record(const char *path, const char *name)
+{
+    hs_reader *r = NULL;
+    if (hs_reader_open(path, &r) != HS_OK) {
+        hs_error_clear();
+        return 0;
+    }
+    int rec = hs_reader_var_is_record(r, name);
+    if (rec < 0) hs_error_clear();
+    hs_reader_close(r);
+    return rec > 0;
+}
+
+static int in_list(char **names, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcmp(names[i], name)) return 1;
+    return 0;
+}
+
+int hs_compare_all(const char *a, const char *b, int last_record, double rtol, FILE *out, int *ndiffer)
+{
+    *ndiffer = 0;
+    if (looks_like_json(a) || looks_like_json(b))
+        return hs_input_error(a, 0, NULL, "--all compares NetCDF or HDF5 files; name a key path for JSON files");
+    char **na = NULL, **nb = NULL;
+    int ca = 0, cb = 0, ta = 0, tb = 0, same = 0;
+    int rc = list_vars(a, &na, &ca, &ta);
+    if (rc == HS_OK) rc = list_vars(b, &nb, &cb, &tb);
+    for (int i = 0; rc == HS_OK && i < ca; i++) {
+        if (!in_list(nb, cb, na[i])) {
+            fprintf(out, "%s: only in %s\n", na[i], a);
+            (*ndiffer)++;
+            continue;
+        }
+        hs_compare_result r;
+        int last = last_record && is_record(a, na[i]);
+        rc = hs_compare_files(a, b, na[i], last, &r);
+        if (rc == HS_ERR_INPUT) { /* shapes differ: a difference, not a failure of the comparison */
+            fprintf(out, "%s: %s\n", na[i], hs_error_message());
+            hs_error_clear();
+            rc = HS_OK;
+            (*ndiffer)++;
+            continue;
+        }
+        if (rc != HS_OK) break;
+        int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;
+        fprintf(out, "%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e, relative to max |b| = %.6e: %s\n", na[i],
+                (long long)r.count, (long long)r.differing, r.max_abs, r.max_rel, ok ? "agree" : "DIFFER");
+        if (ok) same++;
+        else (*ndiffer)++;
+    }
+    for (int i = 0; rc == HS_OK && i < cb; i++)
+        if (!in_list(na, ca, nb[i])) {
+            fprintf(out, "%s: only in %s\n", nb[i], b);
+            (*ndiffer)++;
+        }
+    if (rc == HS_OK) {
+        fprintf(out, "%d variables agree, %d differ or are in one file only", same, *ndiffer);
+        if (ta || tb) fprintf(out, " (text variables not compared: %d in %s, %d in %s)", ta, a, tb, b);
+        fprintf(out, "\n");
+    }
+    hs_reader_free_names(na, ca);
+    hs_reader_free_names(nb, cb);
+    return rc;
+}
+
 int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res)
 {
     memset(res, 0, sizeof *res);

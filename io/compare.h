@@ -3,6 +3,7 @@
 #define HS_COMPARE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct hs_compare_result {
     int64_t count;        /* values compared */
@@ -19,5 +20,14 @@ typedef struct hs_compare_result {
  * is a key path ("probabilities", "expectation.value"), last_record takes the last element of the
  * array there, and the two must hold as many numbers.  Not collective. */
 int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res);
+
+/* Compare every numeric variable of two NetCDF or HDF5 files (hs_compare_files on each; with
+ * last_record, the last record of the variables along the record dimension and the whole of the
+ * others): one line per variable to `out` ("NAME: N values, ... agree" or "DIFFER"), one per
+ * variable found in only one file ("NAME: only in A"), and a summary.  A variable agrees when
+ * bitwise equal (rtol 0) or within rtol relative to max |B|.  *ndiffer counts the variables that
+ * differ, differ in shape or are in one file only.  Files that cannot be read are input errors.
+ * Not collective. */
+int hs_compare_all(const char *a, const char *b, int last_record, double rtol, FILE *out, int *ndiffer);
 
 #endif

@@ -83,9 +83,27 @@ int hs_writer_var_space(const hs_writer *w, const hs_writer_var *v, int64_t len[
         len[0] = w->nstations;
         return 1;
     }
+    if (v->grid == HS_GRID_MESH_NODE || v->grid == HS_GRID_MESH_CELL) {
+        len[0] = v->grid == HS_GRID_MESH_NODE ? w->mesh.nnodes : w->mesh.ncells;
+        return 1;
+    }
     int rank = 0;
-    for (int d = w->ndim - 1; d >= 0; d--) len[rank++] = w->n[d];
+    const int64_t *n = v->grid > 0 ? w->grids[v->grid].n : w->n;
+    for (int d = w->ndim - 1; d >= 0; d--) len[rank++] = n[d];
     return rank;
+}
+
+int64_t hs_writer_max_var_size(const hs_writer *w)
+{
+    int64_t m = hs_writer_plane_size(w);
+    for (int g = 1; g < w->ngrids; g++) {
+        int64_t n = w->grids[g].n[0] * w->grids[g].n[1] * w->grids[g].n[2];
+        if (n > m) m = n;
+    }
+    if (w->has_mesh && w->mesh.nnodes > m) m = w->mesh.nnodes;
+    if (w->has_mesh && w->mesh.ncells > m) m = w->mesh.ncells;
+    if (w->nstations > m) m = w->nstations;
+    return m;
 }
 
 int64_t hs_writer_var_size(const hs_writer *w, const hs_writer_var *v)
@@ -124,6 +142,7 @@ int hs_writer_is_own_name(const hs_writer *w, const char *name)
             if (strcmp(name, b) == 0) return 1;
         }
     }
+    if (hs_writer_grid_owns_name(w, name)) return 1;
     if (w->has_time && strcmp(name, w->rec_name) == 0) return 1;
     if (w->ndim > 0 && strcmp(name, "bnds") == 0) return 1;
     if (w->has_area && strcmp(name, HS_CELL_AREA) == 0) return 1;
@@ -260,6 +279,7 @@ static void writer_free(hs_writer *w)
     free(w->history);
     free(w->times);
     for (int d = 0; d < 3; d++) free(w->edges[d]);
+    hs_writer_free_grids(w);
     free(w->gather);
     free(w->scratch);
     free(w);
@@ -347,6 +367,10 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     w->par = want;
     int rc = ctx->rank == 0 ? make_edges(w, desc) : HS_OK;
     if (w->par) rc = share_root_data(w, rc);
+    /* the extra grids' names and sizes are alike on every rank: each finds the same input errors */
+    if (rc == HS_OK) rc = hs_writer_setup_grids(w, desc);
+    if (rc == HS_OK && w->par && w->nxdims > 0) rc = hs_writer_share_grids(w);
+    if (rc == HS_OK && w->has_mesh) rc = hs_writer_gather_mesh(w, desc);
     if (rc != HS_OK) {
         writer_free(w);
         return rc;
@@ -432,6 +456,28 @@ int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const c
     return def_any(w, name, units, long_name, standard_name, dtype, time_dependent, 0, varid);
 }
 
+int hs_writer_def_grid_var(hs_writer *w, const char *grid, const char *name, const char *units, const char *long_name,
+                           const char *standard_name, hs_dtype dtype, int time_dependent, int *varid)
+{
+    if (!w || !name || !varid) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_grid_var: null argument");
+    if (!grid || !*grid) return hs_writer_def_var(w, name, units, long_name, standard_name, dtype, time_dependent, varid);
+    for (int g = 1; g < w->ngrids; g++)
+        if (strcmp(w->grids[g].name, grid) == 0)
+            return def_any(w, name, units, long_name, standard_name, dtype, time_dependent, g, varid);
+    return hs_input_error(w->path, 0, name, "no grid named %s in this file", grid);
+}
+
+int hs_writer_def_mesh_var(hs_writer *w, const char *name, const char *units, const char *long_name,
+                           const char *standard_name, hs_mesh_location where, hs_dtype dtype, int time_dependent,
+                           int *varid)
+{
+    if (!w || !name || !varid) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_mesh_var: null argument");
+    if (!w->has_mesh) return hs_input_error(w->path, 0, name, "a mesh variable in a file without a mesh");
+    if (where != HS_MESH_NODE && where != HS_MESH_CELL) return hs_input_error(w->path, 0, name, "unknown mesh location %d", (int)where);
+    return def_any(w, name, units, long_name, standard_name, dtype, time_dependent,
+                   where == HS_MESH_NODE ? HS_GRID_MESH_NODE : HS_GRID_MESH_CELL, varid);
+}
+
 int hs_writer_def_series(hs_writer *w, const char *name, const char *units, const char *long_name,
                          const char *standard_name, int *varid)
 {
@@ -463,7 +509,9 @@ static int def_any(hs_writer *w, const char *name, const char *units, const char
     if (id >= 0) {
         /* a resumed writer: the solver defines its variables again */
         const hs_writer_var *v = &w->vars[id];
-        if (v->grid != grid)
+        /* without a grid, a series and a variable of grid 0 are both (time) only: the file cannot tell them apart */
+        int series = w->ndim == 0 && (v->grid == 0 || v->grid == HS_GRID_SERIES) && (grid == 0 || grid == HS_GRID_SERIES);
+        if (v->grid != grid && !series)
             return hs_input_error(p, 0, name, "variable exists in the file with other dimensions");
         if (v->dtype != (int)dtype || v->time_dependent != time_dependent)
             return hs_input_error(p, 0, name, "variable exists in the file as %s%s, redefined as %s%s",
@@ -538,10 +586,13 @@ static int report_nonfinite(hs_writer *w, const hs_writer_var *v, int64_t bad, d
     char where[256] = "";
     size_t len = 0;
     if (v->grid == HS_GRID_STATIONS) snprintf(where, sizeof where, " at %s = %lld", w->st_dim, (long long)bad);
-    for (int d = 0; v->grid == 0 && d < w->ndim; d++) {
-        len += (size_t)snprintf(where + len, sizeof where - len, "%s%s = %lld", d ? ", " : " at ", w->dim_names[d],
-                                (long long)(bad % w->n[d]));
-        bad /= w->n[d];
+    if (v->grid == HS_GRID_MESH_NODE || v->grid == HS_GRID_MESH_CELL)
+        snprintf(where, sizeof where, " at %s %lld", v->grid == HS_GRID_MESH_NODE ? "node" : "cell", (long long)bad);
+    for (int d = 0; v->grid >= 0 && d < w->ndim; d++) {
+        const hs_writer_grid *G = &w->grids[v->grid];
+        len += (size_t)snprintf(where + len, sizeof where - len, "%s%s = %lld", d ? ", " : " at ", G->dim_name[d],
+                                (long long)(bad % G->n[d]));
+        bad /= G->n[d];
     }
     return HS_FAIL(HS_ERR_RUNTIME, "%s: %s is %g%s (index from 0) in record %lld, t = %.9g", w->path, v->name, value,
                    where, (long long)(v->time_dependent ? w->nrec - 1 : -1),
@@ -605,57 +656,57 @@ typedef struct { int64_t off[3], cnt[3]; } block_t;
 
 static int64_t block_size(const block_t *b) { return b->cnt[0] * b->cnt[1] * b->cnt[2]; }
 
-static int check_block(const hs_writer *w, const block_t *b, int rank)
+static int check_block(const hs_writer *w, const int64_t *n, const block_t *b, int rank)
 {
     for (int d = 0; d < 3; d++)
-        if (b->off[d] < 0 || b->cnt[d] < 0 || b->off[d] + b->cnt[d] > w->n[d])
+        if (b->off[d] < 0 || b->cnt[d] < 0 || b->off[d] + b->cnt[d] > n[d])
             return HS_FAIL(HS_ERR_RUNTIME, "%s: rank %d's block [%lld, +%lld) lies outside dimension %d of size %lld",
-                           w->path, rank, (long long)b->off[d], (long long)b->cnt[d], d, (long long)w->n[d]);
+                           w->path, rank, (long long)b->off[d], (long long)b->cnt[d], d, (long long)n[d]);
     return HS_OK;
 }
 
 /* Copy a block (x fastest) into the global array. */
-static void place_block(const hs_writer *w, const block_t *b, const char *src, char *dst, size_t es)
+static void place_block(const int64_t *n, const block_t *b, const char *src, char *dst, size_t es)
 {
     size_t row = (size_t)b->cnt[0] * es;
     if (row == 0) return;
     for (int64_t k = 0; k < b->cnt[2]; k++)
         for (int64_t j = 0; j < b->cnt[1]; j++) {
-            int64_t g = ((b->off[2] + k) * w->n[1] + (b->off[1] + j)) * w->n[0] + b->off[0];
+            int64_t g = ((b->off[2] + k) * n[1] + (b->off[1] + j)) * n[0] + b->off[0];
             memcpy(dst + (size_t)g * es, src + ((size_t)(k * b->cnt[1] + j)) * row, row);
         }
 }
 
 /* Rank 0: are the blocks inside the grid, and do they add up to it?  Sizes in `es` bytes. */
-static int check_blocks(const hs_writer *w, const block_t *blocks, size_t es)
+static int check_blocks(const hs_writer *w, const int64_t *n, const block_t *blocks, size_t es)
 {
-    int64_t total = 0;
+    int64_t total = 0, size = n[0] * n[1] * n[2];
     for (int r = 0; r < w->ctx->size; r++) {
-        HS_CHECK(check_block(w, &blocks[r], r));
+        HS_CHECK(check_block(w, n, &blocks[r], r));
         total += block_size(&blocks[r]);
         if (block_size(&blocks[r]) * (int64_t)es > INT32_MAX)
             return HS_FAIL(HS_ERR_RUNTIME, "%s: rank %d's block exceeds 2 GiB (MPI count limit)", w->path, r);
     }
-    if (total != hs_writer_plane_size(w))
+    if (total != size)
         return HS_FAIL(HS_ERR_RUNTIME, "%s: the ranks' blocks hold %lld values, the grid %lld", w->path,
-                       (long long)total, (long long)hs_writer_plane_size(w));
+                       (long long)total, (long long)size);
     return HS_OK;
 }
 
 /* Receive every other rank's block and place it; `mine` is rank 0's own. */
-static int assemble(hs_writer *w, const block_t *blocks, const void *mine, size_t es)
+static int assemble(hs_writer *w, const int64_t *n, const block_t *blocks, const void *mine, size_t es)
 {
     int64_t maxb = 1;
     for (int r = 1; r < w->ctx->size; r++)
         if (block_size(&blocks[r]) > maxb) maxb = block_size(&blocks[r]);
-    HS_CHECK(grow(&w->gather, &w->gather_size, (size_t)hs_writer_plane_size(w) * es));
+    HS_CHECK(grow(&w->gather, &w->gather_size, (size_t)(n[0] * n[1] * n[2]) * es));
     HS_CHECK(grow(&w->scratch, &w->scratch_size, (size_t)maxb * es));
-    if (block_size(&blocks[0]) > 0) place_block(w, &blocks[0], mine, w->gather, es);
+    if (block_size(&blocks[0]) > 0) place_block(n, &blocks[0], mine, w->gather, es);
     for (int r = 1; r < w->ctx->size; r++) {
         int64_t s = block_size(&blocks[r]);
         if (s == 0) continue;
         HS_MPI_CHECK(MPI_Recv(w->scratch, (int)(s * (int64_t)es), MPI_BYTE, r, 7701, w->ctx->comm, MPI_STATUS_IGNORE));
-        place_block(w, &blocks[r], w->scratch, w->gather, es);
+        place_block(n, &blocks[r], w->scratch, w->gather, es);
     }
     return HS_OK;
 }
@@ -671,7 +722,8 @@ static int put_block_collective(hs_writer *w, const hs_writer_var *v, const bloc
     int64_t i = first_nonfinite(v->dtype, local, block_size(b), &value), bad = INT64_MAX, mine = INT64_MAX;
     if (i >= 0) { /* local index (x fastest in the block) to the grid's linear index */
         int64_t x = i % b->cnt[0], y = i / b->cnt[0] % b->cnt[1], z = i / b->cnt[0] / b->cnt[1];
-        mine = ((b->off[2] + z) * w->n[1] + (b->off[1] + y)) * w->n[0] + b->off[0] + x;
+        const int64_t *n = w->grids[v->grid].n;
+        mine = ((b->off[2] + z) * n[1] + (b->off[1] + y)) * n[0] + b->off[0] + x;
     }
     HS_MPI_CHECK(MPI_Allreduce(&mine, &bad, 1, MPI_INT64_T, MPI_MIN, ctx->comm));
     if (bad == INT64_MAX) return HS_OK;
@@ -687,8 +739,9 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
 {
     HS_CHECK(check_put(w, varid));
     if (!offset || !count) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_put_block: null offset or count");
-    if (w->vars[varid].grid != 0)
-        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_block of %s, which is not on the grid", w->path, w->vars[varid].name);
+    if (w->vars[varid].grid < 0 || w->ndim == 0)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_block of %s, which is not on a grid", w->path, w->vars[varid].name);
+    const int64_t *n = w->grids[w->vars[varid].grid].n;
     block_t me;
     for (int d = 0; d < 3; d++) {
         me.off[d] = d < w->ndim ? offset[d] : 0;
@@ -700,7 +753,7 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
     if (ctx->rank == 0 && !blocks) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory gathering output");
     HS_MPI_CHECK(MPI_Gather(&me, 6, MPI_INT64_T, blocks, 6, MPI_INT64_T, 0, ctx->comm));
     /* the layout is agreed on before any data moves, so a bad block never leaves a send hanging */
-    int rc = ctx->rank == 0 ? check_blocks(w, blocks, es) : HS_OK;
+    int rc = ctx->rank == 0 ? check_blocks(w, n, blocks, es) : HS_OK;
     rc = agree(w, rc, "gathering a variable");
     if (rc != HS_OK) {
         free(blocks);
@@ -711,7 +764,7 @@ int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const 
         return put_block_collective(w, &w->vars[varid], &me, local);
     }
     if (ctx->rank == 0) {
-        rc = assemble(w, blocks, local, es);
+        rc = assemble(w, n, blocks, local, es);
         if (rc == HS_OK) rc = put_root(w, &w->vars[varid], w->gather);
         free(blocks);
     } else if (block_size(&me) > 0) {
@@ -781,6 +834,7 @@ int hs_writer_def_stations(hs_writer *w, const hs_station_desc *sd)
     if (!w || !sd) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_def_stations: null argument");
     const char *p = w->path, *dim = sd->dim_name ? sd->dim_name : "station";
     if (w->nstations > 0) return hs_input_error(p, 0, dim, "stations declared twice");
+    if (w->has_mesh) return hs_input_error(p, 0, dim, "stations go in a file of their own, not beside a mesh");
     if (w->ndim != 0 || !w->has_time)
         return hs_input_error(p, 0, dim, "stations go in a file of their own: no grid (ndim = 0), with time units");
     if (w->nvars > 0) return hs_input_error(p, 0, dim, "stations declared after variables");
@@ -817,40 +871,39 @@ int hs_writer_def_stations(hs_writer *w, const hs_station_desc *sd)
     return rc;
 }
 
-/* Rank 0: place the gathered (index, value) pairs; every station exactly once. */
-static int place_stations(hs_writer *w, int64_t total, const int64_t *idx, const char *vals, size_t es)
+/* Rank 0: place the gathered (index, value) pairs; every one of the ns stations (mesh nodes or
+ * cells: `what`) exactly once. */
+static int place_stations(hs_writer *w, int64_t ns, const char *what, int64_t total, const int64_t *idx, const char *vals,
+                          size_t es)
 {
-    int64_t ns = w->nstations;
     HS_CHECK(grow(&w->gather, &w->gather_size, (size_t)ns * es));
     unsigned char *seen = calloc((size_t)ns, 1);
     if (!seen) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory gathering stations");
     int rc = HS_OK;
     for (int64_t k = 0; rc == HS_OK && k < total; k++) {
         if (idx[k] < 0 || idx[k] >= ns)
-            rc = HS_FAIL(HS_ERR_RUNTIME, "%s: station index %lld outside 0 .. %lld", w->path, (long long)idx[k], (long long)ns - 1);
+            rc = HS_FAIL(HS_ERR_RUNTIME, "%s: %s index %lld outside 0 .. %lld", w->path, what, (long long)idx[k], (long long)ns - 1);
         else if (seen[idx[k]]++)
-            rc = HS_FAIL(HS_ERR_RUNTIME, "%s: station %lld given twice", w->path, (long long)idx[k]);
+            rc = HS_FAIL(HS_ERR_RUNTIME, "%s: %s %lld given twice", w->path, what, (long long)idx[k]);
         else
             memcpy((char *)w->gather + (size_t)idx[k] * es, vals + (size_t)k * es, es);
     }
     for (int64_t i = 0; rc == HS_OK && i < ns; i++)
-        if (!seen[i]) rc = HS_FAIL(HS_ERR_RUNTIME, "%s: no rank gave station %lld", w->path, (long long)i);
+        if (!seen[i]) rc = HS_FAIL(HS_ERR_RUNTIME, "%s: no rank gave %s %lld", w->path, what, (long long)i);
     free(seen);
     return rc;
 }
 
-int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_t *index, const void *values)
+/* Every rank's (index, value) pairs of v gathered to rank 0, placed and written. */
+static int put_indexed(hs_writer *w, const hs_writer_var *v, int64_t ns, const char *what, int64_t nlocal,
+                       const int64_t *index, const void *values)
 {
-    HS_CHECK(check_put(w, varid));
-    const hs_writer_var *v = &w->vars[varid];
-    if (v->grid != HS_GRID_STATIONS)
-        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_stations of %s, which is not a station variable", w->path, v->name);
     hs_ctx *ctx = w->ctx;
     size_t es = hs_dtype_size((hs_dtype)v->dtype);
-    int bad = nlocal < 0 || nlocal > w->nstations || (nlocal > 0 && (!index || !values));
+    int bad = nlocal < 0 || nlocal > ns || (nlocal > 0 && (!index || !values));
     int n = bad ? 0 : (int)nlocal, anybad = 0;
     HS_MPI_CHECK(MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, ctx->comm));
-    if (anybad) return HS_FAIL(HS_ERR_RUNTIME, "%s: %s: a rank passed a bad station count or no data", w->path, v->name);
+    if (anybad) return HS_FAIL(HS_ERR_RUNTIME, "%s: %s: a rank passed a bad %s count or no data", w->path, v->name, what);
     int *counts = NULL, *displs = NULL, *bcounts = NULL, *bdispls = NULL;
     int64_t total = 0, *idx = NULL;
     char *vals = NULL;
@@ -884,7 +937,7 @@ int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_
     if (rc == HS_OK) {
         HS_MPI_CHECK(MPI_Gatherv(index, n, MPI_INT64_T, idx, counts, displs, MPI_INT64_T, 0, ctx->comm));
         HS_MPI_CHECK(MPI_Gatherv(values, n * (int)es, MPI_BYTE, vals, bcounts, bdispls, MPI_BYTE, 0, ctx->comm));
-        if (ctx->rank == 0) rc = place_stations(w, total, idx, vals, es);
+        if (ctx->rank == 0) rc = place_stations(w, ns, what, total, idx, vals, es);
         rc = agree_root(w, rc, "gathering stations");
         if (rc == HS_OK && io_rank(w)) rc = put_root(w, v, w->gather);
         rc = agree_put(w, rc);
@@ -893,6 +946,26 @@ int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_
     free(idx);
     free(vals);
     return rc;
+}
+
+int hs_writer_put_stations(hs_writer *w, int varid, int64_t nlocal, const int64_t *index, const void *values)
+{
+    HS_CHECK(check_put(w, varid));
+    const hs_writer_var *v = &w->vars[varid];
+    if (v->grid != HS_GRID_STATIONS)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_stations of %s, which is not a station variable", w->path, v->name);
+    return put_indexed(w, v, w->nstations, "station", nlocal, index, values);
+}
+
+int hs_writer_put_mesh(hs_writer *w, int varid, int64_t nlocal, const int64_t *index, const void *values)
+{
+    HS_CHECK(check_put(w, varid));
+    const hs_writer_var *v = &w->vars[varid];
+    if (v->grid != HS_GRID_MESH_NODE && v->grid != HS_GRID_MESH_CELL)
+        return HS_FAIL(HS_ERR_RUNTIME, "%s: hs_writer_put_mesh of %s, which is not a mesh variable", w->path, v->name);
+    int nodes = v->grid == HS_GRID_MESH_NODE;
+    return put_indexed(w, v, nodes ? w->mesh.nnodes : w->mesh.ncells, nodes ? "mesh node" : "mesh cell", nlocal, index,
+                       values);
 }
 
 /* ------------------------------------------------------------------ attributes, close */
@@ -923,6 +996,7 @@ static int rename_and_finish(hs_writer *w)
     if (rename(w->partial, w->path) != 0)
         return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", w->partial, w->path, strerror(errno));
     if (w->be->finish) HS_CHECK(w->be->finish(w));
+    if (w->has_mesh && w->mesh.vtu) HS_CHECK(hs_writer_write_vtu(w));
     hs_io_written_add(w->path, w->has_time ? w->nrec : -1);
     return HS_OK;
 }

@@ -11,6 +11,51 @@ typedef enum { HS_FORMAT_NETCDF = 0, HS_FORMAT_HDF5 = 1 } hs_output_format;
 /* The CF version the files claim: the newest that cfchecker 4.1 validates; nothing later is used. */
 #define HS_CF_CONVENTIONS "CF-1.8"
 
+/* An extra rectilinear grid beside the main one (hs_output_desc.grids): the faces of a MAC grid
+ * (hs_field_create_staggered: x-faces have n[0] + 1 points along x when x is not periodic) or a
+ * grid of other sizes (a coarser one).  It has the main grid's number of dimensions; along each
+ * axis it takes the main grid's dimension, the main grid's cell faces, or a dimension of its own. */
+typedef enum {
+    HS_STAGGER_CELL = 0,  /* the main grid's dimension itself (its name, coordinates and bounds) */
+    HS_STAGGER_FACE = 1,  /* the main grid's cell faces: its n + 1 cell edges (n when periodic) */
+    HS_STAGGER_OWN = 2    /* a dimension of its own: size, coordinates and edges as given */
+} hs_stagger;
+
+typedef struct hs_grid_desc {
+    const char *name;              /* the grid's name (letters, digits, '_'): its XDMF grid ("u_faces") */
+    hs_stagger stagger[3];         /* per axis, 0 = x */
+    const char *dim_names[3];      /* FACE, OWN: the new dimension's name ("x_face", "xc"); the name of a
+                                    * dimension that an earlier extra grid declared shares it (same kind,
+                                    * size and coordinates); CELL: ignored */
+    int periodic[3];               /* FACE: 1 for a periodic axis: n points, the last face (the first one's
+                                    * periodic image) left out, as hs_field_create_staggered stores it */
+    int64_t n[3];                  /* OWN: the size (>= 1) */
+    const double *coords[3];       /* OWN (rank 0 is enough): coordinates, NULL: grid indices */
+    const double *edges[3];        /* OWN (rank 0 is enough): cell edges (n + 1), NULL: midway */
+    const char *coord_units[3];    /* FACE, OWN: NULL: the main dimension's units */
+    const char *coord_long_names[3]; /* FACE, OWN: NULL: "x_face coordinate" */
+} hs_grid_desc;
+
+/* An unstructured mesh of triangles (dim 2) or tetrahedra (dim 3) with a region id per cell
+ * (hs_output_desc.mesh; a file of its own: ndim = 0).  Every rank passes the nodes and cells it
+ * owns, with their global indices: each node and each cell is given by exactly one rank, the
+ * indices of all ranks together are 0 .. N-1 (nodes) and 0 .. M-1 (cells), and a cell names its
+ * corners by global node index, so the file is the same whatever the rank count.  At most
+ * 2^31 - 1 nodes (the connectivity is stored as 32-bit integers). */
+typedef struct hs_mesh_desc {
+    const char *name;              /* the topology variable and the prefix of the mesh's names; NULL: "mesh" */
+    int dim;                       /* 2: triangles (3 corners), 3: tetrahedra (4 corners, VTK order) */
+    const char *units;             /* node coordinate units; NULL: "m" */
+    int64_t nnodes;                /* nodes this rank owns */
+    const int64_t *node_index;     /* their global indices */
+    const double *x, *y, *z;       /* their coordinates; z NULL for a planar triangle mesh */
+    int64_t ncells;                /* cells this rank owns */
+    const int64_t *cell_index;     /* their global indices */
+    const int64_t *cell_nodes;     /* corners: dim + 1 global node indices per cell (anticlockwise for a triangle) */
+    const int32_t *region;         /* region id per cell; NULL: all 0 */
+    int vtu;                       /* 1: also write VTU files at close (see the mesh file layouts below) */
+} hs_mesh_desc;
+
 /* What a file holds: a rectilinear grid of 1..3 spatial dimensions (dimension 0 is x and varies
  * fastest in memory), an unlimited time dimension, and global metadata. */
 typedef struct hs_output_desc {
@@ -36,6 +81,9 @@ typedef struct hs_output_desc {
     const char *record_long_name;  /* its long_name; NULL: the record name */
     int deflate_level;             /* 0 = none, 1..9 zlib level (NetCDF/HDF5 chunked) */
     int parallel;                  /* hs_output_parallel (rank 0's value counts): how the ranks write */
+    int ngrids;                    /* extra grids beside the main one (needs ndim >= 1), at most 8; 0: none */
+    const hs_grid_desc *grids;     /* their descriptions (the same on every rank, coordinates on rank 0) */
+    const hs_mesh_desc *mesh;      /* an unstructured mesh (needs ndim = 0); NULL: none */
 } hs_output_desc;
 
 /* How the ranks write a file.  AUTO (0, the default): collectively, every rank its own blocks, where
@@ -108,6 +156,62 @@ int hs_writer_put(hs_writer *w, int varid, const void *global);
  * access, zero counts for an empty block), and no rank holds more than its own block; otherwise
  * every block goes through rank 0 (point-to-point, one block in flight), which writes the record. */
 int hs_writer_put_block(hs_writer *w, int varid, const int64_t offset[3], const int64_t count[3], const void *local);
+
+/* ------------------------------------------------------------------ extra grids
+ * Variables on an extra grid (desc->grids) are written with hs_writer_put and hs_writer_put_block
+ * in that grid's shape (x fastest), like those of the main grid.  File layouts, beside the main
+ * grid's (which stays as it was):
+ *  NetCDF: each new dimension (x_face ...) with its coordinate variable (units, long_name, axis and
+ *    bounds x_face_bnds(x_face, bnds): a face's bounds are the half cells on either side of it,
+ *    clipped at a wall) and, on a face dimension, the COMODO attribute c_grid_axis_shift = -0.5 (the
+ *    face is its cell's low side: xgcm reads it); data variables (time, z, y_face, x) and so on.
+ *    When the file has a face dimension along every axis of a 2-D or 3-D main grid it also carries an
+ *    SGRID-0.3 grid topology: `int grid` with cf_role = "grid_topology", topology_dimension,
+ *    node_dimensions (the face dimensions), face_dimensions (2-D) or volume_dimensions (3-D) with
+ *    padding "none" ("high" when periodic), edge1/edge2 (2-D) or face1..3 and edge1..3 (3-D)
+ *    dimensions and node/face(/volume) coordinates; each variable of a grid at an SGRID location
+ *    carries grid = "grid" and location ("face", "edge1", "node", "volume", "face1" ...), and the
+ *    Conventions attribute reads "CF-1.8 SGRID-0.3".
+ *  HDF5: the same datasets and attributes (`dimensions` names each variable's dimensions), and in
+ *    the XDMF companion one temporal collection of 3DRectMesh grids per extra grid, named after it,
+ *    beside the main grid's (nodes /xdmf/x_face ...: the edges of the face's half cells). */
+/* A variable on the grid named `grid` (NULL or "": the main grid), as hs_writer_def_var.  After a
+ * resume an existing variable must be on the same grid.  Collective. */
+int hs_writer_def_grid_var(hs_writer *w, const char *grid, const char *name, const char *units, const char *long_name,
+                           const char *standard_name, hs_dtype dtype, int time_dependent, int *varid);
+
+/* ------------------------------------------------------------------ unstructured meshes
+ * File layouts of desc->mesh named M (default "mesh"), dim 2 (triangles, "face") or 3 (tetrahedra,
+ * "volume"):
+ *  NetCDF (UGRID-1.0; Conventions "CF-1.8 UGRID-1.0"): dimensions nM_node, nM_face (nM_volume),
+ *    nM_face_nodes = 3 (nM_volume_nodes = 4); `int M` with cf_role = "mesh_topology",
+ *    topology_dimension, node_coordinates = "M_node_x M_node_y [M_node_z]",
+ *    face_node_connectivity = "M_face_nodes" and face_dimension (3-D: volume_node_connectivity =
+ *    "M_volume_nodes", volume_shape_type = "M_volume_types", volume_dimension); double
+ *    M_node_x(nM_node) ... with units and long_name; int M_face_nodes(nM_face, nM_face_nodes) with
+ *    cf_role and start_index = 0; byte M_volume_types(nM_volume) (flag 0 = tetrahedron); int
+ *    M_region(nM_face) with mesh and location; data variables (time, nM_node) or (time, nM_face)
+ *    with mesh = "M", location = "node" / "face" / "volume" and, on nodes, coordinates.
+ *  HDF5: the same datasets and attributes, plus /xdmf/M_nodes [N, 3] (the node coordinates
+ *    interleaved, z = 0 for a planar mesh), and an XDMF companion whose grids have Topology
+ *    Triangle or Tetrahedron (M_face_nodes), Geometry XYZ, attribute `region` and node- (Center
+ *    "Node") and cell-centred (Center "Cell") fields.
+ *  VTU (mesh->vtu = 1, either format; written by rank 0 at close from the finished file): PATH
+ *    without extension + "_NNNNNN.vtu" for every record (VTK XML UnstructuredGrid, raw appended
+ *    binary, UInt64 headers: Points, Cells, CellData region and the cell fields, PointData the node
+ *    fields; static fields in every record) and PATH-stem.pvd, a collection with each record's time;
+ *    a file without records: PATH-stem.vtu alone. */
+typedef enum { HS_MESH_NODE = 0, HS_MESH_CELL = 1 } hs_mesh_location;
+/* A variable on the mesh's nodes or cells (triangles or tetrahedra).  dtype HS_F64 or HS_F32.
+ * Collective. */
+int hs_writer_def_mesh_var(hs_writer *w, const char *name, const char *units, const char *long_name,
+                           const char *standard_name, hs_mesh_location where, hs_dtype dtype, int time_dependent,
+                           int *varid);
+/* A mesh variable's values (the current record when time-dependent): every rank passes the values
+ * of the nodes (cells) it owns, by global index; rank 0 gathers and writes them (in a collective
+ * file too).  Every node (cell) exactly once, else a runtime error on every rank.  hs_writer_put
+ * also takes a mesh variable (rank 0's values in global order).  Collective. */
+int hs_writer_put_mesh(hs_writer *w, int varid, int64_t nlocal, const int64_t *index, const void *values);
 
 /* ------------------------------------------------------------------ scalar time series
  * A diagnostic (energy, mass, a residual) with dimensions (time) only, beside the gridded fields
@@ -192,5 +296,12 @@ int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *r
 int hs_reader_read(hs_reader *r, const char *name, double *out);                /* whole variable */
 int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out); /* first dim fixed */
 void hs_reader_close(hs_reader *r);
+/* The numeric variables of the file (NetCDF: all but text; HDF5: the numeric datasets of the root
+ * group), in file order: *names is a malloc'd array of *count malloc'd names (free with
+ * hs_reader_free_names); text variables are counted in *ntext and left out. */
+int hs_reader_var_names(hs_reader *r, char ***names, int *count, int *ntext);
+void hs_reader_free_names(char **names, int count);
+/* 1 when the variable's first dimension is the record (unlimited) one, 0 when not, < 0 on error. */
+int hs_reader_var_is_record(hs_reader *r, const char *name);
 
 #endif

@@ -338,12 +338,193 @@ static int def_globals(hs_writer *w, const hs_output_desc *desc)
 {
     hid_t f = st(w)->file;
     const char *p = w->partial;
-    HS_CHECK(hs_h5_attr_text(f, "Conventions", HS_CF_CONVENTIONS, p));
+    HS_CHECK(hs_h5_attr_text(f, "Conventions", hs_writer_conventions(w), p));
     HS_CHECK(hs_h5_attr_text(f, "title", desc->title ? desc->title : "hpcsim output", p));
     HS_CHECK(hs_h5_attr_text(f, "source", HS_SOURCE_ATTR, p));
     HS_CHECK(hs_h5_attr_text(f, "history", w->history, p));
     if (desc->params_ini) HS_CHECK(hs_h5_attr_text(f, "hpcsim_parameters", desc->params_ini, p));
     return HS_OK;
+}
+
+/* ------------------------------------------------------------------ extra grids and the mesh */
+
+static int attr_int32(hid_t obj, const char *name, int value, const char *path)
+{
+    return write_attr(obj, name, H5T_STD_I32LE, H5T_NATIVE_INT, &value, path);
+}
+
+/* Does dataset `name` exist (a resumed file), and then with extent len (x ncol)?  A different
+ * extent is an input error: the run's grid or mesh is not the file's. */
+static int check_extent(hs_writer *w, const char *name, int64_t len, int64_t ncol, int *exists)
+{
+    const char *p = w->partial;
+    htri_t e = H5Lexists(st(w)->file, name, H5P_DEFAULT);
+    HS_H5_CHECK(e, p);
+    *exists = e > 0;
+    if (!*exists || len < 0) return HS_OK;
+    hid_t ds;
+    hsize_t dims[H5S_MAX_RANK];
+    int rank = 0;
+    HS_H5_ID(ds, H5Dopen2(st(w)->file, name, H5P_DEFAULT), p);
+    int rc = get_dims(ds, &rank, dims, NULL, p);
+    H5Dclose(ds);
+    HS_CHECK(rc);
+    if (rank != (ncol ? 2 : 1) || dims[0] != (hsize_t)len || (ncol && dims[1] != (hsize_t)ncol))
+        return hs_input_error(p, 0, name, "the file's %s has %llu points, the run's %lld", name, (unsigned long long)dims[0],
+                              (long long)len);
+    return HS_OK;
+}
+
+/* A dataset of rank 1 or 2 (len, ncol; ncol 0: rank 1) from rank 0's data, with its attributes
+ * given as name, value pairs (NULL-terminated) and `dimensions`; left open in *out when out is not NULL. */
+static int small_dataset(hs_writer *w, const char *name, hid_t ftype, hid_t mtype, int64_t len, int64_t ncol,
+                         const void *data, const char *dims, const char *const *attrs)
+{
+    const char *p = w->partial;
+    int64_t l[2] = {len, ncol};
+    hid_t ds = -1;
+    int exists;
+    HS_CHECK(check_extent(w, name, len, ncol, &exists));
+    if (exists) HS_H5_ID(ds, H5Dopen2(st(w)->file, name, H5P_DEFAULT), p); /* a resumed file: written again */
+    else HS_CHECK(make_dataset(w, name, ftype, len < 0 ? 0 : (ncol ? 2 : 1), l, 0, 0, &ds));
+    int rc = write_whole(w, ds, mtype, data, "H5Dwrite (grid data)");
+    for (int i = 0; rc == HS_OK && attrs && attrs[i]; i += 2) rc = hs_h5_attr_text(ds, attrs[i], attrs[i + 1], p);
+    if (rc == HS_OK && dims) rc = hs_h5_attr_text(ds, "dimensions", dims, p);
+    H5Dclose(ds);
+    return rc;
+}
+
+/* The extra grids' dimensions (coordinates, bounds, COMODO shift on faces) and the SGRID topology;
+ * in a resumed file only what is missing (a grid the first run did not have). */
+static int def_extra(hs_writer *w)
+{
+    const char *p = w->partial;
+    for (int k = 0; k < w->nxdims; k++) {
+        const hs_writer_dim *x = &w->xdims[k];
+        int e;
+        HS_CHECK(check_extent(w, x->name, x->n, 0, &e));
+        if (e) continue;
+        char axis[2] = {"XYZ"[x->axis], 0}, bn[HS_IO_NAME_MAX + 8], dims[HS_IO_NAME_MAX + 8];
+        snprintf(bn, sizeof bn, "%s_bnds", x->name);
+        const char *attrs[] = {"units", x->units, "long_name", x->long_name, "axis", axis, "bounds", bn, NULL};
+        HS_CHECK(small_dataset(w, x->name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, x->n, 0, x->coords, NULL, attrs));
+        if (x->kind == HS_STAGGER_FACE) {
+            hid_t ds;
+            HS_H5_ID(ds, H5Dopen2(st(w)->file, x->name, H5P_DEFAULT), p);
+            int rc = hs_h5_attr_double(ds, "c_grid_axis_shift", -0.5, p); /* COMODO: the cell's low face */
+            H5Dclose(ds);
+            HS_CHECK(rc);
+        }
+        double *b = takes_none(w) ? NULL : hs_writer_xdim_bounds(w, k);
+        if (!b && !takes_none(w)) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell bounds");
+        snprintf(dims, sizeof dims, "%s bnds", x->name);
+        const char *battrs[] = {"units", x->units, NULL};
+        int rc = small_dataset(w, bn, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, x->n, 2, b, dims, battrs);
+        free(b);
+        HS_CHECK(rc);
+    }
+    if (!w->sgrid) return HS_OK;
+    static const int zero = 0;
+    const char *attrs[] = {"cf_role", "grid_topology", "long_name", "staggered grid topology (SGRID)", NULL};
+    HS_CHECK(small_dataset(w, "grid", H5T_STD_I32LE, H5T_NATIVE_INT, -1, 0, &zero, NULL, attrs));
+    hid_t ds;
+    HS_H5_ID(ds, H5Dopen2(st(w)->file, "grid", H5P_DEFAULT), p);
+    int rc = attr_int32(ds, "topology_dimension", w->ndim, p);
+    const char *an;
+    char value[8 * HS_IO_NAME_MAX];
+    for (int i = 0; rc == HS_OK && hs_writer_sgrid_attr(w, i, &an, value, sizeof value); i++) rc = hs_h5_attr_text(ds, an, value, p);
+    H5Dclose(ds);
+    return rc;
+}
+
+/* UGRID names and datasets as in the NetCDF file (the mesh is written again after a resume). */
+static int def_mesh(hs_writer *w)
+{
+    const char *p = w->partial, *cells = hs_writer_mesh_cells(w);
+    const hs_writer_mesh *m = &w->mesh;
+    int root = !takes_none(w), rc = HS_OK;
+    char nm[HS_IO_NAME_MAX + 24], ndim[HS_IO_NAME_MAX + 24], cdim[HS_IO_NAME_MAX + 24], kdim[HS_IO_NAME_MAX + 24];
+    char conn[HS_IO_NAME_MAX + 24], types[HS_IO_NAME_MAX + 24], lname[HS_IO_NAME_MAX + 64], role[64], dims[3 * HS_IO_NAME_MAX];
+    char coords[3 * (HS_IO_NAME_MAX + 24)] = "";
+    hs_writer_mesh_name(w, "node_dim", ndim, sizeof ndim);
+    hs_writer_mesh_name(w, "cell_dim", cdim, sizeof cdim);
+    hs_writer_mesh_name(w, "corner_dim", kdim, sizeof kdim);
+    double *c = root ? malloc((size_t)m->nnodes * sizeof *c) : NULL;
+    if (root && !c) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory writing the mesh");
+    for (int k = 0; rc == HS_OK && k < m->ncoord; k++) {
+        const char *ax = (const char *[]){"x", "y", "z"}[k];
+        for (int64_t i = 0; root && i < m->nnodes; i++) c[i] = m->xyz[3 * i + k];
+        hs_writer_mesh_name(w, ax, nm, sizeof nm);
+        snprintf(lname, sizeof lname, "%s coordinate of the mesh nodes", ax);
+        const char *attrs[] = {"units", m->units, "long_name", lname, NULL};
+        rc = small_dataset(w, nm, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, m->nnodes, 0, c, ndim, attrs);
+        size_t u = strlen(coords);
+        snprintf(coords + u, sizeof coords - u, "%s%s", u ? " " : "", nm);
+    }
+    free(c);
+    HS_CHECK(rc);
+    hs_writer_mesh_name(w, "conn", conn, sizeof conn);
+    snprintf(role, sizeof role, "%s_node_connectivity", cells);
+    snprintf(lname, sizeof lname, "the corner nodes of every %s", m->dim == 3 ? "tetrahedron" : "triangle");
+    snprintf(dims, sizeof dims, "%s %s", cdim, kdim);
+    const char *cattrs[] = {"cf_role", role, "long_name", lname, NULL};
+    HS_CHECK(small_dataset(w, conn, H5T_STD_I32LE, H5T_NATIVE_INT32, m->ncells, m->dim + 1, root ? m->conn : NULL, dims, cattrs));
+    hid_t ds;
+    HS_H5_ID(ds, H5Dopen2(st(w)->file, conn, H5P_DEFAULT), p);
+    rc = attr_int32(ds, "start_index", 0, p);
+    H5Dclose(ds);
+    HS_CHECK(rc);
+    if (m->dim == 3) {
+        signed char *t = root ? calloc((size_t)m->ncells, 1) : NULL;
+        if (root && !t) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory writing the mesh");
+        hs_writer_mesh_name(w, "types", types, sizeof types);
+        const char *tattrs[] = {"cf_role", "volume_shape_type", "long_name", "the shape of every volume", "flag_meanings",
+                                "tetrahedron", NULL};
+        rc = small_dataset(w, types, H5T_STD_I8LE, H5T_NATIVE_SCHAR, m->ncells, 0, t, cdim, tattrs);
+        free(t);
+        HS_CHECK(rc);
+        signed char flag = 0;
+        HS_H5_ID(ds, H5Dopen2(st(w)->file, types, H5P_DEFAULT), p);
+        rc = write_attr(ds, "flag_values", H5T_STD_I8LE, H5T_NATIVE_SCHAR, &flag, p);
+        H5Dclose(ds);
+        HS_CHECK(rc);
+    }
+    hs_writer_mesh_name(w, "region", nm, sizeof nm);
+    const char *rattrs[] = {"units", "1", "long_name", "region id of the cell", "mesh", m->name, "location", cells, NULL};
+    HS_CHECK(small_dataset(w, nm, H5T_STD_I32LE, H5T_NATIVE_INT32, m->ncells, 0, root ? m->region : NULL, cdim, rattrs));
+    static const int zero = 0;
+    snprintf(lname, sizeof lname, "topology of the %s mesh", m->dim == 3 ? "tetrahedral" : "triangular");
+    snprintf(role, sizeof role, "%s_node_connectivity", cells);
+    char dimattr[32];
+    snprintf(dimattr, sizeof dimattr, "%s_dimension", cells);
+    const char *mattrs[] = {"cf_role", "mesh_topology", "long_name", lname, "node_coordinates", coords, role, conn,
+                            dimattr, cdim, m->dim == 3 ? "volume_shape_type" : NULL, types, NULL};
+    HS_CHECK(small_dataset(w, m->name, H5T_STD_I32LE, H5T_NATIVE_INT, -1, 0, &zero, NULL, mattrs));
+    HS_H5_ID(ds, H5Dopen2(st(w)->file, m->name, H5P_DEFAULT), p);
+    rc = attr_int32(ds, "topology_dimension", m->dim, p);
+    H5Dclose(ds);
+    return rc;
+}
+
+/* SGRID or UGRID attributes of a data variable (as in the NetCDF file). */
+static int topology_atts(hs_writer *w, const hs_writer_var *v, hid_t ds)
+{
+    const char *p = w->partial;
+    if (v->grid >= 0 && w->sgrid && w->grids[v->grid].location) {
+        HS_CHECK(hs_h5_attr_text(ds, "grid", "grid", p));
+        HS_CHECK(hs_h5_attr_text(ds, "location", w->grids[v->grid].location, p));
+    }
+    if (v->grid != HS_GRID_MESH_NODE && v->grid != HS_GRID_MESH_CELL) return HS_OK;
+    HS_CHECK(hs_h5_attr_text(ds, "mesh", w->mesh.name, p));
+    HS_CHECK(hs_h5_attr_text(ds, "location", v->grid == HS_GRID_MESH_NODE ? "node" : hs_writer_mesh_cells(w), p));
+    if (v->grid == HS_GRID_MESH_CELL) return HS_OK;
+    char c[3 * (HS_IO_NAME_MAX + 24)] = "", nm[HS_IO_NAME_MAX + 24];
+    for (int k = 0; k < w->mesh.ncoord; k++) {
+        hs_writer_mesh_name(w, (const char *[]){"x", "y", "z"}[k], nm, sizeof nm);
+        size_t u = strlen(c);
+        snprintf(c + u, sizeof c - u, "%s%s", u ? " " : "", nm);
+    }
+    return hs_h5_attr_text(ds, "coordinates", c, p);
 }
 
 static int h5_create(hs_writer *w, const hs_output_desc *desc)
@@ -365,6 +546,8 @@ static int h5_create(hs_writer *w, const hs_output_desc *desc)
     if (w->has_time) HS_CHECK(def_time(w, desc));
     for (int d = 0; d < w->ndim; d++) HS_CHECK(def_coord(w, desc, d));
     if (w->has_area) HS_CHECK(def_area(w));
+    HS_CHECK(def_extra(w));
+    if (w->has_mesh) HS_CHECK(def_mesh(w));
     HS_CHECK(def_globals(w, desc));
     return HS_OK;
 }
@@ -378,9 +561,15 @@ static void dim_list(const hs_writer *w, const hs_writer_var *v, char *buf, size
         size_t used = strlen(buf);
         snprintf(buf + used, len - used, "%s%s", used ? " " : "", w->st_dim);
     }
-    for (int d = w->ndim - 1; v->grid == 0 && d >= 0; d--) {
+    if (v->grid == HS_GRID_MESH_NODE || v->grid == HS_GRID_MESH_CELL) {
+        char nm[HS_IO_NAME_MAX + 24];
+        hs_writer_mesh_name(w, v->grid == HS_GRID_MESH_NODE ? "node_dim" : "cell_dim", nm, sizeof nm);
         size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", used ? " " : "", w->dim_names[d]);
+        snprintf(buf + used, len - used, "%s%s", used ? " " : "", nm);
+    }
+    for (int d = w->ndim - 1; v->grid >= 0 && d >= 0; d--) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", used ? " " : "", w->grids[v->grid].dim_name[d]);
     }
 }
 
@@ -407,7 +596,7 @@ static int h5_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
         hs_writer_station_coords(w, c, sizeof c);
         HS_CHECK(hs_h5_attr_text(ds, "coordinates", c, p));
     }
-    return HS_OK;
+    return topology_atts(w, v, ds);
 }
 
 /* A 1-D dataset [station] of `type` with values, long_name, units (NULL: none) and dimensions. */
@@ -626,6 +815,25 @@ static int adopt_dataset(hs_writer *w, const char *name)
     hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
     int rank = 0;
     HS_CHECK(get_dims(ds, &rank, dims, maxd, p));
+    /* on an extra grid or the mesh: known by the names in its `dimensions` attribute */
+    char *dl = NULL;
+    HS_CHECK(hs_h5_read_text(ds, "dimensions", &dl, p));
+    const char *names[8];
+    int nn = 0, grows = rank >= 1 && maxd[0] == H5S_UNLIMITED;
+    for (char *t = dl ? strtok(dl, " ") : NULL; t && nn < 8; t = strtok(NULL, " ")) names[nn++] = t;
+    int first = grows && nn > 0 && !strcmp(names[0], w->rec_name);
+    int g = nn - first == rank - grows ? hs_writer_match_dims(w, nn - first, names + first) : -100;
+    free(dl);
+    if (g != -100) {
+        int64_t want[3];
+        v->grid = g;
+        v->time_dependent = grows;
+        for (int i = 0, r = hs_writer_var_space(w, v, want); i < r; i++)
+            if (dims[grows + i] != (hsize_t)want[i])
+                return hs_input_error(p, 0, name, "the file's variable has %llu points along dimension %d, the run's %lld",
+                                      (unsigned long long)dims[grows + i], i, (long long)want[i]);
+        return HS_OK;
+    }
     v->time_dependent = rank >= 1 && maxd[0] == H5S_UNLIMITED && (rank == w->ndim + 1 || rank == 1);
     v->grid = w->ndim > 0 && v->time_dependent && rank == 1 ? HS_GRID_SERIES : 0;
     if (v->grid == HS_GRID_SERIES) return HS_OK;
@@ -733,6 +941,9 @@ static int reopen_serial(hs_writer *w, const hs_output_desc *desc, double time)
     HS_CHECK(scan_datasets(w));
     for (int i = 0; i < w->nvars; i++)
         if (w->vars[i].time_dependent) HS_CHECK(shrink(w, st(w)->ds[i], nkeep));
+    /* grids the first run did not declare are added; the mesh is written again (the same sizes) */
+    HS_CHECK(def_extra(w));
+    if (w->has_mesh) HS_CHECK(def_mesh(w));
     return append_history(w);
 }
 
@@ -818,19 +1029,27 @@ static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
 #define HS_H5_VDS 0
 #endif
 
-/* /xdmf/d: dimension d's n + 1 cell edges, the nodes of the XDMF geometry. */
-static int xdmf_nodes(hs_writer *w, hid_t g, int d)
+/* /xdmf/NAME: a dimension's n + 1 cell edges (the nodes of the XDMF geometry), or the mesh's node
+ * coordinates interleaved [n, 3] (ncol 3). */
+static int xdmf_nodes(hs_writer *w, hid_t g, const char *name, int64_t n, int ncol, const double *values)
 {
     const char *p = w->partial;
-    hsize_t n = (hsize_t)w->n[d] + 1;
+    hsize_t dims[2] = {(hsize_t)n + (ncol ? 0 : 1), (hsize_t)ncol};
     hid_t sp, ds;
-    HS_H5_ID(sp, H5Screate_simple(1, &n, NULL), p);
-    ds = H5Dcreate2(g, w->dim_names[d], H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    HS_H5_ID(sp, H5Screate_simple(ncol ? 2 : 1, dims, NULL), p);
+    ds = H5Dcreate2(g, name, H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Sclose(sp);
     if (ds < 0) return hs_h5_fail("H5Dcreate2 (xdmf nodes)", p, __FILE__, __LINE__);
-    int rc = write_whole(w, ds, H5T_NATIVE_DOUBLE, w->edges[d], "H5Dwrite (xdmf nodes)");
+    int rc = write_whole(w, ds, H5T_NATIVE_DOUBLE, values, "H5Dwrite (xdmf nodes)");
     H5Dclose(ds);
     return rc;
+}
+
+/* Variables drawn in the XDMF companion: those of the rectilinear grids and of the mesh. */
+static int xdmf_drawn(const hs_writer *w, const hs_writer_var *v)
+{
+    if (v->grid == HS_GRID_MESH_NODE || v->grid == HS_GRID_MESH_CELL) return 1;
+    return v->grid >= 0 && w->ndim > 0;
 }
 
 #if HS_H5_VDS
@@ -881,7 +1100,7 @@ static int xdmf_group(hs_writer *w)
 {
     const char *p = w->partial;
     hid_t f = st(w)->file, g;
-    if (w->ndim == 0) return HS_OK;
+    if (w->ndim == 0 && !w->has_mesh) return HS_OK;
     htri_t e = H5Lexists(f, "xdmf", H5P_DEFAULT);
     HS_H5_CHECK(e, p);
     if (e > 0) HS_H5_CHECK(H5Ldelete(f, "xdmf", H5P_DEFAULT), p);
@@ -890,10 +1109,17 @@ static int xdmf_group(hs_writer *w)
                              "for the XDMF companion (.xmf): cell edges as the grid's nodes, and each record of "
                              "a time-dependent variable as a virtual dataset (a view, no copy) of its slab",
                              p);
-    for (int d = 0; rc == HS_OK && d < w->ndim; d++) rc = xdmf_nodes(w, g, d);
+    for (int d = 0; rc == HS_OK && d < w->ndim; d++) rc = xdmf_nodes(w, g, w->dim_names[d], w->n[d], 0, w->edges[d]);
+    for (int k = 0; rc == HS_OK && k < w->nxdims; k++)
+        rc = xdmf_nodes(w, g, w->xdims[k].name, w->xdims[k].n, 0, w->xdims[k].edges);
+    if (rc == HS_OK && w->has_mesh) {
+        char nm[HS_IO_NAME_MAX + 24];
+        hs_writer_mesh_name(w, "xdmf_nodes", nm, sizeof nm);
+        rc = xdmf_nodes(w, g, nm, w->mesh.nnodes, 3, takes_none(w) ? NULL : w->mesh.xyz);
+    }
 #if HS_H5_VDS
     for (int i = 0; rc == HS_OK && i < w->nvars; i++)
-        if (w->vars[i].time_dependent && w->vars[i].grid == 0) rc = xdmf_views(w, g, i);
+        if (w->vars[i].time_dependent && xdmf_drawn(w, &w->vars[i])) rc = xdmf_views(w, g, i);
 #endif
     H5Gclose(g);
     return rc;
@@ -919,39 +1145,45 @@ static const char *base_name(const char *path)
 }
 
 /* "FILE:/path" of an HDF DataItem. */
-static void xdmf_item(FILE *f, const char *dims, int f32, const char *file, const char *ds)
+static void xdmf_item_typed(FILE *f, const char *dims, const char *type, int precision, const char *file, const char *ds)
 {
-    fprintf(f, "<DataItem Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\" Format=\"HDF\">", dims, f32 ? 4 : 8);
+    fprintf(f, "<DataItem Dimensions=\"%s\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">", dims, type, precision);
     xml_text(f, file);
     fputs(":/", f);
     xml_text(f, ds);
     fputs("</DataItem>\n", f);
 }
 
-/* Cell counts (cells = 1) or node counts (cells = 0) along z, y, x, slowest first. */
-static void xdmf_dims(const hs_writer *w, int cells, char *buf, size_t len)
+static void xdmf_item(FILE *f, const char *dims, int f32, const char *file, const char *ds)
+{
+    xdmf_item_typed(f, dims, "Float", f32 ? 4 : 8, file, ds);
+}
+
+/* Cell counts (cells = 1) or node counts (cells = 0) of grid g along z, y, x, slowest first. */
+static void xdmf_dims(const hs_writer *w, int g, int cells, char *buf, size_t len)
 {
     buf[0] = 0;
     for (int d = 2; d >= 0; d--) {
         size_t u = strlen(buf);
-        long long n = d < w->ndim ? (long long)w->n[d] : 1;
+        long long n = d < w->ndim ? (long long)w->grids[g].n[d] : 1;
         snprintf(buf + u, len - u, "%s%lld", u ? " " : "", n + (cells ? 0 : 1));
     }
 }
 
-static void xdmf_geometry(FILE *f, const hs_writer *w, const char *file)
+static void xdmf_geometry(FILE *f, const hs_writer *w, int g, const char *file)
 {
+    const hs_writer_grid *G = &w->grids[g];
     fputs("        <Geometry GeometryType=\"VXVYVZ\">\n", f);
     for (int d = 0; d < 3; d++) {
         fputs("          ", f);
         if (d < w->ndim) {
             char n[32], path[HS_IO_NAME_MAX + 8];
-            snprintf(n, sizeof n, "%lld", (long long)w->n[d] + 1);
-            snprintf(path, sizeof path, "xdmf/%s", w->dim_names[d]);
+            snprintf(n, sizeof n, "%lld", (long long)G->n[d] + 1);
+            snprintf(path, sizeof path, "xdmf/%s", G->dim_name[d]);
             xdmf_item(f, n, 0, file, path);
         } else {
             /* a missing dimension: two nodes, equal in z (a flat layer); in y a strip a tenth as wide as x */
-            double h = d == 1 ? 0.1 * fabs(w->edges[0][w->n[0]] - w->edges[0][0]) : 0.0;
+            double h = d == 1 ? 0.1 * fabs(G->edges[0][G->n[0]] - G->edges[0][0]) : 0.0;
             fprintf(f, "<DataItem Dimensions=\"2\" NumberType=\"Float\" Precision=\"8\" Format=\"XML\">0 %.17g</DataItem>\n",
                     h > 0 ? h : (d == 1 ? 1.0 : 0.0));
         }
@@ -959,13 +1191,14 @@ static void xdmf_geometry(FILE *f, const hs_writer *w, const char *file)
     fputs("        </Geometry>\n", f);
 }
 
+/* Values per record of a drawn variable: its grid's cells, or the mesh's nodes or cells. */
 static void xdmf_attribute(FILE *f, const hs_writer *w, const hs_writer_var *v, int64_t record, const char *file,
                            const char *cells)
 {
-    int f32 = v->dtype == HS_F32;
+    int f32 = v->dtype == HS_F32, node = v->grid == HS_GRID_MESH_NODE;
     fputs("        <Attribute Name=\"", f);
     xml_text(f, v->name);
-    fputs("\" AttributeType=\"Scalar\" Center=\"Cell\">\n          ", f);
+    fprintf(f, "\" AttributeType=\"Scalar\" Center=\"%s\">\n          ", node ? "Node" : "Cell");
     if (!v->time_dependent) {
         xdmf_item(f, cells, f32, file, v->name);
     } else if (HS_H5_VDS) {
@@ -973,20 +1206,21 @@ static void xdmf_attribute(FILE *f, const hs_writer *w, const hs_writer_var *v, 
         snprintf(path, sizeof path, "xdmf/%s/%lld", v->name, (long long)record);
         xdmf_item(f, cells, f32, file, path);
     } else {
-        int rank = w->ndim + 1;
+        int64_t len[3];
+        int rank = hs_writer_var_space(w, v, len) + 1;
         fprintf(f, "<DataItem ItemType=\"HyperSlab\" Dimensions=\"%s\" NumberType=\"Float\" Precision=\"%d\">\n", cells,
                 f32 ? 4 : 8);
         fprintf(f, "            <DataItem Dimensions=\"3 %d\" NumberType=\"UInt\" Format=\"XML\">%lld", rank, (long long)record);
         for (int i = 1; i < rank; i++) fputs(" 0", f);
         for (int i = 0; i < rank; i++) fputs(" 1", f);
         fputs(" 1", f);
-        for (int d = w->ndim - 1; d >= 0; d--) fprintf(f, " %lld", (long long)w->n[d]);
+        for (int i = 0; i < rank - 1; i++) fprintf(f, " %lld", (long long)len[i]);
         fputs("</DataItem>\n", f);
         char full[128];
         snprintf(full, sizeof full, "%lld", (long long)w->nrec);
-        for (int d = w->ndim - 1; d >= 0; d--) {
+        for (int i = 0; i < rank - 1; i++) {
             size_t u = strlen(full);
-            snprintf(full + u, sizeof full - u, " %lld", (long long)w->n[d]);
+            snprintf(full + u, sizeof full - u, " %lld", (long long)len[i]);
         }
         fputs("            ", f);
         xdmf_item(f, full, f32, file, v->name);
@@ -995,19 +1229,77 @@ static void xdmf_attribute(FILE *f, const hs_writer *w, const hs_writer_var *v, 
     fputs("        </Attribute>\n", f);
 }
 
-/* One uniform grid: record >= 0 is a time step, -1 the static fields only. */
-static void xdmf_grid(FILE *f, const hs_writer *w, int64_t record, const char *file)
+/* One uniform grid of rectilinear grid g: record >= 0 is a time step, -1 the static fields only.
+ * The main grid's steps are step_N, an extra grid's NAME_step_N. */
+static void xdmf_grid(FILE *f, const hs_writer *w, int g, int64_t record, const char *file)
 {
     char nodes[96], cells[96];
-    xdmf_dims(w, 0, nodes, sizeof nodes);
-    xdmf_dims(w, 1, cells, sizeof cells);
-    fprintf(f, "      <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n", (long long)(record < 0 ? 0 : record));
+    xdmf_dims(w, g, 0, nodes, sizeof nodes);
+    xdmf_dims(w, g, 1, cells, sizeof cells);
+    fputs("      <Grid Name=\"", f);
+    if (g > 0) {
+        xml_text(f, w->grids[g].name);
+        fputc('_', f);
+    }
+    fprintf(f, "step_%lld\" GridType=\"Uniform\">\n", (long long)(record < 0 ? 0 : record));
     if (record >= 0) fprintf(f, "        <Time Value=\"%.17g\"/>\n", w->times[record]);
     fprintf(f, "        <Topology TopologyType=\"3DRectMesh\" Dimensions=\"%s\"/>\n", nodes);
-    xdmf_geometry(f, w, file);
+    xdmf_geometry(f, w, g, file);
     for (int i = 0; i < w->nvars; i++)
-        if (w->vars[i].grid == 0 && (record >= 0 || !w->vars[i].time_dependent)) xdmf_attribute(f, w, &w->vars[i], record, file, cells);
+        if (w->vars[i].grid == g && (record >= 0 || !w->vars[i].time_dependent)) xdmf_attribute(f, w, &w->vars[i], record, file, cells);
     fputs("      </Grid>\n", f);
+}
+
+/* One uniform grid of the mesh: Triangle or Tetrahedron topology on the connectivity dataset. */
+static void xdmf_mesh_grid(FILE *f, const hs_writer *w, int64_t record, const char *file)
+{
+    const hs_writer_mesh *m = &w->mesh;
+    char nm[HS_IO_NAME_MAX + 32], dims[64], nodes[32], cells[32];
+    int nv = m->dim + 1;
+    snprintf(nodes, sizeof nodes, "%lld", (long long)m->nnodes);
+    snprintf(cells, sizeof cells, "%lld", (long long)m->ncells);
+    fprintf(f, "      <Grid Name=\"step_%lld\" GridType=\"Uniform\">\n", (long long)(record < 0 ? 0 : record));
+    if (record >= 0) fprintf(f, "        <Time Value=\"%.17g\"/>\n", w->times[record]);
+    fprintf(f, "        <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\" NodesPerElement=\"%d\">\n          ",
+            m->dim == 3 ? "Tetrahedron" : "Triangle", (long long)m->ncells, nv);
+    snprintf(dims, sizeof dims, "%lld %d", (long long)m->ncells, nv);
+    hs_writer_mesh_name(w, "conn", nm, sizeof nm);
+    xdmf_item_typed(f, dims, "Int", 4, file, nm);
+    fputs("        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n          ", f);
+    snprintf(dims, sizeof dims, "%lld 3", (long long)m->nnodes);
+    char path[HS_IO_NAME_MAX + 40];
+    hs_writer_mesh_name(w, "xdmf_nodes", nm, sizeof nm);
+    snprintf(path, sizeof path, "xdmf/%s", nm);
+    xdmf_item(f, dims, 0, file, path);
+    fputs("        </Geometry>\n        <Attribute Name=\"region\" AttributeType=\"Scalar\" Center=\"Cell\">\n          ", f);
+    hs_writer_mesh_name(w, "region", nm, sizeof nm);
+    xdmf_item_typed(f, cells, "Int", 4, file, nm);
+    fputs("        </Attribute>\n", f);
+    for (int i = 0; i < w->nvars; i++) {
+        const hs_writer_var *v = &w->vars[i];
+        if ((v->grid == HS_GRID_MESH_NODE || v->grid == HS_GRID_MESH_CELL) && (record >= 0 || !v->time_dependent))
+            xdmf_attribute(f, w, v, record, file, v->grid == HS_GRID_MESH_NODE ? nodes : cells);
+    }
+    fputs("      </Grid>\n", f);
+}
+
+/* Grid g's uniform grids: a temporal collection named `name`, or one static grid. */
+static void xdmf_collection(FILE *f, const hs_writer *w, int g, const char *name, const char *file)
+{
+    if (w->has_time && w->nrec > 0) {
+        fputs("    <Grid Name=\"", f);
+        xml_text(f, name);
+        fputs("\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);
+        for (int64_t r = 0; r < w->nrec; r++) {
+            if (g < 0) xdmf_mesh_grid(f, w, r, file);
+            else xdmf_grid(f, w, g, r, file);
+        }
+        fputs("    </Grid>\n", f);
+    } else if (g < 0) {
+        xdmf_mesh_grid(f, w, -1, file);
+    } else {
+        xdmf_grid(f, w, g, -1, file);
+    }
 }
 
 static int xdmf_write(const hs_writer *w, FILE *f)
@@ -1016,17 +1308,27 @@ static int xdmf_write(const hs_writer *w, FILE *f)
     fputs("<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n", f);
     fputs("<!-- hpcsim: companion of ", f);
     xml_text(f, file);
-    fputs(" (references are relative to this file) for ParaView's XDMF readers (XDMF 3 and legacy)\n"
-          "     and VisIt.  One uniform grid per record: a 3DRectMesh whose nodes are the cell edges\n"
-          "     (/xdmf/x ...; a 2-D grid is one layer of cells), with cell-centred fields; record r of a\n"
-          "     time-dependent field is /xdmf/NAME/r, a virtual dataset viewing NAME[r]. -->\n", f);
-    fputs("<Xdmf Version=\"3.0\">\n  <Domain>\n", f);
-    if (w->has_time && w->nrec > 0) {
-        fputs("    <Grid Name=\"TimeSeries\" GridType=\"Collection\" CollectionType=\"Temporal\">\n", f);
-        for (int64_t r = 0; r < w->nrec; r++) xdmf_grid(f, w, r, file);
-        fputs("    </Grid>\n", f);
+    if (w->has_mesh) {
+        fputs(" (references are relative to this file) for ParaView's XDMF readers (XDMF 3 and legacy)\n"
+              "     and VisIt.  One uniform grid per record: the UGRID mesh's triangles or tetrahedra\n"
+              "     (the connectivity dataset, 0-based) on its nodes (/xdmf/MESH_nodes, x y z interleaved),\n"
+              "     with the cell regions and node- and cell-centred fields; record r of a time-dependent\n"
+              "     field is /xdmf/NAME/r, a virtual dataset viewing NAME[r]. -->\n", f);
     } else {
-        xdmf_grid(f, w, -1, file);
+        fputs(" (references are relative to this file) for ParaView's XDMF readers (XDMF 3 and legacy)\n"
+              "     and VisIt.  One uniform grid per record: a 3DRectMesh whose nodes are the cell edges\n"
+              "     (/xdmf/x ...; a 2-D grid is one layer of cells), with cell-centred fields; record r of a\n"
+              "     time-dependent field is /xdmf/NAME/r, a virtual dataset viewing NAME[r]. -->\n", f);
+        if (w->ngrids > 1)
+            fputs("<!-- Each extra grid (staggered faces, other sizes) is a collection of its own, named after it;\n"
+                  "     a face dimension's nodes are the edges of the half cells around the faces. -->\n", f);
+    }
+    fputs("<Xdmf Version=\"3.0\">\n  <Domain>\n", f);
+    if (w->has_mesh) {
+        xdmf_collection(f, w, -1, "TimeSeries", file);
+    } else {
+        xdmf_collection(f, w, 0, "TimeSeries", file);
+        for (int g = 1; g < w->ngrids; g++) xdmf_collection(f, w, g, w->grids[g].name, file);
     }
     fputs("  </Domain>\n</Xdmf>\n", f);
     return ferror(f) ? -1 : 0;
@@ -1049,7 +1351,7 @@ static char *xmf_name(const char *path)
 
 static int h5_finish(hs_writer *w)
 {
-    if (w->ndim == 0) return HS_OK; /* a time series has no grid to show */
+    if (w->ndim == 0 && !w->has_mesh) return HS_OK; /* a time series has no grid to show */
     char *xmf = xmf_name(w->path);
     size_t len = xmf ? strlen(xmf) + 8 : 0;
     char *tmp = xmf ? malloc(len) : NULL;

@@ -29,6 +29,45 @@ typedef struct hs_writer_var {
 
 #define HS_GRID_SERIES (-1)
 #define HS_GRID_STATIONS (-2)
+#define HS_GRID_MESH_NODE (-3)
+#define HS_GRID_MESH_CELL (-4)
+#define HS_WRITER_MAX_GRIDS 8              /* extra grids; with the main one grids[0 .. 8] */
+#define HS_WRITER_MAX_XDIMS (3 * HS_WRITER_MAX_GRIDS)
+
+/* A dimension of an extra grid that the main grid does not have (a face or an own dimension). */
+typedef struct hs_writer_dim {
+    char name[HS_IO_NAME_MAX];
+    int axis;                       /* 0 = x, 1 = y, 2 = z */
+    int kind;                       /* HS_STAGGER_FACE or HS_STAGGER_OWN */
+    int periodic;                   /* FACE: the last face left out */
+    int64_t n;
+    double *coords, *edges;         /* rank 0 (every rank in a collective file): n and n + 1 values */
+    char units[HS_IO_NAME_MAX];
+    char long_name[2 * HS_IO_NAME_MAX];
+} hs_writer_dim;
+
+/* A rectilinear grid of the file: grids[0] is the main one (desc), grids[1 ..] the extra ones. */
+typedef struct hs_writer_grid {
+    char name[HS_IO_NAME_MAX];
+    int xdim[3];                    /* per axis: -1 the main grid's dimension, else an index into xdims */
+    int64_t n[3];                   /* points per axis (1 beyond ndim) */
+    const char *dim_name[3];        /* names per axis (pointers into the writer) */
+    const double *edges[3];         /* rank 0 (all in a collective file): n + 1 cell edges per axis */
+    const char *location;           /* its SGRID location when the file has a grid topology, else NULL */
+} hs_writer_grid;
+
+/* The unstructured mesh of a file (desc->mesh), assembled on rank 0. */
+typedef struct hs_writer_mesh {
+    char name[HS_IO_NAME_MAX];
+    int dim;                        /* 2 triangles, 3 tetrahedra */
+    int ncoord;                     /* 2 or 3 coordinates per node */
+    int vtu;                        /* VTU companion at close */
+    int64_t nnodes, ncells;         /* global counts (every rank) */
+    char units[HS_IO_NAME_MAX];
+    double *xyz;                    /* rank 0: 3 coordinates per node (z = 0 for a planar mesh) */
+    int32_t *conn;                  /* rank 0: dim + 1 node indices per cell */
+    int32_t *region;                /* rank 0: region per cell */
+} hs_writer_mesh;
 
 struct hs_writer_backend;
 
@@ -65,6 +104,13 @@ struct hs_writer {
     int64_t nstations;              /* stations declared (0: none) */
     char st_dim[HS_IO_NAME_MAX];    /* their dimension name ("station") */
     int st_ncoord;                  /* 1..3: S_x, S_y, S_z */
+    int ngrids;                     /* rectilinear grids: the main one (when ndim > 0) and the extra ones */
+    hs_writer_grid grids[HS_WRITER_MAX_GRIDS + 1];
+    int nxdims;
+    hs_writer_dim xdims[HS_WRITER_MAX_XDIMS];
+    int sgrid;                      /* the file carries the SGRID topology variable "grid" */
+    int has_mesh;
+    hs_writer_mesh mesh;
 };
 
 /* One file format, driven on rank 0 only; every function returns an hs status.  In a collective
@@ -112,12 +158,46 @@ extern const hs_writer_backend hs_writer_netcdf;
 extern const hs_writer_backend hs_writer_hdf5;
 #endif
 
+/* Extra grids and meshes (io/output_grids.c). */
+/* Rank 0 (every rank in a collective file, after hs_writer_share_grids): validate desc->grids and
+ * desc->mesh shape data, fill w->grids, w->xdims (coordinates and edges) and w->sgrid; every rank
+ * calls it (the names and sizes are the same on all). */
+int hs_writer_setup_grids(hs_writer *w, const hs_output_desc *desc);
+/* A collective file: rank 0's extra coordinates and edges to every rank. */
+int hs_writer_share_grids(hs_writer *w);
+/* Collective: gather desc->mesh to rank 0 (w->mesh), checked (every node and cell once, corners in range). */
+int hs_writer_gather_mesh(hs_writer *w, const hs_output_desc *desc);
+void hs_writer_free_grids(hs_writer *w);
+/* 1 when `name` is a dimension, coordinate, bounds or topology name of the extra grids or the mesh. */
+int hs_writer_grid_owns_name(const hs_writer *w, const char *name);
+/* The names the mesh defines ("nmesh_node", "mesh_node_x" ...): what = "node_dim", "cell_dim",
+ * "corner_dim", "x", "y", "z", "conn", "types", "region", "xdmf_nodes". */
+void hs_writer_mesh_name(const hs_writer *w, const char *what, char *buf, size_t len);
+/* "face" (dim 2) or "volume" (dim 3): the UGRID location of the cells. */
+const char *hs_writer_mesh_cells(const hs_writer *w);
+/* SGRID attribute text of w->grids (name: "node_dimensions", "face_dimensions" ...; NULL when the
+ * topology has no such attribute); `i` walks the attributes: returns 0 past the last. */
+int hs_writer_sgrid_attr(const hs_writer *w, int i, const char **name, char *value, size_t len);
+/* Coordinates of extra dimension k (n values) and its bounds (n x 2, malloc'd). */
+double *hs_writer_xdim_bounds(const hs_writer *w, int k);
+/* The Conventions attribute: CF, plus SGRID or UGRID when the file uses them. */
+const char *hs_writer_conventions(const hs_writer *w);
+/* Grid index of a variable's rectilinear grid (0 main, 1.. extra), or -1 for other variables. */
+static inline int hs_writer_var_rgrid(const hs_writer_var *v) { return v->grid >= 0 ? v->grid : -1; }
+/* Classify a variable of an old file by its dimension names (file order, record dimension left
+ * out): the grid index, HS_GRID_MESH_NODE/CELL, or -100 when no extra grid or mesh matches. */
+int hs_writer_match_dims(const hs_writer *w, int rank, const char *const *names);
+/* VTU companion of a mesh file (rank 0, after the rename). */
+int hs_writer_write_vtu(hs_writer *w);
+
 /* Shared helpers (io/output.c). */
 /* Elements of one spatial slab (all spatial dims; 1 when ndim = 0). */
 int64_t hs_writer_plane_size(const hs_writer *w);
 /* Spatial extent of a variable in file order (slowest first, no record): a grid variable's z, y,
  * x; a station variable's stations; a series none.  Returns the rank (0..3). */
 int hs_writer_var_space(const hs_writer *w, const hs_writer_var *v, int64_t len[3]);
+/* Elements of the largest record a variable of the file can have (grids, mesh, stations). */
+int64_t hs_writer_max_var_size(const hs_writer *w);
 /* Elements of one record of a variable. */
 int64_t hs_writer_var_size(const hs_writer *w, const hs_writer_var *v);
 /* Station variable names: "S_name", "S_x" ... (what = "name", "x", "y", "z", "strlen"). */

@@ -17,6 +17,10 @@ typedef struct {
     int bnds_dim;
     int area_var;
     int station_dim;
+    int xdim[HS_WRITER_MAX_XDIMS];  /* the extra grids' dimension ids */
+    int xcoord[HS_WRITER_MAX_XDIMS], xbnds[HS_WRITER_MAX_XDIMS];
+    int sgrid_var;
+    int mesh_node_dim, mesh_cell_dim, mesh_var, mesh_coord[3], mesh_conn, mesh_types, mesh_region;
 } nc_state;
 
 int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line)
@@ -150,11 +154,217 @@ static int def_globals(hs_writer *w, const hs_output_desc *desc)
 {
     int id = st(w)->ncid;
     const char *p = w->partial;
-    HS_CHECK(put_text(id, NC_GLOBAL, "Conventions", HS_CF_CONVENTIONS, p));
+    HS_CHECK(put_text(id, NC_GLOBAL, "Conventions", hs_writer_conventions(w), p));
     HS_CHECK(put_text(id, NC_GLOBAL, "title", desc->title ? desc->title : "hpcsim output", p));
     HS_CHECK(put_text(id, NC_GLOBAL, "source", HS_SOURCE_ATTR, p));
     HS_CHECK(put_text(id, NC_GLOBAL, "history", w->history, p));
     if (desc->params_ini) HS_CHECK(put_text(id, NC_GLOBAL, "hpcsim_parameters", desc->params_ini, p));
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ extra grids and the mesh */
+
+static int put_int_att(int ncid, int varid, const char *name, int value, const char *path)
+{
+    HS_NC_CHECK(nc_put_att_int(ncid, varid, name, NC_INT, 1, &value), path);
+    return HS_OK;
+}
+
+/* The extra grids' dimensions (coordinate variables, bounds, COMODO shift on faces) and the SGRID topology. */
+static int def_extra(hs_writer *w)
+{
+    nc_state *s = st(w);
+    const char *p = w->partial;
+    /* extra grids need a main grid, whose def_space made the bnds dimension */
+    for (int k = 0; k < w->nxdims; k++) {
+        const hs_writer_dim *x = &w->xdims[k];
+        char axis[2] = {"XYZ"[x->axis], 0}, bn[HS_IO_NAME_MAX + 8];
+        snprintf(bn, sizeof bn, "%s_bnds", x->name);
+        HS_NC_CHECK(nc_def_dim(s->ncid, x->name, (size_t)x->n, &s->xdim[k]), p);
+        HS_NC_CHECK(nc_def_var(s->ncid, x->name, NC_DOUBLE, 1, &s->xdim[k], &s->xcoord[k]), p);
+        HS_CHECK(par_access(w, s->xcoord[k]));
+        HS_CHECK(put_text(s->ncid, s->xcoord[k], "units", x->units, p));
+        HS_CHECK(put_text(s->ncid, s->xcoord[k], "long_name", x->long_name, p));
+        HS_CHECK(put_text(s->ncid, s->xcoord[k], "axis", axis, p));
+        if (x->kind == HS_STAGGER_FACE) {
+            double shift = -0.5; /* COMODO: the point is its cell's low face (xgcm reads it) */
+            HS_NC_CHECK(nc_put_att_double(s->ncid, s->xcoord[k], "c_grid_axis_shift", NC_DOUBLE, 1, &shift), p);
+        }
+        int bd[2] = {s->xdim[k], s->bnds_dim};
+        HS_NC_CHECK(nc_def_var(s->ncid, bn, NC_DOUBLE, 2, bd, &s->xbnds[k]), p);
+        HS_CHECK(par_access(w, s->xbnds[k]));
+        HS_CHECK(put_text(s->ncid, s->xcoord[k], "bounds", bn, p));
+    }
+    if (!w->sgrid) return HS_OK;
+    HS_NC_CHECK(nc_def_var(s->ncid, "grid", NC_INT, 0, NULL, &s->sgrid_var), p);
+    HS_CHECK(par_access(w, s->sgrid_var));
+    HS_CHECK(put_text(s->ncid, s->sgrid_var, "cf_role", "grid_topology", p));
+    HS_CHECK(put_text(s->ncid, s->sgrid_var, "long_name", "staggered grid topology (SGRID)", p));
+    HS_CHECK(put_int_att(s->ncid, s->sgrid_var, "topology_dimension", w->ndim, p));
+    const char *an;
+    char value[8 * HS_IO_NAME_MAX];
+    for (int i = 0; hs_writer_sgrid_attr(w, i, &an, value, sizeof value); i++)
+        HS_CHECK(put_text(s->ncid, s->sgrid_var, an, value, p));
+    return HS_OK;
+}
+
+static int put_extra(hs_writer *w)
+{
+    nc_state *s = st(w);
+    for (int k = 0; k < w->nxdims; k++) {
+        if (takes_none(w)) {
+            HS_CHECK(put_whole(w, s->xcoord[k], NULL));
+            HS_CHECK(put_whole(w, s->xbnds[k], NULL));
+            continue;
+        }
+        HS_CHECK(put_whole(w, s->xcoord[k], w->xdims[k].coords));
+        double *b = hs_writer_xdim_bounds(w, k);
+        if (!b) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell bounds");
+        int rc = put_whole(w, s->xbnds[k], b);
+        free(b);
+        HS_CHECK(rc);
+    }
+    static const int zero = 0;
+    if (w->sgrid) HS_CHECK(put_whole(w, s->sgrid_var, &zero));
+    return HS_OK;
+}
+
+/* UGRID-1.0: the topology variable, node coordinates, connectivity, shape types (3-D), regions. */
+static int def_mesh(hs_writer *w)
+{
+    nc_state *s = st(w);
+    const hs_writer_mesh *m = &w->mesh;
+    const char *p = w->partial, *cells = hs_writer_mesh_cells(w);
+    char nm[HS_IO_NAME_MAX + 24], conn[HS_IO_NAME_MAX + 24], types[HS_IO_NAME_MAX + 24], lname[HS_IO_NAME_MAX + 64];
+    char coords[3 * (HS_IO_NAME_MAX + 24)] = "";
+    int corner_dim;
+    hs_writer_mesh_name(w, "node_dim", nm, sizeof nm);
+    HS_NC_CHECK(nc_def_dim(s->ncid, nm, (size_t)m->nnodes, &s->mesh_node_dim), p);
+    hs_writer_mesh_name(w, "cell_dim", nm, sizeof nm);
+    HS_NC_CHECK(nc_def_dim(s->ncid, nm, (size_t)m->ncells, &s->mesh_cell_dim), p);
+    hs_writer_mesh_name(w, "corner_dim", nm, sizeof nm);
+    HS_NC_CHECK(nc_def_dim(s->ncid, nm, (size_t)m->dim + 1, &corner_dim), p);
+    for (int c = 0; c < m->ncoord; c++) {
+        const char *ax = (const char *[]){"x", "y", "z"}[c];
+        hs_writer_mesh_name(w, ax, nm, sizeof nm);
+        HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_DOUBLE, 1, &s->mesh_node_dim, &s->mesh_coord[c]), p);
+        HS_CHECK(par_access(w, s->mesh_coord[c]));
+        snprintf(lname, sizeof lname, "%s coordinate of the mesh nodes", ax);
+        HS_CHECK(put_text(s->ncid, s->mesh_coord[c], "units", m->units, p));
+        HS_CHECK(put_text(s->ncid, s->mesh_coord[c], "long_name", lname, p));
+        size_t u = strlen(coords);
+        snprintf(coords + u, sizeof coords - u, "%s%s", u ? " " : "", nm);
+    }
+    hs_writer_mesh_name(w, "conn", conn, sizeof conn);
+    int cd[2] = {s->mesh_cell_dim, corner_dim};
+    HS_NC_CHECK(nc_def_var(s->ncid, conn, NC_INT, 2, cd, &s->mesh_conn), p);
+    HS_CHECK(par_access(w, s->mesh_conn));
+    snprintf(lname, sizeof lname, "%s_node_connectivity", cells);
+    HS_CHECK(put_text(s->ncid, s->mesh_conn, "cf_role", lname, p));
+    snprintf(lname, sizeof lname, "the corner nodes of every %s", m->dim == 3 ? "tetrahedron" : "triangle");
+    HS_CHECK(put_text(s->ncid, s->mesh_conn, "long_name", lname, p));
+    HS_CHECK(put_int_att(s->ncid, s->mesh_conn, "start_index", 0, p));
+    if (m->dim == 3) {
+        hs_writer_mesh_name(w, "types", types, sizeof types);
+        HS_NC_CHECK(nc_def_var(s->ncid, types, NC_BYTE, 1, &s->mesh_cell_dim, &s->mesh_types), p);
+        HS_CHECK(par_access(w, s->mesh_types));
+        signed char flag = 0;
+        HS_CHECK(put_text(s->ncid, s->mesh_types, "cf_role", "volume_shape_type", p));
+        HS_CHECK(put_text(s->ncid, s->mesh_types, "long_name", "the shape of every volume", p));
+        HS_NC_CHECK(nc_put_att_schar(s->ncid, s->mesh_types, "flag_values", NC_BYTE, 1, &flag), p);
+        HS_CHECK(put_text(s->ncid, s->mesh_types, "flag_meanings", "tetrahedron", p));
+    }
+    hs_writer_mesh_name(w, "region", nm, sizeof nm);
+    HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_INT, 1, &s->mesh_cell_dim, &s->mesh_region), p);
+    HS_CHECK(par_access(w, s->mesh_region));
+    HS_CHECK(put_text(s->ncid, s->mesh_region, "units", "1", p));
+    HS_CHECK(put_text(s->ncid, s->mesh_region, "long_name", "region id of the cell", p));
+    HS_CHECK(put_text(s->ncid, s->mesh_region, "mesh", m->name, p));
+    HS_CHECK(put_text(s->ncid, s->mesh_region, "location", cells, p));
+    /* the topology */
+    int t;
+    HS_NC_CHECK(nc_def_var(s->ncid, m->name, NC_INT, 0, NULL, &s->mesh_var), p);
+    HS_CHECK(par_access(w, s->mesh_var));
+    t = s->mesh_var;
+    HS_CHECK(put_text(s->ncid, t, "cf_role", "mesh_topology", p));
+    snprintf(lname, sizeof lname, "topology of the %s mesh", m->dim == 3 ? "tetrahedral" : "triangular");
+    HS_CHECK(put_text(s->ncid, t, "long_name", lname, p));
+    HS_CHECK(put_int_att(s->ncid, t, "topology_dimension", m->dim, p));
+    HS_CHECK(put_text(s->ncid, t, "node_coordinates", coords, p));
+    snprintf(lname, sizeof lname, "%s_node_connectivity", cells);
+    HS_CHECK(put_text(s->ncid, t, lname, conn, p));
+    snprintf(lname, sizeof lname, "%s_dimension", cells);
+    hs_writer_mesh_name(w, "cell_dim", nm, sizeof nm);
+    HS_CHECK(put_text(s->ncid, t, lname, nm, p));
+    if (m->dim == 3) HS_CHECK(put_text(s->ncid, t, "volume_shape_type", types, p));
+    return HS_OK;
+}
+
+static int put_mesh(hs_writer *w)
+{
+    nc_state *s = st(w);
+    const hs_writer_mesh *m = &w->mesh;
+    int rc = HS_OK, root = !takes_none(w);
+    double *c = NULL;
+    signed char *types = NULL;
+    static const int zero = 0;
+    if (root) {
+        c = malloc((size_t)m->nnodes * sizeof *c);
+        types = calloc((size_t)m->ncells, 1);
+        if (!c || !types) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory writing the mesh");
+    }
+    for (int k = 0; rc == HS_OK && k < m->ncoord; k++) {
+        for (int64_t i = 0; root && i < m->nnodes; i++) c[i] = m->xyz[3 * i + k];
+        rc = put_whole(w, s->mesh_coord[k], c);
+    }
+    if (rc == HS_OK) rc = put_whole(w, s->mesh_conn, root ? m->conn : NULL);
+    if (rc == HS_OK && m->dim == 3) rc = put_whole(w, s->mesh_types, types);
+    if (rc == HS_OK) rc = put_whole(w, s->mesh_region, root ? m->region : NULL);
+    if (rc == HS_OK) rc = put_whole(w, s->mesh_var, &zero);
+    free(c);
+    free(types);
+    return rc;
+}
+
+/* The data variable's dimensions (file order) and lengths. */
+static int var_dims(hs_writer *w, const hs_writer_var *v, int *dims, int64_t *len)
+{
+    nc_state *s = st(w);
+    int rank = 0;
+    if (v->time_dependent) { dims[rank] = s->time_dim; len[rank++] = 1; }
+    if (v->grid == HS_GRID_STATIONS) { dims[rank] = s->station_dim; len[rank++] = w->nstations; }
+    if (v->grid == HS_GRID_MESH_NODE) { dims[rank] = s->mesh_node_dim; len[rank++] = w->mesh.nnodes; }
+    if (v->grid == HS_GRID_MESH_CELL) { dims[rank] = s->mesh_cell_dim; len[rank++] = w->mesh.ncells; }
+    for (int d = w->ndim - 1; v->grid >= 0 && d >= 0; d--) {
+        int k = w->grids[v->grid].xdim[d];
+        dims[rank] = k < 0 ? s->dim[d] : s->xdim[k];
+        len[rank++] = w->grids[v->grid].n[d];
+    }
+    return rank;
+}
+
+/* SGRID or UGRID attributes of a data variable. */
+static int topology_atts(hs_writer *w, const hs_writer_var *v)
+{
+    nc_state *s = st(w);
+    const char *p = w->partial;
+    if (v->grid >= 0 && w->sgrid && w->grids[v->grid].location) {
+        HS_CHECK(put_text(s->ncid, v->id, "grid", "grid", p));
+        HS_CHECK(put_text(s->ncid, v->id, "location", w->grids[v->grid].location, p));
+    }
+    if (v->grid == HS_GRID_MESH_NODE || v->grid == HS_GRID_MESH_CELL) {
+        HS_CHECK(put_text(s->ncid, v->id, "mesh", w->mesh.name, p));
+        HS_CHECK(put_text(s->ncid, v->id, "location", v->grid == HS_GRID_MESH_NODE ? "node" : hs_writer_mesh_cells(w), p));
+        if (v->grid == HS_GRID_MESH_NODE) {
+            char c[3 * (HS_IO_NAME_MAX + 24)] = "", nm[HS_IO_NAME_MAX + 24];
+            for (int k = 0; k < w->mesh.ncoord; k++) {
+                hs_writer_mesh_name(w, (const char *[]){"x", "y", "z"}[k], nm, sizeof nm);
+                size_t u = strlen(c);
+                snprintf(c + u, sizeof c - u, "%s%s", u ? " " : "", nm);
+            }
+            HS_CHECK(put_text(s->ncid, v->id, "coordinates", c, p));
+        }
+    }
     return HS_OK;
 }
 
@@ -176,9 +386,13 @@ static int nc_create_file(hs_writer *w, const hs_output_desc *desc)
     w->bs = s;
     if (w->has_time) HS_CHECK(def_time(w, desc));
     HS_CHECK(def_space(w, desc, coord_var, bnds_var));
+    HS_CHECK(def_extra(w));
+    if (w->has_mesh) HS_CHECK(def_mesh(w));
     HS_CHECK(def_globals(w, desc));
     HS_NC_CHECK(nc_enddef(s->ncid), w->partial);
     HS_CHECK(put_coords(w, desc, coord_var, bnds_var));
+    HS_CHECK(put_extra(w));
+    if (w->has_mesh) HS_CHECK(put_mesh(w));
     return HS_OK;
 }
 
@@ -186,11 +400,9 @@ static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
 {
     nc_state *s = st(w);
     const char *p = w->partial;
-    int dims[4], rank = 0;
+    int dims[4];
     int64_t len[4];
-    if (v->time_dependent) { dims[rank] = s->time_dim; len[rank++] = 1; }
-    if (v->grid == HS_GRID_STATIONS) { dims[rank] = s->station_dim; len[rank++] = w->nstations; }
-    for (int d = w->ndim - 1; v->grid == 0 && d >= 0; d--) { dims[rank] = s->dim[d]; len[rank++] = w->n[d]; }
+    int rank = var_dims(w, v, dims, len);
     HS_NC_CHECK(nc_def_var(s->ncid, v->name, v->dtype == HS_F32 ? NC_FLOAT : NC_DOUBLE, rank, dims, &v->id), p);
     HS_CHECK(par_access(w, v->id));
     if (rank > 0) {
@@ -208,7 +420,7 @@ static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
         hs_writer_station_coords(w, c, sizeof c);
         HS_CHECK(put_text(s->ncid, v->id, "coordinates", c, p));
     }
-    return HS_OK;
+    return topology_atts(w, v);
 }
 
 /* The stations: S(S) dimension, S_name(S, S_strlen) as the timeseries_id, S_x, S_y, S_z. */
@@ -394,6 +606,32 @@ static int copy_var_def(hs_writer *w, int in, int vin, const char *old, hs_write
         return HS_FAIL(HS_ERR_RUNTIME, "%s: variable %s is neither double nor float", old, v->name);
     v->dtype = t == NC_FLOAT ? HS_F32 : HS_F64;
     v->time_dependent = ndims > 0 && dims[0] == unlim && unlim >= 0;
+    /* on an extra grid or the mesh: known by its dimension names */
+    char dn[NC_MAX_VAR_DIMS][NC_MAX_NAME + 1];
+    const char *names[NC_MAX_VAR_DIMS];
+    int first = v->time_dependent, nsp = ndims - first;
+    for (int i = 0; i < nsp && i < 4; i++) {
+        HS_NC_CHECK(nc_inq_dimname(in, dims[first + i], dn[i]), old);
+        names[i] = dn[i];
+    }
+    int g = nsp <= 4 ? hs_writer_match_dims(w, nsp, names) : -100;
+    if (g != -100) {
+        int64_t want[3];
+        v->grid = g;
+        for (int i = 0, r = hs_writer_var_space(w, v, want); i < r; i++) {
+            size_t len;
+            HS_NC_CHECK(nc_inq_dimlen(in, dims[first + i], &len), old);
+            if (len != (size_t)want[i])
+                return hs_input_error(old, 0, v->name, "the file's %s has %zu points, the run's %lld", names[i], len, (long long)want[i]);
+        }
+        HS_CHECK(nc_def(w, v, NULL, NULL, NULL));
+        char an[NC_MAX_NAME + 1];
+        for (int i = 0; i < natts; i++) {
+            HS_NC_CHECK(nc_inq_attname(in, vin, i, an), old);
+            HS_NC_CHECK(nc_copy_att(in, vin, an, st(w)->ncid, v->id), w->partial);
+        }
+        return HS_OK;
+    }
     v->grid = w->ndim > 0 && v->time_dependent && ndims == 1 ? HS_GRID_SERIES : 0;
     if (v->grid == HS_GRID_SERIES) {
         HS_CHECK(nc_def(w, v, NULL, NULL, NULL));
@@ -501,7 +739,7 @@ static int nc_reopen(hs_writer *w, const hs_output_desc *desc, double time)
 {
     size_t len = strlen(w->partial) + sizeof ".old";
     char *old = malloc(len);
-    void *buf = malloc(takes_none(w) ? sizeof(double) : (size_t)hs_writer_plane_size(w) * sizeof(double));
+    void *buf = malloc(takes_none(w) ? sizeof(double) : (size_t)hs_writer_max_var_size(w) * sizeof(double));
     if (!old || !buf) {
         free(old);
         free(buf);

@@ -217,3 +217,127 @@ int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double
     if (!r || !name || !out || record < 0) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read_record: bad argument");
     return read_any(r, name, record, out);
 }
+
+/* ------------------------------------------------------------------ listing */
+
+static int push_name(char ***names, int *count, int *cap, const char *name)
+{
+    if (*count == *cap) {
+        int c = *cap ? 2 * *cap : 16;
+        char **p = realloc(*names, (size_t)c * sizeof *p);
+        if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory listing variables");
+        *names = p;
+        *cap = c;
+    }
+    if (!((*names)[*count] = strdup(name))) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory listing variables");
+    (*count)++;
+    return HS_OK;
+}
+
+void hs_reader_free_names(char **names, int count)
+{
+    for (int i = 0; names && i < count; i++) free(names[i]);
+    free(names);
+}
+
+#if HS_HAVE_NETCDF
+static int nc_names(hs_reader *r, char ***names, int *count, int *cap, int *ntext)
+{
+    int nv;
+    HS_NC_CHECK(nc_inq_nvars(r->ncid, &nv), r->path);
+    for (int v = 0; v < nv; v++) {
+        char name[NC_MAX_NAME + 1];
+        nc_type t;
+        HS_NC_CHECK(nc_inq_varname(r->ncid, v, name), r->path);
+        HS_NC_CHECK(nc_inq_vartype(r->ncid, v, &t), r->path);
+        if (t == NC_CHAR || t == NC_STRING || t > NC_STRING) (*ntext)++;
+        else HS_CHECK(push_name(names, count, cap, name));
+    }
+    return HS_OK;
+}
+#endif
+
+#if HS_HAVE_HDF5
+/* Datasets of the root group by creation order where tracked (our files), else by name. */
+static int h5_names(hs_reader *r, char ***names, int *count, int *cap, int *ntext)
+{
+    H5G_info_t gi;
+    HS_H5_CHECK(H5Gget_info(r->file, &gi), r->path);
+    H5_index_t order = H5_INDEX_CRT_ORDER;
+    char probe[256];
+    if (gi.nlinks > 0 && H5Lget_name_by_idx(r->file, ".", order, H5_ITER_INC, 0, probe, sizeof probe, H5P_DEFAULT) < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        order = H5_INDEX_NAME;
+    }
+    for (hsize_t i = 0; i < gi.nlinks; i++) {
+        char name[256];
+        ssize_t len = H5Lget_name_by_idx(r->file, ".", order, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+        HS_H5_CHECK(len, r->path);
+        if ((size_t)len >= sizeof name) continue;
+        hid_t obj;
+        HS_H5_ID(obj, H5Oopen(r->file, name, H5P_DEFAULT), r->path);
+        int is_ds = H5Iget_type(obj) == H5I_DATASET;
+        H5T_class_t cls = H5T_NO_CLASS;
+        if (is_ds) {
+            hid_t t = H5Dget_type(obj);
+            if (t >= 0) cls = H5Tget_class(t), H5Tclose(t);
+        }
+        H5Oclose(obj);
+        if (!is_ds) continue;
+        if (cls == H5T_INTEGER || cls == H5T_FLOAT) HS_CHECK(push_name(names, count, cap, name));
+        else (*ntext)++;
+    }
+    return HS_OK;
+}
+#endif
+
+int hs_reader_var_names(hs_reader *r, char ***names, int *count, int *ntext)
+{
+    if (!r || !names || !count || !ntext) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_var_names: null argument");
+    *names = NULL;
+    *count = *ntext = 0;
+    int cap = 0, rc = -1;
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) rc = nc_names(r, names, count, &cap, ntext);
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) rc = h5_names(r, names, count, &cap, ntext);
+#endif
+    if (rc == -1) rc = HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+    if (rc != HS_OK) {
+        hs_reader_free_names(*names, *count);
+        *names = NULL;
+        *count = 0;
+    }
+    return rc;
+}
+
+int hs_reader_var_is_record(hs_reader *r, const char *name)
+{
+    if (!r || !name) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_var_is_record: null argument");
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) {
+        int v, nd, unlim = -1, dims[NC_MAX_VAR_DIMS];
+        HS_CHECK(nc_var(r, name, &v));
+        HS_NC_CHECK(nc_inq_varndims(r->ncid, v, &nd), r->path);
+        HS_NC_CHECK(nc_inq_vardimid(r->ncid, v, dims), r->path);
+        HS_NC_CHECK(nc_inq_unlimdim(r->ncid, &unlim), r->path);
+        return nd > 0 && unlim >= 0 && dims[0] == unlim;
+    }
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) {
+        hid_t ds = -1, sp;
+        hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+        HS_CHECK(h5_dataset(r, name, &ds));
+        sp = H5Dget_space(ds);
+        int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+        if (nd > 0) H5Sget_simple_extent_dims(sp, dims, maxd);
+        if (sp >= 0) H5Sclose(sp);
+        H5Dclose(ds);
+        if (nd < 0) return hs_h5_fail("H5Dget_space", r->path, __FILE__, __LINE__);
+        return nd > 0 && maxd[0] == H5S_UNLIMITED;
+    }
+#endif
+    return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+}

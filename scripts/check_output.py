@@ -62,6 +62,13 @@ def record_dim(dims_of, data_vars):
     return None
 
 
+def topology_role(attrs):
+    """A UGRID or SGRID topology or connectivity variable (cf_role mesh_topology, grid_topology,
+    *_connectivity, volume_shape_type): an index or a container of attributes, without units."""
+    role = text(attrs.get("cf_role", ""))
+    return role in ("mesh_topology", "grid_topology", "volume_shape_type") or role.endswith("_connectivity")
+
+
 def check_attrs_common(path, gattrs, var_attrs, dims_of, coords, data_vars, args, rec=None):
     conv = gattrs.get("Conventions", "")
     if not conv.startswith("CF-"):
@@ -104,7 +111,7 @@ def check_attrs_common(path, gattrs, var_attrs, dims_of, coords, data_vars, args
                 if a in at:
                     problem(f"{path}: the counter axis {rec} has a time attribute {a} = {at[a]!r}")
     for v in data_vars:
-        if "units" not in var_attrs[v]:
+        if "units" not in var_attrs[v] and not topology_role(var_attrs[v]):
             problem(f"{path}: variable {v} has no units")
         if "long_name" not in var_attrs[v] and "standard_name" not in var_attrs[v]:
             problem(f"{path}: variable {v} has neither long_name nor standard_name")
@@ -242,7 +249,8 @@ def check_h5(path, args):
     gridded = True
     if h5py:
         with h5py.File(path, "r") as f:
-            gridded = any(isinstance(d, h5py.Dataset) and text(d.attrs.get("axis", b"")) in ("X", "Y", "Z")
+            gridded = any(isinstance(d, h5py.Dataset) and (text(d.attrs.get("axis", b"")) in ("X", "Y", "Z") or
+                                                           text(d.attrs.get("cf_role", b"")) == "mesh_topology")
                           for d in f.values())
             conv = text(f.attrs.get("Conventions", b""))
             if not conv.startswith("CF-"):
@@ -253,7 +261,7 @@ def check_h5(path, args):
             for name, ds in f.items():
                 if not isinstance(ds, h5py.Dataset):
                     continue
-                if "units" not in ds.attrs and ds.dtype.kind != "S":  # CF: strings carry no units
+                if "units" not in ds.attrs and ds.dtype.kind != "S" and not topology_role(ds.attrs):  # CF: strings carry no units
                     problem(f"{path}: dataset {name} has no units")
                 ds[()]  # readable
             if text(f.attrs.get("featureType", b"")) == "timeSeries":  # a CF DSG station file
@@ -356,6 +364,31 @@ def check_grid(xmf, grid, cache):
         return None
     tdims = [int(x) for x in topo.get("Dimensions", "").split()]
     gitems = geo.findall("DataItem")
+    ttype = topo.get("TopologyType", "")
+    if ttype in ("Triangle", "Tetrahedron", "Quadrilateral", "Hexahedron"):  # an unstructured mesh
+        per = {"Triangle": 3, "Tetrahedron": 4, "Quadrilateral": 4, "Hexahedron": 8}[ttype]
+        ncells = int(topo.get("NumberOfElements", "0"))
+        for it in topo.findall("DataItem"):
+            if it.get("Format") == "HDF":
+                hdf_ref(xmf, it, cache)
+            if dims_of(it) != [ncells, per]:
+                problem(f"{xmf}: {ttype} connectivity of dimensions {dims_of(it)}, expected [{ncells}, {per}]")
+        ncomp = {"XYZ": 3, "XY": 2}.get(geo.get("GeometryType"))
+        if ncomp is None or len(gitems) != 1:
+            problem(f"{xmf}: mesh geometry {geo.get('GeometryType')} with {len(gitems)} items, expected XYZ or XY")
+            return None
+        if gitems[0].get("Format") == "HDF":
+            hdf_ref(xmf, gitems[0], cache)
+        npoints = prod(dims_of(gitems[0])) // ncomp
+        for att in grid.findall("Attribute"):
+            center = att.get("Center")
+            if center not in ("Node", "Cell"):
+                problem(f"{xmf}: attribute {att.get('Name')} has Center={center!r}, expected Node or Cell")
+                continue
+            for item in att.findall("DataItem"):
+                check_item(xmf, item, cache, ncells if center == "Cell" else npoints)
+        t = grid.find("Time")
+        return float(t.get("Value")) if t is not None else None
     if geo.get("GeometryType") in ("VXVYVZ", "VXVY"):
         lens = []
         for it in gitems:
@@ -394,10 +427,14 @@ def check_xmf(xmf, args):
         grids = [g for g in root.iter("Grid") if g.get("GridType", "Uniform") == "Uniform"]
         if not grids:
             problem(f"{xmf}: no uniform grid")
-        times = [check_grid(xmf, g, cache) for g in grids]
-        times = [t for t in times if t is not None]
-        if any(b <= a for a, b in zip(times, times[1:])):
-            problem(f"{xmf}: times do not increase: {times}")
+        times = {id(g): check_grid(xmf, g, cache) for g in grids}
+        # times increase within each temporal collection (one per grid of the file)
+        series = [c for c in root.iter("Grid") if c.get("CollectionType") == "Temporal"] or [root.find("Domain")]
+        for c in series:
+            ts = [times[id(g)] for g in c.findall("Grid") if id(g) in times and times[id(g)] is not None]
+            if any(b <= a for a, b in zip(ts, ts[1:])):
+                problem(f"{xmf}: times do not increase in {c.get('Name')}: {ts}")
+        times = [t for t in (times[id(g)] for g in (series[0].findall("Grid") if series[0] is not None else [])) if t is not None]
         if args.records is not None and times and len(times) != args.records:
             problem(f"{xmf}: {len(times)} time steps, expected {args.records}")
     finally:

@@ -71,6 +71,8 @@ static const hs_param_decl g_ns_params[] = {
     {"navier_stokes", "T_zhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at z = length"},
     {"navier_stokes", "steady_tol", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL,
      "stop early at a steady state: when |d(kinetic energy)/dt| / kinetic energy falls below this (0: run to t_end)"},
+    {"navier_stokes", "write_faces", HS_PARAM_BOOL, "false", 0, 0, NULL,
+     "also write the raw MAC face velocities u_face, v_face, w_face on their staggered grids (x_face ...)"},
     {"navier_stokes", "dt_every", HS_PARAM_INT, "10", 1, 1e9, NULL, "adaptive step: steps between recomputations of dt from max |u|"},
 };
 
@@ -88,6 +90,7 @@ typedef struct ns_config {
     double T_wall[3][2];
     double steady_tol;
     int64_t dt_every;
+    int write_faces; /* output: the staggered face velocities too */
     double u_ref; /* velocity scale of the stability estimate */
 } ns_config;
 
@@ -118,6 +121,10 @@ typedef struct ns {
     double *coords[3], *edges[3];
     double *host;
     int var_u[3], var_p, var_T, var_vort, ser_ke, ser_ens, ser_div, ser_cfl, ser_nu;
+    hs_grid_desc face_grids[3]; /* write_faces: the face grids of the output file, their variables */
+    int var_face[3];
+    double *face_host;
+    size_t face_host_size;
     /* timing (the benchmark) */
     int timing;
     double t_pressure, t_total;
@@ -143,6 +150,7 @@ static int read_config(const hs_params *p, ns_config *c)
     c->inflow_profile = hs_params_enum(p, "navier_stokes.inflow_profile");
     c->steady_tol = hs_params_real(p, "navier_stokes.steady_tol");
     c->dt_every = hs_params_int(p, "navier_stokes.dt_every");
+    c->write_faces = hs_params_bool(p, "navier_stokes.write_faces");
     HS_CHECK(hs_params_dim_reals(p, "navier_stokes.force", "cfd.ndim", nd, c->force, 0.0));
     if (c->temperature) {
         if (hs_params_is_set(p, "navier_stokes.re"))
@@ -769,6 +777,21 @@ static int describe_output(void *state, hs_output_desc *desc)
         desc->coord_units[d] = "1";
         desc->coord_long_names[d] = long_names[d];
     }
+    if (c->write_faces) { /* each velocity component on its own faces, as the solver stores it */
+        static const char *grid_names[3] = {"u_faces", "v_faces", "w_faces"}, *face_names[3] = {"x_face", "y_face", "z_face"};
+        static const char *face_long[3] = {"x coordinate of the x faces", "y coordinate of the y faces", "z coordinate of the z faces"};
+        memset(s->face_grids, 0, sizeof s->face_grids);
+        for (int d = 0; d < c->g.ndim; d++) {
+            hs_grid_desc *g = &s->face_grids[d];
+            g->name = grid_names[d];
+            g->stagger[d] = HS_STAGGER_FACE;
+            g->dim_names[d] = face_names[d];
+            g->periodic[d] = c->bc[d][0] == NS_PERIODIC;
+            g->coord_long_names[d] = face_long[d];
+        }
+        desc->ngrids = c->g.ndim;
+        desc->grids = s->face_grids;
+    }
     return HS_OK;
 }
 
@@ -787,7 +810,27 @@ static int define_vars(void *state, hs_writer *w)
     HS_CHECK(hs_writer_def_series(w, "divergence_max", "1", "largest |div u| over the cells after the projection", NULL, &s->ser_div));
     HS_CHECK(hs_writer_def_series(w, "cfl", "1", "CFL number dt sum_d max|u_d|/dx_d of the last step", NULL, &s->ser_cfl));
     if (s->c.temperature) HS_CHECK(hs_writer_def_series(w, "nusselt", "1", "average Nusselt number at the x = 0 wall", NULL, &s->ser_nu));
+    static const char *fn[3] = {"u_face", "v_face", "w_face"};
+    static const char *fl[3] = {"x velocity on the x faces (MAC grid)", "y velocity on the y faces (MAC grid)",
+                                "z velocity on the z faces (MAC grid)"};
+    for (int c = 0; s->c.write_faces && c < s->c.g.ndim; c++)
+        HS_CHECK(hs_writer_def_grid_var(w, s->face_grids[c].name, fn[c], "1", fl[c], NULL, HS_F64, 1, &s->var_face[c]));
     return HS_OK;
+}
+
+/* write_faces: the faces this rank owns of velocity component c, on their own grid. */
+static int put_faces(ns *s, hs_writer *w, int c)
+{
+    hs_field *f = s->q[c];
+    size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]);
+    if (n > s->face_host_size) {
+        double *h = realloc(s->face_host, n * sizeof *h);
+        if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        s->face_host = h;
+        s->face_host_size = n;
+    }
+    HS_CHECK(hs_field_get_interior(f, s->face_host));
+    return hs_writer_put_block(w, s->var_face[c], f->offset, f->local, s->face_host);
 }
 
 /* The scalar diagnostics of the current state. */
@@ -841,6 +884,7 @@ static int write_state(void *state, hs_writer *w)
         HS_CHECK(hs_field_get_interior(s->T, s->host));
         HS_CHECK(hs_writer_put_block(w, s->var_T, s->d->offset, s->d->local, s->host));
     }
+    for (int c = 0; s->c.write_faces && c < s->c.g.ndim; c++) HS_CHECK(put_faces(s, w, c));
     double ke, ens, divmax, cfl, nu;
     HS_CHECK(diagnostics(s, &ke, &ens, &divmax, &cfl, &nu));
     HS_CHECK(hs_writer_put_scalar(w, s->ser_ke, ke));
@@ -956,6 +1000,7 @@ static void destroy(void *state)
     }
     if (s->d) hs_decomp_destroy(s->d);
     free(s->host);
+    free(s->face_host);
     free(s);
 }
 
