@@ -24,7 +24,7 @@ static const hs_param_decl g_cfd_params[] = {
  * error at check time.  (To be made strong once all three are in.) */
 extern const hs_solver_ops hs_cfd_navier_stokes;
 extern const hs_solver_ops hs_cfd_spectral __attribute__((weak));
-extern const hs_solver_ops hs_cfd_shallow_water __attribute__((weak));
+extern const hs_solver_ops hs_cfd_shallow_water;
 static const hs_solver_ops *model_table(int i)
 {
     const hs_solver_ops *t[] = {&hs_cfd_navier_stokes, &hs_cfd_spectral, &hs_cfd_shallow_water};
