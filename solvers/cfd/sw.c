@@ -381,8 +381,10 @@ static int read_config(const hs_params *p, sw_config *c)
     }
     c->h_max = c->depth + eta_hi - b_lo;
     c->h_min = c->depth + eta_lo - b_hi;
+    static const char *const amplitude_key[4] = {"shallow_water.jet_speed", "shallow_water.topo_height", "shallow_water.wave_amplitude",
+                                                 "shallow_water.vortex_amplitude"};
     if (c->h_min <= 0)
-        return hs_params_error(p, c->topo != SW_TOPO_FLAT ? "shallow_water.topo_height" : "shallow_water.case",
+        return hs_params_error(p, c->depth + eta_lo > 0 ? "shallow_water.topo_height" : amplitude_key[c->scase],
                                "the layer may run dry: its depth can fall to %.3g (depth %g, surface down to %.3g, bottom up to %g)", c->h_min,
                                c->depth, eta_lo, b_hi);
     return HS_OK;
