@@ -122,6 +122,20 @@ HS_HD void hs_sw_tendency(const hs_sw_launch *L, int64_t i, int64_t j, double *t
     if (L->walls && L->offset[1] + j == 0) *tv = 0.0;
 }
 
+/* One RK4 stage of one value at point p with tendency k (see hs_sw_stage_point). */
+HS_HD void hs_sw_rk4(int stage, double dt, const double *y0, double *acc, double *out, int64_t p, double k)
+{
+    if (stage == 0) {
+        acc[p] = k;
+        out[p] = y0[p] + (0.5 * dt) * k;
+    } else if (stage == 3) {
+        out[p] = y0[p] + (dt * (1.0 / 6.0)) * (acc[p] + k);
+    } else {
+        acc[p] += 2.0 * k;
+        out[p] = y0[p] + (stage == 1 ? 0.5 * dt : dt) * k;
+    }
+}
+
 /* One RK4 stage at cell (i, j): with k the tendency of the stage input,
  *   stage 0: acc = k,        out = y0 + dt/2 k
  *   stage 1: acc += 2 k,     out = y0 + dt/2 k
@@ -129,29 +143,11 @@ HS_HD void hs_sw_tendency(const hs_sw_launch *L, int64_t i, int64_t j, double *t
  *   stage 3: y0 = y0 + dt/6 (acc + k)   (in place: each point reads only its own y0). */
 HS_HD void hs_sw_stage_point(const hs_sw_launch *L, int64_t i, int64_t j)
 {
-    double k[3];
-    hs_sw_tendency(L, i, j, &k[0], &k[1], &k[2]);
-    const int64_t P[3] = {hs_sw_at(&L->lh, i, j), hs_sw_at(&L->lu, i, j), hs_sw_at(&L->lv, i, j)};
-    const double *y0[3] = {L->h0, L->u0, L->v0};
-    double *acc[3] = {L->ah, L->au, L->av}, *out[3] = {L->oh, L->ou, L->ov};
-    for (int c = 0; c < 3; c++) {
-        const int64_t p = P[c];
-        switch (L->stage) {
-        case 0:
-            acc[c][p] = k[c];
-            out[c][p] = y0[c][p] + (0.5 * L->dt) * k[c];
-            break;
-        case 1:
-            acc[c][p] += 2.0 * k[c];
-            out[c][p] = y0[c][p] + (0.5 * L->dt) * k[c];
-            break;
-        case 2:
-            acc[c][p] += 2.0 * k[c];
-            out[c][p] = y0[c][p] + L->dt * k[c];
-            break;
-        default: out[c][p] = y0[c][p] + (L->dt * (1.0 / 6.0)) * (acc[c][p] + k[c]); break;
-        }
-    }
+    double kh, ku, kv;
+    hs_sw_tendency(L, i, j, &kh, &ku, &kv);
+    hs_sw_rk4(L->stage, L->dt, L->h0, L->ah, L->oh, hs_sw_at(&L->lh, i, j), kh);
+    hs_sw_rk4(L->stage, L->dt, L->u0, L->au, L->ou, hs_sw_at(&L->lu, i, j), ku);
+    hs_sw_rk4(L->stage, L->dt, L->v0, L->av, L->ov, hs_sw_at(&L->lv, i, j), kv);
 }
 
 /* One point of the cell-centred diagnostics (contiguous output). */
