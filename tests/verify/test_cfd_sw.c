@@ -14,7 +14,17 @@
 
 int hs_driver_declare(void);
 
+/* The bound on |relative energy change| over inputs/sw_jet.ini (measured: see README). */
+#define SW_JET_ENERGY_BOUND 1e-6
+
 static const hs_solver_ops *model(void) { return &hs_cfd_shallow_water; }
+
+/* The long cases run with HS_TEST_VALIDATE=1 (make validate; HS_VALIDATE=1 as the navier_stokes test reads it). */
+static int validate_mode(void)
+{
+    const char *a = getenv("HS_TEST_VALIDATE"), *b = getenv("HS_VALIDATE");
+    return (a && atoi(a)) || (b && atoi(b));
+}
 
 /* The model built from overrides (plus the solver, the model and output.format = none). */
 static void *make(const char *const *overrides, int count, hs_params **pp)
@@ -248,10 +258,51 @@ static void test_conservation(void **st)
     assert_true(oe > 3.7);
 }
 
+/* The acceptance run: inputs/sw_jet.ini itself (512 x 256, ~7200 steps to t = 12: seconds on a GPU,
+ * a quarter of an hour on two cores).  The jets must have rolled up (|v| of the order of U), mass
+ * must hold to round-off and the energy drift stay within the bound stated in README. */
+static void test_jet_input_validate(void **st)
+{
+    (void)st;
+    if (!validate_mode()) skip();
+    char *ov[] = {"output.format=none"};
+    hs_params *p = NULL;
+    TEST_OK(hs_params_load("inputs/sw_jet.ini", 1, ov, &p));
+    void *s = NULL;
+    TEST_OK(model()->create(test_ctx(), p, &s));
+    double t0[3], t1[3];
+    TEST_OK(hs_sw_totals(s, &t0[0], &t0[1], &t0[2]));
+    run_to_end(s);
+    TEST_OK(hs_sw_totals(s, &t1[0], &t1[1], &t1[2]));
+    int64_t n[2] = {0, 0};
+    assert_int_equal(hs_params_int_list(p, "cfd.n", n, 2), 2);
+    const int64_t nx = n[0], ny = n[1];
+    double *v = calloc((size_t)(nx * ny), sizeof *v), vmax[1];
+    TEST_OK(hs_sw_gather(s, HS_SW_GATHER_V, v));
+    vmax[0] = test_ctx()->rank == 0 ? max_abs_host(v, (size_t)(nx * ny)) : 0;
+    TEST_OK(hs_allreduce_max(test_ctx()->comm, vmax, 1));
+    double d[3];
+    for (int i = 0; i < 3; i++) d[i] = (t1[i] - t0[i]) / t0[i];
+    double t, t_end, work;
+    int64_t steps;
+    model()->progress(s, &t, &steps, &t_end, &work);
+    if (test_ctx()->rank == 0) {
+        printf("inputs/sw_jet.ini: %lld steps to t = %g; max |v| %.3f (U = 0.3); relative change of mass %.2e, energy %.3e, potential "
+               "enstrophy %.3e\n", (long long)steps, t, vmax[0], d[0], d[1], d[2]);
+        fflush(stdout);
+    }
+    assert_true(vmax[0] > 0.05);
+    TEST_LE(fabs(d[0]), 1e-13);
+    TEST_LE(fabs(d[1]), SW_JET_ENERGY_BOUND);
+    free(v);
+    finish(s, p);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_wave_dispersion),
     cmocka_unit_test(test_lake_at_rest),
     cmocka_unit_test(test_conservation),
+    cmocka_unit_test(test_jet_input_validate),
 };
 
 int main(void)
