@@ -557,7 +557,7 @@ static int choose_dt(sw *s)
         s->dt = s->c.g.dt_user;
         return HS_OK;
     }
-    double st;
+    double st = 0;
     HS_CHECK(current_stable_dt(s, &st));
     s->dt = s->c.g.cfl * st;
     return HS_OK;
@@ -706,7 +706,8 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     s->overlap = ctx->size > 1;
     s->nshell = hs_field_split_boxes(s->y[0], 2, &s->inner, s->shell);
     HS_CHECK(totals(s, &s->mass0, &s->energy0, &s->enstrophy0));
-    return HS_OK;
+    /* the first step's dt already, so that the first record's cfl is the one the run starts with */
+    return choose_dt(s);
 }
 
 /* ---------------------------------------------------------------- output, checkpoints */
@@ -766,7 +767,7 @@ static int put_cells(sw *s, hs_writer *w, int var)
 static int write_state(void *state, hs_writer *w)
 {
     sw *s = state;
-    double mass, energy, ens, st;
+    double mass, energy, ens, st = 0;
     HS_CHECK(totals(s, &mass, &energy, &ens)); /* (fills the ghosts the centred values read) */
     HS_CHECK(hs_field_get_interior(s->y[0], s->host));
     HS_CHECK(hs_writer_put_block(w, s->var_h, s->d->offset, s->d->local, s->host));
@@ -836,7 +837,7 @@ static int restore(void *state, hs_checkpoint *k)
 static int finish(void *state)
 {
     sw *s = state;
-    double m, e, z, st;
+    double m, e, z, st = 0;
     HS_CHECK(totals(s, &m, &e, &z));
     if (!isfinite(m + e + z))
         return HS_FAIL(HS_ERR_RUNTIME, "shallow_water: the state is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
