@@ -26,6 +26,8 @@ typedef struct hs_decomp {
     int64_t offset[3];     /* global index of this rank's first cell */
     int neighbor[3][2];    /* ranks in cart below [0] and above [1]; MPI_PROC_NULL at a non-periodic edge */
     MPI_Comm cart;
+    unsigned halo_seq;     /* halo exchanges begun on this decomposition: their messages carry it in the tag, so
+                            * that exchanges of several fields in flight at once cannot take each other's */
 } hs_decomp;
 
 /* Split a global grid of ndim (1..3) dimensions over the ranks of ctx->comm.
@@ -124,6 +126,8 @@ int hs_field_fill(hs_field *f, double value);
  * dimension after another, each including the halos received before (9/27-point stencils); then
  * begin only starts the first dimension and end does the rest.
  * A periodic dimension with one rank is handled by a device copy, without MPI.
+ * Several fields may be in flight at once (begin h, begin u, ..., interior work, end h, end u, ...):
+ * each exchange's messages are tagged with its place in the decomposition's sequence of begins.
  * Collective over the decomposition: every rank calls begin/end for the same fields in the same
  * order. */
 int hs_halo_exchange_begin(hs_field *f);

@@ -26,6 +26,7 @@ typedef struct {
     face_t face[3][2];
     int corners;
     int in_flight;       /* between begin and end */
+    int tag0;            /* tag base of the exchange in flight (from the decomposition's sequence of begins) */
     void *stream;        /* high-priority stream of the exchange */
     void *ev_ready;      /* context stream work before begin */
     void *ev_done;       /* exchange's device work finished */
@@ -181,13 +182,17 @@ int hs_field_set_corners(hs_field *f, int on)
 
 /* ------------------------------------------------------------------ one phase: dimensions dlo..dhi */
 
-/* Tags name the direction a message travels: 2d for towards low, 2d + 1 for towards high. */
-static int send_tag(const face_t *fc) { return 2 * fc->dim + fc->side; }
-static int recv_tag(const face_t *fc) { return 2 * fc->dim + 1 - fc->side; }
+/* Tags name the exchange (tag0, a multiple of 8 below 32768, the least MPI_TAG_UB MPI allows) and
+ * the direction a message travels: 2d for towards low, 2d + 1 for towards high.  The sends of
+ * several fields in flight are posted as their packs finish, in any order; the exchange's tag keeps
+ * each message to the receive of its own field. */
+static int send_tag(const plan_t *p, const face_t *fc) { return p->tag0 + 2 * fc->dim + fc->side; }
+static int recv_tag(const plan_t *p, const face_t *fc) { return p->tag0 + 2 * fc->dim + 1 - fc->side; }
 
 static int post_send(hs_field *f, face_t *fc, int count)
 {
-    HS_MPI_CHECK(MPI_Isend(fc->hsend, count, mpi_type(f->dtype), fc->peer, send_tag(fc), f->d->cart, &fc->sreq));
+    const plan_t *p = f->impl;
+    HS_MPI_CHECK(MPI_Isend(fc->hsend, count, mpi_type(f->dtype), fc->peer, send_tag(p, fc), f->d->cart, &fc->sreq));
     fc->sent = 1;
     return HS_OK;
 }
@@ -240,7 +245,7 @@ static int phase_begin(hs_field *f, plan_t *p, int dlo, int dhi)
             if (!face_active(f, fc) || fc->self) continue;
             int64_t st[3], ext[3];
             face_region(f, d, s, 0, p->corners, st, ext);
-            HS_MPI_CHECK(MPI_Irecv(fc->hrecv, (int)region_count(ext), mpi_type(f->dtype), fc->peer, recv_tag(fc),
+            HS_MPI_CHECK(MPI_Irecv(fc->hrecv, (int)region_count(ext), mpi_type(f->dtype), fc->peer, recv_tag(p, fc),
                                    f->d->cart, &fc->rreq));
         }
     for (int d = dlo; d <= dhi; d++)
@@ -282,6 +287,7 @@ int hs_halo_exchange_begin(hs_field *f)
     HS_CHECK(hs_event_record(ctx, p->ev_ready, NULL));
     HS_CHECK(hs_stream_wait_event(ctx, p->stream, p->ev_ready));
     p->in_flight = 1;
+    p->tag0 = 8 * (int)(f->d->halo_seq++ % 4096u);
     return p->corners ? phase_begin(f, p, 0, 0) : phase_begin(f, p, 0, f->d->ndim - 1);
 }
 

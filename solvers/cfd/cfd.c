@@ -20,12 +20,9 @@ static const hs_param_decl g_cfd_params[] = {
     {"cfd", "diag_every", HS_PARAM_INT, "0", 0, 1e12, NULL, "steps between diagnostic lines on the log (0: none)"},
 };
 
-/* Weak while the models are being written in parallel branches: a model not linked in is an input
- * error at check time.  (To be made strong once all three are in; spectral is.  A weak reference
- * does not pull a member out of the static library, so a model that is in must be strong.) */
 extern const hs_solver_ops hs_cfd_navier_stokes;
 extern const hs_solver_ops hs_cfd_spectral;
-extern const hs_solver_ops hs_cfd_shallow_water __attribute__((weak));
+extern const hs_solver_ops hs_cfd_shallow_water;
 static const hs_solver_ops *model_table(int i)
 {
     const hs_solver_ops *t[] = {&hs_cfd_navier_stokes, &hs_cfd_spectral, &hs_cfd_shallow_water};
@@ -74,7 +71,7 @@ static int declare(void)
 {
     HS_CHECK(hs_params_declare(g_cfd_params, (int)(sizeof g_cfd_params / sizeof g_cfd_params[0])));
     for (int i = 0; i < NMODELS; i++)
-        if (model_table(i) && model_table(i)->declare) HS_CHECK(model_table(i)->declare());
+        if (model_table(i)->declare) HS_CHECK(model_table(i)->declare());
     return HS_OK;
 }
 
@@ -83,7 +80,6 @@ static const hs_solver_ops *model_of(const hs_params *p) { return model_table(hs
 static int check(hs_ctx *ctx, const hs_params *p)
 {
     const hs_solver_ops *m = model_of(p);
-    if (!m) return hs_params_error(p, "cfd.model", "'%s' is not part of this build", hs_params_string(p, "cfd.model"));
     return m->check ? m->check(ctx, p) : HS_OK;
 }
 
@@ -93,7 +89,6 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     if (!c) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     *state = c;
     c->m = model_of(p);
-    if (!c->m) return check(ctx, p);
     return c->m->create(ctx, p, &c->s);
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every file the project writes (heat NetCDF/HDF5 2D and 3D, PINN fields and history) passes cfchecks offline and check_output.py, and reads in ncdump, xarray and CDO without warnings.
+# Every file the project writes (heat NetCDF/HDF5 2D and 3D, PINN fields and history, shallow water with its static bottom) passes cfchecks offline and check_output.py, and reads in ncdump, xarray and CDO without warnings.
 # Skips (exit 77) without cfchecks.  The CF standard-name table comes from tests/data (no network).
 set -u
 HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
@@ -42,6 +42,7 @@ for fmt in "${formats[@]}"; do
         files+=(heat3d.$ext)
     run pinn_$fmt "$ROOT/inputs/pinn_quick.ini" "${PINN[@]}" output.format=$fmt output.path=pinn \
         pinn.history_path=pinn_history && files+=(pinn.$ext pinn_history.$ext)
+    run sw_$fmt "$ROOT/inputs/sw_lake.ini" output.format=$fmt output.path=sw "cfd.n=16 12" cfd.t_end=0.05 && files+=(sw.$ext)
 done
 [ ${#files[@]} -gt 0 ] || { echo "SKIP: this build writes no NetCDF or HDF5"; exit 77; }
 

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# The shallow_water CFD model end to end: 1/2/4 ranks agree bitwise (and CPU/GPU closely), a restart
+# continues bitwise, the output carries h, u, v, vorticity and the conserved-quantity series (mass
+# conserved to round-off, read back with ncdump), and bad inputs fail with exit 2.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+DEVICE=${HS_TEST_DEVICE:-cpu}
+WORK=$(mktemp -d)
+CAP=$(mktemp -d)
+trap 'rm -rf "$WORK" "$CAP"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
+HAVE_MPI=0
+command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+EXT=nc
+"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+
+# A periodic jet over a random bottom with hyperviscosity (adaptive dt), and a cyclone in a beta
+# channel over a seamount with viscosity (fixed dt): every kernel path, both boundary kinds.
+cat > jet.ini <<EOF2
+[run]
+solver = cfd
+device = $DEVICE
+[cfd]
+model = shallow_water
+n = 48 32
+length = 1.5 1
+t_end = 0.4
+[shallow_water]
+case = jet
+f0 = 5
+jet_width = 0.07
+perturbation = 0.05
+topography = random
+topo_height = 0.2
+nu4 = 1e-7
+[output]
+path = jet
+every_time = 0.1
+EOF2
+cat > vortex.ini <<EOF2
+[run]
+solver = cfd
+device = $DEVICE
+[cfd]
+model = shallow_water
+n = 40 36
+t_end = 0.3
+dt = 0.004
+[shallow_water]
+case = vortex
+y_boundary = walls
+f0 = 8
+beta = 10
+topography = bump
+nu = 2e-4
+[output]
+path = vortex
+every_time = 0.1
+EOF2
+
+# 1. runs, with the variables and series users rely on; mass conserved to round-off
+for c in jet vortex; do
+    if "$HS_BIN" run $c.ini --quiet >"$CAP/o" 2>"$CAP/e"; then ok "$c runs ($(grep -m1 'relative change' "$CAP/o" | sed 's/.*: mass/mass/'))"
+    else bad "$c: $(cat "$CAP/e")"; fi
+done
+if [ $EXT = nc ] && command -v ncdump >/dev/null; then
+    h=$(ncdump -h jet.nc)
+    missing=""
+    for v in "h(time, y, x)" "u(time, y, x)" "v(time, y, x)" "vorticity(time, y, x)" "b(y, x)" "mass(time)" "energy(time)" \
+        "potential_enstrophy(time)" "cfl(time)"; do
+        grep -qF "double $v" <<<"$h" || missing="$missing $v"
+    done
+    [ -z "$missing" ] && ok "jet file has h, u, v, vorticity, b and the series" || bad "jet file lacks:$missing"
+    for c in jet vortex; do
+        m=$(ncdump -p 17 -v mass $c.nc | sed -n '/^ mass =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | grep -E '^[-+0-9.eE]+$')
+        rel=$(awk 'NR == 1 { a = $1 } { b = $1 } END { d = (b - a) / a; printf "%.3e", d < 0 ? -d : d }' <<<"$m")
+        awk -v r="$rel" 'BEGIN { exit !(r <= 1e-13) }' && ok "$c: mass in the file conserved to $rel (<= 1e-13)" || bad "$c: mass changed by $rel"
+    done
+fi
+
+# 2. the same on 1, 2 and 4 ranks, in several splits: bitwise (the update is pointwise; halos are copies)
+if [ $HAVE_MPI = 1 ]; then
+    for c in jet vortex; do
+        "$HS_BIN" run $c.ini --quiet output.path=${c}_np1 >/dev/null 2>&1
+        for run in "2 1 2" "4 4 1" "4 2 2"; do
+            set -- $run
+            np=$1 procs="$2 $3"
+            out=${c}_np${np}_${2}x$3
+            if ! "${MPIRUN[@]}" -n $np "$HS_BIN" run $c.ini --quiet run.allow_shared_gpu=true "cfd.procs=$procs" output.path=$out >"$CAP/o" 2>"$CAP/e"; then
+                bad "$c on $np ranks ($procs): $(grep hpcsim "$CAP/e")"
+                continue
+            fi
+            for v in h u v vorticity; do
+                if ! "$HS_BIN" compare ${c}_np1.$EXT $out.$EXT $v >"$CAP/o"; then bad "$c $v: $np ranks ($procs) differ: $(cat "$CAP/o")"; continue 2; fi
+            done
+            ok "$c: $np ranks (procs $procs) equal 1 rank bitwise in h, u, v, vorticity"
+        done
+    done
+else
+    echo "skip rank-count comparison: no MPI in this build"
+fi
+
+# 3. CPU and GPU (fused multiply-adds on the GPU: round-off, not bitwise)
+if [ "$DEVICE" = cuda ]; then
+    for c in jet vortex; do
+        "$HS_BIN" run $c.ini --quiet run.device=cpu output.path=${c}_cpu >/dev/null 2>&1
+        good=1
+        for v in h u v; do "$HS_BIN" compare ${c}_cpu.$EXT $c.$EXT $v 1e-11 >"$CAP/o" || { good=0; break; }; done
+        [ $good = 1 ] && ok "$c: CPU and GPU agree within 1e-11 in h, u, v ($(cut -d, -f2 "$CAP/o"))" || bad "$c CPU vs GPU: $(cat "$CAP/o")"
+    done
+fi
+
+# 4. a restart continues bitwise (adaptive dt included), on 1 and on 2 ranks
+"$HS_BIN" run jet.ini --quiet output.path=full >/dev/null 2>&1
+for np in 1 2; do
+    [ $np = 2 ] && [ $HAVE_MPI = 0 ] && continue
+    pre=()
+    [ $np = 2 ] && pre=("${MPIRUN[@]}" -n 2)
+    rm -f ck*
+    "${pre[@]}" "$HS_BIN" run jet.ini --quiet run.allow_shared_gpu=true output.path=part$np checkpoint.every_steps=7 checkpoint.path=ck \
+        run.max_steps=16 >/dev/null 2>&1
+    ck=$(ls ck* 2>/dev/null | head -1)
+    if [ -n "$ck" ] && "${pre[@]}" "$HS_BIN" run jet.ini --quiet run.allow_shared_gpu=true output.path=part$np run.restart="$ck" >"$CAP/o" 2>"$CAP/e"; then
+        good=1
+        for v in h u v; do "$HS_BIN" compare full.$EXT part$np.$EXT $v >"$CAP/o" || good=0; done
+        [ $good = 1 ] && ok "restart on $np rank(s) from $ck is bitwise (every record)" || bad "restart on $np rank(s) differs: $(cat "$CAP/o")"
+    else
+        bad "restart on $np rank(s): checkpoint '$ck': $(cat "$CAP/e" 2>/dev/null)"
+    fi
+done
+
+# 5. bad input: exit 2, the key named, nothing written; check says the same as run (the cases are
+# also in tests/data/bad_inputs.txt for test_check_equals_run.sh)
+expect_fail() { # name, expected message fragment, ini text
+    local name=$1 want=$2
+    mkdir -p "$CAP/empty" && rm -rf "$CAP/empty"/* && printf '%b' "$3" > "$CAP/empty/case.ini"
+    (cd "$CAP/empty" && "$HS_BIN" check case.ini >"$CAP/o" 2>"$CAP/ec")
+    local rcc=$?
+    (cd "$CAP/empty" && "$HS_BIN" run case.ini >"$CAP/o" 2>"$CAP/e")
+    local rc=$? files
+    files=$(ls -A "$CAP/empty" | grep -v '^case.ini$')
+    if [ $rc = 2 ] && [ $rcc = 2 ] && grep -qF "$want" "$CAP/e" && grep -qF "$want" "$CAP/ec" && [ -z "$files" ]; then ok "$name"; else
+        bad "$name: run exit $rc, check exit $rcc, files '$files'"; printf '  got:      %s\n  expected: %s\n' "$(cat "$CAP/e")" "$want"; fi
+}
+H='[run]\nsolver = cfd\n[cfd]\nmodel = shallow_water\n'
+expect_fail "unstable step names the stable one from the wave speed" \
+    "case.ini:6: cfd.dt: 0.05 is unstable here: gravity waves of speed sqrt(g h) = 1.015 (h up to 1.031), flow up to 0.3 and |f| up to 1 give a stable RK4 step of about 0.01363" \
+    "${H}n = 64\ndt = 0.05\n"
+expect_fail "beta-plane on a periodic y refused" "case.ini:7: shallow_water.beta: a beta-plane needs walls in y" \
+    "${H}n = 32\n[shallow_water]\nbeta = 2\n"
+expect_fail "lake at rest over a flat bottom" "case.ini:7: shallow_water.case: lake_at_rest is a flat surface over an uneven bottom" \
+    "${H}n = 32\n[shallow_water]\ncase = lake_at_rest\n"
+expect_fail "bottom through the surface" "case.ini:9: shallow_water.topo_height: 1.5 reaches the surface of a layer 1 deep" \
+    "${H}n = 32\n[shallow_water]\ncase = lake_at_rest\ntopography = bump\ntopo_height = 1.5\n"
+expect_fail "wave in a channel" "case.ini:8: shallow_water.case: wave is a plane inertia-gravity wave of the doubly periodic f-plane" \
+    "${H}n = 32\n[shallow_water]\ny_boundary = walls\ncase = wave\n"
+expect_fail "anticyclone without balance" "case.ini:9: shallow_water.vortex_amplitude: an anticyclone of 0.5 has no gradient-wind balance" \
+    "${H}n = 32\n[shallow_water]\ncase = vortex\nf0 = 2\nvortex_amplitude = 0.5\n"
+expect_fail "3D refused" "case.ini:5: cfd.ndim: shallow_water is two-dimensional" "${H}ndim = 3\nn = 16\n"
+expect_fail "unknown case" "case.ini:7: shallow_water.case:" "${H}n = 32\n[shallow_water]\ncase = tsunami\n"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
