@@ -217,3 +217,90 @@ int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double
     if (!r || !name || !out || record < 0) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read_record: bad argument");
     return read_any(r, name, record, out);
 }
+
+/* ------------------------------------------------------------------ names and attributes */
+
+int hs_reader_has_var(hs_reader *r, const char *name)
+{
+    if (!r || !name) return 0;
+#if HS_HAVE_NETCDF
+    int v;
+    if (r->kind == RD_NETCDF) return nc_inq_varid(r->ncid, name, &v) == NC_NOERR;
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) {
+        htri_t e = H5Lexists(r->file, name, H5P_DEFAULT);
+        H5Eclear2(H5E_DEFAULT);
+        return e > 0;
+    }
+#endif
+    return 0;
+}
+
+int hs_reader_var_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NAME_MAX], int *rank)
+{
+    int64_t shape[8];
+    HS_CHECK(hs_reader_var_shape(r, name, shape, rank));
+    for (int i = 0; i < *rank; i++) snprintf(dims[i], HS_READER_NAME_MAX, "dim%d", i);
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) {
+        int v, ids[NC_MAX_VAR_DIMS];
+        char nm[NC_MAX_NAME + 1];
+        HS_CHECK(nc_var(r, name, &v));
+        HS_NC_CHECK(nc_inq_vardimid(r->ncid, v, ids), r->path);
+        for (int i = 0; i < *rank; i++) {
+            HS_NC_CHECK(nc_inq_dimname(r->ncid, ids[i], nm), r->path);
+            snprintf(dims[i], HS_READER_NAME_MAX, "%.63s", nm);
+        }
+        return HS_OK;
+    }
+#endif
+    char words[512];
+    int found = 0;
+    HS_CHECK(hs_reader_attr_text(r, name, "dimensions", words, sizeof words, &found));
+    if (!found) return HS_OK;
+    char *save = NULL, *w = strtok_r(words, " ", &save);
+    for (int i = 0; w && i < *rank; i++, w = strtok_r(NULL, " ", &save)) snprintf(dims[i], HS_READER_NAME_MAX, "%s", w);
+    return HS_OK;
+}
+
+int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *buf, size_t len, int *found)
+{
+    if (!r || !attr || !buf || len == 0 || !found) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_text: bad argument");
+    *found = 0;
+    buf[0] = 0;
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) {
+        int v = NC_GLOBAL;
+        if (var && nc_inq_varid(r->ncid, var, &v) != NC_NOERR) return HS_OK;
+        nc_type type;
+        size_t n;
+        if (nc_inq_att(r->ncid, v, attr, &type, &n) != NC_NOERR || type != NC_CHAR) return HS_OK;
+        char *s = calloc(n + 1, 1);
+        if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        int rc = nc_get_att_text(r->ncid, v, attr, s);
+        if (rc == NC_NOERR) snprintf(buf, len, "%s", s), *found = 1;
+        free(s);
+        HS_NC_CHECK(rc, r->path);
+        return HS_OK;
+    }
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) {
+        hid_t obj = r->file;
+        int opened = 0;
+        if (var) {
+            if (!hs_reader_has_var(r, var)) return HS_OK;
+            HS_H5_ID(obj, H5Oopen(r->file, var, H5P_DEFAULT), r->path);
+            opened = 1;
+        }
+        char *s = NULL;
+        int rc = hs_h5_read_text(obj, attr, &s, r->path);
+        if (opened) H5Oclose(obj);
+        HS_CHECK(rc);
+        if (s) snprintf(buf, len, "%s", s), *found = 1;
+        free(s);
+    }
+#endif
+    return HS_OK;
+}
