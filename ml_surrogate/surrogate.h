@@ -43,11 +43,16 @@ typedef struct hs_surr_arch {
 
 typedef struct hs_surr_model hs_surr_model;
 
+/* Parameters of an architecture (with its grid), without building the model. */
+size_t hs_surr_arch_nparams(const hs_surr_arch *a);
+
 /* A model for batches of up to `cap` samples on ctx's device.  Parameters are zero until
  * hs_surr_model_init or a copy into params.  Runtime errors only. */
 int hs_surr_model_create(hs_ctx *ctx, const hs_surr_arch *a, int cap, hs_surr_model **m);
 void hs_surr_model_destroy(hs_surr_model *m);
 const hs_surr_arch *hs_surr_model_arch(const hs_surr_model *m);
+/* The batch capacity the model was made for. */
+int hs_surr_model_cap(const hs_surr_model *m);
 /* Parameters: one fp64 vector (the master weights the optimiser updates), its gradient. */
 size_t hs_surr_model_nparams(const hs_surr_model *m);
 double *hs_surr_model_params(hs_surr_model *m);
@@ -171,5 +176,30 @@ int hs_surr_trainer_eval_loss(hs_surr_trainer *t, int split, int64_t max, double
 size_t hs_surr_trainer_state_count(const hs_surr_trainer *t);
 int hs_surr_trainer_state_get(hs_surr_trainer *t, double *v);
 int hs_surr_trainer_state_set(hs_surr_trainer *t, const double *v);
+
+/* ------------------------------------------------------------------ forecasts and scores */
+
+/* Forecasts from n initial states, each given by its file and the index of its last input frame
+ * (the reference time): out holds n x m x V x ny x nx values in physical units, on every rank (the
+ * states are shared out over the ranks, then gathered).  d holds the model's statistics.
+ * Collective. */
+int hs_surr_forecast(hs_ctx *ctx, hs_surr_model *m, const hs_surr_data *d, int n, const int *files,
+                     const int64_t *lasts, double *out);
+
+/* Scores of the test windows, WeatherBench's way: for each forecast, each variable and lead time,
+ * the RMSE over the grid and the anomaly correlation (anomalies from the training climatology,
+ * uniform weights), then their means over the forecasts; for the model, persistence (the last
+ * input frame) and climatology.  Arrays are [variable][lead]. */
+typedef struct hs_surr_scores {
+    int nvars, leads;
+    int64_t windows;
+    double *rmse, *rmse_persistence, *rmse_climatology, *acc, *acc_persistence;
+    double *truth, *forecast; /* the first test window's m frames (physical units, every rank) */
+    int example_file;
+    int64_t example_last;     /* its reference frame */
+} hs_surr_scores;
+/* Over the first `max` test windows (0: all), shared out over the ranks.  Collective. */
+int hs_surr_evaluate(hs_ctx *ctx, hs_surr_model *m, const hs_surr_data *d, int64_t max, hs_surr_scores *s);
+void hs_surr_scores_free(hs_surr_scores *s);
 
 #endif

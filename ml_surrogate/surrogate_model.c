@@ -51,6 +51,7 @@ struct hs_surr_model {
 };
 
 const hs_surr_arch *hs_surr_model_arch(const hs_surr_model *m) { return &m->a; }
+int hs_surr_model_cap(const hs_surr_model *m) { return m->cap; }
 size_t hs_surr_model_nparams(const hs_surr_model *m) { return m->nparams; }
 double *hs_surr_model_params(hs_surr_model *m) { return m->params; }
 double *hs_surr_model_grad(hs_surr_model *m) { return m->grad; }
@@ -98,6 +99,17 @@ static void layout(hs_surr_model *m)
     for (int l = 0; l < L; l++) fan_out += (size_t)a->hidden[l] * ok2;
     for (int l = 0; l < L; l++) m->w_out[l] = add_block(m, "output_head.%d.weight", l, (size_t)V * a->hidden[l] * ok2, fan_out, 0);
     m->b_out = add_block(m, "output_head.bias", 0, (size_t)V, 0, 1);
+}
+
+size_t hs_surr_arch_nparams(const hs_surr_arch *a)
+{
+    hs_surr_model *m = calloc(1, sizeof *m);
+    if (!m) return 0;
+    m->a = *a;
+    layout(m);
+    size_t n = m->nparams;
+    free(m);
+    return n;
 }
 
 /* ------------------------------------------------------------------ creation */
