@@ -528,11 +528,13 @@ static const char *const g_series[6][3] = {
     {"val_loss", "1", "mean squared error of the validation windows (normalised units)"},
 };
 
+/* A file without a grid: its series are time-dependent variables (hs_writer_def_var), the form a
+ * resumed file reports them in. */
 static int define_vars(void *st, hs_writer *w)
 {
     state *s = st;
     for (int k = 0; k < (s->has_val ? 6 : 5); k++)
-        HS_CHECK(hs_writer_def_series(w, g_series[k][0], g_series[k][1], g_series[k][2], NULL, &s->var[k]));
+        HS_CHECK(hs_writer_def_var(w, g_series[k][0], g_series[k][1], g_series[k][2], NULL, HS_F64, 1, &s->var[k]));
     char arch[512];
     const hs_surr_arch *a = &s->c.train.arch;
     int n = snprintf(arch, sizeof arch, "ConvLSTM encoder-forecaster, %d -> %d frames, layers", a->k_in, a->k_out);
@@ -716,7 +718,7 @@ static int write_scores_nc(state *s, const hs_surr_scores *sc, const char *path,
             char name[128], lname[256];
             snprintf(name, sizeof name, kinds[q][0], s->c.data.vars[v]);
             snprintf(lname, sizeof lname, kinds[q][1], s->c.data.vars[v]);
-            rc = hs_writer_def_series(w, name, q < 3 ? g->var_units[v] : "1", lname, NULL, &ids[q][v]);
+            rc = hs_writer_def_var(w, name, q < 3 ? g->var_units[v] : "1", lname, NULL, HS_F64, 1, &ids[q][v]);
         }
     if (rc == HS_OK) rc = hs_writer_attr_real(w, "test_windows", (double)sc->windows);
     for (int j = 0; rc == HS_OK && j < sc->leads; j++) {

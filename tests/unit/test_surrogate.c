@@ -182,10 +182,238 @@ static void test_adamw_schedule(void **state)
     TEST_LE(fabs(hs_lr_at(&expo, 20) - 0.25), 1e-15);
 }
 
+
+/* ------------------------------------------------------------------ data */
+
+static char g_files[4][512];
+
+/* Three trajectories of 16 frames on 8 x 10, and one on 8 x 12 (a mismatched grid). */
+static void make_files(void)
+{
+    if (g_files[0][0]) return;
+    for (int f = 0; f < 4; f++) {
+        char name[32];
+        snprintf(name, sizeof name, "traj%d.nc", f);
+        snprintf(g_files[f], sizeof g_files[f], "%s", test_tmp_path(name));
+        surr_test_file(g_files[f], 16, 8, f == 3 ? 12 : 10, 0.7 * f, -1);
+    }
+}
+
+static void data_config(hs_surr_data_config *dc, char **names, int nfiles)
+{
+    memset(dc, 0, sizeof *dc);
+    dc->nfiles = nfiles, dc->files = names, dc->nvars = 2;
+    strcpy(dc->vars[0], "a"), strcpy(dc->vars[1], "b");
+    dc->k_in = 3, dc->k_out = 2, dc->stride = 1;
+    dc->split[0] = 0.6, dc->split[1] = 0.2, dc->split[2] = 0.2;
+}
+
+/* The pattern of surrogate_test_util.h, written out again. */
+static double pattern(int v, int t, int j, int i, int nx, int ny, double phase)
+{
+    double x = (i + 0.5) / nx, y = (j + 0.5) / ny, tt = 0.1 * t;
+    if (v == 0) return sin(2 * M_PI * (x - 0.5 * tt)) * cos(2 * M_PI * y + 0.3 * tt) + 0.3 * sin(4 * M_PI * (y - 0.2 * tt));
+    return cos(2 * M_PI * (x + y) - phase - 0.5 * tt);
+}
+
+/* Windows and splits by the documented rule, statistics and climatology of the training frames
+ * against sums of the pattern itself, and a batch against the normalised values. */
+static void test_data(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    make_files();
+    char *names[3] = {g_files[0], g_files[1], g_files[2]};
+    hs_surr_data_config dc;
+    data_config(&dc, names, 3);
+    hs_surr_data *d;
+    TEST_OK(hs_surr_data_open(ctx, &dc, 1, &d));
+    /* 48 frames: training frames 0..28 (round(0.6 * 48) = 29), validation 29..37, test 38..47 */
+    int64_t expect[3] = {0, 0, 0};
+    for (int f = 0; f < 3; f++)
+        for (int s0 = 0; s0 + 5 <= 16; s0++) {
+            int g0 = 16 * f + s0, g1 = g0 + 4;
+            if (g1 < 29) expect[0]++;
+            else if (g0 >= 29 && g1 < 38) expect[1]++;
+            else if (g0 >= 38) expect[2]++;
+        }
+    for (int k = 0; k < 3; k++) assert_int_equal(hs_surr_data_windows(d, k), expect[k]);
+    assert_int_equal(expect[0], 21), assert_int_equal(expect[1], 2), assert_int_equal(expect[2], 6);
+    const hs_surr_grid *g = hs_surr_data_grid(d);
+    assert_int_equal(g->ny, 8), assert_int_equal(g->nx, 10);
+    assert_string_equal(g->var_units[1], "m s-1");
+    assert_string_equal(g->time_units, "seconds since 2000-01-01 00:00:00");
+    TEST_LE(fabs(hs_surr_data_time(d, 1, 5) - 0.5), 1e-15);
+    /* statistics over the training frames (global 0..28: file 0 whole, file 1 frames 0..12) */
+    double mean[2] = {0, 0}, sq[2] = {0, 0}, n = 0, *clim = calloc(2 * 80, 8);
+    for (int f = 0; f < 2; f++)
+        for (int t = 0; t < (f == 0 ? 16 : 13); t++) {
+            for (int v = 0; v < 2; v++)
+                for (int j = 0; j < 8; j++)
+                    for (int i = 0; i < 10; i++) {
+                        double x = (float)pattern(v, t, j, i, 10, 8, 0.7 * f);
+                        mean[v] += x, sq[v] += x * x, clim[v * 80 + j * 10 + i] += x;
+                    }
+            n += 80;
+        }
+    for (int v = 0; v < 2; v++) {
+        double mu = mean[v] / n, sd = sqrt(sq[v] / n - mu * mu);
+        TEST_LE(fabs(hs_surr_data_mean(d)[v] - mu), 1e-12);
+        TEST_LE(fabs(hs_surr_data_std(d)[v] - sd) / sd, 1e-10);
+    }
+    for (int i = 0; i < 160; i++) TEST_LE(fabs(hs_surr_data_climatology(d)[i] - clim[i] / 29), 1e-12);
+    /* a batch of two test windows, frames first, normalised */
+    int files[2];
+    int64_t firsts[2];
+    hs_surr_data_window(d, 2, 0, &files[0], &firsts[0]);
+    hs_surr_data_window(d, 2, 5, &files[1], &firsts[1]);
+    assert_int_equal(files[0], 2), assert_int_equal(firsts[0], 6), assert_int_equal(firsts[1], 11);
+    double *b = malloc(5 * 2 * 160 * 8);
+    TEST_OK(hs_surr_data_fill(d, HS_F64, 2, files, firsts, 5, b));
+    double worst = 0;
+    for (int fr = 0; fr < 5; fr++)
+        for (int s0 = 0; s0 < 2; s0++)
+            for (int v = 0; v < 2; v++)
+                for (int p = 0; p < 80; p++) {
+                    double raw = (float)pattern(v, (int)firsts[s0] + fr, p / 10, p % 10, 10, 8, 0.7 * 2);
+                    double want = (raw - hs_surr_data_mean(d)[v]) / hs_surr_data_std(d)[v];
+                    worst = fmax(worst, fabs(b[((fr * 2 + s0) * 2 + v) * 80 + p] - want));
+                }
+    TEST_LE(worst, 1e-6);
+    free(b), free(clim);
+    hs_surr_data_close(d);
+}
+
+/* Bad files are input errors naming the file, and nothing is kept. */
+static void expect_input_error(hs_surr_data_config *dc, const char *file, const char *words)
+{
+    hs_surr_data *d = NULL;
+    int rc = hs_surr_data_open(test_ctx(), dc, 0, &d);
+    hs_surr_data_close(d);
+    const char *msg = hs_error_message();
+    if (rc != HS_ERR_INPUT || !strstr(msg, file) || !strstr(msg, words))
+        fail_msg("expected an input error about %s (%s), got %d: %s", file, words, rc, msg);
+    hs_error_clear();
+}
+
+static void test_bad_data(void **state)
+{
+    (void)state;
+    make_files();
+    hs_surr_data_config dc;
+    char *two[2] = {g_files[0], g_files[3]}, *one[1] = {g_files[0]};
+    data_config(&dc, two, 2);
+    expect_input_error(&dc, g_files[3], "one grid");
+    data_config(&dc, one, 1);
+    strcpy(dc.vars[1], "c");
+    expect_input_error(&dc, g_files[0], "no variable 'c'");
+    data_config(&dc, one, 1);
+    dc.k_in = 10, dc.k_out = 7;
+    expect_input_error(&dc, g_files[0], "16 time steps, fewer than one window needs");
+    const char *nan_file = test_tmp_path("nan.nc");
+    surr_test_file(nan_file, 8, 4, 4, 0, 5);
+    char *bad[1] = {(char *)nan_file};
+    data_config(&dc, bad, 1);
+    expect_input_error(&dc, nan_file, "is nan at time step 5");
+    char *missing[1] = {(char *)test_tmp_path("none.nc")};
+    data_config(&dc, missing, 1);
+    expect_input_error(&dc, missing[0], "cannot open");
+}
+
+/* ------------------------------------------------------------------ training */
+
+static void train_config(hs_surr_train_config *tc, hs_dtype t)
+{
+    memset(tc, 0, sizeof *tc);
+    surr_test_arch(&tc->arch, t, 8, 10, 3, 2);
+    tc->batch = 4, tc->steps = 10;
+    tc->lr = (hs_lr_plan){HS_LR_COSINE, 3e-3, 0.1, 1, 10, 2};
+    tc->weight_decay = 1e-4, tc->beta1 = 0.9, tc->beta2 = 0.999, tc->eps = 1e-8, tc->clip = 0.5;
+    tc->loss_scale = 1, tc->scale_window = 1000, tc->seed = 5;
+    if (t == HS_F16) tc->loss_scale = 65536, tc->dynamic_scale = 1, tc->scale_window = 4;
+}
+
+/* Ten steps straight, and four steps, the state saved into a fresh trainer, six more: the same
+ * losses and parameters, bit for bit. */
+static void test_resume(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    make_files();
+    char *names[3] = {g_files[0], g_files[1], g_files[2]};
+    hs_surr_data_config dc;
+    data_config(&dc, names, 3);
+    hs_surr_train_config tc;
+    train_config(&tc, HS_F32);
+    hs_surr_data *d;
+    TEST_OK(hs_surr_data_open(ctx, &dc, 1, &d));
+    hs_surr_trainer *a, *b, *c;
+    TEST_OK(hs_surr_trainer_create(ctx, &tc, d, &a));
+    TEST_OK(hs_surr_trainer_create(ctx, &tc, d, &b));
+    double la[10], lc[10];
+    for (int k = 0; k < 10; k++) TEST_OK(hs_surr_trainer_step(a, &la[k]));
+    for (int k = 0; k < 4; k++) TEST_OK(hs_surr_trainer_step(b, &lc[k]));
+    size_t n = hs_surr_trainer_state_count(b);
+    double *st = malloc(n * 8);
+    TEST_OK(hs_surr_trainer_state_get(b, st));
+    hs_surr_trainer_destroy(b);
+    TEST_OK(hs_surr_trainer_create(ctx, &tc, d, &c));
+    TEST_OK(hs_surr_trainer_state_set(c, st));
+    for (int k = 4; k < 10; k++) TEST_OK(hs_surr_trainer_step(c, &lc[k]));
+    for (int k = 0; k < 10; k++) assert_true(la[k] == lc[k]);
+    size_t np = hs_surr_model_nparams(hs_surr_trainer_model(a));
+    double *pa = malloc(np * 8), *pc = malloc(np * 8);
+    test_download(pa, hs_surr_model_params(hs_surr_trainer_model(a)), np * 8);
+    test_download(pc, hs_surr_model_params(hs_surr_trainer_model(c)), np * 8);
+    assert_memory_equal(pa, pc, np * 8);
+    print_message("resume: 10 losses and %zu parameters bitwise equal (loss %.4e -> %.4e)\n", np, la[0], la[9]);
+    free(st), free(pa), free(pc);
+    hs_surr_trainer_destroy(a), hs_surr_trainer_destroy(c);
+    hs_surr_data_close(d);
+}
+
+/* Mixed precision: bf16 (no loss scaling) and fp16 (dynamic loss scaling from 2^16) with fp64
+ * master weights follow fp32's loss curve within a band of 2% at every step. */
+static void test_mixed_precision(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    make_files();
+    char *names[3] = {g_files[0], g_files[1], g_files[2]};
+    hs_surr_data_config dc;
+    data_config(&dc, names, 3);
+    hs_surr_data *d;
+    TEST_OK(hs_surr_data_open(ctx, &dc, 1, &d));
+    const hs_dtype types[3] = {HS_F32, HS_BF16, HS_F16};
+    double loss[3][10];
+    int64_t skipped = 0;
+    for (int k = 0; k < 3; k++) {
+        hs_surr_train_config tc;
+        train_config(&tc, types[k]);
+        hs_surr_trainer *t;
+        TEST_OK(hs_surr_trainer_create(ctx, &tc, d, &t));
+        for (int s = 0; s < 10; s++) TEST_OK(hs_surr_trainer_step(t, &loss[k][s]));
+        if (k == 2) hs_surr_trainer_last(t, NULL, NULL, NULL, &skipped);
+        hs_surr_trainer_destroy(t);
+    }
+    double band[3] = {0, 0, 0};
+    for (int k = 1; k < 3; k++)
+        for (int s = 0; s < 10; s++) band[k] = fmax(band[k], fabs(loss[k][s] - loss[0][s]) / loss[0][s]);
+    print_message("mixed precision: fp32 loss %.4e -> %.4e; largest relative departure bf16 %.2e, fp16 %.2e (%lld steps skipped)\n",
+                  loss[0][0], loss[0][9], band[1], band[2], (long long)skipped);
+    TEST_LE(band[1], 0.02);
+    TEST_LE(band[2], 0.02);
+    hs_surr_data_close(d);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gradient_fd),
     cmocka_unit_test(test_precisions),
     cmocka_unit_test(test_adamw_schedule),
+    cmocka_unit_test(test_data),
+    cmocka_unit_test(test_bad_data),
+    cmocka_unit_test(test_resume),
+    cmocka_unit_test_teardown(test_mixed_precision, test_tmp_cleanup),
 };
 
 TEST_MAIN("surrogate", tests)
