@@ -23,8 +23,8 @@ static const hs_dtype g_precision[] = {HS_F64, HS_F32, HS_BF16, HS_F16};
 
 static const hs_param_decl g_params[] = {
     {"surrogate", "mode", HS_PARAM_ENUM, "train", 0, 0, MODE_CHOICES, "train a model, forecast from given states, or score forecasts of the test split (hpcsim train|forecast|evaluate FILE)"},
-    {"surrogate", "files", HS_PARAM_STRING, NULL, 0, 0, NULL, "NetCDF or HDF5 files, one trajectory each, in time order (separated by spaces or commas)"},
-    {"surrogate", "variables", HS_PARAM_STRING, NULL, 0, 0, NULL, "variables read from every file, each a (time, y, x) field (separated by spaces or commas)"},
+    {"surrogate", "files", HS_PARAM_STRING, "", 0, 0, NULL, "NetCDF or HDF5 files, one trajectory each, in time order (separated by spaces or commas; required)"},
+    {"surrogate", "variables", HS_PARAM_STRING, "", 0, 0, NULL, "variables read from every file, each a (time, y, x) field (separated by spaces or commas; required)"},
     {"surrogate", "input_frames", HS_PARAM_INT, "10", 1, 1000, NULL, "frames the model sees (k)"},
     {"surrogate", "output_frames", HS_PARAM_INT, "10", 1, 1000, NULL, "frames it forecasts (m)"},
     {"surrogate", "window_stride", HS_PARAM_INT, "1", 1, 1e9, NULL, "frames between the starts of consecutive windows"},
@@ -116,7 +116,7 @@ static int read_files(const hs_params *p, config *c)
         v = hs_params_string(p, key);
     }
     int n = words(v, NULL, 0, 0);
-    if (n < 1) return hs_params_error(p, key, "names no file");
+    if (n < 1) return hs_params_error(p, key, "names no file (the surrogate needs data)");
     if (n > MAX_FILES) return hs_params_error(p, key, "names %d files (at most %d)", n, MAX_FILES);
     char **names = malloc((size_t)n * sizeof *names);
     char *buf = malloc((size_t)n * 4096);
@@ -141,7 +141,7 @@ static int read_variables(const hs_params *p, config *c)
 {
     const char *v = hs_params_string(p, "surrogate.variables");
     int n = words(v, NULL, 0, 0);
-    if (n < 1) return hs_params_error(p, "surrogate.variables", "names no variable");
+    if (n < 1) return hs_params_error(p, "surrogate.variables", "names no variable (the surrogate needs at least one)");
     if (n > HS_SURR_MAX_VARS) return hs_params_error(p, "surrogate.variables", "names %d variables (at most %d)", n, HS_SURR_MAX_VARS);
     char *names[HS_SURR_MAX_VARS];
     for (int i = 0; i < n; i++) names[i] = c->data.vars[i];
@@ -193,7 +193,7 @@ static int read_training(hs_ctx *ctx, const hs_params *p, config *c)
     double split[3];
     hs_params_real_list(p, "surrogate.split", split, 3);
     double sum = split[0] + split[1] + split[2];
-    if (fabs(sum - 1.0) > 1e-9) return hs_params_error(p, "surrogate.split", "the fractions add up to %.17g, not 1", sum);
+    if (fabs(sum - 1.0) > 1e-9) return hs_params_error(p, "surrogate.split", "the fractions add up to %.10g, not 1", sum);
     if (c->mode == MODE_TRAIN && !(split[0] > 0)) return hs_params_error(p, "surrogate.split", "the training fraction is 0");
     memcpy(c->data.split, split, sizeof split);
     t->batch = (int)hs_params_int(p, "surrogate.batch_size");
@@ -383,9 +383,9 @@ static int check_data(hs_ctx *ctx, const hs_params *p, config *c, hs_surr_data *
         for (int i = 0; i < c->ninit; i++) {
             int64_t j = frame_at(d, c->init[i]);
             if (j < 0)
-                return hs_params_error(p, "surrogate.initial_times", "%.17g is not a time of %s", c->init[i], c->data.files[0]);
+                return hs_params_error(p, "surrogate.initial_times", "%.10g is not a time of %s", c->init[i], c->data.files[0]);
             if (j < c->data.k_in - 1)
-                return hs_params_error(p, "surrogate.initial_times", "%.17g is frame %lld of %s: fewer than surrogate.input_frames = %d "
+                return hs_params_error(p, "surrogate.initial_times", "%.10g is frame %lld of %s: fewer than surrogate.input_frames = %d "
                                        "frames up to it", c->init[i], (long long)j, c->data.files[0], c->data.k_in);
         }
     }
