@@ -16,7 +16,7 @@
  *   b(t, y, x) = cos(2 pi (x + y) - phase - 0.5 t)
  * on [0, 1)^2, frames at t = 0.1 j (seconds since 2000-01-01).  `phase` makes trajectories differ;
  * nan_at >= 0 puts a NaN into a at that frame.  Collective over the test context. */
-static void surr_test_file(const char *path, int nt, int ny, int nx, double phase, int nan_at)
+static inline void surr_test_file(const char *path, int nt, int ny, int nx, double phase, int nan_at)
 {
     hs_ctx *ctx = test_ctx();
     double *x = malloc(nx * sizeof *x), *y = malloc(ny * sizeof *y);
@@ -56,7 +56,7 @@ static void surr_test_file(const char *path, int nt, int ny, int nx, double phas
 
 /* A small network: 2 variables, 2 layers of 4 and 3 channels with 3x3 and 1x1 gates, an input
  * head of 3 channels, a 3x3 output head. */
-static void surr_test_arch(hs_surr_arch *a, hs_dtype t, int ny, int nx, int k, int m)
+static inline void surr_test_arch(hs_surr_arch *a, hs_dtype t, int ny, int nx, int k, int m)
 {
     memset(a, 0, sizeof *a);
     a->nvars = 2, a->ny = ny, a->nx = nx, a->k_in = k, a->k_out = m;
