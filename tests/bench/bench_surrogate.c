@@ -219,6 +219,12 @@ static void run(hs_ctx *ctx, hs_dtype t, int size, int n, int hidden, int layers
 int main(int argc, char **argv)
 {
     hs_ctx *ctx = bench_init(&argc, &argv);
+    /* cuDNN's fastest algorithms as cudnnFind measures them (PyTorch's cudnn.benchmark); with
+     * HS_BENCH_DETERMINISTIC=1 the fixed heuristic choice of deterministic training runs */
+    const char *det = getenv("HS_BENCH_DETERMINISTIC");
+    ctx->deterministic = det ? atoi(det) : 0;
+    printf("surrogate: convolutions by %s, %s algorithm choice\n", hs_conv_engine(ctx),
+           ctx->deterministic ? "deterministic (heuristic)" : "fastest measured (cudnnFind)");
     if (HS_ON_GPU(ctx)) {
         /* the configurations of the issue, fp32 and bf16, as scripts/surrogate_pytorch.py runs them */
         const hs_dtype types[2] = {HS_F32, HS_BF16};

@@ -16,10 +16,11 @@ bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 if ! "$HS_BIN" --version | grep -q '+netcdf'; then echo "SKIP: the surrogate's test data are NetCDF (this build has none)"; exit 77; fi
 command -v ncgen >/dev/null || { echo "SKIP: ncgen (netcdf-bin) is not installed"; exit 77; }
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+DEVICE=${HS_TEST_DEVICE:-cpu}
 
 cp "$ROOT/inputs/surrogate_quick.ini" quick.ini
 for i in 0 1 2 3; do "$ROOT/scripts/surrogate_testdata.sh" traj$i.nc 40 16 16 0.$i; done
-Q=(quick.ini --quiet surrogate.steps=24 output.every_steps=6 checkpoint.every_steps=12)
+Q=(quick.ini --quiet run.device=$DEVICE run.allow_shared_gpu=true surrogate.steps=24 output.every_steps=6 checkpoint.every_steps=12)
 
 # ---- training: the history (5 records), the model file, a falling loss
 if "$HS_BIN" train "${Q[@]}" output.path=full surrogate.model_path=full.h5 checkpoint.path=ckf.h5 >out.txt 2>err.txt; then
@@ -51,6 +52,13 @@ if "$HS_BIN" --version | grep -q '+mpi' && command -v mpirun >/dev/null; then
     mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" train "${Q[@]}" output.path=np2 \
         surrogate.model_path=np2.h5 checkpoint.path=ck2.h5 >/dev/null 2>err.txt || bad "2 ranks: $(cat err.txt)"
     for v in loss val_loss; do "$HS_BIN" compare full.nc np2.nc $v 1e-6 >cmp.txt && ok || bad "2 ranks: $v: $(cat cmp.txt)"; done
+fi
+
+# ---- on the GPU: the CPU's curve (cuDNN against im2col + OpenBLAS: round-off, grown over 24 steps)
+if [ "$DEVICE" = cuda ]; then
+    "$HS_BIN" train "${Q[@]}" run.device=cpu output.path=cpu surrogate.model_path=cpu.h5 checkpoint.path=ckc.h5 >/dev/null 2>err.txt \
+        || bad "cpu run: $(cat err.txt)"
+    for v in loss val_loss; do "$HS_BIN" compare cpu.nc full.nc $v 1e-4 >cmp.txt && ok || bad "CPU vs GPU: $v: $(cat cmp.txt)"; done
 fi
 
 # ---- forecast: one CF file per initial time, with the input's variable names and coordinates
