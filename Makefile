@@ -292,7 +292,7 @@ install: all
 	install -d $(PREFIX)/bin $(PREFIX)/lib/pkgconfig $(PREFIX)/include/hpcsim
 	install -m 755 $(BIN) $(PREFIX)/bin/hpcsim
 	install -m 644 $(LIB) $(PREFIX)/lib/libhpcsim.a
-	for h in $$(find kernels io physics solvers -name '*.h'); do install -D -m 644 $$h $(PREFIX)/include/hpcsim/$$h; done
+	for h in $$(find kernels io physics solvers ml_surrogate -name '*.h'); do install -D -m 644 $$h $(PREFIX)/include/hpcsim/$$h; done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LDFLAGS) $(LDLIBS)|g' \
 	  -e 's|@CFLAGS@|$(filter -DHS_HAVE_%,$(CPPFLAGS))|g' scripts/hpcsim.pc.in > $(PREFIX)/lib/pkgconfig/hpcsim.pc
 
