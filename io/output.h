@@ -200,6 +200,9 @@ int hs_reader_var_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NA
 /* A text attribute of variable `var` (NULL: a global attribute) into buf (truncated to len - 1
  * characters); *found = 0 and buf = "" when there is none.  Errors only for unreadable files. */
 int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *buf, size_t len, int *found);
+/* A numeric attribute of variable `var` (NULL: global), its first value as double (scale_factor,
+ * add_offset, _FillValue); *found = 0 when there is none or it is not numeric. */
+int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found);
 void hs_reader_close(hs_reader *r);
 
 #endif

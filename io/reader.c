@@ -304,3 +304,55 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
 #endif
     return HS_OK;
 }
+
+int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found)
+{
+    if (!r || !attr || !value || !found) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_real: bad argument");
+    *found = 0;
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) {
+        int v = NC_GLOBAL;
+        if (var && nc_inq_varid(r->ncid, var, &v) != NC_NOERR) return HS_OK;
+        nc_type type;
+        size_t n;
+        if (nc_inq_att(r->ncid, v, attr, &type, &n) != NC_NOERR || n < 1 || type == NC_CHAR || type == NC_STRING) return HS_OK;
+        double *vals = malloc(n * sizeof *vals);
+        if (!vals) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        int rc = nc_get_att_double(r->ncid, v, attr, vals);
+        if (rc == NC_NOERR) *value = vals[0], *found = 1;
+        free(vals);
+        HS_NC_CHECK(rc, r->path);
+        return HS_OK;
+    }
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) {
+        hid_t obj = r->file;
+        if (var) {
+            if (!hs_reader_has_var(r, var)) return HS_OK;
+            HS_H5_ID(obj, H5Oopen(r->file, var, H5P_DEFAULT), r->path);
+        }
+        htri_t e = H5Aexists(obj, attr);
+        int rc = HS_OK;
+        if (e > 0) {
+            hid_t a = H5Aopen(obj, attr, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+            H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+            hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : 0;
+            if ((cls == H5T_FLOAT || cls == H5T_INTEGER) && n >= 1) {
+                double *vals = malloc((size_t)n * sizeof *vals);
+                if (!vals) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+                else if (H5Aread(a, H5T_NATIVE_DOUBLE, vals) < 0) rc = hs_h5_fail("H5Aread", r->path, __FILE__, __LINE__);
+                else *value = vals[0], *found = 1;
+                free(vals);
+            }
+            if (sp >= 0) H5Sclose(sp);
+            if (t >= 0) H5Tclose(t);
+            if (a >= 0) H5Aclose(a);
+        }
+        H5Eclear2(H5E_DEFAULT);
+        if (var) H5Oclose(obj);
+        return rc;
+    }
+#endif
+    return HS_OK;
+}

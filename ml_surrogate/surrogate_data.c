@@ -196,10 +196,23 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the %lld frames of %s", (long long)d->nframes[f], file);
     }
     int rc = HS_OK;
-    for (int v = 0; v < d->nvars && rc == HS_OK; v++)
+    for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
+        /* CF packing (scale_factor, add_offset) and missing values (_FillValue, missing_value) */
+        double scale = 1, offset = 0, fill = 0, missing = 0;
+        int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
+        rc = hs_reader_attr_real(r, d->vars[v], "scale_factor", &scale, &has_scale);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "add_offset", &offset, &has_offset);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "_FillValue", &fill, &has_fill);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "missing_value", &missing, &has_missing);
         for (int64_t t = 0; t < d->nframes[f] && rc == HS_OK; t++) {
             rc = hs_reader_read_record(r, d->vars[v], t, buf);
             for (size_t p = 0; rc == HS_OK && p < hw; p++) {
+                if ((has_fill && buf[p] == fill) || (has_missing && buf[p] == missing)) {
+                    rc = hs_input_error(file, 0, NULL, "variable '%s' has a missing value at time step %lld, point (y %zu, x %zu): "
+                                        "the surrogate needs complete fields", d->vars[v], (long long)t, p / d->grid.nx, p % d->grid.nx);
+                    break;
+                }
+                if (has_scale || has_offset) buf[p] = buf[p] * scale + offset;
                 if (!isfinite(buf[p]) || fabs(buf[p]) > 3e38) {
                     rc = hs_input_error(file, 0, NULL, "variable '%s' is %g at time step %lld, point (y %zu, x %zu): the "
                                         "data must be finite (and within single precision's range)", d->vars[v], buf[p], (long long)t, p / d->grid.nx, p % d->grid.nx);
@@ -208,6 +221,7 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
                 if (keep) d->frames[f][(size_t)t * fs + (size_t)v * hw + p] = (float)buf[p];
             }
         }
+    }
     free(buf);
     return rc;
 }

@@ -390,12 +390,18 @@ int prepare(struct hs_cuda_ctx *cu, struct hs_conv *c, int n, int op, cudnnHandl
     if ((*p)->ws[op]) HS_CHECK(hs_cuda_scratch(cu, (*p)->ws[op], ws));
     return HS_OK;
 }
+
+// A call cuDNN refuses for these particular pointers (its kernels want aligned addresses; a frame
+// inside a sequence of odd-sized images may not be) goes through im2col + cuBLAS instead; every
+// other failure is an error.
+bool refused(cudnnStatus_t st) { return st == CUDNN_STATUS_NOT_SUPPORTED || st == CUDNN_STATUS_BAD_PARAM; }
 #endif
 
 // ------------------------------------------------------------------ im2col + cuBLAS (no cuDNN)
 
 int alloc_im2col(struct hs_cuda_ctx *cu, struct hs_conv *c, conv_cuda *s)
 {
+    if (s->col) return HS_OK;
     size_t es = acc_size(c->t), hw = (size_t)c->h * c->w, ckk = (size_t)c->cin * c->kh * c->kw;
     HS_CHECK(hs_mem_alloc_cuda(cu, ckk * hw * es, &s->col));
     HS_CHECK(hs_mem_alloc_cuda(cu, ckk * (size_t)c->cout * es, &s->wbuf));
@@ -588,9 +594,13 @@ extern "C" int hs_conv_forward_cuda(struct hs_cuda_ctx *cu, struct hs_conv *c, i
         void *ws;
         HS_CHECK(prepare(cu, c, n, 0, &h, &p, &ws));
         scalars sc = make_scalars(beta);
-        HS_CUDNN_CHECK(cudnnConvolutionForward(h, sc.alpha(c->t), p->x, x, s->w, w, s->conv, p->fwd, ws, p->ws[0],
-                                               sc.beta(c->t), p->y, y));
-        return HS_OK;
+        cudnnStatus_t st = cudnnConvolutionForward(h, sc.alpha(c->t), p->x, x, s->w, w, s->conv, p->fwd, ws, p->ws[0],
+                                                   sc.beta(c->t), p->y, y);
+        if (!refused(st)) {
+            HS_CUDNN_CHECK(st);
+            return HS_OK;
+        }
+        HS_CHECK(alloc_im2col(cu, c, s));
     }
 #endif
     return forward_im2col(cu, c, s, n, x, w, beta, y);
@@ -607,9 +617,13 @@ extern "C" int hs_conv_backward_data_cuda(struct hs_cuda_ctx *cu, struct hs_conv
         void *ws;
         HS_CHECK(prepare(cu, c, n, 1, &h, &p, &ws));
         scalars sc = make_scalars(beta);
-        HS_CUDNN_CHECK(cudnnConvolutionBackwardData(h, sc.alpha(c->t), s->w, w, p->y, dy, s->conv, p->bwd_data, ws,
-                                                    p->ws[1], sc.beta(c->t), p->x, dx));
-        return HS_OK;
+        cudnnStatus_t st = cudnnConvolutionBackwardData(h, sc.alpha(c->t), s->w, w, p->y, dy, s->conv, p->bwd_data, ws,
+                                                        p->ws[1], sc.beta(c->t), p->x, dx);
+        if (!refused(st)) {
+            HS_CUDNN_CHECK(st);
+            return HS_OK;
+        }
+        HS_CHECK(alloc_im2col(cu, c, s));
     }
 #endif
     return backward_data_im2col(cu, c, s, n, dy, w, beta, dx);
@@ -630,9 +644,13 @@ extern "C" int hs_conv_backward_filter_cuda(struct hs_cuda_ctx *cu, struct hs_co
         void *ws;
         HS_CHECK(prepare(cu, c, n, 2, &h, &p, &ws));
         scalars sc = make_scalars(beta);
-        HS_CUDNN_CHECK(cudnnConvolutionBackwardFilter(h, sc.alpha(c->t), p->x, x, p->y, dy, s->conv, p->bwd_filter, ws,
-                                                      p->ws[2], sc.beta(c->t), s->w, dw));
-        return HS_OK;
+        cudnnStatus_t st = cudnnConvolutionBackwardFilter(h, sc.alpha(c->t), p->x, x, p->y, dy, s->conv, p->bwd_filter,
+                                                          ws, p->ws[2], sc.beta(c->t), s->w, dw);
+        if (!refused(st)) {
+            HS_CUDNN_CHECK(st);
+            return HS_OK;
+        }
+        HS_CHECK(alloc_im2col(cu, c, s));
     }
 #endif
     return backward_filter_im2col(cu, c, s, n, x, dy, beta, dw);

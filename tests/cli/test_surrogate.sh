@@ -2,7 +2,7 @@
 # The surrogate end to end on inputs/surrogate_quick.ini: train (history, model file), a run stopped by
 # a signal and restarted giving the same curve and weights bitwise, 2 ranks against 1, forecast
 # files with the input's names and coordinates, evaluate's scores, and bad inputs (check and run both
-# exit 2 with the same message and write nothing).
+# exit 2 with the same message and write nothing), CF packed data.
 set -u
 HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
 ROOT=$(realpath "$(dirname "$0")/../..")
@@ -82,12 +82,23 @@ else
     bad "evaluate failed: $(cat err.txt)"
 fi
 
+# ---- CF packed data (short, scale_factor, add_offset) read as the unpacked values: the untrained
+# network's loss on the same windows agrees to the packing's resolution (1e-4)
+PACK=1 "$ROOT/scripts/surrogate_testdata.sh" packed.nc 40 16 16 0.3
+for f in traj3 packed; do
+    "$HS_BIN" train "${Q[@]}" surrogate.files="$f.nc $f.nc" surrogate.steps=1 output.path=p_$f surrogate.model_path=p_$f.h5 \
+        checkpoint.every_steps=0 >/dev/null 2>err.txt || bad "packed: $f: $(cat err.txt)"
+done
+"$HS_BIN" compare p_traj3.nc p_packed.nc loss 1e-3 >cmp.txt && "$HS_BIN" compare p_traj3.h5 p_packed.h5 mean 1e-4 >>cmp.txt && ok \
+    || bad "packed data: $(cat cmp.txt)"
+
 # ---- bad inputs: check and run exit 2 with the same "hpcsim: error:" line, and no file appears
 mkdir -p bad
 "$ROOT/scripts/surrogate_testdata.sh" bad/grid.nc 40 12 16 0
 "$ROOT/scripts/surrogate_testdata.sh" bad/short.nc 6 16 16 0
 "$ROOT/scripts/surrogate_testdata.sh" bad/nan.nc 40 16 16 0 7
 head -c 3000 full.h5 > bad/cut.h5
+PACK=1 "$ROOT/scripts/surrogate_testdata.sh" bad/fill.nc 40 16 16 0 5
 expect_input_error() { # NAME PATTERN COMMAND ARGS...
     local name=$1 pat=$2 cmd=$3
     shift 3
@@ -108,6 +119,7 @@ expect_input_error "variable missing" "traj0.nc: no variable 'v'" train surrogat
 expect_input_error "mismatched grids" "bad/grid.nc: grid of 12 x 16 points" train surrogate.files="traj0.nc bad/grid.nc"
 expect_input_error "too few time steps" "bad/short.nc: 6 time steps, fewer than one window needs" train surrogate.files="traj0.nc bad/short.nc"
 expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
+expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
 expect_input_error "corrupt model" "bad/cut.h5" evaluate surrogate.mode=evaluate surrogate.model_path=bad/cut.h5
 expect_input_error "model of another architecture" "full.h5: the model was trained with surrogate.hidden = 8 8" forecast \
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.hidden="16 16"
