@@ -71,6 +71,14 @@ endif
 ifeq ($(origin NCCL),undefined)
   NCCL := $(if $(filter 1,$(CUDA)),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1,0),0)
 endif
+# cuDNN (the surrogate's convolutions on the GPU): in the CUDA toolkit, the system, or CUDNN_HOME
+# (e.g. the nvidia-cudnn wheel's folder site-packages/nvidia/cudnn).  Without it the CUDA backend
+# convolves by im2col + cuBLAS.
+CUDNN_HOME ?=
+CUDNN_HDR := $(firstword $(wildcard $(if $(CUDNN_HOME),$(CUDNN_HOME)/include/cudnn.h) $(CUDA_HOME)/include/cudnn.h /usr/include/cudnn.h /usr/include/$(MULTIARCH)/cudnn.h))
+ifeq ($(origin CUDNN),undefined)
+  CUDNN := $(if $(filter 1,$(CUDA)),$(if $(CUDNN_HDR),1,0),0)
+endif
 # cJSON (Debian libcjson-dev) reads JSON files back (hpcsim compare on the quantum solver's results).
 ifeq ($(origin CJSON),undefined)
   CJSON := $(if $(or $(call pc_ok,libcjson),$(wildcard /usr/include/cjson/cJSON.h $(DEPS_PREFIX)/usr/include/cjson/cJSON.h)),1,0)
@@ -101,6 +109,7 @@ $(eval $(call feature,NETCDF_PARALLEL,$(NETCDF_PARALLEL)))
 $(eval $(call feature,FFTW,$(FFTW)))
 $(eval $(call feature,OPENBLAS,$(OPENBLAS)))
 $(eval $(call feature,NCCL,$(NCCL)))
+$(eval $(call feature,CUDNN,$(CUDNN)))
 $(eval $(call feature,CJSON,$(CJSON)))
 CPPFLAGS += -DHS_FEATURES='"$(strip $(FEATURES))"'
 
@@ -147,6 +156,16 @@ ifeq ($(CUDA),1)
   CPPFLAGS += -I$(CUDA_HOME)/include
   LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcusparse -lcufft \
             $(if $(filter 1,$(NCCL)),-lnccl) -lcudart -lstdc++
+endif
+ifeq ($(CUDNN),1)
+  # a wheel's lib folder has libcudnn.so.9 and no libcudnn.so link
+  ifneq ($(CUDNN_HOME),)
+    CPPFLAGS += -I$(CUDNN_HOME)/include
+    LDLIBS += $(foreach d,lib lib64,$(if $(wildcard $(CUDNN_HOME)/$(d)),-L$(CUDNN_HOME)/$(d) -Wl$(comma)-rpath$(comma)$(CUDNN_HOME)/$(d)))
+    LDLIBS += $(if $(wildcard $(CUDNN_HOME)/lib*/libcudnn.so),-lcudnn,-l:libcudnn.so.9)
+  else
+    LDLIBS += -lcudnn
+  endif
 endif
 
 # ---------------------------------------------------------------- sources
@@ -273,7 +292,7 @@ install: all
 	install -d $(PREFIX)/bin $(PREFIX)/lib/pkgconfig $(PREFIX)/include/hpcsim
 	install -m 755 $(BIN) $(PREFIX)/bin/hpcsim
 	install -m 644 $(LIB) $(PREFIX)/lib/libhpcsim.a
-	for h in $$(find kernels io physics solvers -name '*.h'); do install -D -m 644 $$h $(PREFIX)/include/hpcsim/$$h; done
+	for h in $$(find kernels io physics solvers ml_surrogate -name '*.h'); do install -D -m 644 $$h $(PREFIX)/include/hpcsim/$$h; done
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@LIBS@|$(LDFLAGS) $(LDLIBS)|g' \
 	  -e 's|@CFLAGS@|$(filter -DHS_HAVE_%,$(CPPFLAGS))|g' scripts/hpcsim.pc.in > $(PREFIX)/lib/pkgconfig/hpcsim.pc
 

@@ -25,6 +25,15 @@ static const command commands[] = {
      "It takes run's arguments, so 'run' replaced by 'check' validates a run's command line.\n", "hqr"},
     {"run", "FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]", "run the simulation the file describes",
      "Under MPI: mpirun -n N hpcsim run FILE (one rank per GPU).\n", "hqr"},
+    {"train", "FILE [section.key=value ...] [--quiet] [--restart CHECKPOINT]", "train the surrogate a parameter file describes",
+     "'run' with [surrogate] mode = train ([run] solver = surrogate).  Under MPI: mpirun -n N hpcsim train FILE\n"
+     "(data-parallel, the same global batch on any rank count).  Writes surrogate.model_path at the end.\n", "hqr"},
+    {"forecast", "FILE [section.key=value ...] [--quiet]", "forecast with a trained surrogate",
+     "'run' with [surrogate] mode = forecast: reads surrogate.model_path and writes OUTPUT_i.nc for the i-th of\n"
+     "surrogate.initial_times (OUTPUT is output.path).\n", "hq"},
+    {"evaluate", "FILE [section.key=value ...] [--quiet]", "score a trained surrogate on the test split",
+     "'run' with [surrogate] mode = evaluate: RMSE and anomaly correlation by variable and lead time against\n"
+     "persistence and climatology, in OUTPUT.nc and OUTPUT.csv, and the first test window in OUTPUT_example.nc.\n", "hq"},
     {"params", "", "list every parameter with type, default, range and help", "", "h"},
     {"compare", "A B VARIABLE [RTOL] [--last] | --all A B [RTOL] [--last]", "compare a variable (or all) of two output files",
      "Exit 0 when every value agrees within RTOL relative to max |B| (default 0: bitwise), 1 when not.\n"
@@ -69,18 +78,24 @@ static const command *find_command(const char *name)
 static void usage(FILE *out)
 {
     fprintf(out, "usage: hpcsim [--help | --version] COMMAND [ARGS]\n\ncommands:\n");
-    for (int i = 0; i < NCOMMANDS; i++) fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    for (int i = 0; i < NCOMMANDS; i++) fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nsolvers ([run] solver = NAME):\n");
-    for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) fprintf(out, "  %-8s %s\n", (*s)->name, (*s)->summary);
+    for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) fprintf(out, "  %-9s %s\n", (*s)->name, (*s)->summary);
     fprintf(out,
             "\n'hpcsim COMMAND --help' (or 'hpcsim help COMMAND') shows a command's arguments and options.\n"
             "exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 stopped on a signal after a checkpoint\n");
 }
 
+/* The surrogate's commands are 'run' with [surrogate] mode set: the mode, or NULL for other commands. */
+static const char *surrogate_mode(const command *c)
+{
+    return !strcmp(c->name, "train") || !strcmp(c->name, "forecast") || !strcmp(c->name, "evaluate") ? c->name : NULL;
+}
+
 static void command_usage(const command *c, FILE *out)
 {
     fprintf(out, "usage: hpcsim %s%s%s\n\n%s.\n", c->name, *c->args ? " " : "", c->args, c->summary);
-    if (!strcmp(c->name, "check") || !strcmp(c->name, "run"))
+    if (!strcmp(c->name, "check") || !strcmp(c->name, "run") || surrogate_mode(c))
         fprintf(out, "section.key=value overrides a key of FILE ('hpcsim params' lists them).\n");
     fputs(c->details, out);
     if (*c->options) {
@@ -217,19 +232,25 @@ static int compare_command(const command *c, const cmdline *o)
 /* check and run: the parameter file, then the overrides in their order, wherever the file stood. */
 static int check_or_run(hs_ctx *ctx, const command *c, cmdline *o, int argc, char **argv)
 {
-    const char *file = NULL;
+    const char *file = NULL, *mode = surrogate_mode(c);
     int noverrides = 0;
-    char **overrides = o->args; /* compacted in place: the file taken out */
+    char **overrides = calloc((size_t)o->nargs + 2, sizeof *overrides); /* the file taken out, the mode first */
+    char mode_override[64];
+    if (!overrides) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (mode) snprintf(mode_override, sizeof mode_override, "surrogate.mode=%s", mode), overrides[noverrides++] = mode_override;
     for (int i = 0; i < o->nargs; i++) {
         if (!file && !is_override(o->args[i])) file = o->args[i];
         else overrides[noverrides++] = o->args[i];
     }
-    if (!file) return usage_error(c, "'%s' needs a parameter file", c->name);
     hs_params *p = NULL;
-    HS_CHECK(hs_params_load(file, noverrides, overrides, &p));
+    int lrc = file ? hs_params_load(file, noverrides, overrides, &p) : usage_error(c, "'%s' needs a parameter file", c->name);
+    free(overrides);
+    HS_CHECK(lrc);
     const char *solver = hs_params_string(p, "run.solver");
     int rc = HS_OK;
-    if (!hs_solver_find(solver)) {
+    if (mode && strcmp(solver, "surrogate") != 0) {
+        rc = hs_params_error(p, "run.solver", "'hpcsim %s' runs the surrogate; this file's solver is '%s'", mode, solver);
+    } else if (!hs_solver_find(solver)) {
         char known[512] = "";
         for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) {
             strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
@@ -301,7 +322,7 @@ int main(int argc, char **argv)
     if (!c) die_on(usage_error(NULL, "unknown command '%s'", argv[optind]));
     cmdline o;
     int rc = parse_command_line(c, argc - optind, argv + optind, &o);
-    if (!strcmp(c->name, "info") || !strcmp(c->name, "check") || !strcmp(c->name, "run"))
+    if (!strcmp(c->name, "info") || !strcmp(c->name, "check") || !strcmp(c->name, "run") || surrogate_mode(c))
         return mpi_command(c, &o, argc, argv, rc);
     die_on(rc);
     if (o.help) {

@@ -295,6 +295,18 @@ int hs_reader_open(const char *path, hs_reader **r);
 int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank);
 int hs_reader_read(hs_reader *r, const char *name, double *out);                /* whole variable */
 int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out); /* first dim fixed */
+/* 1 when the file has a variable (dataset) `name`, else 0 (no error raised). */
+int hs_reader_has_var(hs_reader *r, const char *name);
+/* The names of a variable's dimensions in file order (NetCDF: its dimensions; HDF5: the words of
+ * its `dimensions` attribute, as our writer stores them, else "dim0", "dim1", ...); returns the rank. */
+#define HS_READER_NAME_MAX 64
+int hs_reader_var_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NAME_MAX], int *rank);
+/* A text attribute of variable `var` (NULL: a global attribute) into buf (truncated to len - 1
+ * characters); *found = 0 and buf = "" when there is none.  Errors only for unreadable files. */
+int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *buf, size_t len, int *found);
+/* A numeric attribute of variable `var` (NULL: global), its first value as double (scale_factor,
+ * add_offset, _FillValue); *found = 0 when there is none or it is not numeric. */
+int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found);
 void hs_reader_close(hs_reader *r);
 /* The numeric variables of the file (NetCDF: all but text; HDF5: the numeric datasets of the root
  * group), in file order: *names is a malloc'd array of *count malloc'd names (free with

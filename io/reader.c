@@ -323,6 +323,71 @@ int hs_reader_var_is_record(hs_reader *r, const char *name)
         HS_NC_CHECK(nc_inq_vardimid(r->ncid, v, dims), r->path);
         HS_NC_CHECK(nc_inq_unlimdim(r->ncid, &unlim), r->path);
         return nd > 0 && unlim >= 0 && dims[0] == unlim;
+/* ------------------------------------------------------------------ names and attributes */
+
+int hs_reader_has_var(hs_reader *r, const char *name)
+{
+    if (!r || !name) return 0;
+#if HS_HAVE_NETCDF
+    int v;
+    if (r->kind == RD_NETCDF) return nc_inq_varid(r->ncid, name, &v) == NC_NOERR;
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) {
+        htri_t e = H5Lexists(r->file, name, H5P_DEFAULT);
+        H5Eclear2(H5E_DEFAULT);
+        return e > 0;
+    }
+#endif
+    return 0;
+}
+
+int hs_reader_var_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NAME_MAX], int *rank)
+{
+    int64_t shape[8];
+    HS_CHECK(hs_reader_var_shape(r, name, shape, rank));
+    for (int i = 0; i < *rank; i++) snprintf(dims[i], HS_READER_NAME_MAX, "dim%d", i);
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) {
+        int v, ids[NC_MAX_VAR_DIMS];
+        char nm[NC_MAX_NAME + 1];
+        HS_CHECK(nc_var(r, name, &v));
+        HS_NC_CHECK(nc_inq_vardimid(r->ncid, v, ids), r->path);
+        for (int i = 0; i < *rank; i++) {
+            HS_NC_CHECK(nc_inq_dimname(r->ncid, ids[i], nm), r->path);
+            snprintf(dims[i], HS_READER_NAME_MAX, "%.63s", nm);
+        }
+        return HS_OK;
+    }
+#endif
+    char words[512];
+    int found = 0;
+    HS_CHECK(hs_reader_attr_text(r, name, "dimensions", words, sizeof words, &found));
+    if (!found) return HS_OK;
+    char *save = NULL, *w = strtok_r(words, " ", &save);
+    for (int i = 0; w && i < *rank; i++, w = strtok_r(NULL, " ", &save)) snprintf(dims[i], HS_READER_NAME_MAX, "%s", w);
+    return HS_OK;
+}
+
+int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *buf, size_t len, int *found)
+{
+    if (!r || !attr || !buf || len == 0 || !found) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_text: bad argument");
+    *found = 0;
+    buf[0] = 0;
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) {
+        int v = NC_GLOBAL;
+        if (var && nc_inq_varid(r->ncid, var, &v) != NC_NOERR) return HS_OK;
+        nc_type type;
+        size_t n;
+        if (nc_inq_att(r->ncid, v, attr, &type, &n) != NC_NOERR || type != NC_CHAR) return HS_OK;
+        char *s = calloc(n + 1, 1);
+        if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        int rc = nc_get_att_text(r->ncid, v, attr, s);
+        if (rc == NC_NOERR) snprintf(buf, len, "%s", s), *found = 1;
+        free(s);
+        HS_NC_CHECK(rc, r->path);
+        return HS_OK;
     }
 #endif
 #if HS_HAVE_HDF5
@@ -340,4 +405,72 @@ int hs_reader_var_is_record(hs_reader *r, const char *name)
     }
 #endif
     return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+        hid_t obj = r->file;
+        int opened = 0;
+        if (var) {
+            if (!hs_reader_has_var(r, var)) return HS_OK;
+            HS_H5_ID(obj, H5Oopen(r->file, var, H5P_DEFAULT), r->path);
+            opened = 1;
+        }
+        char *s = NULL;
+        int rc = hs_h5_read_text(obj, attr, &s, r->path);
+        if (opened) H5Oclose(obj);
+        HS_CHECK(rc);
+        if (s) snprintf(buf, len, "%s", s), *found = 1;
+        free(s);
+    }
+#endif
+    return HS_OK;
+}
+
+int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found)
+{
+    if (!r || !attr || !value || !found) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_real: bad argument");
+    *found = 0;
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) {
+        int v = NC_GLOBAL;
+        if (var && nc_inq_varid(r->ncid, var, &v) != NC_NOERR) return HS_OK;
+        nc_type type;
+        size_t n;
+        if (nc_inq_att(r->ncid, v, attr, &type, &n) != NC_NOERR || n < 1 || type == NC_CHAR || type == NC_STRING) return HS_OK;
+        double *vals = malloc(n * sizeof *vals);
+        if (!vals) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        int rc = nc_get_att_double(r->ncid, v, attr, vals);
+        if (rc == NC_NOERR) *value = vals[0], *found = 1;
+        free(vals);
+        HS_NC_CHECK(rc, r->path);
+        return HS_OK;
+    }
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) {
+        hid_t obj = r->file;
+        if (var) {
+            if (!hs_reader_has_var(r, var)) return HS_OK;
+            HS_H5_ID(obj, H5Oopen(r->file, var, H5P_DEFAULT), r->path);
+        }
+        htri_t e = H5Aexists(obj, attr);
+        int rc = HS_OK;
+        if (e > 0) {
+            hid_t a = H5Aopen(obj, attr, H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1, sp = a >= 0 ? H5Aget_space(a) : -1;
+            H5T_class_t cls = t >= 0 ? H5Tget_class(t) : H5T_NO_CLASS;
+            hssize_t n = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : 0;
+            if ((cls == H5T_FLOAT || cls == H5T_INTEGER) && n >= 1) {
+                double *vals = malloc((size_t)n * sizeof *vals);
+                if (!vals) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+                else if (H5Aread(a, H5T_NATIVE_DOUBLE, vals) < 0) rc = hs_h5_fail("H5Aread", r->path, __FILE__, __LINE__);
+                else *value = vals[0], *found = 1;
+                free(vals);
+            }
+            if (sp >= 0) H5Sclose(sp);
+            if (t >= 0) H5Tclose(t);
+            if (a >= 0) H5Aclose(a);
+        }
+        H5Eclear2(H5E_DEFAULT);
+        if (var) H5Oclose(obj);
+        return rc;
+    }
+#endif
+    return HS_OK;
 }

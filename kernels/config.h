@@ -31,6 +31,9 @@
 #ifndef HS_HAVE_NCCL
 #define HS_HAVE_NCCL 0
 #endif
+#ifndef HS_HAVE_CUDNN
+#define HS_HAVE_CUDNN 0
+#endif
 #ifndef HS_HAVE_CJSON
 #define HS_HAVE_CJSON 0
 #endif

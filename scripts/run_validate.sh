@@ -23,5 +23,6 @@ for t in "$BUILD"/tests/verify/test_*; do
     [ -x "$t" ] && step "$(basename "$t")" "$t"
 done
 step "pinn Burgers, published setup: relative L2 error <= 1e-3" scripts/pinn_validate.sh
+step "surrogate on held-out shallow-water jets: RMSE >= 30% below persistence, below climatology" env HS_BIN="$BIN" scripts/surrogate_validate.sh
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

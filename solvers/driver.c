@@ -255,6 +255,7 @@ static int open_output(run_state *r, int argc, char **argv, int resumed, double 
     hs_output_desc desc;
     memset(&desc, 0, sizeof desc);
     HS_CHECK(r->ops->describe_output(r->state, &desc));
+    if (desc.ndim < 0) return HS_OK; /* this run of the solver writes no file through the driver */
     if (fmt == HS_OUTPUT_AUTO) fmt = HS_HAVE_NETCDF ? HS_OUTPUT_NETCDF : HS_OUTPUT_HDF5;
     desc.format = fmt == HS_OUTPUT_NETCDF ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
     if (snprintf(r->output_path, sizeof r->output_path, "%s%s", hs_params_string(r->p, "output.path"),

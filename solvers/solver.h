@@ -31,7 +31,7 @@ typedef struct hs_solver_ops {
     void (*progress)(void *state, double *time, int64_t *step, double *t_end, double *work_per_step);
     /* Gridded output: describe the file (grid, coordinates, title; the driver fills path, format,
      * history and parameters) and declare variables on the opened writer; NULL when the solver
-     * has no gridded output. */
+     * has no gridded output, desc->ndim = -1 when this run has none (it writes files of its own). */
     int (*describe_output)(void *state, hs_output_desc *desc);
     int (*define_vars)(void *state, hs_writer *w);
     /* Write the current state as one record (the driver has called hs_writer_begin_step). */

@@ -45,15 +45,35 @@ int hs_adam_create(hs_ctx *ctx, size_t n, double beta1, double beta2, double eps
     return HS_OK;
 }
 
-int hs_adam_step(hs_adam *a, double lr, double *x, const double *grad)
+int hs_adamw_step(hs_adam *a, double lr, double wd, double gscale, double *x, const double *grad)
 {
     a->step++;
     double bc1 = 1.0 - pow(a->beta1, (double)a->step);
     double bc2 = 1.0 - pow(a->beta2, (double)a->step);
     if (a->n == 0) return HS_OK;
-    return HS_DISPATCH(a->ctx, hs_adam_update_cpu(a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m, a->v),
-                       hs_adam_update_cuda(a->ctx->cuda, a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, x, grad, a->m,
-                                           a->v));
+    return HS_DISPATCH(a->ctx,
+                       hs_adam_update_cpu(a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, wd, gscale, x, grad, a->m, a->v),
+                       hs_adam_update_cuda(a->ctx->cuda, a->n, lr, a->beta1, a->beta2, a->eps, bc1, bc2, wd, gscale, x,
+                                           grad, a->m, a->v));
+}
+
+int hs_adam_step(hs_adam *a, double lr, double *x, const double *grad) { return hs_adamw_step(a, lr, 0.0, 1.0, x, grad); }
+
+double hs_lr_at(const hs_lr_plan *p, int64_t k)
+{
+    double lr = p->lr;
+    switch (p->kind) {
+    case HS_LR_EXPONENTIAL: lr = p->lr * pow(p->decay, (double)k / (double)p->decay_steps); break;
+    case HS_LR_COSINE: {
+        double frac = p->total_steps > 0 ? (double)k / (double)p->total_steps : 1.0;
+        if (frac > 1.0) frac = 1.0;
+        lr = p->lr * (p->decay + (1.0 - p->decay) * 0.5 * (1.0 + cos(M_PI * frac)));
+        break;
+    }
+    default: break;
+    }
+    if (p->warmup_steps > 0 && k < p->warmup_steps) lr *= (double)(k + 1) / (double)p->warmup_steps;
+    return lr;
 }
 
 int64_t hs_adam_steps(const hs_adam *a) { return a->step; }

@@ -12,15 +12,35 @@
 /* f(x) and its gradient: x and grad are n device values; *f on the host.  Returns an hs status. */
 typedef int (*hs_objective)(void *data, const double *x, double *f, double *grad);
 
-/* ---- Adam (Kingma & Ba 2015) with bias correction. */
+/* ---- Adam (Kingma & Ba 2015) with bias correction, and AdamW (Loshchilov & Hutter 2019). */
 typedef struct hs_adam hs_adam;
 int hs_adam_create(hs_ctx *ctx, size_t n, double beta1, double beta2, double eps, hs_adam **opt);
 /* One update x -= lr * mhat / (sqrt(vhat) + eps) from the gradient `grad`. */
 int hs_adam_step(hs_adam *opt, double lr, double *x, const double *grad);
+/* AdamW: the gradient is g = gscale * grad (gscale folds gradient clipping and the undoing of a
+ * loss scale into the same pass), the weights decay first, decoupled from the moments:
+ *   x -= lr * wd * x;  x -= lr * mhat / (sqrt(vhat) + eps).
+ * With wd = 0 and gscale = 1 it is hs_adam_step, bit for bit. */
+int hs_adamw_step(hs_adam *opt, double lr, double wd, double gscale, double *x, const double *grad);
 /* Steps taken so far; the moment vectors (device) for checkpoints. */
 int64_t hs_adam_steps(const hs_adam *opt);
 int hs_adam_state(hs_adam *opt, double **m, double **v, int64_t **step);
 void hs_adam_destroy(hs_adam *opt);
+
+/* ---- Learning-rate schedules, shared by the PINN and the surrogate. */
+typedef enum { HS_LR_CONSTANT = 0, HS_LR_EXPONENTIAL = 1, HS_LR_COSINE = 2 } hs_lr_schedule;
+#define HS_LR_SCHEDULE_CHOICES "constant|exponential|cosine" /* in hs_lr_schedule order */
+typedef struct hs_lr_plan {
+    hs_lr_schedule kind;
+    double lr;            /* the peak rate */
+    double decay;         /* exponential: factor per decay_steps; cosine: the final fraction of lr */
+    int64_t decay_steps;  /* exponential */
+    int64_t total_steps;  /* cosine: the steps over which it decays (from step 0) */
+    int64_t warmup_steps; /* linear warm-up: step k < warmup runs at lr(k) (k + 1) / warmup_steps */
+} hs_lr_plan;
+/* The rate of step k (0-based): constant lr; exponential lr decay^(k / decay_steps); cosine
+ * lr (decay + (1 - decay) (1 + cos(pi min(k / total_steps, 1))) / 2); times the warm-up factor. */
+double hs_lr_at(const hs_lr_plan *p, int64_t k);
 
 /* ---- L-BFGS (Nocedal & Wright, Alg. 7.4/7.5) with a strong-Wolfe line search (Alg. 3.5/3.6). */
 typedef struct hs_lbfgs_opts {

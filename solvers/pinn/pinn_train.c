@@ -293,14 +293,8 @@ int hs_pinn_predict(hs_pinn *p, double *u, double *rel_l2)
 
 static double learning_rate(const hs_pinn_config *c, int64_t k)
 {
-    switch (c->schedule) {
-    case HS_LR_EXPONENTIAL: return c->lr * pow(c->lr_decay, (double)k / (double)c->lr_decay_steps);
-    case HS_LR_COSINE: {
-        double frac = c->adam_iters > 0 ? (double)k / (double)c->adam_iters : 1.0;
-        return c->lr * (c->lr_decay + (1.0 - c->lr_decay) * 0.5 * (1.0 + cos(M_PI * frac)));
-    }
-    default: return c->lr;
-    }
+    hs_lr_plan plan = {c->schedule, c->lr, c->lr_decay, c->lr_decay_steps, c->adam_iters, 0};
+    return hs_lr_at(&plan, k);
 }
 
 int hs_pinn_record_now(hs_pinn *p)

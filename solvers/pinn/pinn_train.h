@@ -8,12 +8,12 @@
 
 #include "kernels/context.h"
 #include "kernels/nn/nn.h"
+#include "kernels/nn/optim.h"
 
 #define HS_PINN_MAX_LAYERS 64
 #define HS_PINN_MAX_WIDTH 100000 /* units of one hidden layer at most */
 
-typedef enum { HS_LR_CONSTANT = 0, HS_LR_EXPONENTIAL = 1, HS_LR_COSINE = 2 } hs_lr_schedule;
-#define HS_LR_SCHEDULE_CHOICES "constant|exponential|cosine" /* pinn.lr_schedule, in hs_lr_schedule order */
+/* pinn.lr_schedule takes HS_LR_SCHEDULE_CHOICES (kernels/nn/optim.h), in hs_lr_schedule order. */
 
 typedef struct hs_pinn_config {
     int pde;                 /* hs_pde1d_kind */

@@ -51,6 +51,12 @@ static const pair PAIRS[] = {
     {"pinn.lr_schedule", "constant", HS_LR_CONSTANT},
     {"pinn.lr_schedule", "exponential", HS_LR_EXPONENTIAL},
     {"pinn.lr_schedule", "cosine", HS_LR_COSINE},
+    {"surrogate.lr_schedule", "constant", HS_LR_CONSTANT},
+    {"surrogate.lr_schedule", "exponential", HS_LR_EXPONENTIAL},
+    {"surrogate.lr_schedule", "cosine", HS_LR_COSINE},
+    {"surrogate.mode", "train", 0}, /* MODE_TRAIN, MODE_FORECAST, MODE_EVALUATE of surrogate_solver.c */
+    {"surrogate.mode", "forecast", 1},
+    {"surrogate.mode", "evaluate", 2},
     {"quantum.optimizer", "lbfgs", 0}, /* hs_vqe_opts.optimizer: 0 L-BFGS, 1 Adam */
     {"quantum.optimizer", "adam", 1},
     {"quantum.gradient", "adjoint", 0}, /* hs_vqe_opts.shift_gradient */

@@ -1,0 +1,423 @@
+/* The surrogate's data: gridded time series read from NetCDF/HDF5 files, checked, normalised and cut into windows. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/output.h"
+#include "kernels/comm/comm.h"
+#include "kernels/half.h"
+#include "ml_surrogate/surrogate.h"
+
+struct hs_surr_data {
+    hs_ctx *ctx;
+    int nfiles, nvars, k_in, k_out, stride;
+    char **files;
+    char vars[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];
+    int64_t *nframes, *frame0, total;  /* frames of each file, global index of its first, all */
+    double **times;                    /* time coordinate of each file */
+    hs_surr_grid grid;
+    double *gx, *gy;
+    float **frames;                    /* each file: nframes x V x ny x nx (raw until normalised) */
+    int normalised;
+    double mean[HS_SURR_MAX_VARS], sd[HS_SURR_MAX_VARS];
+    double *clim;                      /* V x ny x nx */
+    int64_t bound[2];                  /* the splits' first global frames (validation, test) */
+    int64_t nwin[3];
+    int *win_file[3];
+    int64_t *win_first[3];
+};
+
+/* ------------------------------------------------------------------ accessors */
+
+int64_t hs_surr_data_windows(const hs_surr_data *d, int split) { return d->nwin[split]; }
+
+void hs_surr_data_window(const hs_surr_data *d, int split, int64_t w, int *file, int64_t *first)
+{
+    *file = d->win_file[split][w];
+    *first = d->win_first[split][w];
+}
+
+const hs_surr_grid *hs_surr_data_grid(const hs_surr_data *d) { return &d->grid; }
+double hs_surr_data_time(const hs_surr_data *d, int file, int64_t frame) { return d->times[file][frame]; }
+int64_t hs_surr_data_frames(const hs_surr_data *d, int file) { return d->nframes[file]; }
+const double *hs_surr_data_mean(const hs_surr_data *d) { return d->mean; }
+const double *hs_surr_data_std(const hs_surr_data *d) { return d->sd; }
+const double *hs_surr_data_climatology(const hs_surr_data *d) { return d->clim; }
+
+const float *hs_surr_data_frame(const hs_surr_data *d, int file, int64_t frame)
+{
+    size_t fs = (size_t)d->nvars * d->grid.ny * d->grid.nx;
+    return d->frames && d->frames[file] ? d->frames[file] + (size_t)frame * fs : NULL;
+}
+
+void hs_surr_data_close(hs_surr_data *d)
+{
+    if (!d) return;
+    for (int f = 0; f < d->nfiles; f++) {
+        if (d->files) free(d->files[f]);
+        if (d->times) free(d->times[f]);
+        if (d->frames) free(d->frames[f]);
+    }
+    free(d->files), free(d->times), free(d->frames), free(d->nframes), free(d->frame0);
+    free(d->gx), free(d->gy), free(d->clim);
+    for (int s = 0; s < 3; s++) free(d->win_file[s]), free(d->win_first[s]);
+    free(d);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+/* The shape of variable v of a file: (time, y, x), or (time, 1, y, x). */
+static int var_shape(hs_reader *r, const char *file, const char *v, int64_t *nt, int64_t *ny, int64_t *nx,
+                     char dims[8][HS_READER_NAME_MAX])
+{
+    if (!hs_reader_has_var(r, v)) return hs_input_error(file, 0, NULL, "no variable '%s' (surrogate.variables)", v);
+    int64_t shape[8];
+    int rank;
+    HS_CHECK(hs_reader_var_shape(r, v, shape, &rank));
+    HS_CHECK(hs_reader_var_dims(r, v, dims, &rank));
+    if (rank == 4 && shape[1] == 1) { /* a single layer in z */
+        shape[1] = shape[2], shape[2] = shape[3];
+        memcpy(dims[1], dims[2], HS_READER_NAME_MAX), memcpy(dims[2], dims[3], HS_READER_NAME_MAX);
+        rank = 3;
+    }
+    if (rank != 3)
+        return hs_input_error(file, 0, NULL, "variable '%s' has %d dimensions; the surrogate reads (time, y, x) fields", v,
+                              rank);
+    *nt = shape[0], *ny = shape[1], *nx = shape[2];
+    return HS_OK;
+}
+
+/* A coordinate variable's values (index values 0, 1, ... when the file has none of that name). */
+static int read_coord(hs_reader *r, const char *file, const char *name, int64_t n, double *out, char *units,
+                      size_t ulen)
+{
+    for (int64_t i = 0; i < n; i++) out[i] = (double)i;
+    if (units) snprintf(units, ulen, "1");
+    if (!hs_reader_has_var(r, name)) return HS_OK;
+    int64_t shape[8];
+    int rank;
+    HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
+    if (rank != 1 || shape[0] != n) return HS_OK; /* not a coordinate variable of this dimension */
+    HS_CHECK(hs_reader_read(r, name, out));
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(out[i])) return hs_input_error(file, 0, NULL, "coordinate '%s' has a non-finite value at %lld", name, (long long)i);
+    if (units) {
+        int found;
+        HS_CHECK(hs_reader_attr_text(r, name, "units", units, ulen, &found));
+        if (!found) snprintf(units, ulen, "1");
+    }
+    return HS_OK;
+}
+
+static int same_coords(const double *a, const double *b, int64_t n)
+{
+    double scale = 0;
+    for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(a[i]));
+    for (int64_t i = 0; i < n; i++)
+        if (fabs(a[i] - b[i]) > 1e-9 * scale + 1e-300) return 0;
+    return 1;
+}
+
+/* Dimensions, coordinates and times of file f; the first file sets the grid, the others must match it. */
+static int read_layout(hs_surr_data *d, int f, hs_reader *r)
+{
+    const char *file = d->files[f];
+    char dims[8][HS_READER_NAME_MAX];
+    int64_t nt = 0, ny = 0, nx = 0;
+    for (int v = 0; v < d->nvars; v++) {
+        int64_t t = 0, y = 0, x = 0;
+        char vd[8][HS_READER_NAME_MAX];
+        HS_CHECK(var_shape(r, file, d->vars[v], &t, &y, &x, vd));
+        if (v == 0) {
+            nt = t, ny = y, nx = x;
+            memcpy(dims, vd, sizeof dims);
+        } else if (t != nt || y != ny || x != nx) {
+            return hs_input_error(file, 0, NULL, "variable '%s' is %lld x %lld x %lld (time, y, x), '%s' %lld x %lld x %lld: "
+                                  "the variables must share one grid and time axis",
+                                  d->vars[v], (long long)t, (long long)y, (long long)x, d->vars[0], (long long)nt,
+                                  (long long)ny, (long long)nx);
+        }
+    }
+    int64_t need = (int64_t)d->k_in + d->k_out;
+    if (nt < need)
+        return hs_input_error(file, 0, NULL, "%lld time steps, fewer than one window needs (surrogate.input_frames + "
+                              "surrogate.output_frames = %lld)", (long long)nt, (long long)need);
+    hs_surr_grid *g = &d->grid;
+    double *cy = malloc((size_t)ny * sizeof *cy), *cx = malloc((size_t)nx * sizeof *cx);
+    d->times[f] = malloc((size_t)nt * sizeof(double));
+    if (!cy || !cx || !d->times[f]) {
+        free(cy), free(cx);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    }
+    char yu[HS_SURR_NAME_MAX], xu[HS_SURR_NAME_MAX], tu[256];
+    int rc = read_coord(r, file, dims[1], ny, cy, yu, sizeof yu);
+    if (rc == HS_OK) rc = read_coord(r, file, dims[2], nx, cx, xu, sizeof xu);
+    if (rc == HS_OK) rc = read_coord(r, file, dims[0], nt, d->times[f], tu, sizeof tu);
+    if (rc == HS_OK && f == 0) {
+        g->ny = (int)ny, g->nx = (int)nx;
+        d->gy = cy, d->gx = cx, cy = cx = NULL;
+        g->y = d->gy, g->x = d->gx;
+        snprintf(g->ydim, sizeof g->ydim, "%s", dims[1]), snprintf(g->xdim, sizeof g->xdim, "%s", dims[2]);
+        snprintf(g->yunits, sizeof g->yunits, "%s", yu), snprintf(g->xunits, sizeof g->xunits, "%s", xu);
+        snprintf(g->time_units, sizeof g->time_units, "%s", tu);
+        for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
+            int found;
+            rc = hs_reader_attr_text(r, d->vars[v], "units", g->var_units[v], sizeof g->var_units[v], &found);
+            if (rc == HS_OK && !found) snprintf(g->var_units[v], sizeof g->var_units[v], "1");
+            if (rc == HS_OK) rc = hs_reader_attr_text(r, d->vars[v], "long_name", g->var_long[v], sizeof g->var_long[v], &found);
+        }
+    } else if (rc == HS_OK) {
+        if (ny != g->ny || nx != g->nx)
+            rc = hs_input_error(file, 0, NULL, "grid of %lld x %lld points (y, x), but %s has %d x %d: every file must be "
+                                "on one grid", (long long)ny, (long long)nx, d->files[0], g->ny, g->nx);
+        else if (!same_coords(d->gy, cy, ny) || !same_coords(d->gx, cx, nx))
+            rc = hs_input_error(file, 0, NULL, "coordinates %s, %s differ from those of %s: every file must be on one grid",
+                                dims[1], dims[2], d->files[0]);
+    }
+    free(cy), free(cx);
+    HS_CHECK(rc);
+    for (int64_t t = 1; t < nt; t++)
+        if (!(d->times[f][t] > d->times[f][t - 1]))
+            return hs_input_error(file, 0, NULL, "the time coordinate '%s' does not increase at step %lld", dims[0], (long long)t);
+    d->nframes[f] = nt;
+    return HS_OK;
+}
+
+/* Every record of every variable of file f, checked for NaN and Inf; kept as float when `keep`. */
+static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
+{
+    const char *file = d->files[f];
+    size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
+    double *buf = malloc(hw * sizeof *buf);
+    if (!buf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    if (keep && !(d->frames[f] = malloc((size_t)d->nframes[f] * fs * sizeof(float) + 1))) {
+        free(buf);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the %lld frames of %s", (long long)d->nframes[f], file);
+    }
+    int rc = HS_OK;
+    for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
+        /* CF packing (scale_factor, add_offset) and missing values (_FillValue, missing_value) */
+        double scale = 1, offset = 0, fill = 0, missing = 0;
+        int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
+        rc = hs_reader_attr_real(r, d->vars[v], "scale_factor", &scale, &has_scale);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "add_offset", &offset, &has_offset);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "_FillValue", &fill, &has_fill);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "missing_value", &missing, &has_missing);
+        for (int64_t t = 0; t < d->nframes[f] && rc == HS_OK; t++) {
+            rc = hs_reader_read_record(r, d->vars[v], t, buf);
+            for (size_t p = 0; rc == HS_OK && p < hw; p++) {
+                if ((has_fill && buf[p] == fill) || (has_missing && buf[p] == missing)) {
+                    rc = hs_input_error(file, 0, NULL, "variable '%s' has a missing value at time step %lld, point (y %zu, x %zu): "
+                                        "the surrogate needs complete fields", d->vars[v], (long long)t, p / d->grid.nx, p % d->grid.nx);
+                    break;
+                }
+                if (has_scale || has_offset) buf[p] = buf[p] * scale + offset;
+                if (!isfinite(buf[p]) || fabs(buf[p]) > 3e38) {
+                    rc = hs_input_error(file, 0, NULL, "variable '%s' is %g at time step %lld, point (y %zu, x %zu): the "
+                                        "data must be finite (and within single precision's range)", d->vars[v], buf[p], (long long)t, p / d->grid.nx, p % d->grid.nx);
+                    break;
+                }
+                if (keep) d->frames[f][(size_t)t * fs + (size_t)v * hw + p] = (float)buf[p];
+            }
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ statistics */
+
+/* Per variable (count, mean, M2) of the training frames this rank owns, merged over the ranks in
+ * rank order (Chan, Golub & LeVeque's pairwise update), and the per-point sums for the climatology. */
+static void merge(double *n, double *mean, double *m2, double nb, double meanb, double m2b)
+{
+    if (nb == 0) return;
+    double na = *n, delta = meanb - *mean, nn = na + nb;
+    *mean += delta * nb / nn;
+    *m2 += m2b + delta * delta * na * nb / nn;
+    *n = nn;
+}
+
+static int compute_stats(hs_surr_data *d)
+{
+    hs_ctx *ctx = d->ctx;
+    int V = d->nvars;
+    size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)V * hw;
+    int64_t ntrain = d->bound[0], lo = ntrain * ctx->rank / ctx->size, hi = ntrain * (ctx->rank + 1) / ctx->size;
+    double part[3 * HS_SURR_MAX_VARS] = {0};
+    double *sums = calloc(fs + 1, sizeof *sums);
+    if (!sums) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    for (int f = 0; f < d->nfiles; f++)
+        for (int64_t t = 0; t < d->nframes[f]; t++) {
+            int64_t g = d->frame0[f] + t;
+            if (g < lo || g >= hi) continue;
+            const float *fr = d->frames[f] + (size_t)t * fs;
+            for (int v = 0; v < V; v++) {
+                const float *x = fr + (size_t)v * hw;
+                double s = 0, q = 0;
+                for (size_t p = 0; p < hw; p++) s += x[p], sums[(size_t)v * hw + p] += x[p];
+                double mu = s / (double)hw;
+                for (size_t p = 0; p < hw; p++) q += (x[p] - mu) * (x[p] - mu);
+                merge(&part[3 * v], &part[3 * v + 1], &part[3 * v + 2], (double)hw, mu, q);
+            }
+        }
+    double *all = malloc((size_t)ctx->size * 3 * V * sizeof *all);
+    int rc = all ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    double mine[3 * HS_SURR_MAX_VARS];
+    memcpy(mine, part, sizeof mine);
+    if (rc == HS_OK) rc = hs_host_allgather(ctx->comm, HS_F64, mine, all, (size_t)3 * V);
+    if (rc == HS_OK && ctx->size > 1) rc = hs_host_allreduce(ctx->comm, HS_F64, HS_COMM_SUM, sums, fs);
+    if (rc == HS_OK) {
+        for (int v = 0; v < V; v++) {
+            double n = 0, mean = 0, m2 = 0;
+            for (int r = 0; r < ctx->size; r++) {
+                const double *q = all + (size_t)r * 3 * V + 3 * v;
+                merge(&n, &mean, &m2, q[0], q[1], q[2]);
+            }
+            d->mean[v] = mean;
+            d->sd[v] = n > 0 ? sqrt(m2 / n) : 0.0;
+            if (!(d->sd[v] > 0)) d->sd[v] = 1.0; /* a constant variable: centred only */
+        }
+        for (size_t i = 0; i < fs; i++) d->clim[i] = ntrain > 0 ? sums[i] / (double)ntrain : 0.0;
+    }
+    free(all), free(sums);
+    return rc;
+}
+
+/* Frames to normalised units with the current statistics (raw values are kept no longer). */
+static void normalise(hs_surr_data *d, const double *old_mean, const double *old_sd)
+{
+    size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
+    for (int f = 0; f < d->nfiles; f++) {
+        if (!d->frames || !d->frames[f]) continue;
+        for (int64_t t = 0; t < d->nframes[f]; t++)
+            for (int v = 0; v < d->nvars; v++) {
+                float *x = d->frames[f] + (size_t)t * fs + (size_t)v * hw;
+                double m0 = old_mean ? old_mean[v] : 0.0, s0 = old_sd ? old_sd[v] : 1.0;
+                for (size_t p = 0; p < hw; p++) x[p] = (float)(((double)x[p] * s0 + m0 - d->mean[v]) / d->sd[v]);
+            }
+    }
+    d->normalised = 1;
+}
+
+int hs_surr_data_set_stats(hs_surr_data *d, const double *mean, const double *sd, const double *clim)
+{
+    double om[HS_SURR_MAX_VARS], os[HS_SURR_MAX_VARS];
+    memcpy(om, d->mean, sizeof om), memcpy(os, d->sd, sizeof os);
+    memcpy(d->mean, mean, (size_t)d->nvars * sizeof *mean);
+    memcpy(d->sd, sd, (size_t)d->nvars * sizeof *sd);
+    memcpy(d->clim, clim, (size_t)d->nvars * d->grid.ny * d->grid.nx * sizeof *clim);
+    normalise(d, d->normalised ? om : NULL, d->normalised ? os : NULL);
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ windows */
+
+static int make_windows(hs_surr_data *d, const double split[3])
+{
+    d->bound[0] = llround(split[0] * (double)d->total);
+    d->bound[1] = llround((split[0] + split[1]) * (double)d->total);
+    if (d->bound[1] > d->total) d->bound[1] = d->total;
+    int64_t len = (int64_t)d->k_in + d->k_out;
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t count[3] = {0, 0, 0};
+        for (int f = 0; f < d->nfiles; f++)
+            for (int64_t s = 0; s + len <= d->nframes[f]; s += d->stride) {
+                int64_t g0 = d->frame0[f] + s, g1 = g0 + len - 1;
+                int split_of = g1 < d->bound[0] ? 0 : (g0 >= d->bound[0] && g1 < d->bound[1]) ? 1 : g0 >= d->bound[1] ? 2 : -1;
+                if (split_of < 0) continue;
+                if (pass == 1) {
+                    d->win_file[split_of][count[split_of]] = f;
+                    d->win_first[split_of][count[split_of]] = s;
+                }
+                count[split_of]++;
+            }
+        for (int k = 0; k < 3; k++) {
+            d->nwin[k] = count[k];
+            if (pass == 0) {
+                d->win_file[k] = malloc((size_t)(count[k] + 1) * sizeof(int));
+                d->win_first[k] = malloc((size_t)(count[k] + 1) * sizeof(int64_t));
+                if (!d->win_file[k] || !d->win_first[k]) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+            }
+        }
+    }
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ opening */
+
+static int open_files(hs_surr_data *d, int keep)
+{
+    int64_t total = 0;
+    for (int f = 0; f < d->nfiles; f++) {
+        hs_reader *r = NULL;
+        HS_CHECK(hs_reader_open(d->files[f], &r));
+        int rc = read_layout(d, f, r);
+        if (rc == HS_OK) rc = read_values(d, f, r, keep);
+        hs_reader_close(r);
+        HS_CHECK(rc);
+        d->frame0[f] = total;
+        total += d->nframes[f];
+    }
+    d->total = total;
+    return HS_OK;
+}
+
+int hs_surr_data_open(hs_ctx *ctx, const hs_surr_data_config *cfg, int keep, hs_surr_data **out)
+{
+    *out = NULL;
+    hs_surr_data *d = calloc(1, sizeof *d);
+    if (!d) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    *out = d;
+    d->ctx = ctx, d->nfiles = cfg->nfiles, d->nvars = cfg->nvars, d->k_in = cfg->k_in, d->k_out = cfg->k_out;
+    d->stride = cfg->stride > 0 ? cfg->stride : 1;
+    memcpy(d->vars, cfg->vars, sizeof d->vars);
+    d->files = calloc((size_t)d->nfiles + 1, sizeof *d->files);
+    d->times = calloc((size_t)d->nfiles + 1, sizeof *d->times);
+    d->frames = calloc((size_t)d->nfiles + 1, sizeof *d->frames);
+    d->nframes = calloc((size_t)d->nfiles + 1, sizeof *d->nframes);
+    d->frame0 = calloc((size_t)d->nfiles + 1, sizeof *d->frame0);
+    if (!d->files || !d->times || !d->frames || !d->nframes || !d->frame0)
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    for (int f = 0; f < d->nfiles; f++)
+        if (!(d->files[f] = strdup(cfg->files[f]))) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    HS_CHECK(open_files(d, keep));
+    d->clim = calloc((size_t)d->nvars * d->grid.ny * d->grid.nx + 1, sizeof *d->clim);
+    if (!d->clim) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    HS_CHECK(make_windows(d, cfg->split));
+    for (int v = 0; v < d->nvars; v++) d->mean[v] = 0, d->sd[v] = 1;
+    if (keep) {
+        HS_CHECK(compute_stats(d));
+        normalise(d, NULL, NULL);
+    }
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ batches */
+
+int hs_surr_data_fill(const hs_surr_data *d, hs_dtype t, int n, const int *files, const int64_t *firsts, int frames,
+                      void *out)
+{
+    if (!d->frames) return HS_FAIL(HS_ERR_RUNTIME, "surrogate data: frames not kept");
+    size_t fs = (size_t)d->nvars * d->grid.ny * d->grid.nx;
+#pragma omp parallel for collapse(2) schedule(static) if ((size_t)n * frames * fs > 65536)
+    for (int j = 0; j < frames; j++)
+        for (int b = 0; b < n; b++) {
+            const float *src = d->frames[files[b]] + (size_t)(firsts[b] + j) * fs;
+            size_t o = ((size_t)j * n + b) * fs;
+            switch (t) {
+            case HS_F64:
+                for (size_t i = 0; i < fs; i++) ((double *)out)[o + i] = src[i];
+                break;
+            case HS_F32: memcpy((float *)out + o, src, fs * sizeof(float)); break;
+            case HS_BF16:
+                for (size_t i = 0; i < fs; i++) ((uint16_t *)out)[o + i] = hs_f32_to_bf16(src[i]);
+                break;
+            default:
+                for (size_t i = 0; i < fs; i++) ((uint16_t *)out)[o + i] = hs_f32_to_f16(src[i]);
+                break;
+            }
+        }
+    return HS_OK;
+}

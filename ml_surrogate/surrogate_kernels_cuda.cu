@@ -1,0 +1,98 @@
+// The surrogate's pointwise kernels, CUDA backend: squared error with its gradient, residual frame add.
+#include <cstdint>
+
+#include "kernels/cuda_util.h"
+#include "kernels/error.h"
+#include "kernels/half.h"
+#include "ml_surrogate/surrogate_kernels_impl.h"
+
+namespace {
+
+constexpr int kThreads = 256;
+
+struct bf16s {
+    uint16_t b;
+};
+struct f16s {
+    uint16_t b;
+};
+template <typename T> struct tr;
+template <> struct tr<double> {
+    typedef double R;
+    __device__ static double ld(double v) { return v; }
+    __device__ static double st(double v) { return v; }
+};
+template <> struct tr<float> {
+    typedef float R;
+    __device__ static float ld(float v) { return v; }
+    __device__ static float st(float v) { return v; }
+};
+template <> struct tr<bf16s> {
+    typedef float R;
+    __device__ static float ld(bf16s v) { return hs_bf16_to_f32(v.b); }
+    __device__ static bf16s st(float v) { bf16s o; o.b = hs_f32_to_bf16(v); return o; }
+};
+template <> struct tr<f16s> {
+    typedef float R;
+    __device__ static float ld(f16s v) { return hs_f16_to_f32(v.b); }
+    __device__ static f16s st(float v) { f16s o; o.b = hs_f32_to_f16(v); return o; }
+};
+
+template <typename T>
+__global__ void mse_kernel(size_t n, const T *__restrict__ p, const T *__restrict__ q, double scale, T *__restrict__ dp,
+                           double *__restrict__ sq)
+{
+    typedef typename tr<T>::R R;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        R e = (R)(tr<T>::ld(p[i]) - tr<T>::ld(q[i]));
+        sq[i] = (double)e * (double)e;
+        dp[i] = tr<T>::st((R)(scale * (double)e));
+    }
+}
+
+template <typename T>
+__global__ void add_frame_kernel(size_t total, size_t elems, const T *__restrict__ src, T *__restrict__ y)
+{
+    typedef typename tr<T>::R R;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride)
+        y[i] = tr<T>::st((R)(tr<T>::ld(y[i]) + tr<T>::ld(src[i % elems])));
+}
+
+template <typename F> int by_type(hs_dtype t, F fn)
+{
+    switch (t) {
+    case HS_F64: return fn(double());
+    case HS_F32: return fn(float());
+    case HS_BF16: return fn(bf16s());
+    default: return fn(f16s());
+    }
+}
+
+} // namespace
+
+extern "C" int hs_surr_mse_cuda(struct hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *pred, const void *target,
+                                double scale, void *dpred, double *sq)
+{
+    return by_type(t, [&](auto tag) -> int {
+        typedef decltype(tag) T;
+        mse_kernel<T><<<hs_cuda_blocks(cu, n, kThreads), kThreads, 0, cu->stream>>>(n, (const T *)pred, (const T *)target,
+                                                                                     scale, (T *)dpred, sq);
+        HS_CUDA_LAUNCH_CHECK("mse_kernel");
+        return HS_OK;
+    });
+}
+
+extern "C" int hs_surr_add_frame_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int frames, size_t elems, const void *src,
+                                      void *y)
+{
+    size_t total = (size_t)frames * elems;
+    return by_type(t, [&](auto tag) -> int {
+        typedef decltype(tag) T;
+        add_frame_kernel<T><<<hs_cuda_blocks(cu, total, kThreads), kThreads, 0, cu->stream>>>(total, elems,
+                                                                                               (const T *)src, (T *)y);
+        HS_CUDA_LAUNCH_CHECK("add_frame_kernel");
+        return HS_OK;
+    });
+}

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The surrogate end to end on inputs/surrogate_quick.ini: train (history, model file), a run stopped by
+# a signal and restarted giving the same curve and weights bitwise, 2 ranks against 1, forecast
+# files with the input's names and coordinates, evaluate's scores, and bad inputs (check and run both
+# exit 2 with the same message and write nothing), CF packed data.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+ROOT=$(realpath "$(dirname "$0")/../..")
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+if ! "$HS_BIN" --version | grep -q '+netcdf'; then echo "SKIP: the surrogate's test data are NetCDF (this build has none)"; exit 77; fi
+command -v ncgen >/dev/null || { echo "SKIP: ncgen (netcdf-bin) is not installed"; exit 77; }
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+DEVICE=${HS_TEST_DEVICE:-cpu}
+
+cp "$ROOT/inputs/surrogate_quick.ini" quick.ini
+for i in 0 1 2 3; do "$ROOT/scripts/surrogate_testdata.sh" traj$i.nc 40 16 16 0.$i; done
+Q=(quick.ini --quiet run.device=$DEVICE run.allow_shared_gpu=true surrogate.steps=24 output.every_steps=6 checkpoint.every_steps=12)
+
+# ---- training: the history (5 records), the model file, a falling loss
+if "$HS_BIN" train "${Q[@]}" output.path=full surrogate.model_path=full.h5 checkpoint.path=ckf.h5 >out.txt 2>err.txt; then
+    grep -q "surrogate: 24 steps on 1 rank" out.txt && [ -f full.h5 ] && ok || bad "train: $(cat out.txt err.txt)"
+    ncdump -h full.nc | grep -q "iteration = UNLIMITED ; // (5 currently)" && ok || bad "history records"
+    ncdump -h full.nc | grep -q "double val_loss(iteration)" && ok || bad "history variables"
+    python3 - <<'PY' 2>/dev/null && ok || { command -v python3 >/dev/null && python3 -c "import netCDF4" 2>/dev/null && bad "the loss did not fall"; }
+import netCDF4
+l = netCDF4.Dataset("full.nc")["loss"][:]
+assert l[-1] < 0.6 * l[0], l
+PY
+else
+    bad "train failed: $(cat err.txt)"
+fi
+
+# ---- stopped by SIGTERM after step 9 (checkpoint, exit 3), restarted: the same curve and weights bitwise
+HS_TEST_SIGNAL_AT_STEP=9 "$HS_BIN" train "${Q[@]}" output.path=part surrogate.model_path=part.h5 checkpoint.path=ckp.h5 >/dev/null 2>err.txt
+rc=$?
+[ $rc = 3 ] && [ -f ckp.h5 ] && ok || bad "signal: exit $rc: $(cat err.txt)"
+"$HS_BIN" train "${Q[@]}" output.path=part surrogate.model_path=part.h5 checkpoint.path=ckp.h5 --restart ckp.h5 >/dev/null 2>err.txt \
+    || bad "restart: $(cat err.txt)"
+for v in loss val_loss grad_norm learning_rate; do
+    "$HS_BIN" compare full.nc part.nc $v >cmp.txt && ok || bad "restart: $v: $(cat cmp.txt)"
+done
+"$HS_BIN" compare full.h5 part.h5 params >cmp.txt && ok || bad "restart: weights: $(cat cmp.txt)"
+
+# ---- 2 ranks, the same global batch: the same curve to round-off
+if "$HS_BIN" --version | grep -q '+mpi' && command -v mpirun >/dev/null; then
+    mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" train "${Q[@]}" output.path=np2 \
+        surrogate.model_path=np2.h5 checkpoint.path=ck2.h5 >/dev/null 2>err.txt || bad "2 ranks: $(cat err.txt)"
+    for v in loss val_loss; do "$HS_BIN" compare full.nc np2.nc $v 1e-6 >cmp.txt && ok || bad "2 ranks: $v: $(cat cmp.txt)"; done
+fi
+
+# ---- on the GPU: the CPU's curve (cuDNN against im2col + OpenBLAS: round-off, grown over 24 steps)
+if [ "$DEVICE" = cuda ]; then
+    "$HS_BIN" train "${Q[@]}" run.device=cpu output.path=cpu surrogate.model_path=cpu.h5 checkpoint.path=ckc.h5 >/dev/null 2>err.txt \
+        || bad "cpu run: $(cat err.txt)"
+    for v in loss val_loss; do "$HS_BIN" compare cpu.nc full.nc $v 1e-4 >cmp.txt && ok || bad "CPU vs GPU: $v: $(cat cmp.txt)"; done
+fi
+
+# ---- forecast: one CF file per initial time, with the input's variable names and coordinates
+if "$HS_BIN" forecast "${Q[@]}" surrogate.model_path=full.h5 output.path=fc surrogate.initial_times="2.0 3.9" >out.txt 2>err.txt; then
+    [ -f fc_0.nc ] && [ -f fc_1.nc ] && grep -q "2 forecasts of 4 frames" out.txt && ok || bad "forecast files: $(cat out.txt)"
+    ncdump -h fc_1.nc | grep -q "double h(time, y, x)" && ncdump -h fc_1.nc | grep -q 'h:units = "m"' && ok || bad "forecast variables"
+    "$HS_BIN" compare fc_0.nc traj3.nc x >/dev/null && "$HS_BIN" compare fc_0.nc traj3.nc y >/dev/null && ok || bad "forecast coordinates"
+    # valid times 2.1 .. 2.4 after the initial time 2.0
+    ncdump -v time fc_0.nc | grep -q "time = 2.1, 2.2, 2.3, 2.4" && ok || bad "forecast times: $(ncdump -v time fc_0.nc | tail -3)"
+else
+    bad "forecast failed: $(cat err.txt)"
+fi
+
+# ---- evaluate: scores (NetCDF and CSV) and the example window
+if "$HS_BIN" evaluate "${Q[@]}" surrogate.model_path=full.h5 output.path=scores >out.txt 2>err.txt; then
+    [ "$(wc -l <scores.csv)" = 9 ] && [ -f scores.nc ] && [ -f scores_example.nc ] && ok || bad "evaluate files"
+    ncdump -h scores.nc | grep -q "double rmse_persistence_h(lead_time)" && ok || bad "scores variables"
+    ncdump -h scores_example.nc | grep -q "double u_forecast(time, y, x)" && ok || bad "example variables"
+    grep -q "test windows; RMSE" out.txt && ok || bad "evaluate table"
+else
+    bad "evaluate failed: $(cat err.txt)"
+fi
+
+# ---- CF packed data (short, scale_factor, add_offset) read as the unpacked values: the untrained
+# network's loss on the same windows agrees to the packing's resolution (1e-4)
+PACK=1 "$ROOT/scripts/surrogate_testdata.sh" packed.nc 40 16 16 0.3
+for f in traj3 packed; do
+    "$HS_BIN" train "${Q[@]}" surrogate.files="$f.nc $f.nc" surrogate.steps=1 output.path=p_$f surrogate.model_path=p_$f.h5 \
+        checkpoint.every_steps=0 >/dev/null 2>err.txt || bad "packed: $f: $(cat err.txt)"
+done
+"$HS_BIN" compare p_traj3.nc p_packed.nc loss 1e-3 >cmp.txt && "$HS_BIN" compare p_traj3.h5 p_packed.h5 mean 1e-4 >>cmp.txt && ok \
+    || bad "packed data: $(cat cmp.txt)"
+
+# ---- bad inputs: check and run exit 2 with the same "hpcsim: error:" line, and no file appears
+mkdir -p bad
+"$ROOT/scripts/surrogate_testdata.sh" bad/grid.nc 40 12 16 0
+"$ROOT/scripts/surrogate_testdata.sh" bad/short.nc 6 16 16 0
+"$ROOT/scripts/surrogate_testdata.sh" bad/nan.nc 40 16 16 0 7
+head -c 3000 full.h5 > bad/cut.h5
+PACK=1 "$ROOT/scripts/surrogate_testdata.sh" bad/fill.nc 40 16 16 0 5
+expect_input_error() { # NAME PATTERN COMMAND ARGS...
+    local name=$1 pat=$2 cmd=$3
+    shift 3
+    local after m1 m2 rc1 rc2
+    "$HS_BIN" check quick.ini "$@" >/dev/null 2>e1.txt
+    rc1=$?
+    "$HS_BIN" "$cmd" quick.ini "$@" >/dev/null 2>e2.txt
+    rc2=$?
+    after=$(find . -mindepth 1 -newer e1.txt ! -name e1.txt ! -name e2.txt | sort)
+    m1=$(grep -m1 '^hpcsim: error:' e1.txt) m2=$(grep -m1 '^hpcsim: error:' e2.txt)
+    if [ $rc1 != 2 ] || [ $rc2 != 2 ]; then bad "$name: exits $rc1 (check), $rc2 ($cmd): $(cat e2.txt)"; return; fi
+    if [ "$m1" != "$m2" ]; then bad "$name: check said '$m1', $cmd '$m2'"; return; fi
+    if ! grep -qF -- "$pat" e2.txt; then bad "$name: '$m2' lacks '$pat'"; return; fi
+    if [ -n "$after" ]; then bad "$name: wrote $after"; return; fi
+    ok
+}
+expect_input_error "variable missing" "traj0.nc: no variable 'v'" train surrogate.variables="h v"
+expect_input_error "mismatched grids" "bad/grid.nc: grid of 12 x 16 points" train surrogate.files="traj0.nc bad/grid.nc"
+expect_input_error "too few time steps" "bad/short.nc: 6 time steps, fewer than one window needs" train surrogate.files="traj0.nc bad/short.nc"
+expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
+expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
+expect_input_error "corrupt model" "bad/cut.h5" evaluate surrogate.mode=evaluate surrogate.model_path=bad/cut.h5
+expect_input_error "model of another architecture" "full.h5: the model was trained with surrogate.hidden = 8 8" forecast \
+    surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.hidden="16 16"
+expect_input_error "model on another grid" "full.h5: the model was trained on a 16 x 16 grid" evaluate \
+    surrogate.mode=evaluate surrogate.model_path=full.h5 surrogate.files="bad/grid.nc bad/grid.nc"
+expect_input_error "a training checkpoint as model" "ckf.h5: checkpoint was written by solver 'surrogate', not 'surrogate-model'" \
+    forecast surrogate.mode=forecast surrogate.model_path=ckf.h5
+expect_input_error "initial time not in the file" "surrogate.initial_times: 2.05 is not a time of" forecast \
+    surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.initial_times=2.05
+expect_input_error "restart with another architecture" "surrogate.hidden: the checkpoint ckf.h5 was made with surrogate.hidden = 8 8" \
+    train run.restart=ckf.h5 surrogate.hidden="16 16"
+expect_input_error "restart from a corrupt checkpoint" "bad/cut.h5" train run.restart=bad/cut.h5
+expect_input_error "no training window" "surrogate.split: leaves no training window" train surrogate.split="0.04 0.06 0.9"
+"$HS_BIN" train "$ROOT/inputs/heat2d.ini" >/dev/null 2>e.txt
+[ $? = 2 ] && grep -q "'hpcsim train' runs the surrogate" e.txt && ok || bad "train of a heat file: $(cat e.txt)"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
