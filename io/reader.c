@@ -323,6 +323,25 @@ int hs_reader_var_is_record(hs_reader *r, const char *name)
         HS_NC_CHECK(nc_inq_vardimid(r->ncid, v, dims), r->path);
         HS_NC_CHECK(nc_inq_unlimdim(r->ncid, &unlim), r->path);
         return nd > 0 && unlim >= 0 && dims[0] == unlim;
+    }
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) {
+        hid_t ds = -1, sp;
+        hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+        HS_CHECK(h5_dataset(r, name, &ds));
+        sp = H5Dget_space(ds);
+        int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
+        if (nd > 0) H5Sget_simple_extent_dims(sp, dims, maxd);
+        if (sp >= 0) H5Sclose(sp);
+        H5Dclose(ds);
+        if (nd < 0) return hs_h5_fail("H5Dget_space", r->path, __FILE__, __LINE__);
+        return nd > 0 && maxd[0] == H5S_UNLIMITED;
+    }
+#endif
+    return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+}
+
 /* ------------------------------------------------------------------ names and attributes */
 
 int hs_reader_has_var(hs_reader *r, const char *name)
@@ -392,19 +411,6 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
 #endif
 #if HS_HAVE_HDF5
     if (r->kind == RD_HDF5) {
-        hid_t ds = -1, sp;
-        hsize_t dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
-        HS_CHECK(h5_dataset(r, name, &ds));
-        sp = H5Dget_space(ds);
-        int nd = sp >= 0 ? H5Sget_simple_extent_ndims(sp) : -1;
-        if (nd > 0) H5Sget_simple_extent_dims(sp, dims, maxd);
-        if (sp >= 0) H5Sclose(sp);
-        H5Dclose(ds);
-        if (nd < 0) return hs_h5_fail("H5Dget_space", r->path, __FILE__, __LINE__);
-        return nd > 0 && maxd[0] == H5S_UNLIMITED;
-    }
-#endif
-    return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
         hid_t obj = r->file;
         int opened = 0;
         if (var) {
