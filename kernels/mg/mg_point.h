@@ -7,80 +7,88 @@
 
 HS_HD int64_t hs_mg_at(const hs_mg_lay *l, int64_t i, int64_t j, int64_t k) { return l->origin + i + j * l->sy + k * l->sz; }
 
-/* (A u) at local cell (i, j, k) of the launch's level, and A's diagonal there.  The neighbour across
- * a wall is wall * u (ghost = cell for Neumann, -cell for Dirichlet, the face halfway between). */
+/* One dimension's share of (A u) and of A's diagonal at a cell at index `at` of n along it (stride
+ * s, P the cell's element, c its value; u NULL: the diagonal only).  The neighbour across a wall of
+ * this rank is wall * c. */
+HS_HD void hs_mg_dim(const double *u, int64_t P, int64_t s, int64_t at, int64_t n, int wall_lo, int wall_hi, double idx2,
+                     double c, double *sum, double *diag)
+{
+    const int wl = at == 0 ? wall_lo : 0, wh = at == n - 1 ? wall_hi : 0;
+    *diag += (2.0 - wl - wh) * idx2;
+    if (!u) return;
+    const double lo = wl ? wl * c : u[P - s], hi = wh ? wh * c : u[P + s];
+    *sum += (2.0 * c - lo - hi) * idx2;
+}
+
+/* (A u) at local cell (i, j, k) of the launch's level, and A's diagonal there (written out per
+ * dimension, without arrays, so that the GPU keeps everything in registers). */
 HS_HD double hs_mg_stencil(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, double *diag)
 {
-    const int64_t at[3] = {i, j, k}, stride[3] = {1, L->lu.sy, L->lu.sz};
     const double *u = L->u;
     const int64_t P = hs_mg_at(&L->lu, i, j, k);
     const double c = u ? u[P] : 0.0;
     double s = 0.0, dg = 0.0;
-    for (int d = 0; d < L->ndim; d++) {
-        const int wl = at[d] == 0 ? L->wall_lo[d] : 0, wh = at[d] == L->n[d] - 1 ? L->wall_hi[d] : 0;
-        dg += (2.0 - wl - wh) * L->idx2[d];
-        if (!u) continue;
-        const double lo = wl ? wl * c : u[P - stride[d]], hi = wh ? wh * c : u[P + stride[d]];
-        s += (2.0 * c - lo - hi) * L->idx2[d];
-    }
+    hs_mg_dim(u, P, 1, i, L->n[0], L->wall_lo[0], L->wall_hi[0], L->idx2[0], c, &s, &dg);
+    if (L->ndim > 1) hs_mg_dim(u, P, L->lu.sy, j, L->n[1], L->wall_lo[1], L->wall_hi[1], L->idx2[1], c, &s, &dg);
+    if (L->ndim > 2) hs_mg_dim(u, P, L->lu.sz, k, L->n[2], L->wall_lo[2], L->wall_hi[2], L->idx2[2], c, &s, &dg);
     *diag = dg;
     return s;
 }
+
+/* Weight t (0..3) of full weighting along a halved dimension: 1/8, 3/8, 3/8, 1/8. */
+HS_HD double hs_mg_fw(int64_t t) { return t == 0 || t == 3 ? 0.125 : 0.375; }
 
 /* Full weighting, the transpose of hs_mg_prolong_at up to the factor 2 per halved dimension:
  * coarse cell (I, J, K) from the fine residual (ghosts filled with the homogeneous rule, which is
  * what makes it the exact transpose at walls). */
 HS_HD double hs_mg_restrict_at(const hs_mg_launch *L, int64_t I, int64_t J, int64_t K)
 {
-    const double w4[4] = {0.125, 0.375, 0.375, 0.125}, w1[4] = {1.0, 0.0, 0.0, 0.0};
-    const int64_t at[3] = {I, J, K};
-    int64_t first[3], count[3];
-    const double *w[3];
-    for (int d = 0; d < 3; d++) {
-        const int h = d < L->ndim && L->halve[d];
-        first[d] = h ? 2 * (L->off_c[d] + at[d]) - 1 - L->off_f[d] : at[d] + L->off_c[d] - L->off_f[d];
-        count[d] = h ? 4 : 1;
-        w[d] = h ? w4 : w1;
-    }
+    const int hx = L->halve[0], hy = L->ndim > 1 && L->halve[1], hz = L->ndim > 2 && L->halve[2];
+    const int64_t fx = hx ? 2 * (L->off_c[0] + I) - 1 - L->off_f[0] : I + L->off_c[0] - L->off_f[0];
+    const int64_t fy = hy ? 2 * (L->off_c[1] + J) - 1 - L->off_f[1] : J + L->off_c[1] - L->off_f[1];
+    const int64_t fz = hz ? 2 * (L->off_c[2] + K) - 1 - L->off_f[2] : K + L->off_c[2] - L->off_f[2];
+    const int64_t nx = hx ? 4 : 1, ny = hy ? 4 : 1, nz = hz ? 4 : 1;
     double s = 0.0;
-    for (int64_t c = 0; c < count[2]; c++)
-        for (int64_t b = 0; b < count[1]; b++) {
+    for (int64_t c = 0; c < nz; c++)
+        for (int64_t b = 0; b < ny; b++) {
             double row = 0.0;
-            for (int64_t a = 0; a < count[0]; a++)
-                row += w[0][a] * L->r[hs_mg_at(&L->lr, first[0] + a, first[1] + b, first[2] + c)];
-            s += w[1][b] * w[2][c] * row;
+            for (int64_t a = 0; a < nx; a++)
+                row += (hx ? hs_mg_fw(a) : 1.0) * L->r[hs_mg_at(&L->lr, fx + a, fy + b, fz + c)];
+            s += (hy ? hs_mg_fw(b) : 1.0) * (hz ? hs_mg_fw(c) : 1.0) * row;
         }
     return s;
+}
+
+/* Along one dimension of the prolongation: the coarse index of the parent of the fine cell at local
+ * index `at`, and the step to the parent's neighbour on the fine cell's side (0 when not halved). */
+HS_HD int64_t hs_mg_parent(int halved, int64_t at, int64_t off_f, int64_t off_c, int64_t *step)
+{
+    if (!halved) {
+        *step = 0;
+        return at + off_f - off_c;
+    }
+    const int64_t g = off_f + at;
+    *step = (g & 1) ? 1 : -1;
+    return (g >> 1) - off_c;
 }
 
 /* Cell-centred linear interpolation of the coarse correction to fine cell (i, j, k): per halved
  * dimension 3/4 of the parent and 1/4 of the parent's neighbour on the fine cell's side. */
 HS_HD double hs_mg_prolong_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
 {
-    const int64_t at[3] = {i, j, k};
-    int64_t first[3], step[3], count[3];
-    double w0[3], w1[3];
-    for (int d = 0; d < 3; d++) {
-        const int h = d < L->ndim && L->halve[d];
-        if (h) {
-            const int64_t g = L->off_f[d] + at[d], parent = g >> 1;
-            first[d] = parent - L->off_c[d];
-            step[d] = (g & 1) ? 1 : -1;
-            count[d] = 2, w0[d] = 0.75, w1[d] = 0.25;
-        } else {
-            first[d] = at[d] + L->off_f[d] - L->off_c[d];
-            step[d] = 0, count[d] = 1, w0[d] = 1.0, w1[d] = 0.0;
-        }
-    }
+    const int hx = L->halve[0], hy = L->ndim > 1 && L->halve[1], hz = L->ndim > 2 && L->halve[2];
+    int64_t sx, sy, sz;
+    const int64_t px = hs_mg_parent(hx, i, L->off_f[0], L->off_c[0], &sx);
+    const int64_t py = hs_mg_parent(hy, j, L->off_f[1], L->off_c[1], &sy);
+    const int64_t pz = hs_mg_parent(hz, k, L->off_f[2], L->off_c[2], &sz);
+    const int64_t nx = hx ? 2 : 1, ny = hy ? 2 : 1, nz = hz ? 2 : 1;
     double s = 0.0;
-    for (int64_t c = 0; c < count[2]; c++)
-        for (int64_t b = 0; b < count[1]; b++) {
-            const double wbc = (b ? w1[1] : w0[1]) * (c ? w1[2] : w0[2]);
+    for (int64_t c = 0; c < nz; c++)
+        for (int64_t b = 0; b < ny; b++) {
             double row = 0.0;
-            for (int64_t a = 0; a < count[0]; a++)
-                row += (a ? w1[0] : w0[0]) *
-                       L->uc[hs_mg_at(&L->lc, first[0] + a * step[0], first[1] + b * step[1], first[2] + c * step[2])];
-            s += wbc * row;
+            for (int64_t a = 0; a < nx; a++)
+                row += (hx ? (a ? 0.25 : 0.75) : 1.0) * L->uc[hs_mg_at(&L->lc, px + a * sx, py + b * sy, pz + c * sz)];
+            s += (hy ? (b ? 0.25 : 0.75) : 1.0) * (hz ? (c ? 0.25 : 0.75) : 1.0) * row;
         }
     return s;
 }
