@@ -21,14 +21,18 @@ HS_HD void hs_mg_dim(const double *u, int64_t P, int64_t s, int64_t at, int64_t 
 }
 
 /* (A u) at local cell (i, j, k) of the launch's level, and A's diagonal there (written out per
- * dimension, without arrays, so that the GPU keeps everything in registers). */
-HS_HD double hs_mg_stencil(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, double *diag)
+ * dimension, without arrays, so that the GPU keeps everything in registers).  xedge = 0 promises
+ * that the cell is not at either end of its row (no wall along x to look for): the CPU's rows call
+ * it so for their inside cells, where the x part then has no branches and the diagonal is the
+ * same along the row. */
+HS_HD double hs_mg_stencil(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge, double *diag)
 {
     const double *u = L->u;
     const int64_t P = hs_mg_at(&L->lu, i, j, k);
     const double c = u ? u[P] : 0.0;
     double s = 0.0, dg = 0.0;
-    hs_mg_dim(u, P, 1, i, L->n[0], L->wall_lo[0], L->wall_hi[0], L->idx2[0], c, &s, &dg);
+    if (xedge) hs_mg_dim(u, P, 1, i, L->n[0], L->wall_lo[0], L->wall_hi[0], L->idx2[0], c, &s, &dg);
+    else hs_mg_dim(u, P, 1, 1, 3, 0, 0, L->idx2[0], c, &s, &dg);
     if (L->ndim > 1) hs_mg_dim(u, P, L->lu.sy, j, L->n[1], L->wall_lo[1], L->wall_hi[1], L->idx2[1], c, &s, &dg);
     if (L->ndim > 2) hs_mg_dim(u, P, L->lu.sz, k, L->n[2], L->wall_lo[2], L->wall_hi[2], L->idx2[2], c, &s, &dg);
     *diag = dg;
@@ -93,40 +97,60 @@ HS_HD double hs_mg_prolong_at(const hs_mg_launch *L, int64_t i, int64_t j, int64
     return s;
 }
 
-/* The launch's operation at local cell (i, j, k) (q its index in the contiguous arrays). */
+/* The operations of hs_mg_op at local cell (i, j, k) (q: its index in the contiguous arrays). */
+HS_HD int64_t hs_mg_q(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k) { return (k * L->n[1] + j) * L->n[0] + i; }
+
+HS_HD void hs_mg_cheb_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
+{
+    const int64_t q = hs_mg_q(L, i, j, k);
+    double dg;
+    const double Au = hs_mg_stencil(L, i, j, k, xedge, &dg), res = L->b[q] + L->bshift - Au;
+    /* c1 = 0 on a first step: d may hold anything then, even NaN.  res (c2 / dg): the factor is
+     * the same along a row's inside, so the CPU divides once per row */
+    const double dn = (L->c1 != 0.0 ? L->c1 * L->d[q] : 0.0) + (dg > 0.0 ? res * (L->c2 / dg) : 0.0);
+    L->d[q] = dn;
+    L->u_out[hs_mg_at(&L->lo, i, j, k)] = (L->u ? L->u[hs_mg_at(&L->lu, i, j, k)] : 0.0) + dn;
+}
+
+HS_HD void hs_mg_residual_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
+{
+    double dg;
+    L->r[hs_mg_at(&L->lr, i, j, k)] = L->b[hs_mg_q(L, i, j, k)] + L->bshift - hs_mg_stencil(L, i, j, k, xedge, &dg);
+}
+
+HS_HD void hs_mg_residual_c_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
+{
+    double dg;
+    const int64_t q = hs_mg_q(L, i, j, k);
+    L->out[q] = L->b[q] + L->bshift - hs_mg_stencil(L, i, j, k, xedge, &dg);
+}
+
+HS_HD void hs_mg_apply_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
+{
+    double dg;
+    L->out[hs_mg_q(L, i, j, k)] = L->scale * hs_mg_stencil(L, i, j, k, xedge, &dg);
+}
+
+HS_HD void hs_mg_prolong_store_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
+{
+    const int64_t P = hs_mg_at(&L->lo, i, j, k);
+    const double v = hs_mg_prolong_at(L, i, j, k);
+    L->u_out[P] = L->accumulate ? L->u_out[P] + v : v;
+}
+
+/* The launch's operation at local cell (i, j, k) (the GPU's one kernel; the CPU loops per operation). */
 HS_HD void hs_mg_cell(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
 {
-    const int64_t q = (k * L->n[1] + j) * L->n[0] + i;
-    double dg, Au, res;
     switch (L->op) {
-    case HS_MG_CHEB: {
-        Au = hs_mg_stencil(L, i, j, k, &dg);
-        res = L->b[q] + L->bshift - Au;
-        /* c1 = 0 on a first step: d may hold anything then, even NaN */
-        const double dn = (L->c1 != 0.0 ? L->c1 * L->d[q] : 0.0) + (dg > 0.0 ? L->c2 * res / dg : 0.0);
-        L->d[q] = dn;
-        L->u_out[hs_mg_at(&L->lo, i, j, k)] = (L->u ? L->u[hs_mg_at(&L->lu, i, j, k)] : 0.0) + dn;
-        break;
-    }
-    case HS_MG_RESIDUAL:
-        Au = hs_mg_stencil(L, i, j, k, &dg);
-        L->r[hs_mg_at(&L->lr, i, j, k)] = L->b[q] + L->bshift - Au;
-        break;
-    case HS_MG_RESIDUAL_C:
-        Au = hs_mg_stencil(L, i, j, k, &dg);
-        L->out[q] = L->b[q] + L->bshift - Au;
-        break;
-    case HS_MG_APPLY: L->out[q] = L->scale * hs_mg_stencil(L, i, j, k, &dg); break;
-    case HS_MG_RESTRICT: L->out[q] = hs_mg_restrict_at(L, i, j, k); break;
-    case HS_MG_PROLONG: {
-        const int64_t P = hs_mg_at(&L->lo, i, j, k);
-        const double v = hs_mg_prolong_at(L, i, j, k);
-        L->u_out[P] = L->accumulate ? L->u_out[P] + v : v;
-        break;
-    }
-    case HS_MG_STORE: L->out[q] = L->scale * L->u[hs_mg_at(&L->lu, i, j, k)] + L->shift; break;
-    case HS_MG_ADD: L->u_out[hs_mg_at(&L->lo, i, j, k)] += L->scale * L->b[q]; break;
-    case HS_MG_SHIFT_C: L->out[q] = L->scale * L->b[q] + L->shift; break;
+    case HS_MG_CHEB: hs_mg_cheb_at(L, i, j, k, 1); break;
+    case HS_MG_RESIDUAL: hs_mg_residual_at(L, i, j, k, 1); break;
+    case HS_MG_RESIDUAL_C: hs_mg_residual_c_at(L, i, j, k, 1); break;
+    case HS_MG_APPLY: hs_mg_apply_at(L, i, j, k, 1); break;
+    case HS_MG_RESTRICT: L->out[hs_mg_q(L, i, j, k)] = hs_mg_restrict_at(L, i, j, k); break;
+    case HS_MG_PROLONG: hs_mg_prolong_store_at(L, i, j, k); break;
+    case HS_MG_STORE: L->out[hs_mg_q(L, i, j, k)] = L->scale * L->u[hs_mg_at(&L->lu, i, j, k)] + L->shift; break;
+    case HS_MG_ADD: L->u_out[hs_mg_at(&L->lo, i, j, k)] += L->scale * L->b[hs_mg_q(L, i, j, k)]; break;
+    case HS_MG_SHIFT_C: L->out[hs_mg_q(L, i, j, k)] = L->scale * L->b[hs_mg_q(L, i, j, k)] + L->shift; break;
     default: break;
     }
 }
