@@ -89,6 +89,16 @@ static hs_mg_launch launch_of(const hs_mg *mg, const level *L, int op)
     return K;
 }
 
+/* A halo exchange of a field of level L, skipped where no dimension exchanges (one rank, no
+ * periodic dimension: walls are inside the stencil), which spares the GPU its stream handshakes. */
+static int exchange(const level *L, hs_field *f)
+{
+    const hs_decomp *d = L->d;
+    for (int e = 0; e < d->ndim; e++)
+        if (d->procs[e] > 1 || d->periodic[e]) return hs_halo_exchange(f);
+    return HS_OK;
+}
+
 static int run(const level *L, const hs_mg_launch *K)
 {
     return HS_DISPATCH(L->ctx, hs_mg_launch_cpu(K), hs_mg_launch_cuda(L->ctx->cuda, K));
@@ -132,7 +142,7 @@ static int smooth(const hs_mg *mg, level *L, int from_zero, int steps, const dou
     for (int s = 0; s < steps; s++) {
         hs_field *u = L->u[L->cur], *v = L->u[1 - L->cur];
         int zero = from_zero && s == 0;
-        if (!zero) HS_CHECK(hs_halo_exchange(u));
+        if (!zero) HS_CHECK(exchange(L, u));
         hs_mg_launch K = launch_of(mg, L, HS_MG_CHEB);
         K.u = zero ? NULL : (const double *)u->data;
         K.lu = lay_of(u, mg->ndim);
@@ -210,7 +220,7 @@ static int restrict_down(hs_mg *mg, level *L, level *C, hs_field *u)
     } else {
         K.r = L->r->data, K.lr = lay_of(L->r, mg->ndim);
         HS_CHECK(run(L, &K));
-        HS_CHECK(hs_halo_exchange(L->r));
+        HS_CHECK(exchange(L, L->r));
         HS_CHECK(hs_field_fill_ghosts(L->r, mg->gbc, L->dx, 1));
         hs_mg_launch R = launch_of(mg, C, HS_MG_RESTRICT);
         R.r = L->r->data, R.lr = lay_of(L->r, mg->ndim), R.out = C->bown;
@@ -228,7 +238,7 @@ static int prolong_up(hs_mg *mg, level *L, level *C, int accumulate)
     if (C->gathered) return gather_up(mg, L, C);
     hs_field *uc = C->u[C->cur], *u = L->u[L->cur];
     HS_CHECK(hs_field_set_corners(uc, 1));
-    int rc = hs_halo_exchange(uc);
+    int rc = exchange(C, uc);
     HS_CHECK(hs_field_set_corners(uc, 0));
     HS_CHECK(rc);
     HS_CHECK(hs_field_fill_ghosts(uc, mg->gbc, C->dx, 1));
@@ -252,7 +262,7 @@ static int vcycle(hs_mg *mg, int l)
     if (smooths) {
         HS_CHECK(smooth(mg, L, 1, mg->o.degree, mg->c1, mg->c2));
         u = L->u[L->cur];
-        HS_CHECK(hs_halo_exchange(u));
+        HS_CHECK(exchange(L, u));
     }
     HS_CHECK(restrict_down(mg, L, C, u));
     HS_CHECK(vcycle(mg, l + 1));
@@ -291,7 +301,7 @@ static int apply_scaled(hs_mg *mg, const double *x, double scale, double *out)
     level *L = &mg->lv[0];
     hs_field *f = L->u[1];
     HS_CHECK(hs_field_load_interior(f, x));
-    HS_CHECK(hs_halo_exchange(f));
+    HS_CHECK(exchange(L, f));
     hs_mg_launch K = launch_of(mg, L, HS_MG_APPLY);
     K.u = f->data, K.lu = lay_of(f, mg->ndim), K.out = out, K.scale = scale;
     return run(L, &K);

@@ -7,59 +7,112 @@
 
 HS_HD int64_t hs_mg_at(const hs_mg_lay *l, int64_t i, int64_t j, int64_t k) { return l->origin + i + j * l->sy + k * l->sz; }
 
-/* One dimension's share of (A u) and of A's diagonal at a cell at index `at` of n along it (stride
- * s, P the cell's element, c its value; u NULL: the diagonal only).  The neighbour across a wall of
- * this rank is wall * c. */
-HS_HD void hs_mg_dim(const double *u, int64_t P, int64_t s, int64_t at, int64_t n, int wall_lo, int wall_hi, double idx2,
-                     double c, double *sum, double *diag)
+/* Where the six neighbours of a cell are read: per dimension d and side, an element offset from
+ * the cell and a factor: (-+stride, 1) inside the domain and across rank boundaries (the halo, filled
+ * by the exchange), (0, wall) across a wall of this rank (the cell itself: ghost = cell for Neumann,
+ * -cell for Dirichlet, the face halfway between).  diag is A's diagonal at the cell.  Reading
+ * through offset and factor instead of branching lets a row's inside run as one vector loop. */
+typedef struct hs_mg_nb {
+    int64_t off[3][2];
+    double fac[3][2];
+    double diag;
+} hs_mg_nb;
+
+/* Dimension d of the descriptor for a cell at index `at` of the launch's n[d] along it. */
+HS_HD void hs_mg_nb_dim(const hs_mg_launch *L, int d, int64_t at, int64_t stride, hs_mg_nb *nb)
 {
-    const int wl = at == 0 ? wall_lo : 0, wh = at == n - 1 ? wall_hi : 0;
-    *diag += (2.0 - wl - wh) * idx2;
-    if (!u) return;
-    const double lo = wl ? wl * c : u[P - s], hi = wh ? wh * c : u[P + s];
-    *sum += (2.0 * c - lo - hi) * idx2;
+    const int wl = at == 0 ? L->wall_lo[d] : 0, wh = at == L->n[d] - 1 ? L->wall_hi[d] : 0;
+    nb->off[d][0] = wl ? 0 : -stride;
+    nb->off[d][1] = wh ? 0 : stride;
+    nb->fac[d][0] = wl ? (double)wl : 1.0;
+    nb->fac[d][1] = wh ? (double)wh : 1.0;
+    nb->diag += (2.0 - wl - wh) * L->idx2[d];
 }
 
-/* (A u) at local cell (i, j, k) of the launch's level, and A's diagonal there (written out per
- * dimension, without arrays, so that the GPU keeps everything in registers).  xedge = 0 promises
- * that the cell is not at either end of its row (no wall along x to look for): the CPU's rows call
- * it so for their inside cells, where the x part then has no branches and the diagonal is the
- * same along the row. */
-HS_HD double hs_mg_stencil(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge, double *diag)
+/* The descriptor of local cell (i, j, k) (u's layout). */
+HS_HD void hs_mg_nb_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, hs_mg_nb *nb)
+{
+    nb->diag = 0.0;
+    for (int d = 1; d < 3; d++) nb->off[d][0] = nb->off[d][1] = 0, nb->fac[d][0] = nb->fac[d][1] = 0.0; /* unused */
+    hs_mg_nb_dim(L, 0, i, 1, nb);
+    if (L->ndim > 1) hs_mg_nb_dim(L, 1, j, L->lu.sy, nb);
+    if (L->ndim > 2) hs_mg_nb_dim(L, 2, k, L->lu.sz, nb);
+}
+
+/* (A u) at element P of u: sum_d (2 u - u_lo - u_hi) / dx_d^2 over the first nd dimensions. */
+HS_HD double hs_mg_Au(const hs_mg_launch *L, const double *u, int64_t P, const hs_mg_nb *nb, int nd)
+{
+    const double c = u[P];
+    double s = (2.0 * c - nb->fac[0][0] * u[P + nb->off[0][0]] - nb->fac[0][1] * u[P + nb->off[0][1]]) * L->idx2[0];
+    if (nd > 1) s += (2.0 * c - nb->fac[1][0] * u[P + nb->off[1][0]] - nb->fac[1][1] * u[P + nb->off[1][1]]) * L->idx2[1];
+    if (nd > 2) s += (2.0 * c - nb->fac[2][0] * u[P + nb->off[2][0]] - nb->fac[2][1] * u[P + nb->off[2][1]]) * L->idx2[2];
+    return s;
+}
+
+/* The Jacobi-scaled Chebyshev factor c2 / diag of a cell (0 on a cell without any coupling). */
+HS_HD double hs_mg_jacobi(const hs_mg_launch *L, const hs_mg_nb *nb) { return nb->diag > 0.0 ? L->c2 / nb->diag : 0.0; }
+
+/* The stencil operations at a cell: P its element in u, Po in u_out, Pr in r, q its index in the
+ * contiguous arrays, nb its descriptor and jac = hs_mg_jacobi.  The flags are the launch's (has_u:
+ * u != NULL, has_c1: c1 != 0, nd: ndim), passed apart so that the CPU's row loops can fix them as
+ * constants (one branch-free vector loop per case) while the GPU passes the launch's values. */
+HS_HD void hs_mg_cheb_cell(const hs_mg_launch *L, int64_t P, int64_t Po, int64_t q, const hs_mg_nb *nb, double jac,
+                           int has_u, int has_c1, int nd)
 {
     const double *u = L->u;
-    const int64_t P = hs_mg_at(&L->lu, i, j, k);
-    const double c = u ? u[P] : 0.0;
-    double s = 0.0, dg = 0.0;
-    if (xedge) hs_mg_dim(u, P, 1, i, L->n[0], L->wall_lo[0], L->wall_hi[0], L->idx2[0], c, &s, &dg);
-    else hs_mg_dim(u, P, 1, 1, 3, 0, 0, L->idx2[0], c, &s, &dg);
-    if (L->ndim > 1) hs_mg_dim(u, P, L->lu.sy, j, L->n[1], L->wall_lo[1], L->wall_hi[1], L->idx2[1], c, &s, &dg);
-    if (L->ndim > 2) hs_mg_dim(u, P, L->lu.sz, k, L->n[2], L->wall_lo[2], L->wall_hi[2], L->idx2[2], c, &s, &dg);
-    *diag = dg;
-    return s;
+    const double res = L->b[q] + L->bshift - (has_u ? hs_mg_Au(L, u, P, nb, nd) : 0.0);
+    /* c1 = 0 on a first step: d may hold anything then, even NaN */
+    const double dn = (has_c1 ? L->c1 * L->d[q] : 0.0) + res * jac;
+    L->d[q] = dn;
+    L->u_out[Po] = (has_u ? u[P] : 0.0) + dn;
+}
+
+/* r (RESIDUAL, at Pr) or out (RESIDUAL_C, at q) = b - A u. */
+HS_HD void hs_mg_residual_cell(const hs_mg_launch *L, int64_t P, int64_t Pr, int64_t q, const hs_mg_nb *nb, int has_u,
+                               int to_field, int nd)
+{
+    const double v = L->b[q] + L->bshift - (has_u ? hs_mg_Au(L, L->u, P, nb, nd) : 0.0);
+    if (to_field) L->r[Pr] = v;
+    else L->out[q] = v;
+}
+
+HS_HD void hs_mg_apply_cell(const hs_mg_launch *L, int64_t P, int64_t q, const hs_mg_nb *nb, int nd)
+{
+    L->out[q] = L->scale * hs_mg_Au(L, L->u, P, nb, nd);
 }
 
 /* Weight t (0..3) of full weighting along a halved dimension: 1/8, 3/8, 3/8, 1/8. */
 HS_HD double hs_mg_fw(int64_t t) { return t == 0 || t == 3 ? 0.125 : 0.375; }
 
-/* Full weighting, the transpose of hs_mg_prolong_at up to the factor 2 per halved dimension:
- * coarse cell (I, J, K) from the fine residual (ghosts filled with the homogeneous rule, which is
- * what makes it the exact transpose at walls). */
+/* Along dimension d of the restriction: the first fine index (local) read for coarse index `at`:
+ * 2I - 1 of the global coarse index I when halved (four fine cells follow), the same cell else. */
+HS_HD int64_t hs_mg_restrict_first(const hs_mg_launch *L, int d, int halved, int64_t at)
+{
+    return halved ? 2 * (L->off_c[d] + at) - 1 - L->off_f[d] : at + L->off_c[d] - L->off_f[d];
+}
+
+/* The x part of the restriction on one fine row (its x = 0 element at row): 1/8, 3/8, 3/8, 1/8 of
+ * the four cells from fx, or the one cell. */
+HS_HD double hs_mg_restrict_x(const double *row, int64_t fx, int hx)
+{
+    if (!hx) return row[fx];
+    return 0.125 * row[fx] + 0.375 * row[fx + 1] + 0.375 * row[fx + 2] + 0.125 * row[fx + 3];
+}
+
+/* Full weighting, the transpose of the prolongation up to the factor 2 per halved dimension: coarse
+ * cell (I, J, K) from the fine residual (ghosts filled with the homogeneous rule, which is what
+ * makes it the exact transpose at walls).  The fine rows are taken z-major, y-minor, each weighted
+ * by its y and z weights (the CPU's row loop keeps this order). */
 HS_HD double hs_mg_restrict_at(const hs_mg_launch *L, int64_t I, int64_t J, int64_t K)
 {
     const int hx = L->halve[0], hy = L->ndim > 1 && L->halve[1], hz = L->ndim > 2 && L->halve[2];
-    const int64_t fx = hx ? 2 * (L->off_c[0] + I) - 1 - L->off_f[0] : I + L->off_c[0] - L->off_f[0];
-    const int64_t fy = hy ? 2 * (L->off_c[1] + J) - 1 - L->off_f[1] : J + L->off_c[1] - L->off_f[1];
-    const int64_t fz = hz ? 2 * (L->off_c[2] + K) - 1 - L->off_f[2] : K + L->off_c[2] - L->off_f[2];
-    const int64_t nx = hx ? 4 : 1, ny = hy ? 4 : 1, nz = hz ? 4 : 1;
+    const int64_t fx = hs_mg_restrict_first(L, 0, hx, I), fy = hs_mg_restrict_first(L, 1, hy, J);
+    const int64_t fz = hs_mg_restrict_first(L, 2, hz, K), ny = hy ? 4 : 1, nz = hz ? 4 : 1;
     double s = 0.0;
     for (int64_t c = 0; c < nz; c++)
-        for (int64_t b = 0; b < ny; b++) {
-            double row = 0.0;
-            for (int64_t a = 0; a < nx; a++)
-                row += (hx ? hs_mg_fw(a) : 1.0) * L->r[hs_mg_at(&L->lr, fx + a, fy + b, fz + c)];
-            s += (hy ? hs_mg_fw(b) : 1.0) * (hz ? hs_mg_fw(c) : 1.0) * row;
-        }
+        for (int64_t b = 0; b < ny; b++)
+            s += (hy ? hs_mg_fw(b) : 1.0) * (hz ? hs_mg_fw(c) : 1.0) *
+                 hs_mg_restrict_x(L->r + hs_mg_at(&L->lr, 0, fy + b, fz + c), fx, hx);
     return s;
 }
 
@@ -76,8 +129,16 @@ HS_HD int64_t hs_mg_parent(int halved, int64_t at, int64_t off_f, int64_t off_c,
     return (g >> 1) - off_c;
 }
 
+/* The x part of the prolongation on one coarse row: 3/4 of the parent px and 1/4 of its neighbour
+ * px + sx, or the parent alone. */
+HS_HD double hs_mg_prolong_x(const double *row, int64_t px, int64_t sx, int hx)
+{
+    return hx ? 0.75 * row[px] + 0.25 * row[px + sx] : row[px];
+}
+
 /* Cell-centred linear interpolation of the coarse correction to fine cell (i, j, k): per halved
- * dimension 3/4 of the parent and 1/4 of the parent's neighbour on the fine cell's side. */
+ * dimension 3/4 of the parent and 1/4 of the parent's neighbour on the fine cell's side (coarse
+ * rows z-major, y-minor, as the CPU's row loop takes them). */
 HS_HD double hs_mg_prolong_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
 {
     const int hx = L->halve[0], hy = L->ndim > 1 && L->halve[1], hz = L->ndim > 2 && L->halve[2];
@@ -85,50 +146,36 @@ HS_HD double hs_mg_prolong_at(const hs_mg_launch *L, int64_t i, int64_t j, int64
     const int64_t px = hs_mg_parent(hx, i, L->off_f[0], L->off_c[0], &sx);
     const int64_t py = hs_mg_parent(hy, j, L->off_f[1], L->off_c[1], &sy);
     const int64_t pz = hs_mg_parent(hz, k, L->off_f[2], L->off_c[2], &sz);
-    const int64_t nx = hx ? 2 : 1, ny = hy ? 2 : 1, nz = hz ? 2 : 1;
+    const int64_t ny = hy ? 2 : 1, nz = hz ? 2 : 1;
     double s = 0.0;
     for (int64_t c = 0; c < nz; c++)
-        for (int64_t b = 0; b < ny; b++) {
-            double row = 0.0;
-            for (int64_t a = 0; a < nx; a++)
-                row += (hx ? (a ? 0.25 : 0.75) : 1.0) * L->uc[hs_mg_at(&L->lc, px + a * sx, py + b * sy, pz + c * sz)];
-            s += (hy ? (b ? 0.25 : 0.75) : 1.0) * (hz ? (c ? 0.25 : 0.75) : 1.0) * row;
-        }
+        for (int64_t b = 0; b < ny; b++)
+            s += (hy ? (b ? 0.25 : 0.75) : 1.0) * (hz ? (c ? 0.25 : 0.75) : 1.0) *
+                 hs_mg_prolong_x(L->uc + hs_mg_at(&L->lc, 0, py + b * sy, pz + c * sz), px, sx, hx);
     return s;
 }
 
-/* The operations of hs_mg_op at local cell (i, j, k) (q: its index in the contiguous arrays). */
+/* The index of local cell (i, j, k) in the contiguous arrays. */
 HS_HD int64_t hs_mg_q(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k) { return (k * L->n[1] + j) * L->n[0] + i; }
 
-HS_HD void hs_mg_cheb_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
+/* A stencil operation at local cell (i, j, k), its descriptor made here (the GPU's way; the CPU
+ * makes the y and z parts once per row). */
+HS_HD void hs_mg_stencil_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
 {
-    const int64_t q = hs_mg_q(L, i, j, k);
-    double dg;
-    const double Au = hs_mg_stencil(L, i, j, k, xedge, &dg), res = L->b[q] + L->bshift - Au;
-    /* c1 = 0 on a first step: d may hold anything then, even NaN.  res (c2 / dg): the factor is
-     * the same along a row's inside, so the CPU divides once per row */
-    const double dn = (L->c1 != 0.0 ? L->c1 * L->d[q] : 0.0) + (dg > 0.0 ? res * (L->c2 / dg) : 0.0);
-    L->d[q] = dn;
-    L->u_out[hs_mg_at(&L->lo, i, j, k)] = (L->u ? L->u[hs_mg_at(&L->lu, i, j, k)] : 0.0) + dn;
-}
-
-HS_HD void hs_mg_residual_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
-{
-    double dg;
-    L->r[hs_mg_at(&L->lr, i, j, k)] = L->b[hs_mg_q(L, i, j, k)] + L->bshift - hs_mg_stencil(L, i, j, k, xedge, &dg);
-}
-
-HS_HD void hs_mg_residual_c_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
-{
-    double dg;
-    const int64_t q = hs_mg_q(L, i, j, k);
-    L->out[q] = L->b[q] + L->bshift - hs_mg_stencil(L, i, j, k, xedge, &dg);
-}
-
-HS_HD void hs_mg_apply_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k, int xedge)
-{
-    double dg;
-    L->out[hs_mg_q(L, i, j, k)] = L->scale * hs_mg_stencil(L, i, j, k, xedge, &dg);
+    hs_mg_nb nb;
+    hs_mg_nb_at(L, i, j, k, &nb);
+    const int64_t P = hs_mg_at(&L->lu, i, j, k), q = hs_mg_q(L, i, j, k);
+    const int has_u = L->u != 0, nd = L->ndim;
+    switch (L->op) {
+    case HS_MG_CHEB:
+        hs_mg_cheb_cell(L, P, hs_mg_at(&L->lo, i, j, k), q, &nb, hs_mg_jacobi(L, &nb), has_u, L->c1 != 0.0, nd);
+        break;
+    case HS_MG_RESIDUAL:
+    case HS_MG_RESIDUAL_C:
+        hs_mg_residual_cell(L, P, hs_mg_at(&L->lr, i, j, k), q, &nb, has_u, L->op == HS_MG_RESIDUAL, nd);
+        break;
+    default: hs_mg_apply_cell(L, P, q, &nb, nd); break;
+    }
 }
 
 HS_HD void hs_mg_prolong_store_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
@@ -142,10 +189,10 @@ HS_HD void hs_mg_prolong_store_at(const hs_mg_launch *L, int64_t i, int64_t j, i
 HS_HD void hs_mg_cell(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
 {
     switch (L->op) {
-    case HS_MG_CHEB: hs_mg_cheb_at(L, i, j, k, 1); break;
-    case HS_MG_RESIDUAL: hs_mg_residual_at(L, i, j, k, 1); break;
-    case HS_MG_RESIDUAL_C: hs_mg_residual_c_at(L, i, j, k, 1); break;
-    case HS_MG_APPLY: hs_mg_apply_at(L, i, j, k, 1); break;
+    case HS_MG_CHEB:
+    case HS_MG_RESIDUAL:
+    case HS_MG_RESIDUAL_C:
+    case HS_MG_APPLY: hs_mg_stencil_at(L, i, j, k); break;
     case HS_MG_RESTRICT: L->out[hs_mg_q(L, i, j, k)] = hs_mg_restrict_at(L, i, j, k); break;
     case HS_MG_PROLONG: hs_mg_prolong_store_at(L, i, j, k); break;
     case HS_MG_STORE: L->out[hs_mg_q(L, i, j, k)] = L->scale * L->u[hs_mg_at(&L->lu, i, j, k)] + L->shift; break;
