@@ -442,6 +442,15 @@ int hs_field_load_interior(hs_field *f, const void *contiguous)
                        hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), contiguous, interior_origin(f), &b));
 }
 
+int hs_field_store_interior(hs_field *f, void *contiguous)
+{
+    const int64_t *l = f->local;
+    hs_ctx *ctx = f->d->ctx;
+    hs_grid_copy b = {l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), l[0], l[0] * l[1]};
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), interior_origin(f), contiguous, &b),
+                       hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), interior_origin(f), contiguous, &b));
+}
+
 int hs_field_fill(hs_field *f, double value)
 {
     hs_ctx *ctx = f->d->ctx;

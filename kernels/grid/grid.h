@@ -121,6 +121,9 @@ int hs_field_get_interior(hs_field *f, void *host);
 /* Copy a contiguous device array of the local interior (x fastest, the field's type) into the
  * field's interior, on the context's stream (no host wait).  Not collective. */
 int hs_field_load_interior(hs_field *f, const void *contiguous);
+/* The converse: the field's interior into a contiguous device array (x fastest), on the context's
+ * stream.  Not collective. */
+int hs_field_store_interior(hs_field *f, void *contiguous);
 
 /* Fill the whole allocation (halos too) with one value, on the context's stream.  Not collective. */
 int hs_field_fill(hs_field *f, double value);

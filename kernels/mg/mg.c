@@ -331,7 +331,7 @@ void hs_mg_level_size(const hs_mg *mg, int l, int64_t n[3])
     for (int e = 0; e < 3; e++) n[e] = l >= 0 && l < mg->nlev ? mg->lv[l].d->global[e] : 0;
 }
 
-int hs_mg_solve(hs_mg *mg, const double *f, double *p, double *f_mean, hs_mg_stats *stats)
+int hs_mg_solve(hs_mg *mg, const double *f, double *p, int guess, double *f_mean, hs_mg_stats *stats)
 {
     if (stats) memset(stats, 0, sizeof *stats);
     if (f_mean) *f_mean = 0.0;
@@ -347,7 +347,7 @@ int hs_mg_solve(hs_mg *mg, const double *f, double *p, double *f_mean, hs_mg_sta
     if (f_mean) *f_mean = mean;
     /* A = -L, so A p = -(f - mean) */
     HS_CHECK(shift_c(mg, L, f, -1.0, mean, mg->rhs));
-    HS_CHECK(hs_fill(L->ctx, HS_F64, (size_t)L->nloc, 0.0, p));
+    if (!guess) HS_CHECK(hs_fill(L->ctx, HS_F64, (size_t)L->nloc, 0.0, p));
     hs_pcg_opts o = hs_pcg_default_opts();
     o.rtol = mg->o.rtol, o.atol = 0.0, o.max_iter = mg->o.max_iter;
     o.custom = &mg->pc, o.work = &mg->ws;
@@ -359,9 +359,12 @@ int hs_mg_solve(hs_mg *mg, const double *f, double *p, double *f_mean, hs_mg_sta
         HS_CHECK(shift_c(mg, L, p, 1.0, -m / (double)L->nglob, p));
     }
     if (stats) {
+        double bn = 0.0; /* ||b||: CG's threshold is relative to it, and from a guess r0 != b */
+        HS_CHECK(hs_dot(L->ctx, HS_F64, (size_t)L->nloc, mg->rhs, mg->rhs, &bn));
+        HS_CHECK(hs_allreduce_sum(L->d->cart, &bn, 1));
         stats->iterations = res.iterations;
         stats->converged = res.converged;
-        stats->residual = res.initial_residual > 0 ? res.final_residual / res.initial_residual : 0.0;
+        stats->residual = bn > 0 ? res.final_residual / sqrt(bn) : 0.0;
     }
     hs_pcg_result_free(&res);
     return HS_OK;

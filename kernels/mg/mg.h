@@ -80,13 +80,15 @@ typedef struct hs_mg_stats {
  * the dense inverse (at most 8 HS_MG_DENSE_MAX^2 bytes).  Collective over d's ranks. */
 int hs_mg_create(hs_decomp *d, const hs_bc_kind bc[3][2], const double dx[3], const hs_mg_opts *opts, hs_mg **mg);
 
-/* Solve L p = f by CG preconditioned with one V-cycle per iteration, from p = 0: f and p are
- * contiguous arrays of this rank's cells (x fastest, d->local) in the context's device memory
- * (p == f is not allowed).  When L is singular (no Dirichlet face) the mean of f is removed first
- * (*f_mean, when not NULL, receives it; 0 otherwise) and p is returned with zero mean.  *stats (may
- * be NULL) receives the iterations and the final relative residual.  Not converging within
- * opts.max_iter is not an error here: stats->converged says so.  Collective. */
-int hs_mg_solve(hs_mg *mg, const double *f, double *p, double *f_mean, hs_mg_stats *stats);
+/* Solve L p = f by CG preconditioned with one V-cycle per iteration: f and p are contiguous arrays
+ * of this rank's cells (x fastest, d->local) in the context's device memory (p == f is not
+ * allowed).  CG starts from p as given when guess = 1 (a time loop's last pressure: fewer
+ * iterations, and the result depends only on f and that guess), from 0 when guess = 0.  When L is
+ * singular (no Dirichlet face) the mean of f is removed first (*f_mean, when not NULL, receives it;
+ * 0 otherwise) and p is returned with zero mean.  *stats (may be NULL) receives the iterations and
+ * the final relative residual ||f - L p|| / ||f||.  Not converging within opts.max_iter is not an
+ * error here: stats->converged says so.  Collective. */
+int hs_mg_solve(hs_mg *mg, const double *f, double *p, int guess, double *f_mean, hs_mg_stats *stats);
 
 /* Lp = L p with the same boundaries (for residual checks): contiguous local arrays as above.
  * Collective (exchanges halos). */

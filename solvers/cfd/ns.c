@@ -499,12 +499,15 @@ static int stage(ns *s, hs_field *const q[3], hs_field *T, hs_field *const q0[3]
     return HS_OK;
 }
 
-/* phi = L^-1 f (contiguous cells) by the transform solver or the multigrid, which must converge. */
+/* phi = L^-1 f (contiguous cells) by the transform solver or the multigrid, which must converge.
+ * The multigrid's CG starts from the last projection's potential (the field phi, which checkpoints
+ * keep, so a restart starts the same): the pressure changes little from stage to stage. */
 static int pressure_solve(ns *s, const double *f, double *phi, double *f_mean)
 {
     if (s->poisson) return hs_poisson_solve(s->poisson, f, phi, f_mean);
     hs_mg_stats st;
-    HS_CHECK(hs_mg_solve(s->mg, f, phi, f_mean, &st));
+    HS_CHECK(hs_field_store_interior(s->phi, phi));
+    HS_CHECK(hs_mg_solve(s->mg, f, phi, 1, f_mean, &st));
     if (!st.converged)
         return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the multigrid pressure solve reached only a relative residual of %.3e "
                                        "(navier_stokes.pressure_rtol = %g) in %d iterations at step %lld, t = %.9g",

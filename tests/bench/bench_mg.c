@@ -28,7 +28,7 @@ typedef struct {
 static int run_mg(void *a)
 {
     job *j = a;
-    return hs_mg_solve(j->mg, j->f, j->p, NULL, &j->st);
+    return hs_mg_solve(j->mg, j->f, j->p, 0, NULL, &j->st);
 }
 
 static int run_fft(void *a)

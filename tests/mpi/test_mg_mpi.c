@@ -29,7 +29,8 @@ static hs_ctx *self_ctx(void)
     return &self;
 }
 
-/* A decomposition with uneven given boxes: every rank's box, the halo exchange and a gather. */
+/* A decomposition with uneven given boxes: every rank's box, the halo exchange, the interior stored
+ * contiguously and a gather. */
 static void test_split_decomposition(void **state)
 {
     (void)state;
@@ -70,6 +71,13 @@ static void test_split_decomposition(void **state)
         assert_true(all[hs_field_index(f, -m, 3, 0)] == (double)gl + 3000.0);
         assert_true(all[hs_field_index(f, d->local[0] - 1 + m, 2, 0)] == (double)gh + 2000.0);
     }
+    /* the interior back into a contiguous device array */
+    double *dc = test_upload(NULL, n * sizeof(double));
+    TEST_OK(hs_field_store_interior(f, dc));
+    double *back = test_download_new(dc, n * sizeof(double));
+    assert_memory_equal(back, h, n * sizeof(double));
+    free(back);
+    hs_mem_free(ctx, dc);
     TEST_OK(hs_field_gather(f, 0, g));
     if (ctx->rank == 0)
         for (int64_t j = 0; j < global[1]; j++)
@@ -122,7 +130,7 @@ static void solve_block(hs_decomp *d, const mcase *c, const double dx[3], const 
     TEST_OK(hs_mem_alloc(ctx, bytes + 8, (void **)&df));
     TEST_OK(hs_mem_alloc(ctx, bytes + 8, (void **)&dp));
     TEST_OK(hs_mem_copy(ctx, df, blk, bytes, HS_COPY_H2D));
-    TEST_OK(hs_mg_solve(mg, df, dp, NULL, st));
+    TEST_OK(hs_mg_solve(mg, df, dp, 0, NULL, st));
     TEST_OK(hs_mem_copy(ctx, p, dp, bytes, HS_COPY_D2H));
     hs_mem_free(ctx, df), hs_mem_free(ctx, dp);
     hs_mg_destroy(mg);

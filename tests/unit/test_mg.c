@@ -86,7 +86,7 @@ static void mg_solve(const mcase *c, const hs_mg_opts *o, const double *f, doubl
     if (verbose()) print_message("%s: %s\n", name_of(c), hs_mg_summary(mg));
     size_t bytes = (size_t)cells(c) * sizeof(double);
     double *df = test_upload(f, bytes), *dp = test_upload(NULL, bytes);
-    TEST_OK(hs_mg_solve(mg, df, dp, NULL, st));
+    TEST_OK(hs_mg_solve(mg, df, dp, 0, NULL, st));
     test_download(p, dp, bytes);
     hs_mem_free(test_ctx(), df);
     hs_mem_free(test_ctx(), dp);
@@ -240,7 +240,7 @@ static long check_against_refs(const mcase *c, uint64_t seed, int fft_applies)
     size_t bytes = (size_t)N * sizeof(double);
     double *df = test_upload(f, bytes), *dp = test_upload(NULL, bytes), fm = -1;
     hs_mg_stats st;
-    TEST_OK(hs_mg_solve(mg, df, dp, &fm, &st));
+    TEST_OK(hs_mg_solve(mg, df, dp, 0, &fm, &st));
     test_download(p, dp, bytes);
     long bad = 0;
     double mean = sing ? ref_mean(f, N) : 0.0;

@@ -164,7 +164,7 @@ static void run_on(const char *device, const tcase *c, const double *f, double *
     TEST_OK(M->apply(M->data, df, dz));
     test_download(z, dz, bytes);
     hs_mg_stats st;
-    TEST_OK(hs_mg_solve(mg, df, dz, NULL, &st));
+    TEST_OK(hs_mg_solve(mg, df, dz, 0, NULL, &st));
     test_download(p, dz, bytes);
     *iters = st.iterations;
     hs_mem_free(ctx, df), hs_mem_free(ctx, dz);
