@@ -39,7 +39,6 @@ struct hs_mg {
     hs_ctx *ctx;
     hs_ctx self;              /* the same device on MPI_COMM_SELF: gathered levels */
     int ndim, singular;
-    hs_bc gbc[3][2];          /* homogeneous ghost rules (hs_field_fill_ghosts) */
     hs_mg_opts o;
     double c1[MAX_DEGREE], c2[MAX_DEGREE];
     int nlev;
@@ -221,10 +220,11 @@ static int restrict_down(hs_mg *mg, level *L, level *C, hs_field *u)
         K.r = L->r->data, K.lr = lay_of(L->r, mg->ndim);
         HS_CHECK(run(L, &K));
         HS_CHECK(exchange(L, L->r));
-        HS_CHECK(hs_field_fill_ghosts(L->r, mg->gbc, L->dx, 1));
+        /* walls: inside the transfer (the coarse and fine boxes touch the same walls) */
         hs_mg_launch R = launch_of(mg, C, HS_MG_RESTRICT);
         R.r = L->r->data, R.lr = lay_of(L->r, mg->ndim), R.out = C->bown;
-        for (int e = 0; e < 3; e++) R.halve[e] = C->halve[e], R.off_f[e] = L->d->offset[e], R.off_c[e] = C->d->offset[e];
+        for (int e = 0; e < 3; e++)
+            R.halve[e] = C->halve[e], R.off_f[e] = L->d->offset[e], R.off_c[e] = C->d->offset[e], R.nt[e] = L->d->local[e];
         HS_CHECK(run(C, &R));
     }
     C->b = C->bown;
@@ -241,12 +241,12 @@ static int prolong_up(hs_mg *mg, level *L, level *C, int accumulate)
     int rc = exchange(C, uc);
     HS_CHECK(hs_field_set_corners(uc, 0));
     HS_CHECK(rc);
-    HS_CHECK(hs_field_fill_ghosts(uc, mg->gbc, C->dx, 1));
     hs_mg_launch K = launch_of(mg, L, HS_MG_PROLONG);
     K.uc = uc->data, K.lc = lay_of(uc, mg->ndim);
     K.u_out = u->data, K.lo = lay_of(u, mg->ndim);
     K.accumulate = accumulate;
-    for (int e = 0; e < 3; e++) K.halve[e] = C->halve[e], K.off_f[e] = L->d->offset[e], K.off_c[e] = C->d->offset[e];
+    for (int e = 0; e < 3; e++)
+        K.halve[e] = C->halve[e], K.off_f[e] = L->d->offset[e], K.off_c[e] = C->d->offset[e], K.nt[e] = C->d->local[e];
     return run(L, &K);
 }
 
@@ -695,12 +695,9 @@ static int setup(hs_mg *mg, hs_decomp *d, const hs_bc_kind bc[3][2], const doubl
 {
     mg->ndim = d->ndim;
     mg->singular = 1;
-    for (int e = 0; e < 3; e++)
-        for (int s = 0; s < 2; s++) {
-            hs_bc_kind k = e < d->ndim ? bc[e][s] : HS_BC_PERIODIC;
-            if (k == HS_BC_DIRICHLET) mg->singular = 0;
-            mg->gbc[e][s] = (hs_bc){k, 0.0, NULL, NULL};
-        }
+    for (int e = 0; e < d->ndim; e++)
+        for (int s = 0; s < 2; s++)
+            if (bc[e][s] == HS_BC_DIRICHLET) mg->singular = 0;
     /* the self context: this rank's device and stream, alone (a plain struct, as the tests use) */
     mg->self = *mg->ctx;
     mg->self.comm = MPI_COMM_SELF;

@@ -74,21 +74,25 @@ static void stencil_row(const hs_mg_launch *K, int64_t j, int64_t k)
 static void restrict_row(const hs_mg_launch *K, int64_t J, int64_t Kz)
 {
     const int hx = K->halve[0], hy = K->ndim > 1 && K->halve[1], hz = K->ndim > 2 && K->halve[2];
-    const int64_t fy = hs_mg_restrict_first(K, 1, hy, J), fz = hs_mg_restrict_first(K, 2, hz, Kz);
     const int64_t ny = hy ? 4 : 1, nz = hz ? 4 : 1;
     const double *row[16];
     double w[16];
     int rows = 0;
-    for (int64_t c = 0; c < nz; c++)
+    for (int64_t c = 0; c < nz; c++) {
+        double wz;
+        const int64_t z = hs_mg_restrict_row(K, 2, hz, Kz, c, &wz);
         for (int64_t b = 0; b < ny; b++, rows++) {
-            row[rows] = K->r + hs_mg_at(&K->lr, 0, fy + b, fz + c);
-            w[rows] = (hy ? hs_mg_fw(b) : 1.0) * (hz ? hs_mg_fw(c) : 1.0);
+            double wy;
+            const int64_t y = hs_mg_restrict_row(K, 1, hy, J, b, &wy);
+            row[rows] = K->r + hs_mg_at(&K->lr, 0, y, z);
+            w[rows] = wy * wz;
         }
+    }
     double *out = K->out + hs_mg_q(K, 0, J, Kz);
     for (int64_t I = 0; I < K->n[0]; I++) {
         const int64_t fx = hs_mg_restrict_first(K, 0, hx, I);
         double s = 0.0;
-        for (int t = 0; t < rows; t++) s += w[t] * hs_mg_restrict_x(row[t], fx, hx);
+        for (int t = 0; t < rows; t++) s += w[t] * hs_mg_restrict_x(K, row[t], fx, hx);
         out[I] = s;
     }
 }
@@ -97,24 +101,26 @@ static void restrict_row(const hs_mg_launch *K, int64_t J, int64_t Kz)
 static void prolong_row(const hs_mg_launch *K, int64_t j, int64_t k)
 {
     const int hx = K->halve[0], hy = K->ndim > 1 && K->halve[1], hz = K->ndim > 2 && K->halve[2];
-    int64_t sy, sz;
-    const int64_t py = hs_mg_parent(hy, j, K->off_f[1], K->off_c[1], &sy);
-    const int64_t pz = hs_mg_parent(hz, k, K->off_f[2], K->off_c[2], &sz);
     const int64_t ny = hy ? 2 : 1, nz = hz ? 2 : 1;
     const double *row[4];
     double w[4];
     int rows = 0;
-    for (int64_t c = 0; c < nz; c++)
+    for (int64_t c = 0; c < nz; c++) {
+        double wz;
+        const int64_t z = hs_mg_prolong_row(K, 2, hz, k, c, &wz);
         for (int64_t b = 0; b < ny; b++, rows++) {
-            row[rows] = K->uc + hs_mg_at(&K->lc, 0, py + b * sy, pz + c * sz);
-            w[rows] = (hy ? (b ? 0.25 : 0.75) : 1.0) * (hz ? (c ? 0.25 : 0.75) : 1.0);
+            double wy;
+            const int64_t y = hs_mg_prolong_row(K, 1, hy, j, b, &wy);
+            row[rows] = K->uc + hs_mg_at(&K->lc, 0, y, z);
+            w[rows] = wy * wz;
         }
+    }
     double *u = K->u_out + hs_mg_at(&K->lo, 0, j, k);
     for (int64_t i = 0; i < K->n[0]; i++) {
         int64_t sx;
         const int64_t px = hs_mg_parent(hx, i, K->off_f[0], K->off_c[0], &sx);
         double s = 0.0;
-        for (int t = 0; t < rows; t++) s += w[t] * hs_mg_prolong_x(row[t], px, sx, hx);
+        for (int t = 0; t < rows; t++) s += w[t] * hs_mg_prolong_x(K, row[t], px, sx, hx);
         u[i] = K->accumulate ? u[i] + s : s;
     }
 }

@@ -31,7 +31,9 @@ typedef enum {
                        * 2I+1, 2I+2 (global) weighted 1/8, 3/8, 3/8, 1/8; the same cell in the others */
     HS_MG_PROLONG,    /* u_out (+)= P uc: per halved dimension 3/4 of the parent and 1/4 of the parent's
                        * neighbour on the fine cell's side (cell-centred linear interpolation); the
-                       * same cell in the others.  accumulate = 0 assigns instead of adding */
+                       * same cell in the others.  accumulate = 0 assigns instead of adding.
+                       * Both transfers read across a wall as the stencil does (the mirrored cell
+                       * times wall), and from the halo elsewhere (exchanged with corners) */
     HS_MG_STORE,      /* out (contiguous) = scale * u + shift */
     HS_MG_ADD,        /* u_out += scale * b (contiguous) */
     HS_MG_SHIFT_C     /* out (contiguous) = scale * b + shift (out may be b) */
@@ -57,6 +59,7 @@ typedef struct hs_mg_launch {
     double scale, shift;   /* APPLY, STORE, ADD, SHIFT_C */
     int halve[3];          /* RESTRICT, PROLONG: the dimensions coarsened between the two levels */
     int64_t off_f[3], off_c[3]; /* RESTRICT, PROLONG: global index of the first local fine / coarse cell */
+    int64_t nt[3];         /* RESTRICT: the fine local cells; PROLONG: the coarse ones (the level read) */
     int accumulate;        /* PROLONG */
 } hs_mg_launch;
 

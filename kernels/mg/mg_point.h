@@ -84,6 +84,24 @@ HS_HD void hs_mg_apply_cell(const hs_mg_launch *L, int64_t P, int64_t q, const h
 /* Weight t (0..3) of full weighting along a halved dimension: 1/8, 3/8, 3/8, 1/8. */
 HS_HD double hs_mg_fw(int64_t t) { return t == 0 || t == 3 ? 0.125 : 0.375; }
 
+/* Index a of a level with n local cells along a dimension, as a transfer reads it: inside as it
+ * is; beyond a wall of this rank the mirrored cell (-1 - m <-> m, the homogeneous ghost rule of the
+ * grid family) with *f = wall (+1 Neumann, -1 Dirichlet); elsewhere (rank boundary, periodic image)
+ * as it is, from the exchanged halo. */
+HS_HD int64_t hs_mg_mirror(int64_t a, int64_t n, int wall_lo, int wall_hi, double *f)
+{
+    *f = 1.0;
+    if (a < 0 && wall_lo) {
+        *f = (double)wall_lo;
+        return -1 - a;
+    }
+    if (a >= n && wall_hi) {
+        *f = (double)wall_hi;
+        return 2 * n - 1 - a;
+    }
+    return a;
+}
+
 /* Along dimension d of the restriction: the first fine index (local) read for coarse index `at`:
  * 2I - 1 of the global coarse index I when halved (four fine cells follow), the same cell else. */
 HS_HD int64_t hs_mg_restrict_first(const hs_mg_launch *L, int d, int halved, int64_t at)
@@ -92,27 +110,48 @@ HS_HD int64_t hs_mg_restrict_first(const hs_mg_launch *L, int d, int halved, int
 }
 
 /* The x part of the restriction on one fine row (its x = 0 element at row): 1/8, 3/8, 3/8, 1/8 of
- * the four cells from fx, or the one cell. */
-HS_HD double hs_mg_restrict_x(const double *row, int64_t fx, int hx)
+ * the four cells from fx (through hs_mg_mirror), or the one cell. */
+HS_HD double hs_mg_restrict_x(const hs_mg_launch *L, const double *row, int64_t fx, int hx)
 {
     if (!hx) return row[fx];
-    return 0.125 * row[fx] + 0.375 * row[fx + 1] + 0.375 * row[fx + 2] + 0.125 * row[fx + 3];
+    const int64_t n = L->nt[0];
+    double f0, f3;
+    const int64_t a0 = hs_mg_mirror(fx, n, L->wall_lo[0], L->wall_hi[0], &f0);
+    const int64_t a3 = hs_mg_mirror(fx + 3, n, L->wall_lo[0], L->wall_hi[0], &f3);
+    return 0.125 * (f0 * row[a0]) + 0.375 * row[fx + 1] + 0.375 * row[fx + 2] + 0.125 * (f3 * row[a3]);
 }
 
-/* Full weighting, the transpose of the prolongation up to the factor 2 per halved dimension: coarse
- * cell (I, J, K) from the fine residual (ghosts filled with the homogeneous rule, which is what
- * makes it the exact transpose at walls).  The fine rows are taken z-major, y-minor, each weighted
- * by its y and z weights (the CPU's row loop keeps this order). */
+/* Fine row b (0..3) of dimension d (1 or 2) in the restriction of coarse index `at`: its local index
+ * (mirrored at walls) and weight (1/8, 3/8, 3/8, 1/8 times the wall factor; 1 when not halved). */
+HS_HD int64_t hs_mg_restrict_row(const hs_mg_launch *L, int d, int halved, int64_t at, int64_t b, double *w)
+{
+    if (!halved) {
+        *w = 1.0;
+        return hs_mg_restrict_first(L, d, 0, at);
+    }
+    double f;
+    const int64_t a = hs_mg_mirror(hs_mg_restrict_first(L, d, 1, at) + b, L->nt[d], L->wall_lo[d], L->wall_hi[d], &f);
+    *w = hs_mg_fw(b) * f;
+    return a;
+}
+
+/* Full weighting, the transpose of the prolongation up to the factor 2 per halved dimension, at
+ * coarse cell (I, J, K).  The fine rows are taken z-major, y-minor, each weighted by its y and z
+ * weights (the CPU's row loop keeps this order). */
 HS_HD double hs_mg_restrict_at(const hs_mg_launch *L, int64_t I, int64_t J, int64_t K)
 {
     const int hx = L->halve[0], hy = L->ndim > 1 && L->halve[1], hz = L->ndim > 2 && L->halve[2];
-    const int64_t fx = hs_mg_restrict_first(L, 0, hx, I), fy = hs_mg_restrict_first(L, 1, hy, J);
-    const int64_t fz = hs_mg_restrict_first(L, 2, hz, K), ny = hy ? 4 : 1, nz = hz ? 4 : 1;
+    const int64_t fx = hs_mg_restrict_first(L, 0, hx, I), ny = hy ? 4 : 1, nz = hz ? 4 : 1;
     double s = 0.0;
-    for (int64_t c = 0; c < nz; c++)
-        for (int64_t b = 0; b < ny; b++)
-            s += (hy ? hs_mg_fw(b) : 1.0) * (hz ? hs_mg_fw(c) : 1.0) *
-                 hs_mg_restrict_x(L->r + hs_mg_at(&L->lr, 0, fy + b, fz + c), fx, hx);
+    for (int64_t c = 0; c < nz; c++) {
+        double wz;
+        const int64_t z = hs_mg_restrict_row(L, 2, hz, K, c, &wz);
+        for (int64_t b = 0; b < ny; b++) {
+            double wy;
+            const int64_t y = hs_mg_restrict_row(L, 1, hy, J, b, &wy);
+            s += wy * wz * hs_mg_restrict_x(L, L->r + hs_mg_at(&L->lr, 0, y, z), fx, hx);
+        }
+    }
     return s;
 }
 
@@ -130,10 +169,29 @@ HS_HD int64_t hs_mg_parent(int halved, int64_t at, int64_t off_f, int64_t off_c,
 }
 
 /* The x part of the prolongation on one coarse row: 3/4 of the parent px and 1/4 of its neighbour
- * px + sx, or the parent alone. */
-HS_HD double hs_mg_prolong_x(const double *row, int64_t px, int64_t sx, int hx)
+ * px + sx (through hs_mg_mirror), or the parent alone. */
+HS_HD double hs_mg_prolong_x(const hs_mg_launch *L, const double *row, int64_t px, int64_t sx, int hx)
 {
-    return hx ? 0.75 * row[px] + 0.25 * row[px + sx] : row[px];
+    if (!hx) return row[px];
+    double f;
+    const int64_t a = hs_mg_mirror(px + sx, L->nt[0], L->wall_lo[0], L->wall_hi[0], &f);
+    return 0.75 * row[px] + 0.25 * (f * row[a]);
+}
+
+/* Coarse row b (0 parent, 1 its neighbour) of dimension d in the prolongation to fine index `at`:
+ * its local index (mirrored at walls) and weight (3/4, 1/4 times the wall factor; 1 when not halved). */
+HS_HD int64_t hs_mg_prolong_row(const hs_mg_launch *L, int d, int halved, int64_t at, int64_t b, double *w)
+{
+    int64_t step;
+    const int64_t p = hs_mg_parent(halved, at, L->off_f[d], L->off_c[d], &step);
+    if (!halved) {
+        *w = 1.0;
+        return p;
+    }
+    double f;
+    const int64_t a = hs_mg_mirror(p + b * step, L->nt[d], L->wall_lo[d], L->wall_hi[d], &f);
+    *w = (b ? 0.25 : 0.75) * f;
+    return a;
 }
 
 /* Cell-centred linear interpolation of the coarse correction to fine cell (i, j, k): per halved
@@ -142,16 +200,18 @@ HS_HD double hs_mg_prolong_x(const double *row, int64_t px, int64_t sx, int hx)
 HS_HD double hs_mg_prolong_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
 {
     const int hx = L->halve[0], hy = L->ndim > 1 && L->halve[1], hz = L->ndim > 2 && L->halve[2];
-    int64_t sx, sy, sz;
-    const int64_t px = hs_mg_parent(hx, i, L->off_f[0], L->off_c[0], &sx);
-    const int64_t py = hs_mg_parent(hy, j, L->off_f[1], L->off_c[1], &sy);
-    const int64_t pz = hs_mg_parent(hz, k, L->off_f[2], L->off_c[2], &sz);
-    const int64_t ny = hy ? 2 : 1, nz = hz ? 2 : 1;
+    int64_t sx;
+    const int64_t px = hs_mg_parent(hx, i, L->off_f[0], L->off_c[0], &sx), ny = hy ? 2 : 1, nz = hz ? 2 : 1;
     double s = 0.0;
-    for (int64_t c = 0; c < nz; c++)
-        for (int64_t b = 0; b < ny; b++)
-            s += (hy ? (b ? 0.25 : 0.75) : 1.0) * (hz ? (c ? 0.25 : 0.75) : 1.0) *
-                 hs_mg_prolong_x(L->uc + hs_mg_at(&L->lc, 0, py + b * sy, pz + c * sz), px, sx, hx);
+    for (int64_t c = 0; c < nz; c++) {
+        double wz;
+        const int64_t z = hs_mg_prolong_row(L, 2, hz, k, c, &wz);
+        for (int64_t b = 0; b < ny; b++) {
+            double wy;
+            const int64_t y = hs_mg_prolong_row(L, 1, hy, j, b, &wy);
+            s += wy * wz * hs_mg_prolong_x(L, L->uc + hs_mg_at(&L->lc, 0, y, z), px, sx, hx);
+        }
+    }
     return s;
 }
 

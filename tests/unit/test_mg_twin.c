@@ -123,6 +123,7 @@ static void test_operations(void **state)
             K.scale = variant ? -1.0 : 0.5, K.shift = 0.125;
             K.halve[0] = K.halve[2] = 1;
             K.off_f[0] = 1, K.off_f[2] = 3, K.off_c[0] = 1, K.off_c[2] = 2;
+            for (int d = 0; d < 3; d++) K.nt[d] = op == HS_MG_RESTRICT ? F.n[d] : C.n[d];
             K.accumulate = variant;
             arrays a;
             arrays_make(&a, &F, &C, (size_t)(F.n[0] * F.n[1] * F.n[2]), 100 + (uint64_t)(op * 2 + variant));
