@@ -39,12 +39,14 @@
  * cell-centred linear interpolation (3/4, 1/4), coarse operators rediscretised (2 dx).  Smoother,
  * transfers and coarse solve are linear and symmetric, so the cycle is a symmetric positive
  * definite preconditioner (CG's theory holds); the same smoothing before and after keeps it so.
- * Walls are handled inside the stencil; ranks exchange one-cell halos (residuals two, with corners,
- * for the restriction).  Without a Dirichlet face, the cycle's input and output have their means
- * removed (the constants are A's null space).
+ * Walls are handled inside the stencil and the transfers (the mirrored cell times +-1, the ghost
+ * rule of kernels/grid), so the cycle fills no ghosts; ranks exchange one-cell halos (residuals two,
+ * and both transfers' inputs with corners).  Without a Dirichlet face, the cycle's input and output
+ * have their means removed (the constants are A's null space).
  *
- * Measured (tests/unit/test_mg.c, tests/bench/bench_mg.c; see README): CG with this preconditioner
- * reaches a relative residual of 1e-10 in a number of iterations that does not grow with the grid.
+ * Measured (tests/unit/test_mg.c): CG with this preconditioner reaches a relative residual of 1e-10
+ * from zero in 8-9 iterations on 2D grids of 32^2 to 256^2 and 10 on 3D grids of 16^3 to 64^3, for
+ * every kind of face; the same on any split of the ranks (tests/mpi/test_mg_mpi.c).
  */
 
 typedef struct hs_mg hs_mg;

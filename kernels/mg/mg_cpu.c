@@ -22,8 +22,8 @@
 static void stencil_row(const hs_mg_launch *K, int64_t j, int64_t k)
 {
     const int64_t n0 = K->n[0];
-    hs_mg_stencil_at(K, 0, j, k);
-    if (n0 > 1) hs_mg_stencil_at(K, n0 - 1, j, k);
+    hs_mg_stencil_at(K, K->op, 0, j, k);
+    if (n0 > 1) hs_mg_stencil_at(K, K->op, n0 - 1, j, k);
     if (n0 < 3) return;
     hs_mg_nb nb;
     hs_mg_nb_at(K, 1, j, k, &nb); /* an inside cell: no wall along x */
@@ -151,7 +151,7 @@ int hs_mg_launch_cpu(const hs_mg_launch *L)
             }
         break;
     }
-    default: CELLS(hs_mg_cell(&K, i, j, k)); break;
+    default: CELLS(hs_mg_cell(&K, K.op, i, j, k)); break;
     }
     return HS_OK;
 }

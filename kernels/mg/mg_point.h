@@ -220,19 +220,19 @@ HS_HD int64_t hs_mg_q(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k) { 
 
 /* A stencil operation at local cell (i, j, k), its descriptor made here (the GPU's way; the CPU
  * makes the y and z parts once per row). */
-HS_HD void hs_mg_stencil_at(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
+HS_HD void hs_mg_stencil_at(const hs_mg_launch *L, int op, int64_t i, int64_t j, int64_t k)
 {
     hs_mg_nb nb;
     hs_mg_nb_at(L, i, j, k, &nb);
     const int64_t P = hs_mg_at(&L->lu, i, j, k), q = hs_mg_q(L, i, j, k);
     const int has_u = L->u != 0, nd = L->ndim;
-    switch (L->op) {
+    switch (op) {
     case HS_MG_CHEB:
         hs_mg_cheb_cell(L, P, hs_mg_at(&L->lo, i, j, k), q, &nb, hs_mg_jacobi(L, &nb), has_u, L->c1 != 0.0, nd);
         break;
     case HS_MG_RESIDUAL:
     case HS_MG_RESIDUAL_C:
-        hs_mg_residual_cell(L, P, hs_mg_at(&L->lr, i, j, k), q, &nb, has_u, L->op == HS_MG_RESIDUAL, nd);
+        hs_mg_residual_cell(L, P, hs_mg_at(&L->lr, i, j, k), q, &nb, has_u, op == HS_MG_RESIDUAL, nd);
         break;
     default: hs_mg_apply_cell(L, P, q, &nb, nd); break;
     }
@@ -245,14 +245,16 @@ HS_HD void hs_mg_prolong_store_at(const hs_mg_launch *L, int64_t i, int64_t j, i
     L->u_out[P] = L->accumulate ? L->u_out[P] + v : v;
 }
 
-/* The launch's operation at local cell (i, j, k) (the GPU's one kernel; the CPU loops per operation). */
-HS_HD void hs_mg_cell(const hs_mg_launch *L, int64_t i, int64_t j, int64_t k)
+/* Operation op (the launch's) at local cell (i, j, k): the GPU's kernels, one per operation (op a
+ * template constant there, so each keeps only its own code and registers); the CPU's loops for the
+ * light operations. */
+HS_HD void hs_mg_cell(const hs_mg_launch *L, int op, int64_t i, int64_t j, int64_t k)
 {
-    switch (L->op) {
+    switch (op) {
     case HS_MG_CHEB:
     case HS_MG_RESIDUAL:
     case HS_MG_RESIDUAL_C:
-    case HS_MG_APPLY: hs_mg_stencil_at(L, i, j, k); break;
+    case HS_MG_APPLY: hs_mg_stencil_at(L, op, i, j, k); break;
     case HS_MG_RESTRICT: L->out[hs_mg_q(L, i, j, k)] = hs_mg_restrict_at(L, i, j, k); break;
     case HS_MG_PROLONG: hs_mg_prolong_store_at(L, i, j, k); break;
     case HS_MG_STORE: L->out[hs_mg_q(L, i, j, k)] = L->scale * L->u[hs_mg_at(&L->lu, i, j, k)] + L->shift; break;

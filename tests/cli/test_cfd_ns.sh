@@ -159,7 +159,7 @@ if [ "$DEVICE" = cuda ]; then
     done
 fi
 
-# 4. a restart continues bitwise (adaptive dt included; the multigrid starts each solve from zero)
+# 4. a restart continues bitwise (adaptive dt included; the multigrid starts from the checkpointed potential)
 for c in cav out2; do
     rm -f ck*
     "$HS_BIN" run $c.ini --quiet output.path=full >/dev/null 2>&1
