@@ -82,9 +82,25 @@ static void test_split_decomposition(void **state)
     if (ctx->rank == 0)
         for (int64_t j = 0; j < global[1]; j++)
             for (int64_t i = 0; i < global[0]; i++) assert_true(g[j * global[0] + i] == (double)i + 1000.0 * (double)j);
-    free(all), free(h), free(g), free(sx);
+    free(all), free(h), free(g);
     hs_field_destroy(f);
     hs_decomp_destroy(d);
+    /* boundaries that leave a coordinate without cells, or do not end at the grid's size */
+    hs_decomp *bad = NULL;
+    sx[P] = global[0] + 1;
+    hs_error_clear();
+    assert_int_equal(hs_decomp_create_split(ctx, 2, global, NULL, (const int[2]){P, 1}, starts, &bad), HS_ERR_INPUT);
+    if (!strstr(hs_error_message(), "runs from")) fail_msg("message '%s'", hs_error_message());
+    sx[P] = global[0];
+    if (P > 1) {
+        sx[1] = 0;
+        hs_error_clear();
+        assert_int_equal(hs_decomp_create_split(ctx, 2, global, NULL, (const int[2]){P, 1}, starts, &bad), HS_ERR_INPUT);
+        if (!strstr(hs_error_message(), "without cells")) fail_msg("message '%s'", hs_error_message());
+    }
+    hs_error_clear();
+    assert_null(bad);
+    free(sx);
 }
 
 typedef struct {
