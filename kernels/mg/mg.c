@@ -51,7 +51,7 @@ struct hs_mg {
     hs_pcg_workspace ws;
     hs_linop op;
     hs_precond pc;
-    char summary[256];
+    char summary[400];
 };
 
 hs_mg_opts hs_mg_default_opts(void)
