@@ -202,6 +202,9 @@ static int read_config(const hs_params *p, ns_config *c)
         if (c->bc[d][0] != NS_PERIODIC && out_lo != out_hi) nmixed++;
     }
     c->fft_bcs = nmixed <= 1;
+    if (c->pressure_solver == NS_P_FFT && hs_params_is_set(p, "navier_stokes.pressure_rtol"))
+        return hs_params_error(p, "navier_stokes.pressure_rtol", "is set, but pressure_solver = fft solves directly (the "
+                                                                 "tolerance is the multigrid's)");
     if (c->pressure_solver == NS_P_FFT && !c->fft_bcs)
         return hs_params_error(p, "navier_stokes.pressure_solver", "fft (the transform solver) takes an outflow facing a wall or "
                                                                    "an inflow in one dimension only, and %d dimensions have one: use "
