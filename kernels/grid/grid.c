@@ -170,16 +170,42 @@ static void split_1d(int64_t n, int p, int c, int64_t *offset, int64_t *local)
     *offset = c * base + (c < extra ? c : extra);
 }
 
-int hs_decomp_create(hs_ctx *ctx, int ndim, const int64_t *global, const int *periodic, const int *procs,
-                     int min_cells, hs_decomp **out)
+/* The cells of coordinate c along dimension e of d: its given boxes, or the even split. */
+static void decomp_split(const hs_decomp *d, int e, int c, int64_t *offset, int64_t *local)
 {
-    *out = NULL;
-    HS_CHECK(decomp_args(ndim, global, procs, min_cells));
-    int dims[3], per[3] = {0, 0, 0};
-    for (int e = 0; e < ndim; e++) per[e] = periodic ? periodic[e] != 0 : 0;
-    HS_CHECK(choose_dims(ndim, global, per, procs, ctx->size, min_cells, dims));
-    hs_decomp *d = calloc(1, sizeof *d);
-    if (!d) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a decomposition");
+    if (d->starts[e]) {
+        *offset = d->starts[e][c];
+        *local = d->starts[e][c + 1] - d->starts[e][c];
+    } else {
+        split_1d(d->global[e], d->procs[e], c, offset, local);
+    }
+}
+
+/* The fewest and the most cells a rank owns along dimension e. */
+static void decomp_extremes(const hs_decomp *d, int e, int64_t *fewest, int64_t *most)
+{
+    *fewest = INT64_MAX, *most = 0;
+    for (int c = 0; c < d->procs[e]; c++) {
+        int64_t off, loc;
+        decomp_split(d, e, c, &off, &loc);
+        if (loc < *fewest) *fewest = loc;
+        if (loc > *most) *most = loc;
+    }
+}
+
+void hs_decomp_starts(const hs_decomp *d, int e, int64_t *starts)
+{
+    for (int c = 0; c < d->procs[e]; c++) {
+        int64_t loc;
+        decomp_split(d, e, c, &starts[c], &loc);
+    }
+    starts[d->procs[e]] = d->global[e];
+}
+
+/* The decomposition of a process grid dims whose boxes are d->starts (set by the caller) or even. */
+static int decomp_build(hs_ctx *ctx, int ndim, const int64_t *global, const int *periodic, const int *dims,
+                        hs_decomp *d)
+{
     d->ctx = ctx;
     d->ndim = ndim;
     for (int e = 0; e < 3; e++) {
@@ -195,7 +221,77 @@ int hs_decomp_create(hs_ctx *ctx, int ndim, const int64_t *global, const int *pe
     HS_MPI_CHECK(MPI_Cart_coords(d->cart, ctx->rank, ndim, d->coords));
     for (int e = 0; e < ndim; e++)
         HS_MPI_CHECK(MPI_Cart_shift(d->cart, e, 1, &d->neighbor[e][0], &d->neighbor[e][1]));
-    for (int e = 0; e < 3; e++) split_1d(d->global[e], d->procs[e], d->coords[e], &d->offset[e], &d->local[e]);
+    for (int e = 0; e < 3; e++) decomp_split(d, e, d->coords[e], &d->offset[e], &d->local[e]);
+    return HS_OK;
+}
+
+int hs_decomp_create(hs_ctx *ctx, int ndim, const int64_t *global, const int *periodic, const int *procs,
+                     int min_cells, hs_decomp **out)
+{
+    *out = NULL;
+    HS_CHECK(decomp_args(ndim, global, procs, min_cells));
+    int dims[3], per[3] = {0, 0, 0};
+    for (int e = 0; e < ndim; e++) per[e] = periodic ? periodic[e] != 0 : 0;
+    HS_CHECK(choose_dims(ndim, global, per, procs, ctx->size, min_cells, dims));
+    hs_decomp *d = calloc(1, sizeof *d);
+    if (!d) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a decomposition");
+    d->cart = MPI_COMM_NULL;
+    int rc = decomp_build(ctx, ndim, global, periodic, dims, d);
+    if (rc != HS_OK) {
+        hs_decomp_destroy(d);
+        return rc;
+    }
+    *out = d;
+    return HS_OK;
+}
+
+static int split_args(int ndim, const int64_t *global, const int *procs, int size, const int64_t *const starts[3])
+{
+    HS_CHECK(decomp_args(ndim, global, procs, 1));
+    if (!procs) return hs_input_error("decomposition", 0, NULL, "procs is NULL: a given split needs its process grid");
+    int64_t total = 1;
+    for (int e = 0; e < ndim; e++) {
+        if (procs[e] < 1)
+            return hs_input_error("decomposition", 0, NULL, "procs = %d in dimension %d, must be >= 1 with a given split",
+                                  procs[e], e);
+        total *= procs[e];
+        if (!starts || !starts[e]) continue;
+        const int64_t *s = starts[e];
+        if (s[0] != 0 || s[procs[e]] != global[e])
+            return hs_input_error("decomposition", 0, NULL, "the split of dimension %d runs from %lld to %lld, not from 0 "
+                                  "to %lld", e, (long long)s[0], (long long)s[procs[e]], (long long)global[e]);
+        for (int c = 0; c < procs[e]; c++)
+            if (s[c + 1] <= s[c])
+                return hs_input_error("decomposition", 0, NULL, "the split of dimension %d leaves coordinate %d without "
+                                      "cells ([%lld, %lld))", e, c, (long long)s[c], (long long)s[c + 1]);
+    }
+    if (total != size)
+        return hs_input_error("decomposition", 0, NULL, "the process grid has %lld ranks, the context %d",
+                              (long long)total, size);
+    return HS_OK;
+}
+
+int hs_decomp_create_split(hs_ctx *ctx, int ndim, const int64_t *global, const int *periodic, const int *procs,
+                           const int64_t *const starts[3], hs_decomp **out)
+{
+    *out = NULL;
+    HS_CHECK(split_args(ndim, global, procs, ctx->size, starts));
+    hs_decomp *d = calloc(1, sizeof *d);
+    if (!d) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a decomposition");
+    d->cart = MPI_COMM_NULL;
+    int dims[3] = {1, 1, 1}, rc = HS_OK;
+    for (int e = 0; e < ndim && rc == HS_OK; e++) {
+        dims[e] = procs[e];
+        if (!starts || !starts[e]) continue;
+        d->starts[e] = malloc((size_t)(procs[e] + 1) * sizeof(int64_t));
+        if (!d->starts[e]) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a decomposition");
+        else memcpy(d->starts[e], starts[e], (size_t)(procs[e] + 1) * sizeof(int64_t));
+    }
+    if (rc == HS_OK) rc = decomp_build(ctx, ndim, global, periodic, dims, d);
+    if (rc != HS_OK) {
+        hs_decomp_destroy(d);
+        return rc;
+    }
     *out = d;
     return HS_OK;
 }
@@ -204,6 +300,7 @@ void hs_decomp_destroy(hs_decomp *d)
 {
     if (!d) return;
     if (d->cart != MPI_COMM_NULL) MPI_Comm_free(&d->cart);
+    for (int e = 0; e < 3; e++) free(d->starts[e]);
     free(d);
 }
 
@@ -213,7 +310,7 @@ int hs_decomp_rank_box(const hs_decomp *d, int rank, int64_t offset[3], int64_t 
         return hs_input_error("decomposition", 0, NULL, "rank %d is not in 0..%d", rank, d->ctx->size - 1);
     int c[3] = {0, 0, 0};
     HS_MPI_CHECK(MPI_Cart_coords(d->cart, rank, d->ndim, c));
-    for (int e = 0; e < 3; e++) split_1d(d->global[e], d->procs[e], c[e], &offset[e], &local[e]);
+    for (int e = 0; e < 3; e++) decomp_split(d, e, c[e], &offset[e], &local[e]);
     return HS_OK;
 }
 
@@ -231,7 +328,8 @@ static int field_args(const hs_decomp *d, hs_dtype t, int halo, int face_dim)
         return hs_input_error("field", 0, NULL, "halo = %d, must be in 0..%d", halo, HS_FIELD_MAX_HALO);
     for (int e = 0; e < d->ndim; e++) {
         int exchanges = d->procs[e] > 1 || d->periodic[e];
-        int64_t thinnest = d->global[e] / d->procs[e];
+        int64_t thinnest, thickest;
+        decomp_extremes(d, e, &thinnest, &thickest);
         if (exchanges && thinnest < halo)
             return hs_input_error("field", 0, NULL,
                                   "a halo of %d cells is wider than the %lld cells some rank owns in dimension %d "
@@ -245,7 +343,7 @@ static int field_args(const hs_decomp *d, hs_dtype t, int halo, int face_dim)
  * last rank of a non-periodic face dimension the global high face too. */
 static void field_extent(const hs_decomp *d, int face_dim, int e, int c, int64_t *offset, int64_t *local)
 {
-    split_1d(d->global[e], d->procs[e], c, offset, local);
+    decomp_split(d, e, c, offset, local);
     if (e == face_dim && !d->periodic[e] && c == d->procs[e] - 1) (*local)++;
 }
 
@@ -344,6 +442,15 @@ int hs_field_load_interior(hs_field *f, const void *contiguous)
                        hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), contiguous, interior_origin(f), &b));
 }
 
+int hs_field_store_interior(hs_field *f, void *contiguous)
+{
+    const int64_t *l = f->local;
+    hs_ctx *ctx = f->d->ctx;
+    hs_grid_copy b = {l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), l[0], l[0] * l[1]};
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), interior_origin(f), contiguous, &b),
+                       hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), interior_origin(f), contiguous, &b));
+}
+
 int hs_field_fill(hs_field *f, double value)
 {
     hs_ctx *ctx = f->d->ctx;
@@ -373,8 +480,11 @@ static size_t max_block(const hs_field *f)
 {
     const hs_decomp *d = f->d;
     size_t n = 1;
-    for (int e = 0; e < 3; e++)
-        n *= (size_t)((d->global[e] + d->procs[e] - 1) / d->procs[e] + (e == f->face_dim));
+    for (int e = 0; e < 3; e++) {
+        int64_t fewest, most;
+        decomp_extremes(d, e, &fewest, &most);
+        n *= (size_t)(most + (e == f->face_dim));
+    }
     return n;
 }
 

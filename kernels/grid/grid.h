@@ -28,6 +28,8 @@ typedef struct hs_decomp {
     MPI_Comm cart;
     unsigned halo_seq;     /* halo exchanges begun on this decomposition: their messages carry it in the tag, so
                             * that exchanges of several fields in flight at once cannot take each other's */
+    int64_t *starts[3];    /* NULL: the even split of hs_decomp_create; else procs[e] + 1 box boundaries along
+                            * dimension e (hs_decomp_create_split), owned by the decomposition */
 } hs_decomp;
 
 /* Split a global grid of ndim (1..3) dimensions over the ranks of ctx->comm.
@@ -40,6 +42,17 @@ typedef struct hs_decomp {
  * Collective over ctx->comm. */
 int hs_decomp_create(hs_ctx *ctx, int ndim, const int64_t *global, const int *periodic, const int *procs,
                      int min_cells, hs_decomp **d);
+/* The same with the boxes given instead of the even split: procs[ndim] fixed (each >= 1, product
+ * ctx->size) and, per used dimension e, starts[e] NULL (the even split) or procs[e] + 1 boundaries
+ * 0 = starts[e][0] < starts[e][1] < ... < starts[e][procs[e]] = global[e]: the rank at process
+ * coordinate c owns cells [starts[e][c], starts[e][c+1]) (the array is copied).  Every rank must
+ * pass the same arguments.  Multigrid hierarchies (kernels/mg) make their coarse levels this way,
+ * aligned with the fine boxes.  Collective over ctx->comm. */
+int hs_decomp_create_split(hs_ctx *ctx, int ndim, const int64_t *global, const int *periodic, const int *procs,
+                           const int64_t *const starts[3], hs_decomp **d);
+/* The box boundaries of dimension e (0..2): starts[c] is the first cell of process coordinate c, for
+ * c = 0..procs[e] (starts[procs[e]] = global[e]).  Not collective. */
+void hs_decomp_starts(const hs_decomp *d, int e, int64_t *starts);
 /* Collective over ctx->comm (frees the Cartesian communicator). */
 void hs_decomp_destroy(hs_decomp *d);
 
@@ -110,6 +123,9 @@ int hs_field_get_interior(hs_field *f, void *host);
 /* Copy a contiguous device array of the local interior (x fastest, the field's type) into the
  * field's interior, on the context's stream (no host wait).  Not collective. */
 int hs_field_load_interior(hs_field *f, const void *contiguous);
+/* The converse: the field's interior into a contiguous device array (x fastest), on the context's
+ * stream.  Not collective. */
+int hs_field_store_interior(hs_field *f, void *contiguous);
 
 /* Fill the whole allocation (halos too) with one value, on the context's stream.  Not collective. */
 int hs_field_fill(hs_field *f, double value);

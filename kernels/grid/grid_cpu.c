@@ -53,13 +53,14 @@ int hs_grid_fill_cpu(hs_dtype t, void *x, size_t n, double value)
 }
 
 /* Ghosts of one face: the face spans the whole allocation in the other two dimensions, ghosts
- * included; each (a, b) column of ghosts is independent of the others. */
+ * included; each (a, b) column of ghosts is independent of the others.  Small faces (a multigrid's
+ * coarse levels) run on one thread. */
 #define DEFINE_GHOSTS(NAME, T)                                                                              \
     static void NAME(const hs_grid_ghosts *G, T *u)                                                         \
     {                                                                                                       \
         int d = G->dim, e1 = (d + 1) % 3, e2 = (d + 2) % 3;                                                 \
         int64_t n1 = G->local[e1] + 2 * G->hw[e1], n2 = G->local[e2] + 2 * G->hw[e2];                       \
-        _Pragma("omp parallel for collapse(2) schedule(static)")                                            \
+        _Pragma("omp parallel for collapse(2) schedule(static) if (n1 * n2 * 8 > PAR_BYTES)")              \
         for (int64_t b = 0; b < n2; b++)                                                                    \
             for (int64_t a = 0; a < n1; a++) {                                                              \
                 int64_t base = G->origin + (a - G->hw[e1]) * G->stride[e1] + (b - G->hw[e2]) * G->stride[e2]; \

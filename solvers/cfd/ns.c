@@ -1,4 +1,4 @@
-/* The navier_stokes CFD model: incompressible flow on a MAC grid, SSP-RK2 with a projection per stage, fast direct pressure solve. */
+/* The navier_stokes CFD model: incompressible flow on a MAC grid, SSP-RK2 with a projection per stage, a transform or multigrid pressure solve. */
 #include "solvers/cfd/ns.h"
 
 #include <float.h>
@@ -13,6 +13,7 @@
 #include "kernels/fft/poisson.h"
 #include "kernels/grid/grid.h"
 #include "kernels/memory.h"
+#include "kernels/mg/mg.h"
 #include "physics/ns_exact.h"
 #include "solvers/cfd/cfd.h"
 #include "solvers/cfd/ns_impl.h"
@@ -26,6 +27,9 @@ enum { NS_T_NEUMANN = 0, NS_T_DIRICHLET = 1 };
 /* navier_stokes.initial */
 enum { NS_INIT_REST = 0, NS_INIT_TAYLOR_GREEN = 1, NS_INIT_POISEUILLE = 2 };
 #define NS_INIT_CHOICES "rest|taylor_green|poiseuille"
+/* navier_stokes.pressure_solver */
+enum { NS_P_AUTO = 0, NS_P_FFT = 1, NS_P_MG = 2 };
+#define NS_P_CHOICES "auto|fft|mg"
 
 static const char *const g_face[3][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}, {"zlo", "zhi"}};
 
@@ -74,6 +78,11 @@ static const hs_param_decl g_ns_params[] = {
     {"navier_stokes", "write_faces", HS_PARAM_BOOL, "false", 0, 0, NULL,
      "also write the raw MAC face velocities u_face, v_face, w_face on their staggered grids (x_face ...)"},
     {"navier_stokes", "dt_every", HS_PARAM_INT, "10", 1, 1e9, NULL, "adaptive step: steps between recomputations of dt from max |u|"},
+    {"navier_stokes", "pressure_solver", HS_PARAM_ENUM, "auto", 0, 0, NS_P_CHOICES,
+     "fft: direct transform solve (outflows facing walls or inflows in one dimension at most, ranks split along the last "
+     "dimension); mg: multigrid-preconditioned CG (any boundaries, any split); auto: fft where it applies, else mg"},
+    {"navier_stokes", "pressure_rtol", HS_PARAM_REAL, "1e-8", 1e-15, 1e-2, NULL,
+     "mg: relative residual |f - L p| / |f| at which each pressure solve stops (1e-8: max |div u| ~ 1e-10 in the tests)"},
 };
 
 typedef struct ns_config {
@@ -92,6 +101,9 @@ typedef struct ns_config {
     int64_t dt_every;
     int write_faces; /* output: the staggered face velocities too */
     double u_ref; /* velocity scale of the stability estimate */
+    int pressure_solver; /* NS_P_FFT or NS_P_MG once validated (NS_P_AUTO resolved) */
+    int fft_bcs;         /* the boundaries suit the transform solver */
+    double pressure_rtol;
 } ns_config;
 
 typedef struct ns {
@@ -104,7 +116,10 @@ typedef struct ns {
     hs_field *scratch;      /* a cell field of diagnostics (no halo) */
     double *f;              /* Poisson right-hand side, contiguous cells */
     double *phi_c;          /* Poisson solution, contiguous cells */
-    hs_poisson *poisson;
+    hs_poisson *poisson;    /* the transform solver, or NULL */
+    hs_mg *mg;              /* the multigrid, or NULL */
+    int64_t p_solves, p_iterations; /* multigrid: solves and CG iterations so far (this run) */
+    int p_last, p_most;     /* iterations of the last solve, most of any */
     hs_bc vbc[3][3][2];     /* per component, per face: the ghost rules of the grid family */
     hs_bc Tbc[3][2], pbc[3][2];
     struct face_hook {
@@ -120,7 +135,7 @@ typedef struct ns {
     /* output */
     double *coords[3], *edges[3];
     double *host;
-    int var_u[3], var_p, var_T, var_vort, ser_ke, ser_ens, ser_div, ser_cfl, ser_nu;
+    int var_u[3], var_p, var_T, var_vort, ser_ke, ser_ens, ser_div, ser_cfl, ser_nu, ser_piter;
     hs_grid_desc face_grids[3]; /* write_faces: the face grids of the output file, their variables */
     int var_face[3];
     double *face_host;
@@ -151,6 +166,8 @@ static int read_config(const hs_params *p, ns_config *c)
     c->steady_tol = hs_params_real(p, "navier_stokes.steady_tol");
     c->dt_every = hs_params_int(p, "navier_stokes.dt_every");
     c->write_faces = hs_params_bool(p, "navier_stokes.write_faces");
+    c->pressure_solver = hs_params_enum(p, "navier_stokes.pressure_solver");
+    c->pressure_rtol = hs_params_real(p, "navier_stokes.pressure_rtol");
     HS_CHECK(hs_params_dim_reals(p, "navier_stokes.force", "cfd.ndim", nd, c->force, 0.0));
     if (c->temperature) {
         if (hs_params_is_set(p, "navier_stokes.re"))
@@ -188,14 +205,18 @@ static int read_config(const hs_params *p, ns_config *c)
             return hs_params_error(p, key, "a periodic dimension must be periodic on both faces");
         }
         /* the pressure is Dirichlet at an outflow, Neumann at walls and inflows: a dimension with
-         * one of each is the direct solver's tridiagonal dimension, and it has only one */
+         * one of each is the transform solver's tridiagonal dimension, and it has only one */
         int out_lo = c->bc[d][0] == NS_OUTFLOW, out_hi = c->bc[d][1] == NS_OUTFLOW;
-        if (c->bc[d][0] != NS_PERIODIC && out_lo != out_hi && ++nmixed > 1) {
-            snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][out_lo ? 0 : 1]);
-            return hs_params_error(p, key, "outflows across two dimensions are not supported by the direct pressure solver "
-                                           "(one dimension may have an outflow facing a wall or an inflow)");
-        }
+        if (c->bc[d][0] != NS_PERIODIC && out_lo != out_hi) nmixed++;
     }
+    c->fft_bcs = nmixed <= 1;
+    if (c->pressure_solver == NS_P_FFT && hs_params_is_set(p, "navier_stokes.pressure_rtol"))
+        return hs_params_error(p, "navier_stokes.pressure_rtol", "is set, but pressure_solver = fft solves directly (the "
+                                                                 "tolerance is the multigrid's)");
+    if (c->pressure_solver == NS_P_FFT && !c->fft_bcs)
+        return hs_params_error(p, "navier_stokes.pressure_solver", "fft (the transform solver) takes an outflow facing a wall or "
+                                                                   "an inflow in one dimension only, and %d dimensions have one: use "
+                                                                   "mg or auto", nmixed);
     if (ninflow > 0 && noutflow == 0) {
         for (int d = 0; d < nd; d++)
             for (int s = 0; s < 2; s++)
@@ -247,15 +268,19 @@ static int validate(ns *s, const hs_params *p)
     ns_config *c = &s->c;
     const int nd = c->g.ndim;
     if (c->g.model != HS_CFD_NAVIER_STOKES) return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes model called for another model");
-    /* the pressure solver needs whole lines except along the last dimension */
-    int procs[3] = {1, 1, 1};
-    for (int d = 0; d < nd - 1; d++)
-        if (c->g.procs[d] > 1)
-            return hs_params_error(p, "cfd.procs", "navier_stokes splits only the last dimension over the ranks (the pressure "
-                                                   "solve's transforms need whole lines): use cfd.procs = %s",
-                                   nd == 2 ? "1 0" : "1 1 0");
-    procs[nd - 1] = c->g.procs[nd - 1] > 0 ? c->g.procs[nd - 1] : s->ctx->size;
-    for (int d = nd; d < 3; d++) procs[d] = 1;
+    /* the transform solver needs whole lines except along the last dimension; the multigrid takes
+     * any split (automatic: MPI's balanced one) */
+    int split_other = 0, procs[3] = {1, 1, 1};
+    for (int d = 0; d < nd - 1; d++) split_other |= c->g.procs[d] > 1;
+    if (c->pressure_solver == NS_P_AUTO) c->pressure_solver = c->fft_bcs && !split_other ? NS_P_FFT : NS_P_MG;
+    if (c->pressure_solver == NS_P_FFT && split_other)
+        return hs_params_error(p, "cfd.procs", "navier_stokes with the transform pressure solver splits only the last dimension "
+                                               "over the ranks (its transforms need whole lines): use cfd.procs = %s, or "
+                                               "navier_stokes.pressure_solver = mg",
+                               nd == 2 ? "1 0" : "1 1 0");
+    if (c->pressure_solver == NS_P_FFT) procs[nd - 1] = c->g.procs[nd - 1] > 0 ? c->g.procs[nd - 1] : s->ctx->size;
+    else
+        for (int d = 0; d < nd; d++) procs[d] = c->g.procs[d];
     int periodic[3] = {0, 0, 0};
     for (int d = 0; d < nd; d++) periodic[d] = c->bc[d][0] == NS_PERIODIC;
     for (int d = 0; d < nd; d++)
@@ -266,14 +291,15 @@ static int validate(ns *s, const hs_params *p)
     }
     HS_CHECK(rc);
     /* memory: 8 velocity-sized fields with halo 2, 2 temperature fields, pressure, scratch, the
-     * Poisson arrays and its work buffers (about 3 more) */
+     * Poisson arrays and the solver's work (about 3 more for the transforms; for the multigrid
+     * about 7 with halos over all levels, and CG's 5 vectors) */
     double cells = 1, with_ghosts = 1;
     for (int d = 0; d < nd; d++) {
         cells *= (double)s->d->local[d];
         with_ghosts *= (double)(s->d->local[d] + 5);
     }
-    double fields = 2.0 * nd + (c->temperature ? 2 : 0) + 2;
-    double device = 8.0 * (fields * with_ghosts + 6.0 * cells);
+    double fields = 2.0 * nd + (c->temperature ? 2 : 0) + 2 + (c->pressure_solver == NS_P_MG ? 7 : 0);
+    double device = 8.0 * (fields * with_ghosts + (c->pressure_solver == NS_P_MG ? 7.0 : 6.0) * cells);
     double host = 8.0 * cells * 2;
     if (s->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) {
         double global = 1;
@@ -484,6 +510,26 @@ static int stage(ns *s, hs_field *const q[3], hs_field *T, hs_field *const q0[3]
     return HS_OK;
 }
 
+/* phi = L^-1 f (contiguous cells) by the transform solver or the multigrid, which must converge.
+ * The multigrid's CG starts from the last projection's potential (the field phi, which checkpoints
+ * keep, so a restart starts the same): the pressure changes little from stage to stage. */
+static int pressure_solve(ns *s, const double *f, double *phi, double *f_mean)
+{
+    if (s->poisson) return hs_poisson_solve(s->poisson, f, phi, f_mean);
+    hs_mg_stats st;
+    HS_CHECK(hs_field_store_interior(s->phi, phi));
+    HS_CHECK(hs_mg_solve(s->mg, f, phi, 1, f_mean, &st));
+    if (!st.converged)
+        return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the multigrid pressure solve reached only a relative residual of %.3e "
+                                       "(navier_stokes.pressure_rtol = %g) in %d iterations at step %lld, t = %.9g",
+                       st.residual, s->c.pressure_rtol, st.iterations, (long long)s->step, s->time);
+    s->p_solves++;
+    s->p_iterations += st.iterations;
+    s->p_last = st.iterations;
+    if (st.iterations > s->p_most) s->p_most = st.iterations;
+    return HS_OK;
+}
+
 /* Make q divergence-free: L phi = div q / h, q -= h grad phi (h = the stage's time weight). */
 static int project(ns *s, hs_field *const q[3], double h)
 {
@@ -494,7 +540,7 @@ static int project(ns *s, hs_field *const q[3], double h)
         HS_CHECK(hs_ctx_sync(s->ctx));
         HS_CHECK(hs_timer_start(&s->timer));
     }
-    HS_CHECK(hs_poisson_solve(s->poisson, s->f, s->phi_c, &s->f_mean));
+    HS_CHECK(pressure_solve(s, s->f, s->phi_c, &s->f_mean));
     if (s->timing) {
         HS_CHECK(hs_timer_stop(&s->timer, &t0));
         s->t_pressure += t0;
@@ -597,7 +643,11 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
         if (s->c.g.diag_every > 0 && s->step % s->c.g.diag_every == 0) {
             double ke;
             HS_CHECK(kinetic_energy(s, &ke));
-            if (s->ctx->rank == 0) printf("navier_stokes: step %lld t = %.6g dt = %.4g kinetic energy %.10g\n", (long long)s->step, s->time, s->dt, ke);
+            if (s->ctx->rank == 0) {
+                printf("navier_stokes: step %lld t = %.6g dt = %.4g kinetic energy %.10g", (long long)s->step, s->time, s->dt, ke);
+                if (s->mg) printf(", pressure solve %d iterations", s->p_last);
+                printf("\n");
+            }
         }
     }
     return HS_OK;
@@ -693,7 +743,13 @@ static int setup_boundaries(ns *s)
             if (c->bc[d][side] == NS_OUTFLOW) outflow_area += face_area(c, d);
     /* (an outflow without inflow, in a flow driven by a force, convects at the velocity scale) */
     s->outflow_speed = outflow_area <= 0 ? 0 : inflow_area > 0 ? c->inflow_speed * inflow_area / outflow_area : fmax(c->u_ref, 1e-12);
-    return hs_poisson_create(s->d, pb, c->g.dx, &s->poisson);
+    if (c->pressure_solver == NS_P_FFT) return hs_poisson_create(s->d, pb, c->g.dx, &s->poisson);
+    hs_bc_kind kinds[3][2];
+    for (int d = 0; d < 3; d++)
+        for (int side = 0; side < 2; side++) kinds[d][side] = s->pbc[d][side].kind;
+    hs_mg_opts o = hs_mg_default_opts();
+    o.rtol = c->pressure_rtol;
+    return hs_mg_create(s->d, kinds, c->g.dx, &o, &s->mg);
 }
 
 static void destroy(void *state);
@@ -892,6 +948,7 @@ static int write_state(void *state, hs_writer *w)
     HS_CHECK(hs_writer_put_scalar(w, s->ser_div, divmax));
     HS_CHECK(hs_writer_put_scalar(w, s->ser_cfl, cfl));
     if (s->c.temperature) HS_CHECK(hs_writer_put_scalar(w, s->ser_nu, nu));
+    if (s->mg) HS_CHECK(hs_writer_put_scalar(w, s->ser_piter, (double)s->p_last));
     return HS_OK;
 }
 
@@ -952,14 +1009,18 @@ static int finish(void *state)
     HS_CHECK(diagnostics(s, &ke, &ens, &divmax, &cfl, &nu));
     if (!isfinite(ke))
         return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
-    /* the direct solve's residual on the last right-hand side */
+    /* the pressure solve's residual on the last right-hand side (solved again: phi_c is scratch);
+     * that solve is not counted in the iteration figures */
     double rel = 0;
     {
         size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
         double *lp = NULL, nf = 0, nr = 0;
+        int64_t solves = s->p_solves, iterations = s->p_iterations;
+        int last = s->p_last, most = s->p_most;
         HS_CHECK(hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&lp));
-        int rc = hs_poisson_solve(s->poisson, s->f, s->phi_c, NULL);
-        if (rc == HS_OK) rc = hs_poisson_apply(s->poisson, s->phi_c, lp);
+        int rc = pressure_solve(s, s->f, s->phi_c, NULL);
+        s->p_solves = solves, s->p_iterations = iterations, s->p_last = last, s->p_most = most;
+        if (rc == HS_OK) rc = s->poisson ? hs_poisson_apply(s->poisson, s->phi_c, lp) : hs_mg_apply(s->mg, s->phi_c, lp);
         if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, s->f, &nf);
         if (rc == HS_OK) rc = hs_axpy(s->ctx, HS_F64, cells, -1.0, s->f, lp);
         if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, lp, &nr);
@@ -972,7 +1033,13 @@ static int finish(void *state)
     if (s->ctx->rank == 0) {
         printf("navier_stokes: %lld steps to t = %.9g%s; kinetic energy %.10g, enstrophy %.10g, max |div u| %.3e, CFL %.3f\n",
                (long long)s->step, s->time, s->steady ? " (steady state reached)" : "", ke, ens, divmax, cfl);
-        printf("navier_stokes: pressure solve: direct (transforms), relative residual %.2e of the last right-hand side\n", rel);
+        if (s->poisson)
+            printf("navier_stokes: pressure solve: direct (transforms), relative residual %.2e of the last right-hand side\n", rel);
+        else
+            printf("navier_stokes: pressure solve: multigrid CG (%s), %lld solves, %.1f iterations on average, at most %d, "
+                   "relative residual %.2e of the last right-hand side\n",
+                   hs_mg_summary(s->mg), (long long)s->p_solves, s->p_solves ? (double)s->p_iterations / (double)s->p_solves : 0.0,
+                   s->p_most, rel);
         if (s->c.temperature) printf("navier_stokes: average Nusselt number at x = 0: %.6f\n", nu);
     }
     return HS_OK;
@@ -993,6 +1060,7 @@ static void destroy(void *state)
     hs_field_destroy(s->phi);
     hs_field_destroy(s->scratch);
     hs_poisson_destroy(s->poisson);
+    hs_mg_destroy(s->mg);
     if (s->ctx) {
         hs_mem_free(s->ctx, s->f);
         hs_mem_free(s->ctx, s->phi_c);
@@ -1046,6 +1114,19 @@ int hs_ns_bench_steps(void *state, int nsteps, double *seconds, double *pressure
     s->timing = 0;
     *pressure_seconds = s->t_pressure;
     return rc;
+}
+
+int hs_ns_pressure(void *state, hs_ns_pressure_info *info)
+{
+    ns *s = state;
+    memset(info, 0, sizeof *info);
+    info->multigrid = s->mg != NULL;
+    info->solves = s->p_solves;
+    info->iterations = s->p_iterations;
+    info->last = s->p_last;
+    info->most = s->p_most;
+    info->summary = s->mg ? hs_mg_summary(s->mg) : "direct (transforms)";
+    return HS_OK;
 }
 
 int hs_ns_bench_advection(void *state, double *bytes)

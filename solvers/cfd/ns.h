@@ -17,6 +17,16 @@ int hs_ns_nusselt(void *state, double *nusselt);
  * device synchronised around each solve).  Collective. */
 int hs_ns_bench_steps(void *state, int nsteps, double *seconds, double *pressure_seconds);
 
+/* The pressure solver in use and, for the multigrid, its CG iterations in this run (the residual
+ * check at the end not counted).  Not collective. */
+typedef struct hs_ns_pressure_info {
+    int multigrid;             /* 0: the transform solver */
+    int64_t solves, iterations;
+    int last, most;            /* iterations of the last solve, most of any */
+    const char *summary;       /* the solver (the multigrid's hierarchy), valid while the state lives */
+} hs_ns_pressure_info;
+int hs_ns_pressure(void *state, hs_ns_pressure_info *info);
+
 /* One explicit stage of the momentum equations (advection, diffusion, forces: every component,
  * no ghosts, no projection), for the bandwidth figure of the benchmark; *bytes is the least the
  * update must move (each component read once per component written, plus the writes).  Not

@@ -250,6 +250,82 @@ static void test_inflow_outflow_channel(void **st)
     finish_case(s, p);
 }
 
+/* The multigrid pressure solve (CG to 1e-12) on a channel the transform solver also takes: the same
+ * flow to the solves' tolerance. */
+static void test_multigrid_matches_transforms(void **st)
+{
+    (void)st;
+    const int nx = 32, ny = 16;
+    double *g[2];
+    const char *solver[2] = {"navier_stokes.pressure_solver=fft", "navier_stokes.pressure_solver=mg"};
+    for (int k = 0; k < 2; k++) {
+        const char *ov[] = {"cfd.n=32 16", "cfd.length=2 1", "navier_stokes.re=20", "navier_stokes.bc_xlo=inflow",
+                            "navier_stokes.bc_xhi=outflow", "cfd.t_end=0.5", solver[k], "navier_stokes.pressure_rtol=1e-12"};
+        hs_params *p;
+        void *s = run_case(ov, k ? 8 : 7, &p);
+        hs_ns_pressure_info info;
+        TEST_OK(hs_ns_pressure(s, &info));
+        assert_int_equal(info.multigrid, k);
+        if (k && test_ctx()->rank == 0)
+            printf("channel with the multigrid: %s; %lld solves, %.1f iterations on average, at most %d\n", info.summary,
+                   (long long)info.solves, (double)info.iterations / (double)info.solves, info.most);
+        g[k] = malloc((size_t)(nx + 1) * ny * sizeof(double));
+        TEST_OK(hs_ns_face_velocity(s, 0, g[k]));
+        finish_case(s, p);
+    }
+    if (test_ctx()->rank == 0) {
+        double e = test_rel_err_f64(g[1], g[0], (size_t)(nx + 1) * ny);
+        printf("channel: u with the multigrid against the transform solver: relative difference %.3e\n", e);
+        TEST_LE(e, 1e-9);
+    }
+    free(g[0]);
+    free(g[1]);
+}
+
+/* What the transform solver cannot do: inflow at x = 0, outflows at x = 2 and at y = 1 (Dirichlet
+ * pressure on two dimensions).  What enters leaves through the two outflows, the velocity is
+ * divergence-free, and the solves take a fixed number of iterations. */
+static void test_two_outflows(void **st)
+{
+    (void)st;
+    const int nx = 64, ny = 32;
+    const char *ov[] = {"cfd.n=64 32", "cfd.length=2 1", "navier_stokes.re=50", "navier_stokes.bc_xlo=inflow",
+                        "navier_stokes.bc_xhi=outflow", "navier_stokes.bc_yhi=outflow", "cfd.t_end=1"};
+    hs_params *p;
+    void *s = run_case(ov, 7, &p);
+    hs_ns_pressure_info info;
+    TEST_OK(hs_ns_pressure(s, &info));
+    assert_int_equal(info.multigrid, 1);
+    double *u = malloc((size_t)(nx + 1) * ny * sizeof *u), *v = malloc((size_t)nx * (ny + 1) * sizeof *v);
+    TEST_OK(hs_ns_face_velocity(s, 0, u));
+    TEST_OK(hs_ns_face_velocity(s, 1, v));
+    if (test_ctx()->rank == 0) {
+        const double dx = 2.0 / nx, dy = 1.0 / ny;
+        double in = 0, out_x = 0, out_y = 0, divmax = 0;
+        for (int j = 0; j < ny; j++) in += u[(size_t)j * (nx + 1)] * dy, out_x += u[(size_t)j * (nx + 1) + nx] * dy;
+        for (int i = 0; i < nx; i++) out_y += v[(size_t)ny * nx + i] * dx;
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                double div = (u[(size_t)j * (nx + 1) + i + 1] - u[(size_t)j * (nx + 1) + i]) / dx +
+                             (v[(size_t)(j + 1) * nx + i] - v[(size_t)j * nx + i]) / dy;
+                divmax = fmax(divmax, fabs(div));
+            }
+        printf("two outflows: inflow %.12f, outflow through x = 2 %.12f and y = 1 %.12f, max |div u| %.3e; %s, %lld solves, "
+               "%.1f iterations on average, at most %d\n",
+               in, out_x, out_y, divmax, info.summary, (long long)info.solves, (double)info.iterations / (double)info.solves,
+               info.most);
+        TEST_LE(fabs(in - 1.0), 1e-12);
+        TEST_LE(fabs(out_x + out_y - in), 1e-10);
+        /* the flow turns: both outflows carry a real share */
+        assert_true(out_x > 0.1 && out_y > 0.1);
+        TEST_LE(divmax, 1e-8);
+        TEST_LE((double)info.most, 15.0);
+    }
+    free(u);
+    free(v);
+    finish_case(s, p);
+}
+
 /* Ghia's table column for this Reynolds number: positions and values of "u" or "v" rows. */
 static int read_ghia(char which, int column, double *pos, double *val)
 {
@@ -373,7 +449,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_taylor_green_space),    cmocka_unit_test(test_taylor_green_time),
         cmocka_unit_test(test_three_d_matches_two_d), cmocka_unit_test(test_poiseuille_force),
-        cmocka_unit_test(test_inflow_outflow_channel), cmocka_unit_test(test_cavity_re100),
+        cmocka_unit_test(test_inflow_outflow_channel), cmocka_unit_test(test_multigrid_matches_transforms),
+        cmocka_unit_test(test_two_outflows),          cmocka_unit_test(test_cavity_re100),
         cmocka_unit_test(test_heated_cavity_coarse),  cmocka_unit_test(test_cavity_validate),
         cmocka_unit_test(test_heated_cavity_validate),
     };
