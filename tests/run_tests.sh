@@ -13,8 +13,11 @@ fail=0
 skip=0
 failed_names=()
 
+# HS_TEST_ONLY (an extended regular expression) runs only the tests whose name matches, e.g.
+# "twin|cfd" (names as printed: unit/test_x, mpi/test_y np=2, cli/test_z.sh).
 run_one() { # name, command...
     local name=$1; shift
+    if [ -n "${HS_TEST_ONLY:-}" ] && ! grep -Eq -- "$HS_TEST_ONLY" <<<"$name"; then return 0; fi
     local log="$LOGS/${name//\//_}.log"
     local t0=$SECONDS
     timeout 900 "$@" >"$log" 2>&1
