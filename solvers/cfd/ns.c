@@ -871,6 +871,9 @@ static int define_vars(void *state, hs_writer *w)
                                 "z velocity on the z faces (MAC grid)"};
     for (int c = 0; s->c.write_faces && c < s->c.g.ndim; c++)
         HS_CHECK(hs_writer_def_grid_var(w, s->face_grids[c].name, fn[c], "1", fl[c], NULL, HS_F64, 1, &s->var_face[c]));
+    if (s->mg)
+        HS_CHECK(hs_writer_def_series(w, "pressure_iterations", "1", "CG iterations of the last multigrid pressure solve", NULL,
+                                      &s->ser_piter));
     return HS_OK;
 }
 
