@@ -161,7 +161,7 @@ static void cell_run(hs_dtype t, int n, int ch, int hw, const double *z, const d
     o->dp = take(t, DP, m), o->sq = malloc(m * 8);
     test_download(o->sq, sq, m * 8);
     hs_mem_free(ctx, sq);
-    TEST_OK(hs_surr_add_frame(ctx, t, 4, (size_t)ch * hw, Q, S));
+    TEST_OK(hs_surr_add_frame(ctx, t, n, (size_t)ch * hw, Q, S)); /* S holds n frames of ch * hw */
     o->yf = take(t, S, m);
     void *F = put(HS_F32, z, m);
     TEST_OK(hs_conv_cast(ctx, t, HS_F32, m, Q, 1, F));

@@ -45,7 +45,7 @@ static void test_moves(void **state)
 {
     (void)state;
     /* transposes of odd shapes with strides, and strided run copies: exact */
-    const int64_t batch = 3, rows = 37, cols = 45, sbs = rows * cols + 5, dbs = rows * cols + 7;
+    const int64_t batch = 3, rows = 37, cols = 45, sbs = rows * (cols + 1) + 5, dbs = rows * cols + 7;
     size_t ns = (size_t)(batch * sbs), nd = (size_t)(batch * dbs);
     double *s = rnd(ns, 1), *c = calloc(nd, sizeof *c);
     double *ds = dev(s, ns), *dd = dev(c, nd);
