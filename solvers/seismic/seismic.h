@@ -1,0 +1,24 @@
+/* The seismic solver (acoustic and elastic finite differences with CPML, receivers, SEG-Y, adjoint gradient and FWI) and its hooks for tests and benchmarks. */
+#ifndef HS_SEISMIC_H
+#define HS_SEISMIC_H
+
+#include <stdint.h>
+
+#include "solvers/solver.h"
+
+extern const hs_solver_ops hs_seismic_solver;
+
+/* The seismograms recorded so far, on every rank (collective): *nsamples samples of *ncols columns
+ * (component c of receiver r is column c * nrec + r), time-major, in a malloc'd array the caller
+ * frees; *dt_sample the sample interval (s). */
+int hs_seismic_traces(void *state, int64_t *nsamples, int64_t *nrec, int *ncomp, double *dt_sample, double **data);
+
+/* The time step and its stability limit (s), and the steps of the whole run. */
+void hs_seismic_time_step(void *state, double *dt, double *dt_limit, int64_t *nsteps);
+
+/* Benchmark: one time step (the exchange, the updates, the sources, the samples). */
+int hs_seismic_bench_step(void *state);
+/* Benchmark: the bytes a step must move at least (every field read once, updated ones written once), the points. */
+void hs_seismic_bench_traffic(void *state, double *bytes, double *points);
+
+#endif
