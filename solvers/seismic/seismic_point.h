@@ -63,16 +63,32 @@ HS_HD int64_t SEIS_FN(seis_index)(const hs_seis_launch *L, int64_t i, int64_t j,
     return L->origin + i + j * L->st[1] + k * L->st[2];
 }
 
-/* The Laplacian sum_d D2_d f at element idx (one fused sum: the centres first). */
+/* The Laplacian sum_d D2_d from the centre value and the pairs pair[d][m-1] = f(+m) + f(-m): the one
+ * formula of every constant-density kernel (the GPU's tiled kernel gathers the pairs from shared
+ * memory and registers, the others from the field). */
+HS_HD SEIS_T SEIS_FN(seis_lap_pairs)(const hs_seis_launch *L, SEIS_T c, const SEIS_T pair[3][4], int R)
+{
+    SEIS_T v = SEIS_C(L->c2sum) * c;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        for (int m = 1; m <= R; m++) v += SEIS_C(L->c2[d][m]) * pair[d][m - 1];
+    }
+    return v;
+}
+
+/* The leapfrog update p^{n+1} = 2 p^n - p^{n-1} + w L(p^n). */
+HS_HD SEIS_T SEIS_FN(seis_leapfrog)(SEIS_T p, SEIS_T q, SEIS_T w, SEIS_T lap) { return 2 * p - q + w * lap; }
+
+/* The Laplacian sum_d D2_d f at element idx. */
 HS_HD SEIS_T SEIS_FN(seis_lap)(const hs_seis_launch *L, const SEIS_T *f, int64_t idx, int R)
 {
-    SEIS_T v = SEIS_C(L->c2sum) * f[idx];
+    SEIS_T pair[3][4];
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         const int64_t s = L->st[d];
-        for (int m = 1; m <= R; m++) v += SEIS_C(L->c2[d][m]) * (f[idx + m * s] + f[idx - m * s]);
+        for (int m = 1; m <= R; m++) pair[d][m - 1] = f[idx + m * s] + f[idx - m * s];
     }
-    return v;
+    return SEIS_FN(seis_lap_pairs)(L, f[idx], pair, R);
 }
 
 HS_HD void SEIS_FN(seis_ac_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
@@ -80,7 +96,7 @@ HS_HD void SEIS_FN(seis_ac_step)(const hs_seis_launch *L, int64_t i, int64_t j, 
     const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
-    Q[idx] = 2 * P[idx] - Q[idx] + SEIS_F(L, HS_SEIS_F_W)[idx] * SEIS_FN(seis_lap)(L, P, idx, R);
+    Q[idx] = SEIS_FN(seis_leapfrog)(P[idx], Q[idx], SEIS_F(L, HS_SEIS_F_W)[idx], SEIS_FN(seis_lap)(L, P, idx, R));
 }
 
 HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
