@@ -173,8 +173,9 @@ static int setup_time_step(hs_seis *s, const hs_params *p)
                                                 "(use dt = 0 for cfl times the limit)",
                                c->dt_user, c->order, s->dt_limit);
     s->dt = c->dt_user > 0 ? c->dt_user : c->cfl * s->dt_limit;
-    if (c->dt_user == 0 && c->segy && strcmp(c->seismograms, "none") != 0) {
-        /* SEG-Y stores the sample interval in whole microseconds: round the step down to one */
+    if (c->dt_user == 0) {
+        /* SEG-Y stores the sample interval in whole microseconds: round the step down so that a
+         * sample interval is one (always, so that the outputs asked for do not change the run) */
         double us = floor(s->dt * (double)c->record_every * 1e6);
         if (us >= 1) s->dt = us * 1e-6 / (double)c->record_every;
     }
