@@ -1,0 +1,128 @@
+/* The seismic solver's CUDA kernels against their CPU twins, through whole runs (seismograms) of every
+ * model and option; skipped (77) without a GPU. */
+#include "test_util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/params.h"
+#include "kernels/dispatch.h"
+#include "solvers/seismic/seismic.h"
+
+int hs_driver_declare(void);
+
+typedef struct {
+    const char *name;
+    const char *over[24];
+    double tol; /* max |cuda - cpu| over the peak of the seismograms */
+} tcase;
+
+/* Both backends do the same operations; the GPU contracts a*b + c into fma, which rounds
+ * differently, and the difference grows slowly over the steps: fp64 cases agree to ~1e-13 of the
+ * peak, fp32 to ~1e-5 (the tolerances leave an order of magnitude). */
+static const tcase g_cases[] = {
+    {"2D acoustic, order 8, fp64, CPML",
+     {"seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.precision=float64", "seismic.f0=12",
+      "seismic.t_end=0.3", "seismic.source_position=411 323", "seismic.receiver_start=150.5 140.2",
+      "seismic.receiver_end=700.7 500.1", "seismic.receiver_count=9", NULL},
+     1e-11},
+    {"2D acoustic, order 2, fp32, free surface",
+     {"seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.order=2", "seismic.precision=float32",
+      "seismic.f0=8", "seismic.t_end=0.3", "seismic.free_surface=true", "seismic.source_position=411 43",
+      "seismic.receiver_start=150.5 0", "seismic.receiver_end=700.7 100.1", "seismic.receiver_count=9", NULL},
+     1e-4},
+    {"2D acoustic, variable density, order 4, fp64",
+     {"seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.order=4", "seismic.precision=float64",
+      "seismic.density=variable", "seismic.medium=layered", "seismic.layer_depths=355", "seismic.layer_vp=1800 2500",
+      "seismic.layer_rho=1500 2300", "seismic.f0=12", "seismic.t_end=0.3", "seismic.source_position=411 223",
+      "seismic.receiver_start=150.5 140.2", "seismic.receiver_end=700.7 500.1", "seismic.receiver_count=9", NULL},
+     1e-11},
+    {"3D acoustic, order 8, fp32 (tiled kernel), CPML",
+     {"seismic.ndim=3", "seismic.n=45 39 37", "seismic.pml=8", "seismic.precision=float32", "seismic.f0=12",
+      "seismic.t_end=0.15", "seismic.source_position=221 193 181", "seismic.receiver_start=100.5 90.2 95.3",
+      "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
+     1e-4},
+    {"3D acoustic, order 4, fp64 (tiled kernel), variable density",
+     {"seismic.ndim=3", "seismic.n=45 39 37", "seismic.pml=8", "seismic.order=4", "seismic.precision=float64",
+      "seismic.density=variable", "seismic.f0=12", "seismic.t_end=0.15", "seismic.source_position=221 193 181",
+      "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
+     1e-11},
+    {"3D acoustic, order 2, fp64 (tiled kernel)",
+     {"seismic.ndim=3", "seismic.n=45 39 37", "seismic.pml=8", "seismic.order=2", "seismic.precision=float64",
+      "seismic.f0=8", "seismic.t_end=0.15", "seismic.source_position=221 193 181",
+      "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
+     1e-11},
+};
+
+static double *run(const tcase *c, int64_t *n)
+{
+    char *ov[40];
+    int k = 0;
+    ov[k++] = "run.solver=seismic";
+    ov[k++] = "output.format=none";
+    ov[k++] = "seismic.seismograms=none";
+    ov[k++] = "seismic.spacing=10";
+    for (int i = 0; c->over[i]; i++) ov[k++] = (char *)c->over[i];
+    hs_params *p = NULL;
+    TEST_OK(hs_params_load(NULL, k, ov, &p));
+    void *s = NULL;
+    TEST_OK(hs_seismic_solver.create(test_ctx(), p, &s));
+    double t, t_end, work, dt, *d = NULL;
+    int64_t step, taken, ns, nrec;
+    int ncomp;
+    hs_seismic_solver.progress(s, &t, &step, &t_end, &work);
+    while (t < t_end) {
+        TEST_OK(hs_seismic_solver.advance(s, t_end, 1 << 30, &taken));
+        hs_seismic_solver.progress(s, &t, &step, &t_end, &work);
+    }
+    TEST_OK(hs_seismic_traces(s, &ns, &nrec, &ncomp, &dt, &d));
+    *n = ns * nrec * ncomp;
+    hs_seismic_solver.destroy(s);
+    hs_params_free(p);
+    return d;
+}
+
+static void test_seismic_twins(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    const char *was = hs_device_name(ctx->device);
+    int nc = (int)(sizeof g_cases / sizeof g_cases[0]), bad = 0;
+    double *cpu[16];
+    int64_t ncpu[16];
+    TEST_OK(hs_ctx_set_device(ctx, "cpu", 1));
+    for (int i = 0; i < nc; i++) cpu[i] = run(&g_cases[i], &ncpu[i]);
+    TEST_OK(hs_ctx_set_device(ctx, "cuda", 1));
+    for (int i = 0; i < nc; i++) {
+        int64_t n;
+        double *gpu = run(&g_cases[i], &n), e = 0, m = 0;
+        assert_int_equal(n, ncpu[i]);
+        for (int64_t q = 0; q < n; q++) e = fmax(e, fabs(gpu[q] - cpu[i][q])), m = fmax(m, fabs(cpu[i][q]));
+        int fine = m > 0 && e <= g_cases[i].tol * m;
+        print_message("%-60s |cuda - cpu| %.2e of the peak %.3e (tolerance %.0e)%s\n", g_cases[i].name, e / m, m, g_cases[i].tol,
+                      fine ? "" : "  FAIL");
+        bad += !fine;
+        free(gpu), free(cpu[i]);
+    }
+    TEST_OK(hs_ctx_set_device(ctx, was, 1));
+    assert_int_equal(bad, 0);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_seismic_twins),
+};
+
+int main(void)
+{
+    /* the comparison needs both backends: without a GPU (or without CUDA in the build) nothing is compared */
+    if (!HS_HAVE_CUDA || hs_cuda_device_count() == 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    hs_driver_declare();
+    hs_seismic_solver.declare();
+    return test_run_group("seismic_twin", tests, sizeof tests / sizeof tests[0]);
+}
