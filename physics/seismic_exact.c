@@ -57,3 +57,42 @@ double hs_acoustic_green_2d(const hs_wavelet *w, double c, double r, double t)
     }
     return sum * 0.5 * h / (2 * M_PI);
 }
+
+void hs_elastic_force_velocity_3d(const hs_wavelet *w, double alpha, double beta, double rho, const double dir[3],
+                                  const double x[3], double t, int which, double v[3])
+{
+    double r = sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]), g[3] = {x[0] / r, x[1] / r, x[2] / r};
+    double ta = t - r / alpha, tb = t - r / beta;
+    double near = (which & 4) ? (r / alpha) * hs_wavelet_value(w, ta) + hs_wavelet_integral(w, ta) - (r / beta) * hs_wavelet_value(w, tb) -
+                                    hs_wavelet_integral(w, tb)
+                              : 0;
+    double fp = (which & 1) ? hs_wavelet_derivative(w, ta) / (alpha * alpha * r) : 0;
+    double fs = (which & 2) ? hs_wavelet_derivative(w, tb) / (beta * beta * r) : 0;
+    double gd = g[0] * dir[0] + g[1] * dir[1] + g[2] * dir[2], c = 1 / (4 * M_PI * rho);
+    for (int i = 0; i < 3; i++)
+        v[i] = c * ((3 * g[i] * gd - dir[i]) / (r * r * r) * near + g[i] * gd * fp - (g[i] * gd - dir[i]) * fs);
+}
+
+void hs_elastic_force_velocity_2d(const hs_wavelet *w, double alpha, double beta, double rho, const double dir[2],
+                                  const double x[2], double t, double v[2])
+{
+    gauss_legendre();
+    double r = hypot(x[0], x[1]), W = support(w);
+    v[0] = v[1] = 0;
+    /* every term vanishes once t - R/beta is past the wavelet (its integral is 0 there too), and
+     * before t - R/alpha reaches it */
+    double Rmax = alpha * (t - w->delay + W), Rmin = beta * (t - w->delay - W);
+    if (Rmax <= r) return;
+    double u0 = Rmin > r ? acosh(Rmin / r) : 0, u1 = acosh(Rmax / r);
+    const int panels = 96;
+    double h = (u1 - u0) / panels, d3[3] = {dir[0], 0, dir[1]};
+    for (int k = 0; k < panels; k++)
+        for (int i = 0; i < GL_N; i++) {
+            double u = u0 + h * (k + 0.5 * (g_x[i] + 1)), R = r * cosh(u), y = r * sinh(u);
+            double p3[3] = {x[0], y, x[1]}, v3[3];
+            hs_elastic_force_velocity_3d(w, alpha, beta, rho, d3, p3, t, 7, v3);
+            /* dy = R du; the line's two halves alike */
+            v[0] += 2 * g_w[i] * 0.5 * h * R * v3[0];
+            v[1] += 2 * g_w[i] * 0.5 * h * R * v3[2];
+        }
+}

@@ -15,4 +15,24 @@
 double hs_acoustic_green_3d(const hs_wavelet *w, double c, double r, double t);
 double hs_acoustic_green_2d(const hs_wavelet *w, double c, double r, double t);
 
+/* Particle velocity v (m/s, 3 components) at x (m, relative to the source) and time t of an
+ * unbounded homogeneous isotropic elastic medium (P speed alpha, S speed beta, density rho) under
+ * a point force s(t) dir (N; rho dv/dt = div sigma + s(t) dir delta(x)): the time derivative of
+ * Aki & Richards (2002) eq. 4.23 in closed form,
+ *   v_i = 1/(4 pi rho) [ (3 g_i g_j - d_ij) / r^3 N(t) + g_i g_j / (alpha^2 r) s'(t - r/alpha)
+ *                        - (g_i g_j - d_ij) / (beta^2 r) s'(t - r/beta) ] dir_j,
+ *   N(t) = int_{r/alpha}^{r/beta} tau s'(t - tau) dtau
+ *        = (r/alpha) s(t - r/alpha) + S(t - r/alpha) - (r/beta) s(t - r/beta) - S(t - r/beta),
+ * g = x / r, S the integral of s (hs_wavelet_integral).  `which` selects the terms: 1 the P far
+ * field, 2 the S far field, 4 the near field (7: all). */
+void hs_elastic_force_velocity_3d(const hs_wavelet *w, double alpha, double beta, double rho, const double dir[3],
+                                  const double x[3], double t, int which, double v[3]);
+
+/* The same in 2D plane strain (a line force along y of s(t) N/m, fields independent of y): v in the
+ * x-z plane (v[0] = vx, v[1] = vz) at (x[0], x[1]) = (x, z) relative to the line, for a force in that
+ * plane (dir[0], dir[1]): the 3D solution integrated along the line, y = r sinh u, by composite
+ * Gauss-Legendre quadrature over the part where the wavelet is not negligible (about 1e-9 relative). */
+void hs_elastic_force_velocity_2d(const hs_wavelet *w, double alpha, double beta, double rho, const double dir[2],
+                                  const double x[2], double t, double v[2]);
+
 #endif

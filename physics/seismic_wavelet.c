@@ -25,12 +25,18 @@ double hs_wavelet_derivative(const hs_wavelet *w, double t)
     return -w->amplitude * sqrt(2 * a * M_E) * (1 - 2 * a * tau * tau) * e;
 }
 
-double hs_wavelet_integral(const hs_wavelet *w, double t)
+/* An antiderivative of s (switched on or not). */
+static double antiderivative(const hs_wavelet *w, double t)
 {
     double a = rate(w), tau = t - w->delay, e = exp(-a * tau * tau);
     /* d/dtau [tau e^(-a tau^2)] = (1 - 2 a tau^2) e^(-a tau^2); d/dtau e^(-a tau^2) = -2 a tau e^(-a tau^2) */
     if (w->kind == HS_WAVELET_RICKER) return w->amplitude * tau * e;
     return w->amplitude * sqrt(2 * a * M_E) / (2 * a) * e;
+}
+
+double hs_wavelet_integral(const hs_wavelet *w, double t)
+{
+    return t < 0 ? 0 : antiderivative(w, t) - antiderivative(w, 0);
 }
 
 /* Amplitude spectrum relative to its peak at x = f / f0 (>= 1):

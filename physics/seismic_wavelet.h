@@ -24,8 +24,7 @@ typedef struct hs_wavelet {
 double hs_wavelet_value(const hs_wavelet *w, double t);
 /* ds/dt (t); 0 for t < 0. */
 double hs_wavelet_derivative(const hs_wavelet *w, double t);
-/* The integral of s from -infinity to t (closed form; the part before t = 0, below 1e-8 of the
- * peak for the default delay, is not cut off here). */
+/* The integral of s from 0 (where it is switched on) to t, in closed form; 0 for t < 0. */
 double hs_wavelet_integral(const hs_wavelet *w, double t);
 /* The highest frequency of the wavelet: above it the amplitude spectrum stays below 1% of its peak
  * (Ricker 2.76 f0, Gaussian derivative 3.14 f0).  The solver's points-per-wavelength count uses it. */

@@ -463,18 +463,21 @@ static int build_receivers(hs_seis *s)
     return HS_OK;
 }
 
-/* Sample every component into the trace buffer at sample index `sample`. */
-int hs_seis_record(hs_seis *s, int64_t sample)
+/* Sample every component into the trace buffer at sample index `sample` (trace = keep trace + scale
+ * samples). */
+int hs_seis_record_mix(hs_seis *s, int64_t sample, double keep, double scale)
 {
     if (sample >= s->nsamples) return HS_OK;
     int64_t col = 0;
     for (int comp = 0; comp < s->ncomp; comp++) {
-        HS_CHECK(hs_seis_sample(s, &s->rpts[comp], s->f[s->comp[comp].role], s->trace + sample * s->nrec_cols + col));
+        HS_CHECK(hs_seis_sample(s, &s->rpts[comp], s->f[s->comp[comp].role], s->trace + sample * s->nrec_cols + col, keep, scale));
         col += s->rpts[comp].ngrp;
     }
     s->samples_taken = sample + 1;
     return HS_OK;
 }
+
+int hs_seis_record(hs_seis *s, int64_t sample) { return hs_seis_record_mix(s, sample, 0, 1); }
 
 /* The vp of the points this rank owns (x fastest), for the snapshots and the adjoint. */
 static int build_vp_host(hs_seis *s)
@@ -548,7 +551,8 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     free(s->file_vp), free(s->file_vs), free(s->file_rho);
     s->file_vp = s->file_vs = s->file_rho = NULL;
     if (c->mode != HS_SEIS_FORWARD) return hs_seis_adjoint_create(s, p);
-    return hs_seis_record(s, 0);
+    /* the acoustic model's first sample is the quiet start; the elastic model samples within its steps */
+    return c->model == HS_SEIS_ACOUSTIC ? hs_seis_record(s, 0) : HS_OK;
 }
 
 /* ---------------------------------------------------------------- time stepping (acoustic) */
@@ -604,11 +608,12 @@ int hs_seis_mirror(hs_seis *s, hs_field *f)
 /* One forward step of the configured model, and its samples. */
 int hs_seis_forward_step(hs_seis *s)
 {
-    if (s->cfg.model == HS_SEIS_ACOUSTIC) HS_CHECK(acoustic_step(s));
+    int acoustic = s->cfg.model == HS_SEIS_ACOUSTIC;
+    if (acoustic) HS_CHECK(acoustic_step(s));
     else HS_CHECK(hs_seis_elastic_step(s));
     s->step++;
     s->time = (double)s->step * s->dt;
-    if (s->step % s->cfg.record_every == 0) HS_CHECK(hs_seis_record(s, s->step / s->cfg.record_every));
+    if (acoustic && s->step % s->cfg.record_every == 0) HS_CHECK(hs_seis_record(s, s->step / s->cfg.record_every));
     return HS_OK;
 }
 
@@ -862,6 +867,7 @@ int hs_seis_write_seismograms(hs_seis *s)
     int64_t ns, nrec;
     int ncomp;
     double dts, *all = NULL;
+    if (s->samples_taken == 0) return HS_OK; /* nothing recorded (t_end = 0) */
     HS_CHECK(hs_seismic_traces(s, &ns, &nrec, &ncomp, &dts, &all));
     int rc = write_station_file(s, all, ns);
     int ok = rc == HS_OK;
@@ -986,9 +992,10 @@ void hs_seismic_bench_traffic(void *state, double *bytes, double *points)
      * twice (by the velocity update and by their own) and written, material read once */
     double words;
     if (c->model == HS_SEIS_ACOUSTIC) words = c->density == HS_SEIS_DENSITY_VARIABLE ? 4 + c->ndim : 4;
-    else {
-        int nv = c->ndim, ns = c->ndim == 2 ? 3 : 6, nmat = nv + 2 + (ns - nv);
-        words = (2 * nv + ns) + (3 * ns + nv) + nmat;
+    else { /* velocities: v read and written, stresses and buoyancy read; stresses: s read and written,
+            * v, lambda, lambda + 2 mu and the shear moduli read */
+        int nv = c->ndim, ns = c->ndim == 2 ? 3 : 6;
+        words = (3 * nv + ns) + (2 * ns + nv + 2 + (ns - nv));
     }
     *bytes = words * es * pts;
     *points = pts;
@@ -1058,10 +1065,8 @@ static void destroy(void *state)
     for (int d = 0; d < 3; d++)
         for (int q = 0; q < 4; q++)
             if (s->ctx) hs_mem_free(s->ctx, s->prof[d][q]);
-    for (int i = 0; i < HS_SEIS_MAX_COMP; i++) {
-        hs_seis_points_free(s, &s->src[i]);
-        hs_seis_points_free(s, &s->rpts[i]);
-    }
+    for (int i = 0; i < HS_SEIS_MAX_SRC; i++) hs_seis_points_free(s, &s->src[i]);
+    for (int i = 0; i < HS_SEIS_MAX_COMP; i++) hs_seis_points_free(s, &s->rpts[i]);
     if (s->ctx) hs_mem_free(s->ctx, s->trace);
     hs_seis_receivers_free(&s->rec);
     if (s->d) hs_decomp_destroy(s->d);

@@ -43,11 +43,19 @@
     DEFINE_RUN(seis_adj_psi_##T)                                                                   \
     DEFINE_RUN(seis_adj_pml_##T)                                                                   \
     DEFINE_RUN(seis_adj_mem_##T)                                                                   \
+    DEFINE_RUN(seis_el_vel_##T)                                                                    \
+    DEFINE_RUN(seis_el_stress_##T)                                                                 \
     static void run_seis_mirror_##T(const hs_seis_launch *L)                                       \
     {                                                                                              \
         for (int64_t k = L->lo[2]; k < L->hi[2]; k++)                                              \
             for (int64_t j = L->lo[1]; j < L->hi[1]; j++)                                          \
                 for (int64_t i = L->lo[0]; i < L->hi[0]; i++) seis_mirror_##T(L, i, j, k, 0);      \
+    }                                                                                              \
+    static void run_seis_el_image_##T(const hs_seis_launch *L)                                     \
+    {                                                                                              \
+        for (int64_t k = L->lo[2]; k < L->hi[2]; k++)                                              \
+            for (int64_t j = L->lo[1]; j < L->hi[1]; j++)                                          \
+                for (int64_t i = L->lo[0]; i < L->hi[0]; i++) seis_el_image_##T(L, i, j, k, 0);    \
     }                                                                                              \
     static void run_seis_inject_##T(const hs_seis_launch *L)                                       \
     {                                                                                              \
@@ -73,6 +81,9 @@ DEFINE_RUNS(f32)
     case HS_SEIS_ADJ_PSI: run_seis_adj_psi_##T(L); break;                                          \
     case HS_SEIS_ADJ_PML: run_seis_adj_pml_##T(L); break;                                          \
     case HS_SEIS_ADJ_MEM: run_seis_adj_mem_##T(L); break;                                          \
+    case HS_SEIS_EL_VEL: run_seis_el_vel_##T(L); break;                                            \
+    case HS_SEIS_EL_STRESS: run_seis_el_stress_##T(L); break;                                      \
+    case HS_SEIS_EL_IMAGE: run_seis_el_image_##T(L); break;                                        \
     case HS_SEIS_MIRROR: run_seis_mirror_##T(L); break;                                            \
     case HS_SEIS_INJECT: run_seis_inject_##T(L); break;                                            \
     case HS_SEIS_SAMPLE: run_seis_sample_##T(L); break;                                            \

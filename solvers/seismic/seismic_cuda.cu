@@ -40,6 +40,9 @@ namespace {
     BOX_KERNEL(seis_adj_pml_##T)                                                                   \
     BOX_KERNEL(seis_adj_mem_##T)                                                                   \
     BOX_KERNEL(seis_mirror_##T)                                                                    \
+    BOX_KERNEL(seis_el_vel_##T)                                                                    \
+    BOX_KERNEL(seis_el_stress_##T)                                                                 \
+    BOX_KERNEL(seis_el_image_##T)                                                                  \
     __global__ void __launch_bounds__(128) k_seis_inject_##T(const __grid_constant__ hs_seis_launch L) \
     {                                                                                              \
         const int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                          \
@@ -163,6 +166,9 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
     case HS_SEIS_ADJ_PML: LAUNCH_BOX(seis_adj_pml_##T); break;                                     \
     case HS_SEIS_ADJ_MEM: LAUNCH_BOX(seis_adj_mem_##T); break;                                     \
     case HS_SEIS_MIRROR: LAUNCH_BOX(seis_mirror_##T); break;                                       \
+    case HS_SEIS_EL_VEL: LAUNCH_BOX(seis_el_vel_##T); break;                                       \
+    case HS_SEIS_EL_STRESS: LAUNCH_BOX(seis_el_stress_##T); break;                                 \
+    case HS_SEIS_EL_IMAGE: LAUNCH_BOX(seis_el_image_##T); break;                                   \
     default: return HS_FAIL(HS_ERR_RUNTIME, "seismic kernel: operation %d not implemented", L->op); \
     }
 

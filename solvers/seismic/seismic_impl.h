@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "kernels/hd.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,7 +44,7 @@ typedef enum {
      * INJECT's groups share one element (so that no two threads add to the same one), SAMPLE's one
      * receiver */
     HS_SEIS_INJECT,      /* X[idx] += value * sum_{k in g} vals[rec_k] wt_k * (Y ? Y[idx] : 1) (vals NULL: 1)  */
-    HS_SEIS_SAMPLE       /* trace[g] = sum_{k in g} wt_k X[idx_k]                                              */
+    HS_SEIS_SAMPLE       /* trace[g] = value trace[g] + scale sum_{k in g} wt_k X[idx_k]                       */
 } hs_seis_op;
 
 /* Field roles (hs_seis_launch.f). */
@@ -65,7 +67,7 @@ enum {
 };
 
 /* The stress component of dimensions (d, e): 0..2 normal, 3..5 shear (01, 02, 12). */
-static inline int hs_seis_sym(int d, int e) { return d == e ? d : 2 + d + e; }
+HS_HD int hs_seis_sym(int d, int e) { return d == e ? d : 2 + d + e; }
 
 typedef struct hs_seis_launch {
     int op;                  /* hs_seis_op */
@@ -78,6 +80,7 @@ typedef struct hs_seis_launch {
     int64_t hw;              /* ghost layers: profile arrays are indexed by local index + hw */
     int64_t offset[3];       /* global index of local point (0, 0, 0) */
     int free_top;            /* the free surface is at global z index 0 */
+    int pml;                 /* elastic: the box lies in the CPML's reach (update the memory variables) */
     void *f[HS_SEIS_NF];     /* fields by role (NULL where unused) */
     const void *pa[3], *pb[3], *pah[3], *pbh[3]; /* CPML profiles per dimension (fields' type) */
     double c2[3][5];         /* D2: c2[d][0] the centre, c2[d][m] the pair at +-m; over h^2 */
@@ -91,7 +94,8 @@ typedef struct hs_seis_launch {
     const int64_t *pidx;     /* element index of each point */
     const double *pwt;       /* weight of each point */
     const int64_t *prec;     /* INJECT: the receiver (source) of each point, indexing vals */
-    double value;            /* INJECT: scale */
+    double value;            /* INJECT: scale; SAMPLE: weight of the old trace value */
+    double scale;            /* SAMPLE: weight of the new sum */
     const double *vals;      /* INJECT: per-receiver values or NULL */
     double *trace;           /* SAMPLE: ngrp outputs */
 } hs_seis_launch;

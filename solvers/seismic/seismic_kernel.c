@@ -64,7 +64,7 @@ int hs_seis_inject(const hs_seis *s, const hs_seis_points *pts, hs_field *target
     return hs_seis_launch_run(s, &L);
 }
 
-int hs_seis_sample(const hs_seis *s, const hs_seis_points *pts, hs_field *src, double *trace)
+int hs_seis_sample(const hs_seis *s, const hs_seis_points *pts, hs_field *src, double *trace, double keep, double scale)
 {
     if (pts->ngrp == 0) return HS_OK;
     hs_seis_launch L;
@@ -72,5 +72,7 @@ int hs_seis_sample(const hs_seis *s, const hs_seis_points *pts, hs_field *src, d
     L.f[HS_SEIS_F_X] = src->data;
     L.ngrp = pts->ngrp, L.gptr = pts->gptr, L.pidx = pts->pidx, L.pwt = pts->pwt;
     L.trace = trace;
+    L.value = keep;
+    L.scale = scale;
     return hs_seis_launch_run(s, &L);
 }

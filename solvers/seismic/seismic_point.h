@@ -275,6 +275,105 @@ HS_HD void SEIS_FN(seis_adj_mem)(const hs_seis_launch *L, int64_t i, int64_t j, 
     }
 }
 
+/* ---------------------------------------------------------------- elastic (velocity-stress) */
+
+/* The CPML-stretched derivative at one point: with the layer's profile (a, b) there, the memory
+ * psi <- b psi + a der and der + psi; in a launch without CPML (L->pml = 0) der itself. */
+HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, int role, int64_t idx, int e, int half,
+                                   int64_t pi)
+{
+    if (!L->pml) return der;
+    const SEIS_T a = ((const SEIS_T *)(half ? L->pah[e] : L->pa[e]))[pi], b = ((const SEIS_T *)(half ? L->pbh[e] : L->pb[e]))[pi];
+    SEIS_T *psi = SEIS_F(L, role);
+    const SEIS_T v = b * psi[idx] + a * der;
+    psi[idx] = v;
+    return der + v;
+}
+
+/* v_d += BV_d sum_e d_e s_de (DP along d for s_dd, DM along e for the shear stresses). */
+HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        SEIS_T sum = 0;
+        for (int e = 0; e < 3; e++) {
+            if (e >= L->ndim) break;
+            const SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
+            const SEIS_T der = e == d ? SEIS_FN(seis_dp)(S, idx, L->st[e], L->cs[e], R)
+                                      : SEIS_FN(seis_dm)(S, idx, L->st[e], L->cs[e], R);
+            sum += SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MV + 3 * d + e, idx, e, e == d, ijk[e] + L->hw);
+        }
+        SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
+        V[idx] += SEIS_F(L, HS_SEIS_F_BV + d)[idx] * sum;
+    }
+}
+
+/* The stresses from the velocities' derivatives.  With a free surface on top (global z index 0 on
+ * this rank) the stress imaging of Levander (1988): s_zz = 0 on the surface, where s_xx (s_yy) take
+ * d_z v_z = -lambda / (lambda + 2 mu) (div_h v) from it; the vertical derivatives that would reach a
+ * velocity above the surface (s_dz half a point below it, the normal stresses one point below) are
+ * taken to second order. */
+HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const int z = L->ndim - 1;
+    const int64_t gz = ijk[z] + L->offset[z];
+    const int surface = L->free_top && gz == 0, near = L->free_top && R > 1 && gz <= 1;
+    SEIS_T g[3] = {0, 0, 0}, div = 0;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
+        SEIS_T der = near && d == z && gz == 1 ? SEIS_FN(seis_dm)(V, idx, L->st[d], &L->cs2[d], 1)
+                                               : SEIS_FN(seis_dm)(V, idx, L->st[d], L->cs[d], R);
+        der = SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MS + 3 * d + d, idx, d, 0, ijk[d] + L->hw);
+        g[d] = der;
+        div += der;
+    }
+    const SEIS_T l2m = SEIS_F(L, HS_SEIS_F_L2M)[idx], lam = SEIS_F(L, HS_SEIS_F_LAM)[idx];
+    if (surface) { /* d_z v_z from s_zz = 0 */
+        div -= g[z];
+        g[z] = -lam / l2m * div;
+        div += g[z];
+    }
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + d);
+        if (surface && d == z) S[idx] = 0;
+        else S[idx] += l2m * g[d] + lam * (div - g[d]);
+    }
+    for (int d = 0; d < 3; d++)
+        for (int e = d + 1; e < 3; e++) {
+            if (e >= L->ndim) break;
+            const SEIS_T *Vd = SEIS_F(L, HS_SEIS_F_V + d), *Ve = SEIS_F(L, HS_SEIS_F_V + e);
+            const int low = near && gz == 0; /* s_dz half a point below the surface */
+            SEIS_T a = low && e == z ? SEIS_FN(seis_dp)(Vd, idx, L->st[e], &L->cs2[e], 1) : SEIS_FN(seis_dp)(Vd, idx, L->st[e], L->cs[e], R);
+            SEIS_T b = low && d == z ? SEIS_FN(seis_dp)(Ve, idx, L->st[d], &L->cs2[d], 1) : SEIS_FN(seis_dp)(Ve, idx, L->st[d], L->cs[d], R);
+            a = SEIS_FN(seis_stretch)(L, a, HS_SEIS_F_MS + 3 * d + e, idx, e, 1, ijk[e] + L->hw);
+            b = SEIS_FN(seis_stretch)(L, b, HS_SEIS_F_MS + 3 * e + d, idx, d, 1, ijk[d] + L->hw);
+            SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
+            S[idx] += SEIS_F(L, HS_SEIS_F_MU + hs_seis_sym(d, e) - 3)[idx] * (a + b);
+        }
+}
+
+/* At a point of the surface: s_zz = 0 there and odd images above it (points: -m <-> m; the shear
+ * stresses s_dz at half points: -1-m <-> m). */
+HS_HD void SEIS_FN(seis_el_image)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    (void)R;
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const int z = L->ndim - 1;
+    const int64_t s = L->st[z];
+    SEIS_T *Szz = SEIS_F(L, HS_SEIS_F_S + z);
+    Szz[idx] = 0;
+    for (int64_t m = 1; m <= L->hw; m++) Szz[idx - m * s] = -Szz[idx + m * s];
+    for (int d = 0; d < 3; d++) {
+        if (d >= z) break;
+        SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, z));
+        for (int64_t m = 0; m < L->hw; m++) S[idx - (m + 1) * s] = -S[idx + m * s];
+    }
+}
+
 /* ---------------------------------------------------------------- free surface (acoustic) */
 
 /* At a point of the surface (global z index 0): X = 0 there and the ghosts above it the odd image of the
@@ -306,7 +405,7 @@ HS_HD void SEIS_FN(seis_sample)(const hs_seis_launch *L, int64_t g)
     const SEIS_T *X = SEIS_F(L, HS_SEIS_F_X);
     double v = 0;
     for (int64_t k = L->gptr[g]; k < L->gptr[g + 1]; k++) v += L->pwt[k] * (double)X[L->pidx[k]];
-    L->trace[g] = v;
+    L->trace[g] = L->value * L->trace[g] + L->scale * v;
 }
 
 #undef SEIS_F

@@ -36,6 +36,7 @@ typedef struct hs_seis_component {
 } hs_seis_component;
 
 #define HS_SEIS_MAX_COMP 3
+#define HS_SEIS_MAX_SRC 6
 
 typedef struct hs_seis {
     hs_ctx *ctx;
@@ -61,10 +62,10 @@ typedef struct hs_seis {
     double vmin, vmax;             /* smallest (S, or P where no S) and largest speeds */
     double *vp_host;               /* local vp of the points this rank owns (x fastest) */
     /* sources and receivers */
-    hs_seis_points src[HS_SEIS_MAX_COMP]; /* injection point sets per source component */
+    hs_seis_points src[HS_SEIS_MAX_SRC]; /* injection point sets per source component */
     int nsrc;
-    int src_role[HS_SEIS_MAX_COMP];
-    double src_scale[HS_SEIS_MAX_COMP];   /* per component: value = scale * s(t) */
+    int src_role[HS_SEIS_MAX_SRC];
+    double src_scale[HS_SEIS_MAX_SRC];   /* per component: value = scale * s(t) */
     hs_seis_receivers rec;
     hs_seis_component comp[HS_SEIS_MAX_COMP];
     int ncomp;
@@ -108,6 +109,8 @@ int hs_seis_upload_alloc(hs_seis *s, hs_field *f, const double *vals);
 /* One forward step (with its samples); the samples of every component at sample index `sample`. */
 int hs_seis_forward_step(hs_seis *s);
 int hs_seis_record(hs_seis *s, int64_t sample);
+/* The same, mixed into what the trace holds: trace = keep trace + scale samples. */
+int hs_seis_record_mix(hs_seis *s, int64_t sample, double keep, double scale);
 /* The acoustic free surface on field f (its odd image). */
 int hs_seis_mirror(hs_seis *s, hs_field *f);
 /* The owned points of f as doubles in s->host; a local array written decimated by the snapshot stride. */
@@ -187,10 +190,10 @@ void hs_seis_launch_init(const hs_seis *s, hs_seis_op op, const hs_box *box, hs_
 int hs_seis_launch_run(const hs_seis *s, const hs_seis_launch *L);
 /* op over each of n boxes, fields as in `proto` (its op and box are replaced). */
 int hs_seis_run_boxes(const hs_seis *s, hs_seis_launch *proto, hs_seis_op op, const hs_box *boxes, int n);
-/* Inject value * (weights) into field role `role` (multiplied pointwise by field role mult, -1:
- * none), or sample field `role` into trace (ngrp values). */
+/* Inject value * (weights) into target (multiplied pointwise by mult, NULL: none); or sample src
+ * into trace (ngrp values): trace = keep * trace + scale * samples. */
 int hs_seis_inject(const hs_seis *s, const hs_seis_points *pts, hs_field *target, hs_field *mult, double value,
                    const double *vals);
-int hs_seis_sample(const hs_seis *s, const hs_seis_points *pts, hs_field *src, double *trace);
+int hs_seis_sample(const hs_seis *s, const hs_seis_points *pts, hs_field *src, double *trace, double keep, double scale);
 
 #endif

@@ -119,7 +119,26 @@ static void test_acoustic_3d(void **state)
     compare_case("3D acoustic, order 4, fp64", ov, 13, NULL, 1e-12);
 }
 
+static void test_elastic(void **state)
+{
+    (void)state;
+    const char *ov2[] = {"seismic.model=elastic", "seismic.ndim=2", "seismic.n=64 57", "seismic.spacing=10", "seismic.pml=14",
+                         "seismic.vp=3000", "seismic.vs=1700", "seismic.f0=8", "seismic.t_end=0.25", "seismic.precision=float64",
+                         "seismic.free_surface=true", "seismic.source_type=moment", "seismic.moment=1 -0.5 0.3",
+                         "seismic.source_position=317 113", "seismic.receivers=line", "seismic.receiver_start=90 0",
+                         "seismic.receiver_end=540 153.3", "seismic.receiver_count=8"};
+    compare_case("2D elastic, moment tensor, free surface, fp64, split in x", ov2, 18, "seismic.procs=%d 1", 1e-12);
+    compare_case("2D elastic, moment tensor, free surface, fp64, split in z", ov2, 18, "seismic.procs=1 %d", 1e-12);
+    const char *ov3[] = {"seismic.model=elastic", "seismic.ndim=3", "seismic.n=29 27 33", "seismic.spacing=10", "seismic.pml=6",
+                         "seismic.vp=3000", "seismic.vs=1700", "seismic.f0=10", "seismic.t_end=0.12", "seismic.precision=float32",
+                         "seismic.source_type=force", "seismic.force=1 1 1", "seismic.source_position=141 133 160",
+                         "seismic.receivers=line", "seismic.receiver_start=70.5 60.2 80.1",
+                         "seismic.receiver_end=210.3 200.8 250.4", "seismic.receiver_count=5"};
+    compare_case("3D elastic, point force, fp32", ov3, 17, NULL, 1e-5);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_elastic),
     cmocka_unit_test(test_acoustic_2d),
     cmocka_unit_test(test_acoustic_variable_free),
     cmocka_unit_test(test_acoustic_3d),

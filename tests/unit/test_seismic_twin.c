@@ -55,6 +55,18 @@ static const tcase g_cases[] = {
       "seismic.f0=8", "seismic.t_end=0.15", "seismic.source_position=221 193 181",
       "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
      1e-11},
+    {"2D elastic, order 4, fp64, moment tensor, free surface",
+     {"seismic.model=elastic", "seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.precision=float64",
+      "seismic.vp=3000", "seismic.vs=1700", "seismic.f0=8", "seismic.t_end=0.25", "seismic.free_surface=true",
+      "seismic.source_type=moment", "seismic.moment=1 -0.5 0.3", "seismic.source_position=411 153",
+      "seismic.receiver_start=150.5 0", "seismic.receiver_end=700.7 300.1", "seismic.receiver_count=9", NULL},
+     1e-11},
+    {"3D elastic, order 2, fp32, point force",
+     {"seismic.model=elastic", "seismic.ndim=3", "seismic.n=41 37 35", "seismic.pml=8", "seismic.order=2",
+      "seismic.precision=float32", "seismic.vp=3000", "seismic.vs=1700", "seismic.f0=6", "seismic.t_end=0.12",
+      "seismic.source_type=force", "seismic.force=1 1 1", "seismic.source_position=201 183 171",
+      "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=300.7 280.1 250.9", "seismic.receiver_count=7", NULL},
+     1e-4},
 };
 
 static double *run(const tcase *c, int64_t *n)
