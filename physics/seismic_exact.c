@@ -1,7 +1,9 @@
 /* Analytic solutions of seismic wave propagation in homogeneous media, for tests and validation. */
 #include "physics/seismic_exact.h"
 
+#include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 
 /* 16-point Gauss-Legendre nodes and weights on [-1, 1], by Newton's iteration on P_16. */
 enum { GL_N = 16 };
@@ -95,4 +97,51 @@ void hs_elastic_force_velocity_2d(const hs_wavelet *w, double alpha, double beta
             v[0] += 2 * g_w[i] * 0.5 * h * R * v3[0];
             v[1] += 2 * g_w[i] * 0.5 * h * R * v3[2];
         }
+}
+
+/* The wavelet's Laplace transform int s(t) e^(-p t) dt (over all t: the part before 0 is below
+ * 1e-8 of the peak for the default delay): from int exp(-a tau^2 - p tau) dtau = sqrt(pi/a) e^(p^2/4a),
+ * the Ricker being -1/(2a) and the Gaussian derivative A sqrt(2ae)/(2a) times the second and
+ * first derivatives of exp(-a tau^2). */
+static double complex wavelet_laplace(const hs_wavelet *w, double complex p)
+{
+    double pf = M_PI * w->f0, a = w->kind == HS_WAVELET_RICKER ? pf * pf : 2 * pf * pf;
+    double complex g = sqrt(M_PI / a) * cexp(p * p / (4 * a) - p * w->delay);
+    if (w->kind == HS_WAVELET_RICKER) return -w->amplitude / (2 * a) * p * p * g;
+    return w->amplitude * sqrt(2 * a * M_E) / (2 * a) * p * g;
+}
+
+void hs_lamb_line_displacement(const hs_wavelet *w, double alpha, double beta, double rho, double F, double x, const double *t,
+                               int n, double *uz)
+{
+    double tmax = 0;
+    for (int i = 0; i < n; i++) tmax = fmax(tmax, t[i]);
+    /* the time period: 4x the window; eps damps its aliases to 1e-3 */
+    double Tw = 4 * (tmax + 1), eps = log(1e3) / Tw, dw = 2 * M_PI / Tw;
+    double wmax = 2 * M_PI * 6 * w->f0; /* the wavelet's spectrum is below 1e-12 of its peak there */
+    double cr = 0.8 * beta;              /* below the Rayleigh speed: sets the pole's width eps / cR */
+    /* the taper keeps every wave number the wavelet excites (10x the Rayleigh wave's at 3 f0) */
+    double dk = eps / cr / 8, kc = fmax(100 / fabs(x), 10 * 2 * M_PI * 3 * w->f0 / cr), kmax = 4 * kc;
+    double mu = rho * beta * beta;
+    int nw = (int)(wmax / dw) + 1, nk = (int)(kmax / dk) + 1;
+    double complex *U = calloc((size_t)nw, sizeof *U);
+    for (int iw = 0; iw < nw; iw++) {
+        double complex s = eps + I * (iw * dw), sum = 0;
+        double complex sa = s / alpha, sb = s / beta, sa2 = sa * sa, sb2 = sb * sb;
+        for (int ik = 0; ik < nk; ik++) {
+            double k = ik * dk, k2 = k * k;
+            double complex na = csqrt(k2 + sa2), nb = csqrt(k2 + sb2), g = 2 * k2 + sb2;
+            double complex R = g * g - 4 * k2 * na * nb;
+            double wt = (ik == 0 ? 0.5 : 1) * exp(-(k / kc) * (k / kc));
+            sum += wt * cos(k * x) * na / R;
+        }
+        U[iw] = (iw == 0 ? 0.5 : 1) * sum * dk * F * wavelet_laplace(w, s) * s * s / (mu * beta * beta);
+    }
+    for (int i = 0; i < n; i++) {
+        double complex acc = 0;
+        for (int iw = 0; iw < nw; iw++) acc += U[iw] * cexp(I * (iw * dw) * t[i]);
+        /* both signs of k and of w: 2 x 2; 1 / (2 pi)^2 */
+        uz[i] = exp(eps * t[i]) / (M_PI * M_PI) * creal(acc) * dw;
+    }
+    free(U);
 }

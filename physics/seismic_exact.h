@@ -35,4 +35,19 @@ void hs_elastic_force_velocity_3d(const hs_wavelet *w, double alpha, double beta
 void hs_elastic_force_velocity_2d(const hs_wavelet *w, double alpha, double beta, double rho, const double dir[2],
                                   const double x[2], double t, double v[2]);
 
+/* Lamb's problem in 2D: a vertical line force F s(t) (N/m, pointing down, +z) at x = 0 on the free
+ * surface z = 0 of a homogeneous half-space (P speed alpha, S speed beta, density rho).  The vertical
+ * surface displacement u_z(x, t) (m, +z down) at the n times t[], by the discrete wavenumber method
+ * (Bouchon & Aki 1977): the exact transform-domain solution
+ *   u_z(k, s) = F s^(s) s^2 nu_a / (mu beta^2 R),  nu_c = sqrt(k^2 + s^2 / c^2),
+ *   R = (2 k^2 + s^2 / beta^2)^2 - 4 k^2 nu_a nu_b   (the Rayleigh function),
+ * with s^ the wavelet's closed-form Laplace transform, inverted along s = eps + i w (eps damps the
+ * Rayleigh pole off the integration path and the time aliases; the result is multiplied back by
+ * exp(eps t)) by trapezoidal sums in k and w.  The sums' spacing is fine enough for the aliases
+ * (sources 2 pi / dk apart, a period 2 pi / dw) to stay below 1e-3 of the signal; the k sum is
+ * tapered by exp(-(k / kc)^2), kc ten times the Rayleigh wave number at 3 f0 and at least 100 / x
+ * (a smoothing far below the wavelengths). */
+void hs_lamb_line_displacement(const hs_wavelet *w, double alpha, double beta, double rho, double F, double x, const double *t,
+                               int n, double *uz);
+
 #endif

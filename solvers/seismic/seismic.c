@@ -150,6 +150,8 @@ static int model_extents(hs_seis *s, const hs_params *p)
     s->vmin = -mm[0];
     s->vmax = mm[1];
     s->kb_max = mm[2];
+    /* an inversion may raise vp: its time step and CPML allow half again the start's largest */
+    if (c->mode == HS_SEIS_FWI) s->vmax *= 1.5;
     return HS_OK;
 }
 
@@ -565,7 +567,7 @@ static int exchange_psi(hs_seis *s)
 }
 
 /* One step of the forward acoustic wave equation: Q <- p^{n+1}, then P and Q swap. */
-static int acoustic_step(hs_seis *s)
+int hs_seis_acoustic_step(hs_seis *s)
 {
     const hs_seis_config *c = &s->cfg;
     int var = c->density == HS_SEIS_DENSITY_VARIABLE;
@@ -584,7 +586,8 @@ static int acoustic_step(hs_seis *s)
     }
     /* the source term w s(t_n) delta of step n */
     double t = (double)s->step * s->dt;
-    HS_CHECK(hs_seis_inject(s, &s->src[0], s->f[HS_SEIS_F_Q], s->f[HS_SEIS_F_W], hs_wavelet_value(&c->wavelet, t), NULL));
+    double sv = s->src_series ? (s->step < s->nsteps ? s->src_series[s->step] : 0) : hs_wavelet_value(&c->wavelet, t);
+    HS_CHECK(hs_seis_inject(s, &s->src[0], s->f[HS_SEIS_F_Q], s->f[HS_SEIS_F_W], sv, NULL));
     if (c->free_surface) HS_CHECK(hs_seis_mirror(s, s->f[HS_SEIS_F_Q]));
     hs_field *tmp = s->f[HS_SEIS_F_P];
     s->f[HS_SEIS_F_P] = s->f[HS_SEIS_F_Q];
@@ -609,7 +612,7 @@ int hs_seis_mirror(hs_seis *s, hs_field *f)
 int hs_seis_forward_step(hs_seis *s)
 {
     int acoustic = s->cfg.model == HS_SEIS_ACOUSTIC;
-    if (acoustic) HS_CHECK(acoustic_step(s));
+    if (acoustic) HS_CHECK(hs_seis_acoustic_step(s));
     else HS_CHECK(hs_seis_elastic_step(s));
     s->step++;
     s->time = (double)s->step * s->dt;
@@ -640,7 +643,7 @@ static void progress(void *state, double *time, int64_t *step, double *t_end, do
     hs_seis *s = state;
     const hs_seis_config *c = &s->cfg;
     if (c->mode != HS_SEIS_FORWARD) {
-        *time = s->adjoint_done ? 1 : 0, *step = s->step, *t_end = 0, *work = 0;
+        *time = s->adjoint_done ? 1 : 0, *step = s->adjoint_done, *t_end = 0, *work = 0;
         return;
     }
     *time = s->time;
@@ -980,7 +983,7 @@ void hs_seismic_time_step(void *state, double *dt, double *dt_limit, int64_t *ns
 int hs_seismic_bench_step(void *state)
 {
     hs_seis *s = state;
-    return s->cfg.model == HS_SEIS_ACOUSTIC ? acoustic_step(s) : hs_seis_elastic_step(s);
+    return s->cfg.model == HS_SEIS_ACOUSTIC ? hs_seis_acoustic_step(s) : hs_seis_elastic_step(s);
 }
 
 void hs_seismic_bench_traffic(void *state, double *bytes, double *points)

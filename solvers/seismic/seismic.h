@@ -27,4 +27,18 @@ void hs_seismic_bench_traffic(void *state, double *bytes, double *points);
  * Collective. */
 int hs_seismic_test_laplacian(void *state, double (*f)(const double *x), double *err_max);
 
+/* Adjoint hooks (a state created in seismic.mode = gradient or fwi).  The misfit J = 1/2 sum over
+ * samples and receivers of (p - p_obs)^2 and its gradient dJ/dvp on the global grid (x fastest; 0 in
+ * the CPML layers and their reach, whose vp is held fixed), for the model vp_global (NULL: the
+ * current one).  Collective. */
+int hs_seismic_misfit_gradient(void *state, const double *vp_global, double *J, double *grad_global);
+/* The linear map F from the source's values per step (nsteps of them, replacing the wavelet) to the
+ * seismograms (nsamples x nrec, time-major), and its exact transpose F^T (the adjoint simulation
+ * driven by the data at the receivers, sampled at the source).  Collective; every rank gets the
+ * result. */
+int hs_seismic_forward_op(void *state, const double *src, double *data);
+int hs_seismic_adjoint_op(void *state, const double *data, double *src);
+/* Forward steps and adjoint steps taken since the last call, and the checkpoint slots. */
+void hs_seismic_adjoint_counts(void *state, int64_t *advances, int64_t *reversed, int *slots);
+
 #endif

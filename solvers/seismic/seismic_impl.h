@@ -44,7 +44,7 @@ typedef enum {
      * INJECT's groups share one element (so that no two threads add to the same one), SAMPLE's one
      * receiver */
     HS_SEIS_INJECT,      /* X[idx] += value * sum_{k in g} vals[rec_k] wt_k * (Y ? Y[idx] : 1) (vals NULL: 1)  */
-    HS_SEIS_SAMPLE       /* trace[g] = value trace[g] + scale sum_{k in g} wt_k X[idx_k]                       */
+    HS_SEIS_SAMPLE       /* trace[g] = value trace[g] + scale sum_{k in g} wt_k X[idx_k] (Y ? Y[idx_k] : 1)    */
 } hs_seis_op;
 
 /* Field roles (hs_seis_launch.f). */
@@ -62,7 +62,7 @@ enum {
     HS_SEIS_F_MV = HS_SEIS_F_MU + 3,   /* 9: memory of d_e s at v_d, index 3 d + e */
     HS_SEIS_F_MS = HS_SEIS_F_MV + 9,   /* 9: memory of d_e v_d at the stress points, index 3 d + e */
     HS_SEIS_F_X = HS_SEIS_F_MS + 9,    /* MIRROR's, INJECT's and SAMPLE's field */
-    HS_SEIS_F_Y,                       /* INJECT's multiplier (NULL: none) */
+    HS_SEIS_F_Y,                       /* INJECT's and SAMPLE's multiplier (NULL: none) */
     HS_SEIS_NF
 };
 

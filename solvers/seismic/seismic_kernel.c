@@ -76,3 +76,17 @@ int hs_seis_sample(const hs_seis *s, const hs_seis_points *pts, hs_field *src, d
     L.scale = scale;
     return hs_seis_launch_run(s, &L);
 }
+
+int hs_seis_sample_product(const hs_seis *s, const hs_seis_points *pts, hs_field *x, hs_field *y, double *trace)
+{
+    if (pts->ngrp == 0) return HS_OK;
+    hs_seis_launch L;
+    hs_seis_launch_init(s, HS_SEIS_SAMPLE, NULL, &L);
+    L.f[HS_SEIS_F_X] = x->data;
+    L.f[HS_SEIS_F_Y] = y->data;
+    L.ngrp = pts->ngrp, L.gptr = pts->gptr, L.pidx = pts->pidx, L.pwt = pts->pwt;
+    L.trace = trace;
+    L.value = 0;
+    L.scale = 1;
+    return hs_seis_launch_run(s, &L);
+}

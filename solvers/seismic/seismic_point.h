@@ -402,9 +402,10 @@ HS_HD void SEIS_FN(seis_inject)(const hs_seis_launch *L, int64_t g)
 
 HS_HD void SEIS_FN(seis_sample)(const hs_seis_launch *L, int64_t g)
 {
-    const SEIS_T *X = SEIS_F(L, HS_SEIS_F_X);
+    const SEIS_T *X = SEIS_F(L, HS_SEIS_F_X), *Y = SEIS_F(L, HS_SEIS_F_Y);
     double v = 0;
-    for (int64_t k = L->gptr[g]; k < L->gptr[g + 1]; k++) v += L->pwt[k] * (double)X[L->pidx[k]];
+    for (int64_t k = L->gptr[g]; k < L->gptr[g + 1]; k++)
+        v += L->pwt[k] * (double)X[L->pidx[k]] * (Y ? (double)Y[L->pidx[k]] : 1.0);
     L->trace[g] = L->value * L->trace[g] + L->scale * v;
 }
 

@@ -88,6 +88,7 @@ typedef struct hs_seis {
     char *params_ini, *history;    /* for the seismogram file */
     const char *time_units;
     int seis_format;               /* output.format */
+    const double *src_series;      /* test hook: the source's values per step instead of the wavelet */
     /* adjoint modes (seismic_adjoint.c) */
     struct hs_seis_adjoint *adj;
     int adjoint_done;
@@ -106,6 +107,8 @@ int hs_seis_new_field(hs_seis *s, int role);
 /* Values at every point of the allocation (ghosts included) from fn(global index), and their upload. */
 void hs_seis_fill_alloc(const hs_seis *s, double *vals, double (*fn)(const hs_seis *, const int64_t g[3], void *), void *user);
 int hs_seis_upload_alloc(hs_seis *s, hs_field *f, const double *vals);
+/* One acoustic step (no samples). */
+int hs_seis_acoustic_step(hs_seis *s);
 /* One forward step (with its samples); the samples of every component at sample index `sample`. */
 int hs_seis_forward_step(hs_seis *s);
 int hs_seis_record(hs_seis *s, int64_t sample);
@@ -195,5 +198,7 @@ int hs_seis_run_boxes(const hs_seis *s, hs_seis_launch *proto, hs_seis_op op, co
 int hs_seis_inject(const hs_seis *s, const hs_seis_points *pts, hs_field *target, hs_field *mult, double value,
                    const double *vals);
 int hs_seis_sample(const hs_seis *s, const hs_seis_points *pts, hs_field *src, double *trace, double keep, double scale);
+/* trace[g] = sum_{k in g} wt_k x[idx_k] y[idx_k] (device trace of ngrp values). */
+int hs_seis_sample_product(const hs_seis *s, const hs_seis_points *pts, hs_field *x, hs_field *y, double *trace);
 
 #endif

@@ -194,7 +194,46 @@ static void test_cpml(void **state)
     free(a.d), free(b.d);
 }
 
+/* Lamb's problem (validation only): a vertical line force on the free surface of a Poisson solid
+ * (vs 1000 m/s, h = 2.5 m: 14 points per S wavelength), the vertical surface displacement (the
+ * integrated vz) at 150, 200 and 250 m against the exact half-space solution by wavenumber
+ * integration (hs_lamb_line_displacement): misfit <= 5%. */
+static void test_lamb(void **state)
+{
+    (void)state;
+    if (!getenv("HS_TEST_VALIDATE")) {
+        if (test_ctx()->rank == 0) printf("Lamb's problem: with HS_TEST_VALIDATE=1 only\n");
+        return;
+    }
+    const hs_wavelet wl = {HS_WAVELET_RICKER, 10.0, 1.5 / 10.0, 1.0};
+    const char *ov[] = {"seismic.ndim=2", "seismic.spacing=2.5", "seismic.n=361 201", "seismic.pml=40",
+                        "seismic.free_surface=true", "seismic.t_end=0.55", "seismic.cfl=0.5",
+                        "seismic.vp=1732.0508075688772", "seismic.vs=1000", "seismic.rho=2000", "seismic.f0=10",
+                        "seismic.source_type=force", "seismic.force=0 1", "seismic.source_position=200 0",
+                        "seismic.receivers=line", "seismic.receiver_start=350 0", "seismic.receiver_end=450 0",
+                        "seismic.receiver_count=3"};
+    traces tr;
+    run(ov, 18, &tr);
+    double *t = malloc((size_t)tr.ns * sizeof *t), *ref = malloc((size_t)tr.ns * sizeof *ref), worst = 0;
+    for (int64_t i = 0; i < tr.ns; i++) t[i] = (double)i * tr.dt;
+    for (int q = 0; q < 3; q++) {
+        double x = 150 + 50.0 * q, err = 0, nrm = 0, u = 0, pn = 0, pr = 0;
+        hs_lamb_line_displacement(&wl, 1732.0508075688772, 1000, 2000, 1.0, x, t, (int)tr.ns, ref);
+        for (int64_t i = 0; i < tr.ns; i++) {
+            if (i > 0) u += 0.5 * (at(&tr, i, 1, q) + at(&tr, i - 1, 1, q)) * tr.dt; /* displacement: the integrated vz */
+            err += (u - ref[i]) * (u - ref[i]), nrm += ref[i] * ref[i];
+            pn = fmax(pn, fabs(u)), pr = fmax(pr, fabs(ref[i]));
+        }
+        double m = sqrt(err / nrm);
+        if (test_ctx()->rank == 0) printf("Lamb, x = %3.0f m: vertical displacement misfit %.2e, peak ratio %.4f\n", x, m, pn / pr);
+        worst = fmax(worst, m);
+    }
+    TEST_LE(worst, 0.05);
+    free(t), free(ref), free(tr.d);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_lamb),
     cmocka_unit_test(test_force_2d),
     cmocka_unit_test(test_force_3d),
     cmocka_unit_test(test_cpml),
