@@ -38,6 +38,9 @@ int hs_seismic_misfit_gradient(void *state, const double *vp_global, double *J, 
  * result. */
 int hs_seismic_forward_op(void *state, const double *src, double *data);
 int hs_seismic_adjoint_op(void *state, const double *data, double *src);
+/* fwi: the misfit at the start and at the last evaluation, and the model of the last evaluation
+ * (global, owned by the state). */
+void hs_seismic_fwi_result(void *state, double *J0, double *J, const double **vp_global);
 /* Forward steps and adjoint steps taken since the last call, and the checkpoint slots. */
 void hs_seismic_adjoint_counts(void *state, int64_t *advances, int64_t *reversed, int *slots);
 

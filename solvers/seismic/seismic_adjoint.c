@@ -568,12 +568,23 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
     if (rc == HS_OK) rc = set_model(s, a->vp_global);
     if (rc == HS_OK) rc = gradient(s);
     if (rc == HS_OK) {
+        /* the gradient is muted near the source (within the stencil's reach), where the source term
+         * makes it spike and the first steps of the optimiser would go there alone */
         const hs_decomp *d = s->d;
+        const hs_seis_config *c = &s->cfg;
+        double mute = (s->radius + 1.5), g2 = 0;
         for (int64_t k = 0; k < d->local[2]; k++)
             for (int64_t j = 0; j < d->local[1]; j++)
-                for (int64_t i = 0; i < d->local[0]; i++)
-                    g[((k + d->offset[2]) * s->cfg.n[1] + (j + d->offset[1])) * s->cfg.n[0] + (i + d->offset[0])] =
-                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
+                for (int64_t i = 0; i < d->local[0]; i++) {
+                    int64_t gi[3] = {i + d->offset[0], j + d->offset[1], k + d->offset[2]};
+                    g2 = 0;
+                    for (int e = 0; e < c->ndim; e++) {
+                        double q = (double)gi[e] - c->source[e] / c->h[e];
+                        g2 += q * q;
+                    }
+                    g[(gi[2] * c->n[1] + gi[1]) * c->n[0] + gi[0]] =
+                        g2 <= mute * mute ? 0 : a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
+                }
         rc = hs_allreduce_sum(s->ctx->comm, g, (int)n);
     }
     if (rc == HS_OK) rc = hs_mem_copy(s->ctx, grad_dev, g, n * sizeof *g, HS_COPY_H2D);
@@ -741,4 +752,12 @@ void hs_seismic_adjoint_counts(void *state, int64_t *advances, int64_t *reversed
     *reversed = s->adj ? s->adj->reversed : 0;
     *slots = s->adj ? s->adj->nslots : 0;
     if (s->adj) s->adj->advances = s->adj->reversed = 0;
+}
+
+void hs_seismic_fwi_result(void *state, double *J0, double *J, const double **vp_global)
+{
+    hs_seis *s = state;
+    *J0 = s->adj ? s->adj->J0 : 0;
+    *J = s->adj ? s->adj->J : 0;
+    *vp_global = s->adj ? s->adj->vp_global : NULL;
 }
