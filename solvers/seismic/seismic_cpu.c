@@ -12,10 +12,19 @@
 #undef SEIS_T
 #undef SEIS_FN
 
+/* Boxes smaller than this run on one thread: a parallel region costs more than their work (the CPML
+ * slabs of small grids, the free-surface row). */
+#define SMALL_BOX 16384
+
+static int64_t box_points(const hs_seis_launch *L)
+{
+    return (L->hi[0] - L->lo[0]) * (L->hi[1] - L->lo[1]) * (L->hi[2] - L->lo[2]);
+}
+
 /* The box loop with the radius as a constant, so that the stencil loops unroll; rows are independent
  * (each update writes its own point only), so x vectorises. */
 #define BOX_LOOP(FN, R)                                                                            \
-    _Pragma("omp parallel for collapse(2) schedule(static)")                                      \
+    _Pragma("omp parallel for collapse(2) schedule(static) if (box_points(L) > SMALL_BOX)")       \
     for (int64_t k = L->lo[2]; k < L->hi[2]; k++)                                                  \
         for (int64_t j = L->lo[1]; j < L->hi[1]; j++) {                                            \
             _Pragma("omp simd")                                                                     \

@@ -105,7 +105,7 @@ f = netCDF4.Dataset('seismic_salt.nc')
 for v in ('vp', 'rho'):
     np.asarray(f[v][:], '<f4').tofile(v + '.bin')
 "
-    common=(seismic.n="301 151" seismic.medium=file seismic.density=variable seismic.t_end=0.15 seismic.free_surface=true
+    common=(seismic.n="301 151" seismic.medium=file seismic.density=variable seismic.order=4 seismic.t_end=0.1 seismic.free_surface=true
             seismic.source_position="1000 20" seismic.receiver_start="300 10" seismic.receiver_end="2700 10"
             seismic.receiver_count=25 seismic.f0=10 seismic.precision=float32 output.format=none)
     "$HS_BIN" run shot.ini -q "${common[@]}" seismic.model_file=seismic_salt.nc seismic.seismograms=nc_model >/dev/null 2>&1
@@ -132,6 +132,39 @@ if [ $rc_check = 0 ] && [ $rc_run = 0 ] && [ -n "$w_check" ] && [ "$w_check" = "
     ok "f0 = 30 Hz: the same warning from check and run ($(sed -E 's/.*seismic: //' <<<"$w_check" | cut -c1-60)...)"
 else
     bad "ppw warning: check $rc_check '$w_check', run $rc_run '$w_run'"
+fi
+
+# ---- the adjoint modes end to end: observed seismograms from a faster disc, the gradient field of the
+# background model, and three L-BFGS iterations that lower the misfit
+adj=(seismic.n="71 61" seismic.pml=12 seismic.dt=0.001 seismic.t_end=0.5 seismic.source_position="350 160"
+     seismic.receiver_start="150 450" seismic.receiver_end="550 450" seismic.receiver_count=9 seismic.f0=10)
+"$HS_BIN" run shot.ini -q "${adj[@]}" output.format=none seismic.anomaly=disc seismic.anomaly_center="350 300" \
+    seismic.anomaly_radius=90 seismic.anomaly_dvp=150 seismic.seismograms=observed >/dev/null 2>&1
+if "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=observed.$EXT seismic.seismograms=syn \
+    output.path=grad seismic.snapshots=6 >grad.log 2>&1 && [ -s grad.$EXT ] && grep -q "seismic: misfit" grad.log; then
+    ok "mode = gradient writes the gradient field ($(grep -m1 'seismic: misfit' grad.log | cut -c10-90)...)"
+else
+    bad "gradient: $(tail -3 grad.log)"
+fi
+if [ $HAVE_PY = 1 ]; then
+    python3 -c "
+import netCDF4, numpy as np, sys
+f = netCDF4.Dataset('grad.nc'); g = np.asarray(f['gradient'][:]); vp = np.asarray(f['vp'][:])
+# increasing vp inside the disc lowers the misfit: the gradient is negative there, zero in the CPML
+sys.exit(0 if g.shape == (61, 71) and g[30, 35] < 0 and g[0, 0] == 0 and g[30, 2] == 0 and vp[30, 35] == 2000 else 1)
+" && ok "the gradient is negative inside the faster disc and zero in the CPML" || bad "gradient field values"
+fi
+if "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=fwi seismic.fwi_iterations=3 seismic.observed=observed.$EXT \
+    seismic.seismograms=inverted output.path=fwi >fwi.log 2>&1; then
+    start=$(sed -nE 's/.*fwi start: misfit ([^ ]*).*/\1/p' fwi.log)
+    last=$(sed -nE 's/.*fwi iteration 3: misfit ([^ ]*).*/\1/p' fwi.log)
+    if [ -n "$start" ] && [ -n "$last" ] && python3 -c "import sys; sys.exit(0 if $last < 0.1 * $start else 1)"; then
+        ok "mode = fwi: 3 L-BFGS iterations lower the misfit from $start to $last"
+    else
+        bad "fwi misfit: $(grep fwi fwi.log | tr '\n' ' ')"
+    fi
+else
+    bad "fwi: $(tail -3 fwi.log)"
 fi
 
 echo "$pass passed, $fail failed"
