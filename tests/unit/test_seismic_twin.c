@@ -123,8 +123,67 @@ static void test_seismic_twins(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* The adjoint gradient (forward sweep, checkpoints, transposed steps with CPML) on both backends. */
+static void *adjoint_state(const char *observed, int write_observed, hs_params **p)
+{
+    char obs[300], seis[300];
+    snprintf(obs, sizeof obs, "seismic.observed=%s.nc", observed);
+    snprintf(seis, sizeof seis, "seismic.seismograms=%s", observed);
+    const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.n=71 61", "seismic.spacing=10", "seismic.pml=12",
+                        "seismic.precision=float64", "seismic.f0=10", "seismic.dt=0.001", "seismic.t_end=0.3",
+                        "seismic.source_position=350 160", "seismic.receiver_start=150.5 450", "seismic.receiver_end=550.5 430",
+                        "seismic.receiver_count=9", "seismic.snapshots=7", "seismic.segy=false",
+                        write_observed ? "seismic.anomaly=disc" : "seismic.mode=gradient", write_observed ? seis : obs,
+                        "seismic.anomaly_center=350 300", "seismic.anomaly_radius=90", "seismic.anomaly_dvp=150"};
+    int n = (int)(sizeof ov / sizeof ov[0]) - (write_observed ? 0 : 3);
+    TEST_OK(hs_params_load(NULL, n, (char *const *)ov, p));
+    void *s = NULL;
+    TEST_OK(hs_seismic_solver.create(test_ctx(), *p, &s));
+    return s;
+}
+
+static void test_adjoint_twins(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    const char *was = hs_device_name(ctx->device);
+    const char *stem = test_tmp_path("observed");
+    TEST_OK(hs_ctx_set_device(ctx, "cpu", 1));
+    hs_params *p;
+    void *s = adjoint_state(stem, 1, &p);
+    double t, te, w;
+    int64_t st, taken;
+    hs_seismic_solver.progress(s, &t, &st, &te, &w);
+    while (t < te) {
+        TEST_OK(hs_seismic_solver.advance(s, te, 1 << 30, &taken));
+        hs_seismic_solver.progress(s, &t, &st, &te, &w);
+    }
+    TEST_OK(hs_seismic_solver.finish(s));
+    hs_seismic_solver.destroy(s);
+    hs_params_free(p);
+    const int64_t n = 71 * 61;
+    double J[2], *g[2];
+    for (int b = 0; b < 2; b++) {
+        TEST_OK(hs_ctx_set_device(ctx, b ? "cuda" : "cpu", 1));
+        s = adjoint_state(stem, 0, &p);
+        g[b] = malloc((size_t)n * sizeof *g[b]);
+        TEST_OK(hs_seismic_misfit_gradient(s, NULL, &J[b], g[b]));
+        hs_seismic_solver.destroy(s);
+        hs_params_free(p);
+    }
+    TEST_OK(hs_ctx_set_device(ctx, was, 1));
+    double e = 0, m = 0;
+    for (int64_t i = 0; i < n; i++) e = fmax(e, fabs(g[1][i] - g[0][i])), m = fmax(m, fabs(g[0][i]));
+    print_message("adjoint gradient: |cuda - cpu| %.2e of its largest, misfit %.3e of the cpu's (tolerance 1e-10)\n", e / m,
+                  fabs(J[1] - J[0]) / J[0]);
+    TEST_LE(e / m, 1e-10);
+    TEST_LE(fabs(J[1] - J[0]) / J[0], 1e-10);
+    free(g[0]), free(g[1]);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_seismic_twins),
+    cmocka_unit_test_teardown(test_adjoint_twins, test_tmp_cleanup),
 };
 
 int main(void)

@@ -231,16 +231,13 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dot_product),
     cmocka_unit_test(test_taylor),
     cmocka_unit_test(test_checkpointing),
-    cmocka_unit_test(test_fwi),
+    cmocka_unit_test_teardown(test_fwi, test_tmp_cleanup),
 };
 
 int main(void)
 {
     hs_driver_declare();
     hs_seismic_solver.declare();
-    const struct CMUnitTest *t = tests;
-    (void)t;
     setup(NULL);
-    int rc = test_run_group("seismic_adjoint", tests, sizeof tests / sizeof tests[0]);
-    return rc;
+    return test_run_group("seismic_adjoint", tests, sizeof tests / sizeof tests[0]);
 }
