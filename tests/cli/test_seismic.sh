@@ -58,6 +58,17 @@ ns=$("$HS_BIN" compare seismograms.$EXT seismograms.$EXT p 2>/dev/null | sed -E 
 size=$(stat -c %s seismograms.sgy)
 if [ -n "$ns" ] && [ "$size" = $((3600 + 12 * 240 + 4 * ns)) ]; then ok "SEG-Y size: 3600 + 12 x 240 + 4 x $ns values"; else bad "SEG-Y size $size for $ns values"; fi
 
+# ---- the files read by real clients: CF essentials and cfchecks (check_output.py skips what is missing)
+if [ $HAVE_NC = 1 ] && command -v python3 >/dev/null; then
+    for f in seismograms.nc snap.nc; do
+        if python3 "$ROOT/scripts/check_output.py" "$f" >check.txt 2>&1; then
+            ok "check_output.py $f: $(grep '^ok' check.txt | sed 's/^ok *//' | tr '\n' ';' | cut -c1-110)"
+        else
+            bad "check_output.py $f: $(grep -v '^ok' check.txt | head -3)"
+        fi
+    done
+fi
+
 # ---- snapshots decimated in space: every 3rd point of the full-resolution snapshot
 "$HS_BIN" run shot.ini -q seismic.snapshot_stride=3 output.path=snap3 seismic.seismograms=none >/dev/null 2>&1
 cat > decim.py <<'PY'
