@@ -127,6 +127,21 @@ for v in ('vp', 'rho'):
     else
         bad "model files: $(cat raw.log cmp.log | tail -3)"
     fi
+    if python3 -c "import h5py" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
+        python3 -c "
+import h5py, netCDF4, numpy as np
+f = netCDF4.Dataset('seismic_salt.nc')
+with h5py.File('salt.h5', 'w') as h:
+    for v in ('vp', 'rho'):
+        h[v] = np.asarray(f[v][:], 'f4')
+"
+        "$HS_BIN" run shot.ini -q "${common[@]}" seismic.model_file=salt.h5 seismic.seismograms=h5_model >h5.log 2>&1
+        if "$HS_BIN" compare nc_model.nc h5_model.nc p 0 >cmp.log 2>&1; then
+            ok "the salt model as a plain HDF5 file (h5py) gives bitwise the same seismograms"
+        else
+            bad "HDF5 model: $(cat h5.log cmp.log | tail -3)"
+        fi
+    fi
 else
     echo "skip model files (no python3 netCDF4)"
 fi
