@@ -137,7 +137,70 @@ static void test_elastic(void **state)
     compare_case("3D elastic, point force, fp32", ov3, 17, NULL, 1e-5);
 }
 
+/* The adjoint gradient (checkpointed forward sweep, transposed steps, exchanges of the adjoint CPML
+ * memory) on the ranks against one rank. */
+static void *gradient_state(hs_ctx *ctx, const char *stem, int observed, const char *procs, hs_params **p)
+{
+    char obs[300], seis[300];
+    snprintf(obs, sizeof obs, "seismic.observed=%s.nc", stem);
+    snprintf(seis, sizeof seis, "seismic.seismograms=%s", stem);
+    const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.n=61 51", "seismic.spacing=10", "seismic.pml=14",
+                        "seismic.precision=float64", "seismic.f0=12", "seismic.dt=0.001", "seismic.t_end=0.25",
+                        "seismic.source_position=303 171", "seismic.receiver_start=150.5 380", "seismic.receiver_end=450.5 370",
+                        "seismic.receiver_count=7", "seismic.snapshots=5", "seismic.segy=false", procs ? procs : "seismic.procs=0",
+                        observed ? "seismic.anomaly=disc" : "seismic.mode=gradient", observed ? seis : obs,
+                        "seismic.anomaly_center=300 280", "seismic.anomaly_radius=80", "seismic.anomaly_dvp=150"};
+    int n = (int)(sizeof ov / sizeof ov[0]) - (observed ? 0 : 3);
+    TEST_OK(hs_params_load(NULL, n, (char *const *)ov, p));
+    void *s = NULL;
+    TEST_OK(hs_seismic_solver.create(ctx, *p, &s));
+    return s;
+}
+
+static void test_adjoint(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    const char *stem = test_tmp_path("observed");
+    hs_params *p;
+    void *s = gradient_state(ctx, stem, 1, NULL, &p);
+    double t, te, w;
+    int64_t st, taken;
+    hs_seismic_solver.progress(s, &t, &st, &te, &w);
+    while (t < te) {
+        TEST_OK(hs_seismic_solver.advance(s, te, 1 << 30, &taken));
+        hs_seismic_solver.progress(s, &t, &st, &te, &w);
+    }
+    TEST_OK(hs_seismic_solver.finish(s));
+    hs_seismic_solver.destroy(s);
+    hs_params_free(p);
+    const int64_t n = 61 * 51;
+    char procs[64];
+    snprintf(procs, sizeof procs, "seismic.procs=%d 1", ctx->size);
+    double J, *g = malloc((size_t)n * sizeof *g), r[2] = {0, 0};
+    s = gradient_state(ctx, stem, 0, procs, &p);
+    TEST_OK(hs_seismic_misfit_gradient(s, NULL, &J, g));
+    hs_seismic_solver.destroy(s);
+    hs_params_free(p);
+    if (ctx->rank == 0) {
+        double J1, *g1 = malloc((size_t)n * sizeof *g1), e = 0, m = 0;
+        s = gradient_state(self_ctx(), stem, 0, NULL, &p);
+        TEST_OK(hs_seismic_misfit_gradient(s, NULL, &J1, g1));
+        hs_seismic_solver.destroy(s);
+        hs_params_free(p);
+        for (int64_t i = 0; i < n; i++) e = fmax(e, fabs(g[i] - g1[i])), m = fmax(m, fabs(g1[i]));
+        r[0] = e / m, r[1] = fabs(J - J1) / J1;
+        printf("adjoint gradient, split in x, on %d ranks against 1: gradient %.3e of its largest, misfit %.3e\n", ctx->size, r[0], r[1]);
+        free(g1);
+    }
+    free(g);
+    TEST_OK(hs_allreduce_max(ctx->comm, r, 2));
+    TEST_LE(r[0], 1e-12);
+    TEST_LE(r[1], 1e-12);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test_teardown(test_adjoint, test_tmp_cleanup),
     cmocka_unit_test(test_elastic),
     cmocka_unit_test(test_acoustic_2d),
     cmocka_unit_test(test_acoustic_variable_free),
