@@ -9,6 +9,7 @@ extern const hs_solver_ops hs_heat_solver;
 extern const hs_solver_ops hs_pinn_solver;
 extern const hs_solver_ops hs_cfd_solver;
 extern const hs_solver_ops hs_surrogate_solver; /* ml_surrogate/surrogate_solver.c */
+extern const hs_solver_ops hs_seismic_solver;
 
 static const hs_solver_ops *const g_solvers[] = {
     &hs_selftest_solver,
@@ -17,6 +18,7 @@ static const hs_solver_ops *const g_solvers[] = {
     &hs_pinn_solver,
     &hs_cfd_solver,
     &hs_surrogate_solver,
+    &hs_seismic_solver,
     NULL,
 };
 

@@ -11,6 +11,7 @@
 #include "kernels/nn/nn.h"
 #include "physics/pde1d.h"
 #include "solvers/heat/heat_setup.h"
+#include "solvers/seismic/seismic_setup.h"
 #include "solvers/pinn/pinn_train.h"
 #include "solvers/solver.h"
 #include "test_util.h"
@@ -70,6 +71,31 @@ static const pair PAIRS[] = {
     {"checkpoint.format", "auto", HS_CKPT_FORMAT_AUTO},
     {"checkpoint.format", "hdf5", HS_CKPT_FORMAT_HDF5},
     {"checkpoint.format", "binary", HS_CKPT_FORMAT_BINARY},
+    {"seismic.model", "acoustic", HS_SEIS_ACOUSTIC},
+    {"seismic.model", "elastic", HS_SEIS_ELASTIC},
+    {"seismic.mode", "forward", HS_SEIS_FORWARD},
+    {"seismic.mode", "gradient", HS_SEIS_GRADIENT},
+    {"seismic.mode", "fwi", HS_SEIS_FWI},
+    {"seismic.medium", "constant", HS_SEIS_MEDIUM_CONSTANT},
+    {"seismic.medium", "layered", HS_SEIS_MEDIUM_LAYERED},
+    {"seismic.medium", "file", HS_SEIS_MEDIUM_FILE},
+    {"seismic.model_format", "auto", HS_SEIS_FILE_AUTO},
+    {"seismic.model_format", "raw_float32", HS_SEIS_FILE_RAW32},
+    {"seismic.model_format", "raw_float64", HS_SEIS_FILE_RAW64},
+    {"seismic.precision", "float64", HS_SEIS_F64},
+    {"seismic.precision", "float32", HS_SEIS_F32},
+    {"seismic.density", "constant", HS_SEIS_DENSITY_CONSTANT},
+    {"seismic.density", "variable", HS_SEIS_DENSITY_VARIABLE},
+    {"seismic.source_type", "explosive", HS_SEIS_SRC_EXPLOSIVE},
+    {"seismic.source_type", "force", HS_SEIS_SRC_FORCE},
+    {"seismic.source_type", "moment", HS_SEIS_SRC_MOMENT},
+    {"seismic.receivers", "line", HS_SEIS_REC_LINE},
+    {"seismic.receivers", "grid", HS_SEIS_REC_GRID},
+    {"seismic.receivers", "file", HS_SEIS_REC_FILE},
+    {"seismic.anomaly", "none", HS_SEIS_ANOMALY_NONE},
+    {"seismic.anomaly", "disc", HS_SEIS_ANOMALY_DISC},
+    {"seismic.wavelet", "ricker", HS_WAVELET_RICKER},
+    {"seismic.wavelet", "gaussian_derivative", HS_WAVELET_GAUSSIAN_DERIVATIVE},
 };
 
 static hs_params *load(int n, const char *const *over)

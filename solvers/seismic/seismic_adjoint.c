@@ -1,0 +1,763 @@
+/* The seismic solver's adjoint (acoustic, constant density): the gradient of the L2 seismogram misfit
+ * with respect to vp by the exact transpose of the discrete forward steps (CPML included), with
+ * binomial checkpointing (Griewank 1992; Griewank & Walther 2000, "revolve") so that memory does not
+ * grow with the number of steps; and a full-waveform inversion of a few L-BFGS iterations. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/error.h"
+#include "kernels/memory.h"
+#include "kernels/nn/optim.h"
+#include "solvers/seismic/seismic.h"
+#include "solvers/seismic/seismic_state.h"
+
+typedef struct hs_seis_adjoint {
+    double *obs;            /* observed seismograms, nsamples x nrec (host, every rank) */
+    double *res;            /* the residual d - obs (device), nsamples x nrec */
+    double J;               /* 1/2 sum (d - obs)^2 */
+    hs_field *U, *V;        /* adjoint of p^{n+1}, and minus the adjoint of p^n (the leapfrog pair) */
+    hs_field *psi[3], *zeta[3], *G;
+    hs_seis_points rinj;    /* the receivers' stencils as an injection set */
+    /* checkpointing */
+    int nslots, nstate, roles[8];
+    void **slot;            /* device: the state fields' allocations, back to back */
+    int64_t *slot_step;     /* the step a slot holds, -1 when free */
+    int64_t cur;            /* the step of the working state, -1 when unknown */
+    int64_t advances, reversed;
+    /* the model and the gradient w.r.t. vp (owned points, x fastest) */
+    double *grad_local;
+    double *vp_start;       /* fwi: the starting model (global) */
+    double *vp_global;      /* the current model (global) */
+    int64_t nglobal;
+    double J0, *history;    /* fwi: the misfit at each evaluation */
+    int nhistory;
+    /* test hooks */
+    hs_seis_points ssrc;    /* the source's stencil grouped as one (for its adjoint) */
+    double *sbar_dev;       /* F^T: the source's adjoint per step (device) */
+    int var_grad, var_vp, var_vp0;
+} hs_seis_adjoint;
+
+/* ---------------------------------------------------------------- input rules */
+
+/* The number of checkpoint slots: seismic.snapshots, or as many as a quarter of the free memory
+ * holds (at most the steps). */
+static int slot_count(const hs_seis *s)
+{
+    double count = (double)s->lay->count, es = (double)hs_dtype_size(s->dtype);
+    int nstate = 2 + (s->cfg.pml > 0 ? 2 * s->cfg.ndim : 0);
+    double bytes = count * es * nstate;
+    int64_t n = s->cfg.snapshots;
+    if (n == 0) {
+        double avail = s->ctx->device == HS_DEVICE_CPU ? hs_mem_host_available() : hs_mem_available(s->ctx);
+        n = (int64_t)(0.25 * avail / bytes);
+        if (n > 1000) n = 1000;
+    }
+    if (n > s->nsteps) n = s->nsteps;
+    return (int)(n < 1 ? 1 : n);
+}
+
+double hs_seis_adjoint_memory(const hs_seis *s)
+{
+    /* before the fields exist: the layout's allocation from the decomposition */
+    double alloc = 1, es = (double)hs_dtype_size(s->dtype);
+    for (int d = 0; d < s->cfg.ndim; d++) alloc *= (double)(s->d->local[d] + 2 * s->hw);
+    int nstate = 2 + (s->cfg.pml > 0 ? 2 * s->cfg.ndim : 0);
+    double slots = s->cfg.snapshots > 0 ? (double)(s->cfg.snapshots < s->nsteps ? s->cfg.snapshots : s->nsteps) : 1;
+    double adjoint = (double)(nstate + 1) * alloc * es, traces = 8.0 * (double)s->nsamples * (double)s->rec.n;
+    return slots * nstate * alloc * es + adjoint + traces;
+}
+
+/* Read the observed seismograms (and check they belong to this geometry) into *obs. */
+static int read_observed(hs_seis *s, const hs_params *p, double **obs)
+{
+    const hs_seis_config *c = &s->cfg;
+    const char *key = "seismic.observed";
+    FILE *probe = fopen(c->observed, "rb");
+    if (!probe) return hs_params_error(p, key, "cannot open observed seismograms '%s'", c->observed);
+    fclose(probe);
+    hs_reader *r = NULL;
+    if (hs_reader_open(c->observed, &r) != HS_OK) {
+        hs_error_clear();
+        return hs_params_error(p, key, "'%s' is not a NetCDF or HDF5 file this build can read", c->observed);
+    }
+    int64_t shape[8];
+    int rank = 0, rc = HS_OK;
+    if (hs_reader_var_shape(r, "p", shape, &rank) != HS_OK) {
+        hs_error_clear();
+        rc = hs_params_error(p, key, "no pressure seismograms 'p' in '%s' (a forward run's seismogram file)", c->observed);
+    } else if (rank != 2 || shape[0] != s->nsamples || shape[1] != s->rec.n) {
+        rc = hs_params_error(p, key, "'%s' holds p of shape %lld x %lld; this run records %lld samples x %lld receivers", c->observed,
+                             (long long)shape[0], (long long)(rank > 1 ? shape[1] : 1), (long long)s->nsamples,
+                             (long long)s->rec.n);
+    }
+    size_t n = (size_t)(s->nsamples * s->rec.n);
+    double *o = rc == HS_OK ? malloc((n + 1) * sizeof *o) : NULL, *t = NULL, *x = NULL;
+    if (rc == HS_OK && !o) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (rc == HS_OK) rc = hs_reader_read(r, "p", o);
+    /* the same sampling and the same receivers */
+    if (rc == HS_OK && s->nsamples > 1) {
+        t = malloc((size_t)s->nsamples * sizeof *t);
+        if (!t || hs_reader_read(r, "time", t) != HS_OK) {
+            hs_error_clear();
+            rc = hs_params_error(p, key, "'%s' has no time axis", c->observed);
+        } else {
+            double want = s->dt * (double)c->record_every, got = t[1] - t[0];
+            if (fabs(got - want) > 1e-9 * want)
+                rc = hs_params_error(p, key, "'%s' is sampled every %g s; this run samples every %g s", c->observed, got, want);
+        }
+    }
+    for (int d = 0; rc == HS_OK && d < c->ndim; d++) {
+        const char *names[3] = {"receiver_x", c->ndim == 3 ? "receiver_y" : "receiver_z", "receiver_z"};
+        x = realloc(x, (size_t)(s->rec.n + 1) * sizeof *x);
+        if (!x || hs_reader_read(r, names[d], x) != HS_OK) {
+            hs_error_clear();
+            rc = hs_params_error(p, key, "'%s' has no %s", c->observed, names[d]);
+            break;
+        }
+        for (int64_t q = 0; q < s->rec.n; q++)
+            if (fabs(x[q] - s->rec.x[d][q]) > 1e-6 * (1 + fabs(x[q]))) {
+                rc = hs_params_error(p, key, "receiver %lld of '%s' is at %s = %g m, this run's at %g m", (long long)(q + 1),
+                                     c->observed, names[d] + 9, x[q], s->rec.x[d][q]);
+                break;
+            }
+    }
+    free(t), free(x);
+    hs_reader_close(r);
+    if (rc != HS_OK) {
+        free(o);
+        return rc;
+    }
+    *obs = o;
+    return HS_OK;
+}
+
+int hs_seis_adjoint_check(hs_seis *s, const hs_params *p)
+{
+    double *obs = NULL;
+    int rc = read_observed(s, p, &obs);
+    int bad = rc != HS_OK;
+    HS_CHECK(hs_allreduce_int_max(s->ctx->comm, &bad, 1));
+    free(obs);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- state */
+
+static int new_field(hs_seis *s, hs_field **f)
+{
+    HS_CHECK(hs_field_create(s->d, s->dtype, s->hw, f));
+    return HS_OK;
+}
+
+/* vp from the global array (clamped to the grid) at every point of the allocation. */
+static double w_from_global(const hs_seis *s, const int64_t g[3], void *user)
+{
+    const double *vp = user;
+    int64_t q[3];
+    for (int d = 0; d < 3; d++) q[d] = g[d] < 0 ? 0 : g[d] > s->cfg.n[d] - 1 ? s->cfg.n[d] - 1 : g[d];
+    double v = vp[(q[2] * s->cfg.n[1] + q[1]) * s->cfg.n[0] + q[0]];
+    return v * v * s->dt * s->dt;
+}
+
+/* Set the model: w = vp^2 dt^2 from a global vp, and the owned vp. */
+static int set_model(hs_seis *s, const double *vp_global)
+{
+    double *vals = malloc(s->lay->count * sizeof(double));
+    if (!vals) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    hs_seis_fill_alloc(s, vals, w_from_global, (void *)vp_global);
+    int rc = hs_seis_upload_alloc(s, s->f[HS_SEIS_F_W], vals);
+    free(vals);
+    const hs_decomp *d = s->d;
+    for (int64_t k = 0; k < d->local[2]; k++)
+        for (int64_t j = 0; j < d->local[1]; j++)
+            for (int64_t i = 0; i < d->local[0]; i++)
+                s->vp_host[(k * d->local[1] + j) * d->local[0] + i] =
+                    vp_global[((k + d->offset[2]) * s->cfg.n[1] + (j + d->offset[1])) * s->cfg.n[0] + (i + d->offset[0])];
+    return rc;
+}
+
+/* The current model as a global array on every rank. */
+static int gather_vp(hs_seis *s, double *global)
+{
+    const hs_decomp *d = s->d;
+    memset(global, 0, (size_t)s->adj->nglobal * sizeof *global);
+    for (int64_t k = 0; k < d->local[2]; k++)
+        for (int64_t j = 0; j < d->local[1]; j++)
+            for (int64_t i = 0; i < d->local[0]; i++)
+                global[((k + d->offset[2]) * s->cfg.n[1] + (j + d->offset[1])) * s->cfg.n[0] + (i + d->offset[0])] =
+                    s->vp_host[(k * d->local[1] + j) * d->local[0] + i];
+    return hs_allreduce_sum(s->ctx->comm, global, (int)s->adj->nglobal);
+}
+
+int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
+{
+    const hs_seis_config *c = &s->cfg;
+    hs_seis_adjoint *a = calloc(1, sizeof *a);
+    if (!a) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    s->adj = a;
+    a->nglobal = c->n[0] * c->n[1] * c->n[2];
+    HS_CHECK(read_observed(s, p, &a->obs));
+    HS_CHECK(new_field(s, &a->U));
+    HS_CHECK(new_field(s, &a->V));
+    HS_CHECK(new_field(s, &a->G));
+    if (c->pml > 0)
+        for (int d = 0; d < c->ndim; d++) {
+            HS_CHECK(new_field(s, &a->psi[d]));
+            HS_CHECK(new_field(s, &a->zeta[d]));
+        }
+    size_t nres = (size_t)(s->nsamples * s->rec.n);
+    HS_CHECK(hs_mem_alloc(s->ctx, (nres + 1) * sizeof(double), (void **)&a->res));
+    /* the receivers' stencils, grouped by element for the adjoint sources */
+    int64_t nrec = s->rec.n, cap = nrec * 512;
+    int64_t(*gidx)[3] = malloc((size_t)cap * sizeof *gidx), *first = malloc((size_t)(nrec + 1) * sizeof *first);
+    double *w = malloc((size_t)cap * sizeof *w), shift[3] = {0, 0, 0};
+    int rc = gidx && first && w ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (rc == HS_OK) {
+        first[0] = 0;
+        for (int64_t r = 0; r < nrec; r++) {
+            double x[3] = {0, 0, 0};
+            for (int d = 0; d < c->ndim; d++) x[d] = s->rec.x[d][r];
+            first[r + 1] = first[r] + hs_seis_stencil(c, x, shift, -1, 0, gidx + first[r], w + first[r]);
+        }
+        rc = hs_seis_points_build(s, nrec, first, gidx, w, 0, 0, &a->rinj);
+    }
+    if (rc == HS_OK) { /* the source's stencil as one group (the adjoint of its injection) */
+        double dv = 1;
+        for (int d = 0; d < c->ndim; d++) dv *= c->h[d];
+        int ns = hs_seis_stencil(c, c->source, shift, -1, 0, gidx, w);
+        for (int q = 0; q < ns; q++) w[q] /= dv;
+        int64_t f1[2] = {0, ns};
+        rc = hs_seis_points_build(s, 1, f1, gidx, w, 1, 0, &a->ssrc);
+    }
+    free(gidx), free(first), free(w);
+    HS_CHECK(rc);
+    /* checkpoint slots */
+    a->nstate = 0;
+    a->roles[a->nstate++] = HS_SEIS_F_P;
+    a->roles[a->nstate++] = HS_SEIS_F_Q;
+    for (int d = 0; c->pml > 0 && d < c->ndim; d++) {
+        a->roles[a->nstate++] = HS_SEIS_F_PSI + d;
+        a->roles[a->nstate++] = HS_SEIS_F_ZETA + d;
+    }
+    a->nslots = slot_count(s);
+    a->slot = calloc((size_t)a->nslots, sizeof *a->slot);
+    a->slot_step = malloc((size_t)a->nslots * sizeof *a->slot_step);
+    if (!a->slot || !a->slot_step) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    size_t bytes = s->lay->count * hs_dtype_size(s->dtype) * (size_t)a->nstate;
+    for (int i = 0; i < a->nslots; i++) {
+        HS_CHECK(hs_mem_alloc(s->ctx, bytes, &a->slot[i]));
+        a->slot_step[i] = -1;
+    }
+    size_t nloc = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+    a->grad_local = calloc(nloc + 1, sizeof(double));
+    a->vp_global = malloc((size_t)a->nglobal * sizeof(double));
+    a->vp_start = malloc((size_t)a->nglobal * sizeof(double));
+    if (!a->grad_local || !a->vp_global || !a->vp_start) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    HS_CHECK(gather_vp(s, a->vp_start));
+    memcpy(a->vp_global, a->vp_start, (size_t)a->nglobal * sizeof(double));
+    if (s->ctx->rank == 0)
+        printf("seismic: adjoint with %d checkpoint slots of %.3g MB for %lld steps\n", a->nslots, (double)bytes / 1e6,
+               (long long)s->nsteps);
+    return HS_OK;
+}
+
+void hs_seis_adjoint_destroy(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    if (!a) return;
+    hs_field_destroy(a->U);
+    hs_field_destroy(a->V);
+    hs_field_destroy(a->G);
+    for (int d = 0; d < 3; d++) hs_field_destroy(a->psi[d]), hs_field_destroy(a->zeta[d]);
+    hs_seis_points_free(s, &a->rinj);
+    for (int i = 0; a->slot && i < a->nslots; i++) hs_mem_free(s->ctx, a->slot[i]);
+    hs_mem_free(s->ctx, a->res);
+    hs_mem_free(s->ctx, a->sbar_dev);
+    free(a->slot), free(a->slot_step), free(a->obs), free(a->grad_local), free(a->vp_global), free(a->vp_start);
+    hs_seis_points_free(s, &a->ssrc);
+    free(a->history);
+    free(a);
+    s->adj = NULL;
+}
+
+/* ---------------------------------------------------------------- checkpoints of the forward state */
+
+static int state_copy(hs_seis *s, void *slot, int to_slot)
+{
+    hs_seis_adjoint *a = s->adj;
+    size_t bytes = s->lay->count * hs_dtype_size(s->dtype);
+    for (int i = 0; i < a->nstate; i++) {
+        char *p = (char *)slot + (size_t)i * bytes;
+        hs_field *f = s->f[a->roles[i]];
+        HS_CHECK(hs_mem_copy(s->ctx, to_slot ? p : f->data, to_slot ? f->data : p, bytes, HS_COPY_D2D));
+    }
+    return HS_OK;
+}
+
+static int find_slot(const hs_seis_adjoint *a, int64_t step)
+{
+    for (int i = 0; i < a->nslots; i++)
+        if (a->slot_step[i] == step) return i;
+    return -1;
+}
+
+static int store(hs_seis *s, int64_t step)
+{
+    hs_seis_adjoint *a = s->adj;
+    int i = find_slot(a, -1);
+    if (i < 0) return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: no free checkpoint slot (schedule error)");
+    HS_CHECK(state_copy(s, a->slot[i], 1));
+    a->slot_step[i] = step;
+    return HS_OK;
+}
+
+/* The working state becomes X^step (step 0: quiet). */
+static int restore(hs_seis *s, int64_t step)
+{
+    hs_seis_adjoint *a = s->adj;
+    if (a->cur == step) return HS_OK;
+    if (step == 0) {
+        for (int i = 0; i < a->nstate; i++) HS_CHECK(hs_field_fill(s->f[a->roles[i]], 0.0));
+    } else {
+        int i = find_slot(a, step);
+        if (i < 0) return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: state %lld is not stored (schedule error)", (long long)step);
+        HS_CHECK(state_copy(s, a->slot[i], 0));
+    }
+    a->cur = step;
+    return HS_OK;
+}
+
+/* Forward steps without samples from the working state to X^to. */
+static int advance_to(hs_seis *s, int64_t to)
+{
+    hs_seis_adjoint *a = s->adj;
+    for (int64_t n = a->cur; n < to; n++) {
+        s->step = n;
+        HS_CHECK(hs_seis_acoustic_step(s));
+        a->advances++;
+    }
+    a->cur = to;
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- the transposed step */
+
+static void adjoint_launch(hs_seis *s, hs_seis_op op, hs_seis_launch *L, int with_gradient)
+{
+    hs_seis_adjoint *a = s->adj;
+    hs_seis_launch_init(s, op, NULL, L);
+    L->f[HS_SEIS_F_P] = a->U->data;
+    L->f[HS_SEIS_F_Q] = a->V->data;
+    L->f[HS_SEIS_F_G] = with_gradient ? a->G->data : NULL;
+    L->f[HS_SEIS_F_PF] = s->f[HS_SEIS_F_P]->data;
+    for (int d = 0; d < 3; d++) {
+        L->f[HS_SEIS_F_PSI + d] = a->psi[d] ? a->psi[d]->data : NULL;
+        L->f[HS_SEIS_F_ZETA + d] = a->zeta[d] ? a->zeta[d]->data : NULL;
+    }
+}
+
+/* The adjoint of forward step n (X^n -> X^{n+1}): U, the adjoint of p^{n+1}, becomes the adjoint
+ * of p^n; with the gradient, G += U (L p^n + s^n delta) (the core's points: the CPML's are held
+ * fixed), which needs the working state to be X^n. */
+static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
+{
+    const hs_seis_config *c = &s->cfg;
+    hs_seis_adjoint *a = s->adj;
+    if (a->sbar_dev) HS_CHECK(hs_seis_sample_product(s, &a->ssrc, a->U, s->f[HS_SEIS_F_W], a->sbar_dev + n));
+    if (with_gradient)
+        HS_CHECK(hs_seis_inject(s, &s->src[0], a->G, a->U, hs_wavelet_value(&c->wavelet, (double)n * s->dt), NULL));
+    hs_seis_launch L;
+    adjoint_launch(s, HS_SEIS_ADJ_STEP, &L, with_gradient);
+    if (s->exchange) {
+        HS_CHECK(hs_halo_exchange_begin(a->U));
+        if (with_gradient) HS_CHECK(hs_halo_exchange_begin(s->f[HS_SEIS_F_P]));
+    }
+    HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_STEP, s->core_inner, s->ncore_inner));
+    if (s->exchange) {
+        HS_CHECK(hs_halo_exchange_end(a->U));
+        if (with_gradient) HS_CHECK(hs_halo_exchange_end(s->f[HS_SEIS_F_P]));
+    }
+    HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_STEP, s->core_shell, s->ncore_shell));
+    if (c->pml > 0) {
+        for (int d = 0; d < c->ndim; d++)
+            if (s->psi_exchange[d]) HS_CHECK(hs_halo_exchange(a->zeta[d]));
+        HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_PSI, s->pml_box, s->npml_box));
+        for (int d = 0; d < c->ndim; d++)
+            if (s->psi_exchange[d]) HS_CHECK(hs_halo_exchange(a->psi[d]));
+        HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_PML, s->pml_box, s->npml_box));
+        HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_MEM, s->pml_box, s->npml_box));
+    }
+    hs_field *t = a->U;
+    a->U = a->V;
+    a->V = t;
+    /* the observation of p^n: U += C^T r_k */
+    if (n % c->record_every == 0 && n / c->record_every < s->nsamples)
+        HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (n / c->record_every) * s->rec.n));
+    a->reversed++;
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- binomial checkpointing */
+
+/* beta(s, r) = (s + r)! / (s! r!): the most steps s slots reverse with each step advanced at most r times. */
+static double beta(int s, int r)
+{
+    double b = 1;
+    for (int i = 1; i <= r; i++) b = b * (s + i) / i;
+    return b;
+}
+
+/* Where to put the next checkpoint in [a, b) with s free slots: the right part is the largest that
+ * s - 1 slots reverse with the repetitions the whole range needs (Griewank's binomial split). */
+static int64_t split(int64_t a, int64_t b, int s)
+{
+    int64_t t = b - a;
+    int r = 0;
+    while (beta(s, r) < (double)t) r++;
+    double right = fmin((double)(t - 1), beta(s - 1, r));
+    if (right < 1) right = 1;
+    return b - (int64_t)right;
+}
+
+/* Reverse forward steps b-1 .. a; X^a is restorable; s slots are free. */
+static int reverse(hs_seis *s, int64_t a, int64_t b, int nfree)
+{
+    hs_seis_adjoint *ad = s->adj;
+    if (b - a == 1) {
+        HS_CHECK(restore(s, a));
+        return adjoint_step(s, a, 1);
+    }
+    if (nfree == 0) {
+        for (int64_t n = b - 1; n >= a; n--) {
+            if (ad->cur > n || ad->cur < a) HS_CHECK(restore(s, a));
+            HS_CHECK(advance_to(s, n));
+            HS_CHECK(adjoint_step(s, n, 1));
+        }
+        return HS_OK;
+    }
+    int64_t m = split(a, b, nfree);
+    if (find_slot(ad, m) < 0) {
+        if (ad->cur > m || ad->cur < a) HS_CHECK(restore(s, a));
+        HS_CHECK(advance_to(s, m));
+        HS_CHECK(store(s, m));
+    }
+    HS_CHECK(reverse(s, m, b, nfree - 1));
+    ad->slot_step[find_slot(ad, m)] = -1;
+    return reverse(s, a, m, nfree);
+}
+
+/* ---------------------------------------------------------------- misfit and gradient */
+
+static int zero_adjoint(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    HS_CHECK(hs_field_fill(a->U, 0.0));
+    HS_CHECK(hs_field_fill(a->V, 0.0));
+    HS_CHECK(hs_field_fill(a->G, 0.0));
+    for (int d = 0; d < 3; d++) {
+        if (a->psi[d]) HS_CHECK(hs_field_fill(a->psi[d], 0.0));
+        if (a->zeta[d]) HS_CHECK(hs_field_fill(a->zeta[d], 0.0));
+    }
+    return HS_OK;
+}
+
+/* A forward run from rest recording every sample, storing the first descent of the schedule. */
+static int forward_sweep(hs_seis *s, int store_descent)
+{
+    hs_seis_adjoint *a = s->adj;
+    for (int i = 0; i < a->nslots; i++) a->slot_step[i] = -1;
+    int64_t mark[1024];
+    int nmark = 0;
+    if (store_descent) {
+        int64_t lo = 0, hi = s->nsteps;
+        int nf = a->nslots;
+        while (hi - lo > 1 && nf > 0 && nmark < 1024) {
+            lo = split(lo, hi, nf--);
+            mark[nmark++] = lo;
+        }
+    }
+    for (int i = 0; i < a->nstate; i++) HS_CHECK(hs_field_fill(s->f[a->roles[i]], 0.0));
+    s->step = 0;
+    s->time = 0;
+    HS_CHECK(hs_mem_zero(s->ctx, s->trace, (size_t)(s->nsamples * s->nrec_cols) * sizeof(double)));
+    HS_CHECK(hs_seis_record(s, 0));
+    int next = 0;
+    for (int64_t n = 0; n < s->nsteps; n++) {
+        if (next < nmark && mark[next] == n) {
+            HS_CHECK(store(s, n));
+            next++;
+        }
+        HS_CHECK(hs_seis_forward_step(s));
+        a->advances++;
+    }
+    a->cur = s->nsteps;
+    return HS_OK;
+}
+
+/* The residual of the recorded traces against the observed ones (or the given data), uploaded;
+ * J = 1/2 sum r^2. */
+static int residual(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    int64_t ns, nrec;
+    int ncomp;
+    double dts, *d = NULL;
+    HS_CHECK(hs_seismic_traces(s, &ns, &nrec, &ncomp, &dts, &d));
+    double J = 0;
+    for (int64_t i = 0; i < ns * nrec; i++) {
+        d[i] -= a->obs[i];
+        J += 0.5 * d[i] * d[i];
+    }
+    int rc = hs_mem_copy(s->ctx, a->res, d, (size_t)(ns * nrec) * sizeof(double), HS_COPY_H2D);
+    free(d);
+    a->J = J;
+    return rc;
+}
+
+/* dJ/dvp on the owned points: dJ/dw 2 vp dt^2 (w = vp^2 dt^2). */
+static int collect_gradient(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    HS_CHECK(hs_seis_get_local(s, a->G));
+    size_t n = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+    for (size_t i = 0; i < n; i++) a->grad_local[i] = s->host[i] * 2 * s->vp_host[i] * s->dt * s->dt;
+    return HS_OK;
+}
+
+/* J and dJ/dvp for the current model: the forward sweep, the residual, the reverse sweep. */
+static int gradient(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    HS_CHECK(forward_sweep(s, 1));
+    HS_CHECK(residual(s));
+    HS_CHECK(zero_adjoint(s));
+    const int64_t N = s->nsteps, re = s->cfg.record_every;
+    if (N % re == 0 && N / re < s->nsamples) HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n));
+    if (N > 0) HS_CHECK(reverse(s, 0, N, a->nslots));
+    HS_CHECK(collect_gradient(s));
+    s->step = N;
+    s->time = (double)N * s->dt;
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- full-waveform inversion */
+
+typedef struct {
+    hs_seis *s;
+    double step;   /* vp = vp_start + step x */
+    double vmin, vmax;
+} fwi_ctx;
+
+static int fwi_objective(void *data, const double *x_dev, double *f, double *grad_dev)
+{
+    fwi_ctx *fc = data;
+    hs_seis *s = fc->s;
+    hs_seis_adjoint *a = s->adj;
+    size_t n = (size_t)a->nglobal;
+    double *x = malloc(n * sizeof *x), *g = calloc(n, sizeof *g);
+    if (!x || !g) {
+        free(x), free(g);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    int rc = hs_mem_copy(s->ctx, x, x_dev, n * sizeof *x, HS_COPY_D2H);
+    /* a trial far outside the model's range is held at its edge (the time step allows 1.5 vmax) */
+    for (size_t i = 0; rc == HS_OK && i < n; i++) a->vp_global[i] = fmin(fc->vmax, fmax(fc->vmin, a->vp_start[i] + fc->step * x[i]));
+    if (rc == HS_OK) rc = set_model(s, a->vp_global);
+    if (rc == HS_OK) rc = gradient(s);
+    if (rc == HS_OK) {
+        /* the gradient is muted near the source (within the stencil's reach), where the source term
+         * makes it spike and the first steps of the optimiser would go there alone */
+        const hs_decomp *d = s->d;
+        const hs_seis_config *c = &s->cfg;
+        double mute = (s->radius + 1.5), g2 = 0;
+        for (int64_t k = 0; k < d->local[2]; k++)
+            for (int64_t j = 0; j < d->local[1]; j++)
+                for (int64_t i = 0; i < d->local[0]; i++) {
+                    int64_t gi[3] = {i + d->offset[0], j + d->offset[1], k + d->offset[2]};
+                    g2 = 0;
+                    for (int e = 0; e < c->ndim; e++) {
+                        double q = (double)gi[e] - c->source[e] / c->h[e];
+                        g2 += q * q;
+                    }
+                    g[(gi[2] * c->n[1] + gi[1]) * c->n[0] + gi[0]] =
+                        g2 <= mute * mute ? 0 : a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
+                }
+        rc = hs_allreduce_sum(s->ctx->comm, g, (int)n);
+    }
+    if (rc == HS_OK) rc = hs_mem_copy(s->ctx, grad_dev, g, n * sizeof *g, HS_COPY_H2D);
+    *f = a->J / a->J0;
+    double *h = realloc(a->history, (size_t)(a->nhistory + 1) * sizeof *h);
+    if (h) a->history = h, a->history[a->nhistory++] = a->J;
+    free(x), free(g);
+    return rc;
+}
+
+static int fwi_report(void *data, int iteration, double f)
+{
+    fwi_ctx *fc = data;
+    if (fc->s->ctx->rank == 0) printf("seismic: fwi iteration %d: misfit %.6e (%.4f of the start)\n", iteration, f * fc->s->adj->J0, f);
+    fflush(stdout);
+    return 0;
+}
+
+static int fwi(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    HS_CHECK(gradient(s));
+    a->J0 = a->J > 0 ? a->J : 1;
+    if (s->ctx->rank == 0) printf("seismic: fwi start: misfit %.6e\n", a->J);
+    size_t n = (size_t)a->nglobal;
+    double *x = NULL;
+    HS_CHECK(hs_mem_alloc(s->ctx, n * sizeof *x, (void **)&x));
+    HS_CHECK(hs_mem_zero(s->ctx, x, n * sizeof *x));
+    fwi_ctx fc = {s, s->cfg.fwi_vp_step, 0.5 * s->vmin, s->vmax};
+    hs_lbfgs_opts o;
+    memset(&o, 0, sizeof o);
+    o.max_iter = s->cfg.fwi_iterations;
+    o.max_evals = 4 * s->cfg.fwi_iterations + 4;
+    hs_lbfgs_result res;
+    int rc = hs_lbfgs_minimize(s->ctx, n, x, fwi_objective, &fc, &o, fwi_report, &res);
+    hs_mem_free(s->ctx, x);
+    HS_CHECK(rc);
+    if (s->ctx->rank == 0)
+        printf("seismic: fwi: %d iterations, %d evaluations, misfit %.6e -> %.6e (%.4f), %s\n", res.iterations, res.evaluations, a->J0,
+               res.f * a->J0, res.f, res.reason ? res.reason : "");
+    /* the model and seismograms of the last evaluation are the line search's last trial: leave the best */
+    return HS_OK;
+}
+
+/* ---------------------------------------------------------------- the ops of the adjoint modes */
+
+int hs_seis_adjoint_run(hs_seis *s)
+{
+    double t0 = hs_wtime();
+    int rc = s->cfg.mode == HS_SEIS_FWI ? fwi(s) : gradient(s);
+    HS_CHECK(rc);
+    s->adjoint_done = 1;
+    if (s->ctx->rank == 0 && s->cfg.mode == HS_SEIS_GRADIENT)
+        printf("seismic: misfit %.9e; gradient by %lld forward and %lld adjoint steps (%lld per run), %d checkpoint slots, %.3g s\n",
+               s->adj->J, (long long)s->adj->advances, (long long)s->adj->reversed, (long long)s->nsteps, s->adj->nslots,
+               hs_wtime() - t0);
+    return HS_OK;
+}
+
+int hs_seis_adjoint_define_vars(hs_seis *s, hs_writer *w)
+{
+    hs_seis_adjoint *a = s->adj;
+    HS_CHECK(hs_writer_def_var(w, "vp", "m s-1", s->cfg.mode == HS_SEIS_FWI ? "P-wave speed after the inversion" : "P-wave speed",
+                               NULL, HS_F32, 0, &a->var_vp));
+    if (s->cfg.mode == HS_SEIS_FWI)
+        HS_CHECK(hs_writer_def_var(w, "vp_initial", "m s-1", "P-wave speed before the inversion", NULL, HS_F32, 0, &a->var_vp0));
+    return hs_writer_def_var(w, "gradient", "Pa2 s m-1", "gradient of the seismogram misfit 1/2 sum (p - p_obs)^2 with respect to vp",
+                             NULL, HS_F32, 0, &a->var_grad);
+}
+
+int hs_seis_adjoint_write(hs_seis *s, hs_writer *w)
+{
+    hs_seis_adjoint *a = s->adj;
+    if (!s->adjoint_done || s->static_written) return HS_OK; /* the fields exist once the run is done */
+    HS_CHECK(hs_seis_put_decimated(s, w, a->var_vp, s->vp_host));
+    HS_CHECK(hs_seis_put_decimated(s, w, a->var_grad, a->grad_local));
+    if (s->cfg.mode == HS_SEIS_FWI) {
+        const hs_decomp *d = s->d;
+        for (int64_t k = 0; k < d->local[2]; k++)
+            for (int64_t j = 0; j < d->local[1]; j++)
+                for (int64_t i = 0; i < d->local[0]; i++)
+                    s->host[(k * d->local[1] + j) * d->local[0] + i] =
+                        a->vp_start[((k + d->offset[2]) * s->cfg.n[1] + (j + d->offset[1])) * s->cfg.n[0] + (i + d->offset[0])];
+        HS_CHECK(hs_seis_put_decimated(s, w, a->var_vp0, s->host));
+    }
+    s->static_written = 1;
+    return HS_OK;
+}
+
+int hs_seis_adjoint_finish(hs_seis *s)
+{
+    if (s->ctx->rank == 0) printf("seismic: final misfit %.9e\n", s->adj->J);
+    return hs_seis_write_seismograms(s);
+}
+
+/* ---------------------------------------------------------------- hooks for tests and benchmarks */
+
+int hs_seismic_misfit_gradient(void *state, const double *vp_global, double *J, double *grad_global)
+{
+    hs_seis *s = state;
+    hs_seis_adjoint *a = s->adj;
+    if (!a) return HS_FAIL(HS_ERR_RUNTIME, "hs_seismic_misfit_gradient: the state is not in gradient or fwi mode");
+    if (vp_global) {
+        memcpy(a->vp_global, vp_global, (size_t)a->nglobal * sizeof(double));
+        HS_CHECK(set_model(s, a->vp_global));
+    }
+    HS_CHECK(gradient(s));
+    *J = a->J;
+    if (grad_global) {
+        const hs_decomp *d = s->d;
+        memset(grad_global, 0, (size_t)a->nglobal * sizeof(double));
+        for (int64_t k = 0; k < d->local[2]; k++)
+            for (int64_t j = 0; j < d->local[1]; j++)
+                for (int64_t i = 0; i < d->local[0]; i++)
+                    grad_global[((k + d->offset[2]) * s->cfg.n[1] + (j + d->offset[1])) * s->cfg.n[0] + (i + d->offset[0])] =
+                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i];
+        HS_CHECK(hs_allreduce_sum(s->ctx->comm, grad_global, (int)a->nglobal));
+    }
+    return HS_OK;
+}
+
+int hs_seismic_forward_op(void *state, const double *src, double *data)
+{
+    hs_seis *s = state;
+    if (!s->adj) return HS_FAIL(HS_ERR_RUNTIME, "hs_seismic_forward_op: the state is not in gradient or fwi mode");
+    s->src_series = src;
+    int rc = forward_sweep(s, 0);
+    s->src_series = NULL;
+    HS_CHECK(rc);
+    int64_t ns, nrec;
+    int ncomp;
+    double dts, *d = NULL;
+    HS_CHECK(hs_seismic_traces(s, &ns, &nrec, &ncomp, &dts, &d));
+    memcpy(data, d, (size_t)(ns * nrec) * sizeof(double));
+    free(d);
+    return HS_OK;
+}
+
+int hs_seismic_adjoint_op(void *state, const double *data, double *src)
+{
+    hs_seis *s = state;
+    hs_seis_adjoint *a = s->adj;
+    if (!a) return HS_FAIL(HS_ERR_RUNTIME, "hs_seismic_adjoint_op: the state is not in gradient or fwi mode");
+    const int64_t N = s->nsteps, re = s->cfg.record_every;
+    HS_CHECK(hs_mem_copy(s->ctx, a->res, data, (size_t)(s->nsamples * s->rec.n) * sizeof(double), HS_COPY_H2D));
+    HS_CHECK(hs_mem_alloc(s->ctx, (size_t)(N + 1) * sizeof(double), (void **)&a->sbar_dev));
+    HS_CHECK(hs_mem_zero(s->ctx, a->sbar_dev, (size_t)(N + 1) * sizeof(double)));
+    HS_CHECK(zero_adjoint(s));
+    int rc = HS_OK;
+    if (N % re == 0 && N / re < s->nsamples) rc = hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n);
+    /* the adjoint operator does not depend on the forward state: no checkpoints, no gradient */
+    for (int64_t n = N - 1; rc == HS_OK && n >= 0; n--) rc = adjoint_step(s, n, 0);
+    if (rc == HS_OK) rc = hs_mem_copy(s->ctx, src, a->sbar_dev, (size_t)N * sizeof(double), HS_COPY_D2H);
+    hs_mem_free(s->ctx, a->sbar_dev);
+    a->sbar_dev = NULL;
+    HS_CHECK(rc);
+    /* a source point may be on several ranks' boxes: each has its part */
+    return s->ctx->size > 1 ? hs_allreduce_sum(s->ctx->comm, src, (int)N) : HS_OK;
+}
+
+void hs_seismic_adjoint_counts(void *state, int64_t *advances, int64_t *reversed, int *slots)
+{
+    hs_seis *s = state;
+    *advances = s->adj ? s->adj->advances : 0;
+    *reversed = s->adj ? s->adj->reversed : 0;
+    *slots = s->adj ? s->adj->nslots : 0;
+    if (s->adj) s->adj->advances = s->adj->reversed = 0;
+}
+
+void hs_seismic_fwi_result(void *state, double *J0, double *J, const double **vp_global)
+{
+    hs_seis *s = state;
+    *J0 = s->adj ? s->adj->J0 : 0;
+    *J = s->adj ? s->adj->J : 0;
+    *vp_global = s->adj ? s->adj->vp_global : NULL;
+}

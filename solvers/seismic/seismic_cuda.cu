@@ -1,0 +1,205 @@
+// The seismic solver's kernels on the GPU: a tiled 2.5D kernel for the 3D constant-density acoustic
+// step, one thread per point (column) for every other update, one per group for the point sets; the
+// pointwise updates of seismic_point.h.
+#include "kernels/cuda_util.h"
+
+#define SEIS_T double
+#define SEIS_FN(name) name##_f64
+#include "solvers/seismic/seismic_point.h"
+#undef SEIS_T
+#undef SEIS_FN
+#define SEIS_T float
+#define SEIS_FN(name) name##_f32
+#include "solvers/seismic/seismic_point.h"
+#undef SEIS_T
+#undef SEIS_FN
+
+namespace {
+
+// ------------------------------------------------------------------ generic: a thread per (i, j), z strided
+
+#define BOX_KERNEL(NAME)                                                                           \
+    template <int R>                                                                               \
+    __global__ void __launch_bounds__(256) k_##NAME(const __grid_constant__ hs_seis_launch L)      \
+    {                                                                                              \
+        const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                \
+        const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;                \
+        if (i >= L.hi[0] || j >= L.hi[1]) return;                                                  \
+        for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) NAME(&L, i, j, k, R);  \
+    }
+
+#define BOX_KERNELS(T)                                                                             \
+    BOX_KERNEL(seis_ac_step_##T)                                                                   \
+    BOX_KERNEL(seis_ac_psi_##T)                                                                    \
+    BOX_KERNEL(seis_ac_pml_##T)                                                                    \
+    BOX_KERNEL(seis_av_step_##T)                                                                   \
+    BOX_KERNEL(seis_av_psi_##T)                                                                    \
+    BOX_KERNEL(seis_av_pml_##T)                                                                    \
+    BOX_KERNEL(seis_adj_step_##T)                                                                  \
+    BOX_KERNEL(seis_adj_psi_##T)                                                                   \
+    BOX_KERNEL(seis_adj_pml_##T)                                                                   \
+    BOX_KERNEL(seis_adj_mem_##T)                                                                   \
+    BOX_KERNEL(seis_mirror_##T)                                                                    \
+    BOX_KERNEL(seis_el_vel_##T)                                                                    \
+    BOX_KERNEL(seis_el_stress_##T)                                                                 \
+    BOX_KERNEL(seis_el_image_##T)                                                                  \
+    __global__ void __launch_bounds__(128) k_seis_inject_##T(const __grid_constant__ hs_seis_launch L) \
+    {                                                                                              \
+        const int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                          \
+        if (g < L.ngrp) seis_inject_##T(&L, g);                                                    \
+    }                                                                                              \
+    __global__ void __launch_bounds__(128) k_seis_sample_##T(const __grid_constant__ hs_seis_launch L) \
+    {                                                                                              \
+        const int64_t g = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                          \
+        if (g < L.ngrp) seis_sample_##T(&L, g);                                                    \
+    }
+
+BOX_KERNELS(f64)
+BOX_KERNELS(f32)
+
+// ------------------------------------------------------------------ the tiled 3D acoustic step
+//
+// A block owns a BX x BY tile of columns and marches along z through a chunk of planes.  Each
+// thread keeps its column's 2R + 1 values around the current plane in registers (every value of P
+// is loaded from memory once per chunk); the current plane's tile with an R-wide x/y halo is staged
+// in shared memory for the x and y neighbours.  Q and W are read and Q written once per point.
+template <typename T, int R, int BX, int BY>
+__global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
+{
+    __shared__ T tile[BY + 2 * R][BX + 2 * R];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t bx0 = L.lo[0] + (int64_t)blockIdx.x * BX, by0 = L.lo[1] + (int64_t)blockIdx.y * BY;
+    const int64_t i = bx0 + tx, j = by0 + ty;
+    const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * zchunk;
+    const int64_t k1 = min(k0 + (int64_t)zchunk, L.hi[2]);
+    const int64_t sy = L.st[1], sz = L.st[2];
+    const T *__restrict__ P = static_cast<const T *>(L.f[HS_SEIS_F_P]);
+    T *__restrict__ Q = static_cast<T *>(L.f[HS_SEIS_F_Q]);
+    const T *__restrict__ W = static_cast<const T *>(L.f[HS_SEIS_F_W]);
+    // a thread computes its point when inside the box; it stages its column when an active thread
+    // may read it (within R past the box), which stays inside the allocation (halo >= R)
+    const bool active = i < L.hi[0] && j < L.hi[1];
+    const bool stage = i < L.hi[0] + R && j < L.hi[1] + R;
+    const int64_t col = L.origin + j * sy + i;
+    T zq[2 * R + 1];
+#pragma unroll
+    for (int m = 0; m < 2 * R; m++) zq[m + 1] = stage ? P[col + (k0 - R + m) * sz] : T(0);
+    for (int64_t k = k0; k < k1; k++) {
+#pragma unroll
+        for (int m = 0; m < 2 * R; m++) zq[m] = zq[m + 1];
+        zq[2 * R] = stage ? P[col + (k + R) * sz] : T(0);
+        const int64_t plane = L.origin + k * sz;
+        tile[ty + R][tx + R] = zq[R];
+        if (tx < R && j < L.hi[1] + R) { // the x halo of this row
+            tile[ty + R][tx] = P[plane + j * sy + bx0 - R + tx];
+            if (bx0 + BX + tx < L.hi[0] + R) tile[ty + R][tx + BX + R] = P[plane + j * sy + bx0 + BX + tx];
+        }
+        if (ty < R && i < L.hi[0]) { // the y halo of this column
+            tile[ty][tx + R] = P[plane + (by0 - R + ty) * sy + i];
+            if (by0 + BY + ty < L.hi[1] + R) tile[ty + BY + R][tx + R] = P[plane + (by0 + BY + ty) * sy + i];
+        }
+        __syncthreads();
+        if (active) {
+            T pair[3][4];
+#pragma unroll
+            for (int m = 1; m <= R; m++) {
+                pair[0][m - 1] = tile[ty + R][tx + R + m] + tile[ty + R][tx + R - m];
+                pair[1][m - 1] = tile[ty + R + m][tx + R] + tile[ty + R - m][tx + R];
+                pair[2][m - 1] = zq[R + m] + zq[R - m];
+            }
+            const int64_t idx = plane + j * sy + i;
+            T lap;
+            if constexpr (sizeof(T) == 8) lap = seis_lap_pairs_f64(&L, zq[R], pair, R);
+            else lap = seis_lap_pairs_f32(&L, zq[R], pair, R);
+            if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], Q[idx], W[idx], lap);
+            else Q[idx] = seis_leapfrog_f32(zq[R], Q[idx], W[idx], lap);
+        }
+        __syncthreads();
+    }
+}
+
+constexpr int kTX = 32, kTY = 16;
+
+template <typename T, int R>
+int launch_tiled(hs_cuda_ctx *cu, const hs_seis_launch *L)
+{
+    const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
+    const int64_t tiles = ((nx + kTX - 1) / kTX) * ((ny + kTY - 1) / kTY);
+    // long chunks amortise the 2R planes each chunk loads twice; enough chunks keep every SM busy
+    int zchunk = 64;
+    while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
+    dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
+    ac_step_tiled<T, R, kTX, kTY><<<grid, dim3(kTX, kTY), 0, cu->stream>>>(*L, zchunk);
+    HS_CUDA_LAUNCH_CHECK(ac_step_tiled);
+    return HS_OK;
+}
+
+template <typename T>
+int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
+{
+    switch (L->radius) {
+    case 1: return launch_tiled<T, 1>(cu, L);
+    case 2: return launch_tiled<T, 2>(cu, L);
+    default: return launch_tiled<T, 4>(cu, L);
+    }
+}
+
+#define LAUNCH_BOX(NAME)                                                                           \
+    do {                                                                                           \
+        switch (L->radius) {                                                                       \
+        case 1: k_##NAME<1><<<grid, block, 0, cu->stream>>>(*L); break;                            \
+        case 2: k_##NAME<2><<<grid, block, 0, cu->stream>>>(*L); break;                            \
+        default: k_##NAME<4><<<grid, block, 0, cu->stream>>>(*L); break;                           \
+        }                                                                                          \
+    } while (0)
+
+#define DISPATCH_BOX(T)                                                                            \
+    switch (L->op) {                                                                               \
+    case HS_SEIS_AC_STEP: LAUNCH_BOX(seis_ac_step_##T); break;                                     \
+    case HS_SEIS_AC_PSI: LAUNCH_BOX(seis_ac_psi_##T); break;                                       \
+    case HS_SEIS_AC_PML: LAUNCH_BOX(seis_ac_pml_##T); break;                                       \
+    case HS_SEIS_AV_STEP: LAUNCH_BOX(seis_av_step_##T); break;                                     \
+    case HS_SEIS_AV_PSI: LAUNCH_BOX(seis_av_psi_##T); break;                                       \
+    case HS_SEIS_AV_PML: LAUNCH_BOX(seis_av_pml_##T); break;                                       \
+    case HS_SEIS_ADJ_STEP: LAUNCH_BOX(seis_adj_step_##T); break;                                   \
+    case HS_SEIS_ADJ_PSI: LAUNCH_BOX(seis_adj_psi_##T); break;                                     \
+    case HS_SEIS_ADJ_PML: LAUNCH_BOX(seis_adj_pml_##T); break;                                     \
+    case HS_SEIS_ADJ_MEM: LAUNCH_BOX(seis_adj_mem_##T); break;                                     \
+    case HS_SEIS_MIRROR: LAUNCH_BOX(seis_mirror_##T); break;                                       \
+    case HS_SEIS_EL_VEL: LAUNCH_BOX(seis_el_vel_##T); break;                                       \
+    case HS_SEIS_EL_STRESS: LAUNCH_BOX(seis_el_stress_##T); break;                                 \
+    case HS_SEIS_EL_IMAGE: LAUNCH_BOX(seis_el_image_##T); break;                                   \
+    default: return HS_FAIL(HS_ERR_RUNTIME, "seismic kernel: operation %d not implemented", L->op); \
+    }
+
+} // namespace
+
+extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch *L)
+{
+    if (L->op == HS_SEIS_INJECT || L->op == HS_SEIS_SAMPLE) {
+        if (L->ngrp <= 0) return HS_OK;
+        const unsigned blocks = (unsigned)((L->ngrp + 127) / 128);
+        if (L->op == HS_SEIS_INJECT) {
+            if (L->f32) k_seis_inject_f32<<<blocks, 128, 0, cu->stream>>>(*L);
+            else k_seis_inject_f64<<<blocks, 128, 0, cu->stream>>>(*L);
+        } else {
+            if (L->f32) k_seis_sample_f32<<<blocks, 128, 0, cu->stream>>>(*L);
+            else k_seis_sample_f64<<<blocks, 128, 0, cu->stream>>>(*L);
+        }
+        HS_CUDA_LAUNCH_CHECK(k_seis_points);
+        return HS_OK;
+    }
+    const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
+    if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
+    if (L->op == HS_SEIS_AC_STEP && L->ndim == 3 && (ny + kTY - 1) / kTY <= 65535)
+        return L->f32 ? launch_tiled_r<float>(cu, L) : launch_tiled_r<double>(cu, L);
+    dim3 block(32, 8, 1);
+    dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));
+    if (L->f32) {
+        DISPATCH_BOX(f32)
+    } else {
+        DISPATCH_BOX(f64)
+    }
+    HS_CUDA_LAUNCH_CHECK(seismic_box_kernel);
+    return HS_OK;
+}

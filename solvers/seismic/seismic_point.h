@@ -1,0 +1,413 @@
+/* The seismic solver's pointwise updates, shared verbatim by the CPU and CUDA kernels.  Included once
+ * per floating-point type: the includer defines SEIS_T (float or double) and SEIS_FN(name) (the name
+ * with a type suffix); R, the stencil radius, is a parameter that the callers pass as a constant so
+ * that every loop over it unrolls. */
+#include "kernels/hd.h"
+#include "solvers/seismic/seismic_impl.h"
+
+#ifndef SEIS_T
+#error "define SEIS_T and SEIS_FN before including seismic_point.h"
+#endif
+
+#define SEIS_F(L, role) ((SEIS_T *)(L)->f[role])
+#define SEIS_C(x) ((SEIS_T)(x))
+
+/* ---------------------------------------------------------------- differences along one axis */
+
+/* sum_m c[m] (f(+m) + f(-m)) + c[0] f: the centred second difference (c over h^2). */
+HS_HD SEIS_T SEIS_FN(seis_d2)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+{
+    SEIS_T v = SEIS_C(c[0]) * f[i];
+    for (int m = 1; m <= R; m++) v += SEIS_C(c[m]) * (f[i + m * s] + f[i - m * s]);
+    return v;
+}
+
+/* sum_m c[m-1] (f(+m) - f(-m)): the centred first difference. */
+HS_HD SEIS_T SEIS_FN(seis_d1)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+{
+    SEIS_T v = 0;
+    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (f[i + m * s] - f[i - m * s]);
+    return v;
+}
+
+/* DP: from the points to the half point i + 1/2: sum_m c[m-1] (f(i+m) - f(i-m+1)). */
+HS_HD SEIS_T SEIS_FN(seis_dp)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+{
+    SEIS_T v = 0;
+    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (f[i + m * s] - f[i - (m - 1) * s]);
+    return v;
+}
+
+/* DM: from the half points (i + 1/2 stored at i) to the point i: sum_m c[m-1] (f(i+m-1) - f(i-m)). */
+HS_HD SEIS_T SEIS_FN(seis_dm)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+{
+    SEIS_T v = 0;
+    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (f[i + (m - 1) * s] - f[i - m * s]);
+    return v;
+}
+
+/* The centred first difference of a product g(x) f(x) where g is a profile along the axis
+ * (prof[pi] at the point): sum_m c[m-1] (g(+m) f(+m) - g(-m) f(-m)). */
+HS_HD SEIS_T SEIS_FN(seis_d1_prof)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *prof, int64_t pi, const double *c,
+                                    int R)
+{
+    SEIS_T v = 0;
+    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (prof[pi + m] * f[i + m * s] - prof[pi - m] * f[i - m * s]);
+    return v;
+}
+
+/* ---------------------------------------------------------------- acoustic, constant density */
+
+HS_HD int64_t SEIS_FN(seis_index)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k)
+{
+    return L->origin + i + j * L->st[1] + k * L->st[2];
+}
+
+/* The Laplacian sum_d D2_d from the centre value and the pairs pair[d][m-1] = f(+m) + f(-m): the one
+ * formula of every constant-density kernel (the GPU's tiled kernel gathers the pairs from shared
+ * memory and registers, the others from the field). */
+HS_HD SEIS_T SEIS_FN(seis_lap_pairs)(const hs_seis_launch *L, SEIS_T c, const SEIS_T pair[3][4], int R)
+{
+    SEIS_T v = SEIS_C(L->c2sum) * c;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        for (int m = 1; m <= R; m++) v += SEIS_C(L->c2[d][m]) * pair[d][m - 1];
+    }
+    return v;
+}
+
+/* The leapfrog update p^{n+1} = 2 p^n - p^{n-1} + w L(p^n). */
+HS_HD SEIS_T SEIS_FN(seis_leapfrog)(SEIS_T p, SEIS_T q, SEIS_T w, SEIS_T lap) { return 2 * p - q + w * lap; }
+
+/* The Laplacian sum_d D2_d f at element idx. */
+HS_HD SEIS_T SEIS_FN(seis_lap)(const hs_seis_launch *L, const SEIS_T *f, int64_t idx, int R)
+{
+    SEIS_T pair[3][4];
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t s = L->st[d];
+        for (int m = 1; m <= R; m++) pair[d][m - 1] = f[idx + m * s] + f[idx - m * s];
+    }
+    return SEIS_FN(seis_lap_pairs)(L, f[idx], pair, R);
+}
+
+HS_HD void SEIS_FN(seis_ac_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
+    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
+    Q[idx] = SEIS_FN(seis_leapfrog)(P[idx], Q[idx], SEIS_F(L, HS_SEIS_F_W)[idx], SEIS_FN(seis_lap)(L, P, idx, R));
+}
+
+HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
+        SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
+        psi[idx] = b * psi[idx] + a * SEIS_FN(seis_d1)(P, idx, L->st[d], L->c1[d], R);
+    }
+}
+
+HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
+    SEIS_T sum = 0;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
+        SEIS_T *zeta = SEIS_F(L, HS_SEIS_F_ZETA + d);
+        const SEIS_T lap = SEIS_FN(seis_d2)(P, idx, L->st[d], L->c2[d], R);
+        const SEIS_T dpsi = SEIS_FN(seis_d1)(SEIS_F(L, HS_SEIS_F_PSI + d), idx, L->st[d], L->c1[d], R);
+        const SEIS_T z = b * zeta[idx] + a * (lap + dpsi);
+        zeta[idx] = z;
+        sum += lap + dpsi + z;
+    }
+    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
+    Q[idx] = 2 * P[idx] - Q[idx] + SEIS_F(L, HS_SEIS_F_W)[idx] * sum;
+}
+
+/* ---------------------------------------------------------------- acoustic, variable density */
+
+/* DM_d (B_d (DP_d P + PSI_d)) at idx: the flux at the 2R half points around it, each from P directly. */
+HS_HD SEIS_T SEIS_FN(seis_av_div)(const hs_seis_launch *L, int64_t idx, int d, int with_psi, int R)
+{
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P), *B = SEIS_F(L, HS_SEIS_F_B + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
+    const int64_t s = L->st[d];
+    const double *c = L->cs[d];
+    SEIS_T v = 0;
+    for (int m = 1; m <= R; m++) {
+        const int64_t hp = idx + (m - 1) * s, hm = idx - m * s; /* the half points i + m - 1/2 and i - m + 1/2 */
+        SEIS_T fp = SEIS_FN(seis_dp)(P, hp, s, c, R), fm = SEIS_FN(seis_dp)(P, hm, s, c, R);
+        if (with_psi) fp += psi[hp], fm += psi[hm];
+        v += SEIS_C(c[m - 1]) * (B[hp] * fp - B[hm] * fm);
+    }
+    return v;
+}
+
+HS_HD void SEIS_FN(seis_av_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
+    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
+    SEIS_T sum = 0;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        sum += SEIS_FN(seis_av_div)(L, idx, d, 0, R);
+    }
+    Q[idx] = 2 * P[idx] - Q[idx] + SEIS_F(L, HS_SEIS_F_W)[idx] * sum;
+}
+
+HS_HD void SEIS_FN(seis_av_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_T a = ((const SEIS_T *)L->pah[d])[pi], b = ((const SEIS_T *)L->pbh[d])[pi];
+        SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
+        psi[idx] = b * psi[idx] + a * SEIS_FN(seis_dp)(P, idx, L->st[d], L->cs[d], R);
+    }
+}
+
+HS_HD void SEIS_FN(seis_av_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
+    SEIS_T sum = 0;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
+        SEIS_T *zeta = SEIS_F(L, HS_SEIS_F_ZETA + d);
+        const SEIS_T div = SEIS_FN(seis_av_div)(L, idx, d, 1, R);
+        const SEIS_T z = b * zeta[idx] + a * div;
+        zeta[idx] = z;
+        sum += div + z;
+    }
+    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
+    Q[idx] = 2 * P[idx] - Q[idx] + SEIS_F(L, HS_SEIS_F_W)[idx] * sum;
+}
+
+/* ---------------------------------------------------------------- adjoint (constant density) */
+
+/* sum_d D2_d (w U) at idx. */
+HS_HD SEIS_T SEIS_FN(seis_lap_wu)(const hs_seis_launch *L, const SEIS_T *W, const SEIS_T *U, int64_t idx, int R)
+{
+    SEIS_T v = SEIS_C(L->c2sum) * W[idx] * U[idx];
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t s = L->st[d];
+        for (int m = 1; m <= R; m++)
+            v += SEIS_C(L->c2[d][m]) * (W[idx + m * s] * U[idx + m * s] + W[idx - m * s] * U[idx - m * s]);
+    }
+    return v;
+}
+
+HS_HD void SEIS_FN(seis_adj_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_T *U = SEIS_F(L, HS_SEIS_F_P), *W = SEIS_F(L, HS_SEIS_F_W);
+    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q), *G = SEIS_F(L, HS_SEIS_F_G);
+    const SEIS_T u = U[idx];
+    if (G) G[idx] += u * SEIS_FN(seis_lap)(L, SEIS_F(L, HS_SEIS_F_PF), idx, R);
+    Q[idx] = 2 * u - Q[idx] + SEIS_FN(seis_lap_wu)(L, W, U, idx, R);
+}
+
+HS_HD void SEIS_FN(seis_adj_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T *U = SEIS_F(L, HS_SEIS_F_P), *W = SEIS_F(L, HS_SEIS_F_W);
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t s = L->st[d], pi = ijk[d] + L->hw;
+        const SEIS_T *a = (const SEIS_T *)L->pa[d], *Z = SEIS_F(L, HS_SEIS_F_ZETA + d);
+        SEIS_T v = 0;
+        for (int m = 1; m <= R; m++) {
+            const int64_t ip = idx + m * s, im = idx - m * s;
+            const SEIS_T wup = W[ip] * U[ip], wum = W[im] * U[im];
+            v += SEIS_C(L->c1[d][m - 1]) * ((wup + a[pi + m] * (Z[ip] + wup)) - (wum + a[pi - m] * (Z[im] + wum)));
+        }
+        SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
+        psi[idx] -= v;
+    }
+}
+
+HS_HD void SEIS_FN(seis_adj_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T *U = SEIS_F(L, HS_SEIS_F_P), *W = SEIS_F(L, HS_SEIS_F_W);
+    SEIS_T sum = SEIS_FN(seis_lap_wu)(L, W, U, idx, R);
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const int64_t s = L->st[d], pi = ijk[d] + L->hw;
+        const SEIS_T *a = (const SEIS_T *)L->pa[d], *Z = SEIS_F(L, HS_SEIS_F_ZETA + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
+        /* D2_d (a (Z + w U)) - D1_d (a PSI) */
+        SEIS_T v = SEIS_C(L->c2[d][0]) * a[pi] * (Z[idx] + W[idx] * U[idx]);
+        for (int m = 1; m <= R; m++) {
+            const int64_t ip = idx + m * s, im = idx - m * s;
+            v += SEIS_C(L->c2[d][m]) * (a[pi + m] * (Z[ip] + W[ip] * U[ip]) + a[pi - m] * (Z[im] + W[im] * U[im]));
+            v -= SEIS_C(L->c1[d][m - 1]) * (a[pi + m] * psi[ip] - a[pi - m] * psi[im]);
+        }
+        sum += v;
+    }
+    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
+    Q[idx] = 2 * U[idx] - Q[idx] + sum;
+}
+
+HS_HD void SEIS_FN(seis_adj_mem)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    (void)R;
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T wu = SEIS_F(L, HS_SEIS_F_W)[idx] * SEIS_F(L, HS_SEIS_F_P)[idx];
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const SEIS_T b = ((const SEIS_T *)L->pb[d])[ijk[d] + L->hw];
+        SEIS_T *Z = SEIS_F(L, HS_SEIS_F_ZETA + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
+        Z[idx] = b * (Z[idx] + wu);
+        psi[idx] = b * psi[idx];
+    }
+}
+
+/* ---------------------------------------------------------------- elastic (velocity-stress) */
+
+/* The CPML-stretched derivative at one point: with the layer's profile (a, b) there, the memory
+ * psi <- b psi + a der and der + psi; in a launch without CPML (L->pml = 0) der itself. */
+HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, int role, int64_t idx, int e, int half,
+                                   int64_t pi)
+{
+    if (!L->pml) return der;
+    const SEIS_T a = ((const SEIS_T *)(half ? L->pah[e] : L->pa[e]))[pi], b = ((const SEIS_T *)(half ? L->pbh[e] : L->pb[e]))[pi];
+    SEIS_T *psi = SEIS_F(L, role);
+    const SEIS_T v = b * psi[idx] + a * der;
+    psi[idx] = v;
+    return der + v;
+}
+
+/* v_d += BV_d sum_e d_e s_de (DP along d for s_dd, DM along e for the shear stresses). */
+HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        SEIS_T sum = 0;
+        for (int e = 0; e < 3; e++) {
+            if (e >= L->ndim) break;
+            const SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
+            const SEIS_T der = e == d ? SEIS_FN(seis_dp)(S, idx, L->st[e], L->cs[e], R)
+                                      : SEIS_FN(seis_dm)(S, idx, L->st[e], L->cs[e], R);
+            sum += SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MV + 3 * d + e, idx, e, e == d, ijk[e] + L->hw);
+        }
+        SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
+        V[idx] += SEIS_F(L, HS_SEIS_F_BV + d)[idx] * sum;
+    }
+}
+
+/* The stresses from the velocities' derivatives.  With a free surface on top (global z index 0 on
+ * this rank) the stress imaging of Levander (1988): s_zz = 0 on the surface, where s_xx (s_yy) take
+ * d_z v_z = -lambda / (lambda + 2 mu) (div_h v) from it; the vertical derivatives that would reach a
+ * velocity above the surface (s_dz half a point below it, the normal stresses one point below) are
+ * taken to second order. */
+HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const int z = L->ndim - 1;
+    const int64_t gz = ijk[z] + L->offset[z];
+    const int surface = L->free_top && gz == 0, near = L->free_top && R > 1 && gz <= 1;
+    SEIS_T g[3] = {0, 0, 0}, div = 0;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        const SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
+        SEIS_T der = near && d == z && gz == 1 ? SEIS_FN(seis_dm)(V, idx, L->st[d], &L->cs2[d], 1)
+                                               : SEIS_FN(seis_dm)(V, idx, L->st[d], L->cs[d], R);
+        der = SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MS + 3 * d + d, idx, d, 0, ijk[d] + L->hw);
+        g[d] = der;
+        div += der;
+    }
+    const SEIS_T l2m = SEIS_F(L, HS_SEIS_F_L2M)[idx], lam = SEIS_F(L, HS_SEIS_F_LAM)[idx];
+    if (surface) { /* d_z v_z from s_zz = 0 */
+        div -= g[z];
+        g[z] = -lam / l2m * div;
+        div += g[z];
+    }
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + d);
+        if (surface && d == z) S[idx] = 0;
+        else S[idx] += l2m * g[d] + lam * (div - g[d]);
+    }
+    for (int d = 0; d < 3; d++)
+        for (int e = d + 1; e < 3; e++) {
+            if (e >= L->ndim) break;
+            const SEIS_T *Vd = SEIS_F(L, HS_SEIS_F_V + d), *Ve = SEIS_F(L, HS_SEIS_F_V + e);
+            const int low = near && gz == 0; /* s_dz half a point below the surface */
+            SEIS_T a = low && e == z ? SEIS_FN(seis_dp)(Vd, idx, L->st[e], &L->cs2[e], 1) : SEIS_FN(seis_dp)(Vd, idx, L->st[e], L->cs[e], R);
+            SEIS_T b = low && d == z ? SEIS_FN(seis_dp)(Ve, idx, L->st[d], &L->cs2[d], 1) : SEIS_FN(seis_dp)(Ve, idx, L->st[d], L->cs[d], R);
+            a = SEIS_FN(seis_stretch)(L, a, HS_SEIS_F_MS + 3 * d + e, idx, e, 1, ijk[e] + L->hw);
+            b = SEIS_FN(seis_stretch)(L, b, HS_SEIS_F_MS + 3 * e + d, idx, d, 1, ijk[d] + L->hw);
+            SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
+            S[idx] += SEIS_F(L, HS_SEIS_F_MU + hs_seis_sym(d, e) - 3)[idx] * (a + b);
+        }
+}
+
+/* At a point of the surface: s_zz = 0 there and odd images above it (points: -m <-> m; the shear
+ * stresses s_dz at half points: -1-m <-> m). */
+HS_HD void SEIS_FN(seis_el_image)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    (void)R;
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const int z = L->ndim - 1;
+    const int64_t s = L->st[z];
+    SEIS_T *Szz = SEIS_F(L, HS_SEIS_F_S + z);
+    Szz[idx] = 0;
+    for (int64_t m = 1; m <= L->hw; m++) Szz[idx - m * s] = -Szz[idx + m * s];
+    for (int d = 0; d < 3; d++) {
+        if (d >= z) break;
+        SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, z));
+        for (int64_t m = 0; m < L->hw; m++) S[idx - (m + 1) * s] = -S[idx + m * s];
+    }
+}
+
+/* ---------------------------------------------------------------- free surface (acoustic) */
+
+/* At a point of the surface (global z index 0): X = 0 there and the ghosts above it the odd image of the
+ * points below. */
+HS_HD void SEIS_FN(seis_mirror)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    (void)R;
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), s = L->st[L->ndim - 1];
+    SEIS_T *X = SEIS_F(L, HS_SEIS_F_X);
+    X[idx] = 0;
+    for (int64_t m = 1; m <= L->hw; m++) X[idx - m * s] = -X[idx + m * s];
+}
+
+/* ---------------------------------------------------------------- point sets */
+
+HS_HD void SEIS_FN(seis_inject)(const hs_seis_launch *L, int64_t g)
+{
+    SEIS_T *X = SEIS_F(L, HS_SEIS_F_X);
+    const SEIS_T *Y = SEIS_F(L, HS_SEIS_F_Y);
+    const int64_t idx = L->pidx[L->gptr[g]];
+    double v = 0;
+    for (int64_t k = L->gptr[g]; k < L->gptr[g + 1]; k++) v += (L->vals ? L->vals[L->prec[k]] : 1.0) * L->pwt[k];
+    v *= L->value;
+    X[idx] += SEIS_C(Y ? v * (double)Y[idx] : v);
+}
+
+HS_HD void SEIS_FN(seis_sample)(const hs_seis_launch *L, int64_t g)
+{
+    const SEIS_T *X = SEIS_F(L, HS_SEIS_F_X), *Y = SEIS_F(L, HS_SEIS_F_Y);
+    double v = 0;
+    for (int64_t k = L->gptr[g]; k < L->gptr[g + 1]; k++)
+        v += L->pwt[k] * (double)X[L->pidx[k]] * (Y ? (double)Y[L->pidx[k]] : 1.0);
+    L->trace[g] = L->value * L->trace[g] + L->scale * v;
+}
+
+#undef SEIS_F
+#undef SEIS_C

@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# The seismic solver end to end: seismogram and snapshot files, decimated snapshots, a bitwise
+# restart, NetCDF and raw model files alike, the salt example's model, 1 and 2 ranks, and the
+# points-per-wavelength warning said alike by check and run.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+ROOT=$(realpath "$(dirname "$0")/../..")
+DEVICE=${HS_TEST_DEVICE:-cpu}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
+HAVE_MPI=0
+command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+HAVE_NC=0
+"$HS_BIN" --version | grep -q '+netcdf' && HAVE_NC=1
+EXT=nc
+[ $HAVE_NC = 1 ] || EXT=h5
+HAVE_PY=0
+python3 -c "import netCDF4, numpy" 2>/dev/null && [ $HAVE_NC = 1 ] && HAVE_PY=1
+
+cat > shot.ini <<EOF
+[run]
+solver = seismic
+device = $DEVICE
+allow_shared_gpu = true
+[seismic]
+ndim = 2
+n = 91 61
+spacing = 10
+pml = 12
+t_end = 0.4
+precision = float64
+f0 = 12
+source_position = 447 213
+receivers = line
+receiver_start = 140.5 150.2
+receiver_end = 760.3 330.9
+receiver_count = 12
+[output]
+every_steps = 100
+path = snap
+EOF
+
+# ---- a run writes the seismograms (station data and SEG-Y) and the snapshots
+if "$HS_BIN" run shot.ini -q >run.log 2>&1 && [ -s seismograms.$EXT ] && [ -s seismograms.sgy ] && [ -s snap.$EXT ]; then
+    ok "run writes seismograms.$EXT, seismograms.sgy and snap.$EXT"
+else
+    bad "run: $(tail -3 run.log)"
+fi
+grep -q "seismograms.sgy" run.log && ok "the summary names the SEG-Y file" || bad "summary: $(tail -1 run.log)"
+# a SEG-Y rev 1 file: 3600 header bytes, then per trace 240 + 4 * samples
+ns=$("$HS_BIN" compare seismograms.$EXT seismograms.$EXT p 2>/dev/null | sed -E 's/p: ([0-9]+) values.*/\1/')
+size=$(stat -c %s seismograms.sgy)
+if [ -n "$ns" ] && [ "$size" = $((3600 + 12 * 240 + 4 * ns)) ]; then ok "SEG-Y size: 3600 + 12 x 240 + 4 x $ns values"; else bad "SEG-Y size $size for $ns values"; fi
+
+# ---- the files read by real clients: CF essentials and cfchecks (check_output.py skips what is missing)
+if [ $HAVE_NC = 1 ] && command -v python3 >/dev/null; then
+    for f in seismograms.nc snap.nc; do
+        if python3 "$ROOT/scripts/check_output.py" "$f" >check.txt 2>&1; then
+            ok "check_output.py $f: $(grep '^ok' check.txt | sed 's/^ok *//' | tr '\n' ';' | cut -c1-110)"
+        else
+            bad "check_output.py $f: $(grep -v '^ok' check.txt | head -3)"
+        fi
+    done
+fi
+
+# ---- snapshots decimated in space: every 3rd point of the full-resolution snapshot
+"$HS_BIN" run shot.ini -q seismic.snapshot_stride=3 output.path=snap3 seismic.seismograms=none >/dev/null 2>&1
+cat > decim.py <<'PY'
+import netCDF4, numpy as np, sys
+a = netCDF4.Dataset("snap.nc"); b = netCDF4.Dataset("snap3.nc")
+pa, pb = a["p"][:], b["p"][:]
+ok = pb.shape == (pa.shape[0], 21, 31) and np.array_equal(np.asarray(pa[:, ::3, ::3], np.float32), np.asarray(pb, np.float32))
+ok = ok and np.allclose(b["x"][:], np.arange(31) * 30.0) and np.allclose(b["z"][:], np.arange(21) * 30.0)
+ok = ok and b["vp"].shape == (21, 31)
+sys.exit(0 if ok else 1)
+PY
+if [ $HAVE_PY = 1 ]; then
+    if python3 decim.py; then ok "snapshot_stride = 3 keeps every 3rd point (31 x 21) of the full snapshots"; else bad "decimated snapshots"; fi
+else
+    echo "skip decimated snapshots (no python3 netCDF4)"
+fi
+
+# ---- a restart continues bitwise: stop at step 150 with a checkpoint, continue, compare
+"$HS_BIN" run shot.ini -q output.format=none seismic.seismograms=full >/dev/null 2>&1
+"$HS_BIN" run shot.ini -q output.format=none seismic.seismograms=part checkpoint.every_steps=150 checkpoint.path=ck.h5 \
+    run.max_steps=150 >/dev/null 2>&1
+if "$HS_BIN" run shot.ini -q output.format=none seismic.seismograms=part --restart ck.h5 >restart.log 2>&1 &&
+    "$HS_BIN" compare full.$EXT part.$EXT p 0 >cmp.log 2>&1; then
+    ok "restart from step 150: seismograms bitwise equal to the uninterrupted run"
+else
+    bad "restart: $(cat restart.log cmp.log | tail -3)"
+fi
+
+# ---- 1 and 2 ranks: the same seismograms (receivers straddling ranks sum their parts: round-off)
+if [ $HAVE_MPI = 1 ]; then
+    if "${MPIRUN[@]}" -n 2 "$HS_BIN" run shot.ini -q output.format=none seismic.seismograms=two >mpi.log 2>&1 &&
+        "$HS_BIN" compare full.$EXT two.$EXT p 1e-12 >cmp.log 2>&1; then
+        ok "2 ranks agree with 1 to 1e-12 ($(sed -E 's/.*relative to max \|b\| = ([^:]*).*/\1/' cmp.log))"
+    else
+        bad "2 ranks: $(cat mpi.log cmp.log | tail -3)"
+    fi
+fi
+
+# ---- model files: the salt model from NetCDF, and the same samples as raw float32, run alike
+if [ $HAVE_PY = 1 ]; then
+    cp "$ROOT/inputs/seismic_salt.nc" .
+    python3 -c "
+import netCDF4, numpy as np
+f = netCDF4.Dataset('seismic_salt.nc')
+for v in ('vp', 'rho'):
+    np.asarray(f[v][:], '<f4').tofile(v + '.bin')
+"
+    common=(seismic.n="301 151" seismic.medium=file seismic.density=variable seismic.order=4 seismic.t_end=0.1 seismic.free_surface=true
+            seismic.source_position="1000 20" seismic.receiver_start="300 10" seismic.receiver_end="2700 10"
+            seismic.receiver_count=25 seismic.f0=10 seismic.precision=float32 output.format=none)
+    "$HS_BIN" run shot.ini -q "${common[@]}" seismic.model_file=seismic_salt.nc seismic.seismograms=nc_model >/dev/null 2>&1
+    "$HS_BIN" run shot.ini -q "${common[@]}" seismic.model_file=vp.bin seismic.rho_file=rho.bin seismic.model_format=raw_float32 \
+        seismic.seismograms=raw_model >raw.log 2>&1
+    if "$HS_BIN" compare nc_model.nc raw_model.nc p 0 >cmp.log 2>&1; then
+        ok "the salt model as NetCDF and as raw float32 gives bitwise the same seismograms"
+    else
+        bad "model files: $(cat raw.log cmp.log | tail -3)"
+    fi
+    if python3 -c "import h5py" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
+        python3 -c "
+import h5py, netCDF4, numpy as np
+f = netCDF4.Dataset('seismic_salt.nc')
+with h5py.File('salt.h5', 'w') as h:
+    for v in ('vp', 'rho'):
+        h[v] = np.asarray(f[v][:], 'f4')
+"
+        "$HS_BIN" run shot.ini -q "${common[@]}" seismic.model_file=salt.h5 seismic.seismograms=h5_model >h5.log 2>&1
+        if "$HS_BIN" compare nc_model.nc h5_model.nc p 0 >cmp.log 2>&1; then
+            ok "the salt model as a plain HDF5 file (h5py) gives bitwise the same seismograms"
+        else
+            bad "HDF5 model: $(cat h5.log cmp.log | tail -3)"
+        fi
+    fi
+else
+    echo "skip model files (no python3 netCDF4)"
+fi
+
+# ---- too few points per wavelength: a warning with the number, the same from check and run
+"$HS_BIN" check shot.ini seismic.f0=30 >check.out 2>check.err
+rc_check=$?
+"$HS_BIN" run shot.ini -q seismic.f0=30 output.format=none seismic.seismograms=none >run.out 2>run.err
+rc_run=$?
+w_check=$(grep -m1 "warning: seismic" check.err)
+w_run=$(grep -m1 "warning: seismic" run.err)
+if [ $rc_check = 0 ] && [ $rc_run = 0 ] && [ -n "$w_check" ] && [ "$w_check" = "$w_run" ] &&
+    grep -q "2.41 points per minimum wavelength" <<<"$w_check"; then
+    ok "f0 = 30 Hz: the same warning from check and run ($(sed -E 's/.*seismic: //' <<<"$w_check" | cut -c1-60)...)"
+else
+    bad "ppw warning: check $rc_check '$w_check', run $rc_run '$w_run'"
+fi
+
+# ---- the adjoint modes end to end: observed seismograms from a faster disc, the gradient field of the
+# background model, and three L-BFGS iterations that lower the misfit
+adj=(seismic.n="71 61" seismic.pml=12 seismic.dt=0.001 seismic.t_end=0.5 seismic.source_position="350 160"
+     seismic.receiver_start="150 450" seismic.receiver_end="550 450" seismic.receiver_count=9 seismic.f0=10)
+"$HS_BIN" run shot.ini -q "${adj[@]}" output.format=none seismic.anomaly=disc seismic.anomaly_center="350 300" \
+    seismic.anomaly_radius=90 seismic.anomaly_dvp=150 seismic.seismograms=observed >/dev/null 2>&1
+if "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=observed.$EXT seismic.seismograms=syn \
+    output.path=grad seismic.snapshots=6 >grad.log 2>&1 && [ -s grad.$EXT ] && grep -q "seismic: misfit" grad.log; then
+    ok "mode = gradient writes the gradient field ($(grep -m1 'seismic: misfit' grad.log | cut -c10-90)...)"
+else
+    bad "gradient: $(tail -3 grad.log)"
+fi
+if [ $HAVE_PY = 1 ]; then
+    python3 -c "
+import netCDF4, numpy as np, sys
+f = netCDF4.Dataset('grad.nc'); g = np.asarray(f['gradient'][:]); vp = np.asarray(f['vp'][:])
+# increasing vp inside the disc lowers the misfit: the gradient is negative there, zero in the CPML
+sys.exit(0 if g.shape == (61, 71) and g[30, 35] < 0 and g[0, 0] == 0 and g[30, 2] == 0 and vp[30, 35] == 2000 else 1)
+" && ok "the gradient is negative inside the faster disc and zero in the CPML" || bad "gradient field values"
+fi
+if "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=fwi seismic.fwi_iterations=3 seismic.observed=observed.$EXT \
+    seismic.seismograms=inverted output.path=fwi >fwi.log 2>&1; then
+    start=$(sed -nE 's/.*fwi start: misfit ([^ ]*).*/\1/p' fwi.log)
+    last=$(sed -nE 's/.*fwi iteration 3: misfit ([^ ]*).*/\1/p' fwi.log)
+    if [ -n "$start" ] && [ -n "$last" ] && python3 -c "import sys; sys.exit(0 if $last < 0.1 * $start else 1)"; then
+        ok "mode = fwi: 3 L-BFGS iterations lower the misfit from $start to $last"
+    else
+        bad "fwi misfit: $(grep fwi fwi.log | tr '\n' ' ')"
+    fi
+else
+    bad "fwi: $(tail -3 fwi.log)"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,199 @@
+/* The seismic solver's CUDA kernels against their CPU twins, through whole runs (seismograms) of every
+ * model and option; skipped (77) without a GPU. */
+#include "test_util.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/params.h"
+#include "kernels/dispatch.h"
+#include "solvers/seismic/seismic.h"
+
+int hs_driver_declare(void);
+
+typedef struct {
+    const char *name;
+    const char *over[24];
+    double tol; /* max |cuda - cpu| over the peak of the seismograms */
+} tcase;
+
+/* Both backends do the same operations; the GPU contracts a*b + c into fma, which rounds
+ * differently, and the difference grows slowly over the steps: fp64 cases agree to ~1e-13 of the
+ * peak, fp32 to ~1e-5 (the tolerances leave an order of magnitude). */
+static const tcase g_cases[] = {
+    {"2D acoustic, order 8, fp64, CPML",
+     {"seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.precision=float64", "seismic.f0=12",
+      "seismic.t_end=0.3", "seismic.source_position=411 323", "seismic.receiver_start=150.5 140.2",
+      "seismic.receiver_end=700.7 500.1", "seismic.receiver_count=9", NULL},
+     1e-11},
+    {"2D acoustic, order 2, fp32, free surface",
+     {"seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.order=2", "seismic.precision=float32",
+      "seismic.f0=8", "seismic.t_end=0.3", "seismic.free_surface=true", "seismic.source_position=411 43",
+      "seismic.receiver_start=150.5 0", "seismic.receiver_end=700.7 100.1", "seismic.receiver_count=9", NULL},
+     1e-4},
+    {"2D acoustic, variable density, order 4, fp64",
+     {"seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.order=4", "seismic.precision=float64",
+      "seismic.density=variable", "seismic.medium=layered", "seismic.layer_depths=355", "seismic.layer_vp=1800 2500",
+      "seismic.layer_rho=1500 2300", "seismic.f0=12", "seismic.t_end=0.3", "seismic.source_position=411 223",
+      "seismic.receiver_start=150.5 140.2", "seismic.receiver_end=700.7 500.1", "seismic.receiver_count=9", NULL},
+     1e-11},
+    {"3D acoustic, order 8, fp32 (tiled kernel), CPML",
+     {"seismic.ndim=3", "seismic.n=45 39 37", "seismic.pml=8", "seismic.precision=float32", "seismic.f0=12",
+      "seismic.t_end=0.15", "seismic.source_position=221 193 181", "seismic.receiver_start=100.5 90.2 95.3",
+      "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
+     1e-4},
+    {"3D acoustic, order 4, fp64 (tiled kernel), variable density",
+     {"seismic.ndim=3", "seismic.n=45 39 37", "seismic.pml=8", "seismic.order=4", "seismic.precision=float64",
+      "seismic.density=variable", "seismic.f0=12", "seismic.t_end=0.15", "seismic.source_position=221 193 181",
+      "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
+     1e-11},
+    {"3D acoustic, order 2, fp64 (tiled kernel)",
+     {"seismic.ndim=3", "seismic.n=45 39 37", "seismic.pml=8", "seismic.order=2", "seismic.precision=float64",
+      "seismic.f0=8", "seismic.t_end=0.15", "seismic.source_position=221 193 181",
+      "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
+     1e-11},
+    {"2D elastic, order 4, fp64, moment tensor, free surface",
+     {"seismic.model=elastic", "seismic.ndim=2", "seismic.n=83 67", "seismic.pml=12", "seismic.precision=float64",
+      "seismic.vp=3000", "seismic.vs=1700", "seismic.f0=8", "seismic.t_end=0.25", "seismic.free_surface=true",
+      "seismic.source_type=moment", "seismic.moment=1 -0.5 0.3", "seismic.source_position=411 153",
+      "seismic.receiver_start=150.5 0", "seismic.receiver_end=700.7 300.1", "seismic.receiver_count=9", NULL},
+     1e-11},
+    {"3D elastic, order 2, fp32, point force",
+     {"seismic.model=elastic", "seismic.ndim=3", "seismic.n=41 37 35", "seismic.pml=8", "seismic.order=2",
+      "seismic.precision=float32", "seismic.vp=3000", "seismic.vs=1700", "seismic.f0=6", "seismic.t_end=0.12",
+      "seismic.source_type=force", "seismic.force=1 1 1", "seismic.source_position=201 183 171",
+      "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=300.7 280.1 250.9", "seismic.receiver_count=7", NULL},
+     1e-4},
+};
+
+static double *run(const tcase *c, int64_t *n)
+{
+    char *ov[40];
+    int k = 0;
+    ov[k++] = "run.solver=seismic";
+    ov[k++] = "output.format=none";
+    ov[k++] = "seismic.seismograms=none";
+    ov[k++] = "seismic.spacing=10";
+    for (int i = 0; c->over[i]; i++) ov[k++] = (char *)c->over[i];
+    hs_params *p = NULL;
+    TEST_OK(hs_params_load(NULL, k, ov, &p));
+    void *s = NULL;
+    TEST_OK(hs_seismic_solver.create(test_ctx(), p, &s));
+    double t, t_end, work, dt, *d = NULL;
+    int64_t step, taken, ns, nrec;
+    int ncomp;
+    hs_seismic_solver.progress(s, &t, &step, &t_end, &work);
+    while (t < t_end) {
+        TEST_OK(hs_seismic_solver.advance(s, t_end, 1 << 30, &taken));
+        hs_seismic_solver.progress(s, &t, &step, &t_end, &work);
+    }
+    TEST_OK(hs_seismic_traces(s, &ns, &nrec, &ncomp, &dt, &d));
+    *n = ns * nrec * ncomp;
+    hs_seismic_solver.destroy(s);
+    hs_params_free(p);
+    return d;
+}
+
+static void test_seismic_twins(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    const char *was = hs_device_name(ctx->device);
+    int nc = (int)(sizeof g_cases / sizeof g_cases[0]), bad = 0;
+    double *cpu[16];
+    int64_t ncpu[16];
+    TEST_OK(hs_ctx_set_device(ctx, "cpu", 1));
+    for (int i = 0; i < nc; i++) cpu[i] = run(&g_cases[i], &ncpu[i]);
+    TEST_OK(hs_ctx_set_device(ctx, "cuda", 1));
+    for (int i = 0; i < nc; i++) {
+        int64_t n;
+        double *gpu = run(&g_cases[i], &n), e = 0, m = 0;
+        assert_int_equal(n, ncpu[i]);
+        for (int64_t q = 0; q < n; q++) e = fmax(e, fabs(gpu[q] - cpu[i][q])), m = fmax(m, fabs(cpu[i][q]));
+        int fine = m > 0 && e <= g_cases[i].tol * m;
+        print_message("%-60s |cuda - cpu| %.2e of the peak %.3e (tolerance %.0e)%s\n", g_cases[i].name, e / m, m, g_cases[i].tol,
+                      fine ? "" : "  FAIL");
+        bad += !fine;
+        free(gpu), free(cpu[i]);
+    }
+    TEST_OK(hs_ctx_set_device(ctx, was, 1));
+    assert_int_equal(bad, 0);
+}
+
+/* The adjoint gradient (forward sweep, checkpoints, transposed steps with CPML) on both backends. */
+static void *adjoint_state(const char *observed, int write_observed, hs_params **p)
+{
+    char obs[300], seis[300];
+    snprintf(obs, sizeof obs, "seismic.observed=%s.nc", observed);
+    snprintf(seis, sizeof seis, "seismic.seismograms=%s", observed);
+    const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.n=71 61", "seismic.spacing=10", "seismic.pml=12",
+                        "seismic.precision=float64", "seismic.f0=10", "seismic.dt=0.001", "seismic.t_end=0.3",
+                        "seismic.source_position=350 160", "seismic.receiver_start=150.5 450", "seismic.receiver_end=550.5 430",
+                        "seismic.receiver_count=9", "seismic.snapshots=7", "seismic.segy=false",
+                        write_observed ? "seismic.anomaly=disc" : "seismic.mode=gradient", write_observed ? seis : obs,
+                        "seismic.anomaly_center=350 300", "seismic.anomaly_radius=90", "seismic.anomaly_dvp=150"};
+    int n = (int)(sizeof ov / sizeof ov[0]) - (write_observed ? 0 : 3);
+    TEST_OK(hs_params_load(NULL, n, (char *const *)ov, p));
+    void *s = NULL;
+    TEST_OK(hs_seismic_solver.create(test_ctx(), *p, &s));
+    return s;
+}
+
+static void test_adjoint_twins(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    const char *was = hs_device_name(ctx->device);
+    const char *stem = test_tmp_path("observed");
+    TEST_OK(hs_ctx_set_device(ctx, "cpu", 1));
+    hs_params *p;
+    void *s = adjoint_state(stem, 1, &p);
+    double t, te, w;
+    int64_t st, taken;
+    hs_seismic_solver.progress(s, &t, &st, &te, &w);
+    while (t < te) {
+        TEST_OK(hs_seismic_solver.advance(s, te, 1 << 30, &taken));
+        hs_seismic_solver.progress(s, &t, &st, &te, &w);
+    }
+    TEST_OK(hs_seismic_solver.finish(s));
+    hs_seismic_solver.destroy(s);
+    hs_params_free(p);
+    const int64_t n = 71 * 61;
+    double J[2], *g[2];
+    for (int b = 0; b < 2; b++) {
+        TEST_OK(hs_ctx_set_device(ctx, b ? "cuda" : "cpu", 1));
+        s = adjoint_state(stem, 0, &p);
+        g[b] = malloc((size_t)n * sizeof *g[b]);
+        TEST_OK(hs_seismic_misfit_gradient(s, NULL, &J[b], g[b]));
+        hs_seismic_solver.destroy(s);
+        hs_params_free(p);
+    }
+    TEST_OK(hs_ctx_set_device(ctx, was, 1));
+    double e = 0, m = 0;
+    for (int64_t i = 0; i < n; i++) e = fmax(e, fabs(g[1][i] - g[0][i])), m = fmax(m, fabs(g[0][i]));
+    print_message("adjoint gradient: |cuda - cpu| %.2e of its largest, misfit %.3e of the cpu's (tolerance 1e-10)\n", e / m,
+                  fabs(J[1] - J[0]) / J[0]);
+    TEST_LE(e / m, 1e-10);
+    TEST_LE(fabs(J[1] - J[0]) / J[0], 1e-10);
+    free(g[0]), free(g[1]);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_seismic_twins),
+    cmocka_unit_test_teardown(test_adjoint_twins, test_tmp_cleanup),
+};
+
+int main(void)
+{
+    /* the comparison needs both backends: without a GPU (or without CUDA in the build) nothing is compared */
+    if (!HS_HAVE_CUDA || hs_cuda_device_count() == 0) {
+        printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    hs_driver_declare();
+    hs_seismic_solver.declare();
+    return test_run_group("seismic_twin", tests, sizeof tests / sizeof tests[0]);
+}
