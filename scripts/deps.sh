@@ -25,8 +25,9 @@ if [ -f .deps/usr/include/cjson/cJSON.h ]; then missing=("${missing[@]/libcjson-
 read -r -a missing <<<"${missing[*]}"
 # Optional clients for the output tests (tests/cli/test_paraview.sh renders the XDMF with pvpython
 # under xvfb-run; tests/cli/test_cf.sh reads the NetCDF files with CDO).  Installed when possible, in
-# their own apt-get call, and never a failure: without them those checks say "skipped".
-OPTIONAL=(paraview python3-paraview xvfb xauth cdo)
+# their own apt-get call, and never a failure: without them those checks say "skipped".  gmsh meshes
+# the .geo files of the finite-element tests (tests/unit/test_fem.c refines them where it is present).
+OPTIONAL=(paraview python3-paraview xvfb xauth cdo gmsh)
 optional_missing=()
 if command -v dpkg-query >/dev/null; then
     for p in "${OPTIONAL[@]}"; do have_pkg "$p" || optional_missing+=("$p"); done
