@@ -3,7 +3,7 @@
 set -u
 PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libnetcdf-dev
       netcdf-bin libfftw3-dev libopenblas-dev libcmocka-dev libcjson-dev python3
-      libudunits2-0 libxml2-utils)
+      libudunits2-0 libxml2-utils libmetis-dev)
 # The MPI-parallel flavours of HDF5 and NetCDF beside the serial ones (they have their own include
 # and library folders: /usr/include/hdf5/openmpi, /usr/lib/<arch>/netcdf/mpi), since Open MPI is
 # installed: with them the build writes output collectively (output.parallel = auto), so that CI

@@ -8,6 +8,7 @@ extern const hs_solver_ops hs_quantum_solver;
 extern const hs_solver_ops hs_heat_solver;
 extern const hs_solver_ops hs_pinn_solver;
 extern const hs_solver_ops hs_cfd_solver;
+extern const hs_solver_ops hs_fem_solver;
 
 static const hs_solver_ops *const g_solvers[] = {
     &hs_selftest_solver,
@@ -15,6 +16,7 @@ static const hs_solver_ops *const g_solvers[] = {
     &hs_quantum_solver,
     &hs_pinn_solver,
     &hs_cfd_solver,
+    &hs_fem_solver,
     NULL,
 };
 

@@ -683,6 +683,12 @@ int hs_fem_assemble(hs_fem_system *s, double cK, double cM, double cF, int lift,
     if (!rhs) return HS_OK;
     HS_CHECK(HS_DISPATCH(ctx, hs_fem_gather_cpu(s->n_local, s->dvmap_ptr, s->dvmap_idx, s->Fbuf, rhs),
                          hs_fem_gather_cuda(ctx->cuda, s->n_local, s->dvmap_ptr, s->dvmap_idx, s->Fbuf, rhs)));
+    return hs_fem_set_dirichlet_rows(s, val, rhs);
+}
+
+int hs_fem_set_dirichlet_rows(hs_fem_system *s, const double *val, double *rhs)
+{
+    hs_ctx *ctx = s->ctx;
     return HS_DISPATCH(ctx, hs_fem_dirichlet_cpu(s->nd, s->dd_row, s->dd_diag, val, s->dd_g, rhs),
                        hs_fem_dirichlet_cuda(ctx->cuda, s->nd, s->dd_row, s->dd_diag, val, s->dd_g, rhs));
 }

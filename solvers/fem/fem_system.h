@@ -103,6 +103,9 @@ void hs_fem_matrix_destroy(hs_fem_matrix *M);
 /* The rank-local block (the whole matrix on one rank): what the AMG preconditioner coarsens. */
 hs_csr *hs_fem_matrix_local(hs_fem_matrix *M);
 
+/* rhs[i] = A_ii g_i on the Dirichlet rows (val: the device values of A).  Not collective. */
+int hs_fem_set_dirichlet_rows(hs_fem_system *s, const double *val, double *rhs);
+
 /* x (device, n_local) = the Dirichlet values on Dirichlet rows, `fill` elsewhere. */
 int hs_fem_initial_guess(hs_fem_system *s, double fill, double *x);
 
