@@ -8,7 +8,7 @@ extern const hs_solver_ops hs_quantum_solver;
 extern const hs_solver_ops hs_heat_solver;
 extern const hs_solver_ops hs_pinn_solver;
 extern const hs_solver_ops hs_cfd_solver;
-extern const hs_solver_ops hs_fem_solver;
+extern const hs_solver_ops hs_fem_solver; /* solvers/fem/fem.h */
 
 static const hs_solver_ops *const g_solvers[] = {
     &hs_selftest_solver,

@@ -8,9 +8,9 @@
 #include "kernels/memory.h"
 #include "kernels/sparse/amg.h"
 #include "kernels/sparse/pcg.h"
+#include "solvers/fem/fem.h"
 #include "solvers/fem/fem_partition.h"
 #include "solvers/fem/fem_system.h"
-#include "solvers/solver.h"
 
 enum { FEM_POISSON = 0, FEM_HEAT = 1, FEM_ELASTICITY = 2 };
 #define FEM_PROBLEM_CHOICES "poisson|heat|elasticity"
@@ -453,6 +453,8 @@ static void progress(void *state, double *time, int64_t *step, double *t_end, do
 
 /* ------------------------------------------------------------------ output */
 
+static int ensure_full(fem *f);
+
 /* The sub-cells drawn for a P2 cell (local node indices): 4 triangles, 8 tetrahedra. */
 static const int g_sub_tri[4][3] = {{0, 3, 5}, {3, 1, 4}, {5, 4, 2}, {3, 4, 5}};
 static const int g_sub_tet[8][4] = {{0, 4, 6, 7}, {4, 1, 5, 9}, {6, 5, 2, 8}, {7, 9, 8, 3},
@@ -587,7 +589,7 @@ static int write_state(void *state, hs_writer *w)
     fem *f = state;
     hs_fem_system *s = f->sys;
     int nc = s->ncomp;
-    HS_CHECK(hs_fem_gather(s, f->x, f->full));
+    HS_CHECK(ensure_full(f));
     for (int c = 0; c < nc; c++) {
         for (int64_t o = 0; o < s->nowned; o++) f->host[o] = f->full[s->owned[o] * nc + c];
         HS_CHECK(hs_writer_put_mesh(w, f->var[c], f->nonodes, f->onode_index, f->host));
@@ -651,11 +653,43 @@ static int tip_deflection(fem *f, double *mean_uy)
     return HS_OK;
 }
 
+static int ensure_full(fem *f)
+{
+    hs_fem_system *s = f->sys;
+    if (!f->full) f->full = malloc((size_t)(s->nnodes * s->ncomp > 0 ? s->nnodes * s->ncomp : 1) * sizeof(double));
+    if (!f->full) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    return hs_fem_gather(s, f->x, f->full);
+}
+
+int hs_fem_tip_deflection(void *state, double *uy)
+{
+    fem *f = state;
+    HS_CHECK(ensure_full(f));
+    return tip_deflection(f, uy);
+}
+
+void hs_fem_stats(void *state, int64_t *solves, int64_t *iterations)
+{
+    fem *f = state;
+    *solves = f->solves;
+    *iterations = f->iterations;
+}
+
+int hs_fem_solution(void *state, const double **u, int64_t *nnodes, int *ncomp)
+{
+    fem *f = state;
+    HS_CHECK(ensure_full(f));
+    *u = f->full;
+    *nnodes = f->sys->nnodes;
+    *ncomp = f->sys->ncomp;
+    return HS_OK;
+}
+
 static int finish(void *state)
 {
     fem *f = state;
     hs_fem_system *s = f->sys;
-    HS_CHECK(hs_fem_gather(s, f->x, f->full ? f->full : (f->full = malloc((size_t)s->nnodes * s->ncomp * sizeof(double)))));
+    HS_CHECK(ensure_full(f));
     int bad = 0;
     double umin = INFINITY, umax = -INFINITY;
     for (int64_t i = 0; i < s->nnodes * s->ncomp; i++) {
