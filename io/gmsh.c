@@ -328,10 +328,10 @@ static int check_type(cursor *c, int line, int type, long long etag)
 
 static int read_format(cursor *c, hs_gmsh *m)
 {
-    int line = c->line;
     double v;
     int ft, ds;
     HS_CHECK(read_double(c, "the version", &v));
+    int line = c->line; /* the version's line */
     if (fabs(v - 2.2) > 1e-9 && fabs(v - 4.1) > 1e-9)
         return fail(c, line, "MSH format version %g is not supported (2.2 and 4.1 are read; save with "
                              "`gmsh -format msh22` or `msh41`)",
