@@ -20,7 +20,7 @@ enum { FEM_PC_AMG = 0, FEM_PC_JACOBI = 1, FEM_PC_NONE = 2 };
 #define FEM_PC_CHOICES "amg|jacobi|none"
 
 static const hs_param_decl g_fem_params[] = {
-    {"fem", "mesh", HS_PARAM_STRING, NULL, 0, 0, NULL, "Gmsh mesh file (.msh 2.2 or 4.1, ASCII or binary; triangles or tetrahedra)"},
+    {"fem", "mesh", HS_PARAM_STRING, "", 0, 0, NULL, "Gmsh mesh file (.msh 2.2 or 4.1, ASCII or binary; triangles or tetrahedra); required"},
     {"fem", "refine", HS_PARAM_INT, "0", 0, 8, NULL, "uniform refinements after reading (each: 4 triangles / 8 tetrahedra per cell)"},
     {"fem", "problem", HS_PARAM_ENUM, "poisson", 0, 0, FEM_PROBLEM_CHOICES,
      "poisson: -div(k grad u) = f; heat: rho_cp dT/dt = div(k grad T) + f; elasticity: linear, plane strain in 2-D"},
@@ -119,6 +119,7 @@ static int per_group(const hs_params *p, const char *key, int count, int width, 
         for (int i = 0; i < count; i++) memcpy(out + i * width, v, (size_t)width * sizeof(double));
         return HS_OK;
     }
+    if (n != count * width && count == 1) return hs_params_error(p, key, "has %d values: give %d", n, width);
     if (n != count * width)
         return hs_params_error(p, key, "has %d values: give %d (the same for every group) or %d (%d per group for %d groups)", n,
                                width, count * width, width, count);
@@ -152,6 +153,8 @@ static int find_group(const hs_params *p, const hs_fem_mesh *m, const char *key,
 
 static int read_mesh(fem *f, const hs_params *p)
 {
+    if (!hs_params_string(p, "fem.mesh")[0])
+        return hs_params_error(p, "fem.mesh", "is required: the Gmsh mesh file (.msh) to solve on");
     const char *path = hs_params_input_path(p, "fem.mesh");
     HS_CHECK(hs_fem_mesh_read(path, &f->mesh));
     for (int r = 0; r < (int)hs_params_int(p, "fem.refine"); r++) {
