@@ -203,10 +203,72 @@ HS_HD double hs_fem_facet_measure(int dim, const double *x)
 
 /* ------------------------------------------------------------------ element kernels */
 
+/* A scalar cell (at most 10 nodes): the element matrix and vector summed in the thread's own
+ * arrays and stored once (no read-modify-write of device memory per quadrature point). */
+HS_HD void hs_fem_cell_scalar(const hs_fem_kargs *a, int64_t e)
+{
+    const int dim = a->dim, nl = a->nl, nv = dim + 1;
+    const int64_t ne = a->ncells;
+    const int32_t *nodes = a->cell_nodes + e * nl;
+    double x[12];
+    for (int i = 0; i < nv; i++)
+        for (int d = 0; d < 3; d++) x[3 * i + d] = a->node_x[3 * (int64_t)nodes[i] + d];
+    double g[4][3];
+    const double vol = hs_fem_geometry(dim, x, g);
+    const double *coef = a->cell_coef + HS_FEM_NCOEF * a->cell_slot[e];
+    double K[100], F[10];
+    for (int k = 0; k < nl * nl; k++) K[k] = 0.0;
+    for (int k = 0; k < nl; k++) F[k] = 0.0;
+    const double kap = a->cK * coef[0] * vol;
+    if (kap != 0.0) {
+        const int ns = a->order == 1 ? 1 : (dim == 2 ? 3 : 4);
+        for (int q = 0; q < ns; q++) {
+            double lam[4], w, grad[10][3];
+            if (a->order == 1) {
+                for (int i = 0; i < 4; i++) lam[i] = 1.0 / nv;
+                w = 1.0;
+            } else {
+                hs_fem_rule(dim, 2, q, lam, &w);
+            }
+            hs_fem_grad(dim, a->order, lam, g, grad);
+            for (int i = 0; i < nl; i++)
+                for (int j = 0; j < nl; j++)
+                    K[i * nl + j] += kap * w * (grad[i][0] * grad[j][0] + grad[i][1] * grad[j][1] + grad[i][2] * grad[j][2]);
+        }
+    }
+    const double mass = a->cM * coef[1] * vol, load = a->cF * coef[2] * vol;
+    if (mass != 0.0 || load != 0.0) {
+        const int nq = dim == 2 ? 7 : 14;
+        for (int q = 0; q < nq; q++) {
+            double lam[4], w, phi[10];
+            hs_fem_rule(dim, 5, q, lam, &w);
+            hs_fem_shape(dim, a->order, lam, phi);
+            for (int i = 0; i < nl; i++) {
+                if (mass != 0.0)
+                    for (int j = 0; j < nl; j++) K[i * nl + j] += w * mass * phi[i] * phi[j];
+                F[i] += w * load * phi[i];
+            }
+        }
+    }
+    if (a->lift)
+        for (int j = 0; j < nl; j++) {
+            if (!a->bc_mask[nodes[j]]) continue;
+            const double gj = a->bc_value[nodes[j]];
+            for (int i = 0; i < nl; i++) F[i] -= K[i * nl + j] * gj;
+        }
+    for (int k = 0; k < nl * nl; k++) a->Ke[(int64_t)k * ne + e] = K[k];
+    for (int k = 0; k < nl; k++) a->Fe[(int64_t)k * ne + e] = F[k];
+}
+
 /* Cell e: Ke = cK K + cM M (scalar: kappa grad.grad and rho c phi phi; elastic: lambda div div + 2 mu
- * eps:eps, no mass), Fe = cF (source phi) - lift * Ke[:, D] g. */
+ * eps:eps, no mass), Fe = cF (source phi) - lift * Ke[:, D] g.  Elastic element matrices (up to 30 x
+ * 30) are summed in place in the output. */
 HS_HD void hs_fem_cell(const hs_fem_kargs *a, int64_t e)
 {
+    if (a->physics == HS_FEM_SCALAR) {
+        hs_fem_cell_scalar(a, e);
+        return;
+    }
     const int dim = a->dim, nl = a->nl, nc = a->ncomp, L = nl * nc, nv = dim + 1;
     const int64_t ne = a->ncells;
     const int32_t *nodes = a->cell_nodes + e * nl;
