@@ -14,7 +14,7 @@
 
 hs_amg_opts hs_amg_default_opts(void)
 {
-    hs_amg_opts o = {0.08, 1, 0, NULL, 2, 30.0, 25, 300};
+    hs_amg_opts o = {0.02, 1, 0, NULL, 3, 30.0, 25, 300};
     return o;
 }
 
@@ -137,33 +137,81 @@ static int diag_of(const hmat *A, double *d)
     return HS_OK;
 }
 
-/* rho(D^-1 A) by power iterations from a fixed start (deterministic). */
+/* Largest eigenvalue of the symmetric tridiagonal matrix (a, b) of order k by bisection on Sturm
+ * counts. */
+static double tridiag_max(const double *a, const double *b, int k)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < k; i++) {
+        double r = (i > 0 ? fabs(b[i - 1]) : 0) + (i + 1 < k ? fabs(b[i]) : 0);
+        lo = fmin(lo, a[i] - r), hi = fmax(hi, a[i] + r);
+    }
+    for (int it = 0; it < 100 && hi - lo > 1e-12 * fabs(hi); it++) {
+        double x = 0.5 * (lo + hi), d = 1;
+        int below = 0; /* eigenvalues below x */
+        for (int i = 0; i < k; i++) {
+            d = a[i] - x - (i > 0 ? b[i - 1] * b[i - 1] / d : 0.0);
+            if (d == 0) d = -1e-300;
+            below += d < 0;
+        }
+        if (below == k) hi = x;
+        else lo = x;
+    }
+    return hi;
+}
+
+/* rho(D^-1 A) by 20 Lanczos steps on D^-1/2 A D^-1/2 from a fixed start (deterministic): the
+ * largest Ritz value, which approaches rho from below much faster than power iterations do. */
 static double spectral_radius(const hmat *A, const double *dinv)
 {
     int64_t n = A->n;
-    double *x = malloc((size_t)(n ? n : 1) * sizeof(double)), *y = malloc((size_t)(n ? n : 1) * sizeof(double));
-    if (!x || !y) {
-        free(x), free(y);
+    if (n == 0) return 1.0;
+    enum { K = 20 };
+    double *v = malloc((size_t)n * sizeof(double)), *vp = calloc((size_t)n, sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+    double *sq = malloc((size_t)n * sizeof(double));
+    double al[K], be[K];
+    int k = 0;
+    if (!v || !vp || !w || !sq) {
+        free(v), free(vp), free(w), free(sq);
         return 2.0;
     }
-    for (int64_t i = 0; i < n; i++) x[i] = 1.0 + 0.5 * sin(0.7 * (double)i + 0.3);
-    double lam = 0;
-    for (int it = 0; it < 40; it++) {
-        double nx = 0, ny = 0;
-#pragma omp parallel for schedule(static) reduction(+ : nx, ny) if (n > 20000)
+    double nrm = 0;
+    for (int64_t i = 0; i < n; i++) {
+        sq[i] = sqrt(fabs(dinv[i]));
+        v[i] = 1.0 + 0.5 * sin(0.7 * (double)i + 0.3);
+        nrm += v[i] * v[i];
+    }
+    nrm = sqrt(nrm);
+    for (int64_t i = 0; i < n; i++) v[i] /= nrm;
+    double beta = 0;
+    for (k = 0; k < K && k < n; k++) {
+        double alpha = 0, bb = 0;
+#pragma omp parallel for schedule(static) reduction(+ : alpha) if (n > 20000)
         for (int64_t i = 0; i < n; i++) {
             double s = 0;
-            for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++) s += A->v[k] * x[A->ci[k]];
-            y[i] = dinv[i] * s;
-            nx += x[i] * x[i];
-            ny += y[i] * y[i];
+            for (int64_t q = A->rp[i]; q < A->rp[i + 1]; q++) s += A->v[q] * sq[A->ci[q]] * v[A->ci[q]];
+            w[i] = sq[i] * s - beta * vp[i];
+            alpha += w[i] * v[i];
         }
-        if (!(ny > 0)) break;
-        lam = sqrt(ny / nx);
-        double inv = 1.0 / sqrt(ny);
-        for (int64_t i = 0; i < n; i++) x[i] = y[i] * inv;
+#pragma omp parallel for schedule(static) reduction(+ : bb) if (n > 20000)
+        for (int64_t i = 0; i < n; i++) {
+            w[i] -= alpha * v[i];
+            bb += w[i] * w[i];
+        }
+        al[k] = alpha;
+        beta = sqrt(bb);
+        be[k] = beta;
+        if (!(beta > 1e-12 * fabs(alpha))) {
+            k++;
+            break;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            vp[i] = v[i];
+            v[i] = w[i] / beta;
+        }
     }
-    free(x), free(y);
+    double lam = tridiag_max(al, be, k);
+    free(v), free(vp), free(w), free(sq);
     return lam > 0 ? lam : 1.0;
 }
 
@@ -443,16 +491,15 @@ static int level_setup(amg *g, level *v, const hmat *H, double *dinv_host)
         dinv_host[i] = 1.0 / d[i];
     }
     free(d);
-    /* power iterations approach rho from below: a smoothing interval that misses the top of the
-     * spectrum makes the cycle indefinite, so take a margin, but never above the Gershgorin bound */
+    /* Lanczos approaches rho from below: a smoothing interval that misses the top of the spectrum
+     * makes the cycle indefinite, so take a margin, but never above the Gershgorin bound */
     double rho = spectral_radius(H, dinv_host), gersh = 0;
     for (int64_t i = 0; i < H->n; i++) {
         double sum = 0;
         for (int64_t k = H->rp[i]; k < H->rp[i + 1]; k++) sum += fabs(H->v[k]);
         gersh = fmax(gersh, sum * fabs(dinv_host[i]));
     }
-    if (getenv("HS_AMG_DEBUG")) fprintf(stderr, "level %d n %lld rho %.4f gersh %.4f\n", (int)(v - g->lev), (long long)H->n, rho, gersh);
-    v->lmax = fmin(1.25 * rho, gersh);
+    v->lmax = fmin(1.05 * rho, gersh);
     v->lmin = rho / g->o.cheb_ratio;
     size_t bytes = (size_t)(H->n ? H->n : 1) * sizeof(double);
     HS_CHECK(hs_mem_alloc(ctx, bytes, (void **)&v->dinv));
@@ -559,7 +606,10 @@ static int build(amg *g, hs_csr *A0)
             if (rc == HS_OK && (na == 0 || na * k >= H.n)) last = 1;
         }
         if (rc == HS_OK && last) {
-            rc = coarse_inverse(g, &H);
+            /* coarsening stalled far above coarse_size (all connections weak, say): a dense inverse
+             * would cost n^2 memory and n^3 time, so the coarsest level is only smoothed */
+            if (H.n > 4 * (int64_t)g->o.coarse_size && H.n > 2000) g->nc = -1;
+            else rc = coarse_inverse(g, &H);
             free(agg), free(dinv);
             break;
         }
@@ -624,6 +674,7 @@ static int vcycle(amg *g, int l, const double *b, double *x)
     hs_ctx *ctx = g->ctx;
     level *v = &g->lev[l];
     if (l == g->nlev - 1) {
+        if (g->nc < 0) return chebyshev(g, v, b, x, 1);
         if (g->nc == 0) return HS_OK;
         return hs_gemm(ctx, HS_F64, 0, 0, (int)g->nc, 1, (int)g->nc, 1.0, g->cinv, (int)g->nc, b, (int)g->nc, 0.0, x, (int)g->nc);
     }

@@ -11,17 +11,18 @@
  * phases; nodes with no strong neighbour, such as Dirichlet rows, are left to the smoother),
  * tentative prolongation from the near-null space by a QR per aggregate, prolongation smoothing
  * P = (I - 4/3 / rho(D^-1 A) D^-1 A) P_tent, Galerkin coarse operators R A P with R = P^T, down to
- * at most coarse_size unknowns, where a dense inverse is applied with GEMM.
+ * at most coarse_size unknowns, where a dense inverse is applied with GEMM (when coarsening stalls
+ * far above that, the coarsest level is smoothed instead).
  * Cycle (device, through hs_csr_spmv and the BLAS family, no kernels of its own): a V-cycle with
  * Chebyshev smoothing of the Jacobi-preconditioned operator on [rho / cheb_ratio, 1.1 rho] (rho from
- * power iterations), the same polynomial before and after the coarse correction, so that the cycle
+ * 20 Lanczos steps with a 5 % margin, capped by Gershgorin), the same polynomial before and after the coarse correction, so that the cycle
  * is a symmetric positive definite preconditioner for CG. */
 typedef struct hs_amg_opts {
-    double theta;           /* strength threshold (default 0.08) */
+    double theta;           /* strength threshold (default 0.02) */
     int block_size;         /* unknowns per node, interleaved (1; dim for elasticity) */
     int nnull;              /* near-null-space vectors (0: one constant per component) */
     const double *nullspace;/* host, nnull columns of n entries (vector k at k * n); NULL: constants */
-    int degree;             /* Chebyshev degree (default 2) */
+    int degree;             /* Chebyshev degree (default 3) */
     double cheb_ratio;      /* lower end of the smoothed interval: rho / cheb_ratio (default 30) */
     int max_levels;         /* default 25 */
     int coarse_size;        /* at most this many unknowns on the coarsest level (default 300) */
