@@ -10,6 +10,8 @@
 #include "kernels/memory.h"
 
 #define AMG_MAX_LEVELS 40
+/* nodes per aggregate above which a coarse level's threshold is raised */
+#define AMG_MAX_RATIO 30.0
 #define OOM() HS_FAIL(HS_ERR_RUNTIME, "out of host memory in the AMG setup")
 
 hs_amg_opts hs_amg_default_opts(void)
@@ -602,6 +604,14 @@ static int build(amg *g, hs_csr *A0)
         if (rc == HS_OK && !last) {
             agg = malloc((size_t)(H.n / bs ? H.n / bs : 1) * sizeof(int32_t));
             rc = agg ? aggregate(&H, bs, g->o.theta, agg, &na) : OOM();
+            /* coarse operators (and P2 matrices) are denser: where a small threshold makes nearly every connection
+             * strong, aggregates grow past a few dozen nodes and the coarse space gets too poor;
+             * raise the threshold for this level until the coarsening ratio is moderate */
+            double theta = g->o.theta;
+            for (int t = 0; rc == HS_OK && t < 5 && na > 0 && (double)(H.n / bs) / (double)na > AMG_MAX_RATIO; t++) {
+                theta = theta > 0 ? 2 * theta : 0.02;
+                rc = aggregate(&H, bs, theta, agg, &na);
+            }
             /* no coarsening progress: stop here */
             if (rc == HS_OK && (na == 0 || na * k >= H.n)) last = 1;
         }

@@ -7,8 +7,8 @@
 #include "kernels/sparse/pcg.h"
 
 /* Setup (host, OpenMP): strength of connection |a_ij| >= theta sqrt(|a_ii a_jj|) between nodes
- * (blocks of block_size unknowns, Frobenius norms of the blocks), greedy aggregation (Vanek's three
- * phases; nodes with no strong neighbour, such as Dirichlet rows, are left to the smoother),
+ * (blocks of block_size unknowns, Frobenius norms of the blocks; the threshold of a level doubled
+ * while its aggregates average more than 30 nodes), greedy aggregation (Vanek's three phases; nodes with no strong neighbour, such as Dirichlet rows, are left to the smoother),
  * tentative prolongation from the near-null space by a QR per aggregate, prolongation smoothing
  * P = (I - 4/3 / rho(D^-1 A) D^-1 A) P_tent, Galerkin coarse operators R A P with R = P^T, down to
  * at most coarse_size unknowns, where a dense inverse is applied with GEMM (when coarsening stalls
