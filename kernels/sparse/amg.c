@@ -422,7 +422,7 @@ typedef struct {
     hs_amg_opts o;
     int nlev;
     level lev[AMG_MAX_LEVELS];
-    double *cinv;     /* device, dense inverse of the coarsest operator (column-major) */
+    hs_csr *cinv;     /* dense inverse of the coarsest operator, as a CSR matrix with every entry */
     int64_t nc;
     double setup_s;
 } amg;
@@ -439,7 +439,7 @@ static void amg_free(void *data)
         hs_mem_free(g->ctx, v->dinv), hs_mem_free(g->ctx, v->r), hs_mem_free(g->ctx, v->d), hs_mem_free(g->ctx, v->t);
         hs_mem_free(g->ctx, v->x), hs_mem_free(g->ctx, v->b);
     }
-    hs_mem_free(g->ctx, g->cinv);
+    hs_csr_destroy(g->cinv);
     free(g);
 }
 
@@ -570,8 +570,18 @@ static int coarse_inverse(amg *g, const hmat *H)
             }
         }
     }
-    if (rc == HS_OK) rc = hs_mem_alloc(g->ctx, (size_t)(n * n) * sizeof(double), (void **)&g->cinv);
-    if (rc == HS_OK) rc = hs_mem_copy(g->ctx, g->cinv, inv, (size_t)(n * n) * sizeof(double), HS_COPY_H2D);
+    /* applied as a dense CSR matrix through hs_csr_spmv: no BLAS threads competing with OpenMP's
+     * for a few hundred unknowns (the inverse is symmetric: row c is column c) */
+    if (rc == HS_OK) {
+        hmat D = {0};
+        rc = hmat_alloc(&D, n, n, n * n);
+        for (int64_t i = 0; rc == HS_OK && i < n; i++) {
+            D.rp[i + 1] = (i + 1) * n;
+            for (int64_t j = 0; j < n; j++) D.ci[i * n + j] = (int32_t)j, D.v[i * n + j] = inv[i * n + j];
+        }
+        if (rc == HS_OK) rc = to_device(g->ctx, &D, &g->cinv);
+        hmat_free(&D);
+    }
     free(a), free(inv);
     return rc;
 }
@@ -686,7 +696,7 @@ static int vcycle(amg *g, int l, const double *b, double *x)
     if (l == g->nlev - 1) {
         if (g->nc < 0) return chebyshev(g, v, b, x, 1);
         if (g->nc == 0) return HS_OK;
-        return hs_gemm(ctx, HS_F64, 0, 0, (int)g->nc, 1, (int)g->nc, 1.0, g->cinv, (int)g->nc, b, (int)g->nc, 0.0, x, (int)g->nc);
+        return hs_csr_spmv(g->cinv, 1.0, b, 0.0, x);
     }
     level *c = &g->lev[l + 1];
     size_t n = (size_t)v->n;

@@ -11,7 +11,7 @@
  * while its aggregates average more than 30 nodes), greedy aggregation (Vanek's three phases; nodes with no strong neighbour, such as Dirichlet rows, are left to the smoother),
  * tentative prolongation from the near-null space by a QR per aggregate, prolongation smoothing
  * P = (I - 4/3 / rho(D^-1 A) D^-1 A) P_tent, Galerkin coarse operators R A P with R = P^T, down to
- * at most coarse_size unknowns, where a dense inverse is applied with GEMM (when coarsening stalls
+ * at most coarse_size unknowns, where a dense inverse is applied by SpMV (when coarsening stalls
  * far above that, the coarsest level is smoothed instead).
  * Cycle (device, through hs_csr_spmv and the BLAS family, no kernels of its own): a V-cycle with
  * Chebyshev smoothing of the Jacobi-preconditioned operator on [rho / cheb_ratio, 1.1 rho] (rho from
