@@ -1,7 +1,7 @@
 # hpcsim top-level build: detects the optional libraries, builds bin/hpcsim, lib/libhpcsim.a and the tests.
 #
 # Each optional part is auto-detected; force it with CUDA=0|1, MPI=0|1, OPENMP=0|1, HDF5=0|1,
-# HDF5_PARALLEL=0|1, NETCDF=0|1, FFTW=0|1, OPENBLAS=0|1, NCCL=0|1, CJSON=0|1.  CUDA_ARCH=90 picks the SM target (PTX is embedded too).
+# HDF5_PARALLEL=0|1, NETCDF=0|1, FFTW=0|1, OPENBLAS=0|1, NCCL=0|1, CJSON=0|1, METIS=0|1.  CUDA_ARCH=90 picks the SM target (PTX is embedded too).
 # Libraries unpacked from .deb files into $(DEPS_PREFIX) (see scripts/offline_deps.sh) are used when
 # the system has none (the GPU machine has no network).
 
@@ -83,6 +83,11 @@ endif
 ifeq ($(origin CJSON),undefined)
   CJSON := $(if $(or $(call pc_ok,libcjson),$(wildcard /usr/include/cjson/cJSON.h $(DEPS_PREFIX)/usr/include/cjson/cJSON.h)),1,0)
 endif
+# METIS (Debian libmetis-dev) partitions the finite-element meshes over MPI ranks; without it they are
+# split by recursive coordinate bisection.
+ifeq ($(origin METIS),undefined)
+  METIS := $(if $(wildcard /usr/include/metis.h $(DEPS_PREFIX)/usr/include/metis.h),1,0)
+endif
 HAVE_CMOCKA := $(if $(call pc_ok,cmocka),1,$(if $(wildcard $(DEPS_PREFIX)/usr/include/cmocka.h),1,0))
 
 # ---------------------------------------------------------------- flags
@@ -111,6 +116,7 @@ $(eval $(call feature,OPENBLAS,$(OPENBLAS)))
 $(eval $(call feature,NCCL,$(NCCL)))
 $(eval $(call feature,CUDNN,$(CUDNN)))
 $(eval $(call feature,CJSON,$(CJSON)))
+$(eval $(call feature,METIS,$(METIS)))
 CPPFLAGS += -DHS_FEATURES='"$(strip $(FEATURES))"'
 
 ifeq ($(OPENMP),1)
@@ -143,6 +149,9 @@ ifeq ($(OPENBLAS),1)
 endif
 ifeq ($(CJSON),1)
   LDLIBS += -lcjson
+endif
+ifeq ($(METIS),1)
+  LDLIBS += -lmetis
 endif
 LDLIBS += -lm
 

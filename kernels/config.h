@@ -25,6 +25,9 @@
 #ifndef HS_HAVE_FFTW
 #define HS_HAVE_FFTW 0
 #endif
+#ifndef HS_HAVE_METIS
+#define HS_HAVE_METIS 0
+#endif
 #ifndef HS_HAVE_OPENBLAS
 #define HS_HAVE_OPENBLAS 0
 #endif

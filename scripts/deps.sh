@@ -3,7 +3,7 @@
 set -u
 PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-tools libnetcdf-dev
       netcdf-bin libfftw3-dev libopenblas-dev libcmocka-dev libcjson-dev python3
-      libudunits2-0 libxml2-utils)
+      libudunits2-0 libxml2-utils libmetis-dev)
 # The MPI-parallel flavours of HDF5 and NetCDF beside the serial ones (they have their own include
 # and library folders: /usr/include/hdf5/openmpi, /usr/lib/<arch>/netcdf/mpi), since Open MPI is
 # installed: with them the build writes output collectively (output.parallel = auto), so that CI
@@ -26,8 +26,9 @@ if [ -f .deps/usr/include/cjson/cJSON.h ]; then missing=("${missing[@]/libcjson-
 read -r -a missing <<<"${missing[*]}"
 # Optional clients for the output tests (tests/cli/test_paraview.sh renders the XDMF with pvpython
 # under xvfb-run; tests/cli/test_cf.sh reads the NetCDF files with CDO).  Installed when possible, in
-# their own apt-get call, and never a failure: without them those checks say "skipped".
-OPTIONAL=(paraview python3-paraview xvfb xauth cdo)
+# their own apt-get call, and never a failure: without them those checks say "skipped".  gmsh meshes
+# the .geo files of the finite-element tests (tests/unit/test_fem.c refines them where it is present).
+OPTIONAL=(paraview python3-paraview xvfb xauth cdo gmsh)
 optional_missing=()
 if command -v dpkg-query >/dev/null; then
     for p in "${OPTIONAL[@]}"; do have_pkg "$p" || optional_missing+=("$p"); done

@@ -10,6 +10,7 @@ extern const hs_solver_ops hs_pinn_solver;
 extern const hs_solver_ops hs_cfd_solver;
 extern const hs_solver_ops hs_surrogate_solver; /* ml_surrogate/surrogate_solver.c */
 extern const hs_solver_ops hs_seismic_solver;
+extern const hs_solver_ops hs_fem_solver; /* solvers/fem/fem.h */
 
 static const hs_solver_ops *const g_solvers[] = {
     &hs_selftest_solver,
@@ -19,6 +20,7 @@ static const hs_solver_ops *const g_solvers[] = {
     &hs_cfd_solver,
     &hs_surrogate_solver,
     &hs_seismic_solver,
+    &hs_fem_solver,
     NULL,
 };
 

@@ -87,7 +87,7 @@ printf '[run]\ndevice = cpu\n' > missing_key.ini
 run expect "missing required key" 2 "hpcsim: error: missing_key.ini: run.solver: required key is missing (which solver runs (see hpcsim --help))" "$HS_BIN" check missing_key.ini
 
 printf '[run]\nsolver = heatwave\n' > solver.ini
-run expect "unknown solver" 2 "hpcsim: error: solver.ini:2: run.solver: unknown solver 'heatwave' (known: selftest, heat, quantum, pinn, cfd, surrogate, seismic)" "$HS_BIN" check solver.ini
+run expect "unknown solver" 2 "hpcsim: error: solver.ini:2: run.solver: unknown solver 'heatwave' (known: selftest, heat, quantum, pinn, cfd, surrogate, seismic, fem)" "$HS_BIN" check solver.ini
 
 printf 'solver = selftest\n' > nosection.ini
 run expect "key outside section" 2 "hpcsim: error: nosection.ini:1: solver: key outside any [section]" "$HS_BIN" check nosection.ini

@@ -1,0 +1,824 @@
+/* Gmsh .msh reader: formats 2.2 and 4.1, ASCII and binary, with line-numbered input errors. */
+#include "io/gmsh.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/error.h"
+
+/* ------------------------------------------------------------------ element types */
+
+int hs_gmsh_type_nodes(int type)
+{
+    static const int n[] = {0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1, 8, 20, 15, 13};
+    return type > 0 && type < (int)(sizeof n / sizeof n[0]) ? n[type] : 0;
+}
+
+const char *hs_gmsh_type_name(int type)
+{
+    switch (type) {
+    case 1: return "2-node line";
+    case 2: return "3-node triangle";
+    case 3: return "4-node quadrangle";
+    case 4: return "4-node tetrahedron";
+    case 5: return "8-node hexahedron";
+    case 6: return "6-node prism";
+    case 7: return "5-node pyramid";
+    case 8: return "3-node line";
+    case 9: return "6-node triangle";
+    case 10: return "9-node quadrangle";
+    case 11: return "10-node tetrahedron";
+    case 15: return "point";
+    case 16: return "8-node quadrangle";
+    case 17: return "20-node hexahedron";
+    default: return "element";
+    }
+}
+
+static int type_dim(int type)
+{
+    switch (type) {
+    case HS_GMSH_POINT: return 0;
+    case HS_GMSH_LINE2: case HS_GMSH_LINE3: return 1;
+    case HS_GMSH_TRI3: case HS_GMSH_TRI6: return 2;
+    case HS_GMSH_TET4: case HS_GMSH_TET10: return 3;
+    default: return -1;
+    }
+}
+
+const hs_gmsh_group *hs_gmsh_find_group(const hs_gmsh *m, int dim, const char *name)
+{
+    for (int i = 0; i < m->ngroups; i++)
+        if (m->groups[i].dim == dim && !strcmp(m->groups[i].name, name)) return &m->groups[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ the cursor */
+
+typedef struct {
+    const char *path;
+    char *buf;
+    size_t len, pos;
+    int line;
+    int binary;
+    int section_line; /* where the current section started (binary errors point there) */
+} cursor;
+
+static int fail(cursor *c, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(cursor *c, int line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return hs_input_error(c->path, line, NULL, "%s", msg);
+}
+
+static void skip_space(cursor *c)
+{
+    while (c->pos < c->len && isspace((unsigned char)c->buf[c->pos])) {
+        if (c->buf[c->pos] == '\n') c->line++;
+        c->pos++;
+    }
+}
+
+/* The next whitespace-separated word (pointer into buf, length in *n), or NULL at the end. */
+static const char *word(cursor *c, size_t *n)
+{
+    skip_space(c);
+    if (c->pos >= c->len) return NULL;
+    size_t s = c->pos;
+    while (c->pos < c->len && !isspace((unsigned char)c->buf[c->pos])) c->pos++;
+    *n = c->pos - s;
+    return c->buf + s;
+}
+
+static int read_long(cursor *c, const char *what, long long *v)
+{
+    size_t n;
+    const char *w = word(c, &n);
+    if (!w) return fail(c, c->line, "the file ends where %s was expected", what);
+    char tmp[64];
+    if (n >= sizeof tmp) n = sizeof tmp - 1;
+    memcpy(tmp, w, n);
+    tmp[n] = 0;
+    char *end;
+    errno = 0;
+    *v = strtoll(tmp, &end, 10);
+    if (*end || errno) return fail(c, c->line, "'%s' is not an integer (%s)", tmp, what);
+    return HS_OK;
+}
+
+static int read_int(cursor *c, const char *what, int *v)
+{
+    long long x = 0;
+    HS_CHECK(read_long(c, what, &x));
+    if (x < -2147483647LL || x > 2147483647LL) return fail(c, c->line, "%lld is out of range for %s", x, what);
+    *v = (int)x;
+    return HS_OK;
+}
+
+static int read_double(cursor *c, const char *what, double *v)
+{
+    size_t n;
+    const char *w = word(c, &n);
+    if (!w) return fail(c, c->line, "the file ends where %s was expected", what);
+    char tmp[128];
+    if (n >= sizeof tmp) n = sizeof tmp - 1;
+    memcpy(tmp, w, n);
+    tmp[n] = 0;
+    char *end;
+    *v = strtod(tmp, &end);
+    if (*end || !isfinite(*v)) return fail(c, c->line, "'%s' is not a finite number (%s)", tmp, what);
+    return HS_OK;
+}
+
+/* Raw bytes of a binary block. */
+static int read_raw(cursor *c, void *dst, size_t bytes, const char *what)
+{
+    if (c->pos + bytes > c->len)
+        return fail(c, c->section_line, "the binary data of this section end early (reading %s)", what);
+    memcpy(dst, c->buf + c->pos, bytes);
+    c->pos += bytes;
+    return HS_OK;
+}
+
+/* Binary blocks are followed by a newline before the $End line: step over it. */
+static void end_binary(cursor *c)
+{
+    while (c->pos < c->len && (c->buf[c->pos] == '\n' || c->buf[c->pos] == '\r' || c->buf[c->pos] == ' ')) {
+        if (c->buf[c->pos] == '\n') c->line++;
+        c->pos++;
+    }
+}
+
+/* The binary data of a section start right after the newline that ends its header line (a
+ * leading byte may look like white space, so nothing more is skipped). */
+static void start_binary(cursor *c)
+{
+    while (c->pos < c->len && c->buf[c->pos] != '\n') c->pos++;
+    if (c->pos < c->len) c->pos++, c->line++;
+}
+
+/* Count the newlines of a binary stretch so that later line numbers stay right. */
+static void count_lines(cursor *c, size_t from)
+{
+    for (size_t i = from; i < c->pos; i++)
+        if (c->buf[i] == '\n') c->line++;
+}
+
+static int expect_end(cursor *c, const char *name)
+{
+    size_t n;
+    int line0 = c->line;
+    const char *w = word(c, &n);
+    char want[64];
+    snprintf(want, sizeof want, "$End%s", name);
+    if (!w || n != strlen(want) || strncmp(w, want, n))
+        return fail(c, w ? c->line : line0, "%s expected after the %s data", want, name);
+    return HS_OK;
+}
+
+/* Skip an unknown section up to its $End line. */
+static int skip_section(cursor *c, const char *name)
+{
+    char want[96];
+    snprintf(want, sizeof want, "\n$End%s", name);
+    int start = c->line;
+    char *p = c->buf + c->pos;
+    char *hit = NULL;
+    size_t wl = strlen(want);
+    for (char *q = p; q + wl <= c->buf + c->len; q++)
+        if (*q == '\n' && !memcmp(q, want, wl)) {
+            hit = q;
+            break;
+        }
+    if (!hit) return fail(c, start, "section $%s has no $End%s", name, name);
+    size_t from = c->pos;
+    c->pos = (size_t)(hit - c->buf) + wl;
+    count_lines(c, from);
+    return HS_OK;
+}
+
+/* ------------------------------------------------------------------ growing arrays */
+
+typedef struct {
+    hs_gmsh *m;
+    int64_t cap_el, cap_nodes;
+    /* node tag -> index */
+    int64_t *sorted_tags; /* (tag, index) pairs sorted by tag */
+    /* 4.1 entities: dim, tag -> physical tags */
+    int nent, cap_ent;
+    struct entity {
+        int dim, tag, nphys;
+        int *phys;
+    } *ent;
+} builder;
+
+static int grow(void **p, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap) return HS_OK;
+    int64_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading a mesh");
+    *p = q;
+    *cap = c;
+    return HS_OK;
+}
+
+static int add_element(builder *b, int type, int phys, int dup, int line, const int64_t *nodes, int nn)
+{
+    hs_gmsh *m = b->m;
+    int64_t e = m->nelems;
+    if (e + 1 >= b->cap_el) {
+        int64_t cap = b->cap_el;
+        HS_CHECK(grow((void **)&m->type, &cap, e + 2, sizeof(int)));
+        cap = b->cap_el;
+        HS_CHECK(grow((void **)&m->dim, &cap, e + 2, sizeof(int)));
+        cap = b->cap_el;
+        HS_CHECK(grow((void **)&m->phys, &cap, e + 2, sizeof(int)));
+        cap = b->cap_el;
+        HS_CHECK(grow((void **)&m->dup, &cap, e + 2, sizeof(int)));
+        cap = b->cap_el;
+        HS_CHECK(grow((void **)&m->line, &cap, e + 2, sizeof(int)));
+        cap = b->cap_el;
+        HS_CHECK(grow((void **)&m->ptr, &cap, e + 2, sizeof(int64_t)));
+        b->cap_el = cap;
+        if (e == 0) m->ptr[0] = 0;
+    }
+    HS_CHECK(grow((void **)&m->node, &b->cap_nodes, m->ptr[e] + nn, sizeof(int64_t)));
+    m->type[e] = type;
+    m->dim[e] = type_dim(type);
+    m->phys[e] = phys;
+    m->dup[e] = dup;
+    m->line[e] = line;
+    memcpy(m->node + m->ptr[e], nodes, (size_t)nn * sizeof(int64_t));
+    m->ptr[e + 1] = m->ptr[e] + nn;
+    m->nelems = e + 1;
+    return HS_OK;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* Sorted (tag, index) pairs for the node lookups; duplicate tags are an error. */
+static int index_nodes(cursor *c, builder *b, int line)
+{
+    hs_gmsh *m = b->m;
+    int64_t n = m->nnodes;
+    int64_t *pairs = malloc((size_t)(n ? n : 1) * 2 * sizeof(int64_t));
+    if (!pairs) return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading a mesh");
+    for (int64_t i = 0; i < n; i++) pairs[2 * i] = m->node_tag[i], pairs[2 * i + 1] = i;
+    qsort(pairs, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
+    for (int64_t i = 1; i < n; i++)
+        if (pairs[2 * i] == pairs[2 * i - 2]) {
+            long long t = (long long)pairs[2 * i];
+            free(pairs);
+            return fail(c, line, "node tag %lld appears twice", t);
+        }
+    b->sorted_tags = pairs;
+    return HS_OK;
+}
+
+static int64_t find_node(const builder *b, int64_t tag)
+{
+    int64_t lo = 0, hi = b->m->nnodes - 1;
+    const int64_t *p = b->sorted_tags;
+    while (lo <= hi) {
+        int64_t mid = (lo + hi) / 2;
+        if (p[2 * mid] == tag) return p[2 * mid + 1];
+        if (p[2 * mid] < tag) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* Element nodes given by tag -> indices, refusing tags the file lacks. */
+static int resolve_nodes(cursor *c, builder *b, int line, long long etag, int64_t *nodes, int nn)
+{
+    for (int k = 0; k < nn; k++) {
+        int64_t idx = find_node(b, nodes[k]);
+        if (idx < 0)
+            return fail(c, line, "element %lld names node %lld, which is not in $Nodes (node index out of range)", etag,
+                        (long long)nodes[k]);
+        nodes[k] = idx;
+    }
+    return HS_OK;
+}
+
+static int check_type(cursor *c, int line, int type, long long etag)
+{
+    if (type_dim(type) >= 0) return HS_OK;
+    return fail(c, line, "element %lld has Gmsh type %d (%s), which is not supported: only points, lines, triangles and "
+                         "tetrahedra of order 1 or 2 (types 15, 1, 8, 2, 9, 4, 11)",
+                etag, type, hs_gmsh_type_name(type));
+}
+
+/* ------------------------------------------------------------------ sections */
+
+static int read_format(cursor *c, hs_gmsh *m)
+{
+    double v;
+    int ft, ds;
+    HS_CHECK(read_double(c, "the version", &v));
+    int line = c->line; /* the version's line */
+    if (fabs(v - 2.2) > 1e-9 && fabs(v - 4.1) > 1e-9)
+        return fail(c, line, "MSH format version %g is not supported (2.2 and 4.1 are read; save with "
+                             "`gmsh -format msh22` or `msh41`)",
+                    v);
+    HS_CHECK(read_int(c, "the file type", &ft));
+    HS_CHECK(read_int(c, "the data size", &ds));
+    if (ft != 0 && ft != 1) return fail(c, line, "file type %d is neither 0 (ASCII) nor 1 (binary)", ft);
+    if (ds != 8) return fail(c, line, "data size %d is not supported (8)", ds);
+    m->version = v;
+    m->binary = c->binary = ft;
+    if (ft) {
+        /* the integer 1 in binary, right after the format line */
+        start_binary(c);
+        int one = 0;
+        HS_CHECK(read_raw(c, &one, sizeof one, "the endianness mark"));
+        if (one != 1) return fail(c, line + 1, "binary data of the other endianness (or a damaged mark) are not supported");
+        end_binary(c);
+    }
+    return expect_end(c, "MeshFormat");
+}
+
+static int read_physical_names(cursor *c, hs_gmsh *m)
+{
+    int n;
+    HS_CHECK(read_int(c, "the number of physical names", &n));
+    if (n < 0) return fail(c, c->line, "negative number of physical names");
+    m->groups = realloc(m->groups, (size_t)(m->ngroups + n + 1) * sizeof *m->groups);
+    if (!m->groups) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    for (int i = 0; i < n; i++) {
+        hs_gmsh_group *g = &m->groups[m->ngroups];
+        HS_CHECK(read_int(c, "a physical group's dimension", &g->dim));
+        HS_CHECK(read_int(c, "a physical group's tag", &g->tag));
+        if (g->dim < 0 || g->dim > 3) return fail(c, c->line, "physical group dimension %d is not 0..3", g->dim);
+        skip_space(c);
+        if (c->pos >= c->len || c->buf[c->pos] != '"') return fail(c, c->line, "a quoted physical group name was expected");
+        size_t s = ++c->pos;
+        while (c->pos < c->len && c->buf[c->pos] != '"' && c->buf[c->pos] != '\n') c->pos++;
+        if (c->pos >= c->len || c->buf[c->pos] != '"') return fail(c, c->line, "unterminated physical group name");
+        size_t len = c->pos - s;
+        if (len >= sizeof g->name) len = sizeof g->name - 1;
+        memcpy(g->name, c->buf + s, len);
+        g->name[len] = 0;
+        c->pos++;
+        m->ngroups++;
+    }
+    return expect_end(c, "PhysicalNames");
+}
+
+/* The physical tags of an entity read in $Entities (4.1). */
+static const struct entity *find_entity(const builder *b, int dim, int tag)
+{
+    for (int i = 0; i < b->nent; i++)
+        if (b->ent[i].dim == dim && b->ent[i].tag == tag) return &b->ent[i];
+    return NULL;
+}
+
+static int add_entity(builder *b, int dim, int tag, int nphys, const int *phys)
+{
+    if (b->nent == b->cap_ent) {
+        int cap = b->cap_ent ? 2 * b->cap_ent : 64;
+        void *p = realloc(b->ent, (size_t)cap * sizeof *b->ent);
+        if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        b->ent = p;
+        b->cap_ent = cap;
+    }
+    struct entity *e = &b->ent[b->nent++];
+    e->dim = dim, e->tag = tag, e->nphys = nphys;
+    e->phys = malloc((size_t)(nphys ? nphys : 1) * sizeof(int));
+    if (!e->phys) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (nphys) memcpy(e->phys, phys, (size_t)nphys * sizeof(int));
+    return HS_OK;
+}
+
+static int read_entities(cursor *c, builder *b)
+{
+    size_t count[4];
+    size_t from = c->pos;
+    if (c->binary) {
+        start_binary(c);
+        from = c->pos;
+        HS_CHECK(read_raw(c, count, sizeof count, "the entity counts"));
+    } else {
+        for (int d = 0; d < 4; d++) {
+            long long v;
+            HS_CHECK(read_long(c, "an entity count", &v));
+            if (v < 0) return fail(c, c->line, "negative entity count");
+            count[d] = (size_t)v;
+        }
+    }
+    int phys[256];
+    for (int d = 0; d < 4; d++)
+        for (size_t i = 0; i < count[d]; i++) {
+            int tag = 0, line = c->line;
+            size_t nphys = 0;
+            if (c->binary) {
+                double box[6];
+                HS_CHECK(read_raw(c, &tag, sizeof tag, "an entity tag"));
+                HS_CHECK(read_raw(c, box, (d == 0 ? 3 : 6) * sizeof(double), "an entity's box"));
+                HS_CHECK(read_raw(c, &nphys, sizeof nphys, "an entity's physical count"));
+                if (nphys > 256) return fail(c, c->section_line, "entity %d has %zu physical tags (256 at most)", tag, nphys);
+                HS_CHECK(read_raw(c, phys, nphys * sizeof(int), "an entity's physical tags"));
+                if (d > 0) {
+                    size_t nb = 0;
+                    HS_CHECK(read_raw(c, &nb, sizeof nb, "an entity's boundary count"));
+                    if (nb > ((size_t)1 << 40)) return fail(c, c->section_line, "entity %d: bad boundary count", tag);
+                    c->pos += nb * sizeof(int);
+                    if (c->pos > c->len) return fail(c, c->section_line, "the binary entities end early");
+                }
+            } else {
+                double x;
+                long long np;
+                HS_CHECK(read_int(c, "an entity tag", &tag));
+                for (int k = 0; k < (d == 0 ? 3 : 6); k++) HS_CHECK(read_double(c, "an entity coordinate", &x));
+                HS_CHECK(read_long(c, "an entity's physical count", &np));
+                if (np < 0 || np > 256) return fail(c, line, "entity %d has %lld physical tags (0..256)", tag, np);
+                nphys = (size_t)np;
+                for (size_t k = 0; k < nphys; k++) HS_CHECK(read_int(c, "a physical tag", &phys[k]));
+                if (d > 0) {
+                    long long nb;
+                    int t;
+                    HS_CHECK(read_long(c, "an entity's boundary count", &nb));
+                    if (nb < 0) return fail(c, line, "negative boundary count");
+                    for (long long k = 0; k < nb; k++) HS_CHECK(read_int(c, "a bounding entity", &t));
+                }
+            }
+            HS_CHECK(add_entity(b, d, tag, (int)nphys, phys));
+        }
+    if (c->binary) {
+        count_lines(c, from);
+        end_binary(c);
+    }
+    return expect_end(c, "Entities");
+}
+
+static int reserve_nodes(cursor *c, hs_gmsh *m, long long n)
+{
+    if (n < 0 || n > (1LL << 40)) return fail(c, c->line, "bad number of nodes %lld", n);
+    m->node_tag = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+    m->xyz = malloc((size_t)(n ? n : 1) * 3 * sizeof(double));
+    if (!m->node_tag || !m->xyz) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for %lld nodes", n);
+    return HS_OK;
+}
+
+static int read_nodes22(cursor *c, builder *b)
+{
+    hs_gmsh *m = b->m;
+    long long n;
+    int line = c->section_line;
+    HS_CHECK(read_long(c, "the number of nodes", &n));
+    HS_CHECK(reserve_nodes(c, m, n));
+    if (c->binary) {
+        start_binary(c);
+        size_t from = c->pos;
+        for (long long i = 0; i < n; i++) {
+            int tag = 0;
+            HS_CHECK(read_raw(c, &tag, sizeof tag, "a node tag"));
+            HS_CHECK(read_raw(c, m->xyz + 3 * i, 3 * sizeof(double), "node coordinates"));
+            m->node_tag[i] = tag;
+        }
+        count_lines(c, from);
+        end_binary(c);
+    } else {
+        for (long long i = 0; i < n; i++) {
+            long long tag;
+            HS_CHECK(read_long(c, "a node tag", &tag));
+            m->node_tag[i] = tag;
+            for (int d = 0; d < 3; d++) HS_CHECK(read_double(c, "a node coordinate", &m->xyz[3 * i + d]));
+        }
+    }
+    m->nnodes = n;
+    HS_CHECK(index_nodes(c, b, line));
+    return expect_end(c, "Nodes");
+}
+
+static int read_nodes41(cursor *c, builder *b)
+{
+    hs_gmsh *m = b->m;
+    size_t head[4];
+    size_t from = 0;
+    int line = c->section_line;
+    if (c->binary) {
+        start_binary(c);
+        from = c->pos;
+        HS_CHECK(read_raw(c, head, sizeof head, "the $Nodes header"));
+    } else {
+        for (int k = 0; k < 4; k++) {
+            long long v;
+            HS_CHECK(read_long(c, "a $Nodes header number", &v));
+            if (v < 0) return fail(c, c->line, "negative number in the $Nodes header");
+            head[k] = (size_t)v;
+        }
+    }
+    HS_CHECK(reserve_nodes(c, m, (long long)head[1]));
+    int64_t at = 0;
+    for (size_t blk = 0; blk < head[0]; blk++) {
+        int edim = 0, etag = 0, par = 0;
+        size_t nb = 0;
+        int bline = c->line;
+        if (c->binary) {
+            HS_CHECK(read_raw(c, &edim, sizeof edim, "a node block"));
+            HS_CHECK(read_raw(c, &etag, sizeof etag, "a node block"));
+            HS_CHECK(read_raw(c, &par, sizeof par, "a node block"));
+            HS_CHECK(read_raw(c, &nb, sizeof nb, "a node block"));
+        } else {
+            long long v;
+            HS_CHECK(read_int(c, "a node block's entity dimension", &edim));
+            HS_CHECK(read_int(c, "a node block's entity tag", &etag));
+            HS_CHECK(read_int(c, "a node block's parametric flag", &par));
+            HS_CHECK(read_long(c, "a node block's size", &v));
+            if (v < 0) return fail(c, bline, "negative node block size");
+            nb = (size_t)v;
+        }
+        if (at + (int64_t)nb > (int64_t)head[1])
+            return fail(c, c->binary ? line : bline, "the node blocks hold more than the %zu nodes announced", head[1]);
+        int ncoord = 3 + (par ? edim : 0);
+        if (c->binary) {
+            for (size_t i = 0; i < nb; i++) {
+                size_t t = 0;
+                HS_CHECK(read_raw(c, &t, sizeof t, "a node tag"));
+                m->node_tag[at + (int64_t)i] = (int64_t)t;
+            }
+            for (size_t i = 0; i < nb; i++) {
+                double x[6];
+                HS_CHECK(read_raw(c, x, (size_t)ncoord * sizeof(double), "node coordinates"));
+                memcpy(m->xyz + 3 * (at + (int64_t)i), x, 3 * sizeof(double));
+            }
+        } else {
+            for (size_t i = 0; i < nb; i++) {
+                long long t;
+                HS_CHECK(read_long(c, "a node tag", &t));
+                m->node_tag[at + (int64_t)i] = t;
+            }
+            for (size_t i = 0; i < nb; i++)
+                for (int k = 0; k < ncoord; k++) {
+                    double x;
+                    HS_CHECK(read_double(c, "a node coordinate", &x));
+                    if (k < 3) m->xyz[3 * (at + (int64_t)i) + k] = x;
+                }
+        }
+        at += (int64_t)nb;
+    }
+    if (at != (int64_t)head[1]) return fail(c, line, "the node blocks hold %lld nodes, the header announced %zu", (long long)at, head[1]);
+    if (c->binary) {
+        count_lines(c, from);
+        end_binary(c);
+    }
+    m->nnodes = at;
+    HS_CHECK(index_nodes(c, b, line));
+    return expect_end(c, "Nodes");
+}
+
+static int need_nodes(cursor *c, builder *b)
+{
+    if (!b->sorted_tags) return fail(c, c->line, "$Elements comes before $Nodes (or $Nodes is missing)");
+    return HS_OK;
+}
+
+static int read_elements22(cursor *c, builder *b)
+{
+    long long n;
+    HS_CHECK(need_nodes(c, b));
+    HS_CHECK(read_long(c, "the number of elements", &n));
+    if (n < 0) return fail(c, c->line, "negative number of elements");
+    int64_t nodes[64];
+    if (c->binary) {
+        start_binary(c);
+        size_t from = c->pos;
+        int line = c->section_line;
+        long long done = 0;
+        while (done < n) {
+            int head[3];
+            HS_CHECK(read_raw(c, head, sizeof head, "an element block header"));
+            HS_CHECK(check_type(c, line, head[0], -1));
+            int nn = hs_gmsh_type_nodes(head[0]);
+            if (head[1] <= 0 || head[1] > n - done || head[2] < 0 || head[2] > 16)
+                return fail(c, line, "bad binary element block header (%d %d %d)", head[0], head[1], head[2]);
+            for (int i = 0; i < head[1]; i++) {
+                int rec[1 + 16 + 64];
+                HS_CHECK(read_raw(c, rec, (size_t)(1 + head[2] + nn) * sizeof(int), "an element"));
+                for (int k = 0; k < nn; k++) nodes[k] = rec[1 + head[2] + k];
+                HS_CHECK(resolve_nodes(c, b, line, rec[0], nodes, nn));
+                HS_CHECK(add_element(b, head[0], head[2] > 0 ? rec[1] : 0, 0, line, nodes, nn));
+            }
+            done += head[1];
+        }
+        count_lines(c, from);
+        end_binary(c);
+    } else {
+        for (long long i = 0; i < n; i++) {
+            long long etag;
+            int type, ntags, tags[16], line;
+            HS_CHECK(read_long(c, "an element tag", &etag));
+            line = c->line;
+            HS_CHECK(read_int(c, "an element type", &type));
+            HS_CHECK(check_type(c, line, type, etag));
+            HS_CHECK(read_int(c, "an element's number of tags", &ntags));
+            if (ntags < 0 || ntags > 16) return fail(c, line, "element %lld has %d tags (0..16)", etag, ntags);
+            for (int k = 0; k < ntags; k++) HS_CHECK(read_int(c, "an element tag", &tags[k]));
+            int nn = hs_gmsh_type_nodes(type);
+            for (int k = 0; k < nn; k++) {
+                long long v;
+                HS_CHECK(read_long(c, "an element node", &v));
+                if (c->line != line) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", etag, hs_gmsh_type_name(type), nn);
+                nodes[k] = v;
+            }
+            HS_CHECK(resolve_nodes(c, b, line, etag, nodes, nn));
+            HS_CHECK(add_element(b, type, ntags > 0 ? tags[0] : 0, 0, line, nodes, nn));
+        }
+    }
+    return expect_end(c, "Elements");
+}
+
+static int read_elements41(cursor *c, builder *b)
+{
+    size_t head[4];
+    size_t from = 0;
+    int sline = c->section_line;
+    HS_CHECK(need_nodes(c, b));
+    if (c->binary) {
+        start_binary(c);
+        from = c->pos;
+        HS_CHECK(read_raw(c, head, sizeof head, "the $Elements header"));
+    } else {
+        for (int k = 0; k < 4; k++) {
+            long long v;
+            HS_CHECK(read_long(c, "an $Elements header number", &v));
+            if (v < 0) return fail(c, c->line, "negative number in the $Elements header");
+            head[k] = (size_t)v;
+        }
+    }
+    int64_t nodes[64];
+    size_t total = 0;
+    for (size_t blk = 0; blk < head[0]; blk++) {
+        int edim = 0, etag = 0, type = 0;
+        size_t nb = 0;
+        int bline = c->line;
+        if (c->binary) {
+            HS_CHECK(read_raw(c, &edim, sizeof edim, "an element block"));
+            HS_CHECK(read_raw(c, &etag, sizeof etag, "an element block"));
+            HS_CHECK(read_raw(c, &type, sizeof type, "an element block"));
+            HS_CHECK(read_raw(c, &nb, sizeof nb, "an element block"));
+            bline = sline;
+        } else {
+            long long v;
+            HS_CHECK(read_int(c, "an element block's entity dimension", &edim));
+            HS_CHECK(read_int(c, "an element block's entity tag", &etag));
+            HS_CHECK(read_int(c, "an element block's type", &type));
+            HS_CHECK(read_long(c, "an element block's size", &v));
+            if (v < 0) return fail(c, bline, "negative element block size");
+            nb = (size_t)v;
+        }
+        HS_CHECK(check_type(c, bline, type, -1));
+        if (total + nb > head[1]) return fail(c, bline, "the element blocks hold more than the %zu elements announced", head[1]);
+        const struct entity *ent = find_entity(b, edim, etag);
+        int nphys = ent ? ent->nphys : 0;
+        int nn = hs_gmsh_type_nodes(type);
+        for (size_t i = 0; i < nb; i++) {
+            long long tag = 0;
+            int line = c->binary ? sline : c->line;
+            if (c->binary) {
+                size_t rec[65];
+                HS_CHECK(read_raw(c, rec, (size_t)(1 + nn) * sizeof(size_t), "an element"));
+                tag = (long long)rec[0];
+                for (int k = 0; k < nn; k++) nodes[k] = (int64_t)rec[1 + k];
+            } else {
+                HS_CHECK(read_long(c, "an element tag", &tag));
+                line = c->line;
+                for (int k = 0; k < nn; k++) {
+                    long long v;
+                    HS_CHECK(read_long(c, "an element node", &v));
+                    if (c->line != line) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", tag, hs_gmsh_type_name(type), nn);
+                    nodes[k] = v;
+                }
+            }
+            HS_CHECK(resolve_nodes(c, b, line, tag, nodes, nn));
+            HS_CHECK(add_element(b, type, nphys ? ent->phys[0] : 0, 0, line, nodes, nn));
+            for (int k = 1; k < nphys; k++) HS_CHECK(add_element(b, type, ent->phys[k], 1, line, nodes, nn));
+        }
+        total += nb;
+    }
+    if (c->binary) {
+        count_lines(c, from);
+        end_binary(c);
+    }
+    return expect_end(c, "Elements");
+}
+
+/* ------------------------------------------------------------------ the file */
+
+static int parse(cursor *c, builder *b)
+{
+    hs_gmsh *m = b->m;
+    int have_format = 0, have_nodes = 0, have_elements = 0;
+    for (;;) {
+        size_t n;
+        const char *w = word(c, &n);
+        if (!w) break;
+        int line = c->line;
+        if (w[0] != '$' || n < 2 || n > 60) return fail(c, line, "a section ($Name) was expected, found '%.*s'", (int)(n < 40 ? n : 40), w);
+        char name[64];
+        memcpy(name, w + 1, n - 1);
+        name[n - 1] = 0;
+        c->section_line = line;
+        if (!have_format && strcmp(name, "MeshFormat"))
+            return fail(c, line, "the file does not start with $MeshFormat (not a Gmsh .msh file?)");
+        if (!strcmp(name, "MeshFormat")) {
+            HS_CHECK(read_format(c, m));
+            have_format = 1;
+        } else if (!strcmp(name, "PhysicalNames")) {
+            HS_CHECK(read_physical_names(c, m));
+        } else if (!strcmp(name, "Entities") && m->version > 4) {
+            HS_CHECK(read_entities(c, b));
+        } else if (!strcmp(name, "Nodes")) {
+            if (have_nodes) return fail(c, line, "a second $Nodes section");
+            HS_CHECK(m->version > 4 ? read_nodes41(c, b) : read_nodes22(c, b));
+            have_nodes = 1;
+        } else if (!strcmp(name, "Elements")) {
+            if (have_elements) return fail(c, line, "a second $Elements section");
+            HS_CHECK(m->version > 4 ? read_elements41(c, b) : read_elements22(c, b));
+            have_elements = 1;
+        } else if (!strncmp(name, "End", 3)) {
+            return fail(c, line, "$%s without its section", name);
+        } else {
+            HS_CHECK(skip_section(c, name));
+        }
+    }
+    if (!have_format) return fail(c, 1, "the file is empty or has no $MeshFormat section (not a Gmsh .msh file?)");
+    if (!have_nodes) return fail(c, c->line, "the $Nodes section is missing");
+    if (!have_elements) return fail(c, c->line, "the $Elements section is missing");
+    return HS_OK;
+}
+
+void hs_gmsh_free(hs_gmsh *m)
+{
+    if (!m) return;
+    free(m->path);
+    free(m->node_tag);
+    free(m->xyz);
+    free(m->type);
+    free(m->dim);
+    free(m->phys);
+    free(m->dup);
+    free(m->line);
+    free(m->ptr);
+    free(m->node);
+    free(m->groups);
+    free(m);
+}
+
+int hs_gmsh_read(const char *path, hs_gmsh **out)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return hs_input_error(path, 0, NULL, "cannot open the mesh file: %s", strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return hs_input_error(path, 0, NULL, "cannot read the mesh file");
+    }
+    long size = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)(size > 0 ? size : 0) + 1);
+    if (!buf) {
+        fclose(f);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh file %s (%ld bytes)", path, size);
+    }
+    size_t got = size > 0 ? fread(buf, 1, (size_t)size, f) : 0;
+    fclose(f);
+    buf[got] = 0;
+    hs_gmsh *m = calloc(1, sizeof *m);
+    builder b = {0};
+    b.m = m;
+    cursor c = {path, buf, got, 0, 1, 0, 1};
+    int rc = m ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (rc == HS_OK) m->path = strdup(path);
+    if (rc == HS_OK) rc = parse(&c, &b);
+    if (rc == HS_OK && m->nelems == 0 && !m->ptr) {
+        m->ptr = calloc(1, sizeof(int64_t));
+        if (!m->ptr) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    free(buf);
+    free(b.sorted_tags);
+    for (int i = 0; i < b.nent; i++) free(b.ent[i].phys);
+    free(b.ent);
+    if (rc != HS_OK) {
+        hs_gmsh_free(m);
+        return rc;
+    }
+    *out = m;
+    return HS_OK;
+}
