@@ -37,6 +37,9 @@ void *test_download_new(const void *d, size_t bytes);
  * context, shared with the other ranks: collective on that first call).  Four calls' results stay
  * valid at a time. */
 const char *test_tmp_path(const char *name);
+/* The extension of the files a solver writes under output.format = auto: NetCDF where the build has
+ * it, else HDF5 (the GPU machine has no NetCDF). */
+#define TEST_AUTO_EXT (HS_HAVE_NETCDF ? ".nc" : ".h5")
 /* Removes the scratch folder (collective); a cmocka teardown. */
 int test_tmp_cleanup(void **state);
 /* 1 when path exists. */

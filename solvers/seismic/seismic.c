@@ -267,12 +267,20 @@ static int check_memory(hs_seis *s, const hs_params *p)
     return HS_OK;
 }
 
+/* The seismogram file's extension for output.format `fmt`: NetCDF where asked or, for auto and none
+ * (snapshots off), where the build has it; HDF5 otherwise. */
+static const char *seismogram_ext(int fmt)
+{
+    if (fmt == HS_OUTPUT_AUTO || fmt == HS_OUTPUT_NONE) fmt = HS_HAVE_NETCDF ? HS_OUTPUT_NETCDF : HS_OUTPUT_HDF5;
+    return fmt == HS_OUTPUT_NETCDF ? ".nc" : ".h5";
+}
+
 static int check_outputs(const hs_seis *s, const hs_params *p)
 {
     const hs_seis_config *c = &s->cfg;
     if (!strcmp(c->seismograms, "none")) return HS_OK;
     char path[8192];
-    snprintf(path, sizeof path, "%s.nc", c->seismograms);
+    snprintf(path, sizeof path, "%s%s", c->seismograms, seismogram_ext(hs_params_enum(p, "output.format")));
     HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "seismogram file", 1));
     const char *out = hs_params_string(p, "output.path");
     if (!strcmp(out, c->seismograms) && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE)
@@ -786,14 +794,12 @@ int hs_seismic_traces(void *state, int64_t *nsamples, int64_t *nrec, int *ncomp,
 static int write_station_file(hs_seis *s, const double *all, int64_t ns)
 {
     const hs_seis_config *c = &s->cfg;
-    int fmt = s->seis_format;
-    if (fmt == HS_OUTPUT_AUTO || fmt == HS_OUTPUT_NONE) fmt = HS_HAVE_NETCDF ? HS_OUTPUT_NETCDF : HS_OUTPUT_HDF5;
     char path[8192];
-    snprintf(path, sizeof path, "%s%s", c->seismograms, fmt == HS_OUTPUT_NETCDF ? ".nc" : ".h5");
+    snprintf(path, sizeof path, "%s%s", c->seismograms, seismogram_ext(s->seis_format));
     hs_output_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.path = path;
-    desc.format = fmt == HS_OUTPUT_NETCDF ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
+    desc.format = !strcmp(seismogram_ext(s->seis_format), ".nc") ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
     desc.title = "hpcsim seismograms";
     desc.history = s->history;
     desc.params_ini = s->params_ini;

@@ -65,7 +65,7 @@ static void time_adjoint(hs_ctx *ctx, int n)
     char stem[128], obs[160], seis[160];
     snprintf(stem, sizeof stem, "/tmp/hs_bench_seismic_%d", (int)getpid());
     snprintf(seis, sizeof seis, "seismic.seismograms=%s", stem);
-    snprintf(obs, sizeof obs, "seismic.observed=%s.nc", stem);
+    snprintf(obs, sizeof obs, "seismic.observed=%s%s", stem, HS_HAVE_NETCDF ? ".nc" : ".h5");
     hs_params *p = NULL;
     /* the observed data: a faster sphere, a forward run */
     void *s = make(ctx, &p, "seismic.model=acoustic", n, "seismic.t_end=0.3", seis, "seismic.dt=0.0005");
@@ -101,7 +101,7 @@ static void time_adjoint(hs_ctx *ctx, int n)
     hs_params_free(p);
     if (ctx->rank == 0) {
         char f[200];
-        snprintf(f, sizeof f, "%s.nc", stem);
+        snprintf(f, sizeof f, "%s%s", stem, HS_HAVE_NETCDF ? ".nc" : ".h5");
         remove(f);
         snprintf(f, sizeof f, "%s.sgy", stem);
         remove(f);

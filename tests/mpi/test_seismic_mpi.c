@@ -142,7 +142,7 @@ static void test_elastic(void **state)
 static void *gradient_state(hs_ctx *ctx, const char *stem, int observed, const char *procs, hs_params **p)
 {
     char obs[300], seis[300];
-    snprintf(obs, sizeof obs, "seismic.observed=%s.nc", stem);
+    snprintf(obs, sizeof obs, "seismic.observed=%s%s", stem, TEST_AUTO_EXT);
     snprintf(seis, sizeof seis, "seismic.seismograms=%s", stem);
     const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.n=61 51", "seismic.spacing=10", "seismic.pml=14",
                         "seismic.precision=float64", "seismic.f0=12", "seismic.dt=0.001", "seismic.t_end=0.25",

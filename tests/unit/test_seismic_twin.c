@@ -127,7 +127,7 @@ static void test_seismic_twins(void **state)
 static void *adjoint_state(const char *observed, int write_observed, hs_params **p)
 {
     char obs[300], seis[300];
-    snprintf(obs, sizeof obs, "seismic.observed=%s.nc", observed);
+    snprintf(obs, sizeof obs, "seismic.observed=%s%s", observed, TEST_AUTO_EXT);
     snprintf(seis, sizeof seis, "seismic.seismograms=%s", observed);
     const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.n=71 61", "seismic.spacing=10", "seismic.pml=12",
                         "seismic.precision=float64", "seismic.f0=10", "seismic.dt=0.001", "seismic.t_end=0.3",

@@ -45,7 +45,7 @@ static int setup(void **state)
     const char *stem = test_tmp_path("observed");
     char seis[300];
     snprintf(seis, sizeof seis, "seismic.seismograms=%s", stem);
-    snprintf(g_observed, sizeof g_observed, "%s.nc", stem);
+    snprintf(g_observed, sizeof g_observed, "%s%s", stem, TEST_AUTO_EXT);
     const char *ov[] = {seis, "seismic.segy=false", "seismic.precision=float64", "seismic.anomaly=disc",
                         "seismic.anomaly_center=350 300", "seismic.anomaly_radius=90", "seismic.anomaly_dvp=150"};
     hs_params *p;
