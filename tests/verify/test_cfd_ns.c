@@ -326,9 +326,12 @@ static void test_two_outflows(void **st)
     finish_case(s, p);
 }
 
-/* Ghia's table column for this Reynolds number: positions and values of "u" or "v" rows. */
-static int read_ghia(char which, int column, double *pos, double *val)
+/* Ghia's table column for this Reynolds number: positions and values of "u" or "v" rows, and
+ * whether the entry is marked as a known misprint of the published table ("*RE" after the values,
+ * RE the Reynolds number of the column: reported, not asserted). */
+static int read_ghia(char which, int column, double *pos, double *val, int *misprint)
 {
+    static const char *const marks[3] = {"*100", "*400", "*1000"};
     const char *path = "tests/data/ghia1982_cavity.txt"; /* the tests run from the project root */
     FILE *f = fopen(path, "r");
     if (!f) fail_msg("cannot open %s", path);
@@ -339,6 +342,7 @@ static int read_ghia(char which, int column, double *pos, double *val)
         double x, a[3];
         if (line[0] == '#' || sscanf(line, " %c %lf %lf %lf %lf", &t, &x, &a[0], &a[1], &a[2]) != 5 || t != which) continue;
         pos[n] = x;
+        misprint[n] = strstr(line, marks[column]) != NULL;
         val[n++] = a[column];
     }
     fclose(f);
@@ -371,19 +375,29 @@ static void cavity_case(int re, int n, int column, double tol)
     TEST_OK(hs_ns_centre_velocity(s, 0, u));
     TEST_OK(hs_ns_centre_velocity(s, 1, v));
     if (test_ctx()->rank == 0) {
-        double pos[40], val[40], *line = malloc((size_t)n * sizeof *line), worst = 0;
-        int m = read_ghia('u', column, pos, val), mid = n / 2; /* n odd: the centre line is a cell row */
+        double pos[40], val[40], *line = malloc((size_t)n * sizeof *line), worst = 0, at_u = 0, at_v = 0;
+        int bad[40];
+        int m = read_ghia('u', column, pos, val, bad), mid = n / 2; /* n odd: the centre line is a cell row */
         if (m != 17) fail_msg("Ghia table I has %d rows, expected 17", m);
         for (int j = 0; j < n; j++) line[j] = u[(size_t)j * n + mid];
-        for (int i = 0; i < m; i++) worst = fmax(worst, fabs(profile_at(line, n, 0.0, 1.0, pos[i]) - val[i]));
+        for (int i = 0; i < m; i++) {
+            double here = profile_at(line, n, 0.0, 1.0, pos[i]), d = fabs(here - val[i]);
+            if (bad[i]) printf("  u at y = %.4f: %.5f, Ghia %.5f (marked as a misprint: not asserted)\n", pos[i], here, val[i]);
+            else if (d > worst) worst = d, at_u = pos[i];
+        }
         double wu = worst;
-        m = read_ghia('v', column, pos, val);
+        m = read_ghia('v', column, pos, val, bad);
         if (m != 17) fail_msg("Ghia table II has %d rows, expected 17", m);
         worst = 0;
         for (int i = 0; i < n; i++) line[i] = v[(size_t)mid * n + i];
-        for (int i = 0; i < m; i++) worst = fmax(worst, fabs(profile_at(line, n, 0.0, 0.0, pos[i]) - val[i]));
-        printf("cavity Re %d, %d^2 cells, t = %.2f (%lld steps): max |u - Ghia| %.4f, max |v - Ghia| %.4f (tolerance %.3f)\n", re, n,
-               t, (long long)step, wu, worst, tol);
+        for (int i = 0; i < m; i++) {
+            double here = profile_at(line, n, 0.0, 0.0, pos[i]), d = fabs(here - val[i]);
+            if (bad[i]) printf("  v at x = %.4f: %.5f, Ghia %.5f (marked as a misprint: not asserted)\n", pos[i], here, val[i]);
+            else if (d > worst) worst = d, at_v = pos[i];
+        }
+        printf("cavity Re %d, %d^2 cells, t = %.2f (%lld steps): max |u - Ghia| %.4f at y = %.4f, max |v - Ghia| %.4f at x = %.4f "
+               "(tolerance %.3f)\n",
+               re, n, t, (long long)step, wu, at_u, worst, at_v, tol);
         fflush(stdout);
         TEST_LE(wu, tol);
         TEST_LE(worst, tol);
@@ -400,11 +414,17 @@ static void test_cavity_re100(void **st)
     cavity_case(100, 129, 0, 0.01);
 }
 
-static void test_cavity_validate(void **st)
+static void test_cavity_re400_validate(void **st)
 {
     (void)st;
     if (!validate_mode()) skip();
     cavity_case(400, 129, 1, 0.01);
+}
+
+static void test_cavity_re1000_validate(void **st)
+{
+    (void)st;
+    if (!validate_mode()) skip();
     cavity_case(1000, 257, 2, 0.01);
 }
 
@@ -451,7 +471,7 @@ int main(void)
         cmocka_unit_test(test_three_d_matches_two_d), cmocka_unit_test(test_poiseuille_force),
         cmocka_unit_test(test_inflow_outflow_channel), cmocka_unit_test(test_multigrid_matches_transforms),
         cmocka_unit_test(test_two_outflows),          cmocka_unit_test(test_cavity_re100),
-        cmocka_unit_test(test_heated_cavity_coarse),  cmocka_unit_test(test_cavity_validate),
+        cmocka_unit_test(test_heated_cavity_coarse),  cmocka_unit_test(test_cavity_re400_validate), cmocka_unit_test(test_cavity_re1000_validate),
         cmocka_unit_test(test_heated_cavity_validate),
     };
     return test_run_group("navier_stokes", tests, sizeof tests / sizeof tests[0]);
