@@ -3,40 +3,16 @@
 
 #include "kernels/cuda_util.h"
 #include "kernels/error.h"
-#include "kernels/half.h"
+#include "kernels/half_cuda.cuh"
 #include "ml_surrogate/surrogate_kernels_impl.h"
 
 namespace {
 
 constexpr int kThreads = 256;
 
-struct bf16s {
-    uint16_t b;
-};
-struct f16s {
-    uint16_t b;
-};
-template <typename T> struct tr;
-template <> struct tr<double> {
-    typedef double R;
-    __device__ static double ld(double v) { return v; }
-    __device__ static double st(double v) { return v; }
-};
-template <> struct tr<float> {
-    typedef float R;
-    __device__ static float ld(float v) { return v; }
-    __device__ static float st(float v) { return v; }
-};
-template <> struct tr<bf16s> {
-    typedef float R;
-    __device__ static float ld(bf16s v) { return hs_bf16_to_f32(v.b); }
-    __device__ static bf16s st(float v) { bf16s o; o.b = hs_f32_to_bf16(v); return o; }
-};
-template <> struct tr<f16s> {
-    typedef float R;
-    __device__ static float ld(f16s v) { return hs_f16_to_f32(v.b); }
-    __device__ static f16s st(float v) { f16s o; o.b = hs_f32_to_f16(v); return o; }
-};
+using hs::bf16s;
+using hs::f16s;
+using hs::tr;
 
 template <typename T>
 __global__ void mse_kernel(size_t n, const T *__restrict__ p, const T *__restrict__ q, double scale, T *__restrict__ dp,

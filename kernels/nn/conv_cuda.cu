@@ -8,7 +8,7 @@
 #include "kernels/cuda_block_reduce.cuh"
 #include "kernels/cuda_util.h"
 #include "kernels/error.h"
-#include "kernels/half.h"
+#include "kernels/half_cuda.cuh"
 #include "kernels/nn/conv_impl.h"
 #include "kernels/nn/conv_point.h"
 
@@ -20,42 +20,9 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// ------------------------------------------------------------------ element types
-
-// 16-bit storage as distinct types, so that templates pick the right conversion.
-struct bf16s {
-    uint16_t b;
-};
-struct f16s {
-    uint16_t b;
-};
-
-// R: the compute (= accumulation) type; ld/st convert one element (st rounds once, to nearest even).
-template <typename T> struct tr;
-template <> struct tr<double> {
-    typedef double R;
-    __device__ static double ld(double v) { return v; }
-    __device__ static double st(double v) { return v; }
-    __device__ static double from_double(double v) { return v; }
-};
-template <> struct tr<float> {
-    typedef float R;
-    __device__ static float ld(float v) { return v; }
-    __device__ static float st(float v) { return v; }
-    __device__ static float from_double(double v) { return (float)v; }
-};
-template <> struct tr<bf16s> {
-    typedef float R;
-    __device__ static float ld(bf16s v) { return hs_bf16_to_f32(v.b); }
-    __device__ static bf16s st(float v) { bf16s o; o.b = hs_f32_to_bf16(v); return o; }
-    __device__ static bf16s from_double(double v) { return st((float)v); }
-};
-template <> struct tr<f16s> {
-    typedef float R;
-    __device__ static float ld(f16s v) { return hs_f16_to_f32(v.b); }
-    __device__ static f16s st(float v) { f16s o; o.b = hs_f32_to_f16(v); return o; }
-    __device__ static f16s from_double(double v) { return st((float)v); }
-};
+using hs::bf16s;
+using hs::f16s;
+using hs::tr;
 
 __device__ __forceinline__ void lstm_fwd(float zi, float zf, float zg, float zo, float cp, float *i, float *f, float *g,
                                          float *o, float *c, float *h)
