@@ -16,10 +16,10 @@ typedef struct hs_sv_gate {
     int pos[64];          /* sorted bit positions of targets and controls (zeros inserted there) */
     uint64_t cval;        /* control bits ORed into every group base */
     uint64_t cmask;
-    uint64_t offs[32];    /* offset of matrix index k from the group base */
+    uint64_t offs[64];    /* offset of matrix index k from the group base */
     int tbit[8];          /* target positions in matrix order */
-    int src[32];          /* permutation: row r takes column src[r] */
-    double ph[64];        /* permutation phases / diagonal entries (interleaved complex) */
+    int src[64];          /* permutation: row r takes column src[r] */
+    double ph[128];       /* permutation phases / diagonal entries (interleaved complex) */
 } hs_sv_gate;
 
 int hs_sv_apply_cpu(hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);
