@@ -219,12 +219,14 @@ hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost 
             unlink_op(&p, i);
             continue;
         }
-        cand bc = {0};
-        double beff = -1;
+        /* the gate alone (gain = cost) unless a block removes more cost than it adds */
+        cand bc = {1, p.qm[i], rank_of(c->ops[i].mk), p.alone[i], p.alone[i]};
+        best[0] = i;
+        double beff = 1;
         for (int k = 2; k <= max_qubits; k++) {
             cand b = build(&p, k, p.idx);
             double eff = b.gain / b.cost;
-            if (eff > beff * (1 + 1e-12)) { /* ties keep the smaller block */
+            if (eff > beff * (1 + 1e-9)) { /* ties keep the smaller block */
                 beff = eff;
                 bc = b;
                 memcpy(best, p.idx, (size_t)b.count * sizeof(int));

@@ -22,6 +22,11 @@ typedef struct hs_sv_gate {
     double ph[128];       /* permutation phases / diagonal entries (interleaved complex) */
 } hs_sv_gate;
 
+/* The layout of a gate on nt targets (distinct, < nloc) with controls cmask (values cval) and
+ * matrix m of kind mk (diagonal entries and permutation sources are taken from m). */
+void hs_sv_gate_layout(hs_sv_gate *g, int nloc, int nt, const int *targets, uint64_t cmask, uint64_t cval,
+                       const double *m, int mk);
+
 int hs_sv_apply_cpu(hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);
 int hs_sv_prob_blocks_cpu(hs_dtype t, const void *a, int nloc, int bbits, double *out);
 int hs_sv_marginal_cpu(hs_dtype t, const void *a, int nloc, int nm, const int *q, double *out);
