@@ -103,7 +103,7 @@ Waittime=0
 NodeName=$host $node State=UNKNOWN
 PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 EOF
-    mv "$CONF.tmp" "$CONF"
+    if [ -f "$CONF" ] && cmp -s "$CONF.tmp" "$CONF"; then rm -f "$CONF.tmp"; else mv "$CONF.tmp" "$CONF"; fi
     # no cgroup plugin is configured (proctrack/linuxproc, task/none); slurmd still reads this file
     cat > "$DIR/cgroup.conf" <<EOF
 # Written by scripts/slurm/local_cluster.sh: no cgroup plugins are used (proctrack/linuxproc, task/none).
@@ -140,10 +140,17 @@ start_munge() {
 
 start() {
     install_slurm
-    if pid_alive "$DIR/run/slurmctld.pid" && pid_alive "$DIR/run/slurmd.pid"; then
-        case "$(node_state)" in idle*|mix*|alloc*) say "already up ($(node_state))"; return 0 ;; esac
-    fi
+    local before=""
+    [ -f "$CONF" ] && before=$(cat "$CONF")
     write_config
+    if pid_alive "$DIR/run/slurmctld.pid" && pid_alive "$DIR/run/slurmd.pid"; then
+        if [ "$before" != "$(cat "$CONF")" ]; then
+            say "the configuration changed: restarting the daemons"
+            stop_daemons
+        else
+            case "$(node_state)" in idle*|mix*|alloc*) say "already up ($(node_state))"; return 0 ;; esac
+        fi
+    fi
     start_munge
     pid_alive "$DIR/run/slurmctld.pid" || slurmctld -f "$CONF" >/dev/null 2>&1 ||
         unavailable "slurmctld did not start: $(tail -3 "$DIR/log/slurmctld.log" 2>/dev/null)"
@@ -163,13 +170,17 @@ start() {
 
 stop() {
     if pid_alive "$DIR/run/slurmctld.pid"; then scancel --user="$(id -un)" >/dev/null 2>&1; sleep 1; fi
+    stop_daemons
+    say "stopped (munged is left running: other programs may use it)"
+}
+
+stop_daemons() {
     for d in slurmd slurmctld; do
         if pid_alive "$DIR/run/$d.pid"; then
             kill "$(cat "$DIR/run/$d.pid")"
             for _ in $(seq 50); do pid_alive "$DIR/run/$d.pid" || break; sleep 0.2; done
         fi
     done
-    say "stopped (munged is left running: other programs may use it)"
 }
 
 case "$cmd" in
