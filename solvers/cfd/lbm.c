@@ -41,8 +41,8 @@ static const hs_param_decl g_lbm_params[] = {
      "u_ref in lattice units (dx/dt): sets dt = u_lattice dx / u_ref when tau is 0; its Mach number is u_lattice sqrt(3)"},
     {"lbm", "tau", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL,
      "relaxation time (> 0.5); 0: from u_lattice, tau = 1/2 + 3 nu dt / dx^2; given: dt = (tau - 1/2) dx^2 / (3 nu)"},
-    {"lbm", "boundary", HS_PARAM_STRING, "wall wall wall wall wall wall", 0, 0, NULL,
-     "kinds of the faces x- x+ y- y+ (z- z+): periodic, wall, lid (moving wall, u_ref along the first tangential axis), "
+    {"lbm", "boundary", HS_PARAM_STRING, "walls", 0, 0, NULL,
+     "walls (every face a resting wall), or the kinds of the faces x- x+ y- y+ (z- z+): periodic, wall, lid (moving wall, u_ref along the first tangential axis), "
      "inlet (velocity u_ref inward), outlet (pressure, density 1)"},
     {"lbm", "inlet_profile", HS_PARAM_ENUM, "parabolic", 0, 0, "uniform|parabolic",
      "inlet velocity across the face: uniform, or a parabola (peak u_ref) across each tangential dimension with walls"},
@@ -139,6 +139,11 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     static const char *const kinds[] = {"periodic", "wall", "lid", "inlet", "outlet"};
     char word[32];
     int nf = 0, pos = 0, used;
+    if (!strcmp(b, "walls")) {
+        for (int d = 0; d < c->ndim; d++) g->face[d][0] = g->face[d][1] = HS_LBM_FACE_WALL;
+        nf = 2 * c->ndim;
+        b = "";
+    }
     while (sscanf(b + pos, "%31s%n", word, &used) == 1) {
         pos += used;
         int k = -1;
