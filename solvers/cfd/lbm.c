@@ -39,10 +39,13 @@ static const hs_param_decl g_lbm_params[] = {
      "reference speed (m s-1): the lid's speed, the inlet's peak speed, the expected peak of a forced flow"},
     {"lbm", "u_lattice", HS_PARAM_REAL, "0.1", 1e-6, 1, NULL,
      "u_ref in lattice units (dx/dt): sets dt = u_lattice dx / u_ref when tau is 0; its Mach number is u_lattice sqrt(3)"},
+    {"lbm", "ramp_time", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL,
+     "time (s) over which the inlet's and the lid's speeds rise from 0 as sin^2(pi t / (2 ramp_time)); 0: impulsive start. "
+     "A start slower than the channel's acoustic period keeps its pressure waves, which the outlet reflects, small"},
     {"lbm", "tau", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL,
      "relaxation time (> 0.5); 0: from u_lattice, tau = 1/2 + 3 nu dt / dx^2; given: dt = (tau - 1/2) dx^2 / (3 nu)"},
-    {"lbm", "boundary", HS_PARAM_STRING, "wall wall wall wall wall wall", 0, 0, NULL,
-     "kinds of the faces x- x+ y- y+ (z- z+): periodic, wall, lid (moving wall, u_ref along the first tangential axis), "
+    {"lbm", "boundary", HS_PARAM_STRING, "walls", 0, 0, NULL,
+     "walls (every face a resting wall), or the kinds of the faces x- x+ y- y+ (z- z+): periodic, wall, lid (moving wall, u_ref along the first tangential axis), "
      "inlet (velocity u_ref inward), outlet (pressure, density 1)"},
     {"lbm", "inlet_profile", HS_PARAM_ENUM, "parabolic", 0, 0, "uniform|parabolic",
      "inlet velocity across the face: uniform, or a parabola (peak u_ref) across each tangential dimension with walls"},
@@ -118,6 +121,7 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     g->u_ref = hs_params_real(p, "lbm.u_ref");
     g->u_lat = hs_params_real(p, "lbm.u_lattice");
     g->tau = hs_params_real(p, "lbm.tau");
+    g->ramp_time = hs_params_real(p, "lbm.ramp_time");
     g->parabolic = hs_params_enum(p, "lbm.inlet_profile") == 1;
     g->obstacle = hs_params_enum(p, "lbm.obstacle");
     g->radius = hs_params_real(p, "lbm.obstacle_radius");
@@ -139,6 +143,11 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     static const char *const kinds[] = {"periodic", "wall", "lid", "inlet", "outlet"};
     char word[32];
     int nf = 0, pos = 0, used;
+    if (!strcmp(b, "walls")) {
+        for (int d = 0; d < c->ndim; d++) g->face[d][0] = g->face[d][1] = HS_LBM_FACE_WALL;
+        nf = 2 * c->ndim;
+        b = "";
+    }
     while (sscanf(b + pos, "%31s%n", word, &used) == 1) {
         pos += used;
         int k = -1;
@@ -267,13 +276,19 @@ static hs_lbm_launch launch_base(const lbm *s)
         L.offset[d] = s->d->offset[d];
         L.global[d] = s->d->global[d];
         L.force[d] = g->force_lat[d];
-        L.wall_u[d] = g->wall_u_lat[d];
         L.inlet_parabolic[d] = g->parabolic && d < g->ndim && !g->periodic[d];
     }
+    /* the start-up ramp of the boundary speeds, at the time the step starts from */
+    double ramp = 1.0, t = (double)s->step * g->dt;
+    if (g->ramp_time > 0 && t < g->ramp_time) {
+        double sn = sin(0.5 * M_PI * t / g->ramp_time);
+        ramp = sn * sn;
+    }
+    for (int d = 0; d < 3; d++) L.wall_u[d] = g->wall_u_lat[d] * ramp;
     L.om_p = g->om_p, L.om_m = g->om_m;
     L.inlet_dim = g->inlet_dim < 0 ? 0 : g->inlet_dim;
     L.inlet_sign = g->inlet_sign;
-    L.u_in = g->u_lat;
+    L.u_in = g->u_lat * ramp;
     L.scale = LBM_F16_SCALE, L.inv_scale = 1.0 / LBM_F16_SCALE;
     L.link_cell = s->link_cell, L.link_dir = s->link_dir, L.link_q = s->link_q, L.link_force = s->link_force;
     L.rho = s->mom;

@@ -143,6 +143,12 @@ int hs_lbm_geom_kind(const hs_lbm_geom *g, const int64_t gi[3])
 
 static int near_nonfluid(const hs_lbm_geom *g, const int64_t gi[3])
 {
+    if (g->obstacle == HS_LBM_OBS_NONE) { /* only the faces: cells one away from every non-periodic face are inside */
+        int inside = 1;
+        for (int d = 0; d < g->ndim; d++)
+            if (!g->periodic[d] && (gi[d] < 1 || gi[d] >= g->c.n[d] - 1)) inside = 0;
+        if (inside) return 0;
+    }
     for (int q = 1; q < g->q; q++) {
         int64_t nb[3] = {gi[0] + hs_lbm_c(g->q, 0, q), gi[1] + hs_lbm_c(g->q, 1, q), gi[2] + hs_lbm_c(g->q, 2, q)};
         if (hs_lbm_geom_kind(g, nb) != HS_LBM_FLUID) return 1;

@@ -21,6 +21,7 @@ typedef struct hs_lbm_geom {
     int store;                    /* HS_LBM_F64 | F32 | F16 */
     double nu, density, u_ref;    /* physical */
     double u_lat, tau, dt;        /* lattice velocity of u_ref, relaxation time, time step (s) */
+    double ramp_time;             /* start-up of the inlet's and lid's speeds (s); 0: impulsive */
     double om_p, om_m;            /* relaxation rates */
     double accel[3], force_lat[3];/* body acceleration, physical and lattice */
     int face[3][2];               /* HS_LBM_FACE_* */

@@ -54,10 +54,19 @@ HS_HD double hs_lbm_inlet_u(const hs_lbm_launch *L, int64_t i, int64_t j, int64_
 }
 
 /* Loops over the directions are unrolled on the GPU (the populations stay in registers). */
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__)
 #define HS_LBM_UNROLL _Pragma("unroll")
-#else
+#elif defined(__CUDACC__)
 #define HS_LBM_UNROLL
+#else
+#define HS_LBM_UNROLL _Pragma("GCC unroll 19")
+#endif
+/* The pointwise functions are inlined into each (lattice, storage, parity) loop of the CPU twin too,
+ * so that the directions fold into constants there as they do on the GPU. */
+#ifdef __CUDACC__
+#define HS_LBM_FN HS_HD
+#else
+#define HS_LBM_FN static inline __attribute__((always_inline))
 #endif
 /* binary16 <-> float: the CUDA file substitutes the hardware conversions (the same bits). */
 #ifndef HS_LBM_H2F

@@ -1,14 +1,14 @@
 /* The lattice Boltzmann pointwise operators in one arithmetic type, included twice by lbm_point.h (LBM_REAL double and float; LBM_FN names them). */
 
 /* One stored population as LBM_REAL (f16: unscaled). */
-HS_HD LBM_REAL LBM_FN(ld)(const hs_lbm_launch *L, const int S, int q, int64_t e)
+HS_LBM_FN LBM_REAL LBM_FN(ld)(const hs_lbm_launch *L, const int S, int q, int64_t e)
 {
     if (S == HS_LBM_F64) return (LBM_REAL)((const double *)L->f[q])[e];
     if (S == HS_LBM_F32) return (LBM_REAL)((const float *)L->f[q])[e];
     return (LBM_REAL)(HS_LBM_H2F(((const uint16_t *)L->f[q])[e]) * (float)L->inv_scale);
 }
 
-HS_HD void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, int64_t e, LBM_REAL v)
+HS_LBM_FN void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, int64_t e, LBM_REAL v)
 {
     if (S == HS_LBM_F64) ((double *)L->f[q])[e] = (double)v;
     else if (S == HS_LBM_F32) ((float *)L->f[q])[e] = (float)v;
@@ -18,7 +18,7 @@ HS_HD void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, int64_t e, LBM
 /* The incoming (shifted) populations f[0..Q) of fluid cell (i, j, k), element e, flag element fe,
  * for a step of parity odd; *outl gets a bit per population that came from an outlet (its
  * anti-bounce-back still lacks the velocity term, added by LBM_FN(moments)). */
-HS_HD void LBM_FN(gather)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, int64_t e, int64_t fe, int near, const int Q, const int S,
+HS_LBM_FN void LBM_FN(gather)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, int64_t e, int64_t fe, int near, const int Q, const int S,
                           int odd, LBM_REAL *f, unsigned *outl)
 {
     *outl = 0;
@@ -48,7 +48,7 @@ HS_HD void LBM_FN(gather)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t 
 /* Density deviation rho - 1 (the sum of the shifted populations, kept apart from the 1 so that fp32
  * loses none of it) and velocity (with half the body force) of incoming populations f; completes the
  * outlet populations' anti-bounce-back 2 w (4.5 (c.u)^2 - 1.5 u^2) with the velocity they imply first. */
-HS_HD void LBM_FN(moments)(const hs_lbm_launch *L, const int Q, LBM_REAL *f, unsigned outl, LBM_REAL *drho, LBM_REAL *u)
+HS_LBM_FN void LBM_FN(moments)(const hs_lbm_launch *L, const int Q, LBM_REAL *f, unsigned outl, LBM_REAL *drho, LBM_REAL *u)
 {
     for (int pass = 0; pass < 2; pass++) {
         LBM_REAL d = 0, j0 = 0, j1 = 0, j2 = 0;
@@ -76,7 +76,7 @@ HS_HD void LBM_FN(moments)(const hs_lbm_launch *L, const int Q, LBM_REAL *f, uns
 }
 
 /* Two-relaxation-time collision with Guo's forcing, pair by pair (BGK: om_m = om_p), in place. */
-HS_HD void LBM_FN(collide)(const hs_lbm_launch *L, const int Q, LBM_REAL *f, LBM_REAL drho, const LBM_REAL *u)
+HS_LBM_FN void LBM_FN(collide)(const hs_lbm_launch *L, const int Q, LBM_REAL *f, LBM_REAL drho, const LBM_REAL *u)
 {
     const LBM_REAL op = (LBM_REAL)L->om_p, om = (LBM_REAL)L->om_m;
     const LBM_REAL hp = (LBM_REAL)1 - (LBM_REAL)0.5 * op, hm = (LBM_REAL)1 - (LBM_REAL)0.5 * om;
@@ -100,7 +100,7 @@ HS_HD void LBM_FN(collide)(const hs_lbm_launch *L, const int Q, LBM_REAL *f, LBM
 }
 
 /* One fused stream-collide update of cell (i, j, k) in a step of parity odd (AA pattern). */
-HS_HD void LBM_FN(cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, const int Q, const int S, const int odd)
+HS_LBM_FN void LBM_FN(cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, const int Q, const int S, const int odd)
 {
     const int64_t fe = L->forigin + i + j * L->fsy + k * L->fsz;
     const int fl = L->flag[fe];
@@ -127,7 +127,7 @@ HS_HD void LBM_FN(cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k,
 
 /* Density and velocity of cell (i, j, k) as the next step (parity L->odd) sees them, into the
  * contiguous outputs; non-fluid cells get rho = 1, u = 0. */
-HS_HD void LBM_FN(moments_cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, const int Q, const int S)
+HS_LBM_FN void LBM_FN(moments_cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, const int Q, const int S)
 {
     const int64_t o = i + L->local[0] * (j + L->local[1] * k);
     const int64_t fe = L->forigin + i + j * L->fsy + k * L->fsz;
@@ -145,7 +145,7 @@ HS_HD void LBM_FN(moments_cell)(const hs_lbm_launch *L, int64_t i, int64_t j, in
 /* Link l of an obstacle after a step of parity L->odd: Bouzidi's interpolated bounce-back replaces
  * the half-way value the step left for the next one, and the link's momentum exchange
  * c_i (f_i* + f_opp(i)) is recorded. */
-HS_HD void LBM_FN(link)(const hs_lbm_launch *L, int64_t l, const int Q, const int S)
+HS_LBM_FN void LBM_FN(link)(const hs_lbm_launch *L, int64_t l, const int Q, const int S)
 {
     const int64_t e = L->link_cell[l];
     const int i = L->link_dir[l], o = hs_lbm_opp(i);
