@@ -27,12 +27,24 @@ typedef double complex cplx;
 /* Gates scanned ahead of a block's first gate when looking for gates that can join it. */
 #define WINDOW 1024
 
+/* A positive number from the environment, or def. */
+static double env_or(const char *name, double def)
+{
+    const char *v = getenv(name);
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    return v && end != v && *end == '\0' && x > 0 && isfinite(x) ? x : def;
+}
+
 hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
 {
     hs_qcost m;
-    double pass = 2.0 * ldexp((double)amp_bytes, nloc) / (gpu ? GPU_BW : CPU_BW);
-    m.ratio = gpu ? GPU_RATIO : CPU_RATIO;
-    m.launch = (gpu ? GPU_LAUNCH : CPU_LAUNCH) / pass;
+    /* HS_QFUSION_RATIO, HS_QFUSION_LAUNCH_US and HS_QFUSION_BW (bytes/s) replace the stated
+     * constants with measured ones (bench_quantum prints what each block size costs per pass) */
+    double bw = env_or("HS_QFUSION_BW", gpu ? GPU_BW : CPU_BW);
+    double pass = 2.0 * ldexp((double)amp_bytes, nloc) / bw;
+    m.ratio = env_or("HS_QFUSION_RATIO", gpu ? GPU_RATIO : CPU_RATIO);
+    m.launch = env_or("HS_QFUSION_LAUNCH_US", 1e6 * (gpu ? GPU_LAUNCH : CPU_LAUNCH)) * 1e-6 / pass;
     return m;
 }
 

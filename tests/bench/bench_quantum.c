@@ -204,6 +204,7 @@ static void block_rows(int n, int nloc, hs_dtype t, double state_bytes)
     snprintf(size, sizeof size, "%d qubits", n);
     uint64_t s = 7;
     for (size_t i = 0; i < sizeof blockmat / sizeof blockmat[0]; i++) blockmat[i] = (double)lcg(&s) / 0x1p31 - 0.5;
+    double passes[HS_Q_MAX_TARGETS + 1] = {0}, pass = 2.0 * state_bytes / bench_copy_bandwidth();
     for (int k = 4; k <= HS_Q_MAX_TARGETS; k++) {
         const char *where[3] = {"low", "high", "spread"};
         for (int w = 0; w < 3; w++) {
@@ -213,8 +214,16 @@ static void block_rows(int n, int nloc, hs_dtype t, double state_bytes)
             double sec = bench_time(run_block, NULL, 2, 5);
             snprintf(label, sizeof label, "fused %dq dense block, %s", k, where[w]);
             bench_row(label, size, t == HS_C128 ? "c128" : "c64", sec, 2.0 * state_bytes, 0, NULL, 0);
+            passes[k] = fmax(passes[k], sec / pass);
         }
     }
+    /* the cost model's ratio from the largest block (compute-bound if any is): cost = 2^k / ratio */
+    hs_qcost model = hs_qcost_model(HS_ON_GPU(ctx), nloc, (int)hs_dtype_size(t));
+    if (ctx->rank == 0)
+        printf("#   dense blocks cost (worst placement) k=4 %.2f, k=5 %.2f, k=6 %.2f copy passes; the model says %.2f, "
+               "%.2f, %.2f (ratio %.1f); measured ratio 2^6 / cost(6) = %.1f (HS_QFUSION_RATIO sets it)\n",
+               passes[4], passes[5], passes[6], fmax(1, 16 / model.ratio), fmax(1, 32 / model.ratio),
+               fmax(1, 64 / model.ratio), model.ratio, 64 / passes[6]);
 }
 
 static void bench_precision(int n, hs_dtype t)
