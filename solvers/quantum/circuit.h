@@ -108,9 +108,10 @@ typedef struct hs_qplan_stats {
 } hs_qplan_stats;
 
 /* Gate fusion: a new circuit whose gates are blocks of at most max_qubits qubits (1..6).  Gates
- * commute past later gates on other qubits into an earlier block; for each block the planner
- * tries every limit k from 2 to max_qubits and keeps the block that removes the most cost per
- * unit of its own cost under the model (so k is chosen per block).  Blocks whose gates are all
+ * commute past later gates on other qubits into an earlier block.  For each block the planner
+ * weighs the blocks it finds two ways (gates taken in order within every limit k = 2..max_qubits;
+ * and a qubit set grown one gate at a time towards the most useful gates) and keeps the one that
+ * removes the most cost per unit of its own cost under the model (so k is chosen per block).  Blocks whose gates are all
  * diagonal stay diagonal, all diagonal or permutation stay permutations.  Measurements, resets,
  * barriers and conditional gates are kept in place and nothing moves across them; variational
  * gates are kept unfused.  stats may be NULL.  Returns NULL when out of memory. */

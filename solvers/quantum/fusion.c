@@ -27,12 +27,24 @@ typedef double complex cplx;
 /* Gates scanned ahead of a block's first gate when looking for gates that can join it. */
 #define WINDOW 1024
 
+/* A positive number from the environment, or def. */
+static double env_or(const char *name, double def)
+{
+    const char *v = getenv(name);
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    return v && end != v && *end == '\0' && x > 0 && isfinite(x) ? x : def;
+}
+
 hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
 {
     hs_qcost m;
-    double pass = 2.0 * ldexp((double)amp_bytes, nloc) / (gpu ? GPU_BW : CPU_BW);
-    m.ratio = gpu ? GPU_RATIO : CPU_RATIO;
-    m.launch = (gpu ? GPU_LAUNCH : CPU_LAUNCH) / pass;
+    /* HS_QFUSION_RATIO, HS_QFUSION_LAUNCH_US and HS_QFUSION_BW (bytes/s) replace the stated
+     * constants with measured ones (bench_quantum prints what each block size costs per pass) */
+    double bw = env_or("HS_QFUSION_BW", gpu ? GPU_BW : CPU_BW);
+    double pass = 2.0 * ldexp((double)amp_bytes, nloc) / bw;
+    m.ratio = env_or("HS_QFUSION_RATIO", gpu ? GPU_RATIO : CPU_RATIO);
+    m.launch = env_or("HS_QFUSION_LAUNCH_US", 1e6 * (gpu ? GPU_LAUNCH : CPU_LAUNCH)) * 1e-6 / pass;
     return m;
 }
 
@@ -58,7 +70,7 @@ typedef struct {
     int *cls, *prev, *next;
     double *alone;   /* cost of each gate as a pass of its own */
     int head;        /* first op not yet emitted; -1 at the end */
-    int *idx;        /* candidate members (scratch) */
+    int *idx, *idx2; /* candidate members (scratch) */
 } planner;
 
 typedef struct {
@@ -101,6 +113,45 @@ static cand build(planner *p, int k, int *members)
         if ((b.q & ~blocked) == 0 && (full || ((all & ~blocked & ~b.q) == 0))) break;
     }
     b.cost = pass_cost(p->model, __builtin_popcountll(b.q), b.rk);
+    return b;
+}
+
+/* Candidate qubit sets looked at per growth step. */
+#define MAXC 12
+
+/* The block on the qubit set q: the first pending op and every later gate inside q that can move
+ * to it.  Gates outside q block their qubits; those that nothing before them blocks and whose
+ * qubits with q make at most kmax are returned as the ways q may grow (cands, up to MAXC). */
+static cand build_set(planner *p, uint64_t q, int kmax, int *members, uint64_t *cands, int *ncand)
+{
+    const hs_qop *ops = p->c->ops;
+    int first = p->head, nq = __builtin_popcountll(q);
+    cand b = {1, q, rank_of(ops[first].mk), p->alone[first], 0};
+    members[0] = first;
+    uint64_t blocked = 0, all = p->c->nqubits >= 64 ? ~0ull : (1ull << p->c->nqubits) - 1;
+    int scanned = 0;
+    *ncand = 0;
+    for (int j = p->next[first]; j >= 0 && scanned < WINDOW; j = p->next[j], scanned++) {
+        if (p->cls[j] == OP_HARD) break;
+        uint64_t m = p->qm[j];
+        int free_ = !(m & blocked) && p->cls[j] == OP_FUSE;
+        if (free_ && (m & ~q) == 0) {
+            members[b.count++] = j;
+            b.gain += p->alone[j];
+            int r = rank_of(ops[j].mk);
+            if (r > b.rk) b.rk = r;
+            continue;
+        }
+        if (free_ && __builtin_popcountll(q | m) <= kmax && *ncand < MAXC) {
+            uint64_t grown = q | m;
+            int dup = 0;
+            for (int c = 0; c < *ncand; c++) dup |= cands[c] == grown;
+            if (!dup) cands[(*ncand)++] = grown;
+        }
+        blocked |= m;
+        if ((q & ~blocked) == 0 && (nq >= kmax || *ncand >= MAXC || (all & ~blocked & ~q) == 0)) break;
+    }
+    b.cost = pass_cost(p->model, nq, b.rk);
     return b;
 }
 
@@ -188,7 +239,7 @@ hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost 
 {
     if (max_qubits > HS_Q_MAX_TARGETS) max_qubits = HS_Q_MAX_TARGETS;
     hs_circuit *out = new_like(c);
-    planner p = {c, model, c->nops, max_qubits, NULL, NULL, NULL, NULL, NULL, -1, NULL};
+    planner p = {c, model, c->nops, max_qubits, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL};
     size_t n = (size_t)c->nops + 1;
     int *best = NULL;
     p.qm = malloc(n * sizeof *p.qm);
@@ -197,8 +248,9 @@ hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost 
     p.next = malloc(n * sizeof(int));
     p.alone = malloc(n * sizeof(double));
     p.idx = malloc((WINDOW + 2) * sizeof(int));
+    p.idx2 = malloc((WINDOW + 2) * sizeof(int));
     best = malloc((WINDOW + 2) * sizeof(int));
-    if (!out || !p.qm || !p.cls || !p.prev || !p.next || !p.alone || !p.idx || !best) goto fail;
+    if (!out || !p.qm || !p.cls || !p.prev || !p.next || !p.alone || !p.idx || !p.idx2 || !best) goto fail;
     for (int i = 0; i < c->nops; i++) {
         const hs_qop *op = &c->ops[i];
         uint64_t m = op->cmask;
@@ -223,6 +275,7 @@ hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost 
         cand bc = {1, p.qm[i], rank_of(c->ops[i].mk), p.alone[i], p.alone[i]};
         best[0] = i;
         double beff = 1;
+        /* first way: take gates in order, new qubits as they come, within k = 2..max qubits */
         for (int k = 2; k <= max_qubits; k++) {
             cand b = build(&p, k, p.idx);
             double eff = b.gain / b.cost;
@@ -231,6 +284,28 @@ hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost 
                 bc = b;
                 memcpy(best, p.idx, (size_t)b.count * sizeof(int));
             }
+        }
+        /* second way: grow the qubit set one gate's qubits at a time, each time by the candidate
+         * whose block removes the most cost per unit of its own; every stage is a block to weigh */
+        uint64_t q = p.qm[i], cands[MAXC], tcands[MAXC];
+        int ncand, tn;
+        cand cur = build_set(&p, q, max_qubits, p.idx, cands, &ncand);
+        for (;;) {
+            double eff = cur.gain / cur.cost;
+            if (eff > beff * (1 + 1e-9)) {
+                beff = eff;
+                bc = cur;
+                memcpy(best, p.idx, (size_t)cur.count * sizeof(int));
+            }
+            if (ncand == 0) break;
+            double geff = -1;
+            uint64_t gq = 0;
+            for (int c = 0; c < ncand; c++) {
+                cand t = build_set(&p, cands[c], max_qubits, p.idx2, tcands, &tn);
+                if (t.gain / t.cost > geff) geff = t.gain / t.cost, gq = cands[c];
+            }
+            q = gq;
+            cur = build_set(&p, q, max_qubits, p.idx, cands, &ncand);
         }
         if (emit_block(&p, out, &bc, best)) goto fail;
         for (int j = 0; j < bc.count; j++) unlink_op(&p, best[j]);
@@ -247,6 +322,7 @@ done:
     free(p.next);
     free(p.alone);
     free(p.idx);
+    free(p.idx2);
     free(best);
     return out;
 }

@@ -239,9 +239,14 @@ static int create_variational(qstate *s)
     h = s->obs;
     if (!s->ansatz) return HS_FAIL(HS_ERR_RUNTIME, "out of memory building the ansatz");
     if (*s->circuit_file) HS_CHECK(prepend_reference(s));
+    if (s->dist && s->ctx->size > 1) { /* split only where every rank keeps room for the widest gate */
+        int g = 0;
+        while ((1 << g) < s->ctx->size) g++;
+        if ((1 << g) != s->ctx->size || n - g < hs_vqe_local_qubits(s->ansatz, h)) s->dist = 0;
+    }
     HS_CHECK(check_memory(s, n, 3, s->mode == MODE_VQE ? s->ham_file : s->graph_file, 0));
     if (s->check_only) return HS_OK;
-    HS_CHECK(hs_vqe_create(s->ctx, s->ansatz, h, s->t, &s->vqe));
+    HS_CHECK(hs_vqe_create(s->ctx, s->ansatz, h, s->t, s->dist, &s->vqe));
     s->x = calloc((size_t)s->ansatz->nparams + 1, sizeof(double));
     if (!s->x) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     hs_rng r;
@@ -582,6 +587,8 @@ static void write_variational(qstate *s, hs_json *j)
     hs_json_string(j, s->mode == MODE_VQE ? s->ham_file : s->graph_file);
     hs_json_key(j, "qubits");
     hs_json_int(j, s->ansatz->nqubits);
+    hs_json_key(j, "distributed");
+    hs_json_bool(j, hs_vqe_distributed(s->vqe));
     hs_json_key(j, "energy");
     hs_json_double(j, s->energy);
     hs_json_key(j, "exact_ground_energy");

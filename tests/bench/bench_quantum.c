@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench/bench_util.h"
 #include "kernels/memory.h"
@@ -153,10 +154,61 @@ static hs_circuit *parse(const named_qasm *q)
     return c;
 }
 
+/* ---- Peers on the same circuit, when scripts/peers/run_peers.sh has built them and written the
+ * circuits in qsim's format under HS_BENCH_PEERS (default .peers): the time each reports for
+ * applying the gates (qsim -v 2: "simu time", after fusing; cuStateVec: its gate loop), printed as
+ * the peer of our planned run (ratio = peer / ours, > 1: we are faster). */
+static double peer_seconds(const char *cmd, const char *key1, const char *key2)
+{
+    FILE *f = popen(cmd, "r");
+    if (!f) return 0;
+    char line[512];
+    double a = 0, b = 0;
+    while (fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, key1);
+        if (p) a = atof(p + strlen(key1));
+        if (key2 && (p = strstr(line, key2))) b = atof(p + strlen(key2));
+    }
+    int rc = pclose(f);
+    return rc == 0 && a > 0 ? a - b : 0;
+}
+
+static void peer_rows(const char *label, const char *file, int n, hs_dtype t, double sec, double bytes)
+{
+    if (ctx->rank != 0 || ctx->size > 1 || !HS_ON_GPU(ctx)) return;
+    const char *dir = getenv("HS_BENCH_PEERS") ? getenv("HS_BENCH_PEERS") : ".peers";
+    char circ[1024], bin[1024], cmd[3072], row[160];
+    snprintf(circ, sizeof circ, "%s/circuits/%s_%d.qsim", dir, file, n);
+    FILE *probe = fopen(circ, "r");
+    if (!probe) return;
+    fclose(probe);
+    char size[32];
+    snprintf(size, sizeof size, "%d qubits", n);
+    const char *prec = t == HS_C128 ? "c128" : "c64";
+    for (int f = 4; f <= 5 && t == HS_C64; f++) { /* qsim's CUDA simulator is complex64 only */
+        snprintf(bin, sizeof bin, "%s/build/qsim_base_cuda", dir);
+        if (access(bin, X_OK)) break;
+        snprintf(cmd, sizeof cmd, "'%s' -c '%s' -f %d -v 2 2>&1", bin, circ, f);
+        double ps = peer_seconds(cmd, "simu time is ", NULL); /* at -v 2 qsim restarts its clock after fusing */
+        char peer[32];
+        snprintf(peer, sizeof peer, "qsim f=%d", f);
+        snprintf(row, sizeof row, "%s vs qsim", label);
+        if (ps > 0) bench_row(row, size, prec, sec, bytes, 0, peer, ps);
+    }
+    snprintf(bin, sizeof bin, "%s/build/custatevec_bench", dir);
+    if (!access(bin, X_OK)) {
+        snprintf(cmd, sizeof cmd, "'%s' '%s' %s 2>&1", bin, circ, prec);
+        double ps = peer_seconds(cmd, ", gates ", NULL);
+        snprintf(row, sizeof row, "%s vs cuStateVec", label);
+        if (ps > 0) bench_row(row, size, prec, sec, bytes, 0, "cuStateVec", ps);
+    }
+}
+
 /* A circuit unfused, planned (fusion = auto), and planned with blocks of at most 4 and 5 qubits.
  * The bytes of a row are those its passes move (every pass reads and writes the state once), so
  * %limit is the mean fraction of the copy bandwidth per pass; the label gives the passes. */
-static void circuit_rows(const char *name, hs_circuit *c, int n, int nloc, hs_dtype t, double state_bytes)
+static void circuit_rows(const char *name, const char *file, hs_circuit *c, int n, int nloc, hs_dtype t,
+                         double state_bytes)
 {
     char size[32], label[128];
     snprintf(size, sizeof size, "%d qubits", n);
@@ -178,6 +230,7 @@ static void circuit_rows(const char *name, hs_circuit *c, int n, int nloc, hs_dt
         const char *how = k == 0 ? "unfused" : k > HS_Q_MAX_TARGETS ? "auto" : k == 4 ? "k<=4" : "k<=5";
         snprintf(label, sizeof label, "%s %s (%d passes)", name, how, st.passes);
         bench_row(label, size, prec, sec, 2.0 * state_bytes * st.passes, 0, NULL, 0);
+        if (k > HS_Q_MAX_TARGETS) peer_rows(label, file, n, t, sec, 2.0 * state_bytes * st.passes);
         if (ctx->rank == 0)
             printf("#   %s %s: %d gates -> %d passes (%d dense, %d diagonal, %d permutation; sizes 1..6: %d %d %d %d "
                    "%d %d), model %.1f passes, %.3g s per pass\n",
@@ -204,6 +257,7 @@ static void block_rows(int n, int nloc, hs_dtype t, double state_bytes)
     snprintf(size, sizeof size, "%d qubits", n);
     uint64_t s = 7;
     for (size_t i = 0; i < sizeof blockmat / sizeof blockmat[0]; i++) blockmat[i] = (double)lcg(&s) / 0x1p31 - 0.5;
+    double passes[HS_Q_MAX_TARGETS + 1] = {0}, pass = 2.0 * state_bytes / bench_copy_bandwidth();
     for (int k = 4; k <= HS_Q_MAX_TARGETS; k++) {
         const char *where[3] = {"low", "high", "spread"};
         for (int w = 0; w < 3; w++) {
@@ -213,8 +267,16 @@ static void block_rows(int n, int nloc, hs_dtype t, double state_bytes)
             double sec = bench_time(run_block, NULL, 2, 5);
             snprintf(label, sizeof label, "fused %dq dense block, %s", k, where[w]);
             bench_row(label, size, t == HS_C128 ? "c128" : "c64", sec, 2.0 * state_bytes, 0, NULL, 0);
+            passes[k] = fmax(passes[k], sec / pass);
         }
     }
+    /* the cost model's ratio from the largest block (compute-bound if any is): cost = 2^k / ratio */
+    hs_qcost model = hs_qcost_model(HS_ON_GPU(ctx), nloc, (int)hs_dtype_size(t));
+    if (ctx->rank == 0)
+        printf("#   dense blocks cost (worst placement) k=4 %.2f, k=5 %.2f, k=6 %.2f copy passes; the model says %.2f, "
+               "%.2f, %.2f (ratio %.1f); measured ratio 2^6 / cost(6) = %.1f (HS_QFUSION_RATIO sets it)\n",
+               passes[4], passes[5], passes[6], fmax(1, 16 / model.ratio), fmax(1, 32 / model.ratio),
+               fmax(1, 64 / model.ratio), model.ratio, 64 / passes[6]);
 }
 
 static void bench_precision(int n, hs_dtype t)
@@ -260,7 +322,7 @@ static void bench_precision(int n, hs_dtype t)
     static const char *names[3] = {"QFT", "supremacy 20 cyc", "QAOA layer"};
     for (int i = 0; i < 3; i++) {
         hs_circuit *c = parse(&qs[i]);
-        circuit_rows(names[i], c, n, nloc, t, state_bytes);
+        circuit_rows(names[i], qs[i].file, c, n, nloc, t, state_bytes);
         hs_circuit_free(c);
         free(qs[i].text);
     }

@@ -670,7 +670,7 @@ static void test_vqe_h2(void **st)
     TEST_LE(fabs(exact - -1.857275030202), 1e-9); /* published value for this Hamiltonian */
     hs_circuit *c = hs_ansatz_hardware_efficient(2, 2);
     hs_vqe *v;
-    TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, &v));
+    TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, 0, &v));
     double x[12], ga[12], gs[12], e;
     test_fill_f64(x, 12, 5, -1, 1);
     TEST_OK(hs_vqe_gradient_adjoint(v, x, &e, ga));
@@ -708,7 +708,7 @@ static void test_vqe_stopping(void **st)
     double exact = reference_ground(h, 2);
     hs_circuit *c = hs_ansatz_hardware_efficient(2, 2);
     hs_vqe *v;
-    TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, &v));
+    TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, 0, &v));
     int roundoff = 0;
     for (uint64_t seed = 1; seed <= 12; seed++) {
         double x[12];
@@ -759,7 +759,7 @@ static void test_qaoa_ring(void **st)
     TEST_OK(hs_maxcut_hamiltonian(4, edges, w, &h));
     hs_circuit *c = hs_ansatz_qaoa(4, 1, 4, edges, w);
     hs_vqe *v;
-    TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, &v));
+    TEST_OK(hs_vqe_create(test_ctx(), c, h, HS_C128, 0, &v));
     double x[2] = {0.3, 0.2}, ga[2], gs[2], e;
     TEST_OK(hs_vqe_gradient_adjoint(v, x, &e, ga));
     TEST_OK(hs_vqe_gradient_shift(v, x, gs));
