@@ -67,6 +67,14 @@ frames=$(python3 -c "from PIL import Image; im = Image.open('heat.gif'); print(g
 nrec=$(python3 -c "import netCDF4, sys; print(len(netCDF4.Dataset(sys.argv[1]).dimensions['time']))" heat.$EXT 2>/dev/null)
 [ -n "$frames" ] && [ "$frames" = "$nrec" ] && ok "animate.py: heat.gif has a frame per record ($frames)" ||
     bad "animate.py: $frames frames for $nrec records"
+if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then
+    python3 "$A/animate.py" heat.$EXT --out heat.mp4 --png heat_frames2.png >out.txt 2>&1 || bad "animate.py to MP4: $(cat out.txt)"
+    mp4frames=$(ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames -of csv=p=0 heat.mp4 2>/dev/null)
+    [ "$mp4frames" = "$nrec" ] && ok "animate.py: heat.mp4 (ffmpeg) has a frame per record ($mp4frames)" ||
+        bad "animate.py MP4: '$mp4frames' frames for $nrec records"
+else
+    echo "skip the MP4 animation: no ffmpeg"
+fi
 
 # 2. the cavity: diagnostics against time, centre lines against Ghia (a short, coarse run: the
 #    check is that the profiles are drawn and the table read, not the steady state)
