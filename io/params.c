@@ -796,7 +796,9 @@ static void md_range(FILE *out, const hs_param_decl *d)
     shortest_real(d->min, lo, sizeof lo);
     shortest_real(d->max, hi, sizeof hi);
     int has_lo = d->min > HS_NO_MIN, has_hi = d->max < HS_NO_MAX;
+    if (d->min > 0 && d->min <= 1e-299) snprintf(lo, sizeof lo, "0 (excluded)"); /* the "positive" bound */
     if (has_lo && has_hi) fprintf(out, "%s to %s", lo, hi);
+    else if (d->min > 0 && d->min <= 1e-299) fputs("&gt; 0", out);
     else if (has_lo) fprintf(out, "&ge; %s", lo);
     else if (has_hi) fprintf(out, "&le; %s", hi);
 }
@@ -849,9 +851,17 @@ int hs_params_print_markdown(FILE *out, int nsections, const char *const *sectio
                    d->type == HS_PARAM_REAL_LIST) {
             md_range(out, d);
             if ((d->type == HS_PARAM_INT_LIST || d->type == HS_PARAM_REAL_LIST) && d->choices) {
+                /* allowed lengths "1|2|3" as "1, 2 or 3 values" */
                 fputs(d->min > HS_NO_MIN || d->max < HS_NO_MAX ? "; " : "", out);
-                fputs("length ", out);
-                md_cell(out, d->choices);
+                const char *c = d->choices;
+                while (c && *c) {
+                    const char *bar = strchr(c, '|');
+                    int n = bar ? (int)(bar - c) : (int)strlen(c);
+                    const char *sep = !bar ? "" : strchr(bar + 1, '|') ? ", " : " or ";
+                    fprintf(out, "%.*s%s", n, c, sep);
+                    c = bar ? bar + 1 : NULL;
+                }
+                fputs(" values", out);
             }
         }
         fputs(" | ", out);

@@ -8,6 +8,8 @@ its index), positive lobes filled.  Traces share one scale (the largest |value| 
 amplitudes compare) unless --trace-normalize scales each to its own maximum; --gain multiplies,
 --clip limits a trace's swing to C trace spacings.  --every K draws every K-th receiver.  Default
 variable: the first time x station variable; default output: STEM_VAR_wiggle.png beside FILE.
+Printed: each drawn trace's receiver position and the time and value of its largest |value| (the
+first-arrival pick of a single shot's direct wave).
 """
 import argparse
 import os
@@ -64,6 +66,11 @@ def main():
         ax.legend(loc="lower right", fontsize=8)
     ax.set_title(f"{var} ({hsio.label(v, var)}), {data.shape[1]} traces"
                  + (", each normalised" if a.trace_normalize else f", common scale {scale[0]:.3g}"))
+    # the time of each trace's largest |value| (a first-arrival pick for a single shot)
+    print(f"{'receiver x':>12s} {'peak time':>10s} {'peak value':>12s}")
+    for j in range(data.shape[1]):
+        k = int(np.abs(data[:, j]).argmax())
+        print(f"{pos[j]:12.6g} {t[k]:10.6g} {data[k, j]:12.5g}")
     out = a.out or os.path.join(os.path.dirname(a.file), f"{hsio.stem(a.file)}_{var}_wiggle.png")
     hsio.save(fig, out)
     return 0

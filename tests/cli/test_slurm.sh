@@ -11,6 +11,8 @@ ROOT=$(realpath "$(dirname "$0")/../..")
 S=$ROOT/scripts/slurm
 export HS_BIN
 "$HS_BIN" --version | grep -q '+mpi' || { echo "SKIP  this build has no MPI (srun starts MPI ranks)"; exit 77; }
+# the cluster's node has no GPUs: the Slurm path is tested in the CPU suite (make test), not in make test-gpu
+[ "${HS_TEST_DEVICE:-cpu}" = cuda ] && { echo "SKIP  the local Slurm cluster runs the CPU suite only"; exit 77; }
 started=0
 if ! "$S/local_cluster.sh" start >/dev/null 2>"${TMPDIR:-/tmp}/hs_slurm_start.$$"; then
     rc=$?
