@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include <cuda_fp16.h>
+
 #include "kernels/half.h"
 
 namespace hs {
@@ -43,6 +45,27 @@ template <> struct tr<f16s> {
     __device__ static f16s st(float v) { f16s o; o.b = hs_f32_to_f16(v); return o; }
     __device__ static f16s from_double(double v) { return st((float)v); }
 };
+
+// binary16 <-> float by the hardware's conversion instructions: the same bits as hs_f16_to_f32 and
+// hs_f32_to_f16 (round to nearest even), one instruction instead of a dozen integer operations, for
+// bandwidth-bound kernels that convert every element they move (the lattice Boltzmann populations).
+// (Host-callable too, for code shared by both sides: there they are the integer versions.)
+__host__ __device__ __forceinline__ float f16_to_f32_hw(uint16_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __half2float(__ushort_as_half(b));
+#else
+    return hs_f16_to_f32(b);
+#endif
+}
+__host__ __device__ __forceinline__ uint16_t f32_to_f16_hw(float v)
+{
+#ifdef __CUDA_ARCH__
+    return __half_as_ushort(__float2half_rn(v));
+#else
+    return hs_f32_to_f16(v);
+#endif
+}
 
 } // namespace hs
 

@@ -33,6 +33,7 @@ typedef struct { int MPI_SOURCE, MPI_TAG, MPI_ERROR; } MPI_Status;
 #define MPI_BYTE 1
 #define MPI_INT 4
 #define MPI_UNSIGNED 4
+#define MPI_UINT16_T 2
 #define MPI_FLOAT 4
 #define MPI_LONG_LONG 8
 #define MPI_INT64_T 8

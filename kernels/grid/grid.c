@@ -322,8 +322,8 @@ static int field_args(const hs_decomp *d, hs_dtype t, int halo, int face_dim)
     if (face_dim < -1 || face_dim >= d->ndim)
         return hs_input_error("field", 0, NULL, "face dimension %d, must be -1 (cell-centred) or 0..%d", face_dim,
                               d->ndim - 1);
-    if (t != HS_F64 && t != HS_F32)
-        return hs_input_error("field", 0, NULL, "type %s is not supported (f64 or f32)", hs_dtype_name(t));
+    if (t != HS_F64 && t != HS_F32 && t != HS_F16)
+        return hs_input_error("field", 0, NULL, "type %s is not supported (f64, f32, or f16 storage)", hs_dtype_name(t));
     if (halo < 0 || halo > HS_FIELD_MAX_HALO)
         return hs_input_error("field", 0, NULL, "halo = %d, must be in 0..%d", halo, HS_FIELD_MAX_HALO);
     for (int e = 0; e < d->ndim; e++) {
@@ -454,6 +454,7 @@ int hs_field_store_interior(hs_field *f, void *contiguous)
 int hs_field_fill(hs_field *f, double value)
 {
     hs_ctx *ctx = f->d->ctx;
+    if (f->dtype == HS_F16) return HS_FAIL(HS_ERR_RUNTIME, "hs_field_fill: f16 fields are storage only");
     return HS_DISPATCH(ctx, hs_grid_fill_cpu(f->dtype, f->data, f->count, value),
                        hs_grid_fill_cuda(ctx->cuda, f->dtype, f->data, f->count, value));
 }
@@ -488,7 +489,7 @@ static size_t max_block(const hs_field *f)
     return n;
 }
 
-static MPI_Datatype mpi_type(hs_dtype t) { return t == HS_F64 ? MPI_DOUBLE : MPI_FLOAT; }
+static MPI_Datatype mpi_type(hs_dtype t) { return t == HS_F64 ? MPI_DOUBLE : t == HS_F16 ? MPI_UINT16_T : MPI_FLOAT; }
 
 /* Every rank learns whether root can go on, so that a bad root argument fails everywhere. */
 static int root_check(hs_field *f, int root, const void *global_host)

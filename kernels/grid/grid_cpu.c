@@ -27,12 +27,14 @@
     }
 DEFINE_COPY_BOX(copy_box_64, uint64_t)
 DEFINE_COPY_BOX(copy_box_32, uint32_t)
+DEFINE_COPY_BOX(copy_box_16, uint16_t)
 
 int hs_grid_copy_box_cpu(size_t es, const void *src, void *dst, const hs_grid_copy *b)
 {
     if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
     if (es == 8) copy_box_64(src, dst, b);
     else if (es == 4) copy_box_32(src, dst, b);
+    else if (es == 2) copy_box_16(src, dst, b);
     else return HS_FAIL(HS_ERR_RUNTIME, "box copy of %zu-byte elements is not supported", es);
     return HS_OK;
 }

@@ -117,6 +117,7 @@ extern "C" int hs_grid_copy_box_cuda(struct hs_cuda_ctx *cu, void *stream, size_
     // copies move bits: integer types keep NaN payloads and signed zeros exactly
     if (esize == 8) return copy_box_t<unsigned long long>(cu, s, src, dst, b);
     if (esize == 4) return copy_box_t<unsigned>(cu, s, src, dst, b);
+    if (esize == 2) return copy_box_t<unsigned short>(cu, s, src, dst, b);
     return HS_FAIL(HS_ERR_RUNTIME, "halo copy of %zu-byte elements is not supported", esize);
 }
 

@@ -20,6 +20,7 @@ static int local_reduce(hs_field *f, int op, double *v)
     const int64_t *l = f->local;
     const void *origin = (const char *)f->data + hs_field_index(f, 0, 0, 0) * hs_field_esize(f);
     const int64_t sy = hs_field_stride_y(f), sz = hs_field_stride_z(f);
+    if (f->dtype == HS_F16) return HS_FAIL(HS_ERR_RUNTIME, "field reductions: f16 fields are storage only");
     return HS_DISPATCH(ctx, hs_grid_reduce_cpu(f->dtype, origin, l[0], l[1], l[2], sy, sz, op, v),
                        hs_grid_reduce_cuda(ctx->cuda, f->dtype, origin, l[0], l[1], l[2], sy, sz, op, v));
 }

@@ -33,7 +33,7 @@ typedef struct {
 } plan_t;
 
 static hs_ctx *ctx_of(const hs_field *f) { return f->d->ctx; }
-static MPI_Datatype mpi_type(hs_dtype t) { return t == HS_F64 ? MPI_DOUBLE : MPI_FLOAT; }
+static MPI_Datatype mpi_type(hs_dtype t) { return t == HS_F64 ? MPI_DOUBLE : t == HS_F16 ? MPI_UINT16_T : MPI_FLOAT; }
 
 /* A face exchanges when the dimension has a halo and a neighbour on that side. */
 static int face_active(const hs_field *f, const face_t *fc) { return f->hw[fc->dim] > 0 && fc->peer != MPI_PROC_NULL; }

@@ -1,4 +1,4 @@
-/* The `cfd` solver: one [run] solver = cfd, three models (navier_stokes, spectral, shallow_water) chosen by cfd.model. */
+/* The `cfd` solver: one [run] solver = cfd, four models (navier_stokes, spectral, shallow_water, lbm) chosen by cfd.model. */
 #include "solvers/cfd/cfd.h"
 
 #include <math.h>
@@ -9,7 +9,7 @@
 
 static const hs_param_decl g_cfd_params[] = {
     {"cfd", "model", HS_PARAM_ENUM, "navier_stokes", 0, 0, HS_CFD_MODEL_CHOICES,
-     "navier_stokes: projection on a MAC grid; spectral: 2D periodic vorticity; shallow_water: rotating, C-grid"},
+     "navier_stokes: projection on a MAC grid; spectral: 2D periodic vorticity; shallow_water: rotating, C-grid; lbm: lattice Boltzmann"},
     {"cfd", "ndim", HS_PARAM_INT, "2", 2, 3, NULL, "spatial dimensions (spectral and shallow_water: 2)"},
     {"cfd", "n", HS_PARAM_INT_LIST, "64", 1, 1e6, "1|2|3", "cells per dimension (one value: the same in all)"},
     {"cfd", "length", HS_PARAM_REAL_LIST, "1", 1e-300, HS_NO_MAX, "1|2|3", "domain length per dimension (non-dimensional)"},
@@ -23,12 +23,13 @@ static const hs_param_decl g_cfd_params[] = {
 extern const hs_solver_ops hs_cfd_navier_stokes;
 extern const hs_solver_ops hs_cfd_spectral;
 extern const hs_solver_ops hs_cfd_shallow_water;
+extern const hs_solver_ops hs_cfd_lbm;
 static const hs_solver_ops *model_table(int i)
 {
-    const hs_solver_ops *t[] = {&hs_cfd_navier_stokes, &hs_cfd_spectral, &hs_cfd_shallow_water};
+    const hs_solver_ops *t[] = {&hs_cfd_navier_stokes, &hs_cfd_spectral, &hs_cfd_shallow_water, &hs_cfd_lbm};
     return t[i];
 }
-#define NMODELS 3
+#define NMODELS 4
 
 int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
 {
@@ -154,7 +155,7 @@ static const char *const g_restart_may_change[] = {"cfd.t_end", "cfd.diag_every"
 
 const hs_solver_ops hs_cfd_solver = {
     .name = "cfd",
-    .summary = "incompressible Navier-Stokes (MAC projection), 2D pseudo-spectral, rotating shallow water",
+    .summary = "incompressible Navier-Stokes (MAC projection), 2D pseudo-spectral, rotating shallow water, lattice Boltzmann",
     .declare = declare,
     .check = check,
     .create = create,

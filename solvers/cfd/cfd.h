@@ -7,8 +7,8 @@
 extern const hs_solver_ops hs_cfd_solver;
 
 /* cfd.model, in the order of its choices (hs_params_enum). */
-enum { HS_CFD_NAVIER_STOKES = 0, HS_CFD_SPECTRAL = 1, HS_CFD_SHALLOW_WATER = 2 };
-#define HS_CFD_MODEL_CHOICES "navier_stokes|spectral|shallow_water"
+enum { HS_CFD_NAVIER_STOKES = 0, HS_CFD_SPECTRAL = 1, HS_CFD_SHALLOW_WATER = 2, HS_CFD_LBM = 3 };
+#define HS_CFD_MODEL_CHOICES "navier_stokes|spectral|shallow_water|lbm"
 
 /* The keys of [cfd] that every model shares: the grid, its split over the ranks, and time. */
 typedef struct hs_cfd_config {
@@ -30,10 +30,11 @@ int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c);
 
 /* Each model is a full solver table (solvers/solver.h) whose name is its cfd.model value; the
  * `cfd` solver forwards every call to the model that cfd.model names.  A model declares its own
- * section ([navier_stokes], [spectral], [shallow_water]) in `declare`. */
+ * section ([navier_stokes], [spectral], [shallow_water], [lbm]) in `declare`. */
 extern const hs_solver_ops hs_cfd_navier_stokes;
 extern const hs_solver_ops hs_cfd_spectral;
 extern const hs_solver_ops hs_cfd_shallow_water;
+extern const hs_solver_ops hs_cfd_lbm;
 
 /* The length of the next step toward `until` when the nominal step is dt: dt itself, or what is
  * left to land exactly on `until`; 0 when the time has arrived (what is left is a sliver below

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# The lbm CFD model end to end: the output's variables and series (read back with ncdump), 1/2/4 ranks equal bitwise (and CPU/GPU
+# closely), a restart from an odd step continues bitwise, a mask file equals the analytic cylinder it was written from, the Mach
+# warning, and bad inputs fail with exit 2.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+DEVICE=${HS_TEST_DEVICE:-cpu}
+WORK=$(mktemp -d)
+CAP=$(mktemp -d)
+trap 'rm -rf "$WORK" "$CAP"' EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
+HAVE_MPI=0
+command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+EXT=nc
+"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+
+# A small cylinder channel (inlet, outlet, walls, Bouzidi links, fp32) and a 3D lid box with a
+# periodic axis in fp16: every kernel path.
+cat > cyl.ini <<EOF2
+[run]
+solver = cfd
+device = $DEVICE
+[cfd]
+model = lbm
+n = 88 24
+length = 2.2 0.6
+t_end = 0.5
+[lbm]
+nu = 4e-3
+u_ref = 0.3
+u_lattice = 0.08
+boundary = inlet outlet wall wall
+obstacle = cylinder
+obstacle_center = 0.5 0.29
+obstacle_radius = 0.1
+[output]
+path = cyl
+every_time = 0.1
+EOF2
+cat > box.ini <<EOF2
+[run]
+solver = cfd
+device = $DEVICE
+[cfd]
+model = lbm
+ndim = 3
+n = 12 10 8
+length = 1.2 1 0.8
+t_end = 0.3
+[lbm]
+nu = 0.01
+u_ref = 1
+u_lattice = 0.1
+storage = fp16
+collision = bgk
+boundary = periodic periodic wall lid wall wall
+[output]
+path = box
+every_time = 0.1
+EOF2
+
+# 1. runs, with the variables and series users rely on
+for c in cyl box; do
+    if "$HS_BIN" run $c.ini --quiet >"$CAP/o" 2>"$CAP/e"; then ok "$c runs ($(grep -m1 'steps of dt' "$CAP/o" | sed 's/^lbm: //'))"
+    else bad "$c: $(cat "$CAP/e")"; fi
+done
+if [ $EXT = nc ] && command -v ncdump >/dev/null; then
+    h=$(ncdump -h cyl.nc)
+    missing=""
+    for v in "u(time, y, x)" "v(time, y, x)" "p(time, y, x)" "solid(y, x)" "drag_coefficient(time)" "lift_coefficient(time)" "mach_max(time)"; do
+        grep -qF "double $v" <<<"$h" || missing="$missing $v"
+    done
+    [ -z "$missing" ] && ok "cyl file has u, v, p, solid and the force and Mach series" || bad "cyl file lacks:$missing"
+    h=$(ncdump -h box.nc)
+    missing=""
+    for v in "u(time, z, y, x)" "v(time, z, y, x)" "w(time, z, y, x)" "p(time, z, y, x)"; do grep -qF "double $v" <<<"$h" || missing="$missing $v"; done
+    [ -z "$missing" ] && ok "box file has u, v, w, p" || bad "box file lacks:$missing"
+    # the drag of the last record: positive, finite (the flow pushes the cylinder downstream)
+    cd_last=$(ncdump -v drag_coefficient cyl.nc | sed -n '/^ drag_coefficient =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | grep -E '^[-+0-9.eE]+$' | tail -1)
+    awk -v c="$cd_last" 'BEGIN { exit !(c > 0.5 && c < 100) }' && ok "cyl drag coefficient of the last record $cd_last" || bad "cyl drag coefficient '$cd_last'"
+fi
+
+# 2. the same on 1, 2 and 4 ranks, in several splits: bitwise (redundant ghost rings replay the neighbours' updates)
+if [ $HAVE_MPI = 1 ]; then
+    for c in cyl box; do
+        for run in "2 2 1 1" "4 4 1 1" "4 2 2 1"; do
+            set -- $run
+            np=$1 procs="$2 $3"
+            [ $c = box ] && procs="$2 1 $3"
+            out=${c}_np${np}_${2}x$3
+            if ! "${MPIRUN[@]}" -n $np "$HS_BIN" run $c.ini --quiet run.allow_shared_gpu=true "cfd.procs=$procs" output.path=$out >"$CAP/o" 2>"$CAP/e"; then
+                bad "$c on $np ranks ($procs): $(grep hpcsim "$CAP/e")"
+                continue
+            fi
+            for v in u v p; do
+                if ! "$HS_BIN" compare $c.$EXT $out.$EXT $v >"$CAP/o"; then bad "$c $v: $np ranks ($procs) differ: $(cat "$CAP/o")"; continue 2; fi
+            done
+            ok "$c: $np ranks (procs $procs) equal 1 rank bitwise in u, v, p"
+        done
+    done
+else
+    echo "skip rank-count comparison: no MPI in this build"
+fi
+
+# 3. CPU and GPU (fused multiply-adds on the GPU; fp32 and fp16 storage round their sums)
+if [ "$DEVICE" = cuda ]; then
+    for c in cyl box; do
+        tol=1e-4
+        [ $c = box ] && tol=2e-2
+        "$HS_BIN" run $c.ini --quiet run.device=cpu output.path=${c}_cpu >/dev/null 2>&1
+        good=1
+        for v in u v; do "$HS_BIN" compare ${c}_cpu.$EXT $c.$EXT $v $tol >"$CAP/o" || { good=0; break; }; done
+        [ $good = 1 ] && ok "$c: CPU and GPU agree within $tol in u, v ($(cut -d, -f2 "$CAP/o"))" || bad "$c CPU vs GPU: $(cat "$CAP/o")"
+    done
+fi
+
+# 4. a restart continues bitwise from an odd step (between the two halves of the AA pair), on 1 and 2 ranks
+for np in 1 2; do
+    [ $np = 2 ] && [ $HAVE_MPI = 0 ] && continue
+    pre=()
+    [ $np = 2 ] && pre=("${MPIRUN[@]}" -n 2)
+    rm -f ck*
+    "${pre[@]}" "$HS_BIN" run cyl.ini --quiet run.allow_shared_gpu=true output.path=part$np checkpoint.every_steps=7 checkpoint.path=ck \
+        run.max_steps=10 >/dev/null 2>&1
+    ck=$(ls ck* 2>/dev/null | head -1)
+    if [ -n "$ck" ] && "${pre[@]}" "$HS_BIN" run cyl.ini --quiet run.allow_shared_gpu=true output.path=part$np run.restart="$ck" >"$CAP/o" 2>"$CAP/e"; then
+        good=1
+        for v in u v p drag_coefficient; do "$HS_BIN" compare cyl.$EXT part$np.$EXT $v >"$CAP/o" || good=0; done
+        [ $good = 1 ] && ok "restart on $np rank(s) from $ck (step 7) is bitwise (every record)" || bad "restart on $np rank(s) differs: $(cat "$CAP/o")"
+    else
+        bad "restart on $np rank(s): checkpoint '$ck': $(cat "$CAP/e" 2>/dev/null)"
+    fi
+done
+
+# 5. a mask file: the `solid` variable of a run with half-way links, read back as the obstacle,
+# gives the same flow bitwise as the analytic cylinder
+"$HS_BIN" run cyl.ini --quiet lbm.interpolation=halfway output.path=half >/dev/null 2>&1
+if "$HS_BIN" run cyl.ini --quiet lbm.obstacle=file lbm.mask_file=half.$EXT lbm.mask_variable=solid lbm.cd_length=0.2 \
+    output.path=masked >"$CAP/o" 2>"$CAP/e"; then
+    good=1
+    for v in u v p drag_coefficient; do "$HS_BIN" compare half.$EXT masked.$EXT $v >"$CAP/o" || { good=0; break; }; done
+    [ $good = 1 ] && ok "a mask file ($EXT) of the cylinder gives the analytic cylinder's flow and drag bitwise" || bad "mask file: $(cat "$CAP/o")"
+else
+    bad "mask file run: $(cat "$CAP/e")"
+fi
+# the same mask as raw bytes
+if python3 - half.$EXT <<'PY' 2>/dev/null; then
+import sys
+name = sys.argv[1]
+try:
+    import netCDF4
+    m = netCDF4.Dataset(name)["solid"][:]
+except Exception:
+    import h5py
+    m = h5py.File(name, "r")["solid"][:]
+open("mask.raw", "wb").write(bytes(int(v != 0) for v in m.ravel()))
+PY
+    if "$HS_BIN" run cyl.ini --quiet lbm.obstacle=file lbm.mask_file=mask.raw lbm.mask_format=u8 lbm.cd_length=0.2 output.path=raw >"$CAP/o" 2>"$CAP/e" &&
+        "$HS_BIN" compare half.$EXT raw.$EXT u >"$CAP/o"; then ok "a raw u8 mask gives the same flow bitwise"
+    else bad "raw mask: $(cat "$CAP/e" "$CAP/o")"; fi
+else
+    echo "skip raw mask: no netCDF4/h5py in python3"
+fi
+
+# 6. the lattice Mach number above 0.3: a warning with the figure, and the run goes on
+if "$HS_BIN" run cyl.ini --quiet lbm.u_lattice=0.2 cfd.t_end=0.05 output.format=none >"$CAP/o" 2>"$CAP/e" &&
+    grep -qF "warning: lbm: lattice Mach number 0.346" "$CAP/e"; then ok "lattice Mach 0.346 warned: $(grep -m1 warning "$CAP/e" | cut -c1-80)..."
+else bad "Mach warning: $(cat "$CAP/e")"; fi
+
+# 7. bad input: exit 2, the key named, nothing written; check says the same as run (the cases are
+# also in tests/data/bad_inputs.txt for test_check_equals_run.sh)
+expect_fail() { # name, expected message fragment, ini text, extra file name and contents
+    local name=$1 want=$2
+    mkdir -p "$CAP/empty" && rm -rf "$CAP/empty"/* && printf '%b' "$3" > "$CAP/empty/case.ini"
+    [ $# -ge 5 ] && printf '%b' "$5" > "$CAP/empty/$4"
+    (cd "$CAP/empty" && "$HS_BIN" check case.ini >"$CAP/o" 2>"$CAP/ec")
+    local rcc=$?
+    (cd "$CAP/empty" && "$HS_BIN" run case.ini >"$CAP/o" 2>"$CAP/e")
+    local rc=$? files
+    files=$(ls -A "$CAP/empty" | grep -v "^case.ini$" | grep -v "^${4:-case.ini}$")
+    if [ $rc = 2 ] && [ $rcc = 2 ] && grep -qF "$want" "$CAP/e" && grep -qF "$want" "$CAP/ec" && [ -z "$files" ]; then ok "$name"; else
+        bad "$name: run exit $rc, check exit $rcc, files '$files'"; printf '  got:      %s\n  expected: %s\n' "$(cat "$CAP/e")" "$want"; fi
+}
+H='[run]\nsolver = cfd\n[cfd]\nmodel = lbm\n'
+expect_fail "tau = 0.5 refused" "case.ini:7: lbm.tau: tau = 0.5 is unstable: the relaxation time must exceed 1/2" "${H}n = 16\n[lbm]\ntau = 0.5\n"
+expect_fail "tau below 0.5 refused" "case.ini:7: lbm.tau: tau = 0.3 is unstable" "${H}n = 16\n[lbm]\ntau = 0.3\n"
+expect_fail "viscosity too small for the grid" "lbm.u_lattice: the relaxation time 1/2 + 3 nu dt/dx^2 = 0.5 is not above 1/2" \
+    "${H}n = 16\n[lbm]\nnu = 1e-30\n"
+expect_fail "supersonic lattice velocity" "case.ini:7: lbm.u_lattice: the lattice Mach number u_ref dt/dx sqrt(3) = 1.21 is supersonic" \
+    "${H}n = 16\n[lbm]\nu_lattice = 0.7\n"
+expect_fail "raw mask of the wrong size" "case.ini:9: lbm.mask_file: 'mask.raw' has 17 bytes; the grid of 8 x 4 x 1 cells needs 32" \
+    "${H}n = 8 4\nlength = 1 0.5\n[lbm]\nobstacle = file\nmask_file = mask.raw\nmask_format = u8\n" mask.raw "0000000000000000\n"
+expect_fail "a sphere in 2D" "case.ini:7: lbm.obstacle: a sphere needs cfd.ndim = 3" "${H}n = 16\n[lbm]\nobstacle = sphere\n"
+expect_fail "periodic on one side" "lbm.boundary: the x faces are periodic on one side only" "${H}n = 16\n[lbm]\nboundary = periodic wall wall wall\n"
+expect_fail "face kind misspelt" "lbm.boundary: 'lidd' is not a face kind" "${H}n = 16\n[lbm]\nboundary = wall wall wall lidd\n"
+expect_fail "cells not square" "cfd.length: the lattice needs square cells" "${H}n = 16 8\nlength = 1 1\n"
+expect_fail "a fixed time step refused" "cfd.dt: the lbm model's time step follows from the lattice" "${H}n = 16\ndt = 0.01\n"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
