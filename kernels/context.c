@@ -9,6 +9,7 @@
 
 #include "kernels/cuda_backend.h"
 #include "kernels/dispatch.h"
+#include "kernels/memory.h"
 #include "kernels/version.h"
 
 const char *hs_device_name(hs_device d) { return d == HS_DEVICE_CUDA ? "cuda" : "cpu"; }
@@ -101,7 +102,9 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     if (!init) {
         int provided = 0;
         singleton_mpi_defaults();
+        double t0 = hs_wtime();
         HS_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+        ctx->t_mpi_init = hs_wtime() - t0;
         ctx->owns_mpi = 1;
         hs_error_set_finalizer(finalize_mpi);
     }
@@ -119,8 +122,11 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     ctx->nthreads = 1;
 #endif
     ctx->gpu = -1;
+    double t0 = hs_wtime();
     ctx->gpu_count = hs_cuda_device_count();
-    return hs_ctx_set_device(ctx, device, allow_shared_gpu);
+    int rc = hs_ctx_set_device(ctx, device, allow_shared_gpu);
+    ctx->t_device_init = hs_wtime() - t0;
+    return rc;
 }
 
 void hs_ctx_destroy(hs_ctx *ctx)

@@ -22,6 +22,8 @@ typedef struct hs_ctx {
     int nthreads;            /* OpenMP threads (1 without OpenMP) */
     int owns_mpi;            /* this context called MPI_Init and will finalize */
     struct hs_cuda_ctx *cuda;
+    double t_mpi_init;       /* seconds in MPI_Init (0 when MPI was already up) */
+    double t_device_init;    /* seconds choosing and starting the device (CUDA context, stream) */
 } hs_ctx;
 
 /* Initialise MPI (if nobody has), and choose the backend: device is "auto" (CUDA when a GPU is

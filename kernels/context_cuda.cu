@@ -89,8 +89,10 @@ extern "C" int hs_ctx_create_cuda(int device, struct hs_cuda_ctx **out)
 extern "C" int hs_cuda_cublas_ready(struct hs_cuda_ctx *cu)
 {
     if (cu->cublas) return HS_OK;
-    HS_CUBLAS_CHECK(cublasCreate(&cu->cublas));
-    HS_CUBLAS_CHECK(cublasSetStream(cu->cublas, cu->stream));
+    const hs_cublas_api *cb;
+    HS_CHECK(hs_cublas(&cb));
+    HS_CUBLAS_CHECK(cb->Create(&cu->cublas));
+    HS_CUBLAS_CHECK(cb->SetStream(cu->cublas, cu->stream));
     return HS_OK;
 }
 
@@ -111,7 +113,8 @@ extern "C" void hs_ctx_destroy_cuda(struct hs_cuda_ctx *cu)
     if (cu->flags) cudaFree(cu->flags);
     if (cu->host_scratch) cudaFreeHost(cu->host_scratch);
     if (cu->cusparse) cusparseDestroy(cu->cusparse);
-    if (cu->cublas) cublasDestroy(cu->cublas);
+    const hs_cublas_api *cb;
+    if (cu->cublas && hs_cublas(&cb) == HS_OK) cb->Destroy(cu->cublas); /* loaded when the handle was made */
     if (cu->stream) cudaStreamDestroy(cu->stream);
     free(cu);
 }

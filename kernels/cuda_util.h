@@ -51,6 +51,23 @@ static inline bool hs_aligned16(const void *a, const void *b)
 const char *hs_cublas_status_name(cublasStatus_t s);
 const char *hs_cufft_status_name(cufftResult s);
 
+/* cuBLAS is not linked: it is loaded on first use (kernels/blas/cublas_lazy.cu), since loading
+ * libcublas and libcublasLt (0.5 GB) costs every process 0.25-0.3 s at start.  The functions we
+ * call, through hs_cublas(&api): api->Dgemm(...) has cublasDgemm's signature, and so on. */
+struct hs_cublas_api {
+    decltype(&cublasCreate) Create;
+    decltype(&cublasDestroy) Destroy;
+    decltype(&cublasSetStream) SetStream;
+    decltype(&cublasDgemm) Dgemm;
+    decltype(&cublasSgemm) Sgemm;
+    decltype(&cublasDdot_64) Ddot_64;
+    decltype(&cublasSdot_64) Sdot_64;
+    decltype(&cublasDnrm2_64) Dnrm2_64;
+    decltype(&cublasSnrm2_64) Snrm2_64;
+};
+/* The loaded functions, or an error naming the library that could not be loaded. */
+int hs_cublas(const hs_cublas_api **api);
+
 /* Create the context's cuBLAS / cuSPARSE handle (on its stream) unless it exists: every user of
  * cu->cublas or cu->cusparse calls this first. */
 extern "C" int hs_cuda_cublas_ready(struct hs_cuda_ctx *cu);

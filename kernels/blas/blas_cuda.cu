@@ -161,13 +161,15 @@ extern "C" int hs_blas_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, in
                             const void *A, int lda, const void *B, int ldb, double beta, void *C, int ldc)
 {
     HS_CHECK(hs_cuda_cublas_ready(cu));
+    const hs_cublas_api *cb;
+    HS_CHECK(hs_cublas(&cb));
     cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (t == HS_F64) {
-        HS_CUBLAS_CHECK(cublasDgemm(cu->cublas, opa, opb, m, n, k, &alpha, (const double *)A, lda, (const double *)B,
+        HS_CUBLAS_CHECK(cb->Dgemm(cu->cublas, opa, opb, m, n, k, &alpha, (const double *)A, lda, (const double *)B,
                                     ldb, &beta, (double *)C, ldc));
     } else {
         float fa = (float)alpha, fb = (float)beta;
-        HS_CUBLAS_CHECK(cublasSgemm(cu->cublas, opa, opb, m, n, k, &fa, (const float *)A, lda, (const float *)B, ldb,
+        HS_CUBLAS_CHECK(cb->Sgemm(cu->cublas, opa, opb, m, n, k, &fa, (const float *)A, lda, (const float *)B, ldb,
                                     &fb, (float *)C, ldc));
     }
     return HS_OK;
@@ -176,11 +178,13 @@ extern "C" int hs_blas_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, in
 extern "C" int hs_blas_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result)
 {
     HS_CHECK(hs_cuda_cublas_ready(cu));
+    const hs_cublas_api *cb;
+    HS_CHECK(hs_cublas(&cb));
     if (t == HS_F64) {
-        HS_CUBLAS_CHECK(cublasDdot_64(cu->cublas, (int64_t)n, (const double *)x, 1, (const double *)y, 1, result));
+        HS_CUBLAS_CHECK(cb->Ddot_64(cu->cublas, (int64_t)n, (const double *)x, 1, (const double *)y, 1, result));
     } else {
         float r = 0;
-        HS_CUBLAS_CHECK(cublasSdot_64(cu->cublas, (int64_t)n, (const float *)x, 1, (const float *)y, 1, &r));
+        HS_CUBLAS_CHECK(cb->Sdot_64(cu->cublas, (int64_t)n, (const float *)x, 1, (const float *)y, 1, &r));
         *result = r;
     }
     return HS_OK;
@@ -189,11 +193,13 @@ extern "C" int hs_blas_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, co
 extern "C" int hs_blas_nrm2_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
 {
     HS_CHECK(hs_cuda_cublas_ready(cu));
+    const hs_cublas_api *cb;
+    HS_CHECK(hs_cublas(&cb));
     if (t == HS_F64) {
-        HS_CUBLAS_CHECK(cublasDnrm2_64(cu->cublas, (int64_t)n, (const double *)x, 1, result));
+        HS_CUBLAS_CHECK(cb->Dnrm2_64(cu->cublas, (int64_t)n, (const double *)x, 1, result));
     } else {
         float r = 0;
-        HS_CUBLAS_CHECK(cublasSnrm2_64(cu->cublas, (int64_t)n, (const float *)x, 1, &r));
+        HS_CUBLAS_CHECK(cb->Snrm2_64(cu->cublas, (int64_t)n, (const float *)x, 1, &r));
         *result = r;
     }
     return HS_OK;

@@ -239,7 +239,12 @@ cudnnHandle_t g_handles[HS_MAX_DEVICES];
 int handle(struct hs_cuda_ctx *cu, cudnnHandle_t *h)
 {
     HS_CHECK_DEVICE_MEMO(cu);
-    if (!g_handles[cu->device]) HS_CUDNN_CHECK(cudnnCreate(&g_handles[cu->device]));
+    if (!g_handles[cu->device]) {
+        // cuDNN finds cuBLAS(Lt) already loaded, as when cuBLAS was linked (it is loaded on first use now)
+        const hs_cublas_api *cb;
+        HS_CHECK(hs_cublas(&cb));
+        HS_CUDNN_CHECK(cudnnCreate(&g_handles[cu->device]));
+    }
     HS_CUDNN_CHECK(cudnnSetStream(g_handles[cu->device], cu->stream));
     *h = g_handles[cu->device];
     return HS_OK;

@@ -3,8 +3,8 @@
  * usage: custatevec_bench CIRCUIT.qsim [c64|c128]
  * Built on the GPU machine by scripts/peers/run_peers.sh against the custatevec-cu13 wheel:
  *   cc -O2 custatevec_bench.c -I$CUDA/include -I$CUSV/include -L$CUSV/lib -L$CUDA/lib64 -lcustatevec -lcudart -lm
- * Gates: those scripts/peers/qasm_to_qsim.py writes (h x y z s t x_1_2 rx ry rz cx cz cp sw); controlled
- * gates use cuStateVec's controls.  Prints the times of state creation (allocation and |0>), of the
+ * Gates: those scripts/peers/qasm_to_qsim.py writes (h x y z s t x_1_2 rx ry rz cx cz cp sw), with qsim's
+ * meanings (cp(t) = diag(1, 1, 1, e^(-i t))); controlled gates use cuStateVec's controls.  Prints the times of state creation (allocation and |0>), of the
  * gates (device events), and the first amplitudes, so that runs can be compared with hpcsim's.
  */
 #include <complex.h>
@@ -82,7 +82,7 @@ static int parse(const char *line, int nq, gate *g)
         g->nc = 1, g->c[0] = q0, g->t[0] = q1;
         if (!strcmp(name, "cx")) set1(g, 0, 1, 1, 0);
         else if (!strcmp(name, "cz")) set1(g, 1, 0, 0, -1);
-        else set1(g, 1, 0, 0, cexp(I * p));
+        else set1(g, 1, 0, 0, cexp(-I * p)); /* qsim's cp(p): diag(1, 1, 1, e^(-i p)) */
     } else if (!strcmp(name, "sw")) {
         g->nt = 2, g->t[0] = q0, g->t[1] = q1;
         g->m[0] = g->m[6] = g->m[9] = g->m[15] = 1;

@@ -6,7 +6,8 @@ usage: scripts/peers/qasm_to_qsim.py IN.qasm > OUT.qsim
 qsim's format: the number of qubits on the first line, then "time gate qubits... params" per gate,
 times non-decreasing and no qubit twice in one time.  Qubit q of the qreg is qsim qubit q; one qreg.
 Gates: h x y z s t sx (x_1_2) rx ry rz cx cz cp swap (sw) rzz (cx, rz, cx) id; qsim's rx/ry/rz are
-exp(-i t P / 2) and its cp diag(1, 1, 1, e^(i t)), as in qelib1.inc.  Anything else is an error.
+exp(-i t P / 2) as in qelib1.inc, its cp(t) is diag(1, 1, 1, e^(-i t)): qelib1's cp(t) is written as
+qsim's cp(-t).  Anything else is an error.
 """
 import math
 import re
@@ -53,6 +54,8 @@ def convert(src):
             continue
         if name == "rzz":
             ops += [("cx", qs, []), ("rz", [qs[1]], ps), ("cx", qs, [])]
+        elif name in ("cp", "cu1"):  # qsim's cp(t) is diag(1, 1, 1, e^(-i t))
+            ops.append(("cp", qs, [-p for p in ps]))
         elif name in NAMES:
             ops.append((NAMES[name], qs, ps))
         else:

@@ -6,6 +6,8 @@
 # .peers/ is prepared here by scripts/peers/fetch_qsim.sh and scripts/peers/fetch_custatevec.sh (the GPU machine
 # has no network); nothing of it is committed.  Circuits: bench_quantum --write-qasm (QFT, the supremacy-style
 # random circuit, a QAOA layer), converted for qsim by scripts/peers/qasm_to_qsim.py.
+# What it builds and writes goes to build/peers/ (PEERS_BUILD): outside .peers/, so that it stays on the GPU
+# machine between calls that carry .peers/ again; bench_quantum finds the peers there (HS_BENCH_PEERS).
 # Rows: every run is a whole process (start-up, parse, fusion, simulation, exit), best of REPS (default 2);
 # ratio = peer time / hpcsim's time in the same precision (> 1: hpcsim is faster).  "sim" is the time the
 # program reports for the simulation itself where it does (hpcsim: solver; qsim: simu time; cuStateVec: gates).
@@ -13,21 +15,22 @@ set -u
 cd "$(dirname "$0")/../.."
 n=${1:-30}
 P=.peers
+W=${PEERS_BUILD:-build/peers}
 OUT=${OUT:-out}
 REPS=${REPS:-2}
 ARCH=${CUDA_ARCH:-90}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
-B=$P/build
-mkdir -p "$OUT" "$B" "$P/circuits" "$P/runs"
+B=$W/build
+mkdir -p "$OUT" "$B" "$W/circuits" "$W/runs"
 log=$OUT/peers.log
 : >"$log"
 say() { echo "$@" | tee -a "$log"; }
 
 # ---- build the peers
-CUSV=$P/cusv/cuquantum
+CUSV=$W/cusv/cuquantum
 whl=$(ls $P/custatevec_cu13-*.whl 2>/dev/null | head -1)
 if [ -n "$whl" ] && [ ! -f "$CUSV/lib/libcustatevec.so.1" ]; then
-    python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$whl" "$P/cusv" || say "cannot unpack $whl"
+    python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$whl" "$W/cusv" || say "cannot unpack $whl"
 fi
 [ -f "$CUSV/lib/libcustatevec.so.1" ] && ln -sf libcustatevec.so.1 "$CUSV/lib/libcustatevec.so"
 NV=("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -gencode "arch=compute_$ARCH,code=sm_$ARCH" -Xcompiler -fopenmp)
@@ -49,9 +52,9 @@ if [ -d "$CUSV" ] && [ ! -x $B/custatevec_bench ]; then
 fi
 
 # ---- circuits
-build/tests/bench/bench_quantum --write-qasm $P/circuits "$n" >>"$log" 2>&1 || { say "bench_quantum --write-qasm failed"; exit 1; }
+build/tests/bench/bench_quantum --write-qasm $W/circuits "$n" >>"$log" 2>&1 || { say "bench_quantum --write-qasm failed"; exit 1; }
 for c in qft supremacy qaoa; do
-    python3 scripts/peers/qasm_to_qsim.py $P/circuits/${c}_$n.qasm >$P/circuits/${c}_$n.qsim || say "export of $c failed"
+    python3 scripts/peers/qasm_to_qsim.py $W/circuits/${c}_$n.qasm >$W/circuits/${c}_$n.qsim || say "export of $c failed"
 done
 
 # ---- timing: best whole-process time of REPS runs; the program's own simulation time from its output
@@ -75,7 +78,7 @@ timed() { # name, then the command; output appended to the log
     done
 }
 ini() { # circuit file, precision, fusion, output name
-    cat >"$P/runs/$4.ini" <<EOT
+    cat >"$W/runs/$4.ini" <<EOT
 [run]
 solver = quantum
 device = cuda
@@ -86,17 +89,17 @@ fusion = $3
 shots = 0
 amplitudes_max_qubits = 0
 [output]
-path = $(pwd)/$P/runs/$4
+path = $(pwd)/$W/runs/$4
 EOT
-    echo "$P/runs/$4.ini"
+    echo "$W/runs/$4.ini"
 }
 
 csv=$OUT/peers.csv
 echo "circuit,qubits,program,precision,whole_s,sim_s,ratio_peer_over_hpcsim" >"$csv"
 printf "%-10s %-34s %-5s %9s %9s %8s\n" circuit program prec whole_s sim_s ratio | tee -a "$log"
 for c in qft supremacy qaoa; do
-    q=$P/circuits/${c}_$n.qasm
-    qs=$P/circuits/${c}_$n.qsim
+    q=$W/circuits/${c}_$n.qasm
+    qs=$W/circuits/${c}_$n.qsim
     declare -A ours=()
     row() { # program, precision, reference precision for the ratio ('' for ours)
         local ratio=-

@@ -39,11 +39,13 @@ static double env_or(const char *name, double def)
 hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
 {
     hs_qcost m;
-    /* HS_QFUSION_RATIO, HS_QFUSION_LAUNCH_US and HS_QFUSION_BW (bytes/s) replace the stated
-     * constants with measured ones (bench_quantum prints what each block size costs per pass) */
+    /* HS_QFUSION_RATIO (or HS_QFUSION_RATIO_C64 / _C128 for one precision), HS_QFUSION_LAUNCH_US
+     * and HS_QFUSION_BW (bytes/s) replace the stated constants with measured ones (bench_quantum
+     * prints what each block size costs per pass and the ratio that implies) */
     double bw = env_or("HS_QFUSION_BW", gpu ? GPU_BW : CPU_BW);
     double pass = 2.0 * ldexp((double)amp_bytes, nloc) / bw;
     m.ratio = env_or("HS_QFUSION_RATIO", gpu ? GPU_RATIO : CPU_RATIO);
+    m.ratio = env_or(amp_bytes == 8 ? "HS_QFUSION_RATIO_C64" : "HS_QFUSION_RATIO_C128", m.ratio); /* per precision */
     m.launch = env_or("HS_QFUSION_LAUNCH_US", 1e6 * (gpu ? GPU_LAUNCH : CPU_LAUNCH)) * 1e-6 / pass;
     return m;
 }

@@ -639,11 +639,11 @@ static void print_summary(qstate *s)
                hs_device_name(s->ctx->device), s->ctx->size, s->ctx->size > 1 ? "s" : "", s->seconds);
         printf("quantum: %d passes over the state (%d dense, %d diagonal, %d permutation; model cost %.4g passes)\n",
                s->plan.passes, s->plan.dense, s->plan.diag, s->plan.perm, s->plan.cost);
-        printf("quantum: start-up %.3g s before the first gate: %s%.3g s to the solver (MPI, device context), parse "
-               "%.3g s, plan %.3g s, register |0> %.3g s\n",
+        printf("quantum: start-up %.3g s before the first gate: %s%.3g s to the solver (of which MPI_Init %.3g s, "
+               "device %.3g s), parse %.3g s, plan %.3g s, register |0> %.3g s\n",
                (s->t_process > 0 ? s->t_process : 0) + s->t_parse + s->t_plan + s->t_register,
-               s->t_process < 0 ? "(unknown) " : "", s->t_process > 0 ? s->t_process : 0, s->t_parse, s->t_plan,
-               s->t_register);
+               s->t_process < 0 ? "(unknown) " : "", s->t_process > 0 ? s->t_process : 0, s->ctx->t_mpi_init,
+               s->ctx->t_device_init, s->t_parse, s->t_plan, s->t_register);
         if (s->obs) printf("quantum: <%s> = %.12g\n", s->observable_file, s->expect);
     } else {
         printf("quantum: %s energy %.12f (exact %.12f, error %.3g) after %d iterations, %lld evaluations\n",

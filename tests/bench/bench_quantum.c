@@ -155,7 +155,7 @@ static hs_circuit *parse(const named_qasm *q)
 }
 
 /* ---- Peers on the same circuit, when scripts/peers/run_peers.sh has built them and written the
- * circuits in qsim's format under HS_BENCH_PEERS (default .peers): the time each reports for
+ * circuits in qsim's format under HS_BENCH_PEERS (default build/peers): the time each reports for
  * applying the gates (qsim -v 2: "simu time", after fusing; cuStateVec: its gate loop), printed as
  * the peer of our planned run (ratio = peer / ours, > 1: we are faster). */
 static double peer_seconds(const char *cmd, const char *key1, const char *key2)
@@ -176,7 +176,7 @@ static double peer_seconds(const char *cmd, const char *key1, const char *key2)
 static void peer_rows(const char *label, const char *file, int n, hs_dtype t, double sec, double bytes)
 {
     if (ctx->rank != 0 || ctx->size > 1 || !HS_ON_GPU(ctx)) return;
-    const char *dir = getenv("HS_BENCH_PEERS") ? getenv("HS_BENCH_PEERS") : ".peers";
+    const char *dir = getenv("HS_BENCH_PEERS") ? getenv("HS_BENCH_PEERS") : "build/peers";
     char circ[1024], bin[1024], cmd[3072], row[160];
     snprintf(circ, sizeof circ, "%s/circuits/%s_%d.qsim", dir, file, n);
     FILE *probe = fopen(circ, "r");
