@@ -48,5 +48,5 @@ python3 "$A/surrogate_skill.py" scores.nc --leads 1,4 -o "$D/surrogate_skill.png
 # pinn: the quick example (about 2 minutes on 2 CPU cores)
 q "$I/pinn_quick.ini"
 python3 "$ROOT/scripts/plot_pinn.py" pinn_quick.nc -o "$D/pinn_quick.png"
-python3 "$A/plot_diagnostics.py" pinn_quick_history.nc --log -o "$D/pinn_quick_history.png" >/dev/null
+python3 "$A/plot_diagnostics.py" pinn_quick_history.nc --log --vars loss,loss_residual,loss_data,rel_l2_error -o "$D/pinn_quick_history.png" >/dev/null
 echo "docs_figures.sh: figures in $D"
