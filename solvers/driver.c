@@ -10,9 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "io/output_impl.h"
 #include "io/written.h"
@@ -390,10 +387,7 @@ static int write_run_attrs(run_state *r, const char *reason, const char *detail)
     char ended[32], host[256] = "unknown";
     utc_stamp(ended, sizeof ended);
     gethostname(host, sizeof host - 1);
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    int threads = r->ctx->nthreads;
     hs_writer *w = r->writer;
     int rc = hs_writer_attr_text(w, "hpcsim_stop_reason", reason);
     if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_stop_detail", detail);
