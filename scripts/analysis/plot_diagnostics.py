@@ -25,7 +25,7 @@ def main():
     ap.add_argument("--log", action="store_true", help="log scale for series that stay positive")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     sets = [(f, hsio.open_output(f)) for f in a.files]
