@@ -93,7 +93,8 @@ static void usage(FILE *out)
     for (const hs_solver_ops *const *s = hs_solver_list(); *s; s++) fprintf(out, "  %-9s %s\n", (*s)->name, (*s)->summary);
     fprintf(out,
             "\n'hpcsim COMMAND --help' (or 'hpcsim help COMMAND') shows a command's arguments and options.\n"
-            "exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 stopped on a signal after a checkpoint\n");
+            "exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 stopped early (a signal or run.walltime)\n"
+            "after writing a checkpoint\n");
 }
 
 /* The surrogate's commands are 'run' with [surrogate] mode set: the mode, or NULL for other commands. */

@@ -239,8 +239,12 @@ static void print_run(summary_ctx *s, const char *path, FILE *out)
     snprintf(r, sizeof r, "%s", reason);
     const char *detail = gtext(s, "hpcsim_stop_detail");
     fprintf(out, "  stopped      : %s (%s)\n", r, detail ? detail : "");
-    if (strcmp(r, "finished") && strcmp(r, "max_steps"))
-        fprintf(out, "                 a checkpoint was written: continue with 'hpcsim run ... --restart CHECKPOINT'\n");
+    if (strcmp(r, "finished") && strcmp(r, "max_steps")) {
+        const char *ck = gtext(s, "hpcsim_checkpoint");
+        char ckpt[1024];
+        snprintf(ckpt, sizeof ckpt, "%s", ck ? ck : "CHECKPOINT");
+        fprintf(out, "                 continue from the checkpoint: hpcsim run ... --restart %s\n", ckpt);
+    }
     fprintf(out, "  at           : step %.0f, t = %.9g of end time %.9g\n", greal(s, "hpcsim_stop_step"),
             greal(s, "hpcsim_stop_time"), greal(s, "hpcsim_end_time"));
     char started[64] = "?", ended[64] = "?", host[256] = "?", device[64] = "?", from[1024] = "none", wall[64] = "none";

@@ -13,7 +13,7 @@ enum {
     HS_OK = 0,
     HS_ERR_RUNTIME = 1, /* CUDA, MPI, I/O or numerical failure */
     HS_ERR_INPUT = 2,   /* bad parameters, bad usage, bad input file */
-    HS_ERR_SIGNAL = 3   /* stopped on a signal after writing a checkpoint */
+    HS_ERR_SIGNAL = 3   /* stopped early (a signal, run.walltime) after writing a checkpoint */
 };
 
 /* Record a new error (the first message wins; later ones are appended as a trace) and return code.

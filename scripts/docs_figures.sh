@@ -27,7 +27,7 @@ python3 "$A/cavity_ghia.py" cavity.nc -o "$D/cavity_re100_ghia.png" | tail -2
 q "$I/taylor_green_spectral.ini" output.path=tg
 python3 "$A/plot_diagnostics.py" tg.nc --log -o "$D/spectral_taylor_green_diagnostics.png" >/dev/null
 q "$I/sw_vortex.ini" cfd.n=64 output.path=swv
-python3 "$A/plot_diagnostics.py" swv.nc -o "$D/shallow_water_vortex_diagnostics.png" >/dev/null
+python3 "$A/plot_diagnostics.py" swv.nc --relative -o "$D/shallow_water_vortex_diagnostics.png" >/dev/null
 python3 "$A/plot_field.py" swv.nc --var vorticity -o "$D/shallow_water_vortex_vorticity.png"
 # seismic: a shot in a homogeneous medium
 q "$I/seismic_salt.ini" seismic.medium=constant seismic.model_file=none seismic.density=constant seismic.n=101,51 \
@@ -48,5 +48,5 @@ python3 "$A/surrogate_skill.py" scores.nc --leads 1,4 -o "$D/surrogate_skill.png
 # pinn: the quick example (about 2 minutes on 2 CPU cores)
 q "$I/pinn_quick.ini"
 python3 "$ROOT/scripts/plot_pinn.py" pinn_quick.nc -o "$D/pinn_quick.png"
-python3 "$A/plot_diagnostics.py" pinn_quick_history.nc --log -o "$D/pinn_quick_history.png" >/dev/null
+python3 "$A/plot_diagnostics.py" pinn_quick_history.nc --log --vars loss,loss_residual,loss_data,rel_l2_error -o "$D/pinn_quick_history.png" >/dev/null
 echo "docs_figures.sh: figures in $D"

@@ -10,9 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #include "io/output_impl.h"
 #include "io/written.h"
@@ -390,10 +387,7 @@ static int write_run_attrs(run_state *r, const char *reason, const char *detail)
     char ended[32], host[256] = "unknown";
     utc_stamp(ended, sizeof ended);
     gethostname(host, sizeof host - 1);
-    int threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    int threads = r->ctx->nthreads;
     hs_writer *w = r->writer;
     int rc = hs_writer_attr_text(w, "hpcsim_stop_reason", reason);
     if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_stop_detail", detail);
@@ -409,6 +403,8 @@ static int write_run_attrs(run_state *r, const char *reason, const char *detail)
     if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_output_time", r->t_output);
     if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_checkpoint_time", r->t_ckpt);
     if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_checkpoints", (double)r->checkpoints);
+    if (rc == HS_OK)
+        rc = hs_writer_attr_text(w, "hpcsim_checkpoint", r->checkpoints > 0 ? hs_params_string(r->p, "checkpoint.path") : "none");
     if (rc == HS_OK && work > 0 && loop > 0) {
         rc = hs_writer_attr_real(w, "hpcsim_rate", work * (double)(step - r->step0) / loop);
         if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_rate_unit", r->ops->work_unit ? r->ops->work_unit : "updates");

@@ -30,7 +30,7 @@ def main():
     ap.add_argument("--slice", default=None, metavar="DIM=INDEX")
     ap.add_argument("--cmap", default="viridis")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     from matplotlib import animation

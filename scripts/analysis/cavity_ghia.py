@@ -63,7 +63,7 @@ def main():
     ap.add_argument("--time", type=int, default=-1, help="record index (default -1: the last)")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     ds = hsio.open_output(a.file)

@@ -32,7 +32,7 @@ def main():
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     if len(a.files) < 3:

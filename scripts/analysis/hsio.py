@@ -74,12 +74,19 @@ def open_output(path):
     if magic.startswith(b"\x89HDF"):
         try:  # NetCDF-4 files are HDF5 files too: our HDF5 layout has no dimension scales
             import h5py
+        except ImportError:
+            h5py = None
+        if h5py is not None:
             with h5py.File(path, "r") as f:
                 netcdf4 = "_NCProperties" in f.attrs
-        except Exception:
-            netcdf4 = True
-        if not netcdf4:
-            return _open_hdf5(path)
+            if not netcdf4:
+                return _open_hdf5(path)
+        elif path.endswith((".h5", ".h5.partial")):
+            die(f"{path}: reading HDF5 output needs the Python package h5py (make deps, or python3 -m pip install h5py)")
+    try:
+        import netCDF4  # noqa: F401
+    except ImportError:
+        die(f"{path}: reading NetCDF needs the Python package netCDF4 (make deps, or python3 -m pip install netCDF4)")
     try:
         return xr.open_dataset(path, decode_times=False, engine="netcdf4")
     except Exception as e:

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Plot an hpcsim output file's scalar diagnostics (its time series: energy, mass, CFL, residuals, losses) against time.
 
-usage: plot_diagnostics.py FILE [FILE ...] [--vars A,B,...] [--log] [--out PNG]
+usage: plot_diagnostics.py FILE [FILE ...] [--vars A,B,...] [--log | --relative] [--out PNG]
 
 Every variable whose only dimension is the record one (time, or iteration for a training history)
 gets a panel; --vars picks some.  Several files (runs to compare, or the parts of a restarted run)
-are drawn in the same panels, labelled by file.  --log draws positive series on a log scale.
+are drawn in the same panels, labelled by file.  --log draws positive series on a log scale;
+--relative draws the change from the first record relative to it, (y - y0) / |y0| (the drift of a
+conserved quantity).
 Default output: STEM_diagnostics.png beside the first FILE.  The last value of each series is also
 printed.
 """
 import argparse
 import os
 import sys
+import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hsio  # noqa: E402
@@ -23,9 +26,10 @@ def main():
     ap.add_argument("files", metavar="FILE", nargs="+")
     ap.add_argument("--vars", help="comma-separated series to draw (default: all)")
     ap.add_argument("--log", action="store_true", help="log scale for series that stay positive")
+    ap.add_argument("--relative", action="store_true", help="(y - y0) / |y0|: the drift from the first record")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     sets = [(f, hsio.open_output(f)) for f in a.files]
@@ -53,13 +57,18 @@ def main():
             rec = hsio.record_dim(ds)
             t = ds[rec].values if rec in ds.coords else np.arange(ds[n].size)
             y = ds[n].values
+            print(f"{hsio.stem(f)}: {n} = {y[-1]:.10g} at {rec} = {t[-1]:.6g} ({y.size} records)"
+                  + (f", relative change {(y[-1] - y[0]) / abs(y[0]):.3e}" if y.size and y[0] != 0 else ""))
+            if a.relative:
+                y = (y - y[0]) / abs(y[0]) if y.size and y[0] != 0 else y - (y[0] if y.size else 0)
             ax.plot(t, y, marker="." if y.size < 40 else None, label=hsio.stem(f) if len(sets) > 1 else None)
-            print(f"{hsio.stem(f)}: {n} = {y[-1]:.10g} at {rec} = {t[-1]:.6g} ({y.size} records)")
             ax.set_xlabel(hsio.time_label(ds))
-            ax.set_ylabel(hsio.label(ds[n], n))
-            if a.log and np.all(y[np.isfinite(y)] > 0):
+            u = ds[n].attrs.get("units", "")
+            ax.set_ylabel("(y - y0) / |y0|" if a.relative else (u if u and u != "1" else ""))
+            ln = str(ds[n].attrs.get("long_name", ""))
+            ax.set_title(textwrap.fill(f"{n}: {ln}" if ln and ln != n else n, 60), fontsize=9)
+            if a.log and not a.relative and np.all(y[np.isfinite(y)] > 0):
                 ax.set_yscale("log")
-        ax.set_title(n)
         ax.grid(alpha=0.3)
         if len(sets) > 1:
             ax.legend(fontsize=8)

@@ -60,7 +60,7 @@ def main():
     ap.add_argument("--cmap", default="viridis")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     ds = hsio.open_output(a.file)

@@ -30,7 +30,7 @@ def main():
     ap.add_argument("--trace-normalize", action="store_true", help="scale every trace to its own maximum")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     ds = hsio.open_output(a.file)

@@ -28,7 +28,7 @@ def main():
     ap.add_argument("--leads", default="1,5,10", help="lead indices of the example figure (1-based)")
     ap.add_argument("--example-out", help="the example PNG")
     a = ap.parse_args()
-    hsio.need(["numpy", "xarray", "matplotlib", "netCDF4"])
+    hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
     ds = hsio.open_output(a.file)

@@ -137,7 +137,9 @@ export OMP_NUM_THREADS=${{SLURM_CPUS_PER_TASK:-1}}
 HS_BIN=${{HS_BIN:-{hpcsim_q}}}
 echo "sweep {name}, $member (array job ${{SLURM_ARRAY_JOB_ID:-?}} task ${{SLURM_ARRAY_TASK_ID}}): ${{overrides[*]}}"
 # shellcheck disable=SC2086  # HS_SRUN_ARGS is a list of options
-srun --cpus-per-task="$OMP_NUM_THREADS" ${{HS_SRUN_ARGS:-}} "$HS_BIN" run {base_q} "${{overrides[@]}}"
+gpu_bind=()  # with GPUs (--sbatch=--gpus-per-task=1): every rank sees its node's GPUs
+{{ [ -n "${{SLURM_GPUS_PER_TASK:-}}" ] || [ "${{SLURM_GPUS_ON_NODE:-0}}" != 0 ]; }} && gpu_bind=(--gpu-bind=none)
+srun --cpus-per-task="$OMP_NUM_THREADS" "${{gpu_bind[@]}}" ${{HS_SRUN_ARGS:-}} "$HS_BIN" run {base_q} "${{overrides[@]}}"
 """
 
 

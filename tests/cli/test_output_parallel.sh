@@ -25,12 +25,16 @@ echo "notice: $(echo "$features" | grep -o -e '[+-]hdf5_parallel' -e '[+-]netcdf
 cd "$WORK"
 
 # a dump without what differs by design: the file name in h5dump's first line, time stamps in history
+# and the run record, the run's measured times and rate (hpcsim_wall_time ...: hpcsim summary's)
+MEASURED='hpcsim_(wall_time|loop_time|output_time|checkpoint_time|rate)'
 dump() {
     case "$1" in
     *.nc) ncdump "$1" | sed 1d ;;
     *.h5) h5dump "$1" | sed 1d ;;
     *) cat "$1" ;;
-    esac | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIME/g'
+    esac | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIME/g' |
+        awk -v re="ATTRIBUTE \"$MEASURED\"" '$0 ~ re { m = 1 } m && /\(0\):/ { sub(/\(0\): .*/, "(0): MEASURED"); m = 0 } { print }' |
+        sed -E "s/(:$MEASURED = ).*;/\1MEASURED ;/"
 }
 
 # 1. the same files written at 1, 2 and 4 ranks, collectively (auto) and through rank 0 (off)

@@ -14,8 +14,9 @@ export HS_BIN
 # the cluster's node has no GPUs: the Slurm path is tested in the CPU suite (make test), not in make test-gpu
 [ "${HS_TEST_DEVICE:-cpu}" = cuda ] && { echo "SKIP  the local Slurm cluster runs the CPU suite only"; exit 77; }
 started=0
-if ! "$S/local_cluster.sh" start >/dev/null 2>"${TMPDIR:-/tmp}/hs_slurm_start.$$"; then
-    rc=$?
+"$S/local_cluster.sh" start >/dev/null 2>"${TMPDIR:-/tmp}/hs_slurm_start.$$"
+rc=$?
+if [ $rc != 0 ]; then
     msg=$(tail -1 "${TMPDIR:-/tmp}/hs_slurm_start.$$")
     rm -f "${TMPDIR:-/tmp}/hs_slurm_start.$$"
     [ $rc = 77 ] && { echo "SKIP  no local Slurm cluster: $msg"; exit 77; }

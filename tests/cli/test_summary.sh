@@ -69,7 +69,9 @@ if [ $HAVE_NC = 1 ] && command -v ncdump >/dev/null; then
 fi
 if field records s1 | grep -q "^$nrec_expect, time 0 \.\. 0.01 "; then ok "records: $nrec_expect, time 0 .. 0.01"
 else bad "records '$(field records s1)', expected $nrec_expect"; fi
-if field run s1 | grep -q "1 rank x 2 threads, device "; then ok "1 rank x 2 threads"; else bad "run line '$(field run s1)'"; fi
+threads=$(OMP_NUM_THREADS=2 "$HS_BIN" info | sed -n 's/.*CPU, \([0-9]*\) OpenMP thread(s).*/\1/p' | head -1)
+[ "$threads" = 1 ] && want_t="1 thread" || want_t="$threads threads"
+if field run s1 | grep -q "1 rank x $want_t, device "; then ok "1 rank x $want_t (as hpcsim info says)"; else bad "run line '$(field run s1)', info says $threads threads"; fi
 # timings: within what the test measured around the process, the parts within the whole
 read -r wall loop out ck nck <<<"$(field timings s1 | sed 's/wall \([0-9.]*\) s: time loop \([0-9.]*\) s, output \([0-9.]*\) s, checkpoints \([0-9.]*\) s (\([0-9]*\) written)/\1 \2 \3 \4 \5/')"
 if awk -v w="$wall" -v l="$loop" -v o="$out" -v c="$ck" -v a="$t0" -v b="$t1" \

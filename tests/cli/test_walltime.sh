@@ -64,8 +64,8 @@ else
     bad "wall time $wall s (process $(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}') s) for a 2 s limit"
 fi
 if "$HS_BIN" summary cut.$EXT.partial >s1 2>&1 && grep -q "stopped      : walltime (before run.walltime = 00:00:02)" s1 &&
-    grep -q "at           : step $k," s1; then
-    ok "summary of the stopped file: walltime at step $k"
+    grep -q "at           : step $k," s1 && grep -q "continue from the checkpoint: hpcsim run ... --restart cut.ck$" s1; then
+    ok "summary of the stopped file: walltime at step $k, continue from cut.ck"
 else
     bad "summary of the stopped file: $(head -12 s1)"
 fi
