@@ -235,7 +235,10 @@ static void test_cavity_re100_validate(void **st)
 
 /* Channel 2.2 x 0.41, cylinder of diameter 0.1 at (0.2, 0.2), parabolic inlet of peak 0.3 (mean
  * 0.2), nu = 1e-3: Re = 20.  Reference (Schaefer & Turek 1996, the benchmark's bounds; the
- * converged values of John & Matthies 2001): Cd = 5.5795, Cl = 0.0106. */
+ * converged values of John & Matthies 2001): Cd = 5.5795, Cl = 0.0106.  The inlet speed rises over
+ * 6 s; the velocity inlet (a closed end for sound) and the pressure outlet (an open end) still hold
+ * a weak quarter-wave acoustic mode of period 4 Lx / c (c = dx / (dt sqrt(3)), 2.03 s here) that
+ * decays only by viscosity, so the coefficients are averaged over its last period up to t = 16. */
 static void test_cylinder_re20_validate(void **st)
 {
     (void)st;
@@ -245,20 +248,43 @@ static void test_cylinder_re20_validate(void **st)
     char nb[64], lb[96];
     snprintf(nb, sizeof nb, "cfd.n=%d %d", 22 * D, (int)lround(4.1 * D));
     snprintf(lb, sizeof lb, "cfd.length=2.2 %.17g", 0.1 / D * lround(4.1 * D));
-    const char *ov[] = {"cfd.ndim=2", nb, lb, "lbm.nu=1e-3", "lbm.u_ref=0.3", "lbm.u_lattice=0.06", "lbm.collision=trt",
+    const double t_end = 16;
+    const char *ov[] = {"cfd.ndim=2", nb, lb, "lbm.nu=1e-3", "lbm.u_ref=0.3", "lbm.u_lattice=0.04", "lbm.collision=trt",
                         "lbm.storage=fp64", "lbm.boundary=inlet outlet wall wall", "lbm.obstacle=cylinder", "lbm.obstacle_center=0.2 0.2",
-                        "lbm.obstacle_radius=0.05", "lbm.interpolation=bouzidi", "cfd.t_end=12"};
-    void *s = run_case(ov, 14);
-    double F[3], cd, cl;
-    TEST_OK(hs_lbm_forces(s, F, &cd, &cl));
+                        "lbm.obstacle_radius=0.05", "lbm.interpolation=bouzidi", "lbm.ramp_time=6", "cfd.t_end=16"};
+    char *args[20];
+    for (int i = 0; i < 15; i++) args[i] = (char *)ov[i];
+    args[15] = "run.solver=cfd", args[16] = "output.format=none", args[17] = "cfd.model=lbm";
+    hs_params *p = NULL;
+    TEST_OK(hs_params_load(NULL, 18, args, &p));
+    void *s = NULL;
+    TEST_OK(model()->create(test_ctx(), p, &s));
+    double dx, dt, t, te, work;
+    hs_lbm_units(s, &dx, &dt, NULL, NULL, NULL);
+    const double period = 4 * 2.2 / (dx / dt / sqrt(3.0));
+    int64_t step, taken;
+    TEST_OK(model()->advance(s, t_end - period, INT64_MAX, &taken));
+    double F[3], cd, cl, sum_cd = 0, sum_cl = 0, last_cd = 0;
+    int n = 0;
+    model()->progress(s, &t, &step, &te, &work);
+    while (t < t_end) {
+        TEST_OK(model()->advance(s, t_end, 1, &taken));
+        if (!taken) break;
+        TEST_OK(hs_lbm_forces(s, F, &cd, &cl));
+        sum_cd += cd, sum_cl += cl, last_cd = cd, n++;
+        model()->progress(s, &t, &step, &te, &work);
+    }
+    cd = sum_cd / n, cl = sum_cl / n;
     if (test_ctx()->rank == 0) {
-        printf("lbm Schaefer-Turek 2D-1, %d cells per diameter: Cd %.5f (reference 5.5795, %+.2f%%), Cl %.5f (reference 0.0106, %+.1f%%)\n", D, cd,
-               100 * (cd / 5.5795 - 1), cl, 100 * (cl / 0.0106 - 1));
+        printf("lbm Schaefer-Turek 2D-1, %d cells per diameter, D2Q9 TRT fp64, Bouzidi: mean over t = %.2f..%.0f (%d steps): Cd %.5f (reference "
+               "5.5795, %+.2f%%), Cl %.5f (reference 0.0106, %+.1f%%); last step Cd %.5f\n",
+               D, t_end - period, t_end, n, cd, 100 * (cd / 5.5795 - 1), cl, 100 * (cl / 0.0106 - 1), last_cd);
         fflush(stdout);
         TEST_LE(fabs(cd / 5.5795 - 1), 0.01);
         TEST_LE(fabs(cl / 0.0106 - 1), 0.10);
     }
     model()->destroy(s);
+    hs_params_free(p);
 }
 
 int main(void)
