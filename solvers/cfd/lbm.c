@@ -390,10 +390,13 @@ static int moments(lbm *s)
 
 /* ---------------------------------------------------------------- time loop */
 
+/* The step at which the time reaches `until`: the lattice's step cannot shorten to land on an output
+ * time, so the model steps past it (the driver writes the record then); a time within 1e-6 dt of a
+ * step counts as that step (round-off of until / dt). */
 static int64_t steps_to(const lbm *s, double until)
 {
-    double n = floor(until / s->g.dt + 1e-6);
-    return n > 9e18 ? INT64_MAX : (int64_t)n;
+    double n = ceil(until / s->g.dt - 1e-6);
+    return n > 9e18 ? INT64_MAX : n < 0 ? 0 : (int64_t)n;
 }
 
 static int forces(lbm *s, double F[3], double *cd, double *cl);
@@ -417,8 +420,6 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
             }
         }
     }
-    if (s->step >= steps_to(s, s->g.c.t_end)) s->time = fmax(s->time, s->g.c.t_end * (1 - 1e-15));
-    if (s->step >= last && until < s->g.c.t_end) s->time = fmax(s->time, until);
     return HS_OK;
 }
 
@@ -426,6 +427,8 @@ static void progress(void *state, double *time, int64_t *step_out, double *t_end
 {
     lbm *s = state;
     *time = s->time;
+    /* the last step lands on t_end up to round-off: report t_end itself then */
+    if (s->step >= steps_to(s, s->g.c.t_end) && *time < s->g.c.t_end) *time = s->g.c.t_end;
     *step_out = s->step;
     *t_end = s->g.c.t_end;
     *work = (double)s->g.c.n[0] * (double)s->g.c.n[1] * (double)s->g.c.n[2];
