@@ -189,7 +189,8 @@ static int derive_units(const hs_params *p, hs_lbm_geom *g, int rank)
         g->dt = g->u_lat * g->dx / g->u_ref;
         g->tau = 0.5 + 3.0 * g->nu * g->dt / (g->dx * g->dx);
         if (!(g->tau > 0.5 + 1e-9))
-            return hs_params_error(p, "lbm.u_lattice", "the relaxation time 1/2 + 3 nu dt/dx^2 = %.12g is not above 1/2: the viscosity is too small "
+            return hs_params_error(p, hs_params_is_set(p, "lbm.nu") ? "lbm.nu" : "lbm.u_lattice",
+                                   "the relaxation time 1/2 + 3 nu dt/dx^2 = %.12g is not above 1/2: the viscosity is too small "
                                                        "for this grid and u_lattice; set lbm.tau (> 0.5) or use fewer cells",
                                    g->tau);
     }

@@ -199,7 +199,7 @@ expect_fail() { # name, expected message fragment, ini text, extra file name and
 H='[run]\nsolver = cfd\n[cfd]\nmodel = lbm\n'
 expect_fail "tau = 0.5 refused" "case.ini:7: lbm.tau: tau = 0.5 is unstable: the relaxation time must exceed 1/2" "${H}n = 16\n[lbm]\ntau = 0.5\n"
 expect_fail "tau below 0.5 refused" "case.ini:7: lbm.tau: tau = 0.3 is unstable" "${H}n = 16\n[lbm]\ntau = 0.3\n"
-expect_fail "viscosity too small for the grid" "lbm.u_lattice: the relaxation time 1/2 + 3 nu dt/dx^2 = 0.5 is not above 1/2" \
+expect_fail "viscosity too small for the grid" "case.ini:7: lbm.nu: the relaxation time 1/2 + 3 nu dt/dx^2 = 0.5 is not above 1/2" \
     "${H}n = 16\n[lbm]\nnu = 1e-30\n"
 expect_fail "supersonic lattice velocity" "case.ini:7: lbm.u_lattice: the lattice Mach number u_ref dt/dx sqrt(3) = 1.21 is supersonic" \
     "${H}n = 16\n[lbm]\nu_lattice = 0.7\n"
