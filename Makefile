@@ -203,7 +203,7 @@ CONFIG_STAMP := $(BUILD)/config.stamp
 CONFIG_LINE  := $(CC) $(CFLAGS) $(CPPFLAGS) $(NVCCFLAGS) $(LDLIBS)
 $(shell mkdir -p $(BUILD); echo '$(CONFIG_LINE)' | cmp -s - $(CONFIG_STAMP) || echo '$(CONFIG_LINE)' > $(CONFIG_STAMP))
 
-.PHONY: all lib tests deps demo test test-gpu run-tests asan bench validate install clean features
+.PHONY: all lib tests deps demo test test-gpu run-tests asan bench validate install clean features docs
 all: $(BIN) features
 
 features: $(BIN)
@@ -296,6 +296,11 @@ demo: deps
 
 deps:
 	@scripts/deps.sh
+
+# The parameter reference blocks of docs/*.md, regenerated from the declared keys
+# (tests/cli/test_docs.sh fails when they are stale).
+docs: $(BIN)
+	HS_BIN=$(BIN) python3 scripts/gen_docs.py
 
 install: all
 	install -d $(PREFIX)/bin $(PREFIX)/lib/pkgconfig $(PREFIX)/include/hpcsim

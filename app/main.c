@@ -7,6 +7,7 @@
 #include "io/compare.h"
 #include "io/output.h"
 #include "io/params.h"
+#include "io/summary.h"
 #include "kernels/context.h"
 #include "kernels/version.h"
 #include "solvers/solver.h"
@@ -34,7 +35,14 @@ static const command commands[] = {
     {"evaluate", "FILE [section.key=value ...] [--quiet]", "score a trained surrogate on the test split",
      "'run' with [surrogate] mode = evaluate: RMSE and anomaly correlation by variable and lead time against\n"
      "persistence and climatology, in OUTPUT.nc and OUTPUT.csv, and the first test window in OUTPUT_example.nc.\n", "hq"},
-    {"params", "", "list every parameter with type, default, range and help", "", "h"},
+    {"params", "[--markdown [SECTION ...]]", "list every parameter with type, default, range and help",
+     "With --markdown, a Markdown table per section (all sections, or the SECTIONs named): the parameter\n"
+     "reference of docs/ is generated from it ('make docs').\n", "hm"},
+    {"summary", "FILE", "what an output file says about its run",
+     "Title, version, command lines, where and why the run stopped (finished, run.max_steps, run.walltime\n"
+     "or a signal), timings, ranks, threads and device, the records, the diagnostics at the last record\n"
+     "(series values; min, max and mean of fields) and the resolved parameters.  FILE is a NetCDF or HDF5\n"
+     "output file (also PATH.partial, the file of a stopped run).\n", "h"},
     {"compare", "A B VARIABLE [RTOL] [--last] | --all A B [RTOL] [--last]", "compare a variable (or all) of two output files",
      "Exit 0 when every value agrees within RTOL relative to max |B| (default 0: bitwise), 1 when not.\n"
      "With --all, every numeric variable of the two files (one line each), and the variables found in one\n"
@@ -52,6 +60,7 @@ static const struct option long_options[] = {
     {"restart", required_argument, NULL, 'r'},
     {"last", no_argument, NULL, 'l'},
     {"all", no_argument, NULL, 'a'},
+    {"markdown", no_argument, NULL, 'm'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -63,6 +72,7 @@ static const char *option_help(int letter)
     case 'r': return "  -r, --restart CHECKPOINT    continue from a checkpoint (the same as run.restart=CHECKPOINT)\n";
     case 'l': return "      --last                  compare the last record only\n";
     case 'a': return "      --all                   compare every variable the files hold\n";
+    case 'm': return "      --markdown              Markdown tables, one per section\n";
     case 'h': return "  -h, --help                  print this help\n";
     }
     return "";
@@ -121,7 +131,7 @@ static void die_on(int rc)
 /* A command line parsed: the flags, and the other arguments in their order (options that stand for
  * overrides, --quiet and --restart, become "section.key=value" arguments in place). */
 typedef struct {
-    int help, last, all;
+    int help, last, all, markdown;
     int nargs;
     char **args;  /* positional arguments and overrides, in command-line order */
     char **owned; /* the strings made here, to free */
@@ -181,6 +191,7 @@ static int parse_command_line(const command *c, int argc, char **argv, cmdline *
         else if (ch == 'h') o->help = 1;
         else if (ch == 'l') o->last = 1;
         else if (ch == 'a') o->all = 1;
+        else if (ch == 'm') o->markdown = 1;
         else if (ch == 'q') o->args[o->nargs++] = "run.quiet=true";
         else if (ch == 'r' && !(o->args[o->nargs++] = joined(o, "run.restart=", optarg)))
             rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -333,8 +344,12 @@ int main(int argc, char **argv)
         if (o.nargs && !about) die_on(usage_error(NULL, "unknown command '%s'", o.args[0]));
         about ? command_usage(about, stdout) : usage(stdout);
     } else if (!strcmp(c->name, "params")) {
-        if (o.nargs) die_on(usage_error(c, "'params' takes no arguments, got '%s'", o.args[0]));
-        hs_params_print_declarations(stdout);
+        if (o.nargs && !o.markdown) die_on(usage_error(c, "'params' takes no arguments without --markdown, got '%s'", o.args[0]));
+        if (o.markdown) die_on(hs_params_print_markdown(stdout, o.nargs, (const char *const *)o.args));
+        else hs_params_print_declarations(stdout);
+    } else if (!strcmp(c->name, "summary")) {
+        if (o.nargs != 1) die_on(usage_error(c, "'summary' needs one output file%s", ""));
+        die_on(hs_summary_print(o.args[0], stdout));
     } else {
         rc = compare_command(c, &o);
     }

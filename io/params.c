@@ -779,6 +779,98 @@ void hs_params_print_declarations(FILE *out)
     }
 }
 
+/* Markdown-safe text: '|' escaped (a table cell), newlines as spaces. */
+static void md_cell(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        if (*s == '|') fputs("\\|", out);
+        else if (*s == '\n') fputc(' ', out);
+        else fputc(*s, out);
+    }
+}
+
+/* A bound for people: unbounded sides (HS_NO_MIN / HS_NO_MAX) left out. */
+static void md_range(FILE *out, const hs_param_decl *d)
+{
+    char lo[32], hi[32];
+    shortest_real(d->min, lo, sizeof lo);
+    shortest_real(d->max, hi, sizeof hi);
+    int has_lo = d->min > HS_NO_MIN, has_hi = d->max < HS_NO_MAX;
+    if (d->min > 0 && d->min <= 1e-299) snprintf(lo, sizeof lo, "0 (excluded)"); /* the "positive" bound */
+    if (has_lo && has_hi) fprintf(out, "%s to %s", lo, hi);
+    else if (d->min > 0 && d->min <= 1e-299) fputs("&gt; 0", out);
+    else if (has_lo) fprintf(out, "&ge; %s", lo);
+    else if (has_hi) fprintf(out, "&le; %s", hi);
+}
+
+int hs_params_print_markdown(FILE *out, int nsections, const char *const *sections)
+{
+    for (int k = 0; k < nsections; k++)
+        if (!section_declared(sections[k])) {
+            char known[2048] = "";
+            const char *last = "";
+            for (int i = 0; i < g_ndecls; i++)
+                if (strcmp(last, g_decls[i].section)) {
+                    last = g_decls[i].section;
+                    if (!strstr(known, last)) {
+                        strncat(known, known[0] ? ", " : "", sizeof known - strlen(known) - 1);
+                        strncat(known, last, sizeof known - strlen(known) - 1);
+                    }
+                }
+            return hs_input_error(NULL, 0, NULL, "unknown section '%s' (known: %s)", sections[k], known);
+        }
+    int first = 1;
+    for (int i = 0; i < g_ndecls; i++) {
+        const hs_param_decl *d = &g_decls[i];
+        int wanted = nsections == 0;
+        for (int k = 0; k < nsections && !wanted; k++) wanted = !strcmp(sections[k], d->section);
+        if (!wanted) continue;
+        if (i == 0 || strcmp(g_decls[i - 1].section, d->section)) {
+            fprintf(out, "%s### [%s]\n\n| key | type | default | allowed | meaning |\n|---|---|---|---|---|\n", first ? "" : "\n",
+                    d->section);
+            first = 0;
+        }
+        fprintf(out, "| `%s.%s` | %s | ", d->section, d->key, type_name(d->type));
+        if (!d->def) fputs("(required)", out);
+        else if (!*d->def) fputs("(empty)", out);
+        else {
+            fputc('`', out);
+            md_cell(out, d->def);
+            fputc('`', out);
+        }
+        fputs(" | ", out);
+        if (d->type == HS_PARAM_ENUM) {
+            const char *c = d->choices;
+            while (c && *c) {
+                const char *bar = strchr(c, '|');
+                int n = bar ? (int)(bar - c) : (int)strlen(c);
+                fprintf(out, "`%.*s`%s", n, c, bar ? ", " : "");
+                c = bar ? bar + 1 : NULL;
+            }
+        } else if (d->type == HS_PARAM_INT || d->type == HS_PARAM_REAL || d->type == HS_PARAM_INT_LIST ||
+                   d->type == HS_PARAM_REAL_LIST) {
+            md_range(out, d);
+            if ((d->type == HS_PARAM_INT_LIST || d->type == HS_PARAM_REAL_LIST) && d->choices) {
+                /* allowed lengths "1|2|3" as "1, 2 or 3 values" */
+                fputs(d->min > HS_NO_MIN || d->max < HS_NO_MAX ? "; " : "", out);
+                const char *c = d->choices;
+                while (c && *c) {
+                    const char *bar = strchr(c, '|');
+                    int n = bar ? (int)(bar - c) : (int)strlen(c);
+                    const char *sep = !bar ? "" : strchr(bar + 1, '|') ? ", " : " or ";
+                    fprintf(out, "%.*s%s", n, c, sep);
+                    c = bar ? bar + 1 : NULL;
+                }
+                fputs(" values", out);
+            }
+        }
+        fputs(" | ", out);
+        md_cell(out, d->help);
+        fputs(" |\n", out);
+    }
+    return HS_OK;
+}
+
 /* ---------------------------------------------------------------- comparing with a stored set */
 
 /* Equal as values of the declared type: numbers compare as numbers (so "0.1" equals "1e-1"), the

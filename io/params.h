@@ -105,7 +105,11 @@ char *hs_params_shell_quote(const char *word);
  * naming the key ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
 
-/* Print every declared key with type, default, range and help (`hpcsim help-params`). */
+/* Print every declared key with type, default, range and help (`hpcsim params`). */
 void hs_params_print_declarations(FILE *out);
+/* The same as Markdown: one table per section ("### [section]", then key, type, default, allowed
+ * values, meaning), for the sections named (nsections = 0: all), in declaration order.  An
+ * undeclared section is an input error listing the known ones.  Not collective. */
+int hs_params_print_markdown(FILE *out, int nsections, const char *const *sections);
 
 #endif

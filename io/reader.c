@@ -220,6 +220,7 @@ int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double
 
 /* ------------------------------------------------------------------ listing */
 
+#if HS_HAVE_NETCDF || HS_HAVE_HDF5
 static int push_name(char ***names, int *count, int *cap, const char *name)
 {
     if (*count == *cap) {
@@ -233,6 +234,7 @@ static int push_name(char ***names, int *count, int *cap, const char *name)
     (*count)++;
     return HS_OK;
 }
+#endif
 
 void hs_reader_free_names(char **names, int count)
 {
@@ -297,6 +299,7 @@ int hs_reader_var_names(hs_reader *r, char ***names, int *count, int *ntext)
     *names = NULL;
     *count = *ntext = 0;
     int cap = 0, rc = -1;
+    (void)cap;
 #if HS_HAVE_NETCDF
     if (r->kind == RD_NETCDF) rc = nc_names(r, names, count, &cap, ntext);
 #endif

@@ -81,8 +81,22 @@ extern "C" int hs_ctx_create_cuda(int device, struct hs_cuda_ctx **out)
     cu->mem_total = p.totalGlobalMem;
     snprintf(cu->name, sizeof cu->name, "%s", p.name);
     HS_CUDA_CHECK(cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking));
+    return HS_OK;
+}
+
+// The library handles are made on first use: cublasCreate and cusparseCreate load their libraries'
+// kernels and take a noticeable part of a short run's start-up, which most solvers never need.
+extern "C" int hs_cuda_cublas_ready(struct hs_cuda_ctx *cu)
+{
+    if (cu->cublas) return HS_OK;
     HS_CUBLAS_CHECK(cublasCreate(&cu->cublas));
     HS_CUBLAS_CHECK(cublasSetStream(cu->cublas, cu->stream));
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_cusparse_ready(struct hs_cuda_ctx *cu)
+{
+    if (cu->cusparse) return HS_OK;
     HS_CUSPARSE_CHECK(cusparseCreate(&cu->cusparse));
     HS_CUSPARSE_CHECK(cusparseSetStream(cu->cusparse, cu->stream));
     return HS_OK;

@@ -15,8 +15,8 @@
 struct hs_cuda_ctx {
     int device;
     cudaStream_t stream;        /* every kernel of the context runs here, in order */
-    cublasHandle_t cublas;
-    cusparseHandle_t cusparse;
+    cublasHandle_t cublas;      /* NULL until hs_cuda_cublas_ready */
+    cusparseHandle_t cusparse;  /* NULL until hs_cuda_cusparse_ready */
     int sm_count;
     int cc_major;               /* compute capability, major: 9 and up have the bulk-copy engine */
     int l2_bytes;
@@ -50,6 +50,11 @@ static inline bool hs_aligned16(const void *a, const void *b)
 
 const char *hs_cublas_status_name(cublasStatus_t s);
 const char *hs_cufft_status_name(cufftResult s);
+
+/* Create the context's cuBLAS / cuSPARSE handle (on its stream) unless it exists: every user of
+ * cu->cublas or cu->cusparse calls this first. */
+extern "C" int hs_cuda_cublas_ready(struct hs_cuda_ctx *cu);
+extern "C" int hs_cuda_cusparse_ready(struct hs_cuda_ctx *cu);
 
 /* Device scratch of at least `bytes`, grown (after a stream sync) when too small. */
 extern "C" int hs_cuda_scratch(struct hs_cuda_ctx *cu, size_t bytes, void **ptr);

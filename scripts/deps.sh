@@ -28,7 +28,9 @@ read -r -a missing <<<"${missing[*]}"
 # under xvfb-run; tests/cli/test_cf.sh reads the NetCDF files with CDO).  Installed when possible, in
 # their own apt-get call, and never a failure: without them those checks say "skipped".  gmsh meshes
 # the .geo files of the finite-element tests (tests/unit/test_fem.c refines them where it is present).
-OPTIONAL=(paraview python3-paraview xvfb xauth cdo gmsh)
+# slurm-wlm and munge make the local single-host Slurm cluster of tests/cli/test_slurm.sh
+# (scripts/slurm/local_cluster.sh); ffmpeg lets scripts/analysis/animate.py write MP4.
+OPTIONAL=(paraview python3-paraview xvfb xauth cdo gmsh slurm-wlm munge ffmpeg)
 optional_missing=()
 if command -v dpkg-query >/dev/null; then
     for p in "${OPTIONAL[@]}"; do have_pkg "$p" || optional_missing+=("$p"); done

@@ -2,7 +2,7 @@
 # `make validate`'s surrogate case: on held-out shallow-water jets (inputs/surrogate_sw_jet.ini, the
 # ensemble of scripts/surrogate_sw_ensemble.sh), the trained surrogate's RMSE must beat persistence by
 # at least 30% at every lead time and variable, and beat climatology.  Prints the scores and writes
-# the plots (scripts/plot_surrogate.py) into $OUT (default build/surrogate_validate).  Meant for a GPU:
+# the plots (scripts/analysis/surrogate_skill.py) into $OUT (default build/surrogate_validate).  Meant for a GPU:
 # the training takes minutes there and hours on a CPU.  SURR_NP=N trains on N ranks.
 set -u
 BIN=${HS_BIN:-bin/hpcsim}
@@ -16,15 +16,17 @@ if ! "$BIN" params | grep -q '^\[shallow_water\]'; then
     exit 0
 fi
 cd "$OUT"
-if [ ! -f sw_jet_ens/member_10.nc ]; then
+if ! ls sw_jet_ens/member_10.* >/dev/null 2>&1; then
     HS_BIN=$BIN "$ROOT/scripts/surrogate_sw_ensemble.sh" sw_jet_ens 10 "128 64" || exit 1
 fi
+# the members are .nc, or .h5 where the build has no NetCDF (the GPU machine): name them as written
+FILES=$(for s in $(seq 1 10); do ls sw_jet_ens/member_$s.nc sw_jet_ens/member_$s.h5 2>/dev/null | head -1; done | tr '\n' ' ')
 NP=${SURR_NP:-1}
 LAUNCH=()
 [ "$NP" -gt 1 ] && LAUNCH=(mpirun --oversubscribe --allow-run-as-root -n "$NP")
-"${LAUNCH[@]}" "$BIN" train "$ROOT/inputs/surrogate_sw_jet.ini" run.allow_shared_gpu=true checkpoint.on_signal=false || exit 1
-"$BIN" evaluate "$ROOT/inputs/surrogate_sw_jet.ini" output.path=sw_jet_scores || exit 1
-python3 "$ROOT/scripts/plot_surrogate.py" sw_jet_scores --variable vorticity || echo "(no plots: matplotlib missing?)"
+"${LAUNCH[@]}" "$BIN" train "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" run.allow_shared_gpu=true checkpoint.on_signal=false || exit 1
+"$BIN" evaluate "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" output.path=sw_jet_scores || exit 1
+python3 "$ROOT/scripts/analysis/surrogate_skill.py" "$(ls sw_jet_scores.nc sw_jet_scores.h5 2>/dev/null | head -1)" --example-var vorticity || echo "(no plots: matplotlib missing?)"
 # every variable and lead: model <= 0.7 persistence, and model < climatology
 awk -F, 'NR > 1 {
     n++

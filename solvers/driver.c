@@ -8,7 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "io/output_impl.h"
 #include "io/written.h"
@@ -28,6 +32,10 @@ static const hs_param_decl g_driver_params[] = {
     {"run", "max_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "stop after this many steps (0: run to the end time)"},
     {"run", "quiet", HS_PARAM_BOOL, "false", 0, 0, NULL, "no progress output (also: hpcsim run --quiet)"},
     {"run", "progress_interval", HS_PARAM_REAL, "10", 0.1, 86400, NULL, "seconds between progress lines in logs (not on a terminal)"},
+    {"run", "walltime", HS_PARAM_STRING, "none", 0, 0, NULL,
+     "wall-clock limit hh:mm:ss from the run's start: checkpoint and exit 3 before it (none: no limit)"},
+    {"run", "walltime_reserve", HS_PARAM_REAL, "10", 0, HS_NO_MAX, NULL,
+     "seconds kept free before run.walltime beyond the predicted step and checkpoint (for closing files and MPI)"},
     {"output", "format", HS_PARAM_ENUM, "auto", 0, 0, HS_OUTPUT_FORMAT_CHOICES, "gridded output format (auto: NetCDF when built in, else HDF5)"},
     {"output", "path", HS_PARAM_STRING, "output", 0, 0, NULL, "output file name without extension (.nc or .h5 is added)"},
     {"output", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a record every N steps (0: off)"},
@@ -50,7 +58,7 @@ int hs_driver_declare(void)
 
 /* Keys of the driver's sections that a restart may change: they steer the run, not its state. */
 static const char *const g_restart_may_change[] = {
-    "run.restart", "run.max_steps", "run.quiet", "run.progress_interval", "run.device", "run.allow_shared_gpu",
+    "run.restart", "run.max_steps", "run.quiet", "run.progress_interval", "run.walltime", "run.walltime_reserve", "run.device", "run.allow_shared_gpu",
     "run.gpu_comm", "run.deterministic", "output.format", "output.path", "output.every_steps", "output.every_time",
     "output.deflate", "output.parallel", "output.overwrite", "checkpoint.every_steps", "checkpoint.path", "checkpoint.format",
     "checkpoint.on_signal", NULL,
@@ -58,16 +66,48 @@ static const char *const g_restart_may_change[] = {
 
 /* ------------------------------------------------------------------ checks before anything runs */
 
+/* A wall-time stop writes its checkpoint whatever checkpoint.on_signal says. */
 static int checkpoints_used(const hs_params *p)
 {
-    return hs_params_int(p, "checkpoint.every_steps") > 0 || hs_params_bool(p, "checkpoint.on_signal");
+    return hs_params_int(p, "checkpoint.every_steps") > 0 || hs_params_bool(p, "checkpoint.on_signal") ||
+           strcmp(hs_params_string(p, "run.walltime"), "none") != 0;
 }
 
 /* The extensions the writers add to output.path (gridded files, the XDMF companion, JSON reports). */
 static const char *const g_output_exts[] = {"", ".nc", ".h5", ".xmf", ".json", NULL};
 
+/* "hh:mm:ss" (hours of any number of digits, minutes and seconds below 60, seconds may have a
+ * fraction) as seconds; -1 when malformed. */
+static double parse_hms(const char *s)
+{
+    long h, m;
+    double sec;
+    int used = 0;
+    if (sscanf(s, "%ld:%ld:%lf%n", &h, &m, &sec, &used) != 3 || s[used] != '\0') return -1;
+    if (h < 0 || m < 0 || m > 59 || !(sec >= 0) || sec >= 60 || strchr(s, '-') || strchr(s, '+')) return -1;
+    return (double)h * 3600 + (double)m * 60 + sec;
+}
+
+/* run.walltime in seconds (0: none), with its input rules. */
+static int walltime_seconds(const hs_params *p, double *seconds)
+{
+    const char *w = hs_params_string(p, "run.walltime");
+    *seconds = 0;
+    if (!strcmp(w, "none")) return HS_OK;
+    double s = parse_hms(w);
+    if (s < 0) return hs_params_error(p, "run.walltime", "'%s' is not a time hh:mm:ss (or none)", w);
+    if (s <= 0) return hs_params_error(p, "run.walltime", "must be longer than 00:00:00 (none: no limit)");
+    double reserve = hs_params_real(p, "run.walltime_reserve");
+    if (reserve >= s)
+        return hs_params_error(p, "run.walltime_reserve", "%g s leaves nothing of run.walltime = %s to run in", reserve, w);
+    *seconds = s;
+    return HS_OK;
+}
+
 int hs_driver_check(const hs_params *p)
 {
+    double walltime;
+    HS_CHECK(walltime_seconds(p, &walltime));
     const char *out = hs_params_string(p, "output.path");
     const char *ckpt = hs_params_string(p, "checkpoint.path");
     int fresh = !strcmp(hs_params_string(p, "run.restart"), "none");
@@ -155,40 +195,72 @@ typedef struct {
     int64_t step0;
     int64_t last_written_step;
     int checkpoints;            /* checkpoints written */
+    int stopped_by;             /* an early stop: 1 signal, 2 run.walltime */
     const char *argv0;          /* how the program was called, for the restart hint */
-    /* signal agreement: a non-blocking all-reduce started at one step boundary, completed at the next */
-    MPI_Request sig_req;
-    int sig_local, sig_global, sig_pending;
+    char started[32];           /* UTC time stamp of the run's start */
+    /* run.walltime: the limit and reserve (s), and what the prediction of the next stop needs */
+    double walltime, reserve, clock_skew;
+    double max_chunk, max_ckpt, max_record; /* longest advance call, checkpoint, record written (s) */
+    double t_output, t_ckpt;    /* wall time spent writing records and checkpoints */
+    /* stop agreement: a non-blocking all-reduce of {signal, wall time due} started at one step
+     * boundary, completed at the next */
+    MPI_Request stop_req;
+    int stop_local[2], stop_global[2], stop_pending;
 } run_state;
 
-/* Has any rank caught a signal?  Every rank gets the same answer at the same boundary: the flag
- * reduced here was sent at the previous boundary, while the step ran (one rank: no collective). */
-static int signal_agreed(run_state *r, int *sig)
+/* Is this rank's wall time running out?  1 when the next step boundary might come too late: the
+ * time so far, twice the longest advance call (the agreement lags a step behind), the longest
+ * checkpoint (before the first, the longest record written stands in for it) and the reserve reach
+ * the limit. */
+static int walltime_due(const run_state *r)
 {
-    *sig = 0;
+    if (r->walltime <= 0) return 0;
+    double ckpt = r->max_ckpt > 0 ? r->max_ckpt : r->max_record;
+    return hs_wtime() - r->wall0 + r->clock_skew + 2 * r->max_chunk + ckpt + r->reserve >= r->walltime;
+}
+
+/* Test hook: HS_TEST_WALLTIME_SKEW=RANK:SECONDS puts that rank's clock SECONDS ahead, so that one
+ * rank alone finds run.walltime running out (the others must stop at the same step with it). */
+static double test_clock_skew(int rank)
+{
+    const char *s = getenv("HS_TEST_WALLTIME_SKEW");
+    int r;
+    double sec;
+    return s && sscanf(s, "%d:%lf", &r, &sec) == 2 && r == rank ? sec : 0;
+}
+
+/* Must the run stop here?  *sig: a signal some rank caught; *wall: some rank's wall time is
+ * running out.  Every rank gets the same answer at the same boundary: the flags reduced here were
+ * sent at the previous boundary, while the step ran (one rank: no collective). */
+static int stop_agreed(run_state *r, int *sig, int *wall)
+{
+    *sig = *wall = 0;
     if (r->ctx->size == 1) {
         *sig = (int)g_signal;
+        *wall = walltime_due(r);
         return HS_OK;
     }
-    if (r->sig_pending) {
-        HS_CHECK(hs_host_wait(&r->sig_req));
-        r->sig_pending = 0;
-        if (r->sig_global) {
-            *sig = r->sig_global;
+    if (r->stop_pending) {
+        HS_CHECK(hs_host_wait(&r->stop_req));
+        r->stop_pending = 0;
+        if (r->stop_global[0] || r->stop_global[1]) {
+            *sig = r->stop_global[0];
+            *wall = r->stop_global[1];
             return HS_OK;
         }
     }
-    r->sig_local = (int)g_signal;
-    HS_CHECK(hs_host_iallreduce(r->ctx->comm, HS_I32, HS_COMM_MAX, &r->sig_local, &r->sig_global, 1, &r->sig_req));
-    r->sig_pending = 1;
+    r->stop_local[0] = (int)g_signal;
+    r->stop_local[1] = walltime_due(r);
+    HS_CHECK(hs_host_iallreduce(r->ctx->comm, HS_I32, HS_COMM_MAX, r->stop_local, r->stop_global, 2, &r->stop_req));
+    r->stop_pending = 1;
     return HS_OK;
 }
 
-static void signal_drain(run_state *r)
+static void stop_drain(run_state *r)
 {
     /* on the way out, after success or failure alike: a pending error must keep its message */
-    if (r->sig_pending) (void)hs_host_wait(&r->sig_req);
-    r->sig_pending = 0;
+    if (r->stop_pending) (void)hs_host_wait(&r->stop_req);
+    r->stop_pending = 0;
 }
 
 /* ------------------------------------------------------------------ progress and summary */
@@ -283,12 +355,69 @@ static int write_record(run_state *r)
     int64_t step;
     r->ops->progress(r->state, &t, &step, &t_end, &work);
     if (step == r->last_written_step) return HS_OK;
+    double w0 = hs_wtime();
     HS_CHECK(hs_writer_begin_step(r->writer, t));
     int rc = r->ops->write(r->state, r->writer);
     r->last_written_step = step;
+    double took = hs_wtime() - w0;
+    r->t_output += took;
+    if (took > r->max_record) r->max_record = took;
     if (rc != HS_OK && hs_writer_nonfinite(r->writer))
         return HS_FAIL(HS_ERR_RUNTIME, "the solution is no longer finite at step %lld, t = %.9g (the record was written)",
                        (long long)step, t);
+    return rc;
+}
+
+/* UTC now as "YYYY-MM-DDThh:mm:ssZ". */
+static void utc_stamp(char *buf, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* The run's record in the output file's global attributes, written just before the file is closed
+ * or suspended (a restart's close replaces them; `hpcsim summary` prints them): why and where it
+ * stopped, its wall times, rate, ranks, threads and device.  reason: finished | max_steps |
+ * walltime | signal; detail: one line for people.  Collective. */
+static int write_run_attrs(run_state *r, const char *reason, const char *detail)
+{
+    double t, t_end, work;
+    int64_t step;
+    r->ops->progress(r->state, &t, &step, &t_end, &work);
+    double now = hs_wtime(), loop = now - r->loop0;
+    char ended[32], host[256] = "unknown";
+    utc_stamp(ended, sizeof ended);
+    gethostname(host, sizeof host - 1);
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    hs_writer *w = r->writer;
+    int rc = hs_writer_attr_text(w, "hpcsim_stop_reason", reason);
+    if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_stop_detail", detail);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_stop_step", (double)step);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_stop_time", t);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_end_time", t_end);
+    if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_run_started", r->started);
+    if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_run_ended", ended);
+    if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_restarted_from", hs_params_string(r->p, "run.restart"));
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_first_step", (double)r->step0);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_wall_time", now - r->wall0);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_loop_time", loop);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_output_time", r->t_output);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_checkpoint_time", r->t_ckpt);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_checkpoints", (double)r->checkpoints);
+    if (rc == HS_OK && work > 0 && loop > 0) {
+        rc = hs_writer_attr_real(w, "hpcsim_rate", work * (double)(step - r->step0) / loop);
+        if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_rate_unit", r->ops->work_unit ? r->ops->work_unit : "updates");
+    }
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_ranks", (double)r->ctx->size);
+    if (rc == HS_OK) rc = hs_writer_attr_real(w, "hpcsim_threads", (double)threads);
+    if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_device", hs_device_name(r->ctx->device));
+    if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_host", host);
+    if (rc == HS_OK) rc = hs_writer_attr_text(w, "hpcsim_walltime", hs_params_string(r->p, "run.walltime"));
     return rc;
 }
 
@@ -300,6 +429,7 @@ static int write_checkpoint(run_state *r)
     int64_t step;
     r->ops->progress(r->state, &t, &step, &t_end, &work);
     if (!r->ops->checkpoint) return HS_FAIL(HS_ERR_RUNTIME, "solver %s cannot write checkpoints", r->ops->name);
+    double w0 = hs_wtime();
     /* the records so far must survive a kill after this checkpoint: a restart from it reopens them */
     HS_CHECK(hs_writer_sync(r->writer));
     char *ini = hs_params_to_ini(r->p);
@@ -315,6 +445,9 @@ static int write_checkpoint(run_state *r)
     }
     HS_CHECK(hs_checkpoint_close(c));
     r->checkpoints++;
+    double took = hs_wtime() - w0;
+    r->t_ckpt += took;
+    if (took > r->max_ckpt) r->max_ckpt = took;
     return HS_OK;
 }
 
@@ -380,7 +513,7 @@ static int restore(run_state *r, const char *path, double *time)
 }
 
 /* The command that continues this run: the same file and overrides, from the checkpoint. */
-static void print_continue_hint(run_state *r, int sig, int64_t step, double t)
+static void print_continue_hint(run_state *r, const char *why, int64_t step, double t)
 {
     if (r->ctx->rank != 0) return;
     char *prog = hs_params_shell_quote(r->argv0 ? r->argv0 : "hpcsim");
@@ -389,9 +522,9 @@ static void print_continue_hint(run_state *r, int sig, int64_t step, double t)
     char *over = hs_params_overrides_text(r->p, "run.restart");
     char *ck = hs_params_shell_quote(path);
     fprintf(stderr,
-            "hpcsim: stopped by signal %d at step %lld (t = %.9g); checkpoint written to %s; "
+            "hpcsim: stopped %s at step %lld (t = %.9g); checkpoint written to %s; "
             "continue with: %s%s run %s%s%s --restart %s\n",
-            sig, (long long)step, t, path, r->ctx->size > 1 ? "mpirun -n N " : "", prog ? prog : "hpcsim", file ? file : "",
+            why, (long long)step, t, path, r->ctx->size > 1 ? "mpirun -n N " : "", prog ? prog : "hpcsim", file ? file : "",
             over && *over ? " " : "", over ? over : "", ck ? ck : path);
     if (r->ctx->size > 1) fprintf(stderr, "hpcsim: (N = %d: a restart needs the same rank count)\n", r->ctx->size);
     fflush(stderr);
@@ -401,18 +534,26 @@ static void print_continue_hint(run_state *r, int sig, int64_t step, double t)
     free(ck);
 }
 
-static int stop_on_signal(run_state *r, int sig)
+/* Stop before the end: a checkpoint, the output left as PATH.partial (with the run's record in its
+ * attributes), the command that continues, exit status 3.  sig: the signal caught (0: none);
+ * wall: run.walltime is running out. */
+static int stop_early(run_state *r, int sig, int wall)
 {
     double t, t_end, work;
     int64_t step;
     r->ops->progress(r->state, &t, &step, &t_end, &work);
     HS_CHECK(write_checkpoint(r));
+    char why[96];
+    if (sig) snprintf(why, sizeof why, "by signal %d", sig);
+    else snprintf(why, sizeof why, "before run.walltime = %s", hs_params_string(r->p, "run.walltime"));
     if (r->writer) {
+        HS_CHECK(write_run_attrs(r, sig ? "signal" : "walltime", why));
         HS_CHECK(hs_writer_suspend(r->writer));
         r->writer = NULL;
     }
     progress_line(r, 1);
-    print_continue_hint(r, sig, step, t);
+    print_continue_hint(r, why, step, t);
+    r->stopped_by = sig ? 1 : 2;
     return HS_ERR_SIGNAL;
 }
 
@@ -463,12 +604,14 @@ static int time_loop(run_state *r)
     int64_t step;
     r->ops->progress(r->state, &t, &step, &t_end, &work);
     if (r->out_dt > 0) r->next_out_time = (floor(t / r->out_dt + 1e-9) + 1) * r->out_dt;
-    int watch = hs_params_bool(r->p, "checkpoint.on_signal");
+    int watch = hs_params_bool(r->p, "checkpoint.on_signal") || r->walltime > 0;
     while (t < t_end && !(r->max_steps > 0 && step >= r->max_steps)) {
         double until = t_end;
         if (r->out_dt > 0 && r->next_out_time < until) until = r->next_out_time;
         int64_t taken = 0;
+        double a0 = hs_wtime();
         int rc = r->ops->advance(r->state, until, chunk_steps(r, step, watch), &taken);
+        if (hs_wtime() - a0 > r->max_chunk) r->max_chunk = hs_wtime() - a0;
         if (rc != HS_OK)
             return hs_error_raise(rc, __FILE__, __LINE__, "%s stopped while advancing from step %lld, t = %.9g", r->ops->name,
                                   (long long)step, t);
@@ -485,9 +628,9 @@ static int time_loop(run_state *r)
         progress_line(r, 0);
         test_hooks(step);
         if (watch) {
-            int sig;
-            HS_CHECK(signal_agreed(r, &sig));
-            if (sig) return stop_on_signal(r, sig);
+            int sig, wall;
+            HS_CHECK(stop_agreed(r, &sig, &wall));
+            if (sig || wall) return stop_early(r, sig, wall);
         }
     }
     return HS_OK;
@@ -527,8 +670,12 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     r.last_written_step = -1;
     r.argv0 = argc > 0 ? argv[0] : NULL;
     r.wall0 = hs_wtime();
+    utc_stamp(r.started, sizeof r.started);
     hs_io_written_reset();
     HS_CHECK(hs_driver_check(p));
+    HS_CHECK(walltime_seconds(p, &r.walltime));
+    r.reserve = hs_params_real(p, "run.walltime_reserve");
+    r.clock_skew = test_clock_skew(ctx->rank);
     if (hs_params_bool(p, "checkpoint.on_signal")) install_handlers();
 
     int rc = r.ops->create(ctx, p, &r.state);
@@ -554,22 +701,33 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
             rc = r.ops->advance(r.state, 0.0, 1, &taken);
         }
     }
-    signal_drain(&r);
+    stop_drain(&r);
     if (rc == HS_OK) rc = write_record(&r); /* the final state, unless just written */
+    int at_max_steps = 0;
+    if (rc == HS_OK) {
+        double t, te;
+        int64_t step;
+        r.ops->progress(r.state, &t, &step, &te, &work);
+        at_max_steps = te > 0 && t < te;
+    }
     if (rc == HS_OK && r.writer) {
-        rc = hs_writer_close(r.writer);
-        r.writer = NULL;
+        char detail[128];
+        if (at_max_steps) snprintf(detail, sizeof detail, "stopped at run.max_steps = %lld", (long long)r.max_steps);
+        else if (t_end > 0) snprintf(detail, sizeof detail, "reached the end time %.9g", t_end);
+        else snprintf(detail, sizeof detail, "completed");
+        rc = write_run_attrs(&r, at_max_steps ? "max_steps" : "finished", detail);
+        if (rc == HS_OK) {
+            rc = hs_writer_close(r.writer);
+            r.writer = NULL;
+        }
     }
     if (rc != HS_OK && rc != HS_ERR_SIGNAL) release_output(&r, rc, resumed);
     if (rc == HS_OK && r.ops->finish) rc = r.ops->finish(r.state);
     if (rc == HS_OK && t_end > 0) progress_line(&r, 1);
     if (rc == HS_OK) {
-        double t, te;
-        int64_t step;
-        r.ops->progress(r.state, &t, &step, &te, &work);
-        summary_line(&r, te > 0 && t < te ? "stopped at run.max_steps" : "finished");
+        summary_line(&r, at_max_steps ? "stopped at run.max_steps" : "finished");
     } else if (rc == HS_ERR_SIGNAL) {
-        summary_line(&r, "stopped on a signal");
+        summary_line(&r, r.stopped_by == 2 ? "stopped before run.walltime" : "stopped on a signal");
     } else if (*hs_io_written_list()) {
         summary_line(&r, "failed");
     }

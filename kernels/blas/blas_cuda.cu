@@ -160,6 +160,7 @@ extern "C" int hs_blas_cg_update_cuda(hs_cuda_ctx *cu, size_t n, double alpha, c
 extern "C" int hs_blas_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, int m, int n, int k, double alpha,
                             const void *A, int lda, const void *B, int ldb, double beta, void *C, int ldc)
 {
+    HS_CHECK(hs_cuda_cublas_ready(cu));
     cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     if (t == HS_F64) {
         HS_CUBLAS_CHECK(cublasDgemm(cu->cublas, opa, opb, m, n, k, &alpha, (const double *)A, lda, (const double *)B,
@@ -174,6 +175,7 @@ extern "C" int hs_blas_gemm_cuda(hs_cuda_ctx *cu, hs_dtype t, int ta, int tb, in
 
 extern "C" int hs_blas_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, const void *y, double *result)
 {
+    HS_CHECK(hs_cuda_cublas_ready(cu));
     if (t == HS_F64) {
         HS_CUBLAS_CHECK(cublasDdot_64(cu->cublas, (int64_t)n, (const double *)x, 1, (const double *)y, 1, result));
     } else {
@@ -186,6 +188,7 @@ extern "C" int hs_blas_dot_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, co
 
 extern "C" int hs_blas_nrm2_cublas_cuda(hs_cuda_ctx *cu, hs_dtype t, size_t n, const void *x, double *result)
 {
+    HS_CHECK(hs_cuda_cublas_ready(cu));
     if (t == HS_F64) {
         HS_CUBLAS_CHECK(cublasDnrm2_64(cu->cublas, (int64_t)n, (const double *)x, 1, result));
     } else {

@@ -185,6 +185,7 @@ extern "C" void hs_csr_cusparse_free_cuda(void *state)
 static int cusparse_setup(hs_cuda_ctx *cu, cusparse_state *s, const hs_csr_arrays *a, cusparseSpMVAlg_t alg,
                           const double *x, double *y)
 {
+    HS_CHECK(hs_cuda_cusparse_ready(cu));
     s->alg = alg;
     HS_CUSPARSE_CHECK(cusparseCreateCsr(&s->mat, a->nrows, a->ncols, a->nnz, (void *)a->rowptr, (void *)a->colind,
                                         (void *)a->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
@@ -221,6 +222,7 @@ static int cusparse_state_for(hs_cuda_ctx *cu, void **state, const hs_csr_arrays
 extern "C" int hs_csr_spmv_cusparse_cuda(hs_cuda_ctx *cu, void **state, const hs_csr_arrays *a, int alg,
                                          double alpha, const double *x, double beta, double *y)
 {
+    HS_CHECK(hs_cuda_cusparse_ready(cu));
     cusparseSpMVAlg_t calg = alg == HS_CUSPARSE_ALG2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
     HS_CHECK(cusparse_state_for(cu, state, a, calg, x, y));
     cusparse_state *s = (cusparse_state *)*state;

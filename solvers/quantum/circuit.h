@@ -7,7 +7,7 @@
 
 /* Limits: qubits in a register (amplitude indices are 64-bit), targets of one (fused) block. */
 #define HS_Q_MAX_QUBITS 50
-#define HS_Q_MAX_TARGETS 5
+#define HS_Q_MAX_TARGETS 6
 
 typedef enum { HS_QOP_GATE, HS_QOP_MEASURE, HS_QOP_RESET, HS_QOP_BARRIER } hs_qop_kind;
 
@@ -79,12 +79,50 @@ hs_qmat_kind hs_qmat_classify(int d, const double *m);
  * state (a new outcome per shot), so such a circuit runs one trajectory per shot. */
 int hs_circuit_terminal_measurements(const hs_circuit *c);
 
-/* Gate fusion: a new circuit where runs of gates are merged into dense blocks of at most
- * max_qubits targets when the cost model says the merged pass is cheaper.  flop_weight is the cost
- * of one complex multiply-add per amplitude relative to reading and writing that amplitude once
- * (about 1/16 for complex128 on an H200, 1/4 on a CPU core).  Measurements, resets, barriers and
- * conditional gates end a block.  Returns NULL when out of memory. */
+/* Append a copy of op (its matrix, parameter binding, condition) to out; -1 when out of memory. */
+int hs_circuit_copy_op(hs_circuit *out, const hs_qop *op);
+
+/* ---- Fusion planning (fusion.c).
+ * Cost model of one pass over the state, in units of the time to read and write every amplitude
+ * once at the copy bandwidth: a dense block on m qubits costs max(1, 2^m / ratio) + launch, a
+ * diagonal or permutation block 1 + launch.  ratio is the block size 2^m at which the complex
+ * multiply-adds take as long as the memory traffic (the machine balance of the kernel in complex
+ * multiply-adds per amplitude); launch is the fixed cost of one kernel (launch, matrix upload)
+ * over the time of one pass. */
+typedef struct hs_qcost {
+    double ratio;
+    double launch;
+} hs_qcost;
+
+/* The stated model of a device (gpu != 0: the CUDA kernels, else the OpenMP ones) for a slice of
+ * 2^nloc amplitudes of amp_bytes each.  Constants and their sources are in fusion.c. */
+hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes);
+
+/* What a plan does: passes over the state (gate operations after fusion), blocks of each size,
+ * dense/diagonal/permutation passes, and the model's total cost in passes. */
+typedef struct hs_qplan_stats {
+    int passes;
+    int by_size[HS_Q_MAX_TARGETS + 1];
+    int dense, diag, perm;
+    double cost;
+} hs_qplan_stats;
+
+/* Gate fusion: a new circuit whose gates are blocks of at most max_qubits qubits (1..6).  Gates
+ * commute past later gates on other qubits into an earlier block.  For each block the planner
+ * weighs the blocks it finds two ways (gates taken in order within every limit k = 2..max_qubits;
+ * and a qubit set grown one gate at a time towards the most useful gates) and keeps the one that
+ * removes the most cost per unit of its own cost under the model (so k is chosen per block).  Blocks whose gates are all
+ * diagonal stay diagonal, all diagonal or permutation stay permutations.  Measurements, resets,
+ * barriers and conditional gates are kept in place and nothing moves across them; variational
+ * gates are kept unfused.  stats may be NULL.  Returns NULL when out of memory. */
+hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost *model, hs_qplan_stats *stats);
+
+/* hs_circuit_plan with ratio = 1 / flop_weight and no launch cost (flop_weight: the cost of one
+ * complex multiply-add per amplitude relative to a pass; 1/16 for the GPU, 1/4 for a CPU core). */
 hs_circuit *hs_circuit_fuse(const hs_circuit *c, int max_qubits, double flop_weight);
+
+/* Statistics of a circuit as it stands (every gate one pass). */
+void hs_circuit_stats(const hs_circuit *c, const hs_qcost *model, hs_qplan_stats *stats);
 
 /* ---- qelib1.inc gates. */
 typedef struct hs_qgate_def {

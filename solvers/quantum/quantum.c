@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "io/json.h"
 #include "kernels/dispatch.h"
@@ -23,12 +25,15 @@ typedef enum { MODE_CIRCUIT, MODE_VQE, MODE_QAOA } qmode;
 #define MODE_CHOICES "circuit|vqe|qaoa"
 #define PRECISION_CHOICES "complex128|complex64"
 static const hs_dtype g_precision[] = {HS_C128, HS_C64};
+/* quantum.fusion: the index of the choice is the largest block; auto allows HS_Q_MAX_TARGETS */
+#define FUSION_CHOICES "0|1|2|3|4|5|6|auto"
+#define FUSION_AUTO 7
 
 static const hs_param_decl g_params[] = {
     {"quantum", "mode", HS_PARAM_ENUM, "circuit", 0, 0, MODE_CHOICES, "what to run: an OpenQASM circuit, VQE for a Pauli Hamiltonian, QAOA for MaxCut"},
     {"quantum", "circuit", HS_PARAM_STRING, "", 0, 0, NULL, "OpenQASM 2.0 file (mode = circuit)"},
     {"quantum", "precision", HS_PARAM_ENUM, "complex128", 0, 0, PRECISION_CHOICES, "amplitude type"},
-    {"quantum", "fusion", HS_PARAM_INT, "4", 0, 5, NULL, "fuse gates into dense blocks of up to this many qubits (0 or 1: off)"},
+    {"quantum", "fusion", HS_PARAM_ENUM, "auto", 0, 0, FUSION_CHOICES, "fuse gates into blocks of up to this many qubits (0 or 1: off; auto: up to 6, the size chosen per block by the cost model)"},
     {"quantum", "distributed", HS_PARAM_BOOL, "true", 0, 0, NULL, "split the state over the MPI ranks (false: every rank holds all of it)"},
     {"quantum", "shots", HS_PARAM_INT, "1024", 0, 1e9, NULL, "measurement samples (counts in the output; 0: none)"},
     {"quantum", "amplitudes_max_qubits", HS_PARAM_INT, "12", 0, 26, NULL, "write amplitudes and probabilities for registers up to this size"},
@@ -69,6 +74,8 @@ typedef struct {
     uint64_t *outcomes;         /* classical register values per shot (sorted) */
     int terminal;
     int64_t exchanges;
+    hs_qplan_stats plan;        /* passes over the state after fusion */
+    double t_process, t_parse, t_plan, t_register; /* start-up: to the solver, parsing, planning, |0> */
     /* variational results */
     int nv, ne, *edges;
     double *w;
@@ -102,10 +109,41 @@ static int check_memory(qstate *s, int nq, int registers, const char *src, int l
     return HS_OK;
 }
 
+/* Seconds since this process started (Linux: /proc/self/stat, 1/100 s resolution); -1 elsewhere. */
+static double process_age(void)
+{
+#ifdef __linux__
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f) return -1;
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces: fields count from its end */
+    if (!p) return -1;
+    unsigned long long start = 0;
+    int field = 2;
+    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " "))
+        if (++field == 22) {
+            start = strtoull(tok, NULL, 10);
+            break;
+        }
+    struct timespec ts;
+    long hz = sysconf(_SC_CLK_TCK);
+    if (field != 22 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts)) return -1;
+    return ts.tv_sec + 1e-9 * ts.tv_nsec - (double)start / (double)hz;
+#else
+    return -1;
+#endif
+}
+
 static int create_circuit(qstate *s)
 {
     if (!*s->circuit_file) return hs_params_error(s->p, "quantum.circuit", "mode = circuit needs an OpenQASM file");
+    double t0 = hs_wtime();
+    s->t_process = process_age();
     HS_CHECK(hs_qasm_parse_file(s->circuit_file, &s->c));
+    s->t_parse = hs_wtime() - t0;
     int n = s->c->nqubits;
     for (int j = 0; j < s->nmarg; j++)
         if (s->marg[j] >= n) return hs_params_error(s->p, "quantum.marginal", "qubit %d is outside the %d-qubit register", s->marg[j], n);
@@ -127,11 +165,23 @@ static int create_circuit(qstate *s)
     if (s->check_only) return HS_OK;
     s->terminal = hs_circuit_terminal_measurements(s->c);
     s->run_c = s->c;
+    int nloc = n;
+    if (s->dist)
+        while ((1 << (n - nloc)) < s->ctx->size) nloc--;
+    hs_qcost model = hs_qcost_model(HS_ON_GPU(s->ctx), nloc, (int)hs_dtype_size(s->t));
+    t0 = hs_wtime();
     if (s->fusion >= 2) {
-        s->run_c = hs_circuit_fuse(s->c, s->fusion, HS_ON_GPU(s->ctx) ? 1.0 / 16 : 1.0 / 4);
+        s->run_c = hs_circuit_plan(s->c, s->fusion, &model, &s->plan);
         if (!s->run_c) return HS_FAIL(HS_ERR_RUNTIME, "out of memory fusing the circuit");
+    } else {
+        hs_circuit_stats(s->c, &model, &s->plan);
     }
-    return hs_qureg_create(s->ctx, n, s->t, s->dist, &s->q);
+    double t1 = hs_wtime();
+    HS_CHECK(hs_qureg_create(s->ctx, n, s->t, s->dist, &s->q));
+    HS_CHECK(hs_ctx_sync(s->ctx));
+    s->t_plan = t1 - t0;
+    s->t_register = hs_wtime() - t1;
+    return HS_OK;
 }
 
 /* An OpenQASM state preparation (e.g. the Hartree-Fock determinant) run before the ansatz. */
@@ -189,9 +239,14 @@ static int create_variational(qstate *s)
     h = s->obs;
     if (!s->ansatz) return HS_FAIL(HS_ERR_RUNTIME, "out of memory building the ansatz");
     if (*s->circuit_file) HS_CHECK(prepend_reference(s));
+    if (s->dist && s->ctx->size > 1) { /* split only where every rank keeps room for the widest gate */
+        int g = 0;
+        while ((1 << g) < s->ctx->size) g++;
+        if ((1 << g) != s->ctx->size || n - g < hs_vqe_local_qubits(s->ansatz, h)) s->dist = 0;
+    }
     HS_CHECK(check_memory(s, n, 3, s->mode == MODE_VQE ? s->ham_file : s->graph_file, 0));
     if (s->check_only) return HS_OK;
-    HS_CHECK(hs_vqe_create(s->ctx, s->ansatz, h, s->t, &s->vqe));
+    HS_CHECK(hs_vqe_create(s->ctx, s->ansatz, h, s->t, s->dist, &s->vqe));
     s->x = calloc((size_t)s->ansatz->nparams + 1, sizeof(double));
     if (!s->x) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     hs_rng r;
@@ -229,7 +284,8 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
     s->p = p;
     s->mode = (qmode)hs_params_enum(p, "quantum.mode");
     s->t = g_precision[hs_params_enum(p, "quantum.precision")];
-    s->fusion = (int)hs_params_int(p, "quantum.fusion");
+    s->fusion = hs_params_enum(p, "quantum.fusion");
+    if (s->fusion == FUSION_AUTO) s->fusion = HS_Q_MAX_TARGETS;
     s->dist = hs_params_bool(p, "quantum.distributed");
     s->shots = hs_params_int(p, "quantum.shots");
     s->amp_max = (int)hs_params_int(p, "quantum.amplitudes_max_qubits");
@@ -463,6 +519,8 @@ static void write_circuit(qstate *s, hs_json *j)
     hs_json_int(j, s->c->nops);
     hs_json_key(j, "operations_after_fusion");
     hs_json_int(j, s->run_c->nops);
+    hs_json_key(j, "passes");
+    hs_json_int(j, s->plan.passes);
     hs_json_key(j, "rank_exchanges");
     hs_json_int(j, s->exchanges);
     hs_json_key(j, "norm");
@@ -529,6 +587,8 @@ static void write_variational(qstate *s, hs_json *j)
     hs_json_string(j, s->mode == MODE_VQE ? s->ham_file : s->graph_file);
     hs_json_key(j, "qubits");
     hs_json_int(j, s->ansatz->nqubits);
+    hs_json_key(j, "distributed");
+    hs_json_bool(j, hs_vqe_distributed(s->vqe));
     hs_json_key(j, "energy");
     hs_json_double(j, s->energy);
     hs_json_key(j, "exact_ground_energy");
@@ -577,6 +637,13 @@ static void print_summary(qstate *s)
         printf("quantum: %d qubits, %d operations (%d after fusion), %s %s on %d rank%s, %.3g s\n", s->c->nqubits,
                s->c->nops, s->run_c->nops, s->t == HS_C128 ? "complex128" : "complex64",
                hs_device_name(s->ctx->device), s->ctx->size, s->ctx->size > 1 ? "s" : "", s->seconds);
+        printf("quantum: %d passes over the state (%d dense, %d diagonal, %d permutation; model cost %.4g passes)\n",
+               s->plan.passes, s->plan.dense, s->plan.diag, s->plan.perm, s->plan.cost);
+        printf("quantum: start-up %.3g s before the first gate: %s%.3g s to the solver (MPI, device context), parse "
+               "%.3g s, plan %.3g s, register |0> %.3g s\n",
+               (s->t_process > 0 ? s->t_process : 0) + s->t_parse + s->t_plan + s->t_register,
+               s->t_process < 0 ? "(unknown) " : "", s->t_process > 0 ? s->t_process : 0, s->t_parse, s->t_plan,
+               s->t_register);
         if (s->obs) printf("quantum: <%s> = %.12g\n", s->observable_file, s->expect);
     } else {
         printf("quantum: %s energy %.12f (exact %.12f, error %.3g) after %d iterations, %lld evaluations\n",

@@ -48,7 +48,19 @@ double hs_qureg_bytes_needed(int nqubits, hs_dtype t, int ranks)
 
 double hs_qureg_bytes_available(hs_ctx *ctx) { return hs_mem_available(ctx); }
 
+static int create(hs_ctx *ctx, int n, hs_dtype t, int distributed, int min_local, hs_qureg **out);
+
 int hs_qureg_create(hs_ctx *ctx, int n, hs_dtype t, int distributed, hs_qureg **out)
+{
+    return create(ctx, n, t, distributed, HS_QUREG_MIN_LOCAL, out);
+}
+
+int hs_qureg_create_split(hs_ctx *ctx, int n, hs_dtype t, int min_local, hs_qureg **out)
+{
+    return create(ctx, n, t, 1, min_local < 1 ? 1 : min_local, out);
+}
+
+static int create(hs_ctx *ctx, int n, hs_dtype t, int distributed, int min_local, hs_qureg **out)
 {
     if (t != HS_C128 && t != HS_C64) return HS_FAIL(HS_ERR_RUNTIME, "qureg: precision must be complex128 or complex64");
     if (n < 1 || n > HS_Q_MAX_QUBITS) return HS_FAIL(HS_ERR_RUNTIME, "qureg: %d qubits (1..%d)", n, HS_Q_MAX_QUBITS);
@@ -68,10 +80,10 @@ int hs_qureg_create(hs_ctx *ctx, int n, hs_dtype t, int distributed, hs_qureg **
             free(q);
             return HS_FAIL(HS_ERR_RUNTIME, "qureg: %d ranks is not a power of two", ctx->size);
         }
-        if (n - q->nglob < HS_QUREG_MIN_LOCAL) {
+        if (n - q->nglob < min_local) {
             free(q);
             return HS_FAIL(HS_ERR_RUNTIME, "qureg: %d qubits are too few for %d ranks (at least %d per rank)", n,
-                           ctx->size, HS_QUREG_MIN_LOCAL);
+                           ctx->size, min_local);
         }
     }
     q->nloc = n - q->nglob;

@@ -38,6 +38,10 @@ double hs_qureg_bytes_available(hs_ctx *ctx);
 /* Create |0...0> of n qubits (1..50).  distributed = 1 splits it over ctx->comm (its size must be
  * a power of two with at least HS_QUREG_MIN_LOCAL qubits per rank); 0 replicates it.  Collective. */
 int hs_qureg_create(hs_ctx *ctx, int nqubits, hs_dtype t, int distributed, hs_qureg **q);
+/* The same, split over ctx->comm with at least min_local (>= 1) qubits per rank: for registers that
+ * only see gates and Pauli terms needing at most min_local local qubits at once (targets plus local
+ * controls; X/Y factors of a Pauli term).  Collective. */
+int hs_qureg_create_split(hs_ctx *ctx, int nqubits, hs_dtype t, int min_local, hs_qureg **q);
 void hs_qureg_destroy(hs_qureg *q);
 int hs_qureg_nqubits(const hs_qureg *q);
 hs_dtype hs_qureg_dtype(const hs_qureg *q);

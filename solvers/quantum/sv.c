@@ -29,8 +29,8 @@ static int check_qubits(int nloc, int nt, const int *targets, uint64_t cmask)
     return HS_OK;
 }
 
-/* Sorted positions where zero bits are inserted to turn a group number into a base index. */
-static void layout(hs_sv_gate *g, int nloc, int nt, const int *targets, uint64_t cmask, uint64_t cval)
+void hs_sv_gate_layout(hs_sv_gate *g, int nloc, int nt, const int *targets, uint64_t cmask, uint64_t cval,
+                       const double *m, int mk)
 {
     memset(g, 0, sizeof *g);
     g->nloc = nloc;
@@ -41,10 +41,22 @@ static void layout(hs_sv_gate *g, int nloc, int nt, const int *targets, uint64_t
     for (int j = 0; j < nt; j++) all |= 1ull << targets[j], g->tbit[j] = targets[j];
     for (int b = 0; b < 64; b++)
         if (all >> b & 1) g->pos[g->npos++] = b;
-    for (int k = 0; k < (1 << nt); k++) {
+    int d = 1 << nt;
+    for (int k = 0; k < d; k++) {
         uint64_t o = 0;
         for (int j = 0; j < nt; j++) o |= (uint64_t)(k >> j & 1) << targets[j];
         g->offs[k] = o;
+    }
+    if (mk == HS_QMAT_DIAG) {
+        for (int k = 0; k < d; k++) g->ph[2 * k] = m[2 * (k * d + k)], g->ph[2 * k + 1] = m[2 * (k * d + k) + 1];
+    } else if (mk == HS_QMAT_PERM) {
+        for (int r = 0; r < d; r++)
+            for (int c = 0; c < d; c++)
+                if (m[2 * (r * d + c)] != 0.0 || m[2 * (r * d + c) + 1] != 0.0) {
+                    g->src[r] = c;
+                    g->ph[2 * r] = m[2 * (r * d + c)];
+                    g->ph[2 * r + 1] = m[2 * (r * d + c) + 1];
+                }
     }
 }
 
@@ -54,19 +66,7 @@ int hs_sv_apply(hs_ctx *ctx, hs_dtype t, void *a, int nloc, int nt, const int *t
     HS_CHECK(check_type(t));
     HS_CHECK(check_qubits(nloc, nt, targets, cmask));
     hs_sv_gate g;
-    layout(&g, nloc, nt, targets, cmask, cval);
-    int d = 1 << nt;
-    if (mk == HS_QMAT_DIAG) {
-        for (int k = 0; k < d; k++) g.ph[2 * k] = m[2 * (k * d + k)], g.ph[2 * k + 1] = m[2 * (k * d + k) + 1];
-    } else if (mk == HS_QMAT_PERM) {
-        for (int r = 0; r < d; r++)
-            for (int c = 0; c < d; c++)
-                if (m[2 * (r * d + c)] != 0.0 || m[2 * (r * d + c) + 1] != 0.0) {
-                    g.src[r] = c;
-                    g.ph[2 * r] = m[2 * (r * d + c)];
-                    g.ph[2 * r + 1] = m[2 * (r * d + c) + 1];
-                }
-    }
+    hs_sv_gate_layout(&g, nloc, nt, targets, cmask, cval, m, mk);
     return HS_DISPATCH(ctx, hs_sv_apply_cpu(t, a, &g, m, mk), hs_sv_apply_cuda(ctx->cuda, t, a, &g, m, mk));
 }
 

@@ -13,9 +13,6 @@ namespace {
 
 const int THREADS = 256;
 
-// Gate matrix of up to 32x32 entries: every thread reads the same entry at once (broadcast).
-__constant__ double2 c_mat[1 << (2 * HS_Q_MAX_TARGETS)];
-
 template <typename T> struct cx;
 template <> struct cx<double> { typedef double2 t; };
 template <> struct cx<float> { typedef float2 t; };
@@ -29,96 +26,206 @@ template <typename C> __device__ __forceinline__ C cmul_acc(C acc, double2 m, C 
     return acc;
 }
 
-__device__ __forceinline__ uint64_t insert_zeros(uint64_t g, const hs_sv_gate &gt)
+template <typename C> __device__ __forceinline__ C cmul(C m, C v)
 {
-    for (int j = 0; j < gt.npos; j++) {
-        int p = gt.pos[j];
-        g = ((g >> p) << (p + 1)) | (g & ((1ull << p) - 1));
-    }
-    return g;
+    C r;
+    r.x = m.x * v.x - m.y * v.y;
+    r.y = m.x * v.y + m.y * v.x;
+    return r;
+}
+
+template <typename C> __device__ __forceinline__ C to_c(double2 v)
+{
+    C r;
+    r.x = (decltype(r.x))v.x;
+    r.y = (decltype(r.y))v.y;
+    return r;
 }
 
 __device__ __forceinline__ uint64_t stride0() { return (uint64_t)gridDim.x * blockDim.x; }
 __device__ __forceinline__ uint64_t tid0() { return (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; }
 
-// Row r of the gate matrix (c_mat) times the group's input amplitudes.
-template <typename C, int D> __device__ __forceinline__ C gate_row(int r, const C in[D])
+// ---------------------------------------------------------------- gates
+// A dense block's matrix (up to 64 x 64, complex128) goes to this device buffer with a
+// stream-ordered copy; every block of the kernel then loads it into shared memory in the
+// amplitude precision, and every warp reads each entry as a broadcast.
+__device__ double2 g_mat[1 << (2 * HS_Q_MAX_TARGETS)];
+
+const int FW = 4;            // warps per block of the gate kernels (one tile per warp)
+const int FTHREADS = FW * 32;
+const int LOWB = 5;          // a warp covers 2^5 = 32 consecutive amplitudes
+const int GK_DENSE = 0, GK_PERM = 2;
+
+// Index layout of a dense or permutation gate on 1..6 targets (with any controls), host-built.
+struct fgate {
+    int nt, npos;
+    int pos[64];                      // sorted targets and controls (zeros inserted there)
+    uint64_t cmask, cval;
+    uint64_t offs[1 << HS_Q_MAX_TARGETS];  // amplitude offset of matrix index k
+    uint64_t doffs[1 << HS_Q_MAX_TARGETS]; // permutation: offset where input k goes
+    int dst[1 << HS_Q_MAX_TARGETS];        // permutation: row that input k becomes
+    double2 ph[1 << HS_Q_MAX_TARGETS];     // permutation: phase applied to input k
+    // shared-memory tile of the low path: the targets plus the five lowest other qubits
+    int ntb;                          // tile bits, nt + 5
+    int tb[HS_Q_MAX_TARGETS + LOWB];  // amplitude bit of tile bit b (ascending; 0..4 always in)
+    int w[HS_Q_MAX_TARGETS + LOWB];   // weight of tile bit b in the shared index g (D + 1) + k
+    int gbit[LOWB];                   // amplitude bit of group bit r (the non-target tile bits)
+};
+
+__device__ __forceinline__ uint64_t insert_zeros(uint64_t g, const int *pos, int npos)
+{
+    for (int j = 0; j < npos; j++) {
+        int p = pos[j];
+        g = ((g >> p) << (p + 1)) | (g & ((1ull << p) - 1));
+    }
+    return g;
+}
+
+// Row of the matrix (shared, broadcast to the warp) times the group's amplitudes (registers);
+// complex64 reads two entries per 16-byte load.
+template <typename C, int D> __device__ __forceinline__ C row_dot(const C *mrow, const C (&x)[D])
 {
     C acc;
     acc.x = 0;
     acc.y = 0;
+    if constexpr (sizeof(C) == 8 && D >= 2) {
+        const float4 *m4 = (const float4 *)mrow;
 #pragma unroll
-    for (int k = 0; k < D; k++) acc = cmul_acc(acc, c_mat[r * D + k], in[k]);
+        for (int k = 0; k < D; k += 2) {
+            float4 m = m4[k / 2];
+            acc.x += m.x * x[k].x - m.y * x[k].y;
+            acc.y += m.x * x[k].y + m.y * x[k].x;
+            acc.x += m.z * x[k + 1].x - m.w * x[k + 1].y;
+            acc.y += m.z * x[k + 1].y + m.w * x[k + 1].x;
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < D; k++) {
+            C m = mrow[k];
+            acc.x += m.x * x[k].x - m.y * x[k].y;
+            acc.y += m.x * x[k].y + m.y * x[k].x;
+        }
+    }
     return acc;
 }
 
-// One thread per group of 2^NT amplitudes that the gate mixes: consecutive threads touch
-// consecutive amplitudes when every target is at qubit 5 or above (gates with lower targets go
-// to k_dense1_low or k_dense_tile; permutations with low targets rely on L1).
-template <typename T, int NT>
-__global__ void k_dense(typename cx<T>::t *a, const hs_sv_gate g, uint64_t ng)
+template <typename C, int D, int KIND> __device__ __forceinline__ void load_matrix(C *mat, const fgate &g)
 {
-    typedef typename cx<T>::t C;
-    const int D = 1 << NT;
-    for (uint64_t gi = tid0(); gi < ng; gi += stride0()) {
-        uint64_t base = insert_zeros(gi, g) | g.cval;
-        C in[D];
-#pragma unroll
-        for (int k = 0; k < D; k++) in[k] = a[base + g.offs[k]];
-// rows one or two at a time for large blocks: the inputs stay in registers, the code stays small
-#pragma unroll(NT >= 4 ? 2 : D)
-        for (int r = 0; r < D; r++) a[base + g.offs[r]] = gate_row<C, D>(r, in);
-    }
+    if (KIND == GK_DENSE)
+        for (int i = threadIdx.x; i < D * D; i += blockDim.x) mat[i] = to_c<C>(g_mat[i]);
+    else
+        for (int i = threadIdx.x; i < D; i += blockDim.x) mat[i] = to_c<C>(g.ph[i]);
 }
 
-template <typename T, int NT>
-__global__ void k_perm(typename cx<T>::t *a, const hs_sv_gate g, uint64_t ng)
+// All targets at qubit 5 or above: one thread per group of 2^NT amplitudes, straight from global
+// memory; the 32 lanes of a warp take 32 consecutive groups, so every load and store of a warp
+// covers 32 consecutive amplitudes.  The inputs stay in registers while the rows are computed.
+template <typename T, int NT, int KIND>
+__global__ void __launch_bounds__(FTHREADS) k_gate_high(typename cx<T>::t *a, const fgate g, uint64_t ng)
 {
     typedef typename cx<T>::t C;
     const int D = 1 << NT;
+    extern __shared__ __align__(16) unsigned char smem[];
+    C *mat = (C *)smem;
+    load_matrix<C, D, KIND>(mat, g);
+    __syncthreads();
     for (uint64_t gi = tid0(); gi < ng; gi += stride0()) {
-        uint64_t base = insert_zeros(gi, g) | g.cval;
-        C in[D];
+        uint64_t base = insert_zeros(gi, g.pos, g.npos) | g.cval;
+        C x[D];
 #pragma unroll
-        for (int k = 0; k < D; k++) in[k] = a[base + g.offs[k]];
+        for (int k = 0; k < D; k++) x[k] = a[base + g.offs[k]];
+        if (KIND == GK_DENSE) {
+#pragma unroll(NT >= 3 ? 1 : D)
+            for (int r = 0; r < D; r++) a[base + g.offs[r]] = row_dot<C, D>(mat + r * D, x);
+        } else {
 #pragma unroll
-        for (int r = 0; r < D; r++) {
-            C v;
-            v.x = 0;
-            v.y = 0;
-            double2 ph = make_double2(g.ph[2 * r], g.ph[2 * r + 1]);
-            if constexpr (NT <= 2) {
-                // a sum of selected terms keeps in[] in registers for the small (common) gates
-#pragma unroll
-                for (int k = 0; k < D; k++) {
-                    double2 w = g.src[r] == k ? ph : make_double2(0.0, 0.0);
-                    v = cmul_acc(v, w, in[k]);
-                }
-            } else {
-                C u = in[0];
-#pragma unroll
-                for (int k = 1; k < D; k++)
-                    if (g.src[r] == k) u = in[k];
-                v = cmul_acc(v, ph, u);
-            }
-            a[base + g.offs[r]] = v;
+            for (int k = 0; k < D; k++) a[base + g.doffs[k]] = cmul(mat[k], x[k]);
         }
     }
 }
 
-// Diagonal gates touch every amplitude once, in order: fully coalesced for any targets.
-template <typename T>
-__global__ void k_diag(typename cx<T>::t *a, const hs_sv_gate g, uint64_t n)
+// A target below qubit 5: each warp stages a tile of 32 groups x 2^NT amplitudes (the targets
+// plus the five lowest other qubits, so the tile is made of runs of 32 consecutive amplitudes)
+// in shared memory, loading and storing whole runs; inside the tile it is transposed to
+// [group][member] with a row stride of 2^NT + 1 (odd: no bank conflicts when lane g reads its
+// group), and lane g applies the matrix to group g from registers.
+template <typename T, int NT, int KIND>
+__global__ void __launch_bounds__(FTHREADS) k_gate_low(typename cx<T>::t *a, const fgate g, uint64_t ntiles)
 {
     typedef typename cx<T>::t C;
+    const int D = 1 << NT, P = D + 1, NM = KIND == GK_DENSE ? D * D : D;
+    extern __shared__ __align__(16) unsigned char smem[];
+    C *mat = (C *)smem;
+    C *tiles = mat + NM;
+    uint64_t *coff = (uint64_t *)(tiles + FW * 32 * P);
+    int *cw = (int *)(coff + D);
+    load_matrix<C, D, KIND>(mat, g);
+    for (int c = threadIdx.x; c < D; c += blockDim.x) { // tile bits 5.. of chunk c: global offset, shared index
+        uint64_t o = 0;
+        int s = 0;
+        for (int b = LOWB; b < g.ntb; b++)
+            if ((c >> (b - LOWB)) & 1) o |= 1ull << g.tb[b], s += g.w[b];
+        coff[c] = o;
+        cw[c] = s;
+    }
+    __syncthreads();
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    C *sh = tiles + warp * 32 * P;
+    int lw = 0;
+    uint64_t gq = 0;
+    for (int b = 0; b < LOWB; b++)
+        if ((lane >> b) & 1) lw += g.w[b], gq |= 1ull << g.gbit[b];
+    for (uint64_t t = (uint64_t)blockIdx.x * FW + warp; t < ntiles; t += (uint64_t)gridDim.x * FW) {
+        uint64_t base = t;
+        for (int b = 0; b < g.ntb; b++) {
+            int p = g.tb[b];
+            base = ((base >> p) << (p + 1)) | (base & ((1ull << p) - 1));
+        }
+        const C *src = a + base + lane;
+#pragma unroll
+        for (int c = 0; c < D; c++) sh[lw + cw[c]] = src[coff[c]];
+        __syncwarp();
+        if (((base | gq) & g.cmask) == g.cval) {
+            C x[D];
+#pragma unroll
+            for (int k = 0; k < D; k++) x[k] = sh[lane * P + k];
+            if (KIND == GK_DENSE) {
+#pragma unroll(NT >= 3 ? 1 : D)
+                for (int r = 0; r < D; r++) sh[lane * P + r] = row_dot<C, D>(mat + r * D, x);
+            } else {
+#pragma unroll
+                for (int k = 0; k < D; k++) sh[lane * P + g.dst[k]] = cmul(mat[k], x[k]);
+            }
+        }
+        __syncwarp();
+        C *dstp = a + base + lane;
+#pragma unroll
+        for (int c = 0; c < D; c++) dstp[coff[c]] = sh[lw + cw[c]];
+        __syncwarp();
+    }
+}
+
+// Diagonal gates touch every amplitude once, in order: coalesced for any targets.  The 2^nt
+// entries sit in shared memory (lanes index them by their own target bits).
+struct dgate {
+    int nt;
+    int tbit[HS_Q_MAX_TARGETS];
+    uint64_t cmask, cval;
+    double2 ph[1 << HS_Q_MAX_TARGETS];
+};
+
+template <typename T>
+__global__ void k_diag(typename cx<T>::t *a, const dgate g, uint64_t n)
+{
+    typedef typename cx<T>::t C;
+    __shared__ C ph[1 << HS_Q_MAX_TARGETS];
+    for (int i = threadIdx.x; i < (1 << g.nt); i += blockDim.x) ph[i] = to_c<C>(g.ph[i]);
+    __syncthreads();
     for (uint64_t i = tid0(); i < n; i += stride0()) {
         if ((i & g.cmask) != g.cval) continue;
         int k = 0;
         for (int j = 0; j < g.nt; j++) k |= (int)((i >> g.tbit[j]) & 1) << j;
-        C z;
-        z.x = 0;
-        z.y = 0;
-        a[i] = cmul_acc(z, make_double2(g.ph[2 * k], g.ph[2 * k + 1]), a[i]);
+        a[i] = cmul(ph[k], a[i]);
     }
 }
 
@@ -148,96 +255,87 @@ __global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t
     }
 }
 
-// Dense gates with a target among the lowest five qubits: a block stages a tile of 2^10
-// amplitudes in shared memory (bits 0..B-1 plus the targets above B), so that both the loads and
-// the stores of a warp cover 32 consecutive amplitudes whatever the targets.
-const int TILE_BITS = 10;
-
-struct tile_layout {
-    int ntb, B;             // tile index bits; the lowest B of them are amplitude bits 0..B-1
-    int tb[TILE_BITS];      // amplitude bit of tile bit j (sorted)
-    int tsort[HS_Q_MAX_TARGETS]; // target positions in the tile index, sorted (zeros go there)
-    int toffs[1 << HS_Q_MAX_TARGETS]; // tile offset of matrix index k
-};
-
-__device__ __forceinline__ uint64_t deposit(int j, const tile_layout &L)
+// The device layout of a dense or permutation gate; 1 when the shared-memory tile path applies
+// (a target below qubit 5 and room for a tile of 2^(nt+5) amplitudes).
+int fgate_layout(const hs_sv_gate *s, int mk, fgate *f)
 {
-    uint64_t idx = (uint64_t)(j & ((1 << L.B) - 1));
-    for (int b = L.B; b < L.ntb; b++)
-        if ((j >> b) & 1) idx |= 1ull << L.tb[b];
-    return idx;
-}
-
-template <typename T, int NT>
-__global__ void k_dense_tile(typename cx<T>::t *a, const hs_sv_gate g, const tile_layout L, uint64_t ntiles)
-{
-    typedef typename cx<T>::t C;
-    extern __shared__ unsigned char smem[];
-    C *tile = (C *)smem;
-    const int TS = 1 << L.ntb, D = 1 << NT, NG = TS >> NT;
-    for (uint64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
-        uint64_t base = t;
-        for (int b = 0; b < L.ntb; b++) {
-            int p = L.tb[b];
-            base = ((base >> p) << (p + 1)) | (base & ((1ull << p) - 1));
+    memset(f, 0, sizeof *f);
+    int nt = s->nt, D = 1 << nt;
+    f->nt = nt;
+    f->npos = s->npos;
+    for (int j = 0; j < s->npos; j++) f->pos[j] = s->pos[j];
+    f->cmask = s->cmask;
+    f->cval = s->cval;
+    for (int k = 0; k < D; k++) f->offs[k] = s->offs[k];
+    if (mk == HS_QMAT_PERM)
+        for (int r = 0; r < D; r++) {
+            int c = s->src[r];
+            f->dst[c] = r;
+            f->doffs[c] = s->offs[r];
+            f->ph[c] = make_double2(s->ph[2 * r], s->ph[2 * r + 1]);
         }
-        for (int j = threadIdx.x; j < TS; j += blockDim.x) tile[j] = a[base | deposit(j, L)];
-        __syncthreads();
-        for (int grp = threadIdx.x; grp < NG; grp += blockDim.x) {
-            int lb = grp;
-            for (int j = 0; j < NT; j++) {
-                int p = L.tsort[j];
-                lb = ((lb >> p) << (p + 1)) | (lb & ((1 << p) - 1));
-            }
-            if (((base | deposit(lb, L)) & g.cmask) != g.cval) continue;
-            C in[D];
-#pragma unroll
-            for (int k = 0; k < D; k++) in[k] = tile[lb + L.toffs[k]];
-#pragma unroll(NT >= 4 ? 2 : D)
-            for (int r = 0; r < D; r++) tile[lb + L.toffs[r]] = gate_row<C, D>(r, in);
-        }
-        __syncthreads();
-        for (int j = threadIdx.x; j < TS; j += blockDim.x) a[base | deposit(j, L)] = tile[j];
-        __syncthreads();
-    }
-}
-
-// The tile layout for the gate, or 0 when the generic kernel is the better choice.
-int tile_for(const hs_sv_gate *g, tile_layout *L)
-{
     int low = 0;
-    for (int j = 0; j < g->nt; j++) low |= g->tbit[j] < 5;
-    if (!low || g->nt < 2 || g->nloc < TILE_BITS) return 0;
-    int B = TILE_BITS;
-    for (;;) { // low bits plus the targets above them make TILE_BITS bits
-        int above = 0;
-        for (int j = 0; j < g->nt; j++) above += g->tbit[j] >= B;
-        if (B + above <= TILE_BITS) break;
-        B--;
-    }
-    memset(L, 0, sizeof *L);
-    L->B = B;
-    for (int b = 0; b < B; b++) L->tb[L->ntb++] = b;
-    for (int b = B; b < 64 && L->ntb < TILE_BITS; b++)
-        for (int j = 0; j < g->nt; j++)
-            if (g->tbit[j] == b) L->tb[L->ntb++] = b;
-    int tpos[HS_Q_MAX_TARGETS];
-    for (int j = 0; j < g->nt; j++)
-        for (int b = 0; b < L->ntb; b++)
-            if (L->tb[b] == g->tbit[j]) tpos[j] = b;
-    for (int j = 0; j < g->nt; j++) L->tsort[j] = tpos[j];
-    for (int i = 1; i < g->nt; i++)
-        for (int j = i; j > 0 && L->tsort[j - 1] > L->tsort[j]; j--) {
-            int x = L->tsort[j];
-            L->tsort[j] = L->tsort[j - 1];
-            L->tsort[j - 1] = x;
+    uint64_t tmask = 0;
+    for (int j = 0; j < nt; j++) low |= s->tbit[j] < LOWB, tmask |= 1ull << s->tbit[j];
+    if (!low || s->nloc < nt + LOWB) return 0;
+    int nlow = 0;
+    for (int b = 0; b < 64 && f->ntb < nt + LOWB; b++) {
+        if (tmask >> b & 1) {
+            int j = 0;
+            while (s->tbit[j] != b) j++;
+            f->tb[f->ntb] = b;
+            f->w[f->ntb++] = 1 << j;
+        } else if (nlow < LOWB) {
+            f->gbit[nlow] = b;
+            f->tb[f->ntb] = b;
+            f->w[f->ntb++] = (1 << nlow) * (D + 1);
+            nlow++;
         }
-    for (int k = 0; k < (1 << g->nt); k++) {
-        int o = 0;
-        for (int j = 0; j < g->nt; j++) o |= ((k >> j) & 1) << tpos[j];
-        L->toffs[k] = o;
     }
     return 1;
+}
+
+template <typename C> size_t gate_smem(int nt, int mk, int low)
+{
+    size_t D = (size_t)1 << nt, nm = mk == HS_QMAT_DENSE ? D * D : D;
+    size_t b = nm * sizeof(C);
+    if (low) b += (size_t)FW * 32 * (D + 1) * sizeof(C) + D * (sizeof(uint64_t) + sizeof(int));
+    return b;
+}
+
+// Launch one of the gate kernels; the first launch on a device allows its shared memory size.
+template <typename T, int NT, int KIND, int LOW>
+int launch_gate(struct hs_cuda_ctx *cu, typename cx<T>::t *a, const fgate &f, uint64_t count)
+{
+    typedef typename cx<T>::t C;
+    static bool ready[HS_MAX_DEVICES];
+    HS_CHECK_DEVICE_MEMO(cu);
+    size_t shm = gate_smem<C>(NT, KIND, LOW);
+    auto kern = LOW ? k_gate_low<T, NT, KIND> : k_gate_high<T, NT, KIND>;
+    if (!ready[cu->device]) {
+        HS_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+        ready[cu->device] = true;
+    }
+    uint64_t units = LOW ? (count + FW - 1) / FW : (count + FTHREADS - 1) / FTHREADS;
+    uint64_t cap = (uint64_t)cu->sm_count * 16;
+    int blocks = (int)(units < cap ? (units ? units : 1) : cap);
+    kern<<<blocks, FTHREADS, shm, cu->stream>>>(a, f, count);
+    HS_CUDA_LAUNCH_CHECK(LOW ? "k_gate_low" : "k_gate_high");
+    return HS_OK;
+}
+
+template <typename T, int KIND, int LOW>
+int launch_nt(struct hs_cuda_ctx *cu, typename cx<T>::t *a, const fgate &f, uint64_t count)
+{
+    switch (f.nt) {
+    case 1: return launch_gate<T, 1, KIND, LOW>(cu, a, f, count);
+    case 2: return launch_gate<T, 2, KIND, LOW>(cu, a, f, count);
+    case 3: return launch_gate<T, 3, KIND, LOW>(cu, a, f, count);
+    case 4: return launch_gate<T, 4, KIND, LOW>(cu, a, f, count);
+    case 5: return launch_gate<T, 5, KIND, LOW>(cu, a, f, count);
+    case 6: return launch_gate<T, 6, KIND, LOW>(cu, a, f, count);
+    default: return HS_FAIL(HS_ERR_RUNTIME, "state vector: no kernel for %d targets", f.nt);
+    }
 }
 
 template <typename T>
@@ -246,12 +344,19 @@ int apply_t(struct hs_cuda_ctx *cu, void *av, const hs_sv_gate *g, const double 
     typedef typename cx<T>::t C;
     C *a = (C *)av;
     if (mk == HS_QMAT_DIAG) {
+        dgate d;
+        memset(&d, 0, sizeof d);
+        d.nt = g->nt;
+        for (int j = 0; j < g->nt; j++) d.tbit[j] = g->tbit[j];
+        d.cmask = g->cmask;
+        d.cval = g->cval;
+        for (int k = 0; k < (1 << g->nt); k++) d.ph[k] = make_double2(g->ph[2 * k], g->ph[2 * k + 1]);
         uint64_t n = 1ull << g->nloc;
-        k_diag<T><<<hs_cuda_blocks(cu, n, THREADS), THREADS, 0, cu->stream>>>(a, *g, n);
+        k_diag<T><<<hs_cuda_blocks(cu, n, THREADS), THREADS, 0, cu->stream>>>(a, d, n);
         HS_CUDA_LAUNCH_CHECK("k_diag");
         return HS_OK;
     }
-    if (g->nt == 1 && g->tbit[0] < 5 && g->nloc >= 5) {
+    if (mk == HS_QMAT_DENSE && g->nt == 1 && g->tbit[0] < LOWB && g->nloc >= LOWB) {
         mat2 m2;
         for (int k = 0; k < 4; k++) m2.m[k] = make_double2(m[2 * k], m[2 * k + 1]);
         uint64_t n = 1ull << g->nloc;
@@ -259,45 +364,18 @@ int apply_t(struct hs_cuda_ctx *cu, void *av, const hs_sv_gate *g, const double 
         HS_CUDA_LAUNCH_CHECK("k_dense1_low");
         return HS_OK;
     }
-    uint64_t ng = 1ull << (g->nloc - g->npos);
-    int blocks = hs_cuda_blocks(cu, ng, THREADS);
     if (mk == HS_QMAT_DENSE) {
         size_t d = (size_t)1 << g->nt;
-        HS_CUDA_CHECK(cudaMemcpyToSymbolAsync(c_mat, m, d * d * sizeof(double2), 0, cudaMemcpyHostToDevice, cu->stream));
+        HS_CUDA_CHECK(cudaMemcpyToSymbolAsync(g_mat, m, d * d * sizeof(double2), 0, cudaMemcpyHostToDevice, cu->stream));
     }
-    tile_layout L;
-    if (mk == HS_QMAT_DENSE && tile_for(g, &L)) {
-        uint64_t ntiles = 1ull << (g->nloc - L.ntb);
-        int tb = (int)(ntiles < (uint64_t)cu->sm_count * 8 ? ntiles : (uint64_t)cu->sm_count * 8);
-        size_t shm = sizeof(C) << L.ntb;
-#define TLAUNCH(NT) k_dense_tile<T, NT><<<tb, THREADS, shm, cu->stream>>>(a, *g, L, ntiles)
-        switch (g->nt) {
-        case 2: TLAUNCH(2); break;
-        case 3: TLAUNCH(3); break;
-        case 4: TLAUNCH(4); break;
-        default: TLAUNCH(5); break;
-        }
-#undef TLAUNCH
-        HS_CUDA_LAUNCH_CHECK("k_dense_tile");
-        return HS_OK;
+    fgate f;
+    int low = fgate_layout(g, mk, &f);
+    if (low) {
+        uint64_t ntiles = 1ull << (g->nloc - f.ntb);
+        return mk == HS_QMAT_DENSE ? launch_nt<T, GK_DENSE, 1>(cu, a, f, ntiles) : launch_nt<T, GK_PERM, 1>(cu, a, f, ntiles);
     }
-#define LAUNCH(K, NT) K<T, NT><<<blocks, THREADS, 0, cu->stream>>>(a, *g, ng)
-    switch (g->nt * 4 + mk) {
-    case 1 * 4 + HS_QMAT_DENSE: LAUNCH(k_dense, 1); break;
-    case 2 * 4 + HS_QMAT_DENSE: LAUNCH(k_dense, 2); break;
-    case 3 * 4 + HS_QMAT_DENSE: LAUNCH(k_dense, 3); break;
-    case 4 * 4 + HS_QMAT_DENSE: LAUNCH(k_dense, 4); break;
-    case 5 * 4 + HS_QMAT_DENSE: LAUNCH(k_dense, 5); break;
-    case 1 * 4 + HS_QMAT_PERM: LAUNCH(k_perm, 1); break;
-    case 2 * 4 + HS_QMAT_PERM: LAUNCH(k_perm, 2); break;
-    case 3 * 4 + HS_QMAT_PERM: LAUNCH(k_perm, 3); break;
-    case 4 * 4 + HS_QMAT_PERM: LAUNCH(k_perm, 4); break;
-    case 5 * 4 + HS_QMAT_PERM: LAUNCH(k_perm, 5); break;
-    default: return HS_FAIL(HS_ERR_RUNTIME, "state vector: no kernel for %d targets", g->nt);
-    }
-#undef LAUNCH
-    HS_CUDA_LAUNCH_CHECK("k_dense/k_perm");
-    return HS_OK;
+    uint64_t ng = 1ull << (g->nloc - g->npos);
+    return mk == HS_QMAT_DENSE ? launch_nt<T, GK_DENSE, 0>(cu, a, f, ng) : launch_nt<T, GK_PERM, 0>(cu, a, f, ng);
 }
 
 // ---------------------------------------------------------------- reductions

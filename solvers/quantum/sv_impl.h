@@ -16,11 +16,16 @@ typedef struct hs_sv_gate {
     int pos[64];          /* sorted bit positions of targets and controls (zeros inserted there) */
     uint64_t cval;        /* control bits ORed into every group base */
     uint64_t cmask;
-    uint64_t offs[32];    /* offset of matrix index k from the group base */
+    uint64_t offs[64];    /* offset of matrix index k from the group base */
     int tbit[8];          /* target positions in matrix order */
-    int src[32];          /* permutation: row r takes column src[r] */
-    double ph[64];        /* permutation phases / diagonal entries (interleaved complex) */
+    int src[64];          /* permutation: row r takes column src[r] */
+    double ph[128];       /* permutation phases / diagonal entries (interleaved complex) */
 } hs_sv_gate;
+
+/* The layout of a gate on nt targets (distinct, < nloc) with controls cmask (values cval) and
+ * matrix m of kind mk (diagonal entries and permutation sources are taken from m). */
+void hs_sv_gate_layout(hs_sv_gate *g, int nloc, int nt, const int *targets, uint64_t cmask, uint64_t cval,
+                       const double *m, int mk);
 
 int hs_sv_apply_cpu(hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);
 int hs_sv_prob_blocks_cpu(hs_dtype t, const void *a, int nloc, int bbits, double *out);

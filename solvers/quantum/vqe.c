@@ -64,7 +64,22 @@ fail:
     return NULL;
 }
 
-int hs_vqe_create(hs_ctx *ctx, hs_circuit *ansatz, const hs_pauli_sum *h, hs_dtype t, hs_vqe **out)
+int hs_vqe_local_qubits(const hs_circuit *ansatz, const hs_pauli_sum *h)
+{
+    int need = 1;
+    for (int i = 0; i < ansatz->nops; i++) {
+        const hs_qop *op = &ansatz->ops[i];
+        int w = op->nt + __builtin_popcountll(op->cmask);
+        if (op->kind == HS_QOP_GATE && w > need) need = w;
+    }
+    for (int k = 0; k < h->nterms; k++)
+        if (__builtin_popcountll(h->xm[k]) > need) need = __builtin_popcountll(h->xm[k]);
+    return need;
+}
+
+int hs_vqe_distributed(const hs_vqe *v) { return hs_qureg_distributed(v->psi); }
+
+int hs_vqe_create(hs_ctx *ctx, hs_circuit *ansatz, const hs_pauli_sum *h, hs_dtype t, int distributed, hs_vqe **out)
 {
     if (h->nqubits > ansatz->nqubits)
         return hs_input_error(NULL, 0, NULL, "the observable acts on %d qubits but the ansatz has %d", h->nqubits,
@@ -78,9 +93,13 @@ int hs_vqe_create(hs_ctx *ctx, hs_circuit *ansatz, const hs_pauli_sum *h, hs_dty
     v->hx = calloc((size_t)ansatz->nparams + 1, sizeof(double));
     v->hg = calloc((size_t)ansatz->nparams + 1, sizeof(double));
     int rc = (!v->hx || !v->hg) ? HS_FAIL(HS_ERR_RUNTIME, "out of memory") : HS_OK;
-    if (rc == HS_OK) rc = hs_qureg_create(ctx, ansatz->nqubits, t, 0, &v->psi);
-    if (rc == HS_OK) rc = hs_qureg_create(ctx, ansatz->nqubits, t, 0, &v->lam);
-    if (rc == HS_OK) rc = hs_qureg_create(ctx, ansatz->nqubits, t, 0, &v->mu);
+    int g = 0, need = hs_vqe_local_qubits(ansatz, h);
+    while ((1 << g) < ctx->size) g++;
+    int split = distributed && ctx->size > 1 && (1 << g) == ctx->size && ansatz->nqubits - g >= need;
+    hs_qureg **regs[3] = {&v->psi, &v->lam, &v->mu};
+    for (int r = 0; r < 3 && rc == HS_OK; r++)
+        rc = split ? hs_qureg_create_split(ctx, ansatz->nqubits, t, need, regs[r])
+                   : hs_qureg_create(ctx, ansatz->nqubits, t, 0, regs[r]);
     if (rc != HS_OK) {
         hs_vqe_destroy(v);
         return rc;

@@ -18,8 +18,16 @@ hs_circuit *hs_ansatz_qaoa(int nqubits, int p, int nedges, const int *edges, con
 typedef struct hs_vqe hs_vqe;
 
 /* Energy evaluator for the ansatz (variational gates only; its matrices are rebound on every call)
- * and the observable h, on replicated registers of type t (three of them for the adjoint method). */
-int hs_vqe_create(hs_ctx *ctx, hs_circuit *ansatz, const hs_pauli_sum *h, hs_dtype t, hs_vqe **v);
+ * and the observable h, on registers of type t (three of them for the adjoint method).  With
+ * distributed = 1 they are split over the context's ranks when the rank count is a power of two
+ * and each rank keeps enough local qubits for the widest gate (targets plus controls) and the
+ * widest X/Y part of a Pauli term (hs_vqe_local_qubits); otherwise every rank holds them whole.
+ * Energies and gradients are the same either way (to round-off).  Collective. */
+int hs_vqe_create(hs_ctx *ctx, hs_circuit *ansatz, const hs_pauli_sum *h, hs_dtype t, int distributed, hs_vqe **v);
+/* Local qubits a split register needs for this ansatz and observable. */
+int hs_vqe_local_qubits(const hs_circuit *ansatz, const hs_pauli_sum *h);
+/* 1 when the registers are split over the ranks. */
+int hs_vqe_distributed(const hs_vqe *v);
 void hs_vqe_destroy(hs_vqe *v);
 /* E(x) = <0| U(x)^dag H U(x) |0> (x on the host). */
 int hs_vqe_energy(hs_vqe *v, const double *x, double *energy);

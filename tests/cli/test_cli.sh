@@ -33,7 +33,7 @@ usage_err() {
     else printf 'FAIL %s: exit %s\n  got:      %s\n  expected: %s\n' "$name" "$rc" "$(cat "$CAP/err")" "$want"; fail=$((fail + 1)); fi
 }
 
-for cmd in info check run params compare help; do
+for cmd in info check run params summary compare help; do
     help_ok $cmd $cmd --help
     help_ok $cmd $cmd -h
     help_ok $cmd help $cmd

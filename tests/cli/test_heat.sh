@@ -143,7 +143,7 @@ if python3 -c "import netCDF4, xarray, h5py" 2>/dev/null; then
     if python3 "$ROOT/scripts/check_output.py" full.$EXT viz.h5 viz.xmf >"$CAP/o" 2>&1; then ok "check_output.py: xarray/cfchecks/h5py/XDMF ($(tail -1 "$CAP/o"))"
     else bad "check_output.py: $(tail -5 "$CAP/o")"; fi
     if python3 -c "import matplotlib" 2>/dev/null; then
-        python3 "$ROOT/scripts/plot_field.py" full.$EXT --var T --time 2 --out t2.png >/dev/null 2>&1 && [ -s t2.png ] &&
+        python3 "$ROOT/scripts/analysis/plot_field.py" full.$EXT --var T --time 2 --out t2.png >/dev/null 2>&1 && [ -s t2.png ] &&
             ok "plot_field.py makes a PNG" || bad "plot_field.py failed"
     fi
 else

@@ -142,7 +142,7 @@ ini ghz.qasm 'observable = obs.pauli' > obs.ini
 expect "bad Pauli-sum file" 2 "hpcsim: error: obs.pauli:2:8: expected a factor like X0 or Z12, got 'Q1'" "$HS_BIN" run obs.ini
 
 ini ghz.qasm 'fusion = 9' > fus.ini
-expect "fusion out of range" 2 "hpcsim: error: fus.ini:6: quantum.fusion: value 9 is out of range [0, 5]" "$HS_BIN" check fus.ini
+expect "fusion out of range" 2 "hpcsim: error: fus.ini:6: quantum.fusion: '9' is not one of 0|1|2|3|4|5|6|auto" "$HS_BIN" check fus.ini
 
 printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = vqe\nhamiltonian = nothere.pauli\n' > vqe.ini
 expect "missing Hamiltonian" 2 "hpcsim: error: nothere.pauli: cannot open Pauli-sum file: No such file or directory" "$HS_BIN" run vqe.ini

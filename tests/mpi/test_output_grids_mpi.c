@@ -378,7 +378,7 @@ static void same_files(const char *a, const char *b)
     if (nd != 0) fail_msg("%s and %s differ in %d variables", a, b, nd);
 }
 
-static void run_format(hs_output_format fmt, const char *ext)
+TEST_MAYBE_UNUSED static void run_format(hs_output_format fmt, const char *ext)
 {
     char a[512], b[512], name[64];
     snprintf(name, sizeof name, "mac.%s", ext);

@@ -191,7 +191,7 @@ static void check_exact(const char *path)
     free(want);
 }
 
-static void run_format(hs_output_format fmt, const char *ext, int deflate)
+TEST_MAYBE_UNUSED static void run_format(hs_output_format fmt, const char *ext, int deflate)
 {
     char name[64];
     snprintf(name, sizeof name, "grid%s.%s", deflate ? "_deflate" : "", ext);

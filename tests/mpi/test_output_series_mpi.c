@@ -120,6 +120,7 @@ static void test_station_ownership_errors(void **state)
 #elif HS_HAVE_HDF5
     hs_output_format fmt = HS_FORMAT_HDF5;
 #else
+    hs_output_format fmt = 0;
     skip();
 #endif
     static const char *names[2] = {"a", "b"};

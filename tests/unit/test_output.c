@@ -84,7 +84,7 @@ static void expected_edges(const grid_t *g, int d, double *e)
 }
 
 /* Every cell's bounds [edge i, edge i + 1], as x_bnds holds them. */
-static void expected_bounds(const grid_t *g, int d, double *b)
+TEST_MAYBE_UNUSED static void expected_bounds(const grid_t *g, int d, double *b)
 {
     double *e = malloc((size_t)(g->n[d] + 1) * sizeof *e);
     expected_edges(g, d, e);

@@ -114,7 +114,7 @@ static void record(hs_writer *w, const ids_t *id, int r)
 }
 
 /* Records at t = 0, 1, 2, then (resume) with t > 1 dropped, t = 5: the file holds 0, 1, 5. */
-static void write_stag(hs_output_format fmt, const char *path, int resume)
+TEST_MAYBE_UNUSED static void write_stag(hs_output_format fmt, const char *path, int resume)
 {
     hs_output_desc d;
     stag_desc(&d, fmt, path);
@@ -153,7 +153,7 @@ static void read_eq(hs_reader *r, const char *name, int64_t rec, const double *w
     free(got);
 }
 
-static void check_stag(const char *path)
+TEST_MAYBE_UNUSED static void check_stag(const char *path)
 {
     hs_reader *r;
     TEST_OK(hs_reader_open(path, &r));
@@ -414,7 +414,7 @@ static void mesh2(mesh_t *m)
         }
 }
 
-static void mesh3(mesh_t *m)
+TEST_MAYBE_UNUSED static void mesh3(mesh_t *m)
 {
     memset(m, 0, sizeof *m);
     m->dim = 3, m->nn = N3, m->nc = C3;
@@ -585,7 +585,7 @@ static void check_vtu(const mesh_t *m, const char *dir_stem)
     free(T), free(h), free(q), free(conn), free(reg), free(pts), free(types), free(doc);
 }
 
-static void run_mesh(const mesh_t *m, hs_output_format fmt, const char *ext)
+TEST_MAYBE_UNUSED static void run_mesh(const mesh_t *m, hs_output_format fmt, const char *ext)
 {
     char name[64], path[512], stem[512];
     snprintf(name, sizeof name, "mesh%d.%s", m->dim, ext);

@@ -1,0 +1,334 @@
+/* Gate fusion planner: blocks of up to 6 qubits chosen per block under a bytes-versus-flops cost model. */
+#include <complex.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "solvers/quantum/circuit.h"
+
+typedef double complex cplx;
+
+/* Stated device constants (the bench prints the measured fraction per pass to check them).
+ * GPU (H200): 4.8 TB/s HBM3e, of which a device-to-device copy reaches about 4.0 TB/s; 67 TFLOP/s
+ * FP32 and 34 TFLOP/s FP64 (vector FMA).  A complex multiply-add is 4 FMAs, so the dense kernel at
+ * about 60% of peak does 5.0e12 (complex64) / 2.5e12 (complex128) multiply-adds per second, while
+ * one pass moves 2.5e11 (16 bytes each) / 1.25e11 (32 bytes each) amplitudes per second: in both
+ * precisions compute and memory balance at about 20 multiply-adds per amplitude, so ratio = 20
+ * (a 4-qubit block is memory-bound, a 5-qubit one costs about 1.6 passes, a 6-qubit one 3.2).
+ * A launch with its matrix upload costs about 6 us.
+ * CPU (OpenMP): about 1 multiply-add per 4 bytes moved per core (ratio 4), 20 GB/s, 2 us. */
+#define GPU_RATIO 20.0
+#define GPU_BW 4.0e12
+#define GPU_LAUNCH 6e-6
+#define CPU_RATIO 4.0
+#define CPU_BW 2.0e10
+#define CPU_LAUNCH 2e-6
+
+/* Gates scanned ahead of a block's first gate when looking for gates that can join it. */
+#define WINDOW 1024
+
+/* A positive number from the environment, or def. */
+static double env_or(const char *name, double def)
+{
+    const char *v = getenv(name);
+    char *end;
+    double x = v ? strtod(v, &end) : 0;
+    return v && end != v && *end == '\0' && x > 0 && isfinite(x) ? x : def;
+}
+
+hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
+{
+    hs_qcost m;
+    /* HS_QFUSION_RATIO, HS_QFUSION_LAUNCH_US and HS_QFUSION_BW (bytes/s) replace the stated
+     * constants with measured ones (bench_quantum prints what each block size costs per pass) */
+    double bw = env_or("HS_QFUSION_BW", gpu ? GPU_BW : CPU_BW);
+    double pass = 2.0 * ldexp((double)amp_bytes, nloc) / bw;
+    m.ratio = env_or("HS_QFUSION_RATIO", gpu ? GPU_RATIO : CPU_RATIO);
+    m.launch = env_or("HS_QFUSION_LAUNCH_US", 1e6 * (gpu ? GPU_LAUNCH : CPU_LAUNCH)) * 1e-6 / pass;
+    return m;
+}
+
+/* kind ranks: a product of diagonals is diagonal, of diagonals and permutations a permutation */
+enum { RK_DIAG = 0, RK_PERM = 1, RK_DENSE = 2 };
+
+static int rank_of(hs_qmat_kind k) { return k == HS_QMAT_DIAG ? RK_DIAG : k == HS_QMAT_PERM ? RK_PERM : RK_DENSE; }
+
+static double pass_cost(const hs_qcost *m, int nq, int rk)
+{
+    double c = rk == RK_DENSE ? fmax(1.0, ldexp(1.0, nq) / m->ratio) : 1.0;
+    return c + m->launch;
+}
+
+/* How an operation takes part in fusion. */
+enum { OP_FUSE, OP_SOFT /* a gate kept as it is; others move past it on other qubits */, OP_HARD /* nothing moves past it */ };
+
+typedef struct {
+    const hs_circuit *c;
+    const hs_qcost *model;
+    int n, kmax;
+    uint64_t *qm;    /* qubits of each op (targets and controls) */
+    int *cls, *prev, *next;
+    double *alone;   /* cost of each gate as a pass of its own */
+    int head;        /* first op not yet emitted; -1 at the end */
+    int *idx, *idx2; /* candidate members (scratch) */
+} planner;
+
+typedef struct {
+    int count;
+    uint64_t q;
+    int rk;
+    double gain, cost;
+} cand;
+
+static void unlink_op(planner *p, int i)
+{
+    if (p->prev[i] >= 0) p->next[p->prev[i]] = p->next[i];
+    else p->head = p->next[i];
+    if (p->next[i] >= 0) p->prev[p->next[i]] = p->prev[i];
+}
+
+/* The block that starts at the first pending op and takes every later gate that can move to it
+ * (no skipped gate before it shares a qubit) while the block stays within k qubits. */
+static cand build(planner *p, int k, int *members)
+{
+    const hs_qop *ops = p->c->ops;
+    int first = p->head;
+    cand b = {1, p->qm[first], rank_of(ops[first].mk), p->alone[first], 0};
+    members[0] = first;
+    uint64_t blocked = 0, all = p->c->nqubits >= 64 ? ~0ull : (1ull << p->c->nqubits) - 1;
+    int scanned = 0;
+    for (int j = p->next[first]; j >= 0 && scanned < WINDOW; j = p->next[j], scanned++) {
+        if (p->cls[j] == OP_HARD) break;
+        uint64_t m = p->qm[j];
+        if ((m & blocked) || p->cls[j] == OP_SOFT || __builtin_popcountll(b.q | m) > k) {
+            blocked |= m;
+        } else {
+            b.q |= m;
+            members[b.count++] = j;
+            b.gain += p->alone[j];
+            int r = rank_of(ops[j].mk);
+            if (r > b.rk) b.rk = r;
+        }
+        int full = __builtin_popcountll(b.q) >= k;
+        if ((b.q & ~blocked) == 0 && (full || ((all & ~blocked & ~b.q) == 0))) break;
+    }
+    b.cost = pass_cost(p->model, __builtin_popcountll(b.q), b.rk);
+    return b;
+}
+
+/* Candidate qubit sets looked at per growth step. */
+#define MAXC 12
+
+/* The block on the qubit set q: the first pending op and every later gate inside q that can move
+ * to it.  Gates outside q block their qubits; those that nothing before them blocks and whose
+ * qubits with q make at most kmax are returned as the ways q may grow (cands, up to MAXC). */
+static cand build_set(planner *p, uint64_t q, int kmax, int *members, uint64_t *cands, int *ncand)
+{
+    const hs_qop *ops = p->c->ops;
+    int first = p->head, nq = __builtin_popcountll(q);
+    cand b = {1, q, rank_of(ops[first].mk), p->alone[first], 0};
+    members[0] = first;
+    uint64_t blocked = 0, all = p->c->nqubits >= 64 ? ~0ull : (1ull << p->c->nqubits) - 1;
+    int scanned = 0;
+    *ncand = 0;
+    for (int j = p->next[first]; j >= 0 && scanned < WINDOW; j = p->next[j], scanned++) {
+        if (p->cls[j] == OP_HARD) break;
+        uint64_t m = p->qm[j];
+        int free_ = !(m & blocked) && p->cls[j] == OP_FUSE;
+        if (free_ && (m & ~q) == 0) {
+            members[b.count++] = j;
+            b.gain += p->alone[j];
+            int r = rank_of(ops[j].mk);
+            if (r > b.rk) b.rk = r;
+            continue;
+        }
+        if (free_ && __builtin_popcountll(q | m) <= kmax && *ncand < MAXC) {
+            uint64_t grown = q | m;
+            int dup = 0;
+            for (int c = 0; c < *ncand; c++) dup |= cands[c] == grown;
+            if (!dup) cands[(*ncand)++] = grown;
+        }
+        blocked |= m;
+        if ((q & ~blocked) == 0 && (nq >= kmax || *ncand >= MAXC || (all & ~blocked & ~q) == 0)) break;
+    }
+    b.cost = pass_cost(p->model, nq, b.rk);
+    return b;
+}
+
+/* Multiply the block matrix M (dimension 2^m over the sorted qubits q) by op from the left. */
+static void absorb(cplx *M, int m, const int *q, const hs_qop *op, cplx *col)
+{
+    int d = 1 << m, pos[HS_Q_MAX_TARGETS];
+    uint64_t cm = 0, cv = 0, tm = 0;
+    for (int j = 0; j < op->nt; j++)
+        for (int i = 0; i < m; i++)
+            if (q[i] == op->t[j]) pos[j] = i, tm |= 1ull << i;
+    for (int i = 0; i < m; i++)
+        if (op->cmask >> q[i] & 1) cm |= 1ull << i, cv |= (uint64_t)(op->cval >> q[i] & 1) << i;
+    int dt = 1 << op->nt;
+    for (int c = 0; c < d; c++) { /* each column of M is a state: apply op to it */
+        for (int r = 0; r < d; r++) col[r] = M[r * d + c];
+        for (int base = 0; base < d; base++) {
+            if ((uint64_t)base & tm) continue;
+            if (((uint64_t)base & cm) != cv) continue;
+            cplx in[1 << HS_Q_MAX_TARGETS];
+            for (int k = 0; k < dt; k++) {
+                int idx = base;
+                for (int j = 0; j < op->nt; j++) idx |= (k >> j & 1) << pos[j];
+                in[k] = col[idx];
+            }
+            for (int r = 0; r < dt; r++) {
+                cplx s = 0;
+                for (int k = 0; k < dt; k++) s += (op->m[2 * (r * dt + k)] + I * op->m[2 * (r * dt + k) + 1]) * in[k];
+                int idx = base;
+                for (int j = 0; j < op->nt; j++) idx |= (r >> j & 1) << pos[j];
+                M[idx * d + c] = s;
+            }
+        }
+    }
+}
+
+static int emit_block(planner *p, hs_circuit *out, const cand *b, const int *members)
+{
+    if (b->count == 1) return hs_circuit_copy_op(out, &p->c->ops[members[0]]);
+    int q[HS_Q_MAX_TARGETS], m = 0;
+    for (int i = 0; i < 64; i++)
+        if (b->q >> i & 1) q[m++] = i; /* ascending: the matrix index follows the amplitude index */
+    int d = 1 << m;
+    cplx *M = calloc((size_t)d * d + (size_t)d, sizeof(cplx));
+    if (!M) return -1;
+    for (int i = 0; i < d; i++) M[i * d + i] = 1;
+    for (int i = 0; i < b->count; i++) absorb(M, m, q, &p->c->ops[members[i]], M + (size_t)d * d);
+    hs_qop *op = hs_circuit_gate(out, "fused", m, q, 0, 0, (const double *)M);
+    free(M);
+    return op ? 0 : -1;
+}
+
+static void count_op(const hs_qop *op, const hs_qcost *model, hs_qplan_stats *st)
+{
+    if (op->kind != HS_QOP_GATE) return;
+    st->passes++;
+    st->by_size[op->nt]++;
+    int rk = rank_of(op->mk);
+    if (rk == RK_DENSE) st->dense++;
+    else if (rk == RK_DIAG) st->diag++;
+    else st->perm++;
+    st->cost += pass_cost(model, op->nt, rk);
+}
+
+void hs_circuit_stats(const hs_circuit *c, const hs_qcost *model, hs_qplan_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    for (int i = 0; i < c->nops; i++) count_op(&c->ops[i], model, st);
+}
+
+static hs_circuit *new_like(const hs_circuit *c)
+{
+    hs_circuit *out = hs_circuit_new(c->nqubits, c->nclbits);
+    if (!out) return NULL;
+    memcpy(out->qregs, c->qregs, sizeof c->qregs);
+    memcpy(out->cregs, c->cregs, sizeof c->cregs);
+    out->nqregs = c->nqregs;
+    out->ncregs = c->ncregs;
+    out->nparams = c->nparams;
+    out->qreg_line = c->qreg_line;
+    return out;
+}
+
+hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost *model, hs_qplan_stats *stats)
+{
+    if (max_qubits > HS_Q_MAX_TARGETS) max_qubits = HS_Q_MAX_TARGETS;
+    hs_circuit *out = new_like(c);
+    planner p = {c, model, c->nops, max_qubits, NULL, NULL, NULL, NULL, NULL, -1, NULL, NULL};
+    size_t n = (size_t)c->nops + 1;
+    int *best = NULL;
+    p.qm = malloc(n * sizeof *p.qm);
+    p.cls = malloc(n * sizeof(int));
+    p.prev = malloc(n * sizeof(int));
+    p.next = malloc(n * sizeof(int));
+    p.alone = malloc(n * sizeof(double));
+    p.idx = malloc((WINDOW + 2) * sizeof(int));
+    p.idx2 = malloc((WINDOW + 2) * sizeof(int));
+    best = malloc((WINDOW + 2) * sizeof(int));
+    if (!out || !p.qm || !p.cls || !p.prev || !p.next || !p.alone || !p.idx || !p.idx2 || !best) goto fail;
+    for (int i = 0; i < c->nops; i++) {
+        const hs_qop *op = &c->ops[i];
+        uint64_t m = op->cmask;
+        for (int j = 0; j < op->nt; j++) m |= 1ull << op->t[j];
+        p.qm[i] = m;
+        p.prev[i] = i - 1;
+        p.next[i] = i + 1 < c->nops ? i + 1 : -1;
+        if (op->kind != HS_QOP_GATE || op->cond) p.cls[i] = OP_HARD;
+        else if (op->param >= 0 || __builtin_popcountll(m) > max_qubits || max_qubits < 2) p.cls[i] = OP_SOFT;
+        else p.cls[i] = OP_FUSE;
+        p.alone[i] = op->kind == HS_QOP_GATE ? pass_cost(model, op->nt, rank_of(op->mk)) : 0;
+    }
+    p.head = c->nops ? 0 : -1;
+    while (p.head >= 0) {
+        int i = p.head;
+        if (p.cls[i] != OP_FUSE) {
+            if (hs_circuit_copy_op(out, &c->ops[i])) goto fail;
+            unlink_op(&p, i);
+            continue;
+        }
+        /* the gate alone (gain = cost) unless a block removes more cost than it adds */
+        cand bc = {1, p.qm[i], rank_of(c->ops[i].mk), p.alone[i], p.alone[i]};
+        best[0] = i;
+        double beff = 1;
+        /* first way: take gates in order, new qubits as they come, within k = 2..max qubits */
+        for (int k = 2; k <= max_qubits; k++) {
+            cand b = build(&p, k, p.idx);
+            double eff = b.gain / b.cost;
+            if (eff > beff * (1 + 1e-9)) { /* ties keep the smaller block */
+                beff = eff;
+                bc = b;
+                memcpy(best, p.idx, (size_t)b.count * sizeof(int));
+            }
+        }
+        /* second way: grow the qubit set one gate's qubits at a time, each time by the candidate
+         * whose block removes the most cost per unit of its own; every stage is a block to weigh */
+        uint64_t q = p.qm[i], cands[MAXC], tcands[MAXC];
+        int ncand, tn;
+        cand cur = build_set(&p, q, max_qubits, p.idx, cands, &ncand);
+        for (;;) {
+            double eff = cur.gain / cur.cost;
+            if (eff > beff * (1 + 1e-9)) {
+                beff = eff;
+                bc = cur;
+                memcpy(best, p.idx, (size_t)cur.count * sizeof(int));
+            }
+            if (ncand == 0) break;
+            double geff = -1;
+            uint64_t gq = 0;
+            for (int c = 0; c < ncand; c++) {
+                cand t = build_set(&p, cands[c], max_qubits, p.idx2, tcands, &tn);
+                if (t.gain / t.cost > geff) geff = t.gain / t.cost, gq = cands[c];
+            }
+            q = gq;
+            cur = build_set(&p, q, max_qubits, p.idx, cands, &ncand);
+        }
+        if (emit_block(&p, out, &bc, best)) goto fail;
+        for (int j = 0; j < bc.count; j++) unlink_op(&p, best[j]);
+    }
+    if (stats) hs_circuit_stats(out, model, stats);
+    goto done;
+fail:
+    hs_circuit_free(out);
+    out = NULL;
+done:
+    free(p.qm);
+    free(p.cls);
+    free(p.prev);
+    free(p.next);
+    free(p.alone);
+    free(p.idx);
+    free(p.idx2);
+    free(best);
+    return out;
+}
+
+hs_circuit *hs_circuit_fuse(const hs_circuit *c, int max_qubits, double flop_weight)
+{
+    hs_qcost m = {1.0 / flop_weight, 0.0};
+    return hs_circuit_plan(c, max_qubits, &m, NULL);
+}

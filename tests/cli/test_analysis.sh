@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# scripts/analysis/: every tool answers --help and makes a PNG that shows data (pixel variance, coloured
+# or dark pixels) from small runs of the example inputs; numbers they print are checked against
+# independent references (the heat scheme's order 2, the seismic medium's vp from the picks' moveout,
+# the shots, every point of Ghia's tables, a frame per record, evaluate's CSV).
+# Exit 77 without numpy, xarray, matplotlib and netCDF4.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+ROOT=$(realpath "$(dirname "$0")/../..")
+A=$ROOT/scripts/analysis
+I=$ROOT/inputs
+DEVICE=${HS_TEST_DEVICE:-cpu}
+python3 -c "import numpy, xarray, matplotlib, netCDF4" 2>/dev/null ||
+    { echo "SKIP  numpy, xarray, matplotlib or netCDF4 missing (make deps)"; exit 77; }
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+EXT=nc
+"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+run() { "$HS_BIN" run "$@" --quiet run.device=$DEVICE run.allow_shared_gpu=true >>runs.log 2>&1 || bad "hpcsim run $*: $(tail -2 runs.log)"; }
+
+# png_shows_data PNG: a PNG at least 200x150 whose pixels vary (std > 0.05) and of which more than
+# 0.5% are coloured (data in a colour map or a coloured line) or more than 2% dark (black wiggles)
+png_shows_data() {
+    python3 - "$1" <<'PY'
+import sys
+import matplotlib.image as mpimg
+import numpy as np
+img = mpimg.imread(sys.argv[1])[..., :3]
+h, w = img.shape[:2]
+std = float(img.std())
+coloured = float(((img.max(axis=2) - img.min(axis=2)) > 0.15).mean())
+dark = float((img.max(axis=2) < 0.35).mean())
+print(f"{w}x{h}, std {std:.3f}, coloured {100 * coloured:.1f}%, dark {100 * dark:.1f}%")
+sys.exit(0 if w >= 200 and h >= 150 and std > 0.05 and (coloured > 0.005 or dark > 0.02) else 1)
+PY
+}
+check_png() { # NAME PNG
+    if [ -s "$2" ] && png_shows_data "$2" >png.txt 2>&1; then ok "$1: $2 shows data ($(cat png.txt))"
+    else bad "$1: $2: $(cat png.txt 2>/dev/null)"; fi
+}
+
+# --help of every tool: usage, exit 0, nothing run
+for t in "$A"/*.py; do
+    name=$(basename "$t")
+    [ "$name" = hsio.py ] && continue
+    if python3 "$t" --help >h.txt 2>&1 && grep -q "^usage:" h.txt; then ok "$name --help"; else bad "$name --help: $(head -3 h.txt)"; fi
+done
+
+# 1. heat: a field at a time (NetCDF and HDF5), an animation
+run "$I/heat2d.ini" heat.n=32,32 output.path=heat
+run "$I/heat2d.ini" heat.n=32,32 output.path=heat5 output.format=hdf5
+python3 "$A/plot_field.py" heat.$EXT --time 5 --out heat_t5.png >out.txt 2>&1 || bad "plot_field.py: $(cat out.txt)"
+check_png "plot_field.py" heat_t5.png
+if python3 -c "import h5py" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
+    python3 "$A/plot_field.py" heat5.h5 --time 5 --out heat5_t5.png >out.txt 2>&1 || bad "plot_field.py on HDF5: $(cat out.txt)"
+    check_png "plot_field.py (HDF5)" heat5_t5.png
+fi
+python3 "$A/animate.py" heat.$EXT --out heat.gif --png heat_frames.png >out.txt 2>&1 || bad "animate.py: $(cat out.txt)"
+check_png "animate.py" heat_frames.png
+frames=$(python3 -c "from PIL import Image; im = Image.open('heat.gif'); print(getattr(im, 'n_frames', 1))" 2>/dev/null)
+nrec=$(python3 -c "import netCDF4, sys; print(len(netCDF4.Dataset(sys.argv[1]).dimensions['time']))" heat.$EXT 2>/dev/null)
+[ -n "$frames" ] && [ "$frames" = "$nrec" ] && ok "animate.py: heat.gif has a frame per record ($frames)" ||
+    bad "animate.py: $frames frames for $nrec records"
+if command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null; then
+    python3 "$A/animate.py" heat.$EXT --out heat.mp4 --png heat_frames2.png >out.txt 2>&1 || bad "animate.py to MP4: $(cat out.txt)"
+    mp4frames=$(ffprobe -v error -select_streams v:0 -count_frames -show_entries stream=nb_read_frames -of csv=p=0 heat.mp4 2>/dev/null)
+    [ "$mp4frames" = "$nrec" ] && ok "animate.py: heat.mp4 (ffmpeg) has a frame per record ($mp4frames)" ||
+        bad "animate.py MP4: '$mp4frames' frames for $nrec records"
+else
+    echo "skip the MP4 animation: no ffmpeg"
+fi
+
+# 2. the cavity: diagnostics against time, centre lines against Ghia (a short, coarse run: the
+#    check is that the profiles are drawn and the table read, not the steady state)
+run "$I/cavity_re100.ini" cfd.n=17 cfd.t_end=3 output.every_time=0.5 output.path=cavity
+python3 "$A/plot_diagnostics.py" cavity.$EXT --log --out cav_diag.png >diag.txt 2>&1 || bad "plot_diagnostics.py: $(cat diag.txt)"
+check_png "plot_diagnostics.py" cav_diag.png
+grep -q "kinetic_energy = " diag.txt && ok "plot_diagnostics.py prints the last kinetic energy" || bad "diagnostics: $(cat diag.txt)"
+python3 "$A/cavity_ghia.py" cavity.$EXT --out cav_ghia.png >ghia.txt 2>&1 || bad "cavity_ghia.py: $(cat ghia.txt)"
+check_png "cavity_ghia.py" cav_ghia.png
+npts=$(grep -c "^[uv](" ghia.txt)
+want=$(grep -c "^[uv] " "$ROOT/tests/data/ghia1982_cavity.txt")
+[ "$npts" = "$want" ] && ok "cavity_ghia.py compares all $want points of Ghia's tables" || bad "cavity_ghia.py: $npts of $want points"
+
+# 3. seismograms: wiggles of the receivers (a small homogeneous 2-D shot)
+run "$I/seismic_salt.ini" seismic.medium=constant seismic.model_file=none seismic.density=constant seismic.n=101,51 \
+    seismic.spacing=30 seismic.t_end=1.0 seismic.pml=10 seismic.receiver_count=21 seismic.source_position=1500,30 \
+    seismic.receiver_start=300,30 seismic.receiver_end=2700,30 seismic.segy=false output.path=shot_snap
+python3 "$A/plot_seismograms.py" salt_shot.$EXT --trace-normalize --out wiggle.png >picks.txt 2>&1 || bad "plot_seismograms.py: $(cat picks.txt)"
+check_png "plot_seismograms.py" wiggle.png
+# its picks: the direct wave's moveout beyond 300 m offset is 1 / vp (vp = 2000 m/s, the default medium)
+if python3 - picks.txt <<'PY' >v.txt 2>&1; then ok "plot_seismograms.py picks: direct wave at $(cat v.txt) m/s (vp 2000)"; else bad "picks: $(cat v.txt picks.txt)"; fi
+import sys
+import numpy as np
+rows = [l.split() for l in open(sys.argv[1]) if l.split() and l.split()[0].replace(".", "").isdigit()]
+x, t = np.array([float(r[0]) for r in rows]), np.array([float(r[1]) for r in rows])
+off = np.abs(x - 1500)
+m = off > 300
+slope = np.polyfit(off[m], t[m], 1)[0]
+print(f"{1 / slope:.0f}")
+sys.exit(0 if abs(1 / slope - 2000) < 0.05 * 2000 else 1)
+PY
+
+# 4. convergence of the heat scheme (sine start, constant k, no source) on 8^2 .. 64^2 cells:
+#    the observed order of the explicit second-order scheme is 2
+for n in 8 16 32 64; do
+    run "$I/heat2d.ini" heat.n=$n,$n heat.conductivity=constant heat.source=none heat.initial=sine output.path=conv$n
+done
+python3 "$A/convergence.py" conv8.$EXT conv16.$EXT conv32.$EXT conv64.$EXT --out conv.png >conv.txt 2>&1 || bad "convergence.py: $(cat conv.txt)"
+check_png "convergence.py" conv.png
+if awk '/^(16x16|32x32) / { n++; if ($NF < 1.8 || $NF > 2.2) bad = 1 } END { exit !(n == 2 && !bad) }' conv.txt; then
+    ok "convergence.py: observed orders $(awk '/^(16x16|32x32) / { printf "%s ", $NF }' conv.txt)(second-order scheme: 2)"
+else
+    bad "convergence.py orders: $(cat conv.txt)"
+fi
+
+# 5. quantum counts (the GHZ example: two outcomes, 4096 shots)
+cp "$I"/qc_ghz.qasm "$I"/qc_ghz_zz.pauli .
+run "$I/qc_ghz.ini" quantum.circuit=qc_ghz.qasm quantum.observable=qc_ghz_zz.pauli output.path=ghz
+python3 "$A/quantum_counts.py" ghz.json --out ghz.png >q.txt 2>&1 || bad "quantum_counts.py: $(cat q.txt)"
+check_png "quantum_counts.py" ghz.png
+grep -q "^shots 4096, 2 distinct outcomes of 32" q.txt && ok "quantum_counts.py: 4096 shots, 2 outcomes of 32" || bad "quantum_counts.py: $(cat q.txt)"
+
+# 6. surrogate skill against lead time (a very short training on the synthetic trajectories)
+if command -v ncgen >/dev/null; then
+    for i in 0 1 2 3; do "$ROOT/scripts/surrogate_testdata.sh" traj$i.nc 24 16 16 0.$i >/dev/null; done
+    "$HS_BIN" train "$I/surrogate_quick.ini" --quiet surrogate.steps=10 checkpoint.every_steps=0 run.device=$DEVICE >>runs.log 2>&1 ||
+        bad "surrogate training: $(tail -2 runs.log)"
+    "$HS_BIN" evaluate "$I/surrogate_quick.ini" --quiet output.path=scores run.device=$DEVICE >>runs.log 2>&1 ||
+        bad "surrogate evaluation: $(tail -2 runs.log)"
+    python3 "$A/surrogate_skill.py" scores.$EXT --leads 1,4 >s.txt 2>&1 || bad "surrogate_skill.py: $(cat s.txt)"
+    check_png "surrogate_skill.py" scores_skill.png
+    check_png "surrogate_skill.py (example)" scores_example.png
+    # the printed RMSE equals the CSV that evaluate wrote
+    if python3 - scores.csv s.txt <<'PY'; then ok "surrogate_skill.py: its table equals evaluate's CSV"; else bad "surrogate_skill.py table: $(head -5 s.txt)"; fi
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+printed = [l.split() for l in open(sys.argv[2]) if l[:1].isalpha() and len(l.split()) == 7 and l.split()[0] != "variable"]
+assert len(printed) == len(rows), (len(printed), len(rows))
+for r, p in zip(rows, printed):
+    assert p[0] == r["variable"] and abs(float(p[2]) - float(r["rmse_model"])) <= 1e-4 * float(r["rmse_model"]), (p, r)
+PY
+else
+    echo "skip surrogate_skill.py: ncgen (netcdf-bin) missing to write the training data"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

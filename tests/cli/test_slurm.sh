@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The Slurm job scripts on a real single-host cluster (scripts/slurm/local_cluster.sh): the heat example
+# with 2 tasks through sbatch equals the same run under mpirun bitwise; OMP_NUM_THREADS follows
+# --cpus-per-task; --help runs no srun; a GPU request only in the GPU script; a sweep as a job array
+# (values reach the members, time steps scale as k n^2); the preemption path (USR1 to the batch
+# shell, checkpoint, exit 3, requeue, restart) ends bitwise equal to the uninterrupted job.
+# Exit 77 when Slurm cannot be installed or started here.
+set -u
+HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+ROOT=$(realpath "$(dirname "$0")/../..")
+S=$ROOT/scripts/slurm
+export HS_BIN
+"$HS_BIN" --version | grep -q '+mpi' || { echo "SKIP  this build has no MPI (srun starts MPI ranks)"; exit 77; }
+# the cluster's node has no GPUs: the Slurm path is tested in the CPU suite (make test), not in make test-gpu
+[ "${HS_TEST_DEVICE:-cpu}" = cuda ] && { echo "SKIP  the local Slurm cluster runs the CPU suite only"; exit 77; }
+started=0
+if ! "$S/local_cluster.sh" start >/dev/null 2>"${TMPDIR:-/tmp}/hs_slurm_start.$$"; then
+    rc=$?
+    msg=$(tail -1 "${TMPDIR:-/tmp}/hs_slurm_start.$$")
+    rm -f "${TMPDIR:-/tmp}/hs_slurm_start.$$"
+    [ $rc = 77 ] && { echo "SKIP  no local Slurm cluster: $msg"; exit 77; }
+    echo "FAIL local_cluster.sh start: exit $rc: $msg"
+    exit 1
+fi
+grep -q "up: node" "${TMPDIR:-/tmp}/hs_slurm_start.$$" && started=1
+rm -f "${TMPDIR:-/tmp}/hs_slurm_start.$$"
+eval "$("$S/local_cluster.sh" env)"
+WORK=$(mktemp -d)
+cleanup() {
+    scancel --name=hs-test >/dev/null 2>&1
+    [ $started = 1 ] && [ "${HS_SLURM_KEEP:-0}" != 1 ] && "$S/local_cluster.sh" stop >/dev/null 2>&1
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+cd "$WORK"
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+EXT=nc
+"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+
+# wait_job ID [SECONDS]: until the job (all its array tasks) has left the queue
+wait_job() {
+    local t=0
+    while [ -n "$(squeue -h -j "$1" 2>/dev/null)" ]; do
+        sleep 1
+        t=$((t + 1))
+        [ $t -ge "${2:-180}" ] && { echo "job $1 still queued after ${2:-180} s: $(squeue -h -j "$1")"; return 1; }
+    done
+}
+cp "$ROOT/inputs/heat2d.ini" .
+
+# 1. --help prints the usage and runs no srun (a recording srun first on PATH); GPUs only in the GPU script
+mkdir fake
+printf '#!/bin/sh\necho called >> %s/srun_called\n' "$WORK" > fake/srun
+chmod +x fake/srun
+for s in hpcsim_cpu hpcsim_gpu hpcsim_preemptible; do
+    if PATH=$WORK/fake:$PATH "$S/$s.sbatch" --help >help.txt 2>&1 && grep -q "^usage: sbatch" help.txt && [ ! -e srun_called ]; then
+        ok "$s.sbatch --help: usage, no srun"
+    else
+        bad "$s.sbatch --help: $(head -3 help.txt), srun called: $([ -e srun_called ] && echo yes || echo no)"
+    fi
+done
+if grep -q '^#SBATCH --gpus' "$S/hpcsim_gpu.sbatch" && ! grep -q '^#SBATCH --gpu' "$S/hpcsim_cpu.sbatch" "$S/hpcsim_preemptible.sbatch" &&
+    sbatch --test-only "$S/hpcsim_cpu.sbatch" heat2d.ini >/dev/null 2>&1 && ! sbatch --test-only "$S/hpcsim_gpu.sbatch" heat2d.ini >/dev/null 2>&1; then
+    ok "sbatch accepts the CPU script and refuses the GPU script's request on a node without GPUs"
+else
+    bad "GPU request: cpu script $(sbatch --test-only "$S/hpcsim_cpu.sbatch" heat2d.ini 2>&1 | tail -1); gpu script $(sbatch --test-only "$S/hpcsim_gpu.sbatch" heat2d.ini 2>&1 | tail -1)"
+fi
+
+# 2. OMP_NUM_THREADS from --cpus-per-task
+jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=1 --cpus-per-task=2 --output=info-%j.out "$S/hpcsim_cpu.sbatch" info)
+wait_job "$jid" 60
+if grep -q "CPU, 2 OpenMP thread(s)" info-$jid.out; then ok "--cpus-per-task=2: the rank runs 2 OpenMP threads"
+else bad "threads: $(cat info-$jid.out)"; fi
+
+# 3. the heat example with 2 tasks through sbatch (run 4 times as long as the file says, so that
+#    test 5 can interrupt it), against the same run under mpirun
+LONG=heat.t_end=0.08
+jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=heat-%j.out "$S/hpcsim_cpu.sbatch" heat2d.ini $LONG output.path=slurm)
+wait_job "$jid" 240
+mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" run heat2d.ini $LONG --quiet output.path=direct >/dev/null 2>&1 ||
+    bad "the mpirun reference run failed"
+if grep -q "hpcsim: finished at step [0-9]*, t = 0.08" heat-$jid.out && "$HS_BIN" compare direct.$EXT slurm.$EXT T >c 2>&1 &&
+    "$HS_BIN" compare direct.$EXT slurm.$EXT time >>c 2>&1 && "$HS_BIN" summary slurm.$EXT | grep -q "2 ranks x 1 thread"; then
+    ok "heat example, 2 tasks via sbatch: finished at t = 0.08, equal to mpirun -n 2 bitwise, 2 ranks x 1 thread"
+else
+    bad "heat example via sbatch: $(tail -3 heat-$jid.out) / $(cat c 2>/dev/null)"
+fi
+
+# 4. a sweep as a job array: heat.k x heat.n; each member's parameters, its steps (explicit scheme:
+#    dt ~ dx^2 / k, so steps ~ k n^2), and the peak falling as k grows
+cat > sw.ini <<EOF
+[run]
+solver = heat
+device = cpu
+[heat]
+ndim = 2
+n = 32 32
+t_end = 0.01
+initial = gaussian
+sigma = 0.1
+center = 0.5 0.5
+[output]
+path = heat
+every_steps = 20
+EOF
+if "$S/sweep.py" sw.ini swp heat.k=0.5:2:3:log "heat.n=16 16;32 32" --name hs-test >sweep.txt 2>&1; then
+    jid=$(sbatch --parsable swp/sweep.sbatch)
+    wait_job "$jid" 120
+    python3 "$S/collect.py" swp --csv swp.csv >table.txt 2>&1
+    crc=$?
+    if [ $crc = 0 ] && python3 - swp.csv <<'PY'; then ok "sweep: 6 members as a job array; k and n reached them, steps ~ k n^2, peak falls with k ($(tr '\n' ' ' <sweep.txt | cut -c1-60))"; else bad "sweep table: $(cat table.txt)"; fi
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6, rows
+for r in rows:
+    assert r["state"] == "finished", r
+by = {(float(r["heat.k"]), int(r["heat.n"].split()[0])): r for r in rows}
+assert sorted(by) == [(0.5, 16), (0.5, 32), (1.0, 16), (1.0, 32), (2.0, 16), (2.0, 32)], sorted(by)
+# steps = ceil(t_end / dt) with dt = c dx^2 / k: steps = ceil(C k n^2), C from the largest member
+C = int(by[(2.0, 32)]["step"]) / (2.0 * 32 ** 2)
+for (k, n), r in by.items():
+    want = C * k * n * n
+    assert abs(int(r["step"]) - want) < 1, (k, n, r["step"], want)
+for n in (16, 32):
+    peaks = [float(by[(k, n)]["T_max"]) for k in (0.5, 1.0, 2.0)]
+    assert peaks[0] > peaks[1] > peaks[2], peaks
+print("ok")
+PY
+    # the members' own files say the swept values
+    if grep -q "^  k = 2$" <("$HS_BIN" summary swp/member_005/heat.$EXT) && grep -q "^  n = 32 32$" <("$HS_BIN" summary swp/member_005/heat.$EXT); then
+        ok "member 5's file holds heat.k = 2, heat.n = 32 32"
+    else bad "member 5's parameters: $(cat swp/member_005/overrides)"; fi
+else
+    bad "sweep.py: $(cat sweep.txt)"
+fi
+if ! "$S/sweep.py" sw.ini bad heat.kk=1,2 >bad.txt 2>&1 && grep -q "heat.kk" bad.txt && [ ! -e bad ]; then
+    ok "sweep.py refuses a misspelt key with hpcsim check's message and writes nothing"
+else bad "sweep.py with a bad key: $(cat bad.txt)"; fi
+
+# 5. preemption: USR1 to the batch shell (as --signal=B:USR1 does) while the run is in its time
+#    loop; the trap forwards it, hpcsim checkpoints and exits 3, the job requeues itself and the
+#    second start continues from the checkpoint to the end: the file equals job 3's bitwise
+jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=pre-%j.out "$S/hpcsim_preemptible.sbatch" heat2d.ini $LONG output.path=pre)
+for _ in $(seq 600); do [ -e pre.$EXT.partial ] && break; sleep 0.1; done
+sleep 1
+scancel --signal=USR1 --batch "$jid" 2>/dev/null
+wait_job "$jid" 240
+log=$(cat pre-$jid.out)
+if grep -q "caught SIGUSR1: forwarding" <<<"$log" && grep -q "stopped by signal 10" <<<"$log" &&
+    grep -q "hpcsim exited with status 3" <<<"$log" && grep -q "requeueing" <<<"$log" &&
+    grep -q "(start 2): requeued: continuing from hpcsim-$jid.ckpt" <<<"$log" && grep -q "hpcsim exited with status 0" <<<"$log"; then
+    ok "preemption: USR1 forwarded, checkpoint, exit 3, requeued, continued from the checkpoint"
+else
+    bad "preemption log: $log"
+fi
+if [ -f pre.$EXT ] && "$HS_BIN" compare slurm.$EXT pre.$EXT T >c 2>&1 && "$HS_BIN" compare slurm.$EXT pre.$EXT time >>c 2>&1 &&
+    "$HS_BIN" summary pre.$EXT | grep -q "restarted    : from hpcsim-$jid.ckpt"; then
+    ok "the preempted and requeued job's output equals the uninterrupted job's bitwise"
+else
+    bad "preempted output: $(ls) $(cat c 2>/dev/null)"
+fi
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
