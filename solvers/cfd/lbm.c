@@ -189,7 +189,8 @@ static int derive_units(const hs_params *p, hs_lbm_geom *g, int rank)
         g->dt = g->u_lat * g->dx / g->u_ref;
         g->tau = 0.5 + 3.0 * g->nu * g->dt / (g->dx * g->dx);
         if (!(g->tau > 0.5 + 1e-9))
-            return hs_params_error(p, "lbm.u_lattice", "the relaxation time 1/2 + 3 nu dt/dx^2 = %.12g is not above 1/2: the viscosity is too small "
+            return hs_params_error(p, hs_params_is_set(p, "lbm.nu") ? "lbm.nu" : "lbm.u_lattice",
+                                   "the relaxation time 1/2 + 3 nu dt/dx^2 = %.12g is not above 1/2: the viscosity is too small "
                                                        "for this grid and u_lattice; set lbm.tau (> 0.5) or use fewer cells",
                                    g->tau);
     }
@@ -390,10 +391,13 @@ static int moments(lbm *s)
 
 /* ---------------------------------------------------------------- time loop */
 
+/* The step at which the time reaches `until`: the lattice's step cannot shorten to land on an output
+ * time, so the model steps past it (the driver writes the record then); a time within 1e-6 dt of a
+ * step counts as that step (round-off of until / dt). */
 static int64_t steps_to(const lbm *s, double until)
 {
-    double n = floor(until / s->g.dt + 1e-6);
-    return n > 9e18 ? INT64_MAX : (int64_t)n;
+    double n = ceil(until / s->g.dt - 1e-6);
+    return n > 9e18 ? INT64_MAX : n < 0 ? 0 : (int64_t)n;
 }
 
 static int forces(lbm *s, double F[3], double *cd, double *cl);
@@ -417,8 +421,6 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
             }
         }
     }
-    if (s->step >= steps_to(s, s->g.c.t_end)) s->time = fmax(s->time, s->g.c.t_end * (1 - 1e-15));
-    if (s->step >= last && until < s->g.c.t_end) s->time = fmax(s->time, until);
     return HS_OK;
 }
 
@@ -426,6 +428,8 @@ static void progress(void *state, double *time, int64_t *step_out, double *t_end
 {
     lbm *s = state;
     *time = s->time;
+    /* the last step lands on t_end up to round-off: report t_end itself then */
+    if (s->step >= steps_to(s, s->g.c.t_end) && *time < s->g.c.t_end) *time = s->g.c.t_end;
     *step_out = s->step;
     *t_end = s->g.c.t_end;
     *work = (double)s->g.c.n[0] * (double)s->g.c.n[1] * (double)s->g.c.n[2];

@@ -4,6 +4,7 @@
 # warning, and bad inputs fail with exit 2.
 set -u
 HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+ROOT=$(pwd)
 DEVICE=${HS_TEST_DEVICE:-cpu}
 WORK=$(mktemp -d)
 CAP=$(mktemp -d)
@@ -83,6 +84,15 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
     # the drag of the last record: positive, finite (the flow pushes the cylinder downstream)
     cd_last=$(ncdump -v drag_coefficient cyl.nc | sed -n '/^ drag_coefficient =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | grep -E '^[-+0-9.eE]+$' | tail -1)
     awk -v c="$cd_last" 'BEGIN { exit !(c > 0.5 && c < 100) }' && ok "cyl drag coefficient of the last record $cd_last" || bad "cyl drag coefficient '$cd_last'"
+    # CF essentials and cfchecks (check_output.py skips what is missing); output times not on the
+    # lattice's steps: records at the first step past each
+    for f in cyl.nc box.nc; do
+        if python3 "$ROOT/scripts/check_output.py" "$f" >"$CAP/check" 2>&1; then
+            ok "check_output.py $f: $(grep '^ok' "$CAP/check" | sed 's/^ok *//' | tr '\n' ';' | cut -c1-110)"
+        else
+            bad "check_output.py $f: $(grep -v '^ok' "$CAP/check" | head -3)"
+        fi
+    done
 fi
 
 # 2. the same on 1, 2 and 4 ranks, in several splits: bitwise (redundant ghost rings replay the neighbours' updates)
@@ -189,7 +199,7 @@ expect_fail() { # name, expected message fragment, ini text, extra file name and
 H='[run]\nsolver = cfd\n[cfd]\nmodel = lbm\n'
 expect_fail "tau = 0.5 refused" "case.ini:7: lbm.tau: tau = 0.5 is unstable: the relaxation time must exceed 1/2" "${H}n = 16\n[lbm]\ntau = 0.5\n"
 expect_fail "tau below 0.5 refused" "case.ini:7: lbm.tau: tau = 0.3 is unstable" "${H}n = 16\n[lbm]\ntau = 0.3\n"
-expect_fail "viscosity too small for the grid" "lbm.u_lattice: the relaxation time 1/2 + 3 nu dt/dx^2 = 0.5 is not above 1/2" \
+expect_fail "viscosity too small for the grid" "case.ini:7: lbm.nu: the relaxation time 1/2 + 3 nu dt/dx^2 = 0.5 is not above 1/2" \
     "${H}n = 16\n[lbm]\nnu = 1e-30\n"
 expect_fail "supersonic lattice velocity" "case.ini:7: lbm.u_lattice: the lattice Mach number u_ref dt/dx sqrt(3) = 1.21 is supersonic" \
     "${H}n = 16\n[lbm]\nu_lattice = 0.7\n"
