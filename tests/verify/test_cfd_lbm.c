@@ -10,6 +10,7 @@
 #include "solvers/cfd/cfd.h"
 #include "solvers/cfd/lbm.h"
 #include "test_util.h"
+#include "ghia_ref.h"
 
 int hs_driver_declare(void);
 
@@ -202,35 +203,6 @@ static void test_channel_inlet_outlet(void **st)
 
 /* ---------------------------------------------------------------- cavity (validate) */
 
-static int read_ghia(char which, double *pos, double *val)
-{
-    const char *path = "tests/data/ghia1982_cavity.txt"; /* the tests run from the project root */
-    FILE *f = fopen(path, "r");
-    if (!f) fail_msg("cannot open %s", path);
-    char line[256];
-    int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char t;
-        double x, a[3];
-        if (line[0] == '#' || sscanf(line, " %c %lf %lf %lf %lf", &t, &x, &a[0], &a[1], &a[2]) != 5 || t != which) continue;
-        pos[n] = x;
-        val[n++] = a[0];
-    }
-    fclose(f);
-    return n;
-}
-
-/* Linear interpolation in a profile given at cell centres plus the two wall values. */
-static double profile_at(const double *vals, int n, double wall_lo, double wall_hi, double x)
-{
-    double h = 1.0 / n, s = x / h - 0.5;
-    if (s <= 0) return wall_lo + (vals[0] - wall_lo) * (x / (0.5 * h));
-    if (s >= n - 1) return vals[n - 1] + (wall_hi - vals[n - 1]) * ((x - (n - 0.5) * h) / (0.5 * h));
-    int i = (int)floor(s);
-    double w = s - i;
-    return vals[i] * (1 - w) + vals[i + 1] * w;
-}
-
 /* The centre line of an even grid: the mean of the two middle rows. */
 static void test_cavity_re100_validate(void **st)
 {
@@ -248,18 +220,18 @@ static void test_cavity_re100_validate(void **st)
     TEST_OK(hs_lbm_gather(s, HS_LBM_GATHER_V, v));
     if (test_ctx()->rank == 0) {
         double pos[40], val[40], line[1024], worst_u = 0, worst_v = 0, at_u = 0, at_v = 0;
-        int m = read_ghia('u', pos, val), a = n / 2 - 1, b = n / 2;
+        int m = ghia_read('u', 0, pos, val, NULL), a = n / 2 - 1, b = n / 2;
         if (m != 17) fail_msg("Ghia table I has %d rows, expected 17", m);
         for (int j = 0; j < n; j++) line[j] = 0.5 * (u[(size_t)j * n + a] + u[(size_t)j * n + b]);
         for (int i = 0; i < m; i++) {
-            double d = fabs(profile_at(line, n, 0.0, 1.0, pos[i]) - val[i]);
+            double d = fabs(ghia_profile_at(line, n, 0.0, 1.0, pos[i]) - val[i]);
             if (d > worst_u) worst_u = d, at_u = pos[i];
         }
-        m = read_ghia('v', pos, val);
+        m = ghia_read('v', 0, pos, val, NULL);
         if (m != 17) fail_msg("Ghia table II has %d rows, expected 17", m);
         for (int i = 0; i < n; i++) line[i] = 0.5 * (v[(size_t)a * n + i] + v[(size_t)b * n + i]);
         for (int i = 0; i < m; i++) {
-            double d = fabs(profile_at(line, n, 0.0, 0.0, pos[i]) - val[i]);
+            double d = fabs(ghia_profile_at(line, n, 0.0, 0.0, pos[i]) - val[i]);
             if (d > worst_v) worst_v = d, at_v = pos[i];
         }
         printf("lbm cavity Re 100, %d^2 cells, D2Q9 TRT fp64, t = 40: max |u - Ghia| %.4f at y = %.4f, max |v - Ghia| %.4f at x = %.4f "

@@ -12,6 +12,7 @@
 #include "solvers/cfd/cfd.h"
 #include "solvers/cfd/ns.h"
 #include "test_util.h"
+#include "ghia_ref.h"
 
 int hs_driver_declare(void);
 
@@ -326,40 +327,6 @@ static void test_two_outflows(void **st)
     finish_case(s, p);
 }
 
-/* Ghia's table column for this Reynolds number: positions and values of "u" or "v" rows, and
- * whether the entry is marked as a known misprint of the published table ("*RE" after the values,
- * RE the Reynolds number of the column: reported, not asserted). */
-static int read_ghia(char which, int column, double *pos, double *val, int *misprint)
-{
-    static const char *const marks[3] = {"*100", "*400", "*1000"};
-    const char *path = "tests/data/ghia1982_cavity.txt"; /* the tests run from the project root */
-    FILE *f = fopen(path, "r");
-    if (!f) fail_msg("cannot open %s", path);
-    char line[256];
-    int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char t;
-        double x, a[3];
-        if (line[0] == '#' || sscanf(line, " %c %lf %lf %lf %lf", &t, &x, &a[0], &a[1], &a[2]) != 5 || t != which) continue;
-        pos[n] = x;
-        misprint[n] = strstr(line, marks[column]) != NULL;
-        val[n++] = a[column];
-    }
-    fclose(f);
-    return n;
-}
-
-/* Linear interpolation in a profile given at cell centres plus the two wall values. */
-static double profile_at(const double *vals, int n, double wall_lo, double wall_hi, double x)
-{
-    double h = 1.0 / n, s = x / h - 0.5;
-    if (s <= 0) return wall_lo + (vals[0] - wall_lo) * (x / (0.5 * h));
-    if (s >= n - 1) return vals[n - 1] + (wall_hi - vals[n - 1]) * ((x - (n - 0.5) * h) / (0.5 * h));
-    int i = (int)floor(s);
-    double w = s - i;
-    return vals[i] * (1 - w) + vals[i + 1] * w;
-}
-
 static void cavity_case(int re, int n, int column, double tol)
 {
     char nb[32], rb[32];
@@ -377,21 +344,21 @@ static void cavity_case(int re, int n, int column, double tol)
     if (test_ctx()->rank == 0) {
         double pos[40], val[40], *line = malloc((size_t)n * sizeof *line), worst = 0, at_u = 0, at_v = 0;
         int bad[40];
-        int m = read_ghia('u', column, pos, val, bad), mid = n / 2; /* n odd: the centre line is a cell row */
+        int m = ghia_read('u', column, pos, val, bad), mid = n / 2; /* n odd: the centre line is a cell row */
         if (m != 17) fail_msg("Ghia table I has %d rows, expected 17", m);
         for (int j = 0; j < n; j++) line[j] = u[(size_t)j * n + mid];
         for (int i = 0; i < m; i++) {
-            double here = profile_at(line, n, 0.0, 1.0, pos[i]), d = fabs(here - val[i]);
+            double here = ghia_profile_at(line, n, 0.0, 1.0, pos[i]), d = fabs(here - val[i]);
             if (bad[i]) printf("  u at y = %.4f: %.5f, Ghia %.5f (marked as a misprint: not asserted)\n", pos[i], here, val[i]);
             else if (d > worst) worst = d, at_u = pos[i];
         }
         double wu = worst;
-        m = read_ghia('v', column, pos, val, bad);
+        m = ghia_read('v', column, pos, val, bad);
         if (m != 17) fail_msg("Ghia table II has %d rows, expected 17", m);
         worst = 0;
         for (int i = 0; i < n; i++) line[i] = v[(size_t)mid * n + i];
         for (int i = 0; i < m; i++) {
-            double here = profile_at(line, n, 0.0, 0.0, pos[i]), d = fabs(here - val[i]);
+            double here = ghia_profile_at(line, n, 0.0, 0.0, pos[i]), d = fabs(here - val[i]);
             if (bad[i]) printf("  v at x = %.4f: %.5f, Ghia %.5f (marked as a misprint: not asserted)\n", pos[i], here, val[i]);
             else if (d > worst) worst = d, at_v = pos[i];
         }
