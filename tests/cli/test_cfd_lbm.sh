@@ -3,22 +3,7 @@
 # closely), a restart from an odd step continues bitwise, a mask file equals the analytic cylinder it was written from, the Mach
 # warning, and bad inputs fail with exit 2.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(pwd)
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+. "$(dirname "$0")/lib.sh"
 
 # A small cylinder channel (inlet, outlet, walls, Bouzidi links, fp32) and a 3D lid box with a
 # periodic axis in fp16: every kernel path.

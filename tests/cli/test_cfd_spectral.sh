@@ -2,22 +2,7 @@
 # The spectral CFD model end to end: the inputs run, 1/2/4 ranks (and CPU/GPU) agree, a restart continues
 # bitwise, the output carries the CF names and diagnostics, and bad inputs fail with exit 2.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+. "$(dirname "$0")/lib.sh"
 # everything but the transforms is pointwise: round-off from the FFT libraries' choices for other
 # batch counts (bitwise in practice on the CPU; tests/mpi/test_cfd_spectral_mpi.c says more)
 RANK_TOL=1e-12

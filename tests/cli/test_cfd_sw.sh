@@ -3,21 +3,7 @@
 # continues bitwise, the output carries h, u, v, vorticity and the conserved-quantity series (mass
 # conserved to round-off, read back with ncdump), and bad inputs fail with exit 2.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+. "$(dirname "$0")/lib.sh"
 
 # A periodic jet over a random bottom with hyperviscosity (adaptive dt), and a cyclone in a beta
 # channel over a seamount with viscosity (fixed dt): every kernel path, both boundary kinds.
