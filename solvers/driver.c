@@ -356,6 +356,9 @@ static int write_record(run_state *r)
     HS_CHECK(hs_writer_begin_step(r->writer, t));
     int rc = r->ops->write(r->state, r->writer);
     r->last_written_step = step;
+    /* the header and the first record on disk at once: a run killed before its first checkpoint
+     * then leaves an output that opens (HDF5 holds its metadata in memory until a flush) */
+    if (rc == HS_OK && hs_writer_records(r->writer) == 1) rc = hs_writer_sync(r->writer);
     double took = hs_wtime() - w0;
     r->t_output += took;
     if (took > r->max_record) r->max_record = took;
