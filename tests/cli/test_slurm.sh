@@ -76,16 +76,17 @@ wait_job "$jid" 60
 if grep -q "CPU, 2 OpenMP thread(s)" info-$jid.out; then ok "--cpus-per-task=2: the rank runs 2 OpenMP threads"
 else bad "threads: $(cat info-$jid.out)"; fi
 
-# 3. the heat example with 2 tasks through sbatch (run 4 times as long as the file says, so that
-#    test 5 can interrupt it), against the same run under mpirun
-LONG=heat.t_end=0.08
+# 3. the heat example with 2 tasks through sbatch (run 12 times as long as the file says, so that
+#    test 5 can interrupt it: at 4 times, 0.8 s on CI's machine, the job had ended before the signal
+#    came), against the same run under mpirun
+LONG=heat.t_end=0.24
 jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=heat-%j.out "$S/hpcsim_cpu.sbatch" heat2d.ini $LONG output.path=slurm)
 wait_job "$jid" 240
 mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" run heat2d.ini $LONG --quiet output.path=direct >/dev/null 2>&1 ||
     bad "the mpirun reference run failed"
-if grep -q "hpcsim: finished at step [0-9]*, t = 0.08" heat-$jid.out && "$HS_BIN" compare direct.$EXT slurm.$EXT T >c 2>&1 &&
+if grep -q "hpcsim: finished at step [0-9]*, t = 0.24" heat-$jid.out && "$HS_BIN" compare direct.$EXT slurm.$EXT T >c 2>&1 &&
     "$HS_BIN" compare direct.$EXT slurm.$EXT time >>c 2>&1 && "$HS_BIN" summary slurm.$EXT | grep -q "2 ranks x 1 thread"; then
-    ok "heat example, 2 tasks via sbatch: finished at t = 0.08, equal to mpirun -n 2 bitwise, 2 ranks x 1 thread"
+    ok "heat example, 2 tasks via sbatch: finished at t = 0.24, equal to mpirun -n 2 bitwise, 2 ranks x 1 thread"
 else
     bad "heat example via sbatch: $(tail -3 heat-$jid.out) / $(cat c 2>/dev/null)"
 fi
@@ -146,7 +147,7 @@ else bad "sweep.py with a bad key: $(cat bad.txt)"; fi
 #    second start continues from the checkpoint to the end: the file equals job 3's bitwise
 jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=pre-%j.out "$S/hpcsim_preemptible.sbatch" heat2d.ini $LONG output.path=pre)
 for _ in $(seq 600); do [ -e pre.$EXT.partial ] && break; sleep 0.1; done
-sleep 1
+sleep 0.2
 scancel --signal=USR1 --batch "$jid" 2>/dev/null
 wait_job "$jid" 240
 log=$(cat pre-$jid.out)
