@@ -260,8 +260,9 @@ $(TEST_UTIL): tests/test_util.c tests/test_util.h $(CONFIG_STAMP)
 # `make test` is what CI runs: dependencies, build, the quick suite on the CPU backend.
 # The build and the run are sub-makes so that they detect what `make deps` has just installed
 # (on a fresh machine this make was parsed before mpicc existed).
+# The build uses every core (CI's two halve its time); the tests run one after another.
 test: deps
-	$(MAKE) all tests
+	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) all tests
 	$(MAKE) --no-print-directory run-tests
 
 run-tests:
@@ -269,7 +270,7 @@ run-tests:
 
 # The same suites with the CUDA backend (on the GPU machine).
 test-gpu:
-	$(MAKE) all tests CUDA=1
+	$(MAKE) -j$$(nproc 2>/dev/null || echo 2) all tests CUDA=1
 	HS_TEST_DEVICE=cuda BUILD=$(BUILD) MPI=$(MPI) tests/run_tests.sh
 
 # Sanitizers on the CPU path.  CUDA off (ASan and the CUDA driver do not mix) and MPI off: the

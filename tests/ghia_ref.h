@@ -1,4 +1,4 @@
-/* Ghia, Ghia & Shin (1982) cavity centre lines for the CFD verification tests: the table reader and the profile interpolation. */
+/* Cavity centre-line references for the CFD verification tests (Ghia, Ghia & Shin 1982; Botella & Peyret 1998 at Re 1000): the table readers and the profile interpolation. */
 #ifndef HS_GHIA_REF_H
 #define HS_GHIA_REF_H
 
@@ -27,6 +27,26 @@ static inline int ghia_read(char which, int column, double *pos, double *val, in
         pos[n] = x;
         if (misprint) misprint[n] = strstr(line, marks[column]) != NULL;
         val[n++] = a[column];
+    }
+    fclose(f);
+    return n;
+}
+
+/* Botella & Peyret's Re 1000 spectral values at Ghia's points (tests/data/botella1998_cavity_re1000.txt):
+ * positions and values of the "u" or "v" rows, in the order of Ghia's table.  At most 40 rows. */
+static inline int botella_read(char which, double *pos, double *val)
+{
+    const char *path = "tests/data/botella1998_cavity_re1000.txt";
+    FILE *f = fopen(path, "r");
+    if (!f) fail_msg("cannot open %s", path);
+    char line[256];
+    int n = 0;
+    while (n < 40 && fgets(line, sizeof line, f)) {
+        char t;
+        double x, a;
+        if (line[0] == '#' || sscanf(line, " %c %lf %lf", &t, &x, &a) != 3 || t != which) continue;
+        pos[n] = x;
+        val[n++] = a;
     }
     fclose(f);
     return n;
