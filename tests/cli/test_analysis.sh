@@ -87,6 +87,20 @@ check_png "cavity_ghia.py" cav_ghia.png
 npts=$(grep -c "^[uv](" ghia.txt)
 want=$(grep -c "^[uv] " "$ROOT/tests/data/ghia1982_cavity.txt")
 [ "$npts" = "$want" ] && ok "cavity_ghia.py compares all $want points of Ghia's tables" || bad "cavity_ghia.py: $npts of $want points"
+# at Re 1000 the spectral reference joins: every row carries its value, and ours minus it
+python3 "$A/cavity_ghia.py" cavity.$EXT --re 1000 --out cav_bp.png >bp.txt 2>&1 || bad "cavity_ghia.py --re 1000: $(cat bp.txt)"
+if python3 - bp.txt "$ROOT/tests/data/botella1998_cavity_re1000.txt" <<'PY'; then ok "cavity_ghia.py --re 1000: Botella & Peyret's value and our difference from it on all 34 rows"; else bad "cavity_ghia.py --re 1000: $(head -5 bp.txt)"; fi
+import sys
+ref = {(w[0], float(w[1])): float(w[2]) for w in (l.split() for l in open(sys.argv[2])) if len(w) >= 3 and w[0] in "uv"}
+rows = [l.split() for l in open(sys.argv[1]) if l[:2] in ("u(", "v(")]
+assert len(rows) == 34, len(rows)
+for w in rows:
+    # name (3 words: "u(y), x = 0.5" is 4), position, Ghia, ours, diff, B&P, diff
+    pos, ours, bp, d = float(w[4]), float(w[6]), float(w[8]), float(w[9])
+    assert abs(bp - ref[(w[0][0], pos)]) < 1e-7, (w, ref[(w[0][0], pos)])
+    assert abs((ours - bp) - d) < 2e-5, w
+assert any("against Botella & Peyret: largest difference" in l for l in open(sys.argv[1]))
+PY
 
 # 3. seismograms: wiggles of the receivers (a small homogeneous 2-D shot)
 run "$I/seismic_salt.ini" seismic.medium=constant seismic.model_file=none seismic.density=constant seismic.n=101,51 \
