@@ -8,14 +8,12 @@
 
 #include "test_util.h"
 
-/* Ghia's table column for one Reynolds number (column 0, 1, 2: Re 100, 400, 1000): positions and
- * values of the "u" or "v" rows, and whether the entry is marked as a known misprint of the
- * published table ("*RE" after the values, RE the column's Reynolds number: reported, not
- * asserted; misprint may be NULL).  At most 40 rows. */
-static inline int ghia_read(char which, int column, double *pos, double *val, int *misprint)
+/* The "u" or "v" rows of a centre-line table file (tests/data/): "table position v_1 ... v_ncols";
+ * column (0-based) of each row into val, the position into pos; with mark, flag[i] says whether the
+ * row carries that text after its values.  At most 40 rows. */
+static inline int cavity_table_read(const char *path, char which, int ncols, int column, double *pos, double *val, const char *mark,
+                                    int *flag)
 {
-    static const char *const marks[3] = {"*100", "*400", "*1000"};
-    const char *path = "tests/data/ghia1982_cavity.txt"; /* the tests run from the project root */
     FILE *f = fopen(path, "r");
     if (!f) fail_msg("cannot open %s", path);
     char line[256];
@@ -23,33 +21,31 @@ static inline int ghia_read(char which, int column, double *pos, double *val, in
     while (n < 40 && fgets(line, sizeof line, f)) {
         char t;
         double x, a[3];
-        if (line[0] == '#' || sscanf(line, " %c %lf %lf %lf %lf", &t, &x, &a[0], &a[1], &a[2]) != 5 || t != which) continue;
+        int got = sscanf(line, " %c %lf %lf %lf %lf", &t, &x, &a[0], &a[1], &a[2]);
+        if (line[0] == '#' || got < 2 + ncols || t != which) continue;
         pos[n] = x;
-        if (misprint) misprint[n] = strstr(line, marks[column]) != NULL;
+        if (flag) flag[n] = mark && strstr(line, mark) != NULL;
         val[n++] = a[column];
     }
     fclose(f);
     return n;
 }
 
-/* Botella & Peyret's Re 1000 spectral values at Ghia's points (tests/data/botella1998_cavity_re1000.txt):
- * positions and values of the "u" or "v" rows, in the order of Ghia's table.  At most 40 rows. */
+/* Ghia's table column for one Reynolds number (column 0, 1, 2: Re 100, 400, 1000): positions and
+ * values of the "u" or "v" rows, and whether the entry is marked as a known misprint of the
+ * published table ("*RE" after the values, RE the column's Reynolds number: reported, not
+ * asserted; misprint may be NULL).  The tests run from the project root. */
+static inline int ghia_read(char which, int column, double *pos, double *val, int *misprint)
+{
+    static const char *const marks[3] = {"*100", "*400", "*1000"};
+    return cavity_table_read("tests/data/ghia1982_cavity.txt", which, 3, column, pos, val, marks[column], misprint);
+}
+
+/* Botella & Peyret's Re 1000 spectral values at Ghia's points (tests/data/botella1998_cavity_re1000.txt),
+ * in the order of Ghia's table. */
 static inline int botella_read(char which, double *pos, double *val)
 {
-    const char *path = "tests/data/botella1998_cavity_re1000.txt";
-    FILE *f = fopen(path, "r");
-    if (!f) fail_msg("cannot open %s", path);
-    char line[256];
-    int n = 0;
-    while (n < 40 && fgets(line, sizeof line, f)) {
-        char t;
-        double x, a;
-        if (line[0] == '#' || sscanf(line, " %c %lf %lf", &t, &x, &a) != 3 || t != which) continue;
-        pos[n] = x;
-        val[n++] = a;
-    }
-    fclose(f);
-    return n;
+    return cavity_table_read("tests/data/botella1998_cavity_re1000.txt", which, 1, 0, pos, val, NULL, NULL);
 }
 
 /* Linear interpolation in a profile given at the n cell centres of [0, 1] plus the two wall values. */
