@@ -4,7 +4,9 @@ ROOT=$(realpath "$(dirname "${BASH_SOURCE[0]}")/../..")
 DEVICE=${HS_TEST_DEVICE:-cpu}
 WORK=$(mktemp -d)
 CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
+# on_exit: a script that has more to clean up on exit redefines it (it runs first, then the folders go)
+on_exit() { :; }
+trap 'on_exit; rm -rf "$WORK" "$CAP"' EXIT
 cd "$WORK"
 pass=0
 fail=0
