@@ -3,8 +3,6 @@
 # agree, the NetCDF/HDF5 outputs open in real clients, and bad inputs fail with exit 2.
 set -u
 . "$(dirname "$0")/lib.sh"
-FMT=netcdf
-[ "$EXT" = nc ] || FMT=hdf5
 
 # A 3D problem with every feature that touches the decomposition: layered k, a Gaussian source,
 # Dirichlet and Neumann walls, a periodic dimension.

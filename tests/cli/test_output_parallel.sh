@@ -66,8 +66,6 @@ done
 
 # 2. the heat solver at 4 ranks (a 3-D decomposition): output.parallel = auto and off give the
 #    same file, and a run stopped by a signal and restarted equals the uninterrupted one bitwise
-FMT=netcdf; EXT=nc
-echo "$features" | grep -q '+netcdf' || { FMT=hdf5; EXT=h5; }
 cat >run.ini <<EOF
 [run]
 solver = heat
