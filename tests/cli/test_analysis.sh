@@ -5,23 +5,12 @@
 # the shots, every point of Ghia's tables, a frame per record, evaluate's CSV).
 # Exit 77 without numpy, xarray, matplotlib and netCDF4.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
+. "$(dirname "$0")/lib.sh"
 A=$ROOT/scripts/analysis
 I=$ROOT/inputs
-DEVICE=${HS_TEST_DEVICE:-cpu}
 python3 -c "import numpy, xarray, matplotlib, netCDF4" 2>/dev/null ||
     { echo "SKIP  numpy, xarray, matplotlib or netCDF4 missing (make deps)"; exit 77; }
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
 run() { "$HS_BIN" run "$@" --quiet run.device=$DEVICE run.allow_shared_gpu=true >>runs.log 2>&1 || bad "hpcsim run $*: $(tail -2 runs.log)"; }
 
 # png_shows_data PNG: a PNG at least 200x150 whose pixels vary (std > 0.05) and of which more than

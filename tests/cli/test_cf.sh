@@ -2,9 +2,7 @@
 # Every file the project writes (heat NetCDF/HDF5 2D and 3D, PINN fields and history, shallow water with its static bottom) passes cfchecks offline and check_output.py, and reads in ncdump, xarray and CDO without warnings.
 # Skips (exit 77) without cfchecks.  The CF standard-name table comes from tests/data (no network).
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-DEVICE=${HS_TEST_DEVICE:-cpu}
+. "$(dirname "$0")/lib.sh"
 if ! command -v cfchecks >/dev/null; then
     echo "SKIP: cfchecks not installed (python3 -m pip install cfchecker; make deps does)"
     exit 77
@@ -13,13 +11,6 @@ if ! python3 -c "import netCDF4" 2>/dev/null; then
     echo "SKIP: python3 has no netCDF4, which cfchecks needs"
     exit 77
 fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 run() { # name, args...
     local name=$1
     shift

@@ -3,14 +3,8 @@
 # (the bad inputs of the CLI suite) runs through both; both must exit 2, print the same
 # "hpcsim: error:" line and leave no file behind (in the case's folder or the fixtures').
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-CORPUS=$(realpath "$(dirname "$0")/../data/bad_inputs.txt")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh"
+CORPUS=$ROOT/tests/data/bad_inputs.txt
 
 # ---- shared fixtures: a heat case, a checkpoint of it at step 20, damaged copies, paths in the way
 FIX=$WORK/fix

@@ -2,15 +2,7 @@
 # The command line itself: --help of every command, options before or after the file, overrides
 # anywhere, '--', unknown options (exit 2 with a hint), one "hpcsim: error:" prefix per message.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh"
 
 # runs COMMAND..., leaving stdout in $CAP/out, stderr in $CAP/err and the status in $rc
 try() { "$@" >"$CAP/out" 2>"$CAP/err"; rc=$?; }

@@ -3,14 +3,7 @@
 # every declared section is documented on some page, the Markdown tables list exactly the keys of
 # `hpcsim params`, the staleness check itself catches an edited default, and the pages' figures exist.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || { echo "SKIP  no python3 for scripts/gen_docs.py"; exit 77; }
 
 # 1. the committed blocks are up to date

@@ -4,23 +4,9 @@
 # ranks give the same file (to the CG tolerance); a heat restart continues bitwise; bad meshes and
 # parameters exit 2 naming the file and line; a Gmsh binary mesh made here reads like the shipped one.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-SRC=$(realpath "$(dirname "$0")/../..")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
+. "$(dirname "$0")/lib.sh"
+SRC=$ROOT
 cp -r "$SRC/inputs/meshes" .
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
 NOFILES=0
 "$HS_BIN" --version | grep -Eq '\+netcdf|\+hdf5' || NOFILES=1
 

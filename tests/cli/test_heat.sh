@@ -2,22 +2,7 @@
 # The heat solver end to end: restart after SIGTERM is bitwise exact, 1/2/4 ranks (and CPU/GPU)
 # agree, the NetCDF/HDF5 outputs open in real clients, and bad inputs fail with exit 2.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
-FMT=netcdf; EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || { FMT=hdf5; EXT=h5; }
+. "$(dirname "$0")/lib.sh"
 
 # A 3D problem with every feature that touches the decomposition: layered k, a Gaussian source,
 # Dirichlet and Neumann walls, a periodic dimension.

@@ -2,20 +2,12 @@
 # hpcsim compare on the quantum solver's JSON results: 1-, 2- and 4-rank runs agree bitwise, a changed
 # number is found (and passes within its RTOL), bad keys and broken files are exact input errors.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-INPUTS=$(cd "$(dirname "$0")/../../inputs" && pwd)
-DEVICE=${HS_TEST_DEVICE:-cpu}
+. "$(dirname "$0")/lib.sh"
+INPUTS=$ROOT/inputs
 if ! "$HS_BIN" --version | grep -q '+cjson'; then
     echo "SKIP: built without cJSON: hpcsim compare cannot read JSON"
     exit 77
 fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # status NAME WANT_RC WANT_STDERR (exact, "" for none) COMMAND...
 status() {

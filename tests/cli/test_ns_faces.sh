@@ -2,9 +2,7 @@
 # navier_stokes.write_faces: the raw MAC face velocities on their own grids; the cell-centred velocity is the mean of each cell's two faces, walls have no normal flow, periodic faces wrap, 1 and 2 ranks agree, a restarted run's file equals the uninterrupted one, and the default output is unchanged.
 # Skips (exit 77) without NetCDF or python3 netCDF4.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-DEVICE=${HS_TEST_DEVICE:-cpu}
+. "$(dirname "$0")/lib.sh"
 if ! "$HS_BIN" --version | grep -q '+netcdf'; then
     echo "SKIP: this build has no NetCDF"
     exit 77
@@ -13,15 +11,9 @@ if ! python3 -c "import netCDF4, numpy" 2>/dev/null; then
     echo "SKIP: python3 has no netCDF4 and numpy"
     exit 77
 fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -x HS_TEST_SIGNAL_AT_STEP)
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' || MPIRUN=()
+# the signal hook reaches every rank; without MPI every run is one process
+MPIRUN+=(-x HS_TEST_SIGNAL_AT_STEP)
+[ $HAVE_MPI = 1 ] || MPIRUN=()
 COMMON=(--quiet run.device=$DEVICE run.allow_shared_gpu=true "cfd.n=24 16" cfd.t_end=0.3 output.every_time=0.1)
 
 run() { # name np args...

@@ -3,25 +3,16 @@
 # Parts skip without their tool (pvpython, cfchecks, ncdump, h5dump); the whole test skips without the generator or MPI.
 set -u
 BUILD=${BUILD:-build}
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
 GEN=$(realpath "$BUILD/tests/mpi/test_output_grids_mpi" 2>/dev/null)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh"
 if [ ! -x "$GEN" ]; then
     echo "SKIP $BUILD/tests/mpi/test_output_grids_mpi is not built (make tests)"
     exit 77
 fi
-if ! command -v mpirun >/dev/null || ! "$HS_BIN" --version | grep -q '+mpi'; then
+if [ $HAVE_MPI = 0 ]; then
     echo "SKIP no MPI build (or no mpirun)"
     exit 77
 fi
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-cd "$WORK"
 
 dump() { # without what differs by design: h5dump's file name line, time stamps
     case "$1" in

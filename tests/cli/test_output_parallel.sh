@@ -2,27 +2,18 @@
 # Collective and gathered output write the same files: the same content at 1, 2 and 4 ranks by either path (hpcsim compare, ncdump, h5dump, the .xmf), and the heat solver's output and restart at 4 ranks.
 set -u
 BUILD=${BUILD:-build}
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
 GEN=$(realpath "$BUILD/tests/mpi/test_output_paths" 2>/dev/null)
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+. "$(dirname "$0")/lib.sh"
 if [ ! -x "$GEN" ]; then
     echo "SKIP $BUILD/tests/mpi/test_output_paths is not built (make tests)"
     exit 77
 fi
-if ! command -v mpirun >/dev/null || ! "$HS_BIN" --version | grep -q '+mpi'; then
+if [ $HAVE_MPI = 0 ]; then
     echo "SKIP no MPI build (or no mpirun): there is one rank and one path"
     exit 77
 fi
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
 features=$("$HS_BIN" --version)
 echo "notice: $(echo "$features" | grep -o -e '[+-]hdf5_parallel' -e '[+-]netcdf_parallel' | tr '\n' ' ')(+: output.parallel = auto writes collectively)"
-cd "$WORK"
 
 # a dump without what differs by design: the file name in h5dump's first line, time stamps in history
 # and the run record, the run's measured times and rate (hpcsim_wall_time ...: hpcsim summary's)
@@ -75,8 +66,6 @@ done
 
 # 2. the heat solver at 4 ranks (a 3-D decomposition): output.parallel = auto and off give the
 #    same file, and a run stopped by a signal and restarted equals the uninterrupted one bitwise
-FMT=netcdf; EXT=nc
-echo "$features" | grep -q '+netcdf' || { FMT=hdf5; EXT=h5; }
 cat >run.ini <<EOF
 [run]
 solver = heat

@@ -3,12 +3,10 @@
 # netCDF4/h5py reading the values back, and the station file written at 2 and 4 ranks equal to the 1-rank file (hpcsim compare).
 set -u
 BUILD=${BUILD:-build}
-ROOT=$(pwd)
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"   # $BUILD is relative to the repository; the checks below go back to $WORK
 GEN=$BUILD/tests/unit/test_output_series
 GEN_MPI=$(realpath "$BUILD/tests/mpi/test_output_series_mpi" 2>/dev/null)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 if [ ! -x "$GEN" ]; then
     echo "SKIP: $GEN is not built (make tests)"
     exit 77
@@ -18,10 +16,6 @@ if ! HS_TEST_KEEP_OUTPUT=$WORK "$GEN" >"$WORK/gen.log" 2>&1; then
     echo "FAIL: $GEN did not produce the sample files"
     exit 1
 fi
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 cd "$WORK"
 shopt -s nullglob
 files=(*.nc *.h5)
@@ -74,10 +68,10 @@ with h5py.File("stations.h5", "r") as f:
 PY
 fi
 # the receivers file written by 2 and 4 ranks (each its own receivers) equals the 1-rank file
-if [ -x "$GEN_MPI" ] && command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q "+mpi"; then
+if [ -x "$GEN_MPI" ] && [ $HAVE_MPI = 1 ]; then
     for np in 1 2 4; do
         mkdir -p np$np
-        HS_TEST_KEEP_OUTPUT=$WORK/np$np mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n $np "$GEN_MPI" \
+        HS_TEST_KEEP_OUTPUT=$WORK/np$np "${MPIRUN[@]}" -n $np "$GEN_MPI" \
             >mpi$np.log 2>&1 || bad "test_output_series_mpi at $np ranks: $(tail -3 mpi$np.log)"
     done
     for np in 2 4; do

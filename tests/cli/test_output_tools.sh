@@ -2,10 +2,9 @@
 # Output files through real clients: `ncdump -h` shows the CF attributes, h5dump reads the HDF5 file, check_output.py passes.
 set -u
 BUILD=${BUILD:-build}
-ROOT=$(pwd)
+. "$(dirname "$0")/lib.sh"
+cd "$ROOT"   # $BUILD is relative to the repository; the checks below go back to $WORK
 GEN=$BUILD/tests/unit/test_output
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
 if [ ! -x "$GEN" ]; then
     echo "notice: $GEN is not built (make tests); nothing to inspect, skipped"
     exit 0
@@ -16,10 +15,6 @@ if ! HS_TEST_KEEP_OUTPUT=$WORK "$GEN" >"$WORK/gen.log" 2>&1; then
     echo "FAIL: $GEN did not produce the sample files"
     exit 1
 fi
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 contains() { # name, haystack file, fixed string
     if grep -qF -- "$3" "$2"; then ok "$1"; else bad "$1: '$3' not found"; fi
 }

@@ -1,13 +1,7 @@
 #!/usr/bin/env bash
 # The binary end to end on malformed parameter files: exact "file:line: key: message", exit 2, nothing written.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)   # captured stdout/stderr live outside the run directory
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
-pass=0
-fail=0
+. "$(dirname "$0")/lib.sh"   # captured stdout/stderr live in $CAP, outside the run directory $WORK
 
 # expect NAME EXPECTED_STATUS EXPECTED_STDERR_LINE COMMAND...
 expect() {

@@ -2,9 +2,7 @@
 # ParaView shows the HDF5 + XDMF output: heat runs in 2D and 3D rendered by pvpython with the XDMF 3 and legacy readers, the picture checked for the field.
 # Skips (exit 77) without pvpython, xvfb-run or HDF5.  HS_RENDER_DIR=DIR keeps the PNGs.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-DEVICE=${HS_TEST_DEVICE:-cpu}
+. "$(dirname "$0")/lib.sh"
 for tool in pvpython xvfb-run; do
     if ! command -v $tool >/dev/null; then
         echo "SKIP: $tool not installed (Debian: paraview python3-paraview xvfb; make deps tries them)"
@@ -15,13 +13,6 @@ if ! "$HS_BIN" --version | grep -q '+hdf5'; then
     echo "SKIP: this build has no HDF5, so no XDMF output"
     exit 77
 fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # small runs of the shipped inputs, written as HDF5 + XDMF into out/ (cell-centred fields)
 mkdir -p out

@@ -3,17 +3,10 @@
 # training run writing the field and history files, and a checkpointed run restarted to the end
 # giving the same prediction bitwise as an uninterrupted one.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-INI=$(realpath "$(dirname "$0")/../../inputs/pinn_quick.ini")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
+. "$(dirname "$0")/lib.sh"   # EXT: the files are NetCDF when the build has it, else HDF5
+INI=$ROOT/inputs/pinn_quick.ini
+# this script's own counters: passes silently, every word of a failure
 ok() { pass=$((pass + 1)); }
-# the files are NetCDF when the build has it, else HDF5
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 # expect_input_error NAME GREP_PATTERN OVERRIDES...

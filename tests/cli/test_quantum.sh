@@ -4,17 +4,8 @@
 # directories), bad Pauli and graph files, bad parameters and registers too large for memory give
 # one exact "file:line:column" message, exit 2, and write nothing.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-INPUTS=$(cd "$(dirname "$0")/../../inputs" && pwd)
-WORK=$(mktemp -d)
-CAP=$(mktemp -d)
-trap 'rm -rf "$WORK" "$CAP"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$(dirname "$0")/lib.sh"
+INPUTS=$ROOT/inputs
 
 # expect NAME STATUS STDERR_LINE (exact; a leading ~ makes it an extended regex) COMMAND...
 expect() {

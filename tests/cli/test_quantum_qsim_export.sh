@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # scripts/peers/qasm_to_qsim.py checked against qsim itself: qsim's CPU build runs the exported circuit and prints the amplitudes hpcsim computes (SKIP 77 without qsim's sources in .peers/).
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
 QSIM=${QSIM_SRC_DIR:-$ROOT/.peers/qsim}
 if [ ! -f "$QSIM/apps/qsim_base.cc" ]; then
     echo "SKIP: no qsim sources in $QSIM (scripts/peers/fetch_qsim.sh exports them)"
@@ -11,13 +10,6 @@ fi
 for tool in python3 g++; do
     command -v $tool >/dev/null || { echo "SKIP: $tool is missing"; exit 77; }
 done
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 if ! g++ -O1 -fopenmp -std=c++17 "$QSIM/apps/qsim_base.cc" -o qsim_base >build.log 2>&1; then
     tail -5 build.log

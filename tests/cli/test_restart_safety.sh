@@ -4,18 +4,9 @@
 # ones refused; the signal hint reproduces the run; signals acted on at the next step; output
 # paths checked before the run; non-finite states and oversized grids stopped with a clear error.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -x HS_TEST_KILL_AT_STEP -x HS_TEST_SIGNAL_AT_STEP)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+. "$(dirname "$0")/lib.sh"
+# the fault hooks reach every rank
+MPIRUN+=(-x HS_TEST_KILL_AT_STEP -x HS_TEST_SIGNAL_AT_STEP)
 FORMATS=""
 "$HS_BIN" --version | grep -q '+netcdf' && FORMATS="netcdf"
 "$HS_BIN" --version | grep -q '+hdf5' && FORMATS="$FORMATS hdf5"

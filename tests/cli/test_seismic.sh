@@ -3,23 +3,9 @@
 # restart, NetCDF and raw model files alike, the salt example's model, 1 and 2 ranks, and the
 # points-per-wavelength warning said alike by check and run.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+. "$(dirname "$0")/lib.sh"
 HAVE_NC=0
 "$HS_BIN" --version | grep -q '+netcdf' && HAVE_NC=1
-EXT=nc
-[ $HAVE_NC = 1 ] || EXT=h5
 HAVE_PY=0
 python3 -c "import netCDF4, numpy" 2>/dev/null && [ $HAVE_NC = 1 ] && HAVE_PY=1
 

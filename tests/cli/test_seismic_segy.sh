@@ -4,8 +4,7 @@
 # numbers, format code, revision) as the NetCDF seismograms, in 2D and 3D.  Skipped (77) without
 # segyio (`pip install segyio`, or `make deps`) or without NetCDF.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-DEVICE=${HS_TEST_DEVICE:-cpu}
+. "$(dirname "$0")/lib.sh"
 if ! python3 -c "import segyio, netCDF4, numpy" 2>/dev/null; then
     echo "SKIP: python3 segyio (or netCDF4) is not installed (pip install segyio)"
     exit 77
@@ -14,13 +13,6 @@ if ! "$HS_BIN" --version | grep -q '+netcdf'; then
     echo "SKIP: this build writes no NetCDF"
     exit 77
 fi
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 cat > check.py <<'PY'
 """Compare a SEG-Y file with the NetCDF seismograms of the same run."""

@@ -26,20 +26,12 @@ fi
 grep -q "up: node" "${TMPDIR:-/tmp}/hs_slurm_start.$$" && started=1
 rm -f "${TMPDIR:-/tmp}/hs_slurm_start.$$"
 eval "$("$S/local_cluster.sh" env)"
-WORK=$(mktemp -d)
-cleanup() {
+# sourced only here, after the cluster is up: the daemons start from the caller's folder, not the scratch one
+. "$(dirname "$0")/lib.sh"
+on_exit() {
     scancel --name=hs-test >/dev/null 2>&1
     [ $started = 1 ] && [ "${HS_SLURM_KEEP:-0}" != 1 ] && "$S/local_cluster.sh" stop >/dev/null 2>&1
-    rm -rf "$WORK"
 }
-trap cleanup EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
 
 # wait_job ID [SECONDS]: until the job (all its array tasks) has left the queue
 wait_job() {

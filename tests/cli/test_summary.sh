@@ -3,24 +3,11 @@
 # timings and final diagnostics read back from NetCDF and HDF5 outputs, checked against the files read
 # by other clients (ncdump, Python) and against what the test itself ran.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
+. "$(dirname "$0")/lib.sh"
 HAVE_NC=0
 "$HS_BIN" --version | grep -q '+netcdf' && HAVE_NC=1
 HAVE_H5=0
 "$HS_BIN" --version | grep -q '+hdf5' && HAVE_H5=1
-EXT=nc
-[ $HAVE_NC = 1 ] || EXT=h5
 
 cat > h.ini <<EOF
 [run]

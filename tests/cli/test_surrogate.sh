@@ -4,19 +4,13 @@
 # files with the input's names and coordinates, evaluate's scores, and bad inputs (check and run both
 # exit 2 with the same message and write nothing), CF packed data.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-ROOT=$(realpath "$(dirname "$0")/../..")
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
+. "$(dirname "$0")/lib.sh"
+# this script's own counters: passes silently, every word of a failure
 ok() { pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 if ! "$HS_BIN" --version | grep -q '+netcdf'; then echo "SKIP: the surrogate's test data are NetCDF (this build has none)"; exit 77; fi
 command -v ncgen >/dev/null || { echo "SKIP: ncgen (netcdf-bin) is not installed"; exit 77; }
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-DEVICE=${HS_TEST_DEVICE:-cpu}
 
 cp "$ROOT/inputs/surrogate_quick.ini" quick.ini
 for i in 0 1 2 3; do "$ROOT/scripts/surrogate_testdata.sh" traj$i.nc 40 16 16 0.$i; done

@@ -3,20 +3,7 @@
 # every rank stops at the same step (a collective decision), and the restart ends bitwise where an
 # uninterrupted run ends.
 set -u
-HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
-DEVICE=${HS_TEST_DEVICE:-cpu}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-cd "$WORK"
-pass=0
-fail=0
-ok() { echo "ok   $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1)
-HAVE_MPI=0
-command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi' && HAVE_MPI=1
-EXT=nc
-"$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
+. "$(dirname "$0")/lib.sh"
 
 # A heat case far too long to finish (t_end = 100: millions of steps): only the wall time stops it.
 cat > w.ini <<EOF
