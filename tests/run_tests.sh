@@ -20,8 +20,14 @@ run_one() { # name, command...
     if [ -n "${HS_TEST_ONLY:-}" ] && ! grep -Eq -- "$HS_TEST_ONLY" <<<"$name"; then return 0; fi
     local log="$LOGS/${name//\//_}.log"
     local t0=$SECONDS
-    timeout 900 "$@" >"$log" 2>&1
+    # Open MPI's session directory in a folder of the test's own: singletons and mpirun jobs that
+    # start while another process on the machine tears down the shared /tmp/ompi.HOST.UID fail in
+    # MPI_Init ("ompi_rte_init failed", seen with other work running beside the suite)
+    local ompi_tmp
+    ompi_tmp=$(mktemp -d "${TMPDIR:-/tmp}/hs-ompi.XXXXXX")
+    OMPI_MCA_orte_tmpdir_base=$ompi_tmp timeout 900 "$@" >"$log" 2>&1
     local rc=$?
+    rm -rf "$ompi_tmp"
     if [ $rc -eq 0 ]; then
         pass=$((pass + 1))
         printf 'PASS  %-48s %4ds\n' "$name" $((SECONDS - t0))
