@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,17 @@ static void stop_drain(run_state *r)
 
 /* ------------------------------------------------------------------ progress and summary */
 
+/* Append to a line of len bytes at *n, truncating (never past the end; *n stays below len). */
+static void line_append(char *line, size_t len, size_t *n, const char *fmt, ...)
+{
+    if (*n + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(line + *n, len - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0) *n = *n + (size_t)k < len ? *n + (size_t)k : len - 1;
+}
+
 static void progress_line(run_state *r, int final)
 {
     if (r->quiet || r->ctx->rank != 0) return;
@@ -277,9 +289,12 @@ static void progress_line(run_state *r, int final)
     double rate = wall > 0 ? work * (double)(step - r->step0) / wall : 0;
     double eta = frac > 0 && frac < 1 ? wall * (1 - frac) / frac : 0;
     char line[256];
-    int n = snprintf(line, sizeof line, "step %lld  t = %.6g (%.1f%%)  wall %.1f s", (long long)step, t, 100 * frac, wall);
-    if (!final) n += snprintf(line + n, sizeof line - (size_t)n, "  ETA %.1f s", eta);
-    if (work > 0) snprintf(line + n, sizeof line - (size_t)n, "  %.3g %s/s", rate, r->ops->work_unit ? r->ops->work_unit : "updates");
+    /* %.3g keeps the ETA short: a %.1f of an ETA of 1e300 s (a run that cannot end) is 300 digits,
+     * and snprintf's count of what it would have written then pointed past the line */
+    size_t n = 0;
+    line_append(line, sizeof line, &n, "step %lld  t = %.6g (%.1f%%)  wall %.1f s", (long long)step, t, 100 * frac, wall);
+    if (!final) line_append(line, sizeof line, &n, eta < 1e6 ? "  ETA %.1f s" : "  ETA %.3g s", eta);
+    if (work > 0) line_append(line, sizeof line, &n, "  %.3g %s/s", rate, r->ops->work_unit ? r->ops->work_unit : "updates");
     if (r->tty) fprintf(stderr, "\r%-100s%s", line, final ? "\n" : "");
     else fprintf(stderr, "%s\n", line);
     fflush(stderr);
