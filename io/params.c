@@ -1007,11 +1007,31 @@ char *hs_params_shell_quote(const char *word)
 /* ---------------------------------------------------------------- output paths */
 
 /* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
+int hs_params_declared(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    if (!dot) return 0;
+    for (int i = 0; i < g_ndecls; i++)
+        if (strlen(g_decls[i].section) == (size_t)(dot - name) && !strncmp(g_decls[i].section, name, (size_t)(dot - name)) &&
+            !strcmp(g_decls[i].key, dot + 1))
+            return 1;
+    return 0;
+}
+
+int hs_params_is_param_file(const hs_params *p, const char *path)
+{
+    struct stat a, b;
+    return p->file && *p->file && stat(p->file, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {
     struct stat st;
     if (exact && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return hs_params_error(p, key, "%s %s is a directory", what, path);
+    if (hs_params_is_param_file(p, path))
+        return hs_params_error(p, key, "%s %s is the parameter file: writing it would replace the input", what, path);
     char *copy = strdup(path);
     if (!copy) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     const char *dir = dirname(copy);

@@ -101,9 +101,14 @@ char *hs_params_overrides_text(const hs_params *p, const char *skip);
 char *hs_params_shell_quote(const char *word);
 
 /* An output file named by key `key`: the directory that will hold `path` must exist and be
- * writable, and with `exact`, `path` itself must not be a directory; otherwise an input error
- * naming the key ("what" says which file, e.g. "checkpoint").  Not collective. */
+ * writable, `path` must not be the parameter file itself (writing it would replace the input),
+ * and with `exact`, `path` itself must not be a directory; otherwise an input error naming the key
+ * ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
+/* 1 when "section.key" is a declared parameter. */
+int hs_params_declared(const char *name);
+/* 1 when `path` names the parameter file p was read from (the same file, by device and inode). */
+int hs_params_is_param_file(const hs_params *p, const char *path);
 
 /* Print every declared key with type, default, range and help (`hpcsim params`). */
 void hs_params_print_declarations(FILE *out);

@@ -1,6 +1,7 @@
 /* The driver: the run policy around a solver's ops (time loop, output cadence, checkpoints,
  * restarts, signals, progress). */
 #include <errno.h>
+#include <float.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
@@ -102,10 +103,37 @@ static int walltime_seconds(const hs_params *p, double *seconds)
     return HS_OK;
 }
 
+/* Records a run may write at most through output.every_time: more is not output but a run that
+ * never ends (output.every_time = 1e-300 stepped 1e-300 at a time). */
+#define HS_MAX_TIME_RECORDS 1e9
+
+/* The time keys of a time-dependent solver (SOLVER.t_end, SOLVER.dt): output.every_time must
+ * leave a finite number of records, a fixed step must be able to move the time up to t_end. */
+static int time_keys_check(const hs_params *p)
+{
+    char tkey[96], dkey[96];
+    snprintf(tkey, sizeof tkey, "%s.t_end", hs_params_string(p, "run.solver"));
+    snprintf(dkey, sizeof dkey, "%s.dt", hs_params_string(p, "run.solver"));
+    if (!hs_params_declared(tkey)) return HS_OK;
+    const double t_end = hs_params_real(p, tkey), every = hs_params_real(p, "output.every_time");
+    if (every > 0 && t_end / every > HS_MAX_TIME_RECORDS)
+        return hs_params_error(p, "output.every_time", "%g asks for %.3g records up to %s = %g: at most %g", every, t_end / every,
+                               tkey, t_end, HS_MAX_TIME_RECORDS);
+    if (hs_params_declared(dkey)) {
+        const double dt = hs_params_real(p, dkey);
+        /* below half the spacing of doubles at t_end, t + dt rounds back to t before t_end */
+        if (dt > 0 && t_end > 0 && dt < t_end * DBL_EPSILON)
+            return hs_params_error(p, dkey, "%g is below the resolution of the time near %s = %g (%g): the time could not advance to it",
+                                   dt, tkey, t_end, t_end * DBL_EPSILON);
+    }
+    return HS_OK;
+}
+
 int hs_driver_check(const hs_params *p)
 {
     double walltime;
     HS_CHECK(walltime_seconds(p, &walltime));
+    HS_CHECK(time_keys_check(p));
     const char *out = hs_params_string(p, "output.path");
     const char *ckpt = hs_params_string(p, "checkpoint.path");
     int fresh = !strcmp(hs_params_string(p, "run.restart"), "none");
@@ -120,6 +148,8 @@ int hs_driver_check(const hs_params *p)
         snprintf(path, sizeof path, "%s%s", out, g_output_exts[i]);
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
             return hs_params_error(p, "output.path", "output file %s is a directory", path);
+        if (hs_params_is_param_file(p, path))
+            return hs_params_error(p, "output.path", "output file %s is the parameter file: writing it would replace the input", path);
     }
     if (checkpoints_used(p)) {
         if (!HS_HAVE_HDF5 && hs_params_enum(p, "checkpoint.format") == HS_CKPT_FORMAT_HDF5)
