@@ -1007,6 +1007,14 @@ char *hs_params_shell_quote(const char *word)
 /* ---------------------------------------------------------------- output paths */
 
 /* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
+int64_t hs_input_file_bytes(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || access(path, R_OK) != 0) return -1;
+    if (!S_ISREG(st.st_mode)) return -2;
+    return (int64_t)st.st_size;
+}
+
 int hs_params_declared(const char *name)
 {
     const char *dot = strchr(name, '.');

@@ -105,6 +105,9 @@ char *hs_params_shell_quote(const char *word);
  * and with `exact`, `path` itself must not be a directory; otherwise an input error naming the key
  * ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
+/* The size in bytes of the input file at path: -1 when it cannot be read (errno says why), -2 when
+ * it is not a regular file (a directory, a device: where fseek/ftell gave LONG_MAX). */
+int64_t hs_input_file_bytes(const char *path);
 /* 1 when "section.key" is a declared parameter. */
 int hs_params_declared(const char *name);
 /* 1 when `path` names the parameter file p was read from (the same file, by device and inode). */

@@ -22,6 +22,7 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     const int64_t cells = n[0] * n[1] * n[2];
     g->mask = calloc((size_t)cells, 1);
     if (!g->mask) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mask");
+    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, "lbm.mask_file", "'%s' is not a regular file (a directory?)", path);
     FILE *f = fopen(path, "rb");
     if (!f) return hs_params_error(p, "lbm.mask_file", "cannot open mask file '%s'", path);
     if (hs_params_enum(p, "lbm.mask_format") == 1) {

@@ -273,6 +273,7 @@ static int64_t grid_points(const hs_seis_config *c) { return c->n[0] * c->n[1] *
 
 static int read_raw(const hs_params *p, const hs_seis_config *c, const char *key, const char *path, double *out)
 {
+    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, key, "'%s' is not a regular file (a directory?)", path);
     FILE *f = fopen(path, "rb");
     if (!f) return hs_params_error(p, key, "cannot open model file '%s'", path);
     size_t es = c->file_format == HS_SEIS_FILE_RAW32 ? 4 : 8;
