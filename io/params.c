@@ -1026,12 +1026,13 @@ int hs_params_declared(const char *name)
     return 0;
 }
 
-int hs_params_is_param_file(const hs_params *p, const char *path)
+int hs_same_file(const char *a, const char *b)
 {
-    struct stat a, b;
-    return p->file && *p->file && stat(p->file, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+int hs_params_is_param_file(const hs_params *p, const char *path) { return p->file && *p->file && hs_same_file(p->file, path); }
 
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {

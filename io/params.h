@@ -110,6 +110,8 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
 int64_t hs_input_file_bytes(const char *path);
 /* 1 when "section.key" is a declared parameter. */
 int hs_params_declared(const char *name);
+/* 1 when paths a and b both exist and name the same file (device and inode). */
+int hs_same_file(const char *a, const char *b);
 /* 1 when `path` names the parameter file p was read from (the same file, by device and inode). */
 int hs_params_is_param_file(const hs_params *p, const char *path);
 
