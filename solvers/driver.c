@@ -1,5 +1,6 @@
 /* The driver: the run policy around a solver's ops (time loop, output cadence, checkpoints,
  * restarts, signals, progress). */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <libgen.h>
@@ -129,10 +130,29 @@ static int time_keys_check(const hs_params *p)
     return HS_OK;
 }
 
+/* output.time_units: CF's "UNIT since DATE" for a time axis (a UDUNITS time unit, a date that
+ * starts with its year); "banana" made files that no CF reader could place in time. */
+static int time_units_check(const hs_params *p)
+{
+    static const char *const units[] = {"seconds", "second", "secs", "sec", "s", "minutes", "minute", "mins", "min",
+                                        "hours", "hour", "hrs", "hr", "h", "days", "day", "d", NULL};
+    const char *v = hs_params_string(p, "output.time_units");
+    char unit[32] = "", since[16] = "";
+    int used = 0, ok = sscanf(v, " %31s %15s %n", unit, since, &used) == 2 && !strcmp(since, "since") &&
+                       isdigit((unsigned char)v[used]);
+    int known = 0;
+    for (int i = 0; ok && units[i]; i++) known |= !strcmp(unit, units[i]);
+    if (!ok || !known)
+        return hs_params_error(p, "output.time_units", "'%s' is not a CF time unit 'UNIT since DATE' (UNIT: seconds, minutes, hours or days; "
+                                                      "e.g. seconds since 2000-01-01 00:00:00)", v);
+    return HS_OK;
+}
+
 int hs_driver_check(const hs_params *p)
 {
     double walltime;
     HS_CHECK(walltime_seconds(p, &walltime));
+    HS_CHECK(time_units_check(p));
     HS_CHECK(time_keys_check(p));
     const char *out = hs_params_string(p, "output.path");
     const char *ckpt = hs_params_string(p, "checkpoint.path");
