@@ -1015,6 +1015,20 @@ int64_t hs_input_file_bytes(const char *path)
     return (int64_t)st.st_size;
 }
 
+int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len)
+{
+    const entry *best = NULL;
+    for (int i = 0; i < p->n; i++) {
+        const entry *e = &p->entries[i];
+        if (e->source == SRC_DEFAULT || strcmp(e->decl->section, section)) continue;
+        /* file lines first, in their order; overrides after them */
+        if (!best || (e->source == SRC_FILE && (best->source != SRC_FILE || e->line < best->line))) best = e;
+    }
+    if (!best) return 0;
+    snprintf(name, len, "%s.%s", best->decl->section, best->decl->key);
+    return 1;
+}
+
 int hs_params_declared(const char *name)
 {
     const char *dot = strchr(name, '.');

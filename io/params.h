@@ -108,6 +108,9 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
 /* The size in bytes of the input file at path: -1 when it cannot be read (errno says why), -2 when
  * it is not a regular file (a directory, a device: where fseek/ftell gave LONG_MAX). */
 int64_t hs_input_file_bytes(const char *path);
+/* The key of `section` set in the file or an override (not a default) on the earliest file line,
+ * as "section.key" in name; 0 when none is set. */
+int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len);
 /* 1 when "section.key" is a declared parameter. */
 int hs_params_declared(const char *name);
 /* 1 when paths a and b both exist and name the same file (device and inode). */
