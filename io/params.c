@@ -913,6 +913,14 @@ int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn
     if (!text) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory comparing parameters");
     char section[128] = "";
     int rc = HS_OK;
+    /* the sections the stored text has: hs_params_to_ini leaves out a section none of whose keys
+     * was set, so a section missing there held its defaults (a [shallow_water] case = wave on the
+     * restart of a jet's checkpoint, whose file had no [shallow_water], escaped the comparison) */
+    char *seen = calloc((size_t)p->n + 1, 1);
+    if (!seen) {
+        free(text);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory comparing parameters");
+    }
     for (char *line = text, *next; rc == HS_OK && line && *line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
@@ -921,6 +929,8 @@ int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn
             char *close = strchr(s, ']');
             if (close) *close = '\0';
             snprintf(section, sizeof section, "%s", s + 1);
+            for (int i = 0; i < p->n; i++)
+                if (!strcmp(p->entries[i].decl->section, section)) seen[i] = 1;
             continue;
         }
         char *eq = strchr(s, '=');
@@ -937,6 +947,14 @@ int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn
         snprintf(name, sizeof name, "%s.%s", section, key);
         rc = fn(user, name, stored, e->value);
     }
+    for (int i = 0; rc == HS_OK && i < p->n; i++) {
+        const entry *e = &p->entries[i];
+        if (seen[i] || !e->decl->def || !e->value || same_value(e->decl, e->decl->def, e->value)) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s.%s", e->decl->section, e->decl->key);
+        rc = fn(user, name, e->decl->def, e->value);
+    }
+    free(seen);
     free(text);
     return rc;
 }
