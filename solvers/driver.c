@@ -558,6 +558,13 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
     HS_CHECK(hs_checkpoint_open(ctx, path, ops->name, c, &step, time));
     diff_ctx d = {ctx, p, ops, path, report};
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
+    /* an end time before the checkpoint's time leaves nothing to run: such a restart finished
+     * at once with exit 0 and an output of 0 records */
+    char tkey[96];
+    snprintf(tkey, sizeof tkey, "%s.t_end", ops->name);
+    if (rc == HS_OK && hs_params_declared(tkey) && hs_params_real(p, tkey) > 0 && hs_params_real(p, tkey) < *time)
+        rc = hs_params_error(p, tkey, "%.9g is before the time of the checkpoint %s (t = %.9g): nothing would be left to run", hs_params_real(p, tkey),
+                             path, *time);
     if (rc != HS_OK) {
         hs_checkpoint_close(*c);
         *c = NULL;
