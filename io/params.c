@@ -1084,6 +1084,11 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
     else if (access(dir, W_OK | X_OK) != 0)
         rc = hs_params_error(p, key, "cannot write %s %s: directory %s: %s", what, path, dir, strerror(errno));
     free(copy);
+    /* the key names a file (an extension may be added): "dir/", "." or ".." named a folder, and
+     * the run wrote hidden files such as dir/.nc or ..nc */
+    const char *v = hs_params_string(p, key), *slash = strrchr(v, '/'), *base = slash ? slash + 1 : v;
+    if (rc == HS_OK && (!*base || !strcmp(base, ".") || !strcmp(base, "..")))
+        rc = hs_params_error(p, key, "'%s' names a folder, not a file: add a file name", v);
     return rc;
 }
 

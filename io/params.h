@@ -102,6 +102,7 @@ char *hs_params_shell_quote(const char *word);
 
 /* An output file named by key `key`: the directory that will hold `path` must exist and be
  * writable, `path` must not be the parameter file itself (writing it would replace the input),
+ * the key's value must end in a file name (not "dir/", "." or ".."),
  * and with `exact`, `path` itself must not be a directory; otherwise an input error naming the key
  * ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
