@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/params.h"
 #include "kernels/error.h"
 
 /* ------------------------------------------------------------------ element types */
@@ -784,6 +785,7 @@ void hs_gmsh_free(hs_gmsh *m)
 int hs_gmsh_read(const char *path, hs_gmsh **out)
 {
     *out = NULL;
+    if (hs_input_file_bytes(path) == -2) return hs_input_error(path, 0, NULL, "the mesh file is not a regular file (a directory?)");
     FILE *f = fopen(path, "rb");
     if (!f) return hs_input_error(path, 0, NULL, "cannot open the mesh file: %s", strerror(errno));
     if (fseek(f, 0, SEEK_END) != 0) {

@@ -913,6 +913,14 @@ int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn
     if (!text) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory comparing parameters");
     char section[128] = "";
     int rc = HS_OK;
+    /* the sections the stored text has: hs_params_to_ini leaves out a section none of whose keys
+     * was set, so a section missing there held its defaults (a [shallow_water] case = wave on the
+     * restart of a jet's checkpoint, whose file had no [shallow_water], escaped the comparison) */
+    char *seen = calloc((size_t)p->n + 1, 1);
+    if (!seen) {
+        free(text);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory comparing parameters");
+    }
     for (char *line = text, *next; rc == HS_OK && line && *line; line = next) {
         next = strchr(line, '\n');
         if (next) *next++ = '\0';
@@ -921,6 +929,8 @@ int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn
             char *close = strchr(s, ']');
             if (close) *close = '\0';
             snprintf(section, sizeof section, "%s", s + 1);
+            for (int i = 0; i < p->n; i++)
+                if (!strcmp(p->entries[i].decl->section, section)) seen[i] = 1;
             continue;
         }
         char *eq = strchr(s, '=');
@@ -937,6 +947,14 @@ int hs_params_diff_ini(const hs_params *p, const char *ini, hs_params_diff_fn fn
         snprintf(name, sizeof name, "%s.%s", section, key);
         rc = fn(user, name, stored, e->value);
     }
+    for (int i = 0; rc == HS_OK && i < p->n; i++) {
+        const entry *e = &p->entries[i];
+        if (seen[i] || !e->decl->def || !e->value || same_value(e->decl, e->decl->def, e->value)) continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s.%s", e->decl->section, e->decl->key);
+        rc = fn(user, name, e->decl->def, e->value);
+    }
+    free(seen);
     free(text);
     return rc;
 }
@@ -1007,11 +1025,54 @@ char *hs_params_shell_quote(const char *word)
 /* ---------------------------------------------------------------- output paths */
 
 /* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
+int64_t hs_input_file_bytes(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || access(path, R_OK) != 0) return -1;
+    if (!S_ISREG(st.st_mode)) return -2;
+    return (int64_t)st.st_size;
+}
+
+int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len)
+{
+    const entry *best = NULL;
+    for (int i = 0; i < p->n; i++) {
+        const entry *e = &p->entries[i];
+        if (e->source == SRC_DEFAULT || strcmp(e->decl->section, section)) continue;
+        /* file lines first, in their order; overrides after them */
+        if (!best || (e->source == SRC_FILE && (best->source != SRC_FILE || e->line < best->line))) best = e;
+    }
+    if (!best) return 0;
+    snprintf(name, len, "%s.%s", best->decl->section, best->decl->key);
+    return 1;
+}
+
+int hs_params_declared(const char *name)
+{
+    const char *dot = strchr(name, '.');
+    if (!dot) return 0;
+    for (int i = 0; i < g_ndecls; i++)
+        if (strlen(g_decls[i].section) == (size_t)(dot - name) && !strncmp(g_decls[i].section, name, (size_t)(dot - name)) &&
+            !strcmp(g_decls[i].key, dot + 1))
+            return 1;
+    return 0;
+}
+
+int hs_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int hs_params_is_param_file(const hs_params *p, const char *path) { return p->file && *p->file && hs_same_file(p->file, path); }
+
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {
     struct stat st;
     if (exact && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return hs_params_error(p, key, "%s %s is a directory", what, path);
+    if (hs_params_is_param_file(p, path))
+        return hs_params_error(p, key, "%s %s is the parameter file: writing it would replace the input", what, path);
     char *copy = strdup(path);
     if (!copy) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     const char *dir = dirname(copy);
@@ -1023,6 +1084,11 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
     else if (access(dir, W_OK | X_OK) != 0)
         rc = hs_params_error(p, key, "cannot write %s %s: directory %s: %s", what, path, dir, strerror(errno));
     free(copy);
+    /* the key names a file (an extension may be added): "dir/", "." or ".." named a folder, and
+     * the run wrote hidden files such as dir/.nc or ..nc */
+    const char *v = hs_params_string(p, key), *slash = strrchr(v, '/'), *base = slash ? slash + 1 : v;
+    if (rc == HS_OK && (!*base || !strcmp(base, ".") || !strcmp(base, "..")))
+        rc = hs_params_error(p, key, "'%s' names a folder, not a file: add a file name", v);
     return rc;
 }
 

@@ -101,9 +101,23 @@ char *hs_params_overrides_text(const hs_params *p, const char *skip);
 char *hs_params_shell_quote(const char *word);
 
 /* An output file named by key `key`: the directory that will hold `path` must exist and be
- * writable, and with `exact`, `path` itself must not be a directory; otherwise an input error
- * naming the key ("what" says which file, e.g. "checkpoint").  Not collective. */
+ * writable, `path` must not be the parameter file itself (writing it would replace the input),
+ * the key's value must end in a file name (not "dir/", "." or ".."),
+ * and with `exact`, `path` itself must not be a directory; otherwise an input error naming the key
+ * ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
+/* The size in bytes of the input file at path: -1 when it cannot be read (errno says why), -2 when
+ * it is not a regular file (a directory, a device: where fseek/ftell gave LONG_MAX). */
+int64_t hs_input_file_bytes(const char *path);
+/* The key of `section` set in the file or an override (not a default) on the earliest file line,
+ * as "section.key" in name; 0 when none is set. */
+int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len);
+/* 1 when "section.key" is a declared parameter. */
+int hs_params_declared(const char *name);
+/* 1 when paths a and b both exist and name the same file (device and inode). */
+int hs_same_file(const char *a, const char *b);
+/* 1 when `path` names the parameter file p was read from (the same file, by device and inode). */
+int hs_params_is_param_file(const hs_params *p, const char *path);
 
 /* Print every declared key with type, default, range and help (`hpcsim params`). */
 void hs_params_print_declarations(FILE *out);

@@ -246,7 +246,21 @@ static int read_config(hs_ctx *ctx, const hs_params *p, config *c)
         }
         c->ninit = n;
     }
-    return read_files(p, c);
+    HS_CHECK(read_files(p, c));
+    /* nothing the run writes may be one of its data files: a model_path naming one replaced it */
+    static const char *const exts[] = {".nc", ".h5", ".xmf", ".json"};
+    for (int i = 0; i < c->data.nfiles; i++) {
+        if (c->mode == MODE_TRAIN && hs_same_file(c->model_path, c->data.files[i]))
+            return hs_params_error(p, "surrogate.model_path", "%s is a data file of surrogate.files: the trained model would replace it",
+                                   c->model_path);
+        for (int e = 0; e < 4; e++) {
+            char out[4096];
+            snprintf(out, sizeof out, "%s%s", hs_params_string(p, "output.path"), exts[e]);
+            if (hs_same_file(out, c->data.files[i]))
+                return hs_params_error(p, "output.path", "the output file %s is a data file of the surrogate: the run would replace it", out);
+        }
+    }
+    return HS_OK;
 }
 
 /* ------------------------------------------------------------------ the model file */

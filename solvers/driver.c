@@ -1,9 +1,12 @@
 /* The driver: the run policy around a solver's ops (time loop, output cadence, checkpoints,
  * restarts, signals, progress). */
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <libgen.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +104,56 @@ static int walltime_seconds(const hs_params *p, double *seconds)
     return HS_OK;
 }
 
+/* Records a run may write at most through output.every_time: more is not output but a run that
+ * never ends (output.every_time = 1e-300 stepped 1e-300 at a time). */
+#define HS_MAX_TIME_RECORDS 1e9
+
+/* The time keys of a time-dependent solver (SOLVER.t_end, SOLVER.dt): output.every_time must
+ * leave a finite number of records, a fixed step must be able to move the time up to t_end. */
+static int time_keys_check(const hs_params *p)
+{
+    char tkey[96], dkey[96];
+    snprintf(tkey, sizeof tkey, "%s.t_end", hs_params_string(p, "run.solver"));
+    snprintf(dkey, sizeof dkey, "%s.dt", hs_params_string(p, "run.solver"));
+    if (!hs_params_declared(tkey)) return HS_OK;
+    const double t_end = hs_params_real(p, tkey), every = hs_params_real(p, "output.every_time");
+    if (every > 0 && t_end / every > HS_MAX_TIME_RECORDS)
+        return hs_params_error(p, "output.every_time", "%g asks for %.3g records up to %s = %g: at most %g", every, t_end / every,
+                               tkey, t_end, HS_MAX_TIME_RECORDS);
+    if (hs_params_declared(dkey)) {
+        const double dt = hs_params_real(p, dkey);
+        /* below half the spacing of doubles at t_end, t + dt rounds back to t before t_end */
+        if (dt > 0 && t_end > 0 && dt < t_end * DBL_EPSILON)
+            return hs_params_error(p, dkey, "%g is below the resolution of the time near %s = %g (%g): the time could not advance to it",
+                                   dt, tkey, t_end, t_end * DBL_EPSILON);
+    }
+    return HS_OK;
+}
+
+/* output.time_units: CF's "UNIT since DATE" for a time axis (a UDUNITS time unit, a date that
+ * starts with its year); "banana" made files that no CF reader could place in time. */
+static int time_units_check(const hs_params *p)
+{
+    static const char *const units[] = {"seconds", "second", "secs", "sec", "s", "minutes", "minute", "mins", "min",
+                                        "hours", "hour", "hrs", "hr", "h", "days", "day", "d", NULL};
+    const char *v = hs_params_string(p, "output.time_units");
+    char unit[32] = "", since[16] = "";
+    int used = 0, ok = sscanf(v, " %31s %15s %n", unit, since, &used) == 2 && !strcmp(since, "since") &&
+                       isdigit((unsigned char)v[used]);
+    int known = 0;
+    for (int i = 0; ok && units[i]; i++) known |= !strcmp(unit, units[i]);
+    if (!ok || !known)
+        return hs_params_error(p, "output.time_units", "'%s' is not a CF time unit 'UNIT since DATE' (UNIT: seconds, minutes, hours or days; "
+                                                      "e.g. seconds since 2000-01-01 00:00:00)", v);
+    return HS_OK;
+}
+
 int hs_driver_check(const hs_params *p)
 {
     double walltime;
     HS_CHECK(walltime_seconds(p, &walltime));
+    HS_CHECK(time_units_check(p));
+    HS_CHECK(time_keys_check(p));
     const char *out = hs_params_string(p, "output.path");
     const char *ckpt = hs_params_string(p, "checkpoint.path");
     int fresh = !strcmp(hs_params_string(p, "run.restart"), "none");
@@ -119,6 +168,8 @@ int hs_driver_check(const hs_params *p)
         snprintf(path, sizeof path, "%s%s", out, g_output_exts[i]);
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
             return hs_params_error(p, "output.path", "output file %s is a directory", path);
+        if (hs_params_is_param_file(p, path))
+            return hs_params_error(p, "output.path", "output file %s is the parameter file: writing it would replace the input", path);
     }
     if (checkpoints_used(p)) {
         if (!HS_HAVE_HDF5 && hs_params_enum(p, "checkpoint.format") == HS_CKPT_FORMAT_HDF5)
@@ -262,6 +313,17 @@ static void stop_drain(run_state *r)
 
 /* ------------------------------------------------------------------ progress and summary */
 
+/* Append to a line of len bytes at *n, truncating (never past the end; *n stays below len). */
+static void line_append(char *line, size_t len, size_t *n, const char *fmt, ...)
+{
+    if (*n + 1 >= len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(line + *n, len - *n, fmt, ap);
+    va_end(ap);
+    if (k > 0) *n = *n + (size_t)k < len ? *n + (size_t)k : len - 1;
+}
+
 static void progress_line(run_state *r, int final)
 {
     if (r->quiet || r->ctx->rank != 0) return;
@@ -277,9 +339,12 @@ static void progress_line(run_state *r, int final)
     double rate = wall > 0 ? work * (double)(step - r->step0) / wall : 0;
     double eta = frac > 0 && frac < 1 ? wall * (1 - frac) / frac : 0;
     char line[256];
-    int n = snprintf(line, sizeof line, "step %lld  t = %.6g (%.1f%%)  wall %.1f s", (long long)step, t, 100 * frac, wall);
-    if (!final) n += snprintf(line + n, sizeof line - (size_t)n, "  ETA %.1f s", eta);
-    if (work > 0) snprintf(line + n, sizeof line - (size_t)n, "  %.3g %s/s", rate, r->ops->work_unit ? r->ops->work_unit : "updates");
+    /* %.3g keeps the ETA short: a %.1f of an ETA of 1e300 s (a run that cannot end) is 300 digits,
+     * and snprintf's count of what it would have written then pointed past the line */
+    size_t n = 0;
+    line_append(line, sizeof line, &n, "step %lld  t = %.6g (%.1f%%)  wall %.1f s", (long long)step, t, 100 * frac, wall);
+    if (!final) line_append(line, sizeof line, &n, eta < 1e6 ? "  ETA %.1f s" : "  ETA %.3g s", eta);
+    if (work > 0) line_append(line, sizeof line, &n, "  %.3g %s/s", rate, r->ops->work_unit ? r->ops->work_unit : "updates");
     if (r->tty) fprintf(stderr, "\r%-100s%s", line, final ? "\n" : "");
     else fprintf(stderr, "%s\n", line);
     fflush(stderr);
@@ -493,6 +558,13 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
     HS_CHECK(hs_checkpoint_open(ctx, path, ops->name, c, &step, time));
     diff_ctx d = {ctx, p, ops, path, report};
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
+    /* an end time before the checkpoint's time leaves nothing to run: such a restart finished
+     * at once with exit 0 and an output of 0 records */
+    char tkey[96];
+    snprintf(tkey, sizeof tkey, "%s.t_end", ops->name);
+    if (rc == HS_OK && hs_params_declared(tkey) && hs_params_real(p, tkey) > 0 && hs_params_real(p, tkey) < *time)
+        rc = hs_params_error(p, tkey, "%.9g is before the time of the checkpoint %s (t = %.9g): nothing would be left to run", hs_params_real(p, tkey),
+                             path, *time);
     if (rc != HS_OK) {
         hs_checkpoint_close(*c);
         *c = NULL;

@@ -35,6 +35,15 @@ int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
 {
     memset(c, 0, sizeof *c);
     c->model = hs_params_enum(p, "cfd.model");
+    /* the sections of the other models would be ignored: a [navier_stokes] re = 5 beside
+     * model = spectral ran at spectral.nu's default without a word */
+    static const char *const sections[NMODELS] = {"navier_stokes", "spectral", "shallow_water", "lbm"};
+    for (int m = 0; m < NMODELS; m++) {
+        char key[160];
+        if (m != c->model && hs_params_section_set(p, sections[m], key, sizeof key))
+            return hs_params_error(p, key, "[%s] is for cfd.model = %s; this run is cfd.model = %s, which would ignore it", sections[m],
+                                   sections[m], sections[c->model]);
+    }
     c->ndim = (int)hs_params_int(p, "cfd.ndim");
     HS_CHECK(hs_params_dim_ints(p, "cfd.n", "cfd.ndim", c->ndim, c->n, 1));
     HS_CHECK(hs_params_dim_reals(p, "cfd.length", "cfd.ndim", c->ndim, c->length, 1.0));

@@ -22,6 +22,7 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     const int64_t cells = n[0] * n[1] * n[2];
     g->mask = calloc((size_t)cells, 1);
     if (!g->mask) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mask");
+    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, "lbm.mask_file", "'%s' is not a regular file (a directory?)", path);
     FILE *f = fopen(path, "rb");
     if (!f) return hs_params_error(p, "lbm.mask_file", "cannot open mask file '%s'", path);
     if (hs_params_enum(p, "lbm.mask_format") == 1) {
@@ -71,9 +72,48 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     return rc;
 }
 
+/* The obstacle must hold a cell centre and leave one to the fluid: a cylinder or sphere outside
+ * the domain, or one that covers it all, ran without complaint (no drag, or no flow).  For a
+ * ball, the nearest cell centre to its centre decides the first, the farthest corner cell centre
+ * the second (the cell centres' box is convex); a mask file is counted. */
+static int obstacle_sane(const hs_params *p, const hs_lbm_geom *g)
+{
+    const int64_t *n = g->c.n;
+    if (g->obstacle == HS_LBM_OBS_FILE) {
+        int64_t cells = n[0] * n[1] * n[2], solid = 0;
+        for (int64_t i = 0; i < cells; i++) solid += g->mask[i] != 0;
+        if (solid == 0) return hs_params_error(p, "lbm.mask_file", "the mask has no solid cell (obstacle = file needs one; none: obstacle = none)");
+        if (solid == cells) return hs_params_error(p, "lbm.mask_file", "the mask is solid in every cell: no fluid is left");
+        return HS_OK;
+    }
+    if (g->obstacle == HS_LBM_OBS_NONE) return HS_OK;
+    const int dims = g->obstacle == HS_LBM_OBS_SPHERE ? 3 : 2;
+    double near2 = 0, far2 = 0, inside = 1;
+    for (int d = 0; d < dims; d++) {
+        const double lo = 0.5 * g->dx, hi = ((double)n[d] - 0.5) * g->dx, c = g->center[d];
+        const double nearest = c < lo ? lo : c > hi ? hi : lo + floor((c - lo) / g->dx + 0.5) * g->dx;
+        near2 += (nearest - c) * (nearest - c);
+        far2 += fmax((lo - c) * (lo - c), (hi - c) * (hi - c));
+        if (c < 0 || c > (double)n[d] * g->dx) inside = 0;
+    }
+    const double r2 = g->radius * g->radius;
+    const char *what = g->obstacle == HS_LBM_OBS_SPHERE ? "sphere" : "cylinder";
+    char at[96];
+    if (dims == 3) snprintf(at, sizeof at, "%g %g %g", g->center[0], g->center[1], g->center[2]);
+    else snprintf(at, sizeof at, "%g %g", g->center[0], g->center[1]);
+    if (!(near2 < r2))
+        return hs_params_error(p, inside ? "lbm.obstacle_radius" : "lbm.obstacle_center",
+                               "the %s (centre %s, radius %g) holds no cell centre of the %g-spaced lattice%s", what, at, g->radius, g->dx,
+                               inside ? "" : ": its centre is outside the domain");
+    if (far2 < r2)
+        return hs_params_error(p, "lbm.obstacle_radius", "the %s of radius %g covers every cell of the domain: no fluid is left", what, g->radius);
+    return HS_OK;
+}
+
 int hs_lbm_geom_setup(const hs_params *p, hs_lbm_geom *g)
 {
     if (g->obstacle == HS_LBM_OBS_FILE) HS_CHECK(read_mask(p, g));
+    HS_CHECK(obstacle_sane(p, g));
     int lids = 0;
     for (int d = 0; d < g->ndim; d++)
         for (int s = 0; s < 2; s++)

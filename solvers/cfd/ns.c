@@ -175,6 +175,14 @@ static int read_config(const hs_params *p, ns_config *c)
         c->nu = c->pr;
         c->kappa = 1.0;
     } else {
+        /* the thermal keys would be ignored without temperature: say so, as re is with it */
+        static const char *const thermal[] = {"ra", "pr", "T_bc_xlo", "T_bc_xhi", "T_bc_ylo", "T_bc_yhi", "T_bc_zlo", "T_bc_zhi",
+                                              "T_xlo", "T_xhi", "T_ylo", "T_yhi", "T_zlo", "T_zhi"};
+        for (size_t k = 0; k < sizeof thermal / sizeof thermal[0]; k++) {
+            char key[64];
+            snprintf(key, sizeof key, "navier_stokes.%s", thermal[k]);
+            if (hs_params_is_set(p, key)) return hs_params_error(p, key, "is used only with navier_stokes.temperature = true");
+        }
         c->nu = 1.0 / c->re;
     }
     char key[64];
@@ -185,7 +193,14 @@ static int read_config(const hs_params *p, ns_config *c)
             c->bc[d][s] = d < nd ? hs_params_enum(p, key) : NS_PERIODIC;
             snprintf(key, sizeof key, "navier_stokes.wall_velocity_%s", g_face[d][s]);
             HS_CHECK(hs_params_dim_reals(p, key, "cfd.ndim", nd, c->wall_vel[d][s], 0.0));
-            if (d >= nd) continue;
+            if (d >= nd) { /* the z faces of a 2D run do not exist: their keys would be ignored */
+                static const char *const kinds[] = {"bc", "wall_velocity", "T_bc", "T"};
+                for (int k = 0; k < 4; k++) {
+                    snprintf(key, sizeof key, "navier_stokes.%s_%s", kinds[k], g_face[d][s]);
+                    if (hs_params_is_set(p, key)) return hs_params_error(p, key, "face %s does not exist with cfd.ndim = %d", g_face[d][s], nd);
+                }
+                continue;
+            }
             if (c->bc[d][s] != NS_WALL && hs_params_is_set(p, key))
                 return hs_params_error(p, key, "is set, but face %s is %s, not a wall", g_face[d][s],
                                        c->bc[d][s] == NS_PERIODIC ? "periodic" : c->bc[d][s] == NS_INFLOW ? "an inflow" : "an outflow");
@@ -196,6 +211,10 @@ static int read_config(const hs_params *p, ns_config *c)
             c->T_bc[d][s] = hs_params_enum(p, key);
             snprintf(key, sizeof key, "navier_stokes.T_%s", g_face[d][s]);
             c->T_wall[d][s] = hs_params_real(p, key);
+            if (c->bc[d][s] == NS_PERIODIC && c->T_bc[d][s] == NS_T_DIRICHLET) { /* periodic faces follow bc_*: fixed means nothing */
+                snprintf(key, sizeof key, "navier_stokes.T_bc_%s", g_face[d][s]);
+                return hs_params_error(p, key, "is fixed, but face %s is periodic (the temperature is periodic there too)", g_face[d][s]);
+            }
             ninflow += c->bc[d][s] == NS_INFLOW;
             noutflow += c->bc[d][s] == NS_OUTFLOW;
         }

@@ -426,6 +426,15 @@ static int validate(sw *s, const hs_params *p)
         return hs_params_error(p, "cfd.dt", "%g is unstable here: gravity waves of speed sqrt(g h) = %.4g (h up to %.4g), flow up to %.3g and "
                                             "|f| up to %.3g give a stable RK4 step of about %.4g (use cfd.dt = 0 for an adaptive step)",
                                c->g.dt_user, sqrt(c->grav * c->h_max), c->h_max, fmax(c->u_max, c->v_max), c->f_max, limit);
+    /* an adaptive step below the resolution of the time at t_end never gets there (nu4 = 1e300
+     * stepped 6e-308 at a time): name the term that makes it so small */
+    if (c->g.dt_user == 0 && c->g.t_end > 0 && c->g.cfl * limit < c->g.t_end * DBL_EPSILON) {
+        const double ix = 1.0 / c->g.dx[0], iy = 1.0 / c->g.dx[1], k2 = ix * ix + iy * iy;
+        const char *key = 16.0 * c->nu4 * k2 * k2 >= 4.0 * c->nu * k2 ? "shallow_water.nu4" : "shallow_water.nu";
+        if (16.0 * c->nu4 * k2 * k2 + 4.0 * c->nu * k2 < 0.5 * SW_RK4_LIMIT / limit) key = "cfd.t_end";
+        return hs_params_error(p, key, "the stable step is %.3g, below the resolution of the time near cfd.t_end = %g: the run could never end",
+                               c->g.cfl * limit, c->g.t_end);
+    }
     if (s->ctx->rank == 0 && c->scase == SW_JET && c->jet_width < 4.0 * c->g.dx[1])
         fprintf(stderr, "hpcsim: warning: shallow_water: the jet is %.2g cells wide (jet_width / dy); resolving its instability needs about 8\n",
                 c->jet_width / c->g.dx[1]);

@@ -158,7 +158,16 @@ static int read_mesh(fem *f, const hs_params *p)
         return hs_params_error(p, "fem.mesh", "is required: the Gmsh mesh file (.msh) to solve on");
     const char *path = hs_params_input_path(p, "fem.mesh");
     HS_CHECK(hs_fem_mesh_read(path, &f->mesh));
-    for (int r = 0; r < (int)hs_params_int(p, "fem.refine"); r++) {
+    /* the refined mesh alone (vertices of each cell, its edges, its region: a lower bound of the
+     * run's memory) must fit: refine = 8 of a 360-cell cube asked for 6e9 tetrahedra and failed
+     * with exit 1, out of memory, or woke the OOM killer */
+    const int refine = (int)hs_params_int(p, "fem.refine"), d = f->mesh->dim;
+    double cells = (double)f->mesh->ncells * pow(d == 3 ? 8.0 : 4.0, refine);
+    double bytes = cells * (8.0 * (d + 1) + 8.0 * (d == 3 ? 6 : 3) + 4.0), avail = hs_mem_host_available();
+    if (refine > 0 && bytes > avail)
+        return hs_params_error(p, "fem.refine", "%d refinements make %.3g %s, whose mesh alone needs %.3g GB; %.3g GB (%.0f bytes) are available",
+                               refine, cells, d == 3 ? "tetrahedra" : "triangles", bytes / 1e9, avail / 1e9, avail);
+    for (int r = 0; r < refine; r++) {
         hs_fem_mesh *fine;
         HS_CHECK(hs_fem_mesh_refine(f->mesh, &fine));
         hs_fem_mesh_free(f->mesh);

@@ -1,6 +1,7 @@
 /* The heat solver: rho c dT/dt = div(k grad T) + Q on a uniform grid, explicit or implicit in time. */
 #include "solvers/heat/heat.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,6 +286,12 @@ static int setup_time_step(heat *h, const hs_params *p)
                                                  "conductivity is %.6g s (use dt = 0 for an automatic step, or an implicit scheme)",
                                    c->dt_user, h->dt_limit);
         h->dt = c->dt_user > 0 ? c->dt_user : c->cfl * h->dt_limit;
+        /* an automatic step below the resolution of the time at t_end never gets there (k = 1e300
+         * stepped 1e-303 s at a time) */
+        if (c->dt_user == 0 && c->t_end > 0 && h->dt < c->t_end * DBL_EPSILON)
+            return hs_params_error(p, c->cond_kind == HS_HEAT_K_CONSTANT ? "heat.k" : c->cond_kind == HS_HEAT_K_LAYERED ? "heat.layer_k" : "heat.k_file",
+                                   "the explicit step is %g s, below the resolution of the time near heat.t_end = %g s: the run could never end "
+                                   "(an implicit scheme takes larger steps)", h->dt, c->t_end);
     } else {
         h->dt = c->dt_user > 0 ? c->dt_user : c->t_end / 100;
     }

@@ -228,6 +228,9 @@ static int create_variational(qstate *s)
         if (!*s->ham_file) return hs_params_error(s->p, "quantum.hamiltonian", "mode = vqe needs a Pauli-sum file");
         HS_CHECK(hs_pauli_sum_read(s->ham_file, &s->obs));
         n = s->obs->nqubits;
+        if (n < 1) /* a sum of identity terms: nothing to vary (the register would have no qubit) */
+            return hs_params_error(s->p, "quantum.hamiltonian", "'%s' acts on no qubit (every term is the identity): VQE needs one at least",
+                                   s->ham_file);
         s->ansatz = hs_ansatz_hardware_efficient(n, (int)hs_params_int(s->p, "quantum.ansatz_layers"));
     } else {
         if (!*s->graph_file) return hs_params_error(s->p, "quantum.graph", "mode = qaoa needs a graph file");

@@ -129,6 +129,16 @@ static int model_extents(hs_seis *s, const hs_params *p)
                     return hs_params_error(p, c->anomaly ? "seismic.anomaly_dvp" : "seismic.vp",
                                            "vp = %g at grid point (%lld, %lld, %lld) is not positive", vp, (long long)g[0],
                                            (long long)g[1], (long long)g[2]);
+                /* a bulk modulus rho (vp^2 - 4/3 vs^2) that is not positive is no solid (Poisson's ratio
+                 * below -1): vs = 3000 over vp = 2000 ran without complaint */
+                if (c->model == HS_SEIS_ELASTIC && !(vp * vp > 4.0 / 3.0 * vs * vs))
+                    return hs_params_error(p, c->medium == HS_SEIS_MEDIUM_CONSTANT  ? "seismic.vs"
+                                              : c->medium == HS_SEIS_MEDIUM_LAYERED ? "seismic.layer_vs"
+                                              : c->file_format == HS_SEIS_FILE_AUTO ? "seismic.model_file"
+                                                                                    : "seismic.vs_file",
+                                           "vs = %g against vp = %g at grid point (%lld, %lld, %lld): vp must exceed vs sqrt(4/3) = %g "
+                                           "(bulk modulus rho (vp^2 - 4/3 vs^2) > 0)",
+                                           vs, vp, (long long)g[0], (long long)g[1], (long long)g[2], vs * sqrt(4.0 / 3.0));
                 double slow = c->model == HS_SEIS_ELASTIC ? vs : vp;
                 vmin = fmin(vmin, slow);
                 vmax = fmax(vmax, vp);

@@ -57,6 +57,8 @@ static int64_t count_lines(FILE *f)
 
 static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_seis_receivers *r)
 {
+    if (hs_input_file_bytes(c->rec_file) == -2)
+        return hs_params_error(p, "seismic.receiver_file", "'%s' is not a regular file (a directory?)", c->rec_file);
     FILE *f = fopen(c->rec_file, "r");
     if (!f) return hs_params_error(p, "seismic.receiver_file", "cannot open receiver file '%s'", c->rec_file);
     int64_t cap = count_lines(f);

@@ -136,6 +136,8 @@ static int read_source(const hs_params *p, hs_seis_config *c)
     c->wavelet.kind = hs_params_enum(p, "seismic.wavelet");
     c->wavelet.f0 = hs_params_real(p, "seismic.f0");
     double delay = hs_params_real(p, "seismic.delay");
+    if (delay < 0 && delay != -1) /* -1 alone means automatic: a wavelet centred before t = 0 is mostly not emitted */
+        return hs_params_error(p, "seismic.delay", "%g: the wavelet's centre must be at t >= 0 (-1: automatic, 1.5 / f0)", delay);
     c->wavelet.delay = delay < 0 ? hs_wavelet_default_delay(c->wavelet.f0) : delay;
     c->wavelet.amplitude = hs_params_real(p, "seismic.amplitude");
     if (c->model == HS_SEIS_ACOUSTIC && c->source_type != HS_SEIS_SRC_EXPLOSIVE)
@@ -273,6 +275,7 @@ static int64_t grid_points(const hs_seis_config *c) { return c->n[0] * c->n[1] *
 
 static int read_raw(const hs_params *p, const hs_seis_config *c, const char *key, const char *path, double *out)
 {
+    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, key, "'%s' is not a regular file (a directory?)", path);
     FILE *f = fopen(path, "rb");
     if (!f) return hs_params_error(p, key, "cannot open model file '%s'", path);
     size_t es = c->file_format == HS_SEIS_FILE_RAW32 ? 4 : 8;

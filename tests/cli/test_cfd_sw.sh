@@ -150,5 +150,19 @@ expect_fail "anticyclone without balance" "case.ini:9: shallow_water.vortex_ampl
 expect_fail "3D refused" "case.ini:5: cfd.ndim: shallow_water is two-dimensional" "${H}ndim = 3\nn = 16\n"
 expect_fail "unknown case" "case.ini:7: shallow_water.case:" "${H}n = 32\n[shallow_water]\ncase = tsunami\n"
 
+# A restart must keep the keys of a section the checkpoint's run left at its defaults: its file has
+# no [shallow_water] (the stored parameters leave out untouched sections), and a restart with
+# shallow_water.case = wave from a jet's checkpoint once passed unnoticed.
+printf '[run]\nsolver = cfd\ndevice = %s\nmax_steps = 4\n[cfd]\nmodel = shallow_water\nn = 16\nt_end = 0.5\n[output]\nformat = none\n[checkpoint]\nevery_steps = 2\npath = swck.h5\n' "$DEVICE" > swck.ini
+"$HS_BIN" run swck.ini --quiet >/dev/null 2>&1
+if [ ! -s swck.h5 ]; then bad "restart of an untouched section: no checkpoint written"
+else
+    "$HS_BIN" check swck.ini run.restart=swck.h5 shallow_water.case=wave >/dev/null 2>"$CAP/e1"; rc1=$?
+    "$HS_BIN" run swck.ini run.restart=swck.h5 shallow_water.case=wave output.format=netcdf output.path=swck2 >/dev/null 2>"$CAP/e2"; rc2=$?
+    if [ $rc1 = 2 ] && [ $rc2 = 2 ] && grep -q "shallow_water.case: the checkpoint swck.h5 was made with shallow_water.case = jet" "$CAP/e2" &&
+        [ ! -e swck2.nc ] && [ ! -e swck2.nc.partial ]; then ok "restart changing a key of a section left at its defaults refused (check and run)"
+    else bad "restart with shallow_water.case changed: exits $rc1 / $rc2: $(cat "$CAP/e1" "$CAP/e2")"; fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -151,5 +151,17 @@ else
     echo "skipped: gmsh is not installed (binary mesh made here)"
 fi
 
+# fem.refine past the memory: 8 refinements of the cube (6e9 tetrahedra, hundreds of GB) are bad
+# input from check and run alike, before any refinement (they failed with exit 1, out of memory,
+# or woke the OOM killer). Under a 6 GB address-space limit so that a regression fails quickly.
+if [ "$(awk '/MemAvailable/ { print int($2 / 1048576) }' /proc/meminfo)" -lt 200 ]; then
+    printf '[run]\nsolver = fem\ndevice = cpu\n[fem]\nmesh = %s/inputs/meshes/cube.msh\nrefine = 8\ndirichlet = xlo\n[output]\npath = big\n' "$SRC" > big.ini
+    (ulimit -v 6000000; "$HS_BIN" check big.ini >/dev/null 2>"$CAP/e1"); rc1=$?
+    (ulimit -v 6000000; "$HS_BIN" run big.ini >/dev/null 2>"$CAP/e2"); rc2=$?
+    if [ $rc1 = 2 ] && [ $rc2 = 2 ] && grep -q "big.ini:6: fem.refine: 8 refinements make" "$CAP/e2" && ! ls big.* 2>/dev/null | grep -qv big.ini; then
+        ok "fem.refine beyond the memory refused by check and run ($(grep -o 'make [^,]*' "$CAP/e2"))"
+    else bad "fem.refine = 8 of the cube: exits $rc1 / $rc2: $(head -2 "$CAP/e1" "$CAP/e2")"; fi
+else echo "skip fem.refine beyond the memory (this machine has 200 GB or more available)"; fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

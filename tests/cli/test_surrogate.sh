@@ -126,6 +126,10 @@ expect_input_error "initial time not in the file" "surrogate.initial_times: 2.05
 expect_input_error "restart with another architecture" "surrogate.hidden: the checkpoint ckf.h5 was made with surrogate.hidden = 8 8" \
     train run.restart=ckf.h5 surrogate.hidden="16 16"
 expect_input_error "restart from a corrupt checkpoint" "bad/cut.h5" train run.restart=bad/cut.h5
+expect_input_error "model path naming a data file (training replaced it)" "surrogate.model_path: traj0.nc is a data file of surrogate.files" \
+    train surrogate.model_path=traj0.nc
+expect_input_error "output path naming a data file" "output.path: the output file traj1.nc is a data file of the surrogate" \
+    train output.path=traj1
 expect_input_error "no training window" "surrogate.split: leaves no training window" train surrogate.split="0.04 0.06 0.9"
 "$HS_BIN" train "$ROOT/inputs/heat2d.ini" >/dev/null 2>e.txt
 [ $? = 2 ] && grep -q "'hpcsim train' runs the surrogate" e.txt && ok || bad "train of a heat file: $(cat e.txt)"
