@@ -1024,7 +1024,6 @@ char *hs_params_shell_quote(const char *word)
 
 /* ---------------------------------------------------------------- output paths */
 
-/* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
 int64_t hs_input_file_bytes(const char *path)
 {
     struct stat st;
@@ -1066,6 +1065,7 @@ int hs_same_file(const char *a, const char *b)
 
 int hs_params_is_param_file(const hs_params *p, const char *path) { return p->file && *p->file && hs_same_file(p->file, path); }
 
+/* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {
     struct stat st;
