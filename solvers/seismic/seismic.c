@@ -112,12 +112,44 @@ static int read_model_file(hs_seis *s, const hs_params *p)
     return rc;
 }
 
-/* Speeds and the stability bound over the points this rank owns, reduced over the ranks. */
+/* Why the medium at grid point g is no medium (NULL when it is one): vp not positive, or in an
+ * elastic model a bulk modulus rho (vp^2 - 4/3 vs^2) that is not positive (Poisson's ratio below
+ * -1: vs = 3000 over vp = 2000 ran without complaint). */
+static const char *bad_medium(const hs_seis_config *c, double vp, double vs)
+{
+    if (!(vp > 0) || !isfinite(vp)) return "vp";
+    if (c->model == HS_SEIS_ELASTIC && !(vp * vp > 4.0 / 3.0 * vs * vs)) return "vs";
+    return NULL;
+}
+
+/* The error for the bad point g (bad_medium said why), naming the key that set it. */
+static int bad_medium_error(hs_seis *s, const hs_params *p, const int64_t *g)
+{
+    const hs_seis_config *c = &s->cfg;
+    double vp, vs, rho;
+    hs_seis_model_at(s, g[0], g[1], g[2], &vp, &vs, &rho);
+    if (!strcmp(bad_medium(c, vp, vs), "vp"))
+        return hs_params_error(p, c->anomaly ? "seismic.anomaly_dvp" : "seismic.vp", "vp = %g at grid point (%lld, %lld, %lld) is not positive",
+                               vp, (long long)g[0], (long long)g[1], (long long)g[2]);
+    return hs_params_error(p, c->medium == HS_SEIS_MEDIUM_CONSTANT  ? "seismic.vs"
+                              : c->medium == HS_SEIS_MEDIUM_LAYERED ? "seismic.layer_vs"
+                              : c->file_format == HS_SEIS_FILE_AUTO ? "seismic.model_file"
+                                                                    : "seismic.vs_file",
+                           "vs = %g against vp = %g at grid point (%lld, %lld, %lld): vp must exceed vs sqrt(4/3) = %g "
+                           "(bulk modulus rho (vp^2 - 4/3 vs^2) > 0)",
+                           vs, vp, (long long)g[0], (long long)g[1], (long long)g[2], vs * sqrt(4.0 / 3.0));
+}
+
+/* Speeds and the stability bound over the points this rank owns, reduced over the ranks.  A bad
+ * point is agreed on by all ranks (the first in the global grid's order) before any of them
+ * returns: a rank alone with it used to return while the others waited in the reduction (and the
+ * message, printed by rank 0 only, was never seen). */
 static int model_extents(hs_seis *s, const hs_params *p)
 {
     const hs_seis_config *c = &s->cfg;
     const hs_decomp *d = s->d;
     double vmin = DBL_MAX, vmax = 0, kb = 0; /* kb: max rho c^2 * max nearby buoyancy */
+    double first_bad = DBL_MAX;              /* global linear index of this rank's first bad point */
     int variable = c->model == HS_SEIS_ACOUSTIC && c->density == HS_SEIS_DENSITY_VARIABLE;
     for (int64_t k = 0; k < d->local[2]; k++)
         for (int64_t j = 0; j < d->local[1]; j++)
@@ -125,20 +157,10 @@ static int model_extents(hs_seis *s, const hs_params *p)
                 int64_t g[3] = {i + d->offset[0], j + d->offset[1], k + d->offset[2]};
                 double vp, vs, rho;
                 hs_seis_model_at(s, g[0], g[1], g[2], &vp, &vs, &rho);
-                if (!(vp > 0) || !isfinite(vp))
-                    return hs_params_error(p, c->anomaly ? "seismic.anomaly_dvp" : "seismic.vp",
-                                           "vp = %g at grid point (%lld, %lld, %lld) is not positive", vp, (long long)g[0],
-                                           (long long)g[1], (long long)g[2]);
-                /* a bulk modulus rho (vp^2 - 4/3 vs^2) that is not positive is no solid (Poisson's ratio
-                 * below -1): vs = 3000 over vp = 2000 ran without complaint */
-                if (c->model == HS_SEIS_ELASTIC && !(vp * vp > 4.0 / 3.0 * vs * vs))
-                    return hs_params_error(p, c->medium == HS_SEIS_MEDIUM_CONSTANT  ? "seismic.vs"
-                                              : c->medium == HS_SEIS_MEDIUM_LAYERED ? "seismic.layer_vs"
-                                              : c->file_format == HS_SEIS_FILE_AUTO ? "seismic.model_file"
-                                                                                    : "seismic.vs_file",
-                                           "vs = %g against vp = %g at grid point (%lld, %lld, %lld): vp must exceed vs sqrt(4/3) = %g "
-                                           "(bulk modulus rho (vp^2 - 4/3 vs^2) > 0)",
-                                           vs, vp, (long long)g[0], (long long)g[1], (long long)g[2], vs * sqrt(4.0 / 3.0));
+                if (bad_medium(c, vp, vs)) {
+                    first_bad = fmin(first_bad, (double)(g[0] + c->n[0] * (g[1] + c->n[1] * g[2])));
+                    continue;
+                }
                 double slow = c->model == HS_SEIS_ELASTIC ? vs : vp;
                 vmin = fmin(vmin, slow);
                 vmax = fmax(vmax, vp);
@@ -155,8 +177,12 @@ static int model_extents(hs_seis *s, const hs_params *p)
                     kb = fmax(kb, rho * vp * vp * bmax);
                 }
             }
-    double mm[3] = {-vmin, vmax, kb};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, mm, 3));
+    double mm[4] = {-vmin, vmax, kb, -first_bad};
+    HS_CHECK(hs_allreduce_max(s->ctx->comm, mm, 4));
+    if (-mm[3] < DBL_MAX) {
+        const int64_t at = (int64_t)(-mm[3]), g[3] = {at % c->n[0], at / c->n[0] % c->n[1], at / c->n[0] / c->n[1]};
+        return bad_medium_error(s, p, g);
+    }
     s->vmin = -mm[0];
     s->vmax = mm[1];
     s->kb_max = mm[2];

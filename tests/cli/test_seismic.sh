@@ -91,6 +91,38 @@ if [ $HAVE_MPI = 1 ]; then
     else
         bad "2 ranks: $(cat mpi.log cmp.log | tail -3)"
     fi
+    # a bad medium seen by one rank only (the lower layer, on the second of 1 x 2 ranks): every rank
+    # stops with rank 0's message, exit 2 (one rank used to return alone and the other wait forever)
+    cat > badlayer.ini <<'EOI'
+[run]
+solver = seismic
+[seismic]
+model = elastic
+ndim = 2
+n = 101 101
+spacing = 10
+t_end = 0.05
+medium = layered
+layer_depths = 800
+layer_vp = 2000 3000
+layer_vs = 1000 2700
+layer_rho = 2000 2300
+source_position = 500 300
+receiver_count = 3
+receiver_start = 300 300
+receiver_end = 700 300
+procs = 1 2
+[output]
+path = badlayer
+EOI
+    timeout 60 "${MPIRUN[@]}" -n 2 "$HS_BIN" run badlayer.ini >badlayer.log 2>&1
+    rc=$?
+    if [ $rc = 2 ] && grep -q "badlayer.ini:12: seismic.layer_vs: vs = 2700 against vp = 3000 at grid point (0, 80, 0)" badlayer.log &&
+        ! ls badlayer.* 2>/dev/null | grep -qv '\.ini$'; then
+        ok "a bad layer on one rank of two: exit 2 with its file:line:key message, nothing written"
+    else
+        bad "bad layer on one rank: exit $rc: $(head -3 badlayer.log)"
+    fi
 fi
 
 # ---- model files: the salt model from NetCDF, and the same samples as raw float32, run alike
