@@ -115,13 +115,13 @@ procs = 1 2
 [output]
 path = badlayer
 EOI
-    timeout 60 "${MPIRUN[@]}" -n 2 "$HS_BIN" run badlayer.ini >badlayer.log 2>&1
+    timeout 60 "${MPIRUN[@]}" -n 2 "$HS_BIN" run badlayer.ini >bl.log 2>&1
     rc=$?
-    if [ $rc = 2 ] && grep -q "badlayer.ini:12: seismic.layer_vs: vs = 2700 against vp = 3000 at grid point (0, 80, 0)" badlayer.log &&
+    if [ $rc = 2 ] && grep -q "badlayer.ini:12: seismic.layer_vs: vs = 2700 against vp = 3000 at grid point (0, 80, 0)" bl.log &&
         ! ls badlayer.* 2>/dev/null | grep -qv '\.ini$'; then
         ok "a bad layer on one rank of two: exit 2 with its file:line:key message, nothing written"
     else
-        bad "bad layer on one rank: exit $rc: $(head -3 badlayer.log)"
+        bad "bad layer on one rank: exit $rc: $(head -3 bl.log)"
     fi
 fi
 
