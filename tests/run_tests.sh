@@ -25,6 +25,7 @@ run_one() { # name, command...
     # MPI_Init ("ompi_rte_init failed", seen with other work running beside the suite)
     local ompi_tmp
     ompi_tmp=$(mktemp -d "${TMPDIR:-/tmp}/hs-ompi.XXXXXX")
+    chmod 1777 "$ompi_tmp" # like /tmp: a test may run hpcsim as another user (test_params.sh, unreadable file)
     OMPI_MCA_orte_tmpdir_base=$ompi_tmp timeout 900 "$@" >"$log" 2>&1
     local rc=$?
     rm -rf "$ompi_tmp"
