@@ -166,6 +166,7 @@ static int parse_int(const char *s, int64_t *v)
 static int parse_real(const char *s, double *v)
 {
     char *end;
+    if (strpbrk(s, "xX")) return NUM_SYNTAX; /* strtod reads hexadecimal ("0x10", "0x1p3"); integers refuse it, so do reals */
     errno = 0;
     double x = strtod(s, &end);
     if (end == s || *end) return NUM_SYNTAX;
