@@ -122,8 +122,7 @@ static int time_keys_check(const hs_params *p)
                                tkey, t_end, HS_MAX_TIME_RECORDS);
     if (hs_params_declared(dkey)) {
         const double dt = hs_params_real(p, dkey);
-        /* below half the spacing of doubles at t_end, t + dt rounds back to t before t_end */
-        if (dt > 0 && t_end > 0 && dt < t_end * DBL_EPSILON)
+        if (hs_step_below_time_resolution(dt, t_end))
             return hs_params_error(p, dkey, "%g is below the resolution of the time near %s = %g (%g): the time could not advance to it",
                                    dt, tkey, t_end, t_end * DBL_EPSILON);
     }

@@ -2,6 +2,8 @@
 #ifndef HS_SOLVER_H
 #define HS_SOLVER_H
 
+#include <float.h>
+
 #include "io/checkpoint.h"
 #include "io/output.h"
 #include "io/params.h"
@@ -71,5 +73,10 @@ int hs_solver_declare_all(void);
 
 /* Run the parameter set end to end.  argc/argv form the `history` attribute.  Collective. */
 int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv);
+
+/* True when a time step dt cannot carry the time to t_end: below t_end's spacing of doubles, t + dt
+ * rounds back to t before the end (the run never ends).  The driver asks it of a fixed step, the
+ * solvers of the step their stability limit gives. */
+static inline int hs_step_below_time_resolution(double dt, double t_end) { return dt > 0 && t_end > 0 && dt < t_end * DBL_EPSILON; }
 
 #endif

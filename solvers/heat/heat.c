@@ -1,7 +1,6 @@
 /* The heat solver: rho c dT/dt = div(k grad T) + Q on a uniform grid, explicit or implicit in time. */
 #include "solvers/heat/heat.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,7 +287,7 @@ static int setup_time_step(heat *h, const hs_params *p)
         h->dt = c->dt_user > 0 ? c->dt_user : c->cfl * h->dt_limit;
         /* an automatic step below the resolution of the time at t_end never gets there (k = 1e300
          * stepped 1e-303 s at a time) */
-        if (c->dt_user == 0 && c->t_end > 0 && h->dt < c->t_end * DBL_EPSILON)
+        if (c->dt_user == 0 && hs_step_below_time_resolution(h->dt, c->t_end))
             return hs_params_error(p, c->cond_kind == HS_HEAT_K_CONSTANT ? "heat.k" : c->cond_kind == HS_HEAT_K_LAYERED ? "heat.layer_k" : "heat.k_file",
                                    "the explicit step is %g s, below the resolution of the time near heat.t_end = %g s: the run could never end "
                                    "(an implicit scheme takes larger steps)", h->dt, c->t_end);
