@@ -486,9 +486,10 @@ static int level_setup(amg *g, level *v, const hmat *H, double *dinv_host)
             continue;
         }
         if (!(d[i] > 0)) {
+            const double bad = d[i];
             free(d);
             return HS_FAIL(HS_ERR_RUNTIME, "AMG: diagonal entry %lld of level %d is %g: the matrix is not symmetric positive "
-                                           "definite", (long long)i, (int)(v - g->lev), d[i]);
+                                           "definite", (long long)i, (int)(v - g->lev), bad);
         }
         dinv_host[i] = 1.0 / d[i];
     }
