@@ -91,14 +91,10 @@ static void text_header(const hs_segy_desc *d, int us, unsigned char *out)
     snprintf(cards[39], sizeof cards[39], "END TEXTUAL HEADER");
     for (int c = 0; c < 40; c++) {
         char line[96];
-        /* a card longer than the 80 columns is cut there anyway: copy what fits, no more */
-        const size_t head = (size_t)snprintf(line, sizeof line, "C%2d ", c + 1);
-        const size_t body = strnlen(cards[c], sizeof line - head - 1);
-        memcpy(line + head, cards[c], body);
-        line[head + body] = '\0';
-        size_t len = head + body;
+        /* a card holds at most 76 characters, so "Cnn " and it fit the line whole */
+        const int len = snprintf(line, sizeof line, "C%2d %s", c + 1, cards[c]);
         for (int i = 0; i < 80; i++) {
-            unsigned char ch = i < (int)len ? (unsigned char)line[i] : ' ';
+            unsigned char ch = i < len ? (unsigned char)line[i] : ' ';
             if (ch >= 'a' && ch <= 'z') ch = (unsigned char)(ch - 'a' + 'A');
             out[c * 80 + i] = ebcdic(ch);
         }
