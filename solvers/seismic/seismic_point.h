@@ -56,6 +56,13 @@ HS_HD SEIS_T SEIS_FN(seis_d1_prof)(const SEIS_T *f, int64_t i, int64_t s, const 
     return v;
 }
 
+/* Whether a CPML profile (a) is nonzero anywhere within R of profile index pi.  The profiles are
+ * nonzero exactly on the layers, which run from the model's ends inwards (hs_seis_profiles), so the
+ * window meets a layer iff one of its ends lies in it.  The memory variables of a dimension are 0
+ * wherever its profile is (they start at 0 and their updates are multiplied by a, or by b, which is 0
+ * there too), so the kernels skip them outside this reach. */
+HS_HD int SEIS_FN(seis_layer_near)(const SEIS_T *a, int64_t pi, int R) { return a[pi - R] != 0 || a[pi + R] != 0; }
+
 /* ---------------------------------------------------------------- acoustic, constant density */
 
 HS_HD int64_t SEIS_FN(seis_index)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k)
@@ -107,6 +114,7 @@ HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, i
         if (d >= L->ndim) break;
         const int64_t pi = ijk[d] + L->hw;
         const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
+        if (a == 0) continue; /* outside d's layer PSI_d stays 0: no traffic */
         SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
         psi[idx] = b * psi[idx] + a * SEIS_FN(seis_d1)(P, idx, L->st[d], L->c1[d], R);
     }
@@ -120,12 +128,17 @@ HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, int64_t i, int64_t j, i
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         const int64_t pi = ijk[d] + L->hw;
-        const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
-        SEIS_T *zeta = SEIS_F(L, HS_SEIS_F_ZETA + d);
+        const SEIS_T *pa = (const SEIS_T *)L->pa[d];
+        const SEIS_T a = pa[pi], b = ((const SEIS_T *)L->pb[d])[pi];
         const SEIS_T lap = SEIS_FN(seis_d2)(P, idx, L->st[d], L->c2[d], R);
-        const SEIS_T dpsi = SEIS_FN(seis_d1)(SEIS_F(L, HS_SEIS_F_PSI + d), idx, L->st[d], L->c1[d], R);
-        const SEIS_T z = b * zeta[idx] + a * (lap + dpsi);
-        zeta[idx] = z;
+        /* PSI_d and ZETA_d are 0 where d's profile is: read them only where they may not be */
+        SEIS_T dpsi = 0, z = 0;
+        if (SEIS_FN(seis_layer_near)(pa, pi, R)) dpsi = SEIS_FN(seis_d1)(SEIS_F(L, HS_SEIS_F_PSI + d), idx, L->st[d], L->c1[d], R);
+        if (a != 0) {
+            SEIS_T *zeta = SEIS_F(L, HS_SEIS_F_ZETA + d);
+            z = b * zeta[idx] + a * (lap + dpsi);
+            zeta[idx] = z;
+        }
         sum += lap + dpsi + z;
     }
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
@@ -171,6 +184,7 @@ HS_HD void SEIS_FN(seis_av_psi)(const hs_seis_launch *L, int64_t i, int64_t j, i
         if (d >= L->ndim) break;
         const int64_t pi = ijk[d] + L->hw;
         const SEIS_T a = ((const SEIS_T *)L->pah[d])[pi], b = ((const SEIS_T *)L->pbh[d])[pi];
+        if (a == 0) continue; /* outside d's layer PSI_d stays 0 */
         SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
         psi[idx] = b * psi[idx] + a * SEIS_FN(seis_dp)(P, idx, L->st[d], L->cs[d], R);
     }
@@ -185,10 +199,14 @@ HS_HD void SEIS_FN(seis_av_pml)(const hs_seis_launch *L, int64_t i, int64_t j, i
         if (d >= L->ndim) break;
         const int64_t pi = ijk[d] + L->hw;
         const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
-        SEIS_T *zeta = SEIS_F(L, HS_SEIS_F_ZETA + d);
-        const SEIS_T div = SEIS_FN(seis_av_div)(L, idx, d, 1, R);
-        const SEIS_T z = b * zeta[idx] + a * div;
-        zeta[idx] = z;
+        /* PSI_d (at the half points) is read where the half-point profile may be nonzero */
+        const SEIS_T div = SEIS_FN(seis_av_div)(L, idx, d, SEIS_FN(seis_layer_near)((const SEIS_T *)L->pah[d], pi, R), R);
+        SEIS_T z = 0;
+        if (a != 0) {
+            SEIS_T *zeta = SEIS_F(L, HS_SEIS_F_ZETA + d);
+            z = b * zeta[idx] + a * div;
+            zeta[idx] = z;
+        }
         sum += div + z;
     }
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
@@ -228,6 +246,9 @@ HS_HD void SEIS_FN(seis_adj_psi)(const hs_seis_launch *L, int64_t i, int64_t j, 
         if (d >= L->ndim) break;
         const int64_t s = L->st[d], pi = ijk[d] + L->hw;
         const SEIS_T *a = (const SEIS_T *)L->pa[d], *Z = SEIS_F(L, HS_SEIS_F_ZETA + d);
+        /* PSI_d is read only with the weight a (ADJ_PML) and reset to b PSI_d (ADJ_MEM): where a is 0
+         * it stays 0 */
+        if (a[pi] == 0) continue;
         SEIS_T v = 0;
         for (int m = 1; m <= R; m++) {
             const int64_t ip = idx + m * s, im = idx - m * s;
@@ -248,6 +269,7 @@ HS_HD void SEIS_FN(seis_adj_pml)(const hs_seis_launch *L, int64_t i, int64_t j, 
         if (d >= L->ndim) break;
         const int64_t s = L->st[d], pi = ijk[d] + L->hw;
         const SEIS_T *a = (const SEIS_T *)L->pa[d], *Z = SEIS_F(L, HS_SEIS_F_ZETA + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
+        if (!SEIS_FN(seis_layer_near)(a, pi, R)) continue; /* every term carries an a of the window */
         /* D2_d (a (Z + w U)) - D1_d (a PSI) */
         SEIS_T v = SEIS_C(L->c2[d][0]) * a[pi] * (Z[idx] + W[idx] * U[idx]);
         for (int m = 1; m <= R; m++) {
@@ -269,6 +291,7 @@ HS_HD void SEIS_FN(seis_adj_mem)(const hs_seis_launch *L, int64_t i, int64_t j, 
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         const SEIS_T b = ((const SEIS_T *)L->pb[d])[ijk[d] + L->hw];
+        if (b == 0) continue; /* outside the layer (where a is 0 too): Z_d and PSI_d stay 0 */
         SEIS_T *Z = SEIS_F(L, HS_SEIS_F_ZETA + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
         Z[idx] = b * (Z[idx] + wu);
         psi[idx] = b * psi[idx];
@@ -284,6 +307,7 @@ HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, int role
 {
     if (!L->pml) return der;
     const SEIS_T a = ((const SEIS_T *)(half ? L->pah[e] : L->pa[e]))[pi], b = ((const SEIS_T *)(half ? L->pbh[e] : L->pb[e]))[pi];
+    if (a == 0) return der; /* outside e's layer the memory stays 0: no traffic */
     SEIS_T *psi = SEIS_F(L, role);
     const SEIS_T v = b * psi[idx] + a * der;
     psi[idx] = v;
