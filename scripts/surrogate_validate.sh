@@ -24,7 +24,22 @@ FILES=$(for s in $(seq 1 10); do ls sw_jet_ens/member_$s.nc sw_jet_ens/member_$s
 NP=${SURR_NP:-1}
 LAUNCH=()
 [ "$NP" -gt 1 ] && LAUNCH=(mpirun --oversubscribe --allow-run-as-root -n "$NP")
-"${LAUNCH[@]}" "$BIN" train "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" run.allow_shared_gpu=true checkpoint.on_signal=false || exit 1
+# SURR_WALLTIME=hh:mm:ss stops the training there with a checkpoint (exit 3); run the script again
+# to continue it from that checkpoint (for machines that lend time in slices)
+WALL=()
+[ -n "${SURR_WALLTIME:-}" ] && WALL=(run.walltime="$SURR_WALLTIME")
+RESTART=()
+[ -f train.interrupted ] && [ -f sw_jet_surrogate_ck.h5 ] && RESTART=(--restart sw_jet_surrogate_ck.h5) && echo "continuing the training from sw_jet_surrogate_ck.h5"
+"${LAUNCH[@]}" "$BIN" train "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" run.allow_shared_gpu=true \
+    checkpoint.on_signal=false "${WALL[@]}" "${RESTART[@]}"
+rc=$?
+if [ $rc = 3 ]; then
+    touch train.interrupted
+    echo "training stopped at run.walltime with a checkpoint: run this script again to continue it"
+    exit 3
+fi
+[ $rc = 0 ] || exit 1
+rm -f train.interrupted
 "$BIN" evaluate "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" output.path=sw_jet_scores || exit 1
 python3 "$ROOT/scripts/analysis/surrogate_skill.py" "$(ls sw_jet_scores.nc sw_jet_scores.h5 2>/dev/null | head -1)" --example-var vorticity || echo "(no plots: matplotlib missing?)"
 # every variable and lead: model <= 0.7 persistence, and model < climatology
