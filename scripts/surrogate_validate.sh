@@ -28,10 +28,13 @@ LAUNCH=()
 # to continue it from that checkpoint (for machines that lend time in slices)
 WALL=()
 [ -n "${SURR_WALLTIME:-}" ] && WALL=(run.walltime="$SURR_WALLTIME")
+# SURR_PRECISION=bf16|f16 trains (and evaluates) in mixed precision instead of the file's f32
+PREC=()
+[ -n "${SURR_PRECISION:-}" ] && PREC=(surrogate.precision="$SURR_PRECISION")
 RESTART=()
 [ -f train.interrupted ] && [ -f sw_jet_surrogate_ck.h5 ] && RESTART=(--restart sw_jet_surrogate_ck.h5) && echo "continuing the training from sw_jet_surrogate_ck.h5"
 "${LAUNCH[@]}" "$BIN" train "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" run.allow_shared_gpu=true \
-    checkpoint.on_signal=false "${WALL[@]}" "${RESTART[@]}"
+    checkpoint.on_signal=false "${PREC[@]}" "${WALL[@]}" "${RESTART[@]}"
 rc=$?
 if [ $rc = 3 ]; then
     touch train.interrupted
@@ -40,7 +43,7 @@ if [ $rc = 3 ]; then
 fi
 [ $rc = 0 ] || exit 1
 rm -f train.interrupted
-"$BIN" evaluate "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" output.path=sw_jet_scores || exit 1
+"$BIN" evaluate "$ROOT/inputs/surrogate_sw_jet.ini" surrogate.files="$FILES" "${PREC[@]}" output.path=sw_jet_scores || exit 1
 python3 "$ROOT/scripts/analysis/surrogate_skill.py" "$(ls sw_jet_scores.nc sw_jet_scores.h5 2>/dev/null | head -1)" --example-var vorticity || echo "(no plots: matplotlib missing?)"
 # every variable and lead: model <= 0.7 persistence, and model < climatology
 awk -F, 'NR > 1 {
