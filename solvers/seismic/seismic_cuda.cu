@@ -84,10 +84,19 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
     T zq[2 * R + 1];
 #pragma unroll
     for (int m = 0; m < 2 * R; m++) zq[m + 1] = stage ? P[col + (k0 - R + m) * sz] : T(0);
+    // the loads of the next plane (P ahead by R, Q and W of the point) are issued one plane early,
+    // so that their latency overlaps this plane's barriers and arithmetic instead of following them
+    T p_next = stage && k0 < k1 ? P[col + (k0 + R) * sz] : T(0);
+    T q_next = active && k0 < k1 ? Q[col + k0 * sz] : T(0), w_next = active && k0 < k1 ? W[col + k0 * sz] : T(0);
     for (int64_t k = k0; k < k1; k++) {
 #pragma unroll
         for (int m = 0; m < 2 * R; m++) zq[m] = zq[m + 1];
-        zq[2 * R] = stage ? P[col + (k + R) * sz] : T(0);
+        zq[2 * R] = p_next;
+        const T q_here = q_next, w_here = w_next;
+        if (k + 1 < k1) {
+            p_next = stage ? P[col + (k + 1 + R) * sz] : T(0);
+            if (active) q_next = Q[col + (k + 1) * sz], w_next = W[col + (k + 1) * sz];
+        }
         const int64_t plane = L.origin + k * sz;
         tile[ty + R][tx + R] = zq[R];
         if (tx < R && j < L.hi[1] + R) { // the x halo of this row
@@ -111,8 +120,8 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
             T lap;
             if constexpr (sizeof(T) == 8) lap = seis_lap_pairs_f64(&L, zq[R], pair, R);
             else lap = seis_lap_pairs_f32(&L, zq[R], pair, R);
-            if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], Q[idx], W[idx], lap);
-            else Q[idx] = seis_leapfrog_f32(zq[R], Q[idx], W[idx], lap);
+            if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], q_here, w_here, lap);
+            else Q[idx] = seis_leapfrog_f32(zq[R], q_here, w_here, lap);
         }
         __syncthreads();
     }
