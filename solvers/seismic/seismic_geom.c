@@ -138,7 +138,10 @@ int hs_seis_receivers_make(const hs_params *p, const hs_seis_config *c, hs_seis_
             double ext = (double)(c->n[d] - 1) * c->h[d], x = r->x[d][q], tol = 1e-9 * ext;
             if (!(x >= -tol && x <= ext + tol)) {
                 const char *k2 = key;
-                if (c->receivers == HS_SEIS_REC_LINE && q == r->n - 1 && r->n > 1) k2 = "seismic.receiver_end";
+                /* the model is a box: a line leaves it only if one of its ends does, so blame the end that is out
+                 * (the first receiver found outside may be any one past the boundary) */
+                if (c->receivers == HS_SEIS_REC_LINE && r->n > 1 && c->rec_start[d] >= -tol && c->rec_start[d] <= ext + tol)
+                    k2 = "seismic.receiver_end";
                 if (c->receivers == HS_SEIS_REC_GRID && q > 0) k2 = "seismic.receiver_step";
                 char pos[96] = "";
                 for (int e = 0; e < c->ndim; e++)
