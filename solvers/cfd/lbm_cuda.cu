@@ -12,14 +12,33 @@ constexpr int BX = 128;
 // One thread per cell of the box; blockIdx.y and .z walk the rows and planes.  The populations are
 // 19 separate arrays (structure of arrays), so a warp's 32 consecutive cells read and write 32
 // consecutive elements of each array: whole cache lines, each population moved once per step.
+// Register caps (blocks per SM in __launch_bounds__): the bulk path keeps all 19 populations and
+// their addresses live and takes ~95 registers, 5 blocks of 128 per SM, too few warps to keep the
+// memory busy; capped at 8 blocks (64 registers) the odd step spills nothing, the even step at 6
+// (80 registers) spills 16 bytes.  H200, D3Q19 512^3: fp32 19,140 -> 19,590 MLUP/s, fp16 storage
+// 12,900 -> 21,200 (the bulk path and the caps together); tighter caps spill and lose.  fp64 would
+// spill hundreds of bytes under these caps and goes without.
 template <int Q, int S, int ODD>
-__global__ void __launch_bounds__(BX) step_kernel(const hs_lbm_launch L)
+__global__ void __launch_bounds__(BX, S == HS_LBM_F64 ? 1 : ODD ? 8 : 6) step_kernel(const hs_lbm_launch L)
 {
     const int64_t i = L.lo[0] + (int64_t)blockIdx.x * BX + threadIdx.x;
     if (i >= L.hi[0]) return;
     const int64_t j = L.lo[1] + blockIdx.y, k = L.lo[2] + blockIdx.z;
-    if (S == HS_LBM_F64) hs_lbm_cell_d(&L, i, j, k, Q, S, ODD);
-    else hs_lbm_cell_f(&L, i, j, k, Q, S, ODD);
+    const int64_t fe = L.forigin + i + j * L.fsy + k * L.fsz, e = L.origin + i + j * L.sy + k * L.sz;
+    const int fl = L.flag[fe];
+    const bool fluid = (fl & HS_LBM_KIND) == HS_LBM_FLUID;
+    // A warp with no cell next to a boundary takes the bulk path, compiled without neighbour flags
+    // or boundary branches: the general path is several times larger, and warps that mix the two
+    // (the row ends of every box) would otherwise keep it in the instruction cache for all
+    if (__all_sync(__activemask(), !(fl & HS_LBM_NEAR))) {
+        if (!fluid) return;
+        if (S == HS_LBM_F64) hs_lbm_cell_at_d(&L, i, j, k, e, fe, 0, Q, S, ODD);
+        else hs_lbm_cell_at_f(&L, i, j, k, e, fe, 0, Q, S, ODD);
+        return;
+    }
+    if (!fluid) return;
+    if (S == HS_LBM_F64) hs_lbm_cell_at_d(&L, i, j, k, e, fe, fl & HS_LBM_NEAR, Q, S, ODD);
+    else hs_lbm_cell_at_f(&L, i, j, k, e, fe, fl & HS_LBM_NEAR, Q, S, ODD);
 }
 
 template <int Q, int S>

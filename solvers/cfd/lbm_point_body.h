@@ -99,14 +99,12 @@ HS_LBM_FN void LBM_FN(collide)(const hs_lbm_launch *L, const int Q, LBM_REAL *f,
     }
 }
 
-/* One fused stream-collide update of cell (i, j, k) in a step of parity odd (AA pattern). */
-HS_LBM_FN void LBM_FN(cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, const int Q, const int S, const int odd)
+/* One fused stream-collide update of fluid cell (i, j, k), element e, flag element fe, in a step of
+ * parity odd (AA pattern); near: the cell has a non-fluid neighbour (0 as a constant compiles the
+ * bulk path: no neighbour flags, no boundary branches). */
+HS_LBM_FN void LBM_FN(cell_at)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, int64_t e, int64_t fe, const int near, const int Q,
+                           const int S, const int odd)
 {
-    const int64_t fe = L->forigin + i + j * L->fsy + k * L->fsz;
-    const int fl = L->flag[fe];
-    if ((fl & HS_LBM_KIND) != HS_LBM_FLUID) return;
-    const int near = fl & HS_LBM_NEAR;
-    const int64_t e = L->origin + i + j * L->sy + k * L->sz;
     LBM_REAL f[HS_LBM_QMAX], drho, u[3];
     unsigned outl;
     LBM_FN(gather)(L, i, j, k, e, fe, near, Q, S, odd, f, &outl);
@@ -123,6 +121,15 @@ HS_LBM_FN void LBM_FN(cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_
         if (!near || (L->flag[fe + L->foff[q]] & HS_LBM_KIND) == HS_LBM_FLUID) LBM_FN(st)(L, S, q, e + L->off[q], f[q]);
         else LBM_FN(st)(L, S, hs_lbm_opp(q), e, f[q]); /* back to this cell: next step's bounce-back */
     }
+}
+
+/* One fused stream-collide update of cell (i, j, k) in a step of parity odd (AA pattern). */
+HS_LBM_FN void LBM_FN(cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, const int Q, const int S, const int odd)
+{
+    const int64_t fe = L->forigin + i + j * L->fsy + k * L->fsz;
+    const int fl = L->flag[fe];
+    if ((fl & HS_LBM_KIND) != HS_LBM_FLUID) return;
+    LBM_FN(cell_at)(L, i, j, k, L->origin + i + j * L->sy + k * L->sz, fe, fl & HS_LBM_NEAR, Q, S, odd);
 }
 
 /* Density and velocity of cell (i, j, k) as the next step (parity L->odd) sees them, into the
