@@ -1,4 +1,6 @@
 // The lattice Boltzmann model's kernels on the GPU: one thread per cell (x fastest, coalesced SoA), the AA pattern in place, the pointwise operators of lbm_point.h.
+#include <type_traits>
+
 #include "kernels/cuda_util.h"
 #include "kernels/half_cuda.cuh"
 #define HS_LBM_H2F(b) hs::f16_to_f32_hw(b)
@@ -9,6 +11,19 @@ namespace {
 
 constexpr int BX = 128;
 
+// The cell's update through the index type's functions (I32: the 32-bit ones).
+template <int Q, int S, int ODD, bool I32, typename T>
+__device__ __forceinline__ void cell_at(const hs_lbm_launch &L, T i, T j, T k, T e, T fe, int near)
+{
+    if (I32) {
+        if (S == HS_LBM_F64) hs_lbm_cell_at_di(&L, (int32_t)i, (int32_t)j, (int32_t)k, (int32_t)e, (int32_t)fe, near, Q, S, ODD);
+        else hs_lbm_cell_at_fi(&L, (int32_t)i, (int32_t)j, (int32_t)k, (int32_t)e, (int32_t)fe, near, Q, S, ODD);
+    } else {
+        if (S == HS_LBM_F64) hs_lbm_cell_at_d(&L, i, j, k, e, fe, near, Q, S, ODD);
+        else hs_lbm_cell_at_f(&L, i, j, k, e, fe, near, Q, S, ODD);
+    }
+}
+
 // One thread per cell of the box; blockIdx.y and .z walk the rows and planes.  The populations are
 // 19 separate arrays (structure of arrays), so a warp's 32 consecutive cells read and write 32
 // consecutive elements of each array: whole cache lines, each population moved once per step.
@@ -17,28 +32,26 @@ constexpr int BX = 128;
 // memory busy; capped at 8 blocks (64 registers) the odd step spills nothing, the even step at 6
 // (80 registers) spills 16 bytes.  H200, D3Q19 512^3: fp32 19,140 -> 19,590 MLUP/s, fp16 storage
 // 12,900 -> 21,200 (the bulk path and the caps together); tighter caps spill and lose.  fp64 would
-// spill hundreds of bytes under these caps and goes without.
-template <int Q, int S, int ODD>
+// spill hundreds of bytes under these caps and goes without.  Arrays under 2^31 elements (every
+// fp32 box that fits an H200) are indexed in 32 bits.
+template <int Q, int S, int ODD, bool I32>
 __global__ void __launch_bounds__(BX, S == HS_LBM_F64 ? 1 : ODD ? 8 : 6) step_kernel(const hs_lbm_launch L)
 {
-    const int64_t i = L.lo[0] + (int64_t)blockIdx.x * BX + threadIdx.x;
-    if (i >= L.hi[0]) return;
-    const int64_t j = L.lo[1] + blockIdx.y, k = L.lo[2] + blockIdx.z;
-    const int64_t fe = L.forigin + i + j * L.fsy + k * L.fsz, e = L.origin + i + j * L.sy + k * L.sz;
+    typedef typename std::conditional<I32, int32_t, int64_t>::type T;
+    const T i = (T)L.lo[0] + (T)blockIdx.x * BX + (T)threadIdx.x;
+    if (i >= (T)L.hi[0]) return;
+    const T j = (T)L.lo[1] + (T)blockIdx.y, k = (T)L.lo[2] + (T)blockIdx.z;
+    const T fe = (T)L.forigin + i + j * (T)L.fsy + k * (T)L.fsz, e = (T)L.origin + i + j * (T)L.sy + k * (T)L.sz;
     const int fl = L.flag[fe];
     const bool fluid = (fl & HS_LBM_KIND) == HS_LBM_FLUID;
     // A warp with no cell next to a boundary takes the bulk path, compiled without neighbour flags
     // or boundary branches: the general path is several times larger, and warps that mix the two
     // (the row ends of every box) would otherwise keep it in the instruction cache for all
     if (__all_sync(__activemask(), !(fl & HS_LBM_NEAR))) {
-        if (!fluid) return;
-        if (S == HS_LBM_F64) hs_lbm_cell_at_d(&L, i, j, k, e, fe, 0, Q, S, ODD);
-        else hs_lbm_cell_at_f(&L, i, j, k, e, fe, 0, Q, S, ODD);
+        if (fluid) cell_at<Q, S, ODD, I32>(L, i, j, k, e, fe, 0);
         return;
     }
-    if (!fluid) return;
-    if (S == HS_LBM_F64) hs_lbm_cell_at_d(&L, i, j, k, e, fe, fl & HS_LBM_NEAR, Q, S, ODD);
-    else hs_lbm_cell_at_f(&L, i, j, k, e, fe, fl & HS_LBM_NEAR, Q, S, ODD);
+    if (fluid) cell_at<Q, S, ODD, I32>(L, i, j, k, e, fe, fl & HS_LBM_NEAR);
 }
 
 template <int Q, int S>
@@ -60,6 +73,23 @@ __global__ void __launch_bounds__(256) links_kernel(const hs_lbm_launch L)
     else hs_lbm_link_f(&L, l, Q, S);
 }
 
+// Every population and flag element a step of box L can touch (its cells and their neighbours, the
+// ghost ring included) has an index below 2^31.
+bool fits_int32(const hs_lbm_launch *L)
+{
+    const int64_t lim = INT32_MAX;
+    int64_t maxoff = 0, maxfoff = 0;
+    for (int q = 0; q < L->q; q++) {
+        maxoff = L->off[q] > maxoff ? L->off[q] : -L->off[q] > maxoff ? -L->off[q] : maxoff;
+        maxfoff = L->foff[q] > maxfoff ? L->foff[q] : -L->foff[q] > maxfoff ? -L->foff[q] : maxfoff;
+    }
+    const int64_t e_hi = L->origin + L->hi[0] + L->hi[1] * L->sy + L->hi[2] * L->sz + maxoff;
+    const int64_t e_lo = L->origin + L->lo[0] + L->lo[1] * L->sy + L->lo[2] * L->sz - maxoff;
+    const int64_t f_hi = L->forigin + L->hi[0] + L->hi[1] * L->fsy + L->hi[2] * L->fsz + maxfoff;
+    const int64_t f_lo = L->forigin + L->lo[0] + L->lo[1] * L->fsy + L->lo[2] * L->fsz - maxfoff;
+    return e_hi < lim && f_hi < lim && e_lo >= 0 && f_lo >= 0 && L->sy < lim && L->sz < lim && L->fsy < lim && L->fsz < lim;
+}
+
 template <int Q, int S>
 int launch_qs(struct hs_cuda_ctx *cu, const hs_lbm_launch *L)
 {
@@ -74,8 +104,11 @@ int launch_qs(struct hs_cuda_ctx *cu, const hs_lbm_launch *L)
     if (ny > 65535 || nz > 65535) return HS_FAIL(HS_ERR_RUNTIME, "lbm: a box of %lld x %lld rows exceeds one launch", (long long)ny, (long long)nz);
     dim3 grid((unsigned)((nx + BX - 1) / BX), (unsigned)ny, (unsigned)nz);
     if (L->op == HS_LBM_MOMENTS) moments_kernel<Q, S><<<grid, BX, 0, cu->stream>>>(*L);
-    else if (L->odd) step_kernel<Q, S, 1><<<grid, BX, 0, cu->stream>>>(*L);
-    else step_kernel<Q, S, 0><<<grid, BX, 0, cu->stream>>>(*L);
+    else if (fits_int32(L)) {
+        if (L->odd) step_kernel<Q, S, 1, true><<<grid, BX, 0, cu->stream>>>(*L);
+        else step_kernel<Q, S, 0, true><<<grid, BX, 0, cu->stream>>>(*L);
+    } else if (L->odd) step_kernel<Q, S, 1, false><<<grid, BX, 0, cu->stream>>>(*L);
+    else step_kernel<Q, S, 0, false><<<grid, BX, 0, cu->stream>>>(*L);
     HS_CUDA_CHECK(cudaGetLastError());
     return HS_OK;
 }

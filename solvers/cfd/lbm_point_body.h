@@ -1,14 +1,14 @@
-/* The lattice Boltzmann pointwise operators in one arithmetic type, included twice by lbm_point.h (LBM_REAL double and float; LBM_FN names them). */
+/* The lattice Boltzmann pointwise operators in one arithmetic type and one index type, included by lbm_point.h (LBM_REAL double or float, LBM_IDX int64_t or, for the CUDA step kernels on arrays under 2^31 elements, int32_t; LBM_FN names them). */
 
 /* One stored population as LBM_REAL (f16: unscaled). */
-HS_LBM_FN LBM_REAL LBM_FN(ld)(const hs_lbm_launch *L, const int S, int q, int64_t e)
+HS_LBM_FN LBM_REAL LBM_FN(ld)(const hs_lbm_launch *L, const int S, int q, LBM_IDX e)
 {
     if (S == HS_LBM_F64) return (LBM_REAL)((const double *)L->f[q])[e];
     if (S == HS_LBM_F32) return (LBM_REAL)((const float *)L->f[q])[e];
     return (LBM_REAL)(HS_LBM_H2F(((const uint16_t *)L->f[q])[e]) * (float)L->inv_scale);
 }
 
-HS_LBM_FN void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, int64_t e, LBM_REAL v)
+HS_LBM_FN void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, LBM_IDX e, LBM_REAL v)
 {
     if (S == HS_LBM_F64) ((double *)L->f[q])[e] = (double)v;
     else if (S == HS_LBM_F32) ((float *)L->f[q])[e] = (float)v;
@@ -18,16 +18,16 @@ HS_LBM_FN void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, int64_t e,
 /* The incoming (shifted) populations f[0..Q) of fluid cell (i, j, k), element e, flag element fe,
  * for a step of parity odd; *outl gets a bit per population that came from an outlet (its
  * anti-bounce-back still lacks the velocity term, added by LBM_FN(moments)). */
-HS_LBM_FN void LBM_FN(gather)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, int64_t e, int64_t fe, int near, const int Q, const int S,
+HS_LBM_FN void LBM_FN(gather)(const hs_lbm_launch *L, LBM_IDX i, LBM_IDX j, LBM_IDX k, LBM_IDX e, LBM_IDX fe, int near, const int Q, const int S,
                           int odd, LBM_REAL *f, unsigned *outl)
 {
     *outl = 0;
     f[0] = LBM_FN(ld)(L, S, 0, e);
     HS_LBM_UNROLL
     for (int q = 1; q < Q; q++) {
-        const int kind = near ? (L->flag[fe - L->foff[q]] & HS_LBM_KIND) : HS_LBM_FLUID;
+        const int kind = near ? (L->flag[fe - (LBM_IDX)L->foff[q]] & HS_LBM_KIND) : HS_LBM_FLUID;
         if (kind == HS_LBM_FLUID) {
-            f[q] = odd ? LBM_FN(ld)(L, S, hs_lbm_opp(q), e - L->off[q]) : LBM_FN(ld)(L, S, q, e);
+            f[q] = odd ? LBM_FN(ld)(L, S, hs_lbm_opp(q), e - (LBM_IDX)L->off[q]) : LBM_FN(ld)(L, S, q, e);
             continue;
         }
         LBM_REAL raw = LBM_FN(ld)(L, S, q, e); /* this cell's own post-collision f_opp(q) of the previous step */
@@ -102,7 +102,7 @@ HS_LBM_FN void LBM_FN(collide)(const hs_lbm_launch *L, const int Q, LBM_REAL *f,
 /* One fused stream-collide update of fluid cell (i, j, k), element e, flag element fe, in a step of
  * parity odd (AA pattern); near: the cell has a non-fluid neighbour (0 as a constant compiles the
  * bulk path: no neighbour flags, no boundary branches). */
-HS_LBM_FN void LBM_FN(cell_at)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_t k, int64_t e, int64_t fe, const int near, const int Q,
+HS_LBM_FN void LBM_FN(cell_at)(const hs_lbm_launch *L, LBM_IDX i, LBM_IDX j, LBM_IDX k, LBM_IDX e, LBM_IDX fe, const int near, const int Q,
                            const int S, const int odd)
 {
     LBM_REAL f[HS_LBM_QMAX], drho, u[3];
@@ -118,7 +118,7 @@ HS_LBM_FN void LBM_FN(cell_at)(const hs_lbm_launch *L, int64_t i, int64_t j, int
     LBM_FN(st)(L, S, 0, e, f[0]);
     HS_LBM_UNROLL
     for (int q = 1; q < Q; q++) {
-        if (!near || (L->flag[fe + L->foff[q]] & HS_LBM_KIND) == HS_LBM_FLUID) LBM_FN(st)(L, S, q, e + L->off[q], f[q]);
+        if (!near || (L->flag[fe + (LBM_IDX)L->foff[q]] & HS_LBM_KIND) == HS_LBM_FLUID) LBM_FN(st)(L, S, q, e + (LBM_IDX)L->off[q], f[q]);
         else LBM_FN(st)(L, S, hs_lbm_opp(q), e, f[q]); /* back to this cell: next step's bounce-back */
     }
 }
