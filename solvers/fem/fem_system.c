@@ -481,10 +481,12 @@ static int build_pattern(hs_fem_system *s)
             scratch w = {0};
 #pragma omp for schedule(dynamic, 64)
             for (int64_t o = 0; o < no; o++) {
-                int64_t nn = neighbours(s, &a, o, &w, &err);
-                if (err) continue;
+                /* scratch for this node's rows: candidate columns, counts, map pointers */
+                if (scratch_need(&w, (a.cptr[o + 1] - a.cptr[o]) * s->nl * nc + 1)) {
+                    err = 1;
+                    continue;
+                }
                 int64_t n = s->owned[o];
-                (void)nn;
                 for (int c = 0; c < nc && !err; c++) {
                     int64_t row = o * nc + c, start = rown[row];
                     int64_t *cols = s->colind + start;
@@ -516,7 +518,7 @@ static int build_pattern(hs_fem_system *s)
                     }
                     /* map pointers of this row's entries, relative to the row's map slot */
                     int64_t at = rmap[row];
-                    int64_t *ptrs = w.nb; /* reuse: neighbours no longer needed */
+                    int64_t *ptrs = w.nb; /* pass 2 does not list neighbours: w.nb is free */
                     for (int64_t i = 0; i < ncols; i++) {
                         s->map_ptr[start + i] = at;
                         ptrs[i] = at;
