@@ -341,7 +341,7 @@ static int64_t sort_unique(int64_t *v, int64_t k)
     return u;
 }
 
-/* The columns of owned node o's rows: neighbours' new ids sorted; returns the count of nodes. */
+/* The distinct local nodes of the cells around owned node o, sorted, into w->nb; returns their count. */
 static int64_t neighbours(const hs_fem_system *s, const adjacency *a, int64_t o, scratch *w, int *err)
 {
     int64_t k = 0;
@@ -352,9 +352,18 @@ static int64_t neighbours(const hs_fem_system *s, const adjacency *a, int64_t o,
     }
     for (int64_t p = a->cptr[o]; p < a->cptr[o + 1]; p++) {
         int64_t i = a->cent[p] / 16;
-        for (int q = 0; q < s->nl; q++) w->nb[k++] = s->newnode[s->lnode[s->h_cell_nodes[i * s->nl + q]]];
+        for (int q = 0; q < s->nl; q++) w->nb[k++] = s->h_cell_nodes[i * s->nl + q];
     }
     return sort_unique(w->nb, k);
+}
+
+/* Free (not Dirichlet) components among the nloc nodes of element e of `nodes`. */
+static int64_t free_dofs(const hs_fem_system *s, const int32_t *nodes, int nloc, int64_t e)
+{
+    int64_t n = 0;
+    for (int b = 0; b < nloc; b++)
+        for (int d = 0; d < s->ncomp; d++) n += !s->h_bc_mask[(int64_t)nodes[e * nloc + b] * s->ncomp + d];
+    return n;
 }
 
 /* Position of global column col in cols[0..n), or -1. */
@@ -431,9 +440,8 @@ static int build_pattern(hs_fem_system *s)
     int rc = build_adjacency(s, own_of_l, &a);
     free(own_of_l);
     int64_t *rown = xcalloc((size_t)nrows + 1, sizeof(int64_t)), *rmap = xcalloc((size_t)nrows + 1, sizeof(int64_t));
-    int64_t *rused = xcalloc((size_t)nrows + 1, sizeof(int64_t));
     s->vmap_ptr = xcalloc((size_t)nrows + 1, sizeof(int64_t));
-    if (rc == HS_OK && (!rown || !rmap || !rused || !s->vmap_ptr)) rc = OOM();
+    if (rc == HS_OK && (!rown || !rmap || !s->vmap_ptr)) rc = OOM();
     int err = 0;
     /* pass 1: sizes of every row and of its map */
     if (rc == HS_OK) {
@@ -449,12 +457,19 @@ static int build_pattern(hs_fem_system *s)
                     int dir = s->mask[n * nc + c];
                     int64_t cells = a.cptr[o + 1] - a.cptr[o], facets = a.fptr[o + 1] - a.fptr[o];
                     if (dir) {
+                        /* the diagonal only: one contribution from each cell and facet */
                         rown[row + 1] = 1;
                         rmap[row + 1] = cells + facets;
                     } else {
-                        /* columns: the free components of the neighbours (counted in pass 2 exactly) */
-                        rown[row + 1] = nn * nc;
-                        rmap[row + 1] = cells * s->L + facets * s->Lf;
+                        /* columns: the free components of the neighbours; contributions: the free
+                         * components of each cell and facet around the node */
+                        int64_t ncol = 0, nmap = 0;
+                        for (int64_t q = 0; q < nn; q++)
+                            for (int d = 0; d < nc; d++) ncol += !s->h_bc_mask[w.nb[q] * nc + d];
+                        for (int64_t p = a.cptr[o]; p < a.cptr[o + 1]; p++) nmap += free_dofs(s, s->h_cell_nodes, s->nl, a.cent[p] / 16);
+                        for (int64_t p = a.fptr[o]; p < a.fptr[o + 1]; p++) nmap += free_dofs(s, s->h_facet_nodes, s->nfl, a.fent[p] / 16);
+                        rown[row + 1] = ncol;
+                        rmap[row + 1] = nmap;
                         s->vmap_ptr[row + 1] = cells + facets;
                     }
                 }
@@ -463,20 +478,21 @@ static int build_pattern(hs_fem_system *s)
         }
         if (err) rc = OOM();
     }
-    /* the neighbour counts above include Dirichlet columns: an upper bound, compacted in pass 2 */
+    /* the counts are exact: pass 2 fills every row in place */
     if (rc == HS_OK) {
         for (int64_t r = 0; r < nrows; r++) rown[r + 1] += rown[r], rmap[r + 1] += rmap[r], s->vmap_ptr[r + 1] += s->vmap_ptr[r];
-        s->rowptr = xcalloc((size_t)nrows + 1, sizeof(int64_t));
-        s->colind = xmalloc((size_t)rown[nrows] * sizeof(int64_t));
-        s->map_ptr = xmalloc((size_t)(rown[nrows] + 1) * sizeof(int64_t));
+        s->rowptr = rown;
+        rown = NULL;
+        s->colind = xmalloc((size_t)s->rowptr[nrows] * sizeof(int64_t));
+        s->map_ptr = xmalloc((size_t)(s->rowptr[nrows] + 1) * sizeof(int64_t));
         s->map_idx = xmalloc((size_t)rmap[nrows] * sizeof(int64_t));
         s->vmap_idx = xmalloc((size_t)s->vmap_ptr[nrows] * sizeof(int64_t));
         if (!s->rowptr || !s->colind || !s->map_ptr || !s->map_idx || !s->vmap_idx) rc = OOM();
     }
-    /* pass 2: columns and maps, each row in its slot of the upper-bound layout */
-    int bad = 0;
+    /* pass 2: columns and maps, each row in its place */
+    int bad = 0, miscount = 0;
     if (rc == HS_OK) {
-#pragma omp parallel reduction(| : err, bad)
+#pragma omp parallel reduction(| : err, bad, miscount)
         {
             scratch w = {0};
 #pragma omp for schedule(dynamic, 64)
@@ -488,7 +504,7 @@ static int build_pattern(hs_fem_system *s)
                 }
                 int64_t n = s->owned[o];
                 for (int c = 0; c < nc && !err; c++) {
-                    int64_t row = o * nc + c, start = rown[row];
+                    int64_t row = o * nc + c, start = s->rowptr[row];
                     int64_t *cols = s->colind + start;
                     int64_t ncols = 0;
                     int dir = s->mask[n * nc + c];
@@ -507,16 +523,19 @@ static int build_pattern(hs_fem_system *s)
                             }
                         }
                         ncols = sort_unique(w.cols, k);
+                        if (ncols != s->rowptr[row + 1] - start) {
+                            miscount = 1;
+                            continue;
+                        }
                         memcpy(cols, w.cols, (size_t)ncols * sizeof(int64_t));
                     }
-                    s->rowptr[row + 1] = ncols; /* counts for now */
                     row_walk rw = {s, &a, cols, ncols, dir, 0};
                     for (int64_t i = 0; i < ncols; i++) w.cnt[i] = 0;
                     if (walk_row(&rw, o, c, w.cnt, NULL, NULL) < 0) {
                         bad = 1;
                         continue;
                     }
-                    /* map pointers of this row's entries, relative to the row's map slot */
+                    /* map pointers of this row's entries */
                     int64_t at = rmap[row];
                     int64_t *ptrs = w.nb; /* pass 2 does not list neighbours: w.nb is free */
                     for (int64_t i = 0; i < ncols; i++) {
@@ -524,8 +543,11 @@ static int build_pattern(hs_fem_system *s)
                         ptrs[i] = at;
                         at += w.cnt[i];
                     }
+                    if (at != rmap[row + 1]) {
+                        miscount = 1;
+                        continue;
+                    }
                     walk_row(&rw, o, c, NULL, ptrs, s->map_idx);
-                    rused[row] = at - rmap[row];
                     if (!dir) {
                         int64_t v = s->vmap_ptr[row];
                         for (int pass = 0; pass < 2; pass++) {
@@ -544,25 +566,11 @@ static int build_pattern(hs_fem_system *s)
         }
         if (err) rc = OOM();
         if (bad) rc = hs_input_error("mesh", 0, NULL, "a boundary facet is not a face of a cell of the mesh");
+        else if (miscount) rc = HS_FAIL(HS_ERR_RUNTIME, "FEM pattern: a row's columns or contributions differ from their count");
     }
-    /* compact the rows (pass 1 reserved an upper bound) */
     if (rc == HS_OK) {
-        /* map slots of rows are contiguous in row order, and within a row in column order: once
-         * the gaps are closed, the entries of nnz k run to the start of nnz k + 1 */
-        int64_t at = 0, mat = 0;
-        for (int64_t r = 0; r < nrows; r++) {
-            int64_t n = s->rowptr[r + 1], from = rown[r], shift = mat - rmap[r];
-            for (int64_t i = 0; i < n; i++) {
-                s->colind[at + i] = s->colind[from + i];
-                s->map_ptr[at + i] = s->map_ptr[from + i] + shift;
-            }
-            memmove(s->map_idx + mat, s->map_idx + rmap[r], (size_t)rused[r] * sizeof(int64_t));
-            s->rowptr[r + 1] = at + n;
-            at += n;
-            mat += rused[r];
-        }
-        s->nnz = at;
-        s->map_ptr[at] = mat;
+        s->nnz = s->rowptr[nrows];
+        s->map_ptr[s->nnz] = rmap[nrows];
         s->nd = 0;
         for (int64_t r = 0; r < nrows; r++)
             if (s->mask[s->owned[r / nc] * nc + r % nc]) s->nd++;
@@ -573,7 +581,7 @@ static int build_pattern(hs_fem_system *s)
         for (int64_t r = 0; r < nrows && rc == HS_OK; r++)
             if (s->mask[s->owned[r / nc] * nc + r % nc]) s->d_row[k] = r, s->d_diag[k++] = s->rowptr[r];
     }
-    free(rown), free(rmap), free(rused);
+    free(rown), free(rmap);
     free(a.cptr), free(a.cent), free(a.fptr), free(a.fent);
     return rc;
 }
