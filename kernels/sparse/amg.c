@@ -273,8 +273,8 @@ static void node_graph_free(node_graph *G)
     memset(G, 0, sizeof *G);
 }
 
-/* Neighbours of node a with their summed squared entries into (list, acc); acc and mark are the
- * thread's scratch of nn entries (mark -1 where unused; left that way on return). */
+/* Neighbours of node a with their summed squared entries into (list, acc), which have room for
+ * the node's entries; mark is the thread's scratch of nn entries (-1 where unused, left so). */
 static int64_t node_neighbours(const hmat *A, int bs, int64_t a, int32_t *mark, int32_t *list, double *acc)
 {
     int64_t nl = 0;
