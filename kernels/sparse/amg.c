@@ -256,22 +256,11 @@ static double spectral_radius(const hmat *A, const double *dinv)
     return lam > 0 ? lam : 1.0;
 }
 
-/* Node connection graph (node = block of bs rows): per node a, its neighbours b != a with the
- * strength ratio ||A_ab||_F / sqrt(||A_aa||_F ||A_bb||_F); a connection is strong when its ratio is
- * at least theta.  Built once per level in two parallel passes (count, fill), so that raising theta
- * only repeats the greedy aggregation, not the pass over the matrix. */
-typedef struct {
-    int64_t nn;
-    int64_t *p; /* nn + 1 */
-    int32_t *j;
-    double *r;
-} node_graph;
-
-static void node_graph_free(node_graph *G)
-{
-    free(G->p), free(G->j), free(G->r);
-    memset(G, 0, sizeof *G);
-}
+/* Node connection graph (node = block of bs rows), as a host CSR matrix G (nn x nn): per node a,
+ * its neighbours b != a with the strength ratio ||A_ab||_F / sqrt(||A_aa||_F ||A_bb||_F) as values;
+ * a connection is strong when its ratio is at least theta.  Built once per level in two parallel
+ * passes (count, fill), so that raising theta only repeats the greedy aggregation, not the pass
+ * over the matrix. */
 
 /* Neighbours of node a with their summed squared entries into (list, acc), which have room for
  * the node's entries; mark is the thread's scratch of nn entries (-1 where unused, left so). */
@@ -289,15 +278,15 @@ static int64_t node_neighbours(const hmat *A, int bs, int64_t a, int32_t *mark, 
     return nl;
 }
 
-static int node_graph_build(const hmat *A, int bs, node_graph *G)
+static int node_graph_build(const hmat *A, int bs, hmat *G)
 {
     int64_t nn = A->n / bs;
     memset(G, 0, sizeof *G);
-    G->nn = nn;
+    G->n = G->m = nn;
     /* block Frobenius norms of the node diagonal */
     double *dn = calloc((size_t)(nn ? nn : 1), sizeof(double));
-    G->p = calloc((size_t)nn + 1, sizeof(int64_t));
-    if (!dn || !G->p) {
+    G->rp = calloc((size_t)nn + 1, sizeof(int64_t));
+    if (!dn || !G->rp) {
         free(dn);
         return OOM();
     }
@@ -315,10 +304,10 @@ static int node_graph_build(const hmat *A, int bs, node_graph *G)
     int err = 0;
     for (int pass = 0; pass < 2 && !err; pass++) {
         if (pass == 1) {
-            for (int64_t a = 0; a < nn; a++) G->p[a + 1] += G->p[a];
-            G->j = malloc((size_t)(G->p[nn] ? G->p[nn] : 1) * sizeof(int32_t));
-            G->r = malloc((size_t)(G->p[nn] ? G->p[nn] : 1) * sizeof(double));
-            if (!G->j || !G->r) {
+            for (int64_t a = 0; a < nn; a++) G->rp[a + 1] += G->rp[a];
+            G->ci = malloc((size_t)(G->rp[nn] ? G->rp[nn] : 1) * sizeof(int32_t));
+            G->v = malloc((size_t)(G->rp[nn] ? G->rp[nn] : 1) * sizeof(double));
+            if (!G->ci || !G->v) {
                 err = 1;
                 break;
             }
@@ -336,13 +325,13 @@ static int node_graph_build(const hmat *A, int bs, node_graph *G)
                 if (!mark || !list || !acc) continue;
                 int64_t nl = node_neighbours(A, bs, a, mark, list, acc);
                 if (pass == 0) {
-                    G->p[a + 1] = nl;
+                    G->rp[a + 1] = nl;
                     continue;
                 }
                 for (int64_t q = 0; q < nl; q++) {
                     int32_t b = list[q];
-                    G->j[G->p[a] + q] = b;
-                    G->r[G->p[a] + q] = sqrt(acc[q]) / sqrt(sqrt(dn[a]) * sqrt(dn[b]));
+                    G->ci[G->rp[a] + q] = b;
+                    G->v[G->rp[a] + q] = sqrt(acc[q]) / sqrt(sqrt(dn[a]) * sqrt(dn[b]));
                 }
             }
             free(mark), free(list), free(acc);
@@ -350,19 +339,19 @@ static int node_graph_build(const hmat *A, int bs, node_graph *G)
     }
     free(dn);
     if (err) {
-        node_graph_free(G);
+        hmat_free(G);
         return OOM();
     }
     return HS_OK;
 }
 
 /* Greedy aggregation on the strong connections of G: agg[node] = aggregate or -1 (isolated). */
-static int aggregate(const node_graph *G, double theta, int32_t *agg, int64_t *nagg)
+static int aggregate(const hmat *G, double theta, int32_t *agg, int64_t *nagg)
 {
-    int64_t nn = G->nn;
-    const int64_t *sp = G->p;
-    const int32_t *sj = G->j;
-    const double *sr = G->r;
+    int64_t nn = G->n;
+    const int64_t *sp = G->rp;
+    const int32_t *sj = G->ci;
+    const double *sr = G->v;
     char *has = malloc((size_t)(nn ? nn : 1));
     int32_t *p1 = malloc((size_t)(nn ? nn : 1) * sizeof(int32_t));
     if (!has || !p1) {
@@ -725,7 +714,7 @@ static int build(amg *g, hs_csr *A0)
         int32_t *agg = NULL;
         int64_t na = 0;
         if (rc == HS_OK && !last) {
-            node_graph G = {0};
+            hmat G = {0};
             agg = malloc((size_t)(H.n / bs ? H.n / bs : 1) * sizeof(int32_t));
             rc = agg ? node_graph_build(&H, bs, &G) : OOM();
             if (rc == HS_OK) rc = aggregate(&G, g->o.theta, agg, &na);
@@ -737,7 +726,7 @@ static int build(amg *g, hs_csr *A0)
                 theta = theta > 0 ? 2 * theta : 0.02;
                 rc = aggregate(&G, theta, agg, &na);
             }
-            node_graph_free(&G);
+            hmat_free(&G);
             /* no coarsening progress: stop here */
             if (rc == HS_OK && (na == 0 || na * k >= H.n)) last = 1;
             PHASE(2);
