@@ -433,22 +433,38 @@ int hs_field_get_interior(hs_field *f, void *host)
                                                 hs_field_stride_y(f), hs_field_stride_z(f), host));
 }
 
+int hs_field_load_box(hs_field *f, const hs_box *box, const void *contiguous)
+{
+    const int64_t n[3] = {box->hi[0] - box->lo[0], box->hi[1] - box->lo[1], box->hi[2] - box->lo[2]};
+    if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) return HS_OK;
+    hs_ctx *ctx = f->d->ctx;
+    void *origin = (char *)f->data + hs_field_index(f, box->lo[0], box->lo[1], box->lo[2]) * hs_field_esize(f);
+    hs_grid_copy b = {n[0], n[1], n[2], n[0], n[0] * n[1], hs_field_stride_y(f), hs_field_stride_z(f)};
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), contiguous, origin, &b),
+                       hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), contiguous, origin, &b));
+}
+
+int hs_field_store_box(hs_field *f, const hs_box *box, void *contiguous)
+{
+    const int64_t n[3] = {box->hi[0] - box->lo[0], box->hi[1] - box->lo[1], box->hi[2] - box->lo[2]};
+    if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) return HS_OK;
+    hs_ctx *ctx = f->d->ctx;
+    const void *origin = (const char *)f->data + hs_field_index(f, box->lo[0], box->lo[1], box->lo[2]) * hs_field_esize(f);
+    hs_grid_copy b = {n[0], n[1], n[2], hs_field_stride_y(f), hs_field_stride_z(f), n[0], n[0] * n[1]};
+    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), origin, contiguous, &b),
+                       hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), origin, contiguous, &b));
+}
+
 int hs_field_load_interior(hs_field *f, const void *contiguous)
 {
-    const int64_t *l = f->local;
-    hs_ctx *ctx = f->d->ctx;
-    hs_grid_copy b = {l[0], l[1], l[2], l[0], l[0] * l[1], hs_field_stride_y(f), hs_field_stride_z(f)};
-    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), contiguous, interior_origin(f), &b),
-                       hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), contiguous, interior_origin(f), &b));
+    const hs_box all = hs_field_interior_box(f);
+    return hs_field_load_box(f, &all, contiguous);
 }
 
 int hs_field_store_interior(hs_field *f, void *contiguous)
 {
-    const int64_t *l = f->local;
-    hs_ctx *ctx = f->d->ctx;
-    hs_grid_copy b = {l[0], l[1], l[2], hs_field_stride_y(f), hs_field_stride_z(f), l[0], l[0] * l[1]};
-    return HS_DISPATCH(ctx, hs_grid_copy_box_cpu(hs_field_esize(f), interior_origin(f), contiguous, &b),
-                       hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), interior_origin(f), contiguous, &b));
+    const hs_box all = hs_field_interior_box(f);
+    return hs_field_store_box(f, &all, contiguous);
 }
 
 int hs_field_fill(hs_field *f, double value)

@@ -188,6 +188,11 @@ static inline hs_box hs_field_interior_box(const hs_field *f)
     return b;
 }
 
+/* hs_field_store_interior and hs_field_load_interior for a box of local points (ghosts allowed):
+ * the box to/from a contiguous device array (x fastest), on the context's stream.  Not collective. */
+int hs_field_store_box(hs_field *f, const hs_box *box, void *contiguous);
+int hs_field_load_box(hs_field *f, const hs_box *box, const void *contiguous);
+
 /* Boundary kinds per face of the global domain. */
 typedef enum {
     HS_BC_PERIODIC = 0,  /* the dimension wraps: halo exchange fills the ghosts (the decomposition must be periodic there) */

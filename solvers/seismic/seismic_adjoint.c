@@ -21,10 +21,15 @@ typedef struct hs_seis_adjoint {
     hs_field *U, *V;        /* adjoint of p^{n+1}, and minus the adjoint of p^n (the leapfrog pair) */
     hs_field *psi[3], *zeta[3], *G;
     hs_seis_points rinj;    /* the receivers' stencils as an injection set */
-    /* checkpointing */
-    int nslots, nstate, roles[8];
-    void **slot;            /* device: the state fields' allocations, back to back */
+    /* checkpointing: a slot holds the wavefield pair as two fields of the layout (so that its last
+     * restore can swap them in instead of copying), and the CPML memory variables packed: PSI_d and
+     * ZETA_d only on d's slabs, the only points where they are not 0 */
+    int nslots, npack;
+    hs_field **slot_pq;     /* 2 per slot: P, Q */
+    void **slot_pack;       /* device: the packed slabs */
     int64_t *slot_step;     /* the step a slot holds, -1 when free */
+    struct { int role; hs_box box; size_t offset; } pack[12];
+    size_t pack_elems;
     int64_t cur;            /* the step of the working state, -1 when unknown */
     int64_t advances, reversed;
     /* the model and the gradient w.r.t. vp (owned points, x fastest) */
@@ -42,17 +47,22 @@ typedef struct hs_seis_adjoint {
 
 /* ---------------------------------------------------------------- input rules */
 
-/* The number of checkpoint slots: seismic.snapshots, or as many as a quarter of the free memory
- * holds (at most the steps). */
+/* The bytes of one checkpoint slot: the wavefield pair and the packed CPML slabs. */
+static double slot_bytes(const hs_seis *s)
+{
+    return ((double)s->lay->count * 2 + (double)s->adj->pack_elems) * (double)hs_dtype_size(s->dtype);
+}
+
+/* The number of checkpoint slots: seismic.snapshots, or as many as half of the free device memory
+ * holds (a GPU serves one rank), a quarter of the host's on the CPU (ranks may share a node); at
+ * most the steps.  More slots, fewer forward steps recomputed. */
 static int slot_count(const hs_seis *s)
 {
-    double count = (double)s->lay->count, es = (double)hs_dtype_size(s->dtype);
-    int nstate = 2 + (s->cfg.pml > 0 ? 2 * s->cfg.ndim : 0);
-    double bytes = count * es * nstate;
+    double bytes = slot_bytes(s);
     int64_t n = s->cfg.snapshots;
     if (n == 0) {
         double avail = s->ctx->device == HS_DEVICE_CPU ? hs_mem_host_available() : hs_mem_available(s->ctx);
-        n = (int64_t)(0.25 * avail / bytes);
+        n = (int64_t)((s->ctx->device == HS_DEVICE_CPU ? 0.25 : 0.5) * avail / bytes);
         if (n > 1000) n = 1000;
     }
     if (n > s->nsteps) n = s->nsteps;
@@ -61,7 +71,8 @@ static int slot_count(const hs_seis *s)
 
 double hs_seis_adjoint_memory(const hs_seis *s)
 {
-    /* before the fields exist: the layout's allocation from the decomposition */
+    /* before the fields exist: the layout's allocation from the decomposition; an upper bound (a
+     * slot's packed CPML slabs are counted as whole fields) */
     double alloc = 1, es = (double)hs_dtype_size(s->dtype);
     for (int d = 0; d < s->cfg.ndim; d++) alloc *= (double)(s->d->local[d] + 2 * s->hw);
     int nstate = 2 + (s->cfg.pml > 0 ? 2 * s->cfg.ndim : 0);
@@ -234,23 +245,45 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     }
     free(gidx), free(first), free(w);
     HS_CHECK(rc);
-    /* checkpoint slots */
-    a->nstate = 0;
-    a->roles[a->nstate++] = HS_SEIS_F_P;
-    a->roles[a->nstate++] = HS_SEIS_F_Q;
+    /* checkpoint slots: PSI_d and ZETA_d are 0 outside d's slabs (the local box less the core
+     * along d; the whole box where there is no core) */
+    s->lay = s->f[HS_SEIS_F_W]; /* the layout's field must not be one that restores swap away */
+    const hs_box all = hs_field_interior_box(s->lay);
+    int core_empty = 0;
+    for (int d = 0; d < 3; d++) core_empty |= s->core.hi[d] <= s->core.lo[d];
     for (int d = 0; c->pml > 0 && d < c->ndim; d++) {
-        a->roles[a->nstate++] = HS_SEIS_F_PSI + d;
-        a->roles[a->nstate++] = HS_SEIS_F_ZETA + d;
+        hs_box slab[2] = {all, all};
+        int nslab = 1;
+        if (!core_empty) {
+            slab[0].hi[d] = s->core.lo[d];
+            slab[1].lo[d] = s->core.hi[d];
+            nslab = 2;
+        }
+        for (int side = 0; side < nslab; side++) {
+            if (slab[side].hi[d] <= slab[side].lo[d]) continue;
+            int64_t elems = 1;
+            for (int e = 0; e < 3; e++) elems *= slab[side].hi[e] - slab[side].lo[e];
+            for (int role = HS_SEIS_F_PSI + d; role <= HS_SEIS_F_ZETA + d; role += HS_SEIS_F_ZETA - HS_SEIS_F_PSI) {
+                a->pack[a->npack].role = role;
+                a->pack[a->npack].box = slab[side];
+                a->pack[a->npack].offset = a->pack_elems;
+                a->pack_elems += (size_t)elems;
+                a->npack++;
+            }
+        }
     }
     a->nslots = slot_count(s);
-    a->slot = calloc((size_t)a->nslots, sizeof *a->slot);
+    a->slot_pq = calloc((size_t)a->nslots * 2, sizeof *a->slot_pq);
+    a->slot_pack = calloc((size_t)a->nslots, sizeof *a->slot_pack);
     a->slot_step = malloc((size_t)a->nslots * sizeof *a->slot_step);
-    if (!a->slot || !a->slot_step) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    size_t bytes = s->lay->count * hs_dtype_size(s->dtype) * (size_t)a->nstate;
+    if (!a->slot_pq || !a->slot_pack || !a->slot_step) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     for (int i = 0; i < a->nslots; i++) {
-        HS_CHECK(hs_mem_alloc(s->ctx, bytes, &a->slot[i]));
+        HS_CHECK(hs_field_create(s->d, s->dtype, s->hw, &a->slot_pq[2 * i]));
+        HS_CHECK(hs_field_create(s->d, s->dtype, s->hw, &a->slot_pq[2 * i + 1]));
+        if (a->pack_elems) HS_CHECK(hs_mem_alloc(s->ctx, a->pack_elems * hs_dtype_size(s->dtype), &a->slot_pack[i]));
         a->slot_step[i] = -1;
     }
+    const double bytes = slot_bytes(s);
     size_t nloc = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
     a->grad_local = calloc(nloc + 1, sizeof(double));
     a->vp_global = malloc((size_t)a->nglobal * sizeof(double));
@@ -273,10 +306,13 @@ void hs_seis_adjoint_destroy(hs_seis *s)
     hs_field_destroy(a->G);
     for (int d = 0; d < 3; d++) hs_field_destroy(a->psi[d]), hs_field_destroy(a->zeta[d]);
     hs_seis_points_free(s, &a->rinj);
-    for (int i = 0; a->slot && i < a->nslots; i++) hs_mem_free(s->ctx, a->slot[i]);
+    for (int i = 0; a->slot_pq && i < a->nslots; i++) {
+        hs_field_destroy(a->slot_pq[2 * i]), hs_field_destroy(a->slot_pq[2 * i + 1]);
+        if (a->slot_pack) hs_mem_free(s->ctx, a->slot_pack[i]);
+    }
     hs_mem_free(s->ctx, a->res);
     hs_mem_free(s->ctx, a->sbar_dev);
-    free(a->slot), free(a->slot_step), free(a->obs), free(a->grad_local), free(a->vp_global), free(a->vp_start);
+    free(a->slot_pq), free(a->slot_pack), free(a->slot_step), free(a->obs), free(a->grad_local), free(a->vp_global), free(a->vp_start);
     hs_seis_points_free(s, &a->ssrc);
     free(a->history);
     free(a);
@@ -285,14 +321,30 @@ void hs_seis_adjoint_destroy(hs_seis *s)
 
 /* ---------------------------------------------------------------- checkpoints of the forward state */
 
-static int state_copy(hs_seis *s, void *slot, int to_slot)
+/* The working state to slot i, or slot i to the working state.  Restoring with `take` (the slot's
+ * last use: its state is reversed next and never needed again) swaps the wavefield pair's fields
+ * instead of copying them; the slot keeps the working state's old fields as its free buffers. */
+static int state_copy(hs_seis *s, int i, int to_slot, int take)
 {
     hs_seis_adjoint *a = s->adj;
-    size_t bytes = s->lay->count * hs_dtype_size(s->dtype);
-    for (int i = 0; i < a->nstate; i++) {
-        char *p = (char *)slot + (size_t)i * bytes;
-        hs_field *f = s->f[a->roles[i]];
-        HS_CHECK(hs_mem_copy(s->ctx, to_slot ? p : f->data, to_slot ? f->data : p, bytes, HS_COPY_D2D));
+    const size_t es = hs_dtype_size(s->dtype), bytes = s->lay->count * es;
+    const int roles[2] = {HS_SEIS_F_P, HS_SEIS_F_Q};
+    for (int r = 0; r < 2; r++) {
+        hs_field **slot = &a->slot_pq[2 * i + r], **work = &s->f[roles[r]];
+        if (take && !to_slot) {
+            hs_field *t = *work;
+            *work = *slot;
+            *slot = t;
+        } else {
+            hs_field *dst = to_slot ? *slot : *work, *src = to_slot ? *work : *slot;
+            HS_CHECK(hs_mem_copy(s->ctx, dst->data, src->data, bytes, HS_COPY_D2D));
+        }
+    }
+    for (int q = 0; q < a->npack; q++) {
+        hs_field *f = s->f[a->pack[q].role];
+        void *packed = (char *)a->slot_pack[i] + a->pack[q].offset * es;
+        if (to_slot) HS_CHECK(hs_field_store_box(f, &a->pack[q].box, packed));
+        else HS_CHECK(hs_field_load_box(f, &a->pack[q].box, packed));
     }
     return HS_OK;
 }
@@ -309,22 +361,33 @@ static int store(hs_seis *s, int64_t step)
     hs_seis_adjoint *a = s->adj;
     int i = find_slot(a, -1);
     if (i < 0) return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: no free checkpoint slot (schedule error)");
-    HS_CHECK(state_copy(s, a->slot[i], 1));
+    HS_CHECK(state_copy(s, i, 1, 0));
     a->slot_step[i] = step;
     return HS_OK;
 }
 
-/* The working state becomes X^step (step 0: quiet). */
-static int restore(hs_seis *s, int64_t step)
+/* Free the slot that holds X^step, if one does. */
+static void release(hs_seis_adjoint *a, int64_t step)
+{
+    int i = find_slot(a, step);
+    if (i >= 0) a->slot_step[i] = -1;
+}
+
+/* The working state becomes X^step (step 0: quiet).  `last`: X^step is reversed next and never
+ * needed again, so its slot is taken (and freed) rather than copied. */
+static int restore(hs_seis *s, int64_t step, int last)
 {
     hs_seis_adjoint *a = s->adj;
     if (a->cur == step) return HS_OK;
     if (step == 0) {
-        for (int i = 0; i < a->nstate; i++) HS_CHECK(hs_field_fill(s->f[a->roles[i]], 0.0));
+        HS_CHECK(hs_field_fill(s->f[HS_SEIS_F_P], 0.0));
+        HS_CHECK(hs_field_fill(s->f[HS_SEIS_F_Q], 0.0));
+        for (int q = 0; q < a->npack; q++) HS_CHECK(hs_field_fill(s->f[a->pack[q].role], 0.0));
     } else {
         int i = find_slot(a, step);
         if (i < 0) return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: state %lld is not stored (schedule error)", (long long)step);
-        HS_CHECK(state_copy(s, a->slot[i], 0));
+        HS_CHECK(state_copy(s, i, 0, last));
+        if (last) a->slot_step[i] = -1;
     }
     a->cur = step;
     return HS_OK;
@@ -427,12 +490,12 @@ static int reverse(hs_seis *s, int64_t a, int64_t b, int nfree)
 {
     hs_seis_adjoint *ad = s->adj;
     if (b - a == 1) {
-        HS_CHECK(restore(s, a));
+        HS_CHECK(restore(s, a, 1));
         return adjoint_step(s, a, 1);
     }
     if (nfree == 0) {
         for (int64_t n = b - 1; n >= a; n--) {
-            if (ad->cur > n || ad->cur < a) HS_CHECK(restore(s, a));
+            if (ad->cur > n || ad->cur < a) HS_CHECK(restore(s, a, n == a));
             HS_CHECK(advance_to(s, n));
             HS_CHECK(adjoint_step(s, n, 1));
         }
@@ -440,12 +503,12 @@ static int reverse(hs_seis *s, int64_t a, int64_t b, int nfree)
     }
     int64_t m = split(a, b, nfree);
     if (find_slot(ad, m) < 0) {
-        if (ad->cur > m || ad->cur < a) HS_CHECK(restore(s, a));
+        if (ad->cur > m || ad->cur < a) HS_CHECK(restore(s, a, 0));
         HS_CHECK(advance_to(s, m));
         HS_CHECK(store(s, m));
     }
     HS_CHECK(reverse(s, m, b, nfree - 1));
-    ad->slot_step[find_slot(ad, m)] = -1;
+    release(ad, m); /* if its last restore did not take it */
     return reverse(s, a, m, nfree);
 }
 
@@ -479,7 +542,8 @@ static int forward_sweep(hs_seis *s, int store_descent)
             mark[nmark++] = lo;
         }
     }
-    for (int i = 0; i < a->nstate; i++) HS_CHECK(hs_field_fill(s->f[a->roles[i]], 0.0));
+    a->cur = -1;
+    HS_CHECK(restore(s, 0, 0));
     s->step = 0;
     s->time = 0;
     HS_CHECK(hs_mem_zero(s->ctx, s->trace, (size_t)(s->nsamples * s->nrec_cols) * sizeof(double)));

@@ -1,5 +1,5 @@
 // The seismic solver's kernels on the GPU: a tiled 2.5D kernel for the 3D constant-density acoustic
-// step, one thread per point (column) for every other update, one per group for the point sets; the
+// step and its adjoint, one thread per point (column) for every other update, one per group for the point sets; the
 // pointwise updates of seismic_point.h.
 #include "kernels/cuda_util.h"
 
@@ -57,55 +57,124 @@ namespace {
 BOX_KERNELS(f64)
 BOX_KERNELS(f32)
 
-// ------------------------------------------------------------------ the tiled 3D acoustic step
+// ------------------------------------------------------------------ the tiled 3D acoustic steps
 //
 // A block owns a BX x BY tile of columns and marches along z through a chunk of planes.  Each
-// thread keeps its column's 2R + 1 values around the current plane in registers (every value of P
-// is loaded from memory once per chunk); the current plane's tile with an R-wide x/y halo is staged
-// in shared memory for the x and y neighbours.  Q and W are read and Q written once per point.
-template <typename T, int R, int BX, int BY>
+// thread keeps its column's 2R + 1 values around the current plane in registers (every value is
+// loaded from memory once per chunk); the current plane's tile with an R-wide x/y halo is staged
+// in shared memory for the x and y neighbours.  The pointwise fields are read and written once per
+// point.  Three modes share the march, with the arithmetic of seismic_point.h's pointwise updates:
+//   kForward   Q = 2 P - Q + W lap(P)                     (AC_STEP; stencil field P)
+//   kAdjoint   Q = 2 U - Q + lap(W U)                     (ADJ_STEP without G; stencil field W U)
+//   kGradient  the same, and G += U lap(PF)               (ADJ_STEP with G; stencil fields W U, PF)
+enum { kForward, kAdjoint, kGradient };
+
+template <typename T> __device__ __forceinline__ T lap_pairs(const hs_seis_launch *L, T c, const T pair[3][4], int R)
+{
+    if constexpr (sizeof(T) == 8) return seis_lap_pairs_f64(L, c, pair, R);
+    else return seis_lap_pairs_f32(L, c, pair, R);
+}
+
+template <typename T, int R, int BX, int BY, int MODE>
 __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
 {
+    constexpr bool ADJ = MODE != kForward, GRAD = MODE == kGradient;
     __shared__ T tile[BY + 2 * R][BX + 2 * R];
+    __shared__ T tile_pf[GRAD ? BY + 2 * R : 1][GRAD ? BX + 2 * R : 1];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t bx0 = L.lo[0] + (int64_t)blockIdx.x * BX, by0 = L.lo[1] + (int64_t)blockIdx.y * BY;
     const int64_t i = bx0 + tx, j = by0 + ty;
     const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * zchunk;
     const int64_t k1 = min(k0 + (int64_t)zchunk, L.hi[2]);
     const int64_t sy = L.st[1], sz = L.st[2];
-    const T *__restrict__ P = static_cast<const T *>(L.f[HS_SEIS_F_P]);
+    const T *__restrict__ P = static_cast<const T *>(L.f[HS_SEIS_F_P]); // U in the adjoint modes
     T *__restrict__ Q = static_cast<T *>(L.f[HS_SEIS_F_Q]);
     const T *__restrict__ W = static_cast<const T *>(L.f[HS_SEIS_F_W]);
+    T *__restrict__ G = static_cast<T *>(L.f[HS_SEIS_F_G]);
+    const T *__restrict__ PF = static_cast<const T *>(L.f[HS_SEIS_F_PF]);
+    // the stencil's value at an element: P forward, W U in the adjoint
+    auto sv = [&](int64_t e) -> T { if constexpr (ADJ) return W[e] * P[e]; else return P[e]; };
     // a thread computes its point when inside the box; it stages its column when an active thread
     // may read it (within R past the box), which stays inside the allocation (halo >= R)
     const bool active = i < L.hi[0] && j < L.hi[1];
     const bool stage = i < L.hi[0] + R && j < L.hi[1] + R;
     const int64_t col = L.origin + j * sy + i;
-    T zq[2 * R + 1];
+    T zq[2 * R + 1], zf[GRAD ? 2 * R + 1 : 1], zu[ADJ ? R + 1 : 1];
 #pragma unroll
-    for (int m = 0; m < 2 * R; m++) zq[m + 1] = stage ? P[col + (k0 - R + m) * sz] : T(0);
-    // the loads of the next plane (P ahead by R, Q and W of the point) are issued one plane early,
-    // so that their latency overlaps this plane's barriers and arithmetic instead of following them
-    T p_next = stage && k0 < k1 ? P[col + (k0 + R) * sz] : T(0);
-    T q_next = active && k0 < k1 ? Q[col + k0 * sz] : T(0), w_next = active && k0 < k1 ? W[col + k0 * sz] : T(0);
+    for (int m = 0; m < 2 * R; m++) {
+        const int64_t e = col + (k0 - R + m) * sz;
+        zq[m + 1] = stage ? sv(e) : T(0);
+        if constexpr (GRAD) zf[m + 1] = stage ? PF[e] : T(0);
+        if constexpr (ADJ)
+            if (m + 1 >= R) zu[m + 1 - R] = stage ? P[e] : T(0);
+    }
+    // the loads of the next plane (the stencil fields ahead by R, the pointwise ones of the point)
+    // are issued one plane early, so that their latency overlaps this plane's barriers and
+    // arithmetic instead of following them
+    T s_next = T(0), f_next = T(0), u_next = T(0), q_next = T(0), w_next = T(0), g_next = T(0);
+    if (k0 < k1) {
+        const int64_t e = col + (k0 + R) * sz;
+        if (stage) {
+            if constexpr (ADJ) u_next = P[e], s_next = W[e] * u_next;
+            else s_next = P[e];
+            if constexpr (GRAD) f_next = PF[e];
+        }
+        if (active) {
+            q_next = Q[col + k0 * sz];
+            if constexpr (!ADJ) w_next = W[col + k0 * sz];
+            if constexpr (GRAD) g_next = G[col + k0 * sz];
+        }
+    }
     for (int64_t k = k0; k < k1; k++) {
 #pragma unroll
         for (int m = 0; m < 2 * R; m++) zq[m] = zq[m + 1];
-        zq[2 * R] = p_next;
-        const T q_here = q_next, w_here = w_next;
+        zq[2 * R] = s_next;
+        if constexpr (GRAD) {
+#pragma unroll
+            for (int m = 0; m < 2 * R; m++) zf[m] = zf[m + 1];
+            zf[2 * R] = f_next;
+        }
+        if constexpr (ADJ) {
+#pragma unroll
+            for (int m = 0; m < R; m++) zu[m] = zu[m + 1];
+            zu[R] = u_next;
+        }
+        const T q_here = q_next, w_here = w_next, g_here = g_next;
         if (k + 1 < k1) {
-            p_next = stage ? P[col + (k + 1 + R) * sz] : T(0);
-            if (active) q_next = Q[col + (k + 1) * sz], w_next = W[col + (k + 1) * sz];
+            const int64_t e = col + (k + 1 + R) * sz;
+            if (stage) {
+                if constexpr (ADJ) u_next = P[e], s_next = W[e] * u_next;
+                else s_next = P[e];
+                if constexpr (GRAD) f_next = PF[e];
+            }
+            if (active) {
+                q_next = Q[col + (k + 1) * sz];
+                if constexpr (!ADJ) w_next = W[col + (k + 1) * sz];
+                if constexpr (GRAD) g_next = G[col + (k + 1) * sz];
+            }
         }
         const int64_t plane = L.origin + k * sz;
         tile[ty + R][tx + R] = zq[R];
+        if constexpr (GRAD) tile_pf[ty + R][tx + R] = zf[R];
         if (tx < R && j < L.hi[1] + R) { // the x halo of this row
-            tile[ty + R][tx] = P[plane + j * sy + bx0 - R + tx];
-            if (bx0 + BX + tx < L.hi[0] + R) tile[ty + R][tx + BX + R] = P[plane + j * sy + bx0 + BX + tx];
+            const int64_t e = plane + j * sy + bx0 - R + tx, e2 = plane + j * sy + bx0 + BX + tx;
+            const bool right = bx0 + BX + tx < L.hi[0] + R;
+            tile[ty + R][tx] = sv(e);
+            if (right) tile[ty + R][tx + BX + R] = sv(e2);
+            if constexpr (GRAD) {
+                tile_pf[ty + R][tx] = PF[e];
+                if (right) tile_pf[ty + R][tx + BX + R] = PF[e2];
+            }
         }
         if (ty < R && i < L.hi[0]) { // the y halo of this column
-            tile[ty][tx + R] = P[plane + (by0 - R + ty) * sy + i];
-            if (by0 + BY + ty < L.hi[1] + R) tile[ty + BY + R][tx + R] = P[plane + (by0 + BY + ty) * sy + i];
+            const int64_t e = plane + (by0 - R + ty) * sy + i, e2 = plane + (by0 + BY + ty) * sy + i;
+            const bool top = by0 + BY + ty < L.hi[1] + R;
+            tile[ty][tx + R] = sv(e);
+            if (top) tile[ty + BY + R][tx + R] = sv(e2);
+            if constexpr (GRAD) {
+                tile_pf[ty][tx + R] = PF[e];
+                if (top) tile_pf[ty + BY + R][tx + R] = PF[e2];
+            }
         }
         __syncthreads();
         if (active) {
@@ -117,11 +186,23 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
                 pair[2][m - 1] = zq[R + m] + zq[R - m];
             }
             const int64_t idx = plane + j * sy + i;
-            T lap;
-            if constexpr (sizeof(T) == 8) lap = seis_lap_pairs_f64(&L, zq[R], pair, R);
-            else lap = seis_lap_pairs_f32(&L, zq[R], pair, R);
-            if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], q_here, w_here, lap);
-            else Q[idx] = seis_leapfrog_f32(zq[R], q_here, w_here, lap);
+            const T lap = lap_pairs<T>(&L, zq[R], pair, R);
+            if constexpr (ADJ) {
+                Q[idx] = 2 * zu[0] - q_here + lap; // zu[0]: the point's U (the queue is R planes long)
+            } else {
+                if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], q_here, w_here, lap);
+                else Q[idx] = seis_leapfrog_f32(zq[R], q_here, w_here, lap);
+            }
+            if constexpr (GRAD) {
+                T pf[3][4];
+#pragma unroll
+                for (int m = 1; m <= R; m++) {
+                    pf[0][m - 1] = tile_pf[ty + R][tx + R + m] + tile_pf[ty + R][tx + R - m];
+                    pf[1][m - 1] = tile_pf[ty + R + m][tx + R] + tile_pf[ty + R - m][tx + R];
+                    pf[2][m - 1] = zf[R + m] + zf[R - m];
+                }
+                G[idx] = g_here + zu[0] * lap_pairs<T>(&L, zf[R], pf, R);
+            }
         }
         __syncthreads();
     }
@@ -138,7 +219,10 @@ int launch_tiled(hs_cuda_ctx *cu, const hs_seis_launch *L)
     int zchunk = 64;
     while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
     dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
-    ac_step_tiled<T, R, kTX, kTY><<<grid, dim3(kTX, kTY), 0, cu->stream>>>(*L, zchunk);
+    const dim3 block(kTX, kTY);
+    if (L->op == HS_SEIS_AC_STEP) ac_step_tiled<T, R, kTX, kTY, kForward><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    else if (L->f[HS_SEIS_F_G]) ac_step_tiled<T, R, kTX, kTY, kGradient><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    else ac_step_tiled<T, R, kTX, kTY, kAdjoint><<<grid, block, 0, cu->stream>>>(*L, zchunk);
     HS_CUDA_LAUNCH_CHECK(ac_step_tiled);
     return HS_OK;
 }
@@ -200,7 +284,7 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     }
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
-    if (L->op == HS_SEIS_AC_STEP && L->ndim == 3 && (ny + kTY - 1) / kTY <= 65535)
+    if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kTY - 1) / kTY <= 65535)
         return L->f32 ? launch_tiled_r<float>(cu, L) : launch_tiled_r<double>(cu, L);
     dim3 block(32, 8, 1);
     dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));

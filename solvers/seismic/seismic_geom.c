@@ -405,6 +405,7 @@ void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
         core.hi[d] = hi - f->offset[d];
     }
     core = intersect(&core, &all);
+    s->core = core;
     /* the CPML slabs: the local box less the core, z faces first */
     s->npml_box = 0;
     if (box_empty(&core)) {

@@ -55,6 +55,7 @@ typedef struct hs_seis {
     /* boxes: the core (no CPML within reach) split for the overlapped exchange, and the CPML slabs */
     hs_box core_inner[1], core_shell[6], pml_box[6];
     int ncore_inner, ncore_shell, npml_box;
+    hs_box core;                   /* the core as one box (empty along some dimension when there is none) */
     int exchange;                  /* the wavefield exchanges halos (more than one rank) */
     int psi_exchange[3];           /* PSI_d must be exchanged (a rank boundary cuts the d layer) */
     double pml_d0[3];              /* CPML damping scale per dimension */

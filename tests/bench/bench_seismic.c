@@ -93,10 +93,16 @@ static void time_adjoint(hs_ctx *ctx, int n)
     char size[96];
     snprintf(size, sizeof size, "%d^3 x %lld steps, %d slots", n, (long long)rev, slots);
     bench_row("seismic adjoint gradient (time of a forward run: peer)", size, "f32", grad, 0, 0, "forward run", forward);
-    if (ctx->rank == 0)
+    if (ctx->rank == 0) {
         printf("# seismic adjoint: the gradient costs %.2f forward runs (%lld forward steps recomputed in all, %lld adjoint "
                "steps, %d checkpoint slots; goal <= 3.5)\n",
                grad / forward, (long long)adv, (long long)rev, slots);
+        /* where the time goes: the forward steps at the forward run's rate, the rest is the transposed steps' */
+        double step = forward / (double)(rev > 0 ? rev : 1), fwd = (double)adv * step;
+        printf("# seismic adjoint: forward steps %.1f%% of the gradient's time (%.2f forward runs), transposed steps %.2f "
+               "forward steps each (%.2f forward runs)\n",
+               100 * fwd / grad, fwd / forward, (grad - fwd) / (double)(rev > 0 ? rev : 1) / step, (grad - fwd) / forward);
+    }
     hs_seismic_solver.destroy(s);
     hs_params_free(p);
     if (ctx->rank == 0) {
