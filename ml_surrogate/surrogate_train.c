@@ -1,4 +1,4 @@
-/* Data-parallel training of the surrogate: batches (prefetched), loss, gradient all-reduce (overlapped with the backward pass), clipping, AdamW, loss scaling. */
+/* Data-parallel training of the surrogate: batches (prefetched), loss, overlapped gradient all-reduce, clipping, AdamW, loss scaling. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
