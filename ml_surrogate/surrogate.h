@@ -75,6 +75,15 @@ void *hs_surr_model_pred(hs_surr_model *m);
 void *hs_surr_model_dpred(hs_surr_model *m);
 /* Backward pass of the last forward pass: grad := d loss / d params (fp64; overwritten). */
 int hs_surr_model_backward(hs_surr_model *m);
+/* Told by the backward pass that grad[offset, offset + count) is final (fp64, on the device, after
+ * the work queued so far on the context's stream): the output head's range first, then each
+ * forecaster layer's and each encoder layer's from the top down, then the input head's.  The
+ * ranges adjoin, run from the end of the vector to its start and cover it (alignment gaps
+ * included); the backward pass does not touch a range again, so the callee may start reading
+ * or summing it in place (the trainer's gradient all-reduce).  A non-zero return stops the pass. */
+typedef int (*hs_surr_grad_ready)(void *user, size_t offset, size_t count);
+/* Install (or, with NULL, remove) the callback of every later backward pass. */
+void hs_surr_model_set_grad_ready(hs_surr_model *m, hs_surr_grad_ready fn, void *user);
 
 /* ------------------------------------------------------------------ data */
 
@@ -150,6 +159,10 @@ typedef struct hs_surr_train_config {
     int64_t scale_window;
     uint64_t seed;
     int64_t val_max;           /* validation windows used at most (0: all) */
+    int overlap_allreduce;     /* sum each layer's gradient over the ranks while the backward pass
+                                * goes on (1), or all of them after it (0); the same bits either way */
+    size_t bucket_bytes;       /* the all-reduce's least message: adjoining layers are merged up to
+                                * this (0: 1 MiB; 1: one bucket per layer) */
 } hs_surr_train_config;
 
 /* The samples of global step s are the training windows perm_e[(s B + b) mod N], b < B, where

@@ -24,6 +24,7 @@ typedef struct {
     size_t wx, wh, b;      /* parameter offsets */
     void *H, *G, *dH;      /* compute type */
     void *Cs, *dc;         /* accumulation type; dc one frame */
+    size_t lo;             /* where its parameters (and gradient) start: its first block */
 } layer;
 
 struct hs_surr_model {
@@ -48,6 +49,8 @@ struct hs_surr_model {
     char bname_buf[MAX_BLOCKS][32];
     size_t boff[MAX_BLOCKS], bcount[MAX_BLOCKS], bfan[MAX_BLOCKS];
     int bkind[MAX_BLOCKS];     /* 0 weights, 1 bias, 2 gate bias (forget gate = 1) */
+    hs_surr_grad_ready ready;  /* told of each layer's final gradient (NULL: nobody) */
+    void *ready_user;
 };
 
 const hs_surr_arch *hs_surr_model_arch(const hs_surr_model *m) { return &m->a; }
@@ -62,6 +65,11 @@ int hs_surr_model_blocks(const hs_surr_model *m) { return m->nblocks; }
 void hs_surr_model_block(const hs_surr_model *m, int b, const char **name, size_t *offset, size_t *count)
 {
     *name = m->bname[b], *offset = m->boff[b], *count = m->bcount[b];
+}
+
+void hs_surr_model_set_grad_ready(hs_surr_model *m, hs_surr_grad_ready fn, void *user)
+{
+    m->ready = fn, m->ready_user = user;
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -91,6 +99,7 @@ static void layout(hs_surr_model *m)
             int C = a->hidden[l], K = a->kernel[l], cin = l > 0 ? a->hidden[l - 1] : pass ? 0 : (E > 0 ? E : V);
             size_t k2 = (size_t)K * K, fan = (size_t)(cin + C) * k2; /* one convolution over [x, h] */
             y->ch = C, y->k = K;
+            y->lo = m->nparams;
             if (cin > 0) y->wx = add_block(m, pass ? "forecaster.%d.weight_x" : "encoder.%d.weight_x", l, (size_t)4 * C * cin * k2, fan, 0);
             y->wh = add_block(m, pass ? "forecaster.%d.weight_h" : "encoder.%d.weight_h", l, (size_t)4 * C * C * k2, fan, 0);
             y->b = add_block(m, pass ? "forecaster.%d.bias" : "encoder.%d.bias", l, (size_t)4 * C, 0, 2);
@@ -368,28 +377,45 @@ static int encoder_backward(hs_surr_model *m, int l, const void *in, void *din)
     return HS_OK;
 }
 
+/* The gradient of [lo, hi) is final in the accumulation type: widen it to fp64 now rather than all
+ * at the end, so that its all-reduce can start while the layers below are differentiated (the same
+ * elementwise cast, so the same bits), and say so. */
+static int range_done(hs_surr_model *m, size_t lo, size_t hi)
+{
+    if (m->t != HS_F64)
+        HS_CHECK(hs_conv_cast(m->ctx, m->at, HS_F64, hi - lo, (char *)m->grad_c + lo * m->aes, 0, m->grad + lo));
+    return m->ready ? m->ready(m->ready_user, lo, hi - lo) : HS_OK;
+}
+
 int hs_surr_model_backward(hs_surr_model *m)
 {
     const hs_surr_arch *a = &m->a;
     int n = m->n, V = a->nvars, E = a->head_channels, k = a->k_in, mo = a->k_out, L = a->nlayers;
     if (n < 1) return HS_FAIL(HS_ERR_RUNTIME, "surrogate: backward pass without a forward pass");
     HS_CHECK(hs_mem_zero(m->ctx, m->grad_c, m->nparams * m->aes)); /* the alignment gaps stay zero */
+    /* layer by layer from the top, each one's range (the layout's order: input head, encoder
+     * layers, forecaster layers, output head) handed on as soon as its last block is written */
     HS_CHECK(bias_grad(m, mo * n, V, m->dpred, m->b_out));
     for (int l = 0; l < L; l++) {
         layer *y = &m->fc[l];
         HS_CHECK(weight_grad(m, m->cout[l], mo * n, frame(m, y->H, 1, y->ch, m->es), m->dpred, m->w_out[l]));
         HS_CHECK(hs_conv_backward_data(m->cout[l], mo * n, m->dpred, P(m, m->w_out[l]), 0.0, frame(m, y->dH, 1, y->ch, m->es)));
     }
-    for (int l = L - 1; l >= 0; l--) HS_CHECK(forecaster_backward(m, l));
+    HS_CHECK(range_done(m, m->w_out[0], m->nparams));
+    for (int l = L - 1; l >= 0; l--) {
+        HS_CHECK(forecaster_backward(m, l));
+        HS_CHECK(range_done(m, m->fc[l].lo, l + 1 < L ? m->fc[l + 1].lo : m->w_out[0]));
+    }
     for (int l = L - 1; l >= 0; l--) {
         const void *in = l > 0 ? m->enc[l - 1].H : E > 0 ? m->E : m->x;
         void *din = l > 0 ? m->enc[l - 1].dH : E > 0 ? m->dE : NULL;
         HS_CHECK(encoder_backward(m, l, in, din));
+        HS_CHECK(range_done(m, m->enc[l].lo, l + 1 < L ? m->enc[l + 1].lo : m->fc[0].lo));
     }
     if (E > 0) {
         HS_CHECK(weight_grad(m, m->cin, k * n, m->x, m->dE, m->w_in));
         HS_CHECK(bias_grad(m, k * n, E, m->dE, m->b_in));
+        HS_CHECK(range_done(m, 0, m->enc[0].lo));
     }
-    if (m->t != HS_F64) HS_CHECK(hs_conv_cast(m->ctx, m->at, HS_F64, m->nparams, m->grad_c, 0, m->grad));
     return HS_OK;
 }

@@ -50,6 +50,7 @@ static const hs_param_decl g_params[] = {
     {"surrogate", "clip_norm", HS_PARAM_REAL, "1", 0, HS_NO_MAX, NULL, "clip the global gradient norm to this (0: off)"},
     {"surrogate", "loss_scale", HS_PARAM_REAL, "0", 0, 1e30, NULL, "loss scale (0: automatic: dynamic from 65536 for f16, none otherwise)"},
     {"surrogate", "loss_scale_window", HS_PARAM_INT, "1000", 1, HS_NO_MAX, NULL, "f16: good steps before the dynamic loss scale doubles"},
+    {"surrogate", "overlap_allreduce", HS_PARAM_BOOL, "true", 0, 0, NULL, "several ranks: sum each layer's gradient over the ranks while the backward pass goes on (false: after it; the same result bitwise)"},
     {"surrogate", "validation_windows", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "validation windows scored at each output record (0: all)"},
     {"surrogate", "model_path", HS_PARAM_STRING, "surrogate_model.h5", 0, 0, NULL, "the trained model: written when training ends, read by forecast and evaluate"},
     {"surrogate", "forecast_file", HS_PARAM_STRING, "", 0, 0, NULL, "forecast: the file the initial states come from (empty: the last of files)"},
@@ -215,6 +216,7 @@ static int read_training(hs_ctx *ctx, const hs_params *p, config *c)
     t->dynamic_scale = t->arch.dtype == HS_F16;
     t->loss_scale = ls > 0 ? ls : t->dynamic_scale ? 65536.0 : 1.0;
     t->scale_window = hs_params_int(p, "surrogate.loss_scale_window");
+    t->overlap_allreduce = hs_params_bool(p, "surrogate.overlap_allreduce");
     t->seed = (uint64_t)hs_params_int(p, "run.seed");
     c->val_windows = hs_params_int(p, "surrogate.validation_windows");
     c->test_windows = hs_params_int(p, "surrogate.test_windows");
@@ -847,11 +849,11 @@ static int restore(void *st, hs_checkpoint *c)
     return HS_OK;
 }
 
-/* More steps, other reporting and another model file may be asked of a restart; the network,
- * the data and the optimiser not. */
+/* More steps, other reporting, another model file and the all-reduce's timing (the same bits) may
+ * be asked of a restart; the network, the data and the optimiser not. */
 static const char *const g_restart_may_change[] = {"surrogate.steps", "surrogate.validation_windows", "surrogate.model_path",
                                                    "surrogate.test_windows", "surrogate.forecast_file",
-                                                   "surrogate.initial_times", NULL};
+                                                   "surrogate.initial_times", "surrogate.overlap_allreduce", NULL};
 
 const hs_solver_ops hs_surrogate_solver = {
     .name = "surrogate",

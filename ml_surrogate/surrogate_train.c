@@ -1,4 +1,4 @@
-/* Data-parallel training of the surrogate: batches (prefetched), loss, gradient all-reduce, clipping, AdamW, loss scaling. */
+/* Data-parallel training of the surrogate: batches (prefetched), loss, overlapped gradient all-reduce, clipping, AdamW, loss scaling. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,9 @@
 #include "ml_surrogate/surrogate_kernels.h"
 
 enum { USE_SHUFFLE = 0x5348 /* "SH" */ };
+/* Gradient buckets: at most one per range the backward pass reports (heads and layers). */
+#define MAX_BUCKETS (2 * HS_SURR_MAX_LAYERS + 2)
+#define BUCKET_BYTES ((size_t)1 << 20)
 
 struct hs_surr_trainer {
     hs_ctx *ctx;
@@ -33,6 +36,13 @@ struct hs_surr_trainer {
     int64_t *bfirst;
     int64_t *perm, perm_epoch, nwin;
     double *sq;                    /* device fp64: squared errors of one batch */
+    /* this step's gradient buckets: adjoining ranges of the flat gradient, from its end to its start,
+     * in the order every rank starts their all-reduces */
+    size_t bucket_min;             /* elements */
+    size_t open_lo, open_hi;       /* ranges reported but not yet in a bucket (empty when equal) */
+    int nbuckets;
+    size_t blo[MAX_BUCKETS], bhi[MAX_BUCKETS];
+    hs_comm_request *req[MAX_BUCKETS];
 };
 
 hs_surr_model *hs_surr_trainer_model(hs_surr_trainer *t) { return t->m; }
@@ -97,6 +107,56 @@ static int prepare(hs_surr_trainer *t, int64_t s, int k)
     return hs_event_record(t->ctx, t->ready[k], t->copy_stream);
 }
 
+/* ------------------------------------------------------------------ gradient all-reduce */
+
+/* Start bucket b's all-reduce (in place on the fp64 gradient). */
+static int start_bucket(hs_surr_trainer *t, int b)
+{
+    double *grad = hs_surr_model_grad(t->m);
+    return hs_comm_allreduce_begin(t->gcomm, HS_F64, HS_COMM_SUM, grad + t->blo[b], t->bhi[b] - t->blo[b], &t->req[b]);
+}
+
+/* The ranges gathered so far become a bucket, started at once when overlapping.  The buckets, and
+ * so the all-reduce calls, are the same with and without overlap: MPI and NCCL choose how to sum
+ * (and so the bits) by message size, so only the moment each call is made may differ. */
+static int close_bucket(hs_surr_trainer *t)
+{
+    if (t->open_lo == t->open_hi) return HS_OK;
+    if (t->nbuckets == MAX_BUCKETS) return HS_FAIL(HS_ERR_RUNTIME, "surrogate: more than %d gradient buckets", MAX_BUCKETS);
+    int b = t->nbuckets++;
+    t->blo[b] = t->open_lo, t->bhi[b] = t->open_hi;
+    t->open_lo = t->open_hi = 0;
+    return t->c.overlap_allreduce ? start_bucket(t, b) : HS_OK;
+}
+
+/* The backward pass's report that grad[lo, lo + count) is final: merged with the ranges before it
+ * until the bucket holds bucket_min elements (small layers would otherwise pay a message each). */
+static int grad_ready(void *user, size_t lo, size_t count)
+{
+    hs_surr_trainer *t = user;
+    if (t->open_lo == t->open_hi) t->open_hi = lo + count;
+    else if (lo + count != t->open_lo)
+        return HS_FAIL(HS_ERR_RUNTIME, "surrogate: gradient range [%zu, %zu) does not adjoin [%zu, %zu)", lo, lo + count,
+                       t->open_lo, t->open_hi);
+    t->open_lo = lo;
+    return t->open_hi - t->open_lo >= t->bucket_min ? close_bucket(t) : HS_OK;
+}
+
+/* After the backward pass: the last bucket, every all-reduce started (without overlap: now, in the
+ * same order) and waited for.  The buckets must cover the gradient. */
+static int finish_allreduce(hs_surr_trainer *t)
+{
+    HS_CHECK(close_bucket(t));
+    size_t np = hs_surr_model_nparams(t->m), covered = 0;
+    for (int b = 0; b < t->nbuckets; b++) covered += t->bhi[b] - t->blo[b];
+    if (covered != np || (t->nbuckets > 0 && t->blo[t->nbuckets - 1] != 0))
+        return HS_FAIL(HS_ERR_RUNTIME, "surrogate: the gradient buckets cover %zu of %zu parameters", covered, np);
+    if (!t->c.overlap_allreduce)
+        for (int b = 0; b < t->nbuckets; b++) HS_CHECK(start_bucket(t, b));
+    for (int b = 0; b < t->nbuckets; b++) HS_CHECK(hs_comm_wait(&t->req[b]));
+    return HS_OK;
+}
+
 /* ------------------------------------------------------------------ creation */
 
 int hs_surr_trainer_create(hs_ctx *ctx, const hs_surr_train_config *c, hs_surr_data *d, hs_surr_trainer **out)
@@ -133,6 +193,9 @@ int hs_surr_trainer_create(hs_ctx *ctx, const hs_surr_train_config *c, hs_surr_d
     }
     if (HS_ON_GPU(ctx)) HS_CHECK(hs_stream_create(ctx, &t->copy_stream));
     HS_CHECK(hs_mem_alloc(ctx, (size_t)t->cap * a->k_out * t->frame_elems * sizeof(double), (void **)&t->sq));
+    size_t bb = c->bucket_bytes ? c->bucket_bytes : BUCKET_BYTES;
+    t->bucket_min = (bb + sizeof(double) - 1) / sizeof(double);
+    if (ctx->size > 1) hs_surr_model_set_grad_ready(t->m, grad_ready, t);
     return HS_OK;
 }
 
@@ -190,7 +253,8 @@ int hs_surr_trainer_step(hs_surr_trainer *t, double *loss)
     HS_CHECK(hs_surr_model_forward(m, n, t->dev[k]));
     double sum = 0;
     HS_CHECK(batch_loss(t, n, targets(t, t->dev[k], n), 2.0 * t->scale / total, &sum));
-    HS_CHECK(hs_surr_model_backward(m));
+    t->nbuckets = 0, t->open_lo = t->open_hi = 0;
+    HS_CHECK(hs_surr_model_backward(m)); /* over several ranks, starts the all-reduces (grad_ready) */
     /* the next batch is assembled on the host while the device works (the other slot's last reader,
      * the step before this one, has finished: its loss was fetched) */
     if (HS_ON_GPU(ctx)) {
@@ -200,7 +264,7 @@ int hs_surr_trainer_step(hs_surr_trainer *t, double *loss)
     size_t np = hs_surr_model_nparams(m);
     double *grad = hs_surr_model_grad(m);
     if (ctx->size > 1) {
-        HS_CHECK(hs_comm_allreduce(t->gcomm, HS_F64, HS_COMM_SUM, grad, np));
+        HS_CHECK(finish_allreduce(t));
         HS_CHECK(hs_allreduce_sum(ctx->comm, &sum, 1));
     }
     *loss = sum / total;

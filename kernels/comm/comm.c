@@ -127,10 +127,10 @@ int hs_host_iallreduce(MPI_Comm comm, hs_dtype t, hs_comm_op op, const void *sen
     HS_CHECK(mpi_count(t, count, "hs_host_iallreduce", &n));
     if (is_complex(t) && op != HS_COMM_SUM)
         return hs_input_error("hs_host_iallreduce", 0, "op", "min and max are not defined for %s", hs_dtype_name(t));
-    if (count > 0 && send == recv) return hs_input_error("hs_host_iallreduce", 0, NULL, "send and recv must be distinct buffers");
     MPI_Op mop = op == HS_COMM_MIN ? MPI_MIN : op == HS_COMM_MAX ? MPI_MAX : MPI_SUM;
     if (n == 0) return HS_OK;
-    HS_MPI_CHECK(MPI_Iallreduce(send, recv, n, hs_mpi_dtype(t), mop, comm, req));
+    /* MPI forbids aliased send and receive buffers: the in-place form says so with MPI_IN_PLACE */
+    HS_MPI_CHECK(MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n, hs_mpi_dtype(t), mop, comm, req));
     return HS_OK;
 }
 

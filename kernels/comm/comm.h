@@ -50,8 +50,10 @@ int hs_host_sendrecv(MPI_Comm comm, hs_dtype t, const void *send, void *recv, si
 int hs_host_bcast_bytes(MPI_Comm comm, void *buf, size_t bytes, int root);
 /* Every rank waits here until all have arrived. */
 int hs_host_barrier(MPI_Comm comm);
-/* The all-reduce above started without waiting, from send into recv (distinct buffers, neither
- * touched until hs_host_wait returns); *req completes it.  Collective like hs_host_allreduce. */
+/* The all-reduce above started without waiting, from send into recv, or in place when send == recv
+ * (MPI_IN_PLACE); neither buffer may be touched until hs_host_wait returns; *req completes it.
+ * Collective like hs_host_allreduce (every rank starts its non-blocking collectives in the same
+ * order). */
 int hs_host_iallreduce(MPI_Comm comm, hs_dtype t, hs_comm_op op, const void *send, void *recv, size_t count,
                        MPI_Request *req);
 /* Complete a request started by hs_host_iallreduce (MPI_REQUEST_NULL: returns at once). */
@@ -96,5 +98,31 @@ int hs_comm_allgather(hs_comm *comm, hs_dtype t, const void *send, void *recv, s
 int hs_comm_alltoall(hs_comm *comm, hs_dtype t, const void *send, void *recv, size_t count);
 int hs_comm_bcast(hs_comm *comm, hs_dtype t, void *buf, size_t count, int root);
 int hs_comm_sendrecv(hs_comm *comm, hs_dtype t, const void *send, void *recv, size_t count, int peer);
+
+/* A started all-reduce of hs_comm_allreduce_begin; owned by the hs_comm until hs_comm_wait. */
+typedef struct hs_comm_request hs_comm_request;
+
+/* hs_comm_allreduce in place on buf, started without waiting, so that the caller's work goes on
+ * while the data move (data-parallel training: one layer's gradient is summed while the backward
+ * pass computes the next).  Collective: every rank starts the same sequence of all-reduces (same
+ * t, op, count, in the same order) and waits for each.  buf must not be read or written, by the
+ * host or by work on the context's stream, until hs_comm_wait(req) returns.  By transport:
+ *   mpi (CPU backend)  MPI_Iallreduce in place; the host returns at once.
+ *   nccl               ncclAllReduce on the hs_comm's own stream, which first waits (event) for
+ *                      the work already queued on the context's stream; that stream keeps running.
+ *   host-staged        the blocking hs_comm_allreduce: complete when begin returns (it needs the
+ *                      host to copy and to call MPI, so nothing would overlap).
+ *   one rank           nothing to do (*req = NULL).
+ * Deterministic like hs_comm_allreduce: the same calls give the same bits on every rank and run.
+ * The order of each element's sum may differ from that of a blocking hs_comm_allreduce of another
+ * count (MPI and NCCL pick their algorithm by count and by kind of call: seen with Open MPI 4.1 at 3
+ * ranks), so a caller whose bits must not depend on overlap makes the same begin calls whether it
+ * overlaps or not (ml_surrogate/surrogate_train.c). */
+int hs_comm_allreduce_begin(hs_comm *comm, hs_dtype t, hs_comm_op op, void *buf, size_t count, hs_comm_request **req);
+/* Complete a started all-reduce and release *req (set to NULL; NULL returns at once): mpi waits on
+ * the host; nccl makes the context's stream wait for the reduction, so later work queued there
+ * sees the sum, and the host does not wait.  Every started request is waited before
+ * hs_comm_destroy. */
+int hs_comm_wait(hs_comm_request **req);
 
 #endif

@@ -16,6 +16,17 @@ struct hs_comm {
     void *nccl;       /* NCCL communicator, or NULL: host staging */
     void *stage[2];   /* pinned host buffers (host path on the GPU), grown on demand */
     size_t stage_bytes[2];
+    /* non-blocking all-reduces: requests are kept and reused (their events with them), so a
+     * training step starts and waits its buckets without allocating */
+    hs_comm_request *all, *idle;  /* every request made (linked by `made`); those not in flight */
+    void *nstream, *queued;       /* NCCL: the stream the reductions run on; the event it waits on */
+};
+
+struct hs_comm_request {
+    hs_comm *comm;
+    MPI_Request mpi;              /* mpi transport */
+    void *done;                   /* nccl: recorded on nstream after the reduction */
+    hs_comm_request *made, *next;
 };
 
 int hs_gpu_comm_parse(const char *name)
@@ -94,6 +105,14 @@ int hs_comm_create(hs_ctx *ctx, hs_comm **out)
 void hs_comm_destroy(hs_comm *c)
 {
     if (!c) return;
+    if (c->nstream) hs_stream_sync(c->ctx, c->nstream); /* no reduction still reads its buffer */
+    for (hs_comm_request *r = c->all, *n; r; r = n) {
+        n = r->made;
+        if (r->done) hs_event_destroy(c->ctx, r->done);
+        free(r);
+    }
+    if (c->queued) hs_event_destroy(c->ctx, c->queued);
+    if (c->nstream) hs_stream_destroy(c->ctx, c->nstream);
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
     hs_comm_free_nccl(c->nccl);
 #endif
@@ -142,7 +161,7 @@ int hs_comm_allreduce(hs_comm *c, hs_dtype t, hs_comm_op op, void *buf, size_t c
     if ((t == HS_C128 || t == HS_C64) && op != HS_COMM_SUM)
         return hs_input_error("hs_comm_allreduce", 0, "op", "min and max are not defined for %s", hs_dtype_name(t));
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
-    if (c->nccl) return hs_comm_allreduce_nccl(c->ctx->cuda, c->nccl, t, op, buf, count);
+    if (c->nccl) return hs_comm_allreduce_nccl(c->ctx->cuda, c->nccl, t, op, buf, count, NULL);
 #endif
     size_t bytes = count * hs_dtype_size(t);
     void *h = NULL;
@@ -150,6 +169,80 @@ int hs_comm_allreduce(hs_comm *c, hs_dtype t, hs_comm_op op, void *buf, size_t c
     HS_CHECK(d2h(c, h, buf, bytes));
     HS_CHECK(hs_host_allreduce(c->mpi, t, op, h, count));
     return h2d(c, buf, h, bytes);
+}
+
+/* An idle request (made, with its event on the NCCL path, the first time more are in flight than
+ * ever before). */
+static int request(hs_comm *c, hs_comm_request **out)
+{
+    hs_comm_request *r = c->idle;
+    if (r) {
+        c->idle = r->next;
+    } else {
+        r = calloc(1, sizeof *r);
+        if (!r) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        r->comm = c;
+        r->made = c->all, c->all = r;
+        if (c->nccl) HS_CHECK(hs_event_create(c->ctx, &r->done));
+    }
+    r->mpi = MPI_REQUEST_NULL;
+    r->next = NULL;
+    *out = r;
+    return HS_OK;
+}
+
+static void release(hs_comm_request *r)
+{
+    r->next = r->comm->idle, r->comm->idle = r;
+}
+
+int hs_comm_allreduce_begin(hs_comm *c, hs_dtype t, hs_comm_op op, void *buf, size_t count, hs_comm_request **req)
+{
+    *req = NULL;
+    HS_CHECK(check_dtype(t, "hs_comm_allreduce_begin"));
+    if ((t == HS_C128 || t == HS_C64) && op != HS_COMM_SUM)
+        return hs_input_error("hs_comm_allreduce_begin", 0, "op", "min and max are not defined for %s", hs_dtype_name(t));
+    if (c->size == 1 || count == 0) return HS_OK; /* the sum over one rank is buf itself */
+    if (c->on_gpu && !c->nccl) return hs_comm_allreduce(c, t, op, buf, count); /* host-staged: complete here */
+    hs_comm_request *r = NULL;
+    HS_CHECK(request(c, &r));
+    int rc;
+    if (!c->on_gpu) {
+        rc = hs_host_iallreduce(c->mpi, t, op, buf, buf, count, &r->mpi);
+    } else {
+#if HS_HAVE_CUDA && HS_HAVE_NCCL
+        /* the reduction stream waits for what the context's stream has queued so far (the
+         * gradient's last writer), not for what comes after: that is the overlap */
+        rc = c->nstream ? HS_OK : hs_stream_create(c->ctx, &c->nstream);
+        if (rc == HS_OK && !c->queued) rc = hs_event_create(c->ctx, &c->queued);
+        if (rc == HS_OK) rc = hs_event_record(c->ctx, c->queued, NULL);
+        if (rc == HS_OK) rc = hs_stream_wait_event(c->ctx, c->nstream, c->queued);
+        if (rc == HS_OK) rc = hs_comm_allreduce_nccl(c->ctx->cuda, c->nccl, t, op, buf, count, c->nstream);
+        if (rc == HS_OK) rc = hs_event_record(c->ctx, r->done, c->nstream);
+#else
+        rc = HS_FAIL(HS_ERR_RUNTIME, "NCCL transport without NCCL in the build");
+#endif
+    }
+    if (rc != HS_OK) {
+        release(r);
+        return hs_error_trace(rc, __FILE__, __LINE__, "hs_comm_allreduce_begin");
+    }
+    *req = r;
+    return HS_OK;
+}
+
+int hs_comm_wait(hs_comm_request **req)
+{
+    hs_comm_request *r = req ? *req : NULL;
+    if (!r) return HS_OK;
+    *req = NULL;
+    hs_comm *c = r->comm;
+    /* the context's stream, not the host, waits on the NCCL path: the optimiser queued after this
+     * runs once the sum has arrived, and the host goes on queueing */
+    int rc = r->done ? hs_stream_wait_event(c->ctx, NULL, r->done) : hs_host_wait(&r->mpi);
+    release(r);
+    if (rc != HS_OK) return hs_error_trace(rc, __FILE__, __LINE__, "hs_comm_wait");
+    return HS_OK;
 }
 
 int hs_comm_allgather(hs_comm *c, hs_dtype t, const void *send, void *recv, size_t count)

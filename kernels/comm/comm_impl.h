@@ -20,8 +20,9 @@ int hs_comm_id_nccl(void *id);
 /* Join the communicator of `size` ranks named by id as `rank`, on the context's GPU. */
 int hs_comm_init_nccl(struct hs_cuda_ctx *cu, const void *id, int rank, int size, void **nccl);
 void hs_comm_free_nccl(void *nccl);
-/* Collectives on the context's stream; op: hs_comm_op; counts in elements of t. */
-int hs_comm_allreduce_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count);
+/* Collectives on the context's stream; op: hs_comm_op; counts in elements of t.  The all-reduce
+ * goes on `stream` (NULL: the context's; the non-blocking form passes the hs_comm's own). */
+int hs_comm_allreduce_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count, void *stream);
 int hs_comm_allgather_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count);
 int hs_comm_alltoall_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, const void *send, void *recv, size_t count,
                      int rank, int size);

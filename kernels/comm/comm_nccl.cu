@@ -60,12 +60,14 @@ extern "C" void hs_comm_free_nccl(void *nccl)
     if (nccl) ncclCommDestroy((ncclComm_t)nccl);
 }
 
-extern "C" int hs_comm_allreduce_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count)
+extern "C" int hs_comm_allreduce_nccl(struct hs_cuda_ctx *cu, void *nccl, hs_dtype t, int op, void *buf, size_t count,
+                                      void *stream)
 {
     size_t m;
     ncclDataType_t nt = nccl_type(t, &m);
     ncclRedOp_t ro = op == HS_COMM_MIN ? ncclMin : op == HS_COMM_MAX ? ncclMax : ncclSum;
-    HS_NCCL_CHECK(ncclAllReduce(buf, buf, count * m, nt, ro, (ncclComm_t)nccl, cu->stream));
+    cudaStream_t s = stream ? (cudaStream_t)stream : cu->stream;
+    HS_NCCL_CHECK(ncclAllReduce(buf, buf, count * m, nt, ro, (ncclComm_t)nccl, s));
     return HS_OK;
 }
 

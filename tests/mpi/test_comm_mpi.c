@@ -110,6 +110,24 @@ static void check_all(hs_ctx *ctx, hs_comm *comm, int device)
                     TEST_OK(hs_host_allreduce(ctx->comm, t, (hs_comm_op)op, got, n));
                 }
                 expect_equal(got, want, bytes, op == 0 ? "allreduce sum" : op == 1 ? "allreduce min" : "allreduce max", t, n);
+                if (device) { /* started without waiting: two in flight, a blocking collective between, waited out of order */
+                    void *h = make(t, me, n, 0), *d1 = up(ctx, h, bytes), *d2 = up(ctx, h, bytes);
+                    hs_comm_request *r1 = NULL, *r2 = NULL;
+                    TEST_OK(hs_comm_allreduce_begin(comm, t, (hs_comm_op)op, d1, n, &r1));
+                    TEST_OK(hs_comm_allreduce_begin(comm, t, (hs_comm_op)op, d2, n, &r2));
+                    int one = 1;
+                    TEST_OK(hs_host_allreduce(ctx->comm, HS_I32, HS_COMM_SUM, &one, 1));
+                    if (one != R) g_bad++;
+                    TEST_OK(hs_comm_wait(&r2));
+                    TEST_OK(hs_comm_wait(&r1));
+                    if (r1 || r2) g_bad++;
+                    down(ctx, h, d1, bytes);
+                    expect_equal(h, want, bytes, "allreduce_begin (first)", t, n);
+                    down(ctx, h, d2, bytes);
+                    expect_equal(h, want, bytes, "allreduce_begin (second)", t, n);
+                    hs_mem_free(ctx, d1), hs_mem_free(ctx, d2);
+                    free(h);
+                }
                 free(want), free(got);
             }
             /* all-gather, out of place and in place; all-to-all */
@@ -225,6 +243,10 @@ static void test_errors(void **state)
     assert_int_equal(hs_comm_sendrecv(comm, HS_F64, x, x + 1, 1, ctx->size), HS_ERR_INPUT);
     assert_int_equal(hs_comm_alltoall(comm, HS_F64, x, x, 1), HS_ERR_INPUT);
     assert_int_equal(hs_comm_bcast(comm, HS_F64, x, 1, -1), HS_ERR_INPUT);
+    hs_comm_request *req = (hs_comm_request *)x; /* begin clears it, even when it refuses */
+    assert_int_equal(hs_comm_allreduce_begin(comm, HS_C128, HS_COMM_MAX, x, 1, &req), HS_ERR_INPUT);
+    assert_null(req);
+    TEST_OK(hs_comm_wait(&req));
     assert_int_equal(hs_host_bcast(ctx->comm, HS_F64, x, (size_t)1 << 31, 0), HS_ERR_INPUT);
     hs_error_clear();
     assert_int_equal(hs_gpu_comm_parse("nccl"), HS_GPU_COMM_NCCL);
@@ -235,7 +257,8 @@ static void test_errors(void **state)
 }
 
 /* The non-blocking all-reduce against a reference summed (or maxed) here from every rank's known
- * data, with a blocking collective between start and wait; the byte broadcast from two roots. */
+ * data, with a blocking collective between start and wait, and in place; the byte broadcast from
+ * two roots. */
 static void test_host_nonblocking_and_bytes(void **state)
 {
     (void)state;
@@ -278,9 +301,11 @@ static void test_host_nonblocking_and_bytes(void **state)
         }
     }
     TEST_OK(hs_host_barrier(ctx->comm));
-    double x[2] = {0};
+    double x[2] = {ctx->rank + 1.0, 0};
     MPI_Request req;
-    assert_int_equal(hs_host_iallreduce(ctx->comm, HS_F64, HS_COMM_SUM, x, x, 1, &req), HS_ERR_INPUT);
+    TEST_OK(hs_host_iallreduce(ctx->comm, HS_F64, HS_COMM_SUM, x, x, 1, &req)); /* in place */
+    TEST_OK(hs_host_wait(&req));
+    assert_true(x[0] == ctx->size * (ctx->size + 1) / 2.0);
     assert_int_equal(hs_host_iallreduce(ctx->comm, HS_C128, HS_COMM_MAX, x, x + 1, 1, &req), HS_ERR_INPUT);
     assert_int_equal(hs_host_bcast_bytes(ctx->comm, x, (size_t)1 << 31, 0), HS_ERR_INPUT);
     hs_error_clear();
