@@ -157,6 +157,14 @@ static int finish_allreduce(hs_surr_trainer *t)
     return HS_OK;
 }
 
+/* Wait for every all-reduce still in flight (a step that failed after starting some): MPI must not
+ * write into the gradient after it is freed, nor leave requests behind. */
+static void drain(hs_surr_trainer *t)
+{
+    for (int b = 0; b < MAX_BUCKETS; b++)
+        if (t->req[b]) (void)hs_comm_wait(&t->req[b]);
+}
+
 /* ------------------------------------------------------------------ creation */
 
 int hs_surr_trainer_create(hs_ctx *ctx, const hs_surr_train_config *c, hs_surr_data *d, hs_surr_trainer **out)
@@ -212,6 +220,7 @@ void hs_surr_trainer_destroy(hs_surr_trainer *t)
     if (t->copy_stream) hs_stream_destroy(ctx, t->copy_stream);
     hs_mem_free(ctx, t->sq);
     hs_adam_destroy(t->adam);
+    drain(t);
     hs_comm_destroy(t->gcomm);
     hs_surr_model_destroy(t->m);
     free(t->perm), free(t->bfile), free(t->bfirst);
@@ -254,19 +263,21 @@ int hs_surr_trainer_step(hs_surr_trainer *t, double *loss)
     double sum = 0;
     HS_CHECK(batch_loss(t, n, targets(t, t->dev[k], n), 2.0 * t->scale / total, &sum));
     t->nbuckets = 0, t->open_lo = t->open_hi = 0;
-    HS_CHECK(hs_surr_model_backward(m)); /* over several ranks, starts the all-reduces (grad_ready) */
+    int rc = hs_surr_model_backward(m); /* over several ranks, starts the all-reduces (grad_ready) */
     /* the next batch is assembled on the host while the device works (the other slot's last reader,
      * the step before this one, has finished: its loss was fetched) */
-    if (HS_ON_GPU(ctx)) {
-        HS_CHECK(prepare(t, t->step + 1, 1 - k));
-        t->slot = 1 - k, t->prepared = t->step + 1;
+    if (rc == HS_OK && HS_ON_GPU(ctx)) {
+        rc = prepare(t, t->step + 1, 1 - k);
+        if (rc == HS_OK) t->slot = 1 - k, t->prepared = t->step + 1;
+    }
+    if (rc == HS_OK && ctx->size > 1) rc = finish_allreduce(t);
+    if (rc != HS_OK) {
+        drain(t);
+        return hs_error_trace(rc, __FILE__, __LINE__, "hs_surr_trainer_step");
     }
     size_t np = hs_surr_model_nparams(m);
     double *grad = hs_surr_model_grad(m);
-    if (ctx->size > 1) {
-        HS_CHECK(finish_allreduce(t));
-        HS_CHECK(hs_allreduce_sum(ctx->comm, &sum, 1));
-    }
+    if (ctx->size > 1) HS_CHECK(hs_allreduce_sum(ctx->comm, &sum, 1));
     *loss = sum / total;
     if (!isfinite(*loss))
         return HS_FAIL(HS_ERR_RUNTIME, "surrogate: the training loss became %g at step %lld (lower surrogate.lr)", *loss,

@@ -455,6 +455,26 @@ int hs_field_store_box(hs_field *f, const hs_box *box, void *contiguous)
                        hs_grid_copy_box_cuda(ctx->cuda, NULL, hs_field_esize(f), origin, contiguous, &b));
 }
 
+size_t hs_field_storage_bytes(const hs_field *f)
+{
+    return (size_t)((const char *)f->data - (const char *)f->base) + f->count * hs_field_esize(f);
+}
+
+int hs_field_storage_copy(hs_field *f, void *storage, int to_storage)
+{
+    const size_t bytes = hs_field_storage_bytes(f);
+    return hs_mem_copy(f->d->ctx, to_storage ? storage : f->base, to_storage ? f->base : storage, bytes, HS_COPY_D2D);
+}
+
+void hs_field_storage_swap(hs_field *f, void **storage)
+{
+    const size_t lead = (size_t)((char *)f->data - (char *)f->base);
+    void *t = f->base;
+    f->base = *storage;
+    f->data = (char *)f->base + lead;
+    *storage = t;
+}
+
 int hs_field_load_interior(hs_field *f, const void *contiguous)
 {
     const hs_box all = hs_field_interior_box(f);

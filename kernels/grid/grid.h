@@ -193,6 +193,16 @@ static inline hs_box hs_field_interior_box(const hs_field *f)
 int hs_field_store_box(hs_field *f, const hs_box *box, void *contiguous);
 int hs_field_load_box(hs_field *f, const hs_box *box, const void *contiguous);
 
+/* A field's storage apart from the field (checkpoints that are copied back, or swapped back in on
+ * their last use without a copy): hs_field_storage_bytes is the size of the field's allocation
+ * (alignment lead included) that hs_mem_alloc must give; hs_field_storage_copy copies the field's
+ * whole allocation to (to_storage) or from such a buffer; hs_field_storage_swap exchanges the
+ * field's allocation with *storage (the field keeps its layout and halo plan, which read the data
+ * where it is at each exchange).  On the context's stream; not collective. */
+size_t hs_field_storage_bytes(const hs_field *f);
+int hs_field_storage_copy(hs_field *f, void *storage, int to_storage);
+void hs_field_storage_swap(hs_field *f, void **storage);
+
 /* Boundary kinds per face of the global domain. */
 typedef enum {
     HS_BC_PERIODIC = 0,  /* the dimension wraps: halo exchange fills the ghosts (the decomposition must be periodic there) */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/comm/comm.h"
 #include "kernels/error.h"
 #include "kernels/memory.h"
 #include "kernels/nn/optim.h"
@@ -21,11 +22,11 @@ typedef struct hs_seis_adjoint {
     hs_field *U, *V;        /* adjoint of p^{n+1}, and minus the adjoint of p^n (the leapfrog pair) */
     hs_field *psi[3], *zeta[3], *G;
     hs_seis_points rinj;    /* the receivers' stencils as an injection set */
-    /* checkpointing: a slot holds the wavefield pair as two fields of the layout (so that its last
+    /* checkpointing: a slot holds the wavefield pair as two field storages (so that its last
      * restore can swap them in instead of copying), and the CPML memory variables packed: PSI_d and
      * ZETA_d only on d's slabs, the only points where they are not 0 */
     int nslots, npack;
-    hs_field **slot_pq;     /* 2 per slot: P, Q */
+    void **slot_pq;         /* device: 2 per slot, P and Q (hs_field_storage_bytes each) */
     void **slot_pack;       /* device: the packed slabs */
     int64_t *slot_step;     /* the step a slot holds, -1 when free */
     struct { int role; hs_box box; size_t offset; } pack[12];
@@ -50,7 +51,7 @@ typedef struct hs_seis_adjoint {
 /* The bytes of one checkpoint slot: the wavefield pair and the packed CPML slabs. */
 static double slot_bytes(const hs_seis *s)
 {
-    return ((double)s->lay->count * 2 + (double)s->adj->pack_elems) * (double)hs_dtype_size(s->dtype);
+    return 2.0 * (double)hs_field_storage_bytes(s->lay) + (double)s->adj->pack_elems * (double)hs_dtype_size(s->dtype);
 }
 
 /* The number of checkpoint slots: seismic.snapshots, or as many as half of the free device memory
@@ -64,6 +65,12 @@ static int slot_count(const hs_seis *s)
         double avail = s->ctx->device == HS_DEVICE_CPU ? hs_mem_host_available() : hs_mem_available(s->ctx);
         n = (int64_t)((s->ctx->device == HS_DEVICE_CPU ? 0.25 : 0.5) * avail / bytes);
         if (n > 1000) n = 1000;
+        /* every rank must run the same schedule (its steps exchange halos): the fewest slots any
+         * rank can hold (free memory and the CPML slabs differ between ranks) */
+        if (s->ctx->size > 1) {
+            double v = (double)n;
+            if (hs_allreduce_min(s->ctx->comm, &v, 1) == HS_OK) n = (int64_t)v;
+        }
     }
     if (n > s->nsteps) n = s->nsteps;
     return (int)(n < 1 ? 1 : n);
@@ -247,7 +254,6 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     HS_CHECK(rc);
     /* checkpoint slots: PSI_d and ZETA_d are 0 outside d's slabs (the local box less the core
      * along d; the whole box where there is no core) */
-    s->lay = s->f[HS_SEIS_F_W]; /* the layout's field must not be one that restores swap away */
     const hs_box all = hs_field_interior_box(s->lay);
     int core_empty = 0;
     for (int d = 0; d < 3; d++) core_empty |= s->core.hi[d] <= s->core.lo[d];
@@ -278,8 +284,7 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     a->slot_step = malloc((size_t)a->nslots * sizeof *a->slot_step);
     if (!a->slot_pq || !a->slot_pack || !a->slot_step) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     for (int i = 0; i < a->nslots; i++) {
-        HS_CHECK(hs_field_create(s->d, s->dtype, s->hw, &a->slot_pq[2 * i]));
-        HS_CHECK(hs_field_create(s->d, s->dtype, s->hw, &a->slot_pq[2 * i + 1]));
+        for (int r = 0; r < 2; r++) HS_CHECK(hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &a->slot_pq[2 * i + r]));
         if (a->pack_elems) HS_CHECK(hs_mem_alloc(s->ctx, a->pack_elems * hs_dtype_size(s->dtype), &a->slot_pack[i]));
         a->slot_step[i] = -1;
     }
@@ -307,7 +312,7 @@ void hs_seis_adjoint_destroy(hs_seis *s)
     for (int d = 0; d < 3; d++) hs_field_destroy(a->psi[d]), hs_field_destroy(a->zeta[d]);
     hs_seis_points_free(s, &a->rinj);
     for (int i = 0; a->slot_pq && i < a->nslots; i++) {
-        hs_field_destroy(a->slot_pq[2 * i]), hs_field_destroy(a->slot_pq[2 * i + 1]);
+        hs_mem_free(s->ctx, a->slot_pq[2 * i]), hs_mem_free(s->ctx, a->slot_pq[2 * i + 1]);
         if (a->slot_pack) hs_mem_free(s->ctx, a->slot_pack[i]);
     }
     hs_mem_free(s->ctx, a->res);
@@ -322,23 +327,16 @@ void hs_seis_adjoint_destroy(hs_seis *s)
 /* ---------------------------------------------------------------- checkpoints of the forward state */
 
 /* The working state to slot i, or slot i to the working state.  Restoring with `take` (the slot's
- * last use: its state is reversed next and never needed again) swaps the wavefield pair's fields
- * instead of copying them; the slot keeps the working state's old fields as its free buffers. */
+ * last use: its state is reversed next and never needed again) swaps the wavefield pair's storage
+ * in instead of copying it; the slot keeps the working fields' old storage as its free buffers. */
 static int state_copy(hs_seis *s, int i, int to_slot, int take)
 {
     hs_seis_adjoint *a = s->adj;
-    const size_t es = hs_dtype_size(s->dtype), bytes = s->lay->count * es;
+    const size_t es = hs_dtype_size(s->dtype);
     const int roles[2] = {HS_SEIS_F_P, HS_SEIS_F_Q};
     for (int r = 0; r < 2; r++) {
-        hs_field **slot = &a->slot_pq[2 * i + r], **work = &s->f[roles[r]];
-        if (take && !to_slot) {
-            hs_field *t = *work;
-            *work = *slot;
-            *slot = t;
-        } else {
-            hs_field *dst = to_slot ? *slot : *work, *src = to_slot ? *work : *slot;
-            HS_CHECK(hs_mem_copy(s->ctx, dst->data, src->data, bytes, HS_COPY_D2D));
-        }
+        if (take && !to_slot) hs_field_storage_swap(s->f[roles[r]], &a->slot_pq[2 * i + r]);
+        else HS_CHECK(hs_field_storage_copy(s->f[roles[r]], a->slot_pq[2 * i + r], to_slot));
     }
     for (int q = 0; q < a->npack; q++) {
         hs_field *f = s->f[a->pack[q].role];
