@@ -435,8 +435,8 @@ int hs_field_get_interior(hs_field *f, void *host)
 
 int hs_field_load_box(hs_field *f, const hs_box *box, const void *contiguous)
 {
+    if (hs_box_points(box) == 0) return HS_OK;
     const int64_t n[3] = {box->hi[0] - box->lo[0], box->hi[1] - box->lo[1], box->hi[2] - box->lo[2]};
-    if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) return HS_OK;
     hs_ctx *ctx = f->d->ctx;
     void *origin = (char *)f->data + hs_field_index(f, box->lo[0], box->lo[1], box->lo[2]) * hs_field_esize(f);
     hs_grid_copy b = {n[0], n[1], n[2], n[0], n[0] * n[1], hs_field_stride_y(f), hs_field_stride_z(f)};
@@ -446,8 +446,8 @@ int hs_field_load_box(hs_field *f, const hs_box *box, const void *contiguous)
 
 int hs_field_store_box(hs_field *f, const hs_box *box, void *contiguous)
 {
+    if (hs_box_points(box) == 0) return HS_OK;
     const int64_t n[3] = {box->hi[0] - box->lo[0], box->hi[1] - box->lo[1], box->hi[2] - box->lo[2]};
-    if (n[0] <= 0 || n[1] <= 0 || n[2] <= 0) return HS_OK;
     hs_ctx *ctx = f->d->ctx;
     const void *origin = (const char *)f->data + hs_field_index(f, box->lo[0], box->lo[1], box->lo[2]) * hs_field_esize(f);
     hs_grid_copy b = {n[0], n[1], n[2], hs_field_stride_y(f), hs_field_stride_z(f), n[0], n[0] * n[1]};

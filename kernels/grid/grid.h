@@ -188,6 +188,14 @@ static inline hs_box hs_field_interior_box(const hs_field *f)
     return b;
 }
 
+/* The points of a box (0 when it is empty along some dimension). */
+static inline int64_t hs_box_points(const hs_box *b)
+{
+    int64_t n = 1;
+    for (int d = 0; d < 3; d++) n *= b->hi[d] > b->lo[d] ? b->hi[d] - b->lo[d] : 0;
+    return n;
+}
+
 /* hs_field_store_interior and hs_field_load_interior for a box of local points (ghosts allowed):
  * the box to/from a contiguous device array (x fastest), on the context's stream.  Not collective. */
 int hs_field_store_box(hs_field *f, const hs_box *box, void *contiguous);

@@ -255,20 +255,17 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     /* checkpoint slots: PSI_d and ZETA_d are 0 outside d's slabs (the local box less the core
      * along d; the whole box where there is no core) */
     const hs_box all = hs_field_interior_box(s->lay);
-    int core_empty = 0;
-    for (int d = 0; d < 3; d++) core_empty |= s->core.hi[d] <= s->core.lo[d];
     for (int d = 0; c->pml > 0 && d < c->ndim; d++) {
         hs_box slab[2] = {all, all};
         int nslab = 1;
-        if (!core_empty) {
+        if (hs_box_points(&s->core) > 0) {
             slab[0].hi[d] = s->core.lo[d];
             slab[1].lo[d] = s->core.hi[d];
             nslab = 2;
         }
         for (int side = 0; side < nslab; side++) {
-            if (slab[side].hi[d] <= slab[side].lo[d]) continue;
-            int64_t elems = 1;
-            for (int e = 0; e < 3; e++) elems *= slab[side].hi[e] - slab[side].lo[e];
+            const int64_t elems = hs_box_points(&slab[side]);
+            if (elems == 0) continue;
             for (int role = HS_SEIS_F_PSI + d; role <= HS_SEIS_F_ZETA + d; role += HS_SEIS_F_ZETA - HS_SEIS_F_PSI) {
                 a->pack[a->npack].role = role;
                 a->pack[a->npack].box = slab[side];
@@ -380,7 +377,10 @@ static int restore(hs_seis *s, int64_t step, int last)
     if (step == 0) {
         HS_CHECK(hs_field_fill(s->f[HS_SEIS_F_P], 0.0));
         HS_CHECK(hs_field_fill(s->f[HS_SEIS_F_Q], 0.0));
-        for (int q = 0; q < a->npack; q++) HS_CHECK(hs_field_fill(s->f[a->pack[q].role], 0.0));
+        for (int d = 0; s->cfg.pml > 0 && d < s->cfg.ndim; d++) {
+            HS_CHECK(hs_field_fill(s->f[HS_SEIS_F_PSI + d], 0.0));
+            HS_CHECK(hs_field_fill(s->f[HS_SEIS_F_ZETA + d], 0.0));
+        }
     } else {
         int i = find_slot(a, step);
         if (i < 0) return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: state %lld is not stored (schedule error)", (long long)step);

@@ -75,6 +75,21 @@ template <typename T> __device__ __forceinline__ T lap_pairs(const hs_seis_launc
     else return seis_lap_pairs_f32(L, c, pair, R);
 }
 
+// The Laplacian at a thread's point from its staged plane (the x and y neighbours) and its column's
+// register queue (the z neighbours), with the pointwise update's pairing and order.
+template <typename T, int R, int W>
+__device__ __forceinline__ T tile_lap(const hs_seis_launch *L, const T (*tile)[W], const T *zq, int tx, int ty)
+{
+    T pair[3][4];
+#pragma unroll
+    for (int m = 1; m <= R; m++) {
+        pair[0][m - 1] = tile[ty + R][tx + R + m] + tile[ty + R][tx + R - m];
+        pair[1][m - 1] = tile[ty + R + m][tx + R] + tile[ty + R - m][tx + R];
+        pair[2][m - 1] = zq[R + m] + zq[R - m];
+    }
+    return lap_pairs<T>(L, zq[R], pair, R);
+}
+
 template <typename T, int R, int BX, int BY, int MODE>
 __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
 {
@@ -178,31 +193,15 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
         }
         __syncthreads();
         if (active) {
-            T pair[3][4];
-#pragma unroll
-            for (int m = 1; m <= R; m++) {
-                pair[0][m - 1] = tile[ty + R][tx + R + m] + tile[ty + R][tx + R - m];
-                pair[1][m - 1] = tile[ty + R + m][tx + R] + tile[ty + R - m][tx + R];
-                pair[2][m - 1] = zq[R + m] + zq[R - m];
-            }
             const int64_t idx = plane + j * sy + i;
-            const T lap = lap_pairs<T>(&L, zq[R], pair, R);
+            const T lap = tile_lap<T, R>(&L, tile, zq, tx, ty);
             if constexpr (ADJ) {
                 Q[idx] = 2 * zu[0] - q_here + lap; // zu[0]: the point's U (the queue is R planes long)
             } else {
                 if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], q_here, w_here, lap);
                 else Q[idx] = seis_leapfrog_f32(zq[R], q_here, w_here, lap);
             }
-            if constexpr (GRAD) {
-                T pf[3][4];
-#pragma unroll
-                for (int m = 1; m <= R; m++) {
-                    pf[0][m - 1] = tile_pf[ty + R][tx + R + m] + tile_pf[ty + R][tx + R - m];
-                    pf[1][m - 1] = tile_pf[ty + R + m][tx + R] + tile_pf[ty + R - m][tx + R];
-                    pf[2][m - 1] = zf[R + m] + zf[R - m];
-                }
-                G[idx] = g_here + zu[0] * lap_pairs<T>(&L, zf[R], pf, R);
-            }
+            if constexpr (GRAD) G[idx] = g_here + zu[0] * tile_lap<T, R>(&L, tile_pf, zf, tx, ty);
         }
         __syncthreads();
     }

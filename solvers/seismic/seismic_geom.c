@@ -376,13 +376,6 @@ int hs_seis_profiles(hs_seis *s)
 
 /* ---------------------------------------------------------------- boxes */
 
-static int box_empty(const hs_box *b)
-{
-    for (int d = 0; d < 3; d++)
-        if (b->hi[d] <= b->lo[d]) return 1;
-    return 0;
-}
-
 static hs_box intersect(const hs_box *a, const hs_box *b)
 {
     hs_box r;
@@ -408,7 +401,7 @@ void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
     s->core = core;
     /* the CPML slabs: the local box less the core, z faces first */
     s->npml_box = 0;
-    if (box_empty(&core)) {
+    if (hs_box_points(&core) == 0) {
         s->pml_box[s->npml_box++] = all;
     } else {
         hs_box rest = all;
@@ -416,8 +409,8 @@ void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
             hs_box lo = rest, hi = rest;
             lo.hi[d] = core.lo[d];
             hi.lo[d] = core.hi[d];
-            if (!box_empty(&lo)) s->pml_box[s->npml_box++] = lo;
-            if (!box_empty(&hi)) s->pml_box[s->npml_box++] = hi;
+            if (hs_box_points(&lo)) s->pml_box[s->npml_box++] = lo;
+            if (hs_box_points(&hi)) s->pml_box[s->npml_box++] = hi;
             rest.lo[d] = core.lo[d], rest.hi[d] = core.hi[d];
         }
     }
@@ -427,10 +420,10 @@ void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
     s->exchange = nshell > 0;
     s->ncore_inner = s->ncore_shell = 0;
     hs_box ci = intersect(&core, &inner);
-    if (!box_empty(&ci)) s->core_inner[s->ncore_inner++] = ci;
+    if (hs_box_points(&ci)) s->core_inner[s->ncore_inner++] = ci;
     for (int i = 0; i < nshell; i++) {
         hs_box b = intersect(&core, &shell[i]);
-        if (!box_empty(&b)) s->core_shell[s->ncore_shell++] = b;
+        if (hs_box_points(&b)) s->core_shell[s->ncore_shell++] = b;
     }
     /* PSI_d is read across a rank boundary along d only when such a boundary lies within the reach
      * of d's layers; every rank decides alike from the decomposition */
