@@ -15,22 +15,33 @@ HS_LBM_FN void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, LBM_IDX e,
     else ((uint16_t *)L->f[q])[e] = HS_LBM_F2H((float)v * (float)L->scale);
 }
 
-/* The incoming (shifted) populations f[0..Q) of fluid cell (i, j, k), element e, flag element fe,
- * for a step of parity odd; *outl gets a bit per population that came from an outlet (its
- * anti-bounce-back still lacks the velocity term, added by LBM_FN(moments)). */
-HS_LBM_FN void LBM_FN(gather)(const hs_lbm_launch *L, LBM_IDX i, LBM_IDX j, LBM_IDX k, LBM_IDX e, LBM_IDX fe, int near, const int Q, const int S,
-                          int odd, LBM_REAL *f, unsigned *outl)
+/* The populations cell element e reads in a step of parity odd when all its neighbours are fluid:
+ * F_q[e] (even), F_opp(q)[e - c_q] (odd).  They do not depend on the cell's flags, so a kernel can
+ * issue them together with the flag loads instead of after them; every cell of a step's box has
+ * these elements inside the arrays (the population halo is wider than a step's reach). */
+HS_LBM_FN void LBM_FN(load)(const hs_lbm_launch *L, LBM_IDX e, const int Q, const int S, int odd, LBM_REAL *f)
 {
-    *outl = 0;
     f[0] = LBM_FN(ld)(L, S, 0, e);
     HS_LBM_UNROLL
+    for (int q = 1; q < Q; q++) f[q] = odd ? LBM_FN(ld)(L, S, hs_lbm_opp(q), e - (LBM_IDX)L->off[q]) : LBM_FN(ld)(L, S, q, e);
+}
+
+/* Completes the incoming (shifted) populations f[0..Q) that LBM_FN(load) read for fluid cell
+ * (i, j, k), element e, flag element fe: where the neighbour a population comes from is not fluid
+ * (near: the cell has such a neighbour) it is replaced by the boundary's value; *outl gets a bit per
+ * population that came from an outlet (its anti-bounce-back still lacks the velocity term, added by
+ * LBM_FN(moments)). */
+HS_LBM_FN void LBM_FN(boundary_in)(const hs_lbm_launch *L, LBM_IDX i, LBM_IDX j, LBM_IDX k, LBM_IDX e, LBM_IDX fe, int near, const int Q,
+                               const int S, int odd, LBM_REAL *f, unsigned *outl)
+{
+    *outl = 0;
+    if (!near) return;
+    HS_LBM_UNROLL
     for (int q = 1; q < Q; q++) {
-        const int kind = near ? (L->flag[fe - (LBM_IDX)L->foff[q]] & HS_LBM_KIND) : HS_LBM_FLUID;
-        if (kind == HS_LBM_FLUID) {
-            f[q] = odd ? LBM_FN(ld)(L, S, hs_lbm_opp(q), e - (LBM_IDX)L->off[q]) : LBM_FN(ld)(L, S, q, e);
-            continue;
-        }
-        LBM_REAL raw = LBM_FN(ld)(L, S, q, e); /* this cell's own post-collision f_opp(q) of the previous step */
+        const int kind = L->flag[fe - (LBM_IDX)L->foff[q]] & HS_LBM_KIND;
+        if (kind == HS_LBM_FLUID) continue;
+        /* this cell's own post-collision f_opp(q) of the previous step (the even step loaded it already) */
+        LBM_REAL raw = odd ? LBM_FN(ld)(L, S, q, e) : f[q];
         if (kind == HS_LBM_MOVING) {
             double cu = hs_lbm_c(Q, 0, q) * L->wall_u[0] + hs_lbm_c(Q, 1, q) * L->wall_u[1] + hs_lbm_c(Q, 2, q) * L->wall_u[2];
             raw += (LBM_REAL)(6.0 * hs_lbm_w(Q, q) * cu);
@@ -100,14 +111,15 @@ HS_LBM_FN void LBM_FN(collide)(const hs_lbm_launch *L, const int Q, LBM_REAL *f,
 }
 
 /* One fused stream-collide update of fluid cell (i, j, k), element e, flag element fe, in a step of
- * parity odd (AA pattern); near: the cell has a non-fluid neighbour (0 as a constant compiles the
- * bulk path: no neighbour flags, no boundary branches). */
-HS_LBM_FN void LBM_FN(cell_at)(const hs_lbm_launch *L, LBM_IDX i, LBM_IDX j, LBM_IDX k, LBM_IDX e, LBM_IDX fe, const int near, const int Q,
-                           const int S, const int odd)
+ * parity odd (AA pattern), from the populations LBM_FN(load) read into f; near: the cell has a
+ * non-fluid neighbour (0 as a constant compiles the bulk path: no neighbour flags, no boundary
+ * branches). */
+HS_LBM_FN void LBM_FN(cell_loaded)(const hs_lbm_launch *L, LBM_IDX i, LBM_IDX j, LBM_IDX k, LBM_IDX e, LBM_IDX fe, const int near,
+                               const int Q, const int S, const int odd, LBM_REAL *f)
 {
-    LBM_REAL f[HS_LBM_QMAX], drho, u[3];
+    LBM_REAL drho, u[3];
     unsigned outl;
-    LBM_FN(gather)(L, i, j, k, e, fe, near, Q, S, odd, f, &outl);
+    LBM_FN(boundary_in)(L, i, j, k, e, fe, near, Q, S, odd, f, &outl);
     LBM_FN(moments)(L, Q, f, outl, &drho, u);
     LBM_FN(collide)(L, Q, f, drho, u);
     if (!odd) {
@@ -129,7 +141,10 @@ HS_LBM_FN void LBM_FN(cell)(const hs_lbm_launch *L, int64_t i, int64_t j, int64_
     const int64_t fe = L->forigin + i + j * L->fsy + k * L->fsz;
     const int fl = L->flag[fe];
     if ((fl & HS_LBM_KIND) != HS_LBM_FLUID) return;
-    LBM_FN(cell_at)(L, i, j, k, L->origin + i + j * L->sy + k * L->sz, fe, fl & HS_LBM_NEAR, Q, S, odd);
+    const int64_t e = L->origin + i + j * L->sy + k * L->sz;
+    LBM_REAL f[HS_LBM_QMAX];
+    LBM_FN(load)(L, e, Q, S, odd, f);
+    LBM_FN(cell_loaded)(L, i, j, k, e, fe, fl & HS_LBM_NEAR, Q, S, odd, f);
 }
 
 /* Density and velocity of cell (i, j, k) as the next step (parity L->odd) sees them, into the
@@ -139,10 +154,12 @@ HS_LBM_FN void LBM_FN(moments_cell)(const hs_lbm_launch *L, int64_t i, int64_t j
     const int64_t o = i + L->local[0] * (j + L->local[1] * k);
     const int64_t fe = L->forigin + i + j * L->fsy + k * L->fsz;
     const int fl = L->flag[fe];
-    LBM_REAL f[HS_LBM_QMAX], drho = 0, u[3] = {0, 0, 0};
+    LBM_REAL f[HS_LBM_QMAX] = {0}, drho = 0, u[3] = {0, 0, 0};
     if ((fl & HS_LBM_KIND) == HS_LBM_FLUID) {
         unsigned outl;
-        LBM_FN(gather)(L, i, j, k, L->origin + i + j * L->sy + k * L->sz, fe, fl & HS_LBM_NEAR, Q, S, L->odd, f, &outl);
+        const int64_t e = L->origin + i + j * L->sy + k * L->sz;
+        LBM_FN(load)(L, e, Q, S, L->odd, f);
+        LBM_FN(boundary_in)(L, i, j, k, e, fe, fl & HS_LBM_NEAR, Q, S, L->odd, f, &outl);
         LBM_FN(moments)(L, Q, f, outl, &drho, u);
     }
     L->rho[o] = 1.0 + (double)drho;
