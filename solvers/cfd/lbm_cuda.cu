@@ -46,11 +46,11 @@ __device__ __forceinline__ void update_at(const hs_lbm_launch &L, T i, T j, T k,
 // flag first put two memory latencies in a row into every cell's update, and with them the cell rate
 // stayed the same whether a population took 4 bytes or 2.  A boundary cell's update replaces what
 // came from non-fluid neighbours; non-fluid cells load and drop.
-// Register caps (blocks per SM in __launch_bounds__): the bulk path keeps all 19 populations and
-// their addresses live and takes ~95 registers, 5 blocks of 128 per SM, too few warps to keep the
-// memory busy; capped at 8 blocks (64 registers) the odd step spills nothing, the even step at 6
-// (80 registers) spills 16 bytes.  H200, D3Q19 512^3: fp32 19,140 -> 19,590 MLUP/s, fp16 storage
-// 12,900 -> 21,200 (the bulk path and the caps together); tighter caps spill and lose.  fp64 would
+// Register caps (blocks per SM in __launch_bounds__): uncapped, the step kernels take 130-170
+// registers (the boundary path), too few warps to keep the memory busy; at 8 blocks (64 registers)
+// the odd step spills nothing, and the even step, capped at 6 blocks, takes 64 as well since its
+// loads are issued with the flag.  H200, D3Q19 512^3, 2026-12-03: fp32 23,124 MLUP/s, fp16 storage
+// 31,240 with these caps; 8/8 the same, 10/10 22,709 / 32,005, 12/12 19,844 / 29,471.  fp64 would
 // spill hundreds of bytes under these caps and goes without.  Arrays under 2^31 elements (every
 // fp32 box that fits an H200) are indexed in 32 bits.
 template <int Q, int S, int ODD, bool I32>
