@@ -75,6 +75,143 @@ __global__ void __launch_bounds__(BX, S == HS_LBM_F64 ? 1 : ODD ? 8 : 6) step_ke
     if (fluid) update_at<Q, S, ODD, I32>(L, i, j, k, e, fe, fl & HS_LBM_NEAR, f);
 }
 
+// fp16 storage: two neighbouring cells per thread, every population moved as one 4-byte word.
+// With two-byte populations a warp's access of 32 cells is one L2 request for 64 bytes, as many
+// requests per cell as fp32 for half the bytes, and ncu showed the L2, not the DRAM, saturated
+// (83-91% of L2 throughput at 46-52% of DRAM bandwidth).  Here a warp covers 64 cells and each
+// access is one request for 128 bytes.  Lane t holds cells x and x + 1 (x even in element index) as
+// (low, high) halves of one word per population.  The streaming step's directions with an x
+// component read and write words one cell off the pair: each lane loads or stores the aligned word
+// and takes the missing half from its neighbour lane (a warp shuffle); the half beyond the warp's
+// ends is a two-byte access by the end lane.  Cells are updated one after the other with cell_at's
+// arithmetic (same rounding).  A warp takes this path when all 32 lanes hold two bulk fluid cells
+// of the box; otherwise each cell goes its own way as in step_kernel.
+constexpr unsigned kFull = 0xffffffffu;
+
+__device__ __forceinline__ uint32_t ld_word(const void *base, int32_t e) { return ((const uint32_t *)base)[e >> 1]; }
+__device__ __forceinline__ uint32_t ld_half(const void *base, int32_t e) { return ((const uint16_t *)base)[e]; }
+__device__ __forceinline__ void st_word(void *base, int32_t e, uint32_t w) { ((uint32_t *)base)[e >> 1] = w; }
+__device__ __forceinline__ void st_half(void *base, int32_t e, uint32_t h) { ((uint16_t *)base)[e] = (uint16_t)h; }
+// (high half of a, low half of b)
+__device__ __forceinline__ uint32_t straddle(uint32_t a, uint32_t b) { return __byte_perm(a, b, 0x5432); }
+
+// The words of the pair at element e (even) that the step of parity ODD streams in: P[q] = (f_q of
+// cell e, f_q of cell e + 1), raw halves.  Issued before the flags are known: every element read
+// is one cell e or e + 1 reads in step_kernel, or one of those two cells themselves.
+template <int Q, int ODD>
+__device__ __forceinline__ void pair_load(const hs_lbm_launch &L, int32_t e, bool both, unsigned act, int lane, uint32_t *P)
+{
+#pragma unroll
+    for (int q = 0; q < Q; q++) {
+        const int cx = hs_lbm_c(Q, 0, q);
+        const void *F = L.f[ODD ? hs_lbm_opp(q) : q];
+        const int32_t p = ODD && q ? e - (int32_t)L.off[q] : e; // cell e's element; cell e + 1's is p + 1
+        uint32_t w = 0, edge = 0;
+        if (!ODD || cx == 0) {
+            if (both) w = ld_word(F, p);
+            P[q] = w;
+        } else if (cx > 0) { // p odd: (p, p + 1) = (high of the word below, low of the word at p + 1)
+            if (both) w = ld_word(F, p + 1);
+            if (both && lane == 0) edge = ld_half(F, p) << 16;
+            const uint32_t below = __shfl_up_sync(act, w, 1);
+            P[q] = straddle(lane == 0 ? edge : below, w);
+        } else {             // p odd: (high of the word at p - 1, low of the word above)
+            if (both) w = ld_word(F, p - 1);
+            if (both && lane == 31) edge = ld_half(F, p + 1);
+            const uint32_t above = __shfl_down_sync(act, w, 1);
+            P[q] = straddle(w, lane == 31 ? edge : above);
+        }
+    }
+}
+
+// One cell of the pair: the halves of P at shift in, the updated populations' halves out in their place.
+template <int Q>
+__device__ __forceinline__ void pair_cell(const hs_lbm_launch &L, uint32_t *P, int shift)
+{
+    float f[HS_LBM_QMAX], drho, u[3];
+#pragma unroll
+    for (int q = 0; q < Q; q++) f[q] = HS_LBM_H2F((uint16_t)(P[q] >> shift)) * (float)L.inv_scale;
+    hs_lbm_moments_fi(&L, Q, f, 0u, &drho, u);
+    hs_lbm_collide_fi(&L, Q, f, drho, u);
+    const uint32_t keep = shift ? 0x0000ffffu : 0xffff0000u;
+#pragma unroll
+    for (int q = 0; q < Q; q++) P[q] = (P[q] & keep) | (uint32_t)HS_LBM_F2H(f[q] * (float)L.scale) << shift;
+}
+
+// Writes the pair's post-collision words R[q] = (f_q of e, f_q of e + 1) where the AA pattern puts them.
+template <int Q, int ODD>
+__device__ __forceinline__ void pair_store(const hs_lbm_launch &L, int32_t e, int lane, const uint32_t *R)
+{
+#pragma unroll
+    for (int q = 0; q < Q; q++) {
+        const int cx = hs_lbm_c(Q, 0, q);
+        if (!ODD) {
+            st_word(L.f[hs_lbm_opp(q)], e, R[q]);
+            continue;
+        }
+        void *F = L.f[q];
+        const int32_t p = q ? e + (int32_t)L.off[q] : e;
+        if (cx == 0) {
+            st_word(F, p, R[q]);
+        } else if (cx > 0) { // p odd: the word at p - 1 is (lane below's cell e + 1, this lane's cell e)
+            const uint32_t below = __shfl_up_sync(kFull, R[q], 1);
+            if (lane == 0) st_half(F, p, R[q]);
+            else st_word(F, p - 1, straddle(below, R[q]));
+            if (lane == 31) st_half(F, p + 1, R[q] >> 16);
+        } else {             // p odd: the word at p + 1 is (this lane's cell e + 1, lane above's cell e)
+            const uint32_t above = __shfl_down_sync(kFull, R[q], 1);
+            if (lane == 31) st_half(F, p + 1, R[q] >> 16);
+            else st_word(F, p + 1, straddle(R[q], above));
+            if (lane == 0) st_half(F, p, R[q]);
+        }
+    }
+}
+
+// Thread t of block b takes cells x0 + 2 (BX b + t) and the next, x0 = lo or lo - 1, whichever
+// puts the first cell of a pair on an even element.
+template <int Q, int ODD>
+__global__ void __launch_bounds__(BX, 6) half_pair_kernel(const hs_lbm_launch L, int32_t x0)
+{
+    const int32_t i = x0 + ((int32_t)blockIdx.x * BX + (int32_t)threadIdx.x) * 2;
+    const int32_t lo = (int32_t)L.lo[0], hi = (int32_t)L.hi[0];
+    if (i >= hi) return;
+    const unsigned act = __activemask();
+    const int lane = (int)(threadIdx.x & 31);
+    const int32_t j = (int32_t)L.lo[1] + (int32_t)blockIdx.y, k = (int32_t)L.lo[2] + (int32_t)blockIdx.z;
+    const int32_t fe = (int32_t)L.forigin + i + j * (int32_t)L.fsy + k * (int32_t)L.fsz;
+    const int32_t e = (int32_t)L.origin + i + j * (int32_t)L.sy + k * (int32_t)L.sz;
+    const bool in0 = i >= lo, in1 = i + 1 < hi, both = in0 && in1;
+    const int fl = in0 ? L.flag[fe] : HS_LBM_WALL, fl2 = in1 ? L.flag[fe + 1] : HS_LBM_WALL;
+    uint32_t P[HS_LBM_QMAX];
+    pair_load<Q, ODD>(L, e, both, act, lane, P);
+    const bool fluid = (fl & HS_LBM_KIND) == HS_LBM_FLUID, fluid2 = (fl2 & HS_LBM_KIND) == HS_LBM_FLUID;
+    const bool bulk = !((fl | fl2) & HS_LBM_NEAR);
+    if (act == kFull && __all_sync(kFull, both && fluid && fluid2 && bulk)) {
+        pair_cell<Q>(L, P, 0);
+        pair_cell<Q>(L, P, 16);
+        pair_store<Q, ODD>(L, e, lane, P);
+        return;
+    }
+    float f[HS_LBM_QMAX];
+    if (fluid) {
+        load_at<Q, HS_LBM_F16, ODD, true>(L, e, f);
+        update_at<Q, HS_LBM_F16, ODD, true>(L, i, j, k, e, fe, fl & HS_LBM_NEAR, f);
+    }
+    if (fluid2) {
+        load_at<Q, HS_LBM_F16, ODD, true>(L, e + 1, f);
+        update_at<Q, HS_LBM_F16, ODD, true>(L, i + 1, j, k, e + 1, fe + 1, fl2 & HS_LBM_NEAR, f);
+    }
+}
+
+// The pair kernel's layout needs: 4-byte aligned arrays and even row and plane strides (then a
+// pair's first element is even in every row when it is in one).
+bool pairs_fit(const hs_lbm_launch *L)
+{
+    for (int q = 0; q < L->q; q++)
+        if ((uintptr_t)L->f[q] & 3u) return false;
+    return L->store == HS_LBM_F16 && L->sy % 2 == 0 && L->sz % 2 == 0;
+}
+
 template <int Q, int S>
 __global__ void __launch_bounds__(BX) moments_kernel(const hs_lbm_launch L)
 {
@@ -125,7 +262,12 @@ int launch_qs(struct hs_cuda_ctx *cu, const hs_lbm_launch *L)
     if (ny > 65535 || nz > 65535) return HS_FAIL(HS_ERR_RUNTIME, "lbm: a box of %lld x %lld rows exceeds one launch", (long long)ny, (long long)nz);
     dim3 grid((unsigned)((nx + BX - 1) / BX), (unsigned)ny, (unsigned)nz);
     if (L->op == HS_LBM_MOMENTS) moments_kernel<Q, S><<<grid, BX, 0, cu->stream>>>(*L);
-    else if (fits_int32(L)) {
+    else if (S == HS_LBM_F16 && fits_int32(L) && pairs_fit(L)) {
+        const int64_t x0 = L->lo[0] - ((L->origin + L->lo[0]) & 1);
+        dim3 pgrid((unsigned)((L->hi[0] - x0 + 2 * BX - 1) / (2 * BX)), (unsigned)ny, (unsigned)nz);
+        if (L->odd) half_pair_kernel<Q, 1><<<pgrid, BX, 0, cu->stream>>>(*L, (int32_t)x0);
+        else half_pair_kernel<Q, 0><<<pgrid, BX, 0, cu->stream>>>(*L, (int32_t)x0);
+    } else if (fits_int32(L)) {
         if (L->odd) step_kernel<Q, S, 1, true><<<grid, BX, 0, cu->stream>>>(*L);
         else step_kernel<Q, S, 0, true><<<grid, BX, 0, cu->stream>>>(*L);
     } else if (L->odd) step_kernel<Q, S, 1, false><<<grid, BX, 0, cu->stream>>>(*L);
