@@ -189,8 +189,9 @@ static void test_lid_3d(void **st)
     twin("D3Q19 BGK lid, periodic x", ov, 8, 15 * 12 * 11);
 }
 
-/* Rows long enough that whole warps of bulk cells take the fp16 kernel's two-cells-per-thread path
- * (64 cells a warp), beside warps at walls and row ends that do not.  An obstacle across the
+/* Rows long enough that whole warps of bulk cells take the fp16 D2Q9 kernel's two-cells-per-thread
+ * path (64 cells a warp), beside warps at walls and row ends that do not (D3Q19: the same long rows
+ * through the one-cell kernel).  An obstacle across the
  * boundary between the first two warps of a row makes the flow vary along x there, so that a
  * population taken from the wrong neighbour shows.  Periodic x: the steps' boxes start one or two
  * cells into the ghost ring, so pairs start at odd cells as well; an odd row length leaves a lone
