@@ -31,7 +31,8 @@ typedef struct hs_seis_adjoint {
     int64_t *slot_step;     /* the step a slot holds, -1 when free */
     struct { int role; hs_box box; size_t offset; } pack[12];
     size_t pack_elems;
-    int64_t cur;            /* the step of the working state, -1 when unknown */
+    int64_t cur;            /* the step of the working state, -1 when unknown (kStateGone: given away) */
+    void *pn;               /* device, a field storage: p^{n+1} for adjoint step n's gradient */
     int64_t advances, reversed;
     /* the model and the gradient w.r.t. vp (owned points, x fastest) */
     double *grad_local;
@@ -48,13 +49,16 @@ typedef struct hs_seis_adjoint {
 
 /* ---------------------------------------------------------------- input rules */
 
+/* a->cur after the working p^n went to a->pn: no working state, every use restores first */
+#define kStateGone INT64_MAX
+
 /* The bytes of one checkpoint slot: the wavefield pair and the packed CPML slabs. */
 static double slot_bytes(const hs_seis *s)
 {
     return 2.0 * (double)hs_field_storage_bytes(s->lay) + (double)s->adj->pack_elems * (double)hs_dtype_size(s->dtype);
 }
 
-/* The number of checkpoint slots: seismic.snapshots, or as many as half of the free device memory
+/* The number of checkpoint slots: seismic.snapshots, or as many as 80% of the free device memory
  * holds (a GPU serves one rank), a quarter of the host's on the CPU (ranks may share a node); at
  * most the steps.  More slots, fewer forward steps recomputed. */
 static int slot_count(const hs_seis *s)
@@ -63,7 +67,7 @@ static int slot_count(const hs_seis *s)
     int64_t n = s->cfg.snapshots;
     if (n == 0) {
         double avail = s->ctx->device == HS_DEVICE_CPU ? hs_mem_host_available() : hs_mem_available(s->ctx);
-        n = (int64_t)((s->ctx->device == HS_DEVICE_CPU ? 0.25 : 0.5) * avail / bytes);
+        n = (int64_t)((s->ctx->device == HS_DEVICE_CPU ? 0.25 : 0.8) * avail / bytes);
         if (n > 1000) n = 1000;
         /* every rank must run the same schedule (its steps exchange halos): the fewest slots any
          * rank can hold (free memory and the CPML slabs differ between ranks) */
@@ -221,6 +225,7 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     HS_CHECK(new_field(s, &a->U));
     HS_CHECK(new_field(s, &a->V));
     HS_CHECK(new_field(s, &a->G));
+    HS_CHECK(hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &a->pn));
     if (c->pml > 0)
         for (int d = 0; d < c->ndim; d++) {
             HS_CHECK(new_field(s, &a->psi[d]));
@@ -306,6 +311,7 @@ void hs_seis_adjoint_destroy(hs_seis *s)
     hs_field_destroy(a->U);
     hs_field_destroy(a->V);
     hs_field_destroy(a->G);
+    hs_mem_free(s->ctx, a->pn);
     for (int d = 0; d < 3; d++) hs_field_destroy(a->psi[d]), hs_field_destroy(a->zeta[d]);
     hs_seis_points_free(s, &a->rinj);
     for (int i = 0; a->slot_pq && i < a->nslots; i++) {
@@ -414,6 +420,8 @@ static void adjoint_launch(hs_seis *s, hs_seis_op op, hs_seis_launch *L, int wit
     L->f[HS_SEIS_F_Q] = a->V->data;
     L->f[HS_SEIS_F_G] = with_gradient ? a->G->data : NULL;
     L->f[HS_SEIS_F_PF] = s->f[HS_SEIS_F_P]->data;
+    L->f[HS_SEIS_F_PP] = s->f[HS_SEIS_F_Q]->data;
+    L->f[HS_SEIS_F_PN] = (char *)a->pn + ((char *)s->f[HS_SEIS_F_P]->data - (char *)s->f[HS_SEIS_F_P]->base);
     for (int d = 0; d < 3; d++) {
         L->f[HS_SEIS_F_PSI + d] = a->psi[d] ? a->psi[d]->data : NULL;
         L->f[HS_SEIS_F_ZETA + d] = a->zeta[d] ? a->zeta[d]->data : NULL;
@@ -421,26 +429,23 @@ static void adjoint_launch(hs_seis *s, hs_seis_op op, hs_seis_launch *L, int wit
 }
 
 /* The adjoint of forward step n (X^n -> X^{n+1}): U, the adjoint of p^{n+1}, becomes the adjoint
- * of p^n; with the gradient, G += U (L p^n + s^n delta) (the core's points: the CPML's are held
- * fixed), which needs the working state to be X^n. */
+ * of p^n.  With the gradient, G += U w (L p^n + s^n delta) on the core's points (the CPML's are
+ * held fixed), which collect_gradient divides by w: w (L p^n + s^n delta) is the forward step's own
+ * increment p^{n+1} - 2 p^n + p^{n-1} there (source and free surface included), from the working
+ * state X^n and p^{n+1} in a->pn, so that the step evaluates one stencil, not two.  Afterwards the
+ * working p^n becomes a->pn for step n - 1 (swapped, not copied), and the working state is gone. */
 static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
 {
     const hs_seis_config *c = &s->cfg;
     hs_seis_adjoint *a = s->adj;
+    if (with_gradient && a->cur != n)
+        return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: step %lld reversed from state %lld (schedule error)", (long long)n, (long long)a->cur);
     if (a->sbar_dev) HS_CHECK(hs_seis_sample_product(s, &a->ssrc, a->U, s->f[HS_SEIS_F_W], a->sbar_dev + n));
-    if (with_gradient)
-        HS_CHECK(hs_seis_inject(s, &s->src[0], a->G, a->U, hs_wavelet_value(&c->wavelet, (double)n * s->dt), NULL));
     hs_seis_launch L;
     adjoint_launch(s, HS_SEIS_ADJ_STEP, &L, with_gradient);
-    if (s->exchange) {
-        HS_CHECK(hs_halo_exchange_begin(a->U));
-        if (with_gradient) HS_CHECK(hs_halo_exchange_begin(s->f[HS_SEIS_F_P]));
-    }
+    if (s->exchange) HS_CHECK(hs_halo_exchange_begin(a->U));
     HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_STEP, s->core_inner, s->ncore_inner));
-    if (s->exchange) {
-        HS_CHECK(hs_halo_exchange_end(a->U));
-        if (with_gradient) HS_CHECK(hs_halo_exchange_end(s->f[HS_SEIS_F_P]));
-    }
+    if (s->exchange) HS_CHECK(hs_halo_exchange_end(a->U));
     HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_STEP, s->core_shell, s->ncore_shell));
     if (c->pml > 0) {
         for (int d = 0; d < c->ndim; d++)
@@ -454,6 +459,10 @@ static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
     hs_field *t = a->U;
     a->U = a->V;
     a->V = t;
+    if (with_gradient) {
+        hs_field_storage_swap(s->f[HS_SEIS_F_P], &a->pn);
+        a->cur = kStateGone;
+    }
     /* the observation of p^n: U += C^T r_k */
     if (n % c->record_every == 0 && n / c->record_every < s->nsamples)
         HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (n / c->record_every) * s->rec.n));
@@ -579,13 +588,13 @@ static int residual(hs_seis *s)
     return rc;
 }
 
-/* dJ/dvp on the owned points: dJ/dw 2 vp dt^2 (w = vp^2 dt^2). */
+/* dJ/dvp on the owned points: dJ/dw 2 vp dt^2 (w = vp^2 dt^2), where G holds w dJ/dw. */
 static int collect_gradient(hs_seis *s)
 {
     hs_seis_adjoint *a = s->adj;
     HS_CHECK(hs_seis_get_local(s, a->G));
     size_t n = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
-    for (size_t i = 0; i < n; i++) a->grad_local[i] = s->host[i] * 2 * s->vp_host[i] * s->dt * s->dt;
+    for (size_t i = 0; i < n; i++) a->grad_local[i] = s->host[i] * 2 / s->vp_host[i];
     return HS_OK;
 }
 
@@ -598,6 +607,9 @@ static int gradient(hs_seis *s)
     HS_CHECK(zero_adjoint(s));
     const int64_t N = s->nsteps, re = s->cfg.record_every;
     if (N % re == 0 && N / re < s->nsamples) HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n));
+    /* the last forward state's p^N is adjoint step N - 1's p^{n+1} */
+    hs_field_storage_swap(s->f[HS_SEIS_F_P], &a->pn);
+    a->cur = kStateGone;
     if (N > 0) HS_CHECK(reverse(s, 0, N, a->nslots));
     HS_CHECK(collect_gradient(s));
     s->step = N;

@@ -66,7 +66,7 @@ BOX_KERNELS(f32)
 // point.  Three modes share the march, with the arithmetic of seismic_point.h's pointwise updates:
 //   kForward   Q = 2 P - Q + W lap(P)                     (AC_STEP; stencil field P)
 //   kAdjoint   Q = 2 U - Q + lap(W U)                     (ADJ_STEP without G; stencil field W U)
-//   kGradient  the same, and G += U lap(PF)               (ADJ_STEP with G; stencil fields W U, PF)
+//   kGradient  the same, and G += U (PN - 2 PF + PP)      (ADJ_STEP with G; stencil field W U)
 enum { kForward, kAdjoint, kGradient };
 
 template <typename T> __device__ __forceinline__ T lap_pairs(const hs_seis_launch *L, T c, const T pair[3][4], int R)
@@ -95,7 +95,6 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
 {
     constexpr bool ADJ = MODE != kForward, GRAD = MODE == kGradient;
     __shared__ T tile[BY + 2 * R][BX + 2 * R];
-    __shared__ T tile_pf[GRAD ? BY + 2 * R : 1][GRAD ? BX + 2 * R : 1];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t bx0 = L.lo[0] + (int64_t)blockIdx.x * BX, by0 = L.lo[1] + (int64_t)blockIdx.y * BY;
     const int64_t i = bx0 + tx, j = by0 + ty;
@@ -107,6 +106,8 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
     const T *__restrict__ W = static_cast<const T *>(L.f[HS_SEIS_F_W]);
     T *__restrict__ G = static_cast<T *>(L.f[HS_SEIS_F_G]);
     const T *__restrict__ PF = static_cast<const T *>(L.f[HS_SEIS_F_PF]);
+    const T *__restrict__ PN = static_cast<const T *>(L.f[HS_SEIS_F_PN]);
+    const T *__restrict__ PP = static_cast<const T *>(L.f[HS_SEIS_F_PP]);
     // the stencil's value at an element: P forward, W U in the adjoint
     auto sv = [&](int64_t e) -> T { if constexpr (ADJ) return W[e] * P[e]; else return P[e]; };
     // a thread computes its point when inside the box; it stages its column when an active thread
@@ -114,82 +115,68 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
     const bool active = i < L.hi[0] && j < L.hi[1];
     const bool stage = i < L.hi[0] + R && j < L.hi[1] + R;
     const int64_t col = L.origin + j * sy + i;
-    T zq[2 * R + 1], zf[GRAD ? 2 * R + 1 : 1], zu[ADJ ? R + 1 : 1];
+    T zq[2 * R + 1], zu[ADJ ? R + 1 : 1];
 #pragma unroll
     for (int m = 0; m < 2 * R; m++) {
         const int64_t e = col + (k0 - R + m) * sz;
         zq[m + 1] = stage ? sv(e) : T(0);
-        if constexpr (GRAD) zf[m + 1] = stage ? PF[e] : T(0);
         if constexpr (ADJ)
             if (m + 1 >= R) zu[m + 1 - R] = stage ? P[e] : T(0);
     }
     // the loads of the next plane (the stencil fields ahead by R, the pointwise ones of the point)
     // are issued one plane early, so that their latency overlaps this plane's barriers and
     // arithmetic instead of following them
-    T s_next = T(0), f_next = T(0), u_next = T(0), q_next = T(0), w_next = T(0), g_next = T(0);
+    T s_next = T(0), u_next = T(0), q_next = T(0), w_next = T(0), g_next = T(0), d2_next = T(0);
+    // the gradient's second time difference of the forward field at the point (seismic_point.h's
+    // seis_second_difference)
+    auto d2 = [&](int64_t e) -> T { return PN[e] - 2 * PF[e] + PP[e]; };
     if (k0 < k1) {
         const int64_t e = col + (k0 + R) * sz;
         if (stage) {
             if constexpr (ADJ) u_next = P[e], s_next = W[e] * u_next;
             else s_next = P[e];
-            if constexpr (GRAD) f_next = PF[e];
         }
         if (active) {
             q_next = Q[col + k0 * sz];
             if constexpr (!ADJ) w_next = W[col + k0 * sz];
-            if constexpr (GRAD) g_next = G[col + k0 * sz];
+            if constexpr (GRAD) g_next = G[col + k0 * sz], d2_next = d2(col + k0 * sz);
         }
     }
     for (int64_t k = k0; k < k1; k++) {
 #pragma unroll
         for (int m = 0; m < 2 * R; m++) zq[m] = zq[m + 1];
         zq[2 * R] = s_next;
-        if constexpr (GRAD) {
-#pragma unroll
-            for (int m = 0; m < 2 * R; m++) zf[m] = zf[m + 1];
-            zf[2 * R] = f_next;
-        }
         if constexpr (ADJ) {
 #pragma unroll
             for (int m = 0; m < R; m++) zu[m] = zu[m + 1];
             zu[R] = u_next;
         }
-        const T q_here = q_next, w_here = w_next, g_here = g_next;
+        const T q_here = q_next, w_here = w_next, g_here = g_next, d2_here = d2_next;
         if (k + 1 < k1) {
             const int64_t e = col + (k + 1 + R) * sz;
             if (stage) {
                 if constexpr (ADJ) u_next = P[e], s_next = W[e] * u_next;
                 else s_next = P[e];
-                if constexpr (GRAD) f_next = PF[e];
             }
             if (active) {
                 q_next = Q[col + (k + 1) * sz];
                 if constexpr (!ADJ) w_next = W[col + (k + 1) * sz];
-                if constexpr (GRAD) g_next = G[col + (k + 1) * sz];
+                if constexpr (GRAD) g_next = G[col + (k + 1) * sz], d2_next = d2(col + (k + 1) * sz);
             }
         }
         const int64_t plane = L.origin + k * sz;
         tile[ty + R][tx + R] = zq[R];
-        if constexpr (GRAD) tile_pf[ty + R][tx + R] = zf[R];
         if (tx < R && j < L.hi[1] + R) { // the x halo of this row
             const int64_t e = plane + j * sy + bx0 - R + tx, e2 = plane + j * sy + bx0 + BX + tx;
             const bool right = bx0 + BX + tx < L.hi[0] + R;
             tile[ty + R][tx] = sv(e);
             if (right) tile[ty + R][tx + BX + R] = sv(e2);
-            if constexpr (GRAD) {
-                tile_pf[ty + R][tx] = PF[e];
-                if (right) tile_pf[ty + R][tx + BX + R] = PF[e2];
-            }
         }
         if (ty < R && i < L.hi[0]) { // the y halo of this column
             const int64_t e = plane + (by0 - R + ty) * sy + i, e2 = plane + (by0 + BY + ty) * sy + i;
             const bool top = by0 + BY + ty < L.hi[1] + R;
             tile[ty][tx + R] = sv(e);
             if (top) tile[ty + BY + R][tx + R] = sv(e2);
-            if constexpr (GRAD) {
-                tile_pf[ty][tx + R] = PF[e];
-                if (top) tile_pf[ty + BY + R][tx + R] = PF[e2];
-            }
         }
         __syncthreads();
         if (active) {
@@ -201,7 +188,7 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
                 if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], q_here, w_here, lap);
                 else Q[idx] = seis_leapfrog_f32(zq[R], q_here, w_here, lap);
             }
-            if constexpr (GRAD) G[idx] = g_here + zu[0] * tile_lap<T, R>(&L, tile_pf, zf, tx, ty);
+            if constexpr (GRAD) G[idx] = g_here + zu[0] * d2_here;
         }
         __syncthreads();
     }

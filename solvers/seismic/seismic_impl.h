@@ -28,7 +28,7 @@ typedef enum {
     HS_SEIS_AV_PML,      /* with F_d = B_d (DP_d P + PSI_d): ZETA_d = b_d ZETA_d + a_d DM_d F_d;
                           * Q = 2 P - Q + w sum_d (DM_d F_d + ZETA_d)                                         */
     /* adjoint of the constant-density steps (the exact transpose; U = adjoint of p^{n+1}, Q = of p^n) */
-    HS_SEIS_ADJ_STEP,    /* Q = 2 U - Q + sum_d D2_d (w U); with G: G += U sum_d D2_d PF     (no CPML in reach) */
+    HS_SEIS_ADJ_STEP,    /* Q = 2 U - Q + sum_d D2_d (w U); with G: G += U (PN - 2 PF + PP)  (no CPML in reach) */
     HS_SEIS_ADJ_PSI,     /* PSI_d = PSI_d - D1_d (w U) - D1_d (a_d (ZETA_d + w U))                             */
     HS_SEIS_ADJ_PML,     /* Q = 2 U - Q + sum_d [D2_d (w U) + D2_d (a_d (ZETA_d + w U)) - D1_d (a_d PSI_d)]    */
     HS_SEIS_ADJ_MEM,     /* ZETA_d = b_d (ZETA_d + w U); PSI_d = b_d PSI_d                                     */
@@ -63,6 +63,8 @@ enum {
     HS_SEIS_F_MS = HS_SEIS_F_MV + 9,   /* 9: memory of d_e v_d at the stress points, index 3 d + e */
     HS_SEIS_F_X = HS_SEIS_F_MS + 9,    /* MIRROR's, INJECT's and SAMPLE's field */
     HS_SEIS_F_Y,                       /* INJECT's and SAMPLE's multiplier (NULL: none) */
+    HS_SEIS_F_PN,                      /* ADJ_STEP's gradient: p^{n+1} (PF is p^n) */
+    HS_SEIS_F_PP,                      /* ADJ_STEP's gradient: p^{n-1} */
     HS_SEIS_NF
 };
 

@@ -228,13 +228,20 @@ HS_HD SEIS_T SEIS_FN(seis_lap_wu)(const hs_seis_launch *L, const SEIS_T *W, cons
     return v;
 }
 
+/* p^{n+1} - 2 p^n + p^{n-1} at a core point: w (lap p^n + s^n delta), the forward step's
+ * increment, so that the gradient needs no second stencil (seismic_adjoint.c divides by w once). */
+HS_HD SEIS_T SEIS_FN(seis_second_difference)(const hs_seis_launch *L, int64_t idx)
+{
+    return SEIS_F(L, HS_SEIS_F_PN)[idx] - 2 * SEIS_F(L, HS_SEIS_F_PF)[idx] + SEIS_F(L, HS_SEIS_F_PP)[idx];
+}
+
 HS_HD void SEIS_FN(seis_adj_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
 {
     const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
     const SEIS_T *U = SEIS_F(L, HS_SEIS_F_P), *W = SEIS_F(L, HS_SEIS_F_W);
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q), *G = SEIS_F(L, HS_SEIS_F_G);
     const SEIS_T u = U[idx];
-    if (G) G[idx] += u * SEIS_FN(seis_lap)(L, SEIS_F(L, HS_SEIS_F_PF), idx, R);
+    if (G) G[idx] += u * SEIS_FN(seis_second_difference)(L, idx);
     Q[idx] = 2 * u - Q[idx] + SEIS_FN(seis_lap_wu)(L, W, U, idx, R);
 }
 
