@@ -94,6 +94,7 @@ typedef struct hs_surr_data_config {
     int nvars;
     char vars[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];
     int k_in, k_out;               /* a window: k input frames, then m target frames */
+    int min_frames;                /* the fewest frames a file may have (0: one window, k + m; forecasting needs k) */
     int stride;                    /* between the first frames of consecutive windows */
     double split[3];               /* train, validation, test fractions of all frames, in time order */
 } hs_surr_data_config;
@@ -132,9 +133,9 @@ int64_t hs_surr_data_frames(const hs_surr_data *d, int file);
 const double *hs_surr_data_mean(const hs_surr_data *d);
 const double *hs_surr_data_std(const hs_surr_data *d);
 const double *hs_surr_data_climatology(const hs_surr_data *d);
-/* Replace the statistics (a model's, for forecasts and scores) and renormalise the frames. */
+/* Replace the statistics (a model's, for forecasts and scores): batches filled from then on use them. */
 int hs_surr_data_set_stats(hs_surr_data *d, const double *mean, const double *std, const double *clim);
-/* Frame `frame` of file `file`, normalised, as float V x ny x nx (host; keep_frames only). */
+/* Frame `frame` of file `file` in physical units, as float V x ny x nx (host; keep_frames only). */
 const float *hs_surr_data_frame(const hs_surr_data *d, int file, int64_t frame);
 
 /* Fill a batch on the host: n windows (file, first frame) into `out` in the compute type t, frames

@@ -11,15 +11,14 @@
 
 struct hs_surr_data {
     hs_ctx *ctx;
-    int nfiles, nvars, k_in, k_out, stride;
+    int nfiles, nvars, k_in, k_out, stride, min_frames;
     char **files;
     char vars[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];
     int64_t *nframes, *frame0, total;  /* frames of each file, global index of its first, all */
     double **times;                    /* time coordinate of each file */
     hs_surr_grid grid;
     double *gx, *gy;
-    float **frames;                    /* each file: nframes x V x ny x nx (raw until normalised) */
-    int normalised;
+    float **frames;                    /* each file: nframes x V x ny x nx, physical units (normalised as batches are filled) */
     double mean[HS_SURR_MAX_VARS], sd[HS_SURR_MAX_VARS];
     double *clim;                      /* V x ny x nx */
     int64_t bound[2];                  /* the splits' first global frames (validation, test) */
@@ -139,8 +138,11 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
                                   (long long)ny, (long long)nx);
         }
     }
+    if (d->min_frames > 0 && nt < d->min_frames)
+        return hs_input_error(file, 0, NULL, "%lld time steps, fewer than a forecast starts from (surrogate.input_frames = %d)",
+                              (long long)nt, d->min_frames);
     int64_t need = (int64_t)d->k_in + d->k_out;
-    if (nt < need)
+    if (d->min_frames <= 0 && nt < need)
         return hs_input_error(file, 0, NULL, "%lld time steps, fewer than one window needs (surrogate.input_frames + "
                               "surrogate.output_frames = %lld)", (long long)nt, (long long)need);
     hs_surr_grid *g = &d->grid;
@@ -285,30 +287,14 @@ static int compute_stats(hs_surr_data *d)
     return rc;
 }
 
-/* Frames to normalised units with the current statistics (raw values are kept no longer). */
-static void normalise(hs_surr_data *d, const double *old_mean, const double *old_sd)
-{
-    size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
-    for (int f = 0; f < d->nfiles; f++) {
-        if (!d->frames || !d->frames[f]) continue;
-        for (int64_t t = 0; t < d->nframes[f]; t++)
-            for (int v = 0; v < d->nvars; v++) {
-                float *x = d->frames[f] + (size_t)t * fs + (size_t)v * hw;
-                double m0 = old_mean ? old_mean[v] : 0.0, s0 = old_sd ? old_sd[v] : 1.0;
-                for (size_t p = 0; p < hw; p++) x[p] = (float)(((double)x[p] * s0 + m0 - d->mean[v]) / d->sd[v]);
-            }
-    }
-    d->normalised = 1;
-}
-
+/* The frames stay in physical units and are normalised where a batch is filled, so that replacing
+ * the statistics (a model's) rounds nothing twice: a forecast depends on the input frames and the
+ * model only, not on what else its file holds. */
 int hs_surr_data_set_stats(hs_surr_data *d, const double *mean, const double *sd, const double *clim)
 {
-    double om[HS_SURR_MAX_VARS], os[HS_SURR_MAX_VARS];
-    memcpy(om, d->mean, sizeof om), memcpy(os, d->sd, sizeof os);
     memcpy(d->mean, mean, (size_t)d->nvars * sizeof *mean);
     memcpy(d->sd, sd, (size_t)d->nvars * sizeof *sd);
     memcpy(d->clim, clim, (size_t)d->nvars * d->grid.ny * d->grid.nx * sizeof *clim);
-    normalise(d, d->normalised ? om : NULL, d->normalised ? os : NULL);
     return HS_OK;
 }
 
@@ -372,6 +358,7 @@ int hs_surr_data_open(hs_ctx *ctx, const hs_surr_data_config *cfg, int keep, hs_
     *out = d;
     d->ctx = ctx, d->nfiles = cfg->nfiles, d->nvars = cfg->nvars, d->k_in = cfg->k_in, d->k_out = cfg->k_out;
     d->stride = cfg->stride > 0 ? cfg->stride : 1;
+    d->min_frames = cfg->min_frames;
     memcpy(d->vars, cfg->vars, sizeof d->vars);
     d->files = calloc((size_t)d->nfiles + 1, sizeof *d->files);
     d->times = calloc((size_t)d->nfiles + 1, sizeof *d->times);
@@ -387,10 +374,7 @@ int hs_surr_data_open(hs_ctx *ctx, const hs_surr_data_config *cfg, int keep, hs_
     if (!d->clim) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     HS_CHECK(make_windows(d, cfg->split));
     for (int v = 0; v < d->nvars; v++) d->mean[v] = 0, d->sd[v] = 1;
-    if (keep) {
-        HS_CHECK(compute_stats(d));
-        normalise(d, NULL, NULL);
-    }
+    if (keep) HS_CHECK(compute_stats(d));
     return HS_OK;
 }
 
@@ -400,24 +384,24 @@ int hs_surr_data_fill(const hs_surr_data *d, hs_dtype t, int n, const int *files
                       void *out)
 {
     if (!d->frames) return HS_FAIL(HS_ERR_RUNTIME, "surrogate data: frames not kept");
-    size_t fs = (size_t)d->nvars * d->grid.ny * d->grid.nx;
-#pragma omp parallel for collapse(2) schedule(static) if ((size_t)n * frames * fs > 65536)
+    const size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
+    /* normalised to float first in every compute type (the training's inputs are float-exact) */
+#pragma omp parallel for collapse(3) schedule(static) if ((size_t)n * frames * fs > 65536)
     for (int j = 0; j < frames; j++)
-        for (int b = 0; b < n; b++) {
-            const float *src = d->frames[files[b]] + (size_t)(firsts[b] + j) * fs;
-            size_t o = ((size_t)j * n + b) * fs;
-            switch (t) {
-            case HS_F64:
-                for (size_t i = 0; i < fs; i++) ((double *)out)[o + i] = src[i];
-                break;
-            case HS_F32: memcpy((float *)out + o, src, fs * sizeof(float)); break;
-            case HS_BF16:
-                for (size_t i = 0; i < fs; i++) ((uint16_t *)out)[o + i] = hs_f32_to_bf16(src[i]);
-                break;
-            default:
-                for (size_t i = 0; i < fs; i++) ((uint16_t *)out)[o + i] = hs_f32_to_f16(src[i]);
-                break;
+        for (int b = 0; b < n; b++)
+            for (int v = 0; v < d->nvars; v++) {
+                const float *src = d->frames[files[b]] + (size_t)(firsts[b] + j) * fs + (size_t)v * hw;
+                const double mean = d->mean[v], sd = d->sd[v];
+                const size_t o = ((size_t)j * n + b) * fs + (size_t)v * hw;
+                for (size_t i = 0; i < hw; i++) {
+                    const float x = (float)(((double)src[i] - mean) / sd);
+                    switch (t) {
+                    case HS_F64: ((double *)out)[o + i] = x; break;
+                    case HS_F32: ((float *)out)[o + i] = x; break;
+                    case HS_BF16: ((uint16_t *)out)[o + i] = hs_f32_to_bf16(x); break;
+                    default: ((uint16_t *)out)[o + i] = hs_f32_to_f16(x); break;
+                    }
+                }
             }
-        }
     return HS_OK;
 }

@@ -65,9 +65,7 @@ static int run_batch(runner *r, int n, const int *files, const int64_t *lasts)
 static void physical_frame(const hs_surr_data *d, int nvars, size_t hw, int file, int64_t frame, double *out)
 {
     const float *f = hs_surr_data_frame(d, file, frame);
-    const double *mean = hs_surr_data_mean(d), *sd = hs_surr_data_std(d);
-    for (int v = 0; v < nvars; v++)
-        for (size_t p = 0; p < hw; p++) out[(size_t)v * hw + p] = (double)f[(size_t)v * hw + p] * sd[v] + mean[v];
+    for (size_t p = 0; p < (size_t)nvars * hw; p++) out[p] = (double)f[p];
 }
 
 int hs_surr_forecast(hs_ctx *ctx, hs_surr_model *m, const hs_surr_data *d, int n, const int *files, const int64_t *lasts,

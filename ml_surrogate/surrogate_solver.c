@@ -183,6 +183,8 @@ static int read_architecture(hs_ctx *ctx, const hs_params *p, config *c)
     a->nvars = c->data.nvars;
     a->k_in = c->data.k_in = (int)hs_params_int(p, "surrogate.input_frames");
     a->k_out = c->data.k_out = (int)hs_params_int(p, "surrogate.output_frames");
+    /* a forecast starts from the last k frames: the m after them need not exist (that is the point) */
+    if (c->mode == MODE_FORECAST) c->data.min_frames = a->k_in;
     c->data.stride = (int)hs_params_int(p, "surrogate.window_stride");
     (void)ctx;
     return HS_OK;

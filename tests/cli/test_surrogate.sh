@@ -66,6 +66,17 @@ else
     bad "forecast failed: $(cat err.txt)"
 fi
 
+# ---- a forecast needs only its input frames: a file of k = 4 frames (the first four of traj3.nc)
+# forecasts from its last frame exactly as the long file does from the same time
+"$ROOT/scripts/surrogate_testdata.sh" short4.nc 4 16 16 0.3
+if "$HS_BIN" forecast "${Q[@]}" surrogate.model_path=full.h5 output.path=fcs surrogate.forecast_file=short4.nc >out.txt 2>err.txt &&
+    "$HS_BIN" forecast "${Q[@]}" surrogate.model_path=full.h5 output.path=fcl surrogate.initial_times=0.3 >/dev/null 2>>err.txt; then
+    "$HS_BIN" compare fcs_0.nc fcl_0.nc h 0 >cmp.txt && "$HS_BIN" compare fcs_0.nc fcl_0.nc u 0 >>cmp.txt && ok || bad "short file: $(cat cmp.txt)"
+    ncdump -v time fcs_0.nc | grep -q "time = 0.4, 0.5, 0.6, 0.7" && ok || bad "short file's forecast times: $(ncdump -v time fcs_0.nc | tail -3)"
+else
+    bad "forecast from a file of k frames failed: $(cat err.txt)"
+fi
+
 # ---- evaluate: scores (NetCDF and CSV) and the example window
 if "$HS_BIN" evaluate "${Q[@]}" surrogate.model_path=full.h5 output.path=scores >out.txt 2>err.txt; then
     [ "$(wc -l <scores.csv)" = 9 ] && [ -f scores.nc ] && [ -f scores_example.nc ] && ok || bad "evaluate files"
@@ -90,6 +101,7 @@ done
 mkdir -p bad
 "$ROOT/scripts/surrogate_testdata.sh" bad/grid.nc 40 12 16 0
 "$ROOT/scripts/surrogate_testdata.sh" bad/short.nc 6 16 16 0
+"$ROOT/scripts/surrogate_testdata.sh" bad/short3.nc 3 16 16 0
 "$ROOT/scripts/surrogate_testdata.sh" bad/nan.nc 40 16 16 0 7
 head -c 3000 full.h5 > bad/cut.h5
 PACK=1 "$ROOT/scripts/surrogate_testdata.sh" bad/fill.nc 40 16 16 0 5
@@ -121,6 +133,8 @@ expect_input_error "model on another grid" "full.h5: the model was trained on a 
     surrogate.mode=evaluate surrogate.model_path=full.h5 surrogate.files="bad/grid.nc bad/grid.nc"
 expect_input_error "a training checkpoint as model" "ckf.h5: checkpoint was written by solver 'surrogate', not 'surrogate-model'" \
     forecast surrogate.mode=forecast surrogate.model_path=ckf.h5
+expect_input_error "forecast file shorter than the input frames" "bad/short3.nc: 3 time steps, fewer than a forecast starts from" \
+    forecast surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/short3.nc
 expect_input_error "initial time not in the file" "surrogate.initial_times: 2.05 is not a time of" forecast \
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.initial_times=2.05
 expect_input_error "restart with another architecture" "surrogate.hidden: the checkpoint ckf.h5 was made with surrogate.hidden = 8 8" \
