@@ -92,7 +92,7 @@ typedef struct hs_surr_data_config {
     int nfiles;
     char **files;                  /* NetCDF or HDF5 files, one trajectory each, in time order */
     int nvars;
-    char vars[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];
+    char vars[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];  /* NAME, or NAME@LEVEL: one level of a (time, level, y, x) variable */
     int k_in, k_out;               /* a window: k input frames, then m target frames */
     int min_frames;                /* the fewest frames a file may have (0: one window, k + m; forecasting needs k) */
     int stride;                    /* between the first frames of consecutive windows */
@@ -100,6 +100,10 @@ typedef struct hs_surr_data_config {
 } hs_surr_data_config;
 
 typedef struct hs_surr_data hs_surr_data;
+
+/* A surrogate.variables entry: NAME, or NAME@LEVEL (LEVEL a number: a value of the variable's level
+ * coordinate, or the level's index where the file has none).  HS_ERR_INPUT when malformed. */
+int hs_surr_var_spec(const char *spec, char name[HS_SURR_NAME_MAX], int *has_level, double *level);
 
 /* Read every file (every rank reads them all; this is the one pass over the data): variables,
  * grid and time coordinates checked (all files on one grid, no NaN or Inf, enough frames for a
@@ -123,7 +127,8 @@ typedef struct hs_surr_grid {
     char yunits[HS_SURR_NAME_MAX], xunits[HS_SURR_NAME_MAX];
     char time_units[256];                             /* the time coordinate's units ("1" when none) */
     char var_units[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];
-    char var_long[HS_SURR_MAX_VARS][256];             /* long_name attributes ("" when none) */
+    char var_long[HS_SURR_MAX_VARS][256];             /* long_name attributes ("" when none; + " at level L") */
+    char var_name[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX]; /* the outputs' names: NAME, or NAME followed by the level (z@500: z500) */
 } hs_surr_grid;
 const hs_surr_grid *hs_surr_data_grid(const hs_surr_data *d);
 /* Time of frame `frame` of file `file` (in the file's time units). */

@@ -13,7 +13,12 @@ struct hs_surr_data {
     hs_ctx *ctx;
     int nfiles, nvars, k_in, k_out, stride, min_frames;
     char **files;
-    char vars[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];
+    char vars[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];  /* as given: NAME or NAME@LEVEL */
+    char src[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];   /* NAME: the variable in the files */
+    int has_level[HS_SURR_MAX_VARS];
+    double level[HS_SURR_MAX_VARS];
+    int64_t nlev[HS_SURR_MAX_VARS], ilev[HS_SURR_MAX_VARS];  /* the file being read: levels, and the one taken */
+    char level_units[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];     /* of the level coordinate ("1": none) */
     int64_t *nframes, *frame0, total;  /* frames of each file, global index of its first, all */
     double **times;                    /* time coordinate of each file */
     hs_surr_grid grid;
@@ -67,26 +72,6 @@ void hs_surr_data_close(hs_surr_data *d)
 /* ------------------------------------------------------------------ reading */
 
 /* The shape of variable v of a file: (time, y, x), or (time, 1, y, x). */
-static int var_shape(hs_reader *r, const char *file, const char *v, int64_t *nt, int64_t *ny, int64_t *nx,
-                     char dims[8][HS_READER_NAME_MAX])
-{
-    if (!hs_reader_has_var(r, v)) return hs_input_error(file, 0, NULL, "no variable '%s' (surrogate.variables)", v);
-    int64_t shape[8];
-    int rank;
-    HS_CHECK(hs_reader_var_shape(r, v, shape, &rank));
-    HS_CHECK(hs_reader_var_dims(r, v, dims, &rank));
-    if (rank == 4 && shape[1] == 1) { /* a single layer in z */
-        shape[1] = shape[2], shape[2] = shape[3];
-        memcpy(dims[1], dims[2], HS_READER_NAME_MAX), memcpy(dims[2], dims[3], HS_READER_NAME_MAX);
-        rank = 3;
-    }
-    if (rank != 3)
-        return hs_input_error(file, 0, NULL, "variable '%s' has %d dimensions; the surrogate reads (time, y, x) fields", v,
-                              rank);
-    *nt = shape[0], *ny = shape[1], *nx = shape[2];
-    return HS_OK;
-}
-
 /* A coordinate variable's values (index values 0, 1, ... when the file has none of that name). */
 static int read_coord(hs_reader *r, const char *file, const char *name, int64_t n, double *out, char *units,
                       size_t ulen)
@@ -109,6 +94,77 @@ static int read_coord(hs_reader *r, const char *file, const char *name, int64_t 
     return HS_OK;
 }
 
+int hs_surr_var_spec(const char *spec, char name[HS_SURR_NAME_MAX], int *has_level, double *level)
+{
+    const char *at = strrchr(spec, '@');
+    *has_level = at != NULL, *level = 0;
+    size_t n = at ? (size_t)(at - spec) : strlen(spec);
+    if (n == 0 || n >= HS_SURR_NAME_MAX) return HS_FAIL(HS_ERR_INPUT, "'%s' names no variable", spec);
+    memcpy(name, spec, n), name[n] = 0;
+    if (!at) return HS_OK;
+    char *end;
+    *level = strtod(at + 1, &end);
+    if (end == at + 1 || *end || !isfinite(*level)) return HS_FAIL(HS_ERR_INPUT, "'%s': the level '%s' is not a number", spec, at + 1);
+    return HS_OK;
+}
+
+/* Shape of variable v of the file as (time, y, x): a (time, level, y, x) variable with one level, or
+ * with NAME@LEVEL the level whose coordinate value (its index where the file has no coordinate
+ * variable) is LEVEL; dims gets the three dimension names; d->nlev[v], d->ilev[v] the levels and
+ * the one taken. */
+static int var_shape(hs_surr_data *d, hs_reader *r, const char *file, int v, int64_t *nt, int64_t *ny, int64_t *nx,
+                     char dims[8][HS_READER_NAME_MAX])
+{
+    const char *name = d->src[v];
+    if (!hs_reader_has_var(r, name)) return hs_input_error(file, 0, NULL, "no variable '%s' (surrogate.variables)", name);
+    int64_t shape[8];
+    int rank;
+    HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
+    HS_CHECK(hs_reader_var_dims(r, name, dims, &rank));
+    d->nlev[v] = 1, d->ilev[v] = 0;
+    if (rank == 4) { /* (time, level, y, x): one level of it */
+        const int64_t nl = shape[1];
+        if (d->has_level[v]) {
+            double *lv = malloc((size_t)nl * sizeof *lv);
+            char units[HS_SURR_NAME_MAX];
+            if (!lv) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+            int rc = read_coord(r, file, dims[1], nl, lv, units, sizeof units);
+            snprintf(d->level_units[v], sizeof d->level_units[v], "%s", units);
+            int64_t found = -1;
+            for (int64_t i = 0; rc == HS_OK && i < nl && found < 0; i++)
+                if (fabs(lv[i] - d->level[v]) <= 1e-9 * fmax(1.0, fabs(d->level[v]))) found = i;
+            if (rc == HS_OK && found < 0) {
+                char list[160] = "";
+                size_t len = 0;
+                for (int64_t i = 0; i < nl && len + 24 < sizeof list; i++)
+                    len += (size_t)snprintf(list + len, sizeof list - len, "%s%.10g", i ? " " : "", lv[i]);
+                if (len + 24 >= sizeof list) snprintf(list + len, sizeof list - len, " ...");
+                rc = hs_input_error(file, 0, NULL, "variable '%s' has no level %.10g along '%s' (it has %s)", name, d->level[v],
+                                    dims[1], list);
+            }
+            free(lv);
+            HS_CHECK(rc);
+            d->ilev[v] = found;
+        } else if (nl != 1) {
+            return hs_input_error(file, 0, NULL, "variable '%s' has %lld levels along '%s': name one in surrogate.variables, as "
+                                  "%s@LEVEL (a value of '%s')", name, (long long)nl, dims[1], name, dims[1]);
+        }
+        d->nlev[v] = nl;
+        shape[1] = shape[2], shape[2] = shape[3];
+        memcpy(dims[1], dims[2], HS_READER_NAME_MAX), memcpy(dims[2], dims[3], HS_READER_NAME_MAX);
+        rank = 3;
+    } else if (d->has_level[v]) {
+        return hs_input_error(file, 0, NULL, "variable '%s' has no level dimension (%d dimensions), so '%s' names a level it "
+                              "lacks", name, rank, d->vars[v]);
+    }
+    if (rank != 3)
+        return hs_input_error(file, 0, NULL, "variable '%s' has %d dimensions; the surrogate reads (time, y, x) fields "
+                              "(or (time, level, y, x), one level)", name, rank);
+    *nt = shape[0], *ny = shape[1], *nx = shape[2];
+    return HS_OK;
+}
+
+
 static int same_coords(const double *a, const double *b, int64_t n)
 {
     double scale = 0;
@@ -127,7 +183,7 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
     for (int v = 0; v < d->nvars; v++) {
         int64_t t = 0, y = 0, x = 0;
         char vd[8][HS_READER_NAME_MAX];
-        HS_CHECK(var_shape(r, file, d->vars[v], &t, &y, &x, vd));
+        HS_CHECK(var_shape(d, r, file, v, &t, &y, &x, vd));
         if (v == 0) {
             nt = t, ny = y, nx = x;
             memcpy(dims, vd, sizeof dims);
@@ -165,9 +221,19 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
         snprintf(g->time_units, sizeof g->time_units, "%s", tu);
         for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
             int found;
-            rc = hs_reader_attr_text(r, d->vars[v], "units", g->var_units[v], sizeof g->var_units[v], &found);
+            rc = hs_reader_attr_text(r, d->src[v], "units", g->var_units[v], sizeof g->var_units[v], &found);
             if (rc == HS_OK && !found) snprintf(g->var_units[v], sizeof g->var_units[v], "1");
-            if (rc == HS_OK) rc = hs_reader_attr_text(r, d->vars[v], "long_name", g->var_long[v], sizeof g->var_long[v], &found);
+            if (rc == HS_OK) rc = hs_reader_attr_text(r, d->src[v], "long_name", g->var_long[v], sizeof g->var_long[v], &found);
+            /* one level of a variable: NAME followed by the level (z@500 -> z500), and the level in the long name */
+            if (d->has_level[v]) {
+                snprintf(g->var_name[v], sizeof g->var_name[v], "%s%.10g", d->src[v], d->level[v]);
+                char base[256];
+                snprintf(base, sizeof base, "%s", g->var_long[v][0] ? g->var_long[v] : d->src[v]);
+                const char *lu = strcmp(d->level_units[v], "1") ? d->level_units[v] : "";
+                snprintf(g->var_long[v], sizeof g->var_long[v], "%.180s at level %.10g%s%.40s", base, d->level[v], *lu ? " " : "", lu);
+            } else {
+                snprintf(g->var_name[v], sizeof g->var_name[v], "%s", d->src[v]);
+            }
         }
     } else if (rc == HS_OK) {
         if (ny != g->ny || nx != g->nx)
@@ -191,10 +257,12 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
 {
     const char *file = d->files[f];
     size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
-    double *buf = malloc(hw * sizeof *buf);
-    if (!buf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    int64_t maxlev = 1;
+    for (int v = 0; v < d->nvars; v++) maxlev = d->nlev[v] > maxlev ? d->nlev[v] : maxlev;
+    double *whole = malloc((size_t)maxlev * hw * sizeof *whole);
+    if (!whole) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     if (keep && !(d->frames[f] = malloc((size_t)d->nframes[f] * fs * sizeof(float) + 1))) {
-        free(buf);
+        free(whole);
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the %lld frames of %s", (long long)d->nframes[f], file);
     }
     int rc = HS_OK;
@@ -202,12 +270,13 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
         /* CF packing (scale_factor, add_offset) and missing values (_FillValue, missing_value) */
         double scale = 1, offset = 0, fill = 0, missing = 0;
         int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
-        rc = hs_reader_attr_real(r, d->vars[v], "scale_factor", &scale, &has_scale);
-        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "add_offset", &offset, &has_offset);
-        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "_FillValue", &fill, &has_fill);
-        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->vars[v], "missing_value", &missing, &has_missing);
+        rc = hs_reader_attr_real(r, d->src[v], "scale_factor", &scale, &has_scale);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "add_offset", &offset, &has_offset);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "_FillValue", &fill, &has_fill);
+        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "missing_value", &missing, &has_missing);
+        double *buf = whole + (size_t)d->ilev[v] * hw; /* the level taken (the whole record is read) */
         for (int64_t t = 0; t < d->nframes[f] && rc == HS_OK; t++) {
-            rc = hs_reader_read_record(r, d->vars[v], t, buf);
+            rc = hs_reader_read_record(r, d->src[v], t, whole);
             for (size_t p = 0; rc == HS_OK && p < hw; p++) {
                 if ((has_fill && buf[p] == fill) || (has_missing && buf[p] == missing)) {
                     rc = hs_input_error(file, 0, NULL, "variable '%s' has a missing value at time step %lld, point (y %zu, x %zu): "
@@ -224,7 +293,7 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
             }
         }
     }
-    free(buf);
+    free(whole);
     return rc;
 }
 
@@ -360,6 +429,7 @@ int hs_surr_data_open(hs_ctx *ctx, const hs_surr_data_config *cfg, int keep, hs_
     d->stride = cfg->stride > 0 ? cfg->stride : 1;
     d->min_frames = cfg->min_frames;
     memcpy(d->vars, cfg->vars, sizeof d->vars);
+    for (int v = 0; v < d->nvars; v++) HS_CHECK(hs_surr_var_spec(d->vars[v], d->src[v], &d->has_level[v], &d->level[v]));
     d->files = calloc((size_t)d->nfiles + 1, sizeof *d->files);
     d->times = calloc((size_t)d->nfiles + 1, sizeof *d->times);
     d->frames = calloc((size_t)d->nfiles + 1, sizeof *d->frames);

@@ -24,7 +24,7 @@ static const hs_dtype g_precision[] = {HS_F64, HS_F32, HS_BF16, HS_F16};
 static const hs_param_decl g_params[] = {
     {"surrogate", "mode", HS_PARAM_ENUM, "train", 0, 0, MODE_CHOICES, "train a model, forecast from given states, or score forecasts of the test split (hpcsim train|forecast|evaluate FILE)"},
     {"surrogate", "files", HS_PARAM_STRING, "", 0, 0, NULL, "NetCDF or HDF5 files, one trajectory each, in time order (separated by spaces or commas; required)"},
-    {"surrogate", "variables", HS_PARAM_STRING, "", 0, 0, NULL, "variables read from every file, each a (time, y, x) field (separated by spaces or commas; required)"},
+    {"surrogate", "variables", HS_PARAM_STRING, "", 0, 0, NULL, "variables read from every file, each a (time, y, x) field, or NAME@LEVEL for one level of a (time, level, y, x) one (written as NAMELEVEL, e.g. z@500 as z500); separated by spaces or commas; required"},
     {"surrogate", "input_frames", HS_PARAM_INT, "10", 1, 1000, NULL, "frames the model sees (k)"},
     {"surrogate", "output_frames", HS_PARAM_INT, "10", 1, 1000, NULL, "frames it forecasts (m)"},
     {"surrogate", "window_stride", HS_PARAM_INT, "1", 1, 1e9, NULL, "frames between the starts of consecutive windows"},
@@ -147,12 +147,26 @@ static int read_variables(const hs_params *p, config *c)
     char *names[HS_SURR_MAX_VARS];
     for (int i = 0; i < n; i++) names[i] = c->data.vars[i];
     words(v, names, n, HS_SURR_NAME_MAX);
+    char out[HS_SURR_MAX_VARS][2 * HS_SURR_NAME_MAX];
     for (int i = 0; i < n; i++) {
         if (strlen(c->data.vars[i]) >= HS_SURR_NAME_MAX - 1)
             return hs_params_error(p, "surrogate.variables", "'%s' is longer than %d characters", c->data.vars[i], HS_SURR_NAME_MAX - 2);
-        for (int j = 0; j < i; j++)
+        char name[HS_SURR_NAME_MAX];
+        int has_level;
+        double level;
+        if (hs_surr_var_spec(c->data.vars[i], name, &has_level, &level) != HS_OK) {
+            hs_error_clear();
+            return hs_params_error(p, "surrogate.variables", "'%s' is not NAME or NAME@LEVEL (LEVEL a number)", c->data.vars[i]);
+        }
+        if (has_level) snprintf(out[i], sizeof out[i], "%s%.10g", name, level);
+        else snprintf(out[i], sizeof out[i], "%s", name);
+        for (int j = 0; j < i; j++) {
             if (!strcmp(c->data.vars[i], c->data.vars[j]))
                 return hs_params_error(p, "surrogate.variables", "'%s' is named twice", c->data.vars[i]);
+            if (!strcmp(out[i], out[j]))
+                return hs_params_error(p, "surrogate.variables", "'%s' and '%s' would both be written as '%s'", c->data.vars[j],
+                                       c->data.vars[i], out[i]);
+        }
     }
     c->data.nvars = n;
     return HS_OK;
@@ -633,8 +647,8 @@ static int write_fields(state *s, const char *path, const char *title, double re
     for (int k = 0; rc == HS_OK && k < nsets; k++)
         for (int v = 0; rc == HS_OK && v < V; v++) {
             char name[2 * HS_SURR_NAME_MAX], lname[400];
-            snprintf(name, sizeof name, "%s%s", s->c.data.vars[v], suffix[k]);
-            snprintf(lname, sizeof lname, "%s%s", g->var_long[v][0] ? g->var_long[v] : s->c.data.vars[v],
+            snprintf(name, sizeof name, "%s%s", g->var_name[v], suffix[k]);
+            snprintf(lname, sizeof lname, "%s%s", g->var_long[v][0] ? g->var_long[v] : g->var_name[v],
                      suffix[k][0] ? " (surrogate forecast)" : "");
             rc = hs_writer_def_var(w, name, g->var_units[v], lname, NULL, HS_F64, 1, &ids[k][v]);
         }
@@ -696,7 +710,7 @@ static int write_scores_csv(state *s, const hs_surr_scores *sc, const char *path
         for (int j = 0; j < sc->leads; j++) {
             size_t k = (size_t)v * sc->leads + j;
             double skill = sc->rmse_persistence[k] > 0 ? 1.0 - sc->rmse[k] / sc->rmse_persistence[k] : 0.0;
-            fprintf(f, "%s,%d,%.9g,%.9e,%.9e,%.9e,%.6f,%.6f,%.6f\n", s->c.data.vars[v], j + 1, (j + 1) * step, sc->rmse[k],
+            fprintf(f, "%s,%d,%.9g,%.9e,%.9e,%.9e,%.6f,%.6f,%.6f\n", hs_surr_data_grid(s->d)->var_name[v], j + 1, (j + 1) * step, sc->rmse[k],
                     sc->rmse_persistence[k], sc->rmse_climatology[k], sc->acc[k], sc->acc_persistence[k], skill);
         }
     int bad = ferror(f);
@@ -734,8 +748,8 @@ static int write_scores_nc(state *s, const hs_surr_scores *sc, const char *path,
     for (int v = 0; rc == HS_OK && v < sc->nvars; v++)
         for (int q = 0; rc == HS_OK && q < 5; q++) {
             char name[128], lname[256];
-            snprintf(name, sizeof name, kinds[q][0], s->c.data.vars[v]);
-            snprintf(lname, sizeof lname, kinds[q][1], s->c.data.vars[v]);
+            snprintf(name, sizeof name, kinds[q][0], g->var_name[v]);
+            snprintf(lname, sizeof lname, kinds[q][1], g->var_name[v]);
             rc = hs_writer_def_var(w, name, q < 3 ? g->var_units[v] : "1", lname, NULL, HS_F64, 1, &ids[q][v]);
         }
     if (rc == HS_OK) rc = hs_writer_attr_real(w, "test_windows", (double)sc->windows);
@@ -783,7 +797,7 @@ static int do_evaluate(state *s)
         for (int v = 0; v < sc.nvars; v++)
             for (int j = 0; j < sc.leads; j++) {
                 size_t k = (size_t)v * sc.leads + j;
-                printf("  %-10s lead %2d: RMSE %.4e / %.4e / %.4e  ACC %.4f / %.4f\n", s->c.data.vars[v], j + 1, sc.rmse[k],
+                printf("  %-10s lead %2d: RMSE %.4e / %.4e / %.4e  ACC %.4f / %.4f\n", hs_surr_data_grid(s->d)->var_name[v], j + 1, sc.rmse[k],
                        sc.rmse_persistence[k], sc.rmse_climatology[k], sc.acc[k], sc.acc_persistence[k]);
             }
         fflush(stdout);

@@ -77,6 +77,27 @@ else
     bad "forecast from a file of k frames failed: $(cat err.txt)"
 fi
 
+# ---- one level of (time, level, y, x) variables: z@850 takes level 850 of the level coordinate.  Level
+# 850 of these files holds the (time, y, x) fields of t0..t3, so training on it is training on those
+# (bitwise); the outputs are named h850, u850 with the level in the long name
+for i in 0 1 2 3; do
+    LEVELS="1000 850 500" "$ROOT/scripts/surrogate_testdata.sh" lev$i.nc 40 16 16 "$(awk -v i=$i 'BEGIN { print 0.25 * i }')"
+    "$ROOT/scripts/surrogate_testdata.sh" flat$i.nc 40 16 16 "$(awk -v i=$i 'BEGIN { print 0.25 * i + 0.25 }')"
+done
+L=("${Q[@]}" surrogate.steps=12)
+if "$HS_BIN" train "${L[@]}" surrogate.files="flat0.nc flat1.nc flat2.nc flat3.nc" output.path=flat surrogate.model_path=flat.h5 \
+        checkpoint.path=ckl3.h5 >/dev/null 2>err.txt &&
+    "$HS_BIN" train "${L[@]}" surrogate.files="lev0.nc lev1.nc lev2.nc lev3.nc" surrogate.variables="h@850 u@850" output.path=lev \
+        surrogate.model_path=lev.h5 checkpoint.path=ckl4.h5 >/dev/null 2>>err.txt; then
+    "$HS_BIN" compare flat.nc lev.nc loss 0 >cmp.txt && "$HS_BIN" compare flat.h5 lev.h5 params 0 >>cmp.txt && ok || bad "levels: $(cat cmp.txt)"
+    "$HS_BIN" forecast "${L[@]}" surrogate.files="lev0.nc lev3.nc" surrogate.variables="h@850 u@850" surrogate.model_path=lev.h5 \
+        output.path=fclev >/dev/null 2>err.txt || bad "forecast of levels: $(cat err.txt)"
+    ncdump -h fclev_0.nc | grep -q 'h850:long_name = "layer thickness at level 850 hPa"' && ncdump -h fclev_0.nc | grep -q "double u850(time, y, x)" \
+        && ok || bad "level outputs: $(ncdump -h fclev_0.nc | grep 850)"
+else
+    bad "training on levels failed: $(cat err.txt)"
+fi
+
 # ---- evaluate: scores (NetCDF and CSV) and the example window
 if "$HS_BIN" evaluate "${Q[@]}" surrogate.model_path=full.h5 output.path=scores >out.txt 2>err.txt; then
     [ "$(wc -l <scores.csv)" = 9 ] && [ -f scores.nc ] && [ -f scores_example.nc ] && ok || bad "evaluate files"
@@ -124,6 +145,12 @@ expect_input_error() { # NAME PATTERN COMMAND ARGS...
 expect_input_error "variable missing" "traj0.nc: no variable 'v'" train surrogate.variables="h v"
 expect_input_error "mismatched grids" "bad/grid.nc: grid of 12 x 16 points" train surrogate.files="traj0.nc bad/grid.nc"
 expect_input_error "too few time steps" "bad/short.nc: 6 time steps, fewer than one window needs" train surrogate.files="traj0.nc bad/short.nc"
+expect_input_error "several levels, none named" "lev0.nc: variable 'h' has 3 levels along 'level': name one" train \
+    surrogate.files="lev0.nc lev1.nc"
+expect_input_error "a level the file lacks" "lev0.nc: variable 'h' has no level 700 along 'level' (it has 1000 850 500)" train \
+    surrogate.files="lev0.nc lev1.nc" surrogate.variables="h@700 u@850"
+expect_input_error "a level of a field without levels" "traj0.nc: variable 'h' has no level dimension" train surrogate.variables="h@850 u"
+expect_input_error "a level that is not a number" "surrogate.variables: 'h@top' is not NAME or NAME@LEVEL" train surrogate.variables="h@top u"
 expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
 expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
 expect_input_error "corrupt model" "bad/cut.h5" evaluate surrogate.mode=evaluate surrogate.model_path=bad/cut.h5
