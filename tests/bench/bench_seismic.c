@@ -25,7 +25,8 @@ static int run_steps(void *arg)
     return rc;
 }
 
-static void *make(hs_ctx *ctx, hs_params **p, const char *model, int n, const char *extra0, const char *extra1, const char *extra2)
+static void *make(hs_ctx *ctx, hs_params **p, const char *model, int n, const char *extra0, const char *extra1, const char *extra2,
+                  const char *extra3)
 {
     char nbuf[64], src[96], rs[96], re[96];
     snprintf(nbuf, sizeof nbuf, "seismic.n=%d", n);
@@ -35,7 +36,7 @@ static void *make(hs_ctx *ctx, hs_params **p, const char *model, int n, const ch
     snprintf(re, sizeof re, "seismic.receiver_end=%g %g %g", 1.5 * c, c, 250.0);
     const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.ndim=3", nbuf, "seismic.spacing=10", "seismic.pml=20",
                         "seismic.precision=float32", "seismic.f0=8", "seismic.vp=3000", "seismic.vs=1700", src, "seismic.receivers=line",
-                        rs, re, "seismic.receiver_count=64", model, extra0, extra1, extra2};
+                        rs, re, "seismic.receiver_count=64", model, extra0, extra1, extra2, extra3};
     int count = (int)(sizeof ov / sizeof ov[0]);
     while (count > 0 && !ov[count - 1]) count--;
     bench_check(hs_params_load(NULL, count, (char *const *)ov, p), "parameters");
@@ -47,7 +48,7 @@ static void *make(hs_ctx *ctx, hs_params **p, const char *model, int n, const ch
 static void time_model(hs_ctx *ctx, const char *label, const char *model, const char *order, int n, const char *extra)
 {
     hs_params *p = NULL;
-    void *s = make(ctx, &p, model, n, order, extra ? extra : "seismic.t_end=1", "seismic.seismograms=none");
+    void *s = make(ctx, &p, model, n, order, extra ? extra : "seismic.t_end=1", "seismic.seismograms=none", NULL);
     double bytes, points;
     hs_seismic_bench_traffic(s, &bytes, &points);
     double t = bench_time(run_steps, s, 1, 5) / STEPS_PER_CALL;
@@ -59,16 +60,18 @@ static void time_model(hs_ctx *ctx, const char *label, const char *model, const 
     hs_params_free(p);
 }
 
-/* The gradient's time over a forward run's of the same steps (forward-run equivalents). */
-static void time_adjoint(hs_ctx *ctx, int n)
+/* The gradient's time over a forward run's of the same steps (forward-run equivalents); pml: the
+ * CPML override ("seismic.pml=0": the same without CPML, to tell the adjoint's CPML passes apart). */
+static void time_adjoint(hs_ctx *ctx, int n, const char *pml)
 {
+    const char *tag = pml ? ", no CPML" : "";
     char stem[128], obs[160], seis[160];
     snprintf(stem, sizeof stem, "/tmp/hs_bench_seismic_%d", (int)getpid());
     snprintf(seis, sizeof seis, "seismic.seismograms=%s", stem);
     snprintf(obs, sizeof obs, "seismic.observed=%s%s", stem, HS_HAVE_NETCDF ? ".nc" : ".h5");
     hs_params *p = NULL;
     /* the observed data: a faster sphere, a forward run */
-    void *s = make(ctx, &p, "seismic.model=acoustic", n, "seismic.t_end=0.3", seis, "seismic.dt=0.0005");
+    void *s = make(ctx, &p, "seismic.model=acoustic", n, "seismic.t_end=0.3", seis, "seismic.dt=0.0005", pml);
     double t0 = hs_wtime(), tt, te, w;
     int64_t st, taken;
     hs_seismic_solver.progress(s, &tt, &st, &te, &w);
@@ -81,7 +84,7 @@ static void time_adjoint(hs_ctx *ctx, int n)
     bench_check(hs_seismic_solver.finish(s), "seismograms");
     hs_seismic_solver.destroy(s);
     hs_params_free(p);
-    s = make(ctx, &p, "seismic.mode=gradient", n, "seismic.t_end=0.3", obs, "seismic.dt=0.0005");
+    s = make(ctx, &p, "seismic.mode=gradient", n, "seismic.t_end=0.3", obs, "seismic.dt=0.0005", pml);
     double J;
     t0 = hs_wtime();
     bench_check(hs_seismic_misfit_gradient(s, NULL, &J, NULL), "gradient");
@@ -92,16 +95,18 @@ static void time_adjoint(hs_ctx *ctx, int n)
     hs_seismic_adjoint_counts(s, &adv, &rev, &slots);
     char size[96];
     snprintf(size, sizeof size, "%d^3 x %lld steps, %d slots", n, (long long)rev, slots);
-    bench_row("seismic adjoint gradient (time of a forward run: peer)", size, "f32", grad, 0, 0, "forward run", forward);
+    char label[96];
+    snprintf(label, sizeof label, "seismic adjoint gradient%s (time of a forward run: peer)", tag);
+    bench_row(label, size, "f32", grad, 0, 0, "forward run", forward);
     if (ctx->rank == 0) {
-        printf("# seismic adjoint: the gradient costs %.2f forward runs (%lld forward steps recomputed in all, %lld adjoint "
+        printf("# seismic adjoint%s: the gradient costs %.2f forward runs (%lld forward steps recomputed in all, %lld adjoint "
                "steps, %d checkpoint slots; goal <= 3.5)\n",
-               grad / forward, (long long)adv, (long long)rev, slots);
+               tag, grad / forward, (long long)adv, (long long)rev, slots);
         /* where the time goes: the forward steps at the forward run's rate, the rest is the transposed steps' */
         double step = forward / (double)(rev > 0 ? rev : 1), fwd = (double)adv * step;
-        printf("# seismic adjoint: forward steps %.1f%% of the gradient's time (%.2f forward runs), transposed steps %.2f "
-               "forward steps each (%.2f forward runs)\n",
-               100 * fwd / grad, fwd / forward, (grad - fwd) / (double)(rev > 0 ? rev : 1) / step, (grad - fwd) / forward);
+        printf("# seismic adjoint%s: forward steps %.1f%% of the gradient's time (%.2f forward runs), transposed steps %.2f "
+               "forward steps each (%.2f forward runs; forward step %.3f ms)\n",
+               tag, 100 * fwd / grad, fwd / forward, (grad - fwd) / (double)(rev > 0 ? rev : 1) / step, (grad - fwd) / forward, 1e3 * step);
     }
     hs_seismic_solver.destroy(s);
     hs_params_free(p);
@@ -128,7 +133,9 @@ int main(int argc, char **argv)
     /* without CPML every point takes the interior update: how far the interior kernels alone get */
     time_model(ctx, "seismic acoustic 3D order 8 step, no CPML", "seismic.model=acoustic", "seismic.order=8", n, "seismic.pml=0");
     time_model(ctx, "seismic elastic 3D order 4 step, no CPML", "seismic.model=elastic", "seismic.order=4", n, "seismic.pml=0");
-    time_adjoint(ctx, n / 2 < 64 ? 64 : n / 2);
+    time_adjoint(ctx, n / 2 < 64 ? 64 : n / 2, NULL);
+    /* the same without CPML: the difference is what the adjoint's CPML passes cost */
+    time_adjoint(ctx, n / 2 < 64 ? 64 : n / 2, "seismic.pml=0");
     bench_finish();
     return 0;
 }
