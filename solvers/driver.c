@@ -561,9 +561,14 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
      * at once with exit 0 and an output of 0 records */
     char tkey[96];
     snprintf(tkey, sizeof tkey, "%s.t_end", ops->name);
-    if (rc == HS_OK && hs_params_declared(tkey) && hs_params_real(p, tkey) > 0 && hs_params_real(p, tkey) < *time)
-        rc = hs_params_error(p, tkey, "%.9g is before the time of the checkpoint %s (t = %.9g): nothing would be left to run", hs_params_real(p, tkey),
-                             path, *time);
+    if (rc == HS_OK && hs_params_declared(tkey) && hs_params_real(p, tkey) > 0) {
+        const double end = ops->run_end ? ops->run_end(p) : hs_params_real(p, tkey);
+        char whole[64] = "";
+        if (ops->run_end) snprintf(whole, sizeof whole, " (the run ends at %.9g)", end);
+        if (end < *time)
+            rc = hs_params_error(p, tkey, "%.9g%s is before the time of the checkpoint %s (t = %.9g): nothing would be left to run",
+                                 hs_params_real(p, tkey), whole, path, *time);
+    }
     if (rc != HS_OK) {
         hs_checkpoint_close(*c);
         *c = NULL;

@@ -50,6 +50,9 @@ typedef struct hs_solver_ops {
     const char *const *restart_may_change;
     /* What work_per_step counts, for the progress line's rate ("cell updates"); NULL: no rate. */
     const char *work_unit;
+    /* The simulated end time the parameters ask for, where it is not SECTION.t_end itself (the
+     * seismic solver's shots run one after another on one time axis); NULL: SECTION.t_end. */
+    double (*run_end)(const hs_params *p);
 } hs_solver_ops;
 
 /* output.format, in the order of its choices (hs_params_enum). */

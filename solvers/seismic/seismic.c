@@ -253,22 +253,38 @@ static int check_wavelength(hs_seis *s, const hs_params *p)
     return HS_OK;
 }
 
+/* The position of shot k: source_position + k shot_step. */
+static void shot_position(const hs_seis_config *c, int k, double x[3])
+{
+    for (int d = 0; d < 3; d++) x[d] = d < c->ndim ? c->source0[d] + (double)k * c->shot_step[d] : 0.0;
+}
+
 static int check_source(const hs_seis *s, const hs_params *p)
 {
     const hs_seis_config *c = &s->cfg;
     static const char *const n2[2] = {"x", "z"}, *const n3[3] = {"x", "y", "z"};
-    for (int d = 0; d < c->ndim; d++) {
-        const char *nm = c->ndim == 2 ? n2[d] : n3[d];
-        double ext = (double)(c->n[d] - 1) * c->h[d], x = c->source[d], tol = 1e-9 * ext;
-        if (!(x >= -tol && x <= ext + tol))
-            return hs_params_error(p, "seismic.source_position", "the source's %s = %g m lies outside the model [0, %g] m", nm, x,
-                                   ext);
-        double lo = (d == c->ndim - 1 && c->free_surface) ? 0 : c->pml * c->h[d], hi = ext - c->pml * c->h[d];
-        if (c->pml > 0 && (x < lo - tol || x > hi + tol))
-            return hs_params_error(p, "seismic.source_position",
-                                   "the source's %s = %g m lies in the CPML layer (the %d points, %g m, next to each face "
-                                   "absorb): put it in [%g, %g] m",
-                                   nm, x, c->pml, c->pml * c->h[d], lo, hi);
+    if (c->shots > 1 && c->mode != HS_SEIS_FORWARD)
+        return hs_params_error(p, "seismic.shot_count", "%d shots: several shots are for seismic.mode = forward (the gradient "
+                               "and fwi modes take one shot)", c->shots);
+    for (int k = 0; k < c->shots; k++) {
+        double pos[3];
+        shot_position(c, k, pos);
+        const char *key = k == 0 ? "seismic.source_position" : "seismic.shot_step";
+        char who[48];
+        if (c->shots > 1) snprintf(who, sizeof who, "shot %d's source", k + 1);
+        else snprintf(who, sizeof who, "the source");
+        for (int d = 0; d < c->ndim; d++) {
+            const char *nm = c->ndim == 2 ? n2[d] : n3[d];
+            double ext = (double)(c->n[d] - 1) * c->h[d], x = pos[d], tol = 1e-9 * ext;
+            if (!(x >= -tol && x <= ext + tol))
+                return hs_params_error(p, key, "%s %s = %g m lies outside the model [0, %g] m", who, nm, x, ext);
+            double lo = (d == c->ndim - 1 && c->free_surface) ? 0 : c->pml * c->h[d], hi = ext - c->pml * c->h[d];
+            if (c->pml > 0 && (x < lo - tol || x > hi + tol))
+                return hs_params_error(p, key,
+                                       "%s %s = %g m lies in the CPML layer (the %d points, %g m, next to each face "
+                                       "absorb): put it in [%g, %g] m",
+                                       who, nm, x, c->pml, c->pml * c->h[d], lo, hi);
+        }
     }
     return HS_OK;
 }
@@ -571,6 +587,28 @@ static char *history_of(const hs_params *p)
     return h;
 }
 
+static int build_sources(hs_seis *s)
+{
+    return s->cfg.model == HS_SEIS_ACOUSTIC ? build_sources_acoustic(s) : hs_seis_elastic_sources(s);
+}
+
+/* The quiet start of shot k: the source moved to its position, every field that carries the state,
+ * the traces and the clock back to zero. */
+static int start_shot(hs_seis *s, int k)
+{
+    for (int i = 0; i < s->nsrc; i++) hs_seis_points_free(s, &s->src[i]);
+    s->nsrc = 0;
+    s->shot = k;
+    shot_position(&s->cfg, k, s->cfg.source);
+    HS_CHECK(build_sources(s));
+    int roles[HS_SEIS_NF], n = hs_seis_state_roles(s, roles);
+    for (int i = 0; i < n; i++) HS_CHECK(hs_field_fill(s->f[roles[i]], 0.0));
+    int64_t nt = s->nsamples * s->nrec_cols;
+    if (nt) HS_CHECK(hs_mem_zero(s->ctx, s->trace, (size_t)nt * sizeof(double)));
+    s->step = 0, s->time = 0, s->samples_taken = 0;
+    return s->cfg.model == HS_SEIS_ACOUSTIC ? hs_seis_record(s, 0) : HS_OK;
+}
+
 static int create(hs_ctx *ctx, const hs_params *p, void **state)
 {
     hs_seis *s = calloc(1, sizeof *s);
@@ -586,8 +624,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     if (c->model == HS_SEIS_ACOUSTIC) HS_CHECK(build_acoustic(s));
     else HS_CHECK(hs_seis_elastic_build(s));
     HS_CHECK(hs_seis_profiles(s));
-    if (c->model == HS_SEIS_ACOUSTIC) HS_CHECK(build_sources_acoustic(s));
-    else HS_CHECK(hs_seis_elastic_sources(s));
+    HS_CHECK(build_sources(s));
     HS_CHECK(build_receivers(s));
     HS_CHECK(build_vp_host(s));
     size_t n = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
@@ -664,6 +701,8 @@ int hs_seis_forward_step(hs_seis *s)
     return HS_OK;
 }
 
+static int finish_shot(hs_seis *s);
+
 static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 {
     hs_seis *s = state;
@@ -674,8 +713,16 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
         *taken = 1;
         return HS_OK;
     }
-    /* a leapfrog step cannot shrink: step while the time is short of `until`, passing it by less than dt */
-    while (*taken < max_steps && s->step < s->nsteps && (double)s->step * s->dt < until * (1 - 1e-12)) {
+    /* a leapfrog step cannot shrink: step while the time is short of `until`, passing it by less than dt.
+     * Several shots run one after another on one time axis: shot k's time t is the run's k t_end + t. */
+    const double shot_len = (double)s->nsteps * s->dt;
+    while (*taken < max_steps) {
+        if (s->step == s->nsteps && s->shot + 1 < s->cfg.shots) {
+            if (shot_len * (s->shot + 1) >= until * (1 - 1e-12)) break; /* the next shot starts after `until` */
+            HS_CHECK(finish_shot(s));
+            HS_CHECK(start_shot(s, s->shot + 1));
+        }
+        if (!(s->step < s->nsteps && (double)s->step * s->dt + shot_len * s->shot < until * (1 - 1e-12))) break;
         HS_CHECK(hs_seis_forward_step(s));
         (*taken)++;
     }
@@ -690,9 +737,9 @@ static void progress(void *state, double *time, int64_t *step, double *t_end, do
         *time = s->adjoint_done ? 1 : 0, *step = s->adjoint_done, *t_end = 0, *work = 0;
         return;
     }
-    *time = s->time;
-    *step = s->step;
-    *t_end = (double)s->nsteps * s->dt;
+    *time = s->time + (double)s->shot * (double)s->nsteps * s->dt;
+    *step = s->step + (int64_t)s->shot * s->nsteps;
+    *t_end = (double)c->shots * (double)s->nsteps * s->dt;
     *work = (double)c->n[0] * (double)c->n[1] * (double)c->n[2];
 }
 
@@ -827,11 +874,20 @@ int hs_seismic_traces(void *state, int64_t *nsamples, int64_t *nrec, int *ncomp,
     return HS_OK;
 }
 
+/* The seismogram files' name without extension: seismic.seismograms, with _shotK (K from 1) when the
+ * run has several shots. */
+static void seismogram_base(const hs_seis *s, char *base, size_t len)
+{
+    if (s->cfg.shots > 1) snprintf(base, len, "%s_shot%d", s->cfg.seismograms, s->shot + 1);
+    else snprintf(base, len, "%s", s->cfg.seismograms);
+}
+
 static int write_station_file(hs_seis *s, const double *all, int64_t ns)
 {
     const hs_seis_config *c = &s->cfg;
-    char path[8192];
-    snprintf(path, sizeof path, "%s%s", c->seismograms, seismogram_ext(s->seis_format));
+    char path[8300], base[8192];
+    seismogram_base(s, base, sizeof base);
+    snprintf(path, sizeof path, "%s%s", base, seismogram_ext(s->seis_format));
     hs_output_desc desc;
     memset(&desc, 0, sizeof desc);
     desc.path = path;
@@ -858,6 +914,7 @@ static int write_station_file(hs_seis *s, const double *all, int64_t ns)
     if (rc == HS_OK && c->ndim == 3) rc = hs_writer_attr_real(w, "source_y", c->source[1]);
     if (rc == HS_OK) rc = hs_writer_attr_real(w, "source_z", c->source[c->ndim - 1]);
     if (rc == HS_OK) rc = hs_writer_attr_real(w, "sample_interval", s->dt * (double)c->record_every);
+    if (rc == HS_OK && c->shots > 1) rc = hs_writer_attr_real(w, "shot", (double)(s->shot + 1));
     int64_t *idx = malloc((size_t)(nrec + 1) * sizeof *idx);
     double *row = malloc((size_t)(nrec + 1) * sizeof *row);
     if (!idx || !row) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -886,15 +943,17 @@ static int write_segy(hs_seis *s, const double *all, int64_t ns)
     double *one = malloc((size_t)(ns * nrec + 1) * sizeof *one);
     if (!one) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     int rc = HS_OK;
+    char base[8192];
+    seismogram_base(s, base, sizeof base);
     for (int comp = 0; rc == HS_OK && comp < s->ncomp; comp++) {
-        char path[8192], line[96];
-        if (s->ncomp == 1) snprintf(path, sizeof path, "%s.sgy", c->seismograms);
-        else snprintf(path, sizeof path, "%s_%s.sgy", c->seismograms, s->comp[comp].name);
+        char path[8300], line[96];
+        if (s->ncomp == 1) snprintf(path, sizeof path, "%s.sgy", base);
+        else snprintf(path, sizeof path, "%s_%s.sgy", base, s->comp[comp].name);
         snprintf(line, sizeof line, "COMPONENT %s (%s, %s)", s->comp[comp].name, s->comp[comp].long_name, s->comp[comp].units);
         const char *text[] = {line, c->model == HS_SEIS_ACOUSTIC ? "ACOUSTIC MODEL" : "ELASTIC MODEL", NULL};
         for (int64_t t = 0; t < ns; t++)
             for (int64_t r = 0; r < nrec; r++) one[t * nrec + r] = all[t * cols + comp * nrec + r];
-        hs_segy_desc sd = {.path = path, .ntraces = nrec, .nsamples = ns, .dt = s->dt * (double)c->record_every, .shot = 1,
+        hs_segy_desc sd = {.path = path, .ntraces = nrec, .nsamples = ns, .dt = s->dt * (double)c->record_every, .shot = s->shot + 1,
                            .rx = s->rec.x[0], .ry = c->ndim == 3 ? s->rec.x[1] : NULL, .rz = s->rec.x[c->ndim - 1], .text = text};
         sd.source[0] = c->source[0];
         sd.source[1] = c->ndim == 3 ? c->source[1] : 0;
@@ -925,11 +984,10 @@ int hs_seis_write_seismograms(hs_seis *s)
     return rc;
 }
 
-static int finish(void *state)
+/* The end of a shot: the wavefield checked, a line of figures, the seismograms written. */
+static int finish_shot(hs_seis *s)
 {
-    hs_seis *s = state;
     const hs_seis_config *c = &s->cfg;
-    if (c->mode != HS_SEIS_FORWARD) return hs_seis_adjoint_finish(s);
     /* a run that blew up would otherwise end with exit 0 */
     int bad = 0;
     for (int comp = 0; comp < s->ncomp && !bad; comp++) {
@@ -938,12 +996,26 @@ static int finish(void *state)
     }
     HS_CHECK(hs_allreduce_int_max(s->ctx->comm, &bad, 1));
     if (bad) return HS_FAIL(HS_ERR_RUNTIME, "seismic: the wavefield is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
-    if (s->ctx->rank == 0)
-        printf("seismic: %s %dD, order %d, %lld steps of %.6g s (limit %.6g s) to t = %.6g s, %lld receivers, "
+    if (s->ctx->rank == 0) {
+        char shot[96] = "";
+        if (c->shots > 1 && c->ndim == 3)
+            snprintf(shot, sizeof shot, "shot %d of %d at (%g, %g, %g) m: ", s->shot + 1, c->shots, c->source[0], c->source[1],
+                     c->source[2]);
+        else if (c->shots > 1)
+            snprintf(shot, sizeof shot, "shot %d of %d at (%g, %g) m: ", s->shot + 1, c->shots, c->source[0], c->source[1]);
+        printf("seismic: %s%s %dD, order %d, %lld steps of %.6g s (limit %.6g s) to t = %.6g s, %lld receivers, "
                "%.3g points per minimum wavelength\n",
-               c->model == HS_SEIS_ACOUSTIC ? "acoustic" : "elastic", c->ndim, c->order, (long long)s->step, s->dt, s->dt_limit,
+               shot, c->model == HS_SEIS_ACOUSTIC ? "acoustic" : "elastic", c->ndim, c->order, (long long)s->step, s->dt, s->dt_limit,
                s->time, (long long)s->rec.n, s->ppw);
+    }
     return hs_seis_write_seismograms(s);
+}
+
+static int finish(void *state)
+{
+    hs_seis *s = state;
+    if (s->cfg.mode != HS_SEIS_FORWARD) return hs_seis_adjoint_finish(s);
+    return finish_shot(s);
 }
 
 /* ---------------------------------------------------------------- checkpoints */
@@ -980,12 +1052,20 @@ static int checkpoint(void *state, hs_checkpoint *k)
     free(tr);
     HS_CHECK(rc);
     double clock[3] = {s->time, (double)s->step, (double)s->samples_taken};
-    return hs_checkpoint_write(k, "clock", HS_F64, 3, clock);
+    HS_CHECK(hs_checkpoint_write(k, "clock", HS_F64, 3, clock));
+    double shot = (double)s->shot;
+    return s->cfg.shots > 1 ? hs_checkpoint_write(k, "shot", HS_F64, 1, &shot) : HS_OK;
 }
 
 static int restore(void *state, hs_checkpoint *k)
 {
     hs_seis *s = state;
+    if (s->cfg.shots > 1) { /* the shot first: moving the source clears the state read below */
+        double shot;
+        HS_CHECK(hs_checkpoint_read(k, "shot", HS_F64, 1, &shot));
+        if (!(shot >= 0 && shot < s->cfg.shots)) return HS_FAIL(HS_ERR_INPUT, "checkpoint: shot %g of %d", shot + 1, s->cfg.shots);
+        if ((int)shot != s->shot) HS_CHECK(start_shot(s, (int)shot));
+    }
     int roles[HS_SEIS_NF], n = hs_seis_state_roles(s, roles);
     int64_t count = s->d->local[0] * s->d->local[1] * s->d->local[2];
     for (int i = 0; i < n; i++) {
@@ -1126,6 +1206,16 @@ static void destroy(void *state)
  * nothing of [seismic] may change at a restart. */
 static const char *const g_restart_may_change[] = {NULL};
 
+/* Several shots run on one time axis, each for t_end rounded up to whole steps, and the step follows
+ * from the model (read later): a checkpoint in the last shot can lie past shot_count x t_end while
+ * steps remain, so a run of several shots is never refused as finished (a restart from its end
+ * rewrites the last shot's seismograms). */
+static double run_end(const hs_params *p)
+{
+    const int64_t shots = hs_params_int(p, "seismic.shot_count");
+    return shots > 1 ? HUGE_VAL : hs_params_real(p, "seismic.t_end");
+}
+
 const hs_solver_ops hs_seismic_solver = {
     .name = "seismic",
     .summary = "seismic waves: acoustic and elastic finite differences, CPML, receivers, SEG-Y, adjoint gradient and FWI",
@@ -1143,4 +1233,5 @@ const hs_solver_ops hs_seismic_solver = {
     .destroy = destroy,
     .restart_may_change = g_restart_may_change,
     .work_unit = "point updates",
+    .run_end = run_end,
 };

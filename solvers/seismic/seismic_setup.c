@@ -53,7 +53,10 @@ static const hs_param_decl g_seis_params[] = {
     {"seismic", "free_surface", HS_PARAM_BOOL, "false", 0, 0, NULL, "free surface at z = 0 (image method / stress imaging) instead of a CPML"},
     {"seismic", "source_type", HS_PARAM_ENUM, "explosive", 0, 0, HS_SEIS_SOURCE_CHOICES,
      "explosive (pressure / isotropic moment), force (elastic: point force), moment (elastic: moment tensor)"},
-    {"seismic", "source_position", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "source position (m): x [y] z"},
+    {"seismic", "source_position", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "source position (m): x [y] z (of the first shot)"},
+    {"seismic", "shot_count", HS_PARAM_INT, "1", 1, 100000, NULL,
+     "forward: shots one after another, shot k at source_position + k shot_step, each with its own seismogram files (NAME_shotK)"},
+    {"seismic", "shot_step", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "shot_count > 1: from one shot's position to the next (m): x [y] z"},
     {"seismic", "wavelet", HS_PARAM_ENUM, "ricker", 0, 0, HS_WAVELET_CHOICES, "source time function"},
     {"seismic", "f0", HS_PARAM_REAL, "10", 1e-300, HS_NO_MAX, NULL, "peak frequency of the wavelet (Hz)"},
     {"seismic", "delay", HS_PARAM_REAL, "-1", -1, HS_NO_MAX, NULL, "centre time of the wavelet (s); -1: 1.5 / f0"},
@@ -133,6 +136,9 @@ static int read_source(const hs_params *p, hs_seis_config *c)
 {
     c->source_type = hs_params_enum(p, "seismic.source_type");
     HS_CHECK(hs_params_dim_reals(p, "seismic.source_position", "seismic.ndim", c->ndim, c->source, 0.0));
+    memcpy(c->source0, c->source, sizeof c->source0);
+    c->shots = (int)hs_params_int(p, "seismic.shot_count");
+    HS_CHECK(hs_params_dim_reals(p, "seismic.shot_step", "seismic.ndim", c->ndim, c->shot_step, 0.0));
     c->wavelet.kind = hs_params_enum(p, "seismic.wavelet");
     c->wavelet.f0 = hs_params_real(p, "seismic.f0");
     double delay = hs_params_real(p, "seismic.delay");

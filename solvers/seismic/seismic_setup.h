@@ -53,7 +53,10 @@ typedef struct hs_seis_config {
     int free_surface;
     /* source */
     int source_type;
-    double source[3];
+    double source[3];          /* the current shot's position (m) */
+    double source0[3];         /* the first shot's (seismic.source_position) */
+    int shots;                 /* shots one after another (seismic.shot_count) */
+    double shot_step[3];       /* from one shot's position to the next (m) */
     hs_wavelet wavelet;
     double force[3];
     double moment[6];      /* mxx myy mzz mxy mxz myz (2D: mxx mzz mxz) */

@@ -51,7 +51,8 @@ typedef struct hs_seis {
     double coef2[5], coef1[4], coefs[4]; /* the scheme's difference coefficients (unscaled) */
     /* time */
     double dt, dt_limit, time;
-    int64_t step, nsteps;
+    int64_t step, nsteps;       /* within the current shot */
+    int shot;                   /* the current shot (0 .. cfg.shots - 1) */
     /* boxes: the core (no CPML within reach) split for the overlapped exchange, and the CPML slabs */
     hs_box core_inner[1], core_shell[6], pml_box[6];
     int ncore_inner, ncore_shell, npml_box;
