@@ -714,7 +714,8 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
         return HS_OK;
     }
     /* a leapfrog step cannot shrink: step while the time is short of `until`, passing it by less than dt.
-     * Several shots run one after another on one time axis: shot k's time t is the run's k t_end + t. */
+     * Several shots run one after another on one time axis: shot k's time t is the run's k T + t, T the
+     * shot's length (t_end rounded up to whole steps). */
     const double shot_len = (double)s->nsteps * s->dt;
     while (*taken < max_steps) {
         if (s->step == s->nsteps && s->shot + 1 < s->cfg.shots) {
