@@ -129,6 +129,32 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     return rc;
 }
 
+int hs_ctx_create_group(hs_ctx *ctx, int color, hs_ctx **group)
+{
+    *group = NULL;
+    hs_ctx *g = malloc(sizeof *g);
+    if (!g) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    *g = *ctx;
+    g->owns_mpi = 0;
+    g->node_comm = MPI_COMM_NULL;
+    int rc = MPI_Comm_split(ctx->comm, color, ctx->rank, &g->comm);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(g->comm, &g->rank);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(g->comm, &g->size);
+    if (rc != MPI_SUCCESS) {
+        free(g);
+        return HS_FAIL(HS_ERR_RUNTIME, "MPI_Comm_split failed (%d)", rc);
+    }
+    *group = g;
+    return HS_OK;
+}
+
+void hs_ctx_destroy_group(hs_ctx *group)
+{
+    if (!group) return;
+    if (group->comm != MPI_COMM_NULL) MPI_Comm_free(&group->comm);
+    free(group);
+}
+
 void hs_ctx_destroy(hs_ctx *ctx)
 {
     if (!ctx) return;

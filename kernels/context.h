@@ -38,6 +38,12 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu);
 /* Release handles and, if this context initialised MPI, finalize it.  Collective. */
 void hs_ctx_destroy(hs_ctx *ctx);
 
+/* A context over the ranks of ctx with the same `color` (ranks ordered as in ctx), sharing ctx's
+ * device, stream and handles: work split between groups of ranks (the seismic solver's shot
+ * groups).  Collective over ctx; hs_ctx_destroy_group releases it (not ctx's handles). */
+int hs_ctx_create_group(hs_ctx *ctx, int color, hs_ctx **group);
+void hs_ctx_destroy_group(hs_ctx *group);
+
 /* Wait until all work queued on the context's stream is done (no-op on CPU). */
 int hs_ctx_sync(hs_ctx *ctx);
 

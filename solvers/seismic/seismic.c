@@ -342,9 +342,32 @@ static int check_outputs(const hs_seis *s, const hs_params *p)
     return HS_OK;
 }
 
+/* Shot groups: the rank count and the shots split evenly, no gridded output (the groups' wavefields
+ * belong to different shots); this rank's group becomes the state's context. */
+static int split_shot_groups(hs_seis *s, const hs_params *p)
+{
+    const hs_seis_config *c = &s->cfg;
+    const int G = c->shot_groups, size = s->ctx->size;
+    if (G == 1) return HS_OK;
+    if (size % G)
+        return hs_params_error(p, "seismic.shot_groups", "%d groups for %d rank%s: the rank count must be a multiple of the "
+                               "group count", G, size, size == 1 ? "" : "s");
+    if (c->shots % G)
+        return hs_params_error(p, "seismic.shot_groups", "%d groups for %d shot%s: seismic.shot_count must be a multiple of the "
+                               "group count (every group runs as many shots)", G, c->shots, c->shots == 1 ? "" : "s");
+    if (hs_params_enum(p, "output.format") != HS_OUTPUT_NONE)
+        return hs_params_error(p, "seismic.shot_groups", "%d groups write seismograms only: wavefield snapshots need one group "
+                               "(set output.format = none)", G);
+    s->group = s->ctx->rank / (size / G);
+    HS_CHECK(hs_ctx_create_group(s->ctx, s->group, &s->group_ctx));
+    s->ctx = s->group_ctx;
+    return HS_OK;
+}
+
 int hs_seis_validate(hs_seis *s, const hs_params *p)
 {
     HS_CHECK(hs_seis_config_read(p, &s->cfg));
+    HS_CHECK(split_shot_groups(s, p));
     hs_seis_config *c = &s->cfg;
     s->radius = c->order / 2;
     coefficients(s->radius, s->coef2, s->coef1, s->coefs);
@@ -624,6 +647,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     if (c->model == HS_SEIS_ACOUSTIC) HS_CHECK(build_acoustic(s));
     else HS_CHECK(hs_seis_elastic_build(s));
     HS_CHECK(hs_seis_profiles(s));
+    if (s->group > 0) shot_position(c, s->group, s->cfg.source), s->shot = s->group; /* the group's first shot */
     HS_CHECK(build_sources(s));
     HS_CHECK(build_receivers(s));
     HS_CHECK(build_vp_host(s));
@@ -714,16 +738,18 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
         return HS_OK;
     }
     /* a leapfrog step cannot shrink: step while the time is short of `until`, passing it by less than dt.
-     * Several shots run one after another on one time axis: shot k's time t is the run's k T + t, T the
-     * shot's length (t_end rounded up to whole steps). */
+     * Several shots run one after another on one time axis: the j-th shot of this rank's group (shot
+     * j G + g) covers [j T, (j + 1) T), T a shot's length (t_end rounded up to whole steps). */
     const double shot_len = (double)s->nsteps * s->dt;
+    const int G = s->cfg.shot_groups, per_group = s->cfg.shots / G;
     while (*taken < max_steps) {
-        if (s->step == s->nsteps && s->shot + 1 < s->cfg.shots) {
-            if (shot_len * (s->shot + 1) >= until * (1 - 1e-12)) break; /* the next shot starts after `until` */
+        const int j = s->shot / G;
+        if (s->step == s->nsteps && j + 1 < per_group) {
+            if (shot_len * (j + 1) >= until * (1 - 1e-12)) break; /* the next shot starts after `until` */
             HS_CHECK(finish_shot(s));
-            HS_CHECK(start_shot(s, s->shot + 1));
+            HS_CHECK(start_shot(s, s->shot + G));
         }
-        if (!(s->step < s->nsteps && (double)s->step * s->dt + shot_len * s->shot < until * (1 - 1e-12))) break;
+        if (!(s->step < s->nsteps && (double)s->step * s->dt + shot_len * (s->shot / G) < until * (1 - 1e-12))) break;
         HS_CHECK(hs_seis_forward_step(s));
         (*taken)++;
     }
@@ -738,9 +764,10 @@ static void progress(void *state, double *time, int64_t *step, double *t_end, do
         *time = s->adjoint_done ? 1 : 0, *step = s->adjoint_done, *t_end = 0, *work = 0;
         return;
     }
-    *time = s->time + (double)s->shot * (double)s->nsteps * s->dt;
-    *step = s->step + (int64_t)s->shot * s->nsteps;
-    *t_end = (double)c->shots * (double)s->nsteps * s->dt;
+    const int G = c->shot_groups;
+    *time = s->time + (double)(s->shot / G) * (double)s->nsteps * s->dt;
+    *step = s->step + (int64_t)(s->shot / G) * s->nsteps;
+    *t_end = (double)(c->shots / G) * (double)s->nsteps * s->dt;
     *work = (double)c->n[0] * (double)c->n[1] * (double)c->n[2];
 }
 
@@ -1064,7 +1091,8 @@ static int restore(void *state, hs_checkpoint *k)
     if (s->cfg.shots > 1) { /* the shot first: moving the source clears the state read below */
         double shot;
         HS_CHECK(hs_checkpoint_read(k, "shot", HS_F64, 1, &shot));
-        if (!(shot >= 0 && shot < s->cfg.shots)) return HS_FAIL(HS_ERR_INPUT, "checkpoint: shot %g of %d", shot + 1, s->cfg.shots);
+        if (!(shot >= 0 && shot < s->cfg.shots) || (int)shot % s->cfg.shot_groups != s->group)
+            return HS_FAIL(HS_ERR_INPUT, "checkpoint: shot %g of %d is not one of this rank's group", shot + 1, s->cfg.shots);
         if ((int)shot != s->shot) HS_CHECK(start_shot(s, (int)shot));
     }
     int roles[HS_SEIS_NF], n = hs_seis_state_roles(s, roles);
@@ -1200,6 +1228,7 @@ static void destroy(void *state)
     free(s->host), free(s->out_host), free(s->vp_host), free(s->vs_host);
     free(s->file_vp), free(s->file_vs), free(s->file_rho);
     free(s->params_ini), free(s->history);
+    hs_ctx_destroy_group(s->group_ctx);
     free(s);
 }
 
@@ -1213,7 +1242,7 @@ static const char *const g_restart_may_change[] = {NULL};
  * rewrites the last shot's seismograms). */
 static double run_end(const hs_params *p)
 {
-    const int64_t shots = hs_params_int(p, "seismic.shot_count");
+    const int64_t shots = hs_params_int(p, "seismic.shot_count") / hs_params_int(p, "seismic.shot_groups");
     return shots > 1 ? HUGE_VAL : hs_params_real(p, "seismic.t_end");
 }
 

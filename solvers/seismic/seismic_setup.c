@@ -56,6 +56,8 @@ static const hs_param_decl g_seis_params[] = {
     {"seismic", "source_position", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "source position (m): x [y] z (of the first shot)"},
     {"seismic", "shot_count", HS_PARAM_INT, "1", 1, 100000, NULL,
      "forward: shots one after another, shot k at source_position + k shot_step, each with its own seismogram files (NAME_shotK)"},
+    {"seismic", "shot_groups", HS_PARAM_INT, "1", 1, 65536, NULL,
+     "forward: the ranks split into this many equal groups, group g running shots g, g + G, ... over its own ranks (1: every rank works on every shot)"},
     {"seismic", "shot_step", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "shot_count > 1: from one shot's position to the next (m): x [y] z"},
     {"seismic", "wavelet", HS_PARAM_ENUM, "ricker", 0, 0, HS_WAVELET_CHOICES, "source time function"},
     {"seismic", "f0", HS_PARAM_REAL, "10", 1e-300, HS_NO_MAX, NULL, "peak frequency of the wavelet (Hz)"},
@@ -138,6 +140,7 @@ static int read_source(const hs_params *p, hs_seis_config *c)
     HS_CHECK(hs_params_dim_reals(p, "seismic.source_position", "seismic.ndim", c->ndim, c->source, 0.0));
     memcpy(c->source0, c->source, sizeof c->source0);
     c->shots = (int)hs_params_int(p, "seismic.shot_count");
+    c->shot_groups = (int)hs_params_int(p, "seismic.shot_groups");
     HS_CHECK(hs_params_dim_reals(p, "seismic.shot_step", "seismic.ndim", c->ndim, c->shot_step, 0.0));
     c->wavelet.kind = hs_params_enum(p, "seismic.wavelet");
     c->wavelet.f0 = hs_params_real(p, "seismic.f0");

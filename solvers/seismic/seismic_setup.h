@@ -57,6 +57,7 @@ typedef struct hs_seis_config {
     double source0[3];         /* the first shot's (seismic.source_position) */
     int shots;                 /* shots one after another (seismic.shot_count) */
     double shot_step[3];       /* from one shot's position to the next (m) */
+    int shot_groups;           /* groups of ranks, each running shot_count / shot_groups of the shots */
     hs_wavelet wavelet;
     double force[3];
     double moment[6];      /* mxx myy mzz mxy mxz myz (2D: mxx mzz mxz) */

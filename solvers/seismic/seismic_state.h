@@ -39,7 +39,9 @@ typedef struct hs_seis_component {
 #define HS_SEIS_MAX_SRC 6
 
 typedef struct hs_seis {
-    hs_ctx *ctx;
+    hs_ctx *ctx;                /* the run's, or the shot group's (group_ctx) */
+    hs_ctx *group_ctx;          /* owned: this rank's shot group (shot_groups > 1), else NULL */
+    int group;                  /* the shot group of this rank */
     hs_seis_config cfg;
     hs_decomp *d;
     int hw;                        /* ghost layers of every field (one layout for all) */

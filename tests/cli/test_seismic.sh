@@ -260,6 +260,20 @@ PY
         same=1
         for k in 1 2 3; do "$HS_BIN" compare shots_shot$k.$EXT shots2_shot$k.$EXT p 1e-12 >/dev/null 2>&1 || same=0; done
         [ $same = 1 ] && ok "three shots on 2 ranks: the same seismograms" || bad "multi-shot on 2 ranks differs"
+        # two shot groups of one rank each: shots 1 and 3 on one rank, 2 and 4 on the other, each
+        # bitwise the one-rank run's; a stop inside the second shot of each group restarts bitwise
+        G=(-q output.format=none seismic.shot_count=4 "seismic.shot_step=-100 30" seismic.shot_groups=2)
+        "$HS_BIN" run shot.ini -q output.format=none seismic.shot_count=4 "seismic.shot_step=-100 30" seismic.seismograms=g1 >/dev/null 2>&1
+        "${MPIRUN[@]}" -n 2 "$HS_BIN" run shot.ini "${G[@]}" seismic.seismograms=g2 >/dev/null 2>err.log
+        same=1
+        for k in 1 2 3 4; do "$HS_BIN" compare g1_shot$k.$EXT g2_shot$k.$EXT p 0 >/dev/null 2>&1 || same=0; done
+        [ $same = 1 ] && ok "four shots in two groups of one rank: each shot bitwise the one-rank run's" || bad "shot groups: $(cat err.log)"
+        "${MPIRUN[@]}" -n 2 -x HS_TEST_SIGNAL_AT_STEP=300 "$HS_BIN" run shot.ini "${G[@]}" seismic.seismograms=gr checkpoint.path=ckg.h5 \
+            >/dev/null 2>&1
+        "${MPIRUN[@]}" -n 2 "$HS_BIN" run shot.ini "${G[@]}" seismic.seismograms=gr checkpoint.path=ckg.h5 --restart ckg.h5 >/dev/null 2>err.log
+        same=1
+        for k in 1 2 3 4; do "$HS_BIN" compare g1_shot$k.$EXT gr_shot$k.$EXT p 0 >/dev/null 2>&1 || same=0; done
+        [ $same = 1 ] && ok "shot groups stopped and restarted: bitwise" || bad "shot groups restart: $(cat err.log)"
     fi
 else
     bad "three shots: $(tail -3 shots.log)"
