@@ -254,7 +254,7 @@ static int check_wavelength(hs_seis *s, const hs_params *p)
 }
 
 /* The position of shot k: source_position + k shot_step. */
-static void shot_position(const hs_seis_config *c, int k, double x[3])
+void hs_seis_shot_position(const hs_seis_config *c, int k, double x[3])
 {
     for (int d = 0; d < 3; d++) x[d] = d < c->ndim ? c->source0[d] + (double)k * c->shot_step[d] : 0.0;
 }
@@ -263,12 +263,9 @@ static int check_source(const hs_seis *s, const hs_params *p)
 {
     const hs_seis_config *c = &s->cfg;
     static const char *const n2[2] = {"x", "z"}, *const n3[3] = {"x", "y", "z"};
-    if (c->shots > 1 && c->mode != HS_SEIS_FORWARD)
-        return hs_params_error(p, "seismic.shot_count", "%d shots: several shots are for seismic.mode = forward (the gradient "
-                               "and fwi modes take one shot)", c->shots);
     for (int k = 0; k < c->shots; k++) {
         double pos[3];
-        shot_position(c, k, pos);
+        hs_seis_shot_position(c, k, pos);
         const char *key = k == 0 ? "seismic.source_position" : "seismic.shot_step";
         char who[48];
         if (c->shots > 1) snprintf(who, sizeof who, "shot %d's source", k + 1);
@@ -355,6 +352,9 @@ static int split_shot_groups(hs_seis *s, const hs_params *p)
     if (c->shots % G)
         return hs_params_error(p, "seismic.shot_groups", "%d groups for %d shot%s: seismic.shot_count must be a multiple of the "
                                "group count (every group runs as many shots)", G, c->shots, c->shots == 1 ? "" : "s");
+    if (c->mode != HS_SEIS_FORWARD)
+        return hs_params_error(p, "seismic.shot_groups", "%d groups: shot groups are for seismic.mode = forward (the gradient and "
+                               "fwi modes run their shots one after another on every rank)", G);
     if (hs_params_enum(p, "output.format") != HS_OUTPUT_NONE)
         return hs_params_error(p, "seismic.shot_groups", "%d groups write seismograms only: wavefield snapshots need one group "
                                "(set output.format = none)", G);
@@ -617,13 +617,19 @@ static int build_sources(hs_seis *s)
 
 /* The quiet start of shot k: the source moved to its position, every field that carries the state,
  * the traces and the clock back to zero. */
-static int start_shot(hs_seis *s, int k)
+int hs_seis_move_source(hs_seis *s, int k)
 {
+    if (k == s->shot && s->nsrc > 0) return HS_OK;
     for (int i = 0; i < s->nsrc; i++) hs_seis_points_free(s, &s->src[i]);
     s->nsrc = 0;
     s->shot = k;
-    shot_position(&s->cfg, k, s->cfg.source);
-    HS_CHECK(build_sources(s));
+    hs_seis_shot_position(&s->cfg, k, s->cfg.source);
+    return build_sources(s);
+}
+
+static int start_shot(hs_seis *s, int k)
+{
+    HS_CHECK(hs_seis_move_source(s, k));
     int roles[HS_SEIS_NF], n = hs_seis_state_roles(s, roles);
     for (int i = 0; i < n; i++) HS_CHECK(hs_field_fill(s->f[roles[i]], 0.0));
     int64_t nt = s->nsamples * s->nrec_cols;
@@ -647,7 +653,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     if (c->model == HS_SEIS_ACOUSTIC) HS_CHECK(build_acoustic(s));
     else HS_CHECK(hs_seis_elastic_build(s));
     HS_CHECK(hs_seis_profiles(s));
-    if (s->group > 0) shot_position(c, s->group, s->cfg.source), s->shot = s->group; /* the group's first shot */
+    if (s->group > 0) hs_seis_shot_position(c, s->group, s->cfg.source), s->shot = s->group; /* the group's first shot */
     HS_CHECK(build_sources(s));
     HS_CHECK(build_receivers(s));
     HS_CHECK(build_vp_host(s));

@@ -93,25 +93,25 @@ double hs_seis_adjoint_memory(const hs_seis *s)
 }
 
 /* Read the observed seismograms (and check they belong to this geometry) into *obs. */
-static int read_observed(hs_seis *s, const hs_params *p, double **obs)
+static int read_observed_file(hs_seis *s, const hs_params *p, const char *path, double **obs)
 {
     const hs_seis_config *c = &s->cfg;
     const char *key = "seismic.observed";
-    FILE *probe = fopen(c->observed, "rb");
-    if (!probe) return hs_params_error(p, key, "cannot open observed seismograms '%s'", c->observed);
+    FILE *probe = fopen(path, "rb");
+    if (!probe) return hs_params_error(p, key, "cannot open observed seismograms '%s'", path);
     fclose(probe);
     hs_reader *r = NULL;
-    if (hs_reader_open(c->observed, &r) != HS_OK) {
+    if (hs_reader_open(path, &r) != HS_OK) {
         hs_error_clear();
-        return hs_params_error(p, key, "'%s' is not a NetCDF or HDF5 file this build can read", c->observed);
+        return hs_params_error(p, key, "'%s' is not a NetCDF or HDF5 file this build can read", path);
     }
     int64_t shape[8];
     int rank = 0, rc = HS_OK;
     if (hs_reader_var_shape(r, "p", shape, &rank) != HS_OK) {
         hs_error_clear();
-        rc = hs_params_error(p, key, "no pressure seismograms 'p' in '%s' (a forward run's seismogram file)", c->observed);
+        rc = hs_params_error(p, key, "no pressure seismograms 'p' in '%s' (a forward run's seismogram file)", path);
     } else if (rank != 2 || shape[0] != s->nsamples || shape[1] != s->rec.n) {
-        rc = hs_params_error(p, key, "'%s' holds p of shape %lld x %lld; this run records %lld samples x %lld receivers", c->observed,
+        rc = hs_params_error(p, key, "'%s' holds p of shape %lld x %lld; this run records %lld samples x %lld receivers", path,
                              (long long)shape[0], (long long)(rank > 1 ? shape[1] : 1), (long long)s->nsamples,
                              (long long)s->rec.n);
     }
@@ -124,11 +124,11 @@ static int read_observed(hs_seis *s, const hs_params *p, double **obs)
         t = malloc((size_t)s->nsamples * sizeof *t);
         if (!t || hs_reader_read(r, "time", t) != HS_OK) {
             hs_error_clear();
-            rc = hs_params_error(p, key, "'%s' has no time axis", c->observed);
+            rc = hs_params_error(p, key, "'%s' has no time axis", path);
         } else {
             double want = s->dt * (double)c->record_every, got = t[1] - t[0];
             if (fabs(got - want) > 1e-9 * want)
-                rc = hs_params_error(p, key, "'%s' is sampled every %g s; this run samples every %g s", c->observed, got, want);
+                rc = hs_params_error(p, key, "'%s' is sampled every %g s; this run samples every %g s", path, got, want);
         }
     }
     for (int d = 0; rc == HS_OK && d < c->ndim; d++) {
@@ -136,13 +136,13 @@ static int read_observed(hs_seis *s, const hs_params *p, double **obs)
         x = realloc(x, (size_t)(s->rec.n + 1) * sizeof *x);
         if (!x || hs_reader_read(r, names[d], x) != HS_OK) {
             hs_error_clear();
-            rc = hs_params_error(p, key, "'%s' has no %s", c->observed, names[d]);
+            rc = hs_params_error(p, key, "'%s' has no %s", path, names[d]);
             break;
         }
         for (int64_t q = 0; q < s->rec.n; q++)
             if (fabs(x[q] - s->rec.x[d][q]) > 1e-6 * (1 + fabs(x[q]))) {
                 rc = hs_params_error(p, key, "receiver %lld of '%s' is at %s = %g m, this run's at %g m", (long long)(q + 1),
-                                     c->observed, names[d] + 9, x[q], s->rec.x[d][q]);
+                                     path, names[d] + 9, x[q], s->rec.x[d][q]);
                 break;
             }
     }
@@ -153,6 +153,34 @@ static int read_observed(hs_seis *s, const hs_params *p, double **obs)
         return rc;
     }
     *obs = o;
+    return HS_OK;
+}
+
+/* The observed seismograms of every shot, shot after shot: seismic.observed itself for one shot, and
+ * for several the forward run's files of the same stem, OBSERVED with _shotK (K from 1) before its
+ * extension (obs.nc: obs_shot1.nc, obs_shot2.nc, ...). */
+static int read_observed(hs_seis *s, const hs_params *p, double **obs)
+{
+    const hs_seis_config *c = &s->cfg;
+    if (c->shots == 1) return read_observed_file(s, p, c->observed, obs);
+    const size_t n = (size_t)(s->nsamples * s->rec.n);
+    double *all = malloc(((size_t)c->shots * n + 1) * sizeof *all);
+    if (!all) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    const char *slash = strrchr(c->observed, '/'), *dot = strrchr(c->observed, '.');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - c->observed) : strlen(c->observed);
+    for (int k = 0; k < c->shots; k++) {
+        char path[8300];
+        snprintf(path, sizeof path, "%.*s_shot%d%s", (int)stem, c->observed, k + 1, c->observed + stem);
+        double *one = NULL;
+        int rc = read_observed_file(s, p, path, &one);
+        if (rc != HS_OK) {
+            free(all);
+            return rc;
+        }
+        memcpy(all + (size_t)k * n, one, n * sizeof *all);
+        free(one);
+    }
+    *obs = all;
     return HS_OK;
 }
 
@@ -521,12 +549,12 @@ static int reverse(hs_seis *s, int64_t a, int64_t b, int nfree)
 
 /* ---------------------------------------------------------------- misfit and gradient */
 
+/* The adjoint wavefield and its CPML memory at rest (each shot); the gradient is zeroed apart. */
 static int zero_adjoint(hs_seis *s)
 {
     hs_seis_adjoint *a = s->adj;
     HS_CHECK(hs_field_fill(a->U, 0.0));
     HS_CHECK(hs_field_fill(a->V, 0.0));
-    HS_CHECK(hs_field_fill(a->G, 0.0));
     for (int d = 0; d < 3; d++) {
         if (a->psi[d]) HS_CHECK(hs_field_fill(a->psi[d], 0.0));
         if (a->zeta[d]) HS_CHECK(hs_field_fill(a->zeta[d], 0.0));
@@ -578,8 +606,9 @@ static int residual(hs_seis *s)
     double dts, *d = NULL;
     HS_CHECK(hs_seismic_traces(s, &ns, &nrec, &ncomp, &dts, &d));
     double J = 0;
+    const double *obs = a->obs + (size_t)s->shot * (size_t)(ns * nrec); /* the current shot's */
     for (int64_t i = 0; i < ns * nrec; i++) {
-        d[i] -= a->obs[i];
+        d[i] -= obs[i];
         J += 0.5 * d[i] * d[i];
     }
     int rc = hs_mem_copy(s->ctx, a->res, d, (size_t)(ns * nrec) * sizeof(double), HS_COPY_H2D);
@@ -602,15 +631,23 @@ static int collect_gradient(hs_seis *s)
 static int gradient(hs_seis *s)
 {
     hs_seis_adjoint *a = s->adj;
-    HS_CHECK(forward_sweep(s, 1));
-    HS_CHECK(residual(s));
-    HS_CHECK(zero_adjoint(s));
     const int64_t N = s->nsteps, re = s->cfg.record_every;
-    if (N % re == 0 && N / re < s->nsamples) HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n));
-    /* the last forward state's p^N is adjoint step N - 1's p^{n+1} */
-    hs_field_storage_swap(s->f[HS_SEIS_F_P], &a->pn);
-    a->cur = kStateGone;
-    if (N > 0) HS_CHECK(reverse(s, 0, N, a->nslots));
+    double J = 0;
+    HS_CHECK(hs_field_fill(a->G, 0.0));
+    /* several shots: J and the gradient are sums over the shots, run one after another */
+    for (int k = 0; k < s->cfg.shots; k++) {
+        HS_CHECK(hs_seis_move_source(s, k));
+        HS_CHECK(forward_sweep(s, 1));
+        HS_CHECK(residual(s));
+        J += a->J;
+        HS_CHECK(zero_adjoint(s));
+        if (N % re == 0 && N / re < s->nsamples) HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n));
+        /* the last forward state's p^N is adjoint step N - 1's p^{n+1} */
+        hs_field_storage_swap(s->f[HS_SEIS_F_P], &a->pn);
+        a->cur = kStateGone;
+        if (N > 0) HS_CHECK(reverse(s, 0, N, a->nslots));
+    }
+    a->J = J;
     HS_CHECK(collect_gradient(s));
     s->step = N;
     s->time = (double)N * s->dt;
@@ -651,13 +688,19 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
             for (int64_t j = 0; j < d->local[1]; j++)
                 for (int64_t i = 0; i < d->local[0]; i++) {
                     int64_t gi[3] = {i + d->offset[0], j + d->offset[1], k + d->offset[2]};
-                    g2 = 0;
-                    for (int e = 0; e < c->ndim; e++) {
-                        double q = (double)gi[e] - c->source[e] / c->h[e];
-                        g2 += q * q;
+                    int near = 0;
+                    for (int sh = 0; sh < c->shots && !near; sh++) {
+                        double src[3];
+                        hs_seis_shot_position(c, sh, src);
+                        g2 = 0;
+                        for (int e = 0; e < c->ndim; e++) {
+                            double q = (double)gi[e] - src[e] / c->h[e];
+                            g2 += q * q;
+                        }
+                        near = g2 <= mute * mute;
                     }
                     g[(gi[2] * c->n[1] + gi[1]) * c->n[0] + gi[0]] =
-                        g2 <= mute * mute ? 0 : a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
+                        near ? 0 : a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
                 }
         rc = hs_allreduce_sum(s->ctx->comm, g, (int)n);
     }

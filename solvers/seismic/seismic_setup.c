@@ -55,7 +55,7 @@ static const hs_param_decl g_seis_params[] = {
      "explosive (pressure / isotropic moment), force (elastic: point force), moment (elastic: moment tensor)"},
     {"seismic", "source_position", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "source position (m): x [y] z (of the first shot)"},
     {"seismic", "shot_count", HS_PARAM_INT, "1", 1, 100000, NULL,
-     "forward: shots one after another, shot k at source_position + k shot_step, each with its own seismogram files (NAME_shotK)"},
+     "shots one after another, shot k at source_position + k shot_step: forward, each with its own seismogram files (NAME_shotK); gradient/fwi: misfit and gradient summed over the shots, observed files OBSERVED_shotK"},
     {"seismic", "shot_groups", HS_PARAM_INT, "1", 1, 65536, NULL,
      "forward: the ranks split into this many equal groups, group g running shots g, g + G, ... over its own ranks (1: every rank works on every shot)"},
     {"seismic", "shot_step", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3", "shot_count > 1: from one shot's position to the next (m): x [y] z"},

@@ -141,6 +141,9 @@ int hs_seis_elastic_image(hs_seis *s);
 /* Device bytes the adjoint modes need beyond the forward fields. */
 double hs_seis_adjoint_memory(const hs_seis *s);
 /* Their input rules (the observed file), their state, their work, output and teardown. */
+/* The source of shot k (0-based) in place of the current one (s->shot, s->cfg.source, the source points). */
+int hs_seis_move_source(hs_seis *s, int k);
+void hs_seis_shot_position(const hs_seis_config *c, int k, double x[3]);
 int hs_seis_adjoint_check(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_create(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_run(hs_seis *s);

@@ -279,5 +279,37 @@ else
     bad "three shots: $(tail -3 shots.log)"
 fi
 
+# ---- the gradient over several shots is the sum of the shots' gradients, the misfit the sum of theirs
+# (the misfits as printed, 10 digits; the gradients to 1e-6 of the largest: one field accumulates
+# both shots' 500 steps, whose terms cancel to a much smaller sum, so the order of the additions shows
+# at about 1e-7)
+two=(seismic.shot_count=2 "seismic.shot_step=-100 0")
+"$HS_BIN" run shot.ini -q "${adj[@]}" "${two[@]}" output.format=none seismic.anomaly=disc seismic.anomaly_center="350 300" \
+    seismic.anomaly_radius=90 seismic.anomaly_dvp=150 seismic.seismograms=obs2 >/dev/null 2>&1
+"$HS_BIN" run shot.ini "${adj[@]}" "${two[@]}" seismic.mode=gradient seismic.observed=obs2.$EXT seismic.seismograms=none \
+    output.path=g12 >g12.log 2>&1 || bad "two-shot gradient: $(tail -2 g12.log)"
+"$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=obs2_shot1.$EXT seismic.seismograms=none \
+    output.path=ga >ga.log 2>&1
+"$HS_BIN" run shot.ini "${adj[@]}" seismic.source_position="250 160" seismic.mode=gradient seismic.observed=obs2_shot2.$EXT \
+    seismic.seismograms=none output.path=gb >gb.log 2>&1
+J12=$(grep -m1 "seismic: misfit" g12.log | awk '{print $3}' | tr -d ';')
+Ja=$(grep -m1 "seismic: misfit" ga.log | awk '{print $3}' | tr -d ';')
+Jb=$(grep -m1 "seismic: misfit" gb.log | awk '{print $3}' | tr -d ';')
+if [ -n "$J12" ] && [ -n "$Ja" ] && [ -n "$Jb" ] && awk -v s="$J12" -v a="$Ja" -v b="$Jb" 'BEGIN { exit !(s > 0 && (s - a - b) ^ 2 <= (1e-9 * s) ^ 2) }'; then
+    ok "two shots: misfit $J12 = $Ja + $Jb"
+else
+    bad "two-shot misfit '$J12' against '$Ja' + '$Jb'"
+fi
+if [ $HAVE_PY = 1 ]; then
+    python3 - "$EXT" <<'PY' >py.log 2>&1 && ok "two shots: the gradient is the sum of the shots' (to 1e-6)" || bad "two-shot gradient: $(cat py.log)"
+import sys, netCDF4, numpy as np
+g = lambda f: np.asarray(netCDF4.Dataset(f)["gradient"][:], dtype=float)
+s, a, b = g("g12.nc"), g("ga.nc"), g("gb.nc")
+err = np.abs(s - a - b).max() / np.abs(s).max()
+assert np.abs(a).max() > 0 and np.abs(b).max() > 0 and err <= 1e-6, err
+print(err)
+PY
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
