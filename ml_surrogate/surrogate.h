@@ -104,6 +104,8 @@ typedef struct hs_surr_data hs_surr_data;
 /* A surrogate.variables entry: NAME, or NAME@LEVEL (LEVEL a number: a value of the variable's level
  * coordinate, or the level's index where the file has none).  HS_ERR_INPUT when malformed. */
 int hs_surr_var_spec(const char *spec, char name[HS_SURR_NAME_MAX], int *has_level, double *level);
+/* The outputs' name of such an entry: NAME, or NAME followed by the level (z@500: z500). */
+void hs_surr_var_out_name(const char *name, int has_level, double level, char *out, size_t len);
 
 /* Read every file (every rank reads them all; this is the one pass over the data): variables,
  * grid and time coordinates checked (all files on one grid, no NaN or Inf, enough frames for a

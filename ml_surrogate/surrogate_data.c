@@ -94,6 +94,12 @@ static int read_coord(hs_reader *r, const char *file, const char *name, int64_t 
     return HS_OK;
 }
 
+void hs_surr_var_out_name(const char *name, int has_level, double level, char *out, size_t len)
+{
+    if (has_level) snprintf(out, len, "%s%.10g", name, level);
+    else snprintf(out, len, "%s", name);
+}
+
 int hs_surr_var_spec(const char *spec, char name[HS_SURR_NAME_MAX], int *has_level, double *level)
 {
     const char *at = strrchr(spec, '@');
@@ -225,14 +231,12 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
             if (rc == HS_OK && !found) snprintf(g->var_units[v], sizeof g->var_units[v], "1");
             if (rc == HS_OK) rc = hs_reader_attr_text(r, d->src[v], "long_name", g->var_long[v], sizeof g->var_long[v], &found);
             /* one level of a variable: NAME followed by the level (z@500 -> z500), and the level in the long name */
+            hs_surr_var_out_name(d->src[v], d->has_level[v], d->level[v], g->var_name[v], sizeof g->var_name[v]);
             if (d->has_level[v]) {
-                snprintf(g->var_name[v], sizeof g->var_name[v], "%s%.10g", d->src[v], d->level[v]);
                 char base[256];
                 snprintf(base, sizeof base, "%s", g->var_long[v][0] ? g->var_long[v] : d->src[v]);
                 const char *lu = strcmp(d->level_units[v], "1") ? d->level_units[v] : "";
                 snprintf(g->var_long[v], sizeof g->var_long[v], "%.180s at level %.10g%s%.40s", base, d->level[v], *lu ? " " : "", lu);
-            } else {
-                snprintf(g->var_name[v], sizeof g->var_name[v], "%s", d->src[v]);
             }
         }
     } else if (rc == HS_OK) {

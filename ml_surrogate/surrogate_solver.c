@@ -158,8 +158,7 @@ static int read_variables(const hs_params *p, config *c)
             hs_error_clear();
             return hs_params_error(p, "surrogate.variables", "'%s' is not NAME or NAME@LEVEL (LEVEL a number)", c->data.vars[i]);
         }
-        if (has_level) snprintf(out[i], sizeof out[i], "%s%.10g", name, level);
-        else snprintf(out[i], sizeof out[i], "%s", name);
+        hs_surr_var_out_name(name, has_level, level, out[i], sizeof out[i]);
         for (int j = 0; j < i; j++) {
             if (!strcmp(c->data.vars[i], c->data.vars[j]))
                 return hs_params_error(p, "surrogate.variables", "'%s' is named twice", c->data.vars[i]);

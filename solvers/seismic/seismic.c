@@ -615,8 +615,6 @@ static int build_sources(hs_seis *s)
     return s->cfg.model == HS_SEIS_ACOUSTIC ? build_sources_acoustic(s) : hs_seis_elastic_sources(s);
 }
 
-/* The quiet start of shot k: the source moved to its position, every field that carries the state,
- * the traces and the clock back to zero. */
 int hs_seis_move_source(hs_seis *s, int k)
 {
     if (k == s->shot && s->nsrc > 0) return HS_OK;
@@ -627,6 +625,8 @@ int hs_seis_move_source(hs_seis *s, int k)
     return build_sources(s);
 }
 
+/* The quiet start of shot k: the source moved to its position, every field that carries the state,
+ * the traces and the clock back to zero. */
 static int start_shot(hs_seis *s, int k)
 {
     HS_CHECK(hs_seis_move_source(s, k));
@@ -653,8 +653,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     if (c->model == HS_SEIS_ACOUSTIC) HS_CHECK(build_acoustic(s));
     else HS_CHECK(hs_seis_elastic_build(s));
     HS_CHECK(hs_seis_profiles(s));
-    if (s->group > 0) hs_seis_shot_position(c, s->group, s->cfg.source), s->shot = s->group; /* the group's first shot */
-    HS_CHECK(build_sources(s));
+    HS_CHECK(hs_seis_move_source(s, s->group)); /* the group's first shot (0 without groups) */
     HS_CHECK(build_receivers(s));
     HS_CHECK(build_vp_host(s));
     size_t n = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);

@@ -462,6 +462,14 @@ static void adjoint_launch(hs_seis *s, hs_seis_op op, hs_seis_launch *L, int wit
  * increment p^{n+1} - 2 p^n + p^{n-1} there (source and free surface included), from the working
  * state X^n and p^{n+1} in a->pn, so that the step evaluates one stencil, not two.  Afterwards the
  * working p^n becomes a->pn for step n - 1 (swapped, not copied), and the working state is gone. */
+/* The working p^n becomes a->pn, the next adjoint step's p^{n+1} (swapped, not copied); the working
+ * state is gone until the next restore. */
+static void give_p_to_pn(hs_seis *s)
+{
+    hs_field_storage_swap(s->f[HS_SEIS_F_P], &s->adj->pn);
+    s->adj->cur = kStateGone;
+}
+
 static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
 {
     const hs_seis_config *c = &s->cfg;
@@ -487,10 +495,7 @@ static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
     hs_field *t = a->U;
     a->U = a->V;
     a->V = t;
-    if (with_gradient) {
-        hs_field_storage_swap(s->f[HS_SEIS_F_P], &a->pn);
-        a->cur = kStateGone;
-    }
+    if (with_gradient) give_p_to_pn(s);
     /* the observation of p^n: U += C^T r_k */
     if (n % c->record_every == 0 && n / c->record_every < s->nsamples)
         HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (n / c->record_every) * s->rec.n));
@@ -642,9 +647,7 @@ static int gradient(hs_seis *s)
         J += a->J;
         HS_CHECK(zero_adjoint(s));
         if (N % re == 0 && N / re < s->nsamples) HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n));
-        /* the last forward state's p^N is adjoint step N - 1's p^{n+1} */
-        hs_field_storage_swap(s->f[HS_SEIS_F_P], &a->pn);
-        a->cur = kStateGone;
+        give_p_to_pn(s); /* the last forward state's p^N is adjoint step N - 1's p^{n+1} */
         if (N > 0) HS_CHECK(reverse(s, 0, N, a->nslots));
     }
     a->J = J;
