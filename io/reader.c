@@ -33,7 +33,9 @@ static int open_any(hs_reader *r)
 #if HS_HAVE_HDF5
     if (hs_h5_is_hdf5(r->path)) {
         r->file = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-        if (r->file < 0) return hs_h5_fail("H5Fopen", r->path, __FILE__, __LINE__);
+        /* an HDF5 signature that HDF5 cannot open: a truncated or damaged file is bad input */
+        if (r->file < 0)
+            return hs_input_error(r->path, 0, NULL, "an HDF5 (or NetCDF-4) file that cannot be opened: truncated or damaged");
         r->kind = RD_HDF5;
         return HS_OK;
     }

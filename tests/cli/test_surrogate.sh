@@ -125,6 +125,7 @@ mkdir -p bad
 "$ROOT/scripts/surrogate_testdata.sh" bad/short3.nc 3 16 16 0
 "$ROOT/scripts/surrogate_testdata.sh" bad/nan.nc 40 16 16 0 7
 head -c 3000 full.h5 > bad/cut.h5
+head -c 5000 traj1.nc > bad/cutdata.nc
 PACK=1 "$ROOT/scripts/surrogate_testdata.sh" bad/fill.nc 40 16 16 0 5
 expect_input_error() { # NAME PATTERN COMMAND ARGS...
     local name=$1 pat=$2 cmd=$3
@@ -151,6 +152,8 @@ expect_input_error "a level the file lacks" "lev0.nc: variable 'h' has no level 
     surrogate.files="lev0.nc lev1.nc" surrogate.variables="h@700 u@850"
 expect_input_error "a level of a field without levels" "traj0.nc: variable 'h' has no level dimension" train surrogate.variables="h@850 u"
 expect_input_error "a level that is not a number" "surrogate.variables: 'h@top' is not NAME or NAME@LEVEL" train surrogate.variables="h@top u"
+expect_input_error "a truncated data file" "bad/cutdata.nc: an HDF5 (or NetCDF-4) file that cannot be opened: truncated or damaged" \
+    train surrogate.files="traj0.nc bad/cutdata.nc"
 expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
 expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
 expect_input_error "corrupt model" "bad/cut.h5" evaluate surrogate.mode=evaluate surrogate.model_path=bad/cut.h5
