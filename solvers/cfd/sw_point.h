@@ -75,51 +75,82 @@ HS_HD double hs_sw_lap(const hs_sw_launch *L, const double *w, const hs_sw_lay *
     return (w[P - 1] - 2.0 * w[P] + w[P + 1]) * idx2 + (w[P - l->sy] - 2.0 * w[P] + w[P + l->sy]) * idy2;
 }
 
+/* nu lap w - nu4 lap lap w of a velocity field from its Laplacian at the point (c) and at the
+ * point's four neighbours (w, e, s, n). */
+HS_HD double hs_sw_friction_of(const hs_sw_launch *L, double c, double w, double e, double s, double n)
+{
+    double r = 0.0;
+    if (L->nu != 0.0) r += L->nu * c;
+    if (L->nu4 != 0.0) {
+        const double idx2 = L->idx * L->idx, idy2 = L->idy * L->idy;
+        r -= L->nu4 * ((w - 2.0 * c + e) * idx2 + (s - 2.0 * c + n) * idy2);
+    }
+    return r;
+}
+
 /* nu lap w - nu4 lap lap w at point P of a velocity field. */
 HS_HD double hs_sw_friction(const hs_sw_launch *L, const double *w, const hs_sw_lay *l, int64_t P)
 {
-    double r = 0.0;
-    if (L->nu != 0.0) r += L->nu * hs_sw_lap(L, w, l, P);
-    if (L->nu4 != 0.0) {
-        const double idx2 = L->idx * L->idx, idy2 = L->idy * L->idy, c = hs_sw_lap(L, w, l, P);
-        const double bih = (hs_sw_lap(L, w, l, P - 1) - 2.0 * c + hs_sw_lap(L, w, l, P + 1)) * idx2 +
-                           (hs_sw_lap(L, w, l, P - l->sy) - 2.0 * c + hs_sw_lap(L, w, l, P + l->sy)) * idy2;
-        r -= L->nu4 * bih;
-    }
-    return r;
+    const double c = hs_sw_lap(L, w, l, P);
+    if (L->nu4 == 0.0) return hs_sw_friction_of(L, c, 0.0, 0.0, 0.0, 0.0);
+    return hs_sw_friction_of(L, c, hs_sw_lap(L, w, l, P - 1), hs_sw_lap(L, w, l, P + 1), hs_sw_lap(L, w, l, P - l->sy),
+                             hs_sw_lap(L, w, l, P + l->sy));
 }
 
 /* The Arakawa-Lamb weights of a cell from its corners NE, NW, SW, SE. */
 HS_HD double hs_sw_alpha(double ne, double nw, double sw, double se) { return (2.0 * ne + nw + 2.0 * sw + se) * (1.0 / 24.0); }
 HS_HD double hs_sw_beta(double ne, double nw, double sw, double se) { return (ne + 2.0 * nw + sw + 2.0 * se) * (1.0 / 24.0); }
 
-/* The tendencies of h(i, j), u(i, j) and v(i, j) from the stage input (ghosts valid). */
-HS_HD void hs_sw_tendency(const hs_sw_launch *L, int64_t i, int64_t j, double *th, double *tu, double *tv)
+/* What the tendencies of cell (i, j) combine: the eight corners' q ((i-1..i+1, j..j+1) and
+ * (i..i+1, j-1); m stands for -1), the mass fluxes and Bernoulli values around the cell, and the
+ * friction terms of u(i, j) and v(i, j).  The CPU evaluates them point by point
+ * (hs_sw_tendency); the CUDA kernel evaluates each once per tile in shared memory and gathers them. */
+typedef struct hs_sw_near {
+    double q00, q10, q01, q11, qm0, qm1, q0m, q1m;
+    double U00, U10, Um0, U0m, U1m;
+    double V00, V01, Vm0, Vm1, V0m;
+    double B00, Bm0, B0m;
+    double fu, fv;
+} hs_sw_near;
+
+/* The tendencies of h(i, j), u(i, j) and v(i, j) on row j from the values around the cell. */
+HS_HD void hs_sw_combine(const hs_sw_launch *L, int64_t j, const hs_sw_near *n, double *th, double *tu, double *tv)
 {
-    /* the eight corners the three equations touch: (i-1..i+1, j..j+1) and (i..i+1, j-1) */
-    const double q00 = hs_sw_q(L, i, j), q10 = hs_sw_q(L, i + 1, j), q01 = hs_sw_q(L, i, j + 1), q11 = hs_sw_q(L, i + 1, j + 1);
-    const double qm0 = hs_sw_q(L, i - 1, j), qm1 = hs_sw_q(L, i - 1, j + 1), q0m = hs_sw_q(L, i, j - 1), q1m = hs_sw_q(L, i + 1, j - 1);
     /* this cell (the east cell of u, the north cell of v), its west and its south neighbours */
-    const double aC = hs_sw_alpha(q11, q01, q00, q10), bC = hs_sw_beta(q11, q01, q00, q10);
-    const double eC = L->rx * (q11 + q01 - q00 - q10) * (1.0 / 24.0), pC = L->ry * (-q11 + q01 + q00 - q10) * (1.0 / 24.0);
-    const double aW = hs_sw_alpha(q01, qm1, qm0, q00), bW = hs_sw_beta(q01, qm1, qm0, q00);
-    const double eW = L->rx * (q01 + qm1 - qm0 - q00) * (1.0 / 24.0);
-    const double aS = hs_sw_alpha(q10, q00, q0m, q1m), bS = hs_sw_beta(q10, q00, q0m, q1m);
-    const double pS = L->ry * (-q10 + q00 + q0m - q1m) * (1.0 / 24.0);
-    const double U00 = hs_sw_U(L, i, j), U10 = hs_sw_U(L, i + 1, j), Um0 = hs_sw_U(L, i - 1, j);
-    const double U0m = hs_sw_U(L, i, j - 1), U1m = hs_sw_U(L, i + 1, j - 1);
-    const double V00 = hs_sw_V(L, i, j), V01 = hs_sw_V(L, i, j + 1), Vm0 = hs_sw_V(L, i - 1, j);
-    const double Vm1 = hs_sw_V(L, i - 1, j + 1), V0m = hs_sw_V(L, i, j - 1);
-    const double B00 = hs_sw_B(L, i, j), Bm0 = hs_sw_B(L, i - 1, j), B0m = hs_sw_B(L, i, j - 1);
-    *tu = (aC * V01 + bW * Vm1) + (aW * Vm0 + bC * V00) - eC * U10 + eW * Um0 - (B00 - Bm0) * L->idx;
-    *tv = -(bC * U00 + aC * U10) - (aS * U0m + bS * U1m) - pC * V01 + pS * V0m - (B00 - B0m) * L->idy;
-    *th = -((U10 - U00) * L->idx + (V01 - V00) * L->idy);
+    const double aC = hs_sw_alpha(n->q11, n->q01, n->q00, n->q10), bC = hs_sw_beta(n->q11, n->q01, n->q00, n->q10);
+    const double eC = L->rx * (n->q11 + n->q01 - n->q00 - n->q10) * (1.0 / 24.0), pC = L->ry * (-n->q11 + n->q01 + n->q00 - n->q10) * (1.0 / 24.0);
+    const double aW = hs_sw_alpha(n->q01, n->qm1, n->qm0, n->q00), bW = hs_sw_beta(n->q01, n->qm1, n->qm0, n->q00);
+    const double eW = L->rx * (n->q01 + n->qm1 - n->qm0 - n->q00) * (1.0 / 24.0);
+    const double aS = hs_sw_alpha(n->q10, n->q00, n->q0m, n->q1m), bS = hs_sw_beta(n->q10, n->q00, n->q0m, n->q1m);
+    const double pS = L->ry * (-n->q10 + n->q00 + n->q0m - n->q1m) * (1.0 / 24.0);
+    *tu = (aC * n->V01 + bW * n->Vm1) + (aW * n->Vm0 + bC * n->V00) - eC * n->U10 + eW * n->Um0 - (n->B00 - n->Bm0) * L->idx;
+    *tv = -(bC * n->U00 + aC * n->U10) - (aS * n->U0m + bS * n->U1m) - pC * n->V01 + pS * n->V0m - (n->B00 - n->B0m) * L->idy;
+    *th = -((n->U10 - n->U00) * L->idx + (n->V01 - n->V00) * L->idy);
     if (L->nu != 0.0 || L->nu4 != 0.0) {
-        *tu += hs_sw_friction(L, L->u, &L->lu, hs_sw_at(&L->lu, i, j));
-        *tv += hs_sw_friction(L, L->v, &L->lv, hs_sw_at(&L->lv, i, j));
+        *tu += n->fu;
+        *tv += n->fv;
     }
     /* the wall itself (v = 0 at y = 0; the top wall's faces lie outside the cells' range) */
     if (L->walls && L->offset[1] + j == 0) *tv = 0.0;
+}
+
+/* The tendencies of h(i, j), u(i, j) and v(i, j) from the stage input (ghosts valid). */
+HS_HD void hs_sw_tendency(const hs_sw_launch *L, int64_t i, int64_t j, double *th, double *tu, double *tv)
+{
+    hs_sw_near n;
+    n.q00 = hs_sw_q(L, i, j), n.q10 = hs_sw_q(L, i + 1, j), n.q01 = hs_sw_q(L, i, j + 1), n.q11 = hs_sw_q(L, i + 1, j + 1);
+    n.qm0 = hs_sw_q(L, i - 1, j), n.qm1 = hs_sw_q(L, i - 1, j + 1), n.q0m = hs_sw_q(L, i, j - 1), n.q1m = hs_sw_q(L, i + 1, j - 1);
+    n.U00 = hs_sw_U(L, i, j), n.U10 = hs_sw_U(L, i + 1, j), n.Um0 = hs_sw_U(L, i - 1, j);
+    n.U0m = hs_sw_U(L, i, j - 1), n.U1m = hs_sw_U(L, i + 1, j - 1);
+    n.V00 = hs_sw_V(L, i, j), n.V01 = hs_sw_V(L, i, j + 1), n.Vm0 = hs_sw_V(L, i - 1, j);
+    n.Vm1 = hs_sw_V(L, i - 1, j + 1), n.V0m = hs_sw_V(L, i, j - 1);
+    n.B00 = hs_sw_B(L, i, j), n.Bm0 = hs_sw_B(L, i - 1, j), n.B0m = hs_sw_B(L, i, j - 1);
+    n.fu = n.fv = 0.0;
+    if (L->nu != 0.0 || L->nu4 != 0.0) {
+        n.fu = hs_sw_friction(L, L->u, &L->lu, hs_sw_at(&L->lu, i, j));
+        n.fv = hs_sw_friction(L, L->v, &L->lv, hs_sw_at(&L->lv, i, j));
+    }
+    hs_sw_combine(L, j, &n, th, tu, tv);
 }
 
 /* One RK4 stage of one value at point p with tendency k (see hs_sw_stage_point). */
@@ -141,13 +172,19 @@ HS_HD void hs_sw_rk4(int stage, double dt, const double *y0, double *acc, double
  *   stage 1: acc += 2 k,     out = y0 + dt/2 k
  *   stage 2: acc += 2 k,     out = y0 + dt k
  *   stage 3: y0 = y0 + dt/6 (acc + k)   (in place: each point reads only its own y0). */
+HS_HD void hs_sw_stage_update(const hs_sw_launch *L, int64_t i, int64_t j, double kh, double ku, double kv)
+{
+    hs_sw_rk4(L->stage, L->dt, L->h0, L->ah, L->oh, hs_sw_at(&L->lh, i, j), kh);
+    hs_sw_rk4(L->stage, L->dt, L->u0, L->au, L->ou, hs_sw_at(&L->lu, i, j), ku);
+    hs_sw_rk4(L->stage, L->dt, L->v0, L->av, L->ov, hs_sw_at(&L->lv, i, j), kv);
+}
+
+/* One RK4 stage at cell (i, j), its tendencies evaluated point by point. */
 HS_HD void hs_sw_stage_point(const hs_sw_launch *L, int64_t i, int64_t j)
 {
     double kh, ku, kv;
     hs_sw_tendency(L, i, j, &kh, &ku, &kv);
-    hs_sw_rk4(L->stage, L->dt, L->h0, L->ah, L->oh, hs_sw_at(&L->lh, i, j), kh);
-    hs_sw_rk4(L->stage, L->dt, L->u0, L->au, L->ou, hs_sw_at(&L->lu, i, j), ku);
-    hs_sw_rk4(L->stage, L->dt, L->v0, L->av, L->ov, hs_sw_at(&L->lv, i, j), kv);
+    hs_sw_stage_update(L, i, j, kh, ku, kv);
 }
 
 /* One point of the cell-centred diagnostics (contiguous output). */

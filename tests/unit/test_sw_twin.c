@@ -133,6 +133,16 @@ static void test_beta_channel(void **st)
     twin("vortex in a beta channel, bump, viscosity", ov, 8, 50, 38, 1);
 }
 
+/* both friction terms at the walls, on a grid that is no multiple of the CUDA kernel's tiles */
+static void test_channel_friction(void **st)
+{
+    (void)st;
+    const char *ov[] = {"cfd.n=70 37", "cfd.length=1.9 1", "shallow_water.case=jet", "shallow_water.y_boundary=walls", "shallow_water.f0=6",
+                        "shallow_water.beta=4", "shallow_water.jet_width=0.08", "shallow_water.perturbation=0.05", "shallow_water.topography=random",
+                        "shallow_water.nu=1e-4", "shallow_water.nu4=1e-8", "cfd.dt=0.003"};
+    twin("jet in a channel, random bottom, viscosity and hyperviscosity", ov, 12, 70, 37, 1);
+}
+
 static void test_wave(void **st)
 {
     (void)st;
@@ -145,6 +155,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_periodic_jet),
     cmocka_unit_test(test_beta_channel),
     cmocka_unit_test(test_wave),
+    cmocka_unit_test(test_channel_friction),
 };
 #endif
 
