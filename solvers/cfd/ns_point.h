@@ -33,39 +33,32 @@ HS_HD double hs_ns_face_value(int scheme, double pm1, double p0, double p1, doub
     return num * den > 0 ? up + num * den / (num + den) : up;
 }
 
-/* The momentum flux of q_c through the low face along d of q_c's control volume at point (i, j, k)
- * (cell centres along c, edges across): the advecting velocity averaged to the face times the
- * transported q_c there.  A point's high face along d is the low face of its neighbour there, so
- * that a kernel may evaluate each face once and hand it to both of its points. */
-HS_HD double hs_ns_momentum_flux(const hs_ns_launch *L, int c, int d, int64_t i, int64_t j, int64_t k)
-{
-    const hs_ns_lay *lc = &L->lay[c];
-    const double *qc = L->q[c];
-    const int64_t P = hs_ns_at(lc, i, j, k), sd = hs_ns_stride(lc, d);
-    double a;
-    if (d == c) {
-        a = 0.5 * (qc[P - sd] + qc[P]);
-    } else {
-        const hs_ns_lay *ld = &L->lay[d];
-        const double *qd = L->q[d];
-        const int64_t Q = hs_ns_at(ld, i, j, k);
-        a = 0.5 * (qd[Q - hs_ns_stride(ld, c)] + qd[Q]);
-    }
-    return a * hs_ns_face_value(L->advection, qc[P - 2 * sd], qc[P - sd], qc[P], qc[P + sd], a);
-}
-
 /* dq_c/dt at face point (i, j, k) of component c: -div(q q_c) + nu lap q_c + force + buoyancy, in
- * flux form, from the fluxes through the point's low and high faces along each dimension. */
-HS_HD double hs_ns_momentum_rhs_of(const hs_ns_launch *L, int c, int64_t i, int64_t j, int64_t k, const double flo[3], const double fhi[3])
+ * flux form: the fluxes of q_c through the faces of its control volume (cell centres along c, edges
+ * across), each an advecting velocity averaged to the flux point times the transported q_c there. */
+HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, int64_t i, int64_t j, int64_t k)
 {
     const hs_ns_lay *lc = &L->lay[c];
     const double *qc = L->q[c];
-    const int64_t P = hs_ns_at(lc, i, j, k);
+    const int64_t P = hs_ns_at(lc, i, j, k), sc = hs_ns_stride(lc, c);
     double R = L->force[c];
     HS_NS_FOR_DIMS(d, L) {
         const int64_t sd = hs_ns_stride(lc, d);
         R += L->nu * (qc[P - sd] - 2.0 * qc[P] + qc[P + sd]) * L->idx2[d];
-        R -= (fhi[d] - flo[d]) * L->idx[d];
+        double ahi, alo;
+        if (d == c) {
+            ahi = 0.5 * (qc[P] + qc[P + sc]);
+            alo = 0.5 * (qc[P - sc] + qc[P]);
+        } else {
+            const hs_ns_lay *ld = &L->lay[d];
+            const double *qd = L->q[d];
+            const int64_t Q = hs_ns_at(ld, i, j, k), dc = hs_ns_stride(ld, c), dd = hs_ns_stride(ld, d);
+            ahi = 0.5 * (qd[Q + dd - dc] + qd[Q + dd]);
+            alo = 0.5 * (qd[Q - dc] + qd[Q]);
+        }
+        double fhi = ahi * hs_ns_face_value(L->advection, qc[P - sd], qc[P], qc[P + sd], qc[P + 2 * sd], ahi);
+        double flo = alo * hs_ns_face_value(L->advection, qc[P - 2 * sd], qc[P - sd], qc[P], qc[P + sd], alo);
+        R -= (fhi - flo) * L->idx[d];
     }
     if (L->T && L->buoy[c] != 0.0) {
         const hs_ns_lay *lt = &L->lay[3];
@@ -73,43 +66,6 @@ HS_HD double hs_ns_momentum_rhs_of(const hs_ns_launch *L, int c, int64_t i, int6
         R += L->buoy[c] * 0.5 * (L->T[Q - hs_ns_stride(lt, c)] + L->T[Q]);
     }
     return R;
-}
-
-/* dq_c/dt at face point (i, j, k) of component c, every face evaluated here. */
-HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, int64_t i, int64_t j, int64_t k)
-{
-    double flo[3] = {0, 0, 0}, fhi[3] = {0, 0, 0};
-    HS_NS_FOR_DIMS(d, L) {
-        flo[d] = hs_ns_momentum_flux(L, c, d, i, j, k);
-        fhi[d] = hs_ns_momentum_flux(L, c, d, i + (d == 0), j + (d == 1), k + (d == 2));
-    }
-    return hs_ns_momentum_rhs_of(L, c, i, j, k, flo, fhi);
-}
-
-/* Whether face point (i, j, k) of component c is on a convective-outflow face of the box (its
- * update is then hs_ns_outflow_rhs, not the momentum equation). */
-HS_HD int hs_ns_outflow_point(const hs_ns_launch *L, int c, int64_t i, int64_t j, int64_t k)
-{
-    const int64_t ic = c == 0 ? i : c == 1 ? j : k;
-    return (L->outflow_hi && ic == L->hi[c] - 1) || (L->outflow_lo && ic == L->lo[c]);
-}
-
-/* dq_c/dt at an outflow point: convective outflow dq/dt + U dq/dn = 0, one-sided from inside. */
-HS_HD double hs_ns_outflow_rhs(const hs_ns_launch *L, int c, int64_t i, int64_t j, int64_t k)
-{
-    const hs_ns_lay *lc = &L->lay[c];
-    const int64_t P = hs_ns_at(lc, i, j, k), s = hs_ns_stride(lc, c);
-    const int64_t ic = c == 0 ? i : c == 1 ? j : k;
-    const double inner = L->q[c][(L->outflow_hi && ic == L->hi[c] - 1) ? P - s : P + s];
-    return -L->outflow_speed * (L->q[c][P] - inner) * L->idx[c];
-}
-
-/* out[P] = a q0[P] + b (q_c[P] + dt R) at face point (i, j, k) of component c. */
-HS_HD void hs_ns_momentum_store(const hs_ns_launch *L, int c, int64_t i, int64_t j, int64_t k, double R)
-{
-    const int64_t P = hs_ns_at(&L->lay[c], i, j, k);
-    const double base = L->q0 ? L->a * L->q0[P] : 0.0;
-    L->out[P] = base + L->b * (L->q[c][P] + L->dt * R);
 }
 
 /* dT/dt at cell (i, j, k): -div(q T) + kappa lap T. */
@@ -232,8 +188,20 @@ HS_HD void hs_ns_point_op(const hs_ns_launch *L, int comp, int64_t i, int64_t j,
 {
     const int c = comp;
     if (L->op == HS_NS_MOMENTUM) {
-        const double R = hs_ns_outflow_point(L, c, i, j, k) ? hs_ns_outflow_rhs(L, c, i, j, k) : hs_ns_momentum_rhs(L, c, i, j, k);
-        hs_ns_momentum_store(L, c, i, j, k, R);
+        const hs_ns_lay *lc = &L->lay[c];
+        const int64_t P = hs_ns_at(lc, i, j, k);
+        const int64_t ic = c == 0 ? i : c == 1 ? j : k;
+        double R;
+        if ((L->outflow_hi && ic == L->hi[c] - 1) || (L->outflow_lo && ic == L->lo[c])) {
+            /* convective outflow dq/dt + U dq/dn = 0, one-sided from inside */
+            const int64_t s = hs_ns_stride(lc, c);
+            const double inner = L->q[c][(L->outflow_hi && ic == L->hi[c] - 1) ? P - s : P + s];
+            R = -L->outflow_speed * (L->q[c][P] - inner) * L->idx[c];
+        } else {
+            R = hs_ns_momentum_rhs(L, c, i, j, k);
+        }
+        const double base = L->q0 ? L->a * L->q0[P] : 0.0;
+        L->out[P] = base + L->b * (L->q[c][P] + L->dt * R);
     } else if (L->op == HS_NS_SCALAR) {
         const int64_t P = hs_ns_at(&L->lay[3], i, j, k);
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;
