@@ -8,14 +8,13 @@ namespace {
 // A stage evaluated cell by cell computes each corner's potential vorticity (a division and eight
 // loads) for the eight cells around it, each mass flux and Bernoulli value three to five times and
 // each Laplacian of the hyperviscosity five times: fp64 work that kept the kernel at 29% of copy
-// bandwidth on the H200.  A block first copies its tile of the stage input (h, u, v, b, two points
-// beyond the tile on every side) into shared memory, evaluates from it every value its cells need
-// once (the same point functions, through a launch record whose fields are the shared copies),
-// then combines them cell by cell (hs_sw_combine, as on the CPU).  Evaluating straight from global
-// memory reached 56% of copy, the L1 then the busiest unit (79%).
+// bandwidth on the H200.  A block first evaluates every value its tile of cells needs once, into
+// shared memory, then combines them cell by cell (hs_sw_combine, as on the CPU): 56% of copy
+// (ncu: L1 79% busy, DRAM 47%).  Copying the tile's input (h, u, v, b) into shared memory first and
+// evaluating from there measured slower (48.5%: 53 KB of shared memory a block, and generic loads
+// through a launch record in shared memory).
 constexpr int TX = 32, TY = 16, BY = 8; // tile of TX x TY cells, blocks of TX x BY threads
-constexpr int WX = TX + 2, WY = TY + 2; // the derived values: the tile with one point more on every side
-constexpr int RX = TX + 4, RY = TY + 4; // the input: two points more on every side
+constexpr int WX = TX + 2, WY = TY + 2; // the tile with one point more on every side
 
 struct sw_tile {
     double q[WY][WX];  // corner (i0 - 1 + x, j0 - 1 + y)
@@ -24,48 +23,26 @@ struct sw_tile {
     double B[WY][WX];  // cell
     double lu[WY][WX]; // Laplacian of u at its point
     double lv[WY][WX]; // Laplacian of v at its point
-    double h[RY * RX], u[RY * RX], v[RY * RX], b[RY * RX]; // the input at (i0 - 2 + x, j0 - 2 + y)
-    hs_sw_launch in;   // the launch record with the shared copies as its fields
 };
 
 __global__ void __launch_bounds__(TX * BY, 4) sw_stage_kernel(const hs_sw_launch L)
 {
-    extern __shared__ double smem[];
-    sw_tile &t = *reinterpret_cast<sw_tile *>(smem);
-    const int tid = threadIdx.y * TX + threadIdx.x;
+    __shared__ sw_tile t;
     const int64_t i0 = L.lo[0] + (int64_t)blockIdx.x * TX, j0 = L.lo[1] + (int64_t)blockIdx.y * TY;
     // the tile's cells [i0, ie) x [j0, je); the values evaluated are those these cells read
     const int64_t ie = min(i0 + TX, L.hi[0]), je = min(j0 + TY, L.hi[1]);
     const bool friction = L.nu != 0.0 || L.nu4 != 0.0;
-    for (int p = tid; p < RX * RY; p += TX * BY) {
-        const int x = p % RX, y = p / RX;
-        const int64_t i = i0 - 2 + x, j = j0 - 2 + y;
-        if (i > ie + 1 || j > je + 1) continue;
-        const int64_t H = hs_sw_at(&L.lh, i, j);
-        t.h[p] = L.h[H];
-        t.b[p] = L.b[H];
-        t.u[p] = L.u[hs_sw_at(&L.lu, i, j)];
-        t.v[p] = L.v[hs_sw_at(&L.lv, i, j)];
-    }
-    if (tid == 0) {
-        t.in = L;
-        t.in.h = t.h, t.in.u = t.u, t.in.v = t.v, t.in.b = t.b;
-        t.in.lh.origin = -(i0 - 2) - (j0 - 2) * RX, t.in.lh.sy = RX;
-        t.in.lu = t.in.lv = t.in.lh;
-    }
-    __syncthreads();
-    const hs_sw_launch *S = &t.in;
-    for (int p = tid; p < WX * WY; p += TX * BY) {
+    for (int p = threadIdx.y * TX + threadIdx.x; p < WX * WY; p += TX * BY) {
         const int x = p % WX, y = p / WX;
         const int64_t i = i0 - 1 + x, j = j0 - 1 + y;
         if (i > ie || j > je) continue;
-        t.q[y][x] = hs_sw_q(S, i, j);
-        if (j < je) t.U[y][x] = hs_sw_U(S, i, j);
-        if (i < ie) t.V[y][x] = hs_sw_V(S, i, j);
-        if (i < ie && j < je) t.B[y][x] = hs_sw_B(S, i, j);
+        t.q[y][x] = hs_sw_q(&L, i, j);
+        if (j < je) t.U[y][x] = hs_sw_U(&L, i, j);
+        if (i < ie) t.V[y][x] = hs_sw_V(&L, i, j);
+        if (i < ie && j < je) t.B[y][x] = hs_sw_B(&L, i, j);
         if (friction) {
-            t.lu[y][x] = hs_sw_lap(S, S->u, &S->lu, hs_sw_at(&S->lu, i, j));
-            t.lv[y][x] = hs_sw_lap(S, S->v, &S->lv, hs_sw_at(&S->lv, i, j));
+            t.lu[y][x] = hs_sw_lap(&L, L.u, &L.lu, hs_sw_at(&L.lu, i, j));
+            t.lv[y][x] = hs_sw_lap(&L, L.v, &L.lv, hs_sw_at(&L.lv, i, j));
         }
     }
     __syncthreads();
@@ -109,12 +86,7 @@ extern "C" int hs_sw_launch_cuda(struct hs_cuda_ctx *cu, const hs_sw_launch *L)
     if (ny > 65535LL * 8) return HS_FAIL(HS_ERR_RUNTIME, "shallow_water: %lld rows exceed one launch", (long long)ny);
     if (L->op == HS_SW_STAGE) {
         dim3 grid((unsigned)((nx + TX - 1) / TX), (unsigned)((ny + TY - 1) / TY), 1);
-        static bool sized = false; // more than the 48 KiB of shared memory a launch gets unasked
-        if (!sized) {
-            HS_CUDA_CHECK(cudaFuncSetAttribute(sw_stage_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sizeof(sw_tile)));
-            sized = true;
-        }
-        sw_stage_kernel<<<grid, dim3(TX, BY, 1), sizeof(sw_tile), cu->stream>>>(*L);
+        sw_stage_kernel<<<grid, dim3(TX, BY, 1), 0, cu->stream>>>(*L);
     } else {
         dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), 1);
         sw_cell_kernel<<<grid, dim3(32, 8, 1), 0, cu->stream>>>(*L);
