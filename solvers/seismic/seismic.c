@@ -324,13 +324,26 @@ static const char *seismogram_ext(int fmt)
     return fmt == HS_OUTPUT_NETCDF ? ".nc" : ".h5";
 }
 
+/* The seismogram files' name without extension for shot k (from 0): seismic.seismograms, with
+ * _shotK (K = k + 1) when the run has several shots. */
+static void seismogram_base(const hs_seis_config *c, int k, char *base, size_t len)
+{
+    if (c->shots > 1) snprintf(base, len, "%s_shot%d", c->seismograms, k + 1);
+    else snprintf(base, len, "%s", c->seismograms);
+}
+
 static int check_outputs(const hs_seis *s, const hs_params *p)
 {
     const hs_seis_config *c = &s->cfg;
     if (!strcmp(c->seismograms, "none")) return HS_OK;
-    char path[8192];
-    snprintf(path, sizeof path, "%s%s", c->seismograms, seismogram_ext(hs_params_enum(p, "output.format")));
-    HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "seismogram file", 1));
+    /* every shot's file: one that is a directory (or the parameter file) would stop the run after
+     * the shots before it had been written */
+    for (int k = 0; k < c->shots; k++) {
+        char base[8192], path[8300];
+        seismogram_base(c, k, base, sizeof base);
+        snprintf(path, sizeof path, "%s%s", base, seismogram_ext(hs_params_enum(p, "output.format")));
+        HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "seismogram file", 1));
+    }
     const char *out = hs_params_string(p, "output.path");
     if (!strcmp(out, c->seismograms) && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE)
         return hs_params_error(p, "seismic.seismograms", "'%s' is also output.path: the snapshots and the seismograms need "
@@ -907,19 +920,11 @@ int hs_seismic_traces(void *state, int64_t *nsamples, int64_t *nrec, int *ncomp,
     return HS_OK;
 }
 
-/* The seismogram files' name without extension: seismic.seismograms, with _shotK (K from 1) when the
- * run has several shots. */
-static void seismogram_base(const hs_seis *s, char *base, size_t len)
-{
-    if (s->cfg.shots > 1) snprintf(base, len, "%s_shot%d", s->cfg.seismograms, s->shot + 1);
-    else snprintf(base, len, "%s", s->cfg.seismograms);
-}
-
 static int write_station_file(hs_seis *s, const double *all, int64_t ns)
 {
     const hs_seis_config *c = &s->cfg;
     char path[8300], base[8192];
-    seismogram_base(s, base, sizeof base);
+    seismogram_base(&s->cfg, s->shot, base, sizeof base);
     snprintf(path, sizeof path, "%s%s", base, seismogram_ext(s->seis_format));
     hs_output_desc desc;
     memset(&desc, 0, sizeof desc);
@@ -977,7 +982,7 @@ static int write_segy(hs_seis *s, const double *all, int64_t ns)
     if (!one) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     int rc = HS_OK;
     char base[8192];
-    seismogram_base(s, base, sizeof base);
+    seismogram_base(&s->cfg, s->shot, base, sizeof base);
     for (int comp = 0; rc == HS_OK && comp < s->ncomp; comp++) {
         char path[8300], line[96];
         if (s->ncomp == 1) snprintf(path, sizeof path, "%s.sgy", base);

@@ -246,6 +246,15 @@ with segyio.open("shots_shot2.sgy", ignore_geometry=True) as f:
     assert abs(x - 297) <= 0.5 * scale + 1e-9, x
 PY
     fi
+    # a folder where shot 2's file goes: refused before anything runs, from check as from run
+    mkdir -p dirshot && mkdir -p dirshot/s_shot2.$EXT
+    for cmd in check run; do
+        "$HS_BIN" $cmd shot.ini "${S[@]}" seismic.seismograms=dirshot/s >/dev/null 2>err.log
+        rc=$?
+        if [ $rc = 2 ] && grep -q "seismic.seismograms: seismogram file dirshot/s_shot2.$EXT is a directory" err.log && [ -z "$(ls dirshot | grep -v '^s_shot2')" ]; then
+            ok "$cmd: shot 2's seismogram file is a folder: exit 2, nothing written"
+        else bad "$cmd with a folder as shot 2's file: exit $rc, $(cat err.log), files $(ls dirshot)"; fi
+    done
     HS_TEST_SIGNAL_AT_STEP=300 "$HS_BIN" run shot.ini "${S[@]}" seismic.seismograms=shotsr checkpoint.path=cks.h5 >/dev/null 2>&1
     rc=$?
     if [ $rc = 3 ] && "$HS_BIN" run shot.ini "${S[@]}" seismic.seismograms=shotsr checkpoint.path=cks.h5 --restart cks.h5 >/dev/null 2>err.log; then
