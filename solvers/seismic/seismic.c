@@ -1237,6 +1237,7 @@ static void destroy(void *state)
     for (int d = 0; d < 3; d++) free(s->coords[d]), free(s->edges[d]);
     free(s->host), free(s->out_host), free(s->vp_host), free(s->vs_host);
     free(s->file_vp), free(s->file_vs), free(s->file_rho);
+    free(s->observed);
     free(s->params_ini), free(s->history);
     hs_ctx_destroy_group(s->group_ctx);
     free(s);

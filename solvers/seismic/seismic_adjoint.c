@@ -186,11 +186,12 @@ static int read_observed(hs_seis *s, const hs_params *p, double **obs)
 
 int hs_seis_adjoint_check(hs_seis *s, const hs_params *p)
 {
-    double *obs = NULL;
-    int rc = read_observed(s, p, &obs);
+    /* kept for hs_seis_adjoint_create: the files are read once a run */
+    free(s->observed);
+    s->observed = NULL;
+    int rc = read_observed(s, p, &s->observed);
     int bad = rc != HS_OK;
     HS_CHECK(hs_allreduce_int_max(s->ctx->comm, &bad, 1));
-    free(obs);
     return rc;
 }
 
@@ -249,7 +250,9 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     if (!a) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     s->adj = a;
     a->nglobal = c->n[0] * c->n[1] * c->n[2];
-    HS_CHECK(read_observed(s, p, &a->obs));
+    if (!s->observed) HS_CHECK(read_observed(s, p, &s->observed));
+    a->obs = s->observed; /* the check's copy, now the adjoint state's */
+    s->observed = NULL;
     HS_CHECK(new_field(s, &a->U));
     HS_CHECK(new_field(s, &a->V));
     HS_CHECK(new_field(s, &a->G));

@@ -55,6 +55,7 @@ typedef struct hs_seis {
     double dt, dt_limit, time;
     int64_t step, nsteps;       /* within the current shot */
     int shot;                   /* the current shot (0 .. cfg.shots - 1) */
+    double *observed;           /* gradient/FWI: the observed seismograms the check read, kept for the adjoint state (host) */
     /* boxes: the core (no CPML within reach) split for the overlapped exchange, and the CPML slabs */
     hs_box core_inner[1], core_shell[6], pml_box[6];
     int ncore_inner, ncore_shell, npml_box;
