@@ -288,13 +288,17 @@ int hs_writer_nonfinite(const hs_writer *w);
 int hs_writer_var_id(hs_writer *w, const char *name);
 
 /* Reading back (solvers' file inputs, the surrogate, restarts): open a NetCDF or HDF5 file made by
- * any tool, look up a variable's shape and read it whole (as double) or one time record. */
+ * any tool, look up a variable's shape and read it whole (as double), one time record or a block. */
 typedef struct hs_reader hs_reader;
 int hs_reader_open(const char *path, hs_reader **r);
 /* Shape in file order (slowest first, as ncdump shows it); returns the rank. */
 int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank);
 int hs_reader_read(hs_reader *r, const char *name, double *out);                /* whole variable */
 int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out); /* first dim fixed */
+/* The block [start, start + count) of a variable, one start and count per dimension (file order, as
+ * many as the variable has), into out (count's product, the last dimension fastest); a block outside
+ * the variable is an input error naming the file and variable. */
+int hs_reader_read_slab(hs_reader *r, const char *name, const int64_t *start, const int64_t *count, double *out);
 /* 1 when the file has a variable (dataset) `name`, else 0 (no error raised). */
 int hs_reader_has_var(hs_reader *r, const char *name);
 /* The names of a variable's dimensions in file order (NetCDF: its dimensions; HDF5: the words of

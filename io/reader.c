@@ -103,17 +103,13 @@ static int nc_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
     return HS_OK;
 }
 
-static int nc_read(hs_reader *r, const char *name, int64_t record, const int64_t *shape, int rank, double *out)
+static int nc_read(hs_reader *r, const char *name, const int64_t *start, const int64_t *count, int rank, double *out)
 {
     int v;
-    size_t start[8] = {0}, count[8];
+    size_t st[8] = {0}, ct[8] = {0};
     HS_CHECK(nc_var(r, name, &v));
-    for (int i = 0; i < rank; i++) count[i] = (size_t)shape[i];
-    if (record >= 0) {
-        start[0] = (size_t)record;
-        count[0] = 1;
-    }
-    HS_NC_CHECK(nc_get_vara_double(r->ncid, v, start, count, out), r->path);
+    for (int i = 0; i < rank; i++) st[i] = (size_t)start[i], ct[i] = (size_t)count[i];
+    HS_NC_CHECK(nc_get_vara_double(r->ncid, v, st, ct, out), r->path);
     return HS_OK;
 }
 #endif
@@ -146,34 +142,30 @@ static int h5_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
     return HS_OK;
 }
 
-static int h5_read_sel(hs_reader *r, hid_t ds, int64_t record, const int64_t *shape, int rank, double *out)
+static int h5_read(hs_reader *r, const char *name, const int64_t *start, const int64_t *count, int rank, double *out)
 {
-    if (record < 0) {
-        HS_H5_CHECK(H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, out), r->path);
-        return HS_OK;
-    }
-    hsize_t start[8] = {0}, count[8];
-    for (int i = 0; i < rank; i++) count[i] = (hsize_t)shape[i];
-    start[0] = (hsize_t)record;
-    count[0] = 1;
-    hid_t fsp, msp;
-    HS_H5_ID(fsp, H5Dget_space(ds), r->path);
-    HS_H5_CHECK(H5Sselect_hyperslab(fsp, H5S_SELECT_SET, start, NULL, count, NULL), r->path);
-    HS_H5_ID(msp, H5Screate_simple(rank, count, NULL), r->path);
-    herr_t rc = H5Dread(ds, H5T_NATIVE_DOUBLE, msp, fsp, H5P_DEFAULT, out);
-    H5Sclose(msp);
-    H5Sclose(fsp);
-    HS_H5_CHECK(rc, r->path);
-    return HS_OK;
-}
-
-static int h5_read(hs_reader *r, const char *name, int64_t record, const int64_t *shape, int rank, double *out)
-{
-    hid_t ds = -1;
+    hid_t ds = -1, fsp = -1, msp = -1;
     HS_CHECK(h5_dataset(r, name, &ds));
-    int rc = h5_read_sel(r, ds, record, shape, rank, out);
+    hsize_t st[8] = {0}, ct[8] = {0};
+    for (int i = 0; i < rank; i++) st[i] = (hsize_t)start[i], ct[i] = (hsize_t)count[i];
+    herr_t rc = -1;
+    const char *call = "H5Dget_space";
+    if ((fsp = H5Dget_space(ds)) >= 0) {
+        call = "H5Sselect_hyperslab";
+        if (rank == 0 || H5Sselect_hyperslab(fsp, H5S_SELECT_SET, st, NULL, ct, NULL) >= 0) {
+            call = "H5Screate";
+            msp = rank ? H5Screate_simple(rank, ct, NULL) : H5Screate(H5S_SCALAR);
+            if (msp >= 0) {
+                call = "H5Dread";
+                rc = H5Dread(ds, H5T_NATIVE_DOUBLE, msp, fsp, H5P_DEFAULT, out);
+            }
+        }
+    }
+    if (msp >= 0) H5Sclose(msp);
+    if (fsp >= 0) H5Sclose(fsp);
     H5Dclose(ds);
-    return rc;
+    if (rc < 0) return hs_h5_fail(call, r->path, __FILE__, __LINE__);
+    return HS_OK;
 }
 #endif
 
@@ -191,21 +183,37 @@ int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *r
     return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
 }
 
+/* The block [start, start + count) (rank values each, checked against the shape). */
+static int read_block(hs_reader *r, const char *name, const int64_t *shape, int rank, const int64_t *start, const int64_t *count,
+                      double *out)
+{
+    for (int i = 0; i < rank; i++)
+        if (start[i] < 0 || count[i] < 0 || start[i] > shape[i] || count[i] > shape[i] - start[i])
+            return hs_input_error(r->path, 0, name, "dimension %d: the block %lld..%lld is outside its %lld values", i + 1,
+                                  (long long)start[i], (long long)(start[i] + count[i] - 1), (long long)shape[i]);
+#if HS_HAVE_NETCDF
+    if (r->kind == RD_NETCDF) return nc_read(r, name, start, count, rank, out);
+#endif
+#if HS_HAVE_HDF5
+    if (r->kind == RD_HDF5) return h5_read(r, name, start, count, rank, out);
+#endif
+    (void)out;
+    return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+}
+
+/* The whole variable (record < 0) or its record `record` along the first dimension. */
 static int read_any(hs_reader *r, const char *name, int64_t record, double *out)
 {
-    int64_t shape[8] = {0};
+    int64_t shape[8] = {0}, start[8] = {0};
     int rank = 0;
     HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
     if (record >= 0 && (rank == 0 || record >= shape[0]))
         return hs_input_error(r->path, 0, name, "record %lld out of range (the variable has %lld)", (long long)record,
                               (long long)(rank ? shape[0] : 0));
-#if HS_HAVE_NETCDF
-    if (r->kind == RD_NETCDF) return nc_read(r, name, record, shape, rank, out);
-#endif
-#if HS_HAVE_HDF5
-    if (r->kind == RD_HDF5) return h5_read(r, name, record, shape, rank, out);
-#endif
-    return HS_FAIL(HS_ERR_RUNTIME, "%s: reader in an unknown state", r->path);
+    int64_t count[8];
+    for (int i = 0; i < rank; i++) count[i] = shape[i];
+    if (record >= 0) start[0] = record, count[0] = 1;
+    return read_block(r, name, shape, rank, start, count, out);
 }
 
 int hs_reader_read(hs_reader *r, const char *name, double *out)
@@ -218,6 +226,15 @@ int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double
 {
     if (!r || !name || !out || record < 0) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read_record: bad argument");
     return read_any(r, name, record, out);
+}
+
+int hs_reader_read_slab(hs_reader *r, const char *name, const int64_t *start, const int64_t *count, double *out)
+{
+    if (!r || !name || !start || !count || !out) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read_slab: null argument");
+    int64_t shape[8] = {0};
+    int rank = 0;
+    HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
+    return read_block(r, name, shape, rank, start, count, out);
 }
 
 /* ------------------------------------------------------------------ listing */

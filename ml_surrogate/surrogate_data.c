@@ -18,6 +18,7 @@ struct hs_surr_data {
     int has_level[HS_SURR_MAX_VARS];
     double level[HS_SURR_MAX_VARS];
     int64_t nlev[HS_SURR_MAX_VARS], ilev[HS_SURR_MAX_VARS];  /* the file being read: levels, and the one taken */
+    int ndims[HS_SURR_MAX_VARS];                              /* the file being read: 3 (time, y, x) or 4 (time, level, y, x) */
     char level_units[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];     /* of the level coordinate ("1": none) */
     int64_t *nframes, *frame0, total;  /* frames of each file, global index of its first, all */
     double **times;                    /* time coordinate of each file */
@@ -127,7 +128,7 @@ static int var_shape(hs_surr_data *d, hs_reader *r, const char *file, int v, int
     int rank;
     HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
     HS_CHECK(hs_reader_var_dims(r, name, dims, &rank));
-    d->nlev[v] = 1, d->ilev[v] = 0;
+    d->nlev[v] = 1, d->ilev[v] = 0, d->ndims[v] = rank;
     if (rank == 4) { /* (time, level, y, x): one level of it */
         const int64_t nl = shape[1];
         if (d->has_level[v]) {
@@ -261,12 +262,10 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
 {
     const char *file = d->files[f];
     size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
-    int64_t maxlev = 1;
-    for (int v = 0; v < d->nvars; v++) maxlev = d->nlev[v] > maxlev ? d->nlev[v] : maxlev;
-    double *whole = malloc((size_t)maxlev * hw * sizeof *whole);
-    if (!whole) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    double *buf = malloc(hw * sizeof *buf);
+    if (!buf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     if (keep && !(d->frames[f] = malloc((size_t)d->nframes[f] * fs * sizeof(float) + 1))) {
-        free(whole);
+        free(buf);
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the %lld frames of %s", (long long)d->nframes[f], file);
     }
     int rc = HS_OK;
@@ -278,9 +277,12 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
         if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "add_offset", &offset, &has_offset);
         if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "_FillValue", &fill, &has_fill);
         if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "missing_value", &missing, &has_missing);
-        double *buf = whole + (size_t)d->ilev[v] * hw; /* the level taken (the whole record is read) */
         for (int64_t t = 0; t < d->nframes[f] && rc == HS_OK; t++) {
-            rc = hs_reader_read_record(r, d->src[v], t, whole);
+            /* (time, y, x), or the level taken of (time, level, y, x) */
+            const int64_t start[4] = {t, d->ilev[v], 0, 0}, count[4] = {1, 1, d->grid.ny, d->grid.nx};
+            const int64_t start3[3] = {t, 0, 0}, count3[3] = {1, d->grid.ny, d->grid.nx};
+            rc = d->ndims[v] == 4 ? hs_reader_read_slab(r, d->src[v], start, count, buf)
+                                  : hs_reader_read_slab(r, d->src[v], start3, count3, buf);
             for (size_t p = 0; rc == HS_OK && p < hw; p++) {
                 if ((has_fill && buf[p] == fill) || (has_missing && buf[p] == missing)) {
                     rc = hs_input_error(file, 0, NULL, "variable '%s' has a missing value at time step %lld, point (y %zu, x %zu): "
@@ -297,7 +299,7 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
             }
         }
     }
-    free(whole);
+    free(buf);
     return rc;
 }
 

@@ -176,6 +176,26 @@ static void check_data(const char *path, const grid_t *g, const int *recs, int n
         field_T(g, recs[i], want);
         assert_memory_equal(got + (size_t)i * n, want, n * sizeof *got);
     }
+    /* a block of the last record: every spatial dimension without its first and last value */
+    if (nrec > 0) {
+        int64_t start[4] = {nrec - 1}, count[4] = {1}, ext[3] = {1, 1, 1}, lo[3] = {0, 0, 0};
+        for (int d = 0; d < g->ndim; d++) { /* file order: the slowest dimension first */
+            const int64_t nd = g->n[g->ndim - 1 - d];
+            start[1 + d] = nd > 2, count[1 + d] = nd > 2 ? nd - 2 : nd;
+            ext[g->ndim - 1 - d] = count[1 + d], lo[g->ndim - 1 - d] = start[1 + d];
+        }
+        TEST_OK(hs_reader_read_slab(r, "T", start, count, got));
+        field_T(g, recs[nrec - 1], want);
+        const int64_t nx = g->n[0], ny = g->ndim > 1 ? g->n[1] : 1;
+        size_t o = 0;
+        for (int64_t k = 0; k < ext[2]; k++)
+            for (int64_t j = 0; j < ext[1]; j++)
+                for (int64_t i = 0; i < ext[0]; i++, o++)
+                    assert_true(got[o] == want[((k + lo[2]) * ny + (j + lo[1])) * nx + (i + lo[0])]);
+        count[1] = g->n[g->ndim - 1] + 1; /* one past the end: an input error naming the variable */
+        assert_int_equal(hs_reader_read_slab(r, "T", start, count, got), HS_ERR_INPUT);
+        hs_error_clear();
+    }
     TEST_OK(hs_reader_read(r, "time", got));
     assert_memory_equal(got, times, (size_t)nrec * sizeof *got);
     field_mask(g, want);
