@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One batch on the GPU machine: stages run in order, each logged under $OUT (or out/) with its exit
 # status and time.  Stages: build | test | test:REGEX (HS_TEST_ONLY) | bench | bench:"a b" (HS_BENCH_ONLY)
-# | validate | validate:REGEX (verify programs only, HS_TEST_VALIDATE=1) | profile:BENCH (ncu on one bench).
+# | validate | validate:REGEX (verify programs only, HS_TEST_VALIDATE=1) | profile:BENCH (ncu on one bench: NCU_KERNEL a regex of kernel names, NCU_SKIP launches skipped, NCU_COUNT profiled).
 # usage: scripts/gpu_session.sh build test:twin bench:"cfd_ns heat"     (default: build test bench)
 set -u
 OUT=${OUT:-out}
@@ -31,7 +31,7 @@ for s in "${stages[@]}"; do
               else rc=0; for t in build/tests/verify/test_*; do grep -Eq -- "$arg" <<<"$t" || continue
                   HS_TEST_VALIDATE=1 HS_TEST_DEVICE=cuda "$t" >>"$log" 2>&1 || rc=1; done; fi
               grep -E "PASSED|FAILED|SKIPPED|Ghia|Nusselt|validate" "$log" | tail -30 ;;
-    profile) HS_BENCH_DEVICE=cuda ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats -k "regex:${NCU_KERNEL:-.}" --launch-count ${NCU_COUNT:-6} \
+    profile) HS_BENCH_DEVICE=cuda ncu --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats -k "regex:${NCU_KERNEL:-.}" --launch-skip ${NCU_SKIP:-0} --launch-count ${NCU_COUNT:-6} \
                "build/tests/bench/bench_$arg" >"$OUT/ncu_$arg.txt" 2>&1; rc=$?; grep -E "Kernel|ns_kernel|Duration|Memory Throughput|DRAM Through|Compute \(SM\)|Achieved Occ|Registers" "$OUT/ncu_$arg.txt" | head -60 ;;
     *) echo "unknown stage $s"; rc=2 ;;
     esac
