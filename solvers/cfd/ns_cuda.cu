@@ -10,12 +10,12 @@ namespace {
 // kernel of its own, so that the light ones (divergence, the projection's correction, boundary
 // faces, diagnostics) are not held to the registers and occupancy of the momentum update (when they
 // shared one kernel, ncu on two of them in a 4096^2 run: 56-60 registers, 40-43% occupancy, 37-43%
-// of DRAM bandwidth for a few loads a point), and with the unrolled dimension loops of ns_point.h every index
-// into the launch record is known at compile time and the record stays in parameter space.
-// Evaluating each momentum face flux once instead of twice (the high face from the next lane by a
-// shuffle, from the next row through shared memory, carried along z) measured no faster on the H200
-// (4096^2: 15.4% and 18.4% of copy against 20.9%; 256^3: 18.2% and 20.9% against 20.5%): the fp64
-// limiter work is not what holds it.
+// of DRAM bandwidth for a few loads a point); and with the unrolled dimension loops of ns_point.h
+// every index into the launch record is known at compile time, so the record stays in parameter
+// space.  Evaluating each momentum face flux once instead of twice (the high face from the next
+// lane by a shuffle, from the next row through shared memory, carried along z) measured no faster
+// on the H200 (4096^2: 15.4% and 18.4% of copy against 20.9%; 256^3: 18.2% and 20.9% against
+// 20.5%): the fp64 limiter work is not what holds it.
 constexpr bool heavy(int op) { return op == HS_NS_MOMENTUM || op == HS_NS_SCALAR; }
 constexpr bool cell_op(int op) { return op >= HS_NS_DIVERGENCE && op != HS_NS_CORRECT && op != HS_NS_FACE_BC; }
 
