@@ -324,12 +324,16 @@ static const char *seismogram_ext(int fmt)
     return fmt == HS_OUTPUT_NETCDF ? ".nc" : ".h5";
 }
 
-/* The seismogram files' name without extension for shot k (from 0): seismic.seismograms, with
- * _shotK (K = k + 1) when the run has several shots. */
+void hs_seis_shot_stem(const hs_seis_config *c, const char *name, size_t stem, int k, char *out, size_t len)
+{
+    if (c->shots > 1) snprintf(out, len, "%.*s_shot%d", (int)stem, name, k + 1);
+    else snprintf(out, len, "%.*s", (int)stem, name);
+}
+
+/* The seismogram files' name without extension for shot k (from 0). */
 static void seismogram_base(const hs_seis_config *c, int k, char *base, size_t len)
 {
-    if (c->shots > 1) snprintf(base, len, "%s_shot%d", c->seismograms, k + 1);
-    else snprintf(base, len, "%s", c->seismograms);
+    hs_seis_shot_stem(c, c->seismograms, strlen(c->seismograms), k, base, len);
 }
 
 static int check_outputs(const hs_seis *s, const hs_params *p)

@@ -169,8 +169,9 @@ static int read_observed(hs_seis *s, const hs_params *p, double **obs)
     const char *slash = strrchr(c->observed, '/'), *dot = strrchr(c->observed, '.');
     size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - c->observed) : strlen(c->observed);
     for (int k = 0; k < c->shots; k++) {
-        char path[8300];
-        snprintf(path, sizeof path, "%.*s_shot%d%s", (int)stem, c->observed, k + 1, c->observed + stem);
+        char base[8192], path[8300];
+        hs_seis_shot_stem(c, c->observed, stem, k, base, sizeof base);
+        snprintf(path, sizeof path, "%s%s", base, c->observed + stem);
         double *one = NULL;
         int rc = read_observed_file(s, p, path, &one);
         if (rc != HS_OK) {
@@ -186,9 +187,7 @@ static int read_observed(hs_seis *s, const hs_params *p, double **obs)
 
 int hs_seis_adjoint_check(hs_seis *s, const hs_params *p)
 {
-    /* kept for hs_seis_adjoint_create: the files are read once a run */
-    free(s->observed);
-    s->observed = NULL;
+    /* kept for hs_seis_adjoint_create (create validates first): the files are read once a run */
     int rc = read_observed(s, p, &s->observed);
     int bad = rc != HS_OK;
     HS_CHECK(hs_allreduce_int_max(s->ctx->comm, &bad, 1));
@@ -250,7 +249,6 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     if (!a) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     s->adj = a;
     a->nglobal = c->n[0] * c->n[1] * c->n[2];
-    if (!s->observed) HS_CHECK(read_observed(s, p, &s->observed));
     a->obs = s->observed; /* the check's copy, now the adjoint state's */
     s->observed = NULL;
     HS_CHECK(new_field(s, &a->U));
@@ -459,12 +457,6 @@ static void adjoint_launch(hs_seis *s, hs_seis_op op, hs_seis_launch *L, int wit
     }
 }
 
-/* The adjoint of forward step n (X^n -> X^{n+1}): U, the adjoint of p^{n+1}, becomes the adjoint
- * of p^n.  With the gradient, G += U w (L p^n + s^n delta) on the core's points (the CPML's are
- * held fixed), which collect_gradient divides by w: w (L p^n + s^n delta) is the forward step's own
- * increment p^{n+1} - 2 p^n + p^{n-1} there (source and free surface included), from the working
- * state X^n and p^{n+1} in a->pn, so that the step evaluates one stencil, not two.  Afterwards the
- * working p^n becomes a->pn for step n - 1 (swapped, not copied), and the working state is gone. */
 /* The working p^n becomes a->pn, the next adjoint step's p^{n+1} (swapped, not copied); the working
  * state is gone until the next restore. */
 static void give_p_to_pn(hs_seis *s)
@@ -473,6 +465,12 @@ static void give_p_to_pn(hs_seis *s)
     s->adj->cur = kStateGone;
 }
 
+/* The adjoint of forward step n (X^n -> X^{n+1}): U, the adjoint of p^{n+1}, becomes the adjoint
+ * of p^n.  With the gradient, G += U w (L p^n + s^n delta) on the core's points (the CPML's are
+ * held fixed), which collect_gradient divides by w: w (L p^n + s^n delta) is the forward step's own
+ * increment p^{n+1} - 2 p^n + p^{n-1} there (source and free surface included), from the working
+ * state X^n and p^{n+1} in a->pn, so that the step evaluates one stencil, not two.  Afterwards the
+ * working p^n becomes a->pn for step n - 1 (swapped, not copied), and the working state is gone. */
 static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
 {
     const hs_seis_config *c = &s->cfg;
@@ -689,25 +687,35 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
          * makes it spike and the first steps of the optimiser would go there alone */
         const hs_decomp *d = s->d;
         const hs_seis_config *c = &s->cfg;
-        double mute = (s->radius + 1.5), g2 = 0;
+        const double mute = s->radius + 1.5;
         for (int64_t k = 0; k < d->local[2]; k++)
             for (int64_t j = 0; j < d->local[1]; j++)
-                for (int64_t i = 0; i < d->local[0]; i++) {
-                    int64_t gi[3] = {i + d->offset[0], j + d->offset[1], k + d->offset[2]};
-                    int near = 0;
-                    for (int sh = 0; sh < c->shots && !near; sh++) {
-                        double src[3];
-                        hs_seis_shot_position(c, sh, src);
-                        g2 = 0;
+                for (int64_t i = 0; i < d->local[0]; i++)
+                    g[((k + d->offset[2]) * c->n[1] + j + d->offset[1]) * c->n[0] + i + d->offset[0]] =
+                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
+        for (int sh = 0; sh < c->shots; sh++) { /* this rank's points within `mute` points of each shot's source */
+            double src[3];
+            int64_t lo[3], hi[3];
+            hs_seis_shot_position(c, sh, src);
+            for (int e = 0; e < 3; e++) {
+                lo[e] = d->offset[e], hi[e] = d->offset[e] + d->local[e] - 1;
+                if (e < c->ndim) {
+                    lo[e] = (int64_t)fmax((double)lo[e], ceil(src[e] / c->h[e] - mute));
+                    hi[e] = (int64_t)fmin((double)hi[e], floor(src[e] / c->h[e] + mute));
+                }
+            }
+            for (int64_t gk = lo[2]; gk <= hi[2]; gk++)
+                for (int64_t gj = lo[1]; gj <= hi[1]; gj++)
+                    for (int64_t gi = lo[0]; gi <= hi[0]; gi++) {
+                        const int64_t at[3] = {gi, gj, gk};
+                        double g2 = 0;
                         for (int e = 0; e < c->ndim; e++) {
-                            double q = (double)gi[e] - src[e] / c->h[e];
+                            double q = (double)at[e] - src[e] / c->h[e];
                             g2 += q * q;
                         }
-                        near = g2 <= mute * mute;
+                        if (g2 <= mute * mute) g[(gk * c->n[1] + gj) * c->n[0] + gi] = 0;
                     }
-                    g[(gi[2] * c->n[1] + gi[1]) * c->n[0] + gi[0]] =
-                        near ? 0 : a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
-                }
+        }
         rc = hs_allreduce_sum(s->ctx->comm, g, (int)n);
     }
     if (rc == HS_OK) rc = hs_mem_copy(s->ctx, grad_dev, g, n * sizeof *g, HS_COPY_H2D);

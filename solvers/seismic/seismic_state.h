@@ -145,6 +145,10 @@ double hs_seis_adjoint_memory(const hs_seis *s);
 /* The source of shot k (0-based) in place of the current one (s->shot, s->cfg.source, the source points). */
 int hs_seis_move_source(hs_seis *s, int k);
 void hs_seis_shot_position(const hs_seis_config *c, int k, double x[3]);
+/* A file name of shot k (0-based): the first `stem` characters of name, with _shotK (K = k + 1)
+ * when the run has several shots (the forward run's seismograms NAME_shotK, the observed files read
+ * back with the same rule). */
+void hs_seis_shot_stem(const hs_seis_config *c, const char *name, size_t stem, int k, char *out, size_t len);
 int hs_seis_adjoint_check(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_create(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_run(hs_seis *s);
