@@ -119,6 +119,11 @@ static int read_observed_file(hs_seis *s, const hs_params *p, const char *path, 
     double *o = rc == HS_OK ? malloc((n + 1) * sizeof *o) : NULL, *t = NULL, *x = NULL;
     if (rc == HS_OK && !o) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     if (rc == HS_OK) rc = hs_reader_read(r, "p", o);
+    /* finite, and small enough that the misfit's squares stay finite */
+    for (size_t i = 0; rc == HS_OK && i < n; i++)
+        if (!isfinite(o[i]) || fabs(o[i]) > 1e100)
+            rc = hs_params_error(p, key, "'%s' holds p = %g at sample %lld, receiver %lld: the observed seismograms must be finite "
+                                 "(and at most 1e100)", path, o[i], (long long)(i / (size_t)s->rec.n), (long long)(i % (size_t)s->rec.n + 1));
     /* the same sampling and the same receivers */
     if (rc == HS_OK && s->nsamples > 1) {
         t = malloc((size_t)s->nsamples * sizeof *t);

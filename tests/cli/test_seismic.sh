@@ -211,6 +211,22 @@ f = netCDF4.Dataset('grad.nc'); g = np.asarray(f['gradient'][:]); vp = np.asarra
 sys.exit(0 if g.shape == (61, 71) and g[30, 35] < 0 and g[0, 0] == 0 and g[30, 2] == 0 and vp[30, 35] == 2000 else 1)
 " && ok "the gradient is negative inside the faster disc and zero in the CPML" || bad "gradient field values"
 fi
+# observed seismograms with a NaN: an input error from check as from run, nothing written
+if [ $EXT = nc ] && [ $HAVE_PY = 1 ] && python3 -c "import netCDF4" 2>/dev/null; then
+    cp observed.nc obsnan.nc
+    python3 -c "
+import netCDF4
+d = netCDF4.Dataset('obsnan.nc', 'a'); p = d['p']; a = p[:]; a[40, 2] = float('nan'); p[:] = a; d.close()"
+    mkdir -p nanrun
+    for cmd in check run; do
+        (cd nanrun && "$HS_BIN" $cmd ../shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=../obsnan.nc seismic.seismograms=syn \
+            output.path=grad >/dev/null 2>err.log)
+        rc=$?
+        if [ $rc = 2 ] && grep -q "obsnan.nc' holds p = nan at sample 40, receiver 3" nanrun/err.log && [ -z "$(ls nanrun | grep -v '^err.log$')" ]; then
+            ok "$cmd: a NaN in the observed seismograms: exit 2, nothing written"
+        else bad "$cmd with a NaN observed: exit $rc, $(cat nanrun/err.log), files $(ls nanrun)"; fi
+    done
+fi
 if "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=fwi seismic.fwi_iterations=3 seismic.observed=observed.$EXT \
     seismic.seismograms=inverted output.path=fwi >fwi.log 2>&1; then
     start=$(sed -nE 's/.*fwi start: misfit ([^ ]*).*/\1/p' fwi.log)
