@@ -14,8 +14,8 @@ int hs_ns_launch_cpu(const hs_ns_launch *L)
     for (int64_t k = L->lo[2]; k < L->hi[2]; k++)
         for (int64_t j = L->lo[1]; j < L->hi[1]; j++)
             for (int64_t i = L->lo[0]; i < L->hi[0]; i++) {
-                if (cell) hs_ns_cell_op(L, L->comp, i, j, k);
-                else hs_ns_point_op(L, L->comp, i, j, k);
+                if (cell) hs_ns_cell_op(L, L->op, L->comp, i, j, k);
+                else hs_ns_point_op(L, L->op, L->comp, i, j, k);
             }
     return HS_OK;
 }

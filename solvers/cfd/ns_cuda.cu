@@ -4,23 +4,48 @@
 
 namespace {
 
-// At most 64 registers (4 blocks of 256 per SM, no spills): the kernel is latency-bound (ncu on the
-// H200 at 80 registers: 33% occupancy, 24-34% of DRAM bandwidth, 50-56% of the SM's issue rate).
-// COMP is L.comp as a constant: with it and the unrolled dimension loops of ns_point.h every index
-// into the launch record is known at compile time and the record stays in parameter space.
-// Evaluating each momentum face flux once instead of twice (the high face from the next lane by a
-// shuffle, from the next row through shared memory, carried along z) measured no faster on the H200
-// (4096^2: 15.4% and 18.4% of copy against 20.9%; 256^3: 18.2% and 20.9% against 20.5%): the fp64
-// limiter work is not what holds it.
-template <bool CELL, int COMP>
-__global__ void __launch_bounds__(256, 4) ns_kernel(const hs_ns_launch L)
+// At most 64 registers for the momentum and scalar updates (4 blocks of 256 per SM, no spills): the
+// kernel is latency-bound (ncu on the H200 at 80 registers: 33% occupancy, 24-34% of DRAM bandwidth,
+// 50-56% of the SM's issue rate).  OP and COMP are L.op and L.comp as constants: each operation is a
+// kernel of its own, so that the light ones (divergence, the projection's correction, boundary
+// faces, diagnostics) are not held to the registers and occupancy of the momentum update (when they
+// shared one kernel, ncu on two of them in a 4096^2 run: 56-60 registers, 40-43% occupancy, 37-43%
+// of DRAM bandwidth for a few loads a point); and with the unrolled dimension loops of ns_point.h
+// every index into the launch record is known at compile time, so the record stays in parameter
+// space.  Evaluating each momentum face flux once instead of twice (the high face from the next
+// lane by a shuffle, from the next row through shared memory, carried along z) measured no faster
+// on the H200 (4096^2: 15.4% and 18.4% of copy against 20.9%; 256^3: 18.2% and 20.9% against
+// 20.5%): the fp64 limiter work is not what holds it.
+constexpr bool heavy(int op) { return op == HS_NS_MOMENTUM || op == HS_NS_SCALAR; }
+constexpr bool cell_op(int op) { return op >= HS_NS_DIVERGENCE && op != HS_NS_CORRECT && op != HS_NS_FACE_BC; }
+
+template <int OP, int COMP>
+__global__ void __launch_bounds__(256, heavy(OP) ? 4 : 1) ns_kernel(const hs_ns_launch L)
 {
     const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
     if (i >= L.hi[0] || j >= L.hi[1]) return;
     for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) {
-        if (CELL) hs_ns_cell_op(&L, COMP, i, j, k);
-        else hs_ns_point_op(&L, COMP, i, j, k);
+        if (cell_op(OP)) hs_ns_cell_op(&L, OP, COMP, i, j, k);
+        else hs_ns_point_op(&L, OP, COMP, i, j, k);
+    }
+}
+
+template <int OP, int COMP>
+void launch_one(cudaStream_t st, const hs_ns_launch *L, dim3 grid, dim3 block)
+{
+    ns_kernel<OP, COMP><<<grid, block, 0, st>>>(*L);
+}
+
+// An operation that works on one component (comp 0..2).
+template <int OP>
+int launch_comp(cudaStream_t st, const hs_ns_launch *L, dim3 grid, dim3 block)
+{
+    switch (L->comp) {
+    case 0: launch_one<OP, 0>(st, L, grid, block); return HS_OK;
+    case 1: launch_one<OP, 1>(st, L, grid, block); return HS_OK;
+    case 2: launch_one<OP, 2>(st, L, grid, block); return HS_OK;
+    default: return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes kernel: component %d out of range", L->comp);
     }
 }
 
@@ -30,18 +55,25 @@ extern "C" int hs_ns_launch_cuda(struct hs_cuda_ctx *cu, const hs_ns_launch *L)
 {
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
-    const bool cell = L->op >= HS_NS_DIVERGENCE && L->op != HS_NS_CORRECT && L->op != HS_NS_FACE_BC;
     dim3 block(32, 8, 1);
     dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));
-    switch ((cell ? 3 : 0) + L->comp) {
-    case 0: ns_kernel<false, 0><<<grid, block, 0, cu->stream>>>(*L); break;
-    case 1: ns_kernel<false, 1><<<grid, block, 0, cu->stream>>>(*L); break;
-    case 2: ns_kernel<false, 2><<<grid, block, 0, cu->stream>>>(*L); break;
-    case 3: ns_kernel<true, 0><<<grid, block, 0, cu->stream>>>(*L); break;
-    case 4: ns_kernel<true, 1><<<grid, block, 0, cu->stream>>>(*L); break;
-    case 5: ns_kernel<true, 2><<<grid, block, 0, cu->stream>>>(*L); break;
-    default: return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes kernel: component %d out of range", L->comp);
+    cudaStream_t st = cu->stream;
+    int rc = HS_OK;
+    switch (L->op) {
+    case HS_NS_MOMENTUM: rc = launch_comp<HS_NS_MOMENTUM>(st, L, grid, block); break;
+    case HS_NS_CORRECT: rc = launch_comp<HS_NS_CORRECT>(st, L, grid, block); break;
+    case HS_NS_FACE_BC: rc = launch_comp<HS_NS_FACE_BC>(st, L, grid, block); break;
+    case HS_NS_CENTRE: rc = launch_comp<HS_NS_CENTRE>(st, L, grid, block); break;
+    // the operations that do not depend on the component
+    case HS_NS_SCALAR: launch_one<HS_NS_SCALAR, 0>(st, L, grid, block); break;
+    case HS_NS_DIVERGENCE: launch_one<HS_NS_DIVERGENCE, 0>(st, L, grid, block); break;
+    case HS_NS_VORTICITY: launch_one<HS_NS_VORTICITY, 0>(st, L, grid, block); break;
+    case HS_NS_ENERGY: launch_one<HS_NS_ENERGY, 0>(st, L, grid, block); break;
+    case HS_NS_ENSTROPHY: launch_one<HS_NS_ENSTROPHY, 0>(st, L, grid, block); break;
+    case HS_NS_WALL_FLUX: launch_one<HS_NS_WALL_FLUX, 0>(st, L, grid, block); break;
+    default: return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes kernel: unknown operation %d", L->op);
     }
+    HS_CHECK(rc);
     HS_CUDA_CHECK(cudaGetLastError());
     return HS_OK;
 }

@@ -146,13 +146,13 @@ HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, int64_t t0, int64_t t
     return s;
 }
 
-/* One point of the cell-centred operations (contiguous output index o); comp is L->comp (see
- * hs_ns_point_op). */
-HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int comp, int64_t i, int64_t j, int64_t k)
+/* One point of the cell-centred operations (contiguous output index o); op and comp are L->op and
+ * L->comp (see hs_ns_point_op). */
+HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, int64_t i, int64_t j, int64_t k)
 {
     const int64_t o = (k * L->local[1] + j) * L->local[0] + i;
     double w[3];
-    switch (L->op) {
+    switch (op) {
     case HS_NS_DIVERGENCE: L->out[o] = L->scale * hs_ns_divergence(L, i, j, k); break;
     case HS_NS_CENTRE: L->out[o] = hs_ns_centre(L, comp, i, j, k); break;
     case HS_NS_VORTICITY:
@@ -182,12 +182,13 @@ HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int comp, int64_t i, int64_t j, 
     }
 }
 
-/* One point of the face / field-writing operations (in the layout of the field written).  comp is
- * L->comp, passed apart so that the CUDA kernel can make it a compile-time constant. */
-HS_HD void hs_ns_point_op(const hs_ns_launch *L, int comp, int64_t i, int64_t j, int64_t k)
+/* One point of the face / field-writing operations (in the layout of the field written).  op and
+ * comp are L->op and L->comp, passed apart so that the CUDA kernels can make them compile-time
+ * constants. */
+HS_HD void hs_ns_point_op(const hs_ns_launch *L, int op, int comp, int64_t i, int64_t j, int64_t k)
 {
     const int c = comp;
-    if (L->op == HS_NS_MOMENTUM) {
+    if (op == HS_NS_MOMENTUM) {
         const hs_ns_lay *lc = &L->lay[c];
         const int64_t P = hs_ns_at(lc, i, j, k);
         const int64_t ic = c == 0 ? i : c == 1 ? j : k;
@@ -202,14 +203,14 @@ HS_HD void hs_ns_point_op(const hs_ns_launch *L, int comp, int64_t i, int64_t j,
         }
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;
         L->out[P] = base + L->b * (L->q[c][P] + L->dt * R);
-    } else if (L->op == HS_NS_SCALAR) {
+    } else if (op == HS_NS_SCALAR) {
         const int64_t P = hs_ns_at(&L->lay[3], i, j, k);
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;
         L->out[P] = base + L->b * (L->T[P] + L->dt * hs_ns_scalar_rhs(L, i, j, k));
-    } else if (L->op == HS_NS_CORRECT) {
+    } else if (op == HS_NS_CORRECT) {
         const int64_t P = hs_ns_at(&L->lay[c], i, j, k), Q = hs_ns_at(&L->lay[4], i, j, k);
         L->out[P] -= L->scale * (L->phi[Q] - L->phi[Q - hs_ns_stride(&L->lay[4], c)]) * L->idx[c];
-    } else if (L->op == HS_NS_FACE_BC) {
+    } else if (op == HS_NS_FACE_BC) {
         /* (i, j, k) runs over the face's tangential points; the normal index is face_index */
         const hs_ns_lay *lc = &L->lay[c];
         int64_t ijk[3] = {i, j, k};
