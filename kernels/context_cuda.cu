@@ -2,6 +2,8 @@
 #include "kernels/cuda_backend.h"
 #include "kernels/cuda_util.h"
 
+#include <cuda_profiler_api.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,5 +316,11 @@ extern "C" int hs_mem_event_elapsed_cuda(void *start, void *stop, double *second
     HS_CUDA_CHECK(cudaEventSynchronize((cudaEvent_t)stop));
     HS_CUDA_CHECK(cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)stop));
     *seconds = 1e-3 * ms;
+    return HS_OK;
+}
+
+extern "C" int hs_cuda_profiler_cuda(int on)
+{
+    HS_CUDA_CHECK(on ? cudaProfilerStart() : cudaProfilerStop());
     return HS_OK;
 }

@@ -33,6 +33,9 @@ void hs_mem_event_destroy_cuda(void *event);
 int hs_mem_event_record_cuda(struct hs_cuda_ctx *cu, void *event, void *stream);
 int hs_mem_stream_wait_event_cuda(struct hs_cuda_ctx *cu, void *stream, void *event);
 int hs_mem_event_elapsed_cuda(void *start, void *stop, double *seconds);
+/* Starts (on != 0) or stops the profilers' capture (cudaProfilerStart/Stop): what a benchmark run
+ * under `ncu --profile-from-start off` profiles. */
+int hs_cuda_profiler_cuda(int on);
 
 #ifdef __cplusplus
 }

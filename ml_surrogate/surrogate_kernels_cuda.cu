@@ -27,13 +27,17 @@ __global__ void mse_kernel(size_t n, const T *__restrict__ p, const T *__restric
     }
 }
 
+// y[f][i] += src[i]: a grid row per frame (no 64-bit modulo per element), frames strided past 65,535.
 template <typename T>
-__global__ void add_frame_kernel(size_t total, size_t elems, const T *__restrict__ src, T *__restrict__ y)
+__global__ void add_frame_kernel(int frames, size_t elems, const T *__restrict__ src, T *__restrict__ y)
 {
     typedef typename tr<T>::R R;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride)
-        y[i] = tr<T>::st((R)(tr<T>::ld(y[i]) + tr<T>::ld(src[i % elems])));
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (int f = blockIdx.y; f < frames; f += gridDim.y) {
+        T *yf = y + (size_t)f * elems;
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < elems; i += stride)
+            yf[i] = tr<T>::st((R)(tr<T>::ld(yf[i]) + tr<T>::ld(src[i])));
+    }
 }
 
 template <typename F> int by_type(hs_dtype t, F fn)
@@ -63,11 +67,10 @@ extern "C" int hs_surr_mse_cuda(struct hs_cuda_ctx *cu, hs_dtype t, size_t n, co
 extern "C" int hs_surr_add_frame_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int frames, size_t elems, const void *src,
                                       void *y)
 {
-    size_t total = (size_t)frames * elems;
+    const dim3 grid((unsigned)hs_cuda_blocks(cu, elems, kThreads), (unsigned)(frames < 65535 ? frames : 65535));
     return by_type(t, [&](auto tag) -> int {
         typedef decltype(tag) T;
-        add_frame_kernel<T><<<hs_cuda_blocks(cu, total, kThreads), kThreads, 0, cu->stream>>>(total, elems,
-                                                                                               (const T *)src, (T *)y);
+        add_frame_kernel<T><<<grid, kThreads, 0, cu->stream>>>(frames, elems, (const T *)src, (T *)y);
         HS_CUDA_LAUNCH_CHECK("add_frame_kernel");
         return HS_OK;
     });

@@ -47,22 +47,39 @@ __device__ __forceinline__ void lstm_bwd(double i, double f, double g, double o,
 
 // ------------------------------------------------------------------ ConvLSTM gates
 
+// The pointwise kernels walk (plane, pixel) on a 2D grid: y the plane (image x channel, strided
+// past the grid's 65,535), x the pixel.  A flat index would need two 64-bit divisions per element to
+// find its image and channel, which cost more than the element's memory traffic (the bf16 training
+// step spent most of its pointwise time on them).
+struct planes {
+    int n, ch, hw;
+};
+
+__host__ dim3 plane_grid(const planes &P, int threads)
+{
+    long long rows = (long long)P.n * P.ch;
+    return dim3((unsigned)((P.hw + threads - 1) / threads), (unsigned)(rows < 65535 ? rows : 65535));
+}
+
 // One thread per (image, channel, pixel): the four gates of that element, so every activation is
 // evaluated once and z is overwritten in place.
 template <typename T>
-__global__ void lstm_fwd_kernel(size_t total, size_t chw, int ch, int hw, T *__restrict__ z, const T *__restrict__ b,
+__global__ void lstm_fwd_kernel(planes P, T *__restrict__ z, const T *__restrict__ b,
                                 const typename tr<T>::R *__restrict__ cp, typename tr<T>::R *__restrict__ c,
                                 T *__restrict__ h)
 {
     typedef typename tr<T>::R R;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
-        size_t img = e / chw, rem = e - img * chw, cc = rem / (size_t)hw;
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= P.hw) return;
+    const size_t chw = (size_t)P.ch * P.hw;
+    for (int row = blockIdx.y; row < P.n * P.ch; row += gridDim.y) {
+        const int img = row / P.ch, cc = row - img * P.ch;
+        const size_t rem = (size_t)cc * P.hw + p, e = img * chw + rem;
         T *zb = z + img * 4 * chw + rem;
         R i, f, g, o, cn, hn;
-        lstm_fwd((R)(tr<T>::ld(zb[0]) + tr<T>::ld(b[cc])), (R)(tr<T>::ld(zb[chw]) + tr<T>::ld(b[ch + cc])),
-                 (R)(tr<T>::ld(zb[2 * chw]) + tr<T>::ld(b[2 * ch + cc])),
-                 (R)(tr<T>::ld(zb[3 * chw]) + tr<T>::ld(b[3 * ch + cc])), cp ? cp[e] : (R)0, &i, &f, &g, &o, &cn, &hn);
+        lstm_fwd((R)(tr<T>::ld(zb[0]) + tr<T>::ld(b[cc])), (R)(tr<T>::ld(zb[chw]) + tr<T>::ld(b[P.ch + cc])),
+                 (R)(tr<T>::ld(zb[2 * chw]) + tr<T>::ld(b[2 * P.ch + cc])),
+                 (R)(tr<T>::ld(zb[3 * chw]) + tr<T>::ld(b[3 * P.ch + cc])), cp ? cp[e] : (R)0, &i, &f, &g, &o, &cn, &hn);
         zb[0] = tr<T>::st(i), zb[chw] = tr<T>::st(f), zb[2 * chw] = tr<T>::st(g), zb[3 * chw] = tr<T>::st(o);
         c[e] = cn;
         h[e] = tr<T>::st(hn);
@@ -70,14 +87,17 @@ __global__ void lstm_fwd_kernel(size_t total, size_t chw, int ch, int hw, T *__r
 }
 
 template <typename T>
-__global__ void lstm_bwd_kernel(size_t total, size_t chw, T *__restrict__ gz, const typename tr<T>::R *__restrict__ cp,
+__global__ void lstm_bwd_kernel(planes P, T *__restrict__ gz, const typename tr<T>::R *__restrict__ cp,
                                 const typename tr<T>::R *__restrict__ c, const T *__restrict__ dh,
                                 typename tr<T>::R *__restrict__ dc)
 {
     typedef typename tr<T>::R R;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
-        size_t img = e / chw, rem = e - img * chw;
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= P.hw) return;
+    const size_t chw = (size_t)P.ch * P.hw;
+    for (int row = blockIdx.y; row < P.n * P.ch; row += gridDim.y) {
+        const int img = row / P.ch, cc = row - img * P.ch;
+        const size_t rem = (size_t)cc * P.hw + p, e = img * chw + rem;
         T *gb = gz + img * 4 * chw + rem;
         R d = dc[e], di, df, dg, dout;
         lstm_bwd(tr<T>::ld(gb[0]), tr<T>::ld(gb[chw]), tr<T>::ld(gb[2 * chw]), tr<T>::ld(gb[3 * chw]),
@@ -90,29 +110,48 @@ __global__ void lstm_bwd_kernel(size_t total, size_t chw, T *__restrict__ gz, co
 // ------------------------------------------------------------------ bias, casts, im2col
 
 template <typename T>
-__global__ void bias_add_kernel(size_t total, int ch, int hw, const T *__restrict__ b, T *__restrict__ y)
+__global__ void bias_add_kernel(planes P, const T *__restrict__ b, T *__restrict__ y)
 {
     typedef typename tr<T>::R R;
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < total; e += stride) {
-        size_t cc = (e / (size_t)hw) % (size_t)ch;
-        y[e] = tr<T>::st((R)(tr<T>::ld(y[e]) + tr<T>::ld(b[cc])));
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= P.hw) return;
+    for (int row = blockIdx.y; row < P.n * P.ch; row += gridDim.y) {
+        const size_t e = (size_t)row * P.hw + p;
+        y[e] = tr<T>::st((R)(tr<T>::ld(y[e]) + tr<T>::ld(b[row % P.ch])));
     }
 }
 
-// One block per channel: each thread sums its strided share in fp64, then a fixed-order block sum.
-template <typename T, typename A>
-__global__ void bias_grad_kernel(int n, int ch, int hw, const T *__restrict__ dy, int accumulate, A *__restrict__ db)
+// The bias gradient in two deterministic passes.  Pass one: block (s, c) sums slice s of channel c's
+// n * hw values in fp64 (its threads strided, then a fixed-order block sum) into part[c * slices + s];
+// a block per channel alone (the earlier kernel) left most SMs idle, four blocks in all for the
+// output head's four channels.  Pass two: a thread per channel adds its slices in order.
+template <typename T>
+__global__ void bias_grad_part_kernel(planes P, int per_slice, const T *__restrict__ dy, double *__restrict__ part)
 {
-    int c = blockIdx.x;
-    size_t per = (size_t)n * hw;
-    double s = 0;
-    for (size_t j = threadIdx.x; j < per; j += blockDim.x) {
-        size_t img = j / (size_t)hw, p = j - img * hw;
-        s += (double)tr<T>::ld(dy[(img * ch + c) * hw + p]);
+    const int c = blockIdx.y, s = blockIdx.x;
+    const long long per = (long long)P.n * P.hw, j0 = (long long)s * per_slice;
+    const long long j1 = j0 + per_slice < per ? j0 + per_slice : per;
+    double acc = 0;
+    long long j = j0 + threadIdx.x;
+    // (image, pixel) of j, carried along instead of divided out each time
+    int img = (int)(j / P.hw), p = (int)(j - (long long)img * P.hw);
+    for (; j < j1; j += blockDim.x) {
+        acc += (double)tr<T>::ld(dy[((size_t)img * P.ch + c) * P.hw + p]);
+        p += blockDim.x;
+        while (p >= P.hw) p -= P.hw, img++;
     }
-    s = hs_block_sum(s);
-    if (threadIdx.x == 0) db[c] = tr<A>::from_double(accumulate ? s + (double)tr<A>::ld(db[c]) : s);
+    acc = hs_block_sum(acc);
+    if (threadIdx.x == 0) part[(size_t)c * gridDim.x + s] = acc;
+}
+
+template <typename A>
+__global__ void bias_grad_sum_kernel(int ch, int slices, const double *__restrict__ part, int accumulate, A *__restrict__ db)
+{
+    const int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= ch) return;
+    double s = 0;
+    for (int k = 0; k < slices; k++) s += part[(size_t)c * slices + k];
+    db[c] = tr<A>::from_double(accumulate ? s + (double)tr<A>::ld(db[c]) : s);
 }
 
 template <typename S, typename D>
@@ -630,11 +669,10 @@ extern "C" int hs_conv_backward_filter_cuda(struct hs_cuda_ctx *cu, struct hs_co
 
 extern "C" int hs_conv_bias_add_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, int hw, const void *b, void *y)
 {
-    size_t total = (size_t)n * ch * hw;
+    const planes P = {n, ch, hw};
     return by_type(t, [&](auto tag) -> int {
         typedef decltype(tag) T;
-        bias_add_kernel<T><<<hs_cuda_blocks(cu, total, kThreads), kThreads, 0, cu->stream>>>(total, ch, hw, (const T *)b,
-                                                                                              (T *)y);
+        bias_add_kernel<T><<<plane_grid(P, kThreads), kThreads, 0, cu->stream>>>(P, (const T *)b, (T *)y);
         HS_CUDA_LAUNCH_CHECK("bias_add_kernel");
         return HS_OK;
     });
@@ -643,13 +681,26 @@ extern "C" int hs_conv_bias_add_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, 
 extern "C" int hs_conv_bias_grad_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, int hw, const void *dy,
                                       double beta, void *db)
 {
+    const planes P = {n, ch, hw};
+    // slices of whole thread-block strides, enough blocks for eight per SM, none under 16 strides
+    const long long per = (long long)n * hw, stride = kThreads;
+    long long want = (8LL * cu->sm_count + ch - 1) / ch, most = (per + 16 * stride - 1) / (16 * stride);
+    if (want > most) want = most;
+    if (want > 65535) want = 65535;
+    if (want < 1) want = 1;
+    const long long strides = (per + stride - 1) / stride;
+    const int per_slice = (int)(((strides + want - 1) / want) * stride);
+    const int slices = (int)((per + per_slice - 1) / per_slice);
+    double *part;
+    HS_CHECK(hs_cuda_scratch(cu, (size_t)ch * slices * sizeof(double), (void **)&part));
     return by_type(t, [&](auto tag) -> int {
         typedef decltype(tag) T;
-        if (t == HS_F64)
-            bias_grad_kernel<T, double><<<ch, kThreads, 0, cu->stream>>>(n, ch, hw, (const T *)dy, beta != 0.0, (double *)db);
-        else
-            bias_grad_kernel<T, float><<<ch, kThreads, 0, cu->stream>>>(n, ch, hw, (const T *)dy, beta != 0.0, (float *)db);
-        HS_CUDA_LAUNCH_CHECK("bias_grad_kernel");
+        bias_grad_part_kernel<T><<<dim3((unsigned)slices, (unsigned)ch), kThreads, 0, cu->stream>>>(P, per_slice, (const T *)dy, part);
+        HS_CUDA_LAUNCH_CHECK("bias_grad_part_kernel");
+        const int blocks = (ch + 127) / 128;
+        if (t == HS_F64) bias_grad_sum_kernel<double><<<blocks, 128, 0, cu->stream>>>(ch, slices, part, beta != 0.0, (double *)db);
+        else bias_grad_sum_kernel<float><<<blocks, 128, 0, cu->stream>>>(ch, slices, part, beta != 0.0, (float *)db);
+        HS_CUDA_LAUNCH_CHECK("bias_grad_sum_kernel");
         return HS_OK;
     });
 }
@@ -663,12 +714,12 @@ extern "C" int hs_conv_cast_cuda(struct hs_cuda_ctx *cu, hs_dtype st, hs_dtype d
 extern "C" int hs_conv_lstm_forward_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, int hw, void *z,
                                          const void *b, const void *c_prev, void *c, void *h)
 {
-    size_t chw = (size_t)ch * hw, total = (size_t)n * chw;
+    const planes P = {n, ch, hw};
     return by_type(t, [&](auto tag) -> int {
         typedef decltype(tag) T;
         typedef typename tr<T>::R R;
-        lstm_fwd_kernel<T><<<hs_cuda_blocks(cu, total, kThreads), kThreads, 0, cu->stream>>>(
-            total, chw, ch, hw, (T *)z, (const T *)b, (const R *)c_prev, (R *)c, (T *)h);
+        lstm_fwd_kernel<T><<<plane_grid(P, kThreads), kThreads, 0, cu->stream>>>(P, (T *)z, (const T *)b, (const R *)c_prev,
+                                                                                 (R *)c, (T *)h);
         HS_CUDA_LAUNCH_CHECK("lstm_fwd_kernel");
         return HS_OK;
     });
@@ -677,12 +728,12 @@ extern "C" int hs_conv_lstm_forward_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int
 extern "C" int hs_conv_lstm_backward_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, int hw, void *gates,
                                           const void *c_prev, const void *c, const void *dh, void *dc)
 {
-    size_t chw = (size_t)ch * hw, total = (size_t)n * chw;
+    const planes P = {n, ch, hw};
     return by_type(t, [&](auto tag) -> int {
         typedef decltype(tag) T;
         typedef typename tr<T>::R R;
-        lstm_bwd_kernel<T><<<hs_cuda_blocks(cu, total, kThreads), kThreads, 0, cu->stream>>>(
-            total, chw, (T *)gates, (const R *)c_prev, (const R *)c, (const T *)dh, (R *)dc);
+        lstm_bwd_kernel<T><<<plane_grid(P, kThreads), kThreads, 0, cu->stream>>>(P, (T *)gates, (const R *)c_prev,
+                                                                                 (const R *)c, (const T *)dh, (R *)dc);
         HS_CUDA_LAUNCH_CHECK("lstm_bwd_kernel");
         return HS_OK;
     });

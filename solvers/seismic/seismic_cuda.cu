@@ -16,16 +16,22 @@
 
 namespace {
 
-// ------------------------------------------------------------------ generic: a thread per (i, j), z strided
+// ------------------------------------------------------------------ generic: a thread per (i, j), z marched
+//
+// A block marches its columns through a chunk of consecutive planes, so that the z neighbours a
+// point reads were read by the same block a few planes earlier and come from L1; with a plane per
+// block (as before) every z neighbour was a separate L2 request, which held the CPML passes of the
+// acoustic step (the box kernels) to about a quarter of copy bandwidth.
 
 #define BOX_KERNEL(NAME)                                                                           \
     template <int R>                                                                               \
-    __global__ void __launch_bounds__(256) k_##NAME(const __grid_constant__ hs_seis_launch L)      \
+    __global__ void __launch_bounds__(256) k_##NAME(const __grid_constant__ hs_seis_launch L, int zchunk) \
     {                                                                                              \
         const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                \
         const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;                \
         if (i >= L.hi[0] || j >= L.hi[1]) return;                                                  \
-        for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) NAME(&L, i, j, k, R);  \
+        const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * zchunk, k1 = min(k0 + (int64_t)zchunk, L.hi[2]); \
+        for (int64_t k = k0; k < k1; k++) NAME(&L, i, j, k, R);                                    \
     }
 
 #define BOX_KERNELS(T)                                                                             \
@@ -127,6 +133,22 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
     // are issued one plane early, so that their latency overlaps this plane's barriers and
     // arithmetic instead of following them
     T s_next = T(0), u_next = T(0), q_next = T(0), w_next = T(0), g_next = T(0), d2_next = T(0);
+    // the tile's x and y halo values of a plane, loaded one plane early as well: loaded in the plane's
+    // own iteration they put a memory latency before every first barrier, where the whole block waits
+    const bool xhalo = tx < R && j < L.hi[1] + R, yhalo = ty < R && i < L.hi[0];
+    const bool right = bx0 + BX + tx < L.hi[0] + R, top = by0 + BY + ty < L.hi[1] + R;
+    T hx0 = T(0), hx1 = T(0), hy0 = T(0), hy1 = T(0);
+    auto halo_load = [&](int64_t k) {
+        const int64_t plane = L.origin + k * sz;
+        if (xhalo) {
+            hx0 = sv(plane + j * sy + bx0 - R + tx);
+            if (right) hx1 = sv(plane + j * sy + bx0 + BX + tx);
+        }
+        if (yhalo) {
+            hy0 = sv(plane + (by0 - R + ty) * sy + i);
+            if (top) hy1 = sv(plane + (by0 + BY + ty) * sy + i);
+        }
+    };
     // the gradient's second time difference of the forward field at the point (seismic_point.h's
     // seis_second_difference)
     auto d2 = [&](int64_t e) -> T { return PN[e] - 2 * PF[e] + PP[e]; };
@@ -141,6 +163,7 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
             if constexpr (!ADJ) w_next = W[col + k0 * sz];
             if constexpr (GRAD) g_next = G[col + k0 * sz], d2_next = d2(col + k0 * sz);
         }
+        halo_load(k0);
     }
     for (int64_t k = k0; k < k1; k++) {
 #pragma unroll
@@ -152,6 +175,16 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
             zu[R] = u_next;
         }
         const T q_here = q_next, w_here = w_next, g_here = g_next, d2_here = d2_next;
+        const int64_t plane = L.origin + k * sz;
+        tile[ty + R][tx + R] = zq[R];
+        if (xhalo) {
+            tile[ty + R][tx] = hx0;
+            if (right) tile[ty + R][tx + BX + R] = hx1;
+        }
+        if (yhalo) {
+            tile[ty][tx + R] = hy0;
+            if (top) tile[ty + BY + R][tx + R] = hy1;
+        }
         if (k + 1 < k1) {
             const int64_t e = col + (k + 1 + R) * sz;
             if (stage) {
@@ -163,20 +196,7 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
                 if constexpr (!ADJ) w_next = W[col + (k + 1) * sz];
                 if constexpr (GRAD) g_next = G[col + (k + 1) * sz], d2_next = d2(col + (k + 1) * sz);
             }
-        }
-        const int64_t plane = L.origin + k * sz;
-        tile[ty + R][tx + R] = zq[R];
-        if (tx < R && j < L.hi[1] + R) { // the x halo of this row
-            const int64_t e = plane + j * sy + bx0 - R + tx, e2 = plane + j * sy + bx0 + BX + tx;
-            const bool right = bx0 + BX + tx < L.hi[0] + R;
-            tile[ty + R][tx] = sv(e);
-            if (right) tile[ty + R][tx + BX + R] = sv(e2);
-        }
-        if (ty < R && i < L.hi[0]) { // the y halo of this column
-            const int64_t e = plane + (by0 - R + ty) * sy + i, e2 = plane + (by0 + BY + ty) * sy + i;
-            const bool top = by0 + BY + ty < L.hi[1] + R;
-            tile[ty][tx + R] = sv(e);
-            if (top) tile[ty + BY + R][tx + R] = sv(e2);
+            halo_load(k + 1);
         }
         __syncthreads();
         if (active) {
@@ -226,9 +246,9 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
 #define LAUNCH_BOX(NAME)                                                                           \
     do {                                                                                           \
         switch (L->radius) {                                                                       \
-        case 1: k_##NAME<1><<<grid, block, 0, cu->stream>>>(*L); break;                            \
-        case 2: k_##NAME<2><<<grid, block, 0, cu->stream>>>(*L); break;                            \
-        default: k_##NAME<4><<<grid, block, 0, cu->stream>>>(*L); break;                           \
+        case 1: k_##NAME<1><<<grid, block, 0, cu->stream>>>(*L, zchunk); break;                    \
+        case 2: k_##NAME<2><<<grid, block, 0, cu->stream>>>(*L, zchunk); break;                    \
+        default: k_##NAME<4><<<grid, block, 0, cu->stream>>>(*L, zchunk); break;                   \
         }                                                                                          \
     } while (0)
 
@@ -272,8 +292,13 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
     if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kTY - 1) / kTY <= 65535)
         return L->f32 ? launch_tiled_r<float>(cu, L) : launch_tiled_r<double>(cu, L);
-    dim3 block(32, 8, 1);
-    dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));
+    // chunks of up to 16 planes, shorter while there would be fewer than 16 blocks per SM
+    const dim3 block(32, 8, 1);
+    const int64_t columns = ((nx + 31) / 32) * ((ny + 7) / 8);
+    int64_t zchunk = 16;
+    while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
+    while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
+    const dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)((nz + zchunk - 1) / zchunk));
     if (L->f32) {
         DISPATCH_BOX(f32)
     } else {

@@ -2,13 +2,18 @@
  * 64 channels, 3x3 gates, 10 -> 10 frames, 4 variables) at 64^2 with batch 16 and 128^2 with batch 8,
  * fp32 and bf16, against the same model in PyTorch (scripts/surrogate_pytorch.py, whose step times
  * come in HS_PEER_PYTORCH_SURR_<N>_<PREC>_S); forecast latency per sample; and the share of a
- * training step spent in the convolutions (cuDNN) against our own kernels (gates, bias, loss, AdamW). */
+ * training step spent in the convolutions (cuDNN) against our own kernels (gates, bias, loss, AdamW).
+ * HS_BENCH_SURR_ONLY="SIZE PREC" (e.g. "128 bf16") runs one configuration; HS_BENCH_PROFILE_STEP=1
+ * then wraps one more training step in cudaProfilerStart/Stop, for
+ * `ncu --profile-from-start off --metrics gpu__time_duration.sum` to time each kernel of a step. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench_util.h"
+#include "kernels/config.h"
+#include "kernels/cuda_backend.h"
 #include "kernels/blas/blas.h"
 #include "kernels/memory.h"
 #include "kernels/nn/conv.h"
@@ -198,6 +203,15 @@ static void run(hs_ctx *ctx, hs_dtype t, int size, int n, int hidden, int layers
     snprintf(env, sizeof env, "HS_PEER_PYTORCH_SURR_%d_%s_S", size, t == HS_F32 ? "F32" : "BF16");
     for (int c = 0; env[c]; c++) env[c] = (char)(env[c] >= 'a' && env[c] <= 'z' ? env[c] - 32 : env[c]);
     double step = bench_time(train_step, &j, 2, reps);
+#if HS_HAVE_CUDA
+    if (HS_ON_GPU(ctx) && getenv("HS_BENCH_PROFILE_STEP")) {
+        bench_check(hs_ctx_sync(ctx), "sync");
+        bench_check(hs_cuda_profiler_cuda(1), "profiler start");
+        bench_check(train_step(&j), "train step");
+        bench_check(hs_ctx_sync(ctx), "sync");
+        bench_check(hs_cuda_profiler_cuda(0), "profiler stop");
+    }
+#endif
     double flops = 2.0 * 3.0 * macs_forward(&j.a) * n;
     double peer = env_seconds(env);
     bench_row("surrogate training step", what, hs_dtype_name(t), step, 0, flops, peer > 0 ? "pytorch" : NULL, peer);
@@ -228,10 +242,13 @@ int main(int argc, char **argv)
     if (HS_ON_GPU(ctx)) {
         /* the configurations of the issue, fp32 and bf16, as scripts/surrogate_pytorch.py runs them */
         const hs_dtype types[2] = {HS_F32, HS_BF16};
-        for (int k = 0; k < 2; k++) {
-            run(ctx, types[k], 64, 16, 64, 2, 10);
-            run(ctx, types[k], 128, 8, 64, 2, 10);
-        }
+        const char *only = getenv("HS_BENCH_SURR_ONLY");
+        for (int k = 0; k < 2; k++)
+            for (int size = 64; size <= 128; size *= 2) {
+                char tag[32];
+                snprintf(tag, sizeof tag, "%d %s", size, hs_dtype_name(types[k]));
+                if (!only || !strcmp(only, tag)) run(ctx, types[k], size, size == 64 ? 16 : 8, 64, 2, 10);
+            }
     } else {
         /* the CPU twin on a smaller model (the GPU's would take minutes a step on two cores) */
         run(ctx, HS_F32, 32, 2, 16, 2, 2);

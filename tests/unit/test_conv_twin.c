@@ -169,10 +169,9 @@ static void cell_run(hs_dtype t, int n, int ch, int hw, const double *z, const d
     hs_mem_free(ctx, Q), hs_mem_free(ctx, B), hs_mem_free(ctx, CP), hs_mem_free(ctx, DH);
 }
 
-static void test_pointwise(void **state)
+/* The cell, loss, residual and cast kernels on one shape, CPU against CUDA. */
+static void pointwise_shape(int n, int ch, int hw)
 {
-    (void)state;
-    int n = 3, ch = 7, hw = 37;
     size_t m = (size_t)n * ch * hw;
     double *z = rnd(4 * m, 10), *b = rnd(4 * (size_t)ch, 11), *cp = rnd(m, 12), *dh = rnd(m, 13), *dc0 = rnd(m, 14);
     for (size_t i = 0; i < 4 * m; i++) z[i] *= 3;
@@ -200,6 +199,48 @@ static void test_pointwise(void **state)
                 free(o[k]->sq), free(o[k]->yf);
     }
     free(z), free(b), free(cp), free(dh), free(dc0);
+}
+
+static void test_pointwise(void **state)
+{
+    (void)state;
+    pointwise_shape(3, 7, 37);
+    pointwise_shape(1000, 70, 1); /* 70,000 (image, channel) rows: past the grid's 65,535 */
+    pointwise_shape(2, 3, 300);   /* planes wider than a thread block */
+}
+
+/* The bias add and bias gradient (beta 0 and 1) on shapes whose per-channel sums split into one or
+ * many slices (and rows past the grid's height), CPU against CUDA: fp64 sums of the same values. */
+static void test_bias(void **state)
+{
+    (void)state;
+    static const int shapes[][3] = {{9, 5, 777}, {2, 3, 70001}, {1, 1, 1}, {70000, 1, 2}, {3, 256, 66}};
+    for (int s = 0; s < 5; s++) {
+        int n = shapes[s][0], ch = shapes[s][1], hw = shapes[s][2];
+        size_t m = (size_t)n * ch * hw;
+        double *y = rnd(m, 31), *b = rnd((size_t)ch, 32), *db0 = rnd((size_t)ch, 33);
+        for (int ti = 0; ti < 4; ti++) {
+            hs_dtype t = g_types[ti], at = hs_conv_acc_type(t);
+            double *out[2][3];
+            for (int d = 0; d < 2; d++) {
+                on(d ? "cuda" : "cpu");
+                hs_ctx *ctx = test_ctx();
+                void *Y = put(t, y, m), *B = put(t, b, (size_t)ch), *D0 = put(at, db0, (size_t)ch), *D1 = put(at, db0, (size_t)ch);
+                TEST_OK(hs_conv_bias_grad(ctx, t, n, ch, hw, Y, 0.0, D0));
+                TEST_OK(hs_conv_bias_grad(ctx, t, n, ch, hw, Y, 1.0, D1));
+                TEST_OK(hs_conv_bias_add(ctx, t, n, ch, hw, B, Y));
+                out[d][0] = take(at, D0, (size_t)ch), out[d][1] = take(at, D1, (size_t)ch), out[d][2] = take(t, Y, m);
+                hs_mem_free(ctx, B);
+            }
+            double e0 = max_rel(out[1][0], out[0][0], (size_t)ch), e1 = max_rel(out[1][1], out[0][1], (size_t)ch);
+            print_message("bias %-4s n %5d ch %3d hw %5d: gradient %.1e (beta 1: %.1e)\n", hs_dtype_name(t), n, ch, hw, e0, e1);
+            TEST_LE(e0, 1e-12);
+            TEST_LE(e1, 1e-12);
+            assert_memory_equal(out[1][2], out[0][2], m * 8); /* one add, one rounding: the same bits */
+            for (int d = 0; d < 2; d++) free(out[d][0]), free(out[d][1]), free(out[d][2]);
+        }
+        free(y), free(b), free(db0);
+    }
 }
 
 /* ------------------------------------------------------------------ the whole model */
@@ -259,6 +300,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_conv_cudnn, setup_cuda),
     cmocka_unit_test_setup(test_conv_im2col, setup_cuda),
     cmocka_unit_test_setup(test_pointwise, setup_cuda),
+    cmocka_unit_test_setup(test_bias, setup_cuda),
     cmocka_unit_test_setup(test_model, setup_cuda),
 };
 #endif
