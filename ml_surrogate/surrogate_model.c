@@ -39,6 +39,7 @@ struct hs_surr_model {
     hs_conv *cin;              /* input head */
     size_t w_in, b_in;
     void *E, *dE;
+    void *Zh;                  /* one frame of the widest layer's gates: the hidden convolution's part */
     layer enc[HS_SURR_MAX_LAYERS], fc[HS_SURR_MAX_LAYERS];
     hs_conv *cout[HS_SURR_MAX_LAYERS];
     size_t w_out[HS_SURR_MAX_LAYERS], b_out;
@@ -153,8 +154,12 @@ static int create_layers(hs_surr_model *m)
             HS_CHECK(alloc(m, gframes * img * 4 * C * m->es, &y->G));
             HS_CHECK(alloc(m, img * C * m->aes, &y->dc));
         }
-    for (int l = 0; l < a->nlayers; l++)
+    int cmax = 0;
+    for (int l = 0; l < a->nlayers; l++) {
         HS_CHECK(hs_conv_create(ctx, m->t, a->hidden[l], V, a->out_kernel, a->out_kernel, a->ny, a->nx, &m->cout[l]));
+        cmax = a->hidden[l] > cmax ? a->hidden[l] : cmax;
+    }
+    HS_CHECK(alloc(m, img * 4 * (size_t)cmax * m->es, &m->Zh));
     HS_CHECK(alloc(m, (size_t)mo * img * V * m->es, &m->pred));
     HS_CHECK(alloc(m, (size_t)mo * img * V * m->es, &m->dpred));
     return HS_OK;
@@ -206,6 +211,7 @@ void hs_surr_model_destroy(hs_surr_model *m)
     for (int l = 0; l < m->a.nlayers; l++) hs_conv_destroy(m->cout[l]);
     hs_conv_destroy(m->cin);
     hs_mem_free(ctx, m->E), hs_mem_free(ctx, m->dE), hs_mem_free(ctx, m->pred), hs_mem_free(ctx, m->dpred);
+    hs_mem_free(ctx, m->Zh);
     if (m->params_c != m->params) hs_mem_free(ctx, m->params_c);
     if (m->grad_c != m->grad) hs_mem_free(ctx, m->grad_c);
     hs_mem_free(ctx, m->params), hs_mem_free(ctx, m->grad), hs_mem_free(ctx, m->wscratch);
@@ -257,8 +263,10 @@ static int encoder_layer(hs_surr_model *m, int l, const void *in)
     HS_CHECK(hs_conv_forward(y->cx, k * n, in, P(m, y->wx), 0.0, y->G)); /* every step's input at once */
     for (int t = 0; t < k; t++) {
         void *z = frame(m, y->G, t, 4 * C, m->es);
-        if (t > 0) HS_CHECK(hs_conv_forward(y->chh, n, frame(m, y->H, t - 1, C, m->es), P(m, y->wh), 1.0, z));
-        HS_CHECK(hs_conv_lstm_forward(m->ctx, m->t, n, C, m->hw, z, P(m, y->b), t > 0 ? frame(m, y->Cs, t - 1, C, m->aes) : NULL,
+        /* the hidden convolution apart (Zh), added to the input's part in the cell */
+        if (t > 0) HS_CHECK(hs_conv_forward(y->chh, n, frame(m, y->H, t - 1, C, m->es), P(m, y->wh), 0.0, m->Zh));
+        HS_CHECK(hs_conv_lstm_forward(m->ctx, m->t, n, C, m->hw, z, t > 0 ? m->Zh : NULL, P(m, y->b),
+                                      t > 0 ? frame(m, y->Cs, t - 1, C, m->aes) : NULL,
                                       frame(m, y->Cs, t, C, m->aes), frame(m, y->H, t, C, m->es)));
     }
     return HS_OK;
@@ -275,8 +283,8 @@ static int forecaster_layer(hs_surr_model *m, int l)
     if (y->cx) HS_CHECK(hs_conv_forward(y->cx, mo * n, frame(m, m->fc[l - 1].H, 1, m->fc[l - 1].ch, m->es), P(m, y->wx), 0.0, y->G));
     for (int t = 1; t <= mo; t++) {
         void *z = frame(m, y->G, t - 1, 4 * C, m->es);
-        HS_CHECK(hs_conv_forward(y->chh, n, frame(m, y->H, t - 1, C, m->es), P(m, y->wh), y->cx ? 1.0 : 0.0, z));
-        HS_CHECK(hs_conv_lstm_forward(m->ctx, m->t, n, C, m->hw, z, P(m, y->b), frame(m, y->Cs, t - 1, C, m->aes),
+        HS_CHECK(hs_conv_forward(y->chh, n, frame(m, y->H, t - 1, C, m->es), P(m, y->wh), 0.0, y->cx ? m->Zh : z));
+        HS_CHECK(hs_conv_lstm_forward(m->ctx, m->t, n, C, m->hw, z, y->cx ? m->Zh : NULL, P(m, y->b), frame(m, y->Cs, t - 1, C, m->aes),
                                       frame(m, y->Cs, t, C, m->aes), frame(m, y->H, t, C, m->es)));
     }
     return HS_OK;

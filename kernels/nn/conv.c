@@ -100,13 +100,13 @@ int hs_conv_cast(hs_ctx *ctx, hs_dtype st, hs_dtype dt, size_t n, const void *sr
                        hs_conv_cast_cuda(ctx->cuda, st, dt, n, src, accumulate, dst));
 }
 
-int hs_conv_lstm_forward(hs_ctx *ctx, hs_dtype t, int n, int ch, int hw, void *z, const void *b, const void *c_prev,
-                         void *c, void *h)
+int hs_conv_lstm_forward(hs_ctx *ctx, hs_dtype t, int n, int ch, int hw, void *z, const void *zadd, const void *b,
+                         const void *c_prev, void *c, void *h)
 {
     HS_CHECK(check_ew(t, n, ch, hw, "hs_conv_lstm_forward"));
     if (n == 0) return HS_OK;
-    return HS_DISPATCH(ctx, hs_conv_lstm_forward_cpu(t, n, ch, hw, z, b, c_prev, c, h),
-                       hs_conv_lstm_forward_cuda(ctx->cuda, t, n, ch, hw, z, b, c_prev, c, h));
+    return HS_DISPATCH(ctx, hs_conv_lstm_forward_cpu(t, n, ch, hw, z, zadd, b, c_prev, c, h),
+                       hs_conv_lstm_forward_cuda(ctx->cuda, t, n, ch, hw, z, zadd, b, c_prev, c, h));
 }
 
 int hs_conv_lstm_backward(hs_ctx *ctx, hs_dtype t, int n, int ch, int hw, void *gates, const void *c_prev,

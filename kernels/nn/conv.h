@@ -54,13 +54,16 @@ int hs_conv_cast(hs_ctx *ctx, hs_dtype src_t, hs_dtype dst_t, size_t n, const vo
 
 /* ConvLSTM cell (Shi et al. 2015, without peephole terms), forward, fused in one pass.
  * z: n images of 4 ch channels, the gate pre-activations without bias in the blocks i, f, g, o
- * (channel q*ch + c of block q); b: the 4 ch biases (type t).  Computes
+ * (channel q*ch + c of block q); zadd (same shape, NULL = none): a second part of them, added here
+ * (the hidden state's convolution, written apart: accumulating it onto z in the convolution costs
+ * cuDNN's 16-bit kernels a layout transpose of z in and out); b: the 4 ch biases (type t).  With
+ * z_q the sum (z + zadd)_q, computes
  *   i = sigmoid(z_i + b_i), f = sigmoid(z_f + b_f), g = tanh(z_g + b_g), o = sigmoid(z_o + b_o),
  *   c = f c_prev + i g,  h = o tanh(c)
  * and overwrites z with the activations (i, f, g, o), which the backward pass reads.  c_prev and c
  * (n x ch x hw) are of the accumulation type; c_prev NULL means zero; h is of type t. */
-int hs_conv_lstm_forward(hs_ctx *ctx, hs_dtype t, int n, int ch, int hw, void *z, const void *b, const void *c_prev,
-                         void *c, void *h);
+int hs_conv_lstm_forward(hs_ctx *ctx, hs_dtype t, int n, int ch, int hw, void *z, const void *zadd, const void *b,
+                         const void *c_prev, void *c, void *h);
 /* ConvLSTM cell, backward.  gates: the forward pass's activations, overwritten by the gradients of
  * the pre-activations z; c_prev (NULL = zero) and c: the forward pass's cell states; dh (type t;
  * NULL = zero): the gradient of h; dc (accumulation type): on entry the gradient reaching c from

@@ -316,17 +316,20 @@ int hs_conv_cast_cpu(hs_dtype st, hs_dtype dt, size_t n, const void *src, int ac
 
 /* T: storage, R: compute (= accumulation) type, LD/ST: conversions, SFX: the point functions'. */
 #define LSTM_KERNELS(NAME, T, R, LD, ST, SFX)                                                                    \
-    static void lstm_fwd_##NAME(int n, int ch, int hw, T *z, const T *b, const R *cp, R *c, T *h)                \
+    static void lstm_fwd_##NAME(int n, int ch, int hw, T *z, const T *za, const T *b, const R *cp, R *c, T *h)   \
     {                                                                                                            \
         size_t chw = (size_t)ch * hw, total = (size_t)n * chw;                                                   \
         _Pragma("omp parallel for schedule(static) if (total > 32768)") for (size_t e = 0; e < total; e++)      \
         {                                                                                                        \
             size_t img = e / chw, rem = e % chw, cc = rem / (size_t)hw;                                          \
             T *zb = z + img * 4 * chw + rem;                                                                     \
+            const T *ab = za ? za + img * 4 * chw + rem : NULL;                                                  \
+            R zq[4];                                                                                             \
+            for (int q = 0; q < 4; q++)                                                                          \
+                zq[q] = ab ? (R)((R)(LD(zb[q * chw]) + LD(ab[q * chw])) + LD(b[q * ch + cc]))                    \
+                           : (R)(LD(zb[q * chw]) + LD(b[q * ch + cc]));                                         \
             R i, f, g, o, cn, hn;                                                                                \
-            hs_conv_lstm_fwd_##SFX((R)(LD(zb[0]) + LD(b[cc])), (R)(LD(zb[chw]) + LD(b[ch + cc])),               \
-                                   (R)(LD(zb[2 * chw]) + LD(b[2 * ch + cc])), (R)(LD(zb[3 * chw]) + LD(b[3 * ch + cc])), \
-                                   cp ? cp[e] : (R)0, &i, &f, &g, &o, &cn, &hn);                                 \
+            hs_conv_lstm_fwd_##SFX(zq[0], zq[1], zq[2], zq[3], cp ? cp[e] : (R)0, &i, &f, &g, &o, &cn, &hn);     \
             zb[0] = ST(i), zb[chw] = ST(f), zb[2 * chw] = ST(g), zb[3 * chw] = ST(o);                             \
             c[e] = cn;                                                                                           \
             h[e] = ST(hn);                                                                                       \
@@ -354,14 +357,14 @@ LSTM_KERNELS(f32, float, float, ID, TO_F, f)
 LSTM_KERNELS(bf16, uint16_t, float, hs_bf16_to_f32, hs_f32_to_bf16, f)
 LSTM_KERNELS(f16, uint16_t, float, hs_f16_to_f32, hs_f32_to_f16, f)
 
-int hs_conv_lstm_forward_cpu(hs_dtype t, int n, int ch, int hw, void *z, const void *b, const void *c_prev, void *c,
-                             void *h)
+int hs_conv_lstm_forward_cpu(hs_dtype t, int n, int ch, int hw, void *z, const void *zadd, const void *b,
+                             const void *c_prev, void *c, void *h)
 {
     switch (t) {
-    case HS_F64: lstm_fwd_f64(n, ch, hw, z, b, c_prev, c, h); break;
-    case HS_F32: lstm_fwd_f32(n, ch, hw, z, b, c_prev, c, h); break;
-    case HS_BF16: lstm_fwd_bf16(n, ch, hw, z, b, c_prev, c, h); break;
-    default: lstm_fwd_f16(n, ch, hw, z, b, c_prev, c, h); break;
+    case HS_F64: lstm_fwd_f64(n, ch, hw, z, zadd, b, c_prev, c, h); break;
+    case HS_F32: lstm_fwd_f32(n, ch, hw, z, zadd, b, c_prev, c, h); break;
+    case HS_BF16: lstm_fwd_bf16(n, ch, hw, z, zadd, b, c_prev, c, h); break;
+    default: lstm_fwd_f16(n, ch, hw, z, zadd, b, c_prev, c, h); break;
     }
     return HS_OK;
 }

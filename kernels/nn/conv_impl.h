@@ -31,8 +31,8 @@ int hs_conv_backward_filter_cpu(struct hs_conv *c, int n, const void *x, const v
 int hs_conv_bias_add_cpu(hs_dtype t, int n, int ch, int hw, const void *b, void *y);
 int hs_conv_bias_grad_cpu(hs_dtype t, int n, int ch, int hw, const void *dy, double beta, void *db);
 int hs_conv_cast_cpu(hs_dtype st, hs_dtype dt, size_t n, const void *src, int accumulate, void *dst);
-int hs_conv_lstm_forward_cpu(hs_dtype t, int n, int ch, int hw, void *z, const void *b, const void *c_prev, void *c,
-                             void *h);
+int hs_conv_lstm_forward_cpu(hs_dtype t, int n, int ch, int hw, void *z, const void *zadd, const void *b,
+                             const void *c_prev, void *c, void *h);
 int hs_conv_lstm_backward_cpu(hs_dtype t, int n, int ch, int hw, void *gates, const void *c_prev, const void *c,
                               const void *dh, void *dc);
 
@@ -49,8 +49,8 @@ int hs_conv_bias_grad_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, in
                            void *db);
 int hs_conv_cast_cuda(struct hs_cuda_ctx *cu, hs_dtype st, hs_dtype dt, size_t n, const void *src, int accumulate,
                       void *dst);
-int hs_conv_lstm_forward_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, int hw, void *z, const void *b,
-                              const void *c_prev, void *c, void *h);
+int hs_conv_lstm_forward_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, int hw, void *z, const void *zadd,
+                              const void *b, const void *c_prev, void *c, void *h);
 int hs_conv_lstm_backward_cuda(struct hs_cuda_ctx *cu, hs_dtype t, int n, int ch, int hw, void *gates,
                                const void *c_prev, const void *c, const void *dh, void *dc);
 /* "cudnn" or "im2col+cublas": what the CUDA backend convolves with (im2col + cuBLAS in a build

@@ -18,10 +18,11 @@ namespace {
 
 // ------------------------------------------------------------------ generic: a thread per (i, j), z marched
 //
-// A block marches its columns through a chunk of consecutive planes, so that the z neighbours a
-// point reads were read by the same block a few planes earlier and come from L1; with a plane per
-// block (as before) every z neighbour was a separate L2 request, which held the CPML passes of the
-// acoustic step (the box kernels) to about a quarter of copy bandwidth.
+// A block marches its columns through a chunk of consecutive planes (zchunk), so that the z
+// neighbours a point reads were read by the same block a few planes earlier.  H200, 512^3 fp32: the
+// acoustic step's CPML passes (memory variables and the layer update) took 1.23 ms a step with a
+// plane per block and 1.01 ms with chunks of up to 16 planes; the elastic kernels, however, went
+// from 14.2 to 29.1 ms with chunks, so they keep a plane per block (zchunk 1).
 
 #define BOX_KERNEL(NAME)                                                                           \
     template <int R>                                                                               \
@@ -292,10 +293,13 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
     if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kTY - 1) / kTY <= 65535)
         return L->f32 ? launch_tiled_r<float>(cu, L) : launch_tiled_r<double>(cu, L);
-    // chunks of up to 16 planes, shorter while there would be fewer than 16 blocks per SM
+    // the acoustic CPML passes in chunks of up to 16 planes, shorter while there would be fewer than
+    // 16 blocks per SM; every other box kernel a plane per block
     const dim3 block(32, 8, 1);
     const int64_t columns = ((nx + 31) / 32) * ((ny + 7) / 8);
-    int64_t zchunk = 16;
+    const bool chunked = L->op == HS_SEIS_AC_PSI || L->op == HS_SEIS_AC_PML || L->op == HS_SEIS_ADJ_PSI ||
+                         L->op == HS_SEIS_ADJ_PML || L->op == HS_SEIS_ADJ_MEM;
+    int64_t zchunk = chunked ? 16 : 1;
     while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
     while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
     const dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)((nz + zchunk - 1) / zchunk));

@@ -147,9 +147,9 @@ static int conv_replay(void *arg)
     for (int l = 0; l < a->nlayers; l++) {
         hs_conv *ex = j->conv[q++], *eh = j->conv[q++], *fx = l ? j->conv[q++] : NULL, *fh = j->conv[q++], *o = j->conv[q++];
         HS_CHECK(hs_conv_forward(ex, k * n, x, w, 0, y));
-        for (int t = 1; t < k; t++) HS_CHECK(hs_conv_forward(eh, n, x, w, 1, y));
+        for (int t = 1; t < k; t++) HS_CHECK(hs_conv_forward(eh, n, x, w, 0, y));
         if (fx) HS_CHECK(hs_conv_forward(fx, m * n, x, w, 0, y));
-        for (int t = 0; t < m; t++) HS_CHECK(hs_conv_forward(fh, n, x, w, 1, y));
+        for (int t = 0; t < m; t++) HS_CHECK(hs_conv_forward(fh, n, x, w, 0, y));
         HS_CHECK(hs_conv_forward(o, m * n, x, w, 1, y));
         /* backward */
         HS_CHECK(hs_conv_backward_filter(o, m * n, x, y, 0, w));

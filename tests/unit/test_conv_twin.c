@@ -148,7 +148,13 @@ static void cell_run(hs_dtype t, int n, int ch, int hw, const double *z, const d
     size_t m = (size_t)n * ch * hw;
     void *Z = put(t, z, 4 * m), *B = put(t, b, 4 * (size_t)ch), *CP = put(at, cp, m), *DH = put(t, dh, m);
     void *C = put(at, cp, m), *H = put(t, dh, m), *DC = put(at, dc0, m);
-    TEST_OK(hs_conv_lstm_forward(ctx, t, n, ch, hw, Z, B, CP, C, H));
+    /* a second part of the pre-activations (the hidden convolution's), added in the cell */
+    double *za = malloc(4 * m * sizeof *za);
+    for (size_t i = 0; i < 4 * m; i++) za[i] = 0.5 * z[(i + 7) % (4 * m)];
+    void *ZA = put(t, za, 4 * m);
+    free(za);
+    TEST_OK(hs_conv_lstm_forward(ctx, t, n, ch, hw, Z, ZA, B, CP, C, H));
+    hs_mem_free(ctx, ZA);
     void *Zcopy = test_upload(NULL, 4 * m * hs_dtype_size(t));
     TEST_OK(hs_mem_copy(ctx, Zcopy, Z, 4 * m * hs_dtype_size(t), HS_COPY_D2D));
     o->g = take(t, Zcopy, 4 * m);
