@@ -36,15 +36,14 @@ __global__ void __launch_bounds__(TX * BY, 4) sw_stage_kernel(const hs_sw_launch
         const int x = p % WX, y = p / WX;
         const int64_t i = i0 - 1 + x, j = j0 - 1 + y;
         if (i > ie || j > je) continue;
-        // every value of the position into registers before the first shared-memory store: a store
-        // between them could alias the fields' generic pointers for the compiler, which then loads
-        // again what q, U, V, B and the Laplacians share (h, u, v around the point)
-        const double q = hs_sw_q(&L, i, j);
-        const double U = j < je ? hs_sw_U(&L, i, j) : 0.0, V = i < ie ? hs_sw_V(&L, i, j) : 0.0;
-        const double B = i < ie && j < je ? hs_sw_B(&L, i, j) : 0.0;
-        double lu = 0.0, lv = 0.0;
-        if (friction) lu = hs_sw_lap(&L, L.u, &L.lu, hs_sw_at(&L.lu, i, j)), lv = hs_sw_lap(&L, L.v, &L.lv, hs_sw_at(&L.lv, i, j));
-        t.q[y][x] = q, t.U[y][x] = U, t.V[y][x] = V, t.B[y][x] = B, t.lu[y][x] = lu, t.lv[y][x] = lv;
+        t.q[y][x] = hs_sw_q(&L, i, j);
+        if (j < je) t.U[y][x] = hs_sw_U(&L, i, j);
+        if (i < ie) t.V[y][x] = hs_sw_V(&L, i, j);
+        if (i < ie && j < je) t.B[y][x] = hs_sw_B(&L, i, j);
+        if (friction) {
+            t.lu[y][x] = hs_sw_lap(&L, L.u, &L.lu, hs_sw_at(&L.lu, i, j));
+            t.lv[y][x] = hs_sw_lap(&L, L.v, &L.lv, hs_sw_at(&L.lv, i, j));
+        }
     }
     __syncthreads();
     const int x = threadIdx.x;

@@ -16,15 +16,26 @@
 
 namespace {
 
-// ------------------------------------------------------------------ generic: a thread per (i, j), z marched
+// ------------------------------------------------------------------ generic: a thread per (i, j)
 //
-// A block marches its columns through a chunk of consecutive planes (zchunk), so that the z
-// neighbours a point reads were read by the same block a few planes earlier.  H200, 512^3 fp32: the
-// acoustic step's CPML passes (memory variables and the layer update) took 1.23 ms a step with a
-// plane per block and 1.01 ms with chunks of up to 16 planes; the elastic kernels, however, went
-// from 14.2 to 29.1 ms with chunks, so they keep a plane per block (zchunk 1).
+// BOX kernels: a block per plane (z strided by the grid).  CHUNK kernels: a block marches its columns
+// through a chunk of consecutive planes (zchunk), so that the z neighbours a point reads were read by
+// the same block a few planes earlier.  H200, 512^3 fp32: the acoustic step's CPML passes (memory
+// variables and the layer update) took 1.23 ms a step as BOX kernels and 1.01 ms as CHUNK kernels;
+// the elastic kernels stay BOX kernels: in the chunk loop ptxas gave the stress update 166
+// registers instead of 59 (with or without unrolling) and it ran at half the speed.
 
 #define BOX_KERNEL(NAME)                                                                           \
+    template <int R>                                                                               \
+    __global__ void __launch_bounds__(256) k_##NAME(const __grid_constant__ hs_seis_launch L)      \
+    {                                                                                              \
+        const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                \
+        const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;                \
+        if (i >= L.hi[0] || j >= L.hi[1]) return;                                                  \
+        for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) NAME(&L, i, j, k, R);  \
+    }
+
+#define CHUNK_KERNEL(NAME)                                                                         \
     template <int R>                                                                               \
     __global__ void __launch_bounds__(256) k_##NAME(const __grid_constant__ hs_seis_launch L, int zchunk) \
     {                                                                                              \
@@ -37,15 +48,15 @@ namespace {
 
 #define BOX_KERNELS(T)                                                                             \
     BOX_KERNEL(seis_ac_step_##T)                                                                   \
-    BOX_KERNEL(seis_ac_psi_##T)                                                                    \
-    BOX_KERNEL(seis_ac_pml_##T)                                                                    \
+    CHUNK_KERNEL(seis_ac_psi_##T)                                                                  \
+    CHUNK_KERNEL(seis_ac_pml_##T)                                                                  \
     BOX_KERNEL(seis_av_step_##T)                                                                   \
     BOX_KERNEL(seis_av_psi_##T)                                                                    \
     BOX_KERNEL(seis_av_pml_##T)                                                                    \
     BOX_KERNEL(seis_adj_step_##T)                                                                  \
-    BOX_KERNEL(seis_adj_psi_##T)                                                                   \
-    BOX_KERNEL(seis_adj_pml_##T)                                                                   \
-    BOX_KERNEL(seis_adj_mem_##T)                                                                   \
+    CHUNK_KERNEL(seis_adj_psi_##T)                                                                 \
+    CHUNK_KERNEL(seis_adj_pml_##T)                                                                 \
+    CHUNK_KERNEL(seis_adj_mem_##T)                                                                 \
     BOX_KERNEL(seis_mirror_##T)                                                                    \
     BOX_KERNEL(seis_el_vel_##T)                                                                    \
     BOX_KERNEL(seis_el_stress_##T)                                                                 \
@@ -247,24 +258,33 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
 #define LAUNCH_BOX(NAME)                                                                           \
     do {                                                                                           \
         switch (L->radius) {                                                                       \
-        case 1: k_##NAME<1><<<grid, block, 0, cu->stream>>>(*L, zchunk); break;                    \
-        case 2: k_##NAME<2><<<grid, block, 0, cu->stream>>>(*L, zchunk); break;                    \
-        default: k_##NAME<4><<<grid, block, 0, cu->stream>>>(*L, zchunk); break;                   \
+        case 1: k_##NAME<1><<<grid, block, 0, cu->stream>>>(*L); break;                            \
+        case 2: k_##NAME<2><<<grid, block, 0, cu->stream>>>(*L); break;                            \
+        default: k_##NAME<4><<<grid, block, 0, cu->stream>>>(*L); break;                           \
+        }                                                                                          \
+    } while (0)
+
+#define LAUNCH_CHUNK(NAME)                                                                         \
+    do {                                                                                           \
+        switch (L->radius) {                                                                       \
+        case 1: k_##NAME<1><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                   \
+        case 2: k_##NAME<2><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                   \
+        default: k_##NAME<4><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                  \
         }                                                                                          \
     } while (0)
 
 #define DISPATCH_BOX(T)                                                                            \
     switch (L->op) {                                                                               \
     case HS_SEIS_AC_STEP: LAUNCH_BOX(seis_ac_step_##T); break;                                     \
-    case HS_SEIS_AC_PSI: LAUNCH_BOX(seis_ac_psi_##T); break;                                       \
-    case HS_SEIS_AC_PML: LAUNCH_BOX(seis_ac_pml_##T); break;                                       \
+    case HS_SEIS_AC_PSI: LAUNCH_CHUNK(seis_ac_psi_##T); break;                                       \
+    case HS_SEIS_AC_PML: LAUNCH_CHUNK(seis_ac_pml_##T); break;                                       \
     case HS_SEIS_AV_STEP: LAUNCH_BOX(seis_av_step_##T); break;                                     \
     case HS_SEIS_AV_PSI: LAUNCH_BOX(seis_av_psi_##T); break;                                       \
     case HS_SEIS_AV_PML: LAUNCH_BOX(seis_av_pml_##T); break;                                       \
     case HS_SEIS_ADJ_STEP: LAUNCH_BOX(seis_adj_step_##T); break;                                   \
-    case HS_SEIS_ADJ_PSI: LAUNCH_BOX(seis_adj_psi_##T); break;                                     \
-    case HS_SEIS_ADJ_PML: LAUNCH_BOX(seis_adj_pml_##T); break;                                     \
-    case HS_SEIS_ADJ_MEM: LAUNCH_BOX(seis_adj_mem_##T); break;                                     \
+    case HS_SEIS_ADJ_PSI: LAUNCH_CHUNK(seis_adj_psi_##T); break;                                     \
+    case HS_SEIS_ADJ_PML: LAUNCH_CHUNK(seis_adj_pml_##T); break;                                     \
+    case HS_SEIS_ADJ_MEM: LAUNCH_CHUNK(seis_adj_mem_##T); break;                                     \
     case HS_SEIS_MIRROR: LAUNCH_BOX(seis_mirror_##T); break;                                       \
     case HS_SEIS_EL_VEL: LAUNCH_BOX(seis_el_vel_##T); break;                                       \
     case HS_SEIS_EL_STRESS: LAUNCH_BOX(seis_el_stress_##T); break;                                 \
@@ -293,16 +313,15 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
     if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kTY - 1) / kTY <= 65535)
         return L->f32 ? launch_tiled_r<float>(cu, L) : launch_tiled_r<double>(cu, L);
-    // the acoustic CPML passes in chunks of up to 16 planes, shorter while there would be fewer than
-    // 16 blocks per SM; every other box kernel a plane per block
+    // BOX kernels a plane per block; CHUNK kernels chunks of up to 16 planes, shorter while there
+    // would be fewer than 16 blocks per SM
     const dim3 block(32, 8, 1);
+    const dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));
     const int64_t columns = ((nx + 31) / 32) * ((ny + 7) / 8);
-    const bool chunked = L->op == HS_SEIS_AC_PSI || L->op == HS_SEIS_AC_PML || L->op == HS_SEIS_ADJ_PSI ||
-                         L->op == HS_SEIS_ADJ_PML || L->op == HS_SEIS_ADJ_MEM;
-    int64_t zchunk = chunked ? 16 : 1;
+    int64_t zchunk = 16;
     while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
     while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
-    const dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)((nz + zchunk - 1) / zchunk));
+    const dim3 cgrid(grid.x, grid.y, (unsigned)((nz + zchunk - 1) / zchunk));
     if (L->f32) {
         DISPATCH_BOX(f32)
     } else {
