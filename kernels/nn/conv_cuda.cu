@@ -61,6 +61,20 @@ __host__ dim3 plane_grid(const planes &P, int threads)
     return dim3((unsigned)((P.hw + threads - 1) / threads), (unsigned)(rows < 65535 ? rows : 65535));
 }
 
+// The thread's elements of the (plane, pixel) grid: f(img, cc, rem, e) with rem = cc hw + pixel the
+// offset within the image and e = img ch hw + rem the element.
+template <typename F> __device__ __forceinline__ void for_each_element(const planes &P, F f)
+{
+    const int p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p >= P.hw) return;
+    const size_t chw = (size_t)P.ch * P.hw;
+    for (int row = blockIdx.y; row < P.n * P.ch; row += gridDim.y) {
+        const int img = row / P.ch, cc = row - img * P.ch;
+        const size_t rem = (size_t)cc * P.hw + p;
+        f(img, cc, rem, img * chw + rem);
+    }
+}
+
 // One thread per (image, channel, pixel): the four gates of that element, so every activation is
 // evaluated once and z is overwritten in place.
 template <typename T>
@@ -69,12 +83,8 @@ __global__ void lstm_fwd_kernel(planes P, T *__restrict__ z, const T *__restrict
                                 T *__restrict__ h)
 {
     typedef typename tr<T>::R R;
-    const int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= P.hw) return;
     const size_t chw = (size_t)P.ch * P.hw;
-    for (int row = blockIdx.y; row < P.n * P.ch; row += gridDim.y) {
-        const int img = row / P.ch, cc = row - img * P.ch;
-        const size_t rem = (size_t)cc * P.hw + p, e = img * chw + rem;
+    for_each_element(P, [&](int img, int cc, size_t rem, size_t e) {
         T *zb = z + img * 4 * chw + rem;
         const T *ab = za ? za + img * 4 * chw + rem : nullptr;
         R zq[4];
@@ -87,7 +97,7 @@ __global__ void lstm_fwd_kernel(planes P, T *__restrict__ z, const T *__restrict
         zb[0] = tr<T>::st(i), zb[chw] = tr<T>::st(f), zb[2 * chw] = tr<T>::st(g), zb[3 * chw] = tr<T>::st(o);
         c[e] = cn;
         h[e] = tr<T>::st(hn);
-    }
+    });
 }
 
 template <typename T>
@@ -96,19 +106,15 @@ __global__ void lstm_bwd_kernel(planes P, T *__restrict__ gz, const typename tr<
                                 typename tr<T>::R *__restrict__ dc)
 {
     typedef typename tr<T>::R R;
-    const int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= P.hw) return;
     const size_t chw = (size_t)P.ch * P.hw;
-    for (int row = blockIdx.y; row < P.n * P.ch; row += gridDim.y) {
-        const int img = row / P.ch, cc = row - img * P.ch;
-        const size_t rem = (size_t)cc * P.hw + p, e = img * chw + rem;
+    for_each_element(P, [&](int img, int, size_t rem, size_t e) {
         T *gb = gz + img * 4 * chw + rem;
         R d = dc[e], di, df, dg, dout;
         lstm_bwd(tr<T>::ld(gb[0]), tr<T>::ld(gb[chw]), tr<T>::ld(gb[2 * chw]), tr<T>::ld(gb[3 * chw]),
                  cp ? cp[e] : (R)0, c[e], dh ? (R)tr<T>::ld(dh[e]) : (R)0, &d, &di, &df, &dg, &dout);
         gb[0] = tr<T>::st(di), gb[chw] = tr<T>::st(df), gb[2 * chw] = tr<T>::st(dg), gb[3 * chw] = tr<T>::st(dout);
         dc[e] = d;
-    }
+    });
 }
 
 // ------------------------------------------------------------------ bias, casts, im2col
@@ -117,12 +123,7 @@ template <typename T>
 __global__ void bias_add_kernel(planes P, const T *__restrict__ b, T *__restrict__ y)
 {
     typedef typename tr<T>::R R;
-    const int p = blockIdx.x * blockDim.x + threadIdx.x;
-    if (p >= P.hw) return;
-    for (int row = blockIdx.y; row < P.n * P.ch; row += gridDim.y) {
-        const size_t e = (size_t)row * P.hw + p;
-        y[e] = tr<T>::st((R)(tr<T>::ld(y[e]) + tr<T>::ld(b[row % P.ch])));
-    }
+    for_each_element(P, [&](int, int cc, size_t, size_t e) { y[e] = tr<T>::st((R)(tr<T>::ld(y[e]) + tr<T>::ld(b[cc]))); });
 }
 
 // The bias gradient in two deterministic passes.  Pass one: block (s, c) sums slice s of channel
