@@ -25,6 +25,8 @@ struct hs_surr_data {
     hs_surr_grid grid;
     double *gx, *gy;
     float **frames;                    /* each file: nframes x V x ny x nx, physical units (normalised as batches are filled) */
+    hs_node_shared **held;             /* each file's frames, held once per node (the node's ranks share them) */
+    int writer;                        /* this rank stores the frames it reads (the node's first rank) */
     double mean[HS_SURR_MAX_VARS], sd[HS_SURR_MAX_VARS];
     double *clim;                      /* V x ny x nx */
     int64_t bound[2];                  /* the splits' first global frames (validation, test) */
@@ -62,9 +64,9 @@ void hs_surr_data_close(hs_surr_data *d)
     for (int f = 0; f < d->nfiles; f++) {
         if (d->files) free(d->files[f]);
         if (d->times) free(d->times[f]);
-        if (d->frames) free(d->frames[f]);
+        if (d->held) hs_node_shared_free(d->held[f]);
     }
-    free(d->files), free(d->times), free(d->frames), free(d->nframes), free(d->frame0);
+    free(d->files), free(d->times), free(d->frames), free(d->held), free(d->nframes), free(d->frame0);
     free(d->gx), free(d->gy), free(d->clim);
     for (int s = 0; s < 3; s++) free(d->win_file[s]), free(d->win_first[s]);
     free(d);
@@ -257,18 +259,26 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
     return HS_OK;
 }
 
-/* Every record of every variable of file f, checked for NaN and Inf; kept as float when `keep`. */
+/* Every record of every variable of file f, checked for NaN and Inf on every rank (so that every rank
+ * reports the same input error); kept as float when `keep`, once per node: the node's first rank
+ * stores them where its other ranks read them. */
 static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
 {
     const char *file = d->files[f];
     size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
     double *buf = malloc(hw * sizeof *buf);
     if (!buf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
-    if (keep && !(d->frames[f] = malloc((size_t)d->nframes[f] * fs * sizeof(float) + 1))) {
-        free(buf);
-        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the %lld frames of %s", (long long)d->nframes[f], file);
-    }
     int rc = HS_OK;
+    if (keep) {
+        MPI_Comm node = d->ctx->node_comm;
+        rc = hs_node_shared_alloc(node, (size_t)d->nframes[f] * fs * sizeof(float), &d->held[f], (void **)&d->frames[f],
+                                  &d->writer);
+        if (rc != HS_OK) {
+            free(buf);
+            return rc;
+        }
+    }
+    const int store = keep && d->writer;
     for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
         /* CF packing (scale_factor, add_offset) and missing values (_FillValue, missing_value) */
         double scale = 1, offset = 0, fill = 0, missing = 0;
@@ -295,11 +305,12 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
                                         "data must be finite (and within single precision's range)", d->vars[v], buf[p], (long long)t, p / d->grid.nx, p % d->grid.nx);
                     break;
                 }
-                if (keep) d->frames[f][(size_t)t * fs + (size_t)v * hw + p] = (float)buf[p];
+                if (store) d->frames[f][(size_t)t * fs + (size_t)v * hw + p] = (float)buf[p];
             }
         }
     }
     free(buf);
+    if (rc == HS_OK && keep) rc = hs_node_shared_publish(d->held[f]);
     return rc;
 }
 
@@ -439,9 +450,10 @@ int hs_surr_data_open(hs_ctx *ctx, const hs_surr_data_config *cfg, int keep, hs_
     d->files = calloc((size_t)d->nfiles + 1, sizeof *d->files);
     d->times = calloc((size_t)d->nfiles + 1, sizeof *d->times);
     d->frames = calloc((size_t)d->nfiles + 1, sizeof *d->frames);
+    d->held = calloc((size_t)d->nfiles + 1, sizeof *d->held);
     d->nframes = calloc((size_t)d->nfiles + 1, sizeof *d->nframes);
     d->frame0 = calloc((size_t)d->nfiles + 1, sizeof *d->frame0);
-    if (!d->files || !d->times || !d->frames || !d->nframes || !d->frame0)
+    if (!d->files || !d->times || !d->frames || !d->held || !d->nframes || !d->frame0)
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     for (int f = 0; f < d->nfiles; f++)
         if (!(d->files[f] = strdup(cfg->files[f]))) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");

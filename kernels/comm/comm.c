@@ -1,5 +1,6 @@
 /* MPI status translation and the host collectives of the communication family. */
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include "kernels/comm/comm.h"
 
@@ -117,6 +118,79 @@ int hs_host_barrier(MPI_Comm comm)
 {
     HS_MPI_CHECK(MPI_Barrier(comm));
     return HS_OK;
+}
+
+struct hs_node_shared {
+    void *mem;
+    int shared; /* an MPI window (else mem is malloc's) */
+#if HS_HAVE_MPI
+    MPI_Comm comm;
+    MPI_Win win;
+#endif
+};
+
+int hs_node_shared_alloc(MPI_Comm node_comm, size_t bytes, hs_node_shared **out, void **ptr, int *writer)
+{
+    *out = NULL, *ptr = NULL, *writer = 1;
+    hs_node_shared *s = calloc(1, sizeof *s);
+    if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    int size = 1, rank = 0;
+#if HS_HAVE_MPI
+    if (node_comm != MPI_COMM_NULL) {
+        HS_MPI_CHECK(MPI_Comm_size(node_comm, &size));
+        HS_MPI_CHECK(MPI_Comm_rank(node_comm, &rank));
+    }
+    if (size > 1) {
+        /* the whole block on the node's first rank, nothing on the others: they address its memory */
+        void *base = NULL;
+        MPI_Aint got = 0;
+        int unit = 1, rc = MPI_Win_allocate_shared(rank == 0 ? (MPI_Aint)bytes + 8 : 0, 1, MPI_INFO_NULL, node_comm, &base, &s->win);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_shared_query(s->win, 0, &got, &unit, &s->mem);
+        if (rc == MPI_SUCCESS) rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win);
+        if (rc != MPI_SUCCESS) {
+            free(s);
+            return HS_FAIL(HS_ERR_RUNTIME, "MPI_Win_allocate_shared of %zu bytes on the node's ranks failed (%d)", bytes, rc);
+        }
+        s->shared = 1, s->comm = node_comm;
+        *writer = rank == 0;
+    }
+#else
+    (void)node_comm, (void)rank;
+#endif
+    if (!s->shared && !(s->mem = malloc(bytes + 8))) {
+        free(s);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory (%zu bytes)", bytes);
+    }
+    *out = s, *ptr = s->mem;
+    return HS_OK;
+}
+
+int hs_node_shared_publish(hs_node_shared *s)
+{
+#if HS_HAVE_MPI
+    if (s && s->shared) {
+        /* the writer's stores complete before the barrier, the readers' loads start after it */
+        HS_MPI_CHECK(MPI_Win_sync(s->win));
+        HS_MPI_CHECK(MPI_Barrier(s->comm));
+        HS_MPI_CHECK(MPI_Win_sync(s->win));
+    }
+#else
+    (void)s;
+#endif
+    return HS_OK;
+}
+
+void hs_node_shared_free(hs_node_shared *s)
+{
+    if (!s) return;
+#if HS_HAVE_MPI
+    if (s->shared) {
+        MPI_Win_unlock_all(s->win);
+        MPI_Win_free(&s->win);
+    } else
+#endif
+        free(s->mem);
+    free(s);
 }
 
 int hs_host_iallreduce(MPI_Comm comm, hs_dtype t, hs_comm_op op, const void *send, void *recv, size_t count,

@@ -50,6 +50,17 @@ int hs_host_sendrecv(MPI_Comm comm, hs_dtype t, const void *send, void *recv, si
 int hs_host_bcast_bytes(MPI_Comm comm, void *buf, size_t bytes, int root);
 /* Every rank waits here until all have arrived. */
 int hs_host_barrier(MPI_Comm comm);
+
+/* Host memory held once per node: `bytes` that every rank of node_comm (ranks that share memory,
+ * hs_ctx's node_comm) sees at *ptr, an MPI-3 shared-memory window (plain memory where node_comm has
+ * one rank, is MPI_COMM_NULL, or the build has no MPI).  Only the rank given *writer = 1 (the node's
+ * first) writes it; then every rank calls hs_node_shared_publish before reading.  Read-mostly data
+ * that every rank needs whole (training frames) then costs a node one copy, not one per rank.
+ * Allocation, publication and freeing are collective over node_comm. */
+typedef struct hs_node_shared hs_node_shared;
+int hs_node_shared_alloc(MPI_Comm node_comm, size_t bytes, hs_node_shared **out, void **ptr, int *writer);
+int hs_node_shared_publish(hs_node_shared *s);
+void hs_node_shared_free(hs_node_shared *s);
 /* The all-reduce above started without waiting, from send into recv, or in place when send == recv
  * (MPI_IN_PLACE); neither buffer may be touched until hs_host_wait returns; *req completes it.
  * Collective like hs_host_allreduce (every rank starts its non-blocking collectives in the same

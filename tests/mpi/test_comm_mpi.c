@@ -312,6 +312,48 @@ static void test_host_nonblocking_and_bytes(void **state)
     agree(ctx);
 }
 
+/* Node-shared host memory: the node's writer fills it, and after the publication every rank of the
+ * node reads the same bytes at its own address (one block in the node's memory when the node has
+ * several ranks); three sizes (0 bytes, one, a few MB), and MPI_COMM_NULL / MPI_COMM_SELF (plain
+ * memory, every rank its own writer). */
+static void test_node_shared(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    const size_t sizes[] = {0, 1, (size_t)3 << 20};
+    for (int k = 0; k < 3; k++) {
+        hs_node_shared *s;
+        unsigned char *p;
+        int writer = -1;
+        TEST_OK(hs_node_shared_alloc(ctx->node_comm, sizes[k], &s, (void **)&p, &writer));
+        assert_true(p != NULL);
+        assert_int_equal(writer, ctx->local_rank == 0);
+        if (writer)
+            for (size_t i = 0; i < sizes[k]; i++) p[i] = (unsigned char)((i * 131 + 7) % 251);
+        TEST_OK(hs_node_shared_publish(s));
+        for (size_t i = 0; i < sizes[k]; i++)
+            if (p[i] != (unsigned char)((i * 131 + 7) % 251)) {
+                print_error("node-shared byte %zu of %zu on rank %d: %u\n", i, sizes[k], ctx->rank, p[i]);
+                g_bad++;
+                break;
+            }
+        hs_node_shared_free(s);
+    }
+    const MPI_Comm alone[2] = {MPI_COMM_NULL, MPI_COMM_SELF};
+    for (int k = 0; k < 2; k++) {
+        hs_node_shared *s;
+        double *p;
+        int writer = -1;
+        TEST_OK(hs_node_shared_alloc(alone[k], 100 * sizeof *p, &s, (void **)&p, &writer));
+        assert_int_equal(writer, 1);
+        for (int i = 0; i < 100; i++) p[i] = ctx->rank + i;
+        TEST_OK(hs_node_shared_publish(s));
+        for (int i = 0; i < 100; i++) assert_true(p[i] == ctx->rank + i);
+        hs_node_shared_free(s);
+    }
+    agree(ctx);
+}
+
 /* The NCCL transport, demanded (run.gpu_comm = nccl): needs the build's NCCL and a GPU per rank. */
 static void test_nccl(void **state)
 {
@@ -351,6 +393,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_device_collectives),
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_host_nonblocking_and_bytes),
+    cmocka_unit_test(test_node_shared),
     cmocka_unit_test(test_nccl),
 };
 

@@ -15,8 +15,8 @@
 static hs_ctx self_ctx(void)
 {
     hs_ctx c = *test_ctx();
-    c.comm = MPI_COMM_SELF;
-    c.rank = 0, c.size = 1;
+    c.comm = c.node_comm = MPI_COMM_SELF;
+    c.rank = c.local_rank = 0, c.size = c.local_size = 1;
     return c;
 }
 
@@ -69,6 +69,16 @@ static void test_gradient_allreduce(void **s)
     hs_surr_data *dd, *ds;
     TEST_OK(hs_surr_data_open(ctx, &dc, 1, &dd));
     TEST_OK(hs_surr_data_open(&self, &dc, 1, &ds));
+    /* the frames held once per node (written by the node's first rank) read the same on every rank
+     * as the frames this rank read alone */
+    const hs_surr_grid *g = hs_surr_data_grid(dd);
+    size_t fs = (size_t)dc.nvars * g->ny * g->nx;
+    int same = 1;
+    for (int f = 0; f < dc.nfiles; f++)
+        for (int64_t j = 0; j < hs_surr_data_frames(dd, f); j++)
+            same &= !memcmp(hs_surr_data_frame(dd, f, j), hs_surr_data_frame(ds, f, j), fs * sizeof(float));
+    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_LAND, ctx->comm);
+    assert_true(same);
     hs_surr_trainer *td, *ts;
     TEST_OK(hs_surr_trainer_create(ctx, &tc, dd, &td));
     TEST_OK(hs_surr_trainer_create(&self, &tc, ds, &ts));
