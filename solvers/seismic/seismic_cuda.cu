@@ -276,15 +276,15 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
 #define DISPATCH_BOX(T)                                                                            \
     switch (L->op) {                                                                               \
     case HS_SEIS_AC_STEP: LAUNCH_BOX(seis_ac_step_##T); break;                                     \
-    case HS_SEIS_AC_PSI: LAUNCH_CHUNK(seis_ac_psi_##T); break;                                       \
-    case HS_SEIS_AC_PML: LAUNCH_CHUNK(seis_ac_pml_##T); break;                                       \
+    case HS_SEIS_AC_PSI: LAUNCH_CHUNK(seis_ac_psi_##T); break;                                     \
+    case HS_SEIS_AC_PML: LAUNCH_CHUNK(seis_ac_pml_##T); break;                                     \
     case HS_SEIS_AV_STEP: LAUNCH_BOX(seis_av_step_##T); break;                                     \
     case HS_SEIS_AV_PSI: LAUNCH_BOX(seis_av_psi_##T); break;                                       \
     case HS_SEIS_AV_PML: LAUNCH_BOX(seis_av_pml_##T); break;                                       \
     case HS_SEIS_ADJ_STEP: LAUNCH_BOX(seis_adj_step_##T); break;                                   \
-    case HS_SEIS_ADJ_PSI: LAUNCH_CHUNK(seis_adj_psi_##T); break;                                     \
-    case HS_SEIS_ADJ_PML: LAUNCH_CHUNK(seis_adj_pml_##T); break;                                     \
-    case HS_SEIS_ADJ_MEM: LAUNCH_CHUNK(seis_adj_mem_##T); break;                                     \
+    case HS_SEIS_ADJ_PSI: LAUNCH_CHUNK(seis_adj_psi_##T); break;                                   \
+    case HS_SEIS_ADJ_PML: LAUNCH_CHUNK(seis_adj_pml_##T); break;                                   \
+    case HS_SEIS_ADJ_MEM: LAUNCH_CHUNK(seis_adj_mem_##T); break;                                   \
     case HS_SEIS_MIRROR: LAUNCH_BOX(seis_mirror_##T); break;                                       \
     case HS_SEIS_EL_VEL: LAUNCH_BOX(seis_el_vel_##T); break;                                       \
     case HS_SEIS_EL_STRESS: LAUNCH_BOX(seis_el_stress_##T); break;                                 \
