@@ -26,7 +26,6 @@ struct hs_surr_data {
     double *gx, *gy;
     float **frames;                    /* each file: nframes x V x ny x nx, physical units (normalised as batches are filled) */
     hs_node_shared **held;             /* each file's frames, held once per node (the node's ranks share them) */
-    int writer;                        /* this rank stores the frames it reads (the node's first rank) */
     double mean[HS_SURR_MAX_VARS], sd[HS_SURR_MAX_VARS];
     double *clim;                      /* V x ny x nx */
     int64_t bound[2];                  /* the splits' first global frames (validation, test) */
@@ -268,17 +267,16 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
     size_t hw = (size_t)d->grid.ny * d->grid.nx, fs = (size_t)d->nvars * hw;
     double *buf = malloc(hw * sizeof *buf);
     if (!buf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
-    int rc = HS_OK;
+    int rc = HS_OK, writer = 0; /* writer: this rank stores what it reads (the node's first rank) */
     if (keep) {
-        MPI_Comm node = d->ctx->node_comm;
-        rc = hs_node_shared_alloc(node, (size_t)d->nframes[f] * fs * sizeof(float), &d->held[f], (void **)&d->frames[f],
-                                  &d->writer);
+        rc = hs_node_shared_alloc(d->ctx->node_comm, (size_t)d->nframes[f] * fs * sizeof(float), &d->held[f],
+                                  (void **)&d->frames[f], &writer);
         if (rc != HS_OK) {
             free(buf);
             return rc;
         }
     }
-    const int store = keep && d->writer;
+    const int store = keep && writer;
     for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
         /* CF packing (scale_factor, add_offset) and missing values (_FillValue, missing_value) */
         double scale = 1, offset = 0, fill = 0, missing = 0;
@@ -289,10 +287,9 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
         if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "missing_value", &missing, &has_missing);
         for (int64_t t = 0; t < d->nframes[f] && rc == HS_OK; t++) {
             /* (time, y, x), or the level taken of (time, level, y, x) */
+            const int lev = d->ndims[v] == 4;
             const int64_t start[4] = {t, d->ilev[v], 0, 0}, count[4] = {1, 1, d->grid.ny, d->grid.nx};
-            const int64_t start3[3] = {t, 0, 0}, count3[3] = {1, d->grid.ny, d->grid.nx};
-            rc = d->ndims[v] == 4 ? hs_reader_read_slab(r, d->src[v], start, count, buf)
-                                  : hs_reader_read_slab(r, d->src[v], start3, count3, buf);
+            rc = hs_reader_read_slab(r, d->src[v], lev ? start : (const int64_t[3]){t, 0, 0}, count + 1 - lev, buf);
             for (size_t p = 0; rc == HS_OK && p < hw; p++) {
                 if ((has_fill && buf[p] == fill) || (has_missing && buf[p] == missing)) {
                     rc = hs_input_error(file, 0, NULL, "variable '%s' has a missing value at time step %lld, point (y %zu, x %zu): "
