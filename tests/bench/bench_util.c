@@ -183,8 +183,9 @@ void bench_row(const char *kernel, const char *size, const char *precision, doub
     if (bytes > 0) {
         frac = bytes / seconds / bench_copy_bandwidth();
         limit = "copy";
-    } else if (flops > 0) {
-        frac = flops / seconds / bench_gemm_rate(precision && !strcmp(precision, "f32"));
+    } else if (flops > 0 && precision && (!strcmp(precision, "f32") || !strcmp(precision, "f64"))) {
+        /* only a GEMM of the same precision is a fair ceiling; 16-bit rows print no fraction */
+        frac = flops / seconds / bench_gemm_rate(!strcmp(precision, "f32"));
         limit = "gemm";
     }
     double ratio = peer_seconds > 0 ? peer_seconds / seconds : 0;
@@ -193,8 +194,10 @@ void bench_row(const char *kernel, const char *size, const char *precision, doub
                "GFLOP/s", "%limit", "peer", "ratio");
         g_header_printed = 1;
     }
-    printf("%-28s %-16s %-5s %11.4f %10.1f %10.1f %7.1f%% %-14s %7.3f\n", kernel, size, precision, seconds * 1e3,
-           gbs, gfs, 100 * frac, peer_name ? peer_name : "-", ratio);
+    char frac_text[16] = "       -";
+    if (*limit) snprintf(frac_text, sizeof frac_text, "%7.1f%%", 100 * frac);
+    printf("%-28s %-16s %-5s %11.4f %10.1f %10.1f %8s %-14s %7.3f\n", kernel, size, precision, seconds * 1e3,
+           gbs, gfs, frac_text, peer_name ? peer_name : "-", ratio);
     fflush(stdout);
     if (g_csv) {
         csv_text(kernel);
