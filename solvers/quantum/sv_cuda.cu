@@ -255,6 +255,194 @@ __global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t
     }
 }
 
+// Dense 4-6 qubit blocks in complex64 on the tensor cores.  The CUDA-core kernels above need 2^k
+// complex multiply-adds per amplitude, so 5- and 6-qubit blocks are bound by the FP32 units (2.1 and
+// 4.1 copy passes on high targets, 3.2 and 7.5 on low ones, measured on the H200).  Here a block of
+// 4 warps takes a tile of 32 groups x 2^k members (the targets plus the five lowest other qubits:
+// runs of 32 consecutive amplitudes, loaded and stored whole, as in k_gate_low) into shared memory
+// as a real matrix X[member][2 group + re/im], and computes P = Mr X and Q = Mi X with
+// mma.m16n8k8 TF32 products; the accumulator fragments hold the (re, im) columns of one group side
+// by side, so Y = M X is re = P_re - Q_im, im = P_im + Q_re in registers.  Each product is split
+// in three TF32 products (a_hi b_hi + a_hi b_lo + a_lo b_hi, the "3xTF32" of CUTLASS): the result
+// keeps float's accuracy (a plain TF32 product would keep 11 bits).
+const int MMA_PX = 72; // floats per member row of the tile: 64 + 8, so B fragment loads hit 32 banks
+
+struct mgate {
+    int nt, ntb;
+    int tb[HS_Q_MAX_TARGETS + LOWB];       // tile bits, ascending (bits 0..4 always among them)
+    int lane_w[LOWB];                      // shared index of amplitude bits 0..4 (the lane)
+    uint64_t coff[1 << HS_Q_MAX_TARGETS];  // offset of run c (tile bits 5.. of c) in the tile
+    int roff[1 << HS_Q_MAX_TARGETS];       // shared index of run c
+};
+
+__device__ __forceinline__ uint32_t to_tf32(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r & 0xffffe000u; // the tf32 value as a float bit pattern (its low mantissa bits zero)
+}
+
+__device__ __forceinline__ void split_tf32(float x, uint32_t &hi, uint32_t &lo)
+{
+    hi = to_tf32(x);
+    lo = to_tf32(x - __uint_as_float(hi)); // exact in float: the rounding error of hi
+}
+
+__device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1)
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// a += hi(A) hi(B) + hi(A) lo(B) + lo(A) hi(B), the small terms first
+__device__ __forceinline__ void mma_3xtf32(float (&d)[4], const uint32_t (&ah)[4], const uint32_t (&al)[4],
+                                           uint32_t bh0, uint32_t bh1, uint32_t bl0, uint32_t bl1)
+{
+    mma_tf32(d, al, bh0, bh1);
+    mma_tf32(d, ah, bl0, bl1);
+    mma_tf32(d, ah, bh0, bh1);
+}
+
+template <int NT> constexpr size_t mma_smem() { return (size_t)(2 * (1 << NT) * ((1 << NT) + 4) + (1 << NT) * MMA_PX) * sizeof(float); }
+
+// (at least 4 or 5 blocks an SM: uncapped, 6-qubit blocks took 163 registers, 3 blocks)
+template <int NT>
+__global__ void __launch_bounds__(FTHREADS, NT == 6 ? 4 : 5) k_gate_mma(float2 *a, const mgate g, uint64_t ntiles)
+{
+    constexpr int D = 1 << NT, PM = D + 4, PX = MMA_PX, MT = D / 16, KS = D / 8;
+    extern __shared__ __align__(16) unsigned char smem[];
+    float *mr = (float *)smem, *mi = mr + D * PM, *xs = mi + D * PM;
+    for (int i = threadIdx.x; i < D * D; i += blockDim.x) {
+        double2 v = g_mat[i];
+        mr[(i / D) * PM + i % D] = (float)v.x;
+        mi[(i / D) * PM + i % D] = (float)v.y;
+    }
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
+    int lsi = 0;
+#pragma unroll
+    for (int b = 0; b < LOWB; b++) lsi += (lane >> b & 1) * g.lane_w[b];
+    __syncthreads();
+    for (uint64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const uint64_t base = insert_zeros(t, g.tb, g.ntb);
+        float2 v[D / FW];
+#pragma unroll
+        for (int i = 0; i < D / FW; i++) v[i] = a[base + g.coff[warp + i * FW] + lane];
+#pragma unroll
+        for (int i = 0; i < D / FW; i++) *(float2 *)(xs + g.roff[warp + i * FW] + lsi) = v[i];
+        __syncthreads();
+        float p[MT][2][4], q[MT][2][4];
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+#pragma unroll
+            for (int n = 0; n < 2; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) p[m][n][e] = q[m][n][e] = 0.f;
+#pragma unroll
+        for (int ks = 0; ks < KS; ks++) {
+            uint32_t bh[2][2], bl[2][2];
+#pragma unroll
+            for (int n = 0; n < 2; n++) {
+                const int col = (2 * warp + n) * 8 + gid;
+                split_tf32(xs[(ks * 8 + tig) * PX + col], bh[n][0], bl[n][0]);
+                split_tf32(xs[(ks * 8 + tig + 4) * PX + col], bh[n][1], bl[n][1]);
+            }
+#pragma unroll
+            for (int m = 0; m < MT; m++) {
+                const int r0 = m * 16 + gid, c0 = ks * 8 + tig;
+                const int idx[4] = {r0 * PM + c0, (r0 + 8) * PM + c0, r0 * PM + c0 + 4, (r0 + 8) * PM + c0 + 4};
+                uint32_t rh[4], rl[4], ih[4], il[4];
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    split_tf32(mr[idx[e]], rh[e], rl[e]);
+                    split_tf32(mi[idx[e]], ih[e], il[e]);
+                }
+#pragma unroll
+                for (int n = 0; n < 2; n++) {
+                    mma_3xtf32(p[m][n], rh, rl, bh[n][0], bh[n][1], bl[n][0], bl[n][1]);
+                    mma_3xtf32(q[m][n], ih, il, bh[n][0], bh[n][1], bl[n][0], bl[n][1]);
+                }
+            }
+        }
+        __syncthreads(); // every warp has read the tile
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+#pragma unroll
+            for (int n = 0; n < 2; n++) {
+                const int r0 = m * 16 + gid, col = (2 * warp + n) * 8 + 2 * tig;
+                *(float2 *)(xs + r0 * PX + col) = make_float2(p[m][n][0] - q[m][n][1], p[m][n][1] + q[m][n][0]);
+                *(float2 *)(xs + (r0 + 8) * PX + col) = make_float2(p[m][n][2] - q[m][n][3], p[m][n][3] + q[m][n][2]);
+            }
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < D / FW; i++) a[base + g.coff[warp + i * FW] + lane] = *(const float2 *)(xs + g.roff[warp + i * FW] + lsi);
+        __syncthreads(); // before the next tile overwrites it
+    }
+}
+
+// Whether a gate goes to k_gate_mma: complex64, dense, 4-6 targets, no controls, a tile that fits.
+// HS_QSV_MMA=0 never (the CUDA-core kernels), 2 for every such gate; by default 5- and 6-qubit
+// gates, and 4-qubit ones with a target below qubit 5 (on high targets the CUDA-core kernel already
+// streams at about 83% of copy).
+static int use_mma(const hs_sv_gate *s, int mk)
+{
+    if (mk != HS_QMAT_DENSE || s->nt < 4 || s->cmask || s->nloc < s->nt + LOWB) return 0;
+    const char *e = getenv("HS_QSV_MMA");
+    int mode = e && *e ? atoi(e) : 1;
+    if (mode == 0) return 0;
+    if (mode == 2 || s->nt >= 5) return 1;
+    for (int j = 0; j < s->nt; j++)
+        if (s->tbit[j] < LOWB) return 1;
+    return 0;
+}
+
+static void mgate_layout(const hs_sv_gate *s, mgate *f)
+{
+    memset(f, 0, sizeof *f);
+    int nt = s->nt, w[HS_Q_MAX_TARGETS + LOWB], nlow = 0;
+    f->nt = nt;
+    for (int b = 0; b < 64 && f->ntb < nt + LOWB; b++) {
+        int j = 0;
+        while (j < nt && s->tbit[j] != b) j++;
+        if (j < nt) w[f->ntb] = (1 << j) * MMA_PX;          // member bit j: a row of the tile
+        else if (nlow < LOWB) w[f->ntb] = 2 * (1 << nlow++); // group bit: a column pair
+        else continue;
+        f->tb[f->ntb++] = b;
+    }
+    for (int i = 0; i < LOWB; i++) f->lane_w[i] = w[i];
+    for (int c = 0; c < (1 << nt); c++)
+        for (int i = 0; i < nt; i++)
+            if (c >> i & 1) f->coff[c] += 1ull << f->tb[LOWB + i], f->roff[c] += w[LOWB + i];
+}
+
+template <int NT> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate &f, uint64_t ntiles)
+{
+    static bool ready[HS_MAX_DEVICES];
+    HS_CHECK_DEVICE_MEMO(cu);
+    const size_t shm = mma_smem<NT>();
+    if (!ready[cu->device]) {
+        HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_mma<NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+        ready[cu->device] = true;
+    }
+    uint64_t cap = (uint64_t)cu->sm_count * 16;
+    int blocks = (int)(ntiles < cap ? ntiles : cap);
+    k_gate_mma<NT><<<blocks, FTHREADS, shm, cu->stream>>>(a, f, ntiles);
+    HS_CUDA_LAUNCH_CHECK("k_gate_mma");
+    return HS_OK;
+}
+
+static int apply_mma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g)
+{
+    mgate f;
+    mgate_layout(g, &f);
+    uint64_t ntiles = 1ull << (g->nloc - f.ntb);
+    switch (g->nt) {
+    case 4: return launch_mma<4>(cu, a, f, ntiles);
+    case 5: return launch_mma<5>(cu, a, f, ntiles);
+    default: return launch_mma<6>(cu, a, f, ntiles);
+    }
+}
+
 // The device layout of a dense or permutation gate; 1 when the shared-memory tile path applies
 // (a target below qubit 5 and room for a tile of 2^(nt+5) amplitudes).
 int fgate_layout(const hs_sv_gate *s, int mk, fgate *f)
@@ -368,6 +556,8 @@ int apply_t(struct hs_cuda_ctx *cu, void *av, const hs_sv_gate *g, const double 
         size_t d = (size_t)1 << g->nt;
         HS_CUDA_CHECK(cudaMemcpyToSymbolAsync(g_mat, m, d * d * sizeof(double2), 0, cudaMemcpyHostToDevice, cu->stream));
     }
+    if constexpr (sizeof(T) == 4)
+        if (use_mma(g, mk)) return apply_mma(cu, (float2 *)a, g);
     fgate f;
     int low = fgate_layout(g, mk, &f);
     if (low) {

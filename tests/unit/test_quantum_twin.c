@@ -1,4 +1,4 @@
-/* The state-vector gate kernels on CUDA against their CPU twins (1-6 targets, low/high/spread, controls, dense/diagonal/permutation); skipped (77) without a GPU. */
+/* The state-vector gate kernels on CUDA against their CPU twins (1-6 targets, low/high/spread, controls, dense/diagonal/permutation, the tensor-core blocks); skipped (77) without a GPU. */
 #include "test_util.h"
 
 #include <math.h>
@@ -90,7 +90,15 @@ static void test_gates(void **st)
     const int nlocs[4] = {6, 9, 12, 16};
     int cases = 0;
     double worst[2] = {0, 0};
-    for (int prec = 0; prec < 2; prec++) {
+    /* complex64 three times: dense 4-6 qubit gates on the tensor cores where they go by default
+     * (HS_QSV_MMA unset), never (0: the CUDA-core kernels) and always (2) */
+    const char *modes[3] = {NULL, "0", "2"};
+    for (int run = 0; run < 4; run++) {
+        int prec = run > 0;
+        if (prec) {
+            if (modes[run - 1]) setenv("HS_QSV_MMA", modes[run - 1], 1);
+            else unsetenv("HS_QSV_MMA");
+        }
         hs_dtype t = prec ? HS_C64 : HS_C128;
         double tol = prec ? TOL64 : TOL128;
         for (int li = 0; li < 4; li++) {
@@ -113,15 +121,18 @@ static void test_gates(void **st)
                             hs_qmat_kind kind = hs_qmat_classify(1 << nt, m);
                             double e = twin(t, nloc, nt, q, cm, cv, m, kind, hs_rng_next(&g));
                             if (e > tol)
-                                fprintf(stderr, "%s nloc %d nt %d where %d nc %d kind %d: %.3g\n", prec ? "c64" : "c128",
-                                        nloc, nt, where, nc, (int)kind, e);
+                                fprintf(stderr, "%s (HS_QSV_MMA %s) nloc %d nt %d where %d nc %d kind %d: %.3g\n",
+                                        prec ? "c64" : "c128", prec && modes[run - 1] ? modes[run - 1] : "unset", nloc,
+                                        nt, where, nc, (int)kind, e);
                             TEST_LE(e, tol);
                             worst[prec] = fmax(worst[prec], e);
                             cases++;
                         }
         }
     }
-    printf("%d gates: CUDA vs CPU at most %.2g (complex128), %.2g (complex64)\n", cases, worst[0], worst[1]);
+    unsetenv("HS_QSV_MMA");
+    printf("%d gates: CUDA vs CPU at most %.2g (complex128), %.2g (complex64, tensor-core blocks by default, never, "
+           "always)\n", cases, worst[0], worst[1]);
 }
 
 static int setup_cuda(void **st)
