@@ -257,8 +257,8 @@ __global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t
 
 // Dense 4-6 qubit blocks in complex64 on the tensor cores.  The CUDA-core kernels above need 2^k
 // complex multiply-adds per amplitude, so 5- and 6-qubit blocks are bound by the FP32 units (2.1 and
-// 4.1 copy passes on high targets, 3.2 and 7.5 on low ones, measured on the H200).  Here a block of
-// 4 warps takes a tile of 32 groups x 2^k members (the targets plus the five lowest other qubits:
+// 4.1 copy passes on high targets, 3.2 and 7.5 on low ones, measured on the H200).  Here a block
+// takes a tile of 32 groups x 2^k members (the targets plus the five lowest other qubits:
 // runs of 32 consecutive amplitudes, loaded and stored whole, as in k_gate_low) into shared memory
 // as a real matrix X[member][2 group + re/im], and computes P = Mr X and Q = Mi X with
 // mma.m16n8k8 TF32 products; the accumulator fragments hold the (re, im) columns of one group side
@@ -304,19 +304,30 @@ __device__ __forceinline__ void mma_3xtf32(float (&d)[4], const uint32_t (&ah)[4
     mma_tf32(d, ah, bh0, bh1);
 }
 
-template <int NT> constexpr size_t mma_smem() { return (size_t)(2 * (1 << NT) * ((1 << NT) + 4) + (1 << NT) * MMA_PX) * sizeof(float); }
-
-// (at least 4 or 5 blocks an SM: uncapped, 6-qubit blocks took 163 registers, 3 blocks)
-template <int NT>
-__global__ void __launch_bounds__(FTHREADS, NT == 6 ? 4 : 5) k_gate_mma(float2 *a, const mgate g, uint64_t ntiles)
+// Warps of a block: 8 for 6-qubit blocks (one n-tile each; their matrix takes 68 KiB of shared
+// memory, so two blocks an SM), else 4 (two n-tiles each).
+template <int NT> __host__ __device__ constexpr int mma_warps() { return NT == 6 ? 8 : 4; }
+template <int NT> constexpr size_t mma_smem()
 {
-    constexpr int D = 1 << NT, PM = D + 4, PX = MMA_PX, MT = D / 16, KS = D / 8;
+    return (size_t)2 * (1 << NT) * ((1 << NT) + 4) * sizeof(uint2) + (size_t)(1 << NT) * MMA_PX * sizeof(float);
+}
+
+template <int NT>
+__global__ void __launch_bounds__(mma_warps<NT>() * 32, NT == 6 ? 2 : 4) k_gate_mma(float2 *a, const mgate g, uint64_t ntiles)
+{
+    constexpr int D = 1 << NT, PM = D + 4, PX = MMA_PX, MT = D / 16, KS = D / 8, W = mma_warps<NT>(), NPW = 8 / W;
     extern __shared__ __align__(16) unsigned char smem[];
-    float *mr = (float *)smem, *mi = mr + D * PM, *xs = mi + D * PM;
+    // the matrix split once per block into TF32 (hi, lo) pairs, real and imaginary parts: a fragment
+    // element is one 8-byte load and no conversion (PM = D + 4: the loads of a half-warp hit 32 banks)
+    uint2 *mr = (uint2 *)smem, *mi = mr + D * PM;
+    float *xs = (float *)(mi + D * PM);
     for (int i = threadIdx.x; i < D * D; i += blockDim.x) {
         double2 v = g_mat[i];
-        mr[(i / D) * PM + i % D] = (float)v.x;
-        mi[(i / D) * PM + i % D] = (float)v.y;
+        uint2 r, m;
+        split_tf32((float)v.x, r.x, r.y);
+        split_tf32((float)v.y, m.x, m.y);
+        mr[(i / D) * PM + i % D] = r;
+        mi[(i / D) * PM + i % D] = m;
     }
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
     int lsi = 0;
@@ -325,25 +336,25 @@ __global__ void __launch_bounds__(FTHREADS, NT == 6 ? 4 : 5) k_gate_mma(float2 *
     __syncthreads();
     for (uint64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const uint64_t base = insert_zeros(t, g.tb, g.ntb);
-        float2 v[D / FW];
+        float2 v[D / W];
 #pragma unroll
-        for (int i = 0; i < D / FW; i++) v[i] = a[base + g.coff[warp + i * FW] + lane];
+        for (int i = 0; i < D / W; i++) v[i] = a[base + g.coff[warp + i * W] + lane];
 #pragma unroll
-        for (int i = 0; i < D / FW; i++) *(float2 *)(xs + g.roff[warp + i * FW] + lsi) = v[i];
+        for (int i = 0; i < D / W; i++) *(float2 *)(xs + g.roff[warp + i * W] + lsi) = v[i];
         __syncthreads();
-        float p[MT][2][4], q[MT][2][4];
+        float p[MT][NPW][4], q[MT][NPW][4];
 #pragma unroll
         for (int m = 0; m < MT; m++)
 #pragma unroll
-            for (int n = 0; n < 2; n++)
+            for (int n = 0; n < NPW; n++)
 #pragma unroll
                 for (int e = 0; e < 4; e++) p[m][n][e] = q[m][n][e] = 0.f;
 #pragma unroll
         for (int ks = 0; ks < KS; ks++) {
-            uint32_t bh[2][2], bl[2][2];
+            uint32_t bh[NPW][2], bl[NPW][2];
 #pragma unroll
-            for (int n = 0; n < 2; n++) {
-                const int col = (2 * warp + n) * 8 + gid;
+            for (int n = 0; n < NPW; n++) {
+                const int col = (NPW * warp + n) * 8 + gid;
                 split_tf32(xs[(ks * 8 + tig) * PX + col], bh[n][0], bl[n][0]);
                 split_tf32(xs[(ks * 8 + tig + 4) * PX + col], bh[n][1], bl[n][1]);
             }
@@ -354,11 +365,11 @@ __global__ void __launch_bounds__(FTHREADS, NT == 6 ? 4 : 5) k_gate_mma(float2 *
                 uint32_t rh[4], rl[4], ih[4], il[4];
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
-                    split_tf32(mr[idx[e]], rh[e], rl[e]);
-                    split_tf32(mi[idx[e]], ih[e], il[e]);
+                    const uint2 r = mr[idx[e]], im = mi[idx[e]];
+                    rh[e] = r.x, rl[e] = r.y, ih[e] = im.x, il[e] = im.y;
                 }
 #pragma unroll
-                for (int n = 0; n < 2; n++) {
+                for (int n = 0; n < NPW; n++) {
                     mma_3xtf32(p[m][n], rh, rl, bh[n][0], bh[n][1], bl[n][0], bl[n][1]);
                     mma_3xtf32(q[m][n], ih, il, bh[n][0], bh[n][1], bl[n][0], bl[n][1]);
                 }
@@ -368,14 +379,14 @@ __global__ void __launch_bounds__(FTHREADS, NT == 6 ? 4 : 5) k_gate_mma(float2 *
 #pragma unroll
         for (int m = 0; m < MT; m++)
 #pragma unroll
-            for (int n = 0; n < 2; n++) {
-                const int r0 = m * 16 + gid, col = (2 * warp + n) * 8 + 2 * tig;
+            for (int n = 0; n < NPW; n++) {
+                const int r0 = m * 16 + gid, col = (NPW * warp + n) * 8 + 2 * tig;
                 *(float2 *)(xs + r0 * PX + col) = make_float2(p[m][n][0] - q[m][n][1], p[m][n][1] + q[m][n][0]);
                 *(float2 *)(xs + (r0 + 8) * PX + col) = make_float2(p[m][n][2] - q[m][n][3], p[m][n][3] + q[m][n][2]);
             }
         __syncthreads();
 #pragma unroll
-        for (int i = 0; i < D / FW; i++) a[base + g.coff[warp + i * FW] + lane] = *(const float2 *)(xs + g.roff[warp + i * FW] + lsi);
+        for (int i = 0; i < D / W; i++) a[base + g.coff[warp + i * W] + lane] = *(const float2 *)(xs + g.roff[warp + i * W] + lsi);
         __syncthreads(); // before the next tile overwrites it
     }
 }
@@ -417,16 +428,20 @@ static void mgate_layout(const hs_sv_gate *s, mgate *f)
 
 template <int NT> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate &f, uint64_t ntiles)
 {
-    static bool ready[HS_MAX_DEVICES];
+    static int resident[HS_MAX_DEVICES]; // blocks an SM holds: the grid is one wave, so each block
+                                         // splits the matrix once and then walks its tiles
     HS_CHECK_DEVICE_MEMO(cu);
     const size_t shm = mma_smem<NT>();
-    if (!ready[cu->device]) {
+    const int threads = mma_warps<NT>() * 32;
+    if (!resident[cu->device]) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_mma<NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-        ready[cu->device] = true;
+        int nb = 0;
+        HS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_gate_mma<NT>, threads, shm));
+        resident[cu->device] = nb > 0 ? nb : 1;
     }
-    uint64_t cap = (uint64_t)cu->sm_count * 16;
+    uint64_t cap = (uint64_t)cu->sm_count * resident[cu->device];
     int blocks = (int)(ntiles < cap ? ntiles : cap);
-    k_gate_mma<NT><<<blocks, FTHREADS, shm, cu->stream>>>(a, f, ntiles);
+    k_gate_mma<NT><<<blocks, threads, shm, cu->stream>>>(a, f, ntiles);
     HS_CUDA_LAUNCH_CHECK("k_gate_mma");
     return HS_OK;
 }
