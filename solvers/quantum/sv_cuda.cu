@@ -304,30 +304,41 @@ __device__ __forceinline__ void mma_3xtf32(float (&d)[4], const uint32_t (&ah)[4
     mma_tf32(d, ah, bh0, bh1);
 }
 
-// Warps of a block: 8 for 6-qubit blocks (one n-tile each; their matrix takes 68 KiB of shared
-// memory, so two blocks an SM), else 4 (two n-tiles each).
-template <int NT> __host__ __device__ constexpr int mma_warps() { return NT == 6 ? 8 : 4; }
+// The matrix is split into TF32 (hi, lo) pairs once per block for 4- and 5-qubit blocks (a
+// fragment element is then one 8-byte load, no conversion); 6-qubit blocks split each fragment as
+// they load it: their pairs would take 68 KiB of shared memory and leave two blocks an SM, which
+// measured slower on the H200 (13.8-15.1 ms a pass with 8 warps a block, 12.1-12.8 ms splitting as
+// they go with 4).
+template <int NT> __host__ __device__ constexpr bool mma_presplit() { return NT < 6; }
 template <int NT> constexpr size_t mma_smem()
 {
-    return (size_t)2 * (1 << NT) * ((1 << NT) + 4) * sizeof(uint2) + (size_t)(1 << NT) * MMA_PX * sizeof(float);
+    const size_t D = (size_t)1 << NT, mat = mma_presplit<NT>() ? sizeof(uint2) : sizeof(float);
+    return 2 * D * (D + 4) * mat + D * MMA_PX * sizeof(float);
 }
 
 template <int NT>
-__global__ void __launch_bounds__(mma_warps<NT>() * 32, NT == 6 ? 2 : 4) k_gate_mma(float2 *a, const mgate g, uint64_t ntiles)
+__global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate g, uint64_t ntiles)
 {
-    constexpr int D = 1 << NT, PM = D + 4, PX = MMA_PX, MT = D / 16, KS = D / 8, W = mma_warps<NT>(), NPW = 8 / W;
+    constexpr int D = 1 << NT, PM = D + 4, PX = MMA_PX, MT = D / 16, KS = D / 8, W = FW, NPW = 8 / W;
+    constexpr bool PRE = mma_presplit<NT>();
     extern __shared__ __align__(16) unsigned char smem[];
-    // the matrix split once per block into TF32 (hi, lo) pairs, real and imaginary parts: a fragment
-    // element is one 8-byte load and no conversion (PM = D + 4: the loads of a half-warp hit 32 banks)
-    uint2 *mr = (uint2 *)smem, *mi = mr + D * PM;
-    float *xs = (float *)(mi + D * PM);
+    // PM = D + 4: the fragment loads of a warp (4-byte) or half-warp (8-byte) hit 32 banks
+    uint2 *mr2 = (uint2 *)smem, *mi2 = mr2 + D * PM;
+    float *mrf = (float *)smem, *mif = mrf + D * PM;
+    float *xs = PRE ? (float *)(mi2 + D * PM) : mif + D * PM;
     for (int i = threadIdx.x; i < D * D; i += blockDim.x) {
         double2 v = g_mat[i];
-        uint2 r, m;
-        split_tf32((float)v.x, r.x, r.y);
-        split_tf32((float)v.y, m.x, m.y);
-        mr[(i / D) * PM + i % D] = r;
-        mi[(i / D) * PM + i % D] = m;
+        const int at = (i / D) * PM + i % D;
+        if constexpr (PRE) {
+            uint2 r, m;
+            split_tf32((float)v.x, r.x, r.y);
+            split_tf32((float)v.y, m.x, m.y);
+            mr2[at] = r;
+            mi2[at] = m;
+        } else {
+            mrf[at] = (float)v.x;
+            mif[at] = (float)v.y;
+        }
     }
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
     int lsi = 0;
@@ -365,8 +376,13 @@ __global__ void __launch_bounds__(mma_warps<NT>() * 32, NT == 6 ? 2 : 4) k_gate_
                 uint32_t rh[4], rl[4], ih[4], il[4];
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
-                    const uint2 r = mr[idx[e]], im = mi[idx[e]];
-                    rh[e] = r.x, rl[e] = r.y, ih[e] = im.x, il[e] = im.y;
+                    if constexpr (PRE) {
+                        const uint2 r = mr2[idx[e]], im = mi2[idx[e]];
+                        rh[e] = r.x, rl[e] = r.y, ih[e] = im.x, il[e] = im.y;
+                    } else {
+                        split_tf32(mrf[idx[e]], rh[e], rl[e]);
+                        split_tf32(mif[idx[e]], ih[e], il[e]);
+                    }
                 }
 #pragma unroll
                 for (int n = 0; n < NPW; n++) {
@@ -432,7 +448,7 @@ template <int NT> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate 
                                          // splits the matrix once and then walks its tiles
     HS_CHECK_DEVICE_MEMO(cu);
     const size_t shm = mma_smem<NT>();
-    const int threads = mma_warps<NT>() * 32;
+    const int threads = FTHREADS;
     if (!resident[cu->device]) {
         HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_mma<NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
         int nb = 0;
