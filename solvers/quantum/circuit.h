@@ -92,11 +92,22 @@ int hs_circuit_copy_op(hs_circuit *out, const hs_qop *op);
 typedef struct hs_qcost {
     double ratio;
     double launch;
+    /* NULL, or measured costs in passes that replace the ratio: dense[2 m] for a dense block on m
+     * qubits whose targets are all at qubit 5 or above, dense[2 m + 1] with one below (m = 1..6),
+     * and other for a diagonal or permutation block */
+    const double *dense;
+    double other;
 } hs_qcost;
 
 /* The stated model of a device (gpu != 0: the CUDA kernels, else the OpenMP ones) for a slice of
- * 2^nloc amplitudes of amp_bytes each.  Constants and their sources are in fusion.c. */
+ * 2^nloc amplitudes of amp_bytes each: for complex64 on the GPU a table of measured costs (unless
+ * HS_QFUSION_RATIO or HS_QFUSION_RATIO_C64 asks for the ratio model), else the ratio model.
+ * Constants and their sources are in fusion.c. */
 hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes);
+
+/* The model's cost of one pass, in passes: a block on nq qubits, with a target below qubit 5 (low)
+ * or not, dense or diagonal. */
+double hs_qcost_pass(const hs_qcost *m, int nq, int low, int dense);
 
 /* What a plan does: passes over the state (gate operations after fusion), blocks of each size,
  * dense/diagonal/permutation passes, and the model's total cost in passes. */

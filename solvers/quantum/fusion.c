@@ -20,12 +20,29 @@ typedef double complex cplx;
 #define GPU_RATIO 20.0
 #define GPU_BW 4.0e12
 #define GPU_LAUNCH 6e-6
+/* The tensor-core blocks (sv_cuda.cu) broke the ratio model: measured on the H200 (2026-12-03,
+ * bench_quantum at 30 qubits, complex64, in copy passes), dense blocks cost 1.21 (4 qubits, all
+ * targets at qubit 5 or above) / 1.59 (a target below), 1.85 / 1.97 (5 qubits), 2.98 / 3.15 (6
+ * qubits), single gates 1.08; 2 and 3 qubits with a low target are estimates between those, and
+ * fused diagonal and permutation blocks about 1.1 (QFT's plans).  This table predicted the
+ * measured times of the supremacy-style and QAOA plans of every ratio tried to 1-3% (QFT's to 8%).
+ * The second table is the CUDA-core kernels' (HS_QSV_MMA=0), measured on 2026-12-02. */
+static const double GPU_C64_DENSE[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
+                                                                 1.21, 1.59, 1.85, 1.97, 2.98, 3.15};
+static const double GPU_C64_DENSE_NO_MMA[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
+                                                                        1.21, 1.72, 2.10, 3.20, 4.11, 7.49};
+#define GPU_C64_OTHER 1.1
 #define CPU_RATIO 4.0
 #define CPU_BW 2.0e10
 #define CPU_LAUNCH 2e-6
 
 /* Gates scanned ahead of a block's first gate when looking for gates that can join it. */
 #define WINDOW 1024
+
+/* Below this qubit a target puts the CUDA kernels on their shared-memory tile paths. */
+#define LOW_QUBITS 5
+
+static double pass_cost(const hs_qcost *m, uint64_t qubits, int rk);
 
 /* A positive number from the environment, or def. */
 static double env_or(const char *name, double def)
@@ -38,7 +55,7 @@ static double env_or(const char *name, double def)
 
 hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
 {
-    hs_qcost m;
+    hs_qcost m = {0, 0, NULL, 1.0};
     /* HS_QFUSION_RATIO (or HS_QFUSION_RATIO_C64 / _C128 for one precision), HS_QFUSION_LAUNCH_US
      * and HS_QFUSION_BW (bytes/s) replace the stated constants with measured ones (bench_quantum
      * prints what each block size costs per pass and the ratio that implies) */
@@ -47,18 +64,34 @@ hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
     m.ratio = env_or("HS_QFUSION_RATIO", gpu ? GPU_RATIO : CPU_RATIO);
     m.ratio = env_or(amp_bytes == 8 ? "HS_QFUSION_RATIO_C64" : "HS_QFUSION_RATIO_C128", m.ratio); /* per precision */
     m.launch = env_or("HS_QFUSION_LAUNCH_US", 1e6 * (gpu ? GPU_LAUNCH : CPU_LAUNCH)) * 1e-6 / pass;
+    /* complex64 on the GPU: the measured table, unless a ratio is given */
+    if (gpu && amp_bytes == 8 && !getenv("HS_QFUSION_RATIO") && !getenv("HS_QFUSION_RATIO_C64")) {
+        const char *mma = getenv("HS_QSV_MMA");
+        m.dense = mma && !strcmp(mma, "0") ? GPU_C64_DENSE_NO_MMA : GPU_C64_DENSE;
+        m.other = GPU_C64_OTHER;
+    }
     return m;
 }
+
 
 /* kind ranks: a product of diagonals is diagonal, of diagonals and permutations a permutation */
 enum { RK_DIAG = 0, RK_PERM = 1, RK_DENSE = 2 };
 
 static int rank_of(hs_qmat_kind k) { return k == HS_QMAT_DIAG ? RK_DIAG : k == HS_QMAT_PERM ? RK_PERM : RK_DENSE; }
 
-static double pass_cost(const hs_qcost *m, int nq, int rk)
+static double pass_cost(const hs_qcost *m, uint64_t qubits, int rk)
 {
-    double c = rk == RK_DENSE ? fmax(1.0, ldexp(1.0, nq) / m->ratio) : 1.0;
+    int nq = __builtin_popcountll(qubits);
+    double c;
+    if (m->dense) c = rk == RK_DENSE ? m->dense[2 * nq + ((qubits & ((1u << LOW_QUBITS) - 1)) != 0)] : m->other;
+    else c = rk == RK_DENSE ? fmax(1.0, ldexp(1.0, nq) / m->ratio) : 1.0;
     return c + m->launch;
+}
+
+double hs_qcost_pass(const hs_qcost *m, int nq, int low, int dense)
+{
+    uint64_t q = ((1ull << nq) - 1) << (low ? 0 : LOW_QUBITS);
+    return pass_cost(m, q, dense ? RK_DENSE : RK_DIAG);
 }
 
 /* How an operation takes part in fusion. */
@@ -114,7 +147,7 @@ static cand build(planner *p, int k, int *members)
         int full = __builtin_popcountll(b.q) >= k;
         if ((b.q & ~blocked) == 0 && (full || ((all & ~blocked & ~b.q) == 0))) break;
     }
-    b.cost = pass_cost(p->model, __builtin_popcountll(b.q), b.rk);
+    b.cost = pass_cost(p->model, b.q, b.rk);
     return b;
 }
 
@@ -153,7 +186,7 @@ static cand build_set(planner *p, uint64_t q, int kmax, int *members, uint64_t *
         blocked |= m;
         if ((q & ~blocked) == 0 && (nq >= kmax || *ncand >= MAXC || (all & ~blocked & ~q) == 0)) break;
     }
-    b.cost = pass_cost(p->model, nq, b.rk);
+    b.cost = pass_cost(p->model, q, b.rk);
     return b;
 }
 
@@ -215,7 +248,9 @@ static void count_op(const hs_qop *op, const hs_qcost *model, hs_qplan_stats *st
     if (rk == RK_DENSE) st->dense++;
     else if (rk == RK_DIAG) st->diag++;
     else st->perm++;
-    st->cost += pass_cost(model, op->nt, rk);
+    uint64_t q = 0;
+    for (int j = 0; j < op->nt; j++) q |= 1ull << op->t[j];
+    st->cost += pass_cost(model, q, rk);
 }
 
 void hs_circuit_stats(const hs_circuit *c, const hs_qcost *model, hs_qplan_stats *st)
@@ -263,7 +298,9 @@ hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost 
         if (op->kind != HS_QOP_GATE || op->cond) p.cls[i] = OP_HARD;
         else if (op->param >= 0 || __builtin_popcountll(m) > max_qubits || max_qubits < 2) p.cls[i] = OP_SOFT;
         else p.cls[i] = OP_FUSE;
-        p.alone[i] = op->kind == HS_QOP_GATE ? pass_cost(model, op->nt, rank_of(op->mk)) : 0;
+        uint64_t tq = 0;
+        for (int j = 0; j < op->nt; j++) tq |= 1ull << op->t[j];
+        p.alone[i] = op->kind == HS_QOP_GATE ? pass_cost(model, tq, rank_of(op->mk)) : 0;
     }
     p.head = c->nops ? 0 : -1;
     while (p.head >= 0) {
@@ -331,6 +368,6 @@ done:
 
 hs_circuit *hs_circuit_fuse(const hs_circuit *c, int max_qubits, double flop_weight)
 {
-    hs_qcost m = {1.0 / flop_weight, 0.0};
+    hs_qcost m = {1.0 / flop_weight, 0.0, NULL, 0.0};
     return hs_circuit_plan(c, max_qubits, &m, NULL);
 }

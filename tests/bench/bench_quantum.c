@@ -270,13 +270,14 @@ static void block_rows(int n, int nloc, hs_dtype t, double state_bytes)
             passes[k] = fmax(passes[k], sec / pass);
         }
     }
-    /* the cost model's ratio from the largest block (compute-bound if any is): cost = 2^k / ratio */
+    /* what the planner's model says of the same blocks (a table, or cost = 2^k / ratio) */
     hs_qcost model = hs_qcost_model(HS_ON_GPU(ctx), nloc, (int)hs_dtype_size(t));
     if (ctx->rank == 0)
-        printf("#   dense blocks cost (worst placement) k=4 %.2f, k=5 %.2f, k=6 %.2f copy passes; the model says %.2f, "
-               "%.2f, %.2f (ratio %.1f); measured ratio 2^6 / cost(6) = %.1f (HS_QFUSION_RATIO sets it)\n",
-               passes[4], passes[5], passes[6], fmax(1, 16 / model.ratio), fmax(1, 32 / model.ratio),
-               fmax(1, 64 / model.ratio), model.ratio, 64 / passes[6]);
+        printf("#   dense blocks cost (worst placement) k=4 %.2f, k=5 %.2f, k=6 %.2f copy passes; the model (%s) says "
+               "%.2f, %.2f, %.2f; measured ratio 2^6 / cost(6) = %.1f (HS_QFUSION_RATIO sets a ratio model)\n",
+               passes[4], passes[5], passes[6], model.dense ? "measured table" : "ratio",
+               hs_qcost_pass(&model, 4, 1, 1), hs_qcost_pass(&model, 5, 1, 1), hs_qcost_pass(&model, 6, 1, 1),
+               64 / passes[6]);
 }
 
 static void bench_precision(int n, hs_dtype t)

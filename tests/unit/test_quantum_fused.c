@@ -127,7 +127,7 @@ static void test_plan_cost_model(void **st)
     double m[8];
     h->build(NULL, m);
     for (int q = 0; q < 12; q++) assert_non_null(hs_circuit_gate(c, "h", 1, &q, 0, 0, m));
-    hs_qcost cheap = {1e9, 0}, dear = {1.0, 0};
+    hs_qcost cheap = {1e9, 0, NULL, 0}, dear = {1.0, 0, NULL, 0};
     hs_qplan_stats a, b;
     hs_circuit *fa = hs_circuit_plan(c, 6, &cheap, &a), *fb = hs_circuit_plan(c, 6, &dear, &b);
     assert_int_equal(a.passes, 2);
@@ -136,14 +136,29 @@ static void test_plan_cost_model(void **st)
     assert_int_equal(b.by_size[1], 12);
     /* a launch cost of 2 passes makes fusing pay even at ratio 1: one 6-qubit block costs 64 + 2,
      * its 6 gates alone 6 (2 + 2) = 24; two 2-qubit gates: 4 + 2 against 8 */
-    hs_qcost launch = {1.0, 2.0};
+    hs_qcost launch = {1.0, 2.0, NULL, 0};
     hs_qplan_stats d;
     hs_circuit *fd = hs_circuit_plan(c, 6, &launch, &d);
     assert_int_equal(d.passes, 6);
     assert_int_equal(d.by_size[2], 6);
+    /* a table where a block with a target below qubit 5 costs its size in passes and the others one
+     * pass: qubits 5..11 fuse (into blocks of at most 6), qubits 0..4 stay single gates */
+    static const double table[14] = {0, 0, 1, 1, 1, 2, 1, 3, 1, 4, 1, 5, 1, 6};
+    hs_qcost tab = {20, 0, table, 1.0};
+    hs_qplan_stats e;
+    hs_circuit *fe = hs_circuit_plan(c, 6, &tab, &e);
+    assert_int_equal(e.passes, 5 + 2);
+    assert_int_equal(e.by_size[1], 5 + 1);
+    assert_int_equal(e.by_size[6], 1);
+    for (int i = 0; i < fe->nops; i++)
+        if (fe->ops[i].nt > 1)
+            for (int j = 0; j < fe->ops[i].nt; j++) assert_true(fe->ops[i].t[j] >= 5);
+    assert_true(fabs(e.cost - 7.0) < 1e-12);
+    assert_true(fabs(hs_qcost_pass(&tab, 4, 1, 1) - 4.0) < 1e-12 && fabs(hs_qcost_pass(&tab, 4, 0, 1) - 1.0) < 1e-12);
     hs_circuit_free(fa);
     hs_circuit_free(fb);
     hs_circuit_free(fd);
+    hs_circuit_free(fe);
     hs_circuit_free(c);
 }
 
