@@ -310,13 +310,25 @@ __device__ __forceinline__ void mma_3xtf32(float (&d)[4], const uint32_t (&ah)[4
 // measured slower on the H200 (13.8-15.1 ms a pass with 8 warps a block, 12.1-12.8 ms splitting as
 // they go with 4).
 template <int NT> __host__ __device__ constexpr bool mma_presplit() { return NT < 6; }
-template <int NT> constexpr size_t mma_smem()
+template <int NT, bool PIPE> constexpr size_t mma_smem()
 {
     const size_t D = (size_t)1 << NT, mat = mma_presplit<NT>() ? sizeof(uint2) : sizeof(float);
-    return 2 * D * (D + 4) * mat + D * MMA_PX * sizeof(float);
+    return 2 * D * (D + 4) * mat + (PIPE ? 2 : 1) * D * MMA_PX * sizeof(float);
 }
 
-template <int NT>
+// 8-byte asynchronous copies global -> shared (sm_80+), for the pipelined tiles below
+__device__ __forceinline__ void cp_async8(void *shared, const void *global)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"((uint32_t)__cvta_generic_to_shared(shared)), "l"(global)
+                 : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
+
+// PIPE (HS_QSV_MMA_PIPE=1, not yet measured): two tile buffers; the next tile's runs are copied in
+// with cp.async while this one is multiplied and stored, so that a block keeps loads in flight
+// through its products (without it a block loads, multiplies and stores in turn).
+template <int NT, bool PIPE>
 __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate g, uint64_t ntiles)
 {
     constexpr int D = 1 << NT, PM = D + 4, PX = MMA_PX, MT = D / 16, KS = D / 8, W = FW, NPW = 8 / W;
@@ -344,14 +356,37 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
     int lsi = 0;
 #pragma unroll
     for (int b = 0; b < LOWB; b++) lsi += (lane >> b & 1) * g.lane_w[b];
+    float *const xs0 = xs, *const xs1 = xs + D * PX;
+    if constexpr (PIPE) { // the first tile's copies; each iteration then commits one group
+        if (blockIdx.x < ntiles) {
+            const uint64_t b0 = insert_zeros(blockIdx.x, g.tb, g.ntb);
+#pragma unroll
+            for (int i = 0; i < D / W; i++) cp_async8(xs0 + g.roff[warp + i * W] + lsi, a + b0 + g.coff[warp + i * W] + lane);
+        }
+        cp_async_commit();
+    }
     __syncthreads();
-    for (uint64_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+    int it = 0;
+    for (uint64_t t = blockIdx.x; t < ntiles; t += gridDim.x, it++) {
         const uint64_t base = insert_zeros(t, g.tb, g.ntb);
-        float2 v[D / W];
+        if constexpr (PIPE) {
+            xs = (it & 1) ? xs1 : xs0;
+            float *nxt = (it & 1) ? xs0 : xs1; // free: the tile before was stored from it
+            const uint64_t tn = t + gridDim.x;
+            if (tn < ntiles) {
+                const uint64_t bn = insert_zeros(tn, g.tb, g.ntb);
 #pragma unroll
-        for (int i = 0; i < D / W; i++) v[i] = a[base + g.coff[warp + i * W] + lane];
+                for (int i = 0; i < D / W; i++) cp_async8(nxt + g.roff[warp + i * W] + lsi, a + bn + g.coff[warp + i * W] + lane);
+            }
+            cp_async_commit();
+            cp_async_wait<1>(); // this thread's copies of tile t are done
+        } else {
+            float2 v[D / W];
 #pragma unroll
-        for (int i = 0; i < D / W; i++) *(float2 *)(xs + g.roff[warp + i * W] + lsi) = v[i];
+            for (int i = 0; i < D / W; i++) v[i] = a[base + g.coff[warp + i * W] + lane];
+#pragma unroll
+            for (int i = 0; i < D / W; i++) *(float2 *)(xs + g.roff[warp + i * W] + lsi) = v[i];
+        }
         __syncthreads();
         float p[MT][NPW][4], q[MT][NPW][4];
 #pragma unroll
@@ -403,8 +438,9 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < D / W; i++) a[base + g.coff[warp + i * W] + lane] = *(const float2 *)(xs + g.roff[warp + i * W] + lsi);
-        __syncthreads(); // before the next tile overwrites it
+        __syncthreads(); // before the next tile (or the next prefetch) overwrites it
     }
+    if constexpr (PIPE) cp_async_wait<0>();
 }
 
 // Whether a gate goes to k_gate_mma: complex64, dense, 4-6 targets, no controls, a tile that fits.
@@ -442,22 +478,22 @@ static void mgate_layout(const hs_sv_gate *s, mgate *f)
             if (c >> i & 1) f->coff[c] += 1ull << f->tb[LOWB + i], f->roff[c] += w[LOWB + i];
 }
 
-template <int NT> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate &f, uint64_t ntiles)
+template <int NT, bool PIPE> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate &f, uint64_t ntiles)
 {
     static int resident[HS_MAX_DEVICES]; // blocks an SM holds: the grid is one wave, so each block
                                          // splits the matrix once and then walks its tiles
     HS_CHECK_DEVICE_MEMO(cu);
-    const size_t shm = mma_smem<NT>();
+    const size_t shm = mma_smem<NT, PIPE>();
     const int threads = FTHREADS;
     if (!resident[cu->device]) {
-        HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_mma<NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+        HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_mma<NT, PIPE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
         int nb = 0;
-        HS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_gate_mma<NT>, threads, shm));
+        HS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_gate_mma<NT, PIPE>, threads, shm));
         resident[cu->device] = nb > 0 ? nb : 1;
     }
     uint64_t cap = (uint64_t)cu->sm_count * resident[cu->device];
     int blocks = (int)(ntiles < cap ? ntiles : cap);
-    k_gate_mma<NT><<<blocks, threads, shm, cu->stream>>>(a, f, ntiles);
+    k_gate_mma<NT, PIPE><<<blocks, threads, shm, cu->stream>>>(a, f, ntiles);
     HS_CUDA_LAUNCH_CHECK("k_gate_mma");
     return HS_OK;
 }
@@ -467,10 +503,16 @@ static int apply_mma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g)
     mgate f;
     mgate_layout(g, &f);
     uint64_t ntiles = 1ull << (g->nloc - f.ntb);
+    const char *e = getenv("HS_QSV_MMA_PIPE");
+    if (e && !strcmp(e, "1")) switch (g->nt) {
+        case 4: return launch_mma<4, true>(cu, a, f, ntiles);
+        case 5: return launch_mma<5, true>(cu, a, f, ntiles);
+        default: return launch_mma<6, true>(cu, a, f, ntiles);
+        }
     switch (g->nt) {
-    case 4: return launch_mma<4>(cu, a, f, ntiles);
-    case 5: return launch_mma<5>(cu, a, f, ntiles);
-    default: return launch_mma<6>(cu, a, f, ntiles);
+    case 4: return launch_mma<4, false>(cu, a, f, ntiles);
+    case 5: return launch_mma<5, false>(cu, a, f, ntiles);
+    default: return launch_mma<6, false>(cu, a, f, ntiles);
     }
 }
 

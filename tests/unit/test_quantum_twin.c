@@ -90,14 +90,16 @@ static void test_gates(void **st)
     const int nlocs[4] = {6, 9, 12, 16};
     int cases = 0;
     double worst[2] = {0, 0};
-    /* complex64 three times: dense 4-6 qubit gates on the tensor cores where they go by default
-     * (HS_QSV_MMA unset), never (0: the CUDA-core kernels) and always (2) */
-    const char *modes[3] = {NULL, "0", "2"};
-    for (int run = 0; run < 4; run++) {
+    /* complex64 four times: dense 4-6 qubit gates on the tensor cores where they go by default
+     * (HS_QSV_MMA unset), never (0: the CUDA-core kernels), always (2), and always with the
+     * pipelined tiles (HS_QSV_MMA_PIPE=1) */
+    const char *modes[4] = {NULL, "0", "2", "2"};
+    for (int run = 0; run < 5; run++) {
         int prec = run > 0;
         if (prec) {
             if (modes[run - 1]) setenv("HS_QSV_MMA", modes[run - 1], 1);
             else unsetenv("HS_QSV_MMA");
+            if (run == 4) setenv("HS_QSV_MMA_PIPE", "1", 1);
         }
         hs_dtype t = prec ? HS_C64 : HS_C128;
         double tol = prec ? TOL64 : TOL128;
@@ -122,7 +124,7 @@ static void test_gates(void **st)
                             double e = twin(t, nloc, nt, q, cm, cv, m, kind, hs_rng_next(&g));
                             if (e > tol)
                                 fprintf(stderr, "%s (HS_QSV_MMA %s) nloc %d nt %d where %d nc %d kind %d: %.3g\n",
-                                        prec ? "c64" : "c128", prec && modes[run - 1] ? modes[run - 1] : "unset", nloc,
+                                        prec ? "c64" : "c128", prec && modes[run - 1] ? (run == 4 ? "2, pipelined" : modes[run - 1]) : "unset", nloc,
                                         nt, where, nc, (int)kind, e);
                             TEST_LE(e, tol);
                             worst[prec] = fmax(worst[prec], e);
@@ -131,8 +133,9 @@ static void test_gates(void **st)
         }
     }
     unsetenv("HS_QSV_MMA");
+    unsetenv("HS_QSV_MMA_PIPE");
     printf("%d gates: CUDA vs CPU at most %.2g (complex128), %.2g (complex64, tensor-core blocks by default, never, "
-           "always)\n", cases, worst[0], worst[1]);
+           "always, pipelined)\n", cases, worst[0], worst[1]);
 }
 
 static int setup_cuda(void **st)
