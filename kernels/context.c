@@ -85,18 +85,21 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
  * the driver and NVML only to describe GPUs a single rank never places anything on: on the H200
  * machine MPI_Init took 0.23-0.35 s with them and 0.02 s without (the driver is initialised once
  * either way, by us, when the device is chosen). */
-static void singleton_mpi_defaults(void)
+static int singleton_mpi_defaults(void)
 {
 #if defined(OPEN_MPI) && OPEN_MPI && defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION == 4
     static const char *launched[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"};
     for (size_t i = 0; i < sizeof launched / sizeof launched[0]; i++)
-        if (getenv(launched[i])) return;
-    if (getenv("HS_MPI_SINGLETON_DEFAULTS") && !strcmp(getenv("HS_MPI_SINGLETON_DEFAULTS"), "0")) return;
+        if (getenv(launched[i])) return 0;
+    if (getenv("HS_MPI_SINGLETON_DEFAULTS") && !strcmp(getenv("HS_MPI_SINGLETON_DEFAULTS"), "0")) return 0;
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     setenv("OMPI_MCA_pml", "ob1", 0);
     setenv("OMPI_MCA_btl", "self,vader", 0);
     setenv("OMPI_MCA_osc", "^ucx", 0);
     setenv("HWLOC_COMPONENTS", "-cuda,-nvml,-opencl,-rsmi,-levelzero,-gl", 0);
+    return 1;
+#else
+    return 0;
 #endif
 }
 
@@ -118,7 +121,7 @@ static int start_mpi(hs_ctx *ctx, int *argc, char ***argv)
     MPI_Initialized(&init);
     if (!init) {
         int provided = 0;
-        singleton_mpi_defaults();
+        ctx->mpi_singleton = singleton_mpi_defaults();
         double t0 = hs_wtime();
         HS_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
         ctx->t_mpi_init = hs_wtime() - t0;
@@ -236,6 +239,14 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out)
         fprintf(out, "hpcsim %s (git %s)\n", hs_version(), hs_git_hash());
         fprintf(out, "features: %s\n", HS_FEATURES);
         fprintf(out, "MPI ranks: %d\n", ctx->size);
+        if (ctx->owns_mpi) {
+            const char *hw = getenv("HWLOC_COMPONENTS");
+            fprintf(out, "MPI start-up: %.3f s", ctx->t_mpi_init);
+            if (ctx->mpi_singleton) /* what a user who set any of these gets instead: their own values */
+                fprintf(out, " (a singleton: in-node transports, HWLOC_COMPONENTS=%s; HS_MPI_SINGLETON_DEFAULTS=0 "
+                        "keeps Open MPI's own)", hw ? hw : "");
+            fputc('\n', out);
+        }
         fprintf(out, "backend: %s\n", hs_device_name(ctx->device));
 #if HS_HAVE_CUDA
         int n = ctx->gpu_count;

@@ -21,6 +21,7 @@ typedef struct hs_ctx {
     int gpu_comm;            /* hs_gpu_comm (kernels/comm/comm.h): how hs_comm moves device data (default auto) */
     int nthreads;            /* OpenMP threads (1 without OpenMP) */
     int owns_mpi;            /* this context called MPI_Init and will finalize */
+    int mpi_singleton;       /* 1: MPI started as a singleton with hpcsim's start-up defaults (context.c) */
     struct hs_cuda_ctx *cuda;
     double t_mpi_init;       /* seconds in MPI_Init (0 when MPI was already up) */
     double t_device_init;    /* seconds choosing and starting the device (CUDA context, stream) */

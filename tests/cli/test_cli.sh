@@ -121,5 +121,24 @@ eta=$(grep -m1 -o 'ETA [^ ]* s' "$CAP/err")
 if [ $rc = 0 ] && grep -q 'e+' <<<"$eta" && [ "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$CAP/err")" -lt 120 ]; then ok "progress line with a huge ETA ($eta), exit 0"
 else bad "progress line with a huge ETA: exit $rc, longest line $(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$CAP/err"): $(tail -c 300 "$CAP/err")"; fi
 
+# An MPI singleton (no launcher) of an Open MPI 4 build starts with hpcsim's start-up defaults:
+# in-node transports and hwloc's GPU plugins left out (their driver and NVML start made MPI_Init
+# 0.2-0.35 s on the H200 machine); a value the user set is kept, HS_MPI_SINGLETON_DEFAULTS=0 turns
+# them off, and a launched rank never gets them.
+if [ "${HAVE_MPI:-0}" = 1 ] && mpirun --version 2>/dev/null | grep -q 'Open MPI) 4\.'; then
+    try env -u HWLOC_COMPONENTS "$HS_BIN" info
+    if [ $rc = 0 ] && grep -q '^MPI start-up: [0-9.]* s (a singleton: .*HWLOC_COMPONENTS=-cuda,-nvml,' "$CAP/out"; then ok "singleton start-up defaults (info: $(grep -o '^MPI start-up: [0-9.]* s' "$CAP/out"))"
+    else bad "singleton start-up defaults: exit $rc: $(grep -i 'MPI' "$CAP/out")"; fi
+    try env HWLOC_COMPONENTS=-gl "$HS_BIN" info
+    if [ $rc = 0 ] && grep -q '(a singleton: .*HWLOC_COMPONENTS=-gl;' "$CAP/out"; then ok "the user's HWLOC_COMPONENTS is kept"
+    else bad "the user's HWLOC_COMPONENTS: exit $rc: $(grep -i 'MPI start' "$CAP/out")"; fi
+    try env HS_MPI_SINGLETON_DEFAULTS=0 "$HS_BIN" info
+    if [ $rc = 0 ] && grep -q '^MPI start-up: [0-9.]* s$' "$CAP/out"; then ok "HS_MPI_SINGLETON_DEFAULTS=0 keeps Open MPI's own"
+    else bad "HS_MPI_SINGLETON_DEFAULTS=0: exit $rc: $(grep -i 'MPI start' "$CAP/out")"; fi
+    "${MPIRUN[@]}" -np 1 "$HS_BIN" info >"$CAP/out" 2>"$CAP/err"; rc=$?
+    if [ $rc = 0 ] && grep -q '^MPI start-up: [0-9.]* s$' "$CAP/out"; then ok "a launched rank gets no singleton defaults"
+    else bad "launched rank: exit $rc: $(grep -i 'MPI start' "$CAP/out") $(head -c 300 "$CAP/err")"; fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
