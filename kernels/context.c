@@ -143,10 +143,10 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     hs_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     *out = ctx;
+    int counted = 0, counting = 0;
 #if HS_HAVE_CUDA
-    int counted = 0;
     pthread_t counter;
-    int counting = pthread_create(&counter, NULL, count_devices, &counted) == 0;
+    counting = pthread_create(&counter, NULL, count_devices, &counted) == 0;
 #endif
     int mpi_rc = start_mpi(ctx, argc, argv);
     double t0 = hs_wtime();
@@ -161,11 +161,7 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     ctx->nthreads = 1;
 #endif
     ctx->gpu = -1;
-#if HS_HAVE_CUDA
     ctx->gpu_count = counting ? counted : hs_cuda_device_count();
-#else
-    ctx->gpu_count = hs_cuda_device_count();
-#endif
     int rc = hs_ctx_set_device(ctx, device, allow_shared_gpu);
     ctx->t_device_init = hs_wtime() - t0; /* the device's cost beyond what overlapped MPI's start */
     return rc;

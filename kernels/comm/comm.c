@@ -141,7 +141,8 @@ int hs_node_shared_alloc(MPI_Comm node_comm, size_t bytes, hs_node_shared **out,
         HS_MPI_CHECK(MPI_Comm_rank(node_comm, &rank));
     }
     if (size > 1) {
-        /* the whole block on the node's first rank, nothing on the others: they address its memory */
+        /* the whole block on the node's first rank, nothing on the others: they address its memory
+         * (8 bytes more here and below, so that a block of 0 bytes is still an address) */
         void *base = NULL;
         MPI_Aint got = 0;
         int unit = 1, rc = MPI_Win_allocate_shared(rank == 0 ? (MPI_Aint)bytes + 8 : 0, 1, MPI_INFO_NULL, node_comm, &base, &s->win);

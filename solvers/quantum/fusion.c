@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "solvers/quantum/circuit.h"
+#include "solvers/quantum/sv_impl.h"
 
 typedef double complex cplx;
 
@@ -66,13 +67,11 @@ hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
     m.launch = env_or("HS_QFUSION_LAUNCH_US", 1e6 * (gpu ? GPU_LAUNCH : CPU_LAUNCH)) * 1e-6 / pass;
     /* complex64 on the GPU: the measured table, unless a ratio is given */
     if (gpu && amp_bytes == 8 && !getenv("HS_QFUSION_RATIO") && !getenv("HS_QFUSION_RATIO_C64")) {
-        const char *mma = getenv("HS_QSV_MMA");
-        m.dense = mma && !strcmp(mma, "0") ? GPU_C64_DENSE_NO_MMA : GPU_C64_DENSE;
+        m.dense = hs_sv_mma_mode() == HS_SV_MMA_NEVER ? GPU_C64_DENSE_NO_MMA : GPU_C64_DENSE;
         m.other = GPU_C64_OTHER;
     }
     return m;
 }
-
 
 /* kind ranks: a product of diagonals is diagonal, of diagonals and permutations a permutation */
 enum { RK_DIAG = 0, RK_PERM = 1, RK_DENSE = 2 };
@@ -86,6 +85,14 @@ static double pass_cost(const hs_qcost *m, uint64_t qubits, int rk)
     if (m->dense) c = rk == RK_DENSE ? m->dense[2 * nq + ((qubits & ((1u << LOW_QUBITS) - 1)) != 0)] : m->other;
     else c = rk == RK_DENSE ? fmax(1.0, ldexp(1.0, nq) / m->ratio) : 1.0;
     return c + m->launch;
+}
+
+/* The qubits a gate's own pass touches as targets (what the cost's placement looks at). */
+static uint64_t target_mask(const hs_qop *op)
+{
+    uint64_t q = 0;
+    for (int j = 0; j < op->nt; j++) q |= 1ull << op->t[j];
+    return q;
 }
 
 double hs_qcost_pass(const hs_qcost *m, int nq, int low, int dense)
@@ -248,9 +255,7 @@ static void count_op(const hs_qop *op, const hs_qcost *model, hs_qplan_stats *st
     if (rk == RK_DENSE) st->dense++;
     else if (rk == RK_DIAG) st->diag++;
     else st->perm++;
-    uint64_t q = 0;
-    for (int j = 0; j < op->nt; j++) q |= 1ull << op->t[j];
-    st->cost += pass_cost(model, q, rk);
+    st->cost += pass_cost(model, target_mask(op), rk);
 }
 
 void hs_circuit_stats(const hs_circuit *c, const hs_qcost *model, hs_qplan_stats *st)
@@ -298,9 +303,7 @@ hs_circuit *hs_circuit_plan(const hs_circuit *c, int max_qubits, const hs_qcost 
         if (op->kind != HS_QOP_GATE || op->cond) p.cls[i] = OP_HARD;
         else if (op->param >= 0 || __builtin_popcountll(m) > max_qubits || max_qubits < 2) p.cls[i] = OP_SOFT;
         else p.cls[i] = OP_FUSE;
-        uint64_t tq = 0;
-        for (int j = 0; j < op->nt; j++) tq |= 1ull << op->t[j];
-        p.alone[i] = op->kind == HS_QOP_GATE ? pass_cost(model, tq, rank_of(op->mk)) : 0;
+        p.alone[i] = op->kind == HS_QOP_GATE ? pass_cost(model, target_mask(op), rank_of(op->mk)) : 0;
     }
     p.head = c->nops ? 0 : -1;
     while (p.head >= 0) {

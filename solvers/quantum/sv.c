@@ -1,11 +1,19 @@
 /* State-vector kernels: argument checks, gate index layout, dispatch on the context's device. */
 #include "solvers/quantum/sv.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/dispatch.h"
 #include "kernels/memory.h"
 #include "solvers/quantum/sv_impl.h"
+
+int hs_sv_mma_mode(void)
+{
+    const char *e = getenv("HS_QSV_MMA");
+    int mode = e && *e ? atoi(e) : HS_SV_MMA_DEFAULT;
+    return mode == HS_SV_MMA_NEVER || mode == HS_SV_MMA_ALWAYS ? mode : HS_SV_MMA_DEFAULT;
+}
 
 static int check_type(hs_dtype t)
 {

@@ -450,10 +450,9 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
 static int use_mma(const hs_sv_gate *s, int mk)
 {
     if (mk != HS_QMAT_DENSE || s->nt < 4 || s->cmask || s->nloc < s->nt + LOWB) return 0;
-    const char *e = getenv("HS_QSV_MMA");
-    int mode = e && *e ? atoi(e) : 1;
-    if (mode == 0) return 0;
-    if (mode == 2 || s->nt >= 5) return 1;
+    const int mode = hs_sv_mma_mode();
+    if (mode == HS_SV_MMA_NEVER) return 0;
+    if (mode == HS_SV_MMA_ALWAYS || s->nt >= 5) return 1;
     for (int j = 0; j < s->nt; j++)
         if (s->tbit[j] < LOWB) return 1;
     return 0;

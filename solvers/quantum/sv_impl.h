@@ -36,6 +36,12 @@ int hs_sv_inner_cpu(hs_dtype t, const void *a, const void *b, int nloc, double o
 int hs_sv_pauli_axpy_cpu(hs_dtype t, void *y, const void *x, int nloc, uint64_t xm, uint64_t zm, const double c[2]);
 int hs_sv_pack_cpu(hs_dtype t, void *a, int nloc, int q, int v, int64_t start, int64_t count, void *buf, int unpack);
 
+/* HS_QSV_MMA: whether complex64 dense 4-6 qubit gates go to the tensor cores: 0 never, 2 always,
+ * else (unset, 1) the default choice of sv_cuda.cu.  Read here once for the kernels and the
+ * planner's cost table (fusion.c), which must agree. */
+enum { HS_SV_MMA_NEVER = 0, HS_SV_MMA_DEFAULT = 1, HS_SV_MMA_ALWAYS = 2 };
+int hs_sv_mma_mode(void);
+
 struct hs_cuda_ctx;
 int hs_sv_apply_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);
 int hs_sv_prob_blocks_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *a, int nloc, int bbits, double *out);

@@ -90,17 +90,22 @@ static void test_gates(void **st)
     const int nlocs[4] = {6, 9, 12, 16};
     int cases = 0;
     double worst[2] = {0, 0};
-    /* complex64 four times: dense 4-6 qubit gates on the tensor cores where they go by default
-     * (HS_QSV_MMA unset), never (0: the CUDA-core kernels), always (2), and always with the
-     * pipelined tiles (HS_QSV_MMA_PIPE=1) */
-    const char *modes[4] = {NULL, "0", "2", "2"};
+    /* complex128 once; complex64 four times: dense 4-6 qubit gates on the tensor cores where they go
+     * by default (HS_QSV_MMA unset), never (0: the CUDA-core kernels), always (2), and always with
+     * the pipelined tiles (HS_QSV_MMA_PIPE=1) */
+    static const struct { int prec; const char *mma, *pipe, *label; } runs[5] = {
+        {0, NULL, NULL, "c128"},
+        {1, NULL, NULL, "c64 (HS_QSV_MMA unset)"},
+        {1, "0", NULL, "c64 (HS_QSV_MMA 0)"},
+        {1, "2", NULL, "c64 (HS_QSV_MMA 2)"},
+        {1, "2", "1", "c64 (HS_QSV_MMA 2, pipelined)"},
+    };
     for (int run = 0; run < 5; run++) {
-        int prec = run > 0;
-        if (prec) {
-            if (modes[run - 1]) setenv("HS_QSV_MMA", modes[run - 1], 1);
-            else unsetenv("HS_QSV_MMA");
-            if (run == 4) setenv("HS_QSV_MMA_PIPE", "1", 1);
-        }
+        int prec = runs[run].prec;
+        if (runs[run].mma) setenv("HS_QSV_MMA", runs[run].mma, 1);
+        else unsetenv("HS_QSV_MMA");
+        if (runs[run].pipe) setenv("HS_QSV_MMA_PIPE", runs[run].pipe, 1);
+        else unsetenv("HS_QSV_MMA_PIPE");
         hs_dtype t = prec ? HS_C64 : HS_C128;
         double tol = prec ? TOL64 : TOL128;
         for (int li = 0; li < 4; li++) {
@@ -123,8 +128,7 @@ static void test_gates(void **st)
                             hs_qmat_kind kind = hs_qmat_classify(1 << nt, m);
                             double e = twin(t, nloc, nt, q, cm, cv, m, kind, hs_rng_next(&g));
                             if (e > tol)
-                                fprintf(stderr, "%s (HS_QSV_MMA %s) nloc %d nt %d where %d nc %d kind %d: %.3g\n",
-                                        prec ? "c64" : "c128", prec && modes[run - 1] ? (run == 4 ? "2, pipelined" : modes[run - 1]) : "unset", nloc,
+                                fprintf(stderr, "%s nloc %d nt %d where %d nc %d kind %d: %.3g\n", runs[run].label, nloc,
                                         nt, where, nc, (int)kind, e);
                             TEST_LE(e, tol);
                             worst[prec] = fmax(worst[prec], e);
