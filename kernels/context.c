@@ -3,9 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if HS_HAVE_CUDA
-#include <pthread.h>
-#endif
 #if HS_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -103,20 +100,11 @@ static int singleton_mpi_defaults(void)
 #endif
 }
 
-#if HS_HAVE_CUDA
-/* The CUDA driver's initialisation (0.10 s on the H200 machine, in the first cudaGetDeviceCount)
- * does not need MPI: a thread does it while MPI_Init runs.  It creates no context, so a process
- * that stays on the CPU holds no GPU memory for it. */
-static void *count_devices(void *count)
+int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_gpu, hs_ctx **out)
 {
-    *(int *)count = hs_cuda_device_count();
-    return NULL;
-}
-#endif
-
-/* MPI's start and the communicators of a new context. */
-static int start_mpi(hs_ctx *ctx, int *argc, char ***argv)
-{
+    hs_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    *out = ctx;
     int init = 0;
     MPI_Initialized(&init);
     if (!init) {
@@ -135,25 +123,6 @@ static int start_mpi(hs_ctx *ctx, int *argc, char ***argv)
     HS_MPI_CHECK(MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &ctx->node_comm));
     HS_MPI_CHECK(MPI_Comm_rank(ctx->node_comm, &ctx->local_rank));
     HS_MPI_CHECK(MPI_Comm_size(ctx->node_comm, &ctx->local_size));
-    return HS_OK;
-}
-
-int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_gpu, hs_ctx **out)
-{
-    hs_ctx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
-    *out = ctx;
-    int counted = 0, counting = 0;
-#if HS_HAVE_CUDA
-    pthread_t counter;
-    counting = pthread_create(&counter, NULL, count_devices, &counted) == 0;
-#endif
-    int mpi_rc = start_mpi(ctx, argc, argv);
-    double t0 = hs_wtime();
-#if HS_HAVE_CUDA
-    if (counting) pthread_join(counter, NULL); /* joined on every path: it writes to this frame */
-#endif
-    HS_CHECK(mpi_rc);
     ctx->deterministic = 1;
 #if HS_HAVE_OPENMP
     ctx->nthreads = omp_get_max_threads();
@@ -161,9 +130,10 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     ctx->nthreads = 1;
 #endif
     ctx->gpu = -1;
-    ctx->gpu_count = counting ? counted : hs_cuda_device_count();
+    double t0 = hs_wtime();
+    ctx->gpu_count = hs_cuda_device_count();
     int rc = hs_ctx_set_device(ctx, device, allow_shared_gpu);
-    ctx->t_device_init = hs_wtime() - t0; /* the device's cost beyond what overlapped MPI's start */
+    ctx->t_device_init = hs_wtime() - t0;
     return rc;
 }
 
