@@ -108,17 +108,23 @@ __device__ __forceinline__ T tile_lap(const hs_seis_launch *L, const T (*tile)[W
     return lap_pairs<T>(L, zq[R], pair, R);
 }
 
-template <typename T, int R, int BX, int BY, int MODE>
-__global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
+// NY rows per thread (rows ty + r TY of the tile, r < NY): the barriers, the tile's halo loads and
+// the index arithmetic of a plane are shared by NY points.  Element offsets are of type I: 32-bit
+// where every element the launch touches lies below 2^31 (the 64-bit arithmetic of every load was
+// most of the instructions of the plane loop), else 64-bit.
+template <typename T, typename I, int R, int BX, int TY, int NY, int MODE>
+__global__ void __launch_bounds__(BX *TY) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
 {
     constexpr bool ADJ = MODE != kForward, GRAD = MODE == kGradient;
+    constexpr int BY = TY * NY;
+    static_assert(TY >= R, "the y halo is loaded by the first R thread rows");
     __shared__ T tile[BY + 2 * R][BX + 2 * R];
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t bx0 = L.lo[0] + (int64_t)blockIdx.x * BX, by0 = L.lo[1] + (int64_t)blockIdx.y * BY;
     const int64_t i = bx0 + tx, j = by0 + ty;
     const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * zchunk;
     const int64_t k1 = min(k0 + (int64_t)zchunk, L.hi[2]);
-    const int64_t sy = L.st[1], sz = L.st[2];
+    const I sy = (I)L.st[1], sz = (I)L.st[2], rowstep = (I)TY * sy;
     const T *__restrict__ P = static_cast<const T *>(L.f[HS_SEIS_F_P]); // U in the adjoint modes
     T *__restrict__ Q = static_cast<T *>(L.f[HS_SEIS_F_Q]);
     const T *__restrict__ W = static_cast<const T *>(L.f[HS_SEIS_F_W]);
@@ -127,120 +133,134 @@ __global__ void __launch_bounds__(BX *BY) ac_step_tiled(const __grid_constant__ 
     const T *__restrict__ PN = static_cast<const T *>(L.f[HS_SEIS_F_PN]);
     const T *__restrict__ PP = static_cast<const T *>(L.f[HS_SEIS_F_PP]);
     // the stencil's value at an element: P forward, W U in the adjoint
-    auto sv = [&](int64_t e) -> T { if constexpr (ADJ) return W[e] * P[e]; else return P[e]; };
-    // a thread computes its point when inside the box; it stages its column when an active thread
-    // may read it (within R past the box), which stays inside the allocation (halo >= R)
-    const bool active = i < L.hi[0] && j < L.hi[1];
-    const bool stage = i < L.hi[0] + R && j < L.hi[1] + R;
-    const int64_t col = L.origin + j * sy + i;
-    T zq[2 * R + 1], zu[ADJ ? R + 1 : 1];
+    auto sv = [&](I e) -> T { if constexpr (ADJ) return W[e] * P[e]; else return P[e]; };
+    // the gradient's second time difference of the forward field (seismic_point.h's seis_second_difference)
+    auto d2 = [&](I e) -> T { return PN[e] - 2 * PF[e] + PP[e]; };
+    // a row computes its point when inside the box; it stages its column when an active thread may
+    // read it (within R past the box), which stays inside the allocation (halo >= R)
+    bool active[NY], stage[NY], xrow[NY];
 #pragma unroll
-    for (int m = 0; m < 2 * R; m++) {
-        const int64_t e = col + (k0 - R + m) * sz;
-        zq[m + 1] = stage ? sv(e) : T(0);
-        if constexpr (ADJ)
-            if (m + 1 >= R) zu[m + 1 - R] = stage ? P[e] : T(0);
+    for (int r = 0; r < NY; r++) {
+        active[r] = i < L.hi[0] && j + r * TY < L.hi[1];
+        stage[r] = i < L.hi[0] + R && j + r * TY < L.hi[1] + R;
+        xrow[r] = tx < R && j + r * TY < L.hi[1] + R;
     }
-    // the loads of the next plane (the stencil fields ahead by R, the pointwise ones of the point)
-    // are issued one plane early, so that their latency overlaps this plane's barriers and
-    // arithmetic instead of following them
-    T s_next = T(0), u_next = T(0), q_next = T(0), w_next = T(0), g_next = T(0), d2_next = T(0);
-    // the tile's x and y halo values of a plane, loaded one plane early as well: loaded in the plane's
-    // own iteration they put a memory latency before every first barrier, where the whole block waits
-    const bool xhalo = tx < R && j < L.hi[1] + R, yhalo = ty < R && i < L.hi[0];
+    const bool yhalo = ty < R && i < L.hi[0];
     const bool right = bx0 + BX + tx < L.hi[0] + R, top = by0 + BY + ty < L.hi[1] + R;
-    T hx0 = T(0), hx1 = T(0), hy0 = T(0), hy1 = T(0);
-    auto halo_load = [&](int64_t k) {
-        const int64_t plane = L.origin + k * sz;
-        if (xhalo) {
-            hx0 = sv(plane + j * sy + bx0 - R + tx);
-            if (right) hx1 = sv(plane + j * sy + bx0 + BX + tx);
+    // e: this thread's element (row 0) in plane k; row r's is e + r rowstep
+    I e = (I)(L.origin + j * L.st[1] + i + k0 * L.st[2]);
+    T zq[NY][2 * R + 1], zu[NY][ADJ ? R + 1 : 1];
+#pragma unroll
+    for (int r = 0; r < NY; r++)
+#pragma unroll
+        for (int m = 0; m < 2 * R; m++) {
+            const I em = e + (I)(m - R) * sz + r * rowstep;
+            zq[r][m + 1] = stage[r] ? sv(em) : T(0);
+            if constexpr (ADJ)
+                if (m + 1 >= R) zu[r][m + 1 - R] = stage[r] ? P[em] : T(0);
+        }
+    // the loads of the next plane (the stencil fields ahead by R, the pointwise ones of the point,
+    // the tile's x and y halo) are issued one plane early, so that their latency overlaps this
+    // plane's barriers and arithmetic instead of following them
+    // (a value whose condition is false is never loaded and stays 0: the conditions hold for the
+    // whole march)
+    T s_next[NY], u_next[NY], q_next[NY], w_next[NY], g_next[NY], d2_next[NY], hx0[NY], hx1[NY];
+#pragma unroll
+    for (int r = 0; r < NY; r++) s_next[r] = u_next[r] = q_next[r] = w_next[r] = g_next[r] = d2_next[r] = hx0[r] = hx1[r] = T(0);
+    T hy0 = T(0), hy1 = T(0);
+    auto next_load = [&](I en) { // en: row 0's element in the next plane
+#pragma unroll
+        for (int r = 0; r < NY; r++) {
+            const I er = en + r * rowstep, ea = er + (I)R * sz;
+            if (stage[r]) {
+                if constexpr (ADJ) u_next[r] = P[ea], s_next[r] = W[ea] * u_next[r];
+                else s_next[r] = P[ea];
+            }
+            if (active[r]) {
+                q_next[r] = Q[er];
+                if constexpr (!ADJ) w_next[r] = W[er];
+                if constexpr (GRAD) g_next[r] = G[er], d2_next[r] = d2(er);
+            }
+            if (xrow[r]) {
+                hx0[r] = sv(er - R);
+                if (right) hx1[r] = sv(er + BX);
+            }
         }
         if (yhalo) {
-            hy0 = sv(plane + (by0 - R + ty) * sy + i);
-            if (top) hy1 = sv(plane + (by0 + BY + ty) * sy + i);
+            hy0 = sv(en - (I)R * sy);
+            if (top) hy1 = sv(en + (I)BY * sy);
         }
     };
-    // the gradient's second time difference of the forward field at the point (seismic_point.h's
-    // seis_second_difference)
-    auto d2 = [&](int64_t e) -> T { return PN[e] - 2 * PF[e] + PP[e]; };
-    if (k0 < k1) {
-        const int64_t e = col + (k0 + R) * sz;
-        if (stage) {
-            if constexpr (ADJ) u_next = P[e], s_next = W[e] * u_next;
-            else s_next = P[e];
-        }
-        if (active) {
-            q_next = Q[col + k0 * sz];
-            if constexpr (!ADJ) w_next = W[col + k0 * sz];
-            if constexpr (GRAD) g_next = G[col + k0 * sz], d2_next = d2(col + k0 * sz);
-        }
-        halo_load(k0);
-    }
-    for (int64_t k = k0; k < k1; k++) {
+    if (k0 < k1) next_load(e);
+    for (int64_t k = k0; k < k1; k++, e += sz) {
+        T q_here[NY], w_here[NY], g_here[NY], d2_here[NY];
 #pragma unroll
-        for (int m = 0; m < 2 * R; m++) zq[m] = zq[m + 1];
-        zq[2 * R] = s_next;
-        if constexpr (ADJ) {
+        for (int r = 0; r < NY; r++) {
 #pragma unroll
-            for (int m = 0; m < R; m++) zu[m] = zu[m + 1];
-            zu[R] = u_next;
-        }
-        const T q_here = q_next, w_here = w_next, g_here = g_next, d2_here = d2_next;
-        const int64_t plane = L.origin + k * sz;
-        tile[ty + R][tx + R] = zq[R];
-        if (xhalo) {
-            tile[ty + R][tx] = hx0;
-            if (right) tile[ty + R][tx + BX + R] = hx1;
+            for (int m = 0; m < 2 * R; m++) zq[r][m] = zq[r][m + 1];
+            zq[r][2 * R] = s_next[r];
+            if constexpr (ADJ) {
+#pragma unroll
+                for (int m = 0; m < R; m++) zu[r][m] = zu[r][m + 1];
+                zu[r][R] = u_next[r];
+            }
+            q_here[r] = q_next[r], w_here[r] = w_next[r], g_here[r] = g_next[r], d2_here[r] = d2_next[r];
+            tile[ty + r * TY + R][tx + R] = zq[r][R];
+            if (xrow[r]) {
+                tile[ty + r * TY + R][tx] = hx0[r];
+                if (right) tile[ty + r * TY + R][tx + BX + R] = hx1[r];
+            }
         }
         if (yhalo) {
             tile[ty][tx + R] = hy0;
             if (top) tile[ty + BY + R][tx + R] = hy1;
         }
-        if (k + 1 < k1) {
-            const int64_t e = col + (k + 1 + R) * sz;
-            if (stage) {
-                if constexpr (ADJ) u_next = P[e], s_next = W[e] * u_next;
-                else s_next = P[e];
-            }
-            if (active) {
-                q_next = Q[col + (k + 1) * sz];
-                if constexpr (!ADJ) w_next = W[col + (k + 1) * sz];
-                if constexpr (GRAD) g_next = G[col + (k + 1) * sz], d2_next = d2(col + (k + 1) * sz);
-            }
-            halo_load(k + 1);
-        }
+        if (k + 1 < k1) next_load(e + sz);
         __syncthreads();
-        if (active) {
-            const int64_t idx = plane + j * sy + i;
-            const T lap = tile_lap<T, R>(&L, tile, zq, tx, ty);
+#pragma unroll
+        for (int r = 0; r < NY; r++) {
+            if (!active[r]) continue;
+            const I idx = e + r * rowstep;
+            const T lap = tile_lap<T, R>(&L, tile, zq[r], tx, ty + r * TY);
             if constexpr (ADJ) {
-                Q[idx] = 2 * zu[0] - q_here + lap; // zu[0]: the point's U (the queue is R planes long)
+                Q[idx] = 2 * zu[r][0] - q_here[r] + lap; // zu[r][0]: the point's U (the queue is R planes long)
             } else {
-                if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[R], q_here, w_here, lap);
-                else Q[idx] = seis_leapfrog_f32(zq[R], q_here, w_here, lap);
+                if constexpr (sizeof(T) == 8) Q[idx] = seis_leapfrog_f64(zq[r][R], q_here[r], w_here[r], lap);
+                else Q[idx] = seis_leapfrog_f32(zq[r][R], q_here[r], w_here[r], lap);
             }
-            if constexpr (GRAD) G[idx] = g_here + zu[0] * d2_here;
+            if constexpr (GRAD) G[idx] = g_here[r] + zu[r][0] * d2_here[r];
         }
         __syncthreads();
     }
 }
 
-constexpr int kTX = 32, kTY = 16;
+// The tile: 32 x 16 points, 32 x 8 threads of two rows each (H200, 512^3 fp32: see the bench notes)
+constexpr int kTX = 32, kTY = 8, kNY = 2, kBY = kTY * kNY;
+
+template <typename T, typename I, int R>
+void launch_tiled_i(hs_cuda_ctx *cu, const hs_seis_launch *L, dim3 grid, int zchunk)
+{
+    const dim3 block(kTX, kTY);
+    if (L->op == HS_SEIS_AC_STEP) ac_step_tiled<T, I, R, kTX, kTY, kNY, kForward><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    else if (L->f[HS_SEIS_F_G]) ac_step_tiled<T, I, R, kTX, kTY, kNY, kGradient><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    else ac_step_tiled<T, I, R, kTX, kTY, kNY, kAdjoint><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+}
 
 template <typename T, int R>
 int launch_tiled(hs_cuda_ctx *cu, const hs_seis_launch *L)
 {
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
-    const int64_t tiles = ((nx + kTX - 1) / kTX) * ((ny + kTY - 1) / kTY);
+    const int64_t tiles = ((nx + kTX - 1) / kTX) * ((ny + kBY - 1) / kBY);
     // long chunks amortise the 2R planes each chunk loads twice; enough chunks keep every SM busy
     int zchunk = 64;
     while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
-    dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
-    const dim3 block(kTX, kTY);
-    if (L->op == HS_SEIS_AC_STEP) ac_step_tiled<T, R, kTX, kTY, kForward><<<grid, block, 0, cu->stream>>>(*L, zchunk);
-    else if (L->f[HS_SEIS_F_G]) ac_step_tiled<T, R, kTX, kTY, kGradient><<<grid, block, 0, cu->stream>>>(*L, zchunk);
-    else ac_step_tiled<T, R, kTX, kTY, kAdjoint><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kBY - 1) / kBY), (unsigned)((nz + zchunk - 1) / zchunk));
+    // the largest element any thread of the launch may touch (the last tile's halo, R planes past
+    // the box), with margin: the 32-bit offsets need it below 2^31
+    const int64_t last = L->origin + (L->hi[2] + R + 1) * L->st[2] + (L->lo[1] + (int64_t)grid.y * kBY + R) * L->st[1] +
+                         L->lo[0] + (int64_t)grid.x * kTX + R;
+    if (last < INT32_MAX) launch_tiled_i<T, int32_t, R>(cu, L, grid, zchunk);
+    else launch_tiled_i<T, int64_t, R>(cu, L, grid, zchunk);
     HS_CUDA_LAUNCH_CHECK(ac_step_tiled);
     return HS_OK;
 }
@@ -311,7 +331,7 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     }
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
-    if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kTY - 1) / kTY <= 65535)
+    if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kBY - 1) / kBY <= 65535)
         return L->f32 ? launch_tiled_r<float>(cu, L) : launch_tiled_r<double>(cu, L);
     // BOX kernels a plane per block; CHUNK kernels chunks of up to 16 planes, shorter while there
     // would be fewer than 16 blocks per SM

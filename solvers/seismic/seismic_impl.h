@@ -71,6 +71,18 @@ enum {
 /* The stress component of dimensions (d, e): 0..2 normal, 3..5 shear (01, 02, 12). */
 HS_HD int hs_seis_sym(int d, int e) { return d == e ? d : 2 + d + e; }
 
+/* The difference coefficients of a launch, in the fields' type. */
+#define HS_SEIS_COEFS(T)                                                                           \
+    struct {                                                                                       \
+        T c2[3][5]; /* D2: c2[d][0] the centre, c2[d][m] the pair at +-m; over h^2 */               \
+        T c1[3][4]; /* D1: c1[d][m-1] (f(+m) - f(-m)); over h */                                   \
+        T cs[3][4]; /* DP/DM: cs[d][m-1] (f(i+m) - f(i-m+1)); over h */                            \
+        T cs2[3];   /* the 2nd-order staggered coefficient (1/h): near the free surface */          \
+        T c2sum;    /* sum_d c2[d][0] */                                                           \
+    }
+typedef HS_SEIS_COEFS(double) hs_seis_coef_f64;
+typedef HS_SEIS_COEFS(float) hs_seis_coef_f32;
+
 typedef struct hs_seis_launch {
     int op;                  /* hs_seis_op */
     int ndim;
@@ -85,11 +97,10 @@ typedef struct hs_seis_launch {
     int pml;                 /* elastic: the box lies in the CPML's reach (update the memory variables) */
     void *f[HS_SEIS_NF];     /* fields by role (NULL where unused) */
     const void *pa[3], *pb[3], *pah[3], *pbh[3]; /* CPML profiles per dimension (fields' type) */
-    double c2[3][5];         /* D2: c2[d][0] the centre, c2[d][m] the pair at +-m; over h^2 */
-    double c1[3][4];         /* D1: c1[d][m-1] (f(+m) - f(-m)); over h */
-    double cs[3][4];         /* DP/DM: cs[d][m-1] (f(i+m) - f(i-m+1)); over h */
-    double cs2[3];           /* the 2nd-order staggered coefficient (1/h): near the free surface */
-    double c2sum;            /* sum_d c2[d][0] */
+    /* the stencil coefficients in both types: the float kernels read k_f32 (converting the doubles at
+     * each use put 13 conversions per point into the 8th-order step's inner loop) */
+    hs_seis_coef_f64 k_f64;
+    hs_seis_coef_f32 k_f32;
     /* point sets (device arrays) */
     int64_t ngrp;            /* groups */
     const int64_t *gptr;     /* ngrp + 1: the points of group g are gptr[g] .. gptr[g+1]-1 */

@@ -11,48 +11,49 @@
 
 #define SEIS_F(L, role) ((SEIS_T *)(L)->f[role])
 #define SEIS_C(x) ((SEIS_T)(x))
+#define SEIS_K(L) (&(L)->SEIS_FN(k)) /* the coefficients in SEIS_T */
 
 /* ---------------------------------------------------------------- differences along one axis */
 
 /* sum_m c[m] (f(+m) + f(-m)) + c[0] f: the centred second difference (c over h^2). */
-HS_HD SEIS_T SEIS_FN(seis_d2)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_d2)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
 {
-    SEIS_T v = SEIS_C(c[0]) * f[i];
-    for (int m = 1; m <= R; m++) v += SEIS_C(c[m]) * (f[i + m * s] + f[i - m * s]);
+    SEIS_T v = c[0] * f[i];
+    for (int m = 1; m <= R; m++) v += c[m] * (f[i + m * s] + f[i - m * s]);
     return v;
 }
 
 /* sum_m c[m-1] (f(+m) - f(-m)): the centred first difference. */
-HS_HD SEIS_T SEIS_FN(seis_d1)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_d1)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
 {
     SEIS_T v = 0;
-    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (f[i + m * s] - f[i - m * s]);
+    for (int m = 1; m <= R; m++) v += c[m - 1] * (f[i + m * s] - f[i - m * s]);
     return v;
 }
 
 /* DP: from the points to the half point i + 1/2: sum_m c[m-1] (f(i+m) - f(i-m+1)). */
-HS_HD SEIS_T SEIS_FN(seis_dp)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_dp)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
 {
     SEIS_T v = 0;
-    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (f[i + m * s] - f[i - (m - 1) * s]);
+    for (int m = 1; m <= R; m++) v += c[m - 1] * (f[i + m * s] - f[i - (m - 1) * s]);
     return v;
 }
 
 /* DM: from the half points (i + 1/2 stored at i) to the point i: sum_m c[m-1] (f(i+m-1) - f(i-m)). */
-HS_HD SEIS_T SEIS_FN(seis_dm)(const SEIS_T *f, int64_t i, int64_t s, const double *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_dm)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
 {
     SEIS_T v = 0;
-    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (f[i + (m - 1) * s] - f[i - m * s]);
+    for (int m = 1; m <= R; m++) v += c[m - 1] * (f[i + (m - 1) * s] - f[i - m * s]);
     return v;
 }
 
 /* The centred first difference of a product g(x) f(x) where g is a profile along the axis
  * (prof[pi] at the point): sum_m c[m-1] (g(+m) f(+m) - g(-m) f(-m)). */
-HS_HD SEIS_T SEIS_FN(seis_d1_prof)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *prof, int64_t pi, const double *c,
+HS_HD SEIS_T SEIS_FN(seis_d1_prof)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *prof, int64_t pi, const SEIS_T *c,
                                     int R)
 {
     SEIS_T v = 0;
-    for (int m = 1; m <= R; m++) v += SEIS_C(c[m - 1]) * (prof[pi + m] * f[i + m * s] - prof[pi - m] * f[i - m * s]);
+    for (int m = 1; m <= R; m++) v += c[m - 1] * (prof[pi + m] * f[i + m * s] - prof[pi - m] * f[i - m * s]);
     return v;
 }
 
@@ -75,10 +76,10 @@ HS_HD int64_t SEIS_FN(seis_index)(const hs_seis_launch *L, int64_t i, int64_t j,
  * memory and registers, the others from the field). */
 HS_HD SEIS_T SEIS_FN(seis_lap_pairs)(const hs_seis_launch *L, SEIS_T c, const SEIS_T pair[3][4], int R)
 {
-    SEIS_T v = SEIS_C(L->c2sum) * c;
+    SEIS_T v = SEIS_K(L)->c2sum * c;
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        for (int m = 1; m <= R; m++) v += SEIS_C(L->c2[d][m]) * pair[d][m - 1];
+        for (int m = 1; m <= R; m++) v += SEIS_K(L)->c2[d][m] * pair[d][m - 1];
     }
     return v;
 }
@@ -116,7 +117,7 @@ HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, i
         const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
         if (a == 0) continue; /* outside d's layer PSI_d stays 0: no traffic */
         SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
-        psi[idx] = b * psi[idx] + a * SEIS_FN(seis_d1)(P, idx, L->st[d], L->c1[d], R);
+        psi[idx] = b * psi[idx] + a * SEIS_FN(seis_d1)(P, idx, L->st[d], SEIS_K(L)->c1[d], R);
     }
 }
 
@@ -130,10 +131,10 @@ HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, int64_t i, int64_t j, i
         const int64_t pi = ijk[d] + L->hw;
         const SEIS_T *pa = (const SEIS_T *)L->pa[d];
         const SEIS_T a = pa[pi], b = ((const SEIS_T *)L->pb[d])[pi];
-        const SEIS_T lap = SEIS_FN(seis_d2)(P, idx, L->st[d], L->c2[d], R);
+        const SEIS_T lap = SEIS_FN(seis_d2)(P, idx, L->st[d], SEIS_K(L)->c2[d], R);
         /* PSI_d and ZETA_d are 0 where d's profile is: read them only where they may not be */
         SEIS_T dpsi = 0, z = 0;
-        if (SEIS_FN(seis_layer_near)(pa, pi, R)) dpsi = SEIS_FN(seis_d1)(SEIS_F(L, HS_SEIS_F_PSI + d), idx, L->st[d], L->c1[d], R);
+        if (SEIS_FN(seis_layer_near)(pa, pi, R)) dpsi = SEIS_FN(seis_d1)(SEIS_F(L, HS_SEIS_F_PSI + d), idx, L->st[d], SEIS_K(L)->c1[d], R);
         if (a != 0) {
             SEIS_T *zeta = SEIS_F(L, HS_SEIS_F_ZETA + d);
             z = b * zeta[idx] + a * (lap + dpsi);
@@ -152,13 +153,13 @@ HS_HD SEIS_T SEIS_FN(seis_av_div)(const hs_seis_launch *L, int64_t idx, int d, i
 {
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P), *B = SEIS_F(L, HS_SEIS_F_B + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
     const int64_t s = L->st[d];
-    const double *c = L->cs[d];
+    const SEIS_T *c = SEIS_K(L)->cs[d];
     SEIS_T v = 0;
     for (int m = 1; m <= R; m++) {
         const int64_t hp = idx + (m - 1) * s, hm = idx - m * s; /* the half points i + m - 1/2 and i - m + 1/2 */
         SEIS_T fp = SEIS_FN(seis_dp)(P, hp, s, c, R), fm = SEIS_FN(seis_dp)(P, hm, s, c, R);
         if (with_psi) fp += psi[hp], fm += psi[hm];
-        v += SEIS_C(c[m - 1]) * (B[hp] * fp - B[hm] * fm);
+        v += c[m - 1] * (B[hp] * fp - B[hm] * fm);
     }
     return v;
 }
@@ -186,7 +187,7 @@ HS_HD void SEIS_FN(seis_av_psi)(const hs_seis_launch *L, int64_t i, int64_t j, i
         const SEIS_T a = ((const SEIS_T *)L->pah[d])[pi], b = ((const SEIS_T *)L->pbh[d])[pi];
         if (a == 0) continue; /* outside d's layer PSI_d stays 0 */
         SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
-        psi[idx] = b * psi[idx] + a * SEIS_FN(seis_dp)(P, idx, L->st[d], L->cs[d], R);
+        psi[idx] = b * psi[idx] + a * SEIS_FN(seis_dp)(P, idx, L->st[d], SEIS_K(L)->cs[d], R);
     }
 }
 
@@ -218,12 +219,12 @@ HS_HD void SEIS_FN(seis_av_pml)(const hs_seis_launch *L, int64_t i, int64_t j, i
 /* sum_d D2_d (w U) at idx. */
 HS_HD SEIS_T SEIS_FN(seis_lap_wu)(const hs_seis_launch *L, const SEIS_T *W, const SEIS_T *U, int64_t idx, int R)
 {
-    SEIS_T v = SEIS_C(L->c2sum) * W[idx] * U[idx];
+    SEIS_T v = SEIS_K(L)->c2sum * W[idx] * U[idx];
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         const int64_t s = L->st[d];
         for (int m = 1; m <= R; m++)
-            v += SEIS_C(L->c2[d][m]) * (W[idx + m * s] * U[idx + m * s] + W[idx - m * s] * U[idx - m * s]);
+            v += SEIS_K(L)->c2[d][m] * (W[idx + m * s] * U[idx + m * s] + W[idx - m * s] * U[idx - m * s]);
     }
     return v;
 }
@@ -260,7 +261,7 @@ HS_HD void SEIS_FN(seis_adj_psi)(const hs_seis_launch *L, int64_t i, int64_t j, 
         for (int m = 1; m <= R; m++) {
             const int64_t ip = idx + m * s, im = idx - m * s;
             const SEIS_T wup = W[ip] * U[ip], wum = W[im] * U[im];
-            v += SEIS_C(L->c1[d][m - 1]) * ((wup + a[pi + m] * (Z[ip] + wup)) - (wum + a[pi - m] * (Z[im] + wum)));
+            v += SEIS_K(L)->c1[d][m - 1] * ((wup + a[pi + m] * (Z[ip] + wup)) - (wum + a[pi - m] * (Z[im] + wum)));
         }
         SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
         psi[idx] -= v;
@@ -278,11 +279,11 @@ HS_HD void SEIS_FN(seis_adj_pml)(const hs_seis_launch *L, int64_t i, int64_t j, 
         const SEIS_T *a = (const SEIS_T *)L->pa[d], *Z = SEIS_F(L, HS_SEIS_F_ZETA + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
         if (!SEIS_FN(seis_layer_near)(a, pi, R)) continue; /* every term carries an a of the window */
         /* D2_d (a (Z + w U)) - D1_d (a PSI) */
-        SEIS_T v = SEIS_C(L->c2[d][0]) * a[pi] * (Z[idx] + W[idx] * U[idx]);
+        SEIS_T v = SEIS_K(L)->c2[d][0] * a[pi] * (Z[idx] + W[idx] * U[idx]);
         for (int m = 1; m <= R; m++) {
             const int64_t ip = idx + m * s, im = idx - m * s;
-            v += SEIS_C(L->c2[d][m]) * (a[pi + m] * (Z[ip] + W[ip] * U[ip]) + a[pi - m] * (Z[im] + W[im] * U[im]));
-            v -= SEIS_C(L->c1[d][m - 1]) * (a[pi + m] * psi[ip] - a[pi - m] * psi[im]);
+            v += SEIS_K(L)->c2[d][m] * (a[pi + m] * (Z[ip] + W[ip] * U[ip]) + a[pi - m] * (Z[im] + W[im] * U[im]));
+            v -= SEIS_K(L)->c1[d][m - 1] * (a[pi + m] * psi[ip] - a[pi - m] * psi[im]);
         }
         sum += v;
     }
@@ -331,8 +332,8 @@ HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, int64_t i, int64_t j, i
         for (int e = 0; e < 3; e++) {
             if (e >= L->ndim) break;
             const SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
-            const SEIS_T der = e == d ? SEIS_FN(seis_dp)(S, idx, L->st[e], L->cs[e], R)
-                                      : SEIS_FN(seis_dm)(S, idx, L->st[e], L->cs[e], R);
+            const SEIS_T der = e == d ? SEIS_FN(seis_dp)(S, idx, L->st[e], SEIS_K(L)->cs[e], R)
+                                      : SEIS_FN(seis_dm)(S, idx, L->st[e], SEIS_K(L)->cs[e], R);
             sum += SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MV + 3 * d + e, idx, e, e == d, ijk[e] + L->hw);
         }
         SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
@@ -355,8 +356,8 @@ HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         const SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
-        SEIS_T der = near && d == z && gz == 1 ? SEIS_FN(seis_dm)(V, idx, L->st[d], &L->cs2[d], 1)
-                                               : SEIS_FN(seis_dm)(V, idx, L->st[d], L->cs[d], R);
+        SEIS_T der = near && d == z && gz == 1 ? SEIS_FN(seis_dm)(V, idx, L->st[d], &SEIS_K(L)->cs2[d], 1)
+                                               : SEIS_FN(seis_dm)(V, idx, L->st[d], SEIS_K(L)->cs[d], R);
         der = SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MS + 3 * d + d, idx, d, 0, ijk[d] + L->hw);
         g[d] = der;
         div += der;
@@ -378,8 +379,8 @@ HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j
             if (e >= L->ndim) break;
             const SEIS_T *Vd = SEIS_F(L, HS_SEIS_F_V + d), *Ve = SEIS_F(L, HS_SEIS_F_V + e);
             const int low = near && gz == 0; /* s_dz half a point below the surface */
-            SEIS_T a = low && e == z ? SEIS_FN(seis_dp)(Vd, idx, L->st[e], &L->cs2[e], 1) : SEIS_FN(seis_dp)(Vd, idx, L->st[e], L->cs[e], R);
-            SEIS_T b = low && d == z ? SEIS_FN(seis_dp)(Ve, idx, L->st[d], &L->cs2[d], 1) : SEIS_FN(seis_dp)(Ve, idx, L->st[d], L->cs[d], R);
+            SEIS_T a = low && e == z ? SEIS_FN(seis_dp)(Vd, idx, L->st[e], &SEIS_K(L)->cs2[e], 1) : SEIS_FN(seis_dp)(Vd, idx, L->st[e], SEIS_K(L)->cs[e], R);
+            SEIS_T b = low && d == z ? SEIS_FN(seis_dp)(Ve, idx, L->st[d], &SEIS_K(L)->cs2[d], 1) : SEIS_FN(seis_dp)(Ve, idx, L->st[d], SEIS_K(L)->cs[d], R);
             a = SEIS_FN(seis_stretch)(L, a, HS_SEIS_F_MS + 3 * d + e, idx, e, 1, ijk[e] + L->hw);
             b = SEIS_FN(seis_stretch)(L, b, HS_SEIS_F_MS + 3 * e + d, idx, d, 1, ijk[d] + L->hw);
             SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
