@@ -291,6 +291,8 @@ static hs_lbm_launch launch_base(const lbm *s)
     L.inlet_sign = g->inlet_sign;
     L.u_in = g->u_lat * ramp;
     L.scale = LBM_F16_SCALE, L.inv_scale = 1.0 / LBM_F16_SCALE;
+    L.kf.om_p = (float)L.om_p, L.kf.om_m = (float)L.om_m, L.kf.scale = (float)L.scale, L.kf.inv_scale = (float)L.inv_scale;
+    for (int d = 0; d < 3; d++) L.kf.force[d] = (float)L.force[d], L.kf.half_force[d] = (float)(0.5 * L.force[d]);
     L.link_cell = s->link_cell, L.link_dir = s->link_dir, L.link_q = s->link_q, L.link_force = s->link_force;
     L.rho = s->mom;
     for (int a = 0; a < 3; a++) L.u[a] = s->mom ? s->mom + (size_t)(a + 1) * (size_t)(L.local[0] * L.local[1] * L.local[2]) : NULL;

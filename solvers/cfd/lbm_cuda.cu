@@ -132,12 +132,12 @@ __device__ __forceinline__ void pair_cell(const hs_lbm_launch &L, uint32_t *P, i
 {
     float f[HS_LBM_QMAX], drho, u[3];
 #pragma unroll
-    for (int q = 0; q < Q; q++) f[q] = HS_LBM_H2F((uint16_t)(P[q] >> shift)) * (float)L.inv_scale;
+    for (int q = 0; q < Q; q++) f[q] = HS_LBM_H2F((uint16_t)(P[q] >> shift)) * L.kf.inv_scale;
     hs_lbm_moments_fi(&L, Q, f, 0u, &drho, u);
     hs_lbm_collide_fi(&L, Q, f, drho, u);
     const uint32_t keep = shift ? 0x0000ffffu : 0xffff0000u;
 #pragma unroll
-    for (int q = 0; q < Q; q++) P[q] = (P[q] & keep) | (uint32_t)HS_LBM_F2H(f[q] * (float)L.scale) << shift;
+    for (int q = 0; q < Q; q++) P[q] = (P[q] & keep) | (uint32_t)HS_LBM_F2H(f[q] * L.kf.scale) << shift;
 }
 
 // Writes the pair's post-collision words R[q] = (f_q of e, f_q of e + 1) where the AA pattern puts them.

@@ -56,6 +56,9 @@ typedef struct hs_lbm_launch {
     int inlet_parabolic[3];      /* per tangential dimension: parabolic profile (1) or uniform (0) */
     double u_in;                 /* inlet speed (peak of the parabola), lattice units */
     double scale, inv_scale;     /* f16: the stored value is scale times the population's deviation from its weight */
+    /* the float arithmetic's copies of the above, rounded once here (converted at each use they were
+     * about ten double-to-float conversions per cell in the fp32/fp16 step kernels) */
+    struct { float om_p, om_m, force[3], half_force[3], scale, inv_scale; } kf;
     /* links (HS_LBM_LINKS) */
     int64_t nlinks;
     const int64_t *link_cell;    /* population element index of the fluid cell */

@@ -74,17 +74,32 @@ HS_HD double hs_lbm_inlet_u(const hs_lbm_launch *L, int64_t i, int64_t j, int64_
 #define HS_LBM_F2H(v) hs_f32_to_f16(v)
 #endif
 
+/* The launch's parameters as the arithmetic type reads them: double from the doubles, float from
+ * their float copies (L->kf) */
+#define LBM_K_D(L, name) ((L)->name)
+#define LBM_HALF_FORCE_D(L, d) (0.5 * (L)->force[d])
+#define LBM_K_F(L, name) ((L)->kf.name)
+#define LBM_HALF_FORCE_F(L, d) ((L)->kf.half_force[d])
+
 #define LBM_IDX int64_t
 #define LBM_REAL double
 #define LBM_FN(name) hs_lbm_##name##_d
+#define LBM_K LBM_K_D
+#define LBM_HALF_FORCE LBM_HALF_FORCE_D
 #include "solvers/cfd/lbm_point_body.h"
 #undef LBM_REAL
 #undef LBM_FN
+#undef LBM_K
+#undef LBM_HALF_FORCE
 #define LBM_REAL float
 #define LBM_FN(name) hs_lbm_##name##_f
+#define LBM_K LBM_K_F
+#define LBM_HALF_FORCE LBM_HALF_FORCE_F
 #include "solvers/cfd/lbm_point_body.h"
 #undef LBM_REAL
 #undef LBM_FN
+#undef LBM_K
+#undef LBM_HALF_FORCE
 #undef LBM_IDX
 /* 32-bit indices for the CUDA step kernels where every element index fits: half the registers per
  * live index and one instruction per address instead of two (the arithmetic is the same) */
@@ -92,14 +107,22 @@ HS_HD double hs_lbm_inlet_u(const hs_lbm_launch *L, int64_t i, int64_t j, int64_
 #define LBM_IDX int32_t
 #define LBM_REAL double
 #define LBM_FN(name) hs_lbm_##name##_di
+#define LBM_K LBM_K_D
+#define LBM_HALF_FORCE LBM_HALF_FORCE_D
 #include "solvers/cfd/lbm_point_body.h"
 #undef LBM_REAL
 #undef LBM_FN
+#undef LBM_K
+#undef LBM_HALF_FORCE
 #define LBM_REAL float
 #define LBM_FN(name) hs_lbm_##name##_fi
+#define LBM_K LBM_K_F
+#define LBM_HALF_FORCE LBM_HALF_FORCE_F
 #include "solvers/cfd/lbm_point_body.h"
 #undef LBM_REAL
 #undef LBM_FN
+#undef LBM_K
+#undef LBM_HALF_FORCE
 #undef LBM_IDX
 #endif
 

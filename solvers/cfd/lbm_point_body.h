@@ -5,14 +5,14 @@ HS_LBM_FN LBM_REAL LBM_FN(ld)(const hs_lbm_launch *L, const int S, int q, LBM_ID
 {
     if (S == HS_LBM_F64) return (LBM_REAL)((const double *)L->f[q])[e];
     if (S == HS_LBM_F32) return (LBM_REAL)((const float *)L->f[q])[e];
-    return (LBM_REAL)(HS_LBM_H2F(((const uint16_t *)L->f[q])[e]) * (float)L->inv_scale);
+    return (LBM_REAL)(HS_LBM_H2F(((const uint16_t *)L->f[q])[e]) * (float)LBM_K(L, inv_scale));
 }
 
 HS_LBM_FN void LBM_FN(st)(const hs_lbm_launch *L, const int S, int q, LBM_IDX e, LBM_REAL v)
 {
     if (S == HS_LBM_F64) ((double *)L->f[q])[e] = (double)v;
     else if (S == HS_LBM_F32) ((float *)L->f[q])[e] = (float)v;
-    else ((uint16_t *)L->f[q])[e] = HS_LBM_F2H((float)v * (float)L->scale);
+    else ((uint16_t *)L->f[q])[e] = HS_LBM_F2H((float)v * (float)LBM_K(L, scale));
 }
 
 /* The populations cell element e reads in a step of parity odd when all its neighbours are fluid:
@@ -72,9 +72,9 @@ HS_LBM_FN void LBM_FN(moments)(const hs_lbm_launch *L, const int Q, LBM_REAL *f,
         }
         *drho = d;
         const LBM_REAL ir = (LBM_REAL)1 / ((LBM_REAL)1 + d);
-        u[0] = (j0 + (LBM_REAL)(0.5 * L->force[0])) * ir;
-        u[1] = (j1 + (LBM_REAL)(0.5 * L->force[1])) * ir;
-        u[2] = Q == 19 ? (j2 + (LBM_REAL)(0.5 * L->force[2])) * ir : (LBM_REAL)0;
+        u[0] = (j0 + LBM_HALF_FORCE(L, 0)) * ir;
+        u[1] = (j1 + LBM_HALF_FORCE(L, 1)) * ir;
+        u[2] = Q == 19 ? (j2 + LBM_HALF_FORCE(L, 2)) * ir : (LBM_REAL)0;
         if (!outl || pass) break;
         const LBM_REAL u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
         HS_LBM_UNROLL
@@ -89,9 +89,9 @@ HS_LBM_FN void LBM_FN(moments)(const hs_lbm_launch *L, const int Q, LBM_REAL *f,
 /* Two-relaxation-time collision with Guo's forcing, pair by pair (BGK: om_m = om_p), in place. */
 HS_LBM_FN void LBM_FN(collide)(const hs_lbm_launch *L, const int Q, LBM_REAL *f, LBM_REAL drho, const LBM_REAL *u)
 {
-    const LBM_REAL op = (LBM_REAL)L->om_p, om = (LBM_REAL)L->om_m;
+    const LBM_REAL op = (LBM_REAL)LBM_K(L, om_p), om = (LBM_REAL)LBM_K(L, om_m);
     const LBM_REAL hp = (LBM_REAL)1 - (LBM_REAL)0.5 * op, hm = (LBM_REAL)1 - (LBM_REAL)0.5 * om;
-    const LBM_REAL F0 = (LBM_REAL)L->force[0], F1 = (LBM_REAL)L->force[1], F2 = (LBM_REAL)L->force[2];
+    const LBM_REAL F0 = (LBM_REAL)LBM_K(L, force[0]), F1 = (LBM_REAL)LBM_K(L, force[1]), F2 = (LBM_REAL)LBM_K(L, force[2]);
     const LBM_REAL rho = (LBM_REAL)1 + drho;
     const LBM_REAL u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2], uF = u[0] * F0 + u[1] * F1 + u[2] * F2;
     const LBM_REAL w0 = (LBM_REAL)hs_lbm_w(Q, 0);
