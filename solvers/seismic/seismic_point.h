@@ -350,7 +350,7 @@ HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j
 {
     const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const int z = L->ndim - 1;
-    const int64_t gz = ijk[z] + L->offset[z];
+    const int64_t gz = (z == 2 ? k : z == 1 ? j : i) + L->offset[z];
     const int surface = L->free_top && gz == 0, near = L->free_top && R > 1 && gz <= 1;
     SEIS_T g[3] = {0, 0, 0}, div = 0;
     for (int d = 0; d < 3; d++) {
@@ -363,10 +363,15 @@ HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j
         div += der;
     }
     const SEIS_T l2m = SEIS_F(L, HS_SEIS_F_L2M)[idx], lam = SEIS_F(L, HS_SEIS_F_LAM)[idx];
-    if (surface) { /* d_z v_z from s_zz = 0 */
-        div -= g[z];
-        g[z] = -lam / l2m * div;
-        div += g[z];
+    if (surface) { /* d_z v_z from s_zz = 0 (g indexed by constants only: z is not one, and an array
+                    * indexed by it went to the GPU's local memory) */
+        SEIS_T gzz = z == 2 ? g[2] : z == 1 ? g[1] : g[0];
+        div -= gzz;
+        gzz = -lam / l2m * div;
+        div += gzz;
+        if (z == 2) g[2] = gzz;
+        else if (z == 1) g[1] = gzz;
+        else g[0] = gzz;
     }
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
