@@ -30,13 +30,42 @@
  * layout where M's lines are whole) and forth again, then L's inverse transform; then the inverse
  * transforms in reverse order.
  * Each transform leaves a real array in the same layout (halfcomplex for the FFT, DCT-II/DST-II
- * coefficients), so no step needs complex data beyond its own work buffer.  The 1/n of every
- * inverse transform is folded into the divide (or the tridiagonal right-hand side).
+ * coefficients), or its R2C spectrum in cw for a transposition that finishes it (below); no step
+ * needs complex data beyond that work buffer.  The 1/n of every inverse transform is folded into
+ * the divide (or the tridiagonal right-hand side).
+ *
+ * The solve is memory-bound: its cost is the passes over the data.  A line transform is three
+ * (Makhoul's reorder for a DCT/DST, the R2C, the post step; the inverse: pre, C2R, unreorder) and
+ * a transposition one, so a transposition between two transforms takes over the post step of the
+ * one before it (reading the R2C spectrum from cw) and the reorder of the one after it (writing
+ * the rows in Makhoul's order), and its inverse the unreorder and the pre step (writing the
+ * spectrum into cw): hs_poisson_tpose.  It takes over the post and pre steps where it is local
+ * (A <-> B, and pre-C <-> C on one rank), and the reorder and unreorder also in the blocks of a
+ * split's all-to-all.  The steps left on their own are the first reorder and the last unreorder
+ * (no transposition before or after), those of the transforms beside a tridiagonal solve, and the
+ * post and pre steps before and after an all-to-all.  Passes over the data (an FFT library call
+ * is one) for all-Neumann on one rank:
+ *   2D: reorder, R2C, post+transpose+reorder, R2C, divide, C2R, unreorder+transpose+pre, C2R,
+ *       unreorder: 9 (13 with every step apart).  That is the least with library FFTs: their four
+ *       passes, one of ours between each two, and the first reorder and the last unreorder;
+ *   3D: 13 (21): the same with y's R2C and C2R and the transpositions A <-> B among them.
  */
 
 enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3 }; /* how a dimension is diagonalised */
 
 typedef enum { ST_FWD, ST_INV, ST_A2B, ST_B2A, ST_PRE2C, ST_C2PRE, ST_SPECTRAL, ST_TRIDIAG } step_kind;
+
+/* One step of the solve, and what the transpositions next to it do for it (see above).  An inverse
+ * step has the fields of the forward step it undoes. */
+typedef struct {
+    step_kind kind;
+    int dim;   /* FWD, INV, SPECTRAL, TRIDIAG: the dimension */
+    int post;  /* FWD, INV: the transposition after (before) it does the post (pre) step, and the data
+                * between the two is the R2C spectrum in cw */
+    int order; /* FWD, INV, SPECTRAL: the transposition before (after) it does the reorder (unreorder) */
+    int pdim;  /* transpositions: the dimension whose post (pre) step they do, or -1 */
+    int odim;  /* transpositions: the dimension whose reorder (unreorder) they do, or -1 */
+} step;
 
 struct hs_poisson {
     hs_decomp *d;
@@ -61,8 +90,7 @@ struct hs_poisson {
     double *u, *w, *cw;       /* device work: two real arrays and the complex / receive buffer */
     hs_comm *comm;
     hs_field *fld;            /* halo 1, for hs_poisson_apply */
-    step_kind step[24];
-    int step_dim[24];
+    step step[24];
     int nsteps;
 };
 
@@ -113,85 +141,124 @@ static void decode(const hs_poisson *ps, int in_c, int64_t e, int64_t idx[3])
     HS_DISPATCH((ps)->ctx, hs_poisson_##name##_cpu(__VA_ARGS__), hs_poisson_##name##_cuda((ps)->ctx->cuda, __VA_ARGS__))
 
 /* Forward or inverse real-to-real transform of dimension dim along the contiguous lines of the
- * current layout: src -> dst (may be equal), scratch differs from both. */
-static int line_transform(hs_poisson *ps, int dim, int forward, const double *src, double *dst, double *scratch)
+ * current layout, step st: src -> dst (may be equal), scratch differs from both.  Forward: the
+ * reorder is skipped when the transposition before did it (st->order), and with st->post the
+ * result is the spectrum left in cw for the transposition after (dst unused).  Inverse: the
+ * converse (with st->post src is the spectrum in cw). */
+static int line_transform(hs_poisson *ps, const step *st, int forward, const double *src, double *dst, double *scratch)
 {
+    int dim = st->dim;
     int64_t lines = ps->lines[dim], n = ps->n[dim];
-    int alt = ps->kind[dim] == DIM_SIN;
+    int dct = ps->kind[dim] != DIM_FFT, alt = ps->kind[dim] == DIM_SIN, reorder = dct && !st->order;
     if (lines == 0) return HS_OK;
-    if (ps->kind[dim] == DIM_FFT) {
-        if (forward) {
-            HS_CHECK(hs_fft_execute(ps->r2c[dim], HS_FFT_FORWARD, src, ps->cw));
-            HS_CHECK(DISPATCH(ps, hc_pack, lines, n, ps->cw, dst));
-        } else {
-            HS_CHECK(DISPATCH(ps, hc_unpack, lines, n, src, ps->cw));
-            HS_CHECK(hs_fft_execute(ps->c2r[dim], HS_FFT_BACKWARD, ps->cw, dst));
-        }
-        return HS_OK;
-    }
     if (forward) {
-        HS_CHECK(DISPATCH(ps, dct_reorder, lines, n, alt, src, scratch));
-        HS_CHECK(hs_fft_execute(ps->r2c[dim], HS_FFT_FORWARD, scratch, ps->cw));
-        HS_CHECK(DISPATCH(ps, dct_post, lines, n, ps->tw[dim], ps->cw, dst));
+        if (reorder) HS_CHECK(DISPATCH(ps, dct_reorder, lines, n, alt, src, scratch));
+        HS_CHECK(hs_fft_execute(ps->r2c[dim], HS_FFT_FORWARD, reorder ? scratch : src, ps->cw));
+        if (!st->post) HS_CHECK(DISPATCH(ps, line_post, lines, n, dct, ps->tw[dim], ps->cw, dst));
     } else {
-        HS_CHECK(DISPATCH(ps, dct_pre, lines, n, ps->tw[dim], src, ps->cw));
-        HS_CHECK(hs_fft_execute(ps->c2r[dim], HS_FFT_BACKWARD, ps->cw, scratch));
-        HS_CHECK(DISPATCH(ps, dct_unreorder, lines, n, alt, scratch, dst));
+        if (!st->post) HS_CHECK(DISPATCH(ps, line_pre, lines, n, dct, ps->tw[dim], src, ps->cw));
+        HS_CHECK(hs_fft_execute(ps->c2r[dim], HS_FFT_BACKWARD, ps->cw, reorder ? scratch : dst));
+        if (reorder) HS_CHECK(DISPATCH(ps, dct_unreorder, lines, n, alt, scratch, dst));
     }
     return HS_OK;
 }
 
 /* Forward transform of L, divide, inverse transform of L, all on the R2C spectrum of the C rows:
  * the divide sits between the R2C and the C2R (hs_poisson_spectral_divide_at), which saves the
- * post, divide and pre passes of doing the three apart. */
-static int spectral_solve(hs_poisson *ps, const double *src, double *dst, double *scratch)
+ * post, divide and pre passes of doing the three apart; the reorder and unreorder are skipped where
+ * the transpositions around do them (st->order). */
+static int spectral_solve(hs_poisson *ps, const step *st, const double *src, double *dst, double *scratch)
 {
-    int L = ps->L, kind = ps->kind[L], dct = kind != DIM_FFT, alt = kind == DIM_SIN;
+    int L = ps->L, kind = ps->kind[L], dct = kind != DIM_FFT, alt = kind == DIM_SIN, reorder = dct && !st->order;
     int64_t rows = ps->mloc, n = ps->n[L];
     if (rows == 0) return HS_OK;
-    const double *in = src;
-    if (dct) {
-        HS_CHECK(DISPATCH(ps, dct_reorder, rows, n, alt, src, scratch));
-        in = scratch;
-    }
-    HS_CHECK(hs_fft_execute(ps->r2c[L], HS_FFT_FORWARD, in, ps->cw));
+    if (reorder) HS_CHECK(DISPATCH(ps, dct_reorder, rows, n, alt, src, scratch));
+    HS_CHECK(hs_fft_execute(ps->r2c[L], HS_FFT_FORWARD, reorder ? scratch : src, ps->cw));
     HS_CHECK(DISPATCH(ps, spectral_divide, rows, n, dct, ps->tw[L], ps->scale, ps->row_ev, ps->ev[L], ps->cw));
-    HS_CHECK(hs_fft_execute(ps->c2r[L], HS_FFT_BACKWARD, ps->cw, dct ? scratch : dst));
-    if (dct) HS_CHECK(DISPATCH(ps, dct_unreorder, rows, n, alt, scratch, dst));
+    HS_CHECK(hs_fft_execute(ps->c2r[L], HS_FFT_BACKWARD, ps->cw, reorder ? scratch : dst));
+    if (reorder) HS_CHECK(DISPATCH(ps, dct_unreorder, rows, n, alt, scratch, dst));
     return HS_OK;
 }
 
-/* pre-C [lloc][mtot] -> C [mloc][nL] (to_c) or back; src != dst; send differs from src (may be dst). */
-static int global_transpose(hs_poisson *ps, int to_c, const double *src, double *dst, double *send)
+/* A transposition's source columns: real, or the R2C spectra of dimension pdim's lines. */
+static void tpose_cols(const hs_poisson *ps, int pdim, int64_t cols, hs_poisson_tpose *t)
+{
+    if (pdim < 0) {
+        t->kind = HS_POISSON_COLS_REAL, t->n = cols, t->tw = NULL;
+        return;
+    }
+    t->kind = ps->kind[pdim] == DIM_FFT ? HS_POISSON_COLS_HALFCOMPLEX : HS_POISSON_COLS_DCT;
+    t->n = ps->n[pdim], t->tw = ps->tw[pdim];
+}
+
+/* Its rows: in order, or in Makhoul's order of dimension odim, as elements roff.. of lines of rn. */
+static void tpose_rows(const hs_poisson *ps, int odim, int64_t rn, int64_t roff, hs_poisson_tpose *t)
+{
+    t->order = odim < 0 ? HS_POISSON_ROWS_NATURAL
+               : ps->kind[odim] == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : HS_POISSON_ROWS_MAKHOUL;
+    t->rn = rn, t->roff = roff;
+}
+
+/* The row stride of a source of `cols` columns: real values, or the spectra of lines of t->n. */
+static int64_t tpose_row_stride(const hs_poisson_tpose *t, int64_t cols)
+{
+    return t->kind == HS_POISSON_COLS_REAL ? cols : cols / t->n * 2 * (t->n / 2 + 1);
+}
+
+#define TRANSPOSE(ps, back, t, src, dst) \
+    ((back) ? DISPATCH(ps, transpose_back, t, src, dst) : DISPATCH(ps, transpose, t, src, dst))
+
+/* pre-C [lloc][mtot] -> C [mloc][nL] (!back) or back; src != dst.  One rank: one local
+ * transposition with the fusions of st, from the spectrum in cw (forward, st->pdim >= 0) or into it
+ * (back).  Split: all-to-all blocks; send differs from src (may be dst), the receive buffer is cw;
+ * the transpositions of the blocks do L's reorder and unreorder (st->odim). */
+static int global_transpose(hs_poisson *ps, const step *st, int back, const double *src, double *dst, double *send)
 {
     int64_t nL = ps->n[ps->L], lloc = ps->lloc, mloc = ps->mloc, mtot = ps->mtot;
-    if (ps->P == 1) {
-        if (to_c) return DISPATCH(ps, transpose, 1, nL, mtot, src, 0, mtot, dst, 0, nL);
-        return DISPATCH(ps, transpose, 1, mtot, nL, src, 0, nL, dst, 0, mtot);
+    hs_poisson_tpose t = {.batch = 1, .dcs = nL};
+    if (ps->P == 1) { /* [nL][mtot] <-> [mtot][nL] */
+        t.rows = nL, t.cols = mtot;
+        tpose_cols(ps, st->pdim, mtot, &t);
+        tpose_rows(ps, st->odim, nL, 0, &t);
+        t.srs = tpose_row_stride(&t, mtot);
+        return TRANSPOSE(ps, back, &t, src, dst);
     }
+    /* rank s's block of C's columns, [lcnt[s]][mloc] as received, <-> C */
     double *recv = ps->cw;
     int64_t B = ps->block;
+    t.cols = mloc, t.srs = mloc;
+    tpose_cols(ps, -1, mloc, &t);
     for (int r = 0; r < ps->P; r++) {
-        if (to_c) /* columns of rank r's C rows, [lloc][mcnt[r]] */
+        if (!back) /* columns of rank r's C rows, [lloc][mcnt[r]] */
             HS_CHECK(DISPATCH(ps, copy_runs, lloc, ps->mcnt[r], src + ps->mstv[r], mtot, send + r * B, ps->mcnt[r]));
-        else /* rank r's cells of every local C row, transposed to [lcnt[r]][mloc] */
-            HS_CHECK(DISPATCH(ps, transpose, 1, mloc, ps->lcnt[r], src + ps->lst[r], 0, nL, send + r * B, 0, mloc));
+        else { /* rank r's cells of every local C row, transposed to [lcnt[r]][mloc] */
+            t.rows = ps->lcnt[r];
+            tpose_rows(ps, st->odim, nL, ps->lst[r], &t);
+            HS_CHECK(TRANSPOSE(ps, 1, &t, src, send + r * B));
+        }
     }
     HS_CHECK(hs_comm_alltoall(ps->comm, HS_F64, send, recv, (size_t)B));
     for (int s = 0; s < ps->P; s++) {
-        if (to_c) /* [lcnt[s]][mloc] from rank s into columns lst[s].. of C */
-            HS_CHECK(DISPATCH(ps, transpose, 1, ps->lcnt[s], mloc, recv + s * B, 0, mloc, dst + ps->lst[s], 0, nL));
-        else /* [lloc][mcnt[s]] from rank s into columns mstv[s].. of pre-C */
+        if (!back) { /* [lcnt[s]][mloc] from rank s into columns lst[s].. of C */
+            t.rows = ps->lcnt[s];
+            tpose_rows(ps, st->odim, nL, ps->lst[s], &t);
+            HS_CHECK(TRANSPOSE(ps, 0, &t, recv + s * B, dst));
+        } else /* [lloc][mcnt[s]] from rank s into columns mstv[s].. of pre-C */
             HS_CHECK(DISPATCH(ps, copy_runs, lloc, ps->mcnt[s], recv + s * B, ps->mcnt[s], dst + ps->mstv[s], mtot));
     }
     return HS_OK;
 }
 
-static int local_ab(hs_poisson *ps, int to_b, const double *src, double *dst)
+/* A [lloc][n1][n0] <-> B [lloc][n0][n1] (!back / back), with the fusions of st. */
+static int local_ab(hs_poisson *ps, const step *st, int back, const double *src, double *dst)
 {
     int64_t n0 = ps->n[0], n1 = ps->n[1], pl = n0 * n1;
-    if (to_b) return DISPATCH(ps, transpose, ps->lloc, n1, n0, src, pl, n0, dst, pl, n1);
-    return DISPATCH(ps, transpose, ps->lloc, n0, n1, src, pl, n1, dst, pl, n0);
+    hs_poisson_tpose t = {.batch = ps->lloc, .rows = n1, .cols = n0, .dbs = pl, .dcs = n1};
+    tpose_cols(ps, st->pdim, n0, &t);
+    tpose_rows(ps, st->odim, n1, 0, &t);
+    t.srs = tpose_row_stride(&t, n0);
+    t.sbs = n1 * t.srs;
+    return TRANSPOSE(ps, back, &t, src, dst);
 }
 
 static int mixed_solve(hs_poisson *ps, const double *src, double *dst, double *work)
@@ -203,41 +270,41 @@ static int mixed_solve(hs_poisson *ps, const double *src, double *dst, double *w
 }
 
 /* Run the steps: src is f at first, p receives the last step; in between the data lives in one
- * of the two work arrays. */
+ * of the two real work arrays, or as a spectrum in cw between a transform and the transposition
+ * that finishes it (or starts it, going back). */
 static int run_steps(hs_poisson *ps, const double *f, double *p)
 {
     const double *src = f;
-    double *cur = NULL;
     for (int s = 0; s < ps->nsteps; s++) {
-        int last = s == ps->nsteps - 1, dim = ps->step_dim[s];
-        double *mine = cur ? cur : ps->u, *other = mine == ps->u ? ps->w : ps->u;
-        double *dst_same = last ? p : mine, *dst_other = last ? p : other;
-        switch (ps->step[s]) {
+        const step *st = &ps->step[s];
+        int last = s == ps->nsteps - 1;
+        /* the work array holding the data (u while the data is f or in cw), and the other */
+        double *mine = src == ps->w ? ps->w : ps->u, *other = mine == ps->u ? ps->w : ps->u;
+        double *same = last ? p : mine, *moved = last ? p : other, *out = same;
+        switch (st->kind) {
         case ST_FWD:
         case ST_INV:
-            HS_CHECK(line_transform(ps, dim, ps->step[s] == ST_FWD, src, dst_same, other));
-            cur = mine;
+            HS_CHECK(line_transform(ps, st, st->kind == ST_FWD, src, same, other));
+            if (st->kind == ST_FWD && st->post) out = ps->cw;
             break;
         case ST_SPECTRAL:
-            HS_CHECK(spectral_solve(ps, src, dst_same, other));
-            cur = mine;
+            HS_CHECK(spectral_solve(ps, st, src, same, other));
             break;
         case ST_TRIDIAG:
-            HS_CHECK(mixed_solve(ps, src, dst_same, other));
-            cur = mine;
+            HS_CHECK(mixed_solve(ps, src, same, other));
             break;
         case ST_A2B:
         case ST_B2A:
-            HS_CHECK(local_ab(ps, ps->step[s] == ST_A2B, src, dst_other));
-            cur = other;
+            out = st->kind == ST_B2A && st->pdim >= 0 ? ps->cw : moved;
+            HS_CHECK(local_ab(ps, st, st->kind == ST_B2A, src, out));
             break;
         case ST_PRE2C:
         case ST_C2PRE:
-            HS_CHECK(global_transpose(ps, ps->step[s] == ST_PRE2C, src, dst_other, other));
-            cur = other;
+            out = st->kind == ST_C2PRE && st->pdim >= 0 ? ps->cw : moved;
+            HS_CHECK(global_transpose(ps, st, st->kind == ST_C2PRE, src, out, other));
             break;
         }
-        src = cur;
+        src = out;
     }
     return HS_OK;
 }
@@ -354,39 +421,47 @@ static int make_splits(hs_poisson *ps)
     return HS_OK;
 }
 
-static void add_step(hs_poisson *ps, step_kind k, int dim)
-{
-    ps->step[ps->nsteps] = k;
-    ps->step_dim[ps->nsteps++] = dim;
-}
+static step mk_step(step_kind k, int dim) { return (step){.kind = k, .dim = dim, .pdim = -1, .odim = -1}; }
 
-/* The sequence of steps (see the comment at the top) and where the mixed solve runs. */
+/* The sequence of steps (see the comment at the top), which transpositions do which transforms'
+ * post and reorder steps, and where the mixed solve runs. */
 static void make_steps(hs_poisson *ps)
 {
     int nd = ps->ndim, L = ps->L, M = ps->mixed;
     int need_c = !(ps->P == 1 && ps->mtot == 1);
-    step_kind fwd[12];
-    int fdim[12], nf = 0;
-#define PUSH(k, dm) (fwd[nf] = (k), fdim[nf++] = (dm))
-    if (nd >= 2 && M != 0) PUSH(ST_FWD, 0);
+    step fwd[8], mid[3];
+    int nf = 0, nm = 0;
+    if (nd >= 2 && M != 0) fwd[nf++] = mk_step(ST_FWD, 0);
     if (nd == 3) {
-        PUSH(ST_A2B, -1);
-        if (M != 1) PUSH(ST_FWD, 1);
+        fwd[nf++] = mk_step(ST_A2B, -1);
+        if (M != 1) fwd[nf++] = mk_step(ST_FWD, 1);
     }
-    if (need_c) PUSH(ST_PRE2C, -1);
-    if (M >= 0 && M != L) PUSH(ST_FWD, L);
-#undef PUSH
-    for (int i = 0; i < nf; i++) add_step(ps, fwd[i], fdim[i]);
-    if (M < 0) add_step(ps, ST_SPECTRAL, L);
-    else if (M == L || ps->P == 1) add_step(ps, ST_TRIDIAG, M);
-    else {
-        add_step(ps, ST_C2PRE, -1);
-        add_step(ps, ST_TRIDIAG, M);
-        add_step(ps, ST_PRE2C, -1);
+    if (need_c) fwd[nf++] = mk_step(ST_PRE2C, -1);
+    if (M >= 0 && M != L) fwd[nf++] = mk_step(ST_FWD, L);
+    if (M < 0) mid[nm++] = mk_step(ST_SPECTRAL, L);
+    else if (M == L || ps->P == 1) mid[nm++] = mk_step(ST_TRIDIAG, M);
+    else { /* these two move L's coefficients only */
+        mid[nm++] = mk_step(ST_C2PRE, -1);
+        mid[nm++] = mk_step(ST_TRIDIAG, M);
+        mid[nm++] = mk_step(ST_PRE2C, -1);
     }
+    /* a transposition does the post step of the transform before it (along its columns: x for
+     * A2B, x or y for PRE2C) where it is local, and the reorder of a DCT or DST after it along its
+     * rows (y for A2B, L for PRE2C; not a transform of L after A2B when there is no C) */
+    for (int i = 0; i < nf; i++) {
+        if (fwd[i].kind != ST_A2B && fwd[i].kind != ST_PRE2C) continue;
+        int rdim = fwd[i].kind == ST_A2B ? 1 : L;
+        step *prev = i > 0 ? &fwd[i - 1] : NULL, *next = i + 1 < nf ? &fwd[i + 1] : &mid[0];
+        if (prev && prev->kind == ST_FWD && (fwd[i].kind == ST_A2B || ps->P == 1)) prev->post = 1, fwd[i].pdim = prev->dim;
+        if ((next->kind == ST_FWD || next->kind == ST_SPECTRAL) && next->dim == rdim && ps->kind[rdim] != DIM_FFT)
+            next->order = 1, fwd[i].odim = rdim;
+    }
+    for (int i = 0; i < nf; i++) ps->step[ps->nsteps++] = fwd[i];
+    for (int i = 0; i < nm; i++) ps->step[ps->nsteps++] = mid[i];
     for (int i = nf - 1; i >= 0; i--) {
-        step_kind k = fwd[i];
-        add_step(ps, k == ST_FWD ? ST_INV : k == ST_A2B ? ST_B2A : ST_C2PRE, fdim[i]);
+        step k = fwd[i];
+        k.kind = k.kind == ST_FWD ? ST_INV : k.kind == ST_A2B ? ST_B2A : ST_C2PRE;
+        ps->step[ps->nsteps++] = k;
     }
     /* where the tridiagonal lines lie: [outer][n][inner] of the layout the solve runs in */
     if (M < 0) return;

@@ -1,4 +1,4 @@
-/* CPU (OpenMP) kernels of the fast Poisson solver: transposes, transform pre/post steps, the divide and the tridiagonal sweeps. */
+/* CPU (OpenMP) kernels of the fast Poisson solver: transpositions fused with the transforms' pre/post steps, those steps alone, the divide and the tridiagonal sweeps. */
 #include <string.h>
 
 #include "kernels/dispatch.h"
@@ -6,21 +6,54 @@
 #include "kernels/fft/poisson_impl.h"
 #include "kernels/fft/poisson_point.h"
 
-int hs_poisson_transpose_cpu(int64_t batch, int64_t rows, int64_t cols, const double *src, int64_t sbs, int64_t srs,
-                             double *dst, int64_t dbs, int64_t dcs)
+/* 32 x 32 tiles of one batch entry and one source line: the rows read and the rows written stay in
+ * L1 while a tile is moved. */
+#define TILE 32
+
+int hs_poisson_transpose_cpu(const hs_poisson_tpose *t, const double *src, double *dst)
 {
-    if (batch <= 0 || rows <= 0 || cols <= 0) return HS_OK;
-    /* 32 x 32 tiles: both the rows read and the rows written stay in L1 while a tile is moved */
-    const int64_t T = 32, tr = (rows + T - 1) / T, tc = (cols + T - 1) / T;
-#pragma omp parallel for collapse(3) schedule(static) if (batch * rows * cols > HS_CPU_SERIAL_BELOW)
-    for (int64_t b = 0; b < batch; b++)
+    if (t->batch <= 0 || t->rows <= 0 || t->cols <= 0) return HS_OK;
+    const int64_t n = t->n, nq = t->cols / n, tr = (t->rows + TILE - 1) / TILE, tc = (n + TILE - 1) / TILE;
+#pragma omp parallel for collapse(3) schedule(static) if (t->batch * t->rows * t->cols > HS_CPU_SERIAL_BELOW)
+    for (int64_t bq = 0; bq < t->batch * nq; bq++)
         for (int64_t ti = 0; ti < tr; ti++)
             for (int64_t tj = 0; tj < tc; tj++) {
-                const double *s = src + b * sbs;
-                double *d = dst + b * dbs;
-                int64_t r1 = (ti + 1) * T < rows ? (ti + 1) * T : rows, c1 = (tj + 1) * T < cols ? (tj + 1) * T : cols;
-                for (int64_t c = tj * T; c < c1; c++)
-                    for (int64_t r = ti * T; r < r1; r++) d[c * dcs + r] = s[r * srs + c];
+                int64_t b = bq / nq, q = bq % nq;
+                int64_t r1 = (ti + 1) * TILE < t->rows ? (ti + 1) * TILE : t->rows;
+                int64_t c1 = (tj + 1) * TILE < n ? (tj + 1) * TILE : n;
+                double *d = dst + b * t->dbs + q * n * t->dcs;
+                for (int64_t c = tj * TILE; c < c1; c++)
+                    for (int64_t r = ti * TILE; r < r1; r++)
+                        d[c * t->dcs + hs_poisson_tpose_pos(t, r)] =
+                            hs_poisson_tpose_sign(t, r) * hs_poisson_tpose_get(t, src + b * t->sbs + r * t->srs, q, c);
+            }
+    return HS_OK;
+}
+
+int hs_poisson_transpose_back_cpu(const hs_poisson_tpose *t, const double *from, double *to)
+{
+    if (t->batch <= 0 || t->rows <= 0 || t->cols <= 0) return HS_OK;
+    /* per source line, the spectrum's n/2+1 entries from the coefficients, or the n values */
+    const int spectra = t->kind != HS_POISSON_COLS_REAL, dct = t->kind == HS_POISSON_COLS_DCT;
+    const int64_t n = t->n, h = n / 2 + 1, w = spectra ? h : n, nq = t->cols / n;
+    const int64_t tr = (t->rows + TILE - 1) / TILE, tc = (w + TILE - 1) / TILE;
+#pragma omp parallel for collapse(3) schedule(static) if (t->batch * t->rows * t->cols > HS_CPU_SERIAL_BELOW)
+    for (int64_t bq = 0; bq < t->batch * nq; bq++)
+        for (int64_t ti = 0; ti < tr; ti++)
+            for (int64_t tj = 0; tj < tc; tj++) {
+                int64_t b = bq / nq, q = bq % nq;
+                int64_t r1 = (ti + 1) * TILE < t->rows ? (ti + 1) * TILE : t->rows;
+                int64_t k1 = (tj + 1) * TILE < w ? (tj + 1) * TILE : w;
+                const double *f = from + b * t->dbs + q * n * t->dcs;
+                for (int64_t r = ti * TILE; r < r1; r++) {
+                    const double *x = f + hs_poisson_tpose_pos(t, r), sg = hs_poisson_tpose_sign(t, r);
+                    double *row = to + b * t->sbs + r * t->srs;
+                    for (int64_t k = tj * TILE; k < k1; k++) {
+                        double a = sg * x[k * t->dcs];
+                        if (!spectra) row[q * n + k] = a;
+                        else hs_poisson_spec_at(n, k, dct, t->tw, a, k > 0 ? sg * x[(n - k) * t->dcs] : 0.0, row + 2 * q * h);
+                    }
+                }
             }
     return HS_OK;
 }
@@ -33,21 +66,23 @@ int hs_poisson_copy_runs_cpu(int64_t rows, int64_t run, const double *src, int64
     return HS_OK;
 }
 
-int hs_poisson_hc_pack_cpu(int64_t lines, int64_t n, const double *spec, double *dst)
+int hs_poisson_line_post_cpu(int64_t lines, int64_t n, int dct, const double *tw, const double *spec, double *dst)
 {
     const int64_t h = n / 2 + 1;
 #pragma omp parallel for schedule(static) if (lines * n > HS_CPU_SERIAL_BELOW)
     for (int64_t l = 0; l < lines; l++)
-        for (int64_t k = 0; k < h; k++) hs_poisson_hc_pack_at(n, k, spec + 2 * l * h, dst + l * n);
+        for (int64_t c = 0; c < n; c++) dst[l * n + c] = hs_poisson_coef_at(n, c, dct, tw, spec + 2 * l * h);
     return HS_OK;
 }
 
-int hs_poisson_hc_unpack_cpu(int64_t lines, int64_t n, const double *src, double *spec)
+int hs_poisson_line_pre_cpu(int64_t lines, int64_t n, int dct, const double *tw, const double *src, double *spec)
 {
     const int64_t h = n / 2 + 1;
 #pragma omp parallel for schedule(static) if (lines * n > HS_CPU_SERIAL_BELOW)
-    for (int64_t l = 0; l < lines; l++)
-        for (int64_t k = 0; k < h; k++) hs_poisson_hc_unpack_at(n, k, src + l * n, spec + 2 * l * h);
+    for (int64_t l = 0; l < lines; l++) {
+        const double *x = src + l * n;
+        for (int64_t k = 0; k < h; k++) hs_poisson_spec_at(n, k, dct, tw, x[k], k > 0 ? x[n - k] : 0.0, spec + 2 * l * h);
+    }
     return HS_OK;
 }
 
@@ -71,29 +106,8 @@ int hs_poisson_dct_unreorder_cpu(int64_t lines, int64_t n, int alternate, const 
     for (int64_t l = 0; l < lines; l++) {
         const double *v = src + l * n;
         double *x = dst + l * n;
-        for (int64_t j = 0; j < n; j++) {
-            int64_t i = hs_poisson_reorder_source(n, j);
-            x[i] = hs_poisson_sign(alternate, i) * v[j];
-        }
+        for (int64_t i = 0; i < n; i++) x[i] = hs_poisson_sign(alternate, i) * v[hs_poisson_reorder_position(n, i)];
     }
-    return HS_OK;
-}
-
-int hs_poisson_dct_post_cpu(int64_t lines, int64_t n, const double *tw, const double *spec, double *dst)
-{
-    const int64_t h = n / 2 + 1;
-#pragma omp parallel for schedule(static) if (lines * n > HS_CPU_SERIAL_BELOW)
-    for (int64_t l = 0; l < lines; l++)
-        for (int64_t k = 0; k < h; k++) hs_poisson_dct_post_at(n, k, tw, spec + 2 * l * h, dst + l * n);
-    return HS_OK;
-}
-
-int hs_poisson_dct_pre_cpu(int64_t lines, int64_t n, const double *tw, const double *src, double *spec)
-{
-    const int64_t h = n / 2 + 1;
-#pragma omp parallel for schedule(static) if (lines * n > HS_CPU_SERIAL_BELOW)
-    for (int64_t l = 0; l < lines; l++)
-        for (int64_t k = 0; k < h; k++) hs_poisson_dct_pre_at(n, k, tw, src + l * n, spec + 2 * l * h);
     return HS_OK;
 }
 

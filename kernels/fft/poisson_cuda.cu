@@ -1,4 +1,4 @@
-// CUDA kernels of the fast Poisson solver: transposes, transform pre/post steps, the divide and the tridiagonal sweeps.
+// CUDA kernels of the fast Poisson solver: transpositions fused with the transforms' pre/post steps, those steps alone, the divide and the tridiagonal sweeps.
 #include "kernels/cuda_util.h"
 #include "kernels/fft/poisson_impl.h"
 #include "kernels/fft/poisson_point.h"
@@ -33,50 +33,116 @@ static int launch_each(struct hs_cuda_ctx *cu, int64_t rows, int64_t cols, F f)
     return HS_OK;
 }
 
-// ------------------------------------------------------------------ transpose and copies
+// ------------------------------------------------------------------ transpositions and copies
 
-// dst[b*dbs + c*dcs + r] = src[b*sbs + r*srs + c]: a 32 x 32 tile goes through shared memory so that
-// both the reads (along c) and the writes (along r) are coalesced; the +1 column avoids bank conflicts.
-__global__ void transpose_kernel(int64_t batch, int64_t rows, int64_t cols, const double *__restrict__ src, int64_t sbs,
-                                 int64_t srs, double *__restrict__ dst, int64_t dbs, int64_t dcs)
+// A 32 x 32 tile of one batch entry and one source line goes through shared memory so that both
+// the reads (along the source's columns) and the writes (along the destination's rows) are
+// coalesced; the +1 column avoids bank conflicts.  The Makhoul order splits a warp's 32 rows into
+// two runs of 16 (the even rows forward, the odd ones backward), still whole 128-byte segments.
+// A spectral source is read one complex value per thread; the tiles of columns j and n - j read
+// the same values, and lie in one row of the grid (the same blockIdx.y and z), which runs at
+// about the same time, so that the second read comes from L2.
+__global__ void transpose_kernel(const __grid_constant__ hs_poisson_tpose t, const double *__restrict__ src,
+                                 double *__restrict__ dst)
 {
     __shared__ double tile[32][33];
-    int64_t tiles_r = (rows + 31) / 32, tiles_c = (cols + 31) / 32;
-    for (int64_t b = blockIdx.z; b < batch; b += gridDim.z)
+    const int64_t n = t.n, nq = t.cols / n, tiles_r = (t.rows + 31) / 32, tiles_c = (n + 31) / 32;
+    for (int64_t bq = blockIdx.z; bq < t.batch * nq; bq += gridDim.z) {
+        const int64_t b = bq / nq, q = bq - b * nq;
+        double *d = dst + b * t.dbs + q * n * t.dcs;
         for (int64_t ty = blockIdx.y; ty < tiles_r; ty += gridDim.y)
             for (int64_t tx = blockIdx.x; tx < tiles_c; tx += gridDim.x) {
-                int64_t r0 = ty * 32, c0 = tx * 32;
-                const double *s = src + b * sbs;
-                double *d = dst + b * dbs;
+                const int64_t r0 = ty * 32, c0 = tx * 32;
+                const int64_t c = c0 + threadIdx.x;
                 for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-                    int64_t r = r0 + i, c = c0 + threadIdx.x;
-                    if (r < rows && c < cols) tile[i][threadIdx.x] = s[r * srs + c];
+                    int64_t r = r0 + i;
+                    if (r < t.rows && c < n) tile[i][threadIdx.x] = hs_poisson_tpose_get(&t, src + b * t.sbs + r * t.srs, q, c);
                 }
                 __syncthreads();
-                for (int i = threadIdx.y; i < 32; i += blockDim.y) {
-                    int64_t c = c0 + i, r = r0 + threadIdx.x;
-                    if (r < rows && c < cols) d[c * dcs + r] = tile[threadIdx.x][i];
+                const int64_t r = r0 + threadIdx.x;
+                if (r < t.rows) {
+                    const int64_t pos = hs_poisson_tpose_pos(&t, r);
+                    const double sg = hs_poisson_tpose_sign(&t, r);
+                    for (int i = threadIdx.y; i < 32; i += blockDim.y)
+                        if (c0 + i < n) d[(c0 + i) * t.dcs + pos] = sg * tile[threadIdx.x][i];
                 }
                 __syncthreads(); // the tile is reused by the next iteration
             }
+    }
+}
+
+// The back direction: per tile, the coefficients j and n - j (j = k0..k0+31) of 32 rows are read
+// along the rows (coalesced as above) into two tiles, and the spectra's entries k0..k0+31 (or the
+// real values) are written along the columns.
+__global__ void transpose_back_kernel(const __grid_constant__ hs_poisson_tpose t, const double *__restrict__ from,
+                                      double *__restrict__ to)
+{
+    __shared__ double ta[32][33], tb[32][33];
+    const int spectra = t.kind != HS_POISSON_COLS_REAL, dct = t.kind == HS_POISSON_COLS_DCT;
+    const int64_t n = t.n, h = n / 2 + 1, w = spectra ? h : n, nq = t.cols / n;
+    const int64_t tiles_r = (t.rows + 31) / 32, tiles_k = (w + 31) / 32;
+    for (int64_t bq = blockIdx.z; bq < t.batch * nq; bq += gridDim.z) {
+        const int64_t b = bq / nq, q = bq - b * nq;
+        const double *f = from + b * t.dbs + q * n * t.dcs;
+        for (int64_t ty = blockIdx.y; ty < tiles_r; ty += gridDim.y)
+            for (int64_t tx = blockIdx.x; tx < tiles_k; tx += gridDim.x) {
+                const int64_t r0 = ty * 32, k0 = tx * 32;
+                const int64_t r = r0 + threadIdx.x;
+                if (r < t.rows) {
+                    const double *x = f + hs_poisson_tpose_pos(&t, r);
+                    const double sg = hs_poisson_tpose_sign(&t, r);
+                    for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+                        int64_t k = k0 + i;
+                        if (k >= w) break;
+                        ta[threadIdx.x][i] = sg * x[k * t.dcs];
+                        if (spectra) tb[threadIdx.x][i] = k > 0 ? sg * x[(n - k) * t.dcs] : 0.0;
+                    }
+                }
+                __syncthreads();
+                const int64_t k = k0 + threadIdx.x;
+                if (k < w)
+                    for (int i = threadIdx.y; i < 32; i += blockDim.y) {
+                        if (r0 + i >= t.rows) break;
+                        double *row = to + b * t.sbs + (r0 + i) * t.srs;
+                        if (!spectra) row[q * n + k] = ta[i][threadIdx.x];
+                        else hs_poisson_spec_at(n, k, dct, t.tw, ta[i][threadIdx.x], tb[i][threadIdx.x], row + 2 * q * h);
+                    }
+                __syncthreads(); // the tiles are reused by the next iteration
+            }
+    }
 }
 
 static unsigned cap(int64_t v, int64_t most) { return (unsigned)(v < 1 ? 1 : v < most ? v : most); }
 
-extern "C" int hs_poisson_transpose_cuda(struct hs_cuda_ctx *cu, int64_t batch, int64_t rows, int64_t cols,
-                                         const double *src, int64_t sbs, int64_t srs, double *dst, int64_t dbs,
-                                         int64_t dcs)
+// Tiles of (rows, cols) per batch entry: about 16 blocks per SM in all; the grid-stride loops take the rest.
+static dim3 tile_grid(const struct hs_cuda_ctx *cu, int64_t batch, int64_t rows, int64_t cols)
 {
-    if (batch <= 0 || rows <= 0 || cols <= 0) return HS_OK;
-    int64_t tr = (rows + 31) / 32, tc = (cols + 31) / 32;
-    // about 16 blocks per SM in all; the grid-stride loops take the rest
-    int64_t want = (int64_t)cu->sm_count * 16;
+    int64_t tr = (rows + 31) / 32, tc = (cols + 31) / 32, want = (int64_t)cu->sm_count * 16;
     unsigned gx = cap(tc, 65535), gy = cap(tr, want / gx > 0 ? want / gx : 1);
     unsigned gz = cap(batch, want / ((int64_t)gx * gy) > 0 ? want / ((int64_t)gx * gy) : 1);
     if (gz > 65535) gz = 65535;
     if (gy > 65535) gy = 65535;
-    transpose_kernel<<<dim3(gx, gy, gz), dim3(32, 8), 0, cu->stream>>>(batch, rows, cols, src, sbs, srs, dst, dbs, dcs);
+    return dim3(gx, gy, gz);
+}
+
+extern "C" int hs_poisson_transpose_cuda(struct hs_cuda_ctx *cu, const hs_poisson_tpose *t, const double *src,
+                                         double *dst)
+{
+    if (t->batch <= 0 || t->rows <= 0 || t->cols <= 0) return HS_OK;
+    dim3 grid = tile_grid(cu, t->batch * (t->cols / t->n), t->rows, t->n);
+    transpose_kernel<<<grid, dim3(32, 8), 0, cu->stream>>>(*t, src, dst);
     HS_CUDA_LAUNCH_CHECK("transpose_kernel");
+    return HS_OK;
+}
+
+extern "C" int hs_poisson_transpose_back_cuda(struct hs_cuda_ctx *cu, const hs_poisson_tpose *t, const double *from,
+                                              double *to)
+{
+    if (t->batch <= 0 || t->rows <= 0 || t->cols <= 0) return HS_OK;
+    int64_t w = t->kind != HS_POISSON_COLS_REAL ? t->n / 2 + 1 : t->n;
+    dim3 grid = tile_grid(cu, t->batch * (t->cols / t->n), t->rows, w);
+    transpose_back_kernel<<<grid, dim3(32, 8), 0, cu->stream>>>(*t, from, to);
+    HS_CUDA_LAUNCH_CHECK("transpose_back_kernel");
     return HS_OK;
 }
 
@@ -90,19 +156,26 @@ extern "C" int hs_poisson_copy_runs_cuda(struct hs_cuda_ctx *cu, int64_t rows, i
     return HS_OK;
 }
 
-// ------------------------------------------------------------------ transform pre / post steps
+// ------------------------------------------------------------------ transform steps that no transposition does
 
-struct hc_pack_op {
+struct line_post_op {
     int64_t n, h;
-    const double *spec;
+    int dct;
+    const double *tw, *spec;
     double *dst;
-    __device__ void operator()(int64_t l, int64_t k) const { hs_poisson_hc_pack_at(n, k, spec + 2 * l * h, dst + l * n); }
+    // one thread per written coefficient: coalesced writes, each complex value read by two threads
+    __device__ void operator()(int64_t l, int64_t c) const { dst[l * n + c] = hs_poisson_coef_at(n, c, dct, tw, spec + 2 * l * h); }
 };
-struct hc_unpack_op {
+struct line_pre_op {
     int64_t n, h;
-    const double *src;
+    int dct;
+    const double *tw, *src;
     double *spec;
-    __device__ void operator()(int64_t l, int64_t k) const { hs_poisson_hc_unpack_at(n, k, src + l * n, spec + 2 * l * h); }
+    __device__ void operator()(int64_t l, int64_t k) const
+    {
+        const double *x = src + l * n;
+        hs_poisson_spec_at(n, k, dct, tw, x[k], k > 0 ? x[n - k] : 0.0, spec + 2 * l * h);
+    }
 };
 struct reorder_op {
     int64_t n;
@@ -123,30 +196,19 @@ struct unreorder_op {
     // one thread per written element, so the writes are coalesced and the reads gather
     __device__ void operator()(int64_t l, int64_t i) const
     {
-        int64_t j = (i & 1) ? n - 1 - i / 2 : i / 2;
-        dst[l * n + i] = hs_poisson_sign(alternate, i) * src[l * n + j];
+        dst[l * n + i] = hs_poisson_sign(alternate, i) * src[l * n + hs_poisson_reorder_position(n, i)];
     }
 };
-struct dct_post_op {
-    int64_t n, h;
-    const double *tw, *spec;
-    double *dst;
-    __device__ void operator()(int64_t l, int64_t k) const { hs_poisson_dct_post_at(n, k, tw, spec + 2 * l * h, dst + l * n); }
-};
-struct dct_pre_op {
-    int64_t n, h;
-    const double *tw, *src;
-    double *spec;
-    __device__ void operator()(int64_t l, int64_t k) const { hs_poisson_dct_pre_at(n, k, tw, src + l * n, spec + 2 * l * h); }
-};
 
-extern "C" int hs_poisson_hc_pack_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *spec, double *dst)
+extern "C" int hs_poisson_line_post_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,
+                                         const double *spec, double *dst)
 {
-    return launch_each(cu, lines, n / 2 + 1, hc_pack_op{n, n / 2 + 1, spec, dst});
+    return launch_each(cu, lines, n, line_post_op{n, n / 2 + 1, dct, tw, spec, dst});
 }
-extern "C" int hs_poisson_hc_unpack_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *src, double *spec)
+extern "C" int hs_poisson_line_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,
+                                        const double *src, double *spec)
 {
-    return launch_each(cu, lines, n / 2 + 1, hc_unpack_op{n, n / 2 + 1, src, spec});
+    return launch_each(cu, lines, n / 2 + 1, line_pre_op{n, n / 2 + 1, dct, tw, src, spec});
 }
 extern "C" int hs_poisson_dct_reorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int alternate,
                                            const double *src, double *dst)
@@ -157,16 +219,6 @@ extern "C" int hs_poisson_dct_unreorder_cuda(struct hs_cuda_ctx *cu, int64_t lin
                                              const double *src, double *dst)
 {
     return launch_each(cu, lines, n, unreorder_op{n, alternate, src, dst});
-}
-extern "C" int hs_poisson_dct_post_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *tw,
-                                        const double *spec, double *dst)
-{
-    return launch_each(cu, lines, n / 2 + 1, dct_post_op{n, n / 2 + 1, tw, spec, dst});
-}
-extern "C" int hs_poisson_dct_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *tw,
-                                       const double *src, double *spec)
-{
-    return launch_each(cu, lines, n / 2 + 1, dct_pre_op{n, n / 2 + 1, tw, src, spec});
 }
 
 // ------------------------------------------------------------------ spectral solves

@@ -13,28 +13,59 @@ struct hs_cuda_ctx;
 /* Every array is double and lives on the backend's device; "lines" are `lines` contiguous rows of
  * length n (real) or n/2+1 (complex, interleaved re, im: the R2C half spectrum).  Both backends
  * compute each output value with the same operations in the same order, so they agree to the last
- * bit where the compiler contracts nothing into an fma (the twin test allows 1e-15 relative).
+ * bit where the compiler contracts nothing into an fma (the twin test allows 1e-14 relative).
  * On CUDA the kernels are queued on cu->stream.  Sizes of 0 do nothing. */
 
-/* dst[b*dbs + c*dcs + r] = src[b*sbs + r*srs + c] for b < batch, r < rows, c < cols: the local
- * transposes between layouts (src != dst). */
-int hs_poisson_transpose_cpu(int64_t batch, int64_t rows, int64_t cols, const double *src, int64_t sbs, int64_t srs,
-                             double *dst, int64_t dbs, int64_t dcs);
-int hs_poisson_transpose_cuda(struct hs_cuda_ctx *cu, int64_t batch, int64_t rows, int64_t cols, const double *src,
-                              int64_t sbs, int64_t srs, double *dst, int64_t dbs, int64_t dcs);
+/* What the columns of a transposition's source hold: real values, or the coefficients of R2C
+ * spectra of lines of n columns (halfcomplex, or DCT-II of Makhoul-ordered lines: see
+ * hs_poisson_coef_at in poisson_point.h). */
+enum { HS_POISSON_COLS_REAL = 0, HS_POISSON_COLS_HALFCOMPLEX = 1, HS_POISSON_COLS_DCT = 2 };
+/* Where its rows go along the destination's lines: in order, or in Makhoul's DCT-II order (with
+ * the signs (-1)^i of the DST-II through the DCT-II for MAKHOUL_ALT: see hs_poisson_dct_reorder). */
+enum { HS_POISSON_ROWS_NATURAL = 0, HS_POISSON_ROWS_MAKHOUL = 1, HS_POISSON_ROWS_MAKHOUL_ALT = 2 };
+
+/* A local transposition [batch][rows][cols] -> [batch][cols][rows] that also finishes the transform
+ * of its source's lines and starts the one of its destination's lines, so that neither needs a
+ * pass of its own:
+ *   forward:  dst[b*dbs + c*dcs + pos(r)] = sgn(r) * X(b, r, c)
+ *   back:     the inverse, from dst's layout into src's (spectra rebuilt from the coefficients)
+ * for b < batch, r < rows, c < cols, where X(b, r, c) = src[b*sbs + r*srs + c] for REAL columns;
+ * for spectra, row (b, r) at src + b*sbs + r*srs holds cols / n spectra of 2(n/2+1) doubles and
+ * X(b, r, q*n + j) is coefficient j of spectrum q.  pos(r) is the place of element roff + r in a
+ * line of rn (itself when NATURAL, its Makhoul position otherwise) and sgn its sign (-1 only for
+ * odd elements under MAKHOUL_ALT): the rows may be a block (roff..) of longer lines, as in the
+ * blocks of a global transpose.  src != dst; strides in doubles. */
+typedef struct hs_poisson_tpose {
+    int64_t batch, rows, cols;
+    int64_t sbs, srs, dbs, dcs;
+    int kind;           /* HS_POISSON_COLS_* */
+    int64_t n;          /* the spectra's line length (cols a multiple of it); REAL: cols */
+    const double *tw;   /* DCT: the twiddles of length n (device) */
+    int order;          /* HS_POISSON_ROWS_* */
+    int64_t rn, roff;
+} hs_poisson_tpose;
+
+int hs_poisson_transpose_cpu(const hs_poisson_tpose *t, const double *src, double *dst);
+int hs_poisson_transpose_cuda(struct hs_cuda_ctx *cu, const hs_poisson_tpose *t, const double *src, double *dst);
+/* The back direction of t: `from` in the layout of t's dst, `to` in the layout of t's src. */
+int hs_poisson_transpose_back_cpu(const hs_poisson_tpose *t, const double *from, double *to);
+int hs_poisson_transpose_back_cuda(struct hs_cuda_ctx *cu, const hs_poisson_tpose *t, const double *from, double *to);
 
 /* dst[r*drs + k] = src[r*srs + k] for r < rows, k < run: packing and unpacking all-to-all blocks. */
 int hs_poisson_copy_runs_cpu(int64_t rows, int64_t run, const double *src, int64_t srs, double *dst, int64_t drs);
 int hs_poisson_copy_runs_cuda(struct hs_cuda_ctx *cu, int64_t rows, int64_t run, const double *src, int64_t srs,
                               double *dst, int64_t drs);
 
-/* Real FFT spectrum (complex lines, n/2+1) to halfcomplex real lines of length n (FFTW's r2hc
- * order: r[k] = Re V_k for k <= n/2, r[n-k] = Im V_k for 0 < k < n/2), and back (Im V_0 and, for
- * even n, Im V_{n/2} set to 0). */
-int hs_poisson_hc_pack_cpu(int64_t lines, int64_t n, const double *spec, double *dst);
-int hs_poisson_hc_pack_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *spec, double *dst);
-int hs_poisson_hc_unpack_cpu(int64_t lines, int64_t n, const double *src, double *spec);
-int hs_poisson_hc_unpack_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *src, double *spec);
+/* The coefficients of R2C spectra as real lines of length n (hs_poisson_coef_at: halfcomplex for
+ * dct = 0, in FFTW's r2hc order; DCT-II for dct = 1, tw its twiddles), and back (the spectra from
+ * the coefficients, hs_poisson_spec_at: the exact inverse, so that C2R gives n times the line):
+ * the finishing and starting steps of a line transform that no transposition does. */
+int hs_poisson_line_post_cpu(int64_t lines, int64_t n, int dct, const double *tw, const double *spec, double *dst);
+int hs_poisson_line_post_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,
+                              const double *spec, double *dst);
+int hs_poisson_line_pre_cpu(int64_t lines, int64_t n, int dct, const double *tw, const double *src, double *spec);
+int hs_poisson_line_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,
+                             const double *src, double *spec);
 
 /* Makhoul's DCT-II reordering: v[j] = s_{2j} x[2j] for 2j < n, v[n-1-j] = s_{2j+1} x[2j+1] for
  * 2j+1 < n, with s_i = (-1)^i when alternate (the DST-II through the DCT-II), else 1; and its
@@ -45,18 +76,6 @@ int hs_poisson_dct_reorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n
 int hs_poisson_dct_unreorder_cpu(int64_t lines, int64_t n, int alternate, const double *src, double *dst);
 int hs_poisson_dct_unreorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int alternate, const double *src,
                                   double *dst);
-
-/* tw[2k], tw[2k+1] = cos, sin (pi k / (2n)), k = 0..n/2.
- * post:  X_k = Re(w_k V_k), X_{n-k} = -Im(w_k V_k) (0 < k < n-k), w_k = exp(-i pi k / (2n)):
- *        the unnormalised DCT-II X_k = sum_j x_j cos(pi k (2j+1) / (2n)) from V = rfft(v).
- * pre:   V_k = conj(w_k) (X_k - i X_{n-k}) (X_n = 0), k = 0..n/2: the exact inverse of post, so
- *        C2R(V) = n v. */
-int hs_poisson_dct_post_cpu(int64_t lines, int64_t n, const double *tw, const double *spec, double *dst);
-int hs_poisson_dct_post_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *tw, const double *spec,
-                             double *dst);
-int hs_poisson_dct_pre_cpu(int64_t lines, int64_t n, const double *tw, const double *src, double *spec);
-int hs_poisson_dct_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, const double *tw, const double *src,
-                            double *spec);
 
 /* The diagonal solve in spectral space, on `rows` R2C lines of the last dimension (length n, n/2+1
  * complex each) in place: hs_poisson_spectral_divide_at with rev = row_ev[r]; dct = 1 for a DCT-II

@@ -4,43 +4,67 @@
 
 #include <stdint.h>
 
+#include "kernels/fft/poisson_impl.h"
 #include "kernels/hd.h"
-
-/* Halfcomplex from one R2C line: r[k] = Re V_k and, for 0 < k < n - k, r[n-k] = Im V_k. */
-HS_HD void hs_poisson_hc_pack_at(int64_t n, int64_t k, const double *spec, double *r)
-{
-    r[k] = spec[2 * k];
-    if (k > 0 && k < n - k) r[n - k] = spec[2 * k + 1];
-}
-
-/* The converse; the imaginary parts C2R does not read (k = 0, k = n/2 for even n) are set to 0. */
-HS_HD void hs_poisson_hc_unpack_at(int64_t n, int64_t k, const double *r, double *spec)
-{
-    spec[2 * k] = r[k];
-    spec[2 * k + 1] = (k > 0 && k < n - k) ? r[n - k] : 0.0;
-}
 
 /* Makhoul's order: v[j] comes from x[2j] in the first half (2j < n), from x[2(n-1-j)+1] after. */
 HS_HD int64_t hs_poisson_reorder_source(int64_t n, int64_t j) { return 2 * j < n ? 2 * j : 2 * (n - 1 - j) + 1; }
 
+/* The converse: the place j in Makhoul's order of element i. */
+HS_HD int64_t hs_poisson_reorder_position(int64_t n, int64_t i) { return (i & 1) ? n - 1 - i / 2 : i / 2; }
+
 /* (-1)^i when alternate, else 1: the DST-II of x is the DCT-II of (-1)^i x read with mode n - m. */
 HS_HD double hs_poisson_sign(int alternate, int64_t i) { return (alternate && (i & 1)) ? -1.0 : 1.0; }
 
-/* DCT-II coefficients k and n-k from V_k of the reordered line (see poisson_impl.h). */
-HS_HD void hs_poisson_dct_post_at(int64_t n, int64_t k, const double *tw, const double *spec, double *X)
+/* Coefficient c (0..n-1) of a real line transform from the line's R2C spectrum V (n/2+1 complex).
+ * dct = 0: halfcomplex (FFTW's r2hc order), Re V_c for c <= n - c, Im V_{n-c} after.
+ * dct = 1: the unnormalised DCT-II X_c = sum_j x_j cos(pi c (2j+1) / (2n)) of x when V is the
+ * spectrum of x in Makhoul's order: X_k = Re(w_k V_k), X_{n-k} = -Im(w_k V_k) for 0 < k < n - k,
+ * w_k = exp(-i pi k / (2n)), tw[2k], tw[2k+1] = cos, sin (pi k / (2n)), k = 0..n/2. */
+HS_HD double hs_poisson_coef_at(int64_t n, int64_t c, int dct, const double *tw, const double *spec)
 {
-    double c = tw[2 * k], s = tw[2 * k + 1], re = spec[2 * k], im = spec[2 * k + 1];
-    /* (c - i s)(re + i im) */
-    X[k] = c * re + s * im;
-    if (k > 0 && k < n - k) X[n - k] = -(c * im - s * re);
+    int low = c <= n - c;
+    int64_t k = low ? c : n - c;
+    double re = spec[2 * k], im = spec[2 * k + 1];
+    if (!dct) return low ? re : im;
+    double co = tw[2 * k], s = tw[2 * k + 1];
+    /* (co - i s)(re + i im) */
+    return low ? co * re + s * im : -(co * im - s * re);
 }
 
-/* V_k = (c + i s)(X_k - i X_{n-k}), X_n = 0: the inverse of hs_poisson_dct_post_at. */
-HS_HD void hs_poisson_dct_pre_at(int64_t n, int64_t k, const double *tw, const double *X, double *spec)
+/* Entry k (0..n/2) of the R2C spectrum from the coefficients a = X_k and b = X_{n-k} (b is not
+ * used for k = 0, where X_n would be): the exact inverse of hs_poisson_coef_at, so that C2R gives
+ * n times the line (in Makhoul's order for the DCT).  Halfcomplex: V_k = a + i b, with 0 for the
+ * imaginary parts C2R does not read (k = 0, k = n/2 of an even n).  DCT: V_k = conj(w_k)(a - i b). */
+HS_HD void hs_poisson_spec_at(int64_t n, int64_t k, int dct, const double *tw, double a, double b, double *spec)
 {
-    double c = tw[2 * k], s = tw[2 * k + 1], a = X[k], b = k > 0 ? X[n - k] : 0.0;
-    spec[2 * k] = c * a + s * b;
-    spec[2 * k + 1] = s * a - c * b;
+    if (!dct) {
+        spec[2 * k] = a;
+        spec[2 * k + 1] = (k > 0 && k < n - k) ? b : 0.0;
+        return;
+    }
+    double co = tw[2 * k], s = tw[2 * k + 1];
+    if (k == 0) b = 0.0;
+    spec[2 * k] = co * a + s * b;
+    spec[2 * k + 1] = s * a - co * b;
+}
+
+/* Value X(b, r, q*n + j) of a transposition's source row `row` = src + b*sbs + r*srs (see
+ * hs_poisson_tpose): the real value, or coefficient j of the row's spectrum q. */
+HS_HD double hs_poisson_tpose_get(const hs_poisson_tpose *t, const double *row, int64_t q, int64_t j)
+{
+    if (t->kind == HS_POISSON_COLS_REAL) return row[q * t->n + j];
+    return hs_poisson_coef_at(t->n, j, t->kind == HS_POISSON_COLS_DCT, t->tw, row + 2 * q * (t->n / 2 + 1));
+}
+
+/* Where row r of a transposition lies along the destination's lines, and its sign. */
+HS_HD int64_t hs_poisson_tpose_pos(const hs_poisson_tpose *t, int64_t r)
+{
+    return t->order == HS_POISSON_ROWS_NATURAL ? t->roff + r : hs_poisson_reorder_position(t->rn, t->roff + r);
+}
+HS_HD double hs_poisson_tpose_sign(const hs_poisson_tpose *t, int64_t r)
+{
+    return hs_poisson_sign(t->order == HS_POISSON_ROWS_MAKHOUL_ALT, t->roff + r);
 }
 
 /* One spectral coefficient divided by its eigenvalue; the null mode (den exactly 0) becomes 0. */
@@ -48,26 +72,23 @@ HS_HD double hs_poisson_divide_at(double scale, double den, double v) { return d
 
 /* The diagonal solve of the last dimension done inside its transform, between the R2C and the C2R:
  * entry k (0..n/2) of one R2C line.  Real FFT: V_k / (rev + ev[k]) (both halfcomplex entries of
- * mode k share it).  DCT (dct = 1): the coefficients X_k, X_{n-k} of hs_poisson_dct_post_at, each
- * divided by its own eigenvalue, turned back into V_k by hs_poisson_dct_pre_at.  rev is the row's
+ * mode k share it).  DCT (dct = 1): the coefficients X_k, X_{n-k} of hs_poisson_coef_at, each
+ * divided by its own eigenvalue, turned back into V_k by hs_poisson_spec_at.  rev is the row's
  * eigenvalue sum of the other dimensions, ev[j] that of stored coefficient j, scale the 1/n's. */
 HS_HD void hs_poisson_spectral_divide_at(int64_t n, int64_t k, int dct, const double *tw, double scale, double rev,
                                          const double *ev, double *spec)
 {
-    double re = spec[2 * k], im = spec[2 * k + 1];
     if (!dct) {
         double den = rev + ev[k];
-        spec[2 * k] = hs_poisson_divide_at(scale, den, re);
-        spec[2 * k + 1] = hs_poisson_divide_at(scale, den, im);
+        spec[2 * k] = hs_poisson_divide_at(scale, den, spec[2 * k]);
+        spec[2 * k + 1] = hs_poisson_divide_at(scale, den, spec[2 * k + 1]);
         return;
     }
-    double c = tw[2 * k], s = tw[2 * k + 1];
-    double a = hs_poisson_divide_at(scale, rev + ev[k], c * re + s * im), b;
+    double a = hs_poisson_divide_at(scale, rev + ev[k], hs_poisson_coef_at(n, k, 1, tw, spec)), b;
     if (k == 0) b = 0.0;
-    else if (k < n - k) b = hs_poisson_divide_at(scale, rev + ev[n - k], -(c * im - s * re));
+    else if (k < n - k) b = hs_poisson_divide_at(scale, rev + ev[n - k], hs_poisson_coef_at(n, n - k, 1, tw, spec));
     else b = a; /* k = n/2 of an even n: X_{n-k} is X_k */
-    spec[2 * k] = c * a + s * b;
-    spec[2 * k + 1] = s * a - c * b;
+    hs_poisson_spec_at(n, k, 1, tw, a, b, spec);
 }
 
 /* The Thomas algorithm along one line of n values `stride` apart (see hs_poisson_tridiag_*):

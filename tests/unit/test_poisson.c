@@ -1,4 +1,4 @@
-/* Unit tests of the fast Poisson solver: residuals, exact discrete eigenfunctions and a dense LU reference over every boundary combination. */
+/* Unit tests of the fast Poisson solver: residuals, exact discrete eigenfunctions and a dense LU reference over every boundary combination; its fused transpositions against the steps they fuse. */
 #include "test_util.h"
 
 #include <math.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/fft/poisson.h"
+#include "kernels/fft/poisson_impl.h"
 #include "kernels/memory.h"
 #include "poisson_ref.h"
 
@@ -339,6 +340,58 @@ static void test_in_place_and_reuse(void **state)
     free(f), free(a), free(b), free(e);
 }
 
+/* The CPU transpositions that finish and start line transforms give the same bits as the steps
+ * they replace (the post step, a plain transposition, Makhoul's reorder; and back: unreorder,
+ * plain transposition, pre step), on lines moved in two blocks as in a global transpose. */
+static void test_fused_transpositions(void **state)
+{
+    (void)state;
+    const int64_t batch = 2, rows = 13, r1 = 6;
+    for (int64_t n = 5; n <= 6; n++)
+        for (int kind = HS_POISSON_COLS_REAL; kind <= HS_POISSON_COLS_DCT; kind++)
+            for (int order = HS_POISSON_ROWS_NATURAL; order <= HS_POISSON_ROWS_MAKHOUL_ALT; order++) {
+                const int spectra = kind != HS_POISSON_COLS_REAL, dct = kind == HS_POISSON_COLS_DCT;
+                const int64_t nq = spectra ? 3 : 1, cols = nq * n, h = n / 2 + 1, srs = spectra ? nq * 2 * h : cols;
+                const size_t ns = (size_t)(batch * rows * srs), nr = (size_t)(batch * rows * cols);
+                double *tw = malloc((size_t)(2 * h) * sizeof *tw);
+                for (int64_t k = 0; k < h; k++)
+                    tw[2 * k] = cos(M_PI * (double)k / (double)(2 * n)), tw[2 * k + 1] = sin(M_PI * (double)k / (double)(2 * n));
+                double *src = malloc(ns * sizeof *src), *real = malloc(nr * sizeof *real), *tr = malloc(nr * sizeof *tr);
+                double *ref = malloc(nr * sizeof *ref), *out = malloc(nr * sizeof *out);
+                test_fill_f64(src, ns, 700 + (uint64_t)(n * 9 + kind * 3 + order), -1, 1);
+                /* the steps apart: coefficients, [b][r][c] -> [b][c][r], Makhoul's order along r */
+                hs_poisson_tpose plain = {.batch = batch, .rows = rows, .cols = cols, .sbs = rows * cols, .srs = cols,
+                                          .dbs = cols * rows, .dcs = rows, .kind = HS_POISSON_COLS_REAL, .n = cols,
+                                          .order = HS_POISSON_ROWS_NATURAL, .rn = rows};
+                if (spectra) TEST_OK(hs_poisson_line_post_cpu(batch * rows * nq, n, dct, tw, src, real));
+                else memcpy(real, src, nr * sizeof *real);
+                TEST_OK(hs_poisson_transpose_cpu(&plain, real, tr));
+                if (order) TEST_OK(hs_poisson_dct_reorder_cpu(batch * cols, rows, order == HS_POISSON_ROWS_MAKHOUL_ALT, tr, ref));
+                else memcpy(ref, tr, nr * sizeof *ref);
+                /* fused, rows 0..r1-1 and r1..rows-1 as two blocks */
+                hs_poisson_tpose t = {.batch = batch, .sbs = rows * srs, .srs = srs, .dbs = cols * rows, .dcs = rows,
+                                      .kind = kind, .n = spectra ? n : cols, .tw = tw, .order = order, .rn = rows};
+                for (int blk = 0; blk < 2; blk++) {
+                    t.rows = blk ? rows - r1 : r1, t.cols = cols, t.roff = blk ? r1 : 0;
+                    TEST_OK(hs_poisson_transpose_cpu(&t, src + t.roff * srs, out));
+                }
+                assert_memory_equal(out, ref, nr * sizeof *out);
+                /* back from the transposed layout (ref), apart and fused */
+                double *back_ref = calloc(ns, sizeof *back_ref), *back = calloc(ns, sizeof *back);
+                if (order) TEST_OK(hs_poisson_dct_unreorder_cpu(batch * cols, rows, order == HS_POISSON_ROWS_MAKHOUL_ALT, ref, tr));
+                else memcpy(tr, ref, nr * sizeof *tr);
+                TEST_OK(hs_poisson_transpose_back_cpu(&plain, tr, real));
+                if (spectra) TEST_OK(hs_poisson_line_pre_cpu(batch * rows * nq, n, dct, tw, real, back_ref));
+                else memcpy(back_ref, real, nr * sizeof *real);
+                for (int blk = 0; blk < 2; blk++) {
+                    t.rows = blk ? rows - r1 : r1, t.roff = blk ? r1 : 0;
+                    TEST_OK(hs_poisson_transpose_back_cpu(&t, ref, back + t.roff * srs));
+                }
+                assert_memory_equal(back, back_ref, ns * sizeof *back);
+                free(tw), free(src), free(real), free(tr), free(ref), free(out), free(back_ref), free(back);
+            }
+}
+
 static void expect_input_error(hs_decomp *d, const hs_poisson_bc bc[3][2], const double dx[3], const char *word)
 {
     hs_poisson *ps = (hs_poisson *)1;
@@ -382,6 +435,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_eigenfunctions),
     cmocka_unit_test(test_dense_reference),
     cmocka_unit_test(test_in_place_and_reuse),
+    cmocka_unit_test(test_fused_transpositions),
     cmocka_unit_test(test_input_errors),
 };
 
