@@ -8,6 +8,7 @@
 #include "io/output.h"
 #include "io/params.h"
 #include "io/summary.h"
+#include "kernels/memory.h"
 #include "kernels/context.h"
 #include "kernels/version.h"
 #include "solvers/solver.h"
@@ -292,7 +293,9 @@ static int check_or_run(hs_ctx *ctx, const command *c, cmdline *o, int argc, cha
 static int mpi_command(const command *c, cmdline *o, int argc, char **argv, int parse_rc)
 {
     hs_ctx *ctx = NULL;
+    hs_timeline("main");
     die_on(hs_ctx_create(&argc, &argv, "cpu", 0, &ctx));
+    hs_timeline("MPI ready");
     die_on(parse_rc);
     int rc = HS_OK;
     if (o->help) {
@@ -308,6 +311,7 @@ static int mpi_command(const command *c, cmdline *o, int argc, char **argv, int 
     cmdline_free(o);
     die_on(rc);
     hs_ctx_destroy(ctx);
+    hs_timeline("MPI finalized, returning from main");
     return HS_OK;
 }
 

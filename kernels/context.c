@@ -168,6 +168,7 @@ void hs_ctx_destroy(hs_ctx *ctx)
     if (!ctx) return;
 #if HS_HAVE_CUDA
     hs_ctx_destroy_cuda(ctx->cuda);
+    if (ctx->cuda) hs_timeline("device context released");
 #endif
     int fin = 0;
     MPI_Finalized(&fin);

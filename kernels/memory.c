@@ -18,6 +18,45 @@ double hs_wtime(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+double hs_process_age(void)
+{
+#ifdef __linux__
+    FILE *f = fopen("/proc/self/stat", "r");
+    if (!f) return -1;
+    char buf[1024];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name may hold spaces: fields count from its end */
+    if (!p) return -1;
+    unsigned long long start = 0;
+    int field = 2;
+    char *save = NULL;
+    for (char *tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+        if (++field == 22) {
+            start = strtoull(tok, NULL, 10);
+            break;
+        }
+    struct timespec ts;
+    long hz = sysconf(_SC_CLK_TCK);
+    if (field != 22 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts)) return -1;
+    return ts.tv_sec + 1e-9 * ts.tv_nsec - (double)start / (double)hz;
+#else
+    return -1;
+#endif
+}
+
+void hs_timeline(const char *event)
+{
+    static int on = -1;
+    static double age0, w0; /* the process age once (coarse), then the monotonic clock from there */
+    if (on < 0) {
+        on = getenv("HS_TIMELINE") != NULL;
+        if (on) age0 = hs_process_age(), w0 = hs_wtime();
+    }
+    if (on) fprintf(stderr, "hpcsim timeline: %.4f s %s\n", age0 + (hs_wtime() - w0), event);
+}
+
 double hs_mem_host_available(void)
 {
     /* "MemAvailable:   123456 kB", read line by line (whole lines, the number checked) */

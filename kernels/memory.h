@@ -54,4 +54,11 @@ double hs_mem_host_available(void);
 /* Wall-clock seconds (monotonic). */
 double hs_wtime(void);
 
+/* Seconds since this process started (Linux: /proc/self/stat, 1/100 s resolution); -1 elsewhere. */
+double hs_process_age(void);
+
+/* With HS_TIMELINE set in the environment: "hpcsim timeline: S s EVENT" on stderr, S the seconds
+ * since the process started (for finding where a run's start-up and exit go); nothing otherwise. */
+void hs_timeline(const char *event);
+
 #endif

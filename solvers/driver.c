@@ -753,7 +753,9 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     r.clock_skew = test_clock_skew(ctx->rank);
     if (hs_params_bool(p, "checkpoint.on_signal")) install_handlers();
 
+    hs_timeline("solver create");
     int rc = r.ops->create(ctx, p, &r.state);
+    hs_timeline("solver created");
     if (rc != HS_OK) {
         /* a solver hands back what it built so far, so that it can be released */
         if (r.state) r.ops->destroy(r.state);
@@ -777,6 +779,7 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
         }
     }
     stop_drain(&r);
+    hs_timeline("time loop done");
     if (rc == HS_OK) rc = write_record(&r); /* the final state, unless just written */
     int at_max_steps = 0;
     if (rc == HS_OK) {
@@ -806,6 +809,8 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     } else if (*hs_io_written_list()) {
         summary_line(&r, "failed");
     }
+    hs_timeline("solver finished");
     r.ops->destroy(r.state);
+    hs_timeline("solver destroyed");
     return rc;
 }

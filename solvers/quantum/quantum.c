@@ -109,39 +109,11 @@ static int check_memory(qstate *s, int nq, int registers, const char *src, int l
     return HS_OK;
 }
 
-/* Seconds since this process started (Linux: /proc/self/stat, 1/100 s resolution); -1 elsewhere. */
-static double process_age(void)
-{
-#ifdef __linux__
-    FILE *f = fopen("/proc/self/stat", "r");
-    if (!f) return -1;
-    char buf[1024];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')'); /* the command name may hold spaces: fields count from its end */
-    if (!p) return -1;
-    unsigned long long start = 0;
-    int field = 2;
-    for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " "))
-        if (++field == 22) {
-            start = strtoull(tok, NULL, 10);
-            break;
-        }
-    struct timespec ts;
-    long hz = sysconf(_SC_CLK_TCK);
-    if (field != 22 || hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &ts)) return -1;
-    return ts.tv_sec + 1e-9 * ts.tv_nsec - (double)start / (double)hz;
-#else
-    return -1;
-#endif
-}
-
 static int create_circuit(qstate *s)
 {
     if (!*s->circuit_file) return hs_params_error(s->p, "quantum.circuit", "mode = circuit needs an OpenQASM file");
     double t0 = hs_wtime();
-    s->t_process = process_age();
+    s->t_process = hs_process_age();
     HS_CHECK(hs_qasm_parse_file(s->circuit_file, &s->c));
     s->t_parse = hs_wtime() - t0;
     int n = s->c->nqubits;

@@ -23,11 +23,14 @@ namespace {
 // the same block a few planes earlier.  H200, 512^3 fp32: the acoustic step's CPML passes (memory
 // variables and the layer update) took 1.23 ms a step as BOX kernels and 1.01 ms as CHUNK kernels;
 // the elastic kernels stay BOX kernels: in the chunk loop ptxas gave the stress update 166
-// registers instead of 59 (with or without unrolling) and it ran at half the speed.
+// registers instead of 59 (with or without unrolling) and it ran at half the speed.  The stress
+// update is held to 64 registers (4 blocks an SM): without local arrays ptxas gave it 128 and the
+// elastic step (no CPML) went from 10.0 to 17.7 ms (H200, 2026-12-04); at 64 it spills nothing.
 
-#define BOX_KERNEL(NAME)                                                                           \
+#define BOX_KERNEL(NAME) BOX_KERNEL_MIN(NAME, 1)
+#define BOX_KERNEL_MIN(NAME, MINB)                                                                 \
     template <int R>                                                                               \
-    __global__ void __launch_bounds__(256) k_##NAME(const __grid_constant__ hs_seis_launch L)      \
+    __global__ void __launch_bounds__(256, MINB) k_##NAME(const __grid_constant__ hs_seis_launch L) \
     {                                                                                              \
         const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                \
         const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;                \
@@ -59,7 +62,7 @@ namespace {
     CHUNK_KERNEL(seis_adj_mem_##T)                                                                 \
     BOX_KERNEL(seis_mirror_##T)                                                                    \
     BOX_KERNEL(seis_el_vel_##T)                                                                    \
-    BOX_KERNEL(seis_el_stress_##T)                                                                 \
+    BOX_KERNEL_MIN(seis_el_stress_##T, 4)                                                          \
     BOX_KERNEL(seis_el_image_##T)                                                                  \
     __global__ void __launch_bounds__(128) k_seis_inject_##T(const __grid_constant__ hs_seis_launch L) \
     {                                                                                              \
