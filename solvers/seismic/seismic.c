@@ -701,27 +701,15 @@ int hs_seis_acoustic_step(hs_seis *s)
     hs_seis_launch L;
     hs_seis_launch_init(s, HS_SEIS_AC_STEP, NULL, &L);
     hs_seis_op step = var ? HS_SEIS_AV_STEP : HS_SEIS_AC_STEP;
-    if (c->pml > 0 && !var && !s->exchange) {
-        /* one rank, constant density: the memory variables, then one pass over the whole box that
-         * takes the CPML layer update outside the core (on the H200 the separate layer passes cost
-         * more than the core's step: their stencils read from memory, not from a tile) */
-        HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_AC_PSI, s->pml_box, s->npml_box));
-        hs_box all = hs_field_interior_box(s->lay);
-        L.fuse_pml = 1;
-        for (int d = 0; d < 3; d++) L.core_lo[d] = s->core.lo[d], L.core_hi[d] = s->core.hi[d];
-        HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_AC_STEP, &all, 1));
-        L.fuse_pml = 0;
-    } else {
-        if (s->exchange) HS_CHECK(hs_halo_exchange_begin(s->f[HS_SEIS_F_P]));
-        /* the inside of the core needs no halo: update it while the messages travel */
-        HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_inner, s->ncore_inner));
-        if (s->exchange) HS_CHECK(hs_halo_exchange_end(s->f[HS_SEIS_F_P]));
-        HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_shell, s->ncore_shell));
-        if (c->pml > 0) {
-            HS_CHECK(hs_seis_run_boxes(s, &L, var ? HS_SEIS_AV_PSI : HS_SEIS_AC_PSI, s->pml_box, s->npml_box));
-            HS_CHECK(exchange_psi(s));
-            HS_CHECK(hs_seis_run_boxes(s, &L, var ? HS_SEIS_AV_PML : HS_SEIS_AC_PML, s->pml_box, s->npml_box));
-        }
+    if (s->exchange) HS_CHECK(hs_halo_exchange_begin(s->f[HS_SEIS_F_P]));
+    /* the inside of the core needs no halo: update it while the messages travel */
+    HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_inner, s->ncore_inner));
+    if (s->exchange) HS_CHECK(hs_halo_exchange_end(s->f[HS_SEIS_F_P]));
+    HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_shell, s->ncore_shell));
+    if (c->pml > 0) {
+        HS_CHECK(hs_seis_run_boxes(s, &L, var ? HS_SEIS_AV_PSI : HS_SEIS_AC_PSI, s->pml_box, s->npml_box));
+        HS_CHECK(exchange_psi(s));
+        HS_CHECK(hs_seis_run_boxes(s, &L, var ? HS_SEIS_AV_PML : HS_SEIS_AC_PML, s->pml_box, s->npml_box));
     }
     /* the source term w s(t_n) delta of step n */
     double t = (double)s->step * s->dt;

@@ -16,15 +16,6 @@
 
 namespace {
 
-// the launch's coefficients in type T (k_f32 / k_f64)
-template <typename T> struct coef_of;
-template <> struct coef_of<float> {
-    static __device__ __forceinline__ const hs_seis_coef_f32 *get(const hs_seis_launch &L) { return &L.k_f32; }
-};
-template <> struct coef_of<double> {
-    static __device__ __forceinline__ const hs_seis_coef_f64 *get(const hs_seis_launch &L) { return &L.k_f64; }
-};
-
 // ------------------------------------------------------------------ generic: a thread per (i, j)
 //
 // BOX kernels: a block per plane (z strided by the grid).  CHUNK kernels: a block marches its columns
@@ -105,13 +96,6 @@ template <typename T> __device__ __forceinline__ T lap_pairs(const hs_seis_launc
     else return seis_lap_pairs_f32(L, c, pair, R);
 }
 
-template <typename T>
-__device__ __forceinline__ T pml_at(const hs_seis_launch *L, const T lapd[3], int64_t idx, const int64_t ijk[3], T p, T q, T w, int R)
-{
-    if constexpr (sizeof(T) == 8) return seis_ac_pml_at_f64(L, lapd, idx, ijk, p, q, w, R);
-    else return seis_ac_pml_at_f32(L, lapd, idx, ijk, p, q, w, R);
-}
-
 // The Laplacian at a thread's point from its staged plane (the x and y neighbours) and its column's
 // register queue (the z neighbours), with the pointwise update's pairing and order.
 template <typename T, int R, int W>
@@ -131,15 +115,10 @@ __device__ __forceinline__ T tile_lap(const hs_seis_launch *L, const T (*tile)[W
 // the index arithmetic of a plane are shared by NY points.  Element offsets are of type I: 32-bit
 // where every element the launch touches lies below 2^31 (the 64-bit arithmetic of every load was
 // most of the instructions of the plane loop), else 64-bit.
-// FUSED (forward, L.fuse_pml): the points outside the core box take AC_PML, its second differences
-// from the tile as well (seismic_point.h's seis_ac_pml_at; the memory variables read from memory).
-// In fp32 it is held to 64 registers (4 blocks an SM, as the plain step; 80 uncapped, no spills at
-// 64); fp64 would spill there and goes uncapped.
-template <typename T, typename I, int R, int BX, int TY, int NY, int MODE, bool FUSED = false>
-__global__ void __launch_bounds__(BX *TY, FUSED && sizeof(T) == 4 ? 4 : 1) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
+template <typename T, typename I, int R, int BX, int TY, int NY, int MODE>
+__global__ void __launch_bounds__(BX *TY) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
 {
     constexpr bool ADJ = MODE != kForward, GRAD = MODE == kGradient;
-    static_assert(!FUSED || MODE == kForward, "only the forward step fuses the CPML update");
     constexpr int BY = TY * NY;
     static_assert(TY >= R, "the y halo is loaded by the first R thread rows");
     __shared__ T tile[BY + 2 * R][BX + 2 * R];
@@ -170,11 +149,6 @@ __global__ void __launch_bounds__(BX *TY, FUSED && sizeof(T) == 4 ? 4 : 1) ac_st
         xrow[r] = tx < R && j + r * TY < L.hi[1] + R;
     }
     const bool yhalo = ty < R && i < L.hi[0];
-    // FUSED: whether the column (and each row) lies in the core box
-    const bool icore = i >= L.core_lo[0] && i < L.core_hi[0];
-    bool jcore[NY];
-#pragma unroll
-    for (int r = 0; r < NY; r++) jcore[r] = j + r * TY >= L.core_lo[1] && j + r * TY < L.core_hi[1];
     const bool right = bx0 + BX + tx < L.hi[0] + R, top = by0 + BY + ty < L.hi[1] + R;
     // e: this thread's element (row 0) in plane k; row r's is e + r rowstep
     I e = (I)(L.origin + j * L.st[1] + i + k0 * L.st[2]);
@@ -246,30 +220,10 @@ __global__ void __launch_bounds__(BX *TY, FUSED && sizeof(T) == 4 ? 4 : 1) ac_st
         }
         if (k + 1 < k1) next_load(e + sz);
         __syncthreads();
-        const bool kcore = k >= L.core_lo[2] && k < L.core_hi[2];
 #pragma unroll
         for (int r = 0; r < NY; r++) {
             if (!active[r]) continue;
             const I idx = e + r * rowstep;
-            if constexpr (FUSED) {
-                if (!(icore && jcore[r] && kcore)) {
-                    const int y = ty + r * TY + R, x = tx + R;
-                    const auto *K = coef_of<T>::get(L);
-                    T lapd[3];
-                    lapd[0] = K->c2[0][0] * zq[r][R];
-                    lapd[1] = K->c2[1][0] * zq[r][R];
-                    lapd[2] = K->c2[2][0] * zq[r][R];
-#pragma unroll
-                    for (int m = 1; m <= R; m++) {
-                        lapd[0] += K->c2[0][m] * (tile[y][x + m] + tile[y][x - m]);
-                        lapd[1] += K->c2[1][m] * (tile[y + m][x] + tile[y - m][x]);
-                        lapd[2] += K->c2[2][m] * (zq[r][R + m] + zq[r][R - m]);
-                    }
-                    const int64_t ijk[3] = {i, j + r * TY, k};
-                    Q[idx] = pml_at<T>(&L, lapd, (int64_t)idx, ijk, zq[r][R], q_here[r], w_here[r], R);
-                    continue;
-                }
-            }
             const T lap = tile_lap<T, R>(&L, tile, zq[r], tx, ty + r * TY);
             if constexpr (ADJ) {
                 Q[idx] = 2 * zu[r][0] - q_here[r] + lap; // zu[r][0]: the point's U (the queue is R planes long)
@@ -290,9 +244,7 @@ template <typename T, typename I, int R>
 void launch_tiled_i(hs_cuda_ctx *cu, const hs_seis_launch *L, dim3 grid, int zchunk)
 {
     const dim3 block(kTX, kTY);
-    if (L->op == HS_SEIS_AC_STEP && L->fuse_pml)
-        ac_step_tiled<T, I, R, kTX, kTY, kNY, kForward, true><<<grid, block, 0, cu->stream>>>(*L, zchunk);
-    else if (L->op == HS_SEIS_AC_STEP) ac_step_tiled<T, I, R, kTX, kTY, kNY, kForward><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    if (L->op == HS_SEIS_AC_STEP) ac_step_tiled<T, I, R, kTX, kTY, kNY, kForward><<<grid, block, 0, cu->stream>>>(*L, zchunk);
     else if (L->f[HS_SEIS_F_G]) ac_step_tiled<T, I, R, kTX, kTY, kNY, kGradient><<<grid, block, 0, cu->stream>>>(*L, zchunk);
     else ac_step_tiled<T, I, R, kTX, kTY, kNY, kAdjoint><<<grid, block, 0, cu->stream>>>(*L, zchunk);
 }

@@ -18,8 +18,7 @@ struct hs_cuda_ctx;
  * CPML coefficients of the points (pa, pb) and half points (pah, pbh) along d, 0 outside the layer. */
 typedef enum {
     /* acoustic, constant density; w = c^2 dt^2 */
-    HS_SEIS_AC_STEP = 0, /* Q = 2 P - Q + w sum_d D2_d P                                    (no CPML in reach);
-                          * with fuse_pml, AC_PML at the points outside the core box (after AC_PSI)      */
+    HS_SEIS_AC_STEP = 0, /* Q = 2 P - Q + w sum_d D2_d P                                    (no CPML in reach) */
     HS_SEIS_AC_PSI,      /* PSI_d = b_d PSI_d + a_d D1_d P                                                     */
     HS_SEIS_AC_PML,      /* ZETA_d = b_d ZETA_d + a_d (D2_d P + D1_d PSI_d);
                           * Q = 2 P - Q + w sum_d (D2_d P + D1_d PSI_d + ZETA_d)                              */
@@ -96,8 +95,6 @@ typedef struct hs_seis_launch {
     int64_t offset[3];       /* global index of local point (0, 0, 0) */
     int free_top;            /* the free surface is at global z index 0 */
     int pml;                 /* elastic: the box lies in the CPML's reach (update the memory variables) */
-    int fuse_pml;            /* AC_STEP: the points outside [core_lo, core_hi) take AC_PML (one pass for both) */
-    int64_t core_lo[3], core_hi[3];
     void *f[HS_SEIS_NF];     /* fields by role (NULL where unused) */
     const void *pa[3], *pb[3], *pah[3], *pbh[3]; /* CPML profiles per dimension (fields' type) */
     /* the stencil coefficients in both types: the float kernels read k_f32 (converting the doubles at

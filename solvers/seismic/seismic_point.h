@@ -99,6 +99,14 @@ HS_HD SEIS_T SEIS_FN(seis_lap)(const hs_seis_launch *L, const SEIS_T *f, int64_t
     return SEIS_FN(seis_lap_pairs)(L, f[idx], pair, R);
 }
 
+HS_HD void SEIS_FN(seis_ac_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+{
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
+    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
+    Q[idx] = SEIS_FN(seis_leapfrog)(P[idx], Q[idx], SEIS_F(L, HS_SEIS_F_W)[idx], SEIS_FN(seis_lap)(L, P, idx, R));
+}
+
 HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
 {
     const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
@@ -113,19 +121,17 @@ HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, i
     }
 }
 
-/* AC_PML at element idx of point ijk from the second differences lapd[d] = D2_d P there (updates
- * ZETA; returns the new Q from p = P, q = Q and w = W at the point): the GPU's tiled step takes the
- * differences from its tile, seis_ac_pml from the field. */
-HS_HD SEIS_T SEIS_FN(seis_ac_pml_at)(const hs_seis_launch *L, const SEIS_T lapd[3], int64_t idx, const int64_t ijk[3], SEIS_T p,
-                                      SEIS_T q, SEIS_T w, int R)
+HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
 {
+    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     SEIS_T sum = 0;
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         const int64_t pi = ijk[d] + L->hw;
         const SEIS_T *pa = (const SEIS_T *)L->pa[d];
         const SEIS_T a = pa[pi], b = ((const SEIS_T *)L->pb[d])[pi];
-        const SEIS_T lap = lapd[d];
+        const SEIS_T lap = SEIS_FN(seis_d2)(P, idx, L->st[d], SEIS_K(L)->c2[d], R);
         /* PSI_d and ZETA_d are 0 where d's profile is: read them only where they may not be */
         SEIS_T dpsi = 0, z = 0;
         if (SEIS_FN(seis_layer_near)(pa, pi, R)) dpsi = SEIS_FN(seis_d1)(SEIS_F(L, HS_SEIS_F_PSI + d), idx, L->st[d], SEIS_K(L)->c1[d], R);
@@ -136,39 +142,8 @@ HS_HD SEIS_T SEIS_FN(seis_ac_pml_at)(const hs_seis_launch *L, const SEIS_T lapd[
         }
         sum += lap + dpsi + z;
     }
-    return 2 * p - q + w * sum;
-}
-
-HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
-{
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
-    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
-    SEIS_T lapd[3] = {0, 0, 0};
-    for (int d = 0; d < 3; d++) {
-        if (d >= L->ndim) break;
-        lapd[d] = SEIS_FN(seis_d2)(P, idx, L->st[d], SEIS_K(L)->c2[d], R);
-    }
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
-    Q[idx] = SEIS_FN(seis_ac_pml_at)(L, lapd, idx, ijk, P[idx], Q[idx], SEIS_F(L, HS_SEIS_F_W)[idx], R);
-}
-
-/* Whether point (i, j, k) is in the core box of a step that fuses the CPML layer update (fuse_pml). */
-HS_HD int SEIS_FN(seis_in_core)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k)
-{
-    return i >= L->core_lo[0] && i < L->core_hi[0] && j >= L->core_lo[1] && j < L->core_hi[1] && k >= L->core_lo[2] &&
-           k < L->core_hi[2];
-}
-
-HS_HD void SEIS_FN(seis_ac_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
-{
-    if (L->fuse_pml && !SEIS_FN(seis_in_core)(L, i, j, k)) {
-        SEIS_FN(seis_ac_pml)(L, i, j, k, R);
-        return;
-    }
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
-    const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
-    SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
-    Q[idx] = SEIS_FN(seis_leapfrog)(P[idx], Q[idx], SEIS_F(L, HS_SEIS_F_W)[idx], SEIS_FN(seis_lap)(L, P, idx, R));
+    Q[idx] = 2 * P[idx] - Q[idx] + SEIS_F(L, HS_SEIS_F_W)[idx] * sum;
 }
 
 /* ---------------------------------------------------------------- acoustic, variable density */
