@@ -10,6 +10,9 @@
  * L1 while a tile is moved. */
 #define TILE 32
 
+/* The end of tile t along an extent of n. */
+static int64_t tile_end(int64_t t, int64_t n) { return (t + 1) * TILE < n ? (t + 1) * TILE : n; }
+
 int hs_poisson_transpose_cpu(const hs_poisson_tpose *t, const double *src, double *dst)
 {
     if (t->batch <= 0 || t->rows <= 0 || t->cols <= 0) return HS_OK;
@@ -19,8 +22,7 @@ int hs_poisson_transpose_cpu(const hs_poisson_tpose *t, const double *src, doubl
         for (int64_t ti = 0; ti < tr; ti++)
             for (int64_t tj = 0; tj < tc; tj++) {
                 int64_t b = bq / nq, q = bq % nq;
-                int64_t r1 = (ti + 1) * TILE < t->rows ? (ti + 1) * TILE : t->rows;
-                int64_t c1 = (tj + 1) * TILE < n ? (tj + 1) * TILE : n;
+                const int64_t r1 = tile_end(ti, t->rows), c1 = tile_end(tj, n);
                 double *d = dst + b * t->dbs + q * n * t->dcs;
                 for (int64_t c = tj * TILE; c < c1; c++)
                     for (int64_t r = ti * TILE; r < r1; r++)
@@ -42,8 +44,7 @@ int hs_poisson_transpose_back_cpu(const hs_poisson_tpose *t, const double *from,
         for (int64_t ti = 0; ti < tr; ti++)
             for (int64_t tj = 0; tj < tc; tj++) {
                 int64_t b = bq / nq, q = bq % nq;
-                int64_t r1 = (ti + 1) * TILE < t->rows ? (ti + 1) * TILE : t->rows;
-                int64_t k1 = (tj + 1) * TILE < w ? (tj + 1) * TILE : w;
+                const int64_t r1 = tile_end(ti, t->rows), k1 = tile_end(tj, w);
                 const double *f = from + b * t->dbs + q * n * t->dcs;
                 for (int64_t r = ti * TILE; r < r1; r++) {
                     const double *x = f + hs_poisson_tpose_pos(t, r), sg = hs_poisson_tpose_sign(t, r);

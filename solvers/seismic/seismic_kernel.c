@@ -26,19 +26,20 @@ void hs_seis_launch_init(const hs_seis *s, hs_seis_op op, const hs_box *box, hs_
     L->free_top = c->free_surface && f->offset[c->ndim - 1] == 0;
     for (int r = 0; r < HS_SEIS_NF; r++) L->f[r] = s->f[r] ? s->f[r]->data : NULL;
     hs_seis_coef_f64 *k = &L->k_f64;
-    hs_seis_coef_f32 *kf = &L->k_f32;
     for (int d = 0; d < c->ndim; d++) {
         L->pa[d] = s->prof[d][0], L->pb[d] = s->prof[d][1], L->pah[d] = s->prof[d][2], L->pbh[d] = s->prof[d][3];
         double h = c->h[d];
-        for (int m = 0; m <= s->radius; m++) k->c2[d][m] = s->coef2[m] / (h * h), kf->c2[d][m] = (float)k->c2[d][m];
-        for (int m = 0; m < s->radius; m++) {
-            k->c1[d][m] = s->coef1[m] / h, k->cs[d][m] = s->coefs[m] / h;
-            kf->c1[d][m] = (float)k->c1[d][m], kf->cs[d][m] = (float)k->cs[d][m];
-        }
-        k->cs2[d] = 1.0 / h, kf->cs2[d] = (float)k->cs2[d];
+        for (int m = 0; m <= s->radius; m++) k->c2[d][m] = s->coef2[m] / (h * h);
+        for (int m = 0; m < s->radius; m++) k->c1[d][m] = s->coef1[m] / h, k->cs[d][m] = s->coefs[m] / h;
+        k->cs2[d] = 1.0 / h;
         k->c2sum += k->c2[d][0];
     }
-    kf->c2sum = (float)k->c2sum;
+    /* the float copy, member by member: both structs are arrays of one type in the same order */
+    _Static_assert(sizeof(hs_seis_coef_f64) / sizeof(double) == sizeof(hs_seis_coef_f32) / sizeof(float),
+                   "the coefficient structs differ");
+    const double *from = (const double *)k;
+    float *to = (float *)&L->k_f32;
+    for (size_t i = 0; i < sizeof(hs_seis_coef_f64) / sizeof(double); i++) to[i] = (float)from[i];
 }
 
 int hs_seis_launch_run(const hs_seis *s, const hs_seis_launch *L)
