@@ -163,8 +163,8 @@ NVCCFLAGS += -std=c++17 -gencode=arch=compute_$(CUDA_ARCH),code=sm_$(CUDA_ARCH) 
              --expt-relaxed-constexpr -DHS_CUDA_ARCH=$(CUDA_ARCH)
 ifeq ($(CUDA),1)
   CPPFLAGS += -I$(CUDA_HOME)/include
-  # cuBLAS is loaded on first use (kernels/blas/cublas_lazy.cu: dlopen), not linked
-  LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcusparse -lcufft -ldl \
+  # cuBLAS, cuSPARSE and cuFFT are loaded on first use (kernels/cuda_libs.cu: dlopen), not linked
+  LDLIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -ldl \
             $(if $(filter 1,$(NCCL)),-lnccl) -lcudart -lstdc++
 endif
 ifeq ($(CUDNN),1)

@@ -16,7 +16,6 @@ typedef struct hs_ctx {
     MPI_Comm node_comm;      /* ranks sharing this node */
     int local_rank, local_size;
     int gpu;                 /* CUDA device ordinal used by this rank, -1 on CPU */
-    int gpu_count;           /* CUDA devices visible to this rank (0 without CUDA) */
     int deterministic;       /* 1: reductions bitwise reproducible run to run (default 1) */
     int gpu_comm;            /* hs_gpu_comm (kernels/comm/comm.h): how hs_comm moves device data (default auto) */
     int nthreads;            /* OpenMP threads (1 without OpenMP) */
@@ -54,7 +53,8 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out);
 /* Name of the backend ("cpu" / "cuda"). */
 const char *hs_device_name(hs_device d);
 
-/* Number of CUDA devices usable by this process (0 without CUDA or without a driver). */
+/* Number of CUDA devices usable by this process (0 without CUDA or without a driver).  The first
+ * call waits for the driver's initialisation, which hs_ctx_create starts in a thread. */
 int hs_cuda_device_count(void);
 
 #endif

@@ -24,6 +24,25 @@ const char *hs_cublas_status_name(cublasStatus_t s)
     }
 }
 
+const char *hs_cusparse_status_name(cusparseStatus_t s)
+{
+    switch (s) {
+    case CUSPARSE_STATUS_SUCCESS: return "CUSPARSE_STATUS_SUCCESS";
+    case CUSPARSE_STATUS_NOT_INITIALIZED: return "CUSPARSE_STATUS_NOT_INITIALIZED";
+    case CUSPARSE_STATUS_ALLOC_FAILED: return "CUSPARSE_STATUS_ALLOC_FAILED";
+    case CUSPARSE_STATUS_INVALID_VALUE: return "CUSPARSE_STATUS_INVALID_VALUE";
+    case CUSPARSE_STATUS_ARCH_MISMATCH: return "CUSPARSE_STATUS_ARCH_MISMATCH";
+    case CUSPARSE_STATUS_MAPPING_ERROR: return "CUSPARSE_STATUS_MAPPING_ERROR";
+    case CUSPARSE_STATUS_EXECUTION_FAILED: return "CUSPARSE_STATUS_EXECUTION_FAILED";
+    case CUSPARSE_STATUS_INTERNAL_ERROR: return "CUSPARSE_STATUS_INTERNAL_ERROR";
+    case CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED: return "CUSPARSE_STATUS_MATRIX_TYPE_NOT_SUPPORTED";
+    case CUSPARSE_STATUS_ZERO_PIVOT: return "CUSPARSE_STATUS_ZERO_PIVOT";
+    case CUSPARSE_STATUS_NOT_SUPPORTED: return "CUSPARSE_STATUS_NOT_SUPPORTED";
+    case CUSPARSE_STATUS_INSUFFICIENT_RESOURCES: return "CUSPARSE_STATUS_INSUFFICIENT_RESOURCES";
+    default: return "unknown cuSPARSE status";
+    }
+}
+
 const char *hs_cufft_status_name(cufftResult s)
 {
     switch (s) {
@@ -86,8 +105,8 @@ extern "C" int hs_ctx_create_cuda(int device, struct hs_cuda_ctx **out)
     return HS_OK;
 }
 
-// The library handles are made on first use: cublasCreate and cusparseCreate load their libraries'
-// kernels and take a noticeable part of a short run's start-up, which most solvers never need.
+// The library handles are made on first use: making one loads its library (kernels/cuda_libs.cu)
+// and its kernels, a noticeable part of a short run's start-up, which most solvers never need.
 extern "C" int hs_cuda_cublas_ready(struct hs_cuda_ctx *cu)
 {
     if (cu->cublas) return HS_OK;
@@ -101,8 +120,10 @@ extern "C" int hs_cuda_cublas_ready(struct hs_cuda_ctx *cu)
 extern "C" int hs_cuda_cusparse_ready(struct hs_cuda_ctx *cu)
 {
     if (cu->cusparse) return HS_OK;
-    HS_CUSPARSE_CHECK(cusparseCreate(&cu->cusparse));
-    HS_CUSPARSE_CHECK(cusparseSetStream(cu->cusparse, cu->stream));
+    const hs_cusparse_api *cs;
+    HS_CHECK(hs_cusparse(&cs));
+    HS_CUSPARSE_CHECK(cs->Create(&cu->cusparse));
+    HS_CUSPARSE_CHECK(cs->SetStream(cu->cusparse, cu->stream));
     return HS_OK;
 }
 
@@ -114,9 +135,10 @@ extern "C" void hs_ctx_destroy_cuda(struct hs_cuda_ctx *cu)
     if (cu->scratch) cudaFree(cu->scratch);
     if (cu->flags) cudaFree(cu->flags);
     if (cu->host_scratch) cudaFreeHost(cu->host_scratch);
-    if (cu->cusparse) cusparseDestroy(cu->cusparse);
+    const hs_cusparse_api *cs; /* each library was loaded when its handle was made */
+    if (cu->cusparse && hs_cusparse(&cs) == HS_OK) cs->Destroy(cu->cusparse);
     const hs_cublas_api *cb;
-    if (cu->cublas && hs_cublas(&cb) == HS_OK) cb->Destroy(cu->cublas); /* loaded when the handle was made */
+    if (cu->cublas && hs_cublas(&cb) == HS_OK) cb->Destroy(cu->cublas);
     if (cu->stream) cudaStreamDestroy(cu->stream);
     free(cu);
 }

@@ -50,10 +50,13 @@ static inline bool hs_aligned16(const void *a, const void *b)
 
 const char *hs_cublas_status_name(cublasStatus_t s);
 const char *hs_cufft_status_name(cufftResult s);
+const char *hs_cusparse_status_name(cusparseStatus_t s);
 
-/* cuBLAS is not linked: it is loaded on first use (kernels/blas/cublas_lazy.cu), since loading
- * libcublas and libcublasLt (0.5 GB) costs every process 0.25-0.3 s at start.  The functions we
- * call, through hs_cublas(&api): api->Dgemm(...) has cublasDgemm's signature, and so on. */
+/* The CUDA math libraries are not linked: each is loaded on first use (kernels/cuda_libs.cu),
+ * since mapping them costs every process at start (libcublas and libcublasLt, 0.5 GB: 0.25-0.3 s;
+ * cuSPARSE and cuFFT 0.02 s).  The functions we call, through hs_cublas(&api) and its siblings:
+ * api->Dgemm(...) has cublasDgemm's signature, and so on.  Each returns the loaded functions, or
+ * an error naming the library that could not be loaded. */
 struct hs_cublas_api {
     decltype(&cublasCreate) Create;
     decltype(&cublasDestroy) Destroy;
@@ -65,8 +68,37 @@ struct hs_cublas_api {
     decltype(&cublasDnrm2_64) Dnrm2_64;
     decltype(&cublasSnrm2_64) Snrm2_64;
 };
-/* The loaded functions, or an error naming the library that could not be loaded. */
 int hs_cublas(const hs_cublas_api **api);
+
+struct hs_cusparse_api {
+    decltype(&cusparseCreate) Create;
+    decltype(&cusparseDestroy) Destroy;
+    decltype(&cusparseSetStream) SetStream;
+    decltype(&cusparseSetPointerMode) SetPointerMode;
+    decltype(&cusparseCreateCsr) CreateCsr;
+    decltype(&cusparseDestroySpMat) DestroySpMat;
+    decltype(&cusparseCreateDnVec) CreateDnVec;
+    decltype(&cusparseDestroyDnVec) DestroyDnVec;
+    decltype(&cusparseDnVecSetValues) DnVecSetValues;
+    decltype(&cusparseSpMV_bufferSize) SpMV_bufferSize;
+    decltype(&cusparseSpMV_preprocess) SpMV_preprocess;
+    decltype(&cusparseSpMV) SpMV;
+};
+int hs_cusparse(const hs_cusparse_api **api);
+
+struct hs_cufft_api {
+    decltype(&cufftCreate) Create;
+    decltype(&cufftDestroy) Destroy;
+    decltype(&cufftSetStream) SetStream;
+    decltype(&cufftMakePlanMany64) MakePlanMany64;
+    decltype(&cufftExecC2C) ExecC2C;
+    decltype(&cufftExecZ2Z) ExecZ2Z;
+    decltype(&cufftExecR2C) ExecR2C;
+    decltype(&cufftExecD2Z) ExecD2Z;
+    decltype(&cufftExecC2R) ExecC2R;
+    decltype(&cufftExecZ2D) ExecZ2D;
+};
+int hs_cufft(const hs_cufft_api **api);
 
 /* Create the context's cuBLAS / cuSPARSE handle (on its stream) unless it exists: every user of
  * cu->cublas or cu->cusparse calls this first. */
@@ -117,7 +149,7 @@ extern "C" int hs_cuda_fetch(struct hs_cuda_ctx *cu, const void *dev, size_t byt
         cusparseStatus_t hs_s_ = (call);                                                       \
         if (hs_s_ != CUSPARSE_STATUS_SUCCESS)                                                  \
             return hs_error_raise(HS_ERR_RUNTIME, __FILE__, __LINE__, "cuSPARSE call %s failed: %s", \
-                                  #call, cusparseGetErrorString(hs_s_));                       \
+                                  #call, hs_cusparse_status_name(hs_s_));                       \
     } while (0)
 
 #define HS_CUFFT_CHECK(call)                                                                   \

@@ -51,13 +51,13 @@ static int nccl_setup(hs_comm *c)
     int mode = c->ctx->gpu_comm;
 #if HS_HAVE_CUDA && HS_HAVE_NCCL
     /* NCCL wants one GPU per rank; ranks sharing a GPU (tests) stage through the host */
-    int own_gpu = c->ctx->local_size <= c->ctx->gpu_count, every = own_gpu;
+    int own_gpu = c->ctx->local_size <= hs_cuda_device_count(), every = own_gpu;
     HS_CHECK(hs_host_allreduce(c->mpi, HS_I32, HS_COMM_MIN, &every, 1));
     if (mode == HS_GPU_COMM_HOST || (mode == HS_GPU_COMM_AUTO && c->size == 1)) return HS_OK; /* one rank: copies */
     if (!every) {
         if (mode == HS_GPU_COMM_NCCL)
             return hs_input_error("run", 0, "gpu_comm", "nccl needs a GPU of its own for every rank (%d ranks share %d "
-                                  "GPUs on a node)", c->ctx->local_size, c->ctx->gpu_count);
+                                  "GPUs on a node)", c->ctx->local_size, hs_cuda_device_count());
         return HS_OK;
     }
     char id[HS_NCCL_ID_BYTES] = {0};

@@ -188,7 +188,7 @@ int hs_fft_execute_raw(hs_fft_plan *plan, int direction, const void *in, void *o
 {
     if (!plan->backend) return HS_OK;
     return HS_DISPATCH(plan->ctx, hs_fft_execute_cpu(plan->backend, &plan->d, direction, in, out),
-                       hs_fft_execute_raw_cuda(plan->backend, direction, in, out));
+                       hs_fft_execute_cuda(plan->backend, direction, in, out));
 }
 
 int hs_fft_normalize(hs_fft_plan *plan, void *data)

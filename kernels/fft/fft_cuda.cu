@@ -16,6 +16,7 @@ enum {
 
 struct cuda_fft {
     struct hs_cuda_ctx *cu;
+    const hs_cufft_api *cf;  // the loaded library (kernels/cuda_libs.cu)
     hs_fft_desc d;
     int mode;
     cufftHandle h;           // MODE_CUFFT: the transform; MODE_REAL_UNIT: C2C over leading dims
@@ -67,10 +68,11 @@ static int make_cufft(struct cuda_fft *f, const hs_fft_desc *d, int r, long long
 {
     size_t work = 0;
     f->type = cufft_type(d->kind, d->precision);
-    HS_CUFFT_CHECK(cufftCreate(&f->h));
+    HS_CHECK(hs_cufft(&f->cf));
+    HS_CUFFT_CHECK(f->cf->Create(&f->h));
     f->have_h = 1;
-    HS_CUFFT_CHECK(cufftSetStream(f->h, f->cu->stream));
-    HS_CUFFT_CHECK(cufftMakePlanMany64(f->h, r, n, inembed, istride, (long long)d->idist, onembed, ostride,
+    HS_CUFFT_CHECK(f->cf->SetStream(f->h, f->cu->stream));
+    HS_CUFFT_CHECK(f->cf->MakePlanMany64(f->h, r, n, inembed, istride, (long long)d->idist, onembed, ostride,
                                        (long long)d->odist, f->type, batch, &work));
     return HS_OK;
 }
@@ -134,17 +136,19 @@ extern "C" int hs_fft_create_cuda(struct hs_cuda_ctx *cu, const hs_fft_desc *d, 
     return HS_OK;
 }
 
-static int exec_handle(cufftHandle h, cufftType type, int direction, const void *in, void *out)
+static int exec_handle(const struct cuda_fft *f, int direction, const void *in, void *out)
 {
     void *src = const_cast<void *>(in);
-    switch (type) {
-    case CUFFT_Z2Z: HS_CUFFT_CHECK(cufftExecZ2Z(h, (cufftDoubleComplex *)src, (cufftDoubleComplex *)out, direction)); break;
-    case CUFFT_C2C: HS_CUFFT_CHECK(cufftExecC2C(h, (cufftComplex *)src, (cufftComplex *)out, direction)); break;
-    case CUFFT_D2Z: HS_CUFFT_CHECK(cufftExecD2Z(h, (cufftDoubleReal *)src, (cufftDoubleComplex *)out)); break;
-    case CUFFT_R2C: HS_CUFFT_CHECK(cufftExecR2C(h, (cufftReal *)src, (cufftComplex *)out)); break;
-    case CUFFT_Z2D: HS_CUFFT_CHECK(cufftExecZ2D(h, (cufftDoubleComplex *)src, (cufftDoubleReal *)out)); break;
-    case CUFFT_C2R: HS_CUFFT_CHECK(cufftExecC2R(h, (cufftComplex *)src, (cufftReal *)out)); break;
-    default: return HS_FAIL(HS_ERR_RUNTIME, "unknown cuFFT type %d", (int)type);
+    const hs_cufft_api *cf = f->cf;
+    cufftHandle h = f->h;
+    switch (f->type) {
+    case CUFFT_Z2Z: HS_CUFFT_CHECK(cf->ExecZ2Z(h, (cufftDoubleComplex *)src, (cufftDoubleComplex *)out, direction)); break;
+    case CUFFT_C2C: HS_CUFFT_CHECK(cf->ExecC2C(h, (cufftComplex *)src, (cufftComplex *)out, direction)); break;
+    case CUFFT_D2Z: HS_CUFFT_CHECK(cf->ExecD2Z(h, (cufftDoubleReal *)src, (cufftDoubleComplex *)out)); break;
+    case CUFFT_R2C: HS_CUFFT_CHECK(cf->ExecR2C(h, (cufftReal *)src, (cufftComplex *)out)); break;
+    case CUFFT_Z2D: HS_CUFFT_CHECK(cf->ExecZ2D(h, (cufftDoubleComplex *)src, (cufftDoubleReal *)out)); break;
+    case CUFFT_C2R: HS_CUFFT_CHECK(cf->ExecC2R(h, (cufftComplex *)src, (cufftReal *)out)); break;
+    default: return HS_FAIL(HS_ERR_RUNTIME, "unknown cuFFT type %d", (int)f->type);
     }
     return HS_OK;
 }
@@ -179,11 +183,11 @@ static int exec_real_unit(struct cuda_fft *f, int direction, const void *in, voi
         if (f64) widen_kernel<<<blocks, 256, 0, cu->stream>>>(count, (const double *)in, (double2 *)out);
         else widen_kernel<<<blocks, 256, 0, cu->stream>>>(count, (const float *)in, (float2 *)out);
         HS_CUDA_LAUNCH_CHECK("widen_kernel");
-        if (f->have_h) HS_CHECK(exec_handle(f->h, f->type, direction, out, out));
+        if (f->have_h) HS_CHECK(exec_handle(f, direction, out, out));
         return HS_OK;
     }
     // C2R may overwrite its input (documented), so the leading C2C runs in place on it
-    if (f->have_h) HS_CHECK(exec_handle(f->h, f->type, direction, in, const_cast<void *>(in)));
+    if (f->have_h) HS_CHECK(exec_handle(f, direction, in, const_cast<void *>(in)));
     if (f64) narrow_kernel<<<blocks, 256, 0, cu->stream>>>(count, (const double2 *)in, (double *)out);
     else narrow_kernel<<<blocks, 256, 0, cu->stream>>>(count, (const float2 *)in, (float *)out);
     HS_CUDA_LAUNCH_CHECK("narrow_kernel");
@@ -202,28 +206,11 @@ static int exec_identity(struct cuda_fft *f, const void *in, void *out)
 extern "C" int hs_fft_execute_cuda(void *backend, int direction, const void *in, void *out)
 {
     struct cuda_fft *f = (struct cuda_fft *)backend;
-    if (f->mode == MODE_CUFFT && f->outer == 1) return exec_handle(f->h, f->type, direction, in, out);
+    if (f->mode == MODE_CUFFT && f->outer == 1) return exec_handle(f, direction, in, out);
     if (f->mode == MODE_IDENTITY) return exec_identity(f, in, out);
     if (f->mode == MODE_REAL_UNIT) return exec_real_unit(f, direction, in, out);
     for (int64_t o = 0; o < f->outer; o++)
-        HS_CHECK(exec_handle(f->h, f->type, direction, (const char *)in + o * f->in_step, (char *)out + o * f->out_step));
-    return HS_OK;
-}
-
-extern "C" int hs_fft_execute_raw_cuda(void *backend, int direction, const void *in, void *out)
-{
-    struct cuda_fft *f = (struct cuda_fft *)backend;
-    if (f->mode != MODE_CUFFT || f->outer != 1) return hs_fft_execute_cuda(backend, direction, in, out);
-    void *src = const_cast<void *>(in);
-    switch (f->type) {
-    case CUFFT_Z2Z: HS_CUFFT_CHECK(cufftExecZ2Z(f->h, (cufftDoubleComplex *)src, (cufftDoubleComplex *)out, direction)); break;
-    case CUFFT_C2C: HS_CUFFT_CHECK(cufftExecC2C(f->h, (cufftComplex *)src, (cufftComplex *)out, direction)); break;
-    case CUFFT_D2Z: HS_CUFFT_CHECK(cufftExecD2Z(f->h, (cufftDoubleReal *)src, (cufftDoubleComplex *)out)); break;
-    case CUFFT_R2C: HS_CUFFT_CHECK(cufftExecR2C(f->h, (cufftReal *)src, (cufftComplex *)out)); break;
-    case CUFFT_Z2D: HS_CUFFT_CHECK(cufftExecZ2D(f->h, (cufftDoubleComplex *)src, (cufftDoubleReal *)out)); break;
-    case CUFFT_C2R: HS_CUFFT_CHECK(cufftExecC2R(f->h, (cufftComplex *)src, (cufftReal *)out)); break;
-    default: return HS_FAIL(HS_ERR_RUNTIME, "raw execute needs a plain cuFFT plan");
-    }
+        HS_CHECK(exec_handle(f, direction, (const char *)in + o * f->in_step, (char *)out + o * f->out_step));
     return HS_OK;
 }
 
@@ -234,7 +221,7 @@ extern "C" void hs_fft_destroy_cuda(void *backend)
     if (f->have_h) {
         // the plan's work area may still be in use by queued transforms
         cudaStreamSynchronize(f->cu->stream);
-        cufftDestroy(f->h);
+        f->cf->Destroy(f->h);
     }
     free(f);
 }

@@ -42,8 +42,6 @@ int hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data
 /* CUDA backend (cuFFT on cu->stream). */
 int hs_fft_create_cuda(struct hs_cuda_ctx *cu, const hs_fft_desc *d, void **backend);
 int hs_fft_execute_cuda(void *backend, int direction, const void *in, void *out);
-/* The bare cufftExec* call(s) on the held handle: the benchmark's peer. */
-int hs_fft_execute_raw_cuda(void *backend, int direction, const void *in, void *out);
 void hs_fft_destroy_cuda(void *backend);
 int hs_fft_scale_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, size_t count, double factor, void *data);
 

@@ -174,9 +174,12 @@ extern "C" void hs_csr_cusparse_free_cuda(void *state)
 {
     cusparse_state *s = (cusparse_state *)state;
     if (!s) return;
-    if (s->mat) cusparseDestroySpMat(s->mat);
-    if (s->vx) cusparseDestroyDnVec(s->vx);
-    if (s->vy) cusparseDestroyDnVec(s->vy);
+    const hs_cusparse_api *cs; /* loaded: the state exists */
+    if (hs_cusparse(&cs) == HS_OK) {
+        if (s->mat) cs->DestroySpMat(s->mat);
+        if (s->vx) cs->DestroyDnVec(s->vx);
+        if (s->vy) cs->DestroyDnVec(s->vy);
+    }
     if (s->buffer) cudaFree(s->buffer);
     free(s);
 }
@@ -186,17 +189,19 @@ static int cusparse_setup(hs_cuda_ctx *cu, cusparse_state *s, const hs_csr_array
                           const double *x, double *y)
 {
     HS_CHECK(hs_cuda_cusparse_ready(cu));
+    const hs_cusparse_api *cs;
+    HS_CHECK(hs_cusparse(&cs));
     s->alg = alg;
-    HS_CUSPARSE_CHECK(cusparseCreateCsr(&s->mat, a->nrows, a->ncols, a->nnz, (void *)a->rowptr, (void *)a->colind,
+    HS_CUSPARSE_CHECK(cs->CreateCsr(&s->mat, a->nrows, a->ncols, a->nnz, (void *)a->rowptr, (void *)a->colind,
                                         (void *)a->val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    HS_CUSPARSE_CHECK(cusparseCreateDnVec(&s->vx, a->ncols, (void *)x, CUDA_R_64F));
-    HS_CUSPARSE_CHECK(cusparseCreateDnVec(&s->vy, a->nrows, (void *)y, CUDA_R_64F));
+    HS_CUSPARSE_CHECK(cs->CreateDnVec(&s->vx, a->ncols, (void *)x, CUDA_R_64F));
+    HS_CUSPARSE_CHECK(cs->CreateDnVec(&s->vy, a->nrows, (void *)y, CUDA_R_64F));
     const double one = 1.0;
-    HS_CUSPARSE_CHECK(cusparseSpMV_bufferSize(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat, s->vx, &one,
+    HS_CUSPARSE_CHECK(cs->SpMV_bufferSize(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat, s->vx, &one,
                                               s->vy, CUDA_R_64F, alg, &s->buffer_bytes));
     if (s->buffer_bytes) HS_CUDA_CHECK(cudaMalloc(&s->buffer, s->buffer_bytes));
-    HS_CUSPARSE_CHECK(cusparseSpMV_preprocess(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat, s->vx,
+    HS_CUSPARSE_CHECK(cs->SpMV_preprocess(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, s->mat, s->vx,
                                               &one, s->vy, CUDA_R_64F, alg, s->buffer));
     return HS_OK;
 }
@@ -225,13 +230,15 @@ extern "C" int hs_csr_spmv_cusparse_cuda(hs_cuda_ctx *cu, void **state, const hs
     HS_CHECK(hs_cuda_cusparse_ready(cu));
     cusparseSpMVAlg_t calg = alg == HS_CUSPARSE_ALG2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
     HS_CHECK(cusparse_state_for(cu, state, a, calg, x, y));
+    const hs_cusparse_api *cs;
+    HS_CHECK(hs_cusparse(&cs));
     cusparse_state *s = (cusparse_state *)*state;
     // the descriptors are cached; only the vectors' addresses change from call to call
-    HS_CUSPARSE_CHECK(cusparseDnVecSetValues(s->vx, (void *)x));
-    HS_CUSPARSE_CHECK(cusparseDnVecSetValues(s->vy, (void *)y));
+    HS_CUSPARSE_CHECK(cs->DnVecSetValues(s->vx, (void *)x));
+    HS_CUSPARSE_CHECK(cs->DnVecSetValues(s->vy, (void *)y));
     // the handle is shared with other families: make sure alpha and beta are read from the host
-    HS_CUSPARSE_CHECK(cusparseSetPointerMode(cu->cusparse, CUSPARSE_POINTER_MODE_HOST));
-    HS_CUSPARSE_CHECK(cusparseSpMV(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s->mat, s->vx, &beta, s->vy,
+    HS_CUSPARSE_CHECK(cs->SetPointerMode(cu->cusparse, CUSPARSE_POINTER_MODE_HOST));
+    HS_CUSPARSE_CHECK(cs->SpMV(cu->cusparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, s->mat, s->vx, &beta, s->vy,
                                    CUDA_R_64F, calg, s->buffer));
     return HS_OK;
 }
