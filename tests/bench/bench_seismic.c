@@ -3,7 +3,9 @@
  * and as the fraction of the copy bandwidth measured in the same run (bytes: every field a step
  * must read once and write once); and the adjoint gradient's cost in forward-run equivalents.
  * HS_BENCH_SEISMIC_N sets the acoustic grid's side (default 512 on a GPU, 96 on a CPU), the elastic
- * and adjoint grids follow from it. */
+ * and adjoint grids follow from it; HS_BENCH_SEISMIC_PARTS (a comma list of acoustic, elastic,
+ * acoustic_nopml, elastic_nopml, adjoint, adjoint_nopml; default all) picks the rows, e.g. to
+ * profile one of them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +121,19 @@ static void time_adjoint(hs_ctx *ctx, int n, const char *pml)
     }
 }
 
+/* Whether HS_BENCH_SEISMIC_PARTS (unset: every part) names this part. */
+static int wanted(const char *part)
+{
+    const char *list = getenv("HS_BENCH_SEISMIC_PARTS");
+    if (!list || !*list) return 1;
+    size_t n = strlen(part);
+    for (const char *at = list; *at; at += strcspn(at, ",")) {
+        if (*at == ',') at++;
+        if (!strncmp(at, part, n) && (at[n] == ',' || at[n] == 0)) return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     hs_ctx *ctx = bench_init(&argc, &argv);
@@ -128,14 +143,18 @@ int main(int argc, char **argv)
     const char *env = getenv("HS_BENCH_SEISMIC_N");
     int n = env ? atoi(env) : gpu ? 512 : 96;
     bench_copy_bandwidth();
-    time_model(ctx, "seismic acoustic 3D order 8 step", "seismic.model=acoustic", "seismic.order=8", n, NULL);
-    time_model(ctx, "seismic elastic 3D order 4 step", "seismic.model=elastic", "seismic.order=4", n, NULL);
+    if (wanted("acoustic"))
+        time_model(ctx, "seismic acoustic 3D order 8 step", "seismic.model=acoustic", "seismic.order=8", n, NULL);
+    if (wanted("elastic"))
+        time_model(ctx, "seismic elastic 3D order 4 step", "seismic.model=elastic", "seismic.order=4", n, NULL);
     /* without CPML every point takes the interior update: how far the interior kernels alone get */
-    time_model(ctx, "seismic acoustic 3D order 8 step, no CPML", "seismic.model=acoustic", "seismic.order=8", n, "seismic.pml=0");
-    time_model(ctx, "seismic elastic 3D order 4 step, no CPML", "seismic.model=elastic", "seismic.order=4", n, "seismic.pml=0");
-    time_adjoint(ctx, n / 2 < 64 ? 64 : n / 2, NULL);
+    if (wanted("acoustic_nopml"))
+        time_model(ctx, "seismic acoustic 3D order 8 step, no CPML", "seismic.model=acoustic", "seismic.order=8", n, "seismic.pml=0");
+    if (wanted("elastic_nopml"))
+        time_model(ctx, "seismic elastic 3D order 4 step, no CPML", "seismic.model=elastic", "seismic.order=4", n, "seismic.pml=0");
+    if (wanted("adjoint")) time_adjoint(ctx, n / 2 < 64 ? 64 : n / 2, NULL);
     /* the same without CPML: the difference is what the adjoint's CPML passes cost */
-    time_adjoint(ctx, n / 2 < 64 ? 64 : n / 2, "seismic.pml=0");
+    if (wanted("adjoint_nopml")) time_adjoint(ctx, n / 2 < 64 ? 64 : n / 2, "seismic.pml=0");
     bench_finish();
     return 0;
 }
