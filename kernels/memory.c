@@ -46,15 +46,22 @@ double hs_process_age(void)
 #endif
 }
 
+static int g_timeline = -1;
+static double g_timeline_age0, g_timeline_w0; /* the process age once (coarse), then the monotonic clock from there */
+
+int hs_timeline_on(void)
+{
+    if (g_timeline < 0) {
+        g_timeline = getenv("HS_TIMELINE") != NULL;
+        if (g_timeline) g_timeline_age0 = hs_process_age(), g_timeline_w0 = hs_wtime();
+    }
+    return g_timeline;
+}
+
 void hs_timeline(const char *event)
 {
-    static int on = -1;
-    static double age0, w0; /* the process age once (coarse), then the monotonic clock from there */
-    if (on < 0) {
-        on = getenv("HS_TIMELINE") != NULL;
-        if (on) age0 = hs_process_age(), w0 = hs_wtime();
-    }
-    if (on) fprintf(stderr, "hpcsim timeline: %.4f s %s\n", age0 + (hs_wtime() - w0), event);
+    if (hs_timeline_on())
+        fprintf(stderr, "hpcsim timeline: %.4f s %s\n", g_timeline_age0 + (hs_wtime() - g_timeline_w0), event);
 }
 
 double hs_mem_host_available(void)

@@ -60,5 +60,7 @@ double hs_process_age(void);
 /* With HS_TIMELINE set in the environment: "hpcsim timeline: S s EVENT" on stderr, S the seconds
  * since the process started (for finding where a run's start-up and exit go); nothing otherwise. */
 void hs_timeline(const char *event);
+/* Whether HS_TIMELINE is set: a stage that queues device work syncs before its event only then. */
+int hs_timeline_on(void);
 
 #endif

@@ -116,7 +116,7 @@ __device__ __forceinline__ T tile_lap(const hs_seis_launch *L, const T (*tile)[W
 // where every element the launch touches lies below 2^31 (the 64-bit arithmetic of every load was
 // most of the instructions of the plane loop), else 64-bit.
 template <typename T, typename I, int R, int BX, int TY, int NY, int MODE>
-__global__ void __launch_bounds__(BX *TY) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
+__global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
 {
     constexpr bool ADJ = MODE != kForward, GRAD = MODE == kGradient;
     constexpr int BY = TY * NY;
