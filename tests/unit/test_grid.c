@@ -609,6 +609,65 @@ static void test_load_interior(void **state)
     hs_decomp_destroy(d);
 }
 
+/* store_box and load_box over boxes of every width the CUDA copy kernels tell apart (under 16 cells:
+ * a thread a cell; 16 and more: a warp a row), against the host's own indexing of the field. */
+static void test_box_copies(void **state)
+{
+    (void)state;
+    const int64_t g[3] = {45, 7, 5};
+    static const int64_t widths[] = {1, 5, 15, 16, 17, 31, 32, 33, 45};
+    hs_decomp *d = make_decomp(3, g, NULL, 1);
+    for (int t = 0; t < 2; t++) {
+        hs_field *f = NULL, *f2 = NULL;
+        TEST_OK(hs_field_create_staggered(d, t ? HS_F32 : HS_F64, 2, -1, &f));
+        TEST_OK(hs_field_create_staggered(d, t ? HS_F32 : HS_F64, 2, -1, &f2));
+        size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]), es = hs_field_esize(f);
+        double *v = malloc(n * sizeof *v);
+        test_fill_f64(v, n, 5 + t, -1, 1);
+        void *h = to_type(f->dtype, v, n);
+        void *dev = test_upload(h, n * es);
+        TEST_OK(hs_field_fill(f, SENTINEL));
+        TEST_OK(hs_field_load_interior(f, dev));
+        double *all = download_all(f);
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+            const int64_t x0 = (int64_t)(w % 3) * (g[0] - widths[w]) / 2; /* left, middle, right */
+            const hs_box b = {{x0, 1, 0}, {x0 + widths[w], 6, 5}};
+            const size_t m = (size_t)(hs_box_points(&b));
+            void *packed = NULL, *back = malloc(m * es);
+            TEST_OK(hs_mem_alloc(test_ctx(), m * es, &packed));
+            TEST_OK(hs_field_store_box(f, &b, packed));
+            TEST_OK(hs_mem_copy(test_ctx(), back, packed, m * es, HS_COPY_D2H));
+            size_t at = 0;
+            long bad = 0;
+            for (int64_t k = b.lo[2]; k < b.hi[2]; k++)
+                for (int64_t j = b.lo[1]; j < b.hi[1]; j++)
+                    for (int64_t i = b.lo[0]; i < b.hi[0]; i++, at++) {
+                        const double got = t ? (double)((float *)back)[at] : ((double *)back)[at];
+                        bad += got != all[hs_field_index(f, i, j, k)];
+                    }
+            assert_int_equal(bad, 0);
+            TEST_OK(hs_field_fill(f2, SENTINEL));
+            TEST_OK(hs_field_load_box(f2, &b, packed));
+            double *all2 = download_all(f2);
+            for (int64_t k = -2; k < f->local[2] + 2; k++)
+                for (int64_t j = -2; j < f->local[1] + 2; j++)
+                    for (int64_t i = -2; i < f->local[0] + 2; i++) {
+                        const int64_t e = hs_field_index(f, i, j, k);
+                        const int inside = i >= b.lo[0] && i < b.hi[0] && j >= b.lo[1] && j < b.hi[1] && k >= b.lo[2] && k < b.hi[2];
+                        bad += all2[e] != (inside ? all[e] : SENTINEL);
+                    }
+            if (bad) print_error("box of width %lld: %ld cells differ after load_box\n", (long long)widths[w], bad);
+            assert_int_equal(bad, 0);
+            free(all2), free(back);
+            hs_mem_free(test_ctx(), packed);
+        }
+        free(all), free(v), free(h);
+        hs_mem_free(test_ctx(), dev);
+        hs_field_destroy(f), hs_field_destroy(f2);
+    }
+    hs_decomp_destroy(d);
+}
+
 /* The split on one rank: periodic dimensions exchange (self copies), others do not. */
 static void test_split_boxes(void **state)
 {
@@ -701,6 +760,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fill_ghosts),
     cmocka_unit_test(test_custom_bc),
     cmocka_unit_test(test_load_interior),
+    cmocka_unit_test(test_box_copies),
     cmocka_unit_test(test_split_boxes),
     cmocka_unit_test(test_ghosts_cpu_vs_cuda),
 };
