@@ -89,7 +89,9 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
 #endif
     ctx->device = HS_DEVICE_CPU;
     ctx->gpu = -1;
+    ctx->t_device_init = 0;
     if (!strcmp(want, "cpu")) return HS_OK;
+    const double t0 = hs_wtime();
     int gpus = hs_cuda_device_count();
     hs_timeline("CUDA driver initialised");
     if (gpus == 0) {
@@ -115,6 +117,7 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
     hs_timeline("device context created");
 #endif
     ctx->device = HS_DEVICE_CUDA;
+    ctx->t_device_init = hs_wtime() - t0; /* with what is left of the driver's initialisation */
     return HS_OK;
 }
 
@@ -175,10 +178,7 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     ctx->nthreads = 1;
 #endif
     ctx->gpu = -1;
-    double t0 = hs_wtime();
-    int rc = hs_ctx_set_device(ctx, device, allow_shared_gpu);
-    ctx->t_device_init = hs_wtime() - t0; /* with the wait for the driver's initialisation */
-    return rc;
+    return hs_ctx_set_device(ctx, device, allow_shared_gpu);
 }
 
 int hs_ctx_create_group(hs_ctx *ctx, int color, hs_ctx **group)

@@ -23,7 +23,7 @@ typedef struct hs_ctx {
     int mpi_singleton;       /* 1: MPI started as a singleton with hpcsim's start-up defaults (context.c) */
     struct hs_cuda_ctx *cuda;
     double t_mpi_init;       /* seconds in MPI_Init (0 when MPI was already up) */
-    double t_device_init;    /* seconds choosing and starting the device (CUDA context, stream) */
+    double t_device_init;    /* seconds the last hs_ctx_set_device took to start a GPU (the wait for the driver, context, stream); 0 on the CPU */
 } hs_ctx;
 
 /* Initialise MPI (if nobody has), and choose the backend: device is "auto" (CUDA when a GPU is
