@@ -41,7 +41,8 @@ int hs_seismic_adjoint_op(void *state, const double *data, double *src);
 /* fwi: the misfit at the start and at the last evaluation, and the model of the last evaluation
  * (global, owned by the state). */
 void hs_seismic_fwi_result(void *state, double *J0, double *J, const double **vp_global);
-/* Forward steps and adjoint steps taken since the last call, and the checkpoint slots. */
+/* Forward steps and adjoint steps taken since the last call, and the checkpoint slots (0 where every
+ * step's wavefield is kept instead). */
 void hs_seismic_adjoint_counts(void *state, int64_t *advances, int64_t *reversed, int *slots);
 
 #endif

@@ -1,7 +1,8 @@
 /* The seismic solver's adjoint (acoustic, constant density): the gradient of the L2 seismogram misfit
  * with respect to vp by the exact transpose of the discrete forward steps (CPML included), with
  * binomial checkpointing (Griewank 1992; Griewank & Walther 2000, "revolve") so that memory does not
- * grow with the number of steps; and a full-waveform inversion of a few L-BFGS iterations. */
+ * grow with the number of steps, or, where memory holds one field per step, the forward wavefield of
+ * every step kept (nothing recomputed); and a full-waveform inversion of a few L-BFGS iterations. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +30,12 @@ typedef struct hs_seis_adjoint {
     void **slot_pq;         /* device: 2 per slot, P and Q (hs_field_storage_bytes each) */
     void **slot_pack;       /* device: the packed slabs */
     int64_t *slot_step;     /* the step a slot holds, -1 when free */
+    /* history (seismic.snapshots = 0 where memory holds it): p^n of every step n = 0..N, a field
+     * storage each.  The transposed steps read only p^{n+1}, p^n and p^{n-1} of the forward state
+     * (never its CPML memory), so one field a step is all the reverse sweep needs: it recomputes
+     * nothing and restores nothing. */
+    void **hist;
+    int64_t nhist;
     struct { int role; hs_box box; size_t offset; } pack[12];
     size_t pack_elems;
     int64_t cur;            /* the step of the working state, -1 when unknown (kStateGone: given away) */
@@ -59,23 +66,39 @@ static double slot_bytes(const hs_seis *s)
     return 2.0 * (double)hs_field_storage_bytes(s->lay) + (double)s->adj->pack_elems * (double)hs_dtype_size(s->dtype);
 }
 
-/* The number of checkpoint slots: seismic.snapshots, or as many as 80% of the free device memory
- * holds (a GPU serves one rank), a quarter of the host's on the CPU (ranks may share a node); at
- * most the steps.  More slots, fewer forward steps recomputed. */
+/* The memory the forward states may take: 80% of the free device memory (a GPU serves one rank),
+ * a quarter of the host's on the CPU (ranks may share a node). */
+static double state_memory(const hs_seis *s)
+{
+    if (s->ctx->device == HS_DEVICE_CPU) return 0.25 * hs_mem_host_available();
+    return 0.8 * hs_mem_available(s->ctx);
+}
+
+/* The smallest v of any rank: every rank must run the same schedule (its steps exchange halos),
+ * and free memory and the CPML slabs differ between ranks. */
+static double fewest(const hs_seis *s, double v)
+{
+    if (s->ctx->size > 1 && hs_allreduce_min(s->ctx->comm, &v, 1) != HS_OK) return 0;
+    return v;
+}
+
+/* Whether to keep every step's p (seismic.snapshots = 0 and nsteps + 1 fields fit on every rank). */
+static int history_fits(const hs_seis *s)
+{
+    if (s->cfg.snapshots != 0) return 0;
+    const double need = (double)(s->nsteps + 1) * (double)hs_field_storage_bytes(s->lay);
+    return fewest(s, state_memory(s) >= need ? 1 : 0) > 0;
+}
+
+/* The number of checkpoint slots: seismic.snapshots, or as many as state_memory holds; at most
+ * the steps.  More slots, fewer forward steps recomputed. */
 static int slot_count(const hs_seis *s)
 {
-    double bytes = slot_bytes(s);
     int64_t n = s->cfg.snapshots;
     if (n == 0) {
-        double avail = s->ctx->device == HS_DEVICE_CPU ? hs_mem_host_available() : hs_mem_available(s->ctx);
-        n = (int64_t)((s->ctx->device == HS_DEVICE_CPU ? 0.25 : 0.8) * avail / bytes);
+        n = (int64_t)(state_memory(s) / slot_bytes(s));
         if (n > 1000) n = 1000;
-        /* every rank must run the same schedule (its steps exchange halos): the fewest slots any
-         * rank can hold (free memory and the CPML slabs differ between ranks) */
-        if (s->ctx->size > 1) {
-            double v = (double)n;
-            if (hs_allreduce_min(s->ctx->comm, &v, 1) == HS_OK) n = (int64_t)v;
-        }
+        n = (int64_t)fewest(s, (double)n);
     }
     if (n > s->nsteps) n = s->nsteps;
     return (int)(n < 1 ? 1 : n);
@@ -315,10 +338,17 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
             }
         }
     }
-    a->nslots = slot_count(s);
-    a->slot_pq = calloc((size_t)a->nslots * 2, sizeof *a->slot_pq);
-    a->slot_pack = calloc((size_t)a->nslots, sizeof *a->slot_pack);
-    a->slot_step = malloc((size_t)a->nslots * sizeof *a->slot_step);
+    if (history_fits(s)) {
+        a->nhist = s->nsteps + 1;
+        a->hist = calloc((size_t)a->nhist, sizeof *a->hist);
+        if (!a->hist) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        for (int64_t n = 0; n < a->nhist; n++) HS_CHECK(hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &a->hist[n]));
+    } else {
+        a->nslots = slot_count(s);
+    }
+    a->slot_pq = calloc((size_t)a->nslots * 2 + 1, sizeof *a->slot_pq);
+    a->slot_pack = calloc((size_t)a->nslots + 1, sizeof *a->slot_pack);
+    a->slot_step = malloc(((size_t)a->nslots + 1) * sizeof *a->slot_step);
     if (!a->slot_pq || !a->slot_pack || !a->slot_step) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     for (int i = 0; i < a->nslots; i++) {
         for (int r = 0; r < 2; r++) HS_CHECK(hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &a->slot_pq[2 * i + r]));
@@ -334,7 +364,10 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     if (!a->grad_local || !a->vp_global || !a->vp_start) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     HS_CHECK(gather_vp(s, a->vp_start));
     memcpy(a->vp_global, a->vp_start, (size_t)a->nglobal * sizeof(double));
-    if (s->ctx->rank == 0)
+    if (s->ctx->rank == 0 && a->hist)
+        printf("seismic: adjoint keeping the wavefield of every step (%lld fields of %.3g MB)\n", (long long)a->nhist,
+               (double)hs_field_storage_bytes(s->lay) / 1e6);
+    else if (s->ctx->rank == 0)
         printf("seismic: adjoint with %d checkpoint slots of %.3g MB for %lld steps\n", a->nslots, (double)bytes / 1e6,
                (long long)s->nsteps);
     return HS_OK;
@@ -354,6 +387,8 @@ void hs_seis_adjoint_destroy(hs_seis *s)
         hs_mem_free(s->ctx, a->slot_pq[2 * i]), hs_mem_free(s->ctx, a->slot_pq[2 * i + 1]);
         if (a->slot_pack) hs_mem_free(s->ctx, a->slot_pack[i]);
     }
+    for (int64_t n = 0; a->hist && n < a->nhist; n++) hs_mem_free(s->ctx, a->hist[n]);
+    free(a->hist);
     hs_mem_free(s->ctx, a->res);
     hs_mem_free(s->ctx, a->sbar_dev);
     hs_host_free_pinned(s->ctx, a->g_stage);
@@ -394,7 +429,7 @@ static int find_slot(const hs_seis_adjoint *a, int64_t step)
     return -1;
 }
 
-static int store(hs_seis *s, int64_t step)
+static int store_state(hs_seis *s, int64_t step)
 {
     hs_seis_adjoint *a = s->adj;
     int i = find_slot(a, -1);
@@ -449,16 +484,28 @@ static int advance_to(hs_seis *s, int64_t to)
 
 /* ---------------------------------------------------------------- the transposed step */
 
-static void adjoint_launch(hs_seis *s, hs_seis_op op, hs_seis_launch *L, int with_gradient)
+/* The forward p's a transposed step's gradient term reads (field data pointers). */
+typedef struct {
+    void *next, *now, *prev; /* p^{n+1}, p^n, p^{n-1} */
+} forward_ps;
+
+/* The data of a field storage (hs_field_storage_bytes) laid out as the working fields. */
+static void *storage_data(const hs_seis *s, void *storage)
+{
+    return (char *)storage + ((char *)s->f[HS_SEIS_F_P]->data - (char *)s->f[HS_SEIS_F_P]->base);
+}
+
+/* g: the forward p's for the gradient term; NULL: the transposed step alone (no gradient). */
+static void adjoint_launch(hs_seis *s, hs_seis_op op, hs_seis_launch *L, const forward_ps *g)
 {
     hs_seis_adjoint *a = s->adj;
     hs_seis_launch_init(s, op, NULL, L);
     L->f[HS_SEIS_F_P] = a->U->data;
     L->f[HS_SEIS_F_Q] = a->V->data;
-    L->f[HS_SEIS_F_G] = with_gradient ? a->G->data : NULL;
-    L->f[HS_SEIS_F_PF] = s->f[HS_SEIS_F_P]->data;
-    L->f[HS_SEIS_F_PP] = s->f[HS_SEIS_F_Q]->data;
-    L->f[HS_SEIS_F_PN] = (char *)a->pn + ((char *)s->f[HS_SEIS_F_P]->data - (char *)s->f[HS_SEIS_F_P]->base);
+    L->f[HS_SEIS_F_G] = g ? a->G->data : NULL;
+    L->f[HS_SEIS_F_PN] = g ? g->next : NULL;
+    L->f[HS_SEIS_F_PF] = g ? g->now : NULL;
+    L->f[HS_SEIS_F_PP] = g ? g->prev : NULL;
     for (int d = 0; d < 3; d++) {
         L->f[HS_SEIS_F_PSI + d] = a->psi[d] ? a->psi[d]->data : NULL;
         L->f[HS_SEIS_F_ZETA + d] = a->zeta[d] ? a->zeta[d]->data : NULL;
@@ -474,20 +521,17 @@ static void give_p_to_pn(hs_seis *s)
 }
 
 /* The adjoint of forward step n (X^n -> X^{n+1}): U, the adjoint of p^{n+1}, becomes the adjoint
- * of p^n.  With the gradient, G += U w (L p^n + s^n delta) on the core's points (the CPML's are
+ * of p^n.  With the gradient (g), G += U w (L p^n + s^n delta) on the core's points (the CPML's are
  * held fixed), which collect_gradient divides by w: w (L p^n + s^n delta) is the forward step's own
- * increment p^{n+1} - 2 p^n + p^{n-1} there (source and free surface included), from the working
- * state X^n and p^{n+1} in a->pn, so that the step evaluates one stencil, not two.  Afterwards the
- * working p^n becomes a->pn for step n - 1 (swapped, not copied), and the working state is gone. */
-static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
+ * increment p^{n+1} - 2 p^n + p^{n-1} there (source and free surface included), so that the step
+ * evaluates one stencil, not two. */
+static int adjoint_step(hs_seis *s, int64_t n, const forward_ps *g)
 {
     const hs_seis_config *c = &s->cfg;
     hs_seis_adjoint *a = s->adj;
-    if (with_gradient && a->cur != n)
-        return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: step %lld reversed from state %lld (schedule error)", (long long)n, (long long)a->cur);
     if (a->sbar_dev) HS_CHECK(hs_seis_sample_product(s, &a->ssrc, a->U, s->f[HS_SEIS_F_W], a->sbar_dev + n));
     hs_seis_launch L;
-    adjoint_launch(s, HS_SEIS_ADJ_STEP, &L, with_gradient);
+    adjoint_launch(s, HS_SEIS_ADJ_STEP, &L, g);
     if (s->exchange) HS_CHECK(hs_halo_exchange_begin(a->U));
     HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_ADJ_STEP, s->core_inner, s->ncore_inner));
     if (s->exchange) HS_CHECK(hs_halo_exchange_end(a->U));
@@ -504,11 +548,35 @@ static int adjoint_step(hs_seis *s, int64_t n, int with_gradient)
     hs_field *t = a->U;
     a->U = a->V;
     a->V = t;
-    if (with_gradient) give_p_to_pn(s);
     /* the observation of p^n: U += C^T r_k */
     if (n % c->record_every == 0 && n / c->record_every < s->nsamples)
         HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (n / c->record_every) * s->rec.n));
     a->reversed++;
+    return HS_OK;
+}
+
+/* Adjoint step n with the gradient from the working state X^n and p^{n+1} in a->pn; afterwards the
+ * working p^n becomes a->pn for step n - 1 (swapped, not copied), and the working state is gone. */
+static int adjoint_step_from_state(hs_seis *s, int64_t n)
+{
+    hs_seis_adjoint *a = s->adj;
+    if (a->cur != n)
+        return HS_FAIL(HS_ERR_RUNTIME, "seismic adjoint: step %lld reversed from state %lld (schedule error)", (long long)n, (long long)a->cur);
+    const forward_ps g = {storage_data(s, a->pn), s->f[HS_SEIS_F_P]->data, s->f[HS_SEIS_F_Q]->data};
+    HS_CHECK(adjoint_step(s, n, &g));
+    give_p_to_pn(s);
+    return HS_OK;
+}
+
+/* Adjoint steps N-1 .. 0 with the gradient from the kept p's (history). */
+static int reverse_history(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    for (int64_t n = s->nsteps - 1; n >= 0; n--) {
+        const forward_ps g = {storage_data(s, a->hist[n + 1]), storage_data(s, a->hist[n]),
+                              storage_data(s, a->hist[n > 0 ? n - 1 : 0])}; /* p^{-1} = p^0 = 0 */
+        HS_CHECK(adjoint_step(s, n, &g));
+    }
     return HS_OK;
 }
 
@@ -540,13 +608,13 @@ static int reverse(hs_seis *s, int64_t a, int64_t b, int nfree)
     hs_seis_adjoint *ad = s->adj;
     if (b - a == 1) {
         HS_CHECK(restore(s, a, 1));
-        return adjoint_step(s, a, 1);
+        return adjoint_step_from_state(s, a);
     }
     if (nfree == 0) {
         for (int64_t n = b - 1; n >= a; n--) {
             if (ad->cur > n || ad->cur < a) HS_CHECK(restore(s, a, n == a));
             HS_CHECK(advance_to(s, n));
-            HS_CHECK(adjoint_step(s, n, 1));
+            HS_CHECK(adjoint_step_from_state(s, n));
         }
         return HS_OK;
     }
@@ -554,7 +622,7 @@ static int reverse(hs_seis *s, int64_t a, int64_t b, int nfree)
     if (find_slot(ad, m) < 0) {
         if (ad->cur > m || ad->cur < a) HS_CHECK(restore(s, a, 0));
         HS_CHECK(advance_to(s, m));
-        HS_CHECK(store(s, m));
+        HS_CHECK(store_state(s, m));
     }
     HS_CHECK(reverse(s, m, b, nfree - 1));
     release(ad, m); /* if its last restore did not take it */
@@ -576,14 +644,15 @@ static int zero_adjoint(hs_seis *s)
     return HS_OK;
 }
 
-/* A forward run from rest recording every sample, storing the first descent of the schedule. */
-static int forward_sweep(hs_seis *s, int store_descent)
+/* A forward run from rest recording every sample; with `store`, keeping every p (history) or
+ * storing the first descent of the schedule. */
+static int forward_sweep(hs_seis *s, int store)
 {
     hs_seis_adjoint *a = s->adj;
     for (int i = 0; i < a->nslots; i++) a->slot_step[i] = -1;
     int64_t mark[1024];
     int nmark = 0;
-    if (store_descent) {
+    if (store && !a->hist) {
         int64_t lo = 0, hi = s->nsteps;
         int nf = a->nslots;
         while (hi - lo > 1 && nf > 0 && nmark < 1024) {
@@ -597,13 +666,16 @@ static int forward_sweep(hs_seis *s, int store_descent)
     s->time = 0;
     HS_CHECK(hs_mem_zero(s->ctx, s->trace, (size_t)(s->nsamples * s->nrec_cols) * sizeof(double)));
     HS_CHECK(hs_seis_record(s, 0));
+    const int keep = store && a->hist;
+    if (keep) HS_CHECK(hs_field_storage_copy(s->f[HS_SEIS_F_P], a->hist[0], 1));
     int next = 0;
     for (int64_t n = 0; n < s->nsteps; n++) {
         if (next < nmark && mark[next] == n) {
-            HS_CHECK(store(s, n));
+            HS_CHECK(store_state(s, n));
             next++;
         }
         HS_CHECK(hs_seis_forward_step(s));
+        if (keep) HS_CHECK(hs_field_storage_copy(s->f[HS_SEIS_F_P], a->hist[n + 1], 1)); /* p^{n+1} */
         a->advances++;
     }
     a->cur = s->nsteps;
@@ -679,8 +751,12 @@ static int gradient(hs_seis *s)
         J += a->J;
         HS_CHECK(zero_adjoint(s));
         if (N % re == 0 && N / re < s->nsamples) HS_CHECK(hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n));
-        give_p_to_pn(s); /* the last forward state's p^N is adjoint step N - 1's p^{n+1} */
-        if (N > 0) HS_CHECK(reverse(s, 0, N, a->nslots));
+        if (a->hist) {
+            HS_CHECK(reverse_history(s));
+        } else {
+            give_p_to_pn(s); /* the last forward state's p^N is adjoint step N - 1's p^{n+1} */
+            if (N > 0) HS_CHECK(reverse(s, 0, N, a->nslots));
+        }
         stage_done(s, "seismic adjoint: reverse sweep");
     }
     a->J = J;
@@ -801,10 +877,13 @@ int hs_seis_adjoint_run(hs_seis *s)
     int rc = s->cfg.mode == HS_SEIS_FWI ? fwi(s) : gradient(s);
     HS_CHECK(rc);
     s->adjoint_done = 1;
-    if (s->ctx->rank == 0 && s->cfg.mode == HS_SEIS_GRADIENT)
-        printf("seismic: misfit %.9e; gradient by %lld forward and %lld adjoint steps (%lld per run), %d checkpoint slots, %.3g s\n",
-               s->adj->J, (long long)s->adj->advances, (long long)s->adj->reversed, (long long)s->nsteps, s->adj->nslots,
-               hs_wtime() - t0);
+    if (s->ctx->rank == 0 && s->cfg.mode == HS_SEIS_GRADIENT) {
+        char kept[64];
+        if (s->adj->hist) snprintf(kept, sizeof kept, "every step's wavefield kept");
+        else snprintf(kept, sizeof kept, "%d checkpoint slots", s->adj->nslots);
+        printf("seismic: misfit %.9e; gradient by %lld forward and %lld adjoint steps (%lld per run), %s, %.3g s\n", s->adj->J,
+               (long long)s->adj->advances, (long long)s->adj->reversed, (long long)s->nsteps, kept, hs_wtime() - t0);
+    }
     return HS_OK;
 }
 
@@ -900,7 +979,7 @@ int hs_seismic_adjoint_op(void *state, const double *data, double *src)
     int rc = HS_OK;
     if (N % re == 0 && N / re < s->nsamples) rc = hs_seis_inject(s, &a->rinj, a->U, NULL, 1.0, a->res + (N / re) * s->rec.n);
     /* the adjoint operator does not depend on the forward state: no checkpoints, no gradient */
-    for (int64_t n = N - 1; rc == HS_OK && n >= 0; n--) rc = adjoint_step(s, n, 0);
+    for (int64_t n = N - 1; rc == HS_OK && n >= 0; n--) rc = adjoint_step(s, n, NULL);
     if (rc == HS_OK) rc = hs_mem_copy(s->ctx, src, a->sbar_dev, (size_t)N * sizeof(double), HS_COPY_D2H);
     hs_mem_free(s->ctx, a->sbar_dev);
     a->sbar_dev = NULL;

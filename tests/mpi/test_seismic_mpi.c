@@ -137,9 +137,10 @@ static void test_elastic(void **state)
     compare_case("3D elastic, point force, fp32", ov3, 17, NULL, 1e-5);
 }
 
-/* The adjoint gradient (checkpointed forward sweep, transposed steps, exchanges of the adjoint CPML
- * memory) on the ranks against one rank. */
-static void *gradient_state(hs_ctx *ctx, const char *stem, int observed, const char *procs, hs_params **p)
+/* The adjoint gradient (forward sweep, transposed steps, exchanges of the adjoint CPML memory) on
+ * the ranks, keeping every step's wavefield (snapshots = 0, the ranks agreeing that it fits), against
+ * one rank with binomial checkpointing (5 slots). */
+static void *gradient_state(hs_ctx *ctx, const char *stem, int observed, const char *procs, const char *snapshots, hs_params **p)
 {
     char obs[300], seis[300];
     snprintf(obs, sizeof obs, "seismic.observed=%s%s", stem, TEST_AUTO_EXT);
@@ -147,7 +148,7 @@ static void *gradient_state(hs_ctx *ctx, const char *stem, int observed, const c
     const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.n=61 51", "seismic.spacing=10", "seismic.pml=14",
                         "seismic.precision=float64", "seismic.f0=12", "seismic.dt=0.001", "seismic.t_end=0.25",
                         "seismic.source_position=303 171", "seismic.receiver_start=150.5 380", "seismic.receiver_end=450.5 370",
-                        "seismic.receiver_count=7", "seismic.snapshots=5", "seismic.segy=false", procs ? procs : "seismic.procs=0",
+                        "seismic.receiver_count=7", snapshots, "seismic.segy=false", procs ? procs : "seismic.procs=0",
                         observed ? "seismic.anomaly=disc" : "seismic.mode=gradient", observed ? seis : obs,
                         "seismic.anomaly_center=300 280", "seismic.anomaly_radius=80", "seismic.anomaly_dvp=150"};
     int n = (int)(sizeof ov / sizeof ov[0]) - (observed ? 0 : 3);
@@ -163,7 +164,7 @@ static void test_adjoint(void **state)
     hs_ctx *ctx = test_ctx();
     const char *stem = test_tmp_path("observed");
     hs_params *p;
-    void *s = gradient_state(ctx, stem, 1, NULL, &p);
+    void *s = gradient_state(ctx, stem, 1, NULL, "seismic.snapshots=5", &p);
     double t, te, w;
     int64_t st, taken;
     hs_seismic_solver.progress(s, &t, &st, &te, &w);
@@ -178,13 +179,13 @@ static void test_adjoint(void **state)
     char procs[64];
     snprintf(procs, sizeof procs, "seismic.procs=%d 1", ctx->size);
     double J, *g = malloc((size_t)n * sizeof *g), r[2] = {0, 0};
-    s = gradient_state(ctx, stem, 0, procs, &p);
+    s = gradient_state(ctx, stem, 0, procs, "seismic.snapshots=0", &p);
     TEST_OK(hs_seismic_misfit_gradient(s, NULL, &J, g));
     hs_seismic_solver.destroy(s);
     hs_params_free(p);
     if (ctx->rank == 0) {
         double J1, *g1 = malloc((size_t)n * sizeof *g1), e = 0, m = 0;
-        s = gradient_state(self_ctx(), stem, 0, NULL, &p);
+        s = gradient_state(self_ctx(), stem, 0, NULL, "seismic.snapshots=5", &p);
         TEST_OK(hs_seismic_misfit_gradient(s, NULL, &J1, g1));
         hs_seismic_solver.destroy(s);
         hs_params_free(p);

@@ -149,13 +149,14 @@ static const adjoint_case adjoint_cases[] = {
      41 * 37 * 35, 1e-10},
 };
 
-static void *adjoint_state(const adjoint_case *c, const char *observed, int write_observed, hs_params **p)
+/* snapshots: the seismic.snapshots override (7: binomial checkpointing; 0: every step's p kept) */
+static void *adjoint_state(const adjoint_case *c, const char *observed, const char *snapshots, int write_observed, hs_params **p)
 {
     char obs[300], seis[300];
     snprintf(obs, sizeof obs, "seismic.observed=%s%s", observed, TEST_AUTO_EXT);
     snprintf(seis, sizeof seis, "seismic.seismograms=%s", observed);
     const char *ov[40] = {"run.solver=seismic", "output.format=none", "seismic.spacing=10", "seismic.f0=10", "seismic.dt=0.001",
-                          "seismic.t_end=0.3", "seismic.receiver_count=9", "seismic.snapshots=7", "seismic.segy=false",
+                          "seismic.t_end=0.3", "seismic.receiver_count=9", snapshots, "seismic.segy=false",
                           "seismic.anomaly_radius=90", "seismic.anomaly_dvp=150"};
     int n = 11;
     for (int i = 0; i < 10 && c->geometry[i]; i++) ov[n++] = c->geometry[i];
@@ -183,7 +184,7 @@ static void test_adjoint_twins(void **state)
         const char *stem = test_tmp_path(ci == 0 ? "observed0" : ci == 1 ? "observed1" : "observed2");
         TEST_OK(hs_ctx_set_device(ctx, "cpu", 1));
         hs_params *p;
-        void *s = adjoint_state(c, stem, 1, &p);
+        void *s = adjoint_state(c, stem, "seismic.snapshots=7", 1, &p);
         double t, te, w;
         int64_t st, taken;
         hs_seismic_solver.progress(s, &t, &st, &te, &w);
@@ -194,22 +195,27 @@ static void test_adjoint_twins(void **state)
         TEST_OK(hs_seismic_solver.finish(s));
         hs_seismic_solver.destroy(s);
         hs_params_free(p);
-        double J[2], *g[2];
-        for (int b = 0; b < 2; b++) {
-            TEST_OK(hs_ctx_set_device(ctx, b ? "cuda" : "cpu", 1));
-            s = adjoint_state(c, stem, 0, &p);
+        /* the CPU with binomial checkpointing; the GPU with it and with every step's p kept */
+        static const char *const device[3] = {"cpu", "cuda", "cuda"};
+        static const char *const kept[3] = {"seismic.snapshots=7", "seismic.snapshots=7", "seismic.snapshots=0"};
+        double J[3], *g[3];
+        for (int b = 0; b < 3; b++) {
+            TEST_OK(hs_ctx_set_device(ctx, device[b], 1));
+            s = adjoint_state(c, stem, kept[b], 0, &p);
             g[b] = malloc((size_t)c->points * sizeof *g[b]);
             TEST_OK(hs_seismic_misfit_gradient(s, NULL, &J[b], g[b]));
             hs_seismic_solver.destroy(s);
             hs_params_free(p);
         }
-        double e = 0, m = 0;
-        for (int64_t i = 0; i < c->points; i++) e = fmax(e, fabs(g[1][i] - g[0][i])), m = fmax(m, fabs(g[0][i]));
-        const double dJ = fabs(J[1] - J[0]) / J[0];
-        print_message("adjoint gradient %s: |cuda - cpu| %.2e of its largest, misfit %.3e of the cpu's (tolerance %.0e)\n",
-                      c->label, e / m, dJ, c->tol);
-        if (!(m > 0 && e / m <= c->tol && dJ <= c->tol)) bad++;
-        free(g[0]), free(g[1]);
+        for (int b = 1; b < 3; b++) {
+            double e = 0, m = 0;
+            for (int64_t i = 0; i < c->points; i++) e = fmax(e, fabs(g[b][i] - g[0][i])), m = fmax(m, fabs(g[0][i]));
+            const double dJ = fabs(J[b] - J[0]) / J[0];
+            print_message("adjoint gradient %s, %s: |cuda - cpu| %.2e of its largest, misfit %.3e of the cpu's (tolerance %.0e)\n",
+                          c->label, b == 1 ? "checkpointed" : "every step kept", e / m, dJ, c->tol);
+            if (!(m > 0 && e / m <= c->tol && dJ <= c->tol)) bad++;
+        }
+        free(g[0]), free(g[1]), free(g[2]);
     }
     TEST_OK(hs_ctx_set_device(ctx, was, 1));
     assert_int_equal(bad, 0);
