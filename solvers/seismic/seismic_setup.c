@@ -81,7 +81,7 @@ static const hs_param_decl g_seis_params[] = {
     {"seismic", "snapshot_stride", HS_PARAM_INT, "1", 1, 1e6, NULL, "wavefield snapshots (the gridded output) keep every n-th point per dimension"},
     {"seismic", "observed", HS_PARAM_STRING, "none", 0, 0, NULL, "gradient, fwi: observed seismograms (a forward run's NetCDF/HDF5 seismogram file)"},
     {"seismic", "snapshots", HS_PARAM_INT, "0", 0, 1e6, NULL,
-     "gradient, fwi: forward states kept for the adjoint's checkpointing schedule (0: automatic)"},
+     "gradient, fwi: forward states kept for the adjoint's binomial checkpointing (0: automatic: every step's wavefield where memory holds it, else as many states as it holds)"},
     {"seismic", "fwi_iterations", HS_PARAM_INT, "5", 1, 1e6, NULL, "fwi: L-BFGS iterations"},
     {"seismic", "fwi_vp_step", HS_PARAM_REAL, "50", 1e-300, HS_NO_MAX, NULL, "fwi: the unit of the optimiser's variable (m/s): the first step changes vp by at most this"},
 };
