@@ -396,6 +396,12 @@ static hs_ns_launch launch_base(const ns *s, hs_field *const q[3], hs_field *T)
     }
     L.nu = c->nu;
     L.kappa = c->kappa;
+    /* the fields of a launch: the velocity, T, phi, and outputs of their layouts or of the local
+     * cells (q0 and out are of the written field's layout); 2^31 less a margin for the halo reach */
+    double most = (double)s->phi->count, cells = (double)L.local[0] * (double)L.local[1] * (double)L.local[2];
+    for (int d = 0; d < L.ndim; d++) most = fmax(most, (double)q[d]->count);
+    if (T) most = fmax(most, (double)T->count);
+    L.index32 = fmax(most, cells) < 2147483647.0 - 1e6;
     return L;
 }
 

@@ -1,6 +1,19 @@
 // The Navier-Stokes model's kernels on the GPU: one thread per point of the box, the pointwise operators of ns_point.h.
 #include "kernels/cuda_util.h"
+#include "kernels/hd.h"
+#include "solvers/cfd/ns_impl.h"
+
+// The pointwise operators twice: with 64-bit index arithmetic, and with 32-bit where the launch
+// allows it (hs_ns_launch.index32); ns_point.h's own includes are already in at file scope.
+namespace ns64 {
 #include "solvers/cfd/ns_point.h"
+}
+#undef HS_NS_POINT_H
+#define HS_NS_INDEX int32_t
+namespace ns32 {
+#include "solvers/cfd/ns_point.h"
+}
+#undef HS_NS_INDEX
 
 namespace {
 
@@ -19,22 +32,28 @@ namespace {
 constexpr bool heavy(int op) { return op == HS_NS_MOMENTUM || op == HS_NS_SCALAR; }
 constexpr bool cell_op(int op) { return op >= HS_NS_DIVERGENCE && op != HS_NS_CORRECT && op != HS_NS_FACE_BC; }
 
-template <int OP, int COMP>
+template <typename I, int OP, int COMP>
 __global__ void __launch_bounds__(256, heavy(OP) ? 4 : 1) ns_kernel(const hs_ns_launch L)
 {
-    const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;
-    if (i >= L.hi[0] || j >= L.hi[1]) return;
-    for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) {
-        if (cell_op(OP)) hs_ns_cell_op(&L, OP, COMP, i, j, k);
-        else hs_ns_point_op(&L, OP, COMP, i, j, k);
+    const I i = (I)L.lo[0] + (I)(blockIdx.x * blockDim.x + threadIdx.x);
+    const I j = (I)L.lo[1] + (I)(blockIdx.y * blockDim.y + threadIdx.y);
+    if (i >= (I)L.hi[0] || j >= (I)L.hi[1]) return;
+    for (I k = (I)L.lo[2] + (I)blockIdx.z; k < (I)L.hi[2]; k += (I)gridDim.z) {
+        if constexpr (sizeof(I) == 4) {
+            if (cell_op(OP)) ns32::hs_ns_cell_op(&L, OP, COMP, i, j, k);
+            else ns32::hs_ns_point_op(&L, OP, COMP, i, j, k);
+        } else {
+            if (cell_op(OP)) ns64::hs_ns_cell_op(&L, OP, COMP, i, j, k);
+            else ns64::hs_ns_point_op(&L, OP, COMP, i, j, k);
+        }
     }
 }
 
 template <int OP, int COMP>
 void launch_one(cudaStream_t st, const hs_ns_launch *L, dim3 grid, dim3 block)
 {
-    ns_kernel<OP, COMP><<<grid, block, 0, st>>>(*L);
+    if (L->index32) ns_kernel<int32_t, OP, COMP><<<grid, block, 0, st>>>(*L);
+    else ns_kernel<int64_t, OP, COMP><<<grid, block, 0, st>>>(*L);
 }
 
 // An operation that works on one component (comp 0..2).

@@ -51,6 +51,7 @@ typedef struct hs_ns_launch {
     const double *q0;       /* HS_NS_MOMENTUM / HS_NS_SCALAR: start-of-step values (layout of out) or NULL when a = 0 */
     double *out;
     int64_t lo[3], hi[3];   /* the box of points */
+    int index32;            /* every element of every field the launch touches lies below 2^31 (the GPU's 32-bit offsets) */
     int64_t local[3];       /* cells of this rank (contiguous outputs) */
     int64_t offset[3];      /* global index of this rank's first point */
     double idx[3], idx2[3]; /* 1/dx, 1/dx^2 (0 in unused dimensions) */

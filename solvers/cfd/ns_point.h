@@ -18,9 +18,23 @@
 #endif
 #define HS_NS_FOR_DIMS(d, L) HS_NS_UNROLL for (int d = 0; d < 3 && d < (L)->ndim; d++)
 
-HS_HD int64_t hs_ns_at(const hs_ns_lay *l, int64_t i, int64_t j, int64_t k) { return l->origin + i + j * l->sy + k * l->sz; }
+/* The type of the index arithmetic: int64_t, or what the includer defines as HS_NS_INDEX.
+ * ns_cuda.cu includes this file twice, in two namespaces (undefining HS_NS_POINT_H between), and
+ * takes the 32-bit copy where every element a launch touches lies below 2^31 (hs_ns_launch.index32):
+ * the 64-bit address arithmetic was most of the momentum kernel's instructions (SASS: 423 integer
+ * instructions against 172 floating-point ones). */
+#ifdef HS_NS_INDEX
+typedef HS_NS_INDEX hs_ns_i;
+#else
+typedef int64_t hs_ns_i;
+#endif
 
-HS_HD int64_t hs_ns_stride(const hs_ns_lay *l, int d) { return d == 0 ? 1 : d == 1 ? l->sy : l->sz; }
+HS_HD hs_ns_i hs_ns_at(const hs_ns_lay *l, hs_ns_i i, hs_ns_i j, hs_ns_i k)
+{
+    return (hs_ns_i)l->origin + i + j * (hs_ns_i)l->sy + k * (hs_ns_i)l->sz;
+}
+
+HS_HD hs_ns_i hs_ns_stride(const hs_ns_lay *l, int d) { return d == 0 ? 1 : d == 1 ? (hs_ns_i)l->sy : (hs_ns_i)l->sz; }
 
 /* The value at the face between p0 and p1 carried by velocity a: central, or upwind-biased with the
  * van Leer limiter (second order where the field is smooth and monotone, no new extrema). */
@@ -36,14 +50,14 @@ HS_HD double hs_ns_face_value(int scheme, double pm1, double p0, double p1, doub
 /* dq_c/dt at face point (i, j, k) of component c: -div(q q_c) + nu lap q_c + force + buoyancy, in
  * flux form: the fluxes of q_c through the faces of its control volume (cell centres along c, edges
  * across), each an advecting velocity averaged to the flux point times the transported q_c there. */
-HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, int64_t i, int64_t j, int64_t k)
+HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
     const hs_ns_lay *lc = &L->lay[c];
     const double *qc = L->q[c];
-    const int64_t P = hs_ns_at(lc, i, j, k), sc = hs_ns_stride(lc, c);
+    const hs_ns_i P = hs_ns_at(lc, i, j, k), sc = hs_ns_stride(lc, c);
     double R = L->force[c];
     HS_NS_FOR_DIMS(d, L) {
-        const int64_t sd = hs_ns_stride(lc, d);
+        const hs_ns_i sd = hs_ns_stride(lc, d);
         R += L->nu * (qc[P - sd] - 2.0 * qc[P] + qc[P + sd]) * L->idx2[d];
         double ahi, alo;
         if (d == c) {
@@ -52,7 +66,7 @@ HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, int64_t i, int64_t
         } else {
             const hs_ns_lay *ld = &L->lay[d];
             const double *qd = L->q[d];
-            const int64_t Q = hs_ns_at(ld, i, j, k), dc = hs_ns_stride(ld, c), dd = hs_ns_stride(ld, d);
+            const hs_ns_i Q = hs_ns_at(ld, i, j, k), dc = hs_ns_stride(ld, c), dd = hs_ns_stride(ld, d);
             ahi = 0.5 * (qd[Q + dd - dc] + qd[Q + dd]);
             alo = 0.5 * (qd[Q - dc] + qd[Q]);
         }
@@ -62,24 +76,24 @@ HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, int64_t i, int64_t
     }
     if (L->T && L->buoy[c] != 0.0) {
         const hs_ns_lay *lt = &L->lay[3];
-        const int64_t Q = hs_ns_at(lt, i, j, k);
+        const hs_ns_i Q = hs_ns_at(lt, i, j, k);
         R += L->buoy[c] * 0.5 * (L->T[Q - hs_ns_stride(lt, c)] + L->T[Q]);
     }
     return R;
 }
 
 /* dT/dt at cell (i, j, k): -div(q T) + kappa lap T. */
-HS_HD double hs_ns_scalar_rhs(const hs_ns_launch *L, int64_t i, int64_t j, int64_t k)
+HS_HD double hs_ns_scalar_rhs(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
     const hs_ns_lay *lt = &L->lay[3];
     const double *T = L->T;
-    const int64_t P = hs_ns_at(lt, i, j, k);
+    const hs_ns_i P = hs_ns_at(lt, i, j, k);
     double R = 0;
     HS_NS_FOR_DIMS(d, L) {
-        const int64_t sd = hs_ns_stride(lt, d);
+        const hs_ns_i sd = hs_ns_stride(lt, d);
         R += L->kappa * (T[P - sd] - 2.0 * T[P] + T[P + sd]) * L->idx2[d];
         const hs_ns_lay *ld = &L->lay[d];
-        const int64_t Q = hs_ns_at(ld, i, j, k);
+        const hs_ns_i Q = hs_ns_at(ld, i, j, k);
         double alo = L->q[d][Q], ahi = L->q[d][Q + hs_ns_stride(ld, d)];
         double fhi = ahi * hs_ns_face_value(L->advection, T[P - sd], T[P], T[P + sd], T[P + 2 * sd], ahi);
         double flo = alo * hs_ns_face_value(L->advection, T[P - 2 * sd], T[P - sd], T[P], T[P + sd], alo);
@@ -88,36 +102,36 @@ HS_HD double hs_ns_scalar_rhs(const hs_ns_launch *L, int64_t i, int64_t j, int64
     return R;
 }
 
-HS_HD double hs_ns_divergence(const hs_ns_launch *L, int64_t i, int64_t j, int64_t k)
+HS_HD double hs_ns_divergence(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
     double s = 0;
     HS_NS_FOR_DIMS(d, L) {
         const hs_ns_lay *ld = &L->lay[d];
-        const int64_t Q = hs_ns_at(ld, i, j, k);
+        const hs_ns_i Q = hs_ns_at(ld, i, j, k);
         s += (L->q[d][Q + hs_ns_stride(ld, d)] - L->q[d][Q]) * L->idx[d];
     }
     return s;
 }
 
 /* Component b of the velocity at the centre of cell (i, j, k) (ghost cells allowed). */
-HS_HD double hs_ns_centre(const hs_ns_launch *L, int b, int64_t i, int64_t j, int64_t k)
+HS_HD double hs_ns_centre(const hs_ns_launch *L, int b, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
     const hs_ns_lay *lb = &L->lay[b];
-    const int64_t Q = hs_ns_at(lb, i, j, k);
+    const hs_ns_i Q = hs_ns_at(lb, i, j, k);
     return 0.5 * (L->q[b][Q] + L->q[b][Q + hs_ns_stride(lb, b)]);
 }
 
 /* d q_b / d x_a at the centre of cell (i, j, k): centred difference of the centred values. */
-HS_HD double hs_ns_centre_grad(const hs_ns_launch *L, int b, int a, int64_t i, int64_t j, int64_t k)
+HS_HD double hs_ns_centre_grad(const hs_ns_launch *L, int b, int a, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
     if (a >= L->ndim || b >= L->ndim) return 0.0;
-    int64_t e[3] = {a == 0, a == 1, a == 2};
+    hs_ns_i e[3] = {a == 0, a == 1, a == 2};
     return (hs_ns_centre(L, b, i + e[0], j + e[1], k + e[2]) - hs_ns_centre(L, b, i - e[0], j - e[1], k - e[2])) *
            (0.5 * L->idx[a]);
 }
 
 /* curl q at the centre; 2D: only the z component is non-zero. */
-HS_HD void hs_ns_curl(const hs_ns_launch *L, int64_t i, int64_t j, int64_t k, double w[3])
+HS_HD void hs_ns_curl(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_i k, double w[3])
 {
     w[2] = hs_ns_centre_grad(L, 1, 0, i, j, k) - hs_ns_centre_grad(L, 0, 1, i, j, k);
     if (L->ndim == 3) {
@@ -131,11 +145,11 @@ HS_HD void hs_ns_curl(const hs_ns_launch *L, int64_t i, int64_t j, int64_t k, do
 /* The inflow shape at the tangential point (j, k) of a face normal to dim: mean exactly 1 over the
  * face's cells (the parabola sampled at n cell centres has mean 1 + 1/(2 n^2); that is divided out,
  * so that the flux through the face is the one asked for). */
-HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, int64_t t0, int64_t t1)
+HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, hs_ns_i t0, hs_ns_i t1)
 {
     if (L->profile == HS_NS_PROFILE_UNIFORM) return 1.0;
     double s = 1.0;
-    int64_t t[2] = {t0, t1};
+    hs_ns_i t[2] = {t0, t1};
     int n = 0;
     HS_NS_FOR_DIMS(d, L) {
         if (d == dim) continue;
@@ -148,9 +162,9 @@ HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, int64_t t0, int64_t t
 
 /* One point of the cell-centred operations (contiguous output index o); op and comp are L->op and
  * L->comp (see hs_ns_point_op). */
-HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, int64_t i, int64_t j, int64_t k)
+HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
-    const int64_t o = (k * L->local[1] + j) * L->local[0] + i;
+    const hs_ns_i o = (k * (hs_ns_i)L->local[1] + j) * (hs_ns_i)L->local[0] + i;
     double w[3];
     switch (op) {
     case HS_NS_DIVERGENCE: L->out[o] = L->scale * hs_ns_divergence(L, i, j, k); break;
@@ -173,7 +187,7 @@ HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, int64_t i, int
         break;
     }
     case HS_NS_WALL_FLUX: {
-        const int64_t P = hs_ns_at(&L->lay[3], i, j, k);
+        const hs_ns_i P = hs_ns_at(&L->lay[3], i, j, k);
         /* one-sided second-order derivative from the wall value and the first two cells */
         L->out[o] = (i + L->offset[0] == 0) ? -(-8.0 * L->a + 9.0 * L->T[P] - L->T[P + 1]) * L->idx[0] / 3.0 : 0.0;
         break;
@@ -185,18 +199,19 @@ HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, int64_t i, int
 /* One point of the face / field-writing operations (in the layout of the field written).  op and
  * comp are L->op and L->comp, passed apart so that the CUDA kernels can make them compile-time
  * constants. */
-HS_HD void hs_ns_point_op(const hs_ns_launch *L, int op, int comp, int64_t i, int64_t j, int64_t k)
+HS_HD void hs_ns_point_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
     const int c = comp;
     if (op == HS_NS_MOMENTUM) {
         const hs_ns_lay *lc = &L->lay[c];
-        const int64_t P = hs_ns_at(lc, i, j, k);
-        const int64_t ic = c == 0 ? i : c == 1 ? j : k;
+        const hs_ns_i P = hs_ns_at(lc, i, j, k);
+        const hs_ns_i ic = c == 0 ? i : c == 1 ? j : k;
         double R;
-        if ((L->outflow_hi && ic == L->hi[c] - 1) || (L->outflow_lo && ic == L->lo[c])) {
+        const hs_ns_i last = (hs_ns_i)L->hi[c] - 1, first = (hs_ns_i)L->lo[c];
+        if ((L->outflow_hi && ic == last) || (L->outflow_lo && ic == first)) {
             /* convective outflow dq/dt + U dq/dn = 0, one-sided from inside */
-            const int64_t s = hs_ns_stride(lc, c);
-            const double inner = L->q[c][(L->outflow_hi && ic == L->hi[c] - 1) ? P - s : P + s];
+            const hs_ns_i s = hs_ns_stride(lc, c);
+            const double inner = L->q[c][(L->outflow_hi && ic == last) ? P - s : P + s];
             R = -L->outflow_speed * (L->q[c][P] - inner) * L->idx[c];
         } else {
             R = hs_ns_momentum_rhs(L, c, i, j, k);
@@ -204,25 +219,25 @@ HS_HD void hs_ns_point_op(const hs_ns_launch *L, int op, int comp, int64_t i, in
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;
         L->out[P] = base + L->b * (L->q[c][P] + L->dt * R);
     } else if (op == HS_NS_SCALAR) {
-        const int64_t P = hs_ns_at(&L->lay[3], i, j, k);
+        const hs_ns_i P = hs_ns_at(&L->lay[3], i, j, k);
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;
         L->out[P] = base + L->b * (L->T[P] + L->dt * hs_ns_scalar_rhs(L, i, j, k));
     } else if (op == HS_NS_CORRECT) {
-        const int64_t P = hs_ns_at(&L->lay[c], i, j, k), Q = hs_ns_at(&L->lay[4], i, j, k);
+        const hs_ns_i P = hs_ns_at(&L->lay[c], i, j, k), Q = hs_ns_at(&L->lay[4], i, j, k);
         L->out[P] -= L->scale * (L->phi[Q] - L->phi[Q - hs_ns_stride(&L->lay[4], c)]) * L->idx[c];
     } else if (op == HS_NS_FACE_BC) {
         /* (i, j, k) runs over the face's tangential points; the normal index is face_index */
         const hs_ns_lay *lc = &L->lay[c];
-        int64_t ijk[3] = {i, j, k};
-        int64_t t[2] = {0, 0};
+        hs_ns_i ijk[3] = {i, j, k};
+        hs_ns_i t[2] = {0, 0};
         int n = 0;
         for (int d = 0; d < 3; d++)
             if (d != c) t[n++] = ijk[d];
-        ijk[c] = L->face_index;
-        const int64_t B = hs_ns_at(lc, ijk[0], ijk[1], ijk[2]), s = hs_ns_stride(lc, c);
+        ijk[c] = (hs_ns_i)L->face_index;
+        const hs_ns_i B = hs_ns_at(lc, ijk[0], ijk[1], ijk[2]), s = hs_ns_stride(lc, c);
         if (L->set_value) L->out[B] = L->inflow_speed * hs_ns_profile(L, c, t[0], t[1]);
         const double g = L->out[B];
-        const int64_t dir = L->side ? 1 : -1;
+        const hs_ns_i dir = L->side ? 1 : -1;
         for (int m = 0; m < L->hw; m++) L->out[B + dir * (m + 1) * s] = 2.0 * g - L->out[B - dir * (m + 1) * s];
     }
 }
