@@ -13,6 +13,23 @@
 #include "solvers/seismic/seismic_point.h"
 #undef SEIS_T
 #undef SEIS_FN
+// the same with 32-bit index arithmetic (hs_seis_launch.index32): names ending in i
+#define SEIS_I int32_t
+#define SEIS_T double
+#define SEIS_FN(name) name##_f64i
+#define SEIS_COEF k_f64
+#include "solvers/seismic/seismic_point.h"
+#undef SEIS_T
+#undef SEIS_FN
+#undef SEIS_COEF
+#define SEIS_T float
+#define SEIS_FN(name) name##_f32i
+#define SEIS_COEF k_f32
+#include "solvers/seismic/seismic_point.h"
+#undef SEIS_T
+#undef SEIS_FN
+#undef SEIS_COEF
+#undef SEIS_I
 
 namespace {
 
@@ -27,26 +44,34 @@ namespace {
 // update is held to 64 registers (4 blocks an SM): without local arrays ptxas gave it 128 and the
 // elastic step (no CPML) went from 10.0 to 17.7 ms (H200, 2026-12-04); at 64 it spills nothing.
 
+// I: the index type, int64_t (the pointwise update NAME) or int32_t (NAME##i, where the launch's
+// fields lie below 2^31 elements).
 #define BOX_KERNEL(NAME) BOX_KERNEL_MIN(NAME, 1)
 #define BOX_KERNEL_MIN(NAME, MINB)                                                                 \
-    template <int R>                                                                               \
+    template <int R, typename I>                                                                   \
     __global__ void __launch_bounds__(256, MINB) k_##NAME(const __grid_constant__ hs_seis_launch L) \
     {                                                                                              \
-        const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                \
-        const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;                \
-        if (i >= L.hi[0] || j >= L.hi[1]) return;                                                  \
-        for (int64_t k = L.lo[2] + blockIdx.z; k < L.hi[2]; k += gridDim.z) NAME(&L, i, j, k, R);  \
+        const I i = (I)L.lo[0] + (I)(blockIdx.x * blockDim.x + threadIdx.x);                       \
+        const I j = (I)L.lo[1] + (I)(blockIdx.y * blockDim.y + threadIdx.y);                       \
+        if (i >= (I)L.hi[0] || j >= (I)L.hi[1]) return;                                            \
+        for (I k = (I)L.lo[2] + (I)blockIdx.z; k < (I)L.hi[2]; k += (I)gridDim.z) {                \
+            if constexpr (sizeof(I) == 4) NAME##i(&L, i, j, k, R);                                 \
+            else NAME(&L, i, j, k, R);                                                             \
+        }                                                                                          \
     }
 
 #define CHUNK_KERNEL(NAME)                                                                         \
-    template <int R>                                                                               \
+    template <int R, typename I>                                                                   \
     __global__ void __launch_bounds__(256) k_##NAME(const __grid_constant__ hs_seis_launch L, int zchunk) \
     {                                                                                              \
-        const int64_t i = L.lo[0] + blockIdx.x * (int64_t)blockDim.x + threadIdx.x;                \
-        const int64_t j = L.lo[1] + blockIdx.y * (int64_t)blockDim.y + threadIdx.y;                \
-        if (i >= L.hi[0] || j >= L.hi[1]) return;                                                  \
-        const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * zchunk, k1 = min(k0 + (int64_t)zchunk, L.hi[2]); \
-        for (int64_t k = k0; k < k1; k++) NAME(&L, i, j, k, R);                                    \
+        const I i = (I)L.lo[0] + (I)(blockIdx.x * blockDim.x + threadIdx.x);                       \
+        const I j = (I)L.lo[1] + (I)(blockIdx.y * blockDim.y + threadIdx.y);                       \
+        if (i >= (I)L.hi[0] || j >= (I)L.hi[1]) return;                                            \
+        const I k0 = (I)L.lo[2] + (I)blockIdx.z * (I)zchunk, k1 = min(k0 + (I)zchunk, (I)L.hi[2]); \
+        for (I k = k0; k < k1; k++) {                                                              \
+            if constexpr (sizeof(I) == 4) NAME##i(&L, i, j, k, R);                                 \
+            else NAME(&L, i, j, k, R);                                                             \
+        }                                                                                          \
     }
 
 #define BOX_KERNELS(T)                                                                             \
@@ -283,18 +308,18 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
 #define LAUNCH_BOX(NAME)                                                                           \
     do {                                                                                           \
         switch (L->radius) {                                                                       \
-        case 1: k_##NAME<1><<<grid, block, 0, cu->stream>>>(*L); break;                            \
-        case 2: k_##NAME<2><<<grid, block, 0, cu->stream>>>(*L); break;                            \
-        default: k_##NAME<4><<<grid, block, 0, cu->stream>>>(*L); break;                           \
+        case 1: k_##NAME<1, I><<<grid, block, 0, cu->stream>>>(*L); break;                         \
+        case 2: k_##NAME<2, I><<<grid, block, 0, cu->stream>>>(*L); break;                         \
+        default: k_##NAME<4, I><<<grid, block, 0, cu->stream>>>(*L); break;                        \
         }                                                                                          \
     } while (0)
 
 #define LAUNCH_CHUNK(NAME)                                                                         \
     do {                                                                                           \
         switch (L->radius) {                                                                       \
-        case 1: k_##NAME<1><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                   \
-        case 2: k_##NAME<2><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                   \
-        default: k_##NAME<4><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                  \
+        case 1: k_##NAME<1, I><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                \
+        case 2: k_##NAME<2, I><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;                \
+        default: k_##NAME<4, I><<<cgrid, block, 0, cu->stream>>>(*L, zchunk); break;               \
         }                                                                                          \
     } while (0)
 
@@ -316,6 +341,18 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
     case HS_SEIS_EL_IMAGE: LAUNCH_BOX(seis_el_image_##T); break;                                   \
     default: return HS_FAIL(HS_ERR_RUNTIME, "seismic kernel: operation %d not implemented", L->op); \
     }
+
+// The box and chunk kernels of one index type I.
+template <typename I>
+int launch_boxes(hs_cuda_ctx *cu, const hs_seis_launch *L, dim3 grid, dim3 cgrid, dim3 block, int zchunk)
+{
+    if (L->f32) {
+        DISPATCH_BOX(f32)
+    } else {
+        DISPATCH_BOX(f64)
+    }
+    return HS_OK;
+}
 
 } // namespace
 
@@ -347,11 +384,8 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
     while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
     const dim3 cgrid(grid.x, grid.y, (unsigned)((nz + zchunk - 1) / zchunk));
-    if (L->f32) {
-        DISPATCH_BOX(f32)
-    } else {
-        DISPATCH_BOX(f64)
-    }
+    if (L->index32) HS_CHECK(launch_boxes<int32_t>(cu, L, grid, cgrid, block, (int)zchunk));
+    else HS_CHECK(launch_boxes<int64_t>(cu, L, grid, cgrid, block, (int)zchunk));
     HS_CUDA_LAUNCH_CHECK(seismic_box_kernel);
     return HS_OK;
 }

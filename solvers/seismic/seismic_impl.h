@@ -86,6 +86,7 @@ typedef HS_SEIS_COEFS(float) hs_seis_coef_f32;
 typedef struct hs_seis_launch {
     int op;                  /* hs_seis_op */
     int ndim;
+    int index32;             /* every element of the fields lies below 2^31: the GPU's box kernels take 32-bit offsets */
     int radius;              /* half the order: 1, 2 or 4 */
     int f32;                 /* 1: fields are float, else double */
     int64_t lo[3], hi[3];    /* the box */

@@ -1,4 +1,5 @@
 /* The seismic solver's kernel launches: the launch record from the state (layout, coefficients, profiles) and the dispatch to a backend. */
+#include <stdint.h>
 #include <string.h>
 
 #include "kernels/dispatch.h"
@@ -18,6 +19,7 @@ void hs_seis_launch_init(const hs_seis *s, hs_seis_op op, const hs_box *box, hs_
     L->st[0] = 1;
     L->st[1] = c->ndim > 1 ? hs_field_stride_y(f) : 0;
     L->st[2] = c->ndim > 2 ? hs_field_stride_z(f) : 0;
+    L->index32 = f->count < (size_t)INT32_MAX; /* every field has the layout of s->lay */
     L->hw = s->hw;
     for (int d = 0; d < 3; d++) {
         L->offset[d] = f->offset[d];

@@ -9,14 +9,28 @@
 #error "define SEIS_T and SEIS_FN before including seismic_point.h"
 #endif
 
+/* SEIS_I: the type of the index arithmetic, int64_t unless the includer defines it.  seismic_cuda.cu
+ * also includes the file with SEIS_I int32_t (and SEIS_COEF naming the launch's coefficients of
+ * SEIS_T), for launches whose every element lies below 2^31 (hs_seis_launch.index32): the 64-bit
+ * address arithmetic was most of the CPML and elastic kernels' integer instructions. */
+#ifndef SEIS_I
+#define SEIS_I int64_t
+#define SEIS_I_DEFAULTED
+#endif
+
 #define SEIS_F(L, role) ((SEIS_T *)(L)->f[role])
 #define SEIS_C(x) ((SEIS_T)(x))
-#define SEIS_K(L) (&(L)->SEIS_FN(k)) /* the coefficients in SEIS_T */
+#undef SEIS_K
+#ifdef SEIS_COEF
+#define SEIS_K(L) (&(L)->SEIS_COEF) /* the coefficients in SEIS_T */
+#else
+#define SEIS_K(L) (&(L)->SEIS_FN(k))
+#endif
 
 /* ---------------------------------------------------------------- differences along one axis */
 
 /* sum_m c[m] (f(+m) + f(-m)) + c[0] f: the centred second difference (c over h^2). */
-HS_HD SEIS_T SEIS_FN(seis_d2)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_d2)(const SEIS_T *f, SEIS_I i, SEIS_I s, const SEIS_T *c, int R)
 {
     SEIS_T v = c[0] * f[i];
     for (int m = 1; m <= R; m++) v += c[m] * (f[i + m * s] + f[i - m * s]);
@@ -24,7 +38,7 @@ HS_HD SEIS_T SEIS_FN(seis_d2)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_
 }
 
 /* sum_m c[m-1] (f(+m) - f(-m)): the centred first difference. */
-HS_HD SEIS_T SEIS_FN(seis_d1)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_d1)(const SEIS_T *f, SEIS_I i, SEIS_I s, const SEIS_T *c, int R)
 {
     SEIS_T v = 0;
     for (int m = 1; m <= R; m++) v += c[m - 1] * (f[i + m * s] - f[i - m * s]);
@@ -32,7 +46,7 @@ HS_HD SEIS_T SEIS_FN(seis_d1)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_
 }
 
 /* DP: from the points to the half point i + 1/2: sum_m c[m-1] (f(i+m) - f(i-m+1)). */
-HS_HD SEIS_T SEIS_FN(seis_dp)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_dp)(const SEIS_T *f, SEIS_I i, SEIS_I s, const SEIS_T *c, int R)
 {
     SEIS_T v = 0;
     for (int m = 1; m <= R; m++) v += c[m - 1] * (f[i + m * s] - f[i - (m - 1) * s]);
@@ -40,7 +54,7 @@ HS_HD SEIS_T SEIS_FN(seis_dp)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_
 }
 
 /* DM: from the half points (i + 1/2 stored at i) to the point i: sum_m c[m-1] (f(i+m-1) - f(i-m)). */
-HS_HD SEIS_T SEIS_FN(seis_dm)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *c, int R)
+HS_HD SEIS_T SEIS_FN(seis_dm)(const SEIS_T *f, SEIS_I i, SEIS_I s, const SEIS_T *c, int R)
 {
     SEIS_T v = 0;
     for (int m = 1; m <= R; m++) v += c[m - 1] * (f[i + (m - 1) * s] - f[i - m * s]);
@@ -49,7 +63,7 @@ HS_HD SEIS_T SEIS_FN(seis_dm)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_
 
 /* The centred first difference of a product g(x) f(x) where g is a profile along the axis
  * (prof[pi] at the point): sum_m c[m-1] (g(+m) f(+m) - g(-m) f(-m)). */
-HS_HD SEIS_T SEIS_FN(seis_d1_prof)(const SEIS_T *f, int64_t i, int64_t s, const SEIS_T *prof, int64_t pi, const SEIS_T *c,
+HS_HD SEIS_T SEIS_FN(seis_d1_prof)(const SEIS_T *f, SEIS_I i, SEIS_I s, const SEIS_T *prof, SEIS_I pi, const SEIS_T *c,
                                     int R)
 {
     SEIS_T v = 0;
@@ -62,13 +76,13 @@ HS_HD SEIS_T SEIS_FN(seis_d1_prof)(const SEIS_T *f, int64_t i, int64_t s, const 
  * window meets a layer iff one of its ends lies in it.  The memory variables of a dimension are 0
  * wherever its profile is (they start at 0 and their updates are multiplied by a, or by b, which is 0
  * there too), so the kernels skip them outside this reach. */
-HS_HD int SEIS_FN(seis_layer_near)(const SEIS_T *a, int64_t pi, int R) { return a[pi - R] != 0 || a[pi + R] != 0; }
+HS_HD int SEIS_FN(seis_layer_near)(const SEIS_T *a, SEIS_I pi, int R) { return a[pi - R] != 0 || a[pi + R] != 0; }
 
 /* ---------------------------------------------------------------- acoustic, constant density */
 
-HS_HD int64_t SEIS_FN(seis_index)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k)
+HS_HD SEIS_I SEIS_FN(seis_index)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k)
 {
-    return L->origin + i + j * L->st[1] + k * L->st[2];
+    return (SEIS_I)L->origin + i + j * (SEIS_I)L->st[1] + k * (SEIS_I)L->st[2];
 }
 
 /* The Laplacian sum_d D2_d from the centre value and the pairs pair[d][m-1] = f(+m) + f(-m): the one
@@ -88,32 +102,32 @@ HS_HD SEIS_T SEIS_FN(seis_lap_pairs)(const hs_seis_launch *L, SEIS_T c, const SE
 HS_HD SEIS_T SEIS_FN(seis_leapfrog)(SEIS_T p, SEIS_T q, SEIS_T w, SEIS_T lap) { return 2 * p - q + w * lap; }
 
 /* The Laplacian sum_d D2_d f at element idx. */
-HS_HD SEIS_T SEIS_FN(seis_lap)(const hs_seis_launch *L, const SEIS_T *f, int64_t idx, int R)
+HS_HD SEIS_T SEIS_FN(seis_lap)(const hs_seis_launch *L, const SEIS_T *f, SEIS_I idx, int R)
 {
     SEIS_T pair[3][4];
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t s = L->st[d];
+        const SEIS_I s = L->st[d];
         for (int m = 1; m <= R; m++) pair[d][m - 1] = f[idx + m * s] + f[idx - m * s];
     }
     return SEIS_FN(seis_lap_pairs)(L, f[idx], pair, R);
 }
 
-HS_HD void SEIS_FN(seis_ac_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_ac_step)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k);
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
     Q[idx] = SEIS_FN(seis_leapfrog)(P[idx], Q[idx], SEIS_F(L, HS_SEIS_F_W)[idx], SEIS_FN(seis_lap)(L, P, idx, R));
 }
 
-HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_I pi = ijk[d] + L->hw;
         const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
         if (a == 0) continue; /* outside d's layer PSI_d stays 0: no traffic */
         SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
@@ -121,14 +135,14 @@ HS_HD void SEIS_FN(seis_ac_psi)(const hs_seis_launch *L, int64_t i, int64_t j, i
     }
 }
 
-HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     SEIS_T sum = 0;
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_I pi = ijk[d] + L->hw;
         const SEIS_T *pa = (const SEIS_T *)L->pa[d];
         const SEIS_T a = pa[pi], b = ((const SEIS_T *)L->pb[d])[pi];
         const SEIS_T lap = SEIS_FN(seis_d2)(P, idx, L->st[d], SEIS_K(L)->c2[d], R);
@@ -149,14 +163,14 @@ HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, int64_t i, int64_t j, i
 /* ---------------------------------------------------------------- acoustic, variable density */
 
 /* DM_d (B_d (DP_d P + PSI_d)) at idx: the flux at the 2R half points around it, each from P directly. */
-HS_HD SEIS_T SEIS_FN(seis_av_div)(const hs_seis_launch *L, int64_t idx, int d, int with_psi, int R)
+HS_HD SEIS_T SEIS_FN(seis_av_div)(const hs_seis_launch *L, SEIS_I idx, int d, int with_psi, int R)
 {
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P), *B = SEIS_F(L, HS_SEIS_F_B + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
-    const int64_t s = L->st[d];
+    const SEIS_I s = L->st[d];
     const SEIS_T *c = SEIS_K(L)->cs[d];
     SEIS_T v = 0;
     for (int m = 1; m <= R; m++) {
-        const int64_t hp = idx + (m - 1) * s, hm = idx - m * s; /* the half points i + m - 1/2 and i - m + 1/2 */
+        const SEIS_I hp = idx + (m - 1) * s, hm = idx - m * s; /* the half points i + m - 1/2 and i - m + 1/2 */
         SEIS_T fp = SEIS_FN(seis_dp)(P, hp, s, c, R), fm = SEIS_FN(seis_dp)(P, hm, s, c, R);
         if (with_psi) fp += psi[hp], fm += psi[hm];
         v += c[m - 1] * (B[hp] * fp - B[hm] * fm);
@@ -164,9 +178,9 @@ HS_HD SEIS_T SEIS_FN(seis_av_div)(const hs_seis_launch *L, int64_t idx, int d, i
     return v;
 }
 
-HS_HD void SEIS_FN(seis_av_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_av_step)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k);
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q);
     SEIS_T sum = 0;
@@ -177,13 +191,13 @@ HS_HD void SEIS_FN(seis_av_step)(const hs_seis_launch *L, int64_t i, int64_t j, 
     Q[idx] = 2 * P[idx] - Q[idx] + SEIS_F(L, HS_SEIS_F_W)[idx] * sum;
 }
 
-HS_HD void SEIS_FN(seis_av_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_av_psi)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_I pi = ijk[d] + L->hw;
         const SEIS_T a = ((const SEIS_T *)L->pah[d])[pi], b = ((const SEIS_T *)L->pbh[d])[pi];
         if (a == 0) continue; /* outside d's layer PSI_d stays 0 */
         SEIS_T *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
@@ -191,14 +205,14 @@ HS_HD void SEIS_FN(seis_av_psi)(const hs_seis_launch *L, int64_t i, int64_t j, i
     }
 }
 
-HS_HD void SEIS_FN(seis_av_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_av_pml)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const SEIS_T *P = SEIS_F(L, HS_SEIS_F_P);
     SEIS_T sum = 0;
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t pi = ijk[d] + L->hw;
+        const SEIS_I pi = ijk[d] + L->hw;
         const SEIS_T a = ((const SEIS_T *)L->pa[d])[pi], b = ((const SEIS_T *)L->pb[d])[pi];
         /* PSI_d (at the half points) is read where the half-point profile may be nonzero */
         const SEIS_T div = SEIS_FN(seis_av_div)(L, idx, d, SEIS_FN(seis_layer_near)((const SEIS_T *)L->pah[d], pi, R), R);
@@ -217,12 +231,12 @@ HS_HD void SEIS_FN(seis_av_pml)(const hs_seis_launch *L, int64_t i, int64_t j, i
 /* ---------------------------------------------------------------- adjoint (constant density) */
 
 /* sum_d D2_d (w U) at idx. */
-HS_HD SEIS_T SEIS_FN(seis_lap_wu)(const hs_seis_launch *L, const SEIS_T *W, const SEIS_T *U, int64_t idx, int R)
+HS_HD SEIS_T SEIS_FN(seis_lap_wu)(const hs_seis_launch *L, const SEIS_T *W, const SEIS_T *U, SEIS_I idx, int R)
 {
     SEIS_T v = SEIS_K(L)->c2sum * W[idx] * U[idx];
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t s = L->st[d];
+        const SEIS_I s = L->st[d];
         for (int m = 1; m <= R; m++)
             v += SEIS_K(L)->c2[d][m] * (W[idx + m * s] * U[idx + m * s] + W[idx - m * s] * U[idx - m * s]);
     }
@@ -231,14 +245,14 @@ HS_HD SEIS_T SEIS_FN(seis_lap_wu)(const hs_seis_launch *L, const SEIS_T *W, cons
 
 /* p^{n+1} - 2 p^n + p^{n-1} at a core point: w (lap p^n + s^n delta), the forward step's
  * increment, so that the gradient needs no second stencil (seismic_adjoint.c divides by w once). */
-HS_HD SEIS_T SEIS_FN(seis_second_difference)(const hs_seis_launch *L, int64_t idx)
+HS_HD SEIS_T SEIS_FN(seis_second_difference)(const hs_seis_launch *L, SEIS_I idx)
 {
     return SEIS_F(L, HS_SEIS_F_PN)[idx] - 2 * SEIS_F(L, HS_SEIS_F_PF)[idx] + SEIS_F(L, HS_SEIS_F_PP)[idx];
 }
 
-HS_HD void SEIS_FN(seis_adj_step)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_adj_step)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k);
     const SEIS_T *U = SEIS_F(L, HS_SEIS_F_P), *W = SEIS_F(L, HS_SEIS_F_W);
     SEIS_T *Q = SEIS_F(L, HS_SEIS_F_Q), *G = SEIS_F(L, HS_SEIS_F_G);
     const SEIS_T u = U[idx];
@@ -246,20 +260,20 @@ HS_HD void SEIS_FN(seis_adj_step)(const hs_seis_launch *L, int64_t i, int64_t j,
     Q[idx] = 2 * u - Q[idx] + SEIS_FN(seis_lap_wu)(L, W, U, idx, R);
 }
 
-HS_HD void SEIS_FN(seis_adj_psi)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_adj_psi)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const SEIS_T *U = SEIS_F(L, HS_SEIS_F_P), *W = SEIS_F(L, HS_SEIS_F_W);
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t s = L->st[d], pi = ijk[d] + L->hw;
+        const SEIS_I s = L->st[d], pi = ijk[d] + L->hw;
         const SEIS_T *a = (const SEIS_T *)L->pa[d], *Z = SEIS_F(L, HS_SEIS_F_ZETA + d);
         /* PSI_d is read only with the weight a (ADJ_PML) and reset to b PSI_d (ADJ_MEM): where a is 0
          * it stays 0 */
         if (a[pi] == 0) continue;
         SEIS_T v = 0;
         for (int m = 1; m <= R; m++) {
-            const int64_t ip = idx + m * s, im = idx - m * s;
+            const SEIS_I ip = idx + m * s, im = idx - m * s;
             const SEIS_T wup = W[ip] * U[ip], wum = W[im] * U[im];
             v += SEIS_K(L)->c1[d][m - 1] * ((wup + a[pi + m] * (Z[ip] + wup)) - (wum + a[pi - m] * (Z[im] + wum)));
         }
@@ -268,20 +282,20 @@ HS_HD void SEIS_FN(seis_adj_psi)(const hs_seis_launch *L, int64_t i, int64_t j, 
     }
 }
 
-HS_HD void SEIS_FN(seis_adj_pml)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_adj_pml)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const SEIS_T *U = SEIS_F(L, HS_SEIS_F_P), *W = SEIS_F(L, HS_SEIS_F_W);
     SEIS_T sum = SEIS_FN(seis_lap_wu)(L, W, U, idx, R);
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
-        const int64_t s = L->st[d], pi = ijk[d] + L->hw;
+        const SEIS_I s = L->st[d], pi = ijk[d] + L->hw;
         const SEIS_T *a = (const SEIS_T *)L->pa[d], *Z = SEIS_F(L, HS_SEIS_F_ZETA + d), *psi = SEIS_F(L, HS_SEIS_F_PSI + d);
         if (!SEIS_FN(seis_layer_near)(a, pi, R)) continue; /* every term carries an a of the window */
         /* D2_d (a (Z + w U)) - D1_d (a PSI) */
         SEIS_T v = SEIS_K(L)->c2[d][0] * a[pi] * (Z[idx] + W[idx] * U[idx]);
         for (int m = 1; m <= R; m++) {
-            const int64_t ip = idx + m * s, im = idx - m * s;
+            const SEIS_I ip = idx + m * s, im = idx - m * s;
             v += SEIS_K(L)->c2[d][m] * (a[pi + m] * (Z[ip] + W[ip] * U[ip]) + a[pi - m] * (Z[im] + W[im] * U[im]));
             v -= SEIS_K(L)->c1[d][m - 1] * (a[pi + m] * psi[ip] - a[pi - m] * psi[im]);
         }
@@ -291,10 +305,10 @@ HS_HD void SEIS_FN(seis_adj_pml)(const hs_seis_launch *L, int64_t i, int64_t j, 
     Q[idx] = 2 * U[idx] - Q[idx] + sum;
 }
 
-HS_HD void SEIS_FN(seis_adj_mem)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_adj_mem)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
     (void)R;
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const SEIS_T wu = SEIS_F(L, HS_SEIS_F_W)[idx] * SEIS_F(L, HS_SEIS_F_P)[idx];
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
@@ -310,8 +324,8 @@ HS_HD void SEIS_FN(seis_adj_mem)(const hs_seis_launch *L, int64_t i, int64_t j, 
 
 /* The CPML-stretched derivative at one point: with the layer's profile (a, b) there, the memory
  * psi <- b psi + a der and der + psi; in a launch without CPML (L->pml = 0) der itself. */
-HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, int role, int64_t idx, int e, int half,
-                                   int64_t pi)
+HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, int role, SEIS_I idx, int e, int half,
+                                   SEIS_I pi)
 {
     if (!L->pml) return der;
     const SEIS_T a = ((const SEIS_T *)(half ? L->pah[e] : L->pa[e]))[pi], b = ((const SEIS_T *)(half ? L->pbh[e] : L->pb[e]))[pi];
@@ -323,9 +337,9 @@ HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, int role
 }
 
 /* v_d += BV_d sum_e d_e s_de (DP along d for s_dd, DM along e for the shear stresses). */
-HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         SEIS_T sum = 0;
@@ -346,9 +360,9 @@ HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, int64_t i, int64_t j, i
  * d_z v_z = -lambda / (lambda + 2 mu) (div_h v) from it; the vertical derivatives that would reach a
  * velocity above the surface (s_dz half a point below it, the normal stresses one point below) are
  * taken to second order. */
-HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const int z = L->ndim - 1;
     const int64_t gz = (z == 2 ? k : z == 1 ? j : i) + L->offset[z];
     const int surface = L->free_top && gz == 0, near = L->free_top && R > 1 && gz <= 1;
@@ -395,19 +409,19 @@ HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, int64_t i, int64_t j
 
 /* At a point of the surface: s_zz = 0 there and odd images above it (points: -m <-> m; the shear
  * stresses s_dz at half points: -1-m <-> m). */
-HS_HD void SEIS_FN(seis_el_image)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_el_image)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
     (void)R;
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k);
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k);
     const int z = L->ndim - 1;
-    const int64_t s = L->st[z];
+    const SEIS_I s = L->st[z];
     SEIS_T *Szz = SEIS_F(L, HS_SEIS_F_S + z);
     Szz[idx] = 0;
-    for (int64_t m = 1; m <= L->hw; m++) Szz[idx - m * s] = -Szz[idx + m * s];
+    for (SEIS_I m = 1; m <= L->hw; m++) Szz[idx - m * s] = -Szz[idx + m * s];
     for (int d = 0; d < 3; d++) {
         if (d >= z) break;
         SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, z));
-        for (int64_t m = 0; m < L->hw; m++) S[idx - (m + 1) * s] = -S[idx + m * s];
+        for (SEIS_I m = 0; m < L->hw; m++) S[idx - (m + 1) * s] = -S[idx + m * s];
     }
 }
 
@@ -415,13 +429,13 @@ HS_HD void SEIS_FN(seis_el_image)(const hs_seis_launch *L, int64_t i, int64_t j,
 
 /* At a point of the surface (global z index 0): X = 0 there and the ghosts above it the odd image of the
  * points below. */
-HS_HD void SEIS_FN(seis_mirror)(const hs_seis_launch *L, int64_t i, int64_t j, int64_t k, int R)
+HS_HD void SEIS_FN(seis_mirror)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
     (void)R;
-    const int64_t idx = SEIS_FN(seis_index)(L, i, j, k), s = L->st[L->ndim - 1];
+    const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), s = L->st[L->ndim - 1];
     SEIS_T *X = SEIS_F(L, HS_SEIS_F_X);
     X[idx] = 0;
-    for (int64_t m = 1; m <= L->hw; m++) X[idx - m * s] = -X[idx + m * s];
+    for (SEIS_I m = 1; m <= L->hw; m++) X[idx - m * s] = -X[idx + m * s];
 }
 
 /* ---------------------------------------------------------------- point sets */
@@ -448,3 +462,8 @@ HS_HD void SEIS_FN(seis_sample)(const hs_seis_launch *L, int64_t g)
 
 #undef SEIS_F
 #undef SEIS_C
+
+#ifdef SEIS_I_DEFAULTED
+#undef SEIS_I
+#undef SEIS_I_DEFAULTED
+#endif
