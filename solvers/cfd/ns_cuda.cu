@@ -17,7 +17,7 @@ namespace ns32 {
 
 namespace {
 
-// At most 64 registers for the momentum and scalar updates (4 blocks of 256 per SM, no spills): the
+// Registers for the momentum and scalar updates capped (see ns_kernel): the
 // kernel is latency-bound (ncu on the H200 at 80 registers: 33% occupancy, 24-34% of DRAM bandwidth,
 // 50-56% of the SM's issue rate).  OP and COMP are L.op and L.comp as constants: each operation is a
 // kernel of its own, so that the light ones (divergence, the projection's correction, boundary
@@ -34,10 +34,11 @@ constexpr bool cell_op(int op) { return op >= HS_NS_DIVERGENCE && op != HS_NS_CO
 
 // I: the index type (hs_ns_launch.index32); NDIM: 2 or 3 when the launch's ndim is known to be that
 // (the dimension loops then unroll to it: the 2D momentum kernel's SASS 1349 -> 981 lines), 0 any.
-// The 2D momentum and scalar updates are held to 48 registers (5 blocks an SM, no spills): H200,
-// 4096^2, the momentum stage at 39.1% of copy against 33.3% at 64 registers (2026-12-04).
+// The momentum and scalar updates are held to 48 registers (5 blocks an SM; no spills in 2D, 8-16
+// bytes in 3D): H200, the momentum stage at 39.1% of copy against 33.3% at 64 registers (4096^2)
+// and 35.3% against 30.8% (256^3) (2026-12-04).
 template <typename I, int OP, int COMP, int NDIM>
-__global__ void __launch_bounds__(256, heavy(OP) ? (NDIM == 2 ? 5 : 4) : 1) ns_kernel(const hs_ns_launch L)
+__global__ void __launch_bounds__(256, heavy(OP) ? 5 : 1) ns_kernel(const hs_ns_launch L)
 {
     if (NDIM) __builtin_assume(L.ndim == NDIM);
     const I i = (I)L.lo[0] + (I)(blockIdx.x * blockDim.x + threadIdx.x);

@@ -384,7 +384,11 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
     while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
     const dim3 cgrid(grid.x, grid.y, (unsigned)((nz + zchunk - 1) / zchunk));
-    if (L->index32) HS_CHECK(launch_boxes<int32_t>(cu, L, grid, cgrid, block, (int)zchunk));
+    // the elastic kernels keep 64-bit offsets: with 32-bit ones the elastic step measured 14.66 ms
+    // (10.53 without CPML) against 14.1-14.5 (10.1-10.3) (H200, 512^3 fp32, 2026-12-04), while the
+    // acoustic step went from 1.77-1.80 ms to 1.64 (the CPML passes: ac_pml 79 -> 48 registers)
+    const bool elastic = L->op == HS_SEIS_EL_VEL || L->op == HS_SEIS_EL_STRESS || L->op == HS_SEIS_EL_IMAGE;
+    if (L->index32 && !elastic) HS_CHECK(launch_boxes<int32_t>(cu, L, grid, cgrid, block, (int)zchunk));
     else HS_CHECK(launch_boxes<int64_t>(cu, L, grid, cgrid, block, (int)zchunk));
     HS_CUDA_LAUNCH_CHECK(seismic_box_kernel);
     return HS_OK;
