@@ -269,15 +269,28 @@ static int mixed_solve(hs_poisson *ps, const double *src, double *dst, double *w
                     g_lo, g_hi, src, dst, work);
 }
 
+/* Whether the solve starts with Makhoul's reorder of x and ends with its unreorder (a cosine or
+ * sine transform along whole local x lines first: the first step is x's forward transform with no
+ * transposition before it, and the last its inverse). */
+static int x_reorders(const hs_poisson *ps)
+{
+    if (ps->nsteps < 2 || (ps->kind[0] != DIM_COS && ps->kind[0] != DIM_SIN)) return 0;
+    const step *a = &ps->step[0], *z = &ps->step[ps->nsteps - 1];
+    return a->kind == ST_FWD && a->dim == 0 && !a->order && z->kind == ST_INV && z->dim == 0 && !z->order;
+}
+
 /* Run the steps: src is f at first, p receives the last step; in between the data lives in one
  * of the two real work arrays, or as a spectrum in cw between a transform and the transposition
- * that finishes it (or starts it, going back). */
-static int run_steps(hs_poisson *ps, const double *f, double *p)
+ * that finishes it (or starts it, going back).  x_ordered: f comes and p goes in Makhoul's order
+ * along x, so the first reorder and the last unreorder are skipped (x_reorders holds). */
+static int run_steps(hs_poisson *ps, const double *f, double *p, int x_ordered)
 {
     const double *src = f;
     for (int s = 0; s < ps->nsteps; s++) {
-        const step *st = &ps->step[s];
+        step here = ps->step[s];
+        const step *st = &here;
         int last = s == ps->nsteps - 1;
+        if (x_ordered && (s == 0 || last)) here.order = 1;
         /* the work array holding the data (u while the data is f or in cw), and the other */
         double *mine = src == ps->w ? ps->w : ps->u, *other = mine == ps->u ? ps->w : ps->u;
         double *same = last ? p : mine, *moved = last ? p : other, *out = same;
@@ -309,7 +322,22 @@ static int run_steps(hs_poisson *ps, const double *f, double *p)
     return HS_OK;
 }
 
-int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean)
+int hs_poisson_x_ordered(const hs_poisson *ps, int *alternate)
+{
+    if (alternate) *alternate = ps && ps->kind[0] == DIM_SIN;
+    return ps && x_reorders(ps);
+}
+
+int hs_poisson_x_order(hs_poisson *ps, int to_ordered, const double *src, double *dst)
+{
+    if (!hs_poisson_x_ordered(ps, NULL)) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_x_order: this solver does not reorder x");
+    if (ps->lines[0] == 0) return HS_OK;
+    const int alt = ps->kind[0] == DIM_SIN;
+    if (to_ordered) return DISPATCH(ps, dct_reorder, ps->lines[0], ps->n[0], alt, src, dst);
+    return DISPATCH(ps, dct_unreorder, ps->lines[0], ps->n[0], alt, src, dst);
+}
+
+static int solve(hs_poisson *ps, const double *f, double *p, double *f_mean, int x_ordered)
 {
     if (!ps) return hs_input_error("poisson", 0, NULL, "Poisson solver is NULL");
     if (ps->nlocal > 0 && (!f || !p)) return hs_input_error("poisson", 0, NULL, "right-hand side or solution array is NULL");
@@ -323,8 +351,17 @@ int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean)
         }
     }
     /* the mean itself needs no pass: the null mode's coefficient is set to 0 by the divide */
-    HS_CHECK(run_steps(ps, f, p));
+    HS_CHECK(run_steps(ps, f, p, x_ordered));
     return HS_OK;
+}
+
+int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean) { return solve(ps, f, p, f_mean, 0); }
+
+int hs_poisson_solve_x_ordered(hs_poisson *ps, const double *f, double *p, double *f_mean)
+{
+    if (!hs_poisson_x_ordered(ps, NULL))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_solve_x_ordered: this solver does not reorder x (hs_poisson_x_ordered)");
+    return solve(ps, f, p, f_mean, 1);
 }
 
 int hs_poisson_apply(hs_poisson *ps, const double *p, double *Lp)

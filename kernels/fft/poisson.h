@@ -46,6 +46,23 @@ int hs_poisson_create(hs_decomp *d, const hs_poisson_bc bc[3][2], const double d
  * queued on the context's stream.  Collective. */
 int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean);
 
+/* Whether the solve begins by putting every x line in Makhoul's order (a cosine or sine transform
+ * along x, x lines whole on each rank: 2D and 3D) and ends by putting it back.  Element i of a line
+ * of n0 goes to place hs_poisson_reorder_position(n0, i) (kernels/fft/poisson_point.h), times
+ * hs_poisson_sign(*alternate, i) (-1 at odd i for the sine transform).  A caller whose own passes
+ * produce f and consume p (a divergence before, a copy into a field after) can read and write that
+ * order itself and call hs_poisson_solve_x_ordered, saving two of the solve's passes over the data.
+ * Not collective. */
+int hs_poisson_x_ordered(const hs_poisson *ps, int *alternate);
+
+/* hs_poisson_solve with f given and p returned in the x order above (hs_poisson_x_ordered must
+ * hold); the rest as hs_poisson_solve.  Collective. */
+int hs_poisson_solve_x_ordered(hs_poisson *ps, const double *f, double *p, double *f_mean);
+
+/* Contiguous local arrays from natural x order to the solver's (to_ordered) or back; src != dst.
+ * Not collective. */
+int hs_poisson_x_order(hs_poisson *ps, int to_ordered, const double *src, double *dst);
+
 /* Lp = L p with the same boundaries (for residual checks): contiguous local arrays as above.
  * Collective (exchanges halos). */
 int hs_poisson_apply(hs_poisson *ps, const double *p, double *Lp);

@@ -116,6 +116,7 @@ typedef struct ns {
     hs_field *scratch;      /* a cell field of diagnostics (no halo) */
     double *f;              /* Poisson right-hand side, contiguous cells */
     double *phi_c;          /* Poisson solution, contiguous cells */
+    int xorder;             /* f and phi_c of a projection in the transform solver's x order (hs_ns_launch.xorder) */
     hs_poisson *poisson;    /* the transform solver, or NULL */
     hs_mg *mg;              /* the multigrid, or NULL */
     int64_t p_solves, p_iterations; /* multigrid: solves and CG iterations so far (this run) */
@@ -427,12 +428,13 @@ static int cell_op(ns *s, hs_field *const q[3], hs_field *T, int op, int comp, d
     return launch(s, &L);
 }
 
-/* out = scale * div q over the cells (q's ghosts valid). */
-static int divergence(ns *s, hs_field *const q[3], double scale, double *out)
+/* out = scale * div q over the cells (q's ghosts valid), with x in the order xorder. */
+static int divergence(ns *s, hs_field *const q[3], double scale, int xorder, double *out)
 {
     hs_ns_launch L = launch_base(s, q, NULL);
     L.op = HS_NS_DIVERGENCE;
     L.scale = scale;
+    L.xorder = xorder;
     L.out = out;
     cell_box(s, &L);
     return launch(s, &L);
@@ -540,6 +542,7 @@ static int stage(ns *s, hs_field *const q[3], hs_field *T, hs_field *const q0[3]
  * keep, so a restart starts the same): the pressure changes little from stage to stage. */
 static int pressure_solve(ns *s, const double *f, double *phi, double *f_mean)
 {
+    if (s->poisson && s->xorder) return hs_poisson_solve_x_ordered(s->poisson, f, phi, f_mean);
     if (s->poisson) return hs_poisson_solve(s->poisson, f, phi, f_mean);
     hs_mg_stats st;
     HS_CHECK(hs_field_store_interior(s->phi, phi));
@@ -555,11 +558,13 @@ static int pressure_solve(ns *s, const double *f, double *phi, double *f_mean)
     return HS_OK;
 }
 
-/* Make q divergence-free: L phi = div q / h, q -= h grad phi (h = the stage's time weight). */
+/* Make q divergence-free: L phi = div q / h, q -= h grad phi (h = the stage's time weight).  With
+ * the transform solver's x order (xorder), the divergence writes f in it and phi comes into its
+ * field from it, so that the solve skips its first and last passes (its reorder and unreorder). */
 static int project(ns *s, hs_field *const q[3], double h)
 {
     HS_CHECK(velocity_ghosts(s, q));
-    HS_CHECK(divergence(s, q, 1.0 / h, s->f));
+    HS_CHECK(divergence(s, q, 1.0 / h, s->xorder, s->f));
     double t0 = 0;
     if (s->timing) {
         HS_CHECK(hs_ctx_sync(s->ctx));
@@ -570,7 +575,17 @@ static int project(ns *s, hs_field *const q[3], double h)
         HS_CHECK(hs_timer_stop(&s->timer, &t0));
         s->t_pressure += t0;
     }
-    HS_CHECK(hs_field_load_interior(s->phi, s->phi_c));
+    if (s->xorder) {
+        hs_ns_launch L = launch_base(s, q, NULL);
+        L.op = HS_NS_PHI_IN;
+        L.xorder = s->xorder;
+        L.phi = s->phi_c;
+        L.out = s->phi->data;
+        cell_box(s, &L);
+        HS_CHECK(launch(s, &L));
+    } else {
+        HS_CHECK(hs_field_load_interior(s->phi, s->phi_c));
+    }
     HS_CHECK(hs_halo_exchange(s->phi));
     HS_CHECK(hs_field_fill_ghosts(s->phi, s->pbc, s->c.g.dx, 1));
     for (int c = 0; c < s->c.g.ndim; c++) {
@@ -768,7 +783,12 @@ static int setup_boundaries(ns *s)
             if (c->bc[d][side] == NS_OUTFLOW) outflow_area += face_area(c, d);
     /* (an outflow without inflow, in a flow driven by a force, convects at the velocity scale) */
     s->outflow_speed = outflow_area <= 0 ? 0 : inflow_area > 0 ? c->inflow_speed * inflow_area / outflow_area : fmax(c->u_ref, 1e-12);
-    if (c->pressure_solver == NS_P_FFT) return hs_poisson_create(s->d, pb, c->g.dx, &s->poisson);
+    if (c->pressure_solver == NS_P_FFT) {
+        HS_CHECK(hs_poisson_create(s->d, pb, c->g.dx, &s->poisson));
+        int alternate = 0;
+        if (hs_poisson_x_ordered(s->poisson, &alternate)) s->xorder = alternate ? 2 : 1;
+        return HS_OK;
+    }
     hs_bc_kind kinds[3][2];
     for (int d = 0; d < 3; d++)
         for (int side = 0; side < 2; side++) kinds[d][side] = s->pbc[d][side].kind;
@@ -927,7 +947,7 @@ static int diagnostics(ns *s, double *ke, double *ens, double *divmax, double *c
     HS_CHECK(cell_op(s, s->q, NULL, HS_NS_ENSTROPHY, 0, s->phi_c));
     HS_CHECK(reduce_cells(s, s->phi_c, HS_FIELD_SUM, ens));
     *ens *= vol;
-    HS_CHECK(divergence(s, s->q, 1.0, s->phi_c));
+    HS_CHECK(divergence(s, s->q, 1.0, 0, s->phi_c));
     HS_CHECK(reduce_cells(s, s->phi_c, HS_FIELD_MAXABS, divmax));
     double umax[3];
     HS_CHECK(velocity_max(s, umax));
@@ -1042,17 +1062,22 @@ static int finish(void *state)
     double rel = 0;
     {
         size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
-        double *lp = NULL, nf = 0, nr = 0;
+        double *lp = NULL, *fn = NULL, nf = 0, nr = 0;
         int64_t solves = s->p_solves, iterations = s->p_iterations;
         int last = s->p_last, most = s->p_most;
         HS_CHECK(hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&lp));
-        int rc = pressure_solve(s, s->f, s->phi_c, NULL);
+        /* the right-hand side in natural order (the projections keep it in the solver's x order) */
+        int rc = s->xorder ? hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&fn) : HS_OK;
+        if (rc == HS_OK && s->xorder) rc = hs_poisson_x_order(s->poisson, 0, s->f, fn);
+        const double *f = s->xorder ? fn : s->f;
+        if (rc == HS_OK) rc = s->poisson ? hs_poisson_solve(s->poisson, f, s->phi_c, NULL) : pressure_solve(s, f, s->phi_c, NULL);
         s->p_solves = solves, s->p_iterations = iterations, s->p_last = last, s->p_most = most;
         if (rc == HS_OK) rc = s->poisson ? hs_poisson_apply(s->poisson, s->phi_c, lp) : hs_mg_apply(s->mg, s->phi_c, lp);
-        if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, s->f, &nf);
-        if (rc == HS_OK) rc = hs_axpy(s->ctx, HS_F64, cells, -1.0, s->f, lp);
+        if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, f, &nf);
+        if (rc == HS_OK) rc = hs_axpy(s->ctx, HS_F64, cells, -1.0, f, lp);
         if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, lp, &nr);
         hs_mem_free(s->ctx, lp);
+        hs_mem_free(s->ctx, fn);
         HS_CHECK(rc);
         double sums[2] = {nf * nf, nr * nr};
         HS_CHECK(hs_allreduce_sum(s->ctx->comm, sums, 2));

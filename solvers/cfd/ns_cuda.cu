@@ -1,5 +1,6 @@
 // The Navier-Stokes model's kernels on the GPU: one thread per point of the box, the pointwise operators of ns_point.h.
 #include "kernels/cuda_util.h"
+#include "kernels/fft/poisson_point.h"
 #include "kernels/hd.h"
 #include "solvers/cfd/ns_impl.h"
 
@@ -97,6 +98,7 @@ extern "C" int hs_ns_launch_cuda(struct hs_cuda_ctx *cu, const hs_ns_launch *L)
     case HS_NS_ENERGY: launch_one<HS_NS_ENERGY, 0>(st, L, grid, block); break;
     case HS_NS_ENSTROPHY: launch_one<HS_NS_ENSTROPHY, 0>(st, L, grid, block); break;
     case HS_NS_WALL_FLUX: launch_one<HS_NS_WALL_FLUX, 0>(st, L, grid, block); break;
+    case HS_NS_PHI_IN: launch_one<HS_NS_PHI_IN, 0>(st, L, grid, block); break;
     default: return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes kernel: unknown operation %d", L->op);
     }
     HS_CHECK(rc);

@@ -4,6 +4,7 @@
 
 #include <math.h>
 
+#include "kernels/fft/poisson_point.h"
 #include "kernels/hd.h"
 #include "solvers/cfd/ns_impl.h"
 
@@ -160,14 +161,32 @@ HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, hs_ns_i t0, hs_ns_i t
     return s;
 }
 
-/* One point of the cell-centred operations (contiguous output index o); op and comp are L->op and
- * L->comp (see hs_ns_point_op). */
+/* The contiguous index of cell (i, j, k) with x in the order xorder (whole x lines on every rank),
+ * and the sign that order carries at i. */
+HS_HD hs_ns_i hs_ns_cell_index(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_i k, double *sign)
+{
+    const hs_ns_i n0 = (hs_ns_i)L->local[0], row = (k * (hs_ns_i)L->local[1] + j) * n0;
+    *sign = hs_poisson_sign(L->xorder == 2, i);
+    return row + (L->xorder ? (hs_ns_i)hs_poisson_reorder_position(n0, i) : i);
+}
+
+/* One point of the cell-centred operations (contiguous output index o; HS_NS_PHI_IN writes the
+ * field out from contiguous phi); op and comp are L->op and L->comp (see hs_ns_point_op). */
 HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
     const hs_ns_i o = (k * (hs_ns_i)L->local[1] + j) * (hs_ns_i)L->local[0] + i;
-    double w[3];
+    double w[3], sign;
     switch (op) {
-    case HS_NS_DIVERGENCE: L->out[o] = L->scale * hs_ns_divergence(L, i, j, k); break;
+    case HS_NS_DIVERGENCE: {
+        const hs_ns_i at = hs_ns_cell_index(L, i, j, k, &sign);
+        L->out[at] = sign * (L->scale * hs_ns_divergence(L, i, j, k));
+        break;
+    }
+    case HS_NS_PHI_IN: {
+        const hs_ns_i at = hs_ns_cell_index(L, i, j, k, &sign);
+        L->out[hs_ns_at(&L->lay[4], i, j, k)] = sign * L->phi[at];
+        break;
+    }
     case HS_NS_CENTRE: L->out[o] = hs_ns_centre(L, comp, i, j, k); break;
     case HS_NS_VORTICITY:
         hs_ns_curl(L, i, j, k, w);

@@ -8,6 +8,7 @@
 
 #include "kernels/fft/poisson.h"
 #include "kernels/fft/poisson_impl.h"
+#include "kernels/fft/poisson_point.h"
 #include "kernels/memory.h"
 #include "poisson_ref.h"
 
@@ -392,6 +393,65 @@ static void test_fused_transpositions(void **state)
             }
 }
 
+/* The x-ordered solve (f in, p out in Makhoul's order along x, signed for the sine transform)
+ * against the plain solve with the order applied on the host: bitwise, over every x end (only NN
+ * and DD reorder), 2D and 3D, even and odd n0, and x_order's reorder and back. */
+static void test_x_ordered(void **state)
+{
+    (void)state;
+    int checked = 0;
+    for (int nd = 2; nd <= 3; nd++)
+        for (int q = 0; q < 5; q++)
+            for (int64_t n0 = 11; n0 <= 12; n0++) {
+                pcase c = make_case(nd, (const int64_t[3]){n0, 7, 6}, (const int[3]){q, 1, 2}, (const double[3]){0.1, 0.2, 0.3});
+                const int64_t N = cells(&c), lines = N / n0;
+                const size_t bytes = (size_t)N * sizeof(double);
+                double *f = malloc(bytes), *fo = malloc(bytes), *p = malloc(bytes), *po = malloc(bytes), *ref = malloc(bytes);
+                test_fill_f64(f, (size_t)N, 40 + (uint64_t)(nd * 10 + q), -1, 1);
+                hs_decomp *d = decomp_of(&c);
+                hs_poisson *ps = NULL;
+                TEST_OK(hs_poisson_create(d, c.bc, c.dx, &ps));
+                int alt = -1;
+                const int ordered = hs_poisson_x_ordered(ps, &alt);
+                /* NN: the cosine transform, DD: the sine transform (signed); PP is an FFT and ND, DN the
+                 * tridiagonal dimension: no reorder */
+                assert_int_equal(ordered, q == 1 || q == 2);
+                if (ordered) {
+                    assert_int_equal(alt, q == 2);
+                    /* host: Makhoul's order of f, and of the plain solve's p */
+                    for (int64_t l = 0; l < lines; l++)
+                        for (int64_t i = 0; i < n0; i++)
+                            fo[l * n0 + hs_poisson_reorder_position(n0, i)] = hs_poisson_sign(alt, i) * f[l * n0 + i];
+                    device_solve(ps, f, p, N, 0, NULL);
+                    for (int64_t l = 0; l < lines; l++)
+                        for (int64_t i = 0; i < n0; i++)
+                            ref[l * n0 + hs_poisson_reorder_position(n0, i)] = hs_poisson_sign(alt, i) * p[l * n0 + i];
+                    double *df = test_upload(fo, bytes), *dp = test_upload(NULL, bytes), *dn = test_upload(NULL, bytes);
+                    double mean = -1;
+                    TEST_OK(hs_poisson_solve_x_ordered(ps, df, dp, &mean));
+                    test_download(po, dp, bytes);
+                    if (memcmp(po, ref, bytes)) fail_msg("%s: the x-ordered solve differs from the ordered plain solve", c.name);
+                    /* x_order: the host's order of f back to natural, and natural to the order */
+                    TEST_OK(hs_poisson_x_order(ps, 0, df, dn));
+                    test_download(p, dn, bytes);
+                    if (memcmp(p, f, bytes)) fail_msg("%s: hs_poisson_x_order back", c.name);
+                    TEST_OK(hs_poisson_x_order(ps, 1, dn, dp));
+                    test_download(p, dp, bytes);
+                    if (memcmp(p, fo, bytes)) fail_msg("%s: hs_poisson_x_order forth", c.name);
+                    hs_mem_free(test_ctx(), df), hs_mem_free(test_ctx(), dp), hs_mem_free(test_ctx(), dn);
+                    checked++;
+                } else {
+                    assert_int_equal(hs_poisson_solve_x_ordered(ps, f, p, NULL), HS_ERR_RUNTIME);
+                    hs_error_clear();
+                }
+                hs_poisson_destroy(ps);
+                hs_decomp_destroy(d);
+                free(f), free(fo), free(p), free(po), free(ref);
+            }
+    print_message("x-ordered solves bitwise equal to the ordered plain solves: %d cases\n", checked);
+    assert_int_equal(checked, 8);
+}
+
 static void expect_input_error(hs_decomp *d, const hs_poisson_bc bc[3][2], const double dx[3], const char *word)
 {
     hs_poisson *ps = (hs_poisson *)1;
@@ -436,6 +496,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dense_reference),
     cmocka_unit_test(test_in_place_and_reuse),
     cmocka_unit_test(test_fused_transpositions),
+    cmocka_unit_test(test_x_ordered),
     cmocka_unit_test(test_input_errors),
 };
 
