@@ -56,50 +56,9 @@ __global__ void __launch_bounds__(256, heavy(OP) ? 5 : 1) ns_kernel(const hs_ns_
     }
 }
 
-// The momentum update with kRows consecutive rows a thread (32-bit offsets): every row's loads are
-// issued before the first store (the pointwise update stores what it loads next to, and the compiler
-// cannot move a load across a store to memory it may alias), so that a thread has kRows points'
-// loads in flight.
-#ifndef HS_NS_MOMENTUM_ROWS
-#define HS_NS_MOMENTUM_ROWS 2
-#endif
-#ifndef HS_NS_MOMENTUM_MINB
-#define HS_NS_MOMENTUM_MINB 4
-#endif
-constexpr int kRows = HS_NS_MOMENTUM_ROWS;
-
-template <int COMP, int NDIM>
-__global__ void __launch_bounds__(256, HS_NS_MOMENTUM_MINB) ns_momentum_rows(const hs_ns_launch L)
-{
-    __builtin_assume(L.ndim == NDIM);
-    const int i = (int)L.lo[0] + (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    const int j0 = (int)L.lo[1] + (int)(blockIdx.y * blockDim.y + threadIdx.y) * kRows;
-    const int hi1 = (int)L.hi[1];
-    if (i >= (int)L.hi[0] || j0 >= hi1) return;
-    for (int k = (int)L.lo[2] + (int)blockIdx.z; k < (int)L.hi[2]; k += (int)gridDim.z) {
-        int at[kRows];
-        double v[kRows];
-#pragma unroll
-        for (int r = 0; r < kRows; r++)
-            if (j0 + r < hi1) v[r] = ns32::hs_ns_momentum_value(&L, COMP, i, j0 + r, k, &at[r]);
-#pragma unroll
-        for (int r = 0; r < kRows; r++)
-            if (j0 + r < hi1) L.out[at[r]] = v[r];
-    }
-}
-
 template <int OP, int COMP>
 void launch_one(cudaStream_t st, const hs_ns_launch *L, dim3 grid, dim3 block)
 {
-    if constexpr (OP == HS_NS_MOMENTUM) {
-        if (L->index32) {
-            const int64_t ny = L->hi[1] - L->lo[1];
-            const dim3 g(grid.x, (unsigned)((ny + block.y * kRows - 1) / (block.y * kRows)), grid.z);
-            if (L->ndim == 2) ns_momentum_rows<COMP, 2><<<g, block, 0, st>>>(*L);
-            else ns_momentum_rows<COMP, 3><<<g, block, 0, st>>>(*L);
-            return;
-        }
-    }
     if (L->index32 && L->ndim == 2) ns_kernel<int32_t, OP, COMP, 2><<<grid, block, 0, st>>>(*L);
     else if (L->index32) ns_kernel<int32_t, OP, COMP, 3><<<grid, block, 0, st>>>(*L);
     else ns_kernel<int64_t, OP, COMP, 0><<<grid, block, 0, st>>>(*L);

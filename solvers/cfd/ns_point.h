@@ -215,28 +215,6 @@ HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs_
     }
 }
 
-/* HS_NS_MOMENTUM's new value of component c at face point (i, j, k), and its element *at: loads
- * only, so that a kernel updating several points can issue all their loads before its stores. */
-HS_HD double hs_ns_momentum_value(const hs_ns_launch *L, int c, hs_ns_i i, hs_ns_i j, hs_ns_i k, hs_ns_i *at)
-{
-    const hs_ns_lay *lc = &L->lay[c];
-    const hs_ns_i P = hs_ns_at(lc, i, j, k);
-    const hs_ns_i ic = c == 0 ? i : c == 1 ? j : k;
-    double R;
-    const hs_ns_i last = (hs_ns_i)L->hi[c] - 1, first = (hs_ns_i)L->lo[c];
-    if ((L->outflow_hi && ic == last) || (L->outflow_lo && ic == first)) {
-        /* convective outflow dq/dt + U dq/dn = 0, one-sided from inside */
-        const hs_ns_i s = hs_ns_stride(lc, c);
-        const double inner = L->q[c][(L->outflow_hi && ic == last) ? P - s : P + s];
-        R = -L->outflow_speed * (L->q[c][P] - inner) * L->idx[c];
-    } else {
-        R = hs_ns_momentum_rhs(L, c, i, j, k);
-    }
-    const double base = L->q0 ? L->a * L->q0[P] : 0.0;
-    *at = P;
-    return base + L->b * (L->q[c][P] + L->dt * R);
-}
-
 /* One point of the face / field-writing operations (in the layout of the field written).  op and
  * comp are L->op and L->comp, passed apart so that the CUDA kernels can make them compile-time
  * constants. */
@@ -244,9 +222,21 @@ HS_HD void hs_ns_point_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs
 {
     const int c = comp;
     if (op == HS_NS_MOMENTUM) {
-        hs_ns_i P;
-        const double v = hs_ns_momentum_value(L, c, i, j, k, &P);
-        L->out[P] = v;
+        const hs_ns_lay *lc = &L->lay[c];
+        const hs_ns_i P = hs_ns_at(lc, i, j, k);
+        const hs_ns_i ic = c == 0 ? i : c == 1 ? j : k;
+        double R;
+        const hs_ns_i last = (hs_ns_i)L->hi[c] - 1, first = (hs_ns_i)L->lo[c];
+        if ((L->outflow_hi && ic == last) || (L->outflow_lo && ic == first)) {
+            /* convective outflow dq/dt + U dq/dn = 0, one-sided from inside */
+            const hs_ns_i s = hs_ns_stride(lc, c);
+            const double inner = L->q[c][(L->outflow_hi && ic == last) ? P - s : P + s];
+            R = -L->outflow_speed * (L->q[c][P] - inner) * L->idx[c];
+        } else {
+            R = hs_ns_momentum_rhs(L, c, i, j, k);
+        }
+        const double base = L->q0 ? L->a * L->q0[P] : 0.0;
+        L->out[P] = base + L->b * (L->q[c][P] + L->dt * R);
     } else if (op == HS_NS_SCALAR) {
         const hs_ns_i P = hs_ns_at(&L->lay[3], i, j, k);
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;
