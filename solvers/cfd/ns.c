@@ -539,14 +539,17 @@ static int stage(ns *s, hs_field *const q[3], hs_field *T, hs_field *const q0[3]
 
 /* phi = L^-1 f (contiguous cells) by the transform solver or the multigrid, which must converge.
  * The multigrid's CG starts from the last projection's potential (the field phi, which checkpoints
- * keep, so a restart starts the same): the pressure changes little from stage to stage. */
-static int pressure_solve(ns *s, const double *f, double *phi, double *f_mean)
+ * keep, so a restart starts the same): the pressure changes little from stage to stage.  x_ordered:
+ * f and phi in the transform solver's x order (s->xorder).  No mean of f is asked for: the solvers
+ * remove a singular problem's mean either way, and the transform solver would spend a pass over f
+ * and a wait for the device to report it. */
+static int pressure_solve(ns *s, const double *f, double *phi, int x_ordered)
 {
-    if (s->poisson && s->xorder) return hs_poisson_solve_x_ordered(s->poisson, f, phi, f_mean);
-    if (s->poisson) return hs_poisson_solve(s->poisson, f, phi, f_mean);
+    if (s->poisson && x_ordered) return hs_poisson_solve_x_ordered(s->poisson, f, phi, NULL);
+    if (s->poisson) return hs_poisson_solve(s->poisson, f, phi, NULL);
     hs_mg_stats st;
     HS_CHECK(hs_field_store_interior(s->phi, phi));
-    HS_CHECK(hs_mg_solve(s->mg, f, phi, 1, f_mean, &st));
+    HS_CHECK(hs_mg_solve(s->mg, f, phi, 1, NULL, &st));
     if (!st.converged)
         return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the multigrid pressure solve reached only a relative residual of %.3e "
                                        "(navier_stokes.pressure_rtol = %g) in %d iterations at step %lld, t = %.9g",
@@ -570,9 +573,7 @@ static int project(ns *s, hs_field *const q[3], double h)
         HS_CHECK(hs_ctx_sync(s->ctx));
         HS_CHECK(hs_timer_start(&s->timer));
     }
-    /* no f_mean: the solvers remove the mean of a singular problem's f either way, and the transform
-     * solver would spend a pass over f and a wait for the device to report it */
-    HS_CHECK(pressure_solve(s, s->f, s->phi_c, NULL));
+    HS_CHECK(pressure_solve(s, s->f, s->phi_c, s->xorder != 0));
     if (s->timing) {
         HS_CHECK(hs_timer_stop(&s->timer, &t0));
         s->t_pressure += t0;
@@ -1072,7 +1073,7 @@ static int finish(void *state)
         int rc = s->xorder ? hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&fn) : HS_OK;
         if (rc == HS_OK && s->xorder) rc = hs_poisson_x_order(s->poisson, 0, s->f, fn);
         const double *f = s->xorder ? fn : s->f;
-        if (rc == HS_OK) rc = s->poisson ? hs_poisson_solve(s->poisson, f, s->phi_c, NULL) : pressure_solve(s, f, s->phi_c, NULL);
+        if (rc == HS_OK) rc = pressure_solve(s, f, s->phi_c, 0);
         s->p_solves = solves, s->p_iterations = iterations, s->p_last = last, s->p_most = most;
         if (rc == HS_OK) rc = s->poisson ? hs_poisson_apply(s->poisson, s->phi_c, lp) : hs_mg_apply(s->mg, s->phi_c, lp);
         if (rc == HS_OK) rc = hs_nrm2(s->ctx, HS_F64, cells, f, &nf);

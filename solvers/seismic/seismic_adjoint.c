@@ -39,7 +39,7 @@ typedef struct hs_seis_adjoint {
     struct { int role; hs_box box; size_t offset; } pack[12];
     size_t pack_elems;
     int64_t cur;            /* the step of the working state, -1 when unknown (kStateGone: given away) */
-    void *pn;               /* device, a field storage: p^{n+1} for adjoint step n's gradient */
+    void *pn;               /* device, a field storage: p^{n+1} for adjoint step n's gradient (checkpointing only) */
     int64_t advances, reversed;
     /* the model and the gradient w.r.t. vp (owned points, x fastest) */
     double *grad_local;
@@ -283,7 +283,6 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     HS_CHECK(new_field(s, &a->U));
     HS_CHECK(new_field(s, &a->V));
     HS_CHECK(new_field(s, &a->G));
-    HS_CHECK(hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &a->pn));
     if (c->pml > 0)
         for (int d = 0; d < c->ndim; d++) {
             HS_CHECK(new_field(s, &a->psi[d]));
@@ -345,7 +344,9 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
         for (int64_t n = 0; n < a->nhist; n++) HS_CHECK(hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &a->hist[n]));
     } else {
         a->nslots = slot_count(s);
+        HS_CHECK(hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &a->pn)); /* the kept p's serve as p^{n+1} otherwise */
     }
+    /* one more entry each: with every step kept there are no slots, and calloc(0) may return NULL */
     a->slot_pq = calloc((size_t)a->nslots * 2 + 1, sizeof *a->slot_pq);
     a->slot_pack = calloc((size_t)a->nslots + 1, sizeof *a->slot_pack);
     a->slot_step = malloc(((size_t)a->nslots + 1) * sizeof *a->slot_step);

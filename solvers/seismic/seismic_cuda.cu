@@ -305,12 +305,13 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
     }
 }
 
-#define LAUNCH_BOX(NAME)                                                                           \
+#define LAUNCH_BOX(NAME) LAUNCH_BOX_AT(NAME, I)
+#define LAUNCH_BOX_AT(NAME, IDX)                                                                   \
     do {                                                                                           \
         switch (L->radius) {                                                                       \
-        case 1: k_##NAME<1, I><<<grid, block, 0, cu->stream>>>(*L); break;                         \
-        case 2: k_##NAME<2, I><<<grid, block, 0, cu->stream>>>(*L); break;                         \
-        default: k_##NAME<4, I><<<grid, block, 0, cu->stream>>>(*L); break;                        \
+        case 1: k_##NAME<1, IDX><<<grid, block, 0, cu->stream>>>(*L); break;                       \
+        case 2: k_##NAME<2, IDX><<<grid, block, 0, cu->stream>>>(*L); break;                       \
+        default: k_##NAME<4, IDX><<<grid, block, 0, cu->stream>>>(*L); break;                      \
         }                                                                                          \
     } while (0)
 
@@ -323,6 +324,10 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
         }                                                                                          \
     } while (0)
 
+// The elastic kernels take 64-bit offsets whatever the launch allows: with 32-bit ones the elastic
+// step measured 14.66 ms (10.53 without CPML) against 14.1-14.5 (10.1-10.3) (H200, 512^3 fp32,
+// 2026-12-04), while the acoustic step went from 1.77-1.80 ms to 1.64 (the CPML passes: ac_pml
+// 79 -> 48 registers).
 #define DISPATCH_BOX(T)                                                                            \
     switch (L->op) {                                                                               \
     case HS_SEIS_AC_STEP: LAUNCH_BOX(seis_ac_step_##T); break;                                     \
@@ -336,9 +341,9 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
     case HS_SEIS_ADJ_PML: LAUNCH_CHUNK(seis_adj_pml_##T); break;                                   \
     case HS_SEIS_ADJ_MEM: LAUNCH_CHUNK(seis_adj_mem_##T); break;                                   \
     case HS_SEIS_MIRROR: LAUNCH_BOX(seis_mirror_##T); break;                                       \
-    case HS_SEIS_EL_VEL: LAUNCH_BOX(seis_el_vel_##T); break;                                       \
-    case HS_SEIS_EL_STRESS: LAUNCH_BOX(seis_el_stress_##T); break;                                 \
-    case HS_SEIS_EL_IMAGE: LAUNCH_BOX(seis_el_image_##T); break;                                   \
+    case HS_SEIS_EL_VEL: LAUNCH_BOX_AT(seis_el_vel_##T, int64_t); break;                           \
+    case HS_SEIS_EL_STRESS: LAUNCH_BOX_AT(seis_el_stress_##T, int64_t); break;                     \
+    case HS_SEIS_EL_IMAGE: LAUNCH_BOX_AT(seis_el_image_##T, int64_t); break;                       \
     default: return HS_FAIL(HS_ERR_RUNTIME, "seismic kernel: operation %d not implemented", L->op); \
     }
 
@@ -384,11 +389,7 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
     while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
     const dim3 cgrid(grid.x, grid.y, (unsigned)((nz + zchunk - 1) / zchunk));
-    // the elastic kernels keep 64-bit offsets: with 32-bit ones the elastic step measured 14.66 ms
-    // (10.53 without CPML) against 14.1-14.5 (10.1-10.3) (H200, 512^3 fp32, 2026-12-04), while the
-    // acoustic step went from 1.77-1.80 ms to 1.64 (the CPML passes: ac_pml 79 -> 48 registers)
-    const bool elastic = L->op == HS_SEIS_EL_VEL || L->op == HS_SEIS_EL_STRESS || L->op == HS_SEIS_EL_IMAGE;
-    if (L->index32 && !elastic) HS_CHECK(launch_boxes<int32_t>(cu, L, grid, cgrid, block, (int)zchunk));
+    if (L->index32) HS_CHECK(launch_boxes<int32_t>(cu, L, grid, cgrid, block, (int)zchunk));
     else HS_CHECK(launch_boxes<int64_t>(cu, L, grid, cgrid, block, (int)zchunk));
     HS_CUDA_LAUNCH_CHECK(seismic_box_kernel);
     return HS_OK;

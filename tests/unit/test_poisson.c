@@ -393,6 +393,13 @@ static void test_fused_transpositions(void **state)
             }
 }
 
+/* dst = src in Makhoul's order along x (lines of n0), signed at odd i when alt: the host's reference. */
+static void host_x_order(int64_t lines, int64_t n0, int alt, const double *src, double *dst)
+{
+    for (int64_t l = 0; l < lines; l++)
+        for (int64_t i = 0; i < n0; i++) dst[l * n0 + hs_poisson_reorder_position(n0, i)] = hs_poisson_sign(alt, i) * src[l * n0 + i];
+}
+
 /* The x-ordered solve (f in, p out in Makhoul's order along x, signed for the sine transform)
  * against the plain solve with the order applied on the host: bitwise, over every x end (only NN
  * and DD reorder), 2D and 3D, even and odd n0, and x_order's reorder and back. */
@@ -419,13 +426,9 @@ static void test_x_ordered(void **state)
                 if (ordered) {
                     assert_int_equal(alt, q == 2);
                     /* host: Makhoul's order of f, and of the plain solve's p */
-                    for (int64_t l = 0; l < lines; l++)
-                        for (int64_t i = 0; i < n0; i++)
-                            fo[l * n0 + hs_poisson_reorder_position(n0, i)] = hs_poisson_sign(alt, i) * f[l * n0 + i];
+                    host_x_order(lines, n0, alt, f, fo);
                     device_solve(ps, f, p, N, 0, NULL);
-                    for (int64_t l = 0; l < lines; l++)
-                        for (int64_t i = 0; i < n0; i++)
-                            ref[l * n0 + hs_poisson_reorder_position(n0, i)] = hs_poisson_sign(alt, i) * p[l * n0 + i];
+                    host_x_order(lines, n0, alt, p, ref);
                     double *df = test_upload(fo, bytes), *dp = test_upload(NULL, bytes), *dn = test_upload(NULL, bytes);
                     double mean = -1;
                     TEST_OK(hs_poisson_solve_x_ordered(ps, df, dp, &mean));
