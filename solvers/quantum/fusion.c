@@ -21,15 +21,20 @@ typedef double complex cplx;
 #define GPU_RATIO 20.0
 #define GPU_BW 4.0e12
 #define GPU_LAUNCH 6e-6
-/* The tensor-core blocks (sv_cuda.cu) broke the ratio model: measured on the H200 (2026-12-03,
- * bench_quantum at 30 qubits, complex64, in copy passes), dense blocks cost 1.21 (4 qubits, all
- * targets at qubit 5 or above) / 1.59 (a target below), 1.85 / 1.97 (5 qubits), 2.98 / 3.15 (6
- * qubits), single gates 1.08; 2 and 3 qubits with a low target are estimates between those, and
- * fused diagonal and permutation blocks about 1.1 (QFT's plans).  This table predicted the
- * measured times of the supremacy-style and QAOA plans of every ratio tried to 1-3% (QFT's to 8%).
+/* The tensor-core blocks (sv_cuda.cu) broke the ratio model: on the H200 (2026-12-04, bench_quantum
+ * at 30 qubits, complex64, in copy passes) one dense block alone costs 1.21 (4 qubits, all targets
+ * at qubit 5 or above; the CUDA-core kernel) / 1.18 (a target below), 1.65 / 1.78 (5 qubits), 2.69
+ * / 2.73 (6 qubits); single gates 1.08.  Planned with those figures, the supremacy-style circuit
+ * took 0.341 s (55 passes) against 0.327 s with the table of the kernel before (1.59 for 4 low,
+ * 1.85 / 1.97, 2.98 / 3.15): in circuits the larger blocks cost more than alone.  The figures below
+ * are the ones of five tables tried (hpcsim whole runs, best of three, same call) that gave the
+ * shortest simulations of the three benchmark circuits together: supremacy-style 0.311 s (49
+ * passes), QFT 0.305 s (58), QAOA 0.102 s (21).  2 and 3 qubits with a low target are estimates,
+ * fused diagonal and permutation blocks about 1.1 (QFT's plans).  HS_QFUSION_TABLE replaces the
+ * 4-6 qubit entries (another GPU's figures).
  * The second table is the CUDA-core kernels' (HS_QSV_MMA=0), measured on 2026-12-02. */
 static const double GPU_C64_DENSE[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
-                                                                 1.21, 1.59, 1.85, 1.97, 2.98, 3.15};
+                                                                 1.21, 1.30, 1.75, 1.88, 2.98, 3.15};
 static const double GPU_C64_DENSE_NO_MMA[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
                                                                         1.21, 1.72, 2.10, 3.20, 4.11, 7.49};
 #define GPU_C64_OTHER 1.1
@@ -69,6 +74,20 @@ hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
     if (gpu && amp_bytes == 8 && !getenv("HS_QFUSION_RATIO") && !getenv("HS_QFUSION_RATIO_C64")) {
         m.dense = hs_sv_mma_mode() == HS_SV_MMA_NEVER ? GPU_C64_DENSE_NO_MMA : GPU_C64_DENSE;
         m.other = GPU_C64_OTHER;
+        /* HS_QFUSION_TABLE="c4,c4low,c5,c5low,c6,c6low": the dense 4-6 qubit blocks' costs in copy
+         * passes (another GPU's, as bench_quantum prints them); malformed: the stated table */
+        static double table[2 * (HS_Q_MAX_TARGETS + 1)];
+        const char *t = getenv("HS_QFUSION_TABLE");
+        if (t) {
+            memcpy(table, m.dense, sizeof table);
+            int k = 8;
+            char *end;
+            for (; k < 2 * (HS_Q_MAX_TARGETS + 1); k++, t = end + 1) {
+                table[k] = strtod(t, &end);
+                if (end == t || !(table[k] > 0) || !isfinite(table[k]) || *end != (k == 2 * HS_Q_MAX_TARGETS + 1 ? '\0' : ',')) break;
+            }
+            if (k == 2 * (HS_Q_MAX_TARGETS + 1)) m.dense = table;
+        }
     }
     return m;
 }

@@ -257,24 +257,28 @@ __global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t
 
 // Dense 4-6 qubit blocks in complex64 on the tensor cores.  The CUDA-core kernels above need 2^k
 // complex multiply-adds per amplitude, so 5- and 6-qubit blocks are bound by the FP32 units (2.1 and
-// 4.1 copy passes on high targets, 3.2 and 7.5 on low ones, measured on the H200).  Here a block
-// takes a tile of 32 groups x 2^k members (the targets plus the five lowest other qubits:
-// runs of 32 consecutive amplitudes, loaded and stored whole, as in k_gate_low) into shared memory
-// as a real matrix X[member][2 group + re/im], and computes P = Mr X and Q = Mi X with
-// mma.m16n8k8 TF32 products; the accumulator fragments hold the (re, im) columns of one group side
-// by side, so Y = M X is re = P_re - Q_im, im = P_im + Q_re in registers.  Each product is split
-// in three TF32 products (a_hi b_hi + a_hi b_lo + a_lo b_hi, the "3xTF32" of CUTLASS): the result
-// keeps float's accuracy (a plain TF32 product would keep 11 bits).
-const int MMA_PX = 72; // floats per member row of the tile: 64 + 8, so B fragment loads hit 32 banks
-
-struct mgate {
-    int nt, ntb;
-    int tb[HS_Q_MAX_TARGETS + LOWB];       // tile bits, ascending (bits 0..4 always among them)
-    int lane_w[LOWB];                      // shared index of amplitude bits 0..4 (the lane)
-    uint64_t coff[1 << HS_Q_MAX_TARGETS];  // offset of run c (tile bits 5.. of c) in the tile
-    int roff[1 << HS_Q_MAX_TARGETS];       // shared index of run c
-};
-
+// 4.1 copy passes on high targets, 3.2 and 7.5 on low ones, measured on the H200).  Here the
+// amplitudes of a tile (the targets plus the five lowest other qubits) are a real matrix
+// X[member][group] (2^k members, 32 groups), and Y = M X is computed with mma.m16n8k8 TF32
+// products as [Yr; Yi] = [Mr -Mi; Mi Mr] [Xr; Xi] (-Mi by flipping the sign bits of Mi's split,
+// which is exact).  Each product is split in three TF32 products (a_hi b_hi + a_hi b_lo + a_lo b_hi,
+// the "3xTF32" of CUTLASS): the result keeps float's accuracy (a plain TF32 product keeps 11 bits).
+//
+// Each warp works alone on units of 16 groups x 2^k members of a tile: it loads the B fragments
+// (X[member][group], re and im from one 8-byte load) straight from global memory and stores the
+// accumulator fragments straight back.  A warp's load covers 4 members x 8 groups and its store 8
+// members x 4 groups (pairs of adjacent groups as one 16-byte store when group bit 0 is amplitude
+// bit 0): whole 32-byte sectors on any placement of the targets.  Each matrix fragment read from
+// shared memory serves two column tiles of 8 groups.  H200, 30 qubits, 2026-12-04 (bench_quantum,
+// copy passes, against the kernel before, which staged 32-group tiles through shared memory with
+// four warps and block barriers): 4 qubits low 1.18 (1.64), 5 qubits 1.49-1.78 (1.82-1.98), 6
+// qubits 2.69-2.73 (3.07-3.23).  Tried and measured no better there: units of 8 groups (5 qubits
+// 1.85-2.40 passes), of 32 (the same at 4 qubits; spills at 5 and 6), the three-product complex
+// multiply (Gauss: the same at 4 and 5 qubits, 6 qubits 4.2 passes in the units its registers
+// allow), and each warp's next unit copied to shared memory with cp.async while the current one
+// is multiplied (5 qubits 1.56-2.22).
+// What limits it now (Nsight Compute, 5 qubits): 25% occupancy (120 registers), the warps waiting
+// on their global loads 45% of the time, the tensor pipe 38% busy, DRAM at 49-53% of peak.
 __device__ __forceinline__ uint32_t to_tf32(float x)
 {
     uint32_t r;
@@ -306,38 +310,36 @@ __device__ __forceinline__ void mma_3xtf32(float (&d)[4], const uint32_t (&ah)[4
 
 // The matrix is split into TF32 (hi, lo) pairs once per block for 4- and 5-qubit blocks (a
 // fragment element is then one 8-byte load, no conversion); 6-qubit blocks split each fragment as
-// they load it: their pairs would take 68 KiB of shared memory and leave two blocks an SM, which
-// measured slower on the H200 (13.8-15.1 ms a pass with 8 warps a block, 12.1-12.8 ms splitting as
-// they go with 4).
+// they load it: their pairs would take 68 KiB of shared memory a block.
 template <int NT> __host__ __device__ constexpr bool mma_presplit() { return NT < 6; }
-template <int NT, bool PIPE> constexpr size_t mma_smem()
+
+const int MMA_NG = 2; // column tiles of 8 groups per unit of a warp
+
+struct mgate {
+    int ntb;
+    int tb[HS_Q_MAX_TARGETS + LOWB];      // tile bits, ascending
+    int pair;                             // group bit 0 is amplitude bit 0
+    uint64_t moff[1 << HS_Q_MAX_TARGETS]; // offset of member (matrix index) c in the tile
+    uint64_t goff[1 << LOWB];             // offset of group r in the tile
+};
+
+template <int NT> constexpr size_t mma_smem()
 {
     const size_t D = (size_t)1 << NT, mat = mma_presplit<NT>() ? sizeof(uint2) : sizeof(float);
-    return 2 * D * (D + 4) * mat + (PIPE ? 2 : 1) * D * MMA_PX * sizeof(float);
+    return 2 * D * (D + 4) * mat + (D + (1 << LOWB)) * sizeof(uint64_t);
 }
 
-// 8-byte asynchronous copies global -> shared (sm_80+), for the pipelined tiles below
-__device__ __forceinline__ void cp_async8(void *shared, const void *global)
+template <int NT>
+__global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate g, uint64_t nunits)
 {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"((uint32_t)__cvta_generic_to_shared(shared)), "l"(global)
-                 : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int N> __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory"); }
-
-// PIPE (HS_QSV_MMA_PIPE=1, not yet measured): two tile buffers; the next tile's runs are copied in
-// with cp.async while this one is multiplied and stored, so that a block keeps loads in flight
-// through its products (without it a block loads, multiplies and stores in turn).
-template <int NT, bool PIPE>
-__global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate g, uint64_t ntiles)
-{
-    constexpr int D = 1 << NT, PM = D + 4, PX = MMA_PX, MT = D / 16, KS = D / 8, W = FW, NPW = 8 / W;
+    constexpr int D = 1 << NT, PM = D + 4, MT = D / 16, KS = D / 8, NG = MMA_NG, GS = 4 / NG;
     constexpr bool PRE = mma_presplit<NT>();
     extern __shared__ __align__(16) unsigned char smem[];
     // PM = D + 4: the fragment loads of a warp (4-byte) or half-warp (8-byte) hit 32 banks
     uint2 *mr2 = (uint2 *)smem, *mi2 = mr2 + D * PM;
     float *mrf = (float *)smem, *mif = mrf + D * PM;
-    float *xs = PRE ? (float *)(mi2 + D * PM) : mif + D * PM;
+    uint64_t *moff = (uint64_t *)(smem + 2 * D * PM * (PRE ? sizeof(uint2) : sizeof(float)));
+    uint64_t *goff = moff + D;
     for (int i = threadIdx.x; i < D * D; i += blockDim.x) {
         double2 v = g_mat[i];
         const int at = (i / D) * PM + i % D;
@@ -352,101 +354,92 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
             mif[at] = (float)v.y;
         }
     }
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
-    int lsi = 0;
-#pragma unroll
-    for (int b = 0; b < LOWB; b++) lsi += (lane >> b & 1) * g.lane_w[b];
-    float *const xs0 = xs, *const xs1 = xs + D * PX;
-    if constexpr (PIPE) { // the first tile's copies; each iteration then commits one group
-        if (blockIdx.x < ntiles) {
-            const uint64_t b0 = insert_zeros(blockIdx.x, g.tb, g.ntb);
-#pragma unroll
-            for (int i = 0; i < D / W; i++) cp_async8(xs0 + g.roff[warp + i * W] + lsi, a + b0 + g.coff[warp + i * W] + lane);
-        }
-        cp_async_commit();
-    }
+    for (int i = threadIdx.x; i < D; i += blockDim.x) moff[i] = g.moff[i];
+    for (int i = threadIdx.x; i < (1 << LOWB); i += blockDim.x) goff[i] = g.goff[i];
     __syncthreads();
-    int it = 0;
-    for (uint64_t t = blockIdx.x; t < ntiles; t += gridDim.x, it++) {
-        const uint64_t base = insert_zeros(t, g.tb, g.ntb);
-        if constexpr (PIPE) {
-            xs = (it & 1) ? xs1 : xs0;
-            float *nxt = (it & 1) ? xs0 : xs1; // free: the tile before was stored from it
-            const uint64_t tn = t + gridDim.x;
-            if (tn < ntiles) {
-                const uint64_t bn = insert_zeros(tn, g.tb, g.ntb);
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
+    const uint64_t nwarps = (uint64_t)gridDim.x * FW;
+    for (uint64_t u = (uint64_t)blockIdx.x * FW + warp; u < nunits; u += nwarps) {
+        const int g0 = (int)(u % GS) * 8 * NG;
+        float2 *const at = a + insert_zeros(u / GS, g.tb, g.ntb);
+        uint64_t gl[NG];
 #pragma unroll
-                for (int i = 0; i < D / W; i++) cp_async8(nxt + g.roff[warp + i * W] + lsi, a + bn + g.coff[warp + i * W] + lane);
-            }
-            cp_async_commit();
-            cp_async_wait<1>(); // this thread's copies of tile t are done
-        } else {
-            float2 v[D / W];
-#pragma unroll
-            for (int i = 0; i < D / W; i++) v[i] = a[base + g.coff[warp + i * W] + lane];
-#pragma unroll
-            for (int i = 0; i < D / W; i++) *(float2 *)(xs + g.roff[warp + i * W] + lsi) = v[i];
-        }
-        __syncthreads();
-        float p[MT][NPW][4], q[MT][NPW][4];
+        for (int n = 0; n < NG; n++) gl[n] = goff[g0 + n * 8 + gid];
+        float re[MT][NG][4], im[MT][NG][4];
 #pragma unroll
         for (int m = 0; m < MT; m++)
 #pragma unroll
-            for (int n = 0; n < NPW; n++)
+            for (int n = 0; n < NG; n++)
 #pragma unroll
-                for (int e = 0; e < 4; e++) p[m][n][e] = q[m][n][e] = 0.f;
+                for (int e = 0; e < 4; e++) re[m][n][e] = im[m][n][e] = 0.f;
 #pragma unroll
         for (int ks = 0; ks < KS; ks++) {
-            uint32_t bh[NPW][2], bl[NPW][2];
+            // B fragments: rows (members) ks 8 + tig and + 4, column (group) gid of column tile n
+            const uint64_t m0 = moff[ks * 8 + tig], m1 = moff[ks * 8 + tig + 4];
+            uint32_t xrh[NG][2], xrl[NG][2], xih[NG][2], xil[NG][2];
 #pragma unroll
-            for (int n = 0; n < NPW; n++) {
-                const int col = (NPW * warp + n) * 8 + gid;
-                split_tf32(xs[(ks * 8 + tig) * PX + col], bh[n][0], bl[n][0]);
-                split_tf32(xs[(ks * 8 + tig + 4) * PX + col], bh[n][1], bl[n][1]);
+            for (int n = 0; n < NG; n++) {
+                const float2 v0 = at[m0 + gl[n]], v1 = at[m1 + gl[n]];
+                split_tf32(v0.x, xrh[n][0], xrl[n][0]);
+                split_tf32(v1.x, xrh[n][1], xrl[n][1]);
+                split_tf32(v0.y, xih[n][0], xil[n][0]);
+                split_tf32(v1.y, xih[n][1], xil[n][1]);
             }
 #pragma unroll
             for (int m = 0; m < MT; m++) {
                 const int r0 = m * 16 + gid, c0 = ks * 8 + tig;
                 const int idx[4] = {r0 * PM + c0, (r0 + 8) * PM + c0, r0 * PM + c0 + 4, (r0 + 8) * PM + c0 + 4};
-                uint32_t rh[4], rl[4], ih[4], il[4];
+                uint32_t rh[4], rl[4], ih[4], il[4], nih[4], nil[4];
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
                     if constexpr (PRE) {
-                        const uint2 r = mr2[idx[e]], im = mi2[idx[e]];
-                        rh[e] = r.x, rl[e] = r.y, ih[e] = im.x, il[e] = im.y;
+                        const uint2 r = mr2[idx[e]], mi = mi2[idx[e]];
+                        rh[e] = r.x, rl[e] = r.y, ih[e] = mi.x, il[e] = mi.y;
                     } else {
                         split_tf32(mrf[idx[e]], rh[e], rl[e]);
                         split_tf32(mif[idx[e]], ih[e], il[e]);
                     }
+                    nih[e] = ih[e] ^ 0x80000000u;
+                    nil[e] = il[e] ^ 0x80000000u;
                 }
 #pragma unroll
-                for (int n = 0; n < NPW; n++) {
-                    mma_3xtf32(p[m][n], rh, rl, bh[n][0], bh[n][1], bl[n][0], bl[n][1]);
-                    mma_3xtf32(q[m][n], ih, il, bh[n][0], bh[n][1], bl[n][0], bl[n][1]);
+                for (int n = 0; n < NG; n++) {
+                    mma_3xtf32(re[m][n], rh, rl, xrh[n][0], xrh[n][1], xrl[n][0], xrl[n][1]);
+                    mma_3xtf32(re[m][n], nih, nil, xih[n][0], xih[n][1], xil[n][0], xil[n][1]);
+                    mma_3xtf32(im[m][n], ih, il, xrh[n][0], xrh[n][1], xrl[n][0], xrl[n][1]);
+                    mma_3xtf32(im[m][n], rh, rl, xih[n][0], xih[n][1], xil[n][0], xil[n][1]);
                 }
             }
         }
-        __syncthreads(); // every warp has read the tile
+        // accumulator element e: member m 16 + gid (+ 8 for e >= 2), group g0 + 8 n + 2 tig (+ 1 for odd e).
+        // Every element of the unit was read above by a lane of this warp, and the products that
+        // use them all are done before these stores (mma.sync takes every lane's fragments).
 #pragma unroll
-        for (int m = 0; m < MT; m++)
+        for (int m = 0; m < MT; m++) {
+            const uint64_t r0 = moff[m * 16 + gid], r1 = moff[m * 16 + gid + 8];
 #pragma unroll
-            for (int n = 0; n < NPW; n++) {
-                const int r0 = m * 16 + gid, col = (NPW * warp + n) * 8 + 2 * tig;
-                *(float2 *)(xs + r0 * PX + col) = make_float2(p[m][n][0] - q[m][n][1], p[m][n][1] + q[m][n][0]);
-                *(float2 *)(xs + (r0 + 8) * PX + col) = make_float2(p[m][n][2] - q[m][n][3], p[m][n][3] + q[m][n][2]);
+            for (int n = 0; n < NG; n++) {
+                const int c = g0 + n * 8 + 2 * tig;
+                const uint64_t c0 = goff[c];
+                if (g.pair) {
+                    *(float4 *)(at + r0 + c0) = make_float4(re[m][n][0], im[m][n][0], re[m][n][1], im[m][n][1]);
+                    *(float4 *)(at + r1 + c0) = make_float4(re[m][n][2], im[m][n][2], re[m][n][3], im[m][n][3]);
+                } else {
+                    const uint64_t c1 = goff[c + 1];
+                    at[r0 + c0] = make_float2(re[m][n][0], im[m][n][0]);
+                    at[r0 + c1] = make_float2(re[m][n][1], im[m][n][1]);
+                    at[r1 + c0] = make_float2(re[m][n][2], im[m][n][2]);
+                    at[r1 + c1] = make_float2(re[m][n][3], im[m][n][3]);
+                }
             }
-        __syncthreads();
-#pragma unroll
-        for (int i = 0; i < D / W; i++) a[base + g.coff[warp + i * W] + lane] = *(const float2 *)(xs + g.roff[warp + i * W] + lsi);
-        __syncthreads(); // before the next tile (or the next prefetch) overwrites it
+        }
     }
-    if constexpr (PIPE) cp_async_wait<0>();
 }
 
 // Whether a gate goes to k_gate_mma: complex64, dense, 4-6 targets, no controls, a tile that fits.
 // HS_QSV_MMA=0 never (the CUDA-core kernels), 2 for every such gate; by default 5- and 6-qubit
 // gates, and 4-qubit ones with a target below qubit 5 (on high targets the CUDA-core kernel already
-// streams at about 83% of copy).
+// streams at about 83% of copy, as k_gate_mma does).
 static int use_mma(const hs_sv_gate *s, int mk)
 {
     if (mk != HS_QMAT_DENSE || s->nt < 4 || s->cmask || s->nloc < s->nt + LOWB) return 0;
@@ -458,41 +451,43 @@ static int use_mma(const hs_sv_gate *s, int mk)
     return 0;
 }
 
+// Tile bits: the targets and the five lowest other qubits (the groups); member bit j is target j.
 static void mgate_layout(const hs_sv_gate *s, mgate *f)
 {
     memset(f, 0, sizeof *f);
-    int nt = s->nt, w[HS_Q_MAX_TARGETS + LOWB], nlow = 0;
-    f->nt = nt;
+    int nt = s->nt, ngb = 0, gbit[LOWB];
     for (int b = 0; b < 64 && f->ntb < nt + LOWB; b++) {
         int j = 0;
         while (j < nt && s->tbit[j] != b) j++;
-        if (j < nt) w[f->ntb] = (1 << j) * MMA_PX;          // member bit j: a row of the tile
-        else if (nlow < LOWB) w[f->ntb] = 2 * (1 << nlow++); // group bit: a column pair
-        else continue;
+        if (j == nt) {
+            if (ngb == LOWB) continue;
+            gbit[ngb++] = b;
+        }
         f->tb[f->ntb++] = b;
     }
-    for (int i = 0; i < LOWB; i++) f->lane_w[i] = w[i];
+    f->pair = gbit[0] == 0;
     for (int c = 0; c < (1 << nt); c++)
-        for (int i = 0; i < nt; i++)
-            if (c >> i & 1) f->coff[c] += 1ull << f->tb[LOWB + i], f->roff[c] += w[LOWB + i];
+        for (int j = 0; j < nt; j++)
+            if (c >> j & 1) f->moff[c] += 1ull << s->tbit[j];
+    for (int r = 0; r < (1 << LOWB); r++)
+        for (int i = 0; i < LOWB; i++)
+            if (r >> i & 1) f->goff[r] += 1ull << gbit[i];
 }
 
-template <int NT, bool PIPE> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate &f, uint64_t ntiles)
+template <int NT> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate &f, uint64_t nunits)
 {
     static int resident[HS_MAX_DEVICES]; // blocks an SM holds: the grid is one wave, so each block
-                                         // splits the matrix once and then walks its tiles
+                                         // loads the matrix once and then walks its units
     HS_CHECK_DEVICE_MEMO(cu);
-    const size_t shm = mma_smem<NT, PIPE>();
-    const int threads = FTHREADS;
+    const size_t shm = mma_smem<NT>();
     if (!resident[cu->device]) {
-        HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_mma<NT, PIPE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+        HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_mma<NT>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
         int nb = 0;
-        HS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_gate_mma<NT, PIPE>, threads, shm));
+        HS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_gate_mma<NT>, FTHREADS, shm));
         resident[cu->device] = nb > 0 ? nb : 1;
     }
-    uint64_t cap = (uint64_t)cu->sm_count * resident[cu->device];
-    int blocks = (int)(ntiles < cap ? ntiles : cap);
-    k_gate_mma<NT, PIPE><<<blocks, threads, shm, cu->stream>>>(a, f, ntiles);
+    const uint64_t cap = (uint64_t)cu->sm_count * resident[cu->device], nb = (nunits + FW - 1) / FW;
+    k_gate_mma<NT><<<(int)(nb < cap ? nb : cap), FTHREADS, shm, cu->stream>>>(a, f, nunits);
     HS_CUDA_LAUNCH_CHECK("k_gate_mma");
     return HS_OK;
 }
@@ -501,17 +496,11 @@ static int apply_mma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g)
 {
     mgate f;
     mgate_layout(g, &f);
-    uint64_t ntiles = 1ull << (g->nloc - f.ntb);
-    const char *e = getenv("HS_QSV_MMA_PIPE");
-    if (e && !strcmp(e, "1")) switch (g->nt) {
-        case 4: return launch_mma<4, true>(cu, a, f, ntiles);
-        case 5: return launch_mma<5, true>(cu, a, f, ntiles);
-        default: return launch_mma<6, true>(cu, a, f, ntiles);
-        }
+    const uint64_t nunits = (1ull << (g->nloc - f.ntb)) * (4 / MMA_NG);
     switch (g->nt) {
-    case 4: return launch_mma<4, false>(cu, a, f, ntiles);
-    case 5: return launch_mma<5, false>(cu, a, f, ntiles);
-    default: return launch_mma<6, false>(cu, a, f, ntiles);
+    case 4: return launch_mma<4>(cu, a, f, nunits);
+    case 5: return launch_mma<5>(cu, a, f, nunits);
+    default: return launch_mma<6>(cu, a, f, nunits);
     }
 }
 

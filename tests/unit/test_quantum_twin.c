@@ -90,22 +90,18 @@ static void test_gates(void **st)
     const int nlocs[4] = {6, 9, 12, 16};
     int cases = 0;
     double worst[2] = {0, 0};
-    /* complex128 once; complex64 four times: dense 4-6 qubit gates on the tensor cores where they go
-     * by default (HS_QSV_MMA unset), never (0: the CUDA-core kernels), always (2), and always with
-     * the pipelined tiles (HS_QSV_MMA_PIPE=1) */
-    static const struct { int prec; const char *mma, *pipe, *label; } runs[5] = {
-        {0, NULL, NULL, "c128"},
-        {1, NULL, NULL, "c64 (HS_QSV_MMA unset)"},
-        {1, "0", NULL, "c64 (HS_QSV_MMA 0)"},
-        {1, "2", NULL, "c64 (HS_QSV_MMA 2)"},
-        {1, "2", "1", "c64 (HS_QSV_MMA 2, pipelined)"},
+    /* complex128 once; complex64 three times: dense 4-6 qubit gates on the tensor cores where they
+     * go by default (HS_QSV_MMA unset), never (0: the CUDA-core kernels), and always (2) */
+    static const struct { int prec; const char *mma, *label; } runs[] = {
+        {0, NULL, "c128"},
+        {1, NULL, "c64 (HS_QSV_MMA unset)"},
+        {1, "0", "c64 (HS_QSV_MMA 0)"},
+        {1, "2", "c64 (HS_QSV_MMA 2)"},
     };
-    for (int run = 0; run < 5; run++) {
+    for (size_t run = 0; run < sizeof runs / sizeof runs[0]; run++) {
         int prec = runs[run].prec;
         if (runs[run].mma) setenv("HS_QSV_MMA", runs[run].mma, 1);
         else unsetenv("HS_QSV_MMA");
-        if (runs[run].pipe) setenv("HS_QSV_MMA_PIPE", runs[run].pipe, 1);
-        else unsetenv("HS_QSV_MMA_PIPE");
         hs_dtype t = prec ? HS_C64 : HS_C128;
         double tol = prec ? TOL64 : TOL128;
         for (int li = 0; li < 4; li++) {
@@ -137,9 +133,35 @@ static void test_gates(void **st)
         }
     }
     unsetenv("HS_QSV_MMA");
-    unsetenv("HS_QSV_MMA_PIPE");
     printf("%d gates: CUDA vs CPU at most %.2g (complex128), %.2g (complex64, tensor-core blocks by default, never, "
-           "always, pipelined)\n", cases, worst[0], worst[1]);
+           "always)\n", cases, worst[0], worst[1]);
+}
+
+/* The tensor-core blocks on registers large enough that every warp walks several units (the grid
+ * is one wave of resident blocks): 4-6 targets, low, high, spread and random, complex64. */
+static void test_mma_many_units(void **st)
+{
+    (void)st;
+    hs_rng g;
+    hs_rng_seed(&g, 77, 0);
+    static double m[2 * 64 * 64];
+    const int nloc = 21;
+    double worst = 0;
+    setenv("HS_QSV_MMA", "2", 1);
+    for (int nt = 4; nt <= HS_Q_MAX_TARGETS; nt++)
+        for (int where = 0; where < 4; where++) {
+            int q[HS_Q_MAX_TARGETS];
+            for (int j = 0; j < nt; j++)
+                q[j] = where == 0 ? j : where == 1 ? nloc - 1 - j : (j * (nloc - 1)) / (nt - 1);
+            if (where == 3) pick(nloc, nt, &g, q);
+            make_matrix(1 << nt, HS_QMAT_DENSE, &g, m);
+            double e = twin(HS_C64, nloc, nt, q, 0, 0, m, HS_QMAT_DENSE, hs_rng_next(&g));
+            if (e > TOL64) fprintf(stderr, "nloc %d nt %d where %d: %.3g\n", nloc, nt, where, e);
+            TEST_LE(e, TOL64);
+            worst = fmax(worst, e);
+        }
+    unsetenv("HS_QSV_MMA");
+    printf("tensor-core blocks on %d qubits: CUDA vs CPU at most %.2g\n", nloc, worst);
 }
 
 static int setup_cuda(void **st)
@@ -150,6 +172,7 @@ static int setup_cuda(void **st)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_gates, setup_cuda),
+    cmocka_unit_test_setup(test_mma_many_units, setup_cuda),
 };
 #endif
 
