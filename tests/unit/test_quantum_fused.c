@@ -162,6 +162,34 @@ static void test_plan_cost_model(void **st)
     hs_circuit_free(c);
 }
 
+/* HS_QFUSION_TABLE replaces the GPU complex64 table's 4-6 qubit entries; anything but six positive
+ * numbers leaves the stated table (the model's costs with the variable unset). */
+static void test_plan_table_env(void **st)
+{
+    (void)st;
+    unsetenv("HS_QFUSION_RATIO");
+    unsetenv("HS_QFUSION_RATIO_C64");
+    unsetenv("HS_QFUSION_TABLE");
+    hs_qcost stated = hs_qcost_model(1, 30, 8);
+    assert_non_null(stated.dense);
+    setenv("HS_QFUSION_TABLE", "1.5,2.5,3.5,4.5,5.5,6.5", 1);
+    hs_qcost given = hs_qcost_model(1, 30, 8);
+    for (int k = 4; k <= 6; k++)
+        for (int low = 0; low < 2; low++)
+            assert_true(fabs(hs_qcost_pass(&given, k, low, 1) - given.launch - (1.5 + 2 * (k - 4) + low)) < 1e-12);
+    assert_true(fabs(hs_qcost_pass(&given, 3, 1, 1) - hs_qcost_pass(&stated, 3, 1, 1)) < 1e-12);
+    static const char *bad[] = {"", "1,2,3", "1,2,3,4,5,x", "1,2,3,4,5,6,7", "1,2,3,4,5,-6", "1,2,3,4,5,0", "1;2;3;4;5;6",
+                                "1,2,3,4,5,inf", "1,2,3,4,5,6 "};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        setenv("HS_QFUSION_TABLE", bad[b], 1);
+        hs_qcost m = hs_qcost_model(1, 30, 8);
+        for (int k = 4; k <= 6; k++)
+            for (int low = 0; low < 2; low++)
+                assert_true(fabs(hs_qcost_pass(&m, k, low, 1) - hs_qcost_pass(&stated, k, low, 1)) < 1e-12);
+    }
+    unsetenv("HS_QFUSION_TABLE");
+}
+
 /* Nothing moves across a measurement: a circuit with a mid-circuit measurement gives the same
  * outcomes and state fused as unfused (same random stream), on 12 qubits. */
 static void test_plan_measurement_order(void **st)
@@ -212,6 +240,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_planned_random),
         cmocka_unit_test(test_plan_cost_model),
+        cmocka_unit_test(test_plan_table_env),
         cmocka_unit_test(test_plan_measurement_order),
     };
     return test_run_group("quantum_fused", tests, sizeof tests / sizeof tests[0]);
