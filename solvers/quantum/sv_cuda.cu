@@ -310,7 +310,8 @@ __device__ __forceinline__ void mma_3xtf32(float (&d)[4], const uint32_t (&ah)[4
 
 // The matrix is split into TF32 (hi, lo) pairs once per block for 4- and 5-qubit blocks (a
 // fragment element is then one 8-byte load, no conversion); 6-qubit blocks split each fragment as
-// they load it: their pairs would take 68 KiB of shared memory a block.
+// they load it: their pairs would take 68 KiB of shared memory a block (with the tile-staging
+// kernel before, that left two blocks an SM and measured slower; not tried with this one).
 template <int NT> __host__ __device__ constexpr bool mma_presplit() { return NT < 6; }
 
 const int MMA_NG = 2; // column tiles of 8 groups per unit of a warp
