@@ -319,7 +319,8 @@ const int MMA_NG = 2; // column tiles of 8 groups per unit of a warp
 struct mgate {
     int ntb;
     int tb[HS_Q_MAX_TARGETS + LOWB];      // tile bits, ascending
-    int pair;                             // group bit 0 is amplitude bit 0
+    int pair;                             // group bit 0 is amplitude bit 0 (goff[1] == 1, but read from
+                                          // shared memory in the kernel it cost 8 registers and spills)
     uint64_t moff[1 << HS_Q_MAX_TARGETS]; // offset of member (matrix index) c in the tile
     uint64_t goff[1 << LOWB];             // offset of group r in the tile
 };
@@ -452,20 +453,31 @@ static int use_mma(const hs_sv_gate *s, int mk)
     return 0;
 }
 
-// Tile bits: the targets and the five lowest other qubits (the groups); member bit j is target j.
-static void mgate_layout(const hs_sv_gate *s, mgate *f)
+// The tile of a gate (the shared-memory and tensor-core kernels): its targets and the LOWB lowest
+// other qubits, ascending in tb (the count returned; s->nloc >= nt + LOWB); member[i] is the
+// target index of tile bit i, -1 for a group bit; gbit the group bits, ascending.
+static int tile_bits(const hs_sv_gate *s, int *tb, int *member, int *gbit)
 {
-    memset(f, 0, sizeof *f);
-    int nt = s->nt, ngb = 0, gbit[LOWB];
-    for (int b = 0; b < 64 && f->ntb < nt + LOWB; b++) {
+    int n = 0, ngb = 0;
+    for (int b = 0; b < 64 && n < s->nt + LOWB; b++) {
         int j = 0;
-        while (j < nt && s->tbit[j] != b) j++;
-        if (j == nt) {
+        while (j < s->nt && s->tbit[j] != b) j++;
+        if (j == s->nt) {
             if (ngb == LOWB) continue;
             gbit[ngb++] = b;
         }
-        f->tb[f->ntb++] = b;
+        member[n] = j < s->nt ? j : -1;
+        tb[n++] = b;
     }
+    return n;
+}
+
+// Member bit j is target j, group bit r the r-th group bit of the tile.
+static void mgate_layout(const hs_sv_gate *s, mgate *f)
+{
+    memset(f, 0, sizeof *f);
+    int nt = s->nt, gbit[LOWB], member[HS_Q_MAX_TARGETS + LOWB];
+    f->ntb = tile_bits(s, f->tb, member, gbit);
     f->pair = gbit[0] == 0;
     for (int c = 0; c < (1 << nt); c++)
         for (int j = 0; j < nt; j++)
@@ -525,23 +537,11 @@ int fgate_layout(const hs_sv_gate *s, int mk, fgate *f)
             f->ph[c] = make_double2(s->ph[2 * r], s->ph[2 * r + 1]);
         }
     int low = 0;
-    uint64_t tmask = 0;
-    for (int j = 0; j < nt; j++) low |= s->tbit[j] < LOWB, tmask |= 1ull << s->tbit[j];
+    for (int j = 0; j < nt; j++) low |= s->tbit[j] < LOWB;
     if (!low || s->nloc < nt + LOWB) return 0;
-    int nlow = 0;
-    for (int b = 0; b < 64 && f->ntb < nt + LOWB; b++) {
-        if (tmask >> b & 1) {
-            int j = 0;
-            while (s->tbit[j] != b) j++;
-            f->tb[f->ntb] = b;
-            f->w[f->ntb++] = 1 << j;
-        } else if (nlow < LOWB) {
-            f->gbit[nlow] = b;
-            f->tb[f->ntb] = b;
-            f->w[f->ntb++] = (1 << nlow) * (D + 1);
-            nlow++;
-        }
-    }
+    int member[HS_Q_MAX_TARGETS + LOWB], nlow = 0;
+    f->ntb = tile_bits(s, f->tb, member, f->gbit);
+    for (int i = 0; i < f->ntb; i++) f->w[i] = member[i] >= 0 ? 1 << member[i] : (1 << nlow++) * (D + 1);
     return 1;
 }
 

@@ -151,9 +151,9 @@ static void test_mma_many_units(void **st)
     for (int nt = 4; nt <= HS_Q_MAX_TARGETS; nt++)
         for (int where = 0; where < 4; where++) {
             int q[HS_Q_MAX_TARGETS];
-            for (int j = 0; j < nt; j++)
-                q[j] = where == 0 ? j : where == 1 ? nloc - 1 - j : (j * (nloc - 1)) / (nt - 1);
             if (where == 3) pick(nloc, nt, &g, q);
+            else
+                for (int j = 0; j < nt; j++) q[j] = where == 0 ? j : where == 1 ? nloc - 1 - j : (j * (nloc - 1)) / (nt - 1);
             make_matrix(1 << nt, HS_QMAT_DENSE, &g, m);
             double e = twin(HS_C64, nloc, nt, q, 0, 0, m, HS_QMAT_DENSE, hs_rng_next(&g));
             if (e > TOL64) fprintf(stderr, "nloc %d nt %d where %d: %.3g\n", nloc, nt, where, e);
