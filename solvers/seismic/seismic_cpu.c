@@ -75,8 +75,27 @@ static int64_t box_points(const hs_seis_launch *L)
         for (int64_t g = 0; g < L->ngrp; g++) seis_sample_##T(L, g);                               \
     }
 
+/* AC_MARCH: one column along dim per (a, b) of the other two dimensions */
+#define MARCH_LOOP(FN, R)                                                                          \
+    _Pragma("omp parallel for collapse(2) schedule(static) if (box_points(L) > SMALL_BOX)")       \
+    for (int64_t b = L->lo[d2]; b < L->hi[d2]; b++)                                                \
+        for (int64_t a = L->lo[d1]; a < L->hi[d1]; a++) FN(L, d, a, b, R);
+
+#define DEFINE_MARCH(T)                                                                            \
+    static void run_seis_ac_march_##T(const hs_seis_launch *L)                                     \
+    {                                                                                              \
+        const int d = L->dim, d1 = d == 0 ? 1 : 0, d2 = d == 2 ? 1 : 2;                            \
+        switch (L->radius) {                                                                       \
+        case 1: MARCH_LOOP(seis_ac_march_##T, 1) break;                                            \
+        case 2: MARCH_LOOP(seis_ac_march_##T, 2) break;                                            \
+        default: MARCH_LOOP(seis_ac_march_##T, 4) break;                                           \
+        }                                                                                          \
+    }
+
 DEFINE_RUNS(f64)
 DEFINE_RUNS(f32)
+DEFINE_MARCH(f64)
+DEFINE_MARCH(f32)
 
 #define DISPATCH(T)                                                                                \
     switch (L->op) {                                                                               \
@@ -90,6 +109,7 @@ DEFINE_RUNS(f32)
     case HS_SEIS_ADJ_PSI: run_seis_adj_psi_##T(L); break;                                          \
     case HS_SEIS_ADJ_PML: run_seis_adj_pml_##T(L); break;                                          \
     case HS_SEIS_ADJ_MEM: run_seis_adj_mem_##T(L); break;                                          \
+    case HS_SEIS_AC_MARCH: run_seis_ac_march_##T(L); break;                                        \
     case HS_SEIS_EL_VEL: run_seis_el_vel_##T(L); break;                                            \
     case HS_SEIS_EL_STRESS: run_seis_el_stress_##T(L); break;                                      \
     case HS_SEIS_EL_IMAGE: run_seis_el_image_##T(L); break;                                        \

@@ -103,6 +103,132 @@ namespace {
 BOX_KERNELS(f64)
 BOX_KERNELS(f32)
 
+// AC_MARCH: a thread per column along D, the threads of a block across the other two dimensions
+// (x first where it is one of them, so that a warp's loads of a plane are consecutive); D a
+// constant, so that every index into the launch record is known at compile time.
+template <typename T, int R, typename I, int D>
+__global__ void __launch_bounds__(256) k_seis_ac_march(const __grid_constant__ hs_seis_launch L)
+{
+    constexpr int D1 = D == 0 ? 1 : 0, D2 = D == 2 ? 1 : 2;
+    const I a = (I)L.lo[D1] + (I)(blockIdx.x * blockDim.x + threadIdx.x);
+    const I b = (I)L.lo[D2] + (I)(blockIdx.y * blockDim.y + threadIdx.y);
+    if (a >= (I)L.hi[D1] || b >= (I)L.hi[D2]) return;
+    if constexpr (sizeof(T) == 8) {
+        if constexpr (sizeof(I) == 4) seis_ac_march_f64i(&L, D, a, b, R);
+        else seis_ac_march_f64(&L, D, a, b, R);
+    } else {
+        if constexpr (sizeof(I) == 4) seis_ac_march_f32i(&L, D, a, b, R);
+        else seis_ac_march_f32(&L, D, a, b, R);
+    }
+}
+
+// AC_MARCH along x: a column along x is a row, and a thread marching along a row reads one element
+// of a cache line per step while its warp's 32 rows take 32 lines (H200, 512^3: 1.4 ms a face against
+// 0.085 ms for the y and z faces).  Here a warp takes a row, its 32 lanes along it, and walks [lo, hi)
+// in chunks of 32 points; each chunk stages P over [c0 - 2R, c0 + 32 + 2R) and the new PSI_x over
+// [c0 - R, c0 + 32 + R) in shared memory (the warp's own rows: warp barriers only), every load of
+// the chunk issued at its start.  PSI_x of the chunk's own points is written; below the chunk it was
+// written by the chunk before (read back); above it is computed from the old values and not written
+// (the next chunk computes the same values and writes them).  The arithmetic of seis_ac_march.
+template <typename T, int R, typename I>
+__global__ void __launch_bounds__(256) k_seis_ac_rows(const __grid_constant__ hs_seis_launch L)
+{
+    constexpr int CH = 32, NP = CH + 4 * R, NS = CH + 2 * R;
+    static_assert(NP <= 2 * CH && NS <= 2 * CH, "two loads a lane cover a chunk's halo");
+    __shared__ T sp[8][NP], ss[8][NS];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const I ny = (I)(L.hi[1] - L.lo[1]), rows = ny * (I)(L.hi[2] - L.lo[2]);
+    const I row = (I)blockIdx.x * 8 + ty;
+    if (row >= rows) return; // a whole warp
+    const I j = (I)L.lo[1] + row % ny, k = (I)L.lo[2] + row / ny;
+    const I base = (I)L.origin + j * (I)L.st[1] + k * (I)L.st[2];
+    const I g0 = (I)L.lo[0], g1 = (I)L.hi[0], nl = (I)L.local[0], hw = (I)L.hw;
+    const T *__restrict__ P = static_cast<const T *>(L.f[HS_SEIS_F_P]);
+    T *__restrict__ psi = static_cast<T *>(L.f[HS_SEIS_F_PSI]);
+    T *__restrict__ zeta = static_cast<T *>(L.f[HS_SEIS_F_ZETA]);
+    T *__restrict__ C = static_cast<T *>(L.f[HS_SEIS_F_C]); // x is the first dimension: C written, not added
+    const T *pa = static_cast<const T *>(L.pa[0]), *pb = static_cast<const T *>(L.pb[0]);
+    const auto *K = [&] { if constexpr (sizeof(T) == 8) return &L.k_f64; else return &L.k_f32; }();
+    const T *c1 = K->c1[0], *c2 = K->c2[0];
+    for (I c0 = g0; c0 < g1; c0 += CH) {
+        // every load of the chunk: P, the PSI_x it reads (old, or the chunk before's new), ZETA_x
+        T old[2] = {T(0), T(0)};
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int t = tx + h * CH;
+            if (t < NP) {
+                const I pos = c0 - 2 * R + t;
+                sp[ty][t] = pos >= -R && pos < nl + R ? P[base + pos] : T(0);
+            }
+            const I pos = c0 - R + t; // PSI_x is read up to g1 - 1 + R (within the ghosts)
+            if (t < NS && pos < g1 + R && (pos < 0 || pos >= nl || pa[pos + hw] != 0)) old[h] = psi[base + pos];
+        }
+        const I g = c0 + tx;
+        const bool mine = g < g1;
+        const T a = mine ? pa[g + hw] : T(0), zold = mine && a != 0 ? zeta[base + g] : T(0);
+        __syncwarp();
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            const int t = tx + h * CH;
+            const I pos = c0 - R + t;
+            if (t >= NS || pos >= g1 + R) continue;
+            T v = 0;
+            if (pos < 0 || pos >= nl || (pos < c0 && pos >= g0)) v = old[h];
+            else if (pa[pos + hw] != 0) {
+                if constexpr (sizeof(T) == 8) v = seis_pml_psi_f64(pa[pos + hw], pb[pos + hw], old[h], &sp[ty][t + R], c1, R);
+                else v = seis_pml_psi_f32(pa[pos + hw], pb[pos + hw], old[h], &sp[ty][t + R], c1, R);
+            }
+            ss[ty][t] = v;
+        }
+        __syncwarp();
+        if (mine) {
+            // the chunk's own new PSI_x, written once every lane has read the old values above it
+            if (a != 0) psi[base + g] = ss[ty][tx + R];
+            const int near = pa[g + hw - R] != 0 || pa[g + hw + R] != 0;
+            T term, znew;
+            if constexpr (sizeof(T) == 8) term = seis_pml_term_f64(a, pb[g + hw], near, zold, &znew, &sp[ty][tx + 2 * R], &ss[ty][tx + R], c1, c2, R);
+            else term = seis_pml_term_f32(a, pb[g + hw], near, zold, &znew, &sp[ty][tx + 2 * R], &ss[ty][tx + R], c1, c2, R);
+            if (a != 0) zeta[base + g] = znew;
+            C[base + g] = term;
+        }
+        __syncwarp();
+    }
+}
+
+template <typename T, int R, typename I>
+int launch_march_d(hs_cuda_ctx *cu, const hs_seis_launch *L)
+{
+    if (L->dim == 0) {
+        const int64_t rows = (L->hi[1] - L->lo[1]) * (L->hi[2] - L->lo[2]);
+        if (rows <= 0 || L->hi[0] <= L->lo[0]) return HS_OK;
+        k_seis_ac_rows<T, R, I><<<(unsigned)((rows + 7) / 8), dim3(32, 8), 0, cu->stream>>>(*L);
+        HS_CUDA_LAUNCH_CHECK(k_seis_ac_rows);
+        return HS_OK;
+    }
+    const int d = L->dim, d1 = d == 0 ? 1 : 0, d2 = d == 2 ? 1 : 2;
+    const int64_t na = L->hi[d1] - L->lo[d1], nb = L->hi[d2] - L->lo[d2];
+    if (na <= 0 || nb <= 0 || L->hi[d] <= L->lo[d]) return HS_OK;
+    if ((nb + 7) / 8 > 65535) return HS_FAIL(HS_ERR_RUNTIME, "seismic: %lld columns across exceed one launch", (long long)nb);
+    const dim3 block(32, 8), grid((unsigned)((na + 31) / 32), (unsigned)((nb + 7) / 8));
+    switch (d) {
+    case 0: k_seis_ac_march<T, R, I, 0><<<grid, block, 0, cu->stream>>>(*L); break;
+    case 1: k_seis_ac_march<T, R, I, 1><<<grid, block, 0, cu->stream>>>(*L); break;
+    default: k_seis_ac_march<T, R, I, 2><<<grid, block, 0, cu->stream>>>(*L); break;
+    }
+    HS_CUDA_LAUNCH_CHECK(k_seis_ac_march);
+    return HS_OK;
+}
+
+template <typename T>
+int launch_march(hs_cuda_ctx *cu, const hs_seis_launch *L)
+{
+    switch (L->radius) {
+    case 1: return L->index32 ? launch_march_d<T, 1, int32_t>(cu, L) : launch_march_d<T, 1, int64_t>(cu, L);
+    case 2: return L->index32 ? launch_march_d<T, 2, int32_t>(cu, L) : launch_march_d<T, 2, int64_t>(cu, L);
+    default: return L->index32 ? launch_march_d<T, 4, int32_t>(cu, L) : launch_march_d<T, 4, int64_t>(cu, L);
+    }
+}
+
 // ------------------------------------------------------------------ the tiled 3D acoustic steps
 //
 // A block owns a BX x BY tile of columns and marches along z through a chunk of planes.  Each
@@ -113,7 +239,10 @@ BOX_KERNELS(f32)
 //   kForward   Q = 2 P - Q + W lap(P)                     (AC_STEP; stencil field P)
 //   kAdjoint   Q = 2 U - Q + lap(W U)                     (ADJ_STEP without G; stencil field W U)
 //   kGradient  the same, and G += U (PN - 2 PF + PP)      (ADJ_STEP with G; stencil field W U)
-enum { kForward, kAdjoint, kGradient };
+//   kMarched   kForward with AC_MARCH's sums C in the place of the marched dimensions' second
+//              differences (AC_STEP with C: the CPML layers; a kernel of its own, so that kForward's
+//              registers and instructions for the core stay as they were)
+enum { kForward, kAdjoint, kGradient, kMarched };
 
 template <typename T> __device__ __forceinline__ T lap_pairs(const hs_seis_launch *L, T c, const T pair[3][4], int R)
 {
@@ -136,14 +265,33 @@ __device__ __forceinline__ T tile_lap(const hs_seis_launch *L, const T (*tile)[W
     return lap_pairs<T>(L, zq[R], pair, R);
 }
 
+// seis_ac_step's operator where AC_MARCH's sums C hold the marched dimensions' terms (seis_march_sum).
+template <typename T, int R, int W>
+__device__ __forceinline__ T tile_march_sum(const hs_seis_launch *L, const T (*tile)[W], const T *zq, int tx, int ty, T c,
+                                            bool mx, bool my, bool mz)
+{
+    const auto *K = [&] { if constexpr (sizeof(T) == 8) return &L->k_f64; else return &L->k_f32; }();
+    T lapd[3];
+    lapd[0] = K->c2[0][0] * zq[R], lapd[1] = K->c2[1][0] * zq[R], lapd[2] = K->c2[2][0] * zq[R];
+#pragma unroll
+    for (int m = 1; m <= R; m++) {
+        lapd[0] += K->c2[0][m] * (tile[ty + R][tx + R + m] + tile[ty + R][tx + R - m]);
+        lapd[1] += K->c2[1][m] * (tile[ty + R + m][tx + R] + tile[ty + R - m][tx + R]);
+        lapd[2] += K->c2[2][m] * (zq[R + m] + zq[R - m]);
+    }
+    const int m[3] = {mx, my, mz};
+    if constexpr (sizeof(T) == 8) return seis_march_sum_f64(L, m, c, lapd);
+    else return seis_march_sum_f32(L, m, c, lapd);
+}
+
 // NY rows per thread (rows ty + r TY of the tile, r < NY): the barriers, the tile's halo loads and
 // the index arithmetic of a plane are shared by NY points.  Element offsets are of type I: 32-bit
 // where every element the launch touches lies below 2^31 (the 64-bit arithmetic of every load was
 // most of the instructions of the plane loop), else 64-bit.
 template <typename T, typename I, int R, int BX, int TY, int NY, int MODE>
-__global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
+__global__ void __launch_bounds__(BX *TY, MODE == kForward || MODE == kMarched ? 0 : 4) ac_step_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
 {
-    constexpr bool ADJ = MODE != kForward, GRAD = MODE == kGradient;
+    constexpr bool ADJ = MODE == kAdjoint || MODE == kGradient, GRAD = MODE == kGradient, MC = MODE == kMarched;
     constexpr int BY = TY * NY;
     static_assert(TY >= R, "the y halo is loaded by the first R thread rows");
     __shared__ T tile[BY + 2 * R][BX + 2 * R];
@@ -160,6 +308,9 @@ __global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tile
     const T *__restrict__ PF = static_cast<const T *>(L.f[HS_SEIS_F_PF]);
     const T *__restrict__ PN = static_cast<const T *>(L.f[HS_SEIS_F_PN]);
     const T *__restrict__ PP = static_cast<const T *>(L.f[HS_SEIS_F_PP]);
+    // forward: AC_MARCH's CPML terms C, added where a march range holds the point (nullptr: none)
+    const T *__restrict__ C = static_cast<const T *>(L.f[HS_SEIS_F_C]);
+    auto in_march = [&](int d, int64_t x) { return (x >= L.mlo[d][0] && x < L.mhi[d][0]) || (x >= L.mlo[d][1] && x < L.mhi[d][1]); };
     // the stencil's value at an element: P forward, W U in the adjoint
     auto sv = [&](I e) -> T { if constexpr (ADJ) return W[e] * P[e]; else return P[e]; };
     // the gradient's second time difference of the forward field (seismic_point.h's seis_second_difference)
@@ -192,11 +343,16 @@ __global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tile
     // plane's barriers and arithmetic instead of following them
     // (a value whose condition is false is never loaded and stays 0: the conditions hold for the
     // whole march)
-    T s_next[NY], u_next[NY], q_next[NY], w_next[NY], g_next[NY], d2_next[NY], hx0[NY], hx1[NY];
+    T s_next[NY], u_next[NY], q_next[NY], w_next[NY], g_next[NY], d2_next[NY], hx0[NY], hx1[NY], c_next[NY];
+    bool cxy[NY]; // a march range along x or y holds the row's point (then along z for any plane)
 #pragma unroll
-    for (int r = 0; r < NY; r++) s_next[r] = u_next[r] = q_next[r] = w_next[r] = g_next[r] = d2_next[r] = hx0[r] = hx1[r] = T(0);
+    for (int r = 0; r < NY; r++) {
+        s_next[r] = u_next[r] = q_next[r] = w_next[r] = g_next[r] = d2_next[r] = hx0[r] = hx1[r] = c_next[r] = T(0);
+        cxy[r] = MC && (in_march(0, i) || in_march(1, j + r * TY));
+    }
     T hy0 = T(0), hy1 = T(0);
-    auto next_load = [&](I en) { // en: row 0's element in the next plane
+    auto next_load = [&](I en, int64_t kn) { // en: row 0's element in the next plane kn
+        const bool cz = MC && in_march(2, kn);
 #pragma unroll
         for (int r = 0; r < NY; r++) {
             const I er = en + r * rowstep, ea = er + (I)R * sz;
@@ -207,6 +363,8 @@ __global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tile
             if (active[r]) {
                 q_next[r] = Q[er];
                 if constexpr (!ADJ) w_next[r] = W[er];
+                if constexpr (MC)
+                    if (cxy[r] || cz) c_next[r] = C[er];
                 if constexpr (GRAD) g_next[r] = G[er], d2_next[r] = d2(er);
             }
             if (xrow[r]) {
@@ -219,9 +377,9 @@ __global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tile
             if (top) hy1 = sv(en + (I)BY * sy);
         }
     };
-    if (k0 < k1) next_load(e);
+    if (k0 < k1) next_load(e, k0);
     for (int64_t k = k0; k < k1; k++, e += sz) {
-        T q_here[NY], w_here[NY], g_here[NY], d2_here[NY];
+        T q_here[NY], w_here[NY], g_here[NY], d2_here[NY], c_here[NY];
 #pragma unroll
         for (int r = 0; r < NY; r++) {
 #pragma unroll
@@ -232,7 +390,7 @@ __global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tile
                 for (int m = 0; m < R; m++) zu[r][m] = zu[r][m + 1];
                 zu[r][R] = u_next[r];
             }
-            q_here[r] = q_next[r], w_here[r] = w_next[r], g_here[r] = g_next[r], d2_here[r] = d2_next[r];
+            q_here[r] = q_next[r], w_here[r] = w_next[r], g_here[r] = g_next[r], d2_here[r] = d2_next[r], c_here[r] = c_next[r];
             tile[ty + r * TY + R][tx + R] = zq[r][R];
             if (xrow[r]) {
                 tile[ty + r * TY + R][tx] = hx0[r];
@@ -243,13 +401,17 @@ __global__ void __launch_bounds__(BX *TY, MODE == kForward ? 0 : 4) ac_step_tile
             tile[ty][tx + R] = hy0;
             if (top) tile[ty + BY + R][tx + R] = hy1;
         }
-        if (k + 1 < k1) next_load(e + sz);
+        if (k + 1 < k1) next_load(e + sz, k + 1);
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < NY; r++) {
             if (!active[r]) continue;
             const I idx = e + r * rowstep;
-            const T lap = tile_lap<T, R>(&L, tile, zq[r], tx, ty + r * TY);
+            T lap;
+            if (MC && (cxy[r] || in_march(2, k)))
+                lap = tile_march_sum<T, R>(&L, tile, zq[r], tx, ty + r * TY, c_here[r], in_march(0, i), in_march(1, j + r * TY), in_march(2, k));
+            else
+                lap = tile_lap<T, R>(&L, tile, zq[r], tx, ty + r * TY);
             if constexpr (ADJ) {
                 Q[idx] = 2 * zu[r][0] - q_here[r] + lap; // zu[r][0]: the point's U (the queue is R planes long)
             } else {
@@ -271,7 +433,8 @@ template <typename T, typename I, int R>
 void launch_tiled_i(hs_cuda_ctx *cu, const hs_seis_launch *L, dim3 grid, int zchunk)
 {
     const dim3 block(kTX, kTY);
-    if (L->op == HS_SEIS_AC_STEP) ac_step_tiled<T, I, R, kTX, kTY, kNY, kForward><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    if (L->op == HS_SEIS_AC_STEP && L->f[HS_SEIS_F_C]) ac_step_tiled<T, I, R, kTX, kTY, kNY, kMarched><<<grid, block, 0, cu->stream>>>(*L, zchunk);
+    else if (L->op == HS_SEIS_AC_STEP) ac_step_tiled<T, I, R, kTX, kTY, kNY, kForward><<<grid, block, 0, cu->stream>>>(*L, zchunk);
     else if (L->f[HS_SEIS_F_G]) ac_step_tiled<T, I, R, kTX, kTY, kNY, kGradient><<<grid, block, 0, cu->stream>>>(*L, zchunk);
     else ac_step_tiled<T, I, R, kTX, kTY, kNY, kAdjoint><<<grid, block, 0, cu->stream>>>(*L, zchunk);
 }
@@ -376,6 +539,7 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
         HS_CUDA_LAUNCH_CHECK(k_seis_points);
         return HS_OK;
     }
+    if (L->op == HS_SEIS_AC_MARCH) return L->f32 ? launch_march<float>(cu, L) : launch_march<double>(cu, L);
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
     if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kBY - 1) / kBY <= 65535)

@@ -438,5 +438,24 @@ void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
             if ((has_layer(c, d, 0) && off[d] < reach) || (has_layer(c, d, 1) && off[d] > c->n[d] - reach)) s->psi_exchange[d] = 1;
         }
     }
+    /* AC_MARCH's columns: along d, the points within margin of d's layers (the two ranges one where
+     * they come within 2 margin of each other, so that no column's queues reach a layer point of
+     * another range), on this rank */
+    const char *ev = getenv("HS_SEIS_MARCH"); /* 0: the slab passes AC_PSI, AC_PML (comparisons) */
+    s->march = c->pml > 0 && !(ev && ev[0] == '0' && ev[1] == 0);
+    for (int d = 0; d < 3; d++) {
+        s->nmarch[d] = 0;
+        if (d >= c->ndim || c->pml == 0) continue;
+        if (s->psi_exchange[d]) s->march = 0;
+        const int64_t n = c->n[d], w = c->pml + margin, off = f->offset[d];
+        int64_t r[2][2] = {{0, has_layer(c, d, 0) ? w : 0}, {has_layer(c, d, 1) ? n - w : n, n}};
+        if (r[0][1] > 0 && r[1][0] < n && r[1][0] <= r[0][1] + 2 * margin) r[0][1] = n, r[1][0] = n;
+        for (int side = 0; side < 2; side++) {
+            hs_box b = all;
+            b.lo[d] = (r[side][0] > off ? r[side][0] : off) - off;
+            b.hi[d] = (r[side][1] < off + f->local[d] ? r[side][1] : off + f->local[d]) - off;
+            if (b.hi[d] > b.lo[d]) s->march_box[d][s->nmarch[d]++] = b;
+        }
+    }
     /* any rank's decision about exchanging is every rank's: the exchange is collective */
 }

@@ -32,6 +32,10 @@ typedef enum {
     HS_SEIS_ADJ_PSI,     /* PSI_d = PSI_d - D1_d (w U) - D1_d (a_d (ZETA_d + w U))                             */
     HS_SEIS_ADJ_PML,     /* Q = 2 U - Q + sum_d [D2_d (w U) + D2_d (a_d (ZETA_d + w U)) - D1_d (a_d PSI_d)]    */
     HS_SEIS_ADJ_MEM,     /* ZETA_d = b_d (ZETA_d + w U); PSI_d = b_d PSI_d                                     */
+    /* the CPML terms of one dimension d = dim, column by column along d over [lo[d], hi[d])
+     * (seismic_point.h's seis_ac_march): AC_PSI and AC_PML's terms of d in one pass, summed into C
+     * for AC_STEP to add (AC_STEP with C: Q = 2 P - Q + w (sum_d D2_d P + C) in the march ranges) */
+    HS_SEIS_AC_MARCH,    /* PSI_d, ZETA_d as AC_PSI, AC_PML; C (+)= D1_d PSI_d + ZETA_d                       */
     /* elastic velocity-stress (staggered: v_d at half points along d; s_dd at points; s_de at half
      * points along d and e); BV_d buoyancy at v_d, L2M = lambda + 2 mu and LAM at the s_dd points,
      * MU_de at the s_de points; all multiplied by dt.  MV/MS: CPML memory of each derivative. */
@@ -65,6 +69,7 @@ enum {
     HS_SEIS_F_Y,                       /* INJECT's and SAMPLE's multiplier (NULL: none) */
     HS_SEIS_F_PN,                      /* ADJ_STEP's gradient: p^{n+1} (PF is p^n) */
     HS_SEIS_F_PP,                      /* ADJ_STEP's gradient: p^{n-1} */
+    HS_SEIS_F_C,                       /* AC_MARCH's CPML terms of the step, summed over dimensions */
     HS_SEIS_NF
 };
 
@@ -90,6 +95,10 @@ typedef struct hs_seis_launch {
     int radius;              /* half the order: 1, 2 or 4 */
     int f32;                 /* 1: fields are float, else double */
     int64_t lo[3], hi[3];    /* the box */
+    int64_t local[3];        /* the points this rank owns per dimension */
+    int dim;                 /* AC_MARCH: the dimension marched along */
+    int64_t mlo[3][2], mhi[3][2]; /* the AC_MARCH ranges per dimension (local; lo = hi where none):
+                                   * where AC_STEP adds C (when f[HS_SEIS_F_C] is set) */
     int64_t origin;          /* element of local point (0, 0, 0) */
     int64_t st[3];           /* element strides per dimension (0 in unused ones) */
     int64_t hw;              /* ghost layers: profile arrays are indexed by local index + hw */

@@ -23,10 +23,13 @@ void hs_seis_launch_init(const hs_seis *s, hs_seis_op op, const hs_box *box, hs_
     L->hw = s->hw;
     for (int d = 0; d < 3; d++) {
         L->offset[d] = f->offset[d];
+        L->local[d] = f->local[d];
+        for (int r = 0; r < s->nmarch[d]; r++) L->mlo[d][r] = s->march_box[d][r].lo[d], L->mhi[d][r] = s->march_box[d][r].hi[d];
         if (box) L->lo[d] = box->lo[d], L->hi[d] = box->hi[d];
     }
     L->free_top = c->free_surface && f->offset[c->ndim - 1] == 0;
     for (int r = 0; r < HS_SEIS_NF; r++) L->f[r] = s->f[r] ? s->f[r]->data : NULL;
+    L->f[HS_SEIS_F_C] = NULL; /* AC_STEP adds C only where the step asks (hs_seis_acoustic_step) */
     hs_seis_coef_f64 *k = &L->k_f64;
     for (int d = 0; d < c->ndim; d++) {
         L->pa[d] = s->prof[d][0], L->pb[d] = s->prof[d][1], L->pah[d] = s->prof[d][2], L->pbh[d] = s->prof[d][3];
