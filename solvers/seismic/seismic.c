@@ -500,7 +500,7 @@ static int build_acoustic(hs_seis *s)
     HS_CHECK(rc);
     /* the CPML memory reaches R + 1 points (half points one more on the high side) */
     hs_seis_boxes(s, s->hw, s->radius + 1);
-    if (c->density != HS_SEIS_DENSITY_VARIABLE && s->march) HS_CHECK(hs_seis_new_field(s, HS_SEIS_F_C));
+    if (s->march) HS_CHECK(hs_seis_new_field(s, HS_SEIS_F_C));
     s->comp[0] = (hs_seis_component){"p", "Pa", "pressure", NULL, HS_SEIS_F_P, {0, 0, 0}};
     s->ncomp = 1;
     return HS_OK;
@@ -704,7 +704,7 @@ int hs_seis_acoustic_step(hs_seis *s)
     hs_seis_launch L;
     hs_seis_launch_init(s, HS_SEIS_AC_STEP, NULL, &L);
     hs_seis_op step = var ? HS_SEIS_AV_STEP : HS_SEIS_AC_STEP;
-    if (s->march && !var) {
+    if (s->march) {
         /* each dimension's CPML terms along its columns into C (the columns stay clear of the rank
          * boundaries, no PSI being exchanged, so they run while the halo messages travel), the core,
          * then the layers' step with C: the CPML slabs are exactly the points the ranges hold */
@@ -1196,6 +1196,8 @@ void hs_seismic_bench_traffic(void *state, double *bytes, double *points)
     *bytes = words * es * pts;
     *points = pts;
 }
+
+int hs_seismic_cpml_columns(void *state) { return ((hs_seis *)state)->march; }
 
 typedef struct {
     double (*f)(const double *x);

@@ -21,6 +21,10 @@ int hs_seismic_bench_step(void *state);
 /* Benchmark: the bytes a step must move at least (every field read once, updated ones written once), the points. */
 void hs_seismic_bench_traffic(void *state, double *bytes, double *points);
 
+/* Test hook: whether the acoustic step takes the CPML's terms by columns (AC_MARCH) rather than
+ * the two slab passes. */
+int hs_seismic_cpml_columns(void *state);
+
 /* Test hook: the step kernel's spatial operator applied to f (sampled on every point, ghosts
  * included) against the exact Laplacian of f = sin(2.1 x + 0.3) cos(1.7 y - 0.2) (times a function
  * of z that f may add): the largest error over the owned points.  Overwrites the state's fields.

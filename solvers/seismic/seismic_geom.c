@@ -442,11 +442,13 @@ void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
      * they come within 2 margin of each other, so that no column's queues reach a layer point of
      * another range), on this rank */
     const char *ev = getenv("HS_SEIS_MARCH"); /* 0: the slab passes AC_PSI, AC_PML (comparisons) */
-    s->march = c->pml > 0 && !(ev && ev[0] == '0' && ev[1] == 0);
+    s->march = c->model == HS_SEIS_ACOUSTIC && c->density != HS_SEIS_DENSITY_VARIABLE && c->pml > 0 &&
+               !(ev && ev[0] == '0' && ev[1] == 0);
+    for (int d = 0; d < c->ndim; d++)
+        if (s->psi_exchange[d]) s->march = 0;
     for (int d = 0; d < 3; d++) {
         s->nmarch[d] = 0;
-        if (d >= c->ndim || c->pml == 0) continue;
-        if (s->psi_exchange[d]) s->march = 0;
+        if (d >= c->ndim || !s->march) continue;
         const int64_t n = c->n[d], w = c->pml + margin, off = f->offset[d];
         int64_t r[2][2] = {{0, has_layer(c, d, 0) ? w : 0}, {has_layer(c, d, 1) ? n - w : n, n}};
         if (r[0][1] > 0 && r[1][0] < n && r[1][0] <= r[0][1] + 2 * margin) r[0][1] = n, r[1][0] = n;

@@ -62,7 +62,8 @@ typedef struct hs_seis {
     hs_box core;                   /* the core as one box (empty along some dimension when there is none) */
     int exchange;                  /* the wavefield exchanges halos (more than one rank) */
     int psi_exchange[3];           /* PSI_d must be exchanged (a rank boundary cuts the d layer) */
-    /* the acoustic step's CPML by AC_MARCH (where no PSI_d is exchanged): per dimension the columns
+    /* the constant-density acoustic step's CPML by AC_MARCH (where no PSI_d is exchanged): per
+     * dimension the columns
      * through its layers (the points within pml + margin of them: the CPML slabs are their union) */
     int march;
     hs_box march_box[3][2];

@@ -23,8 +23,9 @@ typedef struct {
     double *d; /* ns x (ncomp nrec), time-major */
 } traces;
 
-/* Run the seismic solver with the given overrides to its end; the seismograms (every rank). */
-static void run(const char *const *over, int count, traces *tr)
+/* Run the seismic solver with the given overrides to its end; the seismograms (every rank); the
+ * CPML by columns or not (hs_seismic_cpml_columns) in *columns where asked. */
+static void run_cols(const char *const *over, int count, traces *tr, int *columns)
 {
     char *ov[48];
     int n = 0;
@@ -37,6 +38,7 @@ static void run(const char *const *over, int count, traces *tr)
     TEST_OK(hs_params_load(NULL, n, ov, &p));
     void *s = NULL;
     TEST_OK(hs_seismic_solver.create(test_ctx(), p, &s));
+    if (columns) *columns = hs_seismic_cpml_columns(s);
     double t, t_end, work;
     int64_t step, taken;
     hs_seismic_solver.progress(s, &t, &step, &t_end, &work);
@@ -48,6 +50,8 @@ static void run(const char *const *over, int count, traces *tr)
     hs_seismic_solver.destroy(s);
     hs_params_free(p);
 }
+
+static void run(const char *const *over, int count, traces *tr) { run_cols(over, count, tr, NULL); }
 
 /* ||a - b|| / ||b|| over a trace. */
 static double misfit(const double *num, const double *ref, int64_t n)
@@ -257,11 +261,14 @@ static void test_cpml_march(void **state)
         o[n++] = "seismic.receivers=line", o[n++] = "seismic.receiver_count=9";
         for (int i = 0; cases[c][i]; i++) o[n++] = cases[c][i];
         traces cols, slabs;
+        int took_cols = -1, took_slabs = -1;
         unsetenv("HS_SEIS_MARCH");
-        run(o, n, &cols);
+        run_cols(o, n, &cols, &took_cols);
         setenv("HS_SEIS_MARCH", "0", 1);
-        run(o, n, &slabs);
+        run_cols(o, n, &slabs, &took_slabs);
         unsetenv("HS_SEIS_MARCH");
+        assert_int_equal(took_cols, 1); /* one rank: no PSI exchange, the columns by default */
+        assert_int_equal(took_slabs, 0);
         assert_int_equal(cols.ns * cols.nrec * cols.ncomp, slabs.ns * slabs.nrec * slabs.ncomp);
         double dmax = 0, pmax = 0;
         for (int64_t i = 0; i < cols.ns * cols.nrec * cols.ncomp; i++)
