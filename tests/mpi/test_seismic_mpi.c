@@ -29,6 +29,8 @@ static hs_ctx *self_ctx(void)
     return &self;
 }
 
+static int g_columns; /* the last run_case's CPML by columns (hs_seismic_cpml_columns) */
+
 static double *run_case(hs_ctx *ctx, const char *const *over, int count, const char *procs, int64_t *n)
 {
     char *ov[40];
@@ -42,6 +44,7 @@ static double *run_case(hs_ctx *ctx, const char *const *over, int count, const c
     TEST_OK(hs_params_load(NULL, k, ov, &p));
     void *s = NULL;
     TEST_OK(hs_seismic_solver.create(ctx, p, &s));
+    g_columns = hs_seismic_cpml_columns(s);
     double t, t_end, work, dt, *d = NULL;
     int64_t step, taken, ns, nrec;
     int ncomp;
@@ -93,6 +96,26 @@ static void test_acoustic_2d(void **state)
     /* the split along x puts rank boundaries inside the CPML's reach (its memory is exchanged) */
     compare_case("2D acoustic, order 8, fp64, split in x", ov, 12, "seismic.procs=%d 1", 1e-12);
     compare_case("2D acoustic, order 8, fp64, automatic split", ov, 12, NULL, 1e-12);
+}
+
+/* A split whose rank boundaries stay out of the layers' reach (PSI is not exchanged): every rank
+ * takes the CPML's terms by columns, and the seismograms are those of one rank. */
+static void test_acoustic_columns(void **state)
+{
+    (void)state;
+    const char *ov[] = {"seismic.ndim=2", "seismic.n=161 45", "seismic.spacing=10", "seismic.pml=10", "seismic.f0=12",
+                        "seismic.t_end=0.3", "seismic.precision=float64", "seismic.source_position=803 221",
+                        "seismic.receivers=line", "seismic.receiver_start=120.5 60.2", "seismic.receiver_end=1480.3 390.8",
+                        "seismic.receiver_count=11"};
+    hs_ctx *ctx = test_ctx();
+    char procs[64];
+    snprintf(procs, sizeof procs, "seismic.procs=%d 1", ctx->size);
+    int64_t n;
+    free(run_case(ctx, ov, 12, procs, &n));
+    double least = -(double)g_columns; /* the least over the ranks, as the max of the negatives */
+    TEST_OK(hs_allreduce_max(ctx->comm, &least, 1));
+    assert_true(-least == 1.0); /* split in x at 40 points or more: out of the reach (10 + 5 + ghosts) */
+    compare_case("2D acoustic, order 8, fp64, CPML by columns on every rank, split in x", ov, 12, "seismic.procs=%d 1", 1e-12);
 }
 
 static void test_acoustic_variable_free(void **state)
@@ -204,6 +227,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_teardown(test_adjoint, test_tmp_cleanup),
     cmocka_unit_test(test_elastic),
     cmocka_unit_test(test_acoustic_2d),
+    cmocka_unit_test(test_acoustic_columns),
     cmocka_unit_test(test_acoustic_variable_free),
     cmocka_unit_test(test_acoustic_3d),
 };
