@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "io/params.h"
+#include "kernels/rng/rng.h"
 #include "physics/seismic_exact.h"
 #include "solvers/seismic/seismic.h"
 
@@ -280,6 +281,59 @@ static void test_cpml_march(void **state)
     }
 }
 
+/* With HS_TEST_VALIDATE=1: the columns against the slab passes on 24 random geometries (2D and 3D,
+ * orders 2, 4, 8, layers of 1-12 points, grids from the smallest the layers allow, free surface or
+ * not), fp64, 1e-12 of the peak. */
+static void test_cpml_march_random(void **state)
+{
+    (void)state;
+    if (!getenv("HS_TEST_VALIDATE")) {
+        printf("random geometries of the CPML by columns: with HS_TEST_VALIDATE=1 only\n");
+        return;
+    }
+    hs_rng g;
+    hs_rng_seed(&g, 1717, 0);
+    double worst = 0;
+    for (int c = 0; c < 24; c++) {
+        const int ndim = 2 + (int)(hs_rng_next(&g) % 2), order = 2 << (hs_rng_next(&g) % 3), R = order / 2;
+        const int pml = 1 + (int)(hs_rng_next(&g) % 12), free_surface = (int)(hs_rng_next(&g) % 2);
+        int n[3];
+        char sn[64] = "seismic.n=", src[96] = "seismic.source_position=", r0[96] = "seismic.receiver_start=",
+             r1[96] = "seismic.receiver_end=", sd[32], so[32], sp[32];
+        for (int d = 0; d < ndim; d++) {
+            n[d] = 2 * pml + 2 * R + 1 + (int)(hs_rng_next(&g) % (ndim == 2 ? 40 : 16));
+            snprintf(sn + strlen(sn), 12, "%d ", n[d]);
+            snprintf(src + strlen(src), 16, "%g ", 10.0 * (n[d] / 2));
+            snprintf(r0 + strlen(r0), 16, "%g ", 10.0 * (pml + R + 0.3));
+            snprintf(r1 + strlen(r1), 16, "%g ", 10.0 * (n[d] - 1 - pml - R - 0.3));
+        }
+        snprintf(sd, sizeof sd, "seismic.ndim=%d", ndim);
+        snprintf(so, sizeof so, "seismic.order=%d", order);
+        snprintf(sp, sizeof sp, "seismic.pml=%d", pml);
+        const char *o[] = {"seismic.spacing=10", "seismic.f0=5", "seismic.t_end=0.25", "seismic.receivers=line",
+                           "seismic.receiver_count=7", sd, so, sp, sn, src, r0, r1,
+                           free_surface ? "seismic.free_surface=true" : "seismic.free_surface=false"};
+        traces cols, slabs;
+        int took_cols = -1, took_slabs = -1;
+        unsetenv("HS_SEIS_MARCH");
+        run_cols(o, 13, &cols, &took_cols);
+        setenv("HS_SEIS_MARCH", "0", 1);
+        run_cols(o, 13, &slabs, &took_slabs);
+        unsetenv("HS_SEIS_MARCH");
+        assert_int_equal(took_cols, 1);
+        assert_int_equal(took_slabs, 0);
+        double dmax = 0, pmax = 0;
+        for (int64_t i = 0; i < cols.ns * cols.nrec * cols.ncomp; i++)
+            dmax = fmax(dmax, fabs(cols.d[i] - slabs.d[i])), pmax = fmax(pmax, fabs(slabs.d[i]));
+        TEST_LE(1e-30, pmax);
+        if (dmax / pmax > 1e-12) printf("case %d (%s %s %s %s, free surface %d): %.3e\n", c, sd, so, sp, sn, free_surface, dmax / pmax);
+        TEST_LE(dmax / pmax, 1e-12);
+        worst = fmax(worst, dmax / pmax);
+        free(cols.d), free(slabs.d);
+    }
+    printf("CPML by columns against slab passes, 24 random geometries: at most %.2e of the peak\n", worst);
+}
+
 /* The stencils' order: the step kernel with p^{n-1} = 0 and w = 1 gives 2 p + L(p); against the
  * exact Laplacian of a smooth field the error falls as h^order. */
 static double smooth(const double *x) { return sin(2.1 * x[0] + 0.3) * cos(1.7 * x[1] - 0.2); }
@@ -356,6 +410,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_stencil_order),  cmocka_unit_test(test_homogeneous_2d), cmocka_unit_test(test_homogeneous_3d),
     cmocka_unit_test(test_free_surface),   cmocka_unit_test(test_density_contrast), cmocka_unit_test(test_cpml),
     cmocka_unit_test(test_cpml_march),
+    cmocka_unit_test(test_cpml_march_random),
     cmocka_unit_test(test_convergence),
 };
 
