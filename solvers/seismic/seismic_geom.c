@@ -440,22 +440,37 @@ void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
     }
     /* AC_MARCH's columns: along d, the points within margin of d's layers (the two ranges one where
      * they come within 2 margin of each other, so that no column's queues reach a layer point of
-     * another range), on this rank */
+     * another range), on this rank.  The columns run while the halo messages travel and read P up to
+     * 2R past their ends, so no rank boundary along d may lie within 2 margin of a range (a split
+     * through two merged ranges did: the columns beside it read the ghosts of two steps before);
+     * every rank decides alike from the decomposition. */
     const char *ev = getenv("HS_SEIS_MARCH"); /* 0: the slab passes AC_PSI, AC_PML (comparisons) */
     s->march = c->model == HS_SEIS_ACOUSTIC && c->density != HS_SEIS_DENSITY_VARIABLE && c->pml > 0 &&
                !(ev && ev[0] == '0' && ev[1] == 0);
     for (int d = 0; d < c->ndim; d++)
         if (s->psi_exchange[d]) s->march = 0;
+    int64_t range[3][2][2] = {{{0}}}; /* global [lo, hi) per dimension and side */
+    for (int d = 0; d < c->ndim; d++) {
+        const int64_t n = c->n[d], w = c->pml + margin;
+        int64_t(*r)[2] = range[d];
+        r[0][0] = 0, r[0][1] = has_layer(c, d, 0) ? w : 0;
+        r[1][0] = has_layer(c, d, 1) ? n - w : n, r[1][1] = n;
+        if (r[0][1] > 0 && r[1][0] < n && r[1][0] <= r[0][1] + 2 * margin) r[0][1] = n, r[1][0] = n;
+        for (int rk = 0; rk < s->ctx->size && s->march; rk++) {
+            int64_t off[3], loc[3];
+            hs_decomp_rank_box(s->d, rk, off, loc);
+            for (int side = 0; side < 2 && off[d] > 0; side++)
+                if (r[side][1] > r[side][0] && off[d] > r[side][0] - 2 * margin && off[d] < r[side][1] + 2 * margin) s->march = 0;
+        }
+    }
     for (int d = 0; d < 3; d++) {
         s->nmarch[d] = 0;
         if (d >= c->ndim || !s->march) continue;
-        const int64_t n = c->n[d], w = c->pml + margin, off = f->offset[d];
-        int64_t r[2][2] = {{0, has_layer(c, d, 0) ? w : 0}, {has_layer(c, d, 1) ? n - w : n, n}};
-        if (r[0][1] > 0 && r[1][0] < n && r[1][0] <= r[0][1] + 2 * margin) r[0][1] = n, r[1][0] = n;
+        const int64_t off = f->offset[d];
         for (int side = 0; side < 2; side++) {
             hs_box b = all;
-            b.lo[d] = (r[side][0] > off ? r[side][0] : off) - off;
-            b.hi[d] = (r[side][1] < off + f->local[d] ? r[side][1] : off + f->local[d]) - off;
+            b.lo[d] = (range[d][side][0] > off ? range[d][side][0] : off) - off;
+            b.hi[d] = (range[d][side][1] < off + f->local[d] ? range[d][side][1] : off + f->local[d]) - off;
             if (b.hi[d] > b.lo[d]) s->march_box[d][s->nmarch[d]++] = b;
         }
     }

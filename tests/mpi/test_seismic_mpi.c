@@ -118,6 +118,28 @@ static void test_acoustic_columns(void **state)
     compare_case("2D acoustic, order 8, fp64, CPML by columns on every rank, split in x", ov, 12, "seismic.procs=%d 1", 1e-12);
 }
 
+/* Grids whose two layers' ranges of columns merge into one, split through it (review of session 17:
+ * the columns beside the split read the ghosts before the halo exchange ended; such splits now take
+ * the two passes): against one rank, orders 2 and 8, split in x and in z. */
+static void test_acoustic_merged_split(void **state)
+{
+    (void)state;
+    static const char *const cases[][4] = {
+        {"seismic.order=2", "seismic.pml=10", "seismic.n=26 27", "seismic.source_position=123 130"},
+        {"seismic.order=8", "seismic.pml=9", "seismic.n=37 38", "seismic.source_position=183 180"},
+    };
+    for (int c = 0; c < 2; c++) {
+        const char *ov[] = {"seismic.ndim=2", "seismic.spacing=10", "seismic.f0=8", "seismic.t_end=0.3",
+                            "seismic.precision=float64", "seismic.receivers=line", "seismic.receiver_count=7",
+                            "seismic.receiver_start=20.5 30.2", "seismic.receiver_end=230.3 240.8",
+                            cases[c][0], cases[c][1], cases[c][2], cases[c][3]};
+        compare_case(c ? "2D acoustic, order 8, merged layer ranges, split in x" : "2D acoustic, order 2, merged layer ranges, split in x",
+                     ov, 13, "seismic.procs=%d 1", 1e-12);
+        compare_case(c ? "2D acoustic, order 8, merged layer ranges, split in z" : "2D acoustic, order 2, merged layer ranges, split in z",
+                     ov, 13, "seismic.procs=1 %d", 1e-12);
+    }
+}
+
 static void test_acoustic_variable_free(void **state)
 {
     (void)state;
@@ -228,6 +250,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_elastic),
     cmocka_unit_test(test_acoustic_2d),
     cmocka_unit_test(test_acoustic_columns),
+    cmocka_unit_test(test_acoustic_merged_split),
     cmocka_unit_test(test_acoustic_variable_free),
     cmocka_unit_test(test_acoustic_3d),
 };
