@@ -173,6 +173,11 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
                 g->inlet_dim = d, g->inlet_sign = s ? -1 : 1;
             }
     }
+    int outlets = 0;
+    for (int d = 0; d < c->ndim; d++) outlets += (g->face[d][0] == HS_LBM_FACE_OUTLET) + (g->face[d][1] == HS_LBM_FACE_OUTLET);
+    if (g->inlet_dim >= 0 && outlets == 0)
+        return hs_params_error(p, "lbm.boundary", "an inlet needs an outlet somewhere (else the inflow piles up: the density grows "
+                                                  "without bound)");
     return HS_OK;
 }
 
@@ -180,6 +185,8 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
 static int derive_units(const hs_params *p, hs_lbm_geom *g, int rank)
 {
     if (hs_params_is_set(p, "lbm.tau") || g->tau != 0) {
+        if (hs_params_is_set(p, "lbm.u_lattice"))
+            return hs_params_error(p, "lbm.u_lattice", "is set, but lbm.tau fixes the time step (and with it u_ref dt/dx): give one of the two");
         if (!(g->tau > 0.5))
             return hs_params_error(p, "lbm.tau", "tau = %g is unstable: the relaxation time must exceed 1/2 (viscosity (tau - 1/2)/3 > 0)", g->tau);
         double nu_lat = (g->tau - 0.5) / 3.0;
@@ -701,12 +708,16 @@ static int finish(void *state)
     double umax = 0;
     for (int a = 0; a < s->g.ndim; a++) HS_CHECK(local_field(s, HS_LBM_GATHER_U + a, &umax));
     size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
-    double rmin = 1, rmax = 1;
+    double rmin = 1, rmax = 1, bad = !isfinite(umax);
     HS_CHECK(hs_mem_copy(s->ctx, s->host, s->mom, cells * sizeof(double), HS_COPY_D2H));
-    for (size_t i = 0; i < cells; i++) rmin = fmin(rmin, s->host[i]), rmax = fmax(rmax, s->host[i]);
-    double ext[3] = {umax, rmax, -rmin};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, ext, 3));
-    if (!isfinite(ext[0] + ext[1] + ext[2]))
+    /* fmin and fmax drop a NaN: a state gone to NaN showed max |u| 0 and density 1 and finished */
+    for (size_t i = 0; i < cells; i++) {
+        if (!isfinite(s->host[i])) bad = 1;
+        rmin = fmin(rmin, s->host[i]), rmax = fmax(rmax, s->host[i]);
+    }
+    double ext[4] = {umax, rmax, -rmin, bad};
+    HS_CHECK(hs_allreduce_max(s->ctx->comm, ext, 4));
+    if (ext[3] > 0 || !isfinite(ext[0] + ext[1] + ext[2]))
         return HS_FAIL(HS_ERR_RUNTIME, "lbm: the state is not finite at step %lld, t = %.9g (tau %.4g, lattice Mach %.3g)", (long long)s->step,
                        s->time, s->g.tau, s->g.u_lat * sqrt(3.0));
     double F[3], cd = 0, cl = 0;

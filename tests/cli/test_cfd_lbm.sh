@@ -194,6 +194,10 @@ expect_fail "tau = 0.5 refused" "case.ini:7: lbm.tau: tau = 0.5 is unstable: the
 expect_fail "tau below 0.5 refused" "case.ini:7: lbm.tau: tau = 0.3 is unstable" "${H}n = 16\n[lbm]\ntau = 0.3\n"
 expect_fail "viscosity too small for the grid" "case.ini:7: lbm.nu: the relaxation time 1/2 + 3 nu dt/dx^2 = 0.5 is not above 1/2" \
     "${H}n = 16\n[lbm]\nnu = 1e-30\n"
+expect_fail "an inlet without an outlet" "case.ini:8: lbm.boundary: an inlet needs an outlet somewhere" \
+    "${H}n = 16 8\nlength = 2 1\n[lbm]\nboundary = inlet wall wall wall\n"
+expect_fail "tau and u_lattice both given" "case.ini:8: lbm.u_lattice: is set, but lbm.tau fixes the time step" \
+    "${H}n = 16\n[lbm]\ntau = 0.7\nu_lattice = 0.05\n"
 expect_fail "supersonic lattice velocity" "case.ini:7: lbm.u_lattice: the lattice Mach number u_ref dt/dx sqrt(3) = 1.21 is supersonic" \
     "${H}n = 16\n[lbm]\nu_lattice = 0.7\n"
 expect_fail "raw mask of the wrong size" "case.ini:9: lbm.mask_file: 'mask.raw' has 17 bytes; the grid of 8 x 4 x 1 cells needs 32" \
@@ -203,6 +207,13 @@ expect_fail "periodic on one side" "lbm.boundary: the x faces are periodic on on
 expect_fail "face kind misspelt" "lbm.boundary: 'lidd' is not a face kind" "${H}n = 16\n[lbm]\nboundary = wall wall wall lidd\n"
 expect_fail "cells not square" "cfd.length: the lattice needs square cells" "${H}n = 16 8\nlength = 1 1\n"
 expect_fail "a fixed time step refused" "cfd.dt: the lbm model's time step follows from the lattice" "${H}n = 16\ndt = 0.01\n"
+
+# a run that goes unstable reports it without any output file (fmin and fmax had dropped the NaN:
+# "max |u| 0, density 1", finished, exit 0)
+mkdir -p "$CAP/nan" && printf '%b' "${H}n = 48 16\nlength = 3 1\nt_end = 10\n[lbm]\nnu = 1e-6\nboundary = inlet outlet wall wall\n[output]\nformat = none\n" > "$CAP/nan/case.ini"
+(cd "$CAP/nan" && "$HS_BIN" run case.ini --quiet >"$CAP/o" 2>"$CAP/e"); rc=$?
+if [ $rc = 1 ] && grep -q "lbm: the state is not finite at step" "$CAP/e"; then ok "an unstable run without output exits 1 naming the step"
+else bad "unstable run without output: exit $rc, $(cat "$CAP/e")"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
