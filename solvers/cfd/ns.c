@@ -213,6 +213,9 @@ static int read_config(const hs_params *p, ns_config *c)
             c->T_bc[d][s] = hs_params_enum(p, key);
             snprintf(key, sizeof key, "navier_stokes.T_%s", g_face[d][s]);
             c->T_wall[d][s] = hs_params_real(p, key);
+            if (c->T_bc[d][s] != NS_T_DIRICHLET && hs_params_is_set(p, key))
+                return hs_params_error(p, key, "is set, but navier_stokes.T_bc_%s is not fixed (the face's temperature is not held)",
+                                       g_face[d][s]);
             if (c->bc[d][s] == NS_PERIODIC && c->T_bc[d][s] == NS_T_DIRICHLET) { /* periodic faces follow bc_*: fixed means nothing */
                 snprintf(key, sizeof key, "navier_stokes.T_bc_%s", g_face[d][s]);
                 return hs_params_error(p, key, "is fixed, but face %s is periodic (the temperature is periodic there too)", g_face[d][s]);
@@ -238,6 +241,11 @@ static int read_config(const hs_params *p, ns_config *c)
         return hs_params_error(p, "navier_stokes.pressure_solver", "fft (the transform solver) takes an outflow facing a wall or "
                                                                    "an inflow in one dimension only, and %d dimensions have one: use "
                                                                    "mg or auto", nmixed);
+    if (ninflow == 0)
+        for (int k = 0; k < 2; k++) {
+            const char *key_in = k ? "navier_stokes.inflow_profile" : "navier_stokes.inflow_speed";
+            if (hs_params_is_set(p, key_in)) return hs_params_error(p, key_in, "is set, but no face is an inflow (bc_* = inflow)");
+        }
     if (ninflow > 0 && noutflow == 0) {
         for (int d = 0; d < nd; d++)
             for (int s = 0; s < 2; s++)
@@ -294,7 +302,13 @@ static int validate(ns *s, const hs_params *p)
      * any split (automatic: MPI's balanced one) */
     int split_other = 0, procs[3] = {1, 1, 1};
     for (int d = 0; d < nd - 1; d++) split_other |= c->g.procs[d] > 1;
-    if (c->pressure_solver == NS_P_AUTO) c->pressure_solver = c->fft_bcs && !split_other ? NS_P_FFT : NS_P_MG;
+    if (c->pressure_solver == NS_P_AUTO) {
+        c->pressure_solver = c->fft_bcs && !split_other ? NS_P_FFT : NS_P_MG;
+        if (c->pressure_solver == NS_P_FFT && hs_params_is_set(p, "navier_stokes.pressure_rtol"))
+            return hs_params_error(p, "navier_stokes.pressure_rtol", "is set, but pressure_solver = auto takes the transform solver "
+                                                                     "here, which solves directly (the tolerance is the multigrid's: "
+                                                                     "pressure_solver = mg)");
+    }
     if (c->pressure_solver == NS_P_FFT && split_other)
         return hs_params_error(p, "cfd.procs", "navier_stokes with the transform pressure solver splits only the last dimension "
                                                "over the ranks (its transforms need whole lines): use cfd.procs = %s, or "

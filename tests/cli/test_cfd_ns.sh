@@ -193,6 +193,13 @@ expect_fail "x split refused by the transform solver" "cfd.procs: navier_stokes 
     "${H}n = 16\nprocs = 2 1\n[navier_stokes]\npressure_solver = fft\n"
 expect_fail "two outflow dimensions refused by the transform solver" "case.ini:9: navier_stokes.pressure_solver: fft (the transform solver) takes an outflow" \
     "${H}n = 16\n[navier_stokes]\nbc_xlo = inflow\nbc_xhi = outflow\nbc_yhi = outflow\npressure_solver = fft\n"
+# keys a run would ignore
+expect_fail "an inflow speed without an inflow face" "case.ini:6: navier_stokes.inflow_speed: is set, but no face is an inflow" \
+    "${H}n = 16\n[navier_stokes]\ninflow_speed = 2\nwall_velocity_yhi = 1 0\n"
+expect_fail "a pressure tolerance where auto takes the transform solver" "case.ini:6: navier_stokes.pressure_rtol: is set, but pressure_solver = auto takes the transform solver" \
+    "${H}n = 16\n[navier_stokes]\npressure_rtol = 1e-9\nwall_velocity_yhi = 1 0\n"
+expect_fail "a wall temperature on an adiabatic face" "case.ini:9: navier_stokes.T_xhi: is set, but navier_stokes.T_bc_xhi is not fixed" \
+    "${H}n = 16\n[navier_stokes]\ntemperature = true\nT_bc_xlo = fixed\nT_xlo = 0.5\nT_xhi = -0.5\n"
 printf "${H}n = 16\n[navier_stokes]\nre = 1e5\nwall_velocity_yhi = 1 0\n" > warn.ini
 "$HS_BIN" check warn.ini >"$CAP/o" 2>"$CAP/e" && grep -q "warning: navier_stokes: boundary layers" "$CAP/e" &&
     ok "under-resolved Re warns with the estimate ($(grep -o 'needs about [0-9]* cells' "$CAP/e"))" || bad "no resolution warning: $(cat "$CAP/e")"
