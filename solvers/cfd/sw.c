@@ -310,6 +310,36 @@ static int read_config(const hs_params *p, sw_config *c)
     c->dt_every = hs_params_int(p, "shallow_water.dt_every");
     const double Lx = c->g.length[0], Ly = c->g.length[1];
 
+    /* keys a run would ignore are bad input: another case's keys, another bottom's */
+    static const char *const case_name[4] = {"jet", "lake_at_rest", "wave", "vortex"};
+    static const struct {
+        const char *key;
+        int scase;
+    } case_keys[] = {{"shallow_water.jet_speed", SW_JET},         {"shallow_water.jet_width", SW_JET},
+                     {"shallow_water.perturbation", SW_JET},      {"shallow_water.perturbation_modes", SW_JET},
+                     {"shallow_water.wave_mode", SW_WAVE},        {"shallow_water.wave_amplitude", SW_WAVE},
+                     {"shallow_water.vortex_radius", SW_VORTEX},  {"shallow_water.vortex_amplitude", SW_VORTEX}};
+    for (size_t k = 0; k < sizeof case_keys / sizeof case_keys[0]; k++)
+        if (c->scase != case_keys[k].scase && hs_params_is_set(p, case_keys[k].key))
+            return hs_params_error(p, case_keys[k].key, "is set, but case = %s (the key belongs to case = %s)", case_name[c->scase],
+                                   case_name[case_keys[k].scase]);
+    static const char *const topo_name[3] = {"flat", "bump", "random"};
+    const int topo_ok[3] = {c->topo != SW_TOPO_FLAT, c->topo == SW_TOPO_BUMP, c->topo == SW_TOPO_RANDOM};
+    static const char *const topo_key[3] = {"shallow_water.topo_height", "shallow_water.topo_width", "shallow_water.topo_modes"};
+    static const char *const topo_for[3] = {"bump or random", "bump", "random"};
+    for (int k = 0; k < 3; k++)
+        if (!topo_ok[k] && hs_params_is_set(p, topo_key[k]))
+            return hs_params_error(p, topo_key[k], "is set, but topography = %s (the key is for topography = %s)", topo_name[c->topo],
+                                   topo_for[k]);
+    /* the perturbation's waves: at most one per two cells in x; the default (8) shrinks to that on
+     * coarse grids, a value given beyond it is an error */
+    if (c->scase == SW_JET && 2 * c->pert_modes > c->g.n[0]) {
+        if (hs_params_is_set(p, "shallow_water.perturbation_modes"))
+            return hs_params_error(p, "shallow_water.perturbation_modes", "%lld waves across %lld cells in x: at most %lld (two cells per wave)",
+                                   (long long)c->pert_modes, (long long)c->g.n[0], (long long)(c->g.n[0] / 2));
+        c->pert_modes = c->g.n[0] / 2;
+    }
+
     if (c->beta != 0 && !c->walls)
         return hs_params_error(p, "shallow_water.beta", "a beta-plane needs walls in y: f = f0 + beta (y - Ly/2) would jump by "
                                                         "beta Ly = %g at the periodic seam; use y_boundary = walls (a channel with free-slip walls)",

@@ -148,6 +148,12 @@ expect_fail "wave in a channel" "case.ini:8: shallow_water.case: wave is a plane
 expect_fail "anticyclone without balance" "case.ini:9: shallow_water.vortex_amplitude: an anticyclone of 0.5 has no gradient-wind balance" \
     "${H}n = 32\n[shallow_water]\ncase = vortex\nf0 = 2\nvortex_amplitude = 0.5\n"
 expect_fail "3D refused" "case.ini:5: cfd.ndim: shallow_water is two-dimensional" "${H}ndim = 3\nn = 16\n"
+expect_fail "another case's key" "case.ini:8: shallow_water.jet_speed: is set, but case = wave (the key belongs to case = jet)" \
+    "${H}n = 32\n[shallow_water]\ncase = wave\njet_speed = 0.5\n"
+expect_fail "a bump's key on a random bottom" "case.ini:9: shallow_water.topo_width: is set, but topography = random" \
+    "${H}n = 32\n[shallow_water]\ntopography = random\ntopo_height = 0.1\ntopo_width = 0.2\n"
+expect_fail "perturbation waves beyond two cells each" "case.ini:7: shallow_water.perturbation_modes: 100 waves across 48 cells in x: at most 24" \
+    "${H}n = 48\n[shallow_water]\nperturbation_modes = 100\n"
 expect_fail "unknown case" "case.ini:7: shallow_water.case:" "${H}n = 32\n[shallow_water]\ncase = tsunami\n"
 
 # A restart must keep the keys of a section the checkpoint's run left at its defaults: its file has
