@@ -139,7 +139,12 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
         return hs_params_error(p, "lbm.obstacle", "a sphere needs cfd.ndim = 3 (in 2D use a cylinder)");
 
     /* faces */
-    const char *b = hs_params_string(p, "lbm.boundary");
+    /* the face kinds, separated by blanks or commas as in the other list keys */
+    char blist[256];
+    snprintf(blist, sizeof blist, "%s", hs_params_string(p, "lbm.boundary"));
+    for (char *q = blist; *q; q++)
+        if (*q == ',') *q = ' ';
+    const char *b = blist;
     static const char *const kinds[] = {"periodic", "wall", "lid", "inlet", "outlet"};
     char word[32];
     int nf = 0, pos = 0, used;

@@ -208,6 +208,10 @@ expect_fail "face kind misspelt" "lbm.boundary: 'lidd' is not a face kind" "${H}
 expect_fail "cells not square" "cfd.length: the lattice needs square cells" "${H}n = 16 8\nlength = 1 1\n"
 expect_fail "a fixed time step refused" "cfd.dt: the lbm model's time step follows from the lattice" "${H}n = 16\ndt = 0.01\n"
 
+# face kinds separated by commas, as the other list keys take them
+mkdir -p "$CAP/comma" && printf '%b' "${H}n = 16 8\nlength = 2 1\n[lbm]\nboundary = inlet,outlet, wall,wall\n" > "$CAP/comma/case.ini"
+(cd "$CAP/comma" && "$HS_BIN" check case.ini >"$CAP/o" 2>"$CAP/e") && ok "face kinds separated by commas" || bad "commas in lbm.boundary: $(cat "$CAP/e")"
+
 # a run that goes unstable reports it without any output file (fmin and fmax had dropped the NaN:
 # "max |u| 0, density 1", finished, exit 0)
 mkdir -p "$CAP/nan" && printf '%b' "${H}n = 48 16\nlength = 3 1\nt_end = 10\n[lbm]\nnu = 1e-6\nboundary = inlet outlet wall wall\n[output]\nformat = none\n" > "$CAP/nan/case.ini"
