@@ -363,9 +363,9 @@ static int validate(ns *s, const hs_params *p)
         double delta = Lmin / sqrt(fmax(re, 1.0));
         if (delta / dxmax < 3)
             fprintf(stderr,
-                    "hpcsim: warning: navier_stokes: boundary layers of thickness ~ L/sqrt(Re) = %.3g get %.2g cells; resolving "
+                    "hpcsim: warning: navier_stokes: boundary layers of thickness ~ %s = %.3g get %.2g cells; resolving "
                     "them needs about %.0f cells per unit length (%g now)\n",
-                    delta, delta / dxmax, 3.0 / delta, 1.0 / dxmax);
+                    c->temperature ? "L/Ra^(1/4)" : "L/sqrt(Re)", delta, delta / dxmax, 3.0 / delta, 1.0 / dxmax);
         if (c->advection == HS_NS_ADV_CENTRAL && c->u_ref * dxmax / c->nu > 2)
             fprintf(stderr, "hpcsim: warning: navier_stokes: cell Reynolds number %.3g > 2 with central advection: expect "
                             "wiggles (advection = tvd stays bounded)\n", c->u_ref * dxmax / c->nu);
