@@ -103,9 +103,9 @@ namespace {
 BOX_KERNELS(f64)
 BOX_KERNELS(f32)
 
-// AC_MARCH: a thread per column along D, the threads of a block across the other two dimensions
-// (x first where it is one of them, so that a warp's loads of a plane are consecutive); D a
-// constant, so that every index into the launch record is known at compile time.
+// AC_MARCH along y and z (D): a thread per column along D, the threads of a block across the other
+// two dimensions, x first, so that a warp's loads of a plane are consecutive; D a constant, so that
+// every index into the launch record is known at compile time.
 template <typename T, int R, typename I, int D>
 __global__ void __launch_bounds__(256) k_seis_ac_march(const __grid_constant__ hs_seis_launch L)
 {
@@ -210,11 +210,8 @@ int launch_march_d(hs_cuda_ctx *cu, const hs_seis_launch *L)
     if (na <= 0 || nb <= 0 || L->hi[d] <= L->lo[d]) return HS_OK;
     if ((nb + 7) / 8 > 65535) return HS_FAIL(HS_ERR_RUNTIME, "seismic: %lld columns across exceed one launch", (long long)nb);
     const dim3 block(32, 8), grid((unsigned)((na + 31) / 32), (unsigned)((nb + 7) / 8));
-    switch (d) {
-    case 0: k_seis_ac_march<T, R, I, 0><<<grid, block, 0, cu->stream>>>(*L); break;
-    case 1: k_seis_ac_march<T, R, I, 1><<<grid, block, 0, cu->stream>>>(*L); break;
-    default: k_seis_ac_march<T, R, I, 2><<<grid, block, 0, cu->stream>>>(*L); break;
-    }
+    if (d == 1) k_seis_ac_march<T, R, I, 1><<<grid, block, 0, cu->stream>>>(*L);
+    else k_seis_ac_march<T, R, I, 2><<<grid, block, 0, cu->stream>>>(*L); // x: k_seis_ac_rows above
     HS_CUDA_LAUNCH_CHECK(k_seis_ac_march);
     return HS_OK;
 }
@@ -250,34 +247,42 @@ template <typename T> __device__ __forceinline__ T lap_pairs(const hs_seis_launc
     else return seis_lap_pairs_f32(L, c, pair, R);
 }
 
-// The Laplacian at a thread's point from its staged plane (the x and y neighbours) and its column's
-// register queue (the z neighbours), with the pointwise update's pairing and order.
+// The pairs f(+m) + f(-m) at a thread's point from its staged plane (the x and y neighbours) and
+// its column's register queue (the z neighbours), paired as the pointwise updates pair them.
 template <typename T, int R, int W>
-__device__ __forceinline__ T tile_lap(const hs_seis_launch *L, const T (*tile)[W], const T *zq, int tx, int ty)
+__device__ __forceinline__ void tile_pairs(const T (*tile)[W], const T *zq, int tx, int ty, T (&pair)[3][4])
 {
-    T pair[3][4];
 #pragma unroll
     for (int m = 1; m <= R; m++) {
         pair[0][m - 1] = tile[ty + R][tx + R + m] + tile[ty + R][tx + R - m];
         pair[1][m - 1] = tile[ty + R + m][tx + R] + tile[ty + R - m][tx + R];
         pair[2][m - 1] = zq[R + m] + zq[R - m];
     }
+}
+
+// The Laplacian at a thread's point, with the pointwise update's order.
+template <typename T, int R, int W>
+__device__ __forceinline__ T tile_lap(const hs_seis_launch *L, const T (*tile)[W], const T *zq, int tx, int ty)
+{
+    T pair[3][4];
+    tile_pairs<T, R>(tile, zq, tx, ty, pair);
     return lap_pairs<T>(L, zq[R], pair, R);
 }
 
-// seis_ac_step's operator where AC_MARCH's sums C hold the marched dimensions' terms (seis_march_sum).
+// seis_ac_step's operator where AC_MARCH's sums C hold the marched dimensions' terms (seis_march_sum;
+// each second difference in seis_d2's order).
 template <typename T, int R, int W>
 __device__ __forceinline__ T tile_march_sum(const hs_seis_launch *L, const T (*tile)[W], const T *zq, int tx, int ty, T c,
                                             bool mx, bool my, bool mz)
 {
     const auto *K = [&] { if constexpr (sizeof(T) == 8) return &L->k_f64; else return &L->k_f32; }();
-    T lapd[3];
-    lapd[0] = K->c2[0][0] * zq[R], lapd[1] = K->c2[1][0] * zq[R], lapd[2] = K->c2[2][0] * zq[R];
+    T pair[3][4], lapd[3];
+    tile_pairs<T, R>(tile, zq, tx, ty, pair);
 #pragma unroll
-    for (int m = 1; m <= R; m++) {
-        lapd[0] += K->c2[0][m] * (tile[ty + R][tx + R + m] + tile[ty + R][tx + R - m]);
-        lapd[1] += K->c2[1][m] * (tile[ty + R + m][tx + R] + tile[ty + R - m][tx + R]);
-        lapd[2] += K->c2[2][m] * (zq[R + m] + zq[R - m]);
+    for (int d = 0; d < 3; d++) {
+        lapd[d] = K->c2[d][0] * zq[R];
+#pragma unroll
+        for (int m = 1; m <= R; m++) lapd[d] += K->c2[d][m] * pair[d][m - 1];
     }
     const int m[3] = {mx, my, mz};
     if constexpr (sizeof(T) == 8) return seis_march_sum_f64(L, m, c, lapd);
@@ -310,7 +315,7 @@ __global__ void __launch_bounds__(BX *TY, MODE == kForward || MODE == kMarched ?
     const T *__restrict__ PP = static_cast<const T *>(L.f[HS_SEIS_F_PP]);
     // forward: AC_MARCH's CPML terms C, added where a march range holds the point (nullptr: none)
     const T *__restrict__ C = static_cast<const T *>(L.f[HS_SEIS_F_C]);
-    auto in_march = [&](int d, int64_t x) { return (x >= L.mlo[d][0] && x < L.mhi[d][0]) || (x >= L.mlo[d][1] && x < L.mhi[d][1]); };
+    auto in_march = [&](int d, int64_t x) { return seis_in_march_f64(&L, d, x) != 0; }; // seismic_point.h's (index type int64_t)
     // the stencil's value at an element: P forward, W U in the adjoint
     auto sv = [&](I e) -> T { if constexpr (ADJ) return W[e] * P[e]; else return P[e]; };
     // the gradient's second time difference of the forward field (seismic_point.h's seis_second_difference)
