@@ -19,8 +19,11 @@ const char *hs_device_name(hs_device d) { return d == HS_DEVICE_CUDA ? "cuda" : 
 
 #if HS_HAVE_CUDA
 /* The CUDA driver's initialisation (0.10 s on the H200 machine, in the first device count) needs
- * neither MPI nor the parameters: a thread started with the first context does it while MPI_Init
- * and the parsing run, and the first caller that needs the count waits for it.  The thread makes
+ * neither MPI nor the parameters: a thread started with the first context does it while the
+ * parameters are parsed, and the first caller that needs the count waits for it.  It starts only
+ * after MPI_Init: Open MPI's start-up (and our singleton defaults) call setenv, and glibc's getenv,
+ * which cuInit calls, may read a freed environment array meanwhile (the H200 machine's runs
+ * crashed so, now and then, in getenv under cuInit while MPI_Init ran).  The thread makes
  * no device context, so a process that stays on the CPU holds no GPU memory for it.  Only the
  * main thread starts, joins and reads this (MPI_THREAD_FUNNELED). */
 static struct {
@@ -152,7 +155,6 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
     hs_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     *out = ctx;
-    start_counting_devices();
     int init = 0;
     MPI_Initialized(&init);
     if (!init) {
@@ -164,6 +166,7 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
         ctx->owns_mpi = 1;
         hs_error_set_finalizer(finalize_mpi);
     }
+    start_counting_devices();
     HS_MPI_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &ctx->comm));
     HS_MPI_CHECK(MPI_Comm_rank(ctx->comm, &ctx->rank));
     HS_MPI_CHECK(MPI_Comm_size(ctx->comm, &ctx->size));
