@@ -1,6 +1,10 @@
-// The seismic solver's kernels on the GPU: a tiled 2.5D kernel for the 3D constant-density acoustic
-// step and its adjoint, one thread per point (column) for every other update, one per group for the point sets; the
-// pointwise updates of seismic_point.h.
+// The seismic solver's kernels on the GPU: tiled 2.5D kernels for the 3D constant-density acoustic
+// step and its adjoint and for the 3D elastic updates outside the CPML, one thread per point
+// (column) for every other update, one per group for the point sets; the pointwise updates of
+// seismic_point.h.
+#include <cstdlib>
+#include <cstring>
+
 #include "kernels/cuda_util.h"
 
 #define SEIS_T double
@@ -39,7 +43,8 @@ namespace {
 // through a chunk of consecutive planes (zchunk), so that the z neighbours a point reads were read by
 // the same block a few planes earlier.  H200, 512^3 fp32: the acoustic step's CPML passes (memory
 // variables and the layer update) took 1.23 ms a step as BOX kernels and 1.01 ms as CHUNK kernels;
-// the elastic kernels stay BOX kernels: in the chunk loop ptxas gave the stress update 166
+// the elastic kernels (now the CPML layers, the free surface's planes and 2D; the 3D core has
+// el_tiled) stay BOX kernels: in the chunk loop ptxas gave the stress update 166
 // registers instead of 59 (with or without unrolling) and it ran at half the speed.  The stress
 // update is held to 64 registers (4 blocks an SM): without local arrays ptxas gave it 128 and the
 // elastic step (no CPML) went from 10.0 to 17.7 ms (H200, 2026-12-04); at 64 it spills nothing.
@@ -473,6 +478,245 @@ int launch_tiled_r(hs_cuda_ctx *cu, const hs_seis_launch *L)
     }
 }
 
+// ------------------------------------------------------------------ the tiled 3D elastic updates
+//
+// The velocity and stress updates outside the CPML's reach, with the acoustic kernel's march: a
+// block owns a BX x BY tile of columns and walks a chunk of planes; every field a stencil reads
+// ("staged": the stresses for the velocities, the velocities for the stresses) is loaded once per
+// chunk, its current plane kept in shared memory with the x and y halos the differences need, and
+// the planes the z differences need in a register queue per column.  The pointwise fields (the
+// material, the updated components) are read and written once per point.  The arithmetic is
+// seismic_point.h's seis_el_vel and seis_el_stress without the CPML and free-surface branches: the
+// planes of a free surface's stress imaging (global z index 0 and 1) take the pointwise kernel.
+// The CPML layers stay with the pointwise kernels: this kernel with their memory variables
+// (seis_stretch inline) measured 330-390 us a velocity slab and 410-475 a stress slab against
+// 240-300 and 340-430 pointwise (H200, 512^3 fp32, pml 20, 2026-12-04).
+enum { kElVel, kElStress };
+
+// What an update's staged field f needs: x and y halos in the tile, and the planes k + qlo .. k +
+// qhi in its queue.  Stress: v_d (DM along d, DP along the others).  Velocity: s_f in hs_seis_sym's
+// order (s_dd: DP along d; s_de: DM along d and e).
+template <int MODE, int R> struct ElStaged {
+    static constexpr int n = MODE == kElStress ? 3 : 6;
+    __host__ __device__ static constexpr int role(int f) { return MODE == kElStress ? HS_SEIS_F_V + f : HS_SEIS_F_S + f; }
+    __host__ __device__ static constexpr bool along(int f, int d)
+    {
+        return MODE == kElStress ? true : f < 3 ? f == d : (f == 3 ? d != 2 : f == 4 ? d != 1 : d != 0);
+    }
+    __host__ __device__ static constexpr bool xh(int f) { return along(f, 0); }
+    __host__ __device__ static constexpr bool yh(int f) { return along(f, 1); }
+    __host__ __device__ static constexpr bool tiled(int f) { return xh(f) || yh(f); }
+    // DM along z reaches k - R .. k + R - 1, DP k - R + 1 .. k + R
+    __host__ __device__ static constexpr bool dm_z(int f) { return MODE == kElStress ? f == 2 : f >= 4; }
+    __host__ __device__ static constexpr int qlo(int f) { return !along(f, 2) ? 0 : dm_z(f) ? -R : -R + 1; }
+    __host__ __device__ static constexpr int qhi(int f) { return !along(f, 2) ? 0 : dm_z(f) ? R - 1 : R; }
+};
+
+__host__ __device__ constexpr int el_sym(int d, int e) { return d == e ? d : 2 + d + e; } // hs_seis_sym
+
+// The pointwise fields of an update, in the order el_tiled keeps them: stress s_0..5 (hs_seis_sym's
+// order), L2M, LAM, MU_01, MU_02, MU_12; velocity v_0..2, BV_0..2.
+template <int MODE> __host__ __device__ constexpr int el_pointwise_role(int p)
+{
+    return MODE == kElStress ? (p < 6 ? HS_SEIS_F_S + p : p == 6 ? HS_SEIS_F_L2M : p == 7 ? HS_SEIS_F_LAM : HS_SEIS_F_MU + p - 8)
+                             : (p < 3 ? HS_SEIS_F_V + p : HS_SEIS_F_BV + p - 3);
+}
+
+
+// G: rows whose pointwise loads go out together; MINB: blocks an SM (the register budget).
+template <typename T, typename I, int R, int BX, int TY, int NY, int MODE, int G, int MINB>
+__global__ void __launch_bounds__(BX *TY, MINB) el_tiled(const __grid_constant__ hs_seis_launch L, int zchunk)
+{
+    using F = ElStaged<MODE, R>;
+    constexpr int NF = F::n, BY = TY * NY, Q = 2 * R + 1;
+    static_assert(TY >= R, "the y halo is loaded by the first R thread rows");
+    __shared__ T tile[NF][BY + 2 * R][BX + 2 * R];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int64_t bx0 = L.lo[0] + (int64_t)blockIdx.x * BX, by0 = L.lo[1] + (int64_t)blockIdx.y * BY;
+    const int64_t i = bx0 + tx, j = by0 + ty;
+    const int64_t k0 = L.lo[2] + (int64_t)blockIdx.z * zchunk;
+    const int64_t k1 = min(k0 + (int64_t)zchunk, L.hi[2]);
+    const I sy = (I)L.st[1], sz = (I)L.st[2], rowstep = (I)TY * sy;
+    const auto *K = [&] { if constexpr (sizeof(T) == 8) return &L.k_f64; else return &L.k_f32; }();
+    const T *src[NF];
+#pragma unroll
+    for (int f = 0; f < NF; f++) src[f] = static_cast<const T *>(L.f[F::role(f)]);
+    bool active[NY], stage[NY], xrow[NY];
+#pragma unroll
+    for (int r = 0; r < NY; r++) {
+        active[r] = i < L.hi[0] && j + r * TY < L.hi[1];
+        stage[r] = i < L.hi[0] + R && j + r * TY < L.hi[1] + R;
+        xrow[r] = tx < R && j + r * TY < L.hi[1] + R;
+    }
+    const bool yhalo = ty < R && i < L.hi[0];
+    const bool right = bx0 + BX + tx < L.hi[0] + R, top = by0 + BY + ty < L.hi[1] + R;
+    I e = (I)(L.origin + j * L.st[1] + i + k0 * L.st[2]);
+    // zq[r][f][R + m]: field f at plane k + m of row r's column (the entries qlo .. qhi are used)
+    T zq[NY][NF][Q];
+#pragma unroll
+    for (int r = 0; r < NY; r++)
+#pragma unroll
+        for (int f = 0; f < NF; f++)
+#pragma unroll
+            for (int m = 0; m < Q; m++) {
+                zq[r][f][m] = T(0);
+                // before the first plane the queue holds k0 - 1 + qlo .. k0 - 1 + qhi; the shift drops qlo
+                if (m - R > F::qlo(f) && m - R <= F::qhi(f) && stage[r]) zq[r][f][m] = src[f][e + (I)(m - R - 1) * sz + r * rowstep];
+            }
+    // the next plane's loads issued one plane early, as in the acoustic kernel
+    T nxt[NY][NF], hx0[NY][NF], hx1[NY][NF], hy0[NF], hy1[NF];
+#pragma unroll
+    for (int f = 0; f < NF; f++) {
+        hy0[f] = hy1[f] = T(0);
+#pragma unroll
+        for (int r = 0; r < NY; r++) nxt[r][f] = hx0[r][f] = hx1[r][f] = T(0);
+    }
+    auto next_load = [&](I en) {
+#pragma unroll
+        for (int f = 0; f < NF; f++) {
+#pragma unroll
+            for (int r = 0; r < NY; r++) {
+                const I er = en + r * rowstep;
+                if (stage[r]) nxt[r][f] = src[f][er + (I)F::qhi(f) * sz];
+                if (F::xh(f) && xrow[r]) {
+                    hx0[r][f] = src[f][er - R];
+                    if (right) hx1[r][f] = src[f][er + BX];
+                }
+            }
+            if (F::yh(f) && yhalo) {
+                hy0[f] = src[f][en - (I)R * sy];
+                if (top) hy1[f] = src[f][en + (I)BY * sy];
+            }
+        }
+    };
+    if (k0 < k1) next_load(e);
+    for (int64_t k = k0; k < k1; k++, e += sz) {
+#pragma unroll
+        for (int r = 0; r < NY; r++)
+#pragma unroll
+            for (int f = 0; f < NF; f++) {
+#pragma unroll
+                for (int m = F::qlo(f); m < F::qhi(f); m++) zq[r][f][R + m] = zq[r][f][R + m + 1];
+                zq[r][f][R + F::qhi(f)] = nxt[r][f];
+                if (F::tiled(f)) tile[f][ty + r * TY + R][tx + R] = zq[r][f][R];
+                if (F::xh(f) && xrow[r]) {
+                    tile[f][ty + r * TY + R][tx] = hx0[r][f];
+                    if (right) tile[f][ty + r * TY + R][tx + BX + R] = hx1[r][f];
+                }
+            }
+        if (yhalo)
+#pragma unroll
+            for (int f = 0; f < NF; f++)
+                if (F::yh(f)) {
+                    tile[f][ty][tx + R] = hy0[f];
+                    if (top) tile[f][ty + BY + R][tx + R] = hy1[f];
+                }
+        if (k + 1 < k1) next_load(e + sz);
+        __syncthreads();
+        // Every load of a group of rows goes out before any of its stores: the compiler cannot move
+        // a load of one field past a store to another (they might alias), and the first version,
+        // which read each field where the pointwise update does, waited for memory once per field
+        // (the core's stress update 5.5 ms at 512^3, 32% of the DRAM's bandwidth).
+        constexpr int NP = MODE == kElStress ? 11 : 6;
+#pragma unroll
+        for (int r0 = 0; r0 < NY; r0 += G) {
+            T pv[G][NP];
+#pragma unroll
+            for (int g = 0; g < G; g++)
+                if (active[r0 + g])
+#pragma unroll
+                    for (int p = 0; p < NP; p++) pv[g][p] = static_cast<const T *>(L.f[el_pointwise_role<MODE>(p)])[e + (r0 + g) * rowstep];
+#pragma unroll
+            for (int g = 0; g < G; g++) {
+                const int r = r0 + g;
+                if (!active[r]) continue;
+                const I idx = e + r * rowstep;
+                const int yy = ty + r * TY + R;
+                // field f at offset m along d from the point
+                auto at = [&](int f, int d, int m) -> T { return d == 0 ? tile[f][yy][tx + R + m] : d == 1 ? tile[f][yy + m][tx + R] : zq[r][f][R + m]; };
+                auto dp = [&](int f, int d) { // seis_dp
+                    T v = 0;
+#pragma unroll
+                    for (int m = 1; m <= R; m++) v += K->cs[d][m - 1] * (at(f, d, m) - at(f, d, -(m - 1)));
+                    return v;
+                };
+                auto dm = [&](int f, int d) { // seis_dm
+                    T v = 0;
+#pragma unroll
+                    for (int m = 1; m <= R; m++) v += K->cs[d][m - 1] * (at(f, d, m - 1) - at(f, d, -m));
+                    return v;
+                };
+                if constexpr (MODE == kElVel) { // pv: v_0..2, BV_0..2
+#pragma unroll
+                    for (int d = 0; d < 3; d++) {
+                        T sum = 0;
+#pragma unroll
+                        for (int c = 0; c < 3; c++) sum += c == d ? dp(el_sym(d, c), c) : dm(el_sym(d, c), c);
+                        static_cast<T *>(L.f[HS_SEIS_F_V + d])[idx] = pv[g][d] + pv[g][3 + d] * sum;
+                    }
+                } else { // pv: s_0..5, L2M, LAM, MU_01, MU_02, MU_12
+                    T gd[3], div = 0;
+#pragma unroll
+                    for (int d = 0; d < 3; d++) {
+                        gd[d] = dm(d, d);
+                        div += gd[d];
+                    }
+                    const T l2m = pv[g][6], lam = pv[g][7];
+#pragma unroll
+                    for (int d = 0; d < 3; d++) static_cast<T *>(L.f[HS_SEIS_F_S + d])[idx] = pv[g][d] + (l2m * gd[d] + lam * (div - gd[d]));
+#pragma unroll
+                    for (int d = 0; d < 3; d++)
+#pragma unroll
+                        for (int c = d + 1; c < 3; c++) {
+                            const T a = dp(d, c), b = dp(c, d);
+                            const int q = el_sym(d, c);
+                            static_cast<T *>(L.f[HS_SEIS_F_S + q])[idx] = pv[g][q] + pv[g][8 + q - 3] * (a + b);
+                        }
+                }
+            }
+        }
+        __syncthreads();
+    }
+}
+
+// 32 x 8 threads, NY = 2 rows each in fp32 (32 x 16 points a block, the acoustic kernel's shape),
+// one in fp64 (two rows' queues and loads spilled 112-232 bytes at 128 registers).  fp32 order 4
+// loads both rows' pointwise fields together, at 2 blocks an SM (126-128 registers): H200, 512^3
+// fp32, elastic step with CPML 10.19 ms, against 10.64 a row at a time at 3 blocks an SM (80
+// registers, 8-36 bytes spilled) and 10.89 a row at a time at 2 blocks (2026-12-04).  Order 2 and
+// fp64 take a row at a time (fp32 order 2: 72-80 registers, none spilled, 3 blocks an SM).
+template <typename T> constexpr int el_ny() { return sizeof(T) == 4 ? kNY : 1; }
+
+template <typename T, typename I, int R, int MODE>
+void launch_el_tiled_i(hs_cuda_ctx *cu, const hs_seis_launch *L, dim3 grid, int zchunk)
+{
+    constexpr int NY = el_ny<T>(), G = sizeof(T) == 4 && R == 2 ? NY : 1, MINB = sizeof(T) == 4 && G == 1 ? 3 : 2;
+    el_tiled<T, I, R, kTX, kTY, NY, MODE, G, MINB><<<grid, dim3(kTX, kTY), 0, cu->stream>>>(*L, zchunk);
+}
+
+template <typename T, int R>
+int launch_el_tiled(hs_cuda_ctx *cu, const hs_seis_launch *L)
+{
+    const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
+    constexpr int BY = kTY * el_ny<T>();
+    const int64_t tiles = ((nx + kTX - 1) / kTX) * ((ny + BY - 1) / BY);
+    int zchunk = 64;
+    while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
+    dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + BY - 1) / BY), (unsigned)((nz + zchunk - 1) / zchunk));
+    const int64_t last = L->origin + (L->hi[2] + R + 1) * L->st[2] + (L->lo[1] + (int64_t)grid.y * BY + R) * L->st[1] +
+                         L->lo[0] + (int64_t)grid.x * kTX + R;
+    const bool small = last < INT32_MAX;
+    if (L->op == HS_SEIS_EL_STRESS) {
+        if (small) launch_el_tiled_i<T, int32_t, R, kElStress>(cu, L, grid, zchunk);
+        else launch_el_tiled_i<T, int64_t, R, kElStress>(cu, L, grid, zchunk);
+    } else {
+        if (small) launch_el_tiled_i<T, int32_t, R, kElVel>(cu, L, grid, zchunk);
+        else launch_el_tiled_i<T, int64_t, R, kElVel>(cu, L, grid, zchunk);
+    }
+    HS_CUDA_LAUNCH_CHECK(el_tiled);
+    return HS_OK;
+}
+
 #define LAUNCH_BOX(NAME) LAUNCH_BOX_AT(NAME, I)
 #define LAUNCH_BOX_AT(NAME, IDX)                                                                   \
     do {                                                                                           \
@@ -527,6 +771,31 @@ int launch_boxes(hs_cuda_ctx *cu, const hs_seis_launch *L, dim3 grid, dim3 cgrid
     return HS_OK;
 }
 
+// Every update the tiled kernels do not take: BOX kernels a plane per block; CHUNK kernels chunks of
+// up to 16 planes, shorter while there would be fewer than 16 blocks per SM
+int launch_pointwise(hs_cuda_ctx *cu, const hs_seis_launch *L)
+{
+    const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
+    if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
+    const dim3 block(32, 8, 1);
+    const dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));
+    const int64_t columns = ((nx + 31) / 32) * ((ny + 7) / 8);
+    int64_t zchunk = 16;
+    while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
+    while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
+    const dim3 cgrid(grid.x, grid.y, (unsigned)((nz + zchunk - 1) / zchunk));
+    if (L->index32) HS_CHECK(launch_boxes<int32_t>(cu, L, grid, cgrid, block, (int)zchunk));
+    else HS_CHECK(launch_boxes<int64_t>(cu, L, grid, cgrid, block, (int)zchunk));
+    HS_CUDA_LAUNCH_CHECK(seismic_box_kernel);
+    return HS_OK;
+}
+
+// HS_SEIS_EL_TILED=0: the elastic core takes the pointwise kernels too (comparisons)
+bool elastic_tiled()
+{
+    static const int on = [] { const char *v = getenv("HS_SEIS_EL_TILED"); return !(v && !strcmp(v, "0")); }();
+    return on;
+}
 } // namespace
 
 extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch *L)
@@ -549,17 +818,21 @@ extern "C" int hs_seis_launch_cuda(struct hs_cuda_ctx *cu, const hs_seis_launch 
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
     if ((L->op == HS_SEIS_AC_STEP || L->op == HS_SEIS_ADJ_STEP) && L->ndim == 3 && (ny + kBY - 1) / kBY <= 65535)
         return L->f32 ? launch_tiled_r<float>(cu, L) : launch_tiled_r<double>(cu, L);
-    // BOX kernels a plane per block; CHUNK kernels chunks of up to 16 planes, shorter while there
-    // would be fewer than 16 blocks per SM
-    const dim3 block(32, 8, 1);
-    const dim3 grid((unsigned)((nx + 31) / 32), (unsigned)((ny + 7) / 8), (unsigned)(nz < 65535 ? nz : 65535));
-    const int64_t columns = ((nx + 31) / 32) * ((ny + 7) / 8);
-    int64_t zchunk = 16;
-    while (zchunk > 1 && columns * ((nz + zchunk - 1) / zchunk) < 16 * (int64_t)cu->sm_count) zchunk /= 2;
-    while ((nz + zchunk - 1) / zchunk > 65535) zchunk *= 2;
-    const dim3 cgrid(grid.x, grid.y, (unsigned)((nz + zchunk - 1) / zchunk));
-    if (L->index32) HS_CHECK(launch_boxes<int32_t>(cu, L, grid, cgrid, block, (int)zchunk));
-    else HS_CHECK(launch_boxes<int64_t>(cu, L, grid, cgrid, block, (int)zchunk));
-    HS_CUDA_LAUNCH_CHECK(seismic_box_kernel);
-    return HS_OK;
+    if ((L->op == HS_SEIS_EL_VEL || L->op == HS_SEIS_EL_STRESS) && L->ndim == 3 && !L->pml && (L->radius == 1 || L->radius == 2) &&
+        (ny + kTY - 1) / kTY <= 65535 && elastic_tiled()) {
+        hs_seis_launch rest = *L;
+        // a free surface's stress imaging: its planes (global z index 0 and 1) take the pointwise kernel
+        const int64_t below = 2 - L->offset[2];
+        if (L->op == HS_SEIS_EL_STRESS && L->free_top && L->lo[2] < below) {
+            hs_seis_launch surface = *L;
+            surface.hi[2] = L->hi[2] < below ? L->hi[2] : below;
+            HS_CHECK(launch_pointwise(cu, &surface));
+            rest.lo[2] = surface.hi[2];
+        }
+        if (rest.lo[2] >= rest.hi[2]) return HS_OK;
+        if (L->radius == 1) return L->f32 ? launch_el_tiled<float, 1>(cu, &rest) : launch_el_tiled<double, 1>(cu, &rest);
+        return L->f32 ? launch_el_tiled<float, 2>(cu, &rest) : launch_el_tiled<double, 2>(cu, &rest);
+    }
+    return launch_pointwise(cu, L);
 }
+

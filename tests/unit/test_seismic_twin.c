@@ -67,6 +67,26 @@ static const tcase g_cases[] = {
       "seismic.source_type=force", "seismic.force=1 1 1", "seismic.source_position=201 183 171",
       "seismic.receiver_start=100.5 90.2 95.3", "seismic.receiver_end=300.7 280.1 250.9", "seismic.receiver_count=7", NULL},
      1e-4},
+    /* the core's updates in the tiled kernels; the free surface's two stress planes pointwise */
+    {"3D elastic, order 4, fp64 (tiled core), layered, moment tensor, free surface",
+     {"seismic.model=elastic", "seismic.ndim=3", "seismic.n=43 37 35", "seismic.pml=8", "seismic.precision=float64",
+      "seismic.medium=layered", "seismic.layer_depths=125", "seismic.layer_vp=2600 3200", "seismic.layer_vs=1400 1800",
+      "seismic.layer_rho=2000 2400", "seismic.f0=6", "seismic.t_end=0.12", "seismic.free_surface=true",
+      "seismic.source_type=moment", "seismic.moment=1 -0.5 0.3 0.2 -0.1 0.4", "seismic.source_position=211 183 91",
+      "seismic.receiver_start=100.5 90.2 0", "seismic.receiver_end=300.7 280.1 150.9", "seismic.receiver_count=7", NULL},
+     1e-11},
+    {"3D elastic, order 4, fp32 (tiled, CPML too), free surface, force",
+     {"seismic.model=elastic", "seismic.ndim=3", "seismic.n=39 45 33", "seismic.pml=7", "seismic.precision=float32",
+      "seismic.vp=2800", "seismic.vs=1500", "seismic.f0=6", "seismic.t_end=0.12", "seismic.free_surface=true",
+      "seismic.source_type=force", "seismic.force=0.3 -1 0.6", "seismic.source_position=191 223 61",
+      "seismic.receiver_start=90.5 80.2 0", "seismic.receiver_end=290.7 380.1 200.9", "seismic.receiver_count=7", NULL},
+     1e-4},
+    {"3D elastic, order 4, fp32 (tiled everywhere), no CPML",
+     {"seismic.model=elastic", "seismic.ndim=3", "seismic.n=45 39 37", "seismic.pml=0", "seismic.precision=float32",
+      "seismic.vp=3000", "seismic.vs=1700", "seismic.f0=6", "seismic.t_end=0.1", "seismic.source_type=explosive",
+      "seismic.source_position=221 193 181", "seismic.receiver_start=100.5 90.2 95.3",
+      "seismic.receiver_end=320.7 280.1 270.9", "seismic.receiver_count=7", NULL},
+     1e-4},
 };
 
 static double *run(const tcase *c, int64_t *n)
