@@ -495,18 +495,29 @@ static int load_file(hs_params *p, const char *file)
     return rc;
 }
 
+static const entry *lookup_any(const hs_params *p, const char *name);
+
 static int apply_override(hs_params *p, int i, const char *arg)
 {
     char *buf = xstrdup(arg), *eq = strchr(buf, '='), *dot = strchr(buf, '.');
     int rc;
     if (!eq || !dot || dot > eq) {
-        rc = hs_input_error("command line", 0, NULL, "override '%s': expected section.key=value", arg);
+        char src[64];
+        snprintf(src, sizeof src, "command line (override %d)", i + 1);
+        rc = hs_input_error(src, 0, NULL, "'%s': expected section.key=value", arg);
     } else {
         *eq = '\0';
         *dot = '\0';
         char src[64];
         snprintf(src, sizeof src, "command line (override %d)", i + 1);
-        rc = set_value(p, src, 0, trim(buf), trim(dot + 1), eq + 1, SRC_OVERRIDE);
+        const char *section = trim(buf), *key = trim(dot + 1);
+        rc = set_value(p, src, 0, section, key, eq + 1, SRC_OVERRIDE);
+        if (rc == HS_OK) { /* the argument's number, for the errors found later (hs_params_error) */
+            char name[300];
+            snprintf(name, sizeof name, "%s.%s", section, key);
+            entry *e = (entry *)lookup_any(p, name);
+            if (e) e->line = i + 1;
+        }
     }
     free(buf);
     return rc;
@@ -666,7 +677,11 @@ int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (e->source == SRC_FILE) return hs_input_error(p->file, e->line, name, "%s", msg);
-    if (e->source == SRC_OVERRIDE) return hs_input_error("command line", 0, name, "%s", msg);
+    if (e->source == SRC_OVERRIDE) {
+        char src[64];
+        snprintf(src, sizeof src, "command line (override %d)", e->line);
+        return hs_input_error(src, 0, name, "%s", msg);
+    }
     return hs_input_error(*p->file ? p->file : "command line", 0, name, "%s (default value)", msg);
 }
 

@@ -51,7 +51,7 @@ check_n "overrides on both sides, the last wins" 8 check selftest.n=7 good.ini s
 check_n "'--' then the file" 9 check -- good.ini selftest.n=9
 check_n "an override after '--'" 1000 check good.ini -- run.seed=3
 try "$HS_BIN" check good.ini -- --help
-[ $rc = 2 ] && grep -q "override '--help': expected section.key=value" "$CAP/err" && ok "'--' ends the options" ||
+[ $rc = 2 ] && grep -q "(override 1): '--help': expected section.key=value" "$CAP/err" && ok "'--' ends the options" ||
     bad "'--' does not end the options: exit $rc: $(cat "$CAP/err")"
 
 for args in "--quiet good.ini" "good.ini --quiet" "-q good.ini selftest.n=2000" "selftest.n=2000 --quiet good.ini"; do

@@ -113,7 +113,7 @@ run expect "override of unknown section" 2 "hpcsim: error: command line (overrid
     "$HS_BIN" check good.ini selftest.n=5 weather.dt=1
 run expect "override out of range" 2 "hpcsim: error: command line (override 1): selftest.n: value -3 is out of range [1, 1000000000]" \
     "$HS_BIN" check good.ini selftest.n=-3
-run expect "malformed override" 2 "hpcsim: error: command line: override 'solver': expected section.key=value" \
+run expect "malformed override" 2 "hpcsim: error: command line (override 1): 'solver': expected section.key=value" \
     "$HS_BIN" check good.ini solver
 run expect "override applies" 0 "" "$HS_BIN" check good.ini selftest.n=77
 run expect "unknown command" 2 "hpcsim: error: unknown command 'frobnicate' (see 'hpcsim --help')" "$HS_BIN" frobnicate

@@ -53,9 +53,14 @@ check_refuses() {
     if [ $rc = 2 ] && grep -q "$3" refuse.log; then ok "$1"; else bad "$1: exit $rc: $(head -2 refuse.log)"; fi
 }
 check_refuses "a receiver line ending below the model: exit 2, the command line's receiver_end named" \
-    seismic.receiver_end="760.3 1200" "error: command line: seismic.receiver_end: receiver [0-9]* .*outside the model: z must be in \[0, 600\] m"
+    seismic.receiver_end="760.3 1200" "error: command line (override 1): seismic.receiver_end: receiver [0-9]* .*outside the model: z must be in \[0, 600\] m"
 check_refuses "a receiver line starting outside the model: exit 2, receiver_start named" \
-    seismic.receiver_start="-50 150" "error: command line: seismic.receiver_start: receiver 1 "
+    seismic.receiver_start="-50 150" "error: command line (override 1): seismic.receiver_start: receiver 1 "
+# the solver's own checks name the argument as the parser's do (its number among the overrides)
+"$HS_BIN" check shot.ini seismic.receiver_count=5 seismic.receiver_end="760.3 1200" >refuse.log 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q "error: command line (override 2): seismic.receiver_end: " refuse.log; then ok "the second override named as such: override 2"
+else bad "second override: exit $rc: $(head -2 refuse.log)"; fi
 
 # ---- the files read by real clients: CF essentials and cfchecks (check_output.py skips what is missing)
 if [ $HAVE_NC = 1 ] && command -v python3 >/dev/null; then
