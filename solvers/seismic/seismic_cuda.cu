@@ -48,6 +48,9 @@ namespace {
 // registers instead of 59 (with or without unrolling) and it ran at half the speed.  The stress
 // update is held to 64 registers (4 blocks an SM): without local arrays ptxas gave it 128 and the
 // elastic step (no CPML) went from 10.0 to 17.7 ms (H200, 2026-12-04); at 64 it spills nothing.
+// Since the pointwise elastic updates issue every load before their first store (session 18),
+// the velocity update is held to 64 as well (145 uncapped at order 4) and both take 128 in fp64
+// (2 blocks an SM: at 64 they spilled 140-232 bytes); no spills in either type.
 
 // I: the index type, int64_t (the pointwise update NAME) or int32_t (NAME##i, where the launch's
 // fields lie below 2^31 elements).
@@ -79,7 +82,7 @@ namespace {
         }                                                                                          \
     }
 
-#define BOX_KERNELS(T)                                                                             \
+#define BOX_KERNELS(T, ELMINB)                                                                     \
     BOX_KERNEL(seis_ac_step_##T)                                                                   \
     CHUNK_KERNEL(seis_ac_psi_##T)                                                                  \
     CHUNK_KERNEL(seis_ac_pml_##T)                                                                  \
@@ -91,8 +94,8 @@ namespace {
     CHUNK_KERNEL(seis_adj_pml_##T)                                                                 \
     CHUNK_KERNEL(seis_adj_mem_##T)                                                                 \
     BOX_KERNEL(seis_mirror_##T)                                                                    \
-    BOX_KERNEL(seis_el_vel_##T)                                                                    \
-    BOX_KERNEL_MIN(seis_el_stress_##T, 4)                                                          \
+    BOX_KERNEL_MIN(seis_el_vel_##T, ELMINB)                                                        \
+    BOX_KERNEL_MIN(seis_el_stress_##T, ELMINB)                                                     \
     BOX_KERNEL(seis_el_image_##T)                                                                  \
     __global__ void __launch_bounds__(128) k_seis_inject_##T(const __grid_constant__ hs_seis_launch L) \
     {                                                                                              \
@@ -105,8 +108,8 @@ namespace {
         if (g < L.ngrp) seis_sample_##T(&L, g);                                                    \
     }
 
-BOX_KERNELS(f64)
-BOX_KERNELS(f32)
+BOX_KERNELS(f64, 2)
+BOX_KERNELS(f32, 4)
 
 // AC_MARCH along y and z (D): a thread per column along D, the threads of a block across the other
 // two dimensions, x first, so that a warp's loads of a plane are consecutive; D a constant, so that

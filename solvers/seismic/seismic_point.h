@@ -461,36 +461,61 @@ HS_HD void SEIS_FN(seis_adj_mem)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SE
 
 /* ---------------------------------------------------------------- elastic (velocity-stress) */
 
-/* The CPML-stretched derivative at one point: with the layer's profile (a, b) there, the memory
- * psi <- b psi + a der and der + psi; in a launch without CPML (L->pml = 0) der itself. */
-HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, int role, SEIS_I idx, int e, int half,
-                                   SEIS_I pi)
+/* The CPML-stretched derivative at one point, in two halves so that an update can issue every
+ * load before its first store (a store to one field may alias another's load, which the compiler
+ * must then keep after it: on the GPU each field became a trip to memory).  seis_memory_load: the
+ * layer's a (along e, at the point or the half point) in *a and the memory's old value (0 outside
+ * the layer, where it stays 0 and is not touched; in a launch without CPML, L->pml = 0, a = 0).
+ * seis_stretch: with that memory m, m <- b m + a der and der + m; der itself where a = 0.  The
+ * caller stores m where a != 0. */
+HS_HD SEIS_T SEIS_FN(seis_memory_load)(const hs_seis_launch *L, int role, SEIS_I idx, int e, int half, SEIS_I pi, SEIS_T *a)
 {
-    if (!L->pml) return der;
-    const SEIS_T a = ((const SEIS_T *)(half ? L->pah[e] : L->pa[e]))[pi], b = ((const SEIS_T *)(half ? L->pbh[e] : L->pb[e]))[pi];
-    if (a == 0) return der; /* outside e's layer the memory stays 0: no traffic */
-    SEIS_T *psi = SEIS_F(L, role);
-    const SEIS_T v = b * psi[idx] + a * der;
-    psi[idx] = v;
-    return der + v;
+    *a = L->pml ? ((const SEIS_T *)(half ? L->pah[e] : L->pa[e]))[pi] : 0;
+    return *a != 0 ? SEIS_F(L, role)[idx] : 0;
+}
+
+HS_HD SEIS_T SEIS_FN(seis_stretch)(const hs_seis_launch *L, SEIS_T der, SEIS_T a, SEIS_T *m, int e, int half, SEIS_I pi)
+{
+    if (a == 0) return der;
+    const SEIS_T b = ((const SEIS_T *)(half ? L->pbh[e] : L->pb[e]))[pi];
+    *m = b * *m + a * der;
+    return der + *m;
+}
+
+HS_HD void SEIS_FN(seis_memory_store)(const hs_seis_launch *L, int role, SEIS_I idx, SEIS_T a, SEIS_T m)
+{
+    if (a != 0) SEIS_F(L, role)[idx] = m;
 }
 
 /* v_d += BV_d sum_e d_e s_de (DP along d for s_dd, DM along e for the shear stresses). */
 HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
     const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
+    SEIS_T der[3][3] = {{0}}, a[3][3] = {{0}}, m[3][3] = {{0}}, v[3] = {0, 0, 0}, bv[3] = {0, 0, 0};
+    for (int d = 0; d < 3; d++) { /* every load first */
+        if (d >= L->ndim) break;
+        for (int e = 0; e < 3; e++) {
+            if (e >= L->ndim) break;
+            const SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
+            der[d][e] = e == d ? SEIS_FN(seis_dp)(S, idx, L->st[e], SEIS_K(L)->cs[e], R)
+                               : SEIS_FN(seis_dm)(S, idx, L->st[e], SEIS_K(L)->cs[e], R);
+            m[d][e] = SEIS_FN(seis_memory_load)(L, HS_SEIS_F_MV + 3 * d + e, idx, e, e == d, ijk[e] + L->hw, &a[d][e]);
+        }
+        v[d] = SEIS_F(L, HS_SEIS_F_V + d)[idx];
+        bv[d] = SEIS_F(L, HS_SEIS_F_BV + d)[idx];
+    }
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         SEIS_T sum = 0;
         for (int e = 0; e < 3; e++) {
             if (e >= L->ndim) break;
-            const SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
-            const SEIS_T der = e == d ? SEIS_FN(seis_dp)(S, idx, L->st[e], SEIS_K(L)->cs[e], R)
-                                      : SEIS_FN(seis_dm)(S, idx, L->st[e], SEIS_K(L)->cs[e], R);
-            sum += SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MV + 3 * d + e, idx, e, e == d, ijk[e] + L->hw);
+            sum += SEIS_FN(seis_stretch)(L, der[d][e], a[d][e], &m[d][e], e, e == d, ijk[e] + L->hw);
         }
-        SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
-        V[idx] += SEIS_F(L, HS_SEIS_F_BV + d)[idx] * sum;
+        SEIS_F(L, HS_SEIS_F_V + d)[idx] = v[d] + bv[d] * sum;
+        for (int e = 0; e < 3; e++) {
+            if (e >= L->ndim) break;
+            SEIS_FN(seis_memory_store)(L, HS_SEIS_F_MV + 3 * d + e, idx, a[d][e], m[d][e]);
+        }
     }
 }
 
@@ -498,24 +523,45 @@ HS_HD void SEIS_FN(seis_el_vel)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEI
  * this rank) the stress imaging of Levander (1988): s_zz = 0 on the surface, where s_xx (s_yy) take
  * d_z v_z = -lambda / (lambda + 2 mu) (div_h v) from it; the vertical derivatives that would reach a
  * velocity above the surface (s_dz half a point below it, the normal stresses one point below) are
- * taken to second order. */
+ * taken to second order.  Every load is issued before the first store (seis_memory_load). */
 HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEIS_I k, int R)
 {
     const SEIS_I idx = SEIS_FN(seis_index)(L, i, j, k), ijk[3] = {i, j, k};
     const int z = L->ndim - 1;
     const int64_t gz = (z == 2 ? k : z == 1 ? j : i) + L->offset[z];
     const int surface = L->free_top && gz == 0, near = L->free_top && R > 1 && gz <= 1;
-    SEIS_T g[3] = {0, 0, 0}, div = 0;
+    const int low = near && gz == 0; /* s_dz half a point below the surface */
+    /* g: the normal derivatives; sh[p][0..1]: DP_e v_d and DP_d v_e of shear pair p = hs_seis_sym(d, e) - 3;
+     * an, ash, mn, msh: their layers' a and memories; s: the stresses' old values; mu: MU_de */
+    SEIS_T g[3] = {0, 0, 0}, an[3] = {0, 0, 0}, mn[3] = {0, 0, 0}, sh[3][2] = {{0, 0}}, ash[3][2] = {{0, 0}}, msh[3][2] = {{0, 0}},
+           s[6] = {0, 0, 0, 0, 0, 0}, mu[3] = {0, 0, 0};
     for (int d = 0; d < 3; d++) {
         if (d >= L->ndim) break;
         const SEIS_T *V = SEIS_F(L, HS_SEIS_F_V + d);
-        SEIS_T der = near && d == z && gz == 1 ? SEIS_FN(seis_dm)(V, idx, L->st[d], &SEIS_K(L)->cs2[d], 1)
-                                               : SEIS_FN(seis_dm)(V, idx, L->st[d], SEIS_K(L)->cs[d], R);
-        der = SEIS_FN(seis_stretch)(L, der, HS_SEIS_F_MS + 3 * d + d, idx, d, 0, ijk[d] + L->hw);
-        g[d] = der;
-        div += der;
+        g[d] = near && d == z && gz == 1 ? SEIS_FN(seis_dm)(V, idx, L->st[d], &SEIS_K(L)->cs2[d], 1)
+                                         : SEIS_FN(seis_dm)(V, idx, L->st[d], SEIS_K(L)->cs[d], R);
+        mn[d] = SEIS_FN(seis_memory_load)(L, HS_SEIS_F_MS + 3 * d + d, idx, d, 0, ijk[d] + L->hw, &an[d]);
+        s[d] = SEIS_F(L, HS_SEIS_F_S + d)[idx];
     }
+    for (int d = 0; d < 3; d++)
+        for (int e = d + 1; e < 3; e++) {
+            if (e >= L->ndim) break;
+            const int p = hs_seis_sym(d, e) - 3;
+            const SEIS_T *Vd = SEIS_F(L, HS_SEIS_F_V + d), *Ve = SEIS_F(L, HS_SEIS_F_V + e);
+            sh[p][0] = low && e == z ? SEIS_FN(seis_dp)(Vd, idx, L->st[e], &SEIS_K(L)->cs2[e], 1) : SEIS_FN(seis_dp)(Vd, idx, L->st[e], SEIS_K(L)->cs[e], R);
+            sh[p][1] = low && d == z ? SEIS_FN(seis_dp)(Ve, idx, L->st[d], &SEIS_K(L)->cs2[d], 1) : SEIS_FN(seis_dp)(Ve, idx, L->st[d], SEIS_K(L)->cs[d], R);
+            msh[p][0] = SEIS_FN(seis_memory_load)(L, HS_SEIS_F_MS + 3 * d + e, idx, e, 1, ijk[e] + L->hw, &ash[p][0]);
+            msh[p][1] = SEIS_FN(seis_memory_load)(L, HS_SEIS_F_MS + 3 * e + d, idx, d, 1, ijk[d] + L->hw, &ash[p][1]);
+            s[3 + p] = SEIS_F(L, HS_SEIS_F_S + 3 + p)[idx];
+            mu[p] = SEIS_F(L, HS_SEIS_F_MU + p)[idx];
+        }
     const SEIS_T l2m = SEIS_F(L, HS_SEIS_F_L2M)[idx], lam = SEIS_F(L, HS_SEIS_F_LAM)[idx];
+    SEIS_T div = 0;
+    for (int d = 0; d < 3; d++) {
+        if (d >= L->ndim) break;
+        g[d] = SEIS_FN(seis_stretch)(L, g[d], an[d], &mn[d], d, 0, ijk[d] + L->hw);
+        div += g[d];
+    }
     if (surface) { /* d_z v_z from s_zz = 0 (g indexed by constants only: z is not one, and an array
                     * indexed by it went to the GPU's local memory) */
         SEIS_T gzz = z == 2 ? g[2] : z == 1 ? g[1] : g[0];
@@ -530,19 +576,18 @@ HS_HD void SEIS_FN(seis_el_stress)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, 
         if (d >= L->ndim) break;
         SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + d);
         if (surface && d == z) S[idx] = 0;
-        else S[idx] += l2m * g[d] + lam * (div - g[d]);
+        else S[idx] = s[d] + (l2m * g[d] + lam * (div - g[d]));
+        SEIS_FN(seis_memory_store)(L, HS_SEIS_F_MS + 3 * d + d, idx, an[d], mn[d]);
     }
     for (int d = 0; d < 3; d++)
         for (int e = d + 1; e < 3; e++) {
             if (e >= L->ndim) break;
-            const SEIS_T *Vd = SEIS_F(L, HS_SEIS_F_V + d), *Ve = SEIS_F(L, HS_SEIS_F_V + e);
-            const int low = near && gz == 0; /* s_dz half a point below the surface */
-            SEIS_T a = low && e == z ? SEIS_FN(seis_dp)(Vd, idx, L->st[e], &SEIS_K(L)->cs2[e], 1) : SEIS_FN(seis_dp)(Vd, idx, L->st[e], SEIS_K(L)->cs[e], R);
-            SEIS_T b = low && d == z ? SEIS_FN(seis_dp)(Ve, idx, L->st[d], &SEIS_K(L)->cs2[d], 1) : SEIS_FN(seis_dp)(Ve, idx, L->st[d], SEIS_K(L)->cs[d], R);
-            a = SEIS_FN(seis_stretch)(L, a, HS_SEIS_F_MS + 3 * d + e, idx, e, 1, ijk[e] + L->hw);
-            b = SEIS_FN(seis_stretch)(L, b, HS_SEIS_F_MS + 3 * e + d, idx, d, 1, ijk[d] + L->hw);
-            SEIS_T *S = SEIS_F(L, HS_SEIS_F_S + hs_seis_sym(d, e));
-            S[idx] += SEIS_F(L, HS_SEIS_F_MU + hs_seis_sym(d, e) - 3)[idx] * (a + b);
+            const int p = hs_seis_sym(d, e) - 3;
+            const SEIS_T a = SEIS_FN(seis_stretch)(L, sh[p][0], ash[p][0], &msh[p][0], e, 1, ijk[e] + L->hw);
+            const SEIS_T b = SEIS_FN(seis_stretch)(L, sh[p][1], ash[p][1], &msh[p][1], d, 1, ijk[d] + L->hw);
+            SEIS_F(L, HS_SEIS_F_S + 3 + p)[idx] = s[3 + p] + mu[p] * (a + b);
+            SEIS_FN(seis_memory_store)(L, HS_SEIS_F_MS + 3 * d + e, idx, ash[p][0], msh[p][0]);
+            SEIS_FN(seis_memory_store)(L, HS_SEIS_F_MS + 3 * e + d, idx, ash[p][1], msh[p][1]);
         }
 }
 
