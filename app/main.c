@@ -136,6 +136,7 @@ typedef struct {
     int help, last, all, markdown;
     int nargs;
     char **args;  /* positional arguments and overrides, in command-line order */
+    const char **labels; /* per argument: the option an override stands for (--quiet, --restart), else NULL */
     char **owned; /* the strings made here, to free */
     int nowned;
 } cmdline;
@@ -145,6 +146,7 @@ static void cmdline_free(cmdline *o)
     for (int i = 0; i < o->nowned; i++) free(o->owned[i]);
     free(o->owned);
     free(o->args);
+    free(o->labels);
 }
 
 static char *joined(cmdline *o, const char *a, const char *b)
@@ -170,9 +172,10 @@ static int parse_command_line(const command *c, int argc, char **argv, cmdline *
 {
     memset(o, 0, sizeof *o);
     o->args = calloc((size_t)argc + 1, sizeof *o->args);
+    o->labels = calloc((size_t)argc + 1, sizeof *o->labels);
     o->owned = calloc((size_t)argc + 1, sizeof *o->owned);
     char **copy = calloc((size_t)argc + 1, sizeof *copy); /* getopt may reorder what it is given */
-    if (!o->args || !o->owned || !copy) {
+    if (!o->args || !o->labels || !o->owned || !copy) {
         free(copy);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     }
@@ -194,8 +197,8 @@ static int parse_command_line(const command *c, int argc, char **argv, cmdline *
         else if (ch == 'l') o->last = 1;
         else if (ch == 'a') o->all = 1;
         else if (ch == 'm') o->markdown = 1;
-        else if (ch == 'q') o->args[o->nargs++] = "run.quiet=true";
-        else if (ch == 'r' && !(o->args[o->nargs++] = joined(o, "run.restart=", optarg)))
+        else if (ch == 'q') o->labels[o->nargs] = "--quiet", o->args[o->nargs++] = "run.quiet=true";
+        else if (ch == 'r' && (o->labels[o->nargs] = "--restart", !(o->args[o->nargs++] = joined(o, "run.restart=", optarg))))
             rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     }
     while (optind < argc) o->args[o->nargs++] = copy[optind++];
@@ -248,16 +251,24 @@ static int check_or_run(hs_ctx *ctx, const command *c, cmdline *o, int argc, cha
     const char *file = NULL, *mode = surrogate_mode(c);
     int noverrides = 0;
     char **overrides = calloc((size_t)o->nargs + 2, sizeof *overrides); /* the file taken out, the mode first */
-    char mode_override[64];
-    if (!overrides) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    if (mode) snprintf(mode_override, sizeof mode_override, "surrogate.mode=%s", mode), overrides[noverrides++] = mode_override;
+    const char **labels = calloc((size_t)o->nargs + 2, sizeof *labels);
+    char mode_override[64], mode_label[48];
+    if (!overrides || !labels) {
+        free(overrides), free(labels);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    if (mode) {
+        snprintf(mode_override, sizeof mode_override, "surrogate.mode=%s", mode);
+        snprintf(mode_label, sizeof mode_label, "hpcsim %s", c->name);
+        labels[noverrides] = mode_label, overrides[noverrides++] = mode_override;
+    }
     for (int i = 0; i < o->nargs; i++) {
         if (!file && !is_override(o->args[i])) file = o->args[i];
-        else overrides[noverrides++] = o->args[i];
+        else labels[noverrides] = o->labels[i], overrides[noverrides++] = o->args[i];
     }
     hs_params *p = NULL;
-    int lrc = file ? hs_params_load(file, noverrides, overrides, &p) : usage_error(c, "'%s' needs a parameter file", c->name);
-    free(overrides);
+    int lrc = file ? hs_params_load_labeled(file, noverrides, overrides, labels, &p) : usage_error(c, "'%s' needs a parameter file", c->name);
+    free(overrides), free(labels);
     HS_CHECK(lrc);
     const char *solver = hs_params_string(p, "run.solver");
     int rc = HS_OK;

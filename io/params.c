@@ -25,7 +25,8 @@ typedef struct {
     const hs_param_decl *decl;
     char *value;        /* as resolved text */
     source_kind source;
-    int line;           /* file line, or override argument index */
+    int line;           /* file line */
+    char origin[48];    /* an override's name in messages: "override N" or the option that stands for it */
     char *resolved;     /* input path resolved by hs_params_input_path (cached) */
 } entry;
 
@@ -497,26 +498,25 @@ static int load_file(hs_params *p, const char *file)
 
 static const entry *lookup_any(const hs_params *p, const char *name);
 
-static int apply_override(hs_params *p, int i, const char *arg)
+/* origin: the override's name in messages ("override N", or the option that stands for it). */
+static int apply_override(hs_params *p, const char *origin, const char *arg)
 {
     char *buf = xstrdup(arg), *eq = strchr(buf, '='), *dot = strchr(buf, '.');
+    char src[80];
+    snprintf(src, sizeof src, "command line (%s)", origin);
     int rc;
     if (!eq || !dot || dot > eq) {
-        char src[64];
-        snprintf(src, sizeof src, "command line (override %d)", i + 1);
         rc = hs_input_error(src, 0, NULL, "'%s': expected section.key=value", arg);
     } else {
         *eq = '\0';
         *dot = '\0';
-        char src[64];
-        snprintf(src, sizeof src, "command line (override %d)", i + 1);
         const char *section = trim(buf), *key = trim(dot + 1);
         rc = set_value(p, src, 0, section, key, eq + 1, SRC_OVERRIDE);
-        if (rc == HS_OK) { /* the argument's number, for the errors found later (hs_params_error) */
+        if (rc == HS_OK) { /* the errors found later (hs_params_error) name it the same way */
             char name[300];
             snprintf(name, sizeof name, "%s.%s", section, key);
             entry *e = (entry *)lookup_any(p, name);
-            if (e) e->line = i + 1;
+            if (e) snprintf(e->origin, sizeof e->origin, "%s", origin);
         }
     }
     free(buf);
@@ -525,12 +525,22 @@ static int apply_override(hs_params *p, int i, const char *arg)
 
 int hs_params_load(const char *file, int noverrides, char *const *overrides, hs_params **out)
 {
+    return hs_params_load_labeled(file, noverrides, overrides, NULL, out);
+}
+
+int hs_params_load_labeled(const char *file, int noverrides, char *const *overrides, const char *const *labels, hs_params **out)
+{
     *out = NULL;
     hs_params *p = params_new();
     if (!p) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     p->file = xstrdup(file ? file : "");
     int rc = file ? load_file(p, file) : HS_OK;
-    for (int i = 0; rc == HS_OK && i < noverrides; i++) rc = apply_override(p, i, overrides[i]);
+    for (int i = 0, typed = 0; rc == HS_OK && i < noverrides; i++) {
+        char origin[48];
+        if (labels && labels[i]) snprintf(origin, sizeof origin, "%s", labels[i]);
+        else snprintf(origin, sizeof origin, "override %d", ++typed);
+        rc = apply_override(p, origin, overrides[i]);
+    }
     for (int i = 0; rc == HS_OK && i < p->n; i++) {
         entry *e = &p->entries[i];
         if (!e->value) {
@@ -678,8 +688,8 @@ int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
     va_end(ap);
     if (e->source == SRC_FILE) return hs_input_error(p->file, e->line, name, "%s", msg);
     if (e->source == SRC_OVERRIDE) {
-        char src[64];
-        snprintf(src, sizeof src, "command line (override %d)", e->line);
+        char src[80];
+        snprintf(src, sizeof src, "command line (%s)", e->origin);
         return hs_input_error(src, 0, name, "%s", msg);
     }
     return hs_input_error(*p->file ? p->file : "command line", 0, name, "%s (default value)", msg);

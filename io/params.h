@@ -42,6 +42,10 @@ typedef struct hs_params hs_params;
  * (the nearest declared name is suggested for typos) and HS_ERR_INPUT is returned; nothing else
  * is created.  Not collective: each rank may load the same file. */
 int hs_params_load(const char *file, int noverrides, char *const *overrides, hs_params **out);
+/* The same where some overrides stand for options (labels[i] not NULL: "--restart", "hpcsim
+ * train"): messages name those by the label and number the others among themselves, as the user
+ * typed them ("command line (override 2)"). */
+int hs_params_load_labeled(const char *file, int noverrides, char *const *overrides, const char *const *labels, hs_params **out);
 void hs_params_free(hs_params *p);
 
 /* Typed access by "section.key".  Asking for an undeclared key or with the wrong type is a

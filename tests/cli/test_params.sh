@@ -113,6 +113,10 @@ run expect "override of unknown section" 2 "hpcsim: error: command line (overrid
     "$HS_BIN" check good.ini selftest.n=5 weather.dt=1
 run expect "override out of range" 2 "hpcsim: error: command line (override 1): selftest.n: value -3 is out of range [1, 1000000000]" \
     "$HS_BIN" check good.ini selftest.n=-3
+run expect "override numbered among the typed ones (-q stands for one)" 2 "hpcsim: error: command line (override 1): selftest.n: value -3 is out of range [1, 1000000000]" \
+    "$HS_BIN" check -q good.ini selftest.n=-3
+run expect "an option's override named by the option" 2 "hpcsim: error: command line (--restart): run.restart: solver selftest cannot restart from checkpoints" \
+    "$HS_BIN" check good.ini --restart nothing.h5 -q
 run expect "malformed override" 2 "hpcsim: error: command line (override 1): 'solver': expected section.key=value" \
     "$HS_BIN" check good.ini solver
 run expect "override applies" 0 "" "$HS_BIN" check good.ini selftest.n=77
