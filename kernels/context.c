@@ -40,19 +40,22 @@ static void *count_devices(void *unused)
 }
 #endif
 
-static void start_counting_devices(void)
-{
-#if HS_HAVE_CUDA
-    if (g_devices.state == 0 && pthread_create(&g_devices.thread, NULL, count_devices, NULL) == 0)
-        g_devices.state = 1;
-#endif
-}
-
 /* Before the process ends: the thread must not be inside the driver while the runtime unloads. */
 static void join_counting_devices(void)
 {
 #if HS_HAVE_CUDA
     if (g_devices.state == 1 && pthread_join(g_devices.thread, NULL) == 0) g_devices.state = 2;
+#endif
+}
+
+static void start_counting_devices(void)
+{
+#if HS_HAVE_CUDA
+    if (g_devices.state == 0 && pthread_create(&g_devices.thread, NULL, count_devices, NULL) == 0) {
+        g_devices.state = 1;
+        /* also on the exits that pass no finaliser (out of memory, an error with MPI not ours) */
+        atexit(join_counting_devices);
+    }
 #endif
 }
 

@@ -54,7 +54,10 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out);
 const char *hs_device_name(hs_device d);
 
 /* Number of CUDA devices usable by this process (0 without CUDA or without a driver).  The first
- * call waits for the driver's initialisation, which hs_ctx_create starts in a thread. */
+ * call waits for the driver's initialisation, which hs_ctx_create starts in a thread (after
+ * MPI_Init): a program that calls setenv, putenv or unsetenv after hs_ctx_create and before its
+ * device is chosen calls this first (glibc's getenv, which the driver's initialisation calls, is
+ * not safe against them). */
 int hs_cuda_device_count(void);
 
 #endif

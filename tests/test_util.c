@@ -21,6 +21,9 @@ hs_ctx *test_ctx(void)
             fprintf(stderr, "test context: %s\n", hs_error_message());
             exit(1);
         }
+        /* wait for the driver's initialisation, which runs in a thread: several tests set
+         * environment variables, and glibc's getenv in cuInit must not race with setenv */
+        (void)hs_cuda_device_count();
     }
     return g_ctx;
 }
