@@ -730,6 +730,13 @@ int launch_el_tiled(hs_cuda_ctx *cu, const hs_seis_launch *L)
         }                                                                                          \
     } while (0)
 
+// The elastic model's orders are 2 and 4 (the input refuses 8): no radius-4 instantiations.
+#define LAUNCH_BOX_ELASTIC(NAME)                                                                   \
+    do {                                                                                           \
+        if (L->radius == 1) k_##NAME<1, int64_t><<<grid, block, 0, cu->stream>>>(*L);              \
+        else k_##NAME<2, int64_t><<<grid, block, 0, cu->stream>>>(*L);                             \
+    } while (0)
+
 #define LAUNCH_CHUNK(NAME)                                                                         \
     do {                                                                                           \
         switch (L->radius) {                                                                       \
@@ -756,9 +763,9 @@ int launch_el_tiled(hs_cuda_ctx *cu, const hs_seis_launch *L)
     case HS_SEIS_ADJ_PML: LAUNCH_CHUNK(seis_adj_pml_##T); break;                                   \
     case HS_SEIS_ADJ_MEM: LAUNCH_CHUNK(seis_adj_mem_##T); break;                                   \
     case HS_SEIS_MIRROR: LAUNCH_BOX(seis_mirror_##T); break;                                       \
-    case HS_SEIS_EL_VEL: LAUNCH_BOX_AT(seis_el_vel_##T, int64_t); break;                           \
-    case HS_SEIS_EL_STRESS: LAUNCH_BOX_AT(seis_el_stress_##T, int64_t); break;                     \
-    case HS_SEIS_EL_IMAGE: LAUNCH_BOX_AT(seis_el_image_##T, int64_t); break;                       \
+    case HS_SEIS_EL_VEL: LAUNCH_BOX_ELASTIC(seis_el_vel_##T); break;                               \
+    case HS_SEIS_EL_STRESS: LAUNCH_BOX_ELASTIC(seis_el_stress_##T); break;                         \
+    case HS_SEIS_EL_IMAGE: LAUNCH_BOX_ELASTIC(seis_el_image_##T); break;                           \
     default: return HS_FAIL(HS_ERR_RUNTIME, "seismic kernel: operation %d not implemented", L->op); \
     }
 
