@@ -198,9 +198,7 @@ HS_HD void SEIS_FN(seis_ac_pml)(const hs_seis_launch *L, SEIS_I i, SEIS_I j, SEI
  * The new PSI_d at a point with profile (a, b) from P around it (pw[m] = P(point + m), |m| <= R). */
 HS_HD SEIS_T SEIS_FN(seis_pml_psi)(SEIS_T a, SEIS_T b, SEIS_T psi_old, const SEIS_T *pw, const SEIS_T *c1, int R)
 {
-    SEIS_T v = 0;
-    for (int m = 1; m <= R; m++) v += c1[m - 1] * (pw[m] - pw[-m]);
-    return b * psi_old + a * v;
+    return b * psi_old + a * SEIS_FN(seis_d1)(pw, 0, 1, c1, R);
 }
 
 /* D2_d P + D1_d PSI_d + ZETA_d at a point with profile (a, b) and old ZETA_d zeta, from P and the new
@@ -209,10 +207,8 @@ HS_HD SEIS_T SEIS_FN(seis_pml_psi)(SEIS_T a, SEIS_T b, SEIS_T psi_old, const SEI
 HS_HD SEIS_T SEIS_FN(seis_pml_term)(SEIS_T a, SEIS_T b, int near, SEIS_T zeta, SEIS_T *znew, const SEIS_T *pw,
                                      const SEIS_T *sw, const SEIS_T *c1, const SEIS_T *c2, int R)
 {
-    SEIS_T lap = c2[0] * pw[0], dpsi = 0, z = 0;
-    for (int m = 1; m <= R; m++) lap += c2[m] * (pw[m] + pw[-m]);
-    if (near)
-        for (int m = 1; m <= R; m++) dpsi += c1[m - 1] * (sw[m] - sw[-m]);
+    const SEIS_T lap = SEIS_FN(seis_d2)(pw, 0, 1, c2, R), dpsi = near ? SEIS_FN(seis_d1)(sw, 0, 1, c1, R) : 0;
+    SEIS_T z = 0;
     if (a != 0) z = b * zeta + a * (lap + dpsi);
     *znew = z;
     return lap + dpsi + z;
