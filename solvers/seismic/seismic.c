@@ -694,8 +694,6 @@ static int exchange_psi(hs_seis *s)
     return HS_OK;
 }
 
-static int finish_acoustic_step(hs_seis *s);
-
 /* One step of the forward acoustic wave equation: Q <- p^{n+1}, then P and Q swap. */
 int hs_seis_acoustic_step(hs_seis *s)
 {
@@ -704,41 +702,29 @@ int hs_seis_acoustic_step(hs_seis *s)
     hs_seis_launch L;
     hs_seis_launch_init(s, HS_SEIS_AC_STEP, NULL, &L);
     hs_seis_op step = var ? HS_SEIS_AV_STEP : HS_SEIS_AC_STEP;
+    if (s->exchange) HS_CHECK(hs_halo_exchange_begin(s->f[HS_SEIS_F_P]));
     if (s->march) {
-        /* each dimension's CPML terms along its columns into C (the columns stay clear of the rank
-         * boundaries, no PSI being exchanged, so they run while the halo messages travel), the core,
-         * then the layers' step with C: the CPML slabs are exactly the points the ranges hold */
+        /* each dimension's CPML terms along its columns into C: the columns stay clear of the rank
+         * boundaries (no PSI is exchanged), so they run while the halo messages travel */
         L.f[HS_SEIS_F_C] = s->f[HS_SEIS_F_C]->data;
-        if (s->exchange) HS_CHECK(hs_halo_exchange_begin(s->f[HS_SEIS_F_P]));
         for (int d = 0; d < c->ndim; d++) {
             L.dim = d;
             HS_CHECK(hs_seis_run_boxes(s, &L, HS_SEIS_AC_MARCH, s->march_box[d], s->nmarch[d]));
         }
         L.f[HS_SEIS_F_C] = NULL;
-        HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_inner, s->ncore_inner));
-        if (s->exchange) HS_CHECK(hs_halo_exchange_end(s->f[HS_SEIS_F_P]));
-        HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_shell, s->ncore_shell));
-        L.f[HS_SEIS_F_C] = s->f[HS_SEIS_F_C]->data;
-        HS_CHECK(hs_seis_run_boxes(s, &L, step, s->pml_box, s->npml_box));
-        return finish_acoustic_step(s);
     }
-    if (s->exchange) HS_CHECK(hs_halo_exchange_begin(s->f[HS_SEIS_F_P]));
     /* the inside of the core needs no halo: update it while the messages travel */
     HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_inner, s->ncore_inner));
     if (s->exchange) HS_CHECK(hs_halo_exchange_end(s->f[HS_SEIS_F_P]));
     HS_CHECK(hs_seis_run_boxes(s, &L, step, s->core_shell, s->ncore_shell));
-    if (c->pml > 0) {
+    if (s->march) { /* the layers' step with C: the CPML slabs are exactly the points the ranges hold */
+        L.f[HS_SEIS_F_C] = s->f[HS_SEIS_F_C]->data;
+        HS_CHECK(hs_seis_run_boxes(s, &L, step, s->pml_box, s->npml_box));
+    } else if (c->pml > 0) {
         HS_CHECK(hs_seis_run_boxes(s, &L, var ? HS_SEIS_AV_PSI : HS_SEIS_AC_PSI, s->pml_box, s->npml_box));
         HS_CHECK(exchange_psi(s));
         HS_CHECK(hs_seis_run_boxes(s, &L, var ? HS_SEIS_AV_PML : HS_SEIS_AC_PML, s->pml_box, s->npml_box));
     }
-    return finish_acoustic_step(s);
-}
-
-/* The source term of step n, the free surface, and P <-> Q. */
-static int finish_acoustic_step(hs_seis *s)
-{
-    const hs_seis_config *c = &s->cfg;
     /* the source term w s(t_n) delta of step n */
     double t = (double)s->step * s->dt;
     double sv = s->src_series ? (s->step < s->nsteps ? s->src_series[s->step] : 0) : hs_wavelet_value(&c->wavelet, t);
