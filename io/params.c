@@ -26,7 +26,7 @@ typedef struct {
     char *value;        /* as resolved text */
     source_kind source;
     int line;           /* file line */
-    char origin[48];    /* an override's name in messages: "override N" or the option that stands for it */
+    char where[80];     /* an override's source in messages: "command line (override N)" or (the option) */
     char *resolved;     /* input path resolved by hs_params_input_path (cached) */
 } entry;
 
@@ -382,6 +382,7 @@ static int set_value(hs_params *p, const char *source, int line, const char *sec
         e->value = xstrdup(v);
         e->source = kind;
         e->line = line;
+        if (kind == SRC_OVERRIDE) snprintf(e->where, sizeof e->where, "%s", source);
     }
     free(value);
     return rc;
@@ -496,8 +497,6 @@ static int load_file(hs_params *p, const char *file)
     return rc;
 }
 
-static const entry *lookup_any(const hs_params *p, const char *name);
-
 /* origin: the override's name in messages ("override N", or the option that stands for it). */
 static int apply_override(hs_params *p, const char *origin, const char *arg)
 {
@@ -510,14 +509,7 @@ static int apply_override(hs_params *p, const char *origin, const char *arg)
     } else {
         *eq = '\0';
         *dot = '\0';
-        const char *section = trim(buf), *key = trim(dot + 1);
-        rc = set_value(p, src, 0, section, key, eq + 1, SRC_OVERRIDE);
-        if (rc == HS_OK) { /* the errors found later (hs_params_error) name it the same way */
-            char name[300];
-            snprintf(name, sizeof name, "%s.%s", section, key);
-            entry *e = (entry *)lookup_any(p, name);
-            if (e) snprintf(e->origin, sizeof e->origin, "%s", origin);
-        }
+        rc = set_value(p, src, 0, trim(buf), trim(dot + 1), eq + 1, SRC_OVERRIDE);
     }
     free(buf);
     return rc;
@@ -687,11 +679,7 @@ int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (e->source == SRC_FILE) return hs_input_error(p->file, e->line, name, "%s", msg);
-    if (e->source == SRC_OVERRIDE) {
-        char src[80];
-        snprintf(src, sizeof src, "command line (%s)", e->origin);
-        return hs_input_error(src, 0, name, "%s", msg);
-    }
+    if (e->source == SRC_OVERRIDE) return hs_input_error(e->where, 0, name, "%s", msg);
     return hs_input_error(*p->file ? p->file : "command line", 0, name, "%s (default value)", msg);
 }
 
