@@ -138,30 +138,26 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     if (g->obstacle == HS_LBM_OBS_SPHERE && c->ndim != 3)
         return hs_params_error(p, "lbm.obstacle", "a sphere needs cfd.ndim = 3 (in 2D use a cylinder)");
 
-    /* faces */
-    /* the face kinds, separated by blanks or commas as in the other list keys */
-    char blist[256];
-    snprintf(blist, sizeof blist, "%s", hs_params_string(p, "lbm.boundary"));
-    for (char *q = blist; *q; q++)
-        if (*q == ',') *q = ' ';
-    const char *b = blist;
+    /* faces: their kinds, separated by blanks or commas as in the other list keys */
+    const char *b = hs_params_string(p, "lbm.boundary");
     static const char *const kinds[] = {"periodic", "wall", "lid", "inlet", "outlet"};
-    char word[32];
-    int nf = 0, pos = 0, used;
+    static const char *const sep = " \t,";
+    int nf = 0;
     if (!strcmp(b, "walls")) {
         for (int d = 0; d < c->ndim; d++) g->face[d][0] = g->face[d][1] = HS_LBM_FACE_WALL;
         nf = 2 * c->ndim;
         b = "";
     }
-    while (sscanf(b + pos, "%31s%n", word, &used) == 1) {
-        pos += used;
+    for (const char *q = b + strspn(b, sep); *q; q += strspn(q, sep)) {
+        const size_t n = strcspn(q, sep);
         int k = -1;
         for (int i = 0; i < 5; i++)
-            if (!strcmp(word, kinds[i])) k = i;
+            if (strlen(kinds[i]) == n && !strncmp(q, kinds[i], n)) k = i;
         if (k < 0)
-            return hs_params_error(p, "lbm.boundary", "'%s' is not a face kind (periodic, wall, lid, inlet, outlet)", word);
+            return hs_params_error(p, "lbm.boundary", "'%.*s' is not a face kind (periodic, wall, lid, inlet, outlet)", (int)n, q);
         if (nf < 6) g->face[nf / 2][nf % 2] = k;
         nf++;
+        q += n;
     }
     if (nf != 2 * c->ndim)
         return hs_params_error(p, "lbm.boundary", "%d face kinds for %d dimensions: give %d (x- x+ y- y+%s)", nf, c->ndim, 2 * c->ndim,

@@ -211,6 +211,10 @@ expect_fail "a fixed time step refused" "cfd.dt: the lbm model's time step follo
 # face kinds separated by commas, as the other list keys take them
 mkdir -p "$CAP/comma" && printf '%b' "${H}n = 16 8\nlength = 2 1\n[lbm]\nboundary = inlet,outlet, wall,wall\n" > "$CAP/comma/case.ini"
 (cd "$CAP/comma" && "$HS_BIN" check case.ini >"$CAP/o" 2>"$CAP/e") && ok "face kinds separated by commas" || bad "commas in lbm.boundary: $(cat "$CAP/e")"
+# a long list is counted whole (it was read through a 256-byte copy: 80 kinds counted as 51)
+(cd "$CAP/comma" && "$HS_BIN" check case.ini "lbm.boundary=$(printf 'wall %.0s' $(seq 80))" >"$CAP/o" 2>"$CAP/e"); rc=$?
+[ $rc = 2 ] && grep -q "lbm.boundary: 80 face kinds for 2 dimensions" "$CAP/e" && ok "a list of 80 face kinds counted whole" ||
+    bad "80 face kinds: exit $rc: $(cat "$CAP/e")"
 
 # a run that goes unstable reports it without any output file (fmin and fmax had dropped the NaN:
 # "max |u| 0, density 1", finished, exit 0)
