@@ -7,6 +7,14 @@ static int is_cell_op(int op) { return op >= HS_NS_DIVERGENCE && op != HS_NS_COR
 
 int hs_ns_launch_cpu(const hs_ns_launch *L)
 {
+    if (L->op == HS_NS_MOMENTUM_ALL) {
+        for (int c = 0; c < L->ndim; c++) {
+            hs_ns_launch one;
+            hs_ns_part_launch(L, c, &one);
+            HS_CHECK(hs_ns_launch_cpu(&one));
+        }
+        return HS_OK;
+    }
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (nx <= 0 || ny <= 0 || nz <= 0) return HS_OK;
     const int cell = is_cell_op(L->op);

@@ -1,4 +1,7 @@
-// The Navier-Stokes model's kernels on the GPU: one thread per point of the box, the pointwise operators of ns_point.h.
+// The Navier-Stokes model's kernels on the GPU: one thread per point of the box, or tiles in shared memory for the momentum update, through the pointwise operators of ns_point.h.
+#include <cstdlib>
+#include <cstring>
+
 #include "kernels/cuda_util.h"
 #include "kernels/fft/poisson_point.h"
 #include "kernels/hd.h"
@@ -76,6 +79,168 @@ int launch_comp(cudaStream_t st, const hs_ns_launch *L, dim3 grid, dim3 block)
     }
 }
 
+// The momentum update of every component in one kernel (HS_NS_MOMENTUM_ALL), the velocity read
+// once into shared memory: one kernel a component, one thread a point, read the velocity
+// nd + 1 times over and sat at 35-41% of DRAM bandwidth, waiting on its stencil's loads (ncu,
+// 2026-12-04).  A block of 32 x 8 threads takes a tile of points; its loads of every component,
+// halo of the stencil's reach included, are all issued before the first is stored to shared
+// memory; then each thread updates each component at its points (those inside that component's
+// box) through the same pointwise operator as the CPU (ns_point.h's hs_ns_momentum_advance on a
+// view of the tiles).  2D: a tile of 32 x 16 points, two rows a thread.  3D: a column of 32 x 8
+// points marches through a chunk of planes; each component's planes k - 2 .. k + 2 sit in a ring of
+// five shared planes, and plane k + 3 is read into registers while plane k is computed.
+constexpr int kTX = 32, kTY = 8, kReach = 2, kHX = kTX + 2 * kReach;
+constexpr int kRows2 = 2, kTH2 = kTY * kRows2, kHY2 = kTH2 + 2 * kReach, kN2 = kHX * kHY2;
+constexpr int kHY3 = kTY + 2 * kReach, kN3 = kHX * kHY3, kRing = 2 * kReach + 1;
+constexpr size_t kShared3 = sizeof(double) * 3 * kRing * kN3;
+
+__device__ __forceinline__ bool inside(const hs_ns_lay &l, int d, int g) { return g >= (int)l.first[d] && g < (int)l.end[d]; }
+
+// The update of component c at (i, j, k) from the view V, if the point is in c's box.
+__device__ __forceinline__ void update_point(const hs_ns_launch &L, int c, const ns32::hs_ns_view *V, int i, int j, int k)
+{
+    const hs_ns_part &p = L.part[c];
+    if (i < (int)p.lo[0] || i >= (int)p.hi[0] || j < (int)p.lo[1] || j >= (int)p.hi[1] || k < (int)p.lo[2] || k >= (int)p.hi[2])
+        return;
+    const int ic = c == 0 ? i : c == 1 ? j : k;
+    const int side = ns32::hs_ns_outflow_side(p.outflow_lo, p.outflow_hi, ic, (int)p.lo[c], (int)p.hi[c] - 1);
+    const int P = ns32::hs_ns_at(&L.lay[c], i, j, k);
+    const double base = p.q0 ? L.a * p.q0[P] : 0.0;
+    p.out[P] = base + L.b * ns32::hs_ns_momentum_advance(&L, c, side, V, i, j, k);
+}
+
+__global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d(const __grid_constant__ hs_ns_launch L)
+{
+    constexpr int PER = (kN2 + kTX * kTY - 1) / (kTX * kTY);
+    __shared__ double tile[2][kN2];
+    __builtin_assume(L.ndim == 2);
+    const int tid = threadIdx.y * kTX + threadIdx.x;
+    const int i0 = (int)L.lo[0] + (int)blockIdx.x * kTX, j0 = (int)L.lo[1] + (int)blockIdx.y * kTH2;
+    double r[2][PER];
+#pragma unroll
+    for (int f = 0; f < 2; f++)
+#pragma unroll
+        for (int n = 0; n < PER; n++) {
+            const int e = tid + n * kTX * kTY, gi = i0 - kReach + e % kHX, gj = j0 - kReach + e / kHX;
+            const hs_ns_lay &l = L.lay[f];
+            r[f][n] = e < kN2 && inside(l, 0, gi) && inside(l, 1, gj) ? L.q[f][(int)l.origin + gi + gj * (int)l.sy] : 0.0;
+        }
+#pragma unroll
+    for (int f = 0; f < 2; f++)
+#pragma unroll
+        for (int n = 0; n < PER; n++)
+            if (tid + n * kTX * kTY < kN2) tile[f][tid + n * kTX * kTY] = r[f][n];
+    __syncthreads();
+    const int i = i0 + (int)threadIdx.x;
+#pragma unroll 1
+    for (int row = 0; row < kRows2; row++) {
+        const int ty = (int)threadIdx.y + row * kTY, j = j0 + ty;
+        ns32::hs_ns_view V;
+#pragma unroll
+        for (int f = 0; f < 2; f++) {
+#pragma unroll
+            for (int m = 0; m < kRing; m++) V.plane[f][m] = &tile[f][(ty + kReach) * kHX + threadIdx.x + kReach];
+            V.sy[f] = kHX;
+        }
+        update_point(L, 0, &V, i, j, 0);
+        update_point(L, 1, &V, i, j, 0);
+    }
+}
+
+// Plane kk of every component (the 32 x 8 points of the block and the stencil's reach) into r.
+__device__ __forceinline__ void load_plane3(const hs_ns_launch &L, int i0, int j0, int kk, int tid, double (&r)[3][2])
+{
+#pragma unroll
+    for (int f = 0; f < 3; f++)
+#pragma unroll
+        for (int n = 0; n < 2; n++) {
+            const int e = tid + n * kTX * kTY, gi = i0 - kReach + e % kHX, gj = j0 - kReach + e / kHX;
+            const hs_ns_lay &l = L.lay[f];
+            r[f][n] = e < kN3 && inside(l, 0, gi) && inside(l, 1, gj) && inside(l, 2, kk)
+                          ? L.q[f][(int)l.origin + gi + gj * (int)l.sy + kk * (int)l.sz]
+                          : 0.0;
+        }
+}
+
+__device__ __forceinline__ void store_plane3(double *ring, int slot, int tid, const double (&r)[3][2])
+{
+#pragma unroll
+    for (int f = 0; f < 3; f++)
+#pragma unroll
+        for (int n = 0; n < 2; n++)
+            if (tid + n * kTX * kTY < kN3) ring[(f * kRing + slot) * kN3 + tid + n * kTX * kTY] = r[f][n];
+}
+
+__global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d(const __grid_constant__ hs_ns_launch L, int zchunk)
+{
+    extern __shared__ double ring[];  // [component][slot][kN3]: plane kk in slot (kk - k0 + kReach) % kRing
+    __builtin_assume(L.ndim == 3);
+    const int tid = threadIdx.y * kTX + threadIdx.x;
+    const int i0 = (int)L.lo[0] + (int)blockIdx.x * kTX, j0 = (int)L.lo[1] + (int)blockIdx.y * kTY;
+    const int k0 = (int)L.lo[2] + (int)blockIdx.z * zchunk, k1 = min(k0 + zchunk, (int)L.hi[2]);
+    double r[3][2];
+#pragma unroll 1
+    for (int kk = k0 - kReach; kk <= k0 + kReach; kk++) {
+        load_plane3(L, i0, j0, kk, tid, r);
+        store_plane3(ring, kk - k0 + kReach, tid, r);
+    }
+    __syncthreads();
+    const int i = i0 + (int)threadIdx.x, j = j0 + (int)threadIdx.y, at = (threadIdx.y + kReach) * kHX + threadIdx.x + kReach;
+    int oldest = 0;  // the slot of plane k - 2
+#pragma unroll 1
+    for (int k = k0; k < k1; k++) {
+        const bool more = k + 1 < k1;
+        if (more) load_plane3(L, i0, j0, k + kReach + 1, tid, r);
+        ns32::hs_ns_view V;
+#pragma unroll
+        for (int f = 0; f < 3; f++) {
+#pragma unroll
+            for (int m = 0; m < kRing; m++) {
+                const int slot = oldest + m < kRing ? oldest + m : oldest + m - kRing;
+                V.plane[f][m] = ring + (f * kRing + slot) * kN3 + at;
+            }
+            V.sy[f] = kHX;
+        }
+        update_point(L, 0, &V, i, j, k);
+        update_point(L, 1, &V, i, j, k);
+        update_point(L, 2, &V, i, j, k);
+        if (!more) break;
+        __syncthreads();
+        store_plane3(ring, oldest, tid, r);
+        oldest = oldest + 1 < kRing ? oldest + 1 : 0;
+        __syncthreads();
+    }
+}
+
+// HS_NS_MOMENTUM_ALL: the fused kernel where the launch allows it (32-bit offsets; HS_NS_TILED=0
+// keeps one kernel a component, for comparisons), else one launch a component.
+int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
+{
+    static const int on = [] { const char *v = getenv("HS_NS_TILED"); return !(v && !strcmp(v, "0")); }();
+    const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
+    if (on && L->index32 && L->ndim == 2) {
+        dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kTH2 - 1) / kTH2), 1);
+        ns_momentum_2d<<<grid, dim3(kTX, kTY, 1), 0, cu->stream>>>(*L);
+        return HS_OK;
+    }
+    if (on && L->index32 && L->ndim == 3) {
+        static const bool sized = [] { return cudaFuncSetAttribute(ns_momentum_3d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3) == cudaSuccess; }();
+        if (!sized) return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: cudaFuncSetAttribute(ns_momentum_3d, %zu bytes of shared memory) failed", kShared3);
+        const int64_t tiles = ((nx + kTX - 1) / kTX) * ((ny + kTY - 1) / kTY);
+        int zchunk = 64;
+        while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
+        dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
+        ns_momentum_3d<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
+        return HS_OK;
+    }
+    for (int c = 0; c < L->ndim; c++) {
+        hs_ns_launch one;
+        ns64::hs_ns_part_launch(L, c, &one);
+        HS_CHECK(hs_ns_launch_cuda(cu, &one));
+    }
+    return HS_OK;
+}
+
 } // namespace
 
 extern "C" int hs_ns_launch_cuda(struct hs_cuda_ctx *cu, const hs_ns_launch *L)
@@ -99,6 +264,7 @@ extern "C" int hs_ns_launch_cuda(struct hs_cuda_ctx *cu, const hs_ns_launch *L)
     case HS_NS_ENSTROPHY: launch_one<HS_NS_ENSTROPHY, 0>(st, L, grid, block); break;
     case HS_NS_WALL_FLUX: launch_one<HS_NS_WALL_FLUX, 0>(st, L, grid, block); break;
     case HS_NS_PHI_IN: launch_one<HS_NS_PHI_IN, 0>(st, L, grid, block); break;
+    case HS_NS_MOMENTUM_ALL: rc = launch_momentum_all(cu, L); break;
     default: return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes kernel: unknown operation %d", L->op);
     }
     HS_CHECK(rc);

@@ -14,6 +14,7 @@ struct hs_cuda_ctx;
  * dimensions, so that a neighbour there is the point itself). */
 typedef struct hs_ns_lay {
     int64_t origin, sy, sz;
+    int64_t first[3], end[3]; /* the local points the field has, ghosts included: [first, end) per dimension */
 } hs_ns_lay;
 
 /* What a launch computes, over the points [lo, hi) of the box (local indices of the field written;
@@ -29,8 +30,18 @@ typedef enum {
     HS_NS_ENSTROPHY,     /* out[cell] (contiguous) = |curl q|^2 / 2 */
     HS_NS_WALL_FLUX,     /* out[cell] (contiguous) = -dT/dx at x = 0 for cells with global i = 0 (wall value a), else 0 */
     HS_NS_FACE_BC,       /* face (comp, side) of component comp: boundary points set (inflow) or kept, ghosts mirrored */
-    HS_NS_PHI_IN         /* the cells of field out (layout lay[4]) = phi (contiguous cells, in the order xorder) */
+    HS_NS_PHI_IN,        /* the cells of field out (layout lay[4]) = phi (contiguous cells, in the order xorder) */
+    HS_NS_MOMENTUM_ALL   /* HS_NS_MOMENTUM for every component c, each over its box part[c] into part[c].out
+                          * (lo, hi: the union of the boxes) */
 } hs_ns_op;
+
+/* HS_NS_MOMENTUM_ALL: one component's box of faces, its outflow ends, output and start-of-step values. */
+typedef struct hs_ns_part {
+    int64_t lo[3], hi[3];
+    int outflow_lo, outflow_hi;
+    double *out;
+    const double *q0;
+} hs_ns_part;
 
 /* hs_ns_launch.advection */
 enum { HS_NS_ADV_TVD = 0, HS_NS_ADV_CENTRAL = 1 };
@@ -73,6 +84,7 @@ typedef struct hs_ns_launch {
     int profile;            /* HS_NS_PROFILE_* */
     double inflow_speed;    /* mean inflow velocity (signed, along +comp) */
     double length[3];       /* domain lengths (the profile's span) */
+    hs_ns_part part[3];     /* HS_NS_MOMENTUM_ALL */
 } hs_ns_launch;
 
 int hs_ns_launch_cpu(const hs_ns_launch *L);

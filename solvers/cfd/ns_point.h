@@ -48,31 +48,66 @@ HS_HD double hs_ns_face_value(int scheme, double pm1, double p0, double p1, doub
     return num * den > 0 ? up + num * den / (num + den) : up;
 }
 
+/* Where a momentum update reads the velocity: for each component f, plane[f][m] points at the
+ * element of the updated point's (i, j) in the plane k + m - 2, and sy[f] is the step from one row
+ * to the next.  The same operators then read the fields in global memory (hs_ns_view_global) or
+ * a block's tiles of them in shared memory (ns_cuda.cu's fused kernel); with the dimension loops
+ * unrolled every offset below is a constant. */
+typedef struct hs_ns_view {
+    const double *plane[3][5];
+    hs_ns_i sy[3];
+} hs_ns_view;
+
+/* Component f at the offset (di, dj, dk) from the point. */
+HS_HD double hs_ns_get(const hs_ns_view *V, int f, int di, int dj, int dk)
+{
+    return V->plane[f][dk + 2][di + dj * V->sy[f]];
+}
+
+/* Component f at the offset m along dimension d, and m along d plus n along e. */
+HS_HD double hs_ns_get1(const hs_ns_view *V, int f, int d, int m)
+{
+    return hs_ns_get(V, f, d == 0 ? m : 0, d == 1 ? m : 0, d == 2 ? m : 0);
+}
+HS_HD double hs_ns_get2(const hs_ns_view *V, int f, int d, int m, int e, int n)
+{
+    return hs_ns_get(V, f, (d == 0 ? m : 0) + (e == 0 ? n : 0), (d == 1 ? m : 0) + (e == 1 ? n : 0),
+                     (d == 2 ? m : 0) + (e == 2 ? n : 0));
+}
+
+/* The view of the velocity fields of L in global memory at point (i, j, k). */
+HS_HD void hs_ns_view_global(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_i k, hs_ns_view *V)
+{
+    HS_NS_FOR_DIMS(f, L) {
+        const hs_ns_lay *lf = &L->lay[f];
+        const double *at = L->q[f] + hs_ns_at(lf, i, j, k);
+        HS_NS_UNROLL for (int m = 0; m < 5; m++) V->plane[f][m] = at + (m - 2) * (hs_ns_i)lf->sz;
+        V->sy[f] = (hs_ns_i)lf->sy;
+    }
+}
+
 /* dq_c/dt at face point (i, j, k) of component c: -div(q q_c) + nu lap q_c + force + buoyancy, in
  * flux form: the fluxes of q_c through the faces of its control volume (cell centres along c, edges
- * across), each an advecting velocity averaged to the flux point times the transported q_c there. */
-HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, hs_ns_i i, hs_ns_i j, hs_ns_i k)
+ * across), each an advecting velocity averaged to the flux point times the transported q_c there.
+ * The velocity comes from V; the temperature (buoyancy) from L at (i, j, k). */
+HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, const hs_ns_view *V, hs_ns_i i, hs_ns_i j, hs_ns_i k)
 {
-    const hs_ns_lay *lc = &L->lay[c];
-    const double *qc = L->q[c];
-    const hs_ns_i P = hs_ns_at(lc, i, j, k), sc = hs_ns_stride(lc, c);
     double R = L->force[c];
+    const double qP = hs_ns_get(V, c, 0, 0, 0);
     HS_NS_FOR_DIMS(d, L) {
-        const hs_ns_i sd = hs_ns_stride(lc, d);
-        R += L->nu * (qc[P - sd] - 2.0 * qc[P] + qc[P + sd]) * L->idx2[d];
+        const double qm2 = hs_ns_get1(V, c, d, -2), qm1 = hs_ns_get1(V, c, d, -1);
+        const double qp1 = hs_ns_get1(V, c, d, 1), qp2 = hs_ns_get1(V, c, d, 2);
+        R += L->nu * (qm1 - 2.0 * qP + qp1) * L->idx2[d];
         double ahi, alo;
         if (d == c) {
-            ahi = 0.5 * (qc[P] + qc[P + sc]);
-            alo = 0.5 * (qc[P - sc] + qc[P]);
+            ahi = 0.5 * (qP + qp1);
+            alo = 0.5 * (qm1 + qP);
         } else {
-            const hs_ns_lay *ld = &L->lay[d];
-            const double *qd = L->q[d];
-            const hs_ns_i Q = hs_ns_at(ld, i, j, k), dc = hs_ns_stride(ld, c), dd = hs_ns_stride(ld, d);
-            ahi = 0.5 * (qd[Q + dd - dc] + qd[Q + dd]);
-            alo = 0.5 * (qd[Q - dc] + qd[Q]);
+            ahi = 0.5 * (hs_ns_get2(V, d, d, 1, c, -1) + hs_ns_get1(V, d, d, 1));
+            alo = 0.5 * (hs_ns_get1(V, d, c, -1) + hs_ns_get(V, d, 0, 0, 0));
         }
-        double fhi = ahi * hs_ns_face_value(L->advection, qc[P - sd], qc[P], qc[P + sd], qc[P + 2 * sd], ahi);
-        double flo = alo * hs_ns_face_value(L->advection, qc[P - 2 * sd], qc[P - sd], qc[P], qc[P + sd], alo);
+        double fhi = ahi * hs_ns_face_value(L->advection, qm1, qP, qp1, qp2, ahi);
+        double flo = alo * hs_ns_face_value(L->advection, qm2, qm1, qP, qp1, alo);
         R -= (fhi - flo) * L->idx[d];
     }
     if (L->T && L->buoy[c] != 0.0) {
@@ -81,6 +116,39 @@ HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, hs_ns_i i, hs_ns_i
         R += L->buoy[c] * 0.5 * (L->T[Q - hs_ns_stride(lt, c)] + L->T[Q]);
     }
     return R;
+}
+
+/* q_c + dt dq_c/dt at point (i, j, k) of component c; side -1 / +1: the point is a convective-outflow
+ * face at the low / high end along c, where dq/dt + U dq/dn = 0 is taken one-sided from inside. */
+HS_HD double hs_ns_momentum_advance(const hs_ns_launch *L, int c, int side, const hs_ns_view *V, hs_ns_i i, hs_ns_i j,
+                                    hs_ns_i k)
+{
+    const double qP = hs_ns_get(V, c, 0, 0, 0);
+    double R;
+    /* the inner neighbour by constant offsets, so that the view's planes stay in registers */
+    if (side) R = -L->outflow_speed * (qP - (side > 0 ? hs_ns_get1(V, c, c, -1) : hs_ns_get1(V, c, c, 1))) * L->idx[c];
+    else R = hs_ns_momentum_rhs(L, c, V, i, j, k);
+    return qP + L->dt * R;
+}
+
+/* The HS_NS_MOMENTUM launch of component c that an HS_NS_MOMENTUM_ALL launch L holds. */
+HS_HD void hs_ns_part_launch(const hs_ns_launch *L, int c, hs_ns_launch *one)
+{
+    *one = *L;
+    one->op = HS_NS_MOMENTUM;
+    one->comp = c;
+    for (int d = 0; d < 3; d++) one->lo[d] = L->part[c].lo[d], one->hi[d] = L->part[c].hi[d];
+    one->outflow_lo = L->part[c].outflow_lo;
+    one->outflow_hi = L->part[c].outflow_hi;
+    one->out = L->part[c].out;
+    one->q0 = L->part[c].q0;
+}
+
+/* The outflow side (hs_ns_momentum_advance) of the point at index ic along c of a box [first, last]
+ * whose low / high end is an outflow face. */
+HS_HD int hs_ns_outflow_side(int outflow_lo, int outflow_hi, hs_ns_i ic, hs_ns_i first, hs_ns_i last)
+{
+    return (outflow_hi && ic == last) ? 1 : (outflow_lo && ic == first) ? -1 : 0;
 }
 
 /* dT/dt at cell (i, j, k): -div(q T) + kappa lap T. */
@@ -222,21 +290,13 @@ HS_HD void hs_ns_point_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs
 {
     const int c = comp;
     if (op == HS_NS_MOMENTUM) {
-        const hs_ns_lay *lc = &L->lay[c];
-        const hs_ns_i P = hs_ns_at(lc, i, j, k);
+        const hs_ns_i P = hs_ns_at(&L->lay[c], i, j, k);
         const hs_ns_i ic = c == 0 ? i : c == 1 ? j : k;
-        double R;
-        const hs_ns_i last = (hs_ns_i)L->hi[c] - 1, first = (hs_ns_i)L->lo[c];
-        if ((L->outflow_hi && ic == last) || (L->outflow_lo && ic == first)) {
-            /* convective outflow dq/dt + U dq/dn = 0, one-sided from inside */
-            const hs_ns_i s = hs_ns_stride(lc, c);
-            const double inner = L->q[c][(L->outflow_hi && ic == last) ? P - s : P + s];
-            R = -L->outflow_speed * (L->q[c][P] - inner) * L->idx[c];
-        } else {
-            R = hs_ns_momentum_rhs(L, c, i, j, k);
-        }
+        const int side = hs_ns_outflow_side(L->outflow_lo, L->outflow_hi, ic, (hs_ns_i)L->lo[c], (hs_ns_i)L->hi[c] - 1);
+        hs_ns_view V;
+        hs_ns_view_global(L, i, j, k, &V);
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;
-        L->out[P] = base + L->b * (L->q[c][P] + L->dt * R);
+        L->out[P] = base + L->b * hs_ns_momentum_advance(L, c, side, &V, i, j, k);
     } else if (op == HS_NS_SCALAR) {
         const hs_ns_i P = hs_ns_at(&L->lay[3], i, j, k);
         const double base = L->q0 ? L->a * L->q0[P] : 0.0;

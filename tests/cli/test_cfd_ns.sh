@@ -146,7 +146,12 @@ if [ "$DEVICE" = cuda ]; then
     sed -e 's/^n = .*/n = 20 12 10/' -e 's/^length = .*/length = 2 1 1/' -e 's/^path = .*/path = out3/' -e 's/^\[cfd\]/[cfd]\nndim = 3/' \
         -e 's/^t_end = .*/t_end = 0.05/' -e 's/^every_time = .*/every_time = 0.025/' -e 's/^re = .*/re = 50\npressure_rtol = 1e-12/' out2.ini >out3.ini
     "$HS_BIN" run out3.ini --quiet >/dev/null 2>"$CAP/e" || bad "out3: $(cat "$CAP/e")"
-    for c in cav chan out2 hot out3; do
+    # and a 3D cavity with a lid moving along x and z, more than one block along x and y and several
+    # chunks of planes of the fused momentum kernel (32 x 8 points a block)
+    sed -e 's/^n = .*/n = 40 12 35/' -e 's/^length = .*/length = 1.2 1 1/' -e 's/^path = .*/path = cav3/' -e 's/^\[cfd\]/[cfd]\nndim = 3/' \
+        -e 's/^t_end = .*/t_end = 0.05/' -e 's/^every_time = .*/every_time = 0.025/' -e 's/^wall_velocity_yhi = .*/wall_velocity_yhi = 1 0 0.4/' cav.ini >cav3.ini
+    "$HS_BIN" run cav3.ini --quiet >/dev/null 2>"$CAP/e" || bad "cav3: $(cat "$CAP/e")"
+    for c in cav chan out2 hot out3 cav3; do
         "$HS_BIN" run $c.ini --quiet run.device=cpu output.path=${c}_cpu >/dev/null 2>&1
         vars="u v"; grep -q "ndim = 3" $c.ini && vars="u v w"
         for v in $vars; do
