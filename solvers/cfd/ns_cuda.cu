@@ -86,11 +86,11 @@ int launch_comp(cudaStream_t st, const hs_ns_launch *L, dim3 grid, dim3 block)
 // halo of the stencil's reach included, are all issued before the first is stored to shared
 // memory; then each thread updates each component at its points (those inside that component's
 // box) through the same pointwise operator as the CPU (ns_point.h's hs_ns_momentum_advance on a
-// view of the tiles).  2D: a tile of 32 x 16 points, two rows a thread.  3D: a column of 32 x 8
+// view of the tiles).  2D: a tile of 32 x 16 points, two rows a thread (HS_NS_ROWS=1 or 4 for
+// comparisons).  3D: a column of 32 x 8
 // points marches through a chunk of planes; each component's planes k - 2 .. k + 2 sit in a ring of
 // five shared planes, and plane k + 3 is read into registers while plane k is computed.
 constexpr int kTX = 32, kTY = 8, kReach = 2, kHX = kTX + 2 * kReach;
-constexpr int kRows2 = 2, kTH2 = kTY * kRows2, kHY2 = kTH2 + 2 * kReach, kN2 = kHX * kHY2;
 constexpr int kHY3 = kTY + 2 * kReach, kN3 = kHX * kHY3, kRing = 2 * kReach + 1;
 constexpr size_t kShared3 = sizeof(double) * 3 * kRing * kN3;
 
@@ -109,9 +109,11 @@ __device__ __forceinline__ void update_point(const hs_ns_launch &L, int c, const
     p.out[P] = base + L.b * ns32::hs_ns_momentum_advance(&L, c, side, V, i, j, k);
 }
 
+// ROWS: rows of points a thread (the tile is 32 x 8 ROWS points).
+template <int ROWS>
 __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d(const __grid_constant__ hs_ns_launch L)
 {
-    constexpr int PER = (kN2 + kTX * kTY - 1) / (kTX * kTY);
+    constexpr int kTH2 = kTY * ROWS, kN2 = kHX * (kTH2 + 2 * kReach), PER = (kN2 + kTX * kTY - 1) / (kTX * kTY);
     __shared__ double tile[2][kN2];
     __builtin_assume(L.ndim == 2);
     const int tid = threadIdx.y * kTX + threadIdx.x;
@@ -133,7 +135,7 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d(const __grid_const
     __syncthreads();
     const int i = i0 + (int)threadIdx.x;
 #pragma unroll 1
-    for (int row = 0; row < kRows2; row++) {
+    for (int row = 0; row < ROWS; row++) {
         const int ty = (int)threadIdx.y + row * kTY, j = j0 + ty;
         ns32::hs_ns_view V;
 #pragma unroll
@@ -219,8 +221,13 @@ int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
     static const int on = [] { const char *v = getenv("HS_NS_TILED"); return !(v && !strcmp(v, "0")); }();
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (on && L->index32 && L->ndim == 2) {
-        dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kTH2 - 1) / kTH2), 1);
-        ns_momentum_2d<<<grid, dim3(kTX, kTY, 1), 0, cu->stream>>>(*L);
+        // rows a thread: 2 unless HS_NS_ROWS says 1 or 4 (comparisons on the device)
+        static const int rows = [] { const char *v = getenv("HS_NS_ROWS"); return v && (!strcmp(v, "1") || !strcmp(v, "4")) ? atoi(v) : 2; }();
+        const int th = kTY * rows;
+        dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + th - 1) / th), 1), block(kTX, kTY, 1);
+        if (rows == 1) ns_momentum_2d<1><<<grid, block, 0, cu->stream>>>(*L);
+        else if (rows == 4) ns_momentum_2d<4><<<grid, block, 0, cu->stream>>>(*L);
+        else ns_momentum_2d<2><<<grid, block, 0, cu->stream>>>(*L);
         return HS_OK;
     }
     if (on && L->index32 && L->ndim == 3) {
