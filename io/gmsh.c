@@ -359,6 +359,8 @@ static int read_physical_names(cursor *c, hs_gmsh *m)
     int n;
     HS_CHECK(read_int(c, "the number of physical names", &n));
     if (n < 0) return fail(c, c->line, "negative number of physical names");
+    if ((size_t)n > (c->len - c->pos) / 6 + 1)
+        return fail(c, c->line, "%d physical names are announced but the rest of the file cannot hold them", n);
     m->groups = realloc(m->groups, (size_t)(m->ngroups + n + 1) * sizeof *m->groups);
     if (!m->groups) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     for (int i = 0; i < n; i++) {
@@ -470,6 +472,10 @@ static int read_entities(cursor *c, builder *b)
 static int reserve_nodes(cursor *c, hs_gmsh *m, long long n)
 {
     if (n < 0 || n > (1LL << 40)) return fail(c, c->line, "bad number of nodes %lld", n);
+    /* every node takes a few bytes at least (a tag and three numbers): a count beyond what the rest of
+     * the file can hold is a damaged count, not a request for memory */
+    if ((unsigned long long)n > (c->len - c->pos) / 4 + 1)
+        return fail(c, c->line, "%lld nodes are announced but the rest of the file (%zu bytes) cannot hold them", n, c->len - c->pos);
     m->node_tag = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
     m->xyz = malloc((size_t)(n ? n : 1) * 3 * sizeof(double));
     if (!m->node_tag || !m->xyz) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for %lld nodes", n);
@@ -753,6 +759,10 @@ static int parse(cursor *c, builder *b)
             if (have_elements) return fail(c, line, "a second $Elements section");
             HS_CHECK(m->version > 4 ? read_elements41(c, b) : read_elements22(c, b));
             have_elements = 1;
+        } else if (!strcmp(name, "PartitionedEntities")) {
+            /* the elements would name partition entities, whose physical groups this reader does not follow */
+            return fail(c, line, "a partitioned mesh ($PartitionedEntities): hpcsim partitions the mesh itself; save it "
+                                 "without partitions (no -part, or Mesh.SaveAll off)");
         } else if (!strncmp(name, "End", 3)) {
             return fail(c, line, "$%s without its section", name);
         } else {

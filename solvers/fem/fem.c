@@ -92,19 +92,21 @@ typedef struct fem {
 
 /* ------------------------------------------------------------------ configuration */
 
-/* Space-separated names into an array (malloc'd copies); returns the count. */
+/* Names separated by blanks or commas into an array, at most max of them; returns how many the
+ * string holds (more than max: the caller refuses the list). */
 static int split_names(const char *s, char names[][128], int max)
 {
     int n = 0;
-    while (*s && n < max) {
+    while (*s) {
         while (*s == ' ' || *s == ',' || *s == '\t') s++;
         if (!*s) break;
         int k = 0;
         while (*s && *s != ' ' && *s != ',' && *s != '\t') {
-            if (k < 127) names[n][k++] = *s;
+            if (n < max && k < 127) names[n][k++] = *s;
             s++;
         }
-        names[n++][k] = 0;
+        if (n < max) names[n][k] = 0;
+        n++;
     }
     return n;
 }
@@ -181,6 +183,7 @@ static int config_regions(fem *f, const hs_params *p)
     const hs_fem_mesh *m = f->mesh;
     char names[FEM_MAX_GROUPS][128];
     int n = split_names(hs_params_string(p, "fem.regions"), names, FEM_MAX_GROUPS);
+    if (n > FEM_MAX_GROUPS) return hs_params_error(p, "fem.regions", "names %d groups: %d at most", n, FEM_MAX_GROUPS);
     int count = n ? n : 1;
     double k[FEM_MAX_GROUPS], rc[FEM_MAX_GROUPS], src[FEM_MAX_GROUPS], E[FEM_MAX_GROUPS], nu[FEM_MAX_GROUPS], bf[3] = {0, 0, 0};
     HS_CHECK(per_group(p, "fem.conductivity", count, 1, k));
@@ -193,19 +196,28 @@ static int config_regions(fem *f, const hs_params *p)
         return hs_params_error(p, "fem.body_force", "needs %d components for this %d-D mesh", m->dim, m->dim);
     if (nbf == 1) bf[0] = 0;
     /* the tags of the cells' groups */
-    int tags[FEM_MAX_GROUPS], ntags = 0;
+    int *tags = malloc((size_t)(m->ncells ? m->ncells : 1) * sizeof(int)), ntags = 0;
+    if (!tags) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     for (int64_t c = 0; c < m->ncells; c++) {
         int seen = 0;
         for (int i = 0; i < ntags && !seen; i++) seen = tags[i] == m->region[c];
-        if (!seen && ntags < FEM_MAX_GROUPS) tags[ntags++] = m->region[c];
+        if (!seen) tags[ntags++] = m->region[c];
     }
     f->regions = calloc((size_t)(ntags + 1), sizeof *f->regions);
-    if (!f->regions) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (!f->regions) {
+        free(tags);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
     int named[FEM_MAX_GROUPS];
-    for (int i = 0; i < n; i++) {
-        HS_CHECK(find_group(p, m, "fem.regions", m->dim, names[i], &named[i]));
-        for (int j = 0; j < i; j++)
-            if (named[j] == named[i]) return hs_params_error(p, "fem.regions", "names '%s' twice", names[i]);
+    int err = HS_OK;
+    for (int i = 0; i < n && err == HS_OK; i++) {
+        err = find_group(p, m, "fem.regions", m->dim, names[i], &named[i]);
+        for (int j = 0; j < i && err == HS_OK; j++)
+            if (named[j] == named[i]) err = hs_params_error(p, "fem.regions", "names '%s' twice", names[i]);
+    }
+    if (err != HS_OK) {
+        free(tags);
+        return err;
     }
     for (int t = 0; t < ntags; t++) {
         int idx = 0;
@@ -217,8 +229,10 @@ static int config_regions(fem *f, const hs_params *p)
                 const char *gname = "(no physical group)";
                 for (int g = 0; g < m->ngroups; g++)
                     if (m->groups[g].dim == m->dim && m->groups[g].tag == tags[t]) gname = m->groups[g].name;
-                return hs_params_error(p, "fem.regions", "the cells of physical group %s (tag %d) have no coefficients: name it here",
-                                       gname, tags[t]);
+                err = hs_params_error(p, "fem.regions", "the cells of physical group %s (tag %d) have no coefficients: name it here",
+                                     gname, tags[t]);
+                free(tags);
+                return err;
             }
         }
         hs_fem_region *r = &f->regions[t];
@@ -231,6 +245,7 @@ static int config_regions(fem *f, const hs_params *p)
         }
     }
     f->nregions = ntags;
+    free(tags);
     return HS_OK;
 }
 
@@ -241,7 +256,10 @@ static int config_bcs(fem *f, const hs_params *p)
     static const char *keys[3] = {"fem.dirichlet", "fem.neumann", "fem.robin"};
     char names[3][FEM_MAX_GROUPS][128];
     int n[3];
-    for (int k = 0; k < 3; k++) n[k] = split_names(hs_params_string(p, keys[k]), names[k], FEM_MAX_GROUPS);
+    for (int k = 0; k < 3; k++) {
+        n[k] = split_names(hs_params_string(p, keys[k]), names[k], FEM_MAX_GROUPS);
+        if (n[k] > FEM_MAX_GROUPS) return hs_params_error(p, keys[k], "names %d groups: %d at most", n[k], FEM_MAX_GROUPS);
+    }
     if (elastic && n[2]) return hs_params_error(p, "fem.robin", "is for poisson and heat, not elasticity");
     f->bcs = calloc((size_t)(n[0] + n[1] + n[2] + 1), sizeof *f->bcs);
     if (!f->bcs) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -255,6 +273,12 @@ static int config_bcs(fem *f, const hs_params *p)
         for (int i = 0; i < n[k]; i++) {
             int tag = 0;
             HS_CHECK(find_group(p, m, keys[k], m->dim - 1, names[k][i], &tag));
+            int64_t used = 0;
+            for (int64_t e = 0; e < m->nfacets && !used; e++) used = m->facet_group[e] == tag;
+            if (!used)
+                return hs_params_error(p, keys[k], "physical group '%s' has no %s in the mesh %s (its elements were not saved with "
+                                                   "their physical tags?)",
+                                       names[k][i], m->dim == 2 ? "lines" : "triangles", hs_params_input_path(p, "fem.mesh"));
             for (int j = 0; j < f->nbcs; j++)
                 if (f->bcs[j].tag == tag)
                     return hs_params_error(p, keys[k], "boundary group '%s' already has a condition", names[k][i]);

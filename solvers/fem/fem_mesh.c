@@ -63,21 +63,30 @@ const hs_gmsh_group *hs_fem_mesh_group(const hs_fem_mesh *m, int dim, const char
 static int orient(hs_fem_mesh *m, const hs_gmsh *g, const int *line)
 {
     int nv = m->dim + 1;
-    /* a scale for "degenerate": the bounding box */
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int64_t i = 0; i < m->nverts; i++)
-        for (int d = 0; d < 3; d++) lo[d] = fmin(lo[d], m->x[3 * i + d]), hi[d] = fmax(hi[d], m->x[3 * i + d]);
-    double h = 0;
-    for (int d = 0; d < m->dim; d++) h = fmax(h, hi[d] - lo[d]);
-    double tiny = 1e-14 * pow(h, m->dim);
     for (int64_t c = 0; c < m->ncells; c++) {
         int64_t *v = m->cell + (int64_t)nv * c;
         double s = simplex_measure(m->dim, m->x, v);
         const char *path = g ? g->path : "mesh";
         int ln = line ? line[c] : 0;
-        if (fabs(s) <= tiny || !isfinite(s))
-            return hs_input_error(path, ln, NULL, "%s %lld is degenerate (%s %.3e)", m->dim == 2 ? "triangle" : "tetrahedron",
-                                  (long long)c + 1, m->dim == 2 ? "area" : "volume", s);
+        /* "degenerate" relative to the cell's own size, so that the small well-shaped cells of a graded
+         * mesh pass (a bound on the whole mesh's box refused them): a regular cell's measure is 0.43
+         * (triangle) or 0.12 (tetrahedron) times its longest edge to the power dim */
+        double lmax = 0;
+        for (int a = 0; a < nv; a++)
+            for (int b = a + 1; b < nv; b++) {
+                double l2 = 0;
+                for (int d = 0; d < m->dim; d++) {
+                    double e = m->x[3 * v[a] + d] - m->x[3 * v[b] + d];
+                    l2 += e * e;
+                }
+                lmax = fmax(lmax, sqrt(l2));
+            }
+        if (!isfinite(s) || !isfinite(lmax))
+            return hs_input_error(path, ln, NULL, "%s %lld: the %s of its vertices is not a finite number (coordinates too large?)",
+                                  m->dim == 2 ? "triangle" : "tetrahedron", (long long)c + 1, m->dim == 2 ? "area" : "volume");
+        if (fabs(s) <= 1e-12 * pow(lmax, m->dim))
+            return hs_input_error(path, ln, NULL, "%s %lld is degenerate (%s %.3e, longest edge %.3e)", m->dim == 2 ? "triangle" : "tetrahedron",
+                                  (long long)c + 1, m->dim == 2 ? "area" : "volume", s, lmax);
         if (s < 0 && m->dim == 3)
             return hs_input_error(path, ln, NULL, "tetrahedron %lld is inverted (volume %.6e < 0: its nodes are in the wrong "
                                                   "order)", (long long)c + 1, s);
@@ -87,6 +96,58 @@ static int orient(hs_fem_mesh *m, const hs_gmsh *g, const int *line)
             v[2] = t;
         }
     }
+    return HS_OK;
+}
+
+/* A cell's sorted vertices (the unused fourth one -1 for triangles) and its index. */
+typedef struct {
+    int64_t v[4], cell;
+} cell_key;
+
+static int cmp_cell_key(const void *a, const void *b)
+{
+    const cell_key *x = a, *y = b;
+    for (int k = 0; k < 4; k++)
+        if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
+    return (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+/* MSH 2.2 writes an element once for each physical group it belongs to (4.1 names the entity
+ * once): keep the first copy (its region the first group, as for 4.1), drop the repeats, which
+ * would otherwise be assembled twice. */
+static int drop_repeated_cells(hs_fem_mesh *m, int *line)
+{
+    const int nv = m->dim + 1;
+    const int64_t n = m->ncells;
+    cell_key *key = malloc((size_t)(n ? n : 1) * sizeof *key);
+    char *drop = calloc((size_t)(n ? n : 1), 1);
+    if (!key || !drop) {
+        free(key), free(drop);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    for (int64_t c = 0; c < n; c++) {
+        cell_key *k = &key[c];
+        k->v[3] = -1;
+        for (int i = 0; i < nv; i++) k->v[i] = m->cell[c * nv + i];
+        for (int i = 1; i < nv; i++)
+            for (int j = i; j > 0 && k->v[j - 1] > k->v[j]; j--) {
+                int64_t t = k->v[j];
+                k->v[j] = k->v[j - 1], k->v[j - 1] = t;
+            }
+        k->cell = c;
+    }
+    qsort(key, (size_t)n, sizeof *key, cmp_cell_key);
+    for (int64_t i = 1; i < n; i++)
+        if (!memcmp(key[i].v, key[i - 1].v, sizeof key[i].v)) drop[key[i].cell] = 1;
+    int64_t o = 0;
+    for (int64_t c = 0; c < n; c++) {
+        if (drop[c]) continue;
+        memmove(m->cell + o * nv, m->cell + c * nv, (size_t)nv * sizeof(int64_t));
+        m->region[o] = m->region[c];
+        line[o++] = line[c];
+    }
+    m->ncells = o;
+    free(key), free(drop);
     return HS_OK;
 }
 
@@ -106,13 +167,14 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     }
     int64_t *vid = xmalloc((size_t)g->nnodes * sizeof(int64_t));
     int *line = xmalloc((size_t)nc * sizeof(int));
+    int *fline = xmalloc((size_t)nf * sizeof(int));
     m->cell = xmalloc((size_t)nc * (dim + 1) * sizeof(int64_t));
     m->region = xmalloc((size_t)nc * sizeof(int));
     m->facet = xmalloc((size_t)nf * dim * sizeof(int64_t));
     m->facet_group = xmalloc((size_t)nf * sizeof(int));
     m->groups = xmalloc((size_t)g->ngroups * sizeof(hs_gmsh_group));
     int rc = HS_OK;
-    if (!vid || !line || !m->cell || !m->region || !m->facet || !m->facet_group || !m->groups)
+    if (!vid || !line || !fline || !m->cell || !m->region || !m->facet || !m->facet_group || !m->groups)
         rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh");
     if (rc == HS_OK) {
         for (int64_t i = 0; i < g->nnodes; i++) vid[i] = -1;
@@ -141,10 +203,12 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
                                             dim == 2 ? "line" : "triangle", dim == 2 ? "triangle" : "tetrahedron");
                     m->facet[m->nfacets * dim + k] = v;
                 }
+                fline[m->nfacets] = g->line[e];
                 m->facet_group[m->nfacets++] = g->phys[e];
             }
         }
     }
+    if (rc == HS_OK) rc = drop_repeated_cells(m, line);
     if (rc == HS_OK && dim == 2) {
         /* a planar mesh: all z equal */
         for (int64_t i = 1; i < m->nverts && rc == HS_OK; i++)
@@ -158,8 +222,29 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
         m->ngroups = g->ngroups;
         rc = orient(m, g, line);
     }
+    if (rc == HS_OK) rc = hs_fem_mesh_edges(m);
+    for (int64_t f = 0; f < m->nfacets && rc == HS_OK; f++) {
+        /* every vertex pair of the facet an edge, and one cell holding all its vertices */
+        const int64_t *v = m->facet + f * dim;
+        int ok = 1;
+        for (int a = 0; a < dim && ok; a++)
+            for (int b = a + 1; b < dim && ok; b++) ok = v[a] != v[b] && hs_fem_mesh_find_edge(m, v[a], v[b]) >= 0;
+        if (ok && dim == 3) {
+            ok = 0;
+            for (int64_t p = m->v2c_ptr[v[0]]; p < m->v2c_ptr[v[0] + 1] && !ok; p++) {
+                const int64_t *cv = m->cell + 4 * m->v2c[p];
+                int hit = 0;
+                for (int k = 0; k < 4; k++) hit += cv[k] == v[1] || cv[k] == v[2];
+                ok = hit == 2;
+            }
+        }
+        if (!ok)
+            rc = hs_input_error(g->path, fline[f], NULL, "this boundary %s is not a %s of any %s", dim == 2 ? "line" : "triangle",
+                                dim == 2 ? "side" : "face", dim == 2 ? "triangle" : "tetrahedron");
+    }
     free(vid);
     free(line);
+    free(fline);
     if (rc != HS_OK) {
         hs_fem_mesh_free(m);
         return rc;

@@ -141,12 +141,62 @@ printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 1 "face"\n3 2
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = face\n[output]\npath = never\n' > bad.ini
 expect "inverted tetrahedron" "bad.msh:19: tetrahedron 1 is inverted"
 
+# a boundary group without elements, a boundary line that is no side of a triangle, more groups
+# than a list takes, a node count the file cannot hold (it failed with exit 1, out of memory)
+mesh22 | sed -e 's/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n1 7 "hole"/' > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left hole\n[output]\npath = never\n' > bad.ini
+expect "empty boundary group" "bad.ini:5: fem.dirichlet: physical group 'hole' has no lines in the mesh"
+mesh22 | sed -e 's/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n1 5 "cut"/' -e '18s/^4$/5/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 1 2 5 5 2 4/' > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left cut\n[output]\npath = never\n' > bad.ini
+expect "facet not a side" "bad.msh:24: this boundary line is not a side of any triangle"
+mesh22 > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = %s\n[output]\npath = never\n' "$(for i in $(seq 65); do printf 'left '; done)" > bad.ini
+expect "65 groups" "bad.ini:5: fem.dirichlet: names 65 groups: 64 at most"
+mesh22 | sed '11s/^4$/100000000000/' > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+expect "huge node count" "bad.msh:11: 100000000000 nodes are announced but the rest of the file"
+
+# MSH 2.2 repeats an element for each physical group it is in: assembled once (it was twice: with a
+# flux on the right and u = 0 on the left the linear solution u = x came out as x / 2)
+mesh22 | sed -e 's/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "all"/' -e '18s/^4$/6/' \
+    -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 2 2 11 1 1 2 3\n6 2 2 11 1 1 3 4/' > twice.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = twice.msh\ndirichlet = left\nneumann = right\nneumann_value = 2\nconductivity = 2\n[output]\nformat = none\n' > twice.ini
+if "$HS_BIN" run twice.ini >"$CAP/o" 2>&1; then
+    umax=$(grep -o 'u range \[[^]]*\]' "$CAP/o" | sed 's/.*, *//; s/\]//')
+    awk -v u="$umax" 'BEGIN { exit !(u > 1 - 1e-10 && u < 1 + 1e-10) }' && ok "an element in two physical groups (MSH 2.2) is assembled once: max u = $umax (exact 1)" ||
+        bad "element in two groups: max u = $umax, not 1"
+else bad "element in two groups: $(tail -2 "$CAP/o")"; fi
+
+# a well-shaped triangle 1e-7 across in a unit square (graded meshes have them: "degenerate" was a
+# bound on the whole mesh's box), and 70 triangles of 70 physical groups without fem.regions (one
+# set of coefficients for all; the 65th group's cells were refused): both give u = x exactly
+{ printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n1 1 "left"\n1 2 "right"\n2 10 "domain"\n$EndPhysicalNames\n'
+  printf '$Nodes\n6\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n5 1e-7 0 0\n6 0 1e-7 0\n$EndNodes\n'
+  printf '$Elements\n7\n1 1 2 1 1 4 6\n2 1 2 1 1 6 1\n3 1 2 2 2 2 3\n4 2 2 10 1 1 5 6\n5 2 2 10 1 5 2 3\n6 2 2 10 1 5 3 6\n7 2 2 10 1 6 3 4\n$EndElements\n'
+} > graded.msh
+awk 'BEGIN { n = 35; printf "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n1 1 \"left\"\n1 2 \"right\"\n$EndPhysicalNames\n$Nodes\n%d\n", 2 * (n + 1)
+    for (i = 0; i <= n; i++) printf "%d %g 0 0\n%d %g 1 0\n", 2 * i + 1, i / n, 2 * i + 2, i / n
+    printf "$EndNodes\n$Elements\n%d\n1 1 2 1 1 1 2\n2 1 2 2 2 %d %d\n", 2 * n + 2, 2 * n + 1, 2 * n + 2
+    for (i = 0; i < n; i++) printf "%d 2 2 %d 1 %d %d %d\n%d 2 2 %d 1 %d %d %d\n", 2 * i + 3, 100 + 2 * i, 2 * i + 1, 2 * i + 3, 2 * i + 4,
+        2 * i + 4, 101 + 2 * i, 2 * i + 1, 2 * i + 4, 2 * i + 2
+    printf "$EndElements\n" }' > tags70.msh
+for m in graded tags70; do
+    printf '[run]\nsolver = fem\n[fem]\nmesh = %s.msh\ndirichlet = left right\ndirichlet_value = 0 1\n[output]\nformat = none\n' $m > $m.ini
+    if "$HS_BIN" check $m.ini >/dev/null 2>&1 && "$HS_BIN" run $m.ini >"$CAP/o" 2>&1 && grep -q 'u range \[0.000000e+00, 1.000000e+00\]' "$CAP/o"; then
+        ok "$m.msh: check and run accept it, $(grep -o 'u range [^ ]* [^ ]*' "$CAP/o")"
+    else bad "$m.msh: $(tail -2 "$CAP/o")"; fi
+done
+
 # 6. a binary 4.1 mesh made here by Gmsh reads like the shipped ASCII 2.2 one
 if command -v gmsh >/dev/null; then
     gmsh -2 -format msh41 -bin meshes/square.geo -o sqb.msh >/dev/null 2>&1
     a=$("$HS_BIN" run sq.ini fem.refine=0 output.format=none 2>&1 | grep -o 'u range.*')
     b=$("$HS_BIN" run sq.ini fem.refine=0 fem.mesh=sqb.msh output.format=none 2>&1 | grep -o 'u range.*')
     [ -n "$a" ] && [ "$a" = "$b" ] && ok "gmsh -format msh41 -bin: the same answer as the shipped 2.2 ASCII mesh ($a)" || bad "binary 4.1: '$b' vs '$a'"
+    # a partitioned mesh's elements name partition entities: refused, not read without its groups
+    gmsh -2 -format msh41 -part 2 meshes/square.geo -o bad.msh >/dev/null 2>&1
+    printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+    expect "partitioned mesh" "a partitioned mesh (\$PartitionedEntities)"
 else
     echo "skipped: gmsh is not installed (binary mesh made here)"
 fi
