@@ -334,7 +334,7 @@ static int read_format(cursor *c, hs_gmsh *m)
     HS_CHECK(read_double(c, "the version", &v));
     int line = c->line; /* the version's line */
     if (fabs(v - 2.2) > 1e-9 && fabs(v - 4.1) > 1e-9)
-        return fail(c, line, "MSH format version %g is not supported (2.2 and 4.1 are read; save with "
+        return fail(c, line, "MSH format version %.10g is not supported (2.2 and 4.1 are read; save with "
                              "`gmsh -format msh22` or `msh41`)",
                     v);
     HS_CHECK(read_int(c, "the file type", &ft));

@@ -1,4 +1,5 @@
 /* The fem solver: P1/P2 finite elements on Gmsh meshes for Poisson, transient heat and linear elasticity, AMG-preconditioned CG. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,11 @@ static int read_mesh(fem *f, const hs_params *p)
     if (!hs_params_string(p, "fem.mesh")[0])
         return hs_params_error(p, "fem.mesh", "is required: the Gmsh mesh file (.msh) to solve on");
     const char *path = hs_params_input_path(p, "fem.mesh");
+    /* a file that cannot be opened is the parameter's fault: say where it was given */
+    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, "fem.mesh", "'%s' is not a regular file (a directory?)", path);
+    FILE *probe = fopen(path, "rb");
+    if (!probe) return hs_params_error(p, "fem.mesh", "cannot open the mesh file '%s': %s", path, strerror(errno));
+    fclose(probe);
     HS_CHECK(hs_fem_mesh_read(path, &f->mesh));
     /* the refined mesh alone (vertices of each cell, its edges, its region: a lower bound of the
      * run's memory) must fit: refine = 8 of a 360-cell cube asked for 6e9 tetrahedra and failed

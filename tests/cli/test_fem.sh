@@ -152,6 +152,8 @@ expect "facet not a side" "bad.msh:24: this boundary line is not a side of any t
 mesh22 > bad.msh
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = %s\n[output]\npath = never\n' "$(for i in $(seq 65); do printf 'left '; done)" > bad.ini
 expect "65 groups" "bad.ini:5: fem.dirichlet: names 65 groups: 64 at most"
+printf '[run]\nsolver = fem\n[fem]\nmesh = nope.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+expect "missing mesh file" "bad.ini:4: fem.mesh: cannot open the mesh file 'nope.msh'"
 mesh22 | sed '11s/^4$/100000000000/' > bad.msh
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 expect "huge node count" "bad.msh:11: 100000000000 nodes are announced but the rest of the file"
