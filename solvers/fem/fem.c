@@ -744,10 +744,10 @@ static int finish(void *state)
     if (f->ctx->rank != 0) return HS_OK;
     char buf[512] = "";
     if (f->precond == FEM_PC_AMG) hs_amg_describe(&f->P, buf, sizeof buf);
-    printf("fem: %s, P%d, %lld cells, %lld unknowns on %d rank%s (%s partition), %lld matrix entries on rank 0\n",
+    printf("fem: %s, P%d, %lld cells, %lld unknowns on %d rank%s (%s), %lld matrix entries on rank 0\n",
            f->problem == FEM_ELASTICITY ? "elasticity" : f->problem == FEM_HEAT ? "heat" : "poisson", f->order,
            (long long)f->mesh->ncells, (long long)s->n_global, f->ctx->size, f->ctx->size > 1 ? "s" : "",
-           f->part_used == HS_FEM_PART_METIS ? "METIS" : "RCB", (long long)s->nnz);
+           f->ctx->size == 1 ? "not split" : f->part_used == HS_FEM_PART_METIS ? "METIS partition" : "RCB partition", (long long)s->nnz);
     printf("fem: %lld CG solve%s, %lld iterations (%.1f per solve) with %s preconditioning; assembly %.3f s, preconditioner setup %.3f "
            "s, solves %.3f s\n",
            (long long)f->solves, f->solves == 1 ? "" : "s", (long long)f->iterations, f->solves ? (double)f->iterations / f->solves : 0.0,
