@@ -153,11 +153,13 @@ int hs_seis_elastic_sources(hs_seis *s)
     const int nd = c->ndim, z = nd - 1;
     double amp = c->wavelet.amplitude;
     if (c->source_type == HS_SEIS_SRC_FORCE) {
-        /* rho dv/dt = div s + F s(t) dir delta: v_d += (dt / rho) F_d s(t_n) delta */
+        /* rho dv/dt = div s + F s(t) dir delta: v_d += (dt / rho) F_d s(t_n) delta.  With a free
+         * surface the points on it (the components along it) are the equations of half a cell (their
+         * stress imaging is a zero flux through the surface), so the force they take counts twice */
         for (int d = 0; d < nd; d++) {
             double shift[3] = {0, 0, 0};
             shift[d] = 0.5;
-            HS_CHECK(add_source(s, HS_SEIS_F_V + d, shift, c->force[d], 1, 1, 1));
+            HS_CHECK(add_source(s, HS_SEIS_F_V + d, shift, c->force[d], 1, 2, 1));
         }
         return HS_OK;
     }
@@ -172,8 +174,9 @@ int hs_seis_elastic_sources(hs_seis *s)
             double shift[3] = {0, 0, 0};
             if (d != e) shift[d] = shift[e] = 0.5;
             int odd = (d == z) || (e == z); /* imaged oddly at a free surface */
+            /* on the surface: s_zz is held at zero, the others are half-cell points (twice, as a force) */
             HS_CHECK(add_source(s, HS_SEIS_F_S + hs_seis_sym(d, e), shift, M[hs_seis_sym(t3d, t3e)], odd ? -1 : 1,
-                                d == z && e == z ? 0 : 1, -s->dt));
+                                d == z && e == z ? 0 : 2, -s->dt));
         }
     (void)amp;
     return HS_OK;
