@@ -294,6 +294,10 @@ int hs_reader_open(const char *path, hs_reader **r);
 /* Shape in file order (slowest first, as ncdump shows it); returns the rank. */
 int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank);
 int hs_reader_read(hs_reader *r, const char *name, double *out);                /* whole variable */
+/* The whole variable with the CF conventions applied: packed values unpacked (stored * scale_factor +
+ * add_offset) and the points equal to _FillValue or missing_value returned as NaN (so that a caller's
+ * check for finite values refuses them).  For fields that solvers take as input. */
+int hs_reader_read_cf(hs_reader *r, const char *name, double *out);
 int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out); /* first dim fixed */
 /* The block [start, start + count) of a variable, one start and count per dimension (file order, as
  * many as the variable has), into out (count's product, the last dimension fastest); a block outside

@@ -189,6 +189,12 @@ static const char *number_problem(int why, int is_int)
     return "is not a number";
 }
 
+const char *hs_parse_real(const char *s, double *v)
+{
+    int why = parse_real(s, v);
+    return why == NUM_OK ? NULL : number_problem(why, 0);
+}
+
 static int parse_bool(const char *s, int *v)
 {
     static const char *yes[] = {"true", "yes", "on", "1"}, *no[] = {"false", "no", "off", "0"};

@@ -113,6 +113,10 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
 /* The size in bytes of the input file at path: -1 when it cannot be read (errno says why), -2 when
  * it is not a regular file (a directory, a device: where fseek/ftell gave LONG_MAX). */
 int64_t hs_input_file_bytes(const char *path);
+/* A real number written as in parameter files (decimal, finite, no hexadecimal, the whole string):
+ * NULL when s is one (its value in *v), else what is wrong ("is not a number", "overflows a double
+ * ..."), for the readers of other input files to say it the same way. */
+const char *hs_parse_real(const char *s, double *v);
 /* The key of `section` set in the file or an override (not a default) on the earliest file line,
  * as "section.key" in name; 0 when none is set. */
 int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len);

@@ -1,6 +1,7 @@
 /* Reading NetCDF or HDF5 files back (any producer): variable shapes, whole variables, single records. */
 #include "io/output.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,30 @@ int hs_reader_read(hs_reader *r, const char *name, double *out)
 {
     if (!r || !name || !out) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read: null argument");
     return read_any(r, name, -1, out);
+}
+
+int hs_reader_read_cf(hs_reader *r, const char *name, double *out)
+{
+    if (!r || !name || !out) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read_cf: null argument");
+    int64_t shape[8] = {0};
+    int rank = 0;
+    HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
+    HS_CHECK(read_any(r, name, -1, out));
+    double scale = 1, offset = 0, fill = 0, missing = 0;
+    int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
+    HS_CHECK(hs_reader_attr_real(r, name, "scale_factor", &scale, &has_scale));
+    HS_CHECK(hs_reader_attr_real(r, name, "add_offset", &offset, &has_offset));
+    HS_CHECK(hs_reader_attr_real(r, name, "_FillValue", &fill, &has_fill));
+    HS_CHECK(hs_reader_attr_real(r, name, "missing_value", &missing, &has_missing));
+    if (!has_scale && !has_offset && !has_fill && !has_missing) return HS_OK;
+    int64_t n = 1;
+    for (int i = 0; i < rank; i++) n *= shape[i];
+    /* the missing values are compared packed, as stored (CF) */
+    for (int64_t i = 0; i < n; i++) {
+        if ((has_fill && out[i] == fill) || (has_missing && out[i] == missing)) out[i] = NAN;
+        else out[i] = out[i] * scale + offset;
+    }
+    return HS_OK;
 }
 
 int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out)

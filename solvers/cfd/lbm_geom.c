@@ -65,7 +65,7 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     }
     double *v = malloc((size_t)cells * sizeof *v);
     if (!v) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mask");
-    if (rc == HS_OK) rc = hs_reader_read(r, var, v);
+    if (rc == HS_OK) rc = hs_reader_read_cf(r, var, v);
     hs_reader_close(r);
     for (int64_t i = 0; rc == HS_OK && i < cells; i++) g->mask[i] = v[i] != 0 && !isnan(v[i]);
     free(v);

@@ -304,7 +304,7 @@ int hs_heat_read_k(const hs_params *p, const hs_heat_config *c, const int64_t of
         hs_reader_close(r);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", c->k_file);
     }
-    int rc = hs_reader_read(r, c->k_var, all);
+    int rc = hs_reader_read_cf(r, c->k_var, all);
     hs_reader_close(r);
     if (rc != HS_OK) {
         free(all);

@@ -149,6 +149,7 @@ static int model_extents(hs_seis *s, const hs_params *p)
     const hs_seis_config *c = &s->cfg;
     const hs_decomp *d = s->d;
     double vmin = DBL_MAX, vmax = 0, kb = 0; /* kb: max rho c^2 * max nearby buoyancy */
+    double vmin_fluid = DBL_MAX;             /* elastic: the P speed of the points with vs = 0 */
     double first_bad = DBL_MAX;              /* global linear index of this rank's first bad point */
     int variable = c->model == HS_SEIS_ACOUSTIC && c->density == HS_SEIS_DENSITY_VARIABLE;
     for (int64_t k = 0; k < d->local[2]; k++)
@@ -161,8 +162,10 @@ static int model_extents(hs_seis *s, const hs_params *p)
                     first_bad = fmin(first_bad, (double)(g[0] + c->n[0] * (g[1] + c->n[1] * g[2])));
                     continue;
                 }
-                double slow = c->model == HS_SEIS_ELASTIC ? vs : vp;
-                vmin = fmin(vmin, slow);
+                /* the slowest wave: S in a solid, P where vs = 0 (a fluid region of an elastic model) */
+                if (c->model == HS_SEIS_ELASTIC && vs > 0) vmin = fmin(vmin, vs);
+                else if (c->model == HS_SEIS_ELASTIC) vmin_fluid = fmin(vmin_fluid, vp);
+                else vmin = fmin(vmin, vp);
                 vmax = fmax(vmax, vp);
                 if (variable) { /* Gershgorin: rho c^2 times the largest buoyancy the stencil reaches */
                     double bmax = 1 / rho;
@@ -177,13 +180,14 @@ static int model_extents(hs_seis *s, const hs_params *p)
                     kb = fmax(kb, rho * vp * vp * bmax);
                 }
             }
-    double mm[4] = {-vmin, vmax, kb, -first_bad};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, mm, 4));
+    double mm[5] = {-vmin, vmax, kb, -first_bad, -vmin_fluid};
+    HS_CHECK(hs_allreduce_max(s->ctx->comm, mm, 5));
     if (-mm[3] < DBL_MAX) {
         const int64_t at = (int64_t)(-mm[3]), g[3] = {at % c->n[0], at / c->n[0] % c->n[1], at / c->n[0] / c->n[1]};
         return bad_medium_error(s, p, g);
     }
-    s->vmin = -mm[0];
+    s->vmin = fmin(-mm[0], -mm[4]);
+    s->vmin_is_fluid = -mm[4] < -mm[0];
     s->vmax = mm[1];
     s->kb_max = mm[2];
     /* an inversion may raise vp: its time step and CPML allow half again the start's largest */
@@ -239,7 +243,7 @@ static int check_wavelength(hs_seis *s, const hs_params *p)
     for (int d = 0; d < c->ndim; d++) hmax = fmax(hmax, c->h[d]);
     double fmax = hs_wavelet_fmax(&c->wavelet), ppw = s->vmin / (fmax * hmax), need = ppw_needed(s, staggered_scheme(c));
     s->ppw = ppw;
-    const char *wave = c->model == HS_SEIS_ELASTIC ? "S" : "P";
+    const char *wave = c->model == HS_SEIS_ELASTIC && !s->vmin_is_fluid ? "S" : s->vmin_is_fluid ? "P (where vs = 0)" : "P";
     if (ppw < 2)
         return hs_params_error(p, "seismic.f0",
                                "%.3g points per minimum wavelength (%s speed %g m/s, highest frequency %.4g Hz, spacing %g m): "

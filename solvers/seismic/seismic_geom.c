@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/params.h"
 #include "kernels/error.h"
 #include "kernels/memory.h"
 #include "solvers/seismic/seismic_state.h"
@@ -55,6 +56,37 @@ static int64_t count_lines(FILE *f)
     return n;
 }
 
+/* Receiver q's name and file line, for finding names used twice. */
+typedef struct {
+    const char *name;
+    int64_t line;
+} named_line;
+
+static int cmp_named_line(const void *a, const void *b)
+{
+    const named_line *x = a, *y = b;
+    int k = strcmp(x->name, y->name);
+    return k ? k : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Two receivers of the file with one name (given, or R and the number of an unnamed one): the
+ * seismogram files could not tell them apart. */
+static int check_names(const hs_params *p, const hs_seis_config *c, const hs_seis_receivers *r, const int64_t *line)
+{
+    named_line *v = malloc((size_t)(r->n ? r->n : 1) * sizeof *v);
+    if (!v) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    for (int64_t q = 0; q < r->n; q++) v[q].name = r->names[q], v[q].line = line[q];
+    qsort(v, (size_t)r->n, sizeof *v, cmp_named_line);
+    int rc = HS_OK;
+    for (int64_t q = 1; q < r->n && rc == HS_OK; q++)
+        if (!strcmp(v[q].name, v[q - 1].name))
+            rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: receiver name '%s' is used twice (line %lld%s)", c->rec_file,
+                                 (long long)v[q].line, v[q].name, (long long)v[q - 1].line,
+                                 v[q].name[0] == 'R' ? "; a receiver without a name is called R and its number, R00001 for the first" : "");
+    free(v);
+    return rc;
+}
+
 static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_seis_receivers *r)
 {
     if (hs_input_file_bytes(c->rec_file) == -2)
@@ -63,9 +95,13 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
     if (!f) return hs_params_error(p, "seismic.receiver_file", "cannot open receiver file '%s'", c->rec_file);
     int64_t cap = count_lines(f);
     int rc = alloc_receivers(r, cap, c->ndim);
-    char line[4096];
+    int64_t *at_line = malloc((size_t)(cap ? cap : 1) * sizeof *at_line);
+    if (rc == HS_OK && !at_line) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    char *line = NULL;
+    size_t len = 0;
     int64_t lineno = 0;
-    while (rc == HS_OK && fgets(line, sizeof line, f)) {
+    /* whole lines whatever their length (a long comment is one line) */
+    while (rc == HS_OK && getline(&line, &len, f) >= 0) {
         lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
@@ -75,33 +111,31 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
         if (nt == 0) continue;
         int named = nt == c->ndim + 1;
         if (nt != c->ndim && !named) {
-            rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: expected '[name] %s' (%d coordinates), got %d fields",
-                                 c->rec_file, (long long)lineno, c->ndim == 2 ? "x z" : "x y z", c->ndim, nt);
+            rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: expected '[name] %s' (%d coordinates), got %d%s fields",
+                                 c->rec_file, (long long)lineno, c->ndim == 2 ? "x z" : "x y z", c->ndim, nt, nt == 8 ? " or more" : "");
             break;
         }
         double x[3];
         for (int d = 0; d < c->ndim; d++) {
-            char *end;
-            x[d] = strtod(tok[named + d], &end);
-            if (*end || !isfinite(x[d])) {
-                rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: '%s' is not a coordinate", c->rec_file,
-                                     (long long)lineno, tok[named + d]);
+            const char *why = hs_parse_real(tok[named + d], &x[d]);
+            if (why) {
+                rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: coordinate '%s' %s", c->rec_file, (long long)lineno,
+                                     tok[named + d], why);
                 break;
             }
         }
-        if (rc == HS_OK && named)
-            for (int64_t q = 0; q < r->n; q++)
-                if (!strcmp(r->names[q], tok[0])) {
-                    rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: receiver name '%s' is used twice", c->rec_file,
-                                         (long long)lineno, tok[0]);
-                    break;
-                }
-        if (rc == HS_OK) rc = add_receiver(r, cap, named ? tok[0] : NULL, x, c->ndim);
+        if (rc == HS_OK) {
+            at_line[r->n] = lineno;
+            rc = add_receiver(r, cap, named ? tok[0] : NULL, x, c->ndim);
+        }
     }
+    free(line);
     fclose(f);
     if (rc == HS_OK && r->n == 0) rc = hs_params_error(p, "seismic.receiver_file", "'%s' lists no receivers", c->rec_file);
     if (rc == HS_OK && r->n > 65535)
         rc = hs_params_error(p, "seismic.receiver_file", "'%s' lists %lld receivers; at most 65535", c->rec_file, (long long)r->n);
+    if (rc == HS_OK) rc = check_names(p, c, r, at_line);
+    free(at_line);
     return rc;
 }
 

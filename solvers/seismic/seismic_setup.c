@@ -344,7 +344,7 @@ static int read_var(const hs_params *p, const hs_seis_config *c, hs_reader *r, c
                                c->model_file, got, want);
     }
     *found = 1;
-    return hs_reader_read(r, var, out);
+    return hs_reader_read_cf(r, var, out);
 }
 
 static int check_values(const hs_params *p, const char *key, const char *what, const hs_seis_config *c, const double *v,
@@ -354,7 +354,8 @@ static int check_values(const hs_params *p, const char *key, const char *what, c
         if (!isfinite(v[i]) || !(v[i] > 0 || (zero_ok && v[i] == 0))) {
             int64_t ix = i % c->n[0], iy = (i / c->n[0]) % c->n[1], iz = i / (c->n[0] * c->n[1]);
             return hs_params_error(p, key, "%s %g at grid point (%lld, %lld, %lld) is not %s", what, v[i], (long long)ix,
-                                   (long long)iy, (long long)iz, zero_ok ? "finite and >= 0" : "positive");
+                                   (long long)iy, (long long)iz,
+                                   !isfinite(v[i]) ? "a finite number (a fill value or missing point?)" : zero_ok ? ">= 0" : "positive");
         }
     return HS_OK;
 }

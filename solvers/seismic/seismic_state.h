@@ -71,6 +71,7 @@ typedef struct hs_seis {
     double pml_d0[3];              /* CPML damping scale per dimension */
     /* material */
     double vmin, vmax;             /* smallest (S, or P where no S) and largest speeds */
+    int vmin_is_fluid;             /* elastic: vmin is the P speed of a point with vs = 0 */
     double *vp_host;               /* local vp of the points this rank owns (x fastest) */
     /* sources and receivers */
     hs_seis_points src[HS_SEIS_MAX_SRC]; /* injection point sets per source component */

@@ -112,6 +112,36 @@ for za in 0 2.5; do
     else bad "free-surface reciprocity, x force at depth $za m: $(cat cmp.log)"; fi
 done
 
+# ---- receiver files: a comment longer than any buffer is one line (a 5000-character comment was
+# read in pieces, its tail taken for receivers: exit 1); a name used twice, counting the names of
+# unnamed receivers (R and their number), is refused by check as by run before any step
+{ printf 'A 300 250 # %s 310 250\n' "$(head -c 5000 /dev/zero | tr '\0' x)"; echo "B 320 250"; } > longrec.txt
+if "$HS_BIN" run shot.ini seismic.receivers=file seismic.receiver_file=longrec.txt seismic.t_end=0.01 output.format=none \
+    seismic.seismograms=longsg >"$CAP/o" 2>&1 && grep -q " 2 receivers" "$CAP/o"; then
+    ok "a receiver file with a 5000-character comment: 2 receivers"
+else bad "long comment line: $(grep -m1 -E 'error|receivers' "$CAP/o")"; fi
+printf 'R00002 300 250\n310 250\n' > duprec.txt
+for cmd in check run; do
+    "$HS_BIN" $cmd shot.ini seismic.receivers=file seismic.receiver_file=duprec.txt output.path=dupsnap seismic.seismograms=dupsg >"$CAP/o" 2>&1
+    rc=$?
+    if [ $rc = 2 ] && grep -q "duprec.txt:2: receiver name 'R00002' is used twice (line 1" "$CAP/o" && ! ls dupsnap* dupsg* >/dev/null 2>&1; then
+        ok "$cmd: an unnamed receiver's name given to another: exit 2, nothing written"
+    else bad "$cmd, duplicate receiver name: exit $rc: $(grep -m1 error "$CAP/o")"; fi
+done
+
+# ---- an elastic model file with a fluid region (vs = 0 in the top rows): the points per wavelength
+# take the slowest wave there, the fluid's P (it was refused as "0 points per minimum wavelength")
+if python3 -c "import numpy" 2>/dev/null; then
+    python3 -c "
+import numpy as np
+vp = np.full((61, 91), 2000, '<f4'); vs = np.full((61, 91), 1100, '<f4'); vp[:15] = 900; vs[:15] = 0
+vp.tofile('fl_vp.raw'); vs.tofile('fl_vs.raw')"
+    if "$HS_BIN" run shot.ini seismic.model=elastic seismic.medium=file seismic.model_file=fl_vp.raw seismic.vs_file=fl_vs.raw \
+        seismic.model_format=raw_float32 seismic.t_end=0.05 output.format=none seismic.seismograms=flsg >"$CAP/o" 2>&1 &&
+        grep -q "P (where vs = 0) speed 900" "$CAP/o"; then ok "elastic model with a fluid layer runs: $(grep -o '[0-9.]* points per minimum wavelength (P[^,]*' "$CAP/o" | head -1)"
+    else bad "elastic model with a fluid layer: $(grep -m1 -E 'error|points per' "$CAP/o")"; fi
+else echo "skip the fluid layer case: no numpy"; fi
+
 # ---- snapshots decimated in space: every 3rd point of the full-resolution snapshot
 "$HS_BIN" run shot.ini -q seismic.snapshot_stride=3 output.path=snap3 seismic.seismograms=none >/dev/null 2>&1
 cat > decim.py <<'PY'
@@ -138,6 +168,21 @@ if "$HS_BIN" run shot.ini -q output.format=none seismic.seismograms=part --resta
     ok "restart from step 150: seismograms bitwise equal to the uninterrupted run"
 else
     bad "restart: $(cat restart.log cmp.log | tail -3)"
+fi
+
+# ---- a packed NetCDF model (CF: int16 values times scale_factor plus add_offset) reads as its
+# unpacked speeds (it was read packed: 1000 m/s for 2000): the same seismograms as the constant model
+if [ $HAVE_PY = 1 ]; then
+    python3 -c "
+import netCDF4, numpy as np
+with netCDF4.Dataset('packed.nc', 'w') as f:
+    f.createDimension('z', 61); f.createDimension('x', 91)
+    v = f.createVariable('vp', 'i2', ('z', 'x')); v.set_auto_maskandscale(False)
+    v.scale_factor = 4.0; v.add_offset = 1000.0; v[:] = np.full((61, 91), 250, 'i2')"
+    "$HS_BIN" run shot.ini -q output.format=none seismic.vp=2000 seismic.seismograms=const >/dev/null 2>&1
+    if "$HS_BIN" run shot.ini -q output.format=none seismic.medium=file seismic.model_file=packed.nc seismic.seismograms=packed >"$CAP/o" 2>&1 &&
+        "$HS_BIN" compare const.$EXT packed.$EXT p 0 >cmp.log 2>&1; then ok "packed NetCDF model (int16, scale_factor, add_offset): seismograms bitwise those of vp = 2000"
+    else bad "packed NetCDF model: $(cat "$CAP/o" cmp.log | grep -m2 -E 'error|differ|values')"; fi
 fi
 
 # ---- 1 and 2 ranks: the same seismograms (receivers straddling ranks sum their parts: round-off)
