@@ -127,8 +127,10 @@ static void trace_header(const hs_segy_desc *d, int64_t r, int us, int digits, u
     memset(h, 0, 240);
     double s = pow(10, digits);
     double rx = d->rx[r], ry = d->ry ? d->ry[r] : 0, rz = d->rz[r];
-    double off = sqrt((rx - d->source[0]) * (rx - d->source[0]) + (ry - d->source[1]) * (ry - d->source[1]) +
-                      (rz - d->source[2]) * (rz - d->source[2]));
+    /* the offset of seismic processing: horizontal, and on a 2D line signed (receiver x - source x,
+     * negative behind the source); the depths have fields of their own */
+    double off = d->ry ? sqrt((rx - d->source[0]) * (rx - d->source[0]) + (ry - d->source[1]) * (ry - d->source[1]))
+                       : rx - d->source[0];
     put32(h, 1, r + 1);                                   /* trace sequence number within line */
     put32(h, 5, r + 1);                                   /* within file */
     put32(h, 9, d->shot);                                 /* original field record number */

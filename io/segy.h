@@ -20,7 +20,8 @@
  *    file (1-4, 5-8: 1..ntraces), field record `shot` (9-12), trace number in the record (13-16),
  *    energy source point `shot` (17-20), ensemble number (21-24: the trace number), trace number in
  *    the ensemble 1 (25-28), trace identification 1 = seismic data (29-30), data use 1 = production
- *    (35-36), source-receiver offset (37-40, whole metres), receiver group elevation = -depth
+ *    (35-36), source-receiver offset (37-40, whole metres: horizontal, in 2D signed receiver x -
+ *    source x), receiver group elevation = -depth
  *    (41-44), source depth below surface (49-52), scalar for those (69-70), scalar for coordinates
  *    (71-72), source x/y (73-76, 77-80), group x/y (81-84, 85-88), coordinate units 1 = length
  *    (89-90), number of samples (115-116), sample interval in microseconds (117-118), CDP x/y
