@@ -315,6 +315,10 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
 /* A numeric attribute of variable `var` (NULL: global), its first value as double (scale_factor,
  * add_offset, _FillValue); *found = 0 when there is none or it is not numeric. */
 int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found);
+/* The value that marks a missing point of variable `var`: its _FillValue attribute, or in a NetCDF
+ * file without one the library's default fill of the variable's type (what a record never written
+ * holds; not for bytes); *found = 0 when there is none. */
+int hs_reader_fill_value(hs_reader *r, const char *var, double *value, int *found);
 void hs_reader_close(hs_reader *r);
 /* The numeric variables of the file (NetCDF: all but text; HDF5: the numeric datasets of the root
  * group), in file order: *names is a malloc'd array of *count malloc'd names (free with

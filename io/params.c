@@ -5,6 +5,7 @@
 #include <libgen.h>
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -1081,6 +1082,20 @@ int hs_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;
     return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int hs_same_target(const char *a, const char *b)
+{
+    if (!a || !b) return 0;
+    if (hs_same_file(a, b)) return 1;
+    const char *ba = strrchr(a, '/'), *bb = strrchr(b, '/');
+    ba = ba ? ba + 1 : a, bb = bb ? bb + 1 : b;
+    if (strcmp(ba, bb) != 0) return 0;
+    /* the same name: in the same directory? */
+    char da[PATH_MAX], db[PATH_MAX], ra[PATH_MAX], rb[PATH_MAX];
+    snprintf(da, sizeof da, "%.*s", ba == a ? 1 : (int)(ba - a), ba == a ? "." : a);
+    snprintf(db, sizeof db, "%.*s", bb == b ? 1 : (int)(bb - b), bb == b ? "." : b);
+    return realpath(da, ra) && realpath(db, rb) && !strcmp(ra, rb);
 }
 
 int hs_params_is_param_file(const hs_params *p, const char *path) { return p->file && *p->file && hs_same_file(p->file, path); }

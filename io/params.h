@@ -124,6 +124,9 @@ int hs_params_section_set(const hs_params *p, const char *section, char *name, s
 int hs_params_declared(const char *name);
 /* 1 when paths a and b both exist and name the same file (device and inode). */
 int hs_same_file(const char *a, const char *b);
+/* 1 when paths a and b name the same file or would once written: the same existing file, or the
+ * same name in the same directory (for outputs that do not exist yet). */
+int hs_same_target(const char *a, const char *b);
 /* 1 when `path` names the parameter file p was read from (the same file, by device and inode). */
 int hs_params_is_param_file(const hs_params *p, const char *path);
 

@@ -66,6 +66,32 @@ int hs_reader_open(const char *path, hs_reader **out)
     return HS_OK;
 }
 
+int hs_reader_fill_value(hs_reader *r, const char *var, double *value, int *found)
+{
+    HS_CHECK(hs_reader_attr_real(r, var, "_FillValue", value, found));
+#if HS_HAVE_NETCDF
+    if (!*found && r->kind == RD_NETCDF && var) {
+        /* no attribute: the library's default fill of the type marks what was never written (CF);
+         * not for bytes, whose default CF says not to take as missing */
+        int v;
+        nc_type type;
+        if (nc_inq_varid(r->ncid, var, &v) != NC_NOERR || nc_inq_vartype(r->ncid, v, &type) != NC_NOERR) return HS_OK;
+        switch (type) {
+        case NC_SHORT: *value = NC_FILL_SHORT, *found = 1; break;
+        case NC_USHORT: *value = NC_FILL_USHORT, *found = 1; break;
+        case NC_INT: *value = NC_FILL_INT, *found = 1; break;
+        case NC_UINT: *value = NC_FILL_UINT, *found = 1; break;
+        case NC_INT64: *value = (double)NC_FILL_INT64, *found = 1; break;
+        case NC_UINT64: *value = (double)NC_FILL_UINT64, *found = 1; break;
+        case NC_FLOAT: *value = NC_FILL_FLOAT, *found = 1; break;
+        case NC_DOUBLE: *value = NC_FILL_DOUBLE, *found = 1; break;
+        default: break;
+        }
+    }
+#endif
+    return HS_OK;
+}
+
 void hs_reader_close(hs_reader *r)
 {
     if (!r) return;
@@ -234,7 +260,7 @@ int hs_reader_read_cf(hs_reader *r, const char *name, double *out)
     int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
     HS_CHECK(hs_reader_attr_real(r, name, "scale_factor", &scale, &has_scale));
     HS_CHECK(hs_reader_attr_real(r, name, "add_offset", &offset, &has_offset));
-    HS_CHECK(hs_reader_attr_real(r, name, "_FillValue", &fill, &has_fill));
+    HS_CHECK(hs_reader_fill_value(r, name, &fill, &has_fill));
     HS_CHECK(hs_reader_attr_real(r, name, "missing_value", &missing, &has_missing));
     if (!has_scale && !has_offset && !has_fill && !has_missing) return HS_OK;
     int64_t n = 1;

@@ -121,6 +121,8 @@ void hs_surr_data_close(hs_surr_data *d);
 int64_t hs_surr_data_windows(const hs_surr_data *d, int split);
 /* Window w of a split: its file and first frame. */
 void hs_surr_data_window(const hs_surr_data *d, int split, int64_t w, int *file, int64_t *first);
+/* 1 when coordinate arrays a and b (n values) agree to 1e-9 of a's largest magnitude. */
+int hs_surr_same_coords(const double *a, const double *b, int64_t n);
 /* Grid and coordinates, dimension names and units, time step (from the first file). */
 typedef struct hs_surr_grid {
     int ny, nx;

@@ -173,13 +173,26 @@ static int var_shape(hs_surr_data *d, hs_reader *r, const char *file, int v, int
 }
 
 
-static int same_coords(const double *a, const double *b, int64_t n)
+int hs_surr_same_coords(const double *a, const double *b, int64_t n)
 {
     double scale = 0;
     for (int64_t i = 0; i < n; i++) scale = fmax(scale, fabs(a[i]));
     for (int64_t i = 0; i < n; i++)
         if (fabs(a[i] - b[i]) > 1e-9 * scale + 1e-300) return 0;
     return 1;
+}
+
+/* A dimension whose coordinate variable is a CF time: units "... since ...", axis T or standard_name time. */
+static int is_time_dim(hs_reader *r, const char *dim)
+{
+    if (!hs_reader_has_var(r, dim)) return 0;
+    char buf[256];
+    int found = 0;
+    if (hs_reader_attr_text(r, dim, "units", buf, sizeof buf, &found) == HS_OK && found && strstr(buf, " since ")) return 1;
+    if (hs_reader_attr_text(r, dim, "axis", buf, sizeof buf, &found) == HS_OK && found && !strcmp(buf, "T")) return 1;
+    if (hs_reader_attr_text(r, dim, "standard_name", buf, sizeof buf, &found) == HS_OK && found && !strcmp(buf, "time")) return 1;
+    hs_error_clear();
+    return 0;
 }
 
 /* Dimensions, coordinates and times of file f; the first file sets the grid, the others must match it. */
@@ -192,6 +205,16 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
         int64_t t = 0, y = 0, x = 0;
         char vd[8][HS_READER_NAME_MAX];
         HS_CHECK(var_shape(d, r, file, v, &t, &y, &x, vd));
+        for (int i = 1; i < 3; i++)
+            if (is_time_dim(r, vd[i]))
+                return hs_input_error(file, 0, NULL, "variable '%s' is (%s, %s, %s): its time dimension '%s' is not the first; "
+                                      "the surrogate reads (time, y, x) fields", d->vars[v], vd[0], vd[1], vd[2], vd[i]);
+        if (v > 0)
+            for (int i = 0; i < 3; i++)
+                if (strcmp(vd[i], dims[i]) != 0)
+                    return hs_input_error(file, 0, NULL, "variable '%s' is on (%s, %s, %s), '%s' on (%s, %s, %s): the variables "
+                                          "must share one grid and time axis", d->vars[v], vd[0], vd[1], vd[2], d->vars[0],
+                                          dims[0], dims[1], dims[2]);
         if (v == 0) {
             nt = t, ny = y, nx = x;
             memcpy(dims, vd, sizeof dims);
@@ -245,7 +268,7 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
         if (ny != g->ny || nx != g->nx)
             rc = hs_input_error(file, 0, NULL, "grid of %lld x %lld points (y, x), but %s has %d x %d: every file must be "
                                 "on one grid", (long long)ny, (long long)nx, d->files[0], g->ny, g->nx);
-        else if (!same_coords(d->gy, cy, ny) || !same_coords(d->gx, cx, nx))
+        else if (!hs_surr_same_coords(d->gy, cy, ny) || !hs_surr_same_coords(d->gx, cx, nx))
             rc = hs_input_error(file, 0, NULL, "coordinates %s, %s differ from those of %s: every file must be on one grid",
                                 dims[1], dims[2], d->files[0]);
     }
@@ -283,7 +306,7 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
         int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
         rc = hs_reader_attr_real(r, d->src[v], "scale_factor", &scale, &has_scale);
         if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "add_offset", &offset, &has_offset);
-        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "_FillValue", &fill, &has_fill);
+        if (rc == HS_OK) rc = hs_reader_fill_value(r, d->src[v], &fill, &has_fill);
         if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "missing_value", &missing, &has_missing);
         for (int64_t t = 0; t < d->nframes[f] && rc == HS_OK; t++) {
             /* (time, y, x), or the level taken of (time, level, y, x) */

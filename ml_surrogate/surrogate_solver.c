@@ -265,18 +265,36 @@ static int read_config(hs_ctx *ctx, const hs_params *p, config *c)
     }
     HS_CHECK(read_files(p, c));
     /* nothing the run writes may be one of its data files: a model_path naming one replaced it */
-    static const char *const exts[] = {".nc", ".h5", ".xmf", ".json"};
-    for (int i = 0; i < c->data.nfiles; i++) {
-        if (c->mode == MODE_TRAIN && hs_same_file(c->model_path, c->data.files[i]))
+    for (int i = 0; i < c->data.nfiles; i++)
+        if (c->mode == MODE_TRAIN && hs_same_target(c->model_path, c->data.files[i]))
             return hs_params_error(p, "surrogate.model_path", "%s is a data file of surrogate.files: the trained model would replace it",
                                    c->model_path);
-        for (int e = 0; e < 4; e++) {
-            char out[4096];
-            snprintf(out, sizeof out, "%s%s", hs_params_string(p, "output.path"), exts[e]);
-            if (hs_same_file(out, c->data.files[i]))
-                return hs_params_error(p, "output.path", "the output file %s is a data file of the surrogate: the run would replace it", out);
+    /* every file output.path leads to: the history (train), the scores, .csv and _example (evaluate), _i (forecast) */
+    static const char *const exts[] = {".nc", ".h5", ".xmf", ".json", ".csv"};
+    const char *suffixes[MAX_INIT + 2];
+    char fc[MAX_INIT][16];
+    int ns = 0;
+    suffixes[ns++] = "";
+    if (c->mode == MODE_EVALUATE) suffixes[ns++] = "_example";
+    if (c->mode == MODE_FORECAST)
+        for (int i = 0; i < (c->ninit > 0 ? c->ninit : 1); i++) snprintf(fc[i], sizeof fc[i], "_%d", i), suffixes[ns++] = fc[i];
+    for (int k = 0; k < ns; k++)
+        for (int e = 0; e < 5; e++) {
+            char out[4200];
+            snprintf(out, sizeof out, "%s%s%s", hs_params_string(p, "output.path"), suffixes[k], exts[e]);
+            for (int i = 0; i < c->data.nfiles; i++)
+                if (hs_same_target(out, c->data.files[i]))
+                    return hs_params_error(p, "output.path", "the output file %s is a data file of the surrogate: the run would replace it", out);
+            int fmt = hs_params_enum(p, "output.format"), nc = fmt == HS_OUTPUT_NETCDF || (fmt == HS_OUTPUT_AUTO && HS_HAVE_NETCDF);
+            int written = !strcmp(exts[e], nc ? ".nc" : ".h5") || (!nc && !strcmp(exts[e], ".xmf")) ||
+                          (c->mode == MODE_EVALUATE && k == 0 && !strcmp(exts[e], ".csv"));
+            if (written && fmt != HS_OUTPUT_NONE && hs_same_target(out, c->model_path))
+                return hs_params_error(p, "output.path", "the output file %s is the model file (surrogate.model_path): the run would %s",
+                                       out, c->mode == MODE_TRAIN ? "write both there" : "replace the model it reads");
         }
-    }
+    if (c->mode == MODE_TRAIN && hs_same_target(hs_params_string(p, "checkpoint.path"), c->model_path))
+        return hs_params_error(p, "surrogate.model_path", "%s is also checkpoint.path: the model would replace the checkpoint",
+                               c->model_path);
     return HS_OK;
 }
 
@@ -338,6 +356,19 @@ static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs
     if (rc == HS_OK && (shape[0] != g->ny || shape[1] != g->nx))
         rc = hs_input_error(path, 0, NULL, "the model was trained on a %g x %g grid (y, x), the data (%s) are on %d x %d",
                             shape[0], shape[1], c->data.files[0], g->ny, g->nx);
+    /* the same grid, not only its shape: the coordinates the model was trained on */
+    double *gy = NULL, *gx = NULL;
+    if (rc == HS_OK) {
+        gy = malloc((size_t)g->ny * sizeof *gy), gx = malloc((size_t)g->nx * sizeof *gx);
+        if (!gy || !gx) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    }
+    if (rc == HS_OK) rc = hs_checkpoint_read(ck, "grid_y", HS_F64, g->ny, gy);
+    if (rc == HS_OK) rc = hs_checkpoint_read(ck, "grid_x", HS_F64, g->nx, gx);
+    if (rc == HS_OK && (!hs_surr_same_coords(gy, g->y, g->ny) || !hs_surr_same_coords(gx, g->x, g->nx)))
+        rc = hs_input_error(path, 0, NULL, "the model was trained on other coordinates (%s %g .. %g, %s %g .. %g) than the data's (%s: "
+                            "%g .. %g, %g .. %g)", g->ydim, gy[0], gy[g->ny - 1], g->xdim, gx[0], gx[g->nx - 1], c->data.files[0], g->y[0],
+                            g->y[g->ny - 1], g->x[0], g->x[g->nx - 1]);
+    free(gy), free(gx);
     if (rc == HS_OK) {
         hs_surr_arch a = c->train.arch;
         a.ny = g->ny, a.nx = g->nx;

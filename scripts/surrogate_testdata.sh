@@ -8,13 +8,15 @@
 # environment stores h and u as CF packed shorts (scale_factor 1e-4, add_offset 1 and 0, _FillValue
 # -32768), and NAN_AT then puts the fill value there (a missing value).  LEVELS="1000 850 500" in the
 # environment writes h and u as (time, level, y, x) with that level coordinate (hPa), level l taking
-# PHASE + 0.25 l: level l is then the (time, y, x) file of that phase.
+# PHASE + 0.25 l: level l is then the (time, y, x) file of that phase.  U_RECORDS=N writes only the
+# first N records of u (the rest hold NetCDF's default fill, CDL's "_": records a run never wrote).
 set -eu
 out=$1 nt=$2 ny=$3 nx=$4 phase=$5 nan_at=${6:--1}
 command -v ncgen >/dev/null || { echo "SKIP: ncgen (netcdf-bin) is not installed" >&2; exit 77; }
 cdl=$(mktemp)
 trap 'rm -f "$cdl"' EXIT
-awk -v nt="$nt" -v ny="$ny" -v nx="$nx" -v ph0="$phase" -v nan_at="$nan_at" -v pack="${PACK:-0}" -v levels="${LEVELS:-}" 'BEGIN {
+awk -v nt="$nt" -v ny="$ny" -v nx="$nx" -v ph0="$phase" -v nan_at="$nan_at" -v pack="${PACK:-0}" -v levels="${LEVELS:-}" \
+    -v urec="${U_RECORDS:-$nt}" 'BEGIN {
   pi = 3.14159265358979323846
   nl = split(levels, lev, " "); ld = nl ? "level, " : ""
   print "netcdf traj {\ndimensions:\n  time = UNLIMITED ;" (nl ? "\n  level = " nl " ;" : "") "\n  y = " ny " ;\n  x = " nx " ;"
@@ -40,6 +42,7 @@ awk -v nt="$nt" -v ny="$ny" -v nx="$nx" -v ph0="$phase" -v nan_at="$nan_at" -v p
       s = sprintf("%.9g", val)
       if (pack) { q = (val - (v == 0 ? 1 : 0)) / 0.0001; s = sprintf("%d", q < 0 ? int(q - 0.5) : int(q + 0.5)) }
       if (v == 0 && t == nan_at && j == int(ny / 2) && i == 1) s = pack ? "-32768" : "NaN"
+      if (v == 1 && t >= urec) s = "_"
       printf "%s %s", (n++ ? "," : ""), s
     }
     print " ;"

@@ -127,6 +127,7 @@ mkdir -p bad
 head -c 3000 full.h5 > bad/cut.h5
 head -c 5000 traj1.nc > bad/cutdata.nc
 PACK=1 "$ROOT/scripts/surrogate_testdata.sh" bad/fill.nc 40 16 16 0 5
+U_RECORDS=30 "$ROOT/scripts/surrogate_testdata.sh" bad/unwritten.nc 40 16 16 0
 expect_input_error() { # NAME PATTERN COMMAND ARGS...
     local name=$1 pat=$2 cmd=$3
     shift 3
@@ -156,6 +157,9 @@ expect_input_error "a truncated data file" "bad/cutdata.nc: an HDF5 (or NetCDF-4
     train surrogate.files="traj0.nc bad/cutdata.nc"
 expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
 expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
+# records never written hold NetCDF's default fill (no _FillValue attribute): missing, not 9.97e36
+expect_input_error "records never written" "bad/unwritten.nc: variable 'u' has a missing value at time step 30" train \
+    surrogate.files="traj0.nc bad/unwritten.nc"
 expect_input_error "corrupt model" "bad/cut.h5" evaluate surrogate.mode=evaluate surrogate.model_path=bad/cut.h5
 expect_input_error "model of another architecture" "full.h5: the model was trained with surrogate.hidden = 8 8" forecast \
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.hidden="16 16"
@@ -165,6 +169,10 @@ expect_input_error "a training checkpoint as model" "ckf.h5: checkpoint was writ
     forecast surrogate.mode=forecast surrogate.model_path=ckf.h5
 expect_input_error "forecast file shorter than the input frames" "bad/short3.nc: 3 time steps, fewer than a forecast starts from" \
     forecast surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/short3.nc
+# the same grid shape on other coordinates (the model's grid is its coordinates, as training's files)
+ncdump traj2.nc | sed 's/^ x = 0.03125,/ x = 10.03125,/' | ncgen -k nc4 -o bad/shifted.nc
+expect_input_error "forecast on other coordinates" "full.h5: the model was trained on other coordinates" forecast \
+    surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/shifted.nc
 expect_input_error "initial time not in the file" "surrogate.initial_times: 2.05 is not a time of" forecast \
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.initial_times=2.05
 expect_input_error "restart with another architecture" "surrogate.hidden: the checkpoint ckf.h5 was made with surrogate.hidden = 8 8" \
@@ -175,6 +183,29 @@ expect_input_error "model path naming a data file (training replaced it)" "surro
 expect_input_error "output path naming a data file" "output.path: the output file traj1.nc is a data file of the surrogate" \
     train output.path=traj1
 expect_input_error "no training window" "surrogate.split: leaves no training window" train surrogate.split="0.04 0.06 0.9"
+# what a run writes may not replace what it reads or another of its outputs (each of these did, exit 0)
+expect_input_error "evaluate's scores onto the model (HDF5)" "output.path: the output file full.h5 is the model file" \
+    evaluate surrogate.mode=evaluate surrogate.model_path=full.h5 output.path=full output.format=hdf5
+cp traj2.nc fin_0.nc
+expect_input_error "a forecast onto its own input" "output.path: the output file fin_0.nc is a data file" \
+    forecast surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=fin_0.nc output.path=fin
+rm -f fin_0.nc
+expect_input_error "the model onto the training history" "output.path: the output file hist.nc is the model file" \
+    train surrogate.model_path=hist.nc output.path=hist
+expect_input_error "the model onto the checkpoint" "surrogate.model_path: same.h5 is also checkpoint.path" \
+    train surrogate.model_path=same.h5 checkpoint.path=same.h5
+# a field stored (y, x, time): the time axis must come first (it was read as y, and time as x)
+awk 'BEGIN { nt = 40; n = 16
+  print "netcdf yxt {\ndimensions:\n  y = " n " ;\n  x = " n " ;\n  time = " nt " ;\nvariables:"
+  print "  double time(time) ;\n    time:units = \"seconds since 2000-01-01\" ;\n  double y(y) ;\n  double x(x) ;"
+  print "  double h(y, x, time) ;\n  double u(y, x, time) ;\ndata:"
+  printf "  time ="; for (t = 0; t < nt; t++) printf "%s %g", (t ? "," : ""), 0.1 * t; print " ;"
+  printf "  y ="; for (j = 0; j < n; j++) printf "%s %g", (j ? "," : ""), j; print " ;"
+  printf "  x ="; for (j = 0; j < n; j++) printf "%s %g", (j ? "," : ""), j; print " ;"
+  for (v = 0; v < 2; v++) { printf "  %s =", v ? "u" : "h"; for (k = 0; k < n * n * nt; k++) printf "%s %g", (k ? "," : ""), sin(k + v); print " ;" }
+  print "}" }' > bad/yxt.cdl && ncgen -k nc4 -o bad/yxt.nc bad/yxt.cdl
+expect_input_error "time not the first dimension" "bad/yxt.nc: variable 'h' is (y, x, time): its time dimension 'time' is not the first" \
+    train surrogate.files="bad/yxt.nc bad/yxt.nc bad/yxt.nc bad/yxt.nc"
 "$HS_BIN" train "$ROOT/inputs/heat2d.ini" >/dev/null 2>e.txt
 [ $? = 2 ] && grep -q "'hpcsim train' runs the surrogate" e.txt && ok || bad "train of a heat file: $(cat e.txt)"
 
