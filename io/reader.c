@@ -28,7 +28,20 @@ static int open_any(hs_reader *r)
     /* NetCDF-4 files are HDF5 files too; NetCDF first keeps its dimension semantics */
     if (nc_open(r->path, NC_NOWRITE, &r->ncid) == NC_NOERR) {
         r->kind = RD_NETCDF;
+#if HS_HAVE_HDF5
+        /* a plain HDF5 file (ours among them) opens too, but with unnamed dimensions (phony_dim_N)
+         * and no coordinates: read it as HDF5, where our writer's `dimensions` attributes name them */
+        int ndims = 0, phony = 0;
+        if (nc_inq_ndims(r->ncid, &ndims) == NC_NOERR)
+            for (int d = 0; d < ndims && !phony; d++) {
+                char name[NC_MAX_NAME + 1];
+                phony = nc_inq_dimname(r->ncid, d, name) == NC_NOERR && !strncmp(name, "phony_dim_", 10);
+            }
+        if (!phony) return HS_OK;
+        nc_close(r->ncid);
+#else
         return HS_OK;
+#endif
     }
 #endif
 #if HS_HAVE_HDF5

@@ -206,6 +206,14 @@ awk 'BEGIN { nt = 40; n = 16
   print "}" }' > bad/yxt.cdl && ncgen -k nc4 -o bad/yxt.nc bad/yxt.cdl
 expect_input_error "time not the first dimension" "bad/yxt.nc: variable 'h' is (y, x, time): its time dimension 'time' is not the first" \
     train surrogate.files="bad/yxt.nc bad/yxt.nc bad/yxt.nc bad/yxt.nc"
+# our own HDF5 output reads with its named dimensions and coordinates (NetCDF opened it too, with
+# phony_dim_N dimensions and none: a .nc and an .h5 of one case were "on different grids")
+for f in netcdf hdf5; do
+    "$HS_BIN" run "$ROOT/inputs/sw_jet.ini" --quiet cfd.n="32 16" cfd.t_end=2 output.every_time=0.1 output.path=swd_$f \
+        output.format=$f >/dev/null 2>&1
+done
+if [ -f swd_hdf5.h5 ] && "$HS_BIN" check quick.ini surrogate.files="swd_netcdf.nc swd_hdf5.h5 swd_netcdf.nc swd_hdf5.h5" surrogate.variables="h u" \
+    >/dev/null 2>e.txt; then ok; else bad "an hpcsim HDF5 output beside its NetCDF twin: $(cat e.txt)"; fi
 "$HS_BIN" train "$ROOT/inputs/heat2d.ini" >/dev/null 2>e.txt
 [ $? = 2 ] && grep -q "'hpcsim train' runs the surrogate" e.txt && ok || bad "train of a heat file: $(cat e.txt)"
 
