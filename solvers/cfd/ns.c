@@ -284,6 +284,14 @@ static int read_config(const hs_params *p, ns_config *c)
 
 /* The largest stable step of SSP-RK2 with these velocities and diffusivities (an estimate: the
  * advective CFL number plus the diffusive number at most 1). */
+/* The average Nusselt number is that of a cavity heated across x: both x faces walls of fixed,
+ * different temperatures (elsewhere the series is not written). */
+static int has_nusselt(const ns_config *c)
+{
+    return c->temperature && c->bc[0][0] != NS_PERIODIC && c->T_bc[0][0] == NS_T_DIRICHLET && c->T_bc[0][1] == NS_T_DIRICHLET &&
+           c->T_wall[0][0] != c->T_wall[0][1];
+}
+
 static double stable_dt(const ns_config *c, const double umax[3])
 {
     double s = 0, dmax = fmax(c->nu, c->kappa);
@@ -348,7 +356,12 @@ static int validate(ns *s, const hs_params *p)
     if (worst[0] > 1 || worst[1] > 1)
         return hs_params_error(p, "cfd.n", "the grid needs %.3g times the %s memory available on the busiest rank; use more ranks or a smaller grid",
                                fmax(worst[0], worst[1]), worst[0] > 1 ? "GPU" : "host");
-    /* the time step */
+    /* the time step: cfl multiplies the step at which SSP-RK2 is just stable for the diffusion (and
+     * for advection at cfl 1), so above 1 grid-scale modes grow (a cavity at cfl 1.1 ran to the end
+     * with a +-0.4 checkerboard beside its walls) */
+    if (c->g.dt_user == 0 && c->g.cfl > 1.0)
+        return hs_params_error(p, "cfd.cfl", "%g is above navier_stokes's stable limit 1 (the adaptive step is cfl times the "
+                                             "largest stable step of its SSP-RK2 scheme)", c->g.cfl);
     double umax[3] = {c->u_ref, c->u_ref, c->u_ref};
     double limit = stable_dt(c, umax);
     if (c->g.dt_user > limit)
@@ -938,7 +951,9 @@ static int define_vars(void *state, hs_writer *w)
     HS_CHECK(hs_writer_def_series(w, "enstrophy", "1", "enstrophy, integral of |curl u|^2/2", NULL, &s->ser_ens));
     HS_CHECK(hs_writer_def_series(w, "divergence_max", "1", "largest |div u| over the cells after the projection", NULL, &s->ser_div));
     HS_CHECK(hs_writer_def_series(w, "cfl", "1", "CFL number dt sum_d max|u_d|/dx_d of the last step", NULL, &s->ser_cfl));
-    if (s->c.temperature) HS_CHECK(hs_writer_def_series(w, "nusselt", "1", "average Nusselt number at the x = 0 wall", NULL, &s->ser_nu));
+    if (has_nusselt(&s->c))
+        HS_CHECK(hs_writer_def_series(w, "nusselt", "1", "average Nusselt number at the x = 0 wall (-dT/dx L_x / |T_xlo - T_xhi|)",
+                                      NULL, &s->ser_nu));
     static const char *fn[3] = {"u_face", "v_face", "w_face"};
     static const char *fl[3] = {"x velocity on the x faces (MAC grid)", "y velocity on the y faces (MAC grid)",
                                 "z velocity on the z faces (MAC grid)"};
@@ -982,13 +997,16 @@ static int diagnostics(ns *s, double *ke, double *ens, double *divmax, double *c
     *cfl = 0;
     for (int d = 0; d < c->g.ndim; d++) *cfl += s->dt * umax[d] / c->g.dx[d];
     *nusselt = 0;
-    if (c->temperature) {
+    if (has_nusselt(c)) {
         HS_CHECK(scalar_ghosts(s, s->T));
         HS_CHECK(cell_op(s, s->q, s->T, HS_NS_WALL_FLUX, 0, s->phi_c));
         HS_CHECK(reduce_cells(s, s->phi_c, HS_FIELD_SUM, nusselt));
         double across = 1;
         for (int d = 1; d < c->g.ndim; d++) across *= (double)c->g.n[d];
-        *nusselt /= across;
+        /* -dT/dx at x = 0 averaged over the wall, in units of the conduction flux dT / L_x (de Vahl
+         * Davis's Nu; positive with the hot wall at x = 0 or at x = L_x alike) */
+        *nusselt *= c->g.length[0] / (across * fabs(c->T_wall[0][0] - c->T_wall[0][1]));
+        if (c->T_wall[0][0] < c->T_wall[0][1]) *nusselt = -*nusselt;
     }
     return HS_OK;
 }
@@ -1023,7 +1041,7 @@ static int write_state(void *state, hs_writer *w)
     HS_CHECK(hs_writer_put_scalar(w, s->ser_ens, ens));
     HS_CHECK(hs_writer_put_scalar(w, s->ser_div, divmax));
     HS_CHECK(hs_writer_put_scalar(w, s->ser_cfl, cfl));
-    if (s->c.temperature) HS_CHECK(hs_writer_put_scalar(w, s->ser_nu, nu));
+    if (has_nusselt(&s->c)) HS_CHECK(hs_writer_put_scalar(w, s->ser_nu, nu));
     if (s->mg) HS_CHECK(hs_writer_put_scalar(w, s->ser_piter, (double)s->p_last));
     return HS_OK;
 }

@@ -313,6 +313,10 @@ static int choose_dt(sp *s)
     HS_CHECK(velocity_max(s, umax));
     for (int d = 0; d < 2; d++) umax[d] = fmax(umax[d], 1e-3 * fmax(s->c.u_ref[0], s->c.u_ref[1]));
     s->dt = s->c.g.cfl / (umax[0] / s->c.g.dx[0] + umax[1] / s->c.g.dx[1]);
+    /* a forced flow starting near rest: the velocity the force adds within the step, F dt, must keep
+     * to the CFL number too (F dt^2 / dx <= cfl; a Kolmogorov run from 1e-3 of its amplitude took
+     * one step to t_end at CFL 220) */
+    if (s->c.force != 0) s->dt = fmin(s->dt, sqrt(s->c.g.cfl * s->c.g.dx[0] / fabs(s->c.force)));
     if (!(s->dt > 0) || !isfinite(s->dt))
         return HS_FAIL(HS_ERR_RUNTIME, "spectral: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
     return HS_OK;

@@ -457,8 +457,9 @@ static int validate(sw *s, const hs_params *p)
                                             "|f| up to %.3g give a stable RK4 step of about %.4g (use cfd.dt = 0 for an adaptive step)",
                                c->g.dt_user, sqrt(c->grav * c->h_max), c->h_max, fmax(c->u_max, c->v_max), c->f_max, limit);
     /* an adaptive step below the resolution of the time at t_end never gets there (nu4 = 1e300
-     * stepped 6e-308 at a time): name the term that makes it so small */
-    if (c->g.dt_user == 0 && hs_step_below_time_resolution(c->g.cfl * limit, c->g.t_end)) {
+     * stepped 6e-308 at a time; on finer grids its term overflows and the step is 0): name the term
+     * that makes it so small */
+    if (c->g.dt_user == 0 && c->g.t_end > 0 && (!(c->g.cfl * limit > 0) || hs_step_below_time_resolution(c->g.cfl * limit, c->g.t_end))) {
         const double ix = 1.0 / c->g.dx[0], iy = 1.0 / c->g.dx[1], k2 = ix * ix + iy * iy;
         const char *key = 16.0 * c->nu4 * k2 * k2 >= 4.0 * c->nu * k2 ? "shallow_water.nu4" : "shallow_water.nu";
         if (16.0 * c->nu4 * k2 * k2 + 4.0 * c->nu * k2 < 0.5 * SW_RK4_LIMIT / limit) key = "cfd.t_end";

@@ -110,6 +110,19 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
     [ -z "$missing" ] && ok "cavity file has u, v, p, vorticity and the diagnostic series" || bad "cavity file lacks:$missing"
     grep -qF "double T(time, z, y, x)" < <(ncdump -h hot.nc) && grep -qF "double nusselt(time)" < <(ncdump -h hot.nc) &&
         ok "3D heated file has T and nusselt" || bad "3D heated file lacks T or nusselt"
+    # the Nusselt number is in units of the conduction flux |T_xlo - T_xhi| / L_x: the same flow with
+    # twice the temperature difference (half the Rayleigh number), in a box twice as long (Ra / 8 for
+    # the same L_x^3 Ra), or with the hot wall on the right reports the same Nu (it reported 2x, 1/2x, -1x)
+    nulast() { ncdump -v nusselt "$1" | sed -n '/^ nusselt =/,/;/p' | tr -d ' ;}\n' | sed 's/.*=//' | tr ',' '\n' | tail -1; }
+    grep -v "^bc_z\|^ndim\|^n = " hot.ini | sed 's/^\[cfd\]/[cfd]\nn = 24/' > hot2.ini
+    hc=(hot2.ini --quiet cfd.t_end=0.05 output.every_time=0.05)
+    "$HS_BIN" run "${hc[@]}" output.path=nu0 >/dev/null 2>&1
+    "$HS_BIN" run "${hc[@]}" output.path=nu1 navier_stokes.T_xlo=1 navier_stokes.T_xhi=-1 navier_stokes.ra=5e3 >/dev/null 2>&1
+    "$HS_BIN" run "${hc[@]}" output.path=nu2 cfd.length=2 navier_stokes.ra=1250 cfd.t_end=0.2 output.every_time=0.2 >/dev/null 2>&1
+    "$HS_BIN" run "${hc[@]}" output.path=nu3 navier_stokes.T_xlo=-0.5 navier_stokes.T_xhi=0.5 >/dev/null 2>&1
+    n0=$(nulast nu0.nc) n1=$(nulast nu1.nc) n2=$(nulast nu2.nc) n3=$(nulast nu3.nc)
+    awk -v a="$n0" -v b="$n1" -v c="$n2" -v d="$n3" 'BEGIN { exit !(a + 0 > 1 && (a - b)^2 < 1e-16 && (a - c)^2 < 1e-12 && (a - d)^2 < 1e-16) }' &&
+        ok "Nusselt number in conduction units: $n0, $n1 (2 dT), $n2 (2 L), $n3 (hot wall at x = L)" || bad "Nusselt $n0 $n1 $n2 $n3"
     div=$(ncdump -v divergence_max cav.nc | sed -n '/^ divergence_max =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | sort -g | tail -1)
     awk -v d="$div" 'BEGIN { exit !(d < 1e-10) }' && ok "projected velocity is divergence-free (max |div u| $div)" || bad "divergence $div"
 fi
