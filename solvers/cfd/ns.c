@@ -256,6 +256,13 @@ static int read_config(const hs_params *p, ns_config *c)
     }
     if (c->initial == NS_INIT_TAYLOR_GREEN && (c->bc[0][0] != NS_PERIODIC || c->bc[1][0] != NS_PERIODIC))
         return hs_params_error(p, "navier_stokes.initial", "taylor_green needs periodic x and y (bc_x* = bc_y* = periodic)");
+    /* sin x cos y is periodic on a 2 pi box only (on [0, 1) it was cut off and projected into
+     * something else without a word) */
+    for (int d = 0; d < 2 && c->initial == NS_INIT_TAYLOR_GREEN; d++)
+        if (fabs(c->g.length[d] - 2 * M_PI) > 1e-9 * 2 * M_PI)
+            return hs_params_error(p, "cfd.length", "taylor_green (u = sin x cos y) needs a 2 pi box along x and y "
+                                                    "(cfd.length = 6.283185307179586), not %.10g along %c",
+                                   c->g.length[d], "xy"[d]);
     if (c->initial == NS_INIT_POISEUILLE && ninflow == 0)
         return hs_params_error(p, "navier_stokes.initial", "poiseuille is the inflow's profile continued inside: it needs an inflow face");
     /* the velocity scale of the stability estimate */
@@ -417,6 +424,7 @@ static hs_ns_launch launch_base(const ns *s, hs_field *const q[3], hs_field *T)
         L.offset[d] = s->d->offset[d];
         L.dx[d] = c->g.dx[d];
         L.length[d] = c->g.length[d];
+        L.walled[d] = d < c->g.ndim && c->bc[d][0] == NS_WALL && c->bc[d][1] == NS_WALL;
         L.force[d] = c->force[d];
     }
     L.lay[4] = lay_of(s->phi, L.ndim);
@@ -502,6 +510,7 @@ static int face_hook(hs_field *f, int dim, int side, const hs_bc *bc, int homoge
         L.offset[d] = f->offset[d];
         L.dx[d] = s->c.g.dx[d];
         L.length[d] = s->c.g.length[d];
+        L.walled[d] = d < s->c.g.ndim && s->c.bc[d][0] == NS_WALL && s->c.bc[d][1] == NS_WALL;
         /* the whole allocation across, the one boundary point along dim */
         L.lo[d] = d == dim ? 0 : -f->hw[d];
         L.hi[d] = d == dim ? 1 : f->local[d] + f->hw[d];
@@ -774,7 +783,8 @@ static int initial_velocity(ns *s, int comp)
                     double shape = 1;
                     if (c->inflow_profile == HS_NS_PROFILE_PARABOLIC)
                         for (int d = 0; d < c->g.ndim; d++)
-                            if (d != comp) shape *= hs_poiseuille_mean(x[d], c->g.length[d], 1.0);
+                            if (d != comp && c->bc[d][0] == NS_WALL && c->bc[d][1] == NS_WALL)
+                                shape *= hs_poiseuille_mean(x[d], c->g.length[d], 1.0);
                     v = c->inflow_speed * shape * (c->bc[comp][0] == NS_INFLOW ? 1 : -1);
                 }
                 h[(k * f->local[1] + j) * f->local[0] + i] = v;

@@ -84,6 +84,7 @@ typedef struct hs_ns_launch {
     int profile;            /* HS_NS_PROFILE_* */
     double inflow_speed;    /* mean inflow velocity (signed, along +comp) */
     double length[3];       /* domain lengths (the profile's span) */
+    int walled[3];          /* both faces of the dimension are walls (the parabolic profile's axes) */
     hs_ns_part part[3];     /* HS_NS_MOMENTUM_ALL */
 } hs_ns_launch;
 

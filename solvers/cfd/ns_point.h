@@ -211,7 +211,8 @@ HS_HD void hs_ns_curl(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_i k, do
     }
 }
 
-/* The inflow shape at the tangential point (j, k) of a face normal to dim: mean exactly 1 over the
+/* The inflow shape at the tangential point (j, k) of a face normal to dim, parabolic across each
+ * tangential axis with walls at both ends (L->walled), uniform across the others: mean exactly 1 over the
  * face's cells (the parabola sampled at n cell centres has mean 1 + 1/(2 n^2); that is divided out,
  * so that the flux through the face is the one asked for). */
 HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, hs_ns_i t0, hs_ns_i t1)
@@ -222,8 +223,10 @@ HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, hs_ns_i t0, hs_ns_i t
     int n = 0;
     HS_NS_FOR_DIMS(d, L) {
         if (d == dim) continue;
+        const hs_ns_i td = t[n++];
+        if (!L->walled[d]) continue; /* uniform across a periodic or open axis */
         double cells = floor(L->length[d] / L->dx[d] + 0.5);
-        double x = ((double)(t[n++] + L->offset[d]) + 0.5) / cells;
+        double x = ((double)(td + L->offset[d]) + 0.5) / cells;
         s *= 6.0 * x * (1.0 - x) / (1.0 + 0.5 / (cells * cells));
     }
     return s;
