@@ -485,7 +485,20 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
         if (var && nc_inq_varid(r->ncid, var, &v) != NC_NOERR) return HS_OK;
         nc_type type;
         size_t n;
-        if (nc_inq_att(r->ncid, v, attr, &type, &n) != NC_NOERR || type != NC_CHAR) return HS_OK;
+        if (nc_inq_att(r->ncid, v, attr, &type, &n) != NC_NOERR || (type != NC_CHAR && type != NC_STRING)) return HS_OK;
+        if (type == NC_STRING) { /* a NetCDF-4 string attribute (xarray, setncattr_string): its first string */
+            if (n < 1) return HS_OK;
+            char **strs = calloc(n, sizeof *strs);
+            if (!strs) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+            int rc = nc_get_att_string(r->ncid, v, attr, strs);
+            if (rc == NC_NOERR) {
+                if (strs[0]) snprintf(buf, len, "%s", strs[0]), *found = 1;
+                nc_free_string(n, strs);
+            }
+            free(strs);
+            HS_NC_CHECK(rc, r->path);
+            return HS_OK;
+        }
         char *s = calloc(n + 1, 1);
         if (!s) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
         int rc = nc_get_att_text(r->ncid, v, attr, s);

@@ -140,7 +140,8 @@ static int var_shape(hs_surr_data *d, hs_reader *r, const char *file, int v, int
             snprintf(d->level_units[v], sizeof d->level_units[v], "%s", units);
             int64_t found = -1;
             for (int64_t i = 0; rc == HS_OK && i < nl && found < 0; i++)
-                if (fabs(lv[i] - d->level[v]) <= 1e-9 * fmax(1.0, fabs(d->level[v]))) found = i;
+                /* to single precision: a float coordinate's 0.85 is 0.8500000238 */
+                if (fabs(lv[i] - d->level[v]) <= 1e-6 * fmax(1.0, fabs(d->level[v]))) found = i;
             if (rc == HS_OK && found < 0) {
                 char list[160] = "";
                 size_t len = 0;
