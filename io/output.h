@@ -76,6 +76,7 @@ typedef struct hs_output_desc {
     const char *time_units;        /* units of the record coordinate; NULL: no record dimension.  CF time units
                                     * ("seconds since 2000-01-01 00:00:00") make it a time axis (calendar, axis
                                     * T, standard_name time); any other ("1") a plain counter coordinate */
+    const char *calendar;          /* the time axis's CF calendar; NULL: "standard" */
     const char *record_name;       /* name of the record dimension and coordinate; NULL: "time" ("iteration"
                                     * for a record axis that counts training iterations) */
     const char *record_long_name;  /* its long_name; NULL: the record name */

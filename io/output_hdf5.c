@@ -260,7 +260,7 @@ static int def_time(hs_writer *w, const hs_output_desc *desc)
     HS_CHECK(hs_h5_attr_text(t, "long_name", desc->record_long_name ? desc->record_long_name : w->rec_name, p));
     HS_CHECK(hs_h5_attr_text(t, "units", desc->time_units, p));
     if (!w->rec_is_time) return HS_OK; /* a counter (training iterations): no calendar, not a T axis */
-    HS_CHECK(hs_h5_attr_text(t, "calendar", "standard", p));
+    HS_CHECK(hs_h5_attr_text(t, "calendar", desc->calendar && *desc->calendar ? desc->calendar : "standard", p));
     HS_CHECK(hs_h5_attr_text(t, "axis", "T", p));
     return HS_OK;
 }

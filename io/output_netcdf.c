@@ -75,7 +75,7 @@ static int def_time(hs_writer *w, const hs_output_desc *desc)
     HS_CHECK(put_text(s->ncid, s->time_var, "long_name", lname, p));
     HS_CHECK(put_text(s->ncid, s->time_var, "units", desc->time_units, p));
     if (!w->rec_is_time) return HS_OK; /* a counter (training iterations): no calendar, not a T axis */
-    HS_CHECK(put_text(s->ncid, s->time_var, "calendar", "standard", p));
+    HS_CHECK(put_text(s->ncid, s->time_var, "calendar", desc->calendar && *desc->calendar ? desc->calendar : "standard", p));
     HS_CHECK(put_text(s->ncid, s->time_var, "axis", "T", p));
     return HS_OK;
 }

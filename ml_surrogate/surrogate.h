@@ -130,6 +130,7 @@ typedef struct hs_surr_grid {
     char ydim[HS_SURR_NAME_MAX], xdim[HS_SURR_NAME_MAX];
     char yunits[HS_SURR_NAME_MAX], xunits[HS_SURR_NAME_MAX];
     char time_units[256];                             /* the time coordinate's units ("1" when none) */
+    char calendar[64];                                /* its CF calendar ("" when none: standard) */
     char var_units[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];
     char var_long[HS_SURR_MAX_VARS][256];             /* long_name attributes ("" when none; + " at level L") */
     char var_name[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX]; /* the outputs' names: NAME, or NAME followed by the level (z@500: z500) */

@@ -251,6 +251,9 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
         snprintf(g->ydim, sizeof g->ydim, "%s", dims[1]), snprintf(g->xdim, sizeof g->xdim, "%s", dims[2]);
         snprintf(g->yunits, sizeof g->yunits, "%s", yu), snprintf(g->xunits, sizeof g->xunits, "%s", xu);
         snprintf(g->time_units, sizeof g->time_units, "%s", tu);
+        int has_cal = 0;
+        if (rc == HS_OK && hs_reader_has_var(r, dims[0]))
+            rc = hs_reader_attr_text(r, dims[0], "calendar", g->calendar, sizeof g->calendar, &has_cal);
         for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
             int found;
             rc = hs_reader_attr_text(r, d->src[v], "units", g->var_units[v], sizeof g->var_units[v], &found);

@@ -666,7 +666,7 @@ static int write_fields(state *s, const char *path, const char *title, double re
     d.ndim = 2, d.dim_names[0] = g->xdim, d.dim_names[1] = g->ydim, d.n[0] = g->nx, d.n[1] = g->ny;
     d.coords[0] = g->x, d.coords[1] = g->y, d.coord_units[0] = g->xunits, d.coord_units[1] = g->yunits;
     d.coord_long_names[0] = g->xdim, d.coord_long_names[1] = g->ydim;
-    d.time_units = g->time_units, d.deflate_level = (int)hs_params_int(s->p, "output.deflate");
+    d.time_units = g->time_units, d.calendar = g->calendar, d.deflate_level = (int)hs_params_int(s->p, "output.deflate");
     d.parallel = hs_params_enum(s->p, "output.parallel");
     hs_writer *w = NULL;
     int rc = hs_writer_open(s->ctx, &d, &w);

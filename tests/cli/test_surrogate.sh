@@ -67,12 +67,15 @@ else
 fi
 
 # ---- NetCDF-4 string attributes (as xarray writes them) read like character ones: the forecast's
-# time and variable units (they came out as "1")
-ncdump traj3.nc | sed 's/^\t\ttime:units = /\t\tstring time:units = /; s/^\t\th:units = /\t\tstring h:units = /' | ncgen -k nc4 -o strattr.nc
+# time and variable units (they came out as "1"); and the input's calendar is the forecast's (it was
+# always "standard": 360-day times decoded to other dates)
+ncdump traj3.nc | sed 's/^\t\ttime:units = /\t\tstring time:units = /; s/^\t\th:units = /\t\tstring h:units = /' |
+    sed 's/^\t\ttime:standard_name = "time" ;/&\n\t\ttime:calendar = "360_day" ;/' | ncgen -k nc4 -o strattr.nc
 if ncdump -h strattr.nc | grep -q 'string time:units' &&
     "$HS_BIN" forecast "${Q[@]}" surrogate.model_path=full.h5 output.path=fcstr surrogate.forecast_file=strattr.nc >/dev/null 2>err.txt; then
     h=$(ncdump -h fcstr_0.nc)
     grep -q 'time:units = "seconds since 2000-01-01 00:00:00"' <<<"$h" && grep -q 'h:units = "m"' <<<"$h" && ok || bad "string attributes: $(grep units <<<"$h")"
+    grep -q 'time:calendar = "360_day"' <<<"$h" && ok || bad "calendar: $(grep calendar <<<"$h")"
 else bad "string attributes: $(cat err.txt)"; fi
 
 # ---- a forecast needs only its input frames: a file of k = 4 frames (the first four of traj3.nc)
