@@ -138,6 +138,8 @@ typedef struct hs_surr_grid {
 const hs_surr_grid *hs_surr_data_grid(const hs_surr_data *d);
 /* Time of frame `frame` of file `file` (in the file's time units). */
 double hs_surr_data_time(const hs_surr_data *d, int file, int64_t frame);
+/* The units of file `file`'s times (each file's own: they may count from different origins). */
+const char *hs_surr_data_time_units(const hs_surr_data *d, int file);
 int64_t hs_surr_data_frames(const hs_surr_data *d, int file);
 /* Per variable mean and standard deviation of the training frames; climatology V x ny x nx. */
 const double *hs_surr_data_mean(const hs_surr_data *d);

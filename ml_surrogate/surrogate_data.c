@@ -22,6 +22,7 @@ struct hs_surr_data {
     char level_units[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX];     /* of the level coordinate ("1": none) */
     int64_t *nframes, *frame0, total;  /* frames of each file, global index of its first, all */
     double **times;                    /* time coordinate of each file */
+    char (*time_units)[256];           /* and its units (files may count from different origins) */
     hs_surr_grid grid;
     double *gx, *gy;
     float **frames;                    /* each file: nframes x V x ny x nx, physical units (normalised as batches are filled) */
@@ -46,6 +47,7 @@ void hs_surr_data_window(const hs_surr_data *d, int split, int64_t w, int *file,
 
 const hs_surr_grid *hs_surr_data_grid(const hs_surr_data *d) { return &d->grid; }
 double hs_surr_data_time(const hs_surr_data *d, int file, int64_t frame) { return d->times[file][frame]; }
+const char *hs_surr_data_time_units(const hs_surr_data *d, int file) { return d->time_units[file]; }
 int64_t hs_surr_data_frames(const hs_surr_data *d, int file) { return d->nframes[file]; }
 const double *hs_surr_data_mean(const hs_surr_data *d) { return d->mean; }
 const double *hs_surr_data_std(const hs_surr_data *d) { return d->sd; }
@@ -65,7 +67,7 @@ void hs_surr_data_close(hs_surr_data *d)
         if (d->times) free(d->times[f]);
         if (d->held) hs_node_shared_free(d->held[f]);
     }
-    free(d->files), free(d->times), free(d->frames), free(d->held), free(d->nframes), free(d->frame0);
+    free(d->files), free(d->times), free(d->time_units), free(d->frames), free(d->held), free(d->nframes), free(d->frame0);
     free(d->gx), free(d->gy), free(d->clim);
     for (int s = 0; s < 3; s++) free(d->win_file[s]), free(d->win_first[s]);
     free(d);
@@ -244,6 +246,7 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
     int rc = read_coord(r, file, dims[1], ny, cy, yu, sizeof yu);
     if (rc == HS_OK) rc = read_coord(r, file, dims[2], nx, cx, xu, sizeof xu);
     if (rc == HS_OK) rc = read_coord(r, file, dims[0], nt, d->times[f], tu, sizeof tu);
+    if (rc == HS_OK) snprintf(d->time_units[f], sizeof d->time_units[f], "%s", tu);
     if (rc == HS_OK && f == 0) {
         g->ny = (int)ny, g->nx = (int)nx;
         d->gy = cy, d->gx = cx, cy = cx = NULL;
@@ -473,11 +476,12 @@ int hs_surr_data_open(hs_ctx *ctx, const hs_surr_data_config *cfg, int keep, hs_
     for (int v = 0; v < d->nvars; v++) HS_CHECK(hs_surr_var_spec(d->vars[v], d->src[v], &d->has_level[v], &d->level[v]));
     d->files = calloc((size_t)d->nfiles + 1, sizeof *d->files);
     d->times = calloc((size_t)d->nfiles + 1, sizeof *d->times);
+    d->time_units = calloc((size_t)d->nfiles + 1, sizeof *d->time_units);
     d->frames = calloc((size_t)d->nfiles + 1, sizeof *d->frames);
     d->held = calloc((size_t)d->nfiles + 1, sizeof *d->held);
     d->nframes = calloc((size_t)d->nfiles + 1, sizeof *d->nframes);
     d->frame0 = calloc((size_t)d->nfiles + 1, sizeof *d->frame0);
-    if (!d->files || !d->times || !d->frames || !d->held || !d->nframes || !d->frame0)
+    if (!d->files || !d->times || !d->time_units || !d->frames || !d->held || !d->nframes || !d->frame0)
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     for (int f = 0; f < d->nfiles; f++)
         if (!(d->files[f] = strdup(cfg->files[f]))) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");

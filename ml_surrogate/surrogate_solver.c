@@ -654,8 +654,8 @@ static int output_netcdf(const state *s)
 
 /* A gridded file of the input's variables (with `suffix` on their names) over `frames` records at
  * `times`; values [frame][V][ny][nx], on rank 0.  CF like the input: same names, coordinates, units. */
-static int write_fields(state *s, const char *path, const char *title, double ref_time, int frames, const double *times,
-                        const double *const *values, const char *const *suffix, int nsets)
+static int write_fields(state *s, const char *path, const char *title, const char *time_units, double ref_time, int frames,
+                        const double *times, const double *const *values, const char *const *suffix, int nsets)
 {
     const hs_surr_grid *g = hs_surr_data_grid(s->d);
     hs_output_desc d;
@@ -666,7 +666,7 @@ static int write_fields(state *s, const char *path, const char *title, double re
     d.ndim = 2, d.dim_names[0] = g->xdim, d.dim_names[1] = g->ydim, d.n[0] = g->nx, d.n[1] = g->ny;
     d.coords[0] = g->x, d.coords[1] = g->y, d.coord_units[0] = g->xunits, d.coord_units[1] = g->yunits;
     d.coord_long_names[0] = g->xdim, d.coord_long_names[1] = g->ydim;
-    d.time_units = g->time_units, d.calendar = g->calendar, d.deflate_level = (int)hs_params_int(s->p, "output.deflate");
+    d.time_units = time_units, d.calendar = g->calendar, d.deflate_level = (int)hs_params_int(s->p, "output.deflate");
     d.parallel = hs_params_enum(s->p, "output.parallel");
     hs_writer *w = NULL;
     int rc = hs_writer_open(s->ctx, &d, &w);
@@ -719,7 +719,7 @@ static int do_forecast(state *s)
         for (int j = 0; j < M; j++) times[j] = s->c.init[i] + (j + 1) * step;
         const double *vals[1] = {out + (size_t)i * M * fs};
         const char *sfx[1] = {""};
-        rc = write_fields(s, path, "hpcsim ConvLSTM surrogate forecast", s->c.init[i], M, times, vals, sfx, 1);
+        rc = write_fields(s, path, "hpcsim ConvLSTM surrogate forecast", hs_surr_data_time_units(s->d, 0), s->c.init[i], M, times, vals, sfx, 1);
     }
     if (rc == HS_OK && s->ctx->rank == 0)
         printf("surrogate: %d forecast%s of %d frames in %.3f s (%.3g ms per forecast, batches of %d, %s)\n", n, n == 1 ? "" : "s",
@@ -817,8 +817,8 @@ static int do_evaluate(state *s)
         const double *vals[2] = {sc.truth, sc.forecast};
         const char *sfx[2] = {"", "_forecast"};
         if (rc == HS_OK)
-            rc = write_fields(s, path, "hpcsim ConvLSTM surrogate: the first test window, truth and forecast", ref, a->k_out,
-                              times, vals, sfx, 2);
+            rc = write_fields(s, path, "hpcsim ConvLSTM surrogate: the first test window, truth and forecast",
+                              hs_surr_data_time_units(s->d, sc.example_file), ref, a->k_out, times, vals, sfx, 2);
         free(times);
     }
     if (rc == HS_OK && s->ctx->rank == 0) {

@@ -119,6 +119,14 @@ if "$HS_BIN" evaluate "${Q[@]}" surrogate.model_path=full.h5 output.path=scores 
 else
     bad "evaluate failed: $(cat err.txt)"
 fi
+# the example window's times in the units of its own file (the test file counting from another day
+# was labelled with the first file's units)
+ncdump traj3.nc | sed 's/seconds since 2000-01-01 00:00:00/seconds since 2000-02-01 00:00:00/' | ncgen -k nc4 -o traj3feb.nc
+if "$HS_BIN" evaluate "${Q[@]}" surrogate.model_path=full.h5 output.path=scfeb surrogate.files="traj0.nc traj1.nc traj2.nc traj3feb.nc" \
+    >/dev/null 2>err.txt; then
+    ncdump -h scfeb_example.nc | grep -q 'time:units = "seconds since 2000-02-01 00:00:00"' && ok ||
+        bad "example time units: $(ncdump -h scfeb_example.nc | grep 'time:units')"
+else bad "evaluate with a file of other time units: $(cat err.txt)"; fi
 
 # ---- CF packed data (short, scale_factor, add_offset) read as the unpacked values: the untrained
 # network's loss on the same windows agrees to the packing's resolution (1e-4)
