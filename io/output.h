@@ -316,6 +316,23 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
 /* A numeric attribute of variable `var` (NULL: global), its first value as double (scale_factor,
  * add_offset, _FillValue); *found = 0 when there is none or it is not numeric. */
 int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found);
+/* How a variable's stored values become physical ones (CF): missing values (compared as stored),
+ * _Unsigned = "true" on a signed integer type (stored negatives are 2^bits above), packing. */
+typedef struct hs_reader_packing {
+    double scale, offset, fill, missing;
+    int has_fill, has_missing;
+    int unsigned_bits; /* the bits of the stored type under _Unsigned = "true"; 0 otherwise */
+} hs_reader_packing;
+int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk);
+static inline int hs_reader_is_missing(const hs_reader_packing *pk, double stored)
+{
+    return (pk->has_fill && stored == pk->fill) || (pk->has_missing && stored == pk->missing);
+}
+static inline double hs_reader_unpack(const hs_reader_packing *pk, double stored)
+{
+    if (pk->unsigned_bits && stored < 0) stored += (double)(1ULL << pk->unsigned_bits);
+    return pk->scale == 1 && pk->offset == 0 ? stored : stored * pk->scale + pk->offset; /* unpacked: as stored, -0 kept */
+}
 /* The value that marks a missing point of variable `var`: its _FillValue attribute, or in a NetCDF
  * file without one the library's default fill of the variable's type (what a record never written
  * holds; not for bytes); *found = 0 when there is none. */

@@ -262,6 +262,30 @@ int hs_reader_read(hs_reader *r, const char *name, double *out)
     return read_any(r, name, -1, out);
 }
 
+int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk)
+{
+    memset(pk, 0, sizeof *pk);
+    pk->scale = 1;
+    int has = 0;
+    HS_CHECK(hs_reader_attr_real(r, var, "scale_factor", &pk->scale, &has));
+    if (!has) pk->scale = 1;
+    HS_CHECK(hs_reader_attr_real(r, var, "add_offset", &pk->offset, &has));
+    if (!has) pk->offset = 0;
+    HS_CHECK(hs_reader_fill_value(r, var, &pk->fill, &pk->has_fill));
+    HS_CHECK(hs_reader_attr_real(r, var, "missing_value", &pk->missing, &pk->has_missing));
+    char u[16];
+    HS_CHECK(hs_reader_attr_text(r, var, "_Unsigned", u, sizeof u, &has));
+#if HS_HAVE_NETCDF
+    if (has && !strcmp(u, "true") && r->kind == RD_NETCDF) {
+        int v;
+        nc_type type;
+        if (nc_inq_varid(r->ncid, var, &v) == NC_NOERR && nc_inq_vartype(r->ncid, v, &type) == NC_NOERR)
+            pk->unsigned_bits = type == NC_BYTE ? 8 : type == NC_SHORT ? 16 : type == NC_INT ? 32 : 0;
+    }
+#endif
+    return HS_OK;
+}
+
 int hs_reader_read_cf(hs_reader *r, const char *name, double *out)
 {
     if (!r || !name || !out) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_read_cf: null argument");
@@ -269,20 +293,11 @@ int hs_reader_read_cf(hs_reader *r, const char *name, double *out)
     int rank = 0;
     HS_CHECK(hs_reader_var_shape(r, name, shape, &rank));
     HS_CHECK(read_any(r, name, -1, out));
-    double scale = 1, offset = 0, fill = 0, missing = 0;
-    int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
-    HS_CHECK(hs_reader_attr_real(r, name, "scale_factor", &scale, &has_scale));
-    HS_CHECK(hs_reader_attr_real(r, name, "add_offset", &offset, &has_offset));
-    HS_CHECK(hs_reader_fill_value(r, name, &fill, &has_fill));
-    HS_CHECK(hs_reader_attr_real(r, name, "missing_value", &missing, &has_missing));
-    if (!has_scale && !has_offset && !has_fill && !has_missing) return HS_OK;
+    hs_reader_packing pk;
+    HS_CHECK(hs_reader_packing_of(r, name, &pk));
     int64_t n = 1;
     for (int i = 0; i < rank; i++) n *= shape[i];
-    /* the missing values are compared packed, as stored (CF) */
-    for (int64_t i = 0; i < n; i++) {
-        if ((has_fill && out[i] == fill) || (has_missing && out[i] == missing)) out[i] = NAN;
-        else out[i] = out[i] * scale + offset;
-    }
+    for (int64_t i = 0; i < n; i++) out[i] = hs_reader_is_missing(&pk, out[i]) ? NAN : hs_reader_unpack(&pk, out[i]);
     return HS_OK;
 }
 

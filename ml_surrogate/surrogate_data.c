@@ -308,25 +308,21 @@ static int read_values(hs_surr_data *d, int f, hs_reader *r, int keep)
     }
     const int store = keep && writer;
     for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
-        /* CF packing (scale_factor, add_offset) and missing values (_FillValue, missing_value) */
-        double scale = 1, offset = 0, fill = 0, missing = 0;
-        int has_scale = 0, has_offset = 0, has_fill = 0, has_missing = 0;
-        rc = hs_reader_attr_real(r, d->src[v], "scale_factor", &scale, &has_scale);
-        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "add_offset", &offset, &has_offset);
-        if (rc == HS_OK) rc = hs_reader_fill_value(r, d->src[v], &fill, &has_fill);
-        if (rc == HS_OK) rc = hs_reader_attr_real(r, d->src[v], "missing_value", &missing, &has_missing);
+        /* CF packing (scale_factor, add_offset, _Unsigned) and missing values (_FillValue, missing_value) */
+        hs_reader_packing pk;
+        rc = hs_reader_packing_of(r, d->src[v], &pk);
         for (int64_t t = 0; t < d->nframes[f] && rc == HS_OK; t++) {
             /* (time, y, x), or the level taken of (time, level, y, x) */
             const int lev = d->ndims[v] == 4;
             const int64_t start[4] = {t, d->ilev[v], 0, 0}, count[4] = {1, 1, d->grid.ny, d->grid.nx};
             rc = hs_reader_read_slab(r, d->src[v], lev ? start : (const int64_t[3]){t, 0, 0}, count + 1 - lev, buf);
             for (size_t p = 0; rc == HS_OK && p < hw; p++) {
-                if ((has_fill && buf[p] == fill) || (has_missing && buf[p] == missing)) {
+                if (hs_reader_is_missing(&pk, buf[p])) {
                     rc = hs_input_error(file, 0, NULL, "variable '%s' has a missing value at time step %lld, point (y %zu, x %zu): "
                                         "the surrogate needs complete fields", d->vars[v], (long long)t, p / d->grid.nx, p % d->grid.nx);
                     break;
                 }
-                if (has_scale || has_offset) buf[p] = buf[p] * scale + offset;
+                buf[p] = hs_reader_unpack(&pk, buf[p]);
                 if (!isfinite(buf[p]) || fabs(buf[p]) > 3e38) {
                     rc = hs_input_error(file, 0, NULL, "variable '%s' is %g at time step %lld, point (y %zu, x %zu): the "
                                         "data must be finite (and within single precision's range)", d->vars[v], buf[p], (long long)t, p / d->grid.nx, p % d->grid.nx);

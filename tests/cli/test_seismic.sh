@@ -183,6 +183,16 @@ with netCDF4.Dataset('packed.nc', 'w') as f:
     if "$HS_BIN" run shot.ini -q output.format=none seismic.medium=file seismic.model_file=packed.nc seismic.seismograms=packed >"$CAP/o" 2>&1 &&
         "$HS_BIN" compare const.$EXT packed.$EXT p 0 >cmp.log 2>&1; then ok "packed NetCDF model (int16, scale_factor, add_offset): seismograms bitwise those of vp = 2000"
     else bad "packed NetCDF model: $(cat "$CAP/o" cmp.log | grep -m2 -E 'error|differ|values')"; fi
+    # bytes under _Unsigned = "true" (NetCDF-3 has no unsigned types): stored -56 is 200, times 10
+    python3 -c "
+import netCDF4, numpy as np
+with netCDF4.Dataset('packed_u.nc', 'w', format='NETCDF3_CLASSIC') as f:
+    f.createDimension('z', 61); f.createDimension('x', 91)
+    v = f.createVariable('vp', 'i1', ('z', 'x')); v.set_auto_maskandscale(False)
+    v._Unsigned = 'true'; v.scale_factor = 10.0; v[:] = np.full((61, 91), -56, 'i1')"
+    if "$HS_BIN" run shot.ini -q output.format=none seismic.medium=file seismic.model_file=packed_u.nc seismic.seismograms=packedu >"$CAP/o" 2>&1 &&
+        "$HS_BIN" compare const.$EXT packedu.$EXT p 0 >cmp.log 2>&1; then ok "unsigned packed bytes (_Unsigned = true): seismograms bitwise those of vp = 2000"
+    else bad "unsigned packed model: $(cat "$CAP/o" cmp.log | grep -m2 -E 'error|differ|values')"; fi
 fi
 
 # ---- 1 and 2 ranks: the same seismograms (receivers straddling ranks sum their parts: round-off)
