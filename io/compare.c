@@ -141,6 +141,30 @@ int hs_compare_all(const char *a, const char *b, int last_record, double rtol, F
     return rc;
 }
 
+/* A variable the file has but not among its numbers is text (station names): refused as input
+ * (exit 2), not left to fail as a reader's conversion error (exit 1, which reads as "differ"). */
+static int refuse_text(const char *path, const char *name)
+{
+    char **names = NULL;
+    int count = 0, ntext = 0, numeric = 0;
+    if (list_vars(path, &names, &count, &ntext) != HS_OK) {
+        hs_error_clear();
+        return HS_OK; /* the read says what is wrong */
+    }
+    for (int i = 0; i < count; i++) numeric |= !strcmp(names[i], name);
+    hs_reader_free_names(names, count);
+    if (numeric || ntext == 0) return HS_OK;
+    hs_reader *r = NULL;
+    if (hs_reader_open(path, &r) != HS_OK) {
+        hs_error_clear();
+        return HS_OK;
+    }
+    int text = hs_reader_has_var(r, name);
+    hs_reader_close(r);
+    return text ? hs_input_error(path, 0, name, "a text variable: compare takes numbers (--all lists the text variables it skips)")
+                : HS_OK;
+}
+
 int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -154,7 +178,11 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
         if (rc == HS_OK && na != nb)
             rc = hs_input_error(b, 0, name, "%lld numbers here, %lld in %s", (long long)nb, (long long)na, a);
     } else {
-        rc = read_var(a, name, last_record, &x, sa, &ra, &na);
+        /* --last takes the last record of a record variable; any other variable is compared whole */
+        if (last_record && !is_record(a, name)) last_record = 0;
+        rc = refuse_text(a, name);
+        if (rc == HS_OK) rc = refuse_text(b, name);
+        if (rc == HS_OK) rc = read_var(a, name, last_record, &x, sa, &ra, &na);
         if (rc == HS_OK) rc = read_var(b, name, last_record, &y, sb, &rb, &nb);
         if (rc == HS_OK && (ra != rb || memcmp(sa, sb, sizeof(int64_t) * (size_t)ra)))
             rc = hs_input_error(b, 0, name, "shape differs from %s", a);
@@ -162,10 +190,11 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
     if (rc == HS_OK) {
         res->count = na;
         for (int64_t i = 0; i < na; i++) {
-            double d = fabs(x[i] - y[i]);
-            if (memcmp(&x[i], &y[i], sizeof(double))) res->differing++;
-            if (d > res->max_abs || isnan(d)) res->max_abs = isnan(d) ? INFINITY : d;
             if (fabs(y[i]) > res->ref_max) res->ref_max = fabs(y[i]);
+            if (!memcmp(&x[i], &y[i], sizeof(double))) continue; /* equal bits (NaN at the same place too): no difference */
+            res->differing++;
+            double d = fabs(x[i] - y[i]);
+            if (d > res->max_abs || isnan(d)) res->max_abs = isnan(d) ? INFINITY : d;
         }
         res->max_rel = res->ref_max > 0 ? res->max_abs / res->ref_max : res->max_abs;
     }

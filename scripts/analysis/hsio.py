@@ -69,6 +69,8 @@ def open_output(path):
     import xarray as xr
     if not os.path.exists(path):
         die(f"{path}: no such file")
+    if os.path.isdir(path):
+        die(f"{path}: a directory, not an output file")
     with open(path, "rb") as f:
         magic = f.read(8)
     if magic.startswith(b"\x89HDF"):
@@ -77,10 +79,13 @@ def open_output(path):
         except ImportError:
             h5py = None
         if h5py is not None:
-            with h5py.File(path, "r") as f:
-                netcdf4 = "_NCProperties" in f.attrs
-            if not netcdf4:
-                return _open_hdf5(path)
+            try:
+                with h5py.File(path, "r") as f:
+                    netcdf4 = "_NCProperties" in f.attrs
+                if not netcdf4:
+                    return _open_hdf5(path)
+            except OSError as e:
+                die(f"{path}: cannot read it as HDF5 or NetCDF-4: truncated or damaged ({e})")
         elif path.endswith((".h5", ".h5.partial")):
             die(f"{path}: reading HDF5 output needs the Python package h5py (make deps, or python3 -m pip install h5py)")
     try:

@@ -94,19 +94,39 @@ def parse_key_spec(arg):
     return f"{m.group(1)}.{m.group(2)}", expand(m.group(3))
 
 
-def output_stem(base, overrides):
-    """output.path of a member: its override, else BASE's [output] path, else hpcsim's default."""
+def member_value(base, overrides, section, key, default):
+    """section.key of a member: its override, else BASE's value, else hpcsim's default."""
     for k, v in overrides:
-        if k == "output.path":
+        if k == f"{section}.{key}":
             return v
     cp = configparser.ConfigParser(inline_comment_prefixes=("#", ";"), strict=False, interpolation=None)
     try:
         cp.read(base)
-        if cp.has_option("output", "path"):
-            return cp.get("output", "path").strip().strip('"')
+        if cp.has_option(section, key):
+            return cp.get(section, key).strip().strip('"')
     except configparser.Error:
         pass
-    return "output"
+    return default
+
+
+def output_stem(base, overrides):
+    """output.path of a member: its override, else BASE's [output] path, else hpcsim's default."""
+    return member_value(base, overrides, "output", "path", "output")
+
+
+def check_shared_paths(base, members):
+    """Each member runs in its own folder, so relative paths are its own; an absolute output or
+    checkpoint path that several members share would have them overwrite one file (and collect.py
+    read one member's results for all)."""
+    for section, key, default in (("output", "path", "output"), ("checkpoint", "path", "checkpoint.h5")):
+        seen = {}
+        for i, ov in enumerate(members):
+            v = member_value(base, ov, section, key, default)
+            if os.path.isabs(v):
+                if v in seen:
+                    die(f"{section}.{key} = {v} is absolute and the same for members {seen[v]} and {i}: they would write "
+                        f"one file; give a relative path (each member runs in its own folder) or sweep it")
+                seen[v] = i
 
 
 def find_hpcsim(given):
@@ -123,12 +143,12 @@ def find_hpcsim(given):
 
 SBATCH = """#!/bin/bash
 # Job array written by scripts/slurm/sweep.py: task i runs member i of the sweep in {outdir}/member_i.
-#SBATCH --job-name={name}
+#SBATCH --job-name="{name}"
 #SBATCH --array=0-{last}%{parallel}
 #SBATCH --ntasks={ntasks}
 #SBATCH --cpus-per-task={cpus}
 #SBATCH --time={time}
-#SBATCH --output={outdir}/member_%{width}a/job-%A_%a.out
+#SBATCH --output="{outdir_sb}/member_%{width}a/job-%A_%a.out"
 {extra}set -u
 member=$(printf 'member_%0{width}d' "${{SLURM_ARRAY_TASK_ID:?not a job array task}}")
 cd {outdir_q}/"$member" || exit 1
@@ -187,7 +207,10 @@ def main():
         combos = list(zip(*[v for _, v in swept]))
     else:
         combos = list(itertools.product(*[v for _, v in swept]))
+    check_shared_paths(base, [fixed + list(zip(names, combo)) for combo in combos])
     outdir = os.path.abspath(a.outdir)
+    if '"' in outdir or "\n" in outdir:
+        die(f"{a.outdir}: a folder name with a double quote or a newline cannot be written into #SBATCH lines")
     if os.path.exists(outdir) and os.listdir(outdir):
         die(f"{a.outdir} exists and is not empty")
     hpcsim = find_hpcsim(a.hpcsim)
@@ -218,7 +241,7 @@ def main():
             f.write("\t".join(r) + "\n")
     name = a.name or "sweep-" + os.path.basename(outdir.rstrip("/"))
     extra = "".join(f"#SBATCH {o}\n" for o in a.sbatch)
-    script = SBATCH.format(outdir=outdir, outdir_q=shlex.quote(outdir), name=name, last=len(combos) - 1,
+    script = SBATCH.format(outdir=outdir, outdir_sb=outdir.replace("%", "%%"), outdir_q=shlex.quote(outdir), name=name, last=len(combos) - 1,
                            parallel=a.max_parallel, ntasks=a.ntasks, cpus=a.cpus_per_task, time=a.time,
                            extra=extra, width=width, hpcsim_q=shlex.quote(hpcsim), base_q=shlex.quote(base))
     path = os.path.join(outdir, "sweep.sbatch")

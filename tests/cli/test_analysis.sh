@@ -49,6 +49,12 @@ check_png "plot_field.py" heat_t5.png
 if python3 -c "import h5py" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
     python3 "$A/plot_field.py" heat5.h5 --time 5 --out heat5_t5.png >out.txt 2>&1 || bad "plot_field.py on HDF5: $(cat out.txt)"
     check_png "plot_field.py (HDF5)" heat5_t5.png
+    # a truncated file and a directory: a clear message and exit 2 (they ended in a traceback)
+    head -c $(( $(wc -c < heat5.h5) / 2 )) heat5.h5 > cut5.h5
+    python3 "$A/plot_field.py" cut5.h5 --out cut.png >out.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "truncated or damaged" out.txt && ! grep -q Traceback out.txt && ok "plot_field.py on a truncated file: exit 2, no traceback" || bad "plot_field.py on a truncated file: exit $rc: $(tail -2 out.txt)"
+    python3 "$A/plot_field.py" . --out cut.png >out.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "a directory" out.txt && ok "plot_field.py on a directory: exit 2" || bad "plot_field.py on a directory: exit $rc: $(tail -2 out.txt)"
 fi
 python3 "$A/animate.py" heat.$EXT --out heat.gif --png heat_frames.png >out.txt 2>&1 || bad "animate.py: $(cat out.txt)"
 check_png "animate.py" heat_frames.png

@@ -133,6 +133,15 @@ fi
 if ! "$S/sweep.py" sw.ini bad heat.kk=1,2 >bad.txt 2>&1 && grep -q "heat.kk" bad.txt && [ ! -e bad ]; then
     ok "sweep.py refuses a misspelt key with hpcsim check's message and writes nothing"
 else bad "sweep.py with a bad key: $(cat bad.txt)"; fi
+# an absolute output path the members share: they would overwrite one file (collect.py then read one
+# member's results for all): refused, nothing written; a folder name with a space is quoted in the
+# #SBATCH lines (it broke sbatch: "Invalid directive")
+if ! "$S/sweep.py" sw.ini absd heat.k=1,2 --set output.path="$PWD/shared/out" >bad.txt 2>&1 && grep -q "absolute and the same for members 0 and 1" bad.txt &&
+    [ ! -e absd ]; then ok "sweep.py refuses an absolute output.path shared by the members"
+else bad "sweep.py with a shared absolute output.path: $(cat bad.txt)"; fi
+if "$S/sweep.py" sw.ini "sp ace" heat.k=1,2 >sp.txt 2>&1 && grep -q '^#SBATCH --output="'"$PWD"'/sp ace/member_' "sp ace/sweep.sbatch" &&
+    grep -q '^#SBATCH --job-name="sweep-sp ace"' "sp ace/sweep.sbatch"; then ok "sweep.py quotes a folder with a space in its #SBATCH lines"
+else bad "sweep.py folder with a space: $(cat sp.txt; grep SBATCH "sp ace/sweep.sbatch" 2>/dev/null)"; fi
 
 # 5. preemption: USR1 to the batch shell (as --signal=B:USR1 does) while the run is in its time
 #    loop; the trap forwards it, hpcsim checkpoints and exits 3, the job requeues itself and the
