@@ -57,6 +57,8 @@ def main():
             rec = hsio.record_dim(ds)
             t = ds[rec].values if rec in ds.coords else np.arange(ds[n].size)
             y = ds[n].values
+            if y.size == 0:
+                hsio.die(f"{f}: {n} has no records (a run stopped before its first output?)")
             print(f"{hsio.stem(f)}: {n} = {y[-1]:.10g} at {rec} = {t[-1]:.6g} ({y.size} records)"
                   + (f", relative change {(y[-1] - y[0]) / abs(y[0]):.3e}" if y.size and y[0] != 0 else ""))
             if a.relative:

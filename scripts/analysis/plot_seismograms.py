@@ -42,6 +42,8 @@ def main():
     v = ds[var]
     sdim = v.dims[1]
     data = v.values[:, :: max(1, a.every)]
+    if data.size == 0:
+        hsio.die(f"{a.file}: {var} has no samples (a run stopped before its first record?)")
     t = ds[rec].values if rec in ds.coords else np.arange(v.shape[0])
     xname = f"{sdim}_x"
     pos = ds[xname].values[:: max(1, a.every)] if xname in ds.variables else np.arange(v.shape[1])[:: max(1, a.every)]
