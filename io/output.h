@@ -70,6 +70,8 @@ typedef struct hs_output_desc {
     const double *coords[3];       /* coordinate values (host, length n[d]; rank 0 is enough) */
     const char *coord_units[3];    /* e.g. "m" */
     const char *coord_long_names[3];
+    const char *coord_positive[3]; /* CF `positive` of a vertical coordinate ("down" for depth), which also
+                                    * makes it the Z axis; NULL: none (axes X, Y, Z in order) */
     const double *edges[3];        /* cell edges (n[d] + 1 values; rank 0 is enough), written as the CF bounds
                                     * `x_bnds`; NULL: midway between coordinates, end cells as wide as their
                                     * neighbours (a single cell is 1 wide) */

@@ -287,7 +287,7 @@ static int def_bounds(hs_writer *w, const hs_output_desc *desc, int d, const cha
 static int def_coord(hs_writer *w, const hs_output_desc *desc, int d)
 {
     const char *p = w->partial, *nm = w->dim_names[d];
-    char axis[2] = {"XYZ"[d], 0}, lname[HS_IO_NAME_MAX + 16];
+    char axis[2] = {desc->coord_positive[d] ? 'Z' : "XYZ"[d], 0}, lname[HS_IO_NAME_MAX + 16];
     snprintf(lname, sizeof lname, "%s coordinate", nm);
     hid_t ds;
     HS_CHECK(make_dataset(w, nm, H5T_IEEE_F64LE, 1, &w->n[d], 0, 0, &ds));
@@ -305,6 +305,7 @@ static int def_coord(hs_writer *w, const hs_output_desc *desc, int d)
     if (rc == HS_OK)
         rc = hs_h5_attr_text(ds, "long_name", desc->coord_long_names[d] ? desc->coord_long_names[d] : lname, p);
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "axis", axis, p);
+    if (rc == HS_OK && desc->coord_positive[d]) rc = hs_h5_attr_text(ds, "positive", desc->coord_positive[d], p);
     char bn[HS_IO_NAME_MAX + 8];
     hs_writer_bounds_name(w, d, bn, sizeof bn);
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "bounds", bn, p);

@@ -89,7 +89,7 @@ static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var, i
     if (w->ndim > 0) HS_NC_CHECK(nc_def_dim(s->ncid, "bnds", 2, &s->bnds_dim), p);
     for (int d = w->ndim - 1; d >= 0; d--) {
         const char *nm = w->dim_names[d];
-        char axis[2] = {"XYZ"[d], 0}, lname[HS_IO_NAME_MAX + 16];
+        char axis[2] = {desc->coord_positive[d] ? 'Z' : "XYZ"[d], 0}, lname[HS_IO_NAME_MAX + 16];
         snprintf(lname, sizeof lname, "%s coordinate", nm);
         HS_NC_CHECK(nc_def_dim(s->ncid, nm, (size_t)w->n[d], &s->dim[d]), p);
         HS_NC_CHECK(nc_def_var(s->ncid, nm, NC_DOUBLE, 1, &s->dim[d], &coord_var[d]), p);
@@ -98,6 +98,7 @@ static int def_space(hs_writer *w, const hs_output_desc *desc, int *coord_var, i
         HS_CHECK(put_text(s->ncid, coord_var[d], "long_name",
                           desc->coord_long_names[d] ? desc->coord_long_names[d] : lname, p));
         HS_CHECK(put_text(s->ncid, coord_var[d], "axis", axis, p));
+        if (desc->coord_positive[d]) HS_CHECK(put_text(s->ncid, coord_var[d], "positive", desc->coord_positive[d], p));
         char bn[HS_IO_NAME_MAX + 8];
         hs_writer_bounds_name(w, d, bn, sizeof bn);
         int bd[2] = {s->dim[d], s->bnds_dim};

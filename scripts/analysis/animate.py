@@ -70,6 +70,8 @@ def main():
                                 cmap=a.cmap, vmin=lo, vmax=hi, shading="flat")
             ax.set_xlabel(dx)
             ax.set_ylabel(dy)
+            if dy in ds.coords and ds[dy].attrs.get("positive") == "down" and not ax.yaxis_inverted():
+                ax.invert_yaxis()  # depth: the surface on top
             ax.set_aspect("equal" if ds[dx].attrs.get("units") == ds[dy].attrs.get("units") else "auto")
             if fig is not None:
                 fig.colorbar(art, ax=ax, label=hsio.label(v, var))

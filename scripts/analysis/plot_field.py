@@ -96,6 +96,8 @@ def main():
                            cmap=a.cmap, shading="flat")
         ax.set_xlabel(hsio.label(ds[dx], dx) if dx in ds.coords else dx)
         ax.set_ylabel(hsio.label(ds[dy], dy) if dy in ds.coords else dy)
+        if dy in ds.coords and ds[dy].attrs.get("positive") == "down":
+            ax.invert_yaxis()  # depth: the surface on top
         ax.set_aspect("equal" if ds[dx].attrs.get("units") == ds[dy].attrs.get("units") else "auto")
         fig.colorbar(pc, ax=ax, label=hsio.label(ds[var], var))
     ax.set_title(title)

@@ -840,6 +840,7 @@ static int describe_output(void *state, hs_output_desc *desc)
         desc->edges[d] = s->edges[d];
         desc->coord_units[d] = "m";
     }
+    desc->coord_positive[c->ndim - 1] = "down"; /* z is depth */
     return HS_OK;
 }
 

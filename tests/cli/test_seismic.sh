@@ -71,6 +71,10 @@ if [ $HAVE_NC = 1 ] && command -v python3 >/dev/null; then
             bad "check_output.py $f: $(grep -v '^ok' check.txt | head -3)"
         fi
     done
+    # depth is CF's vertical coordinate positive down (plots put the surface on top; it was axis Y)
+    h=$(ncdump -h snap.nc)
+    grep -q 'z:positive = "down"' <<<"$h" && grep -q 'z:axis = "Z"' <<<"$h" && ok "snapshots: z is the vertical axis, positive down" ||
+        bad "snapshots' z: $(grep 'z:' <<<"$h" | tr '\n' ' ')"
 fi
 
 # ---- reciprocity at an elastic free surface: the x velocity at B from an x force at A equals the x
