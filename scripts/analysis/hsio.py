@@ -186,12 +186,19 @@ def edges(ds, d, n):
 def plane(field, slice_spec=None):
     """A field of 1 or 2 spatial dimensions as it is; a 3-D one cut at slice_spec ("z=INDEX") or the
     middle of its slowest dimension.  Returns the field and a note for the title."""
+    if slice_spec and field.ndim != 3:
+        die(f"--slice {slice_spec}: {field.name} has {field.ndim} spatial dimension(s), nothing to cut")
     if field.ndim == 3:
         if slice_spec:
             d, _, i = slice_spec.partition("=")
             if d not in field.dims:
                 die(f"--slice {slice_spec}: the field has dimensions {', '.join(field.dims)}")
-            i = int(i)
+            try:
+                i = int(i)
+            except ValueError:
+                die(f"--slice {slice_spec}: give DIM=INDEX, an integer index")
+            if not 0 <= i < field.sizes[d]:
+                die(f"--slice {slice_spec}: {d} has indices 0 .. {field.sizes[d] - 1}")
         else:
             d, i = field.dims[0], field.sizes[field.dims[0]] // 2
         return field.isel({d: i}), f", {d} index {i}"

@@ -66,6 +66,8 @@ def main():
     ds = hsio.open_output(a.file)
     names = hsio.fields(ds)
     var = a.var or (names[0] if names else None)
+    if var is not None and var in ds.data_vars and var not in names and var in hsio.series(ds):
+        hsio.die(f"{var} is a time series, not a field: plot it with plot_diagnostics.py (fields: {', '.join(names) or 'none'})")
     if var is None or var not in ds.data_vars:
         hsio.die(f"no field {a.var or ''} in {a.file} (fields: {', '.join(names) or 'none'})")
     field, index, t = pick_record(ds, var, a.time, a.at)

@@ -77,6 +77,12 @@ run "$I/cavity_re100.ini" cfd.n=17 cfd.t_end=3 output.every_time=0.5 output.path
 python3 "$A/plot_diagnostics.py" cavity.$EXT --log --out cav_diag.png >diag.txt 2>&1 || bad "plot_diagnostics.py: $(cat diag.txt)"
 check_png "plot_diagnostics.py" cav_diag.png
 grep -q "kinetic_energy = " diag.txt && ok "plot_diagnostics.py prints the last kinetic energy" || bad "diagnostics: $(cat diag.txt)"
+# plot_field.py's arguments: a series named as a field, a slice of a 2-D field: a message, exit 2
+# (they ended in a traceback, or the slice was ignored)
+python3 "$A/plot_field.py" cavity.$EXT --var kinetic_energy --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "kinetic_energy is a time series" out.txt && ok "plot_field.py --var of a series: exit 2" || bad "plot_field.py --var of a series: exit $rc: $(tail -1 out.txt)"
+python3 "$A/plot_field.py" cavity.$EXT --slice z=3 --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "nothing to cut" out.txt && ok "plot_field.py --slice of a 2-D field: exit 2" || bad "plot_field.py --slice on 2-D: exit $rc: $(tail -1 out.txt)"
 python3 "$A/cavity_ghia.py" cavity.$EXT --out cav_ghia.png >ghia.txt 2>&1 || bad "cavity_ghia.py: $(cat ghia.txt)"
 check_png "cavity_ghia.py" cav_ghia.png
 npts=$(grep -c "^[uv](" ghia.txt)
