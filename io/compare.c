@@ -184,8 +184,12 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
         if (rc == HS_OK) rc = refuse_text(b, name);
         if (rc == HS_OK) rc = read_var(a, name, last_record, &x, sa, &ra, &na);
         if (rc == HS_OK) rc = read_var(b, name, last_record, &y, sb, &rb, &nb);
-        if (rc == HS_OK && (ra != rb || memcmp(sa, sb, sizeof(int64_t) * (size_t)ra)))
-            rc = hs_input_error(b, 0, name, "shape differs from %s", a);
+        if (rc == HS_OK && (ra != rb || memcmp(sa, sb, sizeof(int64_t) * (size_t)ra))) {
+            char ga[160] = "", gb[160] = "";
+            for (int i = 0; i < ra; i++) snprintf(ga + strlen(ga), sizeof ga - strlen(ga), "%s%lld", i ? " x " : "", (long long)sa[i]);
+            for (int i = 0; i < rb; i++) snprintf(gb + strlen(gb), sizeof gb - strlen(gb), "%s%lld", i ? " x " : "", (long long)sb[i]);
+            rc = hs_input_error(b, 0, name, "shape %s differs from %s in %s", rb ? gb : "scalar", ra ? ga : "scalar", a);
+        }
     }
     if (rc == HS_OK) {
         res->count = na;
