@@ -87,6 +87,27 @@ static int is_record(const char *path, const char *name)
     return rec > 0;
 }
 
+/* The record coordinate's last value of a record variable (its first dimension's coordinate
+ * variable); *found = 0 when the file has none. */
+static void last_record_value(const char *path, const char *name, double *value, int *found)
+{
+    *found = 0;
+    hs_reader *r = NULL;
+    if (hs_reader_open(path, &r) != HS_OK) {
+        hs_error_clear();
+        return;
+    }
+    char dims[8][HS_READER_NAME_MAX];
+    int rank = 0, crank = 0;
+    int64_t shape[8];
+    if (hs_reader_var_dims(r, name, dims, &rank) == HS_OK && rank > 0 && hs_reader_has_var(r, dims[0]) &&
+        hs_reader_var_shape(r, dims[0], shape, &crank) == HS_OK && crank == 1 && shape[0] > 0 &&
+        hs_reader_read_record(r, dims[0], shape[0] - 1, value) == HS_OK)
+        *found = 1;
+    hs_error_clear();
+    hs_reader_close(r);
+}
+
 static int in_list(char **names, int n, const char *name)
 {
     for (int i = 0; i < n; i++)
@@ -180,6 +201,14 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
     } else {
         /* --last takes the last record of a record variable; any other variable is compared whole */
         if (last_record && !is_record(a, name)) last_record = 0;
+        if (last_record) { /* the last records must be of one time: two runs stopped at different steps are not comparable so */
+            double ta, tb;
+            int fa, fb;
+            last_record_value(a, name, &ta, &fa);
+            last_record_value(b, name, &tb, &fb);
+            if (fa && fb && ta != tb)
+                return hs_input_error(b, 0, name, "--last: the last record is at %.10g here and at %.10g in %s", tb, ta, a);
+        }
         rc = refuse_text(a, name);
         if (rc == HS_OK) rc = refuse_text(b, name);
         if (rc == HS_OK) rc = read_var(a, name, last_record, &x, sa, &ra, &na);

@@ -89,8 +89,8 @@ usage_err "compare with a bad RTOL" "hpcsim: error: RTOL must be a number >= 0, 
 # NaN at one place differed at 1e-3); a text variable is an input error (it failed as a reader
 # error, exit 1, which reads as "differ")
 if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
-    cdl() { printf 'netcdf c {\ndimensions:\n time = UNLIMITED ;\n x = 3 ;\n n = 4 ;\nvariables:\n double time(time) ;\n double x(x) ;\n double T(time, x) ;\n char name(n) ;\ndata:\n time = 0, 1 ;\n x = %s, 1, 2 ;\n T = 1, 2, 3, 4, %s, 6 ;\n name = "abcd" ;\n}\n' "$1" "$2"; }
-    cdl 0 5 | ncgen -o c1.nc; cdl -1 5 | ncgen -o c2.nc; cdl 0 NaN | ncgen -o c3.nc; cdl 0 NaN | ncgen -o c4.nc
+    cdl() { printf 'netcdf c {\ndimensions:\n time = UNLIMITED ;\n x = 3 ;\n n = 4 ;\nvariables:\n double time(time) ;\n double x(x) ;\n double T(time, x) ;\n char name(n) ;\ndata:\n time = 0, %s ;\n x = %s, 1, 2 ;\n T = 1, 2, 3, 4, %s, 6 ;\n name = "abcd" ;\n}\n' "${3:-1}" "$1" "$2"; }
+    cdl 0 5 | ncgen -o c1.nc; cdl -1 5 | ncgen -o c2.nc; cdl 0 NaN | ncgen -o c3.nc; cdl 0 NaN | ncgen -o c4.nc; cdl 0 5 2 | ncgen -o c5.nc
     "$HS_BIN" compare c1.nc c2.nc x --last >"$CAP/out" 2>&1; r1=$?
     "$HS_BIN" compare c1.nc c2.nc T --last >/dev/null 2>&1; r2=$?
     [ $r1 = 1 ] && [ $r2 = 0 ] && ok "compare --last: a coordinate compared whole, a record variable at its last record" ||
@@ -98,6 +98,10 @@ if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
     "$HS_BIN" compare c3.nc c4.nc T 1e-3 >"$CAP/out" 2>&1 && ok "compare: NaN at the same place agrees under a tolerance" ||
         bad "compare NaN: $(cat "$CAP/out")"
     "$HS_BIN" compare c1.nc c3.nc T 1e-3 >/dev/null 2>&1; [ $? = 1 ] && ok "compare: NaN against a number differs" || bad "compare: NaN against 5 agreed"
+    # --last of two files whose last records are of different times (runs stopped at different steps)
+    "$HS_BIN" compare c1.nc c5.nc T --last >"$CAP/out" 2>&1; r=$?
+    [ $r = 2 ] && grep -q "the last record is at 2 here and at 1 in c1.nc" "$CAP/out" && ok "compare --last of records at different times: exit 2" ||
+        bad "compare --last, different times: exit $r $(cat "$CAP/out")"
     "$HS_BIN" compare c1.nc c2.nc name >"$CAP/out" 2>&1; r=$?
     [ $r = 2 ] && grep -q "name: a text variable" "$CAP/out" && ok "compare of a text variable: exit 2" || bad "compare text: exit $r $(cat "$CAP/out")"
 fi
