@@ -87,23 +87,37 @@ static int is_record(const char *path, const char *name)
     return rec > 0;
 }
 
-/* The record coordinate's last value of a record variable (its first dimension's coordinate
- * variable); *found = 0 when the file has none. */
-static void last_record_value(const char *path, const char *name, double *value, int *found)
+/* What hs_compare_files needs to know of variable `name` before reading it, from one opening of
+ * the file: whether it is text (a variable the file has among its non-numeric ones), whether it runs
+ * along the record dimension, and then its record coordinate's last value (*has_last = 0: none). */
+typedef struct {
+    int text, record, has_last;
+    double last;
+} var_facts;
+
+static void inspect(const char *path, const char *name, var_facts *f)
 {
-    *found = 0;
+    memset(f, 0, sizeof *f);
     hs_reader *r = NULL;
     if (hs_reader_open(path, &r) != HS_OK) {
-        hs_error_clear();
+        hs_error_clear(); /* the read says what is wrong */
         return;
     }
+    char **names = NULL;
+    int count = 0, ntext = 0, numeric = 0;
+    if (hs_reader_var_names(r, &names, &count, &ntext) == HS_OK) {
+        for (int i = 0; i < count; i++) numeric |= !strcmp(names[i], name);
+        hs_reader_free_names(names, count);
+        f->text = !numeric && ntext > 0 && hs_reader_has_var(r, name);
+    }
+    f->record = !f->text && hs_reader_var_is_record(r, name) > 0;
     char dims[8][HS_READER_NAME_MAX];
     int rank = 0, crank = 0;
     int64_t shape[8];
-    if (hs_reader_var_dims(r, name, dims, &rank) == HS_OK && rank > 0 && hs_reader_has_var(r, dims[0]) &&
+    if (f->record && hs_reader_var_dims(r, name, dims, &rank) == HS_OK && rank > 0 && hs_reader_has_var(r, dims[0]) &&
         hs_reader_var_shape(r, dims[0], shape, &crank) == HS_OK && crank == 1 && shape[0] > 0 &&
-        hs_reader_read_record(r, dims[0], shape[0] - 1, value) == HS_OK)
-        *found = 1;
+        hs_reader_read_record(r, dims[0], shape[0] - 1, &f->last) == HS_OK)
+        f->has_last = 1;
     hs_error_clear();
     hs_reader_close(r);
 }
@@ -162,30 +176,6 @@ int hs_compare_all(const char *a, const char *b, int last_record, double rtol, F
     return rc;
 }
 
-/* A variable the file has but not among its numbers is text (station names): refused as input
- * (exit 2), not left to fail as a reader's conversion error (exit 1, which reads as "differ"). */
-static int refuse_text(const char *path, const char *name)
-{
-    char **names = NULL;
-    int count = 0, ntext = 0, numeric = 0;
-    if (list_vars(path, &names, &count, &ntext) != HS_OK) {
-        hs_error_clear();
-        return HS_OK; /* the read says what is wrong */
-    }
-    for (int i = 0; i < count; i++) numeric |= !strcmp(names[i], name);
-    hs_reader_free_names(names, count);
-    if (numeric || ntext == 0) return HS_OK;
-    hs_reader *r = NULL;
-    if (hs_reader_open(path, &r) != HS_OK) {
-        hs_error_clear();
-        return HS_OK;
-    }
-    int text = hs_reader_has_var(r, name);
-    hs_reader_close(r);
-    return text ? hs_input_error(path, 0, name, "a text variable: compare takes numbers (--all lists the text variables it skips)")
-                : HS_OK;
-}
-
 int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res)
 {
     memset(res, 0, sizeof *res);
@@ -199,18 +189,19 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
         if (rc == HS_OK && na != nb)
             rc = hs_input_error(b, 0, name, "%lld numbers here, %lld in %s", (long long)nb, (long long)na, a);
     } else {
-        /* --last takes the last record of a record variable; any other variable is compared whole */
-        if (last_record && !is_record(a, name)) last_record = 0;
-        if (last_record) { /* the last records must be of one time: two runs stopped at different steps are not comparable so */
-            double ta, tb;
-            int fa, fb;
-            last_record_value(a, name, &ta, &fa);
-            last_record_value(b, name, &tb, &fb);
-            if (fa && fb && ta != tb)
-                return hs_input_error(b, 0, name, "--last: the last record is at %.10g here and at %.10g in %s", tb, ta, a);
-        }
-        rc = refuse_text(a, name);
-        if (rc == HS_OK) rc = refuse_text(b, name);
+        var_facts fa, fb;
+        inspect(a, name, &fa);
+        inspect(b, name, &fb);
+        /* a text variable (station names) is not a number to compare: refused as input (exit 2), not
+         * left to fail as a reader's conversion error (exit 1, which reads as "differ") */
+        if (fa.text || fb.text)
+            return hs_input_error(fa.text ? a : b, 0, name, "a text variable: compare takes numbers (--all lists the text variables it skips)");
+        /* --last takes the last record of a record variable; any other variable is compared whole; the
+         * last records must be of one time (two runs stopped at different steps are not comparable so) */
+        if (last_record && !fa.record) last_record = 0;
+        if (last_record && fa.has_last && fb.has_last && fa.last != fb.last)
+            return hs_input_error(b, 0, name, "--last: the last record is at %.10g here and at %.10g in %s", fb.last, fa.last, a);
+        rc = HS_OK;
         if (rc == HS_OK) rc = read_var(a, name, last_record, &x, sa, &ra, &na);
         if (rc == HS_OK) rc = read_var(b, name, last_record, &y, sb, &rb, &nb);
         if (rc == HS_OK && (ra != rb || memcmp(sa, sb, sizeof(int64_t) * (size_t)ra))) {

@@ -335,10 +335,6 @@ static inline double hs_reader_unpack(const hs_reader_packing *pk, double stored
     if (pk->unsigned_bits && stored < 0) stored += (double)(1ULL << pk->unsigned_bits);
     return pk->scale == 1 && pk->offset == 0 ? stored : stored * pk->scale + pk->offset; /* unpacked: as stored, -0 kept */
 }
-/* The value that marks a missing point of variable `var`: its _FillValue attribute, or in a NetCDF
- * file without one the library's default fill of the variable's type (what a record never written
- * holds; not for bytes); *found = 0 when there is none. */
-int hs_reader_fill_value(hs_reader *r, const char *var, double *value, int *found);
 void hs_reader_close(hs_reader *r);
 /* The numeric variables of the file (NetCDF: all but text; HDF5: the numeric datasets of the root
  * group), in file order: *names is a malloc'd array of *count malloc'd names (free with

@@ -79,7 +79,10 @@ int hs_reader_open(const char *path, hs_reader **out)
     return HS_OK;
 }
 
-int hs_reader_fill_value(hs_reader *r, const char *var, double *value, int *found)
+/* The value that marks a missing point of variable `var`: its _FillValue attribute, or in a NetCDF
+ * file without one the library's default fill of the variable's type (what a record never written
+ * holds; not for bytes); *found = 0 when there is none. */
+static int fill_value(hs_reader *r, const char *var, double *value, int *found)
 {
     HS_CHECK(hs_reader_attr_real(r, var, "_FillValue", value, found));
 #if HS_HAVE_NETCDF
@@ -271,7 +274,7 @@ int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk)
     if (!has) pk->scale = 1;
     HS_CHECK(hs_reader_attr_real(r, var, "add_offset", &pk->offset, &has));
     if (!has) pk->offset = 0;
-    HS_CHECK(hs_reader_fill_value(r, var, &pk->fill, &pk->has_fill));
+    HS_CHECK(fill_value(r, var, &pk->fill, &pk->has_fill));
     HS_CHECK(hs_reader_attr_real(r, var, "missing_value", &pk->missing, &pk->has_missing));
     char u[16];
     HS_CHECK(hs_reader_attr_text(r, var, "_Unsigned", u, sizeof u, &has));

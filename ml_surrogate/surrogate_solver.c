@@ -278,6 +278,7 @@ static int read_config(hs_ctx *ctx, const hs_params *p, config *c)
     if (c->mode == MODE_EVALUATE) suffixes[ns++] = "_example";
     if (c->mode == MODE_FORECAST)
         for (int i = 0; i < (c->ninit > 0 ? c->ninit : 1); i++) snprintf(fc[i], sizeof fc[i], "_%d", i), suffixes[ns++] = fc[i];
+    const int fmt = hs_params_enum(p, "output.format"), nc = fmt == HS_OUTPUT_NETCDF || (fmt == HS_OUTPUT_AUTO && HS_HAVE_NETCDF);
     for (int k = 0; k < ns; k++)
         for (int e = 0; e < 5; e++) {
             char out[4200];
@@ -285,7 +286,6 @@ static int read_config(hs_ctx *ctx, const hs_params *p, config *c)
             for (int i = 0; i < c->data.nfiles; i++)
                 if (hs_same_target(out, c->data.files[i]))
                     return hs_params_error(p, "output.path", "the output file %s is a data file of the surrogate: the run would replace it", out);
-            int fmt = hs_params_enum(p, "output.format"), nc = fmt == HS_OUTPUT_NETCDF || (fmt == HS_OUTPUT_AUTO && HS_HAVE_NETCDF);
             int written = !strcmp(exts[e], nc ? ".nc" : ".h5") || (!nc && !strcmp(exts[e], ".xmf")) ||
                           (c->mode == MODE_EVALUATE && k == 0 && !strcmp(exts[e], ".csv"));
             if (written && fmt != HS_OUTPUT_NONE && hs_same_target(out, c->model_path))
