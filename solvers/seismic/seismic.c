@@ -140,6 +140,74 @@ static int bad_medium_error(hs_seis *s, const hs_params *p, const int64_t *g)
                            vs, vp, (long long)g[0], (long long)g[1], (long long)g[2], vs * sqrt(4.0 / 3.0));
 }
 
+static int staggered_scheme(const hs_seis_config *c);
+
+/* The stability bound of a staggered scheme in a medium whose density varies (variable-density
+ * acoustic, elastic): an effective speed^2 that takes vmax^2's place in the CFL limit.
+ *
+ * The scheme couples the modulus M = rho vp^2 at the points and the buoyancy b at the half
+ * points between them (the mean of the two points' 1/rho); p_tt = M D^T b D p along each axis.
+ * That operator is similar to the symmetric M^1/2 D^T b D M^1/2, whose largest eigenvalue is at
+ * most its largest absolute row sum (Gershgorin):
+ *     G(i) = sqrt(M_i) sum_f |D_fi| b_f sum_k |D_fk| sqrt(M_k),
+ * summed over the axes.  In a uniform medium G = vp^2 (2 sum |c_m|)^2 / h^2, the Nyquist bound the
+ * CFL limit uses; where a light layer meets a stiff one the half point's buoyancy, raised by the
+ * light side, multiplies the stiff side's modulus and the true limit falls (an elastic model with
+ * 30 times the density above the interface blew up at cfl 0.7, 100 times at 0.5: this bound says
+ * 0.58 and 0.36 of the uniform limit).  M stands for lambda + 2 mu in an elastic model, the modulus
+ * of the P wave that sets the limit.  Each axis's largest row sum is taken over the points this rank
+ * owns, line by line (the model is read at any global index, clamped at the edges); their sum bounds
+ * the largest sum of a point's. */
+static double variable_medium_speed2(const hs_seis *s)
+{
+    const hs_seis_config *c = &s->cfg;
+    const hs_decomp *d = s->d;
+    const int r = s->radius, pad = 2 * r;
+    double num = 0, den = 0;
+    for (int e = 0; e < c->ndim; e++) {
+        int a1 = (e + 1) % 3, a2 = (e + 2) % 3;
+        const int64_t L = d->local[e], lines = d->local[a1] * d->local[a2];
+        double gmax = 0;
+#pragma omp parallel reduction(max : gmax)
+        {
+            const size_t len = (size_t)(L + 2 * pad);
+            double *sm = malloc(len * sizeof(double)), *bq = malloc(len * sizeof(double));
+            double *face = malloc(len * sizeof(double));
+            if (sm && bq && face) {
+#pragma omp for schedule(static)
+                for (int64_t line = 0; line < lines; line++) {
+                    int64_t g[3];
+                    g[a1] = d->offset[a1] + line % d->local[a1];
+                    g[a2] = d->offset[a2] + line / d->local[a1];
+                    for (int64_t t = 0; t < (int64_t)len; t++) {
+                        double vp, vs, rho;
+                        g[e] = d->offset[e] + t - pad;
+                        hs_seis_model_at(s, g[0], g[1], g[2], &vp, &vs, &rho);
+                        sm[t] = sqrt(rho) * vp, bq[t] = 1 / rho;
+                    }
+                    /* face[t]: b at the half point between t and t + 1 times its sum over the points */
+                    for (int64_t t = pad - r - 1; t < L + pad + r; t++) {
+                        double sum = 0;
+                        for (int m = 0; m < r; m++) sum += fabs(s->coefs[m]) * (sm[t - m] + sm[t + 1 + m]);
+                        face[t] = 0.5 * (bq[t] + bq[t + 1]) * sum;
+                    }
+                    for (int64_t t = pad; t < L + pad; t++) {
+                        double sum = 0;
+                        for (int m = 0; m < r; m++) sum += fabs(s->coefs[m]) * (face[t + m] + face[t - m - 1]);
+                        gmax = fmax(gmax, sm[t] * sum);
+                    }
+                }
+            } else {
+                gmax = INFINITY; /* no buffer: the bound cannot be had; refuse no step silently */
+            }
+            free(sm), free(bq), free(face);
+        }
+        num += gmax / (c->h[e] * c->h[e]);
+        den += nyquist_symbol(s, 1) / (c->h[e] * c->h[e]);
+    }
+    return num / den;
+}
+
 /* Speeds and the stability bound over the points this rank owns, reduced over the ranks.  A bad
  * point is agreed on by all ranks (the first in the global grid's order) before any of them
  * returns: a rank alone with it used to return while the others waited in the reduction (and the
@@ -148,10 +216,10 @@ static int model_extents(hs_seis *s, const hs_params *p)
 {
     const hs_seis_config *c = &s->cfg;
     const hs_decomp *d = s->d;
-    double vmin = DBL_MAX, vmax = 0, kb = 0; /* kb: max rho c^2 * max nearby buoyancy */
-    double vmin_fluid = DBL_MAX;             /* elastic: the P speed of the points with vs = 0 */
-    double first_bad = DBL_MAX;              /* global linear index of this rank's first bad point */
-    int variable = c->model == HS_SEIS_ACOUSTIC && c->density == HS_SEIS_DENSITY_VARIABLE;
+    double vmin = DBL_MAX, vmax = 0;
+    double vmin_fluid = DBL_MAX; /* elastic: the P speed of the points with vs = 0 */
+    double first_bad = DBL_MAX;  /* global linear index of this rank's first bad point */
+    double rho_lo = DBL_MAX, rho_hi = 0;
     for (int64_t k = 0; k < d->local[2]; k++)
         for (int64_t j = 0; j < d->local[1]; j++)
             for (int64_t i = 0; i < d->local[0]; i++) {
@@ -167,31 +235,26 @@ static int model_extents(hs_seis *s, const hs_params *p)
                 else if (c->model == HS_SEIS_ELASTIC) vmin_fluid = fmin(vmin_fluid, vp);
                 else vmin = fmin(vmin, vp);
                 vmax = fmax(vmax, vp);
-                if (variable) { /* Gershgorin: rho c^2 times the largest buoyancy the stencil reaches */
-                    double bmax = 1 / rho;
-                    for (int e = 0; e < c->ndim; e++)
-                        for (int m = -s->radius; m <= s->radius; m++) {
-                            int64_t q[3] = {g[0], g[1], g[2]};
-                            q[e] += m;
-                            double a, b, r;
-                            hs_seis_model_at(s, q[0], q[1], q[2], &a, &b, &r);
-                            bmax = fmax(bmax, 1 / r);
-                        }
-                    kb = fmax(kb, rho * vp * vp * bmax);
-                }
+                rho_lo = fmin(rho_lo, rho), rho_hi = fmax(rho_hi, rho);
             }
-    double mm[5] = {-vmin, vmax, kb, -first_bad, -vmin_fluid};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, mm, 5));
-    if (-mm[3] < DBL_MAX) {
-        const int64_t at = (int64_t)(-mm[3]), g[3] = {at % c->n[0], at / c->n[0] % c->n[1], at / c->n[0] / c->n[1]};
+    double mm[6] = {-vmin, vmax, -first_bad, -vmin_fluid, -rho_lo, rho_hi};
+    HS_CHECK(hs_allreduce_max(s->ctx->comm, mm, 6));
+    if (-mm[2] < DBL_MAX) {
+        const int64_t at = (int64_t)(-mm[2]), g[3] = {at % c->n[0], at / c->n[0] % c->n[1], at / c->n[0] / c->n[1]};
         return bad_medium_error(s, p, g);
     }
-    s->vmin = fmin(-mm[0], -mm[4]);
-    s->vmin_is_fluid = -mm[4] < -mm[0];
+    s->vmin = fmin(-mm[0], -mm[3]);
+    s->vmin_is_fluid = -mm[3] < -mm[0];
     s->vmax = mm[1];
-    s->kb_max = mm[2];
     /* an inversion may raise vp: its time step and CPML allow half again the start's largest */
     if (c->mode == HS_SEIS_FWI) s->vmax *= 1.5;
+    /* a uniform density cannot raise the bound above vmax^2 (the row sums are then means of speeds) */
+    s->speed2_max = s->vmax * s->vmax;
+    if (staggered_scheme(c) && mm[5] > -mm[4]) {
+        double v2[1] = {variable_medium_speed2(s)};
+        HS_CHECK(hs_allreduce_max(s->ctx->comm, v2, 1));
+        s->speed2_max = fmax(s->speed2_max, v2[0]);
+    }
     return HS_OK;
 }
 
@@ -208,8 +271,7 @@ static int setup_time_step(hs_seis *s, const hs_params *p)
     int stag = staggered_scheme(c);
     double lam = nyquist_symbol(s, stag), sum = 0;
     for (int d = 0; d < c->ndim; d++) sum += lam / (c->h[d] * c->h[d]);
-    double speed2 = c->model == HS_SEIS_ACOUSTIC && c->density == HS_SEIS_DENSITY_VARIABLE ? s->kb_max : s->vmax * s->vmax;
-    s->dt_limit = 2.0 / sqrt(speed2 * sum);
+    s->dt_limit = 2.0 / sqrt(s->speed2_max * sum);
     if (c->dt_user > s->dt_limit)
         return hs_params_error(p, "seismic.dt", "%g s is unstable: the CFL limit of this grid, model and order-%d scheme is %.6g s "
                                                 "(use dt = 0 for cfl times the limit)",

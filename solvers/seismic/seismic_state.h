@@ -88,7 +88,7 @@ typedef struct hs_seis {
     int64_t samples_taken;
     double *vs_host;               /* local vs (elastic) */
     double *file_vp, *file_vs, *file_rho; /* a file model, whole grid (until the fields are built) */
-    double kb_max;                 /* variable density: the largest rho c^2 times the buoyancy in reach */
+    double speed2_max;             /* the CFL limit's speed^2: vmax^2, or more where the density varies */
     double ppw;                    /* points per minimum wavelength */
     /* output */
     double *coords[3], *edges[3];
