@@ -231,8 +231,12 @@ int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
         return HS_OK;
     }
     if (on && L->index32 && L->ndim == 3) {
-        static const bool sized = [] { return cudaFuncSetAttribute(ns_momentum_3d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3) == cudaSuccess; }();
-        if (!sized) return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: cudaFuncSetAttribute(ns_momentum_3d, %zu bytes of shared memory) failed", kShared3);
+        static bool sized[HS_MAX_DEVICES]; // the attribute holds for the device it was set on
+        HS_CHECK_DEVICE_MEMO(cu);
+        if (!sized[cu->device]) {
+            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
+            sized[cu->device] = true;
+        }
         const int64_t tiles = ((nx + kTX - 1) / kTX) * ((ny + kTY - 1) / kTY);
         int zchunk = 64;
         while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
