@@ -34,10 +34,7 @@ static int read_var(const char *path, const char *name, int last, double **data,
                     int64_t *count)
 {
     hs_reader *r = NULL;
-    if (hs_reader_open(path, &r) != HS_OK) {
-        hs_error_clear();
-        return hs_input_error(path, 0, NULL, "cannot read as NetCDF or HDF5");
-    }
+    HS_CHECK(hs_reader_open(path, &r)); /* its input errors name the file and what is wrong with it */
     if (hs_reader_var_shape(r, name, shape, rank) != HS_OK) {
         hs_reader_close(r);
         hs_error_clear();
@@ -65,10 +62,7 @@ static int read_var(const char *path, const char *name, int last, double **data,
 static int list_vars(const char *path, char ***names, int *count, int *ntext)
 {
     hs_reader *r = NULL;
-    if (hs_reader_open(path, &r) != HS_OK) {
-        hs_error_clear();
-        return hs_input_error(path, 0, NULL, "cannot read as NetCDF or HDF5");
-    }
+    HS_CHECK(hs_reader_open(path, &r)); /* its input errors name the file and what is wrong with it */
     int rc = hs_reader_var_names(r, names, count, ntext);
     hs_reader_close(r);
     return rc;

@@ -2,6 +2,7 @@
 #include "io/output.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,148 @@ static int open_any(hs_reader *r)
     return hs_input_error(r->path, 0, NULL, "not a NetCDF or HDF5 file this build can read (features: %s)", HS_FEATURES);
 }
 
+/* ---------------------------------------------------------------- NetCDF classic: truncation */
+
+/* The netCDF library reads past the end of a classic file as if the missing bytes were zeros (a
+ * model or training file cut short by a full disk or an interrupted copy was used as if whole):
+ * the header says where every variable's data begins and how long it is, so the file size it
+ * needs is known before any data is read.  The format (CDF-1, CDF-2, CDF-5) is the netCDF classic
+ * format specification's: big-endian, 4-byte aligned, sizes and counts 8 bytes wide in CDF-5,
+ * offsets 8 bytes wide in CDF-2 and CDF-5. */
+typedef struct {
+    const unsigned char *p, *end;
+    int version;
+    int bad;     /* not a header this parser understands, or it ran out of bytes: */
+    int ran_out; /* the header goes on past the bytes read */
+} cdf_cursor;
+
+static uint64_t cdf_uint(cdf_cursor *c, int width)
+{
+    if (c->bad || c->end - c->p < width) return c->ran_out = !c->bad, c->bad = 1, 0;
+    uint64_t v = 0;
+    for (int i = 0; i < width; i++) v = v << 8 | c->p[i];
+    c->p += width;
+    return v;
+}
+
+static uint64_t cdf_count(cdf_cursor *c) { return cdf_uint(c, c->version == 5 ? 8 : 4); }
+
+static void cdf_skip(cdf_cursor *c, uint64_t bytes)
+{
+    bytes = (bytes + 3) / 4 * 4;
+    if (c->bad || (uint64_t)(c->end - c->p) < bytes) c->ran_out = !c->bad, c->bad = 1;
+    else c->p += bytes;
+}
+
+static int cdf_type_size(uint64_t type)
+{
+    static const int size[12] = {0, 1, 1, 2, 4, 4, 8, 1, 2, 4, 8, 8}; /* NC_BYTE .. NC_UINT64 */
+    return type >= 1 && type <= 11 ? size[type] : 0;
+}
+
+static void cdf_skip_attributes(cdf_cursor *c)
+{
+    uint64_t tag = cdf_uint(c, 4), n = cdf_count(c);
+    if (tag != 0x0C && !(tag == 0 && n == 0)) c->bad = 1;
+    for (uint64_t a = 0; a < n && !c->bad; a++) {
+        cdf_skip(c, cdf_count(c));
+        int size = cdf_type_size(cdf_uint(c, 4));
+        uint64_t count = cdf_count(c);
+        if (!size) c->bad = 1;
+        else if (count > (uint64_t)(c->end - c->p)) c->ran_out = !c->bad, c->bad = 1;
+        else cdf_skip(c, count * (uint64_t)size);
+    }
+}
+
+/* The size a classic file's header says it has (0 where it is not one, or cannot be told; *short_read
+ * set when the header runs past the `len` bytes given). */
+static uint64_t cdf_needed_size(const unsigned char *head, size_t len, int *short_read)
+{
+    *short_read = 0;
+    if (len < 8 || memcmp(head, "CDF", 3) || (head[3] != 1 && head[3] != 2 && head[3] != 5)) return 0;
+    cdf_cursor c = {head + 4, head + len, head[3], 0, 0};
+    uint64_t numrecs = cdf_count(&c);
+    int streaming = numrecs == (c.version == 5 ? UINT64_MAX : 0xFFFFFFFFu);
+    enum { MAXD = 1024 };
+    uint64_t dimlen[MAXD];
+    uint64_t tag = cdf_uint(&c, 4), ndims = cdf_count(&c);
+    if ((tag != 0x0A && !(tag == 0 && ndims == 0)) || ndims > MAXD) return *short_read = c.ran_out, 0;
+    for (uint64_t d = 0; d < ndims && !c.bad; d++) {
+        cdf_skip(&c, cdf_count(&c));
+        dimlen[d] = cdf_count(&c);
+    }
+    cdf_skip_attributes(&c);
+    tag = cdf_uint(&c, 4);
+    uint64_t nvars = cdf_count(&c);
+    if (c.bad || (tag != 0x0B && !(tag == 0 && nvars == 0))) return *short_read = c.ran_out, 0;
+    /* pass 0: the non-record variables' ends and the record size; pass 1: the record variables' ends */
+    uint64_t need = 0, recsize = 0, nrecvars = 0, last_rec_size = 0;
+    const unsigned char *vars = c.p;
+    for (int pass = 0; pass < 2; pass++) {
+        c.p = vars;
+        for (uint64_t v = 0; v < nvars && !c.bad; v++) {
+            cdf_skip(&c, cdf_count(&c));
+            uint64_t rank = cdf_count(&c), size = 1;
+            int record = 0;
+            if (rank > MAXD) return *short_read = c.ran_out, 0;
+            for (uint64_t r = 0; r < rank && !c.bad; r++) {
+                uint64_t id = cdf_count(&c);
+                if (id >= ndims) return *short_read = c.ran_out, 0;
+                if (dimlen[id] == 0 && r == 0) record = 1;
+                else if (dimlen[id] && size <= UINT64_MAX / dimlen[id]) size *= dimlen[id];
+                else size = 0;
+            }
+            cdf_skip_attributes(&c);
+            int tsize = cdf_type_size(cdf_uint(&c, 4));
+            cdf_count(&c); /* vsize: redundant, and capped for variables over 4 GiB */
+            uint64_t begin = cdf_uint(&c, c.version == 1 ? 4 : 8);
+            if (c.bad || !tsize) return *short_read = c.ran_out, 0;
+            size = size <= UINT64_MAX / 8 ? size * (uint64_t)tsize : 0;
+            if (!record) {
+                if (pass == 0 && size) need = need > begin + size ? need : begin + size;
+            } else if (pass == 0) {
+                nrecvars++, recsize += (size + 3) / 4 * 4;
+                last_rec_size = size;
+            } else if (numrecs > 0 && !streaming && size) {
+                /* one record variable alone is not padded (the format's special case) */
+                uint64_t stride = nrecvars == 1 ? last_rec_size : recsize;
+                uint64_t end = begin + (numrecs - 1) * stride + size;
+                need = need > end ? need : end;
+            }
+        }
+    }
+    *short_read = c.ran_out;
+    return c.bad ? 0 : need;
+}
+
+/* Input error when a classic file is shorter than its header says. */
+static int check_classic_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return HS_OK;
+    unsigned char magic[4] = {0};
+    long size = -1;
+    uint64_t need = 0;
+    if (fread(magic, 1, 4, f) == 4 && !memcmp(magic, "CDF", 3) && fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0) {
+        /* a header is rarely over 1 MiB; a larger one (thousands of attributes) is read up to 64 MiB */
+        for (long want = 1L << 20; want <= (64L << 20); want *= 64) {
+            size_t len = (size_t)(size < want ? size : want);
+            unsigned char *head = malloc(len);
+            int short_read = 0;
+            if (head && fseek(f, 0, SEEK_SET) == 0 && fread(head, 1, len, f) == len) need = cdf_needed_size(head, len, &short_read);
+            free(head);
+            if (!short_read || (long)len == size) break;
+        }
+    }
+    fclose(f);
+    if (need > (uint64_t)size && size > 0)
+        return hs_input_error(path, 0, NULL,
+                              "a truncated NetCDF file: its header places data up to byte %llu, the file has %ld bytes "
+                              "(an interrupted copy or a full disk?)",
+                              (unsigned long long)need, size);
+    return HS_OK;
+}
+
 int hs_reader_open(const char *path, hs_reader **out)
 {
     if (!path || !out) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_open: null argument");
@@ -64,12 +207,14 @@ int hs_reader_open(const char *path, hs_reader **out)
     FILE *f = fopen(path, "rb");
     if (!f) return hs_input_error(path, 0, NULL, "cannot open the file (missing or unreadable)");
     fclose(f);
+    int rc = check_classic_size(path);
+    if (rc != HS_OK) return rc;
     hs_reader *r = calloc(1, sizeof *r);
     if (!r || !(r->path = strdup(path))) {
         free(r);
         return HS_FAIL(HS_ERR_RUNTIME, "out of host memory opening %s", path);
     }
-    int rc = open_any(r);
+    rc = open_any(r);
     if (rc != HS_OK) {
         free(r->path);
         free(r);

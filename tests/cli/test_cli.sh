@@ -104,6 +104,17 @@ if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
         bad "compare --last, different times: exit $r $(cat "$CAP/out")"
     "$HS_BIN" compare c1.nc c2.nc name >"$CAP/out" 2>&1; r=$?
     [ $r = 2 ] && grep -q "name: a text variable" "$CAP/out" && ok "compare of a text variable: exit 2" || bad "compare text: exit $r $(cat "$CAP/out")"
+    # a classic file shorter than its header says (an interrupted copy) is an input error: the
+    # netCDF library read the missing bytes as zeros. Cut 8 bytes (the last double of T, or the
+    # padding and part of x when x comes last) from each classic kind: CDF-1, CDF-2, CDF-5
+    for kind in 1 2 5; do
+        cdl 0 5 | ncgen -k $kind -o whole$kind.nc
+        head -c -8 whole$kind.nc > cut$kind.nc
+        "$HS_BIN" compare whole$kind.nc whole$kind.nc T >/dev/null 2>&1; r0=$?
+        "$HS_BIN" compare cut$kind.nc whole$kind.nc T >"$CAP/out" 2>&1; r=$?
+        [ $r0 = 0 ] && [ $r = 2 ] && grep -q "cut$kind.nc: a truncated NetCDF file: its header places data up to byte" "$CAP/out" &&
+            ok "a truncated CDF-$kind file: exit 2 naming it" || bad "truncated CDF-$kind: whole exit $r0, cut exit $r: $(cat "$CAP/out")"
+    done
 fi
 
 # Every error message carries the prefix once.
