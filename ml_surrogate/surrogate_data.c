@@ -199,6 +199,54 @@ static int is_time_dim(hs_reader *r, const char *dim)
 }
 
 /* Dimensions, coordinates and times of file f; the first file sets the grid, the others must match it. */
+
+/* Seconds in one unit of a CF time coordinate ("hours since ...": 3600), 0 when not a known unit. */
+static double time_unit_seconds(const char *units)
+{
+    static const struct {
+        const char *name;
+        double seconds;
+    } unit[] = {{"seconds", 1},   {"second", 1},   {"secs", 1},      {"sec", 1},      {"s", 1},
+                {"minutes", 60},  {"minute", 60},  {"mins", 60},     {"min", 60},     {"hours", 3600},
+                {"hour", 3600},   {"hrs", 3600},   {"hr", 3600},     {"h", 3600},     {"days", 86400},
+                {"day", 86400},   {"d", 86400}};
+    char word[32];
+    if (sscanf(units, " %31s", word) != 1 || !strstr(units, " since ")) return 0;
+    for (size_t i = 0; i < sizeof unit / sizeof unit[0]; i++)
+        if (!strcmp(word, unit[i].name)) return unit[i].seconds;
+    return 0;
+}
+
+/* The network steps from frame to frame by one fixed interval: a file's frames must be equally
+ * spaced (a gap, two runs' outputs joined, or output intervals changed by a restart taught it a
+ * mixture of steps without a word), and every file's spacing the first file's, in seconds when both
+ * have CF time units, else in the same units.  Times are compared to 1e-3 of the step plus the
+ * rounding of float32 times. */
+static int check_time_spacing(const hs_surr_data *d, int f, int64_t nt, const char *dim)
+{
+    const double *t = d->times[f];
+    if (nt < 2) return HS_OK;
+    double big = fmax(fabs(t[0]), fabs(t[nt - 1]));
+    const double step = t[1] - t[0], tol = 1e-3 * step + 2 * 6e-8 * big;
+    for (int64_t k = 2; k < nt; k++)
+        if (fabs(t[k] - t[k - 1] - step) > tol)
+            return hs_input_error(d->files[f], 0, NULL, "the frames are not equally spaced: '%s' steps by %.9g %s from time step %lld "
+                                  "to %lld and by %.9g from %lld to %lld (the network learns one fixed interval: a gap or "
+                                  "joined runs?)", dim, step, d->time_units[f], 0LL, 1LL, t[k] - t[k - 1],
+                                  (long long)(k - 1), (long long)k);
+    if (f == 0 || d->nframes[0] < 2) return HS_OK;
+    const double step0 = d->times[0][1] - d->times[0][0];
+    double s0 = time_unit_seconds(d->time_units[0]), s1 = time_unit_seconds(d->time_units[f]);
+    double a = step, b = step0;
+    if (s0 > 0 && s1 > 0) a *= s1, b *= s0;
+    else if (strcmp(d->time_units[0], d->time_units[f]) != 0) return HS_OK; /* units that cannot be compared */
+    if (fabs(a - b) > 1e-3 * fabs(b) + 2 * 6e-8 * big * (s1 > 0 ? s1 : 1))
+        return hs_input_error(d->files[f], 0, NULL, "frames %.9g %s apart, %s's %.9g %s apart: every file must have the "
+                              "first's interval (the network learns one)", step, d->time_units[f], d->files[0], step0,
+                              d->time_units[0]);
+    return HS_OK;
+}
+
 static int read_layout(hs_surr_data *d, int f, hs_reader *r)
 {
     const char *file = d->files[f];
@@ -284,6 +332,7 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
     for (int64_t t = 1; t < nt; t++)
         if (!(d->times[f][t] > d->times[f][t - 1]))
             return hs_input_error(file, 0, NULL, "the time coordinate '%s' does not increase at step %lld", dims[0], (long long)t);
+    HS_CHECK(check_time_spacing(d, f, nt, dims[0]));
     d->nframes[f] = nt;
     return HS_OK;
 }

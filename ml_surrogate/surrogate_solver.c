@@ -307,13 +307,54 @@ static const char *const g_arch_keys[] = {"surrogate.variables", "surrogate.inpu
 
 typedef struct {
     const char *path;
+    const config *c;
 } arch_diff;
+
+/* Two spellings of one network pass: variables by the names they are written as (`u, v` is `u v`,
+ * z@500.0 is z@500), kernels per layer (`kernel = 3` is `3 3` for two layers).  The keys' values
+ * as text differed and a model was refused for the spelling of its parameter file. */
+static int same_architecture_value(const config *c, const char *name, const char *stored)
+{
+    if (!strcmp(name, "surrogate.variables")) {
+        char buf[HS_SURR_MAX_VARS][HS_SURR_NAME_MAX], *w[HS_SURR_MAX_VARS];
+        for (int i = 0; i < HS_SURR_MAX_VARS; i++) w[i] = buf[i];
+        int n = words(stored, w, HS_SURR_MAX_VARS, HS_SURR_NAME_MAX);
+        if (n != c->data.nvars) return 0;
+        for (int i = 0; i < n; i++) {
+            char v1[HS_SURR_NAME_MAX], v2[HS_SURR_NAME_MAX], o1[2 * HS_SURR_NAME_MAX], o2[2 * HS_SURR_NAME_MAX];
+            int h1, h2;
+            double l1, l2;
+            if (hs_surr_var_spec(w[i], v1, &h1, &l1) != HS_OK || hs_surr_var_spec(c->data.vars[i], v2, &h2, &l2) != HS_OK) {
+                hs_error_clear();
+                return 0;
+            }
+            hs_surr_var_out_name(v1, h1, l1, o1, sizeof o1);
+            hs_surr_var_out_name(v2, h2, l2, o2, sizeof o2);
+            if (strcmp(o1, o2) != 0) return 0;
+        }
+        return 1;
+    }
+    if (!strcmp(name, "surrogate.kernel")) {
+        const hs_surr_arch *a = &c->train.arch;
+        char buf[HS_SURR_MAX_LAYERS + 1][32], *w[HS_SURR_MAX_LAYERS + 1];
+        for (int i = 0; i <= HS_SURR_MAX_LAYERS; i++) w[i] = buf[i];
+        int n = words(stored, w, HS_SURR_MAX_LAYERS + 1, sizeof buf[0]);
+        if (n != 1 && n != a->nlayers) return 0;
+        for (int l = 0; l < a->nlayers; l++) {
+            char *end;
+            long k = strtol(w[n == 1 ? 0 : l], &end, 10);
+            if (*end || k != a->kernel[l]) return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
 
 static int on_arch_diff(void *user, const char *name, const char *stored, const char *now)
 {
     arch_diff *d = user;
     for (int i = 0; g_arch_keys[i]; i++)
-        if (!strcmp(g_arch_keys[i], name))
+        if (!strcmp(g_arch_keys[i], name) && !same_architecture_value(d->c, name, stored))
             return hs_input_error(d->path, 0, NULL, "the model was trained with %s = %s, this run has %s = %s (forecast and "
                                   "evaluate need the training's architecture)", name, stored, name, now);
     return HS_OK;
@@ -348,7 +389,7 @@ static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs
     int64_t step;
     double time;
     HS_CHECK(hs_checkpoint_open(&self, path, MODEL_SOLVER, &ck, &step, &time));
-    arch_diff ad = {path};
+    arch_diff ad = {path, c};
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(ck), on_arch_diff, &ad);
     size_t np = 0, hw = (size_t)g->ny * g->nx, V = (size_t)c->data.nvars;
     double shape[2] = {0, 0};

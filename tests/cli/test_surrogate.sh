@@ -65,6 +65,12 @@ if "$HS_BIN" forecast "${Q[@]}" surrogate.model_path=full.h5 output.path=fc surr
 else
     bad "forecast failed: $(cat err.txt)"
 fi
+# ---- the same network spelled otherwise: variables with a comma, the kernel per layer (a model
+# was refused because the keys' text differed: kernel = 3 against 3 3)
+if "$HS_BIN" forecast "${Q[@]}" surrogate.model_path=full.h5 output.path=fcsp surrogate.initial_times=2.0 \
+    surrogate.variables="h, u" surrogate.kernel="3 3" >out.txt 2>err.txt && "$HS_BIN" compare fcsp_0.nc fc_0.nc h 0 >/dev/null 2>&1; then
+    ok
+else bad "forecast with the architecture spelled otherwise: $(cat err.txt)"; fi
 
 # ---- NetCDF-4 string attributes (as xarray writes them) read like character ones: the forecast's
 # time and variable units (they came out as "1"); and the input's calendar is the forecast's (it was
@@ -175,6 +181,17 @@ expect_input_error "a level of a field without levels" "traj0.nc: variable 'h' h
 expect_input_error "a level that is not a number" "surrogate.variables: 'h@top' is not NAME or NAME@LEVEL" train surrogate.variables="h@top u"
 expect_input_error "a truncated data file" "bad/cutdata.nc: an HDF5 (or NetCDF-4) file that cannot be opened: truncated or damaged" \
     train surrogate.files="traj0.nc bad/cutdata.nc"
+# frames not equally spaced (a record missing: 1.4 follows 1.2), or another file's interval (0.2 s);
+# the first's interval in other units (minutes) is the same interval
+ncdump traj1.nc | sed 's/^\( time = .*\)1\.3, /\1/; s/^\( *\)1\.3, 1\.4/\11.35, 1.4/' > /dev/null
+ncdump traj1.nc | sed 's/ 1\.3, / 1.35, /' | ncgen -k nc4 -o bad/gap.nc
+ncdump traj1.nc | sed '/^ time = /,/;/ s/\([0-9.]*[0-9]\)\( *[,;]\)/\1e0@\2/g' | awk '{ while (match($0, /[0-9.]+e0@/)) { v = substr($0, RSTART, RLENGTH - 3) * 2; $0 = substr($0, 1, RSTART - 1) v substr($0, RSTART + RLENGTH) } print }' | ncgen -k nc4 -o bad/slow.nc
+ncdump traj1.nc | sed '/^ time = /,/;/ s/\([0-9.]*[0-9]\)\( *[,;]\)/\1e0@\2/g' | awk '{ while (match($0, /[0-9.]+e0@/)) { v = substr($0, RSTART, RLENGTH - 3) / 60; $0 = substr($0, 1, RSTART - 1) sprintf("%.17g", v) substr($0, RSTART + RLENGTH) } print }' | sed 's/seconds since 2000/minutes since 2000/' | ncgen -k nc4 -o minutes.nc
+expect_input_error "frames with a gap" "bad/gap.nc: the frames are not equally spaced: 'time' steps by 0.1 seconds since 2000-01-01 00:00:00 from time step 0 to 1 and by 0.15 from 12 to 13" \
+    train surrogate.files="traj0.nc bad/gap.nc"
+expect_input_error "a file of another interval" "bad/slow.nc: frames 0.2 seconds since 2000-01-01 00:00:00 apart, traj0.nc's 0.1 seconds" \
+    train surrogate.files="traj0.nc bad/slow.nc"
+"$HS_BIN" check quick.ini surrogate.files="traj0.nc minutes.nc" >"$CAP/o" 2>&1 && ok || bad "the same interval in minutes: $(grep error "$CAP/o")"
 expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
 expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
 # records never written hold NetCDF's default fill (no _FillValue attribute): missing, not 9.97e36
@@ -183,6 +200,10 @@ expect_input_error "records never written" "bad/unwritten.nc: variable 'u' has a
 expect_input_error "corrupt model" "bad/cut.h5" evaluate surrogate.mode=evaluate surrogate.model_path=bad/cut.h5
 expect_input_error "model of another architecture" "full.h5: the model was trained with surrogate.hidden = 8 8" forecast \
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.hidden="16 16"
+expect_input_error "model of other variables' order" "full.h5: the model was trained with surrogate.variables = h u" forecast \
+    surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.variables="u, h"
+expect_input_error "model of other kernels" "full.h5: the model was trained with surrogate.kernel = 3" forecast \
+    surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.kernel="3 5"
 expect_input_error "model on another grid" "full.h5: the model was trained on a 16 x 16 grid" evaluate \
     surrogate.mode=evaluate surrogate.model_path=full.h5 surrogate.files="bad/grid.nc bad/grid.nc"
 expect_input_error "a training checkpoint as model" "ckf.h5: checkpoint was written by solver 'surrogate', not 'surrogate-model'" \
