@@ -52,6 +52,23 @@ int hs_params_declare(const hs_param_decl *decls, int count)
     return HS_OK;
 }
 
+/* The keys that name input files (hs_params_declare_inputs): no output may be written onto one. */
+#define MAX_INPUT_KEYS 64
+static const char *g_input_keys[MAX_INPUT_KEYS];
+static int g_ninput_keys;
+
+int hs_params_declare_inputs(const char *const *names)
+{
+    for (; *names; names++) {
+        int known = 0;
+        for (int i = 0; i < g_ninput_keys && !known; i++) known = !strcmp(g_input_keys[i], *names);
+        if (known) continue;
+        if (g_ninput_keys == MAX_INPUT_KEYS) return HS_FAIL(HS_ERR_RUNTIME, "too many input-file keys");
+        g_input_keys[g_ninput_keys++] = *names;
+    }
+    return HS_OK;
+}
+
 /* ---------------------------------------------------------------- helpers */
 
 static int levenshtein(const char *a, const char *b)
@@ -1100,6 +1117,28 @@ int hs_same_target(const char *a, const char *b)
 
 int hs_params_is_param_file(const hs_params *p, const char *path) { return p->file && *p->file && hs_same_file(p->file, path); }
 
+static int has_entry(const hs_params *p, const char *name)
+{
+    const char *dot = strchr(name, '.');
+    for (int i = 0; dot && i < p->n; i++) {
+        const hs_param_decl *d = p->entries[i].decl;
+        if (strlen(d->section) == (size_t)(dot - name) && !strncmp(d->section, name, (size_t)(dot - name)) && !strcmp(d->key, dot + 1))
+            return 1;
+    }
+    return 0;
+}
+
+const char *hs_params_input_named(const hs_params *p, const char *path)
+{
+    for (int i = 0; i < g_ninput_keys; i++) {
+        if (!has_entry(p, g_input_keys[i])) continue; /* a solver's key this set was loaded without */
+        const char *v = hs_params_string(p, g_input_keys[i]);
+        if (!*v || !strcmp(v, "none")) continue;
+        if (hs_same_target(path, hs_params_input_path(p, g_input_keys[i]))) return g_input_keys[i];
+    }
+    return NULL;
+}
+
 /* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {
@@ -1108,6 +1147,8 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
         return hs_params_error(p, key, "%s %s is a directory", what, path);
     if (hs_params_is_param_file(p, path))
         return hs_params_error(p, key, "%s %s is the parameter file: writing it would replace the input", what, path);
+    const char *input = hs_params_input_named(p, path);
+    if (input) return hs_params_error(p, key, "%s %s is the input file of %s: writing it would replace the input", what, path, input);
     char *copy = strdup(path);
     if (!copy) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     const char *dir = dirname(copy);

@@ -105,7 +105,8 @@ char *hs_params_overrides_text(const hs_params *p, const char *skip);
 char *hs_params_shell_quote(const char *word);
 
 /* An output file named by key `key`: the directory that will hold `path` must exist and be
- * writable, `path` must not be the parameter file itself (writing it would replace the input),
+ * writable, `path` must not be the parameter file itself nor an input file of a key declared by
+ * hs_params_declare_inputs (writing it would replace the input),
  * the key's value must end in a file name (not "dir/", "." or ".."),
  * and with `exact`, `path` itself must not be a directory; otherwise an input error naming the key
  * ("what" says which file, e.g. "checkpoint").  Not collective. */
@@ -129,6 +130,12 @@ int hs_same_file(const char *a, const char *b);
 int hs_same_target(const char *a, const char *b);
 /* 1 when `path` names the parameter file p was read from (the same file, by device and inode). */
 int hs_params_is_param_file(const hs_params *p, const char *path);
+/* Keys ("section.key", NULL-terminated list, static storage) whose values name input files that a
+ * run reads: hs_params_check_writable refuses an output onto one of them. */
+int hs_params_declare_inputs(const char *const *names);
+/* The input-file key whose file (resolved as hs_params_input_path) `path` would overwrite; NULL
+ * when none ("" and "none" name no file). */
+const char *hs_params_input_named(const hs_params *p, const char *path);
 
 /* Print every declared key with type, default, range and help (`hpcsim params`). */
 void hs_params_print_declarations(FILE *out);

@@ -147,6 +147,18 @@ static int time_units_check(const hs_params *p)
     return HS_OK;
 }
 
+/* Whether the gridded output writes files ending in `ext` (".nc" for NetCDF, ".h5" and ".xmf" for
+ * HDF5; ".json" and the bare path for whatever a solver may write there): a checkpoint rk.h5 beside
+ * NetCDF output rk.nc was refused as "also the output file". */
+static int writes_ext(const hs_params *p, const char *ext)
+{
+    int format = hs_params_enum(p, "output.format");
+    if (format == HS_OUTPUT_AUTO) format = HS_HAVE_NETCDF ? HS_OUTPUT_NETCDF : HS_OUTPUT_HDF5;
+    if (!strcmp(ext, ".nc")) return format == HS_OUTPUT_NETCDF;
+    if (!strcmp(ext, ".h5") || !strcmp(ext, ".xmf")) return format == HS_OUTPUT_HDF5;
+    return 1;
+}
+
 int hs_driver_check(const hs_params *p)
 {
     double walltime;
@@ -169,6 +181,10 @@ int hs_driver_check(const hs_params *p)
             return hs_params_error(p, "output.path", "output file %s is a directory", path);
         if (hs_params_is_param_file(p, path))
             return hs_params_error(p, "output.path", "output file %s is the parameter file: writing it would replace the input", path);
+        const char *input = writes_ext(p, g_output_exts[i]) ? hs_params_input_named(p, path) : NULL;
+        if (input)
+            return hs_params_error(p, "output.path", "output file %s is the input file of %s: writing it would replace the input",
+                                   path, input);
     }
     if (checkpoints_used(p)) {
         if (!HS_HAVE_HDF5 && hs_params_enum(p, "checkpoint.format") == HS_CKPT_FORMAT_HDF5)
@@ -176,7 +192,7 @@ int hs_driver_check(const hs_params *p)
         HS_CHECK(hs_params_check_writable(p, "checkpoint.path", ckpt, "checkpoint", 1));
         size_t lo = strlen(out);
         for (int i = 0; g_output_exts[i]; i++)
-            if (!strncmp(ckpt, out, lo) && !strcmp(ckpt + lo, g_output_exts[i]))
+            if (writes_output && writes_ext(p, g_output_exts[i]) && !strncmp(ckpt, out, lo) && !strcmp(ckpt + lo, g_output_exts[i]))
                 return hs_params_error(p, "checkpoint.path",
                                        "%s is also the output file (output.path = %s): the checkpoint would replace it",
                                        ckpt, out);

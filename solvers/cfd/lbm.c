@@ -93,7 +93,11 @@ typedef struct lbm {
     int solid_written;
 } lbm;
 
-static int declare(void) { return hs_params_declare(g_lbm_params, (int)(sizeof g_lbm_params / sizeof g_lbm_params[0])); }
+static int declare(void) {
+    static const char *const inputs[] = {"lbm.mask_file", NULL}; /* no output may replace them */
+    HS_CHECK(hs_params_declare_inputs(inputs));
+    return hs_params_declare(g_lbm_params, (int)(sizeof g_lbm_params / sizeof g_lbm_params[0]));
+}
 
 /* ---------------------------------------------------------------- configuration */
 

@@ -59,7 +59,11 @@ static const hs_param_decl g_fem_params[] = {
     {"fem", "vtu", HS_PARAM_BOOL, "true", 0, 0, NULL, "also write VTU files (one per record) and a .pvd collection for ParaView"},
 };
 
-static int declare(void) { return hs_params_declare(g_fem_params, (int)(sizeof g_fem_params / sizeof g_fem_params[0])); }
+static int declare(void) {
+    static const char *const inputs[] = {"fem.mesh", NULL}; /* no output may replace them */
+    HS_CHECK(hs_params_declare_inputs(inputs));
+    return hs_params_declare(g_fem_params, (int)(sizeof g_fem_params / sizeof g_fem_params[0]));
+}
 
 typedef struct fem {
     hs_ctx *ctx;

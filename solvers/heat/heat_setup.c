@@ -58,7 +58,11 @@ static const hs_param_decl g_heat_params[] = {
     {"heat", "gpu_kernel", HS_PARAM_ENUM, "auto", 0, 0, HS_HEAT_KERNEL_CHOICES, "GPU 7-point kernel for constant k (auto: vec2 where rows allow, else zc; cell: the simple baseline)"},
 };
 
-int hs_heat_declare(void) { return hs_params_declare(g_heat_params, (int)(sizeof g_heat_params / sizeof g_heat_params[0])); }
+int hs_heat_declare(void) {
+    static const char *const inputs[] = {"heat.k_file", NULL}; /* no output may replace them */
+    HS_CHECK(hs_params_declare_inputs(inputs));
+    return hs_params_declare(g_heat_params, (int)(sizeof g_heat_params / sizeof g_heat_params[0]));
+}
 
 static int read_boundaries(const hs_params *p, hs_heat_config *c)
 {

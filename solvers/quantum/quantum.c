@@ -90,7 +90,11 @@ typedef struct {
     int check_only;             /* inputs read and checked, nothing built (hpcsim check) */
 } qstate;
 
-static int declare(void) { return hs_params_declare(g_params, (int)(sizeof g_params / sizeof g_params[0])); }
+static int declare(void) {
+    static const char *const inputs[] = {"quantum.circuit", "quantum.observable", "quantum.hamiltonian", "quantum.graph", NULL}; /* no output may replace them */
+    HS_CHECK(hs_params_declare_inputs(inputs));
+    return hs_params_declare(g_params, (int)(sizeof g_params / sizeof g_params[0]));
+}
 
 static int check_memory(qstate *s, int nq, int registers, const char *src, int line)
 {

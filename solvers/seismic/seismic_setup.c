@@ -86,7 +86,11 @@ static const hs_param_decl g_seis_params[] = {
     {"seismic", "fwi_vp_step", HS_PARAM_REAL, "50", 1e-300, HS_NO_MAX, NULL, "fwi: the unit of the optimiser's variable (m/s): the first step changes vp by at most this"},
 };
 
-int hs_seis_declare(void) { return hs_params_declare(g_seis_params, (int)(sizeof g_seis_params / sizeof g_seis_params[0])); }
+int hs_seis_declare(void) {
+    static const char *const inputs[] = {"seismic.model_file", "seismic.vs_file", "seismic.rho_file", "seismic.receiver_file", "seismic.observed", NULL}; /* no output may replace them */
+    HS_CHECK(hs_params_declare_inputs(inputs));
+    return hs_params_declare(g_seis_params, (int)(sizeof g_seis_params / sizeof g_seis_params[0]));
+}
 
 static int read_medium(const hs_params *p, hs_seis_config *c)
 {

@@ -144,6 +144,11 @@ for cmd in run check; do
         $cmd ../base.ini output.path="$WORK/adir"
     expect_input_error "$cmd: checkpoint path equal to the output file" "checkpoint.path: out.nc is also the output file" \
         $cmd ../base.ini output.path=out checkpoint.path=out.nc
+    # beside NetCDF output rk.nc a checkpoint rk.h5 is no clash (it was refused as "also the output file")
+    if "$HS_BIN" --version | grep -q '+netcdf'; then
+        (cd sub && "$HS_BIN" $cmd ../base.ini output.path=rk output.format=netcdf checkpoint.path=rk.h5 >../o 2>&1) && rm -f sub/rk.* &&
+            ok "$cmd: checkpoint rk.h5 beside NetCDF output rk.nc" || bad "$cmd: rk.h5 beside rk.nc: $(cat o)"
+    fi
     expect_input_error "$cmd: checkpoint in a file's place as directory" "checkpoint.path: cannot write checkpoint" \
         $cmd ../base.ini checkpoint.path="$WORK/base.ini/ck.h5"
 done
