@@ -110,6 +110,40 @@ static int obstacle_sane(const hs_params *p, const hs_lbm_geom *g)
     return HS_OK;
 }
 
+/* The axis the flow goes along: the inlet's, else the body force's largest component, else x. */
+int hs_lbm_flow_axis(const hs_lbm_geom *g)
+{
+    if (g->inlet_dim >= 0) return g->inlet_dim;
+    int axis = 0;
+    for (int d = 1; d < g->ndim; d++)
+        if (fabs(g->accel[d]) > fabs(g->accel[axis])) axis = d;
+    return axis;
+}
+
+/* A mask's frontal extent in cells: the solid cells' shadow on the plane across the flow (2D: the
+ * rows holding one, 3D: the columns along the flow holding one), the reference length or area of a
+ * drawn body as the diameter is the cylinder's (the coefficients were per cell: 6 times a
+ * 6-cell-wide body's). */
+static int64_t mask_frontal_cells(const hs_lbm_geom *g)
+{
+    const int64_t *n = g->c.n;
+    const int a = hs_lbm_flow_axis(g), b = a == 0 ? 1 : 0, c = 3 - a - b;
+    const int64_t nb = n[b], nc = g->ndim == 3 ? n[c] : 1;
+    uint8_t *shadow = calloc((size_t)(nb * nc), 1);
+    if (!shadow) return 1;
+    for (int64_t k = 0; k < (g->ndim == 3 ? n[2] : 1); k++)
+        for (int64_t j = 0; j < n[1]; j++)
+            for (int64_t i = 0; i < n[0]; i++)
+                if (g->mask[(k * n[1] + j) * n[0] + i]) {
+                    const int64_t x[3] = {i, j, k};
+                    shadow[x[b] + nb * (g->ndim == 3 ? x[c] : 0)] = 1;
+                }
+    int64_t count = 0;
+    for (int64_t m = 0; m < nb * nc; m++) count += shadow[m];
+    free(shadow);
+    return count > 0 ? count : 1;
+}
+
 int hs_lbm_geom_setup(const hs_params *p, hs_lbm_geom *g)
 {
     if (g->obstacle == HS_LBM_OBS_FILE) HS_CHECK(read_mask(p, g));
@@ -135,6 +169,7 @@ int hs_lbm_geom_setup(const hs_params *p, hs_lbm_geom *g)
         g->cd_ref_lat = g->ndim == 3 ? l * l : l;
     } else if (g->obstacle == HS_LBM_OBS_SPHERE) g->cd_ref_lat = M_PI * r * r;
     else if (g->obstacle == HS_LBM_OBS_CYLINDER) g->cd_ref_lat = g->ndim == 3 ? 2.0 * r * (double)g->c.n[2] : 2.0 * r;
+    else if (g->obstacle == HS_LBM_OBS_FILE) g->cd_ref_lat = (double)mask_frontal_cells(g);
     else g->cd_ref_lat = 1.0;
     return HS_OK;
 }

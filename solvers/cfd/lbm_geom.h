@@ -40,6 +40,9 @@ typedef struct hs_lbm_geom {
  * the coefficients' references.  Input errors name the key.  Not collective. */
 int hs_lbm_geom_setup(const hs_params *p, hs_lbm_geom *g);
 void hs_lbm_geom_free(hs_lbm_geom *g);
+/* The axis the flow goes along (the coefficients' drag axis): the inlet's, else the body force's
+ * largest component, else x. */
+int hs_lbm_flow_axis(const hs_lbm_geom *g);
 
 /* The kind (HS_LBM_FLUID, WALL, ...) of the cell at global index gi (any integer: outside the grid,
  * the face's kind or the periodic image). */

@@ -184,6 +184,11 @@ HS_LBM_FN void LBM_FN(link)(const hs_lbm_launch *L, int64_t l, const int Q, cons
         nw = (LBM_REAL)(2.0 * qd) * A + (LBM_REAL)(1.0 - 2.0 * qd) * C;
     }
     if (qd != 0.5) LBM_FN(st)(L, S, o, e, nw);
-    const double m = (double)A + (double)nw + 2.0 * hs_lbm_w(Q, i);
+    /* the populations are stored less their rest value w_i: the exchange of the deviations is that
+     * of the gauge pressure.  The rest value's share, 2 w_i c_i a link, sums to zero over a body the
+     * fluid surrounds and is the lattice's background pressure rho c_s^2 on the exposed faces of one
+     * that touches a wall or the inlet (a cylinder on the floor of fluid at rest had Cl = -62.5 at
+     * u_lattice 0.1, -250 at 0.05) */
+    const double m = (double)A + (double)nw;
     for (int a = 0; a < 3; a++) L->link_force[3 * l + a] = m * hs_lbm_c(Q, a, i);
 }

@@ -69,6 +69,15 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
     # the drag of the last record: positive, finite (the flow pushes the cylinder downstream)
     cd_last=$(ncdump -v drag_coefficient cyl.nc | sed -n '/^ drag_coefficient =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | grep -E '^[-+0-9.eE]+$' | tail -1)
     awk -v c="$cd_last" 'BEGIN { exit !(c > 0.5 && c < 100) }' && ok "cyl drag coefficient of the last record $cd_last" || bad "cyl drag coefficient '$cd_last'"
+    # a cylinder on the floor of a closed box of fluid at rest feels no force: the exchange counts the
+    # gauge pressure (it counted the lattice's background pressure on the faces the fluid reaches,
+    # Cl = -62.5 at u_lattice 0.1, -250 at 0.05); each printed coefficient is 0 to 6 decimals
+    for ul in 0.1 0.05; do
+        "$HS_BIN" run --quiet cyl.ini cfd.n=16,16 cfd.length=1,1 cfd.t_end=0.3 lbm.boundary=walls lbm.obstacle_center=0.5,0 \
+            lbm.obstacle_radius=0.2 lbm.cd_velocity=1 lbm.u_lattice=$ul lbm.u_ref=1 output.format=none >"$CAP/o" 2>&1
+        grep -q "drag coefficient -\?0.000000, lift coefficient -\?0.000000" "$CAP/o" &&
+            ok "a cylinder on the floor, fluid at rest, u_lattice $ul: no force" || bad "floor cylinder at rest, u_lattice $ul: $(grep -m1 'coefficient\|error' "$CAP/o")"
+    done
     # CF essentials and cfchecks (check_output.py skips what is missing); output times not on the
     # lattice's steps: records at the first step past each
     for f in cyl.nc box.nc; do
