@@ -1,6 +1,7 @@
 /* The gridded-output writer: argument checks, PATH.partial / rename policy, gathering to rank 0 or collective files, format dispatch. */
 #include "io/output.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -203,6 +204,24 @@ static int make_edges(hs_writer *w, const hs_output_desc *desc)
 #undef HS_COORD
     }
     return HS_OK;
+}
+
+double hs_time_unit_seconds(const char *units)
+{
+    static const struct {
+        const char *name;
+        double seconds;
+    } unit[] = {{"seconds", 1},  {"second", 1},  {"secs", 1},   {"sec", 1},     {"s", 1},      {"minutes", 60},
+                {"minute", 60},  {"mins", 60},   {"min", 60},   {"hours", 3600}, {"hour", 3600}, {"hrs", 3600},
+                {"hr", 3600},    {"h", 3600},    {"days", 86400}, {"day", 86400}, {"d", 86400}};
+    char word[32] = "", since[16] = "";
+    int used = 0;
+    if (!units || sscanf(units, " %31s %15s %n", word, since, &used) != 2 || strcmp(since, "since") != 0 ||
+        !isdigit((unsigned char)units[used]))
+        return 0;
+    for (size_t i = 0; i < sizeof unit / sizeof unit[0]; i++)
+        if (!strcmp(word, unit[i].name)) return unit[i].seconds;
+    return 0;
 }
 
 int hs_writer_push_time(hs_writer *w, double t)

@@ -143,6 +143,10 @@ int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const c
                       const char *standard_name, hs_dtype dtype, int time_dependent, int *varid);
 
 /* Append a time record with simulated time `t` (in the file's time units). Collective. */
+/* Seconds in one unit of a CF time coordinate "UNIT since DATE" (UNIT: seconds, minutes, hours,
+ * days or their UDUNITS abbreviations; DATE starting with a digit): 60 for "minutes since 2000-01-01";
+ * 0 when `units` is not one. */
+double hs_time_unit_seconds(const char *units);
 int hs_writer_begin_step(hs_writer *w, double t);
 
 /* Write a variable's values for the current record: `global` is the whole grid in host memory

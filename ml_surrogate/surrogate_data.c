@@ -200,23 +200,6 @@ static int is_time_dim(hs_reader *r, const char *dim)
 
 /* Dimensions, coordinates and times of file f; the first file sets the grid, the others must match it. */
 
-/* Seconds in one unit of a CF time coordinate ("hours since ...": 3600), 0 when not a known unit. */
-static double time_unit_seconds(const char *units)
-{
-    static const struct {
-        const char *name;
-        double seconds;
-    } unit[] = {{"seconds", 1},   {"second", 1},   {"secs", 1},      {"sec", 1},      {"s", 1},
-                {"minutes", 60},  {"minute", 60},  {"mins", 60},     {"min", 60},     {"hours", 3600},
-                {"hour", 3600},   {"hrs", 3600},   {"hr", 3600},     {"h", 3600},     {"days", 86400},
-                {"day", 86400},   {"d", 86400}};
-    char word[32];
-    if (sscanf(units, " %31s", word) != 1 || !strstr(units, " since ")) return 0;
-    for (size_t i = 0; i < sizeof unit / sizeof unit[0]; i++)
-        if (!strcmp(word, unit[i].name)) return unit[i].seconds;
-    return 0;
-}
-
 /* The network steps from frame to frame by one fixed interval: a file's frames must be equally
  * spaced (a gap, two runs' outputs joined, or output intervals changed by a restart taught it a
  * mixture of steps without a word), and every file's spacing the first file's, in seconds when both
@@ -236,7 +219,7 @@ static int check_time_spacing(const hs_surr_data *d, int f, int64_t nt, const ch
                                   (long long)(k - 1), (long long)k);
     if (f == 0 || d->nframes[0] < 2) return HS_OK;
     const double step0 = d->times[0][1] - d->times[0][0];
-    double s0 = time_unit_seconds(d->time_units[0]), s1 = time_unit_seconds(d->time_units[f]);
+    double s0 = hs_time_unit_seconds(d->time_units[0]), s1 = hs_time_unit_seconds(d->time_units[f]);
     double a = step, b = step0;
     if (s0 > 0 && s1 > 0) a *= s1, b *= s0;
     else if (strcmp(d->time_units[0], d->time_units[f]) != 0) return HS_OK; /* units that cannot be compared */

@@ -133,15 +133,8 @@ static int time_keys_check(const hs_params *p)
  * starts with its year); "banana" made files that no CF reader could place in time. */
 static int time_units_check(const hs_params *p)
 {
-    static const char *const units[] = {"seconds", "second", "secs", "sec", "s", "minutes", "minute", "mins", "min",
-                                        "hours", "hour", "hrs", "hr", "h", "days", "day", "d", NULL};
     const char *v = hs_params_string(p, "output.time_units");
-    char unit[32] = "", since[16] = "";
-    int used = 0, ok = sscanf(v, " %31s %15s %n", unit, since, &used) == 2 && !strcmp(since, "since") &&
-                       isdigit((unsigned char)v[used]);
-    int known = 0;
-    for (int i = 0; ok && units[i]; i++) known |= !strcmp(unit, units[i]);
-    if (!ok || !known)
+    if (!(hs_time_unit_seconds(v) > 0))
         return hs_params_error(p, "output.time_units", "'%s' is not a CF time unit 'UNIT since DATE' (UNIT: seconds, minutes, hours or days; "
                                                       "e.g. seconds since 2000-01-01 00:00:00)", v);
     return HS_OK;
@@ -250,6 +243,7 @@ typedef struct {
     void *state;
     const hs_params *p;
     hs_writer *writer;
+    double time_scale;          /* file time units per second of model time (output.time_units) */
     char output_path[8192];
     int64_t out_every, ckpt_every, max_steps;
     double out_dt, next_out_time;
@@ -416,8 +410,14 @@ static int open_output(run_state *r, int argc, char **argv, int resumed, double 
     desc.params_ini = ini;
     desc.deflate_level = (int)hs_params_int(r->p, "output.deflate");
     desc.parallel = hs_params_enum(r->p, "output.parallel"); /* hs_output_parallel, in the choices' order */
-    if (!desc.time_units) desc.time_units = hs_params_string(r->p, "output.time_units");
-    int rc = resumed ? hs_writer_resume(r->ctx, &desc, time, &r->writer) : hs_writer_open(r->ctx, &desc, &r->writer);
+    /* model time is in seconds: a file in minutes, hours or days since a date holds it in that unit
+     * (the values were seconds under a "days since" label: xarray read 0.001 s as 86.4 s) */
+    r->time_scale = 1;
+    if (!desc.time_units) {
+        desc.time_units = hs_params_string(r->p, "output.time_units");
+        r->time_scale = 1 / hs_time_unit_seconds(desc.time_units);
+    }
+    int rc = resumed ? hs_writer_resume(r->ctx, &desc, time * r->time_scale, &r->writer) : hs_writer_open(r->ctx, &desc, &r->writer);
     free(history);
     free(ini);
     HS_CHECK(rc);
@@ -433,7 +433,7 @@ static int write_record(run_state *r)
     r->ops->progress(r->state, &t, &step, &t_end, &work);
     if (step == r->last_written_step) return HS_OK;
     double w0 = hs_wtime();
-    HS_CHECK(hs_writer_begin_step(r->writer, t));
+    HS_CHECK(hs_writer_begin_step(r->writer, t * r->time_scale));
     int rc = r->ops->write(r->state, r->writer);
     r->last_written_step = step;
     /* the header and the first record on disk at once: a run killed before its first checkpoint

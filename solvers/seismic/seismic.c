@@ -1044,7 +1044,7 @@ static int write_station_file(hs_seis *s, const double *all, int64_t ns)
     int64_t mine = s->ctx->rank == 0 ? nrec : 0; /* rank 0 holds the reduced traces and gives them all */
     for (int64_t r = 0; rc == HS_OK && r < nrec; r++) idx[r] = r;
     for (int64_t t = 0; rc == HS_OK && t < ns; t++) {
-        rc = hs_writer_begin_step(w, (double)t * s->dt * (double)c->record_every);
+        rc = hs_writer_begin_step(w, (double)t * s->dt * (double)c->record_every / hs_time_unit_seconds(s->time_units));
         for (int comp = 0; rc == HS_OK && comp < s->ncomp; comp++) {
             for (int64_t r = 0; r < nrec; r++) row[r] = all[t * cols + comp * nrec + r];
             rc = hs_writer_put_stations(w, var[comp], mine, idx, row);
