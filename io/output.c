@@ -404,6 +404,12 @@ static int agree_among(hs_writer *w, int rc, const char *what, int all)
 {
     hs_ctx *ctx = w->ctx;
     int code = rc, first = 0;
+    /* a library call of a collective file (MPI-IO) that failed on this rank may have left the
+     * others inside it, waiting in a collective this rank will not enter (a full disk: rank 0 in
+     * this agreement, rank 1 in H5Dset_extent's barrier, until the batch job's end): no agreement
+     * can be had, so this rank ends the job with its message (exit 1). Input errors are found
+     * before any library call and agreed on. */
+    if (all && rc != HS_OK && rc != HS_ERR_INPUT && ctx->size > 1) hs_exit(rc);
     if (all) {
         int mine = rc != HS_OK ? ctx->rank : ctx->size;
         HS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, ctx->comm));

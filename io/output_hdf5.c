@@ -773,11 +773,15 @@ static int h5_close(hs_writer *w)
     h5_state *s = st(w);
     if (!s) return HS_OK;
     int rc = s->file >= 0 ? xdmf_group(w) : HS_OK;
-    if (rc != HS_OK) return rc; /* the caller discards */
+    /* the file is closed whatever failed (one left open was closed by HDF5 itself at MPI_Finalize).
+     * A close whose flush fails (a full disk) leaves HDF5 1.10 a file it cannot close again: its
+     * own close at MPI_Finalize crashed (exit 139), so the process then ends by MPI_Abort (exit 1) */
     close_objects(s);
     herr_t closed = s->file >= 0 ? H5Fclose(s->file) : 0;
+    if (closed < 0) hs_error_abort_at_exit(); /* see below */
     free(s);
     w->bs = NULL;
+    HS_CHECK(rc);
     HS_H5_CHECK(closed, w->partial);
     return HS_OK;
 }
@@ -787,7 +791,7 @@ static void h5_discard(hs_writer *w)
     h5_state *s = st(w);
     if (!s) return;
     close_objects(s);
-    if (s->file >= 0) H5Fclose(s->file);
+    if (s->file >= 0 && H5Fclose(s->file) < 0) hs_error_abort_at_exit(); /* as h5_close */
     H5Eclear2(H5E_DEFAULT);
     free(s);
     w->bs = NULL;

@@ -546,6 +546,9 @@ static int nc_close_file(hs_writer *w)
     nc_state *s = st(w);
     if (!s) return HS_OK;
     int rc = nc_close(s->ncid);
+    /* a NetCDF-4 file is HDF5's: a close whose flush failed (a full disk) leaves it to HDF5's own
+     * shutdown, which crashed at MPI_Finalize (exit 139): end by MPI_Abort instead (exit 1) */
+    if (rc != NC_NOERR) hs_error_abort_at_exit();
     free(s);
     w->bs = NULL;
     HS_NC_CHECK(rc, w->partial);
@@ -555,7 +558,7 @@ static int nc_close_file(hs_writer *w)
 static void nc_discard(hs_writer *w)
 {
     if (!st(w)) return;
-    nc_close(st(w)->ncid);
+    if (nc_close(st(w)->ncid) != NC_NOERR) hs_error_abort_at_exit(); /* as nc_close_file */
     free(w->bs);
     w->bs = NULL;
 }

@@ -12,6 +12,7 @@ static int g_code = HS_OK;
 static int g_rank = 0, g_size = 1;
 static hs_exit_handler g_handler = NULL;
 static void (*g_finalize)(int) = NULL;
+static int g_abort_at_exit = 0;
 
 static void append(const char *fmt, va_list ap)
 {
@@ -75,6 +76,8 @@ void hs_error_set_exit_handler(hs_exit_handler handler) { g_handler = handler; }
 void hs_error_set_rank(int rank, int size) { g_rank = rank; g_size = size; }
 void hs_error_set_finalizer(void (*finalize)(int)) { g_finalize = finalize; }
 
+void hs_error_abort_at_exit(void) { g_abort_at_exit = 1; }
+
 void hs_exit(int code)
 {
     if (g_handler) g_handler(code, g_message);
@@ -91,6 +94,6 @@ void hs_exit(int code)
     fflush(stderr);
     /* A runtime failure may leave other ranks inside a collective: abort them.  Input errors and
      * signals are seen by every rank alike, so a clean finalize is safe. */
-    if (g_finalize) g_finalize(code == HS_ERR_RUNTIME && g_size > 1 ? code : 0);
+    if (g_finalize) g_finalize(code == HS_ERR_RUNTIME && (g_size > 1 || g_abort_at_exit) ? code : 0);
     exit(code);
 }

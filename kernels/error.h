@@ -58,6 +58,9 @@ void hs_exit(int code) __attribute__((noreturn));
 /* Set by the context so the exit path knows the rank and how to shut MPI down. */
 void hs_error_set_rank(int rank, int size);
 void hs_error_set_finalizer(void (*finalize)(int abort_code));
+/* A library was left in a state its own shutdown crashes in (HDF5 after a failed file close): the
+ * process ends by aborting MPI even on one rank, which runs no library shutdown. */
+void hs_error_abort_at_exit(void);
 
 #ifdef __cplusplus
 }
