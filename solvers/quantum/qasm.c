@@ -240,14 +240,6 @@ static int parse_primary(parser *P, const scope *sc, expr **out)
         HS_CHECK(parse_expr(P, sc, out));
         return expect_sym(P, ")");
     }
-    if (is_sym(t, "-")) {
-        next(P);
-        expr *e = node(P, 'u');
-        if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-        HS_CHECK(parse_primary(P, sc, &e->a));
-        *out = e;
-        return HS_OK;
-    }
     if (t->k == T_NUM || is_id(t, "pi")) {
         expr *e = node(P, 'n');
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -283,6 +275,9 @@ static int parse_primary(parser *P, const scope *sc, expr **out)
     return err_at(P, t, "expected an expression%s", "");
 }
 
+static int parse_unary(parser *P, const scope *sc, expr **out);
+
+/* primary ^ unary: right associative, and the exponent may carry a sign (2^-2 = 0.25) */
 static int parse_power(parser *P, const scope *sc, expr **out)
 {
     HS_CHECK(parse_primary(P, sc, out));
@@ -291,20 +286,39 @@ static int parse_power(parser *P, const scope *sc, expr **out)
         expr *e = node(P, '^');
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
         e->a = *out;
-        HS_CHECK(parse_power(P, sc, &e->b)); /* right associative */
+        HS_CHECK(parse_unary(P, sc, &e->b));
         *out = e;
     }
     return HS_OK;
 }
 
+/* A sign binds more loosely than ^, as in mathematics and OpenQASM 2's grammar (-2^2 = -4; it was
+ * read as (-2)^2 = 4, and -2^0.5 as NaN); unary plus is allowed as in Qiskit's reader. */
+static int parse_unary(parser *P, const scope *sc, expr **out)
+{
+    if (is_sym(peek(P), "+")) {
+        next(P);
+        return parse_unary(P, sc, out);
+    }
+    if (is_sym(peek(P), "-")) {
+        next(P);
+        expr *e = node(P, 'u');
+        if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        HS_CHECK(parse_unary(P, sc, &e->a));
+        *out = e;
+        return HS_OK;
+    }
+    return parse_power(P, sc, out);
+}
+
 static int parse_term(parser *P, const scope *sc, expr **out)
 {
-    HS_CHECK(parse_power(P, sc, out));
+    HS_CHECK(parse_unary(P, sc, out));
     while (is_sym(peek(P), "*") || is_sym(peek(P), "/")) {
         expr *e = node(P, next(P)->s[0]);
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
         e->a = *out;
-        HS_CHECK(parse_power(P, sc, &e->b));
+        HS_CHECK(parse_unary(P, sc, &e->b));
         *out = e;
     }
     return HS_OK;
@@ -475,6 +489,19 @@ static int reserve_ops(parser *P, const tok *at, const char *what, uint64_t per,
     return err_at(P, at, "%s", msg);
 }
 
+/* OpenQASM 2's keywords, pi and the functions: a gate's parameter called pi was silently pi in its
+ * body whatever the call passed (Qiskit refuses such names, as the grammar does). */
+static int reserved_word(const char *name)
+{
+    static const char *const words[] = {"OPENQASM", "include", "qreg", "creg", "gate", "opaque", "measure",
+                                        "reset", "barrier", "if", "U", "CX", "pi", NULL};
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(name, words[i])) return 1;
+    for (int i = 0; i < NFUNCS; i++)
+        if (!strcmp(name, g_funcs[i])) return 1;
+    return 0;
+}
+
 static int name_list(parser *P, char (*names)[64], int max, int *n, const char *what, const char *end)
 {
     *n = 0;
@@ -482,6 +509,11 @@ static int name_list(parser *P, char (*names)[64], int max, int *n, const char *
     for (;;) {
         if (*n >= max) return err_at(P, peek(P), "too many %s", what);
         HS_CHECK(expect_id(P, names[*n], 64, what));
+        if (reserved_word(names[*n])) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "a reserved word, not a name for %s", what);
+            return err_at(P, &P->src->t[P->src->pos - 1], "%s", msg);
+        }
         for (int i = 0; i < *n; i++)
             if (!strcmp(names[i], names[*n])) return err_at(P, &P->src->t[P->src->pos - 1], "duplicate %s", what);
         (*n)++;
@@ -622,6 +654,9 @@ static int parse_gate_def(parser *P, int opaque)
     }
     HS_CHECK(name_list(P, qn, 16, &g.nq, "qubit arguments", "{"));
     if (g.nq == 0) return err_at(P, peek(P), "a gate needs at least one qubit argument%s", "");
+    for (int i = 0; i < g.np; i++)
+        for (int j = 0; j < g.nq; j++)
+            if (!strcmp(pn[i], qn[j])) return err_at(P, nt, "'%s' names both a parameter and a qubit argument of this gate", pn[i]);
     if (opaque) {
         HS_CHECK(expect_sym(P, ";"));
     } else {

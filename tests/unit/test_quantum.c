@@ -389,6 +389,11 @@ static void test_qasm_errors(void **st)
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[3];\nrx q[1];\n", "wrong number of parameters");
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[3];\nrx(pi/2 + ) q[1];\n", "expected an expression");
     expect_qasm_error("OPENQASM 2.0;\nqreg q[51];\n", "register too large");
+    /* a parameter called pi was pi in the body whatever the call passed; a name both parameter and qubit */
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(pi) a { rz(pi) a; }\nqreg q[1];\ng(1) q[0];\n",
+                      "bad.qasm:3:8: a reserved word, not a name for parameter names (at 'pi')");
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(a) sin { rz(a) sin; }\n", "a reserved word, not a name for qubit arguments");
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(a) a { rz(a) a; }\n", "'a' names both a parameter and a qubit argument");
     expect_qasm_error("OPENQASM 3.0;\n", "only OpenQASM 2.x");
     expect_qasm_error("OPENQASM 2.0;\nqreg q[2];\nU(theta,0,0) q[0];\n", "unknown identifier in expression");
     /* expressions, user gates with parameters, broadcast */
@@ -403,6 +408,23 @@ static void test_qasm_errors(void **st)
     assert_int_equal(c->ops[1].t[0], 2);          /* cx q[0], r[0]: target r[0] = qubit 2 */
     assert_int_equal((int)c->ops[1].cmask, 1);
     hs_circuit_free(c);
+    /* a sign binds more loosely than ^ (mathematics, OpenQASM 2, Qiskit's qasm2 reader: -2^2 = -4;
+     * it was (-2)^2 = 4, a silent wrong angle, and -2^0.5 NaN), an exponent may be signed, unary plus */
+    static const struct {
+        const char *text;
+        double value;
+    } signs[] = {{"-2^2", -4},      {"2*-2^2", -8},        {"-sin(1)^2", -0.70807341827357119},
+                 {"-2^0.5", -1.4142135623730951}, {"2^-2", 0.25}, {"+1", 1},   {"-(-3)", 3},
+                 {"2^3^2", 512},    {"-2^-1", -0.5},       {"1--2^2", 5}};
+    for (size_t k = 0; k < sizeof signs / sizeof signs[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "OPENQASM 2.0; include \"qelib1.inc\"; qreg q[1]; rx(%s) q[0];", signs[k].text);
+        TEST_OK(hs_qasm_parse_string("sign.qasm", text, &c));
+        hs_qgen_matrix(HS_QGEN_X, signs[k].value, want, NULL);
+        for (int i = 0; i < 8; i++)
+            if (fabs(c->ops[0].m[i] - want[i]) > 1e-15) fail_msg("rx(%s): element %d is %.17g, want %.17g (angle %g)", signs[k].text, i, c->ops[0].m[i], want[i], signs[k].value);
+        hs_circuit_free(c);
+    }
     /* rccx equals the Toffoli up to phases on |11x> */
     TEST_OK(hs_qasm_parse_string("ok.qasm", "OPENQASM 2.0; include \"qelib1.inc\"; qreg q[3]; x q[0]; x q[1]; rccx q[0],q[1],q[2];", &c));
     hs_qureg *q;
