@@ -67,6 +67,9 @@ void hs_json_free(struct cJSON *tree);
  * hpcsim compare --last means for the NetCDF and HDF5 files).  *values is malloc'd (free it;
  * *count may be 0).  A missing key, text at the key, or last on something other than a non-empty
  * array is an input error naming `source` and the key. */
+/* 1 when the value `key` names (its last element with `last`) has the same object keys, in the same
+ * order, and array lengths in both trees; else 0, with the first difference in `where`. */
+int hs_json_same_layout(const struct cJSON *ta, const struct cJSON *tb, const char *key, int last, char *where, size_t len);
 int hs_json_numbers(const struct cJSON *tree, const char *key, int last, const char *source, double **values,
                     int64_t *count);
 

@@ -113,6 +113,60 @@ static int64_t collect(const cJSON *node, double *values, int64_t at)
     return 0;
 }
 
+/* The node `key` names (dots separate levels), its last element with `last`; NULL when none. */
+static const cJSON *find_node(const cJSON *tree, const char *key, int last)
+{
+    const cJSON *node = tree;
+    for (const char *p = key; node && *p;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        node = child(node, p, n);
+        p += n + (dot != NULL);
+    }
+    if (node && last) {
+        if (!cJSON_IsArray(node) || !node->child) return NULL;
+        node = node->child;
+        while (node->next) node = node->next;
+    }
+    return node;
+}
+
+/* Whether x and y hold their numbers under the same keys and array lengths; the first place they
+ * part is written to `where` (a path below the compared key). */
+static int same_layout(const cJSON *x, const cJSON *y, char *where, size_t len)
+{
+    if (cJSON_IsObject(x) != cJSON_IsObject(y) || cJSON_IsArray(x) != cJSON_IsArray(y)) {
+        snprintf(where, len, "%s", cJSON_IsObject(x) ? "an object here, not there" : cJSON_IsArray(x) ? "an array here, not there" : "a value here, not there");
+        return 0;
+    }
+    if (!cJSON_IsObject(x) && !cJSON_IsArray(x)) return 1;
+    const cJSON *a = x->child, *b = y->child;
+    for (int i = 0; a && b; a = a->next, b = b->next, i++) {
+        if (cJSON_IsObject(x) && strcmp(a->string ? a->string : "", b->string ? b->string : "") != 0) {
+            snprintf(where, len, "key '%s' here where the other has '%s'", a->string ? a->string : "", b->string ? b->string : "");
+            return 0;
+        }
+        char inner[512] = "";
+        if (!same_layout(a, b, inner, sizeof inner)) {
+            if (cJSON_IsObject(x)) snprintf(where, len, "%s: %s", a->string ? a->string : "", inner);
+            else snprintf(where, len, "[%d]: %s", i, inner);
+            return 0;
+        }
+    }
+    if (a || b) {
+        snprintf(where, len, "%s here than there", a ? "more entries" : "fewer entries");
+        return 0;
+    }
+    return 1;
+}
+
+int hs_json_same_layout(const cJSON *ta, const cJSON *tb, const char *key, int last, char *where, size_t len)
+{
+    const cJSON *x = find_node(ta, key, last), *y = find_node(tb, key, last);
+    if (!x || !y) return 1; /* hs_json_numbers says what is missing */
+    return same_layout(x, y, where, len);
+}
+
 int hs_json_numbers(const cJSON *tree, const char *key, int last, const char *source, double **values,
                     int64_t *count)
 {
@@ -151,6 +205,12 @@ int hs_json_read_file(const char *path, struct cJSON **tree)
 }
 
 void hs_json_free(struct cJSON *tree) { (void)tree; }
+
+int hs_json_same_layout(const struct cJSON *ta, const struct cJSON *tb, const char *key, int last, char *where, size_t len)
+{
+    (void)ta, (void)tb, (void)key, (void)last, (void)where, (void)len;
+    return 1;
+}
 
 int hs_json_numbers(const struct cJSON *tree, const char *key, int last, const char *source, double **values,
                     int64_t *count)

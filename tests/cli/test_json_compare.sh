@@ -59,5 +59,11 @@ echo '{"probabilities": [0.5, 0.5]}' >short.json
 status "different counts" 2 "hpcsim: error: short.json: probabilities: 2 numbers here, 32 in r1.json" \
     "$HS_BIN" compare r1.json short.json probabilities
 
+# counts of other outcomes under the same numbers: {"01": 100} and {"10": 100} agreed (compared in
+# document order); now the keys must match
+echo '{"counts": {"01": 100}}' >ca.json
+echo '{"counts": {"10": 100}}' >cb.json
+status "counts of other outcomes" 2 "hpcsim: error: cb.json: counts: not laid out as in ca.json: key '10' here where the other has '01'" \
+    "$HS_BIN" compare ca.json cb.json counts
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
