@@ -365,9 +365,10 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     w->has_time = desc->time_units != NULL;
     snprintf(w->rec_name, sizeof w->rec_name, "%s", desc->record_name ? desc->record_name : "time");
     w->rec_is_time = w->has_time && strstr(desc->time_units, " since ") != NULL;
-    /* CDO weights field means by cell_measures; an area needs two lengths */
+    /* CDO weights field means by cell_measures; an area needs two horizontal lengths (on an x-z
+     * section, z vertical, CDO took z for levels, expected an area per x and crashed: double free) */
     w->has_area = w->ndim >= 2 && desc->coord_units[0] && desc->coord_units[1] && !strcmp(desc->coord_units[0], "m") &&
-                  !strcmp(desc->coord_units[1], "m");
+                  !strcmp(desc->coord_units[1], "m") && !desc->coord_positive[0] && !desc->coord_positive[1];
     w->deflate = desc->deflate_level;
     for (int d = 0; d < 3; d++) w->n[d] = d < w->ndim ? desc->n[d] : 1;
     for (int d = 0; d < w->ndim; d++) snprintf(w->dim_names[d], HS_IO_NAME_MAX, "%s", desc->dim_names[d]);
