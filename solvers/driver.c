@@ -194,7 +194,7 @@ int hs_driver_check(const hs_params *p)
         for (int i = 1; g_output_exts[i]; i++) {
             char path[8192];
             snprintf(path, sizeof path, "%s%s", out, g_output_exts[i]);
-            if (hs_io_file_exists(path))
+            if (writes_ext(p, g_output_exts[i]) && hs_io_file_exists(path))
                 return hs_params_error(p, "output.overwrite", "%s exists and output.overwrite = false", path);
         }
     }

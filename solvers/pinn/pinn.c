@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/memory.h"
 #include "physics/pde1d.h"
@@ -158,9 +159,19 @@ static int check_history_path(const hs_params *params)
 {
     const char *h = hs_params_string(params, "pinn.history_path");
     if (!strcmp(h, "none")) return HS_OK;
-    char path[8192];
-    snprintf(path, sizeof path, "%s.nc", h);
-    return hs_params_check_writable(params, "pinn.history_path", path, "history file", 0);
+    int fmt = hs_params_enum(params, "output.format");
+    int netcdf = fmt == HS_OUTPUT_NETCDF || ((fmt == HS_OUTPUT_AUTO || fmt == HS_OUTPUT_NONE) && HS_HAVE_NETCDF);
+    char path[8192], out[8192];
+    snprintf(path, sizeof path, "%s%s", h, netcdf ? ".nc" : ".h5");
+    HS_CHECK(hs_params_check_writable(params, "pinn.history_path", path, "history file", 0));
+    /* the output and the history are written at the end, one over the other (same.nc held the
+     * history alone, exit 0) */
+    snprintf(out, sizeof out, "%s%s", hs_params_string(params, "output.path"), netcdf ? ".nc" : ".h5");
+    if (fmt != HS_OUTPUT_NONE && hs_same_target(path, out))
+        return hs_params_error(params, "pinn.history_path", "history file %s is also the output file (output.path)", path);
+    if (!hs_params_bool(params, "output.overwrite") && access(path, F_OK) == 0 && strcmp(hs_params_string(params, "run.restart"), "none") == 0)
+        return hs_params_error(params, "pinn.history_path", "%s exists and output.overwrite = false", path);
+    return HS_OK;
 }
 
 /* The input rules (`hpcsim check`): the whole configuration and the history file's folder; create

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/segy.h"
 #include "kernels/error.h"
@@ -413,6 +414,18 @@ static int check_outputs(const hs_seis *s, const hs_params *p)
         seismogram_base(c, k, base, sizeof base);
         snprintf(path, sizeof path, "%s%s", base, seismogram_ext(hs_params_enum(p, "output.format")));
         HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "seismogram file", 1));
+        /* output.overwrite = false keeps every existing file a run would write (the seismograms were
+         * replaced), the SEG-Y ones too */
+        if (!hs_params_bool(p, "output.overwrite") && !strcmp(hs_params_string(p, "run.restart"), "none")) {
+            if (access(path, F_OK) == 0)
+                return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
+            for (int comp = 0; c->segy && comp < 4; comp++) {
+                static const char *const sfx[4] = {"", "_vx", "_vy", "_vz"};
+                snprintf(path, sizeof path, "%s%s.sgy", base, sfx[comp]);
+                if (access(path, F_OK) == 0)
+                    return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
+            }
+        }
     }
     const char *out = hs_params_string(p, "output.path");
     if (!strcmp(out, c->seismograms) && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE)

@@ -148,6 +148,13 @@ for cmd in run check; do
     if "$HS_BIN" --version | grep -q '+netcdf'; then
         (cd sub && "$HS_BIN" $cmd ../base.ini output.path=rk output.format=netcdf checkpoint.path=rk.h5 >../o 2>&1) && rm -f sub/rk.* &&
             ok "$cmd: checkpoint rk.h5 beside NetCDF output rk.nc" || bad "$cmd: rk.h5 beside rk.nc: $(cat o)"
+        # output.overwrite = false minds the files of the format written (ex.nc refused HDF5 output ex.h5)
+        if "$HS_BIN" --version | grep -q '+hdf5'; then
+            touch sub/ex.nc
+            (cd sub && "$HS_BIN" $cmd ../base.ini output.path=ex output.format=hdf5 output.overwrite=false >../o 2>&1) && rm -f sub/ex.* &&
+                ok "$cmd: ex.nc does not stop HDF5 output ex.h5 under output.overwrite = false" || bad "$cmd: ex.nc, HDF5 output: $(cat o)"
+            rm -f sub/ex.*
+        fi
     fi
     expect_input_error "$cmd: checkpoint in a file's place as directory" "checkpoint.path: cannot write checkpoint" \
         $cmd ../base.ini checkpoint.path="$WORK/base.ini/ck.h5"
