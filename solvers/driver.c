@@ -286,6 +286,22 @@ static double test_clock_skew(int rank)
     return s && sscanf(s, "%d:%lf", &r, &sec) == 2 && r == rank ? sec : 0;
 }
 
+/* The run in progress (its wall-time rule) and whether a solver's long step was cut short. */
+static run_state *g_current_run;
+static int g_interrupted; /* the signal, or -1 for run.walltime */
+
+int hs_driver_interrupted(hs_ctx *ctx)
+{
+    int flags[2] = {(int)g_signal, g_current_run ? walltime_due(g_current_run) : 0}, all[2] = {0, 0};
+    if (ctx->size > 1) {
+        if (MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS) return 0;
+    } else {
+        all[0] = flags[0], all[1] = flags[1];
+    }
+    if (all[0] || all[1]) g_interrupted = all[0] ? all[0] : -1;
+    return all[0] || all[1];
+}
+
 /* Must the run stop here?  *sig: a signal some rank caught; *wall: some rank's wall time is
  * running out.  Every rank gets the same answer at the same boundary: the flags reduced here were
  * sent at the previous boundary, while the step ran (one rank: no collective). */
@@ -791,7 +807,9 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
             rc = time_loop(&r);
         } else {
             int64_t taken = 0; /* not time-dependent: all work in one call */
+            g_current_run = &r, g_interrupted = 0;
             rc = r.ops->advance(r.state, 0.0, 1, &taken);
+            g_current_run = NULL;
         }
     }
     stop_drain(&r);
@@ -818,6 +836,17 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     if (rc != HS_OK && rc != HS_ERR_SIGNAL) release_output(&r, rc, resumed);
     if (rc == HS_OK && r.ops->finish) rc = r.ops->finish(r.state);
     if (rc == HS_OK && t_end > 0) progress_line(&r, 1);
+    /* a long step the solver cut short (hs_driver_interrupted): its results are written, and the run
+     * ends as a stopped one, exit 3 (VQE ran on to its iteration limit after SIGTERM, exit 0) */
+    if (rc == HS_OK && g_interrupted) {
+        r.stopped_by = g_interrupted > 0 ? 1 : 2;
+        if (ctx->rank == 0) {
+            if (g_interrupted > 0) fprintf(stderr, "hpcsim: stopped by signal %d; the results so far are written\n", g_interrupted);
+            else fprintf(stderr, "hpcsim: stopped before run.walltime = %s; the results so far are written\n", hs_params_string(p, "run.walltime"));
+        }
+        g_interrupted = 0;
+        rc = HS_ERR_SIGNAL;
+    }
     if (rc == HS_OK) {
         summary_line(&r, at_max_steps ? "stopped at run.max_steps" : "finished");
     } else if (rc == HS_ERR_SIGNAL) {

@@ -76,6 +76,10 @@ int hs_solver_declare_all(void);
 
 /* Run the parameter set end to end.  argc/argv form the `history` attribute.  Collective. */
 int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv);
+/* For a solver whose one step is long (VQE, QAOA): has a signal come, or is run.walltime running
+ * out?  Collective (every rank calls it at the same point and gets the same answer); a nonzero
+ * answer also makes the run end as stopped (exit 3) once the solver has written its results. */
+int hs_driver_interrupted(hs_ctx *ctx);
 
 /* True when a time step dt cannot carry the time to t_end: below t_end's spacing of doubles, t + dt
  * rounds back to t before the end (the run never ends).  The driver asks it of a fixed step, the

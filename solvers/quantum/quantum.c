@@ -393,6 +393,7 @@ static int run_variational(qstate *s)
     o.ftol = 0;
     o.lr = hs_params_real(s->p, "quantum.learning_rate");
     o.shift_gradient = hs_params_enum(s->p, "quantum.gradient");
+    o.interrupted = hs_driver_interrupted;
     hs_vqe_result r;
     HS_CHECK(hs_vqe_minimize(s->vqe, s->x, &o, &r));
     s->energy = r.energy;

@@ -234,7 +234,8 @@ static int record(void *data, int iteration, double f)
         v->caphist = cap;
     }
     v->history[v->nhist++] = f;
-    return 0;
+    const hs_vqe_opts *o = ((objective_data *)data)->o;
+    return o->interrupted && o->interrupted(v->ctx) ? 1 : 0;
 }
 
 /* The stopping reasons of hs_lbfgs_minimize (kernels/nn/optim.c) as this file's codes. */
@@ -326,8 +327,12 @@ int hs_vqe_minimize(hs_vqe *v, double *x, const hs_vqe_opts *o, hs_vqe_result *r
         for (int it = 0; rc == HS_OK && it < o->max_iter; it++) {
             rc = objective(&d, dx, &f, dg);
             if (rc == HS_OK) rc = hs_adam_step(adam, o->lr, dx, dg);
-            record(&d, it, f);
+            int stop = record(&d, it, f);
             r->iterations = it + 1;
+            if (stop) {
+                r->reason = "interrupted";
+                break;
+            }
             double gmax = 0;
             for (size_t k = 0; k < n; k++) gmax = fmax(gmax, fabs(v->hg[k]));
             r->gnorm = gmax;
@@ -336,7 +341,7 @@ int hs_vqe_minimize(hs_vqe *v, double *x, const hs_vqe_opts *o, hs_vqe_result *r
                 break;
             }
         }
-        r->reason = r->converged ? "gradient_tolerance" : "iteration_limit";
+        if (!r->reason) r->reason = r->converged ? "gradient_tolerance" : "iteration_limit";
         hs_adam_destroy(adam);
     }
     if (rc == HS_OK) rc = hs_mem_copy(v->ctx, x, dx, bytes, HS_COPY_D2H);

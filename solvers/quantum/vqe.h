@@ -48,6 +48,9 @@ typedef struct hs_vqe_opts {
     double gtol, ftol;    /* L-BFGS stopping */
     double lr;            /* Adam step */
     int shift_gradient;   /* 1: use parameter-shift gradients in the optimiser */
+    /* asked after every iteration, on every rank alike (collective): nonzero stops the optimiser
+     * with reason "interrupted" (a signal, the wall time); NULL: never */
+    int (*interrupted)(hs_ctx *ctx);
 } hs_vqe_opts;
 
 typedef struct hs_vqe_result {

@@ -257,5 +257,41 @@ if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
         mpirun --oversubscribe --allow-run-as-root -n 2 "$HS_BIN" run syntax.ini
 fi
 
+# ---- a long VQE stops on SIGTERM and before run.walltime: the optimiser is asked after every
+# iteration (the whole optimisation is one step: it ran on to its iteration limit, exit 0, and a
+# 26-qubit one ignored SIGTERM); the results so far are written, stopping_reason interrupted, exit 3
+for i in $(seq 0 14); do echo "0.$((i % 7 + 2)) X$i X$((i + 1))"; echo "-0.$((i % 5 + 1)) Z$i"; done > h16.pauli
+cat > vqe16.ini <<EOF
+[run]
+solver = quantum
+device = $DEVICE
+[quantum]
+mode = vqe
+hamiltonian = h16.pauli
+ansatz_layers = 4
+check_gradient = false
+max_iter = 100000
+EOF
+"$HS_BIN" run vqe16.ini --quiet output.path=vsig >o 2>e &
+pid=$!
+sleep 3
+kill -TERM $pid
+start=$(date +%s)
+wait $pid
+rc=$?
+took=$(($(date +%s) - start))
+if [ $rc = 3 ] && [ $took -le 20 ] && grep -q '"stopping_reason": *"interrupted"' vsig.json && grep -q "stopped by signal 15" e; then
+    ok "VQE on SIGTERM: exit 3 within ${took} s, results written (interrupted)"
+else bad "VQE on SIGTERM: exit $rc after ${took} s: $(cat e | head -3)"; fi
+if [ $HAVE_MPI = 1 ]; then
+    start=$(date +%s)
+    "${MPIRUN[@]}" -n 2 "$HS_BIN" run vqe16.ini --quiet output.path=vwall run.walltime=00:00:04 run.walltime_reserve=1 >o 2>e
+    rc=$?
+    took=$(($(date +%s) - start))
+    if [ $rc = 3 ] && [ $took -le 30 ] && grep -q '"stopping_reason": *"interrupted"' vwall.json && grep -q "stopped before run.walltime" e; then
+        ok "VQE on 2 ranks before run.walltime: exit 3 after ${took} s, results written"
+    else bad "VQE on 2 ranks, run.walltime: exit $rc after ${took} s: $(cat e | head -3)"; fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
