@@ -87,6 +87,8 @@ typedef struct lbm {
     double *host;
     double time;
     int64_t step;
+    int64_t checked_step;        /* the last step whose state health_check looked at */
+    int mach_warned;
     /* output */
     double *coords[3], *edges[3];
     int var_u[3], var_p, var_solid, ser_cd, ser_cl, ser_mach;
@@ -414,7 +416,55 @@ static int64_t steps_to(const lbm *s, double until)
     return n > 9e18 ? INT64_MAX : n < 0 ? 0 : (int64_t)n;
 }
 
+static int local_field(lbm *s, int what, double *umax);
 static int forces(lbm *s, double F[3], double *cd, double *cl);
+
+/* The state's extents over every rank: {max |u| (m/s), max density, -min density, not finite}. */
+static int state_extents(lbm *s, double ext[4])
+{
+    HS_CHECK(moments(s));
+    double umax = 0;
+    for (int a = 0; a < s->g.ndim; a++) HS_CHECK(local_field(s, HS_LBM_GATHER_U + a, &umax));
+    size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+    double rmin = 1, rmax = 1, bad = !isfinite(umax);
+    HS_CHECK(hs_mem_copy(s->ctx, s->host, s->mom, cells * sizeof(double), HS_COPY_D2H));
+    /* fmin and fmax drop a NaN: a state gone to NaN showed max |u| 0 and density 1 and finished */
+    for (size_t i = 0; i < cells; i++) {
+        if (!isfinite(s->host[i])) bad = 1;
+        rmin = fmin(rmin, s->host[i]), rmax = fmax(rmax, s->host[i]);
+    }
+    ext[0] = umax, ext[1] = rmax, ext[2] = -rmin, ext[3] = bad;
+    HS_CHECK(hs_allreduce_max(s->ctx->comm, ext, 4));
+    if (ext[3] > 0 || !isfinite(ext[0] + ext[1] + ext[2]))
+        return HS_FAIL(HS_ERR_RUNTIME, "lbm: the state is not finite at step %lld, t = %.9g (tau %.4g, lattice Mach %.3g)", (long long)s->step,
+                       s->time, s->g.tau, s->g.u_lat * sqrt(3.0));
+    return HS_OK;
+}
+
+/* Every LBM_HEALTH_STEPS steps and at the end of the run: a state that is no longer a fluid's
+ * (density not positive: a run at force 1e6 finished with density -4e15 .. 3e15, exit 0; NaN found
+ * only at the last step) ends the run, exit 1; a flow faster than the lattice allows (the actual
+ * lattice Mach number above 0.3, where the set-up's u_ref said 0.09) is warned of once, with the
+ * figure. */
+#define LBM_HEALTH_STEPS 200
+static int health_check(lbm *s, double ext[4])
+{
+    HS_CHECK(state_extents(s, ext));
+    s->checked_step = s->step;
+    const double mach = ext[0] * s->g.dt / s->g.dx * sqrt(3.0);
+    if (-ext[2] <= 0)
+        return HS_FAIL(HS_ERR_RUNTIME, "lbm: the state is no longer a fluid's at step %lld, t = %.9g: density %.3g .. %.3g, max |u| %.3g m/s "
+                       "(lattice Mach %.3g; tau %.4g): unstable (lower the forcing or u_lattice, raise the resolution or nu)",
+                       (long long)s->step, s->time, -ext[2], ext[1], ext[0], mach, s->g.tau);
+    if (mach > 0.3 && !s->mach_warned) {
+        s->mach_warned = 1;
+        if (s->ctx->rank == 0)
+            fprintf(stderr, "hpcsim: warning: lbm: the flow reached max |u| %.4g m/s at step %lld, lattice Mach %.3g (above 0.3: "
+                            "compressibility errors grow; lower lbm.u_lattice or the forcing)\n",
+                    ext[0], (long long)s->step, mach);
+    }
+    return HS_OK;
+}
 
 static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 {
@@ -425,6 +475,8 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     while (*taken < max_steps && s->step < last) {
         HS_CHECK(step(s));
         (*taken)++;
+        double ext[4];
+        if (s->step - s->checked_step >= LBM_HEALTH_STEPS) HS_CHECK(health_check(s, ext));
         if (s->g.c.diag_every > 0 && s->step % s->g.c.diag_every == 0) {
             double F[3], cd, cl;
             HS_CHECK(forces(s, F, &cd, &cl));
@@ -709,22 +761,8 @@ static int restore(void *state, hs_checkpoint *k)
 static int finish(void *state)
 {
     lbm *s = state;
-    HS_CHECK(moments(s));
-    double umax = 0;
-    for (int a = 0; a < s->g.ndim; a++) HS_CHECK(local_field(s, HS_LBM_GATHER_U + a, &umax));
-    size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
-    double rmin = 1, rmax = 1, bad = !isfinite(umax);
-    HS_CHECK(hs_mem_copy(s->ctx, s->host, s->mom, cells * sizeof(double), HS_COPY_D2H));
-    /* fmin and fmax drop a NaN: a state gone to NaN showed max |u| 0 and density 1 and finished */
-    for (size_t i = 0; i < cells; i++) {
-        if (!isfinite(s->host[i])) bad = 1;
-        rmin = fmin(rmin, s->host[i]), rmax = fmax(rmax, s->host[i]);
-    }
-    double ext[4] = {umax, rmax, -rmin, bad};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, ext, 4));
-    if (ext[3] > 0 || !isfinite(ext[0] + ext[1] + ext[2]))
-        return HS_FAIL(HS_ERR_RUNTIME, "lbm: the state is not finite at step %lld, t = %.9g (tau %.4g, lattice Mach %.3g)", (long long)s->step,
-                       s->time, s->g.tau, s->g.u_lat * sqrt(3.0));
+    double ext[4];
+    HS_CHECK(health_check(s, ext));
     double F[3], cd = 0, cl = 0;
     HS_CHECK(forces(s, F, &cd, &cl));
     if (s->ctx->rank == 0) {

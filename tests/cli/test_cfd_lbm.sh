@@ -78,6 +78,17 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
         grep -q "drag coefficient -\?0.000000, lift coefficient -\?0.000000" "$CAP/o" &&
             ok "a cylinder on the floor, fluid at rest, u_lattice $ul: no force" || bad "floor cylinder at rest, u_lattice $ul: $(grep -m1 'coefficient\|error' "$CAP/o")"
     done
+    # a state that is no longer a fluid's ends the run, exit 1 (force 1e6 finished with density
+    # -4e15, exit 0); a flow faster than the lattice allows is warned of with its Mach number
+    "$HS_BIN" run --quiet cyl.ini cfd.n=16,16 cfd.length=1,1 cfd.t_end=0.1 lbm.boundary=walls lbm.obstacle=none lbm.u_ref=1 \
+        lbm.nu=0.01 lbm.force=1e6,0 output.format=none >"$CAP/o" 2>&1
+    rc=$?
+    [ $rc = 1 ] && grep -q "lbm: the state is no longer a fluid's at step" "$CAP/o" && ok "lbm force 1e6: exit 1, no longer a fluid" ||
+        bad "lbm force 1e6: exit $rc: $(grep -m1 'error\|finished' "$CAP/o")"
+    "$HS_BIN" run --quiet cyl.ini cfd.n=8,16 cfd.length=0.5,1 cfd.t_end=3 "lbm.boundary=periodic periodic wall wall" lbm.obstacle=none \
+        lbm.u_ref=1 lbm.nu=0.1 lbm.u_lattice=0.05 lbm.force=8,0 output.format=none >"$CAP/o" 2>&1
+    grep -q "warning: lbm: the flow reached max |u| .* lattice Mach 0\.[3-9]" "$CAP/o" && ok "lbm: the actual lattice Mach above 0.3 is warned of" ||
+        bad "lbm fast channel: no Mach warning: $(grep -m2 'warning\|lbm:' "$CAP/o")"
     # CF essentials and cfchecks (check_output.py skips what is missing); output times not on the
     # lattice's steps: records at the first step past each
     for f in cyl.nc box.nc; do
@@ -229,7 +240,7 @@ mkdir -p "$CAP/comma" && printf '%b' "${H}n = 16 8\nlength = 2 1\n[lbm]\nboundar
 # "max |u| 0, density 1", finished, exit 0)
 mkdir -p "$CAP/nan" && printf '%b' "${H}n = 48 16\nlength = 3 1\nt_end = 10\n[lbm]\nnu = 1e-6\nboundary = inlet outlet wall wall\n[output]\nformat = none\n" > "$CAP/nan/case.ini"
 (cd "$CAP/nan" && "$HS_BIN" run case.ini --quiet >"$CAP/o" 2>"$CAP/e"); rc=$?
-if [ $rc = 1 ] && grep -q "lbm: the state is not finite at step" "$CAP/e"; then ok "an unstable run without output exits 1 naming the step"
+if [ $rc = 1 ] && grep -qE "lbm: the state is (not finite|no longer a fluid's) at step" "$CAP/e"; then ok "an unstable run without output exits 1 naming the step"
 else bad "unstable run without output: exit $rc, $(cat "$CAP/e")"; fi
 
 echo "$pass passed, $fail failed"
