@@ -57,5 +57,18 @@ else
     bad "restart run: no output ($(cat err1.txt err2.txt))"
 fi
 
+# an L-BFGS that converges early ends the run at the iteration reached: the output's last record is
+# labelled with it, as the history's last (it said the planned end, 60 for 35)
+if "$HS_BIN" run "$INI" run.device=cpu pinn.depth=2 pinn.width=5 pinn.n_collocation=50 pinn.n_boundary=20 pinn.adam_iterations=10 \
+    pinn.lbfgs_iterations=50 pinn.lbfgs_ftol=1e-3 pinn.eval_nx=16 pinn.eval_nt=8 pinn.history_every=5 output.path=early \
+    pinn.history_path=early_history --quiet >out.txt 2>err.txt && command -v ncdump >/dev/null && [ -f early.nc ]; then
+    last_out=$(ncdump -v iteration early.nc | sed -n '/^ iteration =/,/;/p' | tr -d ' ;}\n' | sed 's/.*,//')
+    last_hist=$(ncdump -v iteration early_history.nc | sed -n '/^ iteration =/,/;/p' | tr -d ' ;}\n' | sed 's/.*,//')
+    stopped=$(sed -n 's/.*finished at step \([0-9]*\),.*/\1/p' out.txt)
+    if [ -n "$stopped" ] && [ "$stopped" -lt 60 ] && [ "$last_out" = "$stopped" ] && [ "$last_hist" = "$stopped" ]; then
+        ok "early L-BFGS stop at iteration $stopped: the last record says $last_out"
+    else bad "early L-BFGS stop: finished at '$stopped', output's last record '$last_out', history's '$last_hist'"; fi
+fi
+
 echo "pinn cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
