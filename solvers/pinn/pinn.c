@@ -101,6 +101,10 @@ static int read_points(const hs_params *p, hs_pinn_config *c)
     c->eval_nx = (int)hs_params_int(p, "pinn.eval_nx");
     c->eval_nt = (int)hs_params_int(p, "pinn.eval_nt");
     c->eval_tmax = hs_params_real(p, "pinn.eval_t_max");
+    /* the grid's times run from 0 to eval_t_max: at 0 every time was 0, a coordinate that is not
+     * monotonic (cfchecks refused the file) */
+    if (c->eval_nt > 1 && !(c->eval_tmax > 0))
+        return hs_params_error(p, "pinn.eval_t_max", "is 0: the %d times of the reference grid (pinn.eval_nt) would all be 0", c->eval_nt);
     int64_t pool = c->eval_nx + 2 * (int64_t)c->eval_nt;
     if (c->n_data > pool)
         return hs_params_error(p, "pinn.n_boundary", "%lld initial/boundary points requested but the reference grid's edges hold %lld "
