@@ -42,8 +42,12 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     fclose(f);
     hs_reader *r = NULL;
     if (hs_reader_open(path, &r) != HS_OK) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", hs_error_message()); /* truncated, damaged, or not one at all */
+        why[strcspn(why, "\n")] = '\0';
         hs_error_clear();
-        return hs_params_error(p, "lbm.mask_file", "'%s' is not a NetCDF or HDF5 file this build can read (raw bytes: set lbm.mask_format = u8)", path);
+        return hs_params_error(p, "lbm.mask_file", "'%s' is not a NetCDF or HDF5 file this build can read (%s; raw bytes: set "
+                               "lbm.mask_format = u8)", path, why);
     }
     const char *var = hs_params_string(p, "lbm.mask_variable");
     int64_t shape[8];
@@ -65,9 +69,27 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     }
     double *v = malloc((size_t)cells * sizeof *v);
     if (!v) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mask");
-    if (rc == HS_OK) rc = hs_reader_read_cf(r, var, v);
+    if (rc == HS_OK && hs_reader_read_cf(r, var, v) != HS_OK) {
+        /* a text (char) or other non-numeric variable: bad input, not a runtime failure (exit 1, and
+         * on several ranks MPI_Abort) */
+        char why[600];
+        snprintf(why, sizeof why, "%s", hs_error_message());
+        why[strcspn(why, "\n")] = '\0'; /* the message, not the call trace */
+        hs_error_clear();
+        rc = hs_params_error(p, "lbm.mask_variable", "the mask '%s' in '%s' cannot be read as numbers (%s)", var, path, why);
+    }
     hs_reader_close(r);
-    for (int64_t i = 0; rc == HS_OK && i < cells; i++) g->mask[i] = v[i] != 0 && !isnan(v[i]);
+    /* a missing value (NaN, or a _FillValue unpacked to NaN) is neither solid nor fluid: it was
+     * taken for fluid without a word */
+    for (int64_t i = 0; rc == HS_OK && i < cells; i++) {
+        if (isnan(v[i])) {
+            rc = hs_params_error(p, "lbm.mask_file", "the mask '%s' in '%s' has a missing value (NaN or _FillValue) at cell (x %lld, y %lld, "
+                                 "z %lld): every cell must be solid (nonzero) or fluid (0)", var, path, (long long)(i % n[0]),
+                                 (long long)(i / n[0] % n[1]), (long long)(i / n[0] / n[1]));
+            break;
+        }
+        g->mask[i] = v[i] != 0;
+    }
     free(v);
     return rc;
 }
