@@ -172,20 +172,13 @@ int hs_json_numbers(const cJSON *tree, const char *key, int last, const char *so
 {
     *values = NULL;
     *count = 0;
-    const cJSON *node = tree;
-    for (const char *p = key; node && *p;) {
-        const char *dot = strchr(p, '.');
-        size_t n = dot ? (size_t)(dot - p) : strlen(p);
-        node = child(node, p, n);
-        p += n + (dot != NULL);
-    }
+    const cJSON *node = find_node(tree, key, 0);
     const char *name = *key ? key : NULL;
     if (!node) return hs_input_error(source, 0, name, "no such key");
     if (last) {
         if (!cJSON_IsArray(node) || !node->child)
             return hs_input_error(source, 0, name, "--last needs a non-empty array here");
-        node = node->child;
-        while (node->next) node = node->next;
+        node = find_node(tree, key, 1);
     }
     if (cJSON_IsString(node) || cJSON_IsRaw(node)) return hs_input_error(source, 0, name, "holds text, not numbers");
     int64_t n = collect(node, NULL, 0);
