@@ -395,6 +395,9 @@ static int set_value(hs_params *p, const char *source, int line, const char *sec
     if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
         v[vl - 1] = '\0';
         v++;
+    } else if (v[0] == '"') { /* `path = "o` was taken as the name "o */
+        free(value);
+        return hs_input_error(source, line, name, "syntax error: the value's opening double quote is not closed");
     }
     entry *e = entry_of(p, d);
     int rc = HS_OK;
@@ -425,11 +428,14 @@ typedef struct {
 
 static void strip_comment(char *s)
 {
-    for (char *h = s; *h; h++)
-        if ((*h == '#' || *h == ';') && (h == s || h[-1] == ' ' || h[-1] == '\t')) {
+    int quoted = 0; /* inside a value's double quotes a '#' or ';' is text ("o # x" became `"o`) */
+    for (char *h = s; *h; h++) {
+        if (*h == '"') quoted = !quoted;
+        if (!quoted && (*h == '#' || *h == ';') && (h == s || h[-1] == ' ' || h[-1] == '\t')) {
             *h = '\0';
             return;
         }
+    }
 }
 
 static int read_section(ini_reader *r, char *s)

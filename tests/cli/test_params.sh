@@ -194,5 +194,16 @@ if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
         mpirun --oversubscribe --allow-run-as-root -n 2 "$HS_BIN" check typo.ini
 fi
 
+# a '#' or ';' inside a value's double quotes is text (`path = "o # x"` became `"o`, a file named
+# with its quote); an opening quote never closed is a syntax error at its line
+printf '[run]\nsolver = selftest\n[output]\npath = "o # not; a comment"  # a comment\n' > quoted.ini
+"$HS_BIN" check quoted.ini >"$CAP/o" 2>&1
+grep -q '^path = o # not; a comment ' "$CAP/o" && ok "a quoted value keeps its '#' and ';'" || bad "quoted '#': $(grep -m1 '^path' "$CAP/o")"
+printf '[run]\nsolver = selftest\n[output]\npath = "o\n' > unclosed.ini
+"$HS_BIN" check unclosed.ini >"$CAP/o" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "unclosed.ini:4: output.path: syntax error: the value's opening double quote is not closed" "$CAP/o" &&
+    ok "an unclosed quote: exit 2 at its line" || bad "unclosed quote: exit $rc: $(cat "$CAP/o" | head -2)"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
