@@ -401,16 +401,21 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
 
 /* Rank 0 did the work (all: every rank did); every rank returns its status.  The ranks that did
  * not fail name the file and the first rank that did. */
+/* The status of a library call on a collective file (MPI-IO): one that failed on this rank may have
+ * left the others inside it, waiting in a collective this rank will not enter (a full disk: rank 0
+ * in the agreement below, rank 1 in H5Dset_extent's barrier, until the batch job's end).  No
+ * agreement can be had then: this rank ends the job with its message (exit 1).  Our own checks
+ * (a block outside the grid) fail before any library call and are agreed on as before. */
+static int collective_call(hs_writer *w, int rc)
+{
+    if (w->par && w->ctx->size > 1 && rc != HS_OK && rc != HS_ERR_INPUT) hs_exit(rc);
+    return rc;
+}
+
 static int agree_among(hs_writer *w, int rc, const char *what, int all)
 {
     hs_ctx *ctx = w->ctx;
     int code = rc, first = 0;
-    /* a library call of a collective file (MPI-IO) that failed on this rank may have left the
-     * others inside it, waiting in a collective this rank will not enter (a full disk: rank 0 in
-     * this agreement, rank 1 in H5Dset_extent's barrier, until the batch job's end): no agreement
-     * can be had, so this rank ends the job with its message (exit 1). Input errors are found
-     * before any library call and agreed on. */
-    if (all && rc != HS_OK && rc != HS_ERR_INPUT && ctx->size > 1) hs_exit(rc);
     if (all) {
         int mine = rc != HS_OK ? ctx->rank : ctx->size;
         HS_MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, ctx->comm));
@@ -570,7 +575,7 @@ int hs_writer_begin_step(hs_writer *w, double t)
     int rc = HS_OK;
     if (w->par) HS_MPI_CHECK(MPI_Bcast(&t, 1, MPI_DOUBLE, 0, w->ctx->comm)); /* rank 0's time, as in a gathered file */
     if (io_rank(w)) {
-        rc = w->be->put_time(w, w->nrec, t);
+        rc = collective_call(w, w->be->put_time(w, w->nrec, t));
         if (rc == HS_OK) rc = hs_writer_push_time(w, t);
     } else {
         w->nrec++;
@@ -742,7 +747,7 @@ static int assemble(hs_writer *w, const int64_t *n, const block_t *blocks, const
 static int put_block_collective(hs_writer *w, const hs_writer_var *v, const block_t *b, const void *local)
 {
     hs_ctx *ctx = w->ctx;
-    int rc = agree(w, w->be->put_block(w, v, b->off, b->cnt, local), "writing a variable");
+    int rc = agree(w, collective_call(w, w->be->put_block(w, v, b->off, b->cnt, local)), "writing a variable");
     if (rc != HS_OK) return rc;
     double value = 0;
     int64_t i = first_nonfinite(v->dtype, local, block_size(b), &value), bad = INT64_MAX, mine = INT64_MAX;
@@ -1038,7 +1043,7 @@ int hs_writer_close(hs_writer *w)
     if (!w) return HS_OK;
     int rc;
     if (w->par) { /* the close is collective; rank 0 renames once every rank has closed */
-        rc = agree(w, w->be->close(w), "closing the output file");
+        rc = agree(w, collective_call(w, w->be->close(w)), "closing the output file");
         if (rc == HS_OK && w->ctx->rank == 0) rc = rename_and_finish(w);
     } else {
         rc = w->ctx->rank == 0 ? close_and_rename(w) : HS_OK;
@@ -1059,7 +1064,7 @@ int hs_writer_sync(hs_writer *w)
     if (!w) return HS_OK;
     int rc;
     if (w->par) { /* the library's flush is collective; rank 0 fsyncs the file after it */
-        rc = agree(w, w->be->sync(w), "syncing the output file");
+        rc = agree(w, collective_call(w, w->be->sync(w)), "syncing the output file");
         if (rc != HS_OK) return rc;
         rc = w->ctx->rank == 0 ? hs_io_fsync_path(w->partial) : HS_OK;
         return agree_rank0(w, rc, "syncing the output file");

@@ -190,7 +190,7 @@ static void compare_split(hs_circuit *ansatz, const hs_pauli_sum *h, hs_dtype t,
     }
     /* whole minimisations from the same start: the optimiser's path may part at round-off near the
      * optimum (iterations differ by one or two), the energies reached agree */
-    hs_vqe_opts o = {0, 200, 1e-10, 0, 0.05, 0};
+    hs_vqe_opts o = {0, 200, 1e-10, 0, 0.05, 0, NULL};
     hs_vqe_result rs, rr;
     test_fill_f64(x, (size_t)np, 7, -0.5, 0.5);
     memcpy(gs, x, (size_t)np * sizeof *x);

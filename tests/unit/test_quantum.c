@@ -701,14 +701,14 @@ static void test_vqe_h2(void **st)
     double e2;
     TEST_OK(hs_vqe_energy(v, x, &e2));
     TEST_LE(fabs(e - e2), 1e-13);
-    hs_vqe_opts o = {0, 500, 1e-10, 0, 0.05, 0};
+    hs_vqe_opts o = {0, 500, 1e-10, 0, 0.05, 0, NULL};
     hs_vqe_result r;
     TEST_OK(hs_vqe_minimize(v, x, &o, &r));
     TEST_LE(fabs(r.energy - exact), 1e-6);
     free(r.history);
     /* Adam gets there too (more evaluations) */
     test_fill_f64(x, 12, 77, -1, 1);
-    hs_vqe_opts oa = {1, 800, 1e-7, 0, 0.05, 0};
+    hs_vqe_opts oa = {1, 800, 1e-7, 0, 0.05, 0, NULL};
     TEST_OK(hs_vqe_minimize(v, x, &oa, &r));
     TEST_LE(fabs(r.energy - exact), 1e-5);
     free(r.history);
@@ -735,7 +735,7 @@ static void test_vqe_stopping(void **st)
     for (uint64_t seed = 1; seed <= 12; seed++) {
         double x[12];
         test_fill_f64(x, 12, seed, -0.5, 0.5);
-        hs_vqe_opts o = {0, 500, 1e-10, 0, 0.05, 0};
+        hs_vqe_opts o = {0, 500, 1e-10, 0, 0.05, 0, NULL};
         hs_vqe_result r;
         TEST_OK(hs_vqe_minimize(v, x, &o, &r));
         free(r.history);
@@ -752,7 +752,7 @@ static void test_vqe_stopping(void **st)
     /* three iterations from a random start: not converged, and says why */
     double x[12];
     test_fill_f64(x, 12, 99, -1, 1);
-    hs_vqe_opts o = {0, 3, 1e-10, 0, 0.05, 0};
+    hs_vqe_opts o = {0, 3, 1e-10, 0, 0.05, 0, NULL};
     hs_vqe_result r;
     TEST_OK(hs_vqe_minimize(v, x, &o, &r));
     free(r.history);
@@ -760,7 +760,7 @@ static void test_vqe_stopping(void **st)
     if (strcmp(r.reason, "iteration_limit") && strcmp(r.reason, "evaluation_limit")) fail_msg("reason '%s'", r.reason);
     assert_true(r.gnorm > 1e-6);
     /* Adam: converged only by its gradient tolerance */
-    hs_vqe_opts oa = {1, 20, 1e-10, 0, 0.05, 0};
+    hs_vqe_opts oa = {1, 20, 1e-10, 0, 0.05, 0, NULL};
     TEST_OK(hs_vqe_minimize(v, x, &oa, &r));
     free(r.history);
     assert_false(r.converged);
@@ -786,7 +786,7 @@ static void test_qaoa_ring(void **st)
     TEST_OK(hs_vqe_gradient_adjoint(v, x, &e, ga));
     TEST_OK(hs_vqe_gradient_shift(v, x, gs));
     for (int k = 0; k < 2; k++) TEST_LE(fabs(ga[k] - gs[k]), 1e-8);
-    hs_vqe_opts o = {0, 200, 1e-10, 0, 0.05, 0};
+    hs_vqe_opts o = {0, 200, 1e-10, 0, 0.05, 0, NULL};
     hs_vqe_result r;
     TEST_OK(hs_vqe_minimize(v, x, &o, &r));
     TEST_LE(fabs(-r.energy - 3.0), 1e-6);
