@@ -703,7 +703,7 @@ const char *hs_params_input_path(const hs_params *p, const char *name)
 int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
 {
     const entry *e = lookup_any(p, name);
-    char msg[1024];
+    char msg[8192]; /* a deep path can be named twice: 1024 bytes cut off the cause after it */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);

@@ -205,5 +205,12 @@ rc=$?
 [ $rc = 2 ] && grep -q "unclosed.ini:4: output.path: syntax error: the value's opening double quote is not closed" "$CAP/o" &&
     ok "an unclosed quote: exit 2 at its line" || bad "unclosed quote: exit $rc: $(cat "$CAP/o" | head -2)"
 
+# a message naming a deep path keeps its cause (cut at 1024 bytes, "No such file or directory" was lost)
+deep=$(printf 'd%.0s' $(seq 50)); deep="$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep"
+"$HS_BIN" check quoted.ini "output.path=$deep/o" >"$CAP/o" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "No such file or directory$" "$CAP/o" && ok "a deep missing directory: the message ends with its cause" ||
+    bad "deep path: exit $rc, message ends '$(tail -c 80 "$CAP/o")'"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
