@@ -418,9 +418,13 @@ static int run_variational(qstate *s)
             double *pr = malloc(sizeof(double) << n);
             if (!pr) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
             int rc = hs_qureg_probabilities(psi, pr);
+            /* the first string within 1e-9 of the largest probability: a cut and its complement are
+             * equally likely, and round-off chose between them by the rank count (001110 on 4 ranks,
+             * 010101 on 1 and 2) */
+            double pmax = 0;
+            for (uint64_t z = 0; rc == HS_OK && z < (1ull << n); z++) pmax = fmax(pmax, pr[z]);
             uint64_t best = 0;
-            for (uint64_t z = 1; rc == HS_OK && z < (1ull << n); z++)
-                if (pr[z] > pr[best]) best = z;
+            while (rc == HS_OK && best + 1 < (1ull << n) && pr[best] < pmax * (1 - 1e-9)) best++;
             s->best_string = best;
             free(pr);
             HS_CHECK(rc);

@@ -293,5 +293,18 @@ if [ $HAVE_MPI = 1 ]; then
     else bad "VQE on 2 ranks, run.walltime: exit $rc after ${took} s: $(cat e | head -3)"; fi
 fi
 
+# ---- QAOA's most likely cut is the same string on 1, 2 and 4 ranks: a cut and its complement are
+# equally likely, and round-off picked between them by the rank count (001110 on 4, 010101 on 1 and 2)
+if [ $HAVE_MPI = 1 ]; then
+    cuts=""
+    for np in 1 2 4; do
+        "${MPIRUN[@]}" -n $np "$HS_BIN" run "$ROOT/inputs/qc_qaoa_maxcut.ini" --quiet run.device=$DEVICE run.allow_shared_gpu=true \
+            output.path=qaoa$np >/dev/null 2>&1
+        cuts="$cuts $(grep -o '"most_likely_cut": *"[01]*"' qaoa$np.json | grep -o '[01]*"$' | tr -d '"')"
+    done
+    set -- $cuts
+    [ $# = 3 ] && [ "$1" = "$2" ] && [ "$2" = "$3" ] && ok "QAOA most likely cut on 1, 2, 4 ranks: $1" || bad "QAOA most likely cut by rank count:$cuts"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
