@@ -292,14 +292,10 @@ static int g_interrupted; /* the signal, or -1 for run.walltime */
 
 int hs_driver_interrupted(hs_ctx *ctx)
 {
-    int flags[2] = {(int)g_signal, g_current_run ? walltime_due(g_current_run) : 0}, all[2] = {0, 0};
-    if (ctx->size > 1) {
-        if (MPI_Allreduce(flags, all, 2, MPI_INT, MPI_MAX, ctx->comm) != MPI_SUCCESS) return 0;
-    } else {
-        all[0] = flags[0], all[1] = flags[1];
-    }
-    if (all[0] || all[1]) g_interrupted = all[0] ? all[0] : -1;
-    return all[0] || all[1];
+    int flags[2] = {(int)g_signal, g_current_run ? walltime_due(g_current_run) : 0};
+    if (ctx->size > 1 && hs_allreduce_int_max(ctx->comm, flags, 2) != HS_OK) return 0;
+    if (flags[0] || flags[1]) g_interrupted = flags[0] ? flags[0] : -1;
+    return flags[0] || flags[1];
 }
 
 /* Must the run stop here?  *sig: a signal some rank caught; *wall: some rank's wall time is

@@ -12,6 +12,7 @@
 #include "kernels/grid/grid.h"
 #include "kernels/half.h"
 #include "kernels/memory.h"
+#include "kernels/reduce/reduce.h"
 #include "solvers/cfd/cfd.h"
 #include "solvers/cfd/lbm_geom.h"
 #include "solvers/cfd/lbm_impl.h"
@@ -423,17 +424,22 @@ static int forces(lbm *s, double F[3], double *cd, double *cl);
 static int state_extents(lbm *s, double ext[4])
 {
     HS_CHECK(moments(s));
-    double umax = 0;
-    for (int a = 0; a < s->g.ndim; a++) HS_CHECK(local_field(s, HS_LBM_GATHER_U + a, &umax));
     size_t cells = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
-    double rmin = 1, rmax = 1, bad = !isfinite(umax);
-    HS_CHECK(hs_mem_copy(s->ctx, s->host, s->mom, cells * sizeof(double), HS_COPY_D2H));
-    /* fmin and fmax drop a NaN: a state gone to NaN showed max |u| 0 and density 1 and finished */
-    for (size_t i = 0; i < cells; i++) {
-        if (!isfinite(s->host[i])) bad = 1;
-        rmin = fmin(rmin, s->host[i]), rmax = fmax(rmax, s->host[i]);
+    /* reduced where the moments are, no copy of a field (health_check runs in the time loop); min
+     * and max drop a NaN (a state gone to NaN showed max |u| 0 and density 1 and finished): the sums
+     * keep it.  max |u| is the largest component, as local_field measures it */
+    double rmin = 1, rmax = 1, rsum = 0, umax = 0;
+    for (int slot = 0; cells && slot <= s->g.ndim; slot++) {
+        const double *m = s->mom + (size_t)(slot ? HS_LBM_GATHER_U + slot - 1 : 0) * cells;
+        double lo, hi, sum;
+        HS_CHECK(hs_reduce(s->ctx, HS_F64, HS_REDUCE_MIN, cells, m, &lo));
+        HS_CHECK(hs_reduce(s->ctx, HS_F64, HS_REDUCE_MAX, cells, m, &hi));
+        HS_CHECK(hs_reduce(s->ctx, HS_F64, HS_REDUCE_SUM, cells, m, &sum));
+        rsum += sum;
+        if (slot == 0) rmin = lo, rmax = hi;
+        else umax = fmax(umax, fmax(fabs(lo), fabs(hi)) * s->g.dx / s->g.dt);
     }
-    ext[0] = umax, ext[1] = rmax, ext[2] = -rmin, ext[3] = bad;
+    ext[0] = umax, ext[1] = rmax, ext[2] = -rmin, ext[3] = !isfinite(umax) || !isfinite(rsum);
     HS_CHECK(hs_allreduce_max(s->ctx->comm, ext, 4));
     if (ext[3] > 0 || !isfinite(ext[0] + ext[1] + ext[2]))
         return HS_FAIL(HS_ERR_RUNTIME, "lbm: the state is not finite at step %lld, t = %.9g (tau %.4g, lattice Mach %.3g)", (long long)s->step,

@@ -158,15 +158,25 @@ int hs_pinn_config_read(const hs_params *p, hs_pinn_config *c)
 
 /* ------------------------------------------------------------------ solver ops */
 
+/* The history file's path (pinn.history_path plus the format's extension: NetCDF where asked or,
+ * for auto and none, where the build has it); 0 when there is none. */
+static int history_file(const hs_params *params, char *path, size_t len, int *netcdf)
+{
+    const char *base = hs_params_string(params, "pinn.history_path");
+    if (!strcmp(base, "none")) return 0;
+    int fmt = hs_params_enum(params, "output.format");
+    *netcdf = fmt == HS_OUTPUT_NETCDF || ((fmt == HS_OUTPUT_AUTO || fmt == HS_OUTPUT_NONE) && HS_HAVE_NETCDF);
+    snprintf(path, len, "%s%s", base, *netcdf ? ".nc" : ".h5");
+    return 1;
+}
+
 /* The history file's folder must exist before hours of training, not only when it is written. */
 static int check_history_path(const hs_params *params)
 {
-    const char *h = hs_params_string(params, "pinn.history_path");
-    if (!strcmp(h, "none")) return HS_OK;
-    int fmt = hs_params_enum(params, "output.format");
-    int netcdf = fmt == HS_OUTPUT_NETCDF || ((fmt == HS_OUTPUT_AUTO || fmt == HS_OUTPUT_NONE) && HS_HAVE_NETCDF);
     char path[8192], out[8192];
-    snprintf(path, sizeof path, "%s%s", h, netcdf ? ".nc" : ".h5");
+    int netcdf;
+    if (!history_file(params, path, sizeof path, &netcdf)) return HS_OK;
+    int fmt = hs_params_enum(params, "output.format");
     HS_CHECK(hs_params_check_writable(params, "pinn.history_path", path, "history file", 0));
     /* the output and the history are written at the end, one over the other (same.nc held the
      * history alone, exit 0) */
@@ -283,12 +293,9 @@ static int write_state(void *state, hs_writer *w)
 /* The history as a series over the record axis `iteration` (training iterations). */
 static int write_history(pinn_state *s)
 {
-    const char *base = hs_params_string(s->params, "pinn.history_path");
-    int fmt = hs_params_enum(s->params, "output.format");
-    if (!strcmp(base, "none")) return HS_OK;
-    int netcdf = fmt == HS_OUTPUT_NETCDF || ((fmt == HS_OUTPUT_AUTO || fmt == HS_OUTPUT_NONE) && HS_HAVE_NETCDF);
-    char path[4096];
-    snprintf(path, sizeof path, "%s%s", base, netcdf ? ".nc" : ".h5");
+    char path[8192];
+    int netcdf;
+    if (!history_file(s->params, path, sizeof path, &netcdf)) return HS_OK;
     char *ini = hs_params_to_ini(s->params);
     hs_output_desc d;
     memset(&d, 0, sizeof d);

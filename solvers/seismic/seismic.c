@@ -419,9 +419,11 @@ static int check_outputs(const hs_seis *s, const hs_params *p)
         if (!hs_params_bool(p, "output.overwrite") && !strcmp(hs_params_string(p, "run.restart"), "none")) {
             if (access(path, F_OK) == 0)
                 return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
-            for (int comp = 0; c->segy && comp < 4; comp++) {
-                static const char *const sfx[4] = {"", "_vx", "_vy", "_vz"};
-                snprintf(path, sizeof path, "%s%s.sgy", base, sfx[comp]);
+            /* the SEG-Y files write_segy names: BASE.sgy (pressure), else BASE_vx.sgy ([_vy], _vz) */
+            static const char *const sfx2[2] = {"_vx", "_vz"}, *const sfx3[3] = {"_vx", "_vy", "_vz"};
+            const int elastic = c->model == HS_SEIS_ELASTIC, nsfx = elastic ? c->ndim : 1;
+            for (int comp = 0; c->segy && comp < nsfx; comp++) {
+                snprintf(path, sizeof path, "%s%s.sgy", base, !elastic ? "" : c->ndim == 2 ? sfx2[comp] : sfx3[comp]);
                 if (access(path, F_OK) == 0)
                     return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
             }
