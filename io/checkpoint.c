@@ -305,6 +305,22 @@ static int recv_parts(hs_checkpoint *c, int64_t count, size_t es, void *local)
     return HS_OK;
 }
 
+int hs_checkpoint_has(hs_checkpoint *c, const char *name, int *found)
+{
+    *found = 0;
+    if (c->writing) return HS_FAIL(HS_ERR_RUNTIME, "%s: checkpoint opened for writing, not reading", c->path);
+    int rc = HS_OK;
+    if (c->ctx->rank == 0) {
+        hs_dtype t;
+        int64_t *counts = malloc((size_t)c->nranks * sizeof *counts);
+        rc = counts ? c->be->find_array(c, name, found, &t, counts) : HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        free(counts);
+    }
+    HS_CHECK(agree(c, rc, "looking up an array"));
+    HS_MPI_CHECK(MPI_Bcast(found, 1, MPI_INT, 0, c->ctx->comm));
+    return HS_OK;
+}
+
 int hs_checkpoint_read(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, void *local)
 {
     HS_CHECK(check_array_args(c, name, t, count, local));

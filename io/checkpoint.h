@@ -39,6 +39,9 @@ int hs_checkpoint_open(hs_ctx *ctx, const char *path, const char *solver, hs_che
                        double *time);
 /* The stored parameters (INI text; owned by the checkpoint). */
 const char *hs_checkpoint_params(const hs_checkpoint *c);
+/* Whether the checkpoint holds an array of this name (*found 1 or 0 on every rank), for arrays that
+ * older checkpoints lack.  Collective. */
+int hs_checkpoint_has(hs_checkpoint *c, const char *name, int *found);
 /* Read this rank's part of a stored array; `count` must match what was written. Collective. */
 int hs_checkpoint_read(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, void *local);
 

@@ -64,6 +64,7 @@ typedef struct hs_output_desc {
     const char *title;             /* CF global attribute `title` */
     const char *history;           /* the command line that made the file */
     const char *params_ini;        /* resolved parameters (hs_params_to_ini), stored as an attribute */
+    const char *run_id;            /* NULL or the run's identity (global attribute hpcsim_run_id; a restart keeps it) */
     int ndim;                      /* 1..3 spatial dimensions; 0 for time series only */
     const char *dim_names[3];      /* e.g. "x", "y", "z" */
     int64_t n[3];                  /* global sizes */

@@ -344,6 +344,7 @@ static int def_globals(hs_writer *w, const hs_output_desc *desc)
     HS_CHECK(hs_h5_attr_text(f, "source", HS_SOURCE_ATTR, p));
     HS_CHECK(hs_h5_attr_text(f, "history", w->history, p));
     if (desc->params_ini) HS_CHECK(hs_h5_attr_text(f, "hpcsim_parameters", desc->params_ini, p));
+    if (desc->run_id) HS_CHECK(hs_h5_attr_text(f, "hpcsim_run_id", desc->run_id, p));
     return HS_OK;
 }
 

@@ -160,6 +160,7 @@ static int def_globals(hs_writer *w, const hs_output_desc *desc)
     HS_CHECK(put_text(id, NC_GLOBAL, "source", HS_SOURCE_ATTR, p));
     HS_CHECK(put_text(id, NC_GLOBAL, "history", w->history, p));
     if (desc->params_ini) HS_CHECK(put_text(id, NC_GLOBAL, "hpcsim_parameters", desc->params_ini, p));
+    if (desc->run_id) HS_CHECK(put_text(id, NC_GLOBAL, "hpcsim_run_id", desc->run_id, p));
     return HS_OK;
 }
 

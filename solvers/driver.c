@@ -76,6 +76,12 @@ static int checkpoints_used(const hs_params *p)
 /* The extensions the writers add to output.path (gridded files, the XDMF companion, JSON reports). */
 static const char *const g_output_exts[] = {"", ".nc", ".h5", ".xmf", ".json", NULL};
 
+/* A run's identity: 16 hex digits drawn when it starts fresh, written to its output file
+ * (hpcsim_run_id) and its checkpoints; a restart keeps it, and continues an output file only if
+ * the file is this run's (a restart into another run's file spliced the two runs' records). */
+enum { HS_RUN_ID_LEN = 24 };
+#define RUN_ID_ARRAY "hpcsim_run_id"
+
 /* "hh:mm:ss" (hours of any number of digits, minutes and seconds below 60, seconds may have a
  * fraction) as seconds; -1 when malformed. */
 static double parse_hms(const char *s)
@@ -202,7 +208,7 @@ int hs_driver_check(const hs_params *p)
 }
 
 static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
-                        hs_checkpoint **c, double *time);
+                        hs_checkpoint **c, double *time, char run_id[HS_RUN_ID_LEN]);
 
 int hs_driver_validate(hs_ctx *ctx, const hs_params *p)
 {
@@ -215,7 +221,8 @@ int hs_driver_validate(hs_ctx *ctx, const hs_params *p)
     if (ops && strcmp(restart, "none") != 0) {
         hs_checkpoint *c = NULL;
         double t = 0;
-        HS_CHECK(open_restart(ctx, p, ops, restart, 0, &c, &t));
+        char id[HS_RUN_ID_LEN];
+        HS_CHECK(open_restart(ctx, p, ops, restart, 0, &c, &t, id));
         HS_CHECK(hs_checkpoint_close(c));
     }
     return HS_OK;
@@ -255,6 +262,7 @@ typedef struct {
     int stopped_by;             /* an early stop: 1 signal, 2 run.walltime */
     const char *argv0;          /* how the program was called, for the restart hint */
     char started[32];           /* UTC time stamp of the run's start */
+    char run_id[HS_RUN_ID_LEN];   /* see HS_RUN_ID_LEN */
     /* run.walltime: the limit and reserve (s), and what the prediction of the next stop needs */
     double walltime, reserve, clock_skew;
     double max_chunk, max_ckpt, max_record; /* longest advance call, checkpoint, record written (s) */
@@ -420,6 +428,7 @@ static int open_output(run_state *r, int argc, char **argv, int resumed, double 
     char *history = join_args(argc, argv), *ini = hs_params_to_ini(r->p);
     desc.history = history;
     desc.params_ini = ini;
+    desc.run_id = r->run_id[0] ? r->run_id : NULL;
     desc.deflate_level = (int)hs_params_int(r->p, "output.deflate");
     desc.parallel = hs_params_enum(r->p, "output.parallel"); /* hs_output_parallel, in the choices' order */
     /* model time is in seconds: a file in minutes, hours or days since a date holds it in that unit
@@ -529,7 +538,9 @@ static int write_checkpoint(run_state *r)
                                   hs_params_enum(r->p, "checkpoint.format"), &c);
     free(ini);
     HS_CHECK(rc);
-    rc = r->ops->checkpoint(r->state, c);
+    uint64_t id = strtoull(r->run_id, NULL, 16);
+    rc = hs_checkpoint_write(c, RUN_ID_ARRAY, HS_U64, r->ctx->rank == 0 ? 1 : 0, &id);
+    if (rc == HS_OK) rc = r->ops->checkpoint(r->state, c);
     if (rc != HS_OK) {
         hs_checkpoint_discard(c);
         return hs_error_trace(rc, __FILE__, __LINE__, "checkpoint");
@@ -574,17 +585,93 @@ static int on_changed_key(void *user, const char *name, const char *stored, cons
                            d->path, name, stored, name, now);
 }
 
+/* A fresh run's identity, drawn on rank 0 (the kernel's random bytes; the clock and the process as
+ * a fallback) and broadcast. */
+static int new_run_id(hs_ctx *ctx, char id[HS_RUN_ID_LEN])
+{
+    uint64_t v = 0;
+    if (ctx->rank == 0) {
+        FILE *f = fopen("/dev/urandom", "rb");
+        if (!f || fread(&v, sizeof v, 1, f) != 1) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            v = ((uint64_t)ts.tv_sec * 1000000007u) ^ ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)getpid();
+        }
+        if (f) fclose(f);
+    }
+    HS_MPI_CHECK(MPI_Bcast(&v, 1, MPI_UINT64_T, 0, ctx->comm));
+    snprintf(id, HS_RUN_ID_LEN, "%016llx", (unsigned long long)v);
+    return HS_OK;
+}
+
+/* The identity a checkpoint carries ("" for a checkpoint written before runs had one). */
+static int read_run_id(hs_ctx *ctx, hs_checkpoint *c, char id[HS_RUN_ID_LEN])
+{
+    int found = 0;
+    id[0] = 0;
+    HS_CHECK(hs_checkpoint_has(c, RUN_ID_ARRAY, &found));
+    if (!found) return HS_OK;
+    uint64_t v = 0;
+    HS_CHECK(hs_checkpoint_read(c, RUN_ID_ARRAY, HS_U64, ctx->rank == 0 ? 1 : 0, &v));
+    HS_MPI_CHECK(MPI_Bcast(&v, 1, MPI_UINT64_T, 0, ctx->comm));
+    snprintf(id, HS_RUN_ID_LEN, "%016llx", (unsigned long long)v);
+    return HS_OK;
+}
+
+/* A restart continues the output file it finds at output.path (PATH.EXT.partial, else PATH.EXT):
+ * one that another run wrote (its hpcsim_run_id differs from the checkpoint's) is refused, naming
+ * both, before anything is touched.  Files without the attribute (older, or not hpcsim's) and
+ * checkpoints without an identity are not judged.  Rank 0 looks; every rank gets its verdict. */
+static int check_resumed_output(hs_ctx *ctx, const hs_params *p, const char *ckpt, const char *run_id)
+{
+    if (!run_id[0] || hs_params_enum(p, "output.format") == HS_OUTPUT_NONE) return HS_OK;
+    int rc = HS_OK;
+    if (ctx->rank == 0) {
+        const char *out = hs_params_string(p, "output.path");
+        static const char *const exts[] = {".nc", ".h5"};
+        for (int i = 0; rc == HS_OK && i < 2; i++) {
+            if (!writes_ext(p, exts[i])) continue;
+            char path[8300];
+            snprintf(path, sizeof path, "%s%s.partial", out, exts[i]);
+            if (!hs_io_file_exists(path)) snprintf(path, sizeof path, "%s%s", out, exts[i]);
+            if (!hs_io_file_exists(path)) continue;
+            hs_reader *rd = NULL;
+            if (hs_reader_open(path, &rd) != HS_OK) { /* not one we can read: the writer's reopen says why */
+                hs_error_clear();
+                continue;
+            }
+            char theirs[64];
+            int found = 0;
+            rc = hs_reader_attr_text(rd, NULL, "hpcsim_run_id", theirs, sizeof theirs, &found);
+            hs_reader_close(rd);
+            if (rc == HS_OK && found && strcmp(theirs, run_id) != 0)
+                rc = hs_params_error(p, "output.path",
+                                     "%s belongs to another run (hpcsim_run_id %s), not to the run of the checkpoint %s "
+                                     "(%s): continuing it would splice the two runs' records; name another output.path, "
+                                     "or move the file away to start a new one",
+                                     path, theirs, ckpt, run_id);
+        }
+    }
+    int code = rc;
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm));
+    if (ctx->rank != 0 && code != HS_OK) return code == HS_ERR_INPUT ? code : HS_FAIL(code, "checking the output file failed on rank 0");
+    return rc;
+}
+
 /* Open the checkpoint a restart continues from and compare its parameters with the run's: the
  * rules shared by `check` (hs_driver_validate) and `run` (restore). */
 static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
-                        hs_checkpoint **c, double *time)
+                        hs_checkpoint **c, double *time, char run_id[HS_RUN_ID_LEN])
 {
     int64_t step = 0;
     *c = NULL;
+    run_id[0] = 0;
     if (!ops->restore) return hs_params_error(p, "run.restart", "solver %s cannot restart from checkpoints", ops->name);
     HS_CHECK(hs_checkpoint_open(ctx, path, ops->name, c, &step, time));
     diff_ctx d = {ctx, p, ops, path, report};
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
+    if (rc == HS_OK) rc = read_run_id(ctx, *c, run_id);
+    if (rc == HS_OK) rc = check_resumed_output(ctx, p, path, run_id);
     /* an end time before the checkpoint's time leaves nothing to run: such a restart finished
      * at once with exit 0 and an output of 0 records */
     char tkey[96];
@@ -607,7 +694,9 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
 static int restore(run_state *r, const char *path, double *time)
 {
     hs_checkpoint *c = NULL;
-    HS_CHECK(open_restart(r->ctx, r->p, r->ops, path, 1, &c, time));
+    char id[HS_RUN_ID_LEN];
+    HS_CHECK(open_restart(r->ctx, r->p, r->ops, path, 1, &c, time, id));
+    if (id[0]) memcpy(r->run_id, id, sizeof id); /* a checkpoint without one (older) keeps the new id */
     int rc = r->ops->restore(r->state, c);
     int rc2 = hs_checkpoint_close(c);
     HS_CHECK(rc);
@@ -776,6 +865,7 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     utc_stamp(r.started, sizeof r.started);
     hs_io_written_reset();
     HS_CHECK(hs_driver_check(p));
+    HS_CHECK(new_run_id(ctx, r.run_id));
     HS_CHECK(walltime_seconds(p, &r.walltime));
     r.reserve = hs_params_real(p, "run.walltime_reserve");
     r.clock_skew = test_clock_skew(ctx->rank);

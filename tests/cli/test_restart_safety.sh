@@ -80,6 +80,30 @@ if "$HS_BIN" run base.ini --quiet output.path=s3 heat.t_end=0.03 --restart s.ck 
     ok "restart with a later heat.t_end allowed and said in the log"
 else bad "restart with a later t_end: $(cat e)"; fi
 
+# 2b. a restart into another run's output file (same grid, another heat.k) is refused by check and
+#    run alike (exit 2, output.path, both run identities), the file untouched; into its own run's
+#    file and into a new file it goes on (the file keeps the run's hpcsim_run_id)
+for fmt in $FORMATS; do
+    e=$(ext_of $fmt)
+    "$HS_BIN" run base.ini --quiet output.format=$fmt output.path=own checkpoint.path=own.ck run.max_steps=30 >/dev/null 2>&1
+    "$HS_BIN" run base.ini --quiet output.format=$fmt output.path=other heat.k=2 run.max_steps=30 >/dev/null 2>&1
+    sum0=$(cksum <other.$e)
+    for cmd in check run; do
+        "$HS_BIN" $cmd base.ini --quiet output.format=$fmt output.path=other --restart own.ck >o 2>e; rc=$?
+        if [ $rc = 2 ] && grep -q "output.path: other.$e belongs to another run (hpcsim_run_id [0-9a-f]\{16\}), not to the run of the checkpoint own.ck ([0-9a-f]\{16\})" e &&
+           [ "$(cksum <other.$e)" = "$sum0" ] && [ ! -e other.$e.partial ]; then ok "$fmt: $cmd of a restart into another run's file refused, file untouched"
+        else bad "$fmt: $cmd of a restart into another run's file: exit $rc: $(grep error e)"; fi
+    done
+    "$HS_BIN" run base.ini --quiet output.format=$fmt output.path=own --restart own.ck >o 2>e; rc1=$?
+    "$HS_BIN" run base.ini --quiet output.format=$fmt output.path=new --restart own.ck >o 2>e; rc2=$?
+    id_of() { python3 -c "import sys, h5py; a = h5py.File(sys.argv[1], 'r').attrs['hpcsim_run_id']; print(a.decode() if isinstance(a, bytes) else a)" "$1" 2>/dev/null; }
+    ido=$(id_of own.$e); idn=$(id_of new.$e)
+    if [ $rc1 = 0 ] && [ $rc2 = 0 ] && { ! python3 -c "import h5py" 2>/dev/null || { [ -n "$ido" ] && [ "$ido" = "$idn" ]; }; }; then
+        ok "$fmt: a restart continues its own file and starts a new one (run id '${ido:-not read}' kept)"
+    else bad "$fmt: restart into own/new file: exit $rc1/$rc2, ids '$ido' '$idn': $(grep error e)"; fi
+    rm -f own.* other.* new.*
+done
+
 # 3. a damaged HDF5 checkpoint (a value changed, the step changed, truncated) is refused with exit 2
 if python3 -c "import h5py, numpy" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
     python3 - <<'EOF'
