@@ -81,6 +81,11 @@ static const char *const g_output_exts[] = {"", ".nc", ".h5", ".xmf", ".json", N
  * the file is this run's (a restart into another run's file spliced the two runs' records). */
 enum { HS_RUN_ID_LEN = 24 };
 #define RUN_ID_ARRAY "hpcsim_run_id"
+/* 1 when the record at a checkpoint's step came from the output cadence (or is the first): a
+ * restart keeps the record at the checkpoint's time only then.  A run stopped at run.max_steps
+ * writes its final state off the cadence, and the restart kept it: one record more than the same
+ * run without the stop. */
+#define RECORD_ARRAY "hpcsim_record_on_cadence"
 
 /* "hh:mm:ss" (hours of any number of digits, minutes and seconds below 60, seconds may have a
  * fraction) as seconds; -1 when malformed. */
@@ -263,6 +268,7 @@ typedef struct {
     const char *argv0;          /* how the program was called, for the restart hint */
     char started[32];           /* UTC time stamp of the run's start */
     char run_id[HS_RUN_ID_LEN];   /* see HS_RUN_ID_LEN */
+    int keep_restart_record;      /* see RECORD_ARRAY */
     /* run.walltime: the limit and reserve (s), and what the prediction of the next stop needs */
     double walltime, reserve, clock_skew;
     double max_chunk, max_ckpt, max_record; /* longest advance call, checkpoint, record written (s) */
@@ -438,7 +444,10 @@ static int open_output(run_state *r, int argc, char **argv, int resumed, double 
         desc.time_units = hs_params_string(r->p, "output.time_units");
         r->time_scale = 1 / hs_time_unit_seconds(desc.time_units);
     }
-    int rc = resumed ? hs_writer_resume(r->ctx, &desc, time * r->time_scale, &r->writer) : hs_writer_open(r->ctx, &desc, &r->writer);
+    /* the records up to the checkpoint's time are kept; the one at that time only when on the cadence */
+    double keep = time * r->time_scale;
+    if (resumed && !r->keep_restart_record) keep = nextafter(keep, -INFINITY);
+    int rc = resumed ? hs_writer_resume(r->ctx, &desc, keep, &r->writer) : hs_writer_open(r->ctx, &desc, &r->writer);
     free(history);
     free(ini);
     HS_CHECK(rc);
@@ -539,7 +548,9 @@ static int write_checkpoint(run_state *r)
     free(ini);
     HS_CHECK(rc);
     uint64_t id = strtoull(r->run_id, NULL, 16);
+    int64_t on_cadence = step == r->last_written_step; /* written by the cadence before this checkpoint */
     rc = hs_checkpoint_write(c, RUN_ID_ARRAY, HS_U64, r->ctx->rank == 0 ? 1 : 0, &id);
+    if (rc == HS_OK) rc = hs_checkpoint_write(c, RECORD_ARRAY, HS_I64, r->ctx->rank == 0 ? 1 : 0, &on_cadence);
     if (rc == HS_OK) rc = r->ops->checkpoint(r->state, c);
     if (rc != HS_OK) {
         hs_checkpoint_discard(c);
@@ -697,6 +708,15 @@ static int restore(run_state *r, const char *path, double *time)
     char id[HS_RUN_ID_LEN];
     HS_CHECK(open_restart(r->ctx, r->p, r->ops, path, 1, &c, time, id));
     if (id[0]) memcpy(r->run_id, id, sizeof id); /* a checkpoint without one (older) keeps the new id */
+    int found = 0, rc0 = hs_checkpoint_has(c, RECORD_ARRAY, &found);
+    int64_t keep = 1; /* older checkpoints: the record at their time is kept */
+    if (rc0 == HS_OK && found) rc0 = hs_checkpoint_read(c, RECORD_ARRAY, HS_I64, r->ctx->rank == 0 ? 1 : 0, &keep);
+    if (rc0 == HS_OK) rc0 = hs_host_bcast(r->ctx->comm, HS_I64, &keep, 1, 0);
+    if (rc0 != HS_OK) {
+        hs_checkpoint_close(c);
+        return rc0;
+    }
+    r->keep_restart_record = keep != 0;
     int rc = r->ops->restore(r->state, c);
     int rc2 = hs_checkpoint_close(c);
     HS_CHECK(rc);
@@ -886,7 +906,9 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     if (rc == HS_OK) rc = open_output(&r, argc, argv, resumed, t0);
     r.ops->progress(r.state, &t0, &r.step0, &t_end, &work);
     r.loop0 = r.last_print = hs_wtime();
-    if (rc == HS_OK && resumed) r.last_written_step = r.step0; /* the resumed file has this record */
+    /* the resumed file has this record, unless it was off the cadence (then the final write adds it
+     * if the run ends here) */
+    if (rc == HS_OK && resumed && r.keep_restart_record) r.last_written_step = r.step0;
     if (rc == HS_OK && !resumed) rc = write_record(&r);
     if (rc == HS_OK) {
         if (t_end > 0) {
