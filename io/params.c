@@ -166,7 +166,7 @@ static const char *type_name(hs_param_type t)
 }
 
 /* Why a number does not parse (NUM_OK when it does). */
-enum { NUM_OK, NUM_SYNTAX, NUM_NONFINITE, NUM_OVERFLOW, NUM_UNDERFLOW };
+enum { NUM_OK, NUM_SYNTAX, NUM_NONFINITE, NUM_OVERFLOW, NUM_UNDERFLOW, NUM_EMPTY };
 
 /* A whole decimal integer that fits in 64 bits. */
 static int parse_int(const char *s, int64_t *v)
@@ -203,6 +203,7 @@ static const char *number_problem(int why, int is_int)
     case NUM_NONFINITE: return "is not a finite number";
     case NUM_OVERFLOW: return is_int ? "is outside the 64-bit integer range" : "overflows a double (magnitude above 1.8e308)";
     case NUM_UNDERFLOW: return "underflows a double (nonzero magnitude below 4.9e-324)";
+    case NUM_EMPTY: return "has an empty element (a comma with no number before or after it)";
     }
     return "is not a number";
 }
@@ -262,6 +263,19 @@ static void format_range(const hs_param_decl *d, char *buf, size_t len)
 static int split_list(const char *value, int is_int, double *vals, int64_t *ivals, int max, char *bad, size_t badlen,
                       int *why)
 {
+    /* elements are separated by blanks or by one comma (blanks around it allowed): "4,", ",4" and
+     * "4,,8" have an empty element (a typo that was read as "4" and "4 8") */
+    int comma_pending = 1; /* at the start, a comma has nothing before it */
+    for (const char *c = value; *c; c++) {
+        if (*c == ',' && comma_pending) break;
+        if (*c == ',') comma_pending = 1;
+        else if (!strchr(" \t", *c)) comma_pending = 0;
+    }
+    if (comma_pending && strchr(value, ',')) {
+        snprintf(bad, badlen, "%s", value);
+        *why = NUM_EMPTY;
+        return -1;
+    }
     char *tmp = xstrdup(value);
     int n = 0;
     for (char *tok = strtok(tmp, " ,\t"); tok; tok = strtok(NULL, " ,\t")) {
@@ -296,6 +310,8 @@ static int check_list(const hs_param_decl *d, const char *value, const char *sou
     snprintf(cnt, sizeof cnt, "%d", n);
     if (n < 0 && why == NUM_SYNTAX)
         rc = hs_input_error(source, line, name, "expected a list of %s numbers, got '%s'", is_int ? "integer" : "real", bad);
+    else if (n < 0 && why == NUM_EMPTY)
+        rc = hs_input_error(source, line, name, "'%s' %s", bad, number_problem(why, is_int));
     else if (n < 0)
         rc = hs_input_error(source, line, name, "list value %s %s", bad, number_problem(why, is_int));
     else if (n == 0)

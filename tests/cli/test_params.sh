@@ -153,6 +153,15 @@ run expect "integer overflow refused" 2 "hpcsim: error: intover.ini:4: selftest.
 printf '[run]\nsolver = selftest\n[heat]\nlength = 1 -nan\n' > listnan.ini
 run expect "nan in a list refused" 2 "hpcsim: error: listnan.ini:4: heat.length: list value -nan is not a finite number" \
     "$HS_BIN" check listnan.ini
+# a list's empty element (a comma with nothing before or after it) is a typo, not a shorter list
+# ("4," was read as 4, "1,,2" as 1 2); blanks around a single comma are fine
+printf '[run]\nsolver = selftest\n[heat]\nlength = 1,,2\n' > listempty.ini
+run expect "empty list element refused" 2 "hpcsim: error: listempty.ini:4: heat.length: '1,,2' has an empty element (a comma with no number before or after it)" \
+    "$HS_BIN" check listempty.ini
+run expect "trailing comma refused (override)" 2 "hpcsim: error: command line (override 1): heat.n: '40,' has an empty element (a comma with no number before or after it)" \
+    "$HS_BIN" check good.ini heat.n=40,
+printf '[run]\nsolver = selftest\n[heat]\nlength = 1 , 2\n' > listblank.ini
+run expect "a comma between blanks accepted" 0 "" "$HS_BIN" check listblank.ini
 
 # Syntax the reader must refuse at its line, not skip.
 printf '[run]\nsolver = selftest\n[selftest\nn = 5\n' > unterminated.ini
@@ -191,7 +200,7 @@ rm -rf "$b200"
 # Under MPI, every rank sees the error but only rank 0 prints it; the job exits 2.
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
     run expect "MPI: reported once, exit 2" 2 "hpcsim: error: typo.ini:3: run.devise: unknown key (did you mean run.device?)" \
-        mpirun --oversubscribe --allow-run-as-root -n 2 "$HS_BIN" check typo.ini
+        mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" check typo.ini
 fi
 
 # a '#' or ';' inside a value's double quotes is text (`path = "o # x"` became `"o`, a file named
