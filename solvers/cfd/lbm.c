@@ -144,6 +144,16 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     for (int d = 0; d < 3; d++) g->accel[d] = acc[d], g->center[d] = ctr[d];
     if (g->obstacle == HS_LBM_OBS_SPHERE && c->ndim != 3)
         return hs_params_error(p, "lbm.obstacle", "a sphere needs cfd.ndim = 3 (in 2D use a cylinder)");
+    /* keys the configuration does not use, where the user surely meant them to act: a mask_file
+     * beside a cylinder (or no obstacle) was ignored without a word, and trt_magic under bgk */
+    static const char *const obstacle_names[] = {"none", "cylinder", "sphere", "file"};
+    const char *mask_keys[] = {"lbm.mask_file", "lbm.mask_format", "lbm.mask_variable"};
+    for (int k = 0; k < 3 && g->obstacle != HS_LBM_OBS_FILE; k++)
+        if (hs_params_is_set(p, mask_keys[k]) && (k > 0 || strcmp(hs_params_string(p, mask_keys[k]), "none") != 0))
+            return hs_params_error(p, mask_keys[k], "is used only with lbm.obstacle = file (this run has obstacle = %s)",
+                                   obstacle_names[g->obstacle]);
+    if (!g->collision_trt && hs_params_is_set(p, "lbm.trt_magic"))
+        return hs_params_error(p, "lbm.trt_magic", "is used only with lbm.collision = trt (this run has bgk)");
 
     /* faces: their kinds, separated by blanks or commas as in the other list keys */
     const char *b = hs_params_string(p, "lbm.boundary");

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernels/comm/comm.h"
 #include "kernels/memory.h"
 #include "physics/pde1d.h"
 #include "solvers/pinn/pinn.h"
@@ -188,12 +189,38 @@ static int check_history_path(const hs_params *params)
     return HS_OK;
 }
 
-/* The input rules (`hpcsim check`): the whole configuration and the history file's folder; create
- * applies the same rules. */
+/* Refuse a configuration that cannot fit before drawing any point (n_collocation = 1e9 passed
+ * check and the run was killed by the OOM killer): the busiest rank's estimate (hs_pinn_memory)
+ * against the free device and available host memory, the worst rank's verdict on every rank.
+ * The key named is the larger of the two sizes that drive it, the points or the reference grid. */
+static int check_memory(hs_ctx *ctx, const hs_params *p, const hs_pinn_config *c)
+{
+    double device, host;
+    hs_pinn_memory(c, ctx->size, &device, &host);
+    double avail_dev = hs_mem_available(ctx), avail_host = hs_mem_host_available();
+    if (ctx->device == HS_DEVICE_CPU) host += device, device = 0; /* one memory: count it once */
+    double worst[4] = {device / avail_dev, host / avail_host, device, host};
+    HS_CHECK(hs_allreduce_max(ctx->comm, worst, 4));
+    double grid = (double)c->eval_nx * c->eval_nt, points = (double)c->n_colloc + (double)c->n_data;
+    const char *key = grid > points ? "pinn.eval_nx" : "pinn.n_collocation";
+    if (worst[0] > 1)
+        return hs_params_error(p, key, "the training needs %.4g GB (%.0f bytes) of GPU memory on the busiest rank, %.4g GB "
+                                       "are free; use more ranks, fewer points or a smaller network",
+                               worst[2] / 1e9, worst[2], worst[2] / worst[0] / 1e9);
+    if (worst[1] > 1)
+        return hs_params_error(p, key, "the training needs %.4g GB (%.0f bytes) of host memory on the busiest rank, %.4g GB "
+                                       "are available; use more ranks, fewer points or a smaller network",
+                               worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9);
+    return HS_OK;
+}
+
+/* The input rules (`hpcsim check`): the whole configuration, the memory it needs and the history
+ * file's folder; create applies the same rules. */
 static int check(hs_ctx *ctx, const hs_params *params)
 {
     hs_pinn_config c;
     HS_CHECK(hs_pinn_config_read(params, &c));
+    HS_CHECK(check_memory(ctx, params, &c));
     return check_history_path(params);
 }
 
@@ -204,6 +231,7 @@ static int create(hs_ctx *ctx, const hs_params *params, void **state)
     *state = s;
     s->ctx = ctx, s->params = params;
     HS_CHECK(hs_pinn_config_read(params, &s->cfg));
+    HS_CHECK(check_memory(ctx, params, &s->cfg));
     HS_CHECK(check_history_path(params));
     size_t ng = (size_t)s->cfg.eval_nx * s->cfg.eval_nt;
     s->u = malloc(ng * sizeof(double)), s->err = malloc(ng * sizeof(double));

@@ -177,6 +177,50 @@ static int setup_points(hs_pinn *p)
     return hs_mlp_batch_create(p->mlp, NULL, p->nu, &p->bu);
 }
 
+/* One hs_mlp_batch's device bytes (kernels/nn/nn.c batch_alloc): per column, each layer's input
+ * h[l] and pre-activation z[l], the output and its adjoint, two work buffers of the widest layer. */
+static double batch_bytes(const int *w, int nlayers, double es, double channels, double cap)
+{
+    double per = 2.0 * w[nlayers], maxw = 0;
+    for (int l = 0; l < nlayers; l++) {
+        per += w[l] + (l < nlayers - 1 ? w[l + 1] : 0);
+        if (w[l] > maxw) maxw = w[l];
+    }
+    if (w[nlayers] > maxw) maxw = w[nlayers];
+    per += 2 * maxw;
+    return es * channels * cap * per + es * cap;
+}
+
+void hs_pinn_memory(const hs_pinn_config *c, int nranks, double *device, double *host)
+{
+    int w[HS_PINN_MAX_LAYERS + 2], nl = c->depth + 1;
+    w[0] = 2;
+    for (int l = 0; l < c->depth; l++) w[l + 1] = c->width[l];
+    w[nl] = 1;
+    double nparams = 0;
+    for (int l = 0; l < nl; l++) nparams += (double)w[l] * w[l + 1] + w[l + 1];
+    double es = (double)hs_dtype_size(c->dtype), R = nranks > 0 ? nranks : 1;
+    double extra = c->colloc_include_data ? (double)c->n_data : 0;
+    double rounds = c->resample_every > 0 ? (double)(c->adam_iters / c->resample_every) : 0;
+    double nf_global = (double)c->n_colloc + extra;
+    double nf_cap = ceil(nf_global / R) + rounds * ceil((double)c->resample_add / R);
+    double nu = ceil((double)c->n_data / R), ng = (double)c->eval_nx * c->eval_nt, ne = ceil(ng / R);
+    double dev = batch_bytes(w, nl, es, 4, nf_cap) /* u, u_t, u_x, u_xx */ + batch_bytes(w, nl, es, 1, nu) +
+                 batch_bytes(w, nl, es, 1, ne);
+    dev += es * 2 * (nf_cap + nu + ne) + 8.0 * nu + 8.0 * (nf_cap > nu ? nf_cap : nu);
+    if (c->resample_every > 0) dev += es * 2 * nf_cap; /* the candidates' inputs */
+    /* parameters, gradient (and their fp32 copies), Adam's moments, L-BFGS's history and vectors */
+    dev += nparams * (8.0 * (2 + 2 + 1) + (c->dtype == HS_F32 ? 8 : 0));
+    if (c->lbfgs_iters > 0) dev += nparams * 8.0 * (2.0 * c->lbfgs_history + 6);
+    /* host: every rank draws the whole collocation set (points and a permutation) and the reference
+     * grid's edges, keeps its share, and holds the grid's prediction, exact solution and error */
+    double hst = 8.0 * (2 * nf_global + 1) + 8.0 * (double)c->n_colloc + 8.0 * 3 * (c->eval_nx + 2.0 * c->eval_nt);
+    hst += 8.0 * 2 * nf_cap + 8.0 * 3 * nu + 8.0 * 4 * ng + 8.0 * 2 * ne;
+    if (c->resample_every > 0) hst += 8.0 * 4 * (double)c->resample_candidates;
+    *device = dev;
+    *host = hst;
+}
+
 int hs_pinn_create(hs_ctx *ctx, const hs_pinn_config *cfg, hs_pinn **out)
 {
     *out = NULL;

@@ -55,6 +55,12 @@ typedef struct hs_pinn_record {
 
 typedef struct hs_pinn hs_pinn;
 
+/* Bytes the busiest of `nranks` ranks allocates for this configuration: on the device (network
+ * batches with their derivative channels, inputs, optimisers) and on the host (the global point
+ * sets each rank draws, the reference grid's prediction and error).  hs_pinn_create allocates
+ * this much, within a few percent; `check` compares it with what is free. */
+void hs_pinn_memory(const hs_pinn_config *cfg, int nranks, double *device, double *host);
+
 /* Build network, points and optimisers on ctx's device; every rank takes its share of the points.
  * Runtime errors only (validate user input before).  Collective over ctx->comm. */
 int hs_pinn_create(hs_ctx *ctx, const hs_pinn_config *cfg, hs_pinn **p);

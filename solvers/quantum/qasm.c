@@ -644,6 +644,7 @@ static int parse_gate_def(parser *P, int opaque)
     g.depth = 1;
     tok *nt = peek(P);
     HS_CHECK(expect_id(P, g.name, sizeof g.name, "a gate name"));
+    if (reserved_word(g.name)) return err_at(P, nt, "a reserved word, not a name for a gate%s", "");
     if (find_user(P, nt) >= 0 || (hs_qgate_find(g.name) && (P->qelib || !hs_qgate_find(g.name)->std)))
         return err_at(P, nt, "gate already defined%s", "");
     char pn[16][64], qn[16][64];
@@ -867,6 +868,7 @@ static int stmt_reg(parser *P)
     hs_qreg_decl d = {0};
     tok *nt = peek(P);
     HS_CHECK(expect_id(P, d.name, sizeof d.name, "a register name"));
+    if (reserved_word(d.name)) return err_at(P, nt, "a reserved word, not a name for a register%s", "");
     if (find_reg(P->c->qregs, P->c->nqregs, nt) >= 0 || find_reg(P->c->cregs, P->c->ncregs, nt) >= 0)
         return err_at(P, nt, "register already declared%s", "");
     HS_CHECK(expect_sym(P, "["));

@@ -235,6 +235,12 @@ expect_fail "supersonic lattice velocity" "case.ini:7: lbm.u_lattice: the lattic
 expect_fail "raw mask of the wrong size" "case.ini:9: lbm.mask_file: 'mask.raw' has 17 bytes; the grid of 8 x 4 x 1 cells needs 32" \
     "${H}n = 8 4\nlength = 1 0.5\n[lbm]\nobstacle = file\nmask_file = mask.raw\nmask_format = u8\n" mask.raw "0000000000000000\n"
 expect_fail "a sphere in 2D" "case.ini:7: lbm.obstacle: a sphere needs cfd.ndim = 3" "${H}n = 16\n[lbm]\nobstacle = sphere\n"
+# keys this configuration would ignore though the user meant them: a mask file beside a cylinder
+# (it ran the cylinder, exit 0), trt_magic under bgk
+expect_fail "a mask file beside a cylinder" "case.ini:8: lbm.mask_file: is used only with lbm.obstacle = file (this run has obstacle = cylinder)" \
+    "${H}n = 16\n[lbm]\nobstacle = cylinder\nmask_file = mask.raw\n" mask.raw "0000000000000000\n"
+expect_fail "trt_magic under bgk" "case.ini:8: lbm.trt_magic: is used only with lbm.collision = trt (this run has bgk)" \
+    "${H}n = 16\n[lbm]\ncollision = bgk\ntrt_magic = 0.25\n"
 expect_fail "periodic on one side" "lbm.boundary: the x faces are periodic on one side only" "${H}n = 16\n[lbm]\nboundary = periodic wall wall wall\n"
 expect_fail "face kind misspelt" "lbm.boundary: 'lidd' is not a face kind" "${H}n = 16\n[lbm]\nboundary = wall wall wall lidd\n"
 expect_fail "cells not square" "cfd.length: the lattice needs square cells" "${H}n = 16 8\nlength = 1 1\n"

@@ -127,7 +127,7 @@ done
 
 # Under MPI the help and a usage error are printed once (rank 0), and the job exits 0 / 2.
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
-    MPIRUN=(mpirun --oversubscribe --allow-run-as-root -n 2)
+    MPIRUN=(mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2)
     try "${MPIRUN[@]}" "$HS_BIN" run --help
     [ $rc = 0 ] && [ "$(grep -c '^usage: hpcsim run' "$CAP/out")" = 1 ] && ok "MPI: run --help printed once" ||
         bad "MPI: run --help: exit $rc, $(grep -c '^usage' "$CAP/out") usage lines"

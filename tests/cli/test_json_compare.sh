@@ -26,7 +26,7 @@ for key in probabilities amplitudes expectation.value counts marginal; do
 done
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
     for np in 2 4; do
-        mpirun --oversubscribe --allow-run-as-root -n $np "$HS_BIN" run "$INPUTS/qc_ghz.ini" run.device="$DEVICE" run.allow_shared_gpu=true \
+        mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n $np "$HS_BIN" run "$INPUTS/qc_ghz.ini" run.device="$DEVICE" run.allow_shared_gpu=true \
             output.path=r$np --quiet >/dev/null 2>&1 || bad "$np-rank GHZ run"
         for key in probabilities amplitudes expectation.value counts; do
             status "$np ranks against 1: $key bitwise" 0 "" "$HS_BIN" compare r$np.json r1.json $key

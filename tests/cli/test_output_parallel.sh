@@ -16,8 +16,9 @@ features=$("$HS_BIN" --version)
 echo "notice: $(echo "$features" | grep -o -e '[+-]hdf5_parallel' -e '[+-]netcdf_parallel' | tr '\n' ' ')(+: output.parallel = auto writes collectively)"
 
 # a dump without what differs by design: the file name in h5dump's first line, time stamps in history
-# and the run record, the run's measured times and rate (hpcsim_wall_time ...: hpcsim summary's)
-MEASURED='hpcsim_(wall_time|loop_time|output_time|checkpoint_time|rate)'
+# and the run record, the run's measured times and rate (hpcsim_wall_time ...: hpcsim summary's) and its
+# identity (hpcsim_run_id, drawn per run)
+MEASURED='hpcsim_(wall_time|loop_time|output_time|checkpoint_time|rate|run_id)'
 dump() {
     case "$1" in
     *.nc) ncdump "$1" | sed 1d ;;

@@ -29,6 +29,9 @@ expect_input_error "zero width" "pinn.width: value 0 is out of range [1, 100000]
 expect_input_error "relu has no second derivative" "pinn.activation" pinn.activation=relu
 expect_input_error "too many boundary points" "pinn.n_boundary: 1000 initial/boundary points" pinn.n_boundary=1000
 expect_input_error "no training" "no training" pinn.adam_iterations=0 pinn.lbfgs_iterations=0
+# 1e9 collocation points need about 6.6 TB: refused by check and run before any point is drawn
+# (it passed check and the run was killed by the OOM killer)
+expect_input_error "more points than memory holds" "pinn.n_collocation: the training needs" pinn.n_collocation=1000000000
 
 TINY=(run.device=cpu run.quiet=true pinn.depth=2 pinn.width=8 pinn.n_collocation=200 pinn.n_boundary=50
       pinn.eval_nx=64 pinn.eval_nt=20 pinn.adam_iterations=20 pinn.lbfgs_iterations=20 pinn.history_every=10)

@@ -176,7 +176,7 @@ done
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
     printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[7];\ncreg c[7];\nx q[6];\nx q[0];\nreset q[6];\nmeasure q -> c;\n' > reset7.qasm
     ini reset7.qasm 'shots = 100' > reset7.ini
-    mpirun --oversubscribe --allow-run-as-root -n 2 "$HS_BIN" run reset7.ini --quiet output.path=r7 >/dev/null 2>&1
+    mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" run reset7.ini --quiet output.path=r7 >/dev/null 2>&1
     if python3 -c 'import json; r = json.load(open("r7.json")); assert r["distributed"] and r["counts"] == {"0000001": 100}, r["counts"]'; then
         ok "MPI: reset of a global qubit"; else bad "MPI reset: $(head -c 300 r7.json 2>/dev/null)"; fi
     rm -f r7.json
@@ -254,7 +254,7 @@ rm -f vqe.json vqe2.json
 # Under MPI: every rank parses, rank 0 reports once, exit 2.
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
     expect "MPI: QASM error reported once" 2 "hpcsim: error: syntax.qasm:4:1: expected ';' (at 'h')" \
-        mpirun --oversubscribe --allow-run-as-root -n 2 "$HS_BIN" run syntax.ini
+        mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" run syntax.ini
 fi
 
 # ---- a long VQE stops on SIGTERM and before run.walltime: the optimiser is asked after every

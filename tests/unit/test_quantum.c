@@ -394,6 +394,13 @@ static void test_qasm_errors(void **st)
                       "bad.qasm:3:8: a reserved word, not a name for parameter names (at 'pi')");
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(a) sin { rz(a) sin; }\n", "a reserved word, not a name for qubit arguments");
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(a) a { rz(a) a; }\n", "'a' names both a parameter and a qubit argument");
+    /* keywords as register or gate names (qreg gate[2] was a register called gate) */
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg gate[2];\nh gate[0];\n",
+                      "bad.qasm:3:6: a reserved word, not a name for a register (at 'gate')");
+    expect_qasm_error("OPENQASM 2.0;\ncreg measure[1];\n", "a reserved word, not a name for a register (at 'measure')");
+    expect_qasm_error("OPENQASM 2.0;\nqreg pi[1];\n", "a reserved word, not a name for a register (at 'pi')");
+    expect_qasm_error("OPENQASM 2.0;\ngate cos a { U(0,0,0) a; }\n", "bad.qasm:2:6: a reserved word, not a name for a gate (at 'cos')");
+    expect_qasm_error("OPENQASM 2.0;\ngate barrier a { U(0,0,0) a; }\n", "a reserved word, not a name for a gate (at 'barrier')");
     expect_qasm_error("OPENQASM 3.0;\n", "only OpenQASM 2.x");
     expect_qasm_error("OPENQASM 2.0;\nqreg q[2];\nU(theta,0,0) q[0];\n", "unknown identifier in expression");
     /* expressions, user gates with parameters, broadcast */
