@@ -924,15 +924,20 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     hs_timeline("time loop done");
     if (rc == HS_OK) rc = write_record(&r); /* the final state, unless just written */
     int at_max_steps = 0;
+    double t_final = t_end, te_final = t_end;
     if (rc == HS_OK) {
-        double t, te;
         int64_t step;
-        r.ops->progress(r.state, &t, &step, &te, &work);
-        at_max_steps = te > 0 && t < te;
+        r.ops->progress(r.state, &t_final, &step, &te_final, &work);
+        at_max_steps = te_final > 0 && t_final < te_final;
     }
     if (rc == HS_OK && r.writer) {
-        char detail[128];
+        char detail[160];
         if (at_max_steps) snprintf(detail, sizeof detail, "stopped at run.max_steps = %lld", (long long)r.max_steps);
+        /* a model that ends before its end time by a rule of its own (a steady state, a converged
+         * L-BFGS) moves its end to where it stopped: the file said it reached the planned end */
+        else if (t_end > 0 && te_final < t_end * (1 - 1e-12))
+            snprintf(detail, sizeof detail, "the model stopped at t = %.9g by its own rule (steady state, convergence), before the end time %.9g",
+                     te_final, t_end);
         else if (t_end > 0) snprintf(detail, sizeof detail, "reached the end time %.9g", t_end);
         else snprintf(detail, sizeof detail, "completed");
         rc = write_run_attrs(&r, at_max_steps ? "max_steps" : "finished", detail);

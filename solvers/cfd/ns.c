@@ -21,6 +21,7 @@
 /* Velocity boundary kinds, in the order of NS_BC_CHOICES. */
 enum { NS_PERIODIC = 0, NS_WALL = 1, NS_INFLOW = 2, NS_OUTFLOW = 3 };
 #define NS_BC_CHOICES "periodic|wall|inflow|outflow"
+static const char *const g_ns_bc_names[] = {"periodic", "wall", "inflow", "outflow"};
 /* Temperature boundary kinds. */
 enum { NS_T_NEUMANN = 0, NS_T_DIRICHLET = 1 };
 #define NS_T_BC_CHOICES "adiabatic|fixed"
@@ -213,7 +214,18 @@ static int read_config(const hs_params *p, ns_config *c)
             c->T_bc[d][s] = hs_params_enum(p, key);
             snprintf(key, sizeof key, "navier_stokes.T_%s", g_face[d][s]);
             c->T_wall[d][s] = hs_params_real(p, key);
-            if (c->T_bc[d][s] != NS_T_DIRICHLET && hs_params_is_set(p, key))
+            /* an inflow face brings its fluid in at T_<face> (default 0): its temperature is held
+             * whatever T_bc says, so an adiabatic one there is a contradiction (it was ignored, and
+             * the inflow brought in T = 0 unasked) */
+            if (c->bc[d][s] == NS_INFLOW && c->T_bc[d][s] != NS_T_DIRICHLET) {
+                char bkey[64];
+                snprintf(bkey, sizeof bkey, "navier_stokes.T_bc_%s", g_face[d][s]);
+                if (hs_params_is_set(p, bkey))
+                    return hs_params_error(p, bkey, "is adiabatic, but face %s is an inflow: its fluid comes in at navier_stokes.T_%s "
+                                                    "(default 0); set T_bc_%s = fixed, or leave it out, and give T_%s",
+                                           g_face[d][s], g_face[d][s], g_face[d][s], g_face[d][s]);
+            }
+            if (c->T_bc[d][s] != NS_T_DIRICHLET && c->bc[d][s] != NS_INFLOW && hs_params_is_set(p, key))
                 return hs_params_error(p, key, "is set, but navier_stokes.T_bc_%s is not fixed (the face's temperature is not held)",
                                        g_face[d][s]);
             if (c->bc[d][s] == NS_PERIODIC && c->T_bc[d][s] == NS_T_DIRICHLET) { /* periodic faces follow bc_*: fixed means nothing */
@@ -225,8 +237,12 @@ static int read_config(const hs_params *p, ns_config *c)
         }
     for (int d = 0; d < nd; d++) {
         if ((c->bc[d][0] == NS_PERIODIC) != (c->bc[d][1] == NS_PERIODIC)) {
-            snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][c->bc[d][0] == NS_PERIODIC ? 1 : 0]);
-            return hs_params_error(p, key, "a periodic dimension must be periodic on both faces");
+            /* name the face the user wrote (bc_xlo = periodic alone named bc_xhi, a default) */
+            int per = c->bc[d][0] == NS_PERIODIC ? 0 : 1;
+            snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][per]);
+            if (!hs_params_is_set(p, key)) snprintf(key, sizeof key, "navier_stokes.bc_%s", g_face[d][1 - per]);
+            return hs_params_error(p, key, "a periodic dimension must be periodic on both faces (bc_%s is %s)", g_face[d][1 - per],
+                                   g_ns_bc_names[c->bc[d][1 - per]]);
         }
         /* the pressure is Dirichlet at an outflow, Neumann at walls and inflows: a dimension with
          * one of each is the transform solver's tridiagonal dimension, and it has only one */
@@ -784,7 +800,11 @@ static int initial_velocity(ns *s, int comp)
                     if (c->inflow_profile == HS_NS_PROFILE_PARABOLIC)
                         for (int d = 0; d < c->g.ndim; d++)
                             if (d != comp && c->bc[d][0] == NS_WALL && c->bc[d][1] == NS_WALL)
-                                shape *= hs_poiseuille_mean(x[d], c->g.length[d], 1.0);
+                                /* as the inflow face's hs_ns_profile: the sampled parabola's mean
+                                 * 1 + 1/(2 n^2) divided out (the start differed from the face by that,
+                                 * and the first projection bent the profile to mend the flux) */
+                                shape *= hs_poiseuille_mean(x[d], c->g.length[d], 1.0) /
+                                         (1.0 + 0.5 / ((double)c->g.n[d] * (double)c->g.n[d]));
                     v = c->inflow_speed * shape * (c->bc[comp][0] == NS_INFLOW ? 1 : -1);
                 }
                 h[(k * f->local[1] + j) * f->local[0] + i] = v;
@@ -1149,7 +1169,7 @@ static int finish(void *state)
                    "relative residual %.2e of the last right-hand side\n",
                    hs_mg_summary(s->mg), (long long)s->p_solves, s->p_solves ? (double)s->p_iterations / (double)s->p_solves : 0.0,
                    s->p_most, rel);
-        if (s->c.temperature) printf("navier_stokes: average Nusselt number at x = 0: %.6f\n", nu);
+        if (has_nusselt(&s->c)) printf("navier_stokes: average Nusselt number at x = 0: %.6f\n", nu);
     }
     return HS_OK;
 }

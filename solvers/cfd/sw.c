@@ -451,6 +451,12 @@ static int validate(sw *s, const hs_params *p)
     if (worst[0] > 1 || worst[1] > 1)
         return hs_params_error(p, "cfd.n", "the grid needs %.3g times the %s memory available on the busiest rank; use more ranks or a smaller grid",
                                fmax(worst[0], worst[1]), worst[0] > 1 ? "GPU" : "host");
+    /* the adaptive step is cfl times a bound of RK4's stable step (2.78 of its 2 sqrt 2 on the
+     * imaginary axis): cfl = 1.5 passed check and the run blew up at step 20 */
+    if (c->g.dt_user == 0 && c->g.cfl > 1)
+        return hs_params_error(p, "cfd.cfl", "%g is above the shallow-water model's stable limit 1 (RK4: the adaptive step is cfl times "
+                                             "the stable step of the fastest gravity wave, flow, f and viscosity)",
+                               c->g.cfl);
     double limit = stable_dt(c, c->h_max, c->u_max, c->v_max);
     if (c->g.dt_user > limit)
         return hs_params_error(p, "cfd.dt", "%g is unstable here: gravity waves of speed sqrt(g h) = %.4g (h up to %.4g), flow up to %.3g and "

@@ -223,6 +223,42 @@ expect_fail "a pressure tolerance where auto takes the transform solver" "case.i
     "${H}n = 16\n[navier_stokes]\npressure_rtol = 1e-9\nwall_velocity_yhi = 1 0\n"
 expect_fail "a wall temperature on an adiabatic face" "case.ini:9: navier_stokes.T_xhi: is set, but navier_stokes.T_bc_xhi is not fixed" \
     "${H}n = 16\n[navier_stokes]\ntemperature = true\nT_bc_xlo = fixed\nT_xlo = 0.5\nT_xhi = -0.5\n"
+# an inflow brings its fluid in at T_<face>: an adiabatic inflow was ignored (T = 0 came in unasked)
+expect_fail "an adiabatic inflow face" "case.ini:11: navier_stokes.T_bc_xlo: is adiabatic, but face xlo is an inflow: its fluid comes in at navier_stokes.T_xlo" \
+    "${H}n = 24 8\nlength = 3 1\nt_end = 1\n[navier_stokes]\ntemperature = true\nbc_xlo = inflow\nbc_xhi = outflow\nT_bc_xlo = adiabatic\n"
+# the face the user wrote is named (bc_xlo = periodic alone named bc_xhi, a default, with no line)
+expect_fail "periodic on one face" "case.ini:6: navier_stokes.bc_xlo: a periodic dimension must be periodic on both faces (bc_xhi is wall)" \
+    "${H}n = 16\n[navier_stokes]\nbc_xlo = periodic\n"
+# an inflow of given temperature: T_<face> without T_bc (the inflow holds it), and the run brings it in
+printf "${H}n = 24 8\nlength = 3 1\nt_end = 0.5\n[navier_stokes]\ntemperature = true\nra = 10\nbc_xlo = inflow\nbc_xhi = outflow\nT_xlo = 1\nT_bc_ylo = fixed\nT_ylo = 1\nT_bc_yhi = fixed\nT_yhi = 1\n[output]\npath = tin\nformat = netcdf\n" > tin.ini
+if [ $EXT = nc ] && "$HS_BIN" run tin.ini --quiet >"$CAP/o" 2>"$CAP/e"; then
+    if python3 - <<'PY'
+import netCDF4, numpy as np, sys
+T = np.asarray(netCDF4.Dataset("tin.nc")["T"][:])
+sys.exit(0 if abs(T.min() - 1) < 1e-9 and abs(T.max() - 1) < 1e-9 else 1)
+PY
+    then ok "an inflow at T_xlo = 1 between walls at 1 keeps T = 1 everywhere"; else bad "inflow temperature: T not 1: $(python3 -c "import netCDF4; T = netCDF4.Dataset('tin.nc')['T'][:]; print(T.min(), T.max())")"; fi
+    # no Nusselt number where none is defined (it printed 0.000000 whenever temperature was on)
+    if grep -q "Nusselt" "$CAP/o"; then bad "a Nusselt line without a heated x wall pair: $(grep Nusselt "$CAP/o")"; else ok "no Nusselt line without a heated x wall pair"; fi
+elif [ $EXT = nc ]; then bad "inflow temperature run: $(cat "$CAP/e")"; fi
+# initial = poiseuille starts from the inflow face's profile (the sampled parabola's mean divided
+# out, as at the face): interior faces equal the inflow face, no cross-flow (it had 2.9e-3)
+printf "${H}n = 8 16\nlength = 1 2\nt_end = 0\n[navier_stokes]\nre = 20\nbc_ylo = inflow\nbc_yhi = outflow\ninitial = poiseuille\nwrite_faces = true\n[output]\npath = p0\nformat = netcdf\n" > p0.ini
+if [ $EXT = nc ] && "$HS_BIN" run p0.ini --quiet >/dev/null 2>"$CAP/e"; then
+    got=$(python3 -c "
+import netCDF4, numpy as np
+d = netCDF4.Dataset('p0.nc'); v = np.asarray(d['v_face'][0]); u = np.asarray(d['u_face'][0])
+print('%.3e %.3e' % (abs(v - v[0]).max(), abs(u).max()))")
+    read -r dv du <<<"$got"
+    awk -v a="$dv" -v b="$du" 'BEGIN { exit !(a < 1e-12 && b < 1e-12) }' && ok "poiseuille start equals the inflow profile (max |v - v_inflow| $dv, max |u| $du)" ||
+        bad "poiseuille start: max |v - v_inflow| $dv, max |u| $du"
+elif [ $EXT = nc ]; then bad "poiseuille start run: $(cat "$CAP/e")"; fi
+# a steady state ends the run early: the file's stop detail says so (it said the planned end, 50)
+printf "${H}n = 16\nt_end = 50\n[navier_stokes]\nre = 10\nwall_velocity_yhi = 1 0\nsteady_tol = 1e-4\n[output]\npath = st\nevery_time = 1\n" > st.ini
+if "$HS_BIN" run st.ini --quiet >"$CAP/o" 2>"$CAP/e" && "$HS_BIN" summary st.$EXT >"$CAP/s" 2>&1; then
+    grep -q "the model stopped at t = 2\.[0-9]* by its own rule" "$CAP/s" && ok "steady stop said in the file ($(grep -o 'the model stopped at t = [0-9.]*' "$CAP/s"))" ||
+        bad "steady stop detail: $(grep -i -E 'stop|end' "$CAP/s" | head -3)"
+else bad "steady run: $(cat "$CAP/e")"; fi
 printf "${H}n = 16\n[navier_stokes]\nre = 1e5\nwall_velocity_yhi = 1 0\n" > warn.ini
 "$HS_BIN" check warn.ini >"$CAP/o" 2>"$CAP/e" && grep -q "warning: navier_stokes: boundary layers" "$CAP/e" &&
     ok "under-resolved Re warns with the estimate ($(grep -o 'needs about [0-9]* cells' "$CAP/e"))" || bad "no resolution warning: $(cat "$CAP/e")"

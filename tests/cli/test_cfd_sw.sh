@@ -137,6 +137,9 @@ H='[run]\nsolver = cfd\n[cfd]\nmodel = shallow_water\n'
 expect_fail "unstable step names the stable one from the wave speed" \
     "case.ini:6: cfd.dt: 0.05 is unstable here: gravity waves of speed sqrt(g h) = 1.015 (h up to 1.031), flow up to 0.3 and |f| up to 1 give a stable RK4 step of about 0.01363" \
     "${H}n = 64\ndt = 0.05\n"
+# an adaptive step above RK4's limit (cfl = 1.5 passed check and the run blew up at step 20, exit 1)
+expect_fail "cfl above the stable limit" "case.ini:6: cfd.cfl: 1.5 is above the shallow-water model's stable limit 1" \
+    "${H}n = 32\ncfl = 1.5\nt_end = 5\n"
 expect_fail "beta-plane on a periodic y refused" "case.ini:7: shallow_water.beta: a beta-plane needs walls in y" \
     "${H}n = 32\n[shallow_water]\nbeta = 2\n"
 expect_fail "lake at rest over a flat bottom" "case.ini:7: shallow_water.case: lake_at_rest is a flat surface over an uneven bottom" \
