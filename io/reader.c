@@ -330,6 +330,40 @@ static int h5_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
     return HS_OK;
 }
 
+/* Read a selection as doubles.  HDF5 converts integers and floats itself but has no conversion
+ * from an enumeration (h5py stores numpy bools as an enum of int8 FALSE = 0, TRUE = 1): such a
+ * dataset is read in its native enum type and its integer values are widened here. */
+static herr_t h5_read_values(hid_t ds, hid_t msp, hid_t fsp, int rank, const hsize_t *ct, double *out)
+{
+    hid_t ft = H5Dget_type(ds);
+    if (ft < 0) return -1;
+    if (H5Tget_class(ft) != H5T_ENUM) {
+        H5Tclose(ft);
+        return H5Dread(ds, H5T_NATIVE_DOUBLE, msp, fsp, H5P_DEFAULT, out);
+    }
+    herr_t rc = -1;
+    hid_t mt = H5Tget_native_type(ft, H5T_DIR_ASCEND), base = mt >= 0 ? H5Tget_super(mt) : -1;
+    size_t n = 1, size = base >= 0 ? H5Tget_size(base) : 0;
+    int is_signed = base >= 0 && H5Tget_sign(base) == H5T_SGN_2;
+    for (int i = 0; i < rank; i++) n *= (size_t)ct[i];
+    unsigned char *buf = size == 1 || size == 2 || size == 4 || size == 8 ? malloc(n * size + 1) : NULL;
+    if (buf && (rc = H5Dread(ds, mt, msp, fsp, H5P_DEFAULT, buf)) >= 0)
+        for (size_t i = 0; i < n; i++) {
+            const unsigned char *e = buf + i * size;
+            switch (size) {
+            case 1: out[i] = is_signed ? (double)*(const int8_t *)e : (double)*e; break;
+            case 2: out[i] = is_signed ? (double)*(const int16_t *)e : (double)*(const uint16_t *)e; break;
+            case 4: out[i] = is_signed ? (double)*(const int32_t *)e : (double)*(const uint32_t *)e; break;
+            default: out[i] = is_signed ? (double)*(const int64_t *)e : (double)*(const uint64_t *)e; break;
+            }
+        }
+    free(buf);
+    if (base >= 0) H5Tclose(base);
+    if (mt >= 0) H5Tclose(mt);
+    H5Tclose(ft);
+    return rc;
+}
+
 static int h5_read(hs_reader *r, const char *name, const int64_t *start, const int64_t *count, int rank, double *out)
 {
     hid_t ds = -1, fsp = -1, msp = -1;
@@ -345,7 +379,7 @@ static int h5_read(hs_reader *r, const char *name, const int64_t *start, const i
             msp = rank ? H5Screate_simple(rank, ct, NULL) : H5Screate(H5S_SCALAR);
             if (msp >= 0) {
                 call = "H5Dread";
-                rc = H5Dread(ds, H5T_NATIVE_DOUBLE, msp, fsp, H5P_DEFAULT, out);
+                rc = h5_read_values(ds, msp, fsp, rank, ct, out);
             }
         }
     }
@@ -359,9 +393,40 @@ static int h5_read(hs_reader *r, const char *name, const int64_t *start, const i
 
 /* ------------------------------------------------------------------ dispatch */
 
+/* The NetCDF library opens any HDF5 file but does not show every dataset as a variable: one of an
+ * unnamed enum type (h5py's bool) is left out, and a mask stored so was "no variable".  When a
+ * name the NetCDF view lacks is a dataset of the HDF5 file, the reader goes over to HDF5 for good.
+ * 1 when it did. */
+static int reopen_as_hdf5_for(hs_reader *r, const char *name)
+{
+#if HS_HAVE_NETCDF && HS_HAVE_HDF5
+    int v;
+    if (r->kind != RD_NETCDF || nc_inq_varid(r->ncid, name, &v) == NC_NOERR || !hs_h5_is_hdf5(r->path)) return 0;
+    hid_t f = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return 0;
+    }
+    htri_t e = H5Lexists(f, name, H5P_DEFAULT);
+    H5Eclear2(H5E_DEFAULT);
+    if (e <= 0) {
+        H5Fclose(f);
+        return 0;
+    }
+    nc_close(r->ncid);
+    r->file = f;
+    r->kind = RD_HDF5;
+    return 1;
+#else
+    (void)r, (void)name;
+    return 0;
+#endif
+}
+
 int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
 {
     if (!r || !name || !shape || !rank) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_var_shape: null argument");
+    reopen_as_hdf5_for(r, name);
 #if HS_HAVE_NETCDF
     if (r->kind == RD_NETCDF) return nc_shape(r, name, shape, rank);
 #endif
@@ -532,7 +597,7 @@ static int h5_names(hs_reader *r, char ***names, int *count, int *cap, int *ntex
         }
         H5Oclose(obj);
         if (!is_ds) continue;
-        if (cls == H5T_INTEGER || cls == H5T_FLOAT) HS_CHECK(push_name(names, count, cap, name));
+        if (cls == H5T_INTEGER || cls == H5T_FLOAT || cls == H5T_ENUM) HS_CHECK(push_name(names, count, cap, name));
         else (*ntext)++;
     }
     return HS_OK;
@@ -596,6 +661,7 @@ int hs_reader_var_is_record(hs_reader *r, const char *name)
 int hs_reader_has_var(hs_reader *r, const char *name)
 {
     if (!r || !name) return 0;
+    reopen_as_hdf5_for(r, name);
 #if HS_HAVE_NETCDF
     int v;
     if (r->kind == RD_NETCDF) return nc_inq_varid(r->ncid, name, &v) == NC_NOERR;
