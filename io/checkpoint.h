@@ -2,11 +2,17 @@
 #ifndef HS_CHECKPOINT_H
 #define HS_CHECKPOINT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kernels/context.h"
 
 typedef struct hs_checkpoint hs_checkpoint;
+
+/* FNV-1a 64-bit hash of a byte stream, the integrity check of both formats (and the driver's
+ * fingerprint of a run's input files): start from HS_FNV1A64_INIT and feed the bytes in order. */
+#define HS_FNV1A64_INIT 0xcbf29ce484222325ull
+uint64_t hs_fnv1a64(uint64_t hash, const void *data, size_t bytes);
 
 /* The writer formats, in the order of checkpoint.format's choices. */
 enum { HS_CKPT_FORMAT_AUTO = 0, HS_CKPT_FORMAT_HDF5 = 1, HS_CKPT_FORMAT_BINARY = 2 };

@@ -52,10 +52,6 @@ extern const hs_ckpt_backend hs_ckpt_binary;
 extern const hs_ckpt_backend hs_ckpt_hdf5;
 #endif
 
-/* FNV-1a 64-bit hash of a byte stream, the integrity check of both formats: start from
- * HS_FNV1A64_INIT and feed the bytes in order. */
-#define HS_FNV1A64_INIT 0xcbf29ce484222325ull
-uint64_t hs_fnv1a64(uint64_t hash, const void *data, size_t bytes);
 
 /* Does the file start with the binary format's magic?  (Used to pick the reader.) */
 int hs_ckpt_is_binary(const char *path);

@@ -1161,6 +1161,17 @@ const char *hs_params_input_named(const hs_params *p, const char *path)
     return NULL;
 }
 
+int hs_params_inputs_used(const hs_params *p, const char **keys, int max)
+{
+    int n = 0;
+    for (int i = 0; i < g_ninput_keys && n < max; i++) {
+        if (!has_entry(p, g_input_keys[i])) continue;
+        const char *v = hs_params_string(p, g_input_keys[i]);
+        if (*v && strcmp(v, "none") != 0) keys[n++] = g_input_keys[i];
+    }
+    return n;
+}
+
 /* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {

@@ -136,6 +136,9 @@ int hs_params_declare_inputs(const char *const *names);
 /* The input-file key whose file (resolved as hs_params_input_path) `path` would overwrite; NULL
  * when none ("" and "none" name no file). */
 const char *hs_params_input_named(const hs_params *p, const char *path);
+/* The declared input-file keys this parameter set uses (set to a file, not "none"), at most max,
+ * in declaration order; returns how many. */
+int hs_params_inputs_used(const hs_params *p, const char **keys, int max);
 
 /* Print every declared key with type, default, range and help (`hpcsim params`). */
 void hs_params_print_declarations(FILE *out);

@@ -86,6 +86,12 @@ enum { HS_RUN_ID_LEN = 24 };
  * writes its final state off the cadence, and the restart kept it: one record more than the same
  * run without the stop. */
 #define RECORD_ARRAY "hpcsim_record_on_cadence"
+/* A checkpoint holds the FNV-1a hash of each input file the run read (a mask, a mesh, a model...)
+ * under "hpcsim_input:KEY": a restart whose file has other contents since (the same name) would
+ * continue a state made from another input, so it is refused.  (A new name is a changed key,
+ * refused by the parameter comparison already.) */
+#define INPUT_ARRAY_PREFIX "hpcsim_input:"
+enum { HS_MAX_HASHED_INPUTS = 16 };
 
 /* "hh:mm:ss" (hours of any number of digits, minutes and seconds below 60, seconds may have a
  * fraction) as seconds; -1 when malformed. */
@@ -269,6 +275,9 @@ typedef struct {
     char started[32];           /* UTC time stamp of the run's start */
     char run_id[HS_RUN_ID_LEN];   /* see HS_RUN_ID_LEN */
     int keep_restart_record;      /* see RECORD_ARRAY */
+    int inputs_hashed, ninputs;   /* see INPUT_ARRAY_PREFIX: computed at the first checkpoint */
+    const char *input_keys[HS_MAX_HASHED_INPUTS];
+    uint64_t input_hash[HS_MAX_HASHED_INPUTS];
     /* run.walltime: the limit and reserve (s), and what the prediction of the next stop needs */
     double walltime, reserve, clock_skew;
     double max_chunk, max_ckpt, max_record; /* longest advance call, checkpoint, record written (s) */
@@ -532,6 +541,43 @@ static int write_run_attrs(run_state *r, const char *reason, const char *detail)
 
 /* ------------------------------------------------------------------ checkpoints and restarts */
 
+/* The FNV-1a hash of each file in keys (rank 0 reads; 0 for a file that cannot be read, which is
+ * then not judged); every rank gets them.  Collective. */
+static int hash_input_files(hs_ctx *ctx, const hs_params *p, const char *const *keys, int n, uint64_t *hash)
+{
+    if (ctx->rank == 0) {
+        enum { CHUNK = 1 << 20 };
+        unsigned char *buf = malloc(CHUNK);
+        if (!buf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        for (int i = 0; i < n; i++) {
+            FILE *f = fopen(hs_params_input_path(p, keys[i]), "rb");
+            uint64_t h = HS_FNV1A64_INIT;
+            size_t got;
+            while (f && (got = fread(buf, 1, CHUNK, f)) > 0) h = hs_fnv1a64(h, buf, got);
+            hash[i] = f && !ferror(f) ? h : 0;
+            if (f) fclose(f);
+        }
+        free(buf);
+    }
+    if (n > 0) HS_MPI_CHECK(MPI_Bcast(hash, n, MPI_UINT64_T, 0, ctx->comm));
+    return HS_OK;
+}
+
+static int write_input_hashes(run_state *r, hs_checkpoint *c)
+{
+    if (!r->inputs_hashed) {
+        r->ninputs = hs_params_inputs_used(r->p, r->input_keys, HS_MAX_HASHED_INPUTS);
+        HS_CHECK(hash_input_files(r->ctx, r->p, r->input_keys, r->ninputs, r->input_hash));
+        r->inputs_hashed = 1;
+    }
+    for (int i = 0; i < r->ninputs; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s%s", INPUT_ARRAY_PREFIX, r->input_keys[i]);
+        if (r->input_hash[i]) HS_CHECK(hs_checkpoint_write(c, name, HS_U64, r->ctx->rank == 0 ? 1 : 0, &r->input_hash[i]));
+    }
+    return HS_OK;
+}
+
 static int write_checkpoint(run_state *r)
 {
     double t, t_end, work;
@@ -551,6 +597,7 @@ static int write_checkpoint(run_state *r)
     int64_t on_cadence = step == r->last_written_step; /* written by the cadence before this checkpoint */
     rc = hs_checkpoint_write(c, RUN_ID_ARRAY, HS_U64, r->ctx->rank == 0 ? 1 : 0, &id);
     if (rc == HS_OK) rc = hs_checkpoint_write(c, RECORD_ARRAY, HS_I64, r->ctx->rank == 0 ? 1 : 0, &on_cadence);
+    if (rc == HS_OK) rc = write_input_hashes(r, c);
     if (rc == HS_OK) rc = r->ops->checkpoint(r->state, c);
     if (rc != HS_OK) {
         hs_checkpoint_discard(c);
@@ -669,6 +716,32 @@ static int check_resumed_output(hs_ctx *ctx, const hs_params *p, const char *ckp
     return rc;
 }
 
+/* The input files a restart reads must be the ones its checkpoint's run read (see
+ * INPUT_ARRAY_PREFIX); keys a restart may change, and checkpoints without the hash, are not judged. */
+static int check_input_hashes(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, hs_checkpoint *c, const char *ckpt)
+{
+    const char *keys[HS_MAX_HASHED_INPUTS];
+    int n = hs_params_inputs_used(p, keys, HS_MAX_HASHED_INPUTS);
+    for (int i = 0; i < n; i++) {
+        if (in_list(g_restart_may_change, keys[i]) || in_list(ops->restart_may_change, keys[i])) continue;
+        char name[128];
+        snprintf(name, sizeof name, "%s%s", INPUT_ARRAY_PREFIX, keys[i]);
+        int found = 0;
+        HS_CHECK(hs_checkpoint_has(c, name, &found));
+        if (!found) continue;
+        uint64_t then = 0, now = 0;
+        HS_CHECK(hs_checkpoint_read(c, name, HS_U64, ctx->rank == 0 ? 1 : 0, &then));
+        HS_MPI_CHECK(MPI_Bcast(&then, 1, MPI_UINT64_T, 0, ctx->comm));
+        HS_CHECK(hash_input_files(ctx, p, &keys[i], 1, &now));
+        if (now != then)
+            return hs_params_error(p, keys[i],
+                                   "the file %s is not the one the checkpoint %s was made from (its contents changed: FNV-1a "
+                                   "%016llx then, %016llx now); a restart must read the same input (start afresh to change it)",
+                                   hs_params_input_path(p, keys[i]), ckpt, (unsigned long long)then, (unsigned long long)now);
+    }
+    return HS_OK;
+}
+
 /* Open the checkpoint a restart continues from and compare its parameters with the run's: the
  * rules shared by `check` (hs_driver_validate) and `run` (restore). */
 static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
@@ -683,6 +756,7 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
     if (rc == HS_OK) rc = read_run_id(ctx, *c, run_id);
     if (rc == HS_OK) rc = check_resumed_output(ctx, p, path, run_id);
+    if (rc == HS_OK) rc = check_input_hashes(ctx, p, ops, *c, path);
     /* an end time before the checkpoint's time leaves nothing to run: such a restart finished
      * at once with exit 0 and an output of 0 records */
     char tkey[96];

@@ -117,6 +117,24 @@ for cad in "output.every_steps=5" "output.every_time=0.0013"; do
     rm -f whole.* cut.*
 done
 
+# 2d. an input file whose contents changed since the checkpoint (same name): refused by check and
+#    run (exit 2, the key, both hashes); the same contents restart (the checkpoint keeps each input
+#    file's FNV-1a hash; the run continued a state made from the old conductivity, exit 0)
+if python3 -c "import h5py, numpy" 2>/dev/null; then
+    python3 -c "import h5py, numpy; h5py.File('kin.h5', 'w')['k'] = 1 + numpy.arange(24 * 40).reshape(24, 40) / 960.0"
+    KF=(heat.conductivity=file heat.k_file=kin.h5 heat.k_variable=k)
+    "$HS_BIN" run base.ini --quiet "${KF[@]}" output.path=kf checkpoint.path=kf.ck run.max_steps=20 >/dev/null 2>&1
+    "$HS_BIN" check base.ini --quiet "${KF[@]}" output.path=kf2 --restart kf.ck >o 2>e && ok "same conductivity file: the restart checks" || bad "same k file: $(grep error e)"
+    python3 -c "import h5py; f = h5py.File('kin.h5', 'r+'); f['k'][3, 5] = 2.5; f.close()"
+    for cmd in check run; do
+        "$HS_BIN" $cmd base.ini --quiet "${KF[@]}" output.path=kf3 --restart kf.ck >o 2>e; rc=$?
+        if [ $rc = 2 ] && grep -q "heat.k_file: the file kin.h5 is not the one the checkpoint kf.ck was made from (its contents changed: FNV-1a [0-9a-f]* then, [0-9a-f]* now)" e &&
+            ! ls kf3.* >/dev/null 2>&1; then ok "$cmd: a conductivity file changed since the checkpoint is refused"
+        else bad "$cmd: changed k file: exit $rc: $(grep error e)"; fi
+    done
+    rm -f kin.h5 kf.* kf2.* kf3.*
+fi
+
 # 3. a damaged HDF5 checkpoint (a value changed, the step changed, truncated) is refused with exit 2
 if python3 -c "import h5py, numpy" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
     python3 - <<'EOF'
