@@ -381,8 +381,22 @@ static void model_file_free(model_file *f)
 }
 
 /* Read a model file on every rank: its parameters must be the architecture's, its grid the data's. */
-static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs_surr_grid *g, model_file *f)
+/* The frame interval the network steps by (file 0's first two frames): {the interval in seconds
+ * when the file's time units are CF time units, else in its own units; seconds per unit, or 0 when
+ * the units are not time units}.  {0, 0} with fewer than two frames. */
+static void frame_interval(const hs_surr_data *d, double out[2])
 {
+    out[0] = out[1] = 0;
+    if (hs_surr_data_frames(d, 0) < 2) return;
+    double step = hs_surr_data_time(d, 0, 1) - hs_surr_data_time(d, 0, 0);
+    double sec = hs_time_unit_seconds(hs_surr_data_time_units(d, 0));
+    out[0] = sec > 0 ? step * sec : step;
+    out[1] = sec > 0 ? sec : 0;
+}
+
+static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs_surr_data *d, model_file *f)
+{
+    const hs_surr_grid *g = hs_surr_data_grid(d);
     hs_ctx self = self_of(ctx);
     const char *path = c->model_path;
     hs_checkpoint *ck = NULL;
@@ -410,6 +424,18 @@ static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs
                             "%g .. %g, %g .. %g)", g->ydim, gy[0], gy[g->ny - 1], g->xdim, gx[0], gx[g->nx - 1], c->data.files[0], g->y[0],
                             g->y[g->ny - 1], g->x[0], g->x[g->nx - 1]);
     free(gy), free(gx);
+    /* the interval it was trained to step by: a forecast from frames 10 times closer forecast 10
+     * times too far per frame, without a word (models written before the interval was kept pass) */
+    int has = 0;
+    if (rc == HS_OK) rc = hs_checkpoint_has(ck, "frame_interval", &has);
+    double then[2] = {0, 0}, now[2];
+    if (rc == HS_OK && has) rc = hs_checkpoint_read(ck, "frame_interval", HS_F64, 2, then);
+    frame_interval(d, now);
+    if (rc == HS_OK && has && then[0] != 0 && now[0] != 0 && (then[1] > 0) == (now[1] > 0) &&
+        fabs(now[0] - then[0]) > 1e-3 * fabs(then[0]))
+        rc = hs_input_error(c->data.files[0], 0, NULL, "frames %.9g %s apart, but the model %s was trained on frames %.9g %s apart "
+                            "(the network steps by one fixed interval)", now[0], now[1] > 0 ? "s" : hs_surr_data_time_units(d, 0),
+                            path, then[0], then[1] > 0 ? "s" : "time units");
     if (rc == HS_OK) {
         hs_surr_arch a = c->train.arch;
         a.ny = g->ny, a.nx = g->nx;
@@ -448,6 +474,9 @@ static int save_model(hs_ctx *ctx, const hs_params *p, const config *c, hs_surr_
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "grid_shape", HS_F64, 2, shape);
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "grid_y", HS_F64, g->ny, g->y);
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "grid_x", HS_F64, g->nx, g->x);
+        double interval[2];
+        frame_interval(d, interval);
+        if (rc == HS_OK) rc = hs_checkpoint_write(ck, "frame_interval", HS_F64, 2, interval);
         if (rc == HS_OK) rc = hs_checkpoint_close(ck);
         else if (ck) hs_checkpoint_discard(ck);
         if (rc == HS_OK) hs_io_written_add(c->model_path, -1);
@@ -494,7 +523,7 @@ static int check_data(hs_ctx *ctx, const hs_params *p, config *c, hs_surr_data *
     }
     if (c->mode != MODE_TRAIN) {
         model_file f = {0};
-        int rc = load_model(ctx, p, c, hs_surr_data_grid(d), &f);
+        int rc = load_model(ctx, p, c, d, &f);
         model_file_free(&f);
         HS_CHECK(rc);
     }
@@ -547,7 +576,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **out)
         return HS_OK;
     }
     model_file f = {0};
-    int rc = load_model(ctx, p, &s->c, g, &f);
+    int rc = load_model(ctx, p, &s->c, s->d, &f);
     if (rc == HS_OK) rc = hs_surr_data_set_stats(s->d, f.mean, f.sd, f.clim);
     if (rc == HS_OK) rc = hs_surr_model_create(ctx, &s->c.train.arch, s->c.train.batch, &s->m);
     if (rc == HS_OK)

@@ -95,6 +95,13 @@ else
     bad "forecast from a file of k frames failed: $(cat err.txt)"
 fi
 
+# ---- frames twice as far apart as the training's: refused, naming both intervals (the network steps
+# by the interval it learnt: it forecast 0.2 s per frame from 0.1 s steps without a word)
+ncdump short4.nc | sed 's/time = 0, 0.1, 0.2, 0.3 ;/time = 0, 0.2, 0.4, 0.6 ;/' | ncgen -o slow4.nc
+"$HS_BIN" forecast "${Q[@]}" surrogate.model_path=full.h5 output.path=fslow surrogate.forecast_file=slow4.nc >out.txt 2>err.txt; rc=$?
+if [ $rc = 2 ] && grep -q "slow4.nc: frames 0.2 s apart, but the model full.h5 was trained on frames 0.1 s apart" err.txt && ! ls fslow* >/dev/null 2>&1; then ok
+else bad "forecast from frames of another interval: exit $rc: $(grep error err.txt)"; fi
+
 # ---- one level of (time, level, y, x) variables: z@850 takes level 850 of the level coordinate.  Level
 # 850 of these files holds the (time, y, x) fields of t0..t3, so training on it is training on those
 # (bitwise); the outputs are named h850, u850 with the level in the long name
