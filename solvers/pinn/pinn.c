@@ -205,12 +205,12 @@ static int check_memory(hs_ctx *ctx, const hs_params *p, const hs_pinn_config *c
     const char *key = grid > points ? "pinn.eval_nx" : "pinn.n_collocation";
     if (worst[0] > 1)
         return hs_params_error(p, key, "the training needs %.4g GB (%.0f bytes) of GPU memory on the busiest rank, %.4g GB "
-                                       "are free; use more ranks, fewer points or a smaller network",
-                               worst[2] / 1e9, worst[2], worst[2] / worst[0] / 1e9);
+                                       "(%.0f bytes) are free; use more ranks, fewer points or a smaller network",
+                               worst[2] / 1e9, worst[2], worst[2] / worst[0] / 1e9, worst[2] / worst[0]);
     if (worst[1] > 1)
         return hs_params_error(p, key, "the training needs %.4g GB (%.0f bytes) of host memory on the busiest rank, %.4g GB "
-                                       "are available; use more ranks, fewer points or a smaller network",
-                               worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9);
+                                       "(%.0f bytes) are available; use more ranks, fewer points or a smaller network",
+                               worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9, worst[3] / worst[1]);
     return HS_OK;
 }
 
