@@ -174,6 +174,16 @@ static void count_lines(cursor *c, size_t from)
         if (c->buf[i] == '\n') c->line++;
 }
 
+/* Whether the rest of the current line is blank (ASCII only: binary data have no lines).  Read
+ * after a record's last field, so that an entry too many is refused on its own line; read as the
+ * next record's first field it gave messages about the wrong element on the wrong line. */
+static int rest_of_line_blank(const cursor *c)
+{
+    for (size_t i = c->pos; i < c->len && c->buf[i] != '\n'; i++)
+        if (!isspace((unsigned char)c->buf[i])) return 0;
+    return 1;
+}
+
 static int expect_end(cursor *c, const char *name)
 {
     size_t n;
@@ -506,6 +516,7 @@ static int read_nodes22(cursor *c, builder *b)
             HS_CHECK(read_long(c, "a node tag", &tag));
             m->node_tag[i] = tag;
             for (int d = 0; d < 3; d++) HS_CHECK(read_double(c, "a node coordinate", &m->xyz[3 * i + d]));
+            if (!rest_of_line_blank(c)) return fail(c, c->line, "node %lld has more entries than a tag and 3 coordinates", tag);
         }
     }
     m->nnodes = n;
@@ -569,14 +580,18 @@ static int read_nodes41(cursor *c, builder *b)
             for (size_t i = 0; i < nb; i++) {
                 long long t;
                 HS_CHECK(read_long(c, "a node tag", &t));
+                if (!rest_of_line_blank(c)) return fail(c, c->line, "node tag %lld has more entries on its line than one tag", t);
                 m->node_tag[at + (int64_t)i] = t;
             }
-            for (size_t i = 0; i < nb; i++)
+            for (size_t i = 0; i < nb; i++) {
                 for (int k = 0; k < ncoord; k++) {
                     double x;
                     HS_CHECK(read_double(c, "a node coordinate", &x));
                     if (k < 3) m->xyz[3 * (at + (int64_t)i) + k] = x;
                 }
+                if (!rest_of_line_blank(c))
+                    return fail(c, c->line, "node %lld has more entries than %d coordinates", (long long)m->node_tag[at + (int64_t)i], ncoord);
+            }
         }
         at += (int64_t)nb;
     }
@@ -644,6 +659,8 @@ static int read_elements22(cursor *c, builder *b)
                 if (c->line != line) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", etag, hs_gmsh_type_name(type), nn);
                 nodes[k] = v;
             }
+            if (!rest_of_line_blank(c))
+                return fail(c, line, "element %lld has more entries than a %s with %d tags (%d nodes)", etag, hs_gmsh_type_name(type), ntags, nn);
             HS_CHECK(resolve_nodes(c, b, line, etag, nodes, nn));
             HS_CHECK(add_element(b, type, ntags > 0 ? tags[0] : 0, 0, line, nodes, nn));
         }
@@ -712,6 +729,8 @@ static int read_elements41(cursor *c, builder *b)
                     if (c->line != line) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", tag, hs_gmsh_type_name(type), nn);
                     nodes[k] = v;
                 }
+                if (!rest_of_line_blank(c))
+                    return fail(c, line, "element %lld has more entries than a %s (%d nodes)", tag, hs_gmsh_type_name(type), nn);
             }
             HS_CHECK(resolve_nodes(c, b, line, tag, nodes, nn));
             HS_CHECK(add_element(b, type, nphys ? ent->phys[0] : 0, 0, line, nodes, nn));
@@ -719,6 +738,8 @@ static int read_elements41(cursor *c, builder *b)
         }
         total += nb;
     }
+    /* as for $Nodes: a header total the blocks do not reach is a damaged file */
+    if (total != head[1]) return fail(c, sline, "the element blocks hold %zu elements, the header announced %zu", total, head[1]);
     if (c->binary) {
         count_lines(c, from);
         end_binary(c);

@@ -158,6 +158,68 @@ mesh22 | sed '11s/^4$/100000000000/' > bad.msh
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 expect "huge node count" "bad.msh:11: 100000000000 nodes are announced but the rest of the file"
 
+# an entry too many on a node or element line is refused on that line, naming that record (it was
+# read as the next record's first field: "type 10 not supported", "fewer nodes" or "node tag 0
+# appears twice", about other records on other lines); a 4.1 $Elements header total the blocks do
+# not reach is refused as the $Nodes one is (it was accepted)
+mesh41() { # the square of mesh22 in MSH 4.1 ASCII
+    cat <<M
+\$MeshFormat
+4.1 0 8
+\$EndMeshFormat
+\$PhysicalNames
+3
+1 1 "left"
+1 2 "right"
+2 10 "domain"
+\$EndPhysicalNames
+\$Entities
+0 2 1 0
+1 0 0 0 0 1 0 1 1 0
+2 1 0 0 1 1 0 1 2 0
+1 0 0 0 1 1 0 1 10 0
+\$EndEntities
+\$Nodes
+1 4 1 4
+2 1 0 4
+1
+2
+3
+4
+0 0 0
+1 0 0
+1 1 0
+0 1 0
+\$EndNodes
+\$Elements
+3 4 1 4
+1 1 1 1
+1 4 1
+1 2 1 1
+2 2 3
+2 1 2 2
+3 1 2 3
+4 1 3 4
+\$EndElements
+M
+}
+mesh41 > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\nformat = none\n' > good41.ini
+"$HS_BIN" check good41.ini >"$CAP/o" 2>&1 && ok "the MSH 4.1 square of these cases is valid" || bad "the MSH 4.1 square is refused: $(head -2 "$CAP/o")"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+mesh41 | sed 's/^3 4 1 4$/3 5 1 5/' > bad.msh; expect "4.1 \$Elements total above the blocks" "bad.msh:28: the element blocks hold 4 elements, the header announced 5"
+mesh22 | sed 's/^3 2 2 10 1 1 2 3$/3 2 2 10 1 1 2 3 4/' > bad.msh
+expect "2.2 element with an extra entry" "bad.msh:21: element 3 has more entries than a 3-node triangle with 2 tags (3 nodes)"
+mesh41 | sed 's/^3 1 2 3$/3 1 2 3 4/' > bad.msh
+expect "4.1 element with an extra entry" "bad.msh:35: element 3 has more entries than a 3-node triangle (3 nodes)"
+mesh22 | sed 's/^2 1 0 0$/2 1 0 0 7/' > bad.msh
+expect "2.2 node with an extra entry" "bad.msh:13: node 2 has more entries than a tag and 3 coordinates"
+mesh41 | sed 's/^1 0 0$/1 0 0 7/' > bad.msh
+expect "4.1 node with an extra coordinate" "bad.msh:24: node 2 has more entries than 3 coordinates"
+mesh41 | sed 's/^2$/2 3/' > bad.msh
+expect "4.1 node tag line with two tags" "bad.msh:20: node tag 2 has more entries on its line than one tag"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+
 # MSH 2.2 repeats an element for each physical group it is in: assembled once (it was twice: with a
 # flux on the right and u = 0 on the left the linear solution u = x came out as x / 2)
 mesh22 | sed -e 's/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "all"/' -e '18s/^4$/6/' \
