@@ -2,6 +2,7 @@
 #include "solvers/fem/fem_mesh.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,8 +60,9 @@ const hs_gmsh_group *hs_fem_mesh_group(const hs_fem_mesh *m, int dim, const char
     return NULL;
 }
 
-/* Every cell positive: flip clockwise triangles, refuse inverted tetrahedra and degenerate cells. */
-static int orient(hs_fem_mesh *m, const hs_gmsh *g, const int *line)
+/* Every cell positive: flip clockwise triangles (marked in flipped), refuse inverted tetrahedra and
+ * degenerate cells. */
+static int orient(hs_fem_mesh *m, const hs_gmsh *g, const int *line, char *flipped)
 {
     int nv = m->dim + 1;
     for (int64_t c = 0; c < m->ncells; c++) {
@@ -90,6 +92,7 @@ static int orient(hs_fem_mesh *m, const hs_gmsh *g, const int *line)
         if (s < 0 && m->dim == 3)
             return hs_input_error(path, ln, NULL, "tetrahedron %lld is inverted (volume %.6e < 0: its nodes are in the wrong "
                                                   "order)", (long long)c + 1, s);
+        flipped[c] = s < 0;
         if (s < 0) {
             int64_t t = v[1];
             v[1] = v[2];
@@ -97,6 +100,113 @@ static int orient(hs_fem_mesh *m, const hs_gmsh *g, const int *line)
         }
     }
     return HS_OK;
+}
+
+/* The cells other than c that hold the facet of c opposite its local vertex k (up to 2 in out);
+ * returns how many there are. */
+static int facet_neighbours(const hs_fem_mesh *m, int64_t c, int k, int64_t out[2])
+{
+    const int nv = m->dim + 1;
+    const int64_t *v = m->cell + nv * c;
+    int64_t fv[3];
+    for (int a = 0, j = 0; a < nv; a++)
+        if (a != k) fv[j++] = v[a];
+    int n = 0;
+    for (int64_t p = m->v2c_ptr[fv[0]]; p < m->v2c_ptr[fv[0] + 1]; p++) {
+        int64_t d = m->v2c[p];
+        if (d == c) continue;
+        const int64_t *w = m->cell + nv * d;
+        int hit = 0;
+        for (int a = 0; a < nv; a++)
+            for (int j = 1; j < m->dim; j++) hit += w[a] == fv[j];
+        if (hit == m->dim - 1) {
+            if (n < 2) out[n] = d;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* The sign of the simplex made of the facet's vertices fv (in the order given) and the vertex of
+ * cell c off the facet: two cells across a facet lie on opposite sides of it exactly when their
+ * signs for the same fv differ. */
+static int side_of_facet(const hs_fem_mesh *m, int64_t c, const int64_t *fv)
+{
+    const int nv = m->dim + 1;
+    const int64_t *v = m->cell + nv * c;
+    int64_t s[4];
+    for (int j = 0; j < m->dim; j++) s[j] = fv[j];
+    for (int a = 0; a < nv; a++) {
+        int on = 0;
+        for (int j = 0; j < m->dim; j++) on |= v[a] == fv[j];
+        if (!on) s[m->dim] = v[a];
+    }
+    return simplex_measure(m->dim, m->x, s) > 0 ? 1 : -1;
+}
+
+/* Whether a facet of cell c is shared with a cell on its own side, or by more than two cells (the
+ * partner, or -1, in *other; the facet's vertices in fv). */
+static int cell_folds(const hs_fem_mesh *m, int64_t c, int64_t *other, int64_t fv[3])
+{
+    const int nv = m->dim + 1;
+    const int64_t *v = m->cell + nv * c;
+    for (int k = 0; k < nv; k++) {
+        int64_t nb[2];
+        int n = facet_neighbours(m, c, k, nb);
+        for (int a = 0, j = 0; a < nv; a++)
+            if (a != k) fv[j++] = v[a];
+        if (n > 1) {
+            *other = -1;
+            return 1;
+        }
+        if (n == 1 && side_of_facet(m, c, fv) == side_of_facet(m, nb[0], fv)) {
+            *other = nb[0];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Refuse a folded mesh.  orient() turns each clockwise triangle on its own, which is right only when
+ * a whole connected piece is clockwise: a node moved across an edge of its star inverts a triangle,
+ * turned around it overlaps its neighbours, and the solution came out silently wrong.  Across every
+ * interior facet (edge, face) the two cells must lie on opposite sides, and no facet may have three
+ * cells.  Tetrahedra are never turned (inverted ones are refused), but cells written overlapping
+ * fold the same way.  The cell named is the one turned against the majority, else the later one. */
+static int refuse_folds(const hs_fem_mesh *m, const hs_gmsh *g, const int *line, const char *flipped)
+{
+    int64_t first = m->ncells, nflipped = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(min : first) reduction(+ : nflipped)
+    for (int64_t c = 0; c < m->ncells; c++) {
+        int64_t o, fv[3];
+        nflipped += flipped[c];
+        if (c < first && cell_folds(m, c, &o, fv)) first = c;
+    }
+    if (first == m->ncells) return HS_OK;
+    int64_t other, fv[3], bad = first;
+    cell_folds(m, first, &other, fv);
+    const char *cell = m->dim == 2 ? "triangle" : "tetrahedron", *cells = m->dim == 2 ? "triangles" : "tetrahedra";
+    char at[200];
+    int w = 0;
+    for (int j = 0; j < m->dim; j++) {
+        const double *x = m->x + 3 * fv[j];
+        const char *sep = j == 0 ? "" : j + 1 == m->dim ? " and " : ", ";
+        if (m->dim == 2) w += snprintf(at + w, sizeof at - (size_t)w, "%s(%g, %g)", sep, x[0], x[1]);
+        else w += snprintf(at + w, sizeof at - (size_t)w, "%s(%g, %g, %g)", sep, x[0], x[1], x[2]);
+    }
+    if (other < 0)
+        return hs_input_error(g->path, line[bad], NULL, "%s %lld: its %s through %s is shared by more than two %s (the mesh "
+                                                         "overlaps itself)",
+                              cell, (long long)bad + 1, m->dim == 2 ? "side" : "face", at, cells);
+    /* the cell turned against most of the mesh is the one out of place */
+    int majority = 2 * nflipped > m->ncells;
+    if (flipped[other] != majority && flipped[first] == majority) bad = other;
+    else if (flipped[first] == flipped[other] && other > first) bad = other;
+    int64_t mate = bad == first ? other : first;
+    return hs_input_error(g->path, line[bad], NULL, "%s %lld folds over %s %lld (line %d): both lie on the same side of "
+                                                     "their shared %s through %s, so the mesh overlaps itself (a node "
+                                                     "moved across an edge?)",
+                          cell, (long long)bad + 1, cell, (long long)mate + 1, line[mate], m->dim == 2 ? "side" : "face", at);
 }
 
 /* A cell's sorted vertices (the unused fourth one -1 for triangles) and its index. */
@@ -168,6 +278,7 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     int64_t *vid = xmalloc((size_t)g->nnodes * sizeof(int64_t));
     int *line = xmalloc((size_t)nc * sizeof(int));
     int *fline = xmalloc((size_t)nf * sizeof(int));
+    char *flipped = NULL; /* per cell: turned anticlockwise by orient() */
     m->cell = xmalloc((size_t)nc * (dim + 1) * sizeof(int64_t));
     m->region = xmalloc((size_t)nc * sizeof(int));
     m->facet = xmalloc((size_t)nf * dim * sizeof(int64_t));
@@ -220,9 +331,11 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     if (rc == HS_OK) {
         memcpy(m->groups, g->groups, (size_t)g->ngroups * sizeof(hs_gmsh_group));
         m->ngroups = g->ngroups;
-        rc = orient(m, g, line);
+        rc = (flipped = malloc((size_t)(m->ncells ? m->ncells : 1))) ? orient(m, g, line, flipped)
+                                                                        : HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh");
     }
     if (rc == HS_OK) rc = hs_fem_mesh_edges(m);
+    if (rc == HS_OK) rc = refuse_folds(m, g, line, flipped);
     for (int64_t f = 0; f < m->nfacets && rc == HS_OK; f++) {
         /* every vertex pair of the facet an edge, and one cell holding all its vertices */
         const int64_t *v = m->facet + f * dim;
@@ -245,6 +358,7 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     free(vid);
     free(line);
     free(fline);
+    free(flipped);
     if (rc != HS_OK) {
         hs_fem_mesh_free(m);
         return rc;

@@ -220,6 +220,40 @@ mesh41 | sed 's/^2$/2 3/' > bad.msh
 expect "4.1 node tag line with two tags" "bad.msh:20: node tag 2 has more entries on its line than one tag"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 
+# a folded mesh is refused on the line of the cell out of place: in a 2 x 2 grid of 8 triangles node 5
+# moved from (0.5, 0.5) to (0.95, 0.3) inverts triangle 6 (element 14, line 39); turned around on its
+# own it overlapped its neighbours and check and run passed with a wrong u (u = x not reproduced).
+# Two positive tetrahedra on the same side of their shared face fold the same way. A mesh whose
+# triangles are all clockwise is still turned and solved (u = x, as anticlockwise)
+grid22() { # $1: node 5's coordinates; $2: sed for the triangles
+    printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n1 2 "right"\n1 4 "left"\n2 10 "domain"\n$EndPhysicalNames\n'
+    printf '$Nodes\n9\n1 0 0 0\n2 0 0.5 0\n3 0 1 0\n4 0.5 0 0\n5 %s 0\n6 0.5 1 0\n7 1 0 0\n8 1 0.5 0\n9 1 1 0\n$EndNodes\n' "${1:-0.5 0.5}"
+    printf '$Elements\n12\n1 1 2 2 2 7 8\n2 1 2 2 2 8 9\n3 1 2 4 4 2 1\n4 1 2 4 4 3 2\n'
+    printf '5 2 2 10 1 1 4 5\n6 2 2 10 1 1 5 2\n7 2 2 10 1 2 5 6\n8 2 2 10 1 2 6 3\n9 2 2 10 1 4 7 8\n10 2 2 10 1 4 8 5\n'
+    printf '11 2 2 10 1 5 8 9\n12 2 2 10 1 5 9 6\n$EndElements\n'
+}
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left right\ndirichlet_value = 0 1\n[output]\npath = never\n' > bad.ini
+grid22 "0.95 0.3" > bad.msh
+expect "folded triangles" "bad.msh:33: triangle 6 folds over triangle 1 (line 28): both lie on the same side of their shared side through (0.5, 0) and (0.95, 0.3)"
+printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 1 "face"\n3 2 "body"\n$EndPhysicalNames\n$Nodes\n5\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 0.2 0.2 0.5\n$EndNodes\n$Elements\n3\n1 2 2 1 1 1 2 4\n2 4 2 2 1 1 2 3 4\n3 4 2 2 1 1 2 3 5\n$EndElements\n' > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = face\n[output]\npath = never\n' > bad.ini
+expect "folded tetrahedra" "bad.msh:21: tetrahedron 2 folds over tetrahedron 1 (line 20)"
+printf '[run]\nsolver = fem\n[fem]\nmesh = %s.msh\ndirichlet = left right\ndirichlet_value = 0 1\nrtol = 1e-12\n[output]\nformat = none\n' ccw > ccw.ini
+sed 's/ccw/cw/' ccw.ini > cw.ini
+grid22 "0.4 0.6" > ccw.msh
+grid22 "0.4 0.6" | sed -E 's/^([0-9]+ 2 2 10 1) ([0-9]+) ([0-9]+) ([0-9]+)$/\1 \2 \4 \3/' > cw.msh
+a=$("$HS_BIN" run ccw.ini 2>&1 | grep -o 'u range.*'); b=$("$HS_BIN" run cw.ini 2>&1 | grep -o 'u range.*')
+if grep -q ' 1 4 5 8$' cw.msh && [ -n "$b" ] && [ "$a" = "$b" ] && [[ $b == *"[0.000000e+00, 1.000000e+00]"* ]]; then
+    ok "a mesh of clockwise triangles only is turned and solved as the anticlockwise one ($b)"
+else bad "clockwise mesh: '$b' vs anticlockwise '$a'"; fi
+if [ $NOFILES = 0 ]; then
+    "$HS_BIN" run ccw.ini output.format=$FMT fem.vtu=false output.path=ccw >/dev/null 2>&1
+    "$HS_BIN" run cw.ini output.format=$FMT fem.vtu=false output.path=cw >/dev/null 2>&1
+    "$HS_BIN" compare ccw.$EXT cw.$EXT u 1e-12 >"$CAP/c" 2>&1 && ok "clockwise mesh: the same u as anticlockwise at every node" ||
+        bad "clockwise mesh: u differs: $(tail -2 "$CAP/c")"
+fi
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+
 # MSH 2.2 repeats an element for each physical group it is in: assembled once (it was twice: with a
 # flux on the right and u = 0 on the left the linear solution u = x came out as x / 2)
 mesh22 | sed -e 's/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "all"/' -e '18s/^4$/6/' \
