@@ -259,6 +259,63 @@ static int config_regions(fem *f, const hs_params *p)
     return HS_OK;
 }
 
+static int64_t piece_root(int64_t *parent, int64_t v)
+{
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+}
+
+/* Poisson's and elasticity's operators are singular on a connected piece of the mesh (cells joined
+ * through shared vertices) that no Dirichlet facet and no Robin facet of h > 0 holds: u + const (a
+ * rigid motion) solves it too, and CG failed in the run with exit 1 after check had passed.  An
+ * unmerged interface (coincident duplicate nodes) makes such pieces; robin_h = 0 is only a flux.
+ * Heat's mass matrix keeps its operator definite: not refused there. */
+static int refuse_floating_pieces(fem *f, const hs_params *p)
+{
+    if (f->problem == FEM_HEAT) return HS_OK;
+    const hs_fem_mesh *m = f->mesh;
+    const int nv = m->dim + 1;
+    int64_t *parent = malloc((size_t)(m->nverts ? m->nverts : 1) * sizeof(int64_t));
+    char *held = calloc((size_t)(m->nverts ? m->nverts : 1), 1);
+    if (!parent || !held) {
+        free(parent), free(held);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    }
+    for (int64_t v = 0; v < m->nverts; v++) parent[v] = v;
+    for (int64_t c = 0; c < m->ncells; c++)
+        for (int k = 1; k < nv; k++) {
+            int64_t a = piece_root(parent, m->cell[c * nv]), b = piece_root(parent, m->cell[c * nv + k]);
+            if (a != b) parent[a < b ? b : a] = a < b ? a : b;
+        }
+    for (int64_t e = 0; e < m->nfacets; e++)
+        for (int j = 0; j < f->nbcs; j++) {
+            const hs_fem_bc *b = &f->bcs[j];
+            if (b->tag == m->facet_group[e] && (b->kind == HS_FEM_DIRICHLET || (b->kind == HS_FEM_ROBIN && b->h > 0)))
+                held[piece_root(parent, m->facet[e * m->dim])] = 1;
+        }
+    int64_t pieces = 0, loose = -1, loose_cells = 0;
+    for (int64_t v = 0; v < m->nverts; v++) pieces += parent[v] == v;
+    for (int64_t c = 0; c < m->ncells; c++) {
+        int64_t r = piece_root(parent, m->cell[c * nv]);
+        if (held[r]) continue;
+        if (loose < 0) loose = c;
+        loose_cells += r == piece_root(parent, m->cell[loose * nv]);
+    }
+    free(parent), free(held);
+    if (loose < 0) return HS_OK;
+    const char *elastic = f->problem == FEM_ELASTICITY ? "no clamped (dirichlet) facet: it can move freely"
+                                                       : "no dirichlet facet and no robin facet with robin_h > 0 (robin_h = 0 is a "
+                                                         "zero flux): its solution is not unique";
+    char cell[1200];
+    if (m->cell_line) snprintf(cell, sizeof cell, "the %s at %s:%d", m->dim == 2 ? "triangle" : "tetrahedron",
+                               hs_params_input_path(p, "fem.mesh"), m->cell_line[loose]);
+    else snprintf(cell, sizeof cell, "cell %lld", (long long)loose + 1);
+    if (pieces == 1) return hs_params_error(p, "fem.dirichlet", "the mesh has %s", elastic);
+    return hs_params_error(p, "fem.dirichlet", "the mesh falls into %lld pieces that share no node, and the one holding %s "
+                                               "(%lld of %lld cells) has %s (an interface whose nodes were not merged?)",
+                           (long long)pieces, cell, (long long)loose_cells, (long long)m->ncells, elastic);
+}
+
 static int config_bcs(fem *f, const hs_params *p)
 {
     const hs_fem_mesh *m = f->mesh;
@@ -305,7 +362,7 @@ static int config_bcs(fem *f, const hs_params *p)
     if (f->problem == FEM_POISSON && n[0] == 0 && n[2] == 0)
         return hs_params_error(p, "fem.dirichlet", "poisson needs a dirichlet or robin group: with fluxes alone the solution is "
                                                    "not unique");
-    return HS_OK;
+    return refuse_floating_pieces(f, p);
 }
 
 static int validate(fem *f, const hs_params *p)

@@ -19,6 +19,7 @@ void hs_fem_mesh_free(hs_fem_mesh *m)
     free(m->x);
     free(m->cell);
     free(m->region);
+    free(m->cell_line);
     free(m->facet);
     free(m->facet_group);
     free(m->groups);
@@ -355,6 +356,7 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
             rc = hs_input_error(g->path, fline[f], NULL, "this boundary %s is not a %s of any %s", dim == 2 ? "line" : "triangle",
                                 dim == 2 ? "side" : "face", dim == 2 ? "triangle" : "tetrahedron");
     }
+    if (rc == HS_OK) m->cell_line = line, line = NULL;
     free(vid);
     free(line);
     free(fline);
@@ -622,10 +624,11 @@ int hs_fem_mesh_refine(const hs_fem_mesh *mc, hs_fem_mesh **out)
     f->x = xmalloc((size_t)f->nverts * 3 * sizeof(double));
     f->cell = xmalloc((size_t)f->ncells * nv * sizeof(int64_t));
     f->region = xmalloc((size_t)f->ncells * sizeof(int));
+    f->cell_line = m->cell_line ? xmalloc((size_t)f->ncells * sizeof(int)) : NULL;
     f->facet = xmalloc((size_t)f->nfacets * dim * sizeof(int64_t));
     f->facet_group = xmalloc((size_t)f->nfacets * sizeof(int));
     f->groups = xmalloc((size_t)m->ngroups * sizeof(hs_gmsh_group));
-    if (!f->x || !f->cell || !f->region || !f->facet || !f->facet_group || !f->groups) {
+    if (!f->x || !f->cell || !f->region || (m->cell_line && !f->cell_line) || !f->facet || !f->facet_group || !f->groups) {
         hs_fem_mesh_free(f);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory refining a mesh");
     }
@@ -641,6 +644,8 @@ int hs_fem_mesh_refine(const hs_fem_mesh *mc, hs_fem_mesh **out)
         for (int k = 0; k < ne; k++) mid[k] = m->nverts + m->cell_edge[c * ne + k];
         int64_t *o = f->cell + c * kids * nv;
         for (int k = 0; k < kids; k++) f->region[c * kids + k] = m->region[c];
+        if (m->cell_line)
+            for (int k = 0; k < kids; k++) f->cell_line[c * kids + k] = m->cell_line[c];
         if (dim == 2) {
             /* edges (0,1)=m0 (1,2)=m1 (2,0)=m2 */
             int64_t t[4][3] = {{v[0], mid[0], mid[2]}, {mid[0], v[1], mid[1]}, {mid[2], mid[1], v[2]}, {mid[0], mid[1], mid[2]}};

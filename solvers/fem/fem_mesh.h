@@ -17,6 +17,8 @@ typedef struct hs_fem_mesh {
     int64_t ncells;
     int64_t *cell;        /* dim + 1 vertices per cell */
     int *region;          /* physical tag of each cell (0: none) */
+    int *cell_line;       /* the file line of each cell (of its parent before refinement), for input
+                           * errors about a cell; NULL for a generated mesh */
     int64_t nfacets;
     int64_t *facet;       /* dim vertices per facet */
     int *facet_group;     /* physical tag of each facet */

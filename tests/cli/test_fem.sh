@@ -254,6 +254,32 @@ if [ $NOFILES = 0 ]; then
 fi
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 
+# a problem without a unique solution is refused by check as by run (check passed, then CG failed in
+# the run with exit 1): robin_h = 0 and no dirichlet; two squares whose shared side has its nodes twice
+# (not merged) leave the right one floating, for poisson and elasticity. Heat (its mass matrix) and the
+# merged squares are accepted
+crack() { # two unit squares side by side; the right one's nodes 5 and 8 repeat 2 and 3
+    printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n1 1 "left"\n2 10 "domain"\n$EndPhysicalNames\n'
+    printf '$Nodes\n8\n1 0 0 0\n2 1 0 0\n3 1 1 0\n4 0 1 0\n5 1 0 0\n6 2 0 0\n7 2 1 0\n8 1 1 0\n$EndNodes\n'
+    printf '$Elements\n5\n1 1 2 1 1 4 1\n2 2 2 10 1 1 2 3\n3 2 2 10 1 1 3 4\n4 2 2 10 1 5 6 7\n5 2 2 10 1 5 7 8\n$EndElements\n'
+}
+mesh22 > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\nrobin = left\nrobin_h = 0\nsource = 1\n[output]\npath = never\n' > bad.ini
+expect "robin_h = 0 without dirichlet" "bad.ini: fem.dirichlet: the mesh has no dirichlet facet and no robin facet with robin_h > 0"
+crack > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nsource = 1\n[output]\npath = never\n' > bad.ini
+expect "unmerged interface (poisson)" "bad.ini:5: fem.dirichlet: the mesh falls into 2 pieces that share no node, and the one holding the triangle at bad.msh:25 (2 of 4 cells) has no dirichlet facet"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\nproblem = elasticity\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+expect "unmerged interface (elasticity)" "bad.ini:6: fem.dirichlet: the mesh falls into 2 pieces that share no node, and the one holding the triangle at bad.msh:25 (2 of 4 cells) has no clamped (dirichlet) facet"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\nproblem = heat\nt_end = 0.1\nrobin = left\nrobin_h = 0\nsource = 1\n[output]\nformat = none\n' > heat0.ini
+"$HS_BIN" check heat0.ini >/dev/null 2>&1 && "$HS_BIN" run heat0.ini >"$CAP/o" 2>&1 && ok "heat on the unmerged squares without dirichlet: accepted and solved ($(grep -o 'T range.*' "$CAP/o"))" ||
+    bad "heat on the unmerged squares refused: $(tail -2 "$CAP/o")"
+crack | sed -e 's/^4 2 2 10 1 5 6 7$/4 2 2 10 1 2 6 7/' -e 's/^5 2 2 10 1 5 7 8$/5 2 2 10 1 2 7 3/' > merged.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = merged.msh\ndirichlet = left\nsource = 1\n[output]\nformat = none\n' > merged.ini
+"$HS_BIN" check merged.ini >/dev/null 2>&1 && "$HS_BIN" run merged.ini >"$CAP/o" 2>&1 && ok "the merged squares: accepted and solved ($(grep -o 'u range.*' "$CAP/o"))" ||
+    bad "merged squares: $(tail -2 "$CAP/o")"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+
 # MSH 2.2 repeats an element for each physical group it is in: assembled once (it was twice: with a
 # flux on the right and u = 0 on the left the linear solution u = x came out as x / 2)
 mesh22 | sed -e 's/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "all"/' -e '18s/^4$/6/' \
