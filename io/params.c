@@ -161,8 +161,42 @@ static const char *type_name(hs_param_type t)
     case HS_PARAM_ENUM: return "choice";
     case HS_PARAM_INT_LIST: return "integer list";
     case HS_PARAM_REAL_LIST: return "real list";
+    case HS_PARAM_NAMES: return "names";
     }
     return "?";
+}
+
+/* Names separated by blanks or commas; one in double quotes may hold both ("left wall", right): a
+ * whole-value quote cannot say which blanks part names.  Stores the first max names (cut to
+ * HS_PARAM_NAME_MAX - 1 characters) in out; returns how many there are, or -1 with the reason in *why. */
+static int split_names(const char *s, char (*out)[HS_PARAM_NAME_MAX], int max, const char **why)
+{
+    int n = 0;
+    for (;;) {
+        while (*s == ' ' || *s == '\t' || *s == ',') s++;
+        if (!*s) return n;
+        const char *b = s, *e;
+        if (*s == '"') {
+            b = s + 1;
+            e = strchr(b, '"');
+            if (!e) return *why = "a name's opening double quote is not closed", -1;
+            if (e == b) return *why = "an empty quoted name", -1;
+            s = e + 1;
+            if (*s && *s != ' ' && *s != '\t' && *s != ',') return *why = "text right after a quoted name's closing quote", -1;
+        } else {
+            while (*s && *s != ' ' && *s != '\t' && *s != ',') {
+                if (*s == '"') return *why = "a double quote inside a name (quote the whole name)", -1;
+                s++;
+            }
+            e = s;
+        }
+        if (n < max) {
+            size_t len = (size_t)(e - b) < HS_PARAM_NAME_MAX - 1 ? (size_t)(e - b) : HS_PARAM_NAME_MAX - 1;
+            memcpy(out[n], b, len);
+            out[n][len] = '\0';
+        }
+        n++;
+    }
 }
 
 /* Why a number does not parse (NUM_OK when it does). */
@@ -367,6 +401,12 @@ static int check_value(const hs_param_decl *d, const char *value, const char *so
     case HS_PARAM_INT_LIST:
     case HS_PARAM_REAL_LIST:
         return check_list(d, value, source, line, name, range);
+    case HS_PARAM_NAMES: {
+        const char *why = NULL;
+        if (!*value && !(d->def && !*d->def)) return hs_input_error(source, line, name, "empty value");
+        if (split_names(value, NULL, 0, &why) < 0) return hs_input_error(source, line, name, "%s in '%s'", why, value);
+        return HS_OK;
+    }
     }
     return HS_OK;
 }
@@ -408,10 +448,12 @@ static int set_value(hs_params *p, const char *source, int line, const char *sec
     }
     char *value = xstrdup(raw), *v = trim(value);
     size_t vl = strlen(v);
-    if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
+    /* a list of names keeps its quotes: they say which blanks belong to a name */
+    const int keep_quotes = d->type == HS_PARAM_NAMES;
+    if (!keep_quotes && vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
         v[vl - 1] = '\0';
         v++;
-    } else if (v[0] == '"') { /* `path = "o` was taken as the name "o */
+    } else if (!keep_quotes && v[0] == '"') { /* `path = "o` was taken as the name "o */
         free(value);
         return hs_input_error(source, line, name, "syntax error: the value's opening double quote is not closed");
     }
@@ -651,6 +693,12 @@ int hs_params_bool(const hs_params *p, const char *name)
 const char *hs_params_string(const hs_params *p, const char *name)
 {
     return lookup(p, name, HS_PARAM_STRING, HS_PARAM_ENUM)->value;
+}
+
+int hs_params_names(const hs_params *p, const char *name, char (*out)[HS_PARAM_NAME_MAX], int max)
+{
+    const char *why = NULL;
+    return split_names(lookup(p, name, HS_PARAM_NAMES, HS_PARAM_NAMES)->value, out, max, &why);
 }
 
 int hs_params_enum(const hs_params *p, const char *name)

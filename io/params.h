@@ -12,8 +12,13 @@ typedef enum {
     HS_PARAM_STRING,    /* any text; surrounding double quotes are removed */
     HS_PARAM_ENUM,      /* one of `choices`, given as "a|b|c" */
     HS_PARAM_INT_LIST,  /* integers separated by spaces or commas */
-    HS_PARAM_REAL_LIST  /* reals separated by spaces or commas */
+    HS_PARAM_REAL_LIST, /* reals separated by spaces or commas */
+    HS_PARAM_NAMES      /* names separated by spaces or commas, a name that holds either in double
+                         * quotes ("left wall", right); the quotes are kept in the value */
 } hs_param_type;
+
+/* The longest name a NAMES value hands out, with its terminating zero (longer ones are cut). */
+#define HS_PARAM_NAME_MAX 128
 
 #define HS_NO_MIN (-1.0e300)
 #define HS_NO_MAX (1.0e300)
@@ -54,6 +59,9 @@ int64_t hs_params_int(const hs_params *p, const char *name);
 double hs_params_real(const hs_params *p, const char *name);
 int hs_params_bool(const hs_params *p, const char *name);
 const char *hs_params_string(const hs_params *p, const char *name); /* also ENUM */
+/* The names of a NAMES key, quotes removed: the first max of them in out; returns how many the
+ * value holds (more than max: the caller refuses the list). */
+int hs_params_names(const hs_params *p, const char *name, char (*out)[HS_PARAM_NAME_MAX], int max);
 /* An ENUM key's value as its index in the declared choices ("a|b|c": a is 0).  Solvers keep their
  * C enums in the order of the choices string (tests/unit/test_params.c checks each pair), so
  * that the value maps to the enum without restating the names. */

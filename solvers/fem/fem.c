@@ -26,8 +26,8 @@ static const hs_param_decl g_fem_params[] = {
     {"fem", "problem", HS_PARAM_ENUM, "poisson", 0, 0, FEM_PROBLEM_CHOICES,
      "poisson: -div(k grad u) = f; heat: rho_cp dT/dt = div(k grad T) + f; elasticity: linear, plane strain in 2-D"},
     {"fem", "order", HS_PARAM_INT, "1", 1, 2, NULL, "Lagrange element order (1: P1, 2: P2)"},
-    {"fem", "regions", HS_PARAM_STRING, "", 0, 0, NULL,
-     "cell physical groups with coefficients of their own, space-separated; '': one set for every cell"},
+    {"fem", "regions", HS_PARAM_NAMES, "", 0, 0, NULL,
+     "cell physical groups with coefficients of their own, space-separated (\"a name\" with blanks quoted); '': one set for every cell"},
     {"fem", "conductivity", HS_PARAM_REAL_LIST, "1", 1e-300, HS_NO_MAX, NULL, "poisson, heat: k per region (one value: all)"},
     {"fem", "rho_cp", HS_PARAM_REAL_LIST, "1", 1e-300, HS_NO_MAX, NULL, "heat: volumetric heat capacity per region (J/(m^3 K))"},
     {"fem", "source", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, NULL, "poisson, heat: volumetric source f per region (W/m^3)"},
@@ -35,13 +35,13 @@ static const hs_param_decl g_fem_params[] = {
     {"fem", "poisson_ratio", HS_PARAM_REAL_LIST, "0.3", -0.999, 0.4999, NULL, "elasticity: Poisson's ratio per region"},
     {"fem", "body_force", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, "1|2|3",
      "elasticity: body force per volume fx fy [fz] (N/m^3), every region (one value: 0 only)"},
-    {"fem", "dirichlet", HS_PARAM_STRING, "", 0, 0, NULL,
-     "boundary groups with a fixed value, space-separated (elasticity: clamped, displacement 0)"},
+    {"fem", "dirichlet", HS_PARAM_NAMES, "", 0, 0, NULL,
+     "boundary groups with a fixed value, space-separated, \"a name\" with blanks quoted (elasticity: clamped, displacement 0)"},
     {"fem", "dirichlet_value", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, NULL, "poisson, heat: the value per dirichlet group (one: all)"},
-    {"fem", "neumann", HS_PARAM_STRING, "", 0, 0, NULL, "boundary groups with a given flux (poisson, heat) or traction (elasticity)"},
+    {"fem", "neumann", HS_PARAM_NAMES, "", 0, 0, NULL, "boundary groups with a given flux (poisson, heat) or traction (elasticity)"},
     {"fem", "neumann_value", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, NULL,
      "flux into the body per neumann group (W/m^2; one: all); elasticity: dim traction components per group (Pa)"},
-    {"fem", "robin", HS_PARAM_STRING, "", 0, 0, NULL, "poisson, heat: convective groups, -k du/dn = h (u - robin_value)"},
+    {"fem", "robin", HS_PARAM_NAMES, "", 0, 0, NULL, "poisson, heat: convective groups, -k du/dn = h (u - robin_value)"},
     {"fem", "robin_h", HS_PARAM_REAL_LIST, "1", 0, HS_NO_MAX, NULL, "heat transfer coefficient h per robin group (W/(m^2 K); one: all)"},
     {"fem", "robin_value", HS_PARAM_REAL_LIST, "0", HS_NO_MIN, HS_NO_MAX, NULL, "ambient value per robin group (one: all)"},
     {"fem", "t_end", HS_PARAM_REAL, "1", 0, HS_NO_MAX, NULL, "heat: end time (s)"},
@@ -97,25 +97,6 @@ typedef struct fem {
 
 /* ------------------------------------------------------------------ configuration */
 
-/* Names separated by blanks or commas into an array, at most max of them; returns how many the
- * string holds (more than max: the caller refuses the list). */
-static int split_names(const char *s, char names[][128], int max)
-{
-    int n = 0;
-    while (*s) {
-        while (*s == ' ' || *s == ',' || *s == '\t') s++;
-        if (!*s) break;
-        int k = 0;
-        while (*s && *s != ' ' && *s != ',' && *s != '\t') {
-            if (n < max && k < 127) names[n][k++] = *s;
-            s++;
-        }
-        if (n < max) names[n][k] = 0;
-        n++;
-    }
-    return n;
-}
-
 #define FEM_MAX_GROUPS 64
 
 /* A value list of one entry (for all) or `count` entries: value i. */
@@ -155,8 +136,12 @@ static int find_group(const hs_params *p, const hs_fem_mesh *m, const char *key,
     }
     char have[1024];
     group_names_list(m, dim, have, sizeof have);
-    return hs_params_error(p, key, "physical group '%s' is not in the mesh %s (its %s groups: %s)", name,
-                           hs_params_input_path(p, "fem.mesh"), dim == m->dim ? "cell" : "boundary", have);
+    /* "left wall" unquoted is read as two names: say how to name it */
+    int blank = 0;
+    for (int i = 0; i < m->ngroups; i++) blank |= m->groups[i].dim == dim && strpbrk(m->groups[i].name, " \t,") != NULL;
+    return hs_params_error(p, key, "physical group '%s' is not in the mesh %s (its %s groups: %s)%s", name,
+                           hs_params_input_path(p, "fem.mesh"), dim == m->dim ? "cell" : "boundary", have,
+                           blank ? "; a name with blanks or commas goes in double quotes: \"left wall\", right" : "");
 }
 
 static int read_mesh(fem *f, const hs_params *p)
@@ -191,8 +176,8 @@ static int read_mesh(fem *f, const hs_params *p)
 static int config_regions(fem *f, const hs_params *p)
 {
     const hs_fem_mesh *m = f->mesh;
-    char names[FEM_MAX_GROUPS][128];
-    int n = split_names(hs_params_string(p, "fem.regions"), names, FEM_MAX_GROUPS);
+    char names[FEM_MAX_GROUPS][HS_PARAM_NAME_MAX];
+    int n = hs_params_names(p, "fem.regions", names, FEM_MAX_GROUPS);
     if (n > FEM_MAX_GROUPS) return hs_params_error(p, "fem.regions", "names %d groups: %d at most", n, FEM_MAX_GROUPS);
     int count = n ? n : 1;
     double k[FEM_MAX_GROUPS], rc[FEM_MAX_GROUPS], src[FEM_MAX_GROUPS], E[FEM_MAX_GROUPS], nu[FEM_MAX_GROUPS], bf[3] = {0, 0, 0};
@@ -321,10 +306,10 @@ static int config_bcs(fem *f, const hs_params *p)
     const hs_fem_mesh *m = f->mesh;
     int elastic = f->problem == FEM_ELASTICITY;
     static const char *keys[3] = {"fem.dirichlet", "fem.neumann", "fem.robin"};
-    char names[3][FEM_MAX_GROUPS][128];
+    char names[3][FEM_MAX_GROUPS][HS_PARAM_NAME_MAX];
     int n[3];
     for (int k = 0; k < 3; k++) {
-        n[k] = split_names(hs_params_string(p, keys[k]), names[k], FEM_MAX_GROUPS);
+        n[k] = hs_params_names(p, keys[k], names[k], FEM_MAX_GROUPS);
         if (n[k] > FEM_MAX_GROUPS) return hs_params_error(p, keys[k], "names %d groups: %d at most", n[k], FEM_MAX_GROUPS);
     }
     if (elastic && n[2]) return hs_params_error(p, "fem.robin", "is for poisson and heat, not elasticity");

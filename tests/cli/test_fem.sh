@@ -280,6 +280,23 @@ printf '[run]\nsolver = fem\n[fem]\nmesh = merged.msh\ndirichlet = left\nsource 
     bad "merged squares: $(tail -2 "$CAP/o")"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 
+# a group name with a blank, quoted in a list of names (fem.dirichlet and the others split on blanks,
+# and the parameter reader took `"left wall", right` for an unclosed quote); unquoted, the error says
+# how to name it; a quote not closed is an error at the key's line
+mesh22 | sed 's/^1 1 "left"$/1 1 "left wall"/' > wall.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = wall.msh\ndirichlet = "left wall", right # x\ndirichlet_value = 0 1\n[output]\nformat = none\n' > wall.ini
+"$HS_BIN" check wall.ini >"$CAP/c" 2>&1 && "$HS_BIN" run wall.ini >"$CAP/o" 2>&1 && grep -q 'u range \[0.000000e+00, 1.000000e+00\]' "$CAP/o" &&
+    grep -q '^dirichlet = "left wall", right  *# wall.ini:5' "$CAP/c" && ok "dirichlet = \"left wall\", right: u from 0 to 1, check shows the value as given" ||
+    bad "quoted group name: $(tail -2 "$CAP/c" "$CAP/o")"
+"$HS_BIN" run wall.ini 'fem.dirichlet="left wall"' fem.dirichlet_value=3 >"$CAP/o" 2>&1 && grep -q 'u range \[3.000000e+00, 3.000000e+00\]' "$CAP/o" &&
+    ok "override fem.dirichlet='\"left wall\"' (the whole value one quoted name): u = 3" || bad "quoted name override: $(tail -2 "$CAP/o")"
+mesh22 | sed 's/^1 1 "left"$/1 1 "left wall"/' > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left wall\n[output]\npath = never\n' > bad.ini
+expect "unquoted name with a blank" "bad.ini:5: fem.dirichlet: physical group 'left' is not in the mesh bad.msh (its boundary groups: 'left wall', 'right'); a name with blanks or commas goes in double quotes"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = right, "left wall\n[output]\npath = never\n' > bad.ini
+expect "unclosed quote in a list of names" "bad.ini:5: fem.dirichlet: a name's opening double quote is not closed"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
+
 # MSH 2.2 repeats an element for each physical group it is in: assembled once (it was twice: with a
 # flux on the right and u = 0 on the left the linear solution u = x came out as x / 2)
 mesh22 | sed -e 's/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "all"/' -e '18s/^4$/6/' \
