@@ -173,7 +173,11 @@ static int split_names(const char *s, char (*out)[HS_PARAM_NAME_MAX], int max, c
 {
     int n = 0;
     for (;;) {
-        while (*s == ' ' || *s == '\t' || *s == ',') s++;
+        /* blanks and at most one comma between names; none before the first or after the last
+         * ("a,,b" and "a," are typos, as in number lists) */
+        int commas = 0;
+        for (; *s == ' ' || *s == '\t' || *s == ','; s++) commas += *s == ',';
+        if (commas > 1 || (commas && (n == 0 || !*s))) return *why = "an empty name (a comma with no name before or after it)", -1;
         if (!*s) return n;
         const char *b = s, *e;
         if (*s == '"') {

@@ -295,6 +295,8 @@ printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left wall\n[outp
 expect "unquoted name with a blank" "bad.ini:5: fem.dirichlet: physical group 'left' is not in the mesh bad.msh (its boundary groups: 'left wall', 'right'); a name with blanks or commas goes in double quotes"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = right, "left wall\n[output]\npath = never\n' > bad.ini
 expect "unclosed quote in a list of names" "bad.ini:5: fem.dirichlet: a name's opening double quote is not closed"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = right,, "left wall"\n[output]\npath = never\n' > bad.ini
+expect "an empty name between commas" "bad.ini:5: fem.dirichlet: an empty name (a comma with no name before or after it)"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 
 # MSH 2.2 repeats an element for each physical group it is in: assembled once (it was twice: with a
