@@ -102,7 +102,9 @@ int hs_ctx_set_device(hs_ctx *ctx, const char *device, int allow_shared_gpu)
     if (!strcmp(want, "cpu")) return HS_OK;
     const double t0 = hs_wtime();
     int gpus = hs_cuda_device_count();
-    hs_timeline("CUDA driver initialised");
+#if HS_HAVE_CUDA
+    hs_timeline("CUDA driver initialised"); /* a build without CUDA has no driver to wait for */
+#endif
     if (gpus == 0) {
         if (!strcmp(want, "auto")) return HS_OK;
 #if HS_HAVE_CUDA

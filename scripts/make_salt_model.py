@@ -53,6 +53,10 @@ def model():
 
 
 def main():
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        # an option is not a file name ("--help" became a 27 KB file of that name)
+        print(__doc__.strip(), file=sys.stdout if sys.argv[1] in ("-h", "--help") else sys.stderr)
+        sys.exit(0 if sys.argv[1] in ("-h", "--help") else 2)
     out = sys.argv[1] if len(sys.argv) > 1 else "inputs/seismic_salt.nc"
     x, z, vp, vs, rho = model()
     with netCDF4.Dataset(out, "w", format="NETCDF4") as f:
