@@ -66,6 +66,22 @@ static const char *const g_restart_may_change[] = {
 
 /* ------------------------------------------------------------------ checks before anything runs */
 
+int hs_driver_check_memory(hs_ctx *ctx, const hs_params *p, const char *key, const char *what, const char *advice,
+                           double device, double host)
+{
+    if (ctx->device == HS_DEVICE_CPU) host += device, device = 0; /* one memory: count it once */
+    double worst[4] = {device / hs_mem_available(ctx), host / hs_mem_host_available(), device, host};
+    HS_CHECK(hs_allreduce_max(ctx->comm, worst, 4));
+    if (worst[0] > 1)
+        return hs_params_error(p, key, "%s needs %.4g GB (%.0f bytes) of GPU memory on the busiest rank, %.4g GB (%.0f bytes) are free; %s",
+                               what, worst[2] / 1e9, worst[2], worst[2] / worst[0] / 1e9, worst[2] / worst[0], advice);
+    if (worst[1] > 1)
+        return hs_params_error(p, key, "%s needs %.4g GB (%.0f bytes) of host memory on the busiest rank, %.4g GB (%.0f bytes) are "
+                                       "available; %s",
+                               what, worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9, worst[3] / worst[1], advice);
+    return HS_OK;
+}
+
 /* A wall-time stop writes its checkpoint whatever checkpoint.on_signal says. */
 static int checkpoints_used(const hs_params *p)
 {

@@ -81,6 +81,14 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv);
  * answer also makes the run end as stopped (exit 3) once the solver has written its results. */
 int hs_driver_interrupted(hs_ctx *ctx);
 
+/* Refuse a run whose busiest rank needs more memory than it has, before anything is allocated:
+ * `device` and `host` are this rank's bytes (on the CPU backend they add up, one memory), against
+ * the free GPU memory and the available host memory; every rank gets the worst rank's verdict.  The
+ * input error names `key`: "WHAT needs N GB (B bytes) of GPU|host memory on the busiest rank, M GB
+ * (B bytes) are free|available; ADVICE".  Collective. */
+int hs_driver_check_memory(hs_ctx *ctx, const hs_params *p, const char *key, const char *what, const char *advice,
+                           double device, double host);
+
 /* True when a time step dt cannot carry the time to t_end: below t_end's spacing of doubles, t + dt
  * rounds back to t before the end (the run never ends).  The driver asks it of a fixed step, the
  * solvers of the step their stability limit gives. */

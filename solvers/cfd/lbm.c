@@ -254,12 +254,7 @@ static int validate(lbm *s, const hs_params *p)
     double host = 8.0 * cells * 2;
     if (g->obstacle == HS_LBM_OBS_FILE) host += (double)g->c.n[0] * g->c.n[1] * g->c.n[2];
     if (s->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) host += 16.0 * (double)g->c.n[0] * g->c.n[1] * g->c.n[2];
-    if (s->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
-    double worst[2] = {device / hs_mem_available(s->ctx), host / hs_mem_host_available()};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, worst, 2));
-    if (worst[0] > 1 || worst[1] > 1)
-        return hs_params_error(p, "cfd.n", "the grid needs %.3g times the %s memory available on the busiest rank; use more ranks or a smaller grid",
-                               fmax(worst[0], worst[1]), worst[0] > 1 ? "GPU" : "host");
+    HS_CHECK(hs_driver_check_memory(s->ctx, p, "cfd.n", "the grid", "use more ranks or a smaller grid", device, host));
     return HS_OK;
 }
 

@@ -373,12 +373,7 @@ static int validate(ns *s, const hs_params *p)
         for (int d = 0; d < nd; d++) global *= (double)c->g.n[d];
         host += 16.0 * global;
     }
-    if (s->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
-    double worst[2] = {device / hs_mem_available(s->ctx), host / hs_mem_host_available()};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, worst, 2));
-    if (worst[0] > 1 || worst[1] > 1)
-        return hs_params_error(p, "cfd.n", "the grid needs %.3g times the %s memory available on the busiest rank; use more ranks or a smaller grid",
-                               fmax(worst[0], worst[1]), worst[0] > 1 ? "GPU" : "host");
+    HS_CHECK(hs_driver_check_memory(s->ctx, p, "cfd.n", "the grid", "use more ranks or a smaller grid", device, host));
     /* the time step: cfl multiplies the step at which SSP-RK2 is just stable for the diffusion (and
      * for advection at cfl 1), so above 1 grid-scale modes grow (a cavity at cfl 1.1 ran to the end
      * with a +-0.4 checkerboard beside its walls) */

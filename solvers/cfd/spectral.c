@@ -183,12 +183,7 @@ static int validate(sp *s, const hs_params *p)
     double spec = 2.0 * (double)(nx / 2 + 1) * (double)s->d->local[1], phys = (double)nx * (double)s->d->local[1];
     double device = 8.0 * (spec * 9 + phys * 4), host = 8.0 * phys;
     if (s->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) host += 16.0 * (double)nx * (double)ny;
-    if (s->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
-    double worst[2] = {device / hs_mem_available(s->ctx), host / hs_mem_host_available()};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, worst, 2));
-    if (worst[0] > 1 || worst[1] > 1)
-        return hs_params_error(p, "cfd.n", "the grid needs %.3g times the %s memory available on the busiest rank; use more ranks or a smaller grid",
-                               fmax(worst[0], worst[1]), worst[0] > 1 ? "GPU" : "host");
+    HS_CHECK(hs_driver_check_memory(s->ctx, p, "cfd.n", "the grid", "use more ranks or a smaller grid", device, host));
     /* the time step */
     velocity_scale(c);
     if (c->g.dt_user == 0 && c->g.cfl > SP_CFL_LIMIT)

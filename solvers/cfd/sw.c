@@ -445,12 +445,7 @@ static int validate(sw *s, const hs_params *p)
     double device = 8.0 * (13.0 * with_ghosts + 2.0 * cells);
     double host = 8.0 * cells * 2;
     if (s->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) host += 16.0 * (double)c->g.n[0] * (double)c->g.n[1];
-    if (s->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
-    double worst[2] = {device / hs_mem_available(s->ctx), host / hs_mem_host_available()};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, worst, 2));
-    if (worst[0] > 1 || worst[1] > 1)
-        return hs_params_error(p, "cfd.n", "the grid needs %.3g times the %s memory available on the busiest rank; use more ranks or a smaller grid",
-                               fmax(worst[0], worst[1]), worst[0] > 1 ? "GPU" : "host");
+    HS_CHECK(hs_driver_check_memory(s->ctx, p, "cfd.n", "the grid", "use more ranks or a smaller grid", device, host));
     /* the adaptive step is cfl times a bound of RK4's stable step (2.78 of its 2 sqrt 2 on the
      * imaginary axis): cfl = 1.5 passed check and the run blew up at step 20 */
     if (c->g.dt_user == 0 && c->g.cfl > 1)

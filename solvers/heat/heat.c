@@ -321,21 +321,8 @@ static int check_memory(heat *h, const hs_params *p)
     double host = 8.0 * interior * (1 + (c->cond_kind != HS_HEAT_K_CONSTANT));
     if (c->cond_kind == HS_HEAT_K_FILE) host += 8.0 * global;
     if (h->ctx->rank == 0 && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) host += 16.0 * global;
-    double avail_dev = hs_mem_available(h->ctx);
-    double avail_host = hs_mem_host_available();
-    if (h->ctx->device == HS_DEVICE_CPU) host += device, device = 0; /* one memory: count it once */
-    double worst[4] = {device / avail_dev, host / avail_host, device, host};
-    HS_CHECK(hs_allreduce_max(h->ctx->comm, worst, 4));
     const char *key = hs_params_is_set(p, "heat.n") ? "heat.n" : "heat.ndim";
-    if (worst[0] > 1)
-        return hs_params_error(p, key, "the grid needs %.4g GB (%.0f bytes) of GPU memory on the busiest rank, %.4g GB "
-                                       "(%.0f bytes) are free; use more ranks or a smaller grid",
-                               worst[2] / 1e9, worst[2], worst[2] / worst[0] / 1e9, worst[2] / worst[0]);
-    if (worst[1] > 1)
-        return hs_params_error(p, key, "the grid needs %.4g GB (%.0f bytes) of host memory on the busiest rank, %.4g GB "
-                                       "(%.0f bytes) are available; use more ranks or a smaller grid",
-                               worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9, worst[3] / worst[1]);
-    return HS_OK;
+    return hs_driver_check_memory(h->ctx, p, key, "the grid", "use more ranks or a smaller grid", device, host);
 }
 
 /* Every input rule of the solver, without allocating the fields: the configuration, the split

@@ -197,21 +197,9 @@ static int check_memory(hs_ctx *ctx, const hs_params *p, const hs_pinn_config *c
 {
     double device, host;
     hs_pinn_memory(c, ctx->size, &device, &host);
-    double avail_dev = hs_mem_available(ctx), avail_host = hs_mem_host_available();
-    if (ctx->device == HS_DEVICE_CPU) host += device, device = 0; /* one memory: count it once */
-    double worst[4] = {device / avail_dev, host / avail_host, device, host};
-    HS_CHECK(hs_allreduce_max(ctx->comm, worst, 4));
     double grid = (double)c->eval_nx * c->eval_nt, points = (double)c->n_colloc + (double)c->n_data;
-    const char *key = grid > points ? "pinn.eval_nx" : "pinn.n_collocation";
-    if (worst[0] > 1)
-        return hs_params_error(p, key, "the training needs %.4g GB (%.0f bytes) of GPU memory on the busiest rank, %.4g GB "
-                                       "(%.0f bytes) are free; use more ranks, fewer points or a smaller network",
-                               worst[2] / 1e9, worst[2], worst[2] / worst[0] / 1e9, worst[2] / worst[0]);
-    if (worst[1] > 1)
-        return hs_params_error(p, key, "the training needs %.4g GB (%.0f bytes) of host memory on the busiest rank, %.4g GB "
-                                       "(%.0f bytes) are available; use more ranks, fewer points or a smaller network",
-                               worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9, worst[3] / worst[1]);
-    return HS_OK;
+    return hs_driver_check_memory(ctx, p, grid > points ? "pinn.eval_nx" : "pinn.n_collocation", "the training",
+                                  "use more ranks, fewer points or a smaller network", device, host);
 }
 
 /* The input rules (`hpcsim check`): the whole configuration, the memory it needs and the history

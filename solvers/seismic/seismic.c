@@ -368,19 +368,7 @@ static int check_memory(hs_seis *s, const hs_params *p)
     double device = fields * alloc * es * 1.05 + traces;
     double host = 8.0 * alloc * 2 + traces + (s->file_vp ? 24.0 * (double)(c->n[0] * c->n[1] * c->n[2]) : 0);
     if (c->mode != HS_SEIS_FORWARD) device += hs_seis_adjoint_memory(s);
-    double avail_dev = hs_mem_available(s->ctx), avail_host = hs_mem_host_available();
-    if (s->ctx->device == HS_DEVICE_CPU) host += device, device = 0;
-    double worst[4] = {device / avail_dev, host / avail_host, device, host};
-    HS_CHECK(hs_allreduce_max(s->ctx->comm, worst, 4));
-    if (worst[0] > 1)
-        return hs_params_error(p, "seismic.n", "the run needs %.4g GB of GPU memory on the busiest rank, %.4g GB are free; use "
-                                               "more ranks or a smaller grid",
-                               worst[2] / 1e9, worst[2] / worst[0] / 1e9);
-    if (worst[1] > 1)
-        return hs_params_error(p, "seismic.n", "the run needs %.4g GB (%.0f bytes) of host memory on the busiest rank, %.4g GB "
-                                               "(%.0f bytes) are available; use more ranks or a smaller grid",
-                               worst[3] / 1e9, worst[3], worst[3] / worst[1] / 1e9, worst[3] / worst[1]);
-    return HS_OK;
+    return hs_driver_check_memory(s->ctx, p, "seismic.n", "the run", "use more ranks or a smaller grid", device, host);
 }
 
 /* The seismogram file's extension for output.format `fmt`: NetCDF where asked or, for auto and none
