@@ -905,7 +905,8 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     HS_CHECK(setup_boundaries(s));
     for (int comp = 0; comp < nd; comp++) HS_CHECK(initial_velocity(s, comp));
     if (c->temperature) {
-        /* the conductive profile between fixed walls is the natural start; else the mean wall value */
+        /* a uniform start at the mean of the fixed temperatures (0 with none): the walls' own values
+         * act through the boundary conditions from the first step */
         double t0 = 0;
         int nfix = 0;
         for (int d = 0; d < nd; d++)
