@@ -255,11 +255,104 @@ static int64_t piece_root(int64_t *parent, int64_t v)
  * rigid motion) solves it too, and CG failed in the run with exit 1 after check had passed.  An
  * unmerged interface (coincident duplicate nodes) makes such pieces; robin_h = 0 is only a flux.
  * Heat's mass matrix keeps its operator definite: not refused there. */
+/* A cell's side (2D) or face (3D) as its sorted vertices, with the cell: sorted together, the
+ * records of one facet stand side by side. */
+typedef struct {
+    int64_t v[3];
+    int64_t cell;
+} facet_key;
+
+static int facet_cmp(const void *a, const void *b)
+{
+    const facet_key *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
+    return 0;
+}
+
+static void sort_small(int64_t *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            int64_t t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+}
+
+/* Elasticity: cells joined through a vertex (2D) or an edge (3D) can turn about it, so a piece is
+ * cells joined through whole sides or faces; its rigid motions are held only where it has a clamped
+ * facet itself.  Fills cell_root (the piece's first-found representative per cell, through parent
+ * over cells) and marks held pieces; returns HS_OK or a runtime error. */
+static int elastic_pieces(const hs_fem_mesh *m, const fem *f, int64_t *parent, char *held)
+{
+    const int nv = m->dim + 1, fv = m->dim;
+    size_t n = (size_t)m->ncells * (size_t)nv;
+    facet_key *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    size_t k = 0;
+    for (int64_t c = 0; c < m->ncells; c++)
+        for (int skip = 0; skip < nv; skip++, k++) {
+            facet_key *e = &keys[k];
+            int j = 0;
+            e->v[2] = -1;
+            for (int q = 0; q < nv; q++)
+                if (q != skip) e->v[j++] = m->cell[c * nv + q];
+            sort_small(e->v, fv);
+            e->cell = c;
+        }
+    qsort(keys, n, sizeof *keys, facet_cmp);
+    for (int64_t c = 0; c < m->ncells; c++) parent[c] = c;
+    for (size_t i = 1; i < n; i++)
+        if (!facet_cmp(&keys[i - 1], &keys[i])) {
+            int64_t a = piece_root(parent, keys[i - 1].cell), b = piece_root(parent, keys[i].cell);
+            if (a != b) parent[a < b ? b : a] = a < b ? a : b;
+        }
+    for (int64_t e = 0; e < m->nfacets; e++) {
+        int holds = 0;
+        for (int j = 0; j < f->nbcs && !holds; j++)
+            holds = f->bcs[j].tag == m->facet_group[e] && (f->bcs[j].kind == HS_FEM_DIRICHLET || (f->bcs[j].kind == HS_FEM_ROBIN && f->bcs[j].h > 0));
+        if (!holds) continue;
+        facet_key want = {{-1, -1, -1}, 0};
+        for (int q = 0; q < fv; q++) want.v[q] = m->facet[e * fv + q];
+        sort_small(want.v, fv);
+        const facet_key *hit = bsearch(&want, keys, n, sizeof *keys, facet_cmp);
+        if (hit) held[piece_root(parent, hit->cell)] = 1;
+    }
+    free(keys);
+    return HS_OK;
+}
+
 static int refuse_floating_pieces(fem *f, const hs_params *p)
 {
     if (f->problem == FEM_HEAT) return HS_OK;
     const hs_fem_mesh *m = f->mesh;
     const int nv = m->dim + 1;
+    if (f->problem == FEM_ELASTICITY) {
+        int64_t *parent = malloc((size_t)(m->ncells ? m->ncells : 1) * sizeof(int64_t));
+        char *held = calloc((size_t)(m->ncells ? m->ncells : 1), 1);
+        int rc = parent && held ? elastic_pieces(m, f, parent, held) : HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        int64_t pieces = 0, loose = -1, loose_cells = 0;
+        for (int64_t c = 0; rc == HS_OK && c < m->ncells; c++) {
+            pieces += parent[c] == c;
+            int64_t r = piece_root(parent, c);
+            if (held[r]) continue;
+            if (loose < 0) loose = c;
+            loose_cells += r == piece_root(parent, loose);
+        }
+        free(parent), free(held);
+        HS_CHECK(rc);
+        if (loose < 0) return HS_OK;
+        char cell[1200];
+        if (m->cell_line) snprintf(cell, sizeof cell, "the %s at %s:%d", m->dim == 2 ? "triangle" : "tetrahedron",
+                                   hs_params_input_path(p, "fem.mesh"), m->cell_line[loose]);
+        else snprintf(cell, sizeof cell, "cell %lld", (long long)loose + 1);
+        if (pieces == 1) return hs_params_error(p, "fem.dirichlet", "the mesh has no clamped (dirichlet) facet: it can move freely");
+        return hs_params_error(p, "fem.dirichlet", "the mesh falls into %lld pieces joined by no %s, and the one holding %s (%lld of %lld "
+                                                   "cells) has no clamped (dirichlet) facet: it can move freely, or turn about a %s it "
+                                                   "shares with a held piece",
+                               (long long)pieces, m->dim == 2 ? "side" : "face", cell, (long long)loose_cells, (long long)m->ncells,
+                               m->dim == 2 ? "node" : "node or edge");
+    }
     int64_t *parent = malloc((size_t)(m->nverts ? m->nverts : 1) * sizeof(int64_t));
     char *held = calloc((size_t)(m->nverts ? m->nverts : 1), 1);
     if (!parent || !held) {
