@@ -409,7 +409,21 @@ static int reopen_as_hdf5_for(hs_reader *r, const char *name)
     }
     htri_t e = H5Lexists(f, name, H5P_DEFAULT);
     H5Eclear2(H5E_DEFAULT);
-    if (e <= 0) {
+    /* a NetCDF-4 dimension without a coordinate variable is a dataset too (a dimension scale): not a
+     * variable the NetCDF view hid */
+    int scale = 0;
+    if (e > 0) {
+        hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+        if (ds >= 0) {
+            htri_t has = H5Aexists(ds, "CLASS");
+            scale = has != 0; /* CLASS = DIMENSION_SCALE (or an error: leave the file to NetCDF) */
+            H5Dclose(ds);
+        } else {
+            scale = 1;
+        }
+        H5Eclear2(H5E_DEFAULT);
+    }
+    if (e <= 0 || scale) {
         H5Fclose(f);
         return 0;
     }

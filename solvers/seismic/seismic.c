@@ -284,17 +284,31 @@ static int setup_time_step(hs_seis *s, const hs_params *p)
         double us = floor(s->dt * (double)c->record_every * 1e6);
         if (us >= 1) s->dt = us * 1e-6 / (double)c->record_every;
     }
-    s->nsteps = (int64_t)ceil(c->t_end / s->dt * (1 - 1e-12));
+    /* a step count past 2^53 neither fits the clock's doubles nor ends (t_end = 1e17 overflowed the
+     * count to a negative one: 0 steps, no seismograms, exit 0) */
+    const double steps = ceil(c->t_end / s->dt * (1 - 1e-12));
+    if (!(steps < 9007199254740992.0) || hs_step_below_time_resolution(s->dt, c->t_end))
+        return hs_params_error(p, "seismic.t_end", "%g s takes %.3g steps of %.6g s: more than a run can count or end", c->t_end, steps,
+                               s->dt);
+    s->nsteps = (int64_t)steps;
     s->nsamples = s->nsteps / c->record_every + 1;
     if (c->segy && strcmp(c->seismograms, "none") != 0) {
-        if (hs_segy_interval_us(s->dt * (double)c->record_every) < 0)
-            return hs_params_error(p, "seismic.dt", "the sample interval dt x record_every = %g s is not a whole number of "
-                                                    "microseconds in 1..65535, which SEG-Y needs (choose dt, or seismic.segy = false)",
-                                   s->dt * (double)c->record_every);
-        if (s->nsamples > 65535)
-            return hs_params_error(p, "seismic.record_every", "%lld samples per trace; SEG-Y holds at most 65535 (raise "
-                                                              "record_every, or seismic.segy = false)",
+        /* the key the user can act on: record_every when it was given, else dt (or, automatic, t_end) */
+        const double interval = s->dt * (double)c->record_every;
+        const char *ikey = hs_params_is_set(p, "seismic.record_every") ? "seismic.record_every" : "seismic.dt";
+        if (interval * 1e6 > 65535.5)
+            return hs_params_error(p, ikey, "the sample interval dt x record_every = %g s is above SEG-Y's 65535 microseconds "
+                                            "(lower it, or seismic.segy = false)", interval);
+        if (hs_segy_interval_us(interval) < 0)
+            return hs_params_error(p, ikey, "the sample interval dt x record_every = %g s is not a whole number of "
+                                            "microseconds in 1..65535, which SEG-Y needs (choose dt, or seismic.segy = false)",
+                                   interval);
+        if (s->nsamples > 65535) {
+            const char *nkey = hs_params_is_set(p, "seismic.record_every") ? "seismic.record_every" : "seismic.t_end";
+            return hs_params_error(p, nkey, "%lld samples per trace; SEG-Y holds at most 65535 (raise record_every, shorten t_end, "
+                                            "or seismic.segy = false)",
                                    (long long)s->nsamples);
+        }
     }
     return HS_OK;
 }
@@ -712,6 +726,17 @@ int hs_seis_move_source(hs_seis *s, int k)
     return build_sources(s);
 }
 
+/* Sample 0, the quiet start (the traces are zero).  The acoustic model samples its pressure; the
+ * elastic velocities live at half steps and each sample is mixed from the two around it, so at
+ * t = 0, the medium at rest, sample 0 is the zeros already there (it was left unsampled: a run with
+ * t_end = 0 wrote no seismograms and left a previous run's under its names). */
+static int record_start(hs_seis *s)
+{
+    if (s->cfg.model == HS_SEIS_ACOUSTIC) return hs_seis_record(s, 0);
+    s->samples_taken = 1;
+    return HS_OK;
+}
+
 /* The quiet start of shot k: the source moved to its position, every field that carries the state,
  * the traces and the clock back to zero. */
 static int start_shot(hs_seis *s, int k)
@@ -722,7 +747,7 @@ static int start_shot(hs_seis *s, int k)
     int64_t nt = s->nsamples * s->nrec_cols;
     if (nt) HS_CHECK(hs_mem_zero(s->ctx, s->trace, (size_t)nt * sizeof(double)));
     s->step = 0, s->time = 0, s->samples_taken = 0;
-    return s->cfg.model == HS_SEIS_ACOUSTIC ? hs_seis_record(s, 0) : HS_OK;
+    return record_start(s);
 }
 
 static int create(hs_ctx *ctx, const hs_params *p, void **state)
@@ -750,8 +775,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     free(s->file_vp), free(s->file_vs), free(s->file_rho);
     s->file_vp = s->file_vs = s->file_rho = NULL;
     if (c->mode != HS_SEIS_FORWARD) return hs_seis_adjoint_create(s, p);
-    /* the acoustic model's first sample is the quiet start; the elastic model samples within its steps */
-    return c->model == HS_SEIS_ACOUSTIC ? hs_seis_record(s, 0) : HS_OK;
+    return record_start(s);
 }
 
 /* ---------------------------------------------------------------- time stepping (acoustic) */

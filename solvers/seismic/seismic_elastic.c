@@ -121,8 +121,9 @@ int hs_seis_elastic_build(hs_seis *s)
         cp->shift[d] = 0.5;
     }
     s->ncomp = nd;
-    /* velocity samples are the means of the two half steps around the sample's time (see step) */
-    s->nsamples = s->nsteps > 0 ? (s->nsteps - 1) / c->record_every + 1 : 0;
+    /* velocity samples are the means of the two half steps around the sample's time (see step);
+     * without steps, the quiet start's zeros are the one sample */
+    s->nsamples = s->nsteps > 0 ? (s->nsteps - 1) / c->record_every + 1 : 1;
     return HS_OK;
 }
 

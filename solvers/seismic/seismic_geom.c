@@ -115,6 +115,15 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
                                  c->rec_file, (long long)lineno, c->ndim == 2 ? "x z" : "x y z", c->ndim, nt, nt == 8 ? " or more" : "");
             break;
         }
+        /* a name is not a number: "300 0 250" in a 2D run is a 3D survey's x y z, not receiver 300
+         * at (0, 250) (read so, without a word, inside the absorbing layer) */
+        double probe;
+        if (named && !hs_parse_real(tok[0], &probe)) {
+            rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: %d numbers where a %dD run reads '[name] %s' (a 3D survey's "
+                                 "x y z?); a receiver's name must not be a number (e.g. R%s)",
+                                 c->rec_file, (long long)lineno, nt, c->ndim, c->ndim == 2 ? "x z" : "x y z", tok[0]);
+            break;
+        }
         double x[3];
         for (int d = 0; d < c->ndim; d++) {
             const char *why = hs_parse_real(tok[named + d], &x[d]);

@@ -235,7 +235,49 @@ with netCDF4.Dataset('packed_u.nc', 'w', format='NETCDF3_CLASSIC') as f:
     if "$HS_BIN" run shot.ini -q output.format=none seismic.medium=file seismic.model_file=packed_u.nc seismic.seismograms=packedu >"$CAP/o" 2>&1 &&
         "$HS_BIN" compare const.$EXT packedu.$EXT p 0 >cmp.log 2>&1; then ok "unsigned packed bytes (_Unsigned = true): seismograms bitwise those of vp = 2000"
     else bad "unsigned packed model: $(cat "$CAP/o" cmp.log | grep -m2 -E 'error|differ|values')"; fi
+    # a model whose file names its axes: stored (x, z) on a square grid it was read transposed (exit 0);
+    # a coordinate stepping 5 m on a 10 m grid ran on the 10 m grid; (z, x) with 10 m coordinates reads
+    python3 -c "
+import netCDF4, numpy as np
+for name, dims, step in [('m_xz.nc', ('x', 'z'), 10.0), ('m_zx.nc', ('z', 'x'), 10.0), ('m_5m.nc', ('z', 'x'), 5.0)]:
+    with netCDF4.Dataset(name, 'w') as f:
+        for dn in dims:
+            f.createDimension(dn, 61); c = f.createVariable(dn, 'f8', (dn,)); c[:] = np.arange(61) * step; c.units = 'm'
+        v = f.createVariable('vp', 'f4', dims); a = 1500 + 20 * np.arange(61)
+        v[:] = np.tile(a[:, None], (1, 61)) if dims[0] == 'z' else np.tile(a[None, :], (61, 1))"
+    SQ=(seismic.medium=file seismic.n="61 61" seismic.source_position="300 300" seismic.receiver_start="200 200" seismic.receiver_end="400 400"
+        seismic.t_end=0.05 output.format=none seismic.seismograms=sq)
+    for m in "m_xz.nc:seismic.model_file: variable 'vp' in 'm_xz.nc' has dimensions (x, z): the model is read (z, x), x fastest" \
+             "m_5m.nc:seismic.spacing: the model file 'm_5m.nc' steps its coordinate 'z' by 5 m (from index 0 to 1); the grid's spacing there is 10 m"; do
+        for cmd in check run; do
+            "$HS_BIN" $cmd shot.ini -q "${SQ[@]}" seismic.model_file=${m%%:*} >"$CAP/o" 2>&1; rc=$?
+            [ $rc = 2 ] && grep -qF "${m#*:}" "$CAP/o" && ! ls sq.* >/dev/null 2>&1 && ok "$cmd: model ${m%%:*} refused" || bad "$cmd: model ${m%%:*}: exit $rc: $(grep -m1 error "$CAP/o")"
+        done
+    done
+    "$HS_BIN" run shot.ini -q "${SQ[@]}" seismic.model_file=m_zx.nc >"$CAP/o" 2>&1 && ok "model stored (z, x) with 10 m coordinates: runs" || bad "model (z, x): $(grep -m1 error "$CAP/o")"
+    rm -f sq.*
 fi
+
+# ---- a receiver file's 3 numbers in a 2D run are a 3D survey's x y z, not receiver '300' at (0, 250)
+# (read so, in the absorbing layer, exit 0); a t_end beyond what the steps can count (1e17 s: the
+# count overflowed to 0 steps, no seismograms, exit 0); a sample interval above SEG-Y's names
+# record_every when it was given (it blamed dt, 'not a whole number')
+printf '300 0 250\n400 0 250\n' > rec3.txt
+for c in "seismic.receivers=file seismic.receiver_file=rec3.txt|seismic.receiver_file: rec3.txt:1: 3 numbers where a 2D run reads '[name] x z'" \
+         "seismic.t_end=1e17|seismic.t_end: 1e+17 s takes" \
+         "seismic.record_every=1000|seismic.record_every: the sample interval dt x record_every ="; do
+    for cmd in check run; do
+        # shellcheck disable=SC2086
+        "$HS_BIN" $cmd shot.ini -q ${c%%|*} output.path=never seismic.seismograms=neversg >"$CAP/o" 2>&1; rc=$?
+        [ $rc = 2 ] && grep -qF "${c#*|}" "$CAP/o" && ! ls never* >/dev/null 2>&1 && ok "$cmd ${c%%|*}: refused" || bad "$cmd ${c%%|*}: exit $rc: $(grep -m1 error "$CAP/o")"
+    done
+done
+# an elastic run with t_end = 0 writes its one quiet sample (it wrote nothing and left a previous run's
+# seismograms under its names)
+rm -f el0*
+if "$HS_BIN" run shot.ini -q seismic.model=elastic seismic.vs=1200 seismic.f0=5 seismic.t_end=0 output.format=none seismic.seismograms=el0 >"$CAP/o" 2>&1 &&
+    ls el0.$EXT el0_vx.sgy el0_vz.sgy >/dev/null 2>&1; then ok "elastic t_end = 0: one-sample seismograms written"
+else bad "elastic t_end = 0: $(ls el0* 2>&1) $(grep -m1 error "$CAP/o")"; fi
 
 # ---- 1 and 2 ranks: the same seismograms (receivers straddling ranks sum their parts: round-off)
 if [ $HAVE_MPI = 1 ]; then
