@@ -367,6 +367,35 @@ static int check_source(const hs_seis *s, const hs_params *p)
     return HS_OK;
 }
 
+/* Receivers inside the absorbing layer record damped waves (a receiver 65 m into a 120 m layer
+ * recorded 0.62 of the true peak): allowed, for surveys that reach the edge, but said once with the
+ * count and the first one; so is a wavelet that starts after the end. */
+static void warn_receivers_and_source(const hs_seis *s)
+{
+    const hs_seis_config *c = &s->cfg;
+    if (c->pml <= 0 || s->ctx->rank != 0) return;
+    int64_t inside = 0, first = -1;
+    for (int64_t q = 0; q < s->rec.n; q++) {
+        int in = 0;
+        for (int d = 0; d < c->ndim && !in; d++) {
+            const double ext = (double)(c->n[d] - 1) * c->h[d], x = s->rec.x[d][q], tol = 1e-9 * ext;
+            const double lo = (d == c->ndim - 1 && c->free_surface) ? 0 : c->pml * c->h[d], hi = ext - c->pml * c->h[d];
+            in = x < lo - tol || x > hi + tol;
+        }
+        if (in && first < 0) first = q;
+        inside += in;
+    }
+    if (inside)
+        fprintf(stderr, "hpcsim: warning: seismic: %lld of %lld receivers lie in the CPML layer (the %d points next to each absorbing "
+                        "face), the first %s: they record damped waves\n",
+                (long long)inside, (long long)s->rec.n, c->pml, s->rec.names[first]);
+    /* a wavelet that starts after the end radiates nothing the run records (a smoke test may mean it) */
+    if (c->t_end > 0 && c->wavelet.delay - 1.0 / c->wavelet.f0 >= c->t_end)
+        fprintf(stderr, "hpcsim: warning: seismic: the source wavelet (delay %g s, f0 %g Hz) starts after t_end = %g s: the traces "
+                        "will be zero\n",
+                c->wavelet.delay, c->wavelet.f0, c->t_end);
+}
+
 /* Device and host memory the run needs, against what is available; every rank learns the worst. */
 static int check_memory(hs_seis *s, const hs_params *p)
 {
@@ -480,6 +509,7 @@ int hs_seis_validate(hs_seis *s, const hs_params *p)
     HS_CHECK(rc);
     HS_CHECK(hs_seis_receivers_make(p, c, &s->rec));
     HS_CHECK(check_source(s, p));
+    warn_receivers_and_source(s);
     HS_CHECK(read_model_file(s, p));
     HS_CHECK(model_extents(s, p));
     HS_CHECK(setup_time_step(s, p));

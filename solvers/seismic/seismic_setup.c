@@ -178,6 +178,10 @@ static int read_source(const hs_params *p, hs_seis_config *c)
         } else {
             memcpy(c->moment, m, sizeof m);
         }
+        /* as a zero force: a zero tensor radiates nothing (the run wrote all-zero traces, exit 0) */
+        double norm = 0;
+        for (int k = 0; k < want; k++) norm += m[k] * m[k];
+        if (!(norm > 0) || !isfinite(norm)) return hs_params_error(p, "seismic.moment", "the moment tensor must not be zero");
     }
     return HS_OK;
 }

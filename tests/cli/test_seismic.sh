@@ -272,6 +272,17 @@ for c in "seismic.receivers=file seismic.receiver_file=rec3.txt|seismic.receiver
         [ $rc = 2 ] && grep -qF "${c#*|}" "$CAP/o" && ! ls never* >/dev/null 2>&1 && ok "$cmd ${c%%|*}: refused" || bad "$cmd ${c%%|*}: exit $rc: $(grep -m1 error "$CAP/o")"
     done
 done
+# a zero moment tensor radiates nothing (all-zero traces, exit 0), as a zero force
+for cmd in check run; do
+    "$HS_BIN" $cmd shot.ini -q seismic.model=elastic seismic.vs=1200 seismic.source_type=moment "seismic.moment=0 0 0" output.path=never \
+        seismic.seismograms=neversg >"$CAP/o" 2>&1; rc=$?
+    [ $rc = 2 ] && grep -qF "seismic.moment: the moment tensor must not be zero" "$CAP/o" && ! ls never* >/dev/null 2>&1 && ok "$cmd: zero moment tensor refused" ||
+        bad "$cmd: zero moment: exit $rc: $(grep -m1 error "$CAP/o")"
+done
+# receivers in the absorbing layer are said (one recorded 0.62 of the true peak), once, with the count
+"$HS_BIN" check shot.ini -q "seismic.receiver_start=50 100" >"$CAP/o" 2>&1
+[ "$(grep -c "warning: seismic: 2 of 12 receivers lie in the CPML layer (the 12 points next to each absorbing face), the first R00001" "$CAP/o")" = 1 ] && ok "a receiver in the CPML layer is warned of" ||
+    bad "receiver in the CPML: $(grep -i warning "$CAP/o")"
 # an elastic run with t_end = 0 writes its one quiet sample (it wrote nothing and left a previous run's
 # seismograms under its names)
 rm -f el0*
