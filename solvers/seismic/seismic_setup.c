@@ -126,9 +126,16 @@ static int read_medium(const hs_params *p, hs_seis_config *c)
         return hs_params_error(p, "seismic.model_file", "medium = file needs a file");
     if (c->model == HS_SEIS_ELASTIC && c->medium == HS_SEIS_MEDIUM_CONSTANT && !(c->vs > 0))
         return hs_params_error(p, "seismic.vs", "the elastic model needs vs > 0");
-    if (c->model == HS_SEIS_ELASTIC && c->medium == HS_SEIS_MEDIUM_LAYERED)
-        for (int i = 0; i <= c->nlayers; i++)
-            if (!(c->layer_vs[i] > 0)) return hs_params_error(p, "seismic.layer_vs", "the elastic model needs vs > 0 in every layer");
+    /* a layer of vs = 0 is a fluid (a water layer over the rock), as the fluid points of a model file
+     * are (it was refused here and accepted there); all of them fluid is the acoustic model */
+    if (c->model == HS_SEIS_ELASTIC && c->medium == HS_SEIS_MEDIUM_LAYERED) {
+        int solid = 0;
+        for (int i = 0; i <= c->nlayers; i++) {
+            if (!(c->layer_vs[i] >= 0)) return hs_params_error(p, "seismic.layer_vs", "vs %g in layer %d is negative", c->layer_vs[i], i + 1);
+            solid += c->layer_vs[i] > 0;
+        }
+        if (!solid) return hs_params_error(p, "seismic.layer_vs", "every layer is a fluid (vs = 0): use seismic.model = acoustic");
+    }
     if (c->model == HS_SEIS_ELASTIC && c->medium == HS_SEIS_MEDIUM_FILE && c->file_format != HS_SEIS_FILE_AUTO &&
         !strcmp(c->vs_file, "none"))
         return hs_params_error(p, "seismic.vs_file", "the elastic model with a raw model file needs a vs file");

@@ -182,6 +182,17 @@ vp.tofile('fl_vp.raw'); vs.tofile('fl_vs.raw')"
         seismic.model_format=raw_float32 seismic.t_end=0.05 output.format=none seismic.seismograms=flsg >"$CAP/o" 2>&1 &&
         grep -q "P (where vs = 0) speed 900" "$CAP/o"; then ok "elastic model with a fluid layer runs: $(grep -o '[0-9.]* points per minimum wavelength (P[^,]*' "$CAP/o" | head -1)"
     else bad "elastic model with a fluid layer: $(grep -m1 -E 'error|points per' "$CAP/o")"; fi
+    # the same water over rock as layers (a layer of vs = 0 was refused, the file's fluid points not):
+    # the same seismograms bitwise; every layer fluid is refused (that is the acoustic model)
+    rho=$("$HS_BIN" check shot.ini | sed -n 's/^rho = \([0-9.e+]*\) .*/\1/p')
+    if "$HS_BIN" run shot.ini seismic.model=elastic seismic.medium=layered seismic.layer_depths=145 "seismic.layer_vp=900 2000" \
+        "seismic.layer_vs=0 1100" "seismic.layer_rho=$rho $rho" seismic.t_end=0.05 output.format=none seismic.seismograms=flly >"$CAP/o" 2>&1 &&
+        "$HS_BIN" compare flsg.$EXT flly.$EXT vz 0 >"$CAP/c" 2>&1; then ok "a fluid layer (layer_vs = 0) gives the fluid file model's seismograms bitwise"
+    else bad "fluid layer: $(grep -m1 error "$CAP/o") $(tail -1 "$CAP/c")"; fi
+    "$HS_BIN" check shot.ini seismic.model=elastic seismic.medium=layered seismic.layer_depths=145 "seismic.layer_vp=900 2000" \
+        "seismic.layer_vs=0 0" >"$CAP/o" 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "seismic.layer_vs: every layer is a fluid (vs = 0): use seismic.model = acoustic" "$CAP/o" && ok "every layer fluid: refused" ||
+        bad "all-fluid layers: exit $rc: $(grep -m1 error "$CAP/o")"
 else echo "skip the fluid layer case: no numpy"; fi
 
 # ---- snapshots decimated in space: every 3rd point of the full-resolution snapshot
