@@ -166,18 +166,33 @@ static const char *type_name(hs_param_type t)
     return "?";
 }
 
+/* Elements of a list are separated by blanks or by one comma (blanks around it allowed): a comma
+ * with no element before or after it ("4,", ",4", "a,,b") is a typo that was read as a shorter
+ * list.  Commas inside double quotes (a quoted name) are text. */
+static int has_empty_element(const char *s)
+{
+    int pending = 1, commas = 0, quoted = 0; /* at the start a comma has nothing before it */
+    for (; *s; s++) {
+        if (*s == '"') quoted = !quoted;
+        if (quoted || (*s != ',' && *s != ' ' && *s != '\t')) {
+            pending = 0;
+        } else if (*s == ',') {
+            if (pending) return 1;
+            pending = 1, commas++;
+        }
+    }
+    return pending && commas > 0;
+}
+
 /* Names separated by blanks or commas; one in double quotes may hold both ("left wall", right): a
  * whole-value quote cannot say which blanks part names.  Stores the first max names (cut to
  * HS_PARAM_NAME_MAX - 1 characters) in out; returns how many there are, or -1 with the reason in *why. */
 static int split_names(const char *s, char (*out)[HS_PARAM_NAME_MAX], int max, const char **why)
 {
     int n = 0;
+    if (has_empty_element(s)) return *why = "an empty name (a comma with no name before or after it)", -1;
     for (;;) {
-        /* blanks and at most one comma between names; none before the first or after the last
-         * ("a,,b" and "a," are typos, as in number lists) */
-        int commas = 0;
-        for (; *s == ' ' || *s == '\t' || *s == ','; s++) commas += *s == ',';
-        if (commas > 1 || (commas && (n == 0 || !*s))) return *why = "an empty name (a comma with no name before or after it)", -1;
+        while (*s == ' ' || *s == '\t' || *s == ',') s++;
         if (!*s) return n;
         const char *b = s, *e;
         if (*s == '"') {
@@ -301,15 +316,7 @@ static void format_range(const hs_param_decl *d, char *buf, size_t len)
 static int split_list(const char *value, int is_int, double *vals, int64_t *ivals, int max, char *bad, size_t badlen,
                       int *why)
 {
-    /* elements are separated by blanks or by one comma (blanks around it allowed): "4,", ",4" and
-     * "4,,8" have an empty element (a typo that was read as "4" and "4 8") */
-    int comma_pending = 1; /* at the start, a comma has nothing before it */
-    for (const char *c = value; *c; c++) {
-        if (*c == ',' && comma_pending) break;
-        if (*c == ',') comma_pending = 1;
-        else if (!strchr(" \t", *c)) comma_pending = 0;
-    }
-    if (comma_pending && strchr(value, ',')) {
+    if (has_empty_element(value)) {
         snprintf(bad, badlen, "%s", value);
         *why = NUM_EMPTY;
         return -1;

@@ -23,6 +23,36 @@ struct hs_reader {
 #endif
 };
 
+#if HS_HAVE_NETCDF && HS_HAVE_HDF5
+/* The NetCDF library opens any HDF5 file but does not show every dataset as a variable: one of an
+ * unnamed enum type (h5py's bool) is left out, and a mask stored so was "no variable".  1 when a
+ * dataset at the file's root (not a dimension scale, which carries a CLASS attribute, nor a
+ * NetCDF-4 renamed coordinate) is missing from the NetCDF view: the file is then read as HDF5. */
+static int hdf5_hides_from_netcdf(hs_reader *r)
+{
+    if (!hs_h5_is_hdf5(r->path)) return 0;
+    hid_t f = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    H5G_info_t gi;
+    int hidden = 0;
+    if (f >= 0 && H5Gget_info(f, &gi) >= 0)
+        for (hsize_t i = 0; i < gi.nlinks && !hidden; i++) {
+            char name[256];
+            ssize_t len = H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
+            int v;
+            if (len <= 0 || (size_t)len >= sizeof name || !strncmp(name, "_nc4_non_coord_", 15) ||
+                nc_inq_varid(r->ncid, name, &v) == NC_NOERR)
+                continue;
+            hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
+            if (ds < 0) continue; /* a group or a named type */
+            hidden = H5Aexists(ds, "CLASS") == 0;
+            H5Dclose(ds);
+        }
+    if (f >= 0) H5Fclose(f);
+    H5Eclear2(H5E_DEFAULT);
+    return hidden;
+}
+#endif
+
 static int open_any(hs_reader *r)
 {
 #if HS_HAVE_NETCDF
@@ -38,7 +68,7 @@ static int open_any(hs_reader *r)
                 char name[NC_MAX_NAME + 1];
                 phony = nc_inq_dimname(r->ncid, d, name) == NC_NOERR && !strncmp(name, "phony_dim_", 10);
             }
-        if (!phony) return HS_OK;
+        if (!phony && !hdf5_hides_from_netcdf(r)) return HS_OK;
         nc_close(r->ncid);
 #else
         return HS_OK;
@@ -393,54 +423,9 @@ static int h5_read(hs_reader *r, const char *name, const int64_t *start, const i
 
 /* ------------------------------------------------------------------ dispatch */
 
-/* The NetCDF library opens any HDF5 file but does not show every dataset as a variable: one of an
- * unnamed enum type (h5py's bool) is left out, and a mask stored so was "no variable".  When a
- * name the NetCDF view lacks is a dataset of the HDF5 file, the reader goes over to HDF5 for good.
- * 1 when it did. */
-static int reopen_as_hdf5_for(hs_reader *r, const char *name)
-{
-#if HS_HAVE_NETCDF && HS_HAVE_HDF5
-    int v;
-    if (r->kind != RD_NETCDF || nc_inq_varid(r->ncid, name, &v) == NC_NOERR || !hs_h5_is_hdf5(r->path)) return 0;
-    hid_t f = H5Fopen(r->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) {
-        H5Eclear2(H5E_DEFAULT);
-        return 0;
-    }
-    htri_t e = H5Lexists(f, name, H5P_DEFAULT);
-    H5Eclear2(H5E_DEFAULT);
-    /* a NetCDF-4 dimension without a coordinate variable is a dataset too (a dimension scale): not a
-     * variable the NetCDF view hid */
-    int scale = 0;
-    if (e > 0) {
-        hid_t ds = H5Dopen2(f, name, H5P_DEFAULT);
-        if (ds >= 0) {
-            htri_t has = H5Aexists(ds, "CLASS");
-            scale = has != 0; /* CLASS = DIMENSION_SCALE (or an error: leave the file to NetCDF) */
-            H5Dclose(ds);
-        } else {
-            scale = 1;
-        }
-        H5Eclear2(H5E_DEFAULT);
-    }
-    if (e <= 0 || scale) {
-        H5Fclose(f);
-        return 0;
-    }
-    nc_close(r->ncid);
-    r->file = f;
-    r->kind = RD_HDF5;
-    return 1;
-#else
-    (void)r, (void)name;
-    return 0;
-#endif
-}
-
 int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank)
 {
     if (!r || !name || !shape || !rank) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_var_shape: null argument");
-    reopen_as_hdf5_for(r, name);
 #if HS_HAVE_NETCDF
     if (r->kind == RD_NETCDF) return nc_shape(r, name, shape, rank);
 #endif
@@ -675,7 +660,6 @@ int hs_reader_var_is_record(hs_reader *r, const char *name)
 int hs_reader_has_var(hs_reader *r, const char *name)
 {
     if (!r || !name) return 0;
-    reopen_as_hdf5_for(r, name);
 #if HS_HAVE_NETCDF
     int v;
     if (r->kind == RD_NETCDF) return nc_inq_varid(r->ncid, name, &v) == NC_NOERR;

@@ -108,6 +108,11 @@ enum { HS_RUN_ID_LEN = 24 };
  * refused by the parameter comparison already.) */
 #define INPUT_ARRAY_PREFIX "hpcsim_input:"
 enum { HS_MAX_HASHED_INPUTS = 16 };
+typedef struct {
+    int n;
+    const char *keys[HS_MAX_HASHED_INPUTS];
+    uint64_t hash[HS_MAX_HASHED_INPUTS]; /* 0: the file could not be read (not judged) */
+} input_hashes;
 
 /* "hh:mm:ss" (hours of any number of digits, minutes and seconds below 60, seconds may have a
  * fraction) as seconds; -1 when malformed. */
@@ -235,7 +240,7 @@ int hs_driver_check(const hs_params *p)
 }
 
 static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
-                        hs_checkpoint **c, double *time, char run_id[HS_RUN_ID_LEN]);
+                        hs_checkpoint **c, double *time, char run_id[HS_RUN_ID_LEN], input_hashes *inputs);
 
 int hs_driver_validate(hs_ctx *ctx, const hs_params *p)
 {
@@ -249,7 +254,8 @@ int hs_driver_validate(hs_ctx *ctx, const hs_params *p)
         hs_checkpoint *c = NULL;
         double t = 0;
         char id[HS_RUN_ID_LEN];
-        HS_CHECK(open_restart(ctx, p, ops, restart, 0, &c, &t, id));
+        input_hashes inputs;
+        HS_CHECK(open_restart(ctx, p, ops, restart, 0, &c, &t, id, &inputs));
         HS_CHECK(hs_checkpoint_close(c));
     }
     return HS_OK;
@@ -291,9 +297,8 @@ typedef struct {
     char started[32];           /* UTC time stamp of the run's start */
     char run_id[HS_RUN_ID_LEN];   /* see HS_RUN_ID_LEN */
     int keep_restart_record;      /* see RECORD_ARRAY */
-    int inputs_hashed, ninputs;   /* see INPUT_ARRAY_PREFIX: computed at the first checkpoint */
-    const char *input_keys[HS_MAX_HASHED_INPUTS];
-    uint64_t input_hash[HS_MAX_HASHED_INPUTS];
+    int inputs_hashed;            /* see INPUT_ARRAY_PREFIX: at the first checkpoint, or verified by a restart */
+    input_hashes inputs;
     /* run.walltime: the limit and reserve (s), and what the prediction of the next stop needs */
     double walltime, reserve, clock_skew;
     double max_chunk, max_ckpt, max_record; /* longest advance call, checkpoint, record written (s) */
@@ -557,10 +562,30 @@ static int write_run_attrs(run_state *r, const char *reason, const char *detail)
 
 /* ------------------------------------------------------------------ checkpoints and restarts */
 
-/* The FNV-1a hash of each file in keys (rank 0 reads; 0 for a file that cannot be read, which is
- * then not judged); every rank gets them.  Collective. */
-static int hash_input_files(hs_ctx *ctx, const hs_params *p, const char *const *keys, int n, uint64_t *hash)
+/* The driver's own small checkpoint arrays: one value, held by rank 0; read back with *found = 0
+ * from a checkpoint older than the array.  Collective. */
+static int put_scalar(hs_ctx *ctx, hs_checkpoint *c, const char *name, uint64_t v)
 {
+    return hs_checkpoint_write(c, name, HS_U64, ctx->rank == 0 ? 1 : 0, &v);
+}
+
+static int get_scalar(hs_ctx *ctx, hs_checkpoint *c, const char *name, uint64_t *v, int *found)
+{
+    HS_CHECK(hs_checkpoint_has(c, name, found));
+    if (!*found) return HS_OK;
+    HS_CHECK(hs_checkpoint_read(c, name, HS_U64, ctx->rank == 0 ? 1 : 0, v));
+    HS_MPI_CHECK(MPI_Bcast(v, 1, MPI_UINT64_T, 0, ctx->comm));
+    return HS_OK;
+}
+
+/* The FNV-1a hash of each input file the parameters name (rank 0 reads; 0 for a file that cannot
+ * be read, which is then not judged); every rank gets them.  Collective. */
+static int hash_input_files(hs_ctx *ctx, const hs_params *p, input_hashes *in)
+{
+    in->n = hs_params_inputs_used(p, in->keys, HS_MAX_HASHED_INPUTS);
+    const int n = in->n;
+    const char *const *keys = in->keys;
+    uint64_t *hash = in->hash;
     if (ctx->rank == 0) {
         enum { CHUNK = 1 << 20 };
         unsigned char *buf = malloc(CHUNK);
@@ -581,15 +606,12 @@ static int hash_input_files(hs_ctx *ctx, const hs_params *p, const char *const *
 
 static int write_input_hashes(run_state *r, hs_checkpoint *c)
 {
-    if (!r->inputs_hashed) {
-        r->ninputs = hs_params_inputs_used(r->p, r->input_keys, HS_MAX_HASHED_INPUTS);
-        HS_CHECK(hash_input_files(r->ctx, r->p, r->input_keys, r->ninputs, r->input_hash));
-        r->inputs_hashed = 1;
-    }
-    for (int i = 0; i < r->ninputs; i++) {
+    if (!r->inputs_hashed) HS_CHECK(hash_input_files(r->ctx, r->p, &r->inputs));
+    r->inputs_hashed = 1;
+    for (int i = 0; i < r->inputs.n; i++) {
         char name[128];
-        snprintf(name, sizeof name, "%s%s", INPUT_ARRAY_PREFIX, r->input_keys[i]);
-        if (r->input_hash[i]) HS_CHECK(hs_checkpoint_write(c, name, HS_U64, r->ctx->rank == 0 ? 1 : 0, &r->input_hash[i]));
+        snprintf(name, sizeof name, "%s%s", INPUT_ARRAY_PREFIX, r->inputs.keys[i]);
+        if (r->inputs.hash[i]) HS_CHECK(put_scalar(r->ctx, c, name, r->inputs.hash[i]));
     }
     return HS_OK;
 }
@@ -609,10 +631,9 @@ static int write_checkpoint(run_state *r)
                                   hs_params_enum(r->p, "checkpoint.format"), &c);
     free(ini);
     HS_CHECK(rc);
-    uint64_t id = strtoull(r->run_id, NULL, 16);
-    int64_t on_cadence = step == r->last_written_step; /* written by the cadence before this checkpoint */
-    rc = hs_checkpoint_write(c, RUN_ID_ARRAY, HS_U64, r->ctx->rank == 0 ? 1 : 0, &id);
-    if (rc == HS_OK) rc = hs_checkpoint_write(c, RECORD_ARRAY, HS_I64, r->ctx->rank == 0 ? 1 : 0, &on_cadence);
+    rc = put_scalar(r->ctx, c, RUN_ID_ARRAY, strtoull(r->run_id, NULL, 16));
+    /* the record at this step was written by the cadence before this checkpoint, or not */
+    if (rc == HS_OK) rc = put_scalar(r->ctx, c, RECORD_ARRAY, step == r->last_written_step);
     if (rc == HS_OK) rc = write_input_hashes(r, c);
     if (rc == HS_OK) rc = r->ops->checkpoint(r->state, c);
     if (rc != HS_OK) {
@@ -682,13 +703,10 @@ static int new_run_id(hs_ctx *ctx, char id[HS_RUN_ID_LEN])
 static int read_run_id(hs_ctx *ctx, hs_checkpoint *c, char id[HS_RUN_ID_LEN])
 {
     int found = 0;
-    id[0] = 0;
-    HS_CHECK(hs_checkpoint_has(c, RUN_ID_ARRAY, &found));
-    if (!found) return HS_OK;
     uint64_t v = 0;
-    HS_CHECK(hs_checkpoint_read(c, RUN_ID_ARRAY, HS_U64, ctx->rank == 0 ? 1 : 0, &v));
-    HS_MPI_CHECK(MPI_Bcast(&v, 1, MPI_UINT64_T, 0, ctx->comm));
-    snprintf(id, HS_RUN_ID_LEN, "%016llx", (unsigned long long)v);
+    id[0] = 0;
+    HS_CHECK(get_scalar(ctx, c, RUN_ID_ARRAY, &v, &found));
+    if (found) snprintf(id, HS_RUN_ID_LEN, "%016llx", (unsigned long long)v);
     return HS_OK;
 }
 
@@ -733,27 +751,26 @@ static int check_resumed_output(hs_ctx *ctx, const hs_params *p, const char *ckp
 }
 
 /* The input files a restart reads must be the ones its checkpoint's run read (see
- * INPUT_ARRAY_PREFIX); keys a restart may change, and checkpoints without the hash, are not judged. */
-static int check_input_hashes(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, hs_checkpoint *c, const char *ckpt)
+ * INPUT_ARRAY_PREFIX); keys a restart may change, files that cannot be read and checkpoints without
+ * the hash are not judged.  *now gets the files' hashes, which the restarted run's checkpoints keep
+ * (each file is read once). */
+static int check_input_hashes(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, hs_checkpoint *c, const char *ckpt,
+                              input_hashes *now)
 {
-    const char *keys[HS_MAX_HASHED_INPUTS];
-    int n = hs_params_inputs_used(p, keys, HS_MAX_HASHED_INPUTS);
-    for (int i = 0; i < n; i++) {
-        if (in_list(g_restart_may_change, keys[i]) || in_list(ops->restart_may_change, keys[i])) continue;
+    HS_CHECK(hash_input_files(ctx, p, now));
+    for (int i = 0; i < now->n; i++) {
+        const char *key = now->keys[i];
+        if (!now->hash[i] || in_list(g_restart_may_change, key) || in_list(ops->restart_may_change, key)) continue;
         char name[128];
-        snprintf(name, sizeof name, "%s%s", INPUT_ARRAY_PREFIX, keys[i]);
+        snprintf(name, sizeof name, "%s%s", INPUT_ARRAY_PREFIX, key);
         int found = 0;
-        HS_CHECK(hs_checkpoint_has(c, name, &found));
-        if (!found) continue;
-        uint64_t then = 0, now = 0;
-        HS_CHECK(hs_checkpoint_read(c, name, HS_U64, ctx->rank == 0 ? 1 : 0, &then));
-        HS_MPI_CHECK(MPI_Bcast(&then, 1, MPI_UINT64_T, 0, ctx->comm));
-        HS_CHECK(hash_input_files(ctx, p, &keys[i], 1, &now));
-        if (now != then)
-            return hs_params_error(p, keys[i],
+        uint64_t then = 0;
+        HS_CHECK(get_scalar(ctx, c, name, &then, &found));
+        if (found && then != now->hash[i])
+            return hs_params_error(p, key,
                                    "the file %s is not the one the checkpoint %s was made from (its contents changed: FNV-1a "
                                    "%016llx then, %016llx now); a restart must read the same input (start afresh to change it)",
-                                   hs_params_input_path(p, keys[i]), ckpt, (unsigned long long)then, (unsigned long long)now);
+                                   hs_params_input_path(p, key), ckpt, (unsigned long long)then, (unsigned long long)now->hash[i]);
     }
     return HS_OK;
 }
@@ -761,7 +778,7 @@ static int check_input_hashes(hs_ctx *ctx, const hs_params *p, const hs_solver_o
 /* Open the checkpoint a restart continues from and compare its parameters with the run's: the
  * rules shared by `check` (hs_driver_validate) and `run` (restore). */
 static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *ops, const char *path, int report,
-                        hs_checkpoint **c, double *time, char run_id[HS_RUN_ID_LEN])
+                        hs_checkpoint **c, double *time, char run_id[HS_RUN_ID_LEN], input_hashes *inputs)
 {
     int64_t step = 0;
     *c = NULL;
@@ -772,7 +789,7 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
     if (rc == HS_OK) rc = read_run_id(ctx, *c, run_id);
     if (rc == HS_OK) rc = check_resumed_output(ctx, p, path, run_id);
-    if (rc == HS_OK) rc = check_input_hashes(ctx, p, ops, *c, path);
+    if (rc == HS_OK) rc = check_input_hashes(ctx, p, ops, *c, path, inputs);
     /* an end time before the checkpoint's time leaves nothing to run: such a restart finished
      * at once with exit 0 and an output of 0 records */
     char tkey[96];
@@ -796,17 +813,17 @@ static int restore(run_state *r, const char *path, double *time)
 {
     hs_checkpoint *c = NULL;
     char id[HS_RUN_ID_LEN];
-    HS_CHECK(open_restart(r->ctx, r->p, r->ops, path, 1, &c, time, id));
+    HS_CHECK(open_restart(r->ctx, r->p, r->ops, path, 1, &c, time, id, &r->inputs));
+    r->inputs_hashed = 1;
     if (id[0]) memcpy(r->run_id, id, sizeof id); /* a checkpoint without one (older) keeps the new id */
-    int found = 0, rc0 = hs_checkpoint_has(c, RECORD_ARRAY, &found);
-    int64_t keep = 1; /* older checkpoints: the record at their time is kept */
-    if (rc0 == HS_OK && found) rc0 = hs_checkpoint_read(c, RECORD_ARRAY, HS_I64, r->ctx->rank == 0 ? 1 : 0, &keep);
-    if (rc0 == HS_OK) rc0 = hs_host_bcast(r->ctx->comm, HS_I64, &keep, 1, 0);
+    int found = 0;
+    uint64_t keep = 1;
+    int rc0 = get_scalar(r->ctx, c, RECORD_ARRAY, &keep, &found);
     if (rc0 != HS_OK) {
         hs_checkpoint_close(c);
         return rc0;
     }
-    r->keep_restart_record = keep != 0;
+    r->keep_restart_record = !found || keep != 0; /* older checkpoints: the record at their time is kept */
     int rc = r->ops->restore(r->state, c);
     int rc2 = hs_checkpoint_close(c);
     HS_CHECK(rc);
