@@ -395,7 +395,7 @@ static int check_model_axes(const hs_params *p, const hs_seis_config *c, hs_read
         hs_error_clear();
         for (int64_t k = 1; rc == HS_OK && k < shape[0]; k++) {
             const double step = (x[k] - x[k - 1]) * scale;
-            if (fabs(step - c->h[d]) > 1e-6 * c->h[d]) {
+            if (!(fabs(step - c->h[d]) <= 1e-6 * c->h[d])) { /* a NaN coordinate too */
                 rc = hs_params_error(p, "seismic.spacing", "the model file '%s' steps its coordinate '%s' by %.9g m (from index %lld "
                                                            "to %lld); the grid's spacing there is %g m",
                                      c->model_file, dims[i], step, (long long)(k - 1), (long long)k, c->h[d]);
