@@ -712,7 +712,7 @@ static int read_run_id(hs_ctx *ctx, hs_checkpoint *c, char id[HS_RUN_ID_LEN])
 
 /* A restart continues the output file it finds at output.path (PATH.EXT.partial, else PATH.EXT):
  * one that another run wrote (its hpcsim_run_id differs from the checkpoint's) is refused, naming
- * both, before anything is touched.  Files without the attribute (older, or not hpcsim's) and
+ * both, before anything is touched; so is one the reader finds truncated or damaged.  Files without the attribute (older, or not hpcsim's) and
  * checkpoints without an identity are not judged.  Rank 0 looks; every rank gets its verdict. */
 static int check_resumed_output(hs_ctx *ctx, const hs_params *p, const char *ckpt, const char *run_id)
 {
@@ -728,7 +728,17 @@ static int check_resumed_output(hs_ctx *ctx, const hs_params *p, const char *ckp
             if (!hs_io_file_exists(path)) snprintf(path, sizeof path, "%s%s", out, exts[i]);
             if (!hs_io_file_exists(path)) continue;
             hs_reader *rd = NULL;
-            if (hs_reader_open(path, &rd) != HS_OK) { /* not one we can read: the writer's reopen says why */
+            int orc = hs_reader_open(path, &rd);
+            if (orc == HS_ERR_INPUT) { /* truncated or damaged: refused here, by check as by run (the
+                                        * writer's reopen failed as a runtime error, exit 1) */
+                char why[600];
+                snprintf(why, sizeof why, "%s", hs_error_message());
+                why[strcspn(why, "\n")] = '\0';
+                hs_error_clear();
+                rc = hs_params_error(p, "output.path", "%s cannot be continued (%s); move it away to start a new file", path, why);
+                break;
+            }
+            if (orc != HS_OK) {
                 hs_error_clear();
                 continue;
             }

@@ -104,6 +104,19 @@ for fmt in $FORMATS; do
     rm -f own.* other.* new.*
 done
 
+# 2b'. a restart whose output file was cut short (a full disk, a copy interrupted) is refused by check
+#    and run alike, exit 2, the file untouched (run failed as a runtime error, exit 1)
+HS_TEST_SIGNAL_AT_STEP=20 "$HS_BIN" run base.ini --quiet output.path=cutp checkpoint.path=cutp.ck >/dev/null 2>&1
+if [ -f cutp.nc.partial ] || [ -f cutp.h5.partial ]; then
+    f=$(ls cutp.*.partial | head -1); truncate -s 3000 "$f"; sum0=$(cksum <"$f")
+    for cmd in check run; do
+        "$HS_BIN" $cmd base.ini --quiet output.path=cutp checkpoint.path=cutp.ck --restart cutp.ck >o 2>e; rc=$?
+        [ $rc = 2 ] && grep -q "output.path: $f cannot be continued" e && [ "$(cksum <"$f")" = "$sum0" ] && ok "$cmd: a cut-short output file to continue is refused" ||
+            bad "$cmd: cut-short output: exit $rc: $(grep error e)"
+    done
+else bad "no partial output after the signal stop"; fi
+rm -f cutp.*
+
 # 2c. a run stopped at run.max_steps (its final record off the output cadence) and restarted from
 #    its last checkpoint equals the uninterrupted run bitwise, record for record: the restart drops
 #    the off-cadence record (it kept it: one record more), by steps and by simulated time
