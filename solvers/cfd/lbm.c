@@ -654,6 +654,13 @@ static int local_field(lbm *s, int what, double *umax)
         hs_lbm_geom_solid(g, s->d->offset, s->d->local, s->host);
         return HS_OK;
     }
+    if (s->step == 0) {
+        /* The run starts from rest (the rest equilibrium): the moments as the first step sees them
+         * would already carry the lid's momentum and half the body force (u = U/3 on a lid's row),
+         * which is that step's doing, not the initial state the t = 0 record stands for. */
+        for (size_t i = 0; i < cells; i++) s->host[i] = what == HS_LBM_GATHER_RHO ? 1.0 : 0.0;
+        return HS_OK;
+    }
     int slot = what == HS_LBM_GATHER_P ? 0 : what;
     HS_CHECK(hs_mem_copy(s->ctx, s->host, s->mom + (size_t)slot * cells, cells * sizeof(double), HS_COPY_D2H));
     if (what == HS_LBM_GATHER_P)

@@ -66,6 +66,10 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
     missing=""
     for v in "u(time, z, y, x)" "v(time, z, y, x)" "w(time, z, y, x)" "p(time, z, y, x)"; do grep -qF "double $v" <<<"$h" || missing="$missing $v"; done
     [ -z "$missing" ] && ok "box file has u, v, w, p" || bad "box file lacks:$missing"
+    # the t = 0 record is the rest state the run starts from (it showed the first step's lid momentum,
+    # u = U/3 on the lid's row, mach_max 0.058); the next record moves
+    m=$(ncdump -v mach_max box.nc | sed -n '/^ mach_max =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | grep -E '^[-+0-9.eE]+$' | head -2 | tr '\n' ' ')
+    awk -v m="$m" 'BEGIN { split(m, x, " "); exit !(x[1] == 0 && x[2] > 0.01) }' && ok "box t = 0 record at rest, then moving (mach_max $m)" || bad "box mach_max of the first records: $m"
     # the drag of the last record: positive, finite (the flow pushes the cylinder downstream)
     cd_last=$(ncdump -v drag_coefficient cyl.nc | sed -n '/^ drag_coefficient =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | grep -E '^[-+0-9.eE]+$' | tail -1)
     awk -v c="$cd_last" 'BEGIN { exit !(c > 0.5 && c < 100) }' && ok "cyl drag coefficient of the last record $cd_last" || bad "cyl drag coefficient '$cd_last'"
