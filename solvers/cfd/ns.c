@@ -929,6 +929,10 @@ static int describe_output(void *state, hs_output_desc *desc)
     static const char *long_names[3] = {"x coordinate of cell centre", "y coordinate of cell centre", "z coordinate of cell centre"};
     const ns_config *c = &s->c;
     desc->title = "hpcsim incompressible Navier-Stokes (MAC grid, projection)";
+    /* the model is dimensionless: the record axis keeps CF time units for the tools (CDO, xarray)
+     * and says in its long_name what one unit is */
+    desc->record_long_name = c->temperature ? "time in units of L^2/kappa (dimensionless; the units attribute is for CF tools)"
+                                            : "time in units of L/U (dimensionless; the units attribute is for CF tools)";
     desc->ndim = c->g.ndim;
     for (int d = 0; d < c->g.ndim; d++) {
         if (!s->coords[d]) {

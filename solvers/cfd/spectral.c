@@ -521,6 +521,9 @@ static int describe_output(void *state, hs_output_desc *desc)
     static const char *long_names[2] = {"x coordinate of cell centre", "y coordinate of cell centre"};
     const sp_config *c = &s->c;
     desc->title = "hpcsim 2D pseudo-spectral vorticity-streamfunction (doubly periodic)";
+    /* lengths and velocities in the inputs' own units (coordinates "1"): so is the time, whatever
+     * the CF units attribute the tools need says */
+    desc->record_long_name = "time in the units of the inputs' length / velocity (the units attribute is for CF tools)";
     desc->ndim = 2;
     for (int d = 0; d < 2; d++) {
         if (!s->coords[d]) {

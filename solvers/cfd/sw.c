@@ -760,6 +760,9 @@ static int describe_output(void *state, hs_output_desc *desc)
     static const char *long_names[2] = {"x coordinate of cell centre", "y coordinate of cell centre"};
     const sw_config *c = &s->c;
     desc->title = "hpcsim rotating shallow water (C-grid, Arakawa-Lamb 1981, RK4)";
+    /* lengths, g and f in the inputs' own units (coordinates "1"): so is the time, whatever the CF
+     * units attribute the tools need says */
+    desc->record_long_name = "time in the units of the inputs (1/f0, L/sqrt(g H)); the units attribute is for CF tools";
     desc->ndim = 2;
     for (int d = 0; d < 2; d++) {
         if (!s->coords[d]) {

@@ -108,6 +108,8 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
         grep -qF "double $v" <<<"$h" || missing="$missing $v"
     done
     [ -z "$missing" ] && ok "cavity file has u, v, p, vorticity and the diagnostic series" || bad "cavity file lacks:$missing"
+    # the model is dimensionless: its time axis says in what (it read "time", in "seconds since")
+    grep -qF 'time:long_name = "time in units of L/U' <<<"$h" && ok "cavity time axis says its unit is L/U" || bad "cavity time long_name: $(grep 'time:long_name' <<<"$h")"
     grep -qF "double T(time, z, y, x)" < <(ncdump -h hot.nc) && grep -qF "double nusselt(time)" < <(ncdump -h hot.nc) &&
         ok "3D heated file has T and nusselt" || bad "3D heated file lacks T or nusselt"
     # the Nusselt number is in units of the conduction flux |T_xlo - T_xhi| / L_x: the same flow with

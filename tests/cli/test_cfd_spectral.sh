@@ -42,6 +42,7 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
         grep -qF "double $v" <<<"$h" || missing="$missing $v"
     done
     [ -z "$missing" ] && ok "turbulence file has u, v, vorticity, psi and the diagnostic series" || bad "turbulence file lacks:$missing"
+    grep -qF 'time:long_name = "time in the units of the inputs' <<<"$h" && ok "turbulence time axis says its unit is the inputs'" || bad "turbulence time long_name: $(grep 'time:long_name' <<<"$h")"
     div=$(ncdump -v divergence_max turb.nc | sed -n '/^ divergence_max =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | sort -g | tail -1)
     awk -v d="$div" 'BEGIN { exit !(d < 1e-12) }' && ok "velocity is divergence-free (max |div u| $div)" || bad "divergence $div"
 fi

@@ -62,6 +62,7 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
         grep -qF "double $v" <<<"$h" || missing="$missing $v"
     done
     [ -z "$missing" ] && ok "jet file has h, u, v, vorticity, b and the series" || bad "jet file lacks:$missing"
+    grep -qF 'time:long_name = "time in the units of the inputs' <<<"$h" && ok "jet time axis says its unit is the inputs'" || bad "jet time long_name: $(grep 'time:long_name' <<<"$h")"
     for c in jet vortex; do
         m=$(ncdump -p 17 -v mass $c.nc | sed -n '/^ mass =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | grep -E '^[-+0-9.eE]+$')
         rel=$(awk 'NR == 1 { a = $1 } { b = $1 } END { d = (b - a) / a; printf "%.3e", d < 0 ? -d : d }' <<<"$m")
