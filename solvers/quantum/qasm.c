@@ -100,12 +100,19 @@ static int lex(const char *name, const char *text, source *out)
             else if (isspace((unsigned char)*p)) p++;
             else if (p[0] == '/' && p[1] == '/') while (*p && *p != '\n') p++;
             else if (p[0] == '/' && p[1] == '*') {
+                int cline = line, ccol = (int)(p - lstart) + 1;
                 p += 2;
                 while (*p && !(p[0] == '*' && p[1] == '/')) {
                     if (*p == '\n') line++, lstart = p + 1;
                     p++;
                 }
-                if (*p) p += 2;
+                if (!*p) { /* the rest of the file would vanish into the comment, and the run with it */
+                    char where[PATH_MAX + 64];
+                    snprintf(where, sizeof where, "%s:%d:%d", name, cline, ccol);
+                    free(t);
+                    return hs_input_error(where, 0, NULL, "unterminated comment: '/*' without its '*/'");
+                }
+                p += 2;
             } else break;
         }
         if (n + 1 >= cap) {

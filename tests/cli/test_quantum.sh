@@ -235,6 +235,12 @@ ini incdir > cdir.ini
 expect "circuit file is a directory" 2 "hpcsim: error: incdir: not a regular file" "$HS_BIN" run cdir.ini
 rmdir incdir
 
+# ---- an unterminated /* comment is an error: it swallowed the rest of the file, and the run wrote
+# the state of an empty circuit with exit 0
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\n/* a note\nh q[0];\ncx q[0], q[1];\n' > cmt.qasm
+ini cmt.qasm > cmt.ini
+expect "unterminated comment" 2 "hpcsim: error: cmt.qasm:4:1: unterminated comment: '/*' without its '*/'" "$HS_BIN" run cmt.ini
+
 # ---- VQE convergence is reported by the criterion that stopped the optimiser (item 13)
 "$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe" >/dev/null 2>&1
 "$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe2" quantum.max_iter=2 >/dev/null 2>&1
