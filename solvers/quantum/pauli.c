@@ -180,11 +180,14 @@ static int next_token(const char **p, const char *end, const char **tok)
 }
 
 /* ---------------------------------------------------------------- Pauli sums */
-/* Parse the term [s, end) after the coefficient (line_start: the line, for columns). */
+/* Parse the term [s, end) after the coefficient (line_start: the line, for columns).  *width: the
+ * qubits it is written for (see hs_pauli_sum.width), *wcol the column that names the highest. */
 static int parse_term(const char *path, int line, const char *line_start, const char *s, const char *end, uint64_t *xm,
-                      uint64_t *zm)
+                      uint64_t *zm, int *width, int *wcol)
 {
     *xm = *zm = 0;
+    *width = 0;
+    *wcol = 0;
     while (s < end && isspace((unsigned char)*s)) s++;
     while (end > s && isspace((unsigned char)end[-1])) end--;
     size_t len = (size_t)(end - s);
@@ -203,6 +206,8 @@ static int parse_term(const char *path, int line, const char *line_start, const 
             return where_error(path, line, (int)(s - line_start) + 1, "Pauli string longer than 50 qubits:", buf);
         }
         for (size_t i = 0; i < len; i++) set_factor(s[i], (int)(len - 1 - i), xm, zm);
+        *width = (int)len;
+        *wcol = (int)(s - line_start) + 1;
         return HS_OK;
     }
     const char *p = s, *tok;
@@ -216,6 +221,7 @@ static int parse_term(const char *path, int line, const char *line_start, const 
         if ((*xm | *zm) >> q & 1)
             return where_error(path, line, (int)(tok - line_start) + 1, "qubit given twice in one term:", buf);
         set_factor(tok[0], (int)q, xm, zm);
+        if (q + 1 > *width) *width = (int)q + 1, *wcol = (int)(tok - line_start) + 1;
     }
     return HS_OK;
 }
@@ -239,7 +245,9 @@ static int pauli_line(const char *path, int lineno, char *line, hs_pauli_sum *h,
         return at_error(path, lineno, (int)(tok - line) + 1, "the coefficients' magnitudes add up to more than the largest double");
     }
     uint64_t xm, zm;
-    HS_CHECK(parse_term(path, lineno, line, e, end, &xm, &zm));
+    int width, wcol;
+    HS_CHECK(parse_term(path, lineno, line, e, end, &xm, &zm, &width, &wcol));
+    if (width > h->width) h->width = width, h->width_line = lineno, h->width_col = wcol;
     return hs_pauli_sum_add(h, c, xm, zm);
 }
 

@@ -9,6 +9,11 @@
  * string itself: Y = i X Z). */
 typedef struct hs_pauli_sum {
     int nterms, cap, nqubits; /* nqubits: 1 + the highest qubit any term touches */
+    /* read from a file: the qubits its terms are written for (1 + the highest qubit a factor names,
+     * identities included; L for a string of L letters) and where the first widest term is, so that
+     * a term written for more qubits than the circuit has ("0.5 I7", "0.5 IIIIIZ" on 3 qubits) can
+     * be refused at its line (0 when built from C) */
+    int width, width_line, width_col;
     double *c;
     uint64_t *xm, *zm;
     int *ny;

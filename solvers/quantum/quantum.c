@@ -1,5 +1,6 @@
 /* The quantum solver ([run] solver = quantum): OpenQASM circuits with sampling, marginals and
  * expectation values, VQE and QAOA; results written as JSON. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,9 +128,14 @@ static int create_circuit(qstate *s)
         return hs_params_error(s->p, "quantum.shots", "counts support up to 64 classical bits; the circuit has %d", s->c->nclbits);
     if (*s->observable_file) {
         HS_CHECK(hs_pauli_sum_read(s->observable_file, &s->obs));
-        if (s->obs->nqubits > n)
-            return hs_input_error(s->observable_file, 0, NULL, "the observable acts on %d qubits but the circuit has %d",
-                                  s->obs->nqubits, n);
+        /* the width the terms are written for, not only the qubits they act on: "0.5 I7" or
+         * "0.5 IIIIIZ" on 3 qubits is a mistake (Qiskit refuses it too), and was accepted */
+        if (s->obs->width > n) {
+            char where[PATH_MAX + 64];
+            snprintf(where, sizeof where, "%s:%d:%d", s->observable_file, s->obs->width_line, s->obs->width_col);
+            return hs_input_error(where, 0, NULL, "the term names qubit %d but the circuit has %d qubit%s (quantum.observable)",
+                                  s->obs->width - 1, n, n > 1 ? "s" : "");
+        }
     }
     if (s->dist && s->ctx->size > 1) {
         int g = 0;

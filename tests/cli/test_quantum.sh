@@ -216,6 +216,14 @@ if python3 -c 'import json; v = json.load(open("out.json"))["expectation"]["valu
     ok "Pauli file: a 4100-character comment stays a comment"; else bad "long comment: $(grep -o '"value":[^}]*' out.json)"; fi
 rm -f out.json
 
+# a term written for more qubits than the circuit has is refused at its line, identities included
+# ("I7" and "IIIIIZ" on 3 qubits were accepted: only non-identity factors were counted)
+printf '0.5 ZZ\n0.25 I7 Z0\n' > wide.pauli
+ini ghz.qasm 'observable = wide.pauli' > wide.ini
+expect "Pauli identity factor beyond the register" 2 "hpcsim: error: wide.pauli:2:6: the term names qubit 7 but the circuit has 3 qubits (quantum.observable)" "$HS_BIN" run wide.ini
+printf '0.5 ZZ\n0.25 IIIIIZ\n' > wide.pauli
+expect "Pauli string longer than the register" 2 "hpcsim: error: wide.pauli:2:6: the term names qubit 5 but the circuit has 3 qubits (quantum.observable)" "$HS_BIN" check wide.ini
+
 # ---- gate expansion is counted before it is built (item 10)
 { printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g0 a { x a; }\n'
   for k in $(seq 1 30); do printf 'gate g%d a { g%d a; g%d a; }\n' $k $((k - 1)) $((k - 1)); done
