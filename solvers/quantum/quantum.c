@@ -11,6 +11,7 @@
 #include "io/json.h"
 #include "kernels/dispatch.h"
 #include "kernels/memory.h"
+#include "kernels/version.h"
 #include "solvers/quantum/qasm.h"
 #include "solvers/quantum/qureg.h"
 #include "solvers/quantum/sv.h"
@@ -478,6 +479,17 @@ static void counts_key(const hs_circuit *c, uint64_t v, char *key)
 
 static void write_common(qstate *s, hs_json *j)
 {
+    /* what the NetCDF/HDF5 outputs carry as global attributes (source, hpcsim_parameters): without
+     * them a result file did not say which version made it, nor with which fusion, shots, files */
+    char source[160];
+    snprintf(source, sizeof source, "hpcsim %s (git %s)", hs_version(), hs_git_hash());
+    hs_json_key(j, "source");
+    hs_json_string(j, source);
+    char *ini = hs_params_to_ini(s->p);
+    hs_json_key(j, "hpcsim_parameters");
+    if (ini) hs_json_string(j, ini);
+    else hs_json_null(j);
+    free(ini);
     hs_json_key(j, "solver");
     hs_json_string(j, "quantum");
     hs_json_key(j, "mode");

@@ -60,6 +60,15 @@ assert abs(a[0][0] - 1 / math.sqrt(2)) < 1e-15 and abs(a[7][0] - 1 / math.sqrt(2
 assert abs(r["marginal"]["probabilities"][1] - 0.5) < 1e-15
 PY
 then ok "GHZ JSON: amplitudes, marginal, 1000 shots"; else bad "GHZ JSON content"; fi
+# the version and the resolved parameters, as in the NetCDF/HDF5 outputs (the JSON had neither)
+if python3 - out.json "$("$HS_BIN" --version | head -1)" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["source"] == sys.argv[2], (r.get("source"), sys.argv[2])
+ini = r["hpcsim_parameters"]
+assert "[quantum]" in ini and "\nshots = 1000\n" in ini and "\nmarginal = 2\n" in ini and "\nsolver = quantum\n" in ini, ini
+PY
+then ok "GHZ JSON: source and hpcsim_parameters"; else bad "GHZ JSON metadata: $(head -c 300 out.json)"; fi
 mv out.json ghz1.json
 "$HS_BIN" run ghz.ini --quiet >/dev/null 2>&1
 if [ -f out.json ] && cmp -s <(grep -v seconds ghz1.json) <(grep -v seconds out.json); then ok "seeded run repeats exactly"; else bad "rerun differs"; fi
