@@ -294,6 +294,21 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
         }
         s->nmarg = nm;
     }
+    /* a file key that the mode does not read was ignored without a word: `hamiltonian = h.pauli` in
+     * circuit mode (meaning `observable`) ran and wrote no expectation value, and a misspelt path
+     * there was never opened */
+    static const struct {
+        const char *key, *modes, *instead;
+    } used_by[] = {
+        {"quantum.observable", "circuit", "the energy of quantum.hamiltonian or the cut of quantum.graph is what it reports"},
+        {"quantum.hamiltonian", "vqe", "mode = circuit takes quantum.observable, mode = qaoa quantum.graph"},
+        {"quantum.graph", "qaoa", "mode = circuit takes quantum.observable, mode = vqe quantum.hamiltonian"},
+    };
+    static const char *const mode_names[] = {"circuit", "vqe", "qaoa"};
+    for (size_t k = 0; rc == HS_OK && k < sizeof used_by / sizeof used_by[0]; k++)
+        if (*hs_params_string(p, used_by[k].key) && strcmp(used_by[k].modes, mode_names[s->mode]))
+            rc = hs_params_error(p, used_by[k].key, "is read by mode = %s only, and this is mode = %s (%s)", used_by[k].modes,
+                                 mode_names[s->mode], used_by[k].instead);
     if (rc == HS_OK) rc = s->mode == MODE_CIRCUIT ? create_circuit(s) : create_variational(s);
     if (rc != HS_OK || check_only) {
         qstate_free(s);

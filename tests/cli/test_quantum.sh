@@ -207,6 +207,12 @@ printf '0.5 ZZ\ninf XX\n' > inf.pauli
 printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = vqe\nhamiltonian = inf.pauli\n' > vinf.ini
 expect "Hamiltonian coefficient inf" 2 "hpcsim: error: inf.pauli:2:1: expected a finite coefficient, got 'inf'" "$HS_BIN" run vinf.ini
 
+# a file key that the mode does not read is refused (it was ignored: no expectation value, and a
+# misspelt path never opened)
+ini ghz.qasm 'hamiltonian = obs.pauli' > wmode.ini
+expect "hamiltonian in circuit mode" 2 "hpcsim: error: wmode.ini:6: quantum.hamiltonian: is read by mode = vqe only, and this is mode = circuit (mode = circuit takes quantum.observable, mode = qaoa quantum.graph)" "$HS_BIN" run wmode.ini
+expect "observable in qaoa mode" 2 "hpcsim: error: command line (override 1): quantum.observable: is read by mode = circuit only, and this is mode = qaoa (the energy of quantum.hamiltonian or the cut of quantum.graph is what it reports)" "$HS_BIN" check qaoa.ini quantum.observable=nothere.pauli
+
 # ---- graph and Pauli readers (item 9)
 printf '4\n0 1 nan\n' > g.txt
 expect "graph weight nan" 2 "hpcsim: error: g.txt:2:5: expected a finite edge weight, got 'nan'" "$HS_BIN" run qaoa.ini
