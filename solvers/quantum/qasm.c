@@ -88,10 +88,20 @@ static int err_at(parser *P, const tok *t, const char *fmt, const char *a)
     return hs_input_error(where, 0, NULL, "%s (at '%s')", msg, tt);
 }
 
+/* Bytes of the UTF-8 character at s, or 0 when s does not start a well-formed one. */
+static int utf8_len(const unsigned char *s)
+{
+    int n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3 : s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+    for (int k = 1; k < n; k++)
+        if ((s[k] & 0xc0) != 0x80) return 0;
+    return n;
+}
+
 static int lex(const char *name, const char *text, source *out)
 {
     int cap = 256, n = 0, line = 1;
     const char *p = text, *lstart = text;
+    if (!strncmp(p, "\xef\xbb\xbf", 3)) lstart = p += 3; /* a UTF-8 byte-order mark, as the INI reader allows */
     tok *t = malloc((size_t)cap * sizeof *t);
     if (!t) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     for (;;) {
@@ -161,6 +171,18 @@ static int lex(const char *name, const char *text, source *out)
             }
             p++;
             k->k = T_STR;
+        } else if ((unsigned char)*p >= 0x80) {
+            /* named whole: the message quoted the first byte of 'é' alone, which is not UTF-8 */
+            char where[PATH_MAX + 64], what[48];
+            const unsigned char *b = (const unsigned char *)p;
+            int u = utf8_len(b);
+            unsigned cp = u ? b[0] & (0x7f >> u) : 0; /* the code point: a no-break space shows as nothing */
+            for (int j = 1; j < u; j++) cp = cp << 6 | (b[j] & 0x3f);
+            snprintf(where, sizeof where, "%s:%d:%d", name, k->line, k->col);
+            if (u) snprintf(what, sizeof what, "character '%.*s' (U+%04X)", u, p, cp);
+            else snprintf(what, sizeof what, "byte 0x%02x", (unsigned char)*p);
+            free(t);
+            return hs_input_error(where, 0, NULL, "non-ASCII %s: OpenQASM 2 is ASCII outside comments and strings", what);
         } else {
             k->k = T_SYM;
             p += (p[0] == '-' && p[1] == '>') || (p[0] == '=' && p[1] == '=') ? 2 : 1;

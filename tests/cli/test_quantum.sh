@@ -264,6 +264,18 @@ printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\n/* a note\nh q[0];\ncx
 ini cmt.qasm > cmt.ini
 expect "unterminated comment" 2 "hpcsim: error: cmt.qasm:4:1: unterminated comment: '/*' without its '*/'" "$HS_BIN" run cmt.ini
 
+# a non-ASCII character is named whole, with its code point (the message quoted its first byte
+# alone, not UTF-8); a leading UTF-8 byte-order mark is skipped, as in parameter files
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nh\xc2\xa0q[0];\n' > nbsp.qasm
+ini nbsp.qasm > nbsp.ini
+expect "non-ASCII character in OpenQASM" 2 "hpcsim: error: nbsp.qasm:4:2: non-ASCII character '$(printf '\xc2\xa0')' (U+00A0): OpenQASM 2 is ASCII outside comments and strings" "$HS_BIN" run nbsp.ini
+printf '\xef\xbb\xbfOPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nx q[0];\n' > bom.qasm
+ini bom.qasm 'shots = 0' > bom.ini
+"$HS_BIN" run bom.ini --quiet >/dev/null 2>&1
+if python3 -c 'import json; assert json.load(open("out.json"))["amplitudes"] == [[0, 0], [1, 0]]'; then
+    ok "OpenQASM file with a byte-order mark"; else bad "byte-order mark: $(head -c 200 out.json 2>/dev/null)"; fi
+rm -f out.json
+
 # ---- VQE convergence is reported by the criterion that stopped the optimiser (item 13)
 "$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe" >/dev/null 2>&1
 "$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe2" quantum.max_iter=2 >/dev/null 2>&1
