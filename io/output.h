@@ -323,17 +323,26 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
 /* A numeric attribute of variable `var` (NULL: global), its first value as double (scale_factor,
  * add_offset, _FillValue); *found = 0 when there is none or it is not numeric. */
 int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found);
-/* How a variable's stored values become physical ones (CF): missing values (compared as stored),
- * _Unsigned = "true" on a signed integer type (stored negatives are 2^bits above), packing. */
+/* A numeric attribute's values (up to max of them, as double) into values; *count = how many were
+ * taken (0 when there is none or it is not numeric).  Errors only for unreadable files. */
+int hs_reader_attr_reals(hs_reader *r, const char *var, const char *attr, double *values, int max, int *count);
+/* How a variable's stored values become physical ones (CF): missing values (compared as stored:
+ * _FillValue, every value of missing_value, and anything outside valid_min / valid_max /
+ * valid_range), _Unsigned = "true" on a signed integer type (stored negatives are 2^bits above),
+ * packing. */
+#define HS_READER_MISSING_MAX 8
 typedef struct hs_reader_packing {
-    double scale, offset, fill, missing;
-    int has_fill, has_missing;
+    double scale, offset, fill, missing[HS_READER_MISSING_MAX], valid_min, valid_max;
+    int has_fill, nmissing, has_valid_min, has_valid_max;
     int unsigned_bits; /* the bits of the stored type under _Unsigned = "true"; 0 otherwise */
 } hs_reader_packing;
 int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk);
 static inline int hs_reader_is_missing(const hs_reader_packing *pk, double stored)
 {
-    return (pk->has_fill && stored == pk->fill) || (pk->has_missing && stored == pk->missing);
+    if (pk->has_fill && stored == pk->fill) return 1;
+    for (int i = 0; i < pk->nmissing; i++)
+        if (stored == pk->missing[i]) return 1;
+    return (pk->has_valid_min && stored < pk->valid_min) || (pk->has_valid_max && stored > pk->valid_max);
 }
 static inline double hs_reader_unpack(const hs_reader_packing *pk, double stored)
 {

@@ -484,7 +484,17 @@ int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk)
     HS_CHECK(hs_reader_attr_real(r, var, "add_offset", &pk->offset, &has));
     if (!has) pk->offset = 0;
     HS_CHECK(fill_value(r, var, &pk->fill, &pk->has_fill));
-    HS_CHECK(hs_reader_attr_real(r, var, "missing_value", &pk->missing, &pk->has_missing));
+    /* CF 2.5.1: missing_value may be a vector (every value of it marks missing data), and values
+     * outside valid_min / valid_max / valid_range are missing too (compared as stored, as the
+     * netCDF conventions say); only the first missing value was taken, and the valid range not
+     * at all, so -888 of missing_value = -999, -888 or 5 above valid_max = 2 passed as data */
+    HS_CHECK(hs_reader_attr_reals(r, var, "missing_value", pk->missing, HS_READER_MISSING_MAX, &pk->nmissing));
+    double range[2];
+    int nr = 0;
+    HS_CHECK(hs_reader_attr_reals(r, var, "valid_range", range, 2, &nr));
+    if (nr == 2) pk->valid_min = range[0], pk->valid_max = range[1], pk->has_valid_min = pk->has_valid_max = 1;
+    if (!pk->has_valid_min) HS_CHECK(hs_reader_attr_real(r, var, "valid_min", &pk->valid_min, &pk->has_valid_min));
+    if (!pk->has_valid_max) HS_CHECK(hs_reader_attr_real(r, var, "valid_max", &pk->valid_max, &pk->has_valid_max));
     char u[16];
     HS_CHECK(hs_reader_attr_text(r, var, "_Unsigned", u, sizeof u, &has));
 #if HS_HAVE_NETCDF
@@ -755,10 +765,10 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
     return HS_OK;
 }
 
-int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found)
+int hs_reader_attr_reals(hs_reader *r, const char *var, const char *attr, double *values, int max, int *count)
 {
-    if (!r || !attr || !value || !found) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_real: bad argument");
-    *found = 0;
+    if (!r || !attr || !values || max < 1 || !count) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_reals: bad argument");
+    *count = 0;
 #if HS_HAVE_NETCDF
     if (r->kind == RD_NETCDF) {
         int v = NC_GLOBAL;
@@ -769,7 +779,10 @@ int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double 
         double *vals = malloc(n * sizeof *vals);
         if (!vals) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
         int rc = nc_get_att_double(r->ncid, v, attr, vals);
-        if (rc == NC_NOERR) *value = vals[0], *found = 1;
+        if (rc == NC_NOERR) {
+            *count = n < (size_t)max ? (int)n : max;
+            memcpy(values, vals, (size_t)*count * sizeof *vals);
+        }
         free(vals);
         HS_NC_CHECK(rc, r->path);
         return HS_OK;
@@ -792,7 +805,10 @@ int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double 
                 double *vals = malloc((size_t)n * sizeof *vals);
                 if (!vals) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
                 else if (H5Aread(a, H5T_NATIVE_DOUBLE, vals) < 0) rc = hs_h5_fail("H5Aread", r->path, __FILE__, __LINE__);
-                else *value = vals[0], *found = 1;
+                else {
+                    *count = n < max ? (int)n : max;
+                    memcpy(values, vals, (size_t)*count * sizeof *vals);
+                }
                 free(vals);
             }
             if (sp >= 0) H5Sclose(sp);
@@ -804,5 +820,14 @@ int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double 
         return rc;
     }
 #endif
+    return HS_OK;
+}
+
+int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double *value, int *found)
+{
+    if (!r || !attr || !value || !found) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_real: bad argument");
+    int n = 0;
+    HS_CHECK(hs_reader_attr_reals(r, var, attr, value, 1, &n));
+    *found = n > 0;
     return HS_OK;
 }

@@ -201,6 +201,18 @@ expect_input_error "a file of another interval" "bad/slow.nc: frames 0.2 seconds
 "$HS_BIN" check quick.ini surrogate.files="traj0.nc minutes.nc" >"$CAP/o" 2>&1 && ok || bad "the same interval in minutes: $(grep error "$CAP/o")"
 expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
 expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
+# CF 2.5.1: every value of a missing_value vector marks missing data, and so does a value outside
+# valid_min/valid_max/valid_range (only missing_value's first value was taken, and no valid range:
+# -888 and 5 m trained as data)
+ncdump traj1.nc | sed 's/^\t\th:units = "m" ;/&\n\t\th:missing_value = -999., -888. ;/; /^ h =/{n;s/^  1\.[0-9]*,/  -888,/}' | ncgen -k nc4 -o bad/missvec.nc
+ncdump traj1.nc | sed 's/^\t\th:units = "m" ;/&\n\t\th:valid_range = 0., 3. ;/; /^ h =/{n;s/^  1\.[0-9]*,/  5,/}' | ncgen -k nc4 -o bad/range.nc
+ncdump traj1.nc | sed 's/^\t\th:units = "m" ;/&\n\t\th:valid_max = 3. ;/; /^ h =/{n;s/^  1\.[0-9]*,/  5,/}' | ncgen -k nc4 -o bad/vmax.nc
+expect_input_error "missing_value's second value" "bad/missvec.nc: variable 'h' has a missing value at time step 0, point (y 0, x 0)" \
+    train surrogate.files="traj0.nc bad/missvec.nc"
+expect_input_error "a value outside valid_range" "bad/range.nc: variable 'h' has a missing value at time step 0, point (y 0, x 0)" \
+    train surrogate.files="traj0.nc bad/range.nc"
+expect_input_error "a value above valid_max" "bad/vmax.nc: variable 'h' has a missing value at time step 0, point (y 0, x 0)" \
+    train surrogate.files="traj0.nc bad/vmax.nc"
 # records never written hold NetCDF's default fill (no _FillValue attribute): missing, not 9.97e36
 expect_input_error "records never written" "bad/unwritten.nc: variable 'u' has a missing value at time step 30" train \
     surrogate.files="traj0.nc bad/unwritten.nc"
