@@ -121,6 +121,11 @@ void hs_surr_data_close(hs_surr_data *d);
 int64_t hs_surr_data_windows(const hs_surr_data *d, int split);
 /* Window w of a split: its file and first frame. */
 void hs_surr_data_window(const hs_surr_data *d, int split, int64_t w, int *file, int64_t *first);
+/* 1 when a field on spatial dimensions (ya, xa), whose coordinates' CF axis attributes are
+ * (yaxis_a, xaxis_a) (0: none), is the transpose of one on (yb, xb) with (yaxis_b, xaxis_b): the
+ * names or the axes swapped.  Such fields on a square grid with equal coordinates compare equal. */
+int hs_surr_dims_swapped(const char *ya, const char *xa, char yaxis_a, char xaxis_a, const char *yb, const char *xb, char yaxis_b,
+                         char xaxis_b);
 /* 1 when coordinate arrays a and b (n values) agree to 1e-9 of a's largest magnitude. */
 int hs_surr_same_coords(const double *a, const double *b, int64_t n);
 /* Grid and coordinates, dimension names and units, time step (from the first file). */
@@ -128,6 +133,7 @@ typedef struct hs_surr_grid {
     int ny, nx;
     const double *y, *x;                              /* coordinate values */
     char ydim[HS_SURR_NAME_MAX], xdim[HS_SURR_NAME_MAX];
+    char yaxis, xaxis;                                /* their coordinates' CF axis ('Y', 'X'), 0 when not said */
     char yunits[HS_SURR_NAME_MAX], xunits[HS_SURR_NAME_MAX];
     char time_units[256];                             /* the time coordinate's units ("1" when none) */
     char calendar[64];                                /* its CF calendar ("" when none: standard) */

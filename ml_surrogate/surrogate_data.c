@@ -185,6 +185,25 @@ int hs_surr_same_coords(const double *a, const double *b, int64_t n)
     return 1;
 }
 
+int hs_surr_dims_swapped(const char *ya, const char *xa, char yaxis_a, char xaxis_a, const char *yb, const char *xb, char yaxis_b,
+                         char xaxis_b)
+{
+    if (strcmp(ya, xa) != 0 && !strcmp(ya, xb) && !strcmp(xa, yb)) return 1;
+    return (yaxis_a && yaxis_a == xaxis_b) || (xaxis_a && xaxis_a == yaxis_b);
+}
+
+/* The CF axis ('X' or 'Y') of a dimension's coordinate variable, 0 when it has none. */
+static char spatial_axis(hs_reader *r, const char *dim)
+{
+    char buf[16];
+    int found = 0;
+    if (!hs_reader_has_var(r, dim) || hs_reader_attr_text(r, dim, "axis", buf, sizeof buf, &found) != HS_OK || !found) {
+        hs_error_clear();
+        return 0;
+    }
+    return !strcmp(buf, "X") || !strcmp(buf, "x") ? 'X' : !strcmp(buf, "Y") || !strcmp(buf, "y") ? 'Y' : 0;
+}
+
 /* A dimension whose coordinate variable is a CF time: units "... since ...", axis T or standard_name time. */
 static int is_time_dim(hs_reader *r, const char *dim)
 {
@@ -283,6 +302,7 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
         d->gy = cy, d->gx = cx, cy = cx = NULL;
         g->y = d->gy, g->x = d->gx;
         snprintf(g->ydim, sizeof g->ydim, "%s", dims[1]), snprintf(g->xdim, sizeof g->xdim, "%s", dims[2]);
+        g->yaxis = spatial_axis(r, dims[1]), g->xaxis = spatial_axis(r, dims[2]);
         snprintf(g->yunits, sizeof g->yunits, "%s", yu), snprintf(g->xunits, sizeof g->xunits, "%s", xu);
         snprintf(g->time_units, sizeof g->time_units, "%s", tu);
         int has_cal = 0;
@@ -303,7 +323,14 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
             }
         }
     } else if (rc == HS_OK) {
-        if (ny != g->ny || nx != g->nx)
+        /* a (time, x, y) file among (time, y, x) ones (xarray's transpose keeps the names): on a
+         * square grid with equal coordinates it matched, and was trained on transposed */
+        if (hs_surr_dims_swapped(dims[1], dims[2], spatial_axis(r, dims[1]), spatial_axis(r, dims[2]), g->ydim, g->xdim, g->yaxis,
+                                 g->xaxis))
+            rc = hs_input_error(file, 0, NULL, "variable '%s' is (%s, %s, %s), but in %s on (%s, %s, %s): the spatial dimensions "
+                                "are swapped (transposed fields); write them in the first file's order", d->vars[0], dims[0],
+                                dims[1], dims[2], d->files[0], dims[0], g->ydim, g->xdim);
+        else if (ny != g->ny || nx != g->nx)
             rc = hs_input_error(file, 0, NULL, "grid of %lld x %lld points (y, x), but %s has %d x %d: every file must be "
                                 "on one grid", (long long)ny, (long long)nx, d->files[0], g->ny, g->nx);
         else if (!hs_surr_same_coords(d->gy, cy, ny) || !hs_surr_same_coords(d->gx, cx, nx))

@@ -380,6 +380,24 @@ static void model_file_free(model_file *f)
     f->params = f->clim = NULL;
 }
 
+/* The grid's spatial dimension names and CF axes, kept in the model file as character codes (a
+ * checkpoint holds numeric arrays only): y's name, x's name, then y's and x's axis letters. */
+#define GRID_DIMS_LEN (2 * HS_SURR_NAME_MAX + 2)
+static void grid_dims_encode(const hs_surr_grid *g, int32_t out[GRID_DIMS_LEN])
+{
+    memset(out, 0, GRID_DIMS_LEN * sizeof *out);
+    for (int i = 0; i < HS_SURR_NAME_MAX; i++) out[i] = (unsigned char)g->ydim[i], out[HS_SURR_NAME_MAX + i] = (unsigned char)g->xdim[i];
+    out[2 * HS_SURR_NAME_MAX] = (unsigned char)g->yaxis, out[2 * HS_SURR_NAME_MAX + 1] = (unsigned char)g->xaxis;
+}
+
+static void grid_dims_decode(const int32_t in[GRID_DIMS_LEN], char ydim[HS_SURR_NAME_MAX], char xdim[HS_SURR_NAME_MAX], char *yaxis,
+                             char *xaxis)
+{
+    for (int i = 0; i < HS_SURR_NAME_MAX; i++) ydim[i] = (char)in[i], xdim[i] = (char)in[HS_SURR_NAME_MAX + i];
+    ydim[HS_SURR_NAME_MAX - 1] = xdim[HS_SURR_NAME_MAX - 1] = 0;
+    *yaxis = (char)in[2 * HS_SURR_NAME_MAX], *xaxis = (char)in[2 * HS_SURR_NAME_MAX + 1];
+}
+
 /* Read a model file on every rank: its parameters must be the architecture's, its grid the data's. */
 /* The frame interval the network steps by (file 0's first two frames): {the interval in seconds
  * when the file's time units are CF time units, else in its own units; seconds per unit, or 0 when
@@ -424,6 +442,19 @@ static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs
                             "%g .. %g, %g .. %g)", g->ydim, gy[0], gy[g->ny - 1], g->xdim, gx[0], gx[g->nx - 1], c->data.files[0], g->y[0],
                             g->y[g->ny - 1], g->x[0], g->x[g->nx - 1]);
     free(gy), free(gx);
+    /* the same orientation: a (time, x, y) file on a square grid of equal coordinates passed the
+     * checks above and was forecast transposed (models written before the names were kept pass) */
+    int has_dims = 0;
+    if (rc == HS_OK) rc = hs_checkpoint_has(ck, "grid_dims", &has_dims);
+    if (rc == HS_OK && has_dims) {
+        int32_t code[GRID_DIMS_LEN];
+        char my[HS_SURR_NAME_MAX], mx[HS_SURR_NAME_MAX], may, max;
+        rc = hs_checkpoint_read(ck, "grid_dims", HS_I32, GRID_DIMS_LEN, code);
+        if (rc == HS_OK) grid_dims_decode(code, my, mx, &may, &max);
+        if (rc == HS_OK && hs_surr_dims_swapped(g->ydim, g->xdim, g->yaxis, g->xaxis, my, mx, may, max))
+            rc = hs_input_error(path, 0, NULL, "the model was trained on fields (time, %s, %s), the data (%s) are (time, %s, %s): the "
+                                "spatial dimensions are swapped (transposed fields)", my, mx, c->data.files[0], g->ydim, g->xdim);
+    }
     /* the interval it was trained to step by: a forecast from frames 10 times closer forecast 10
      * times too far per frame, without a word (models written before the interval was kept pass) */
     int has = 0;
@@ -474,6 +505,9 @@ static int save_model(hs_ctx *ctx, const hs_params *p, const config *c, hs_surr_
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "grid_shape", HS_F64, 2, shape);
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "grid_y", HS_F64, g->ny, g->y);
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "grid_x", HS_F64, g->nx, g->x);
+        int32_t dims[GRID_DIMS_LEN];
+        grid_dims_encode(g, dims);
+        if (rc == HS_OK) rc = hs_checkpoint_write(ck, "grid_dims", HS_I32, GRID_DIMS_LEN, dims);
         double interval[2];
         frame_interval(d, interval);
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "frame_interval", HS_F64, 2, interval);

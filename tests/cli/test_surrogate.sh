@@ -266,6 +266,13 @@ awk 'BEGIN { nt = 40; n = 16
   print "}" }' > bad/yxt.cdl && ncgen -k nc4 -o bad/yxt.nc bad/yxt.cdl
 expect_input_error "time not the first dimension" "bad/yxt.nc: variable 'h' is (y, x, time): its time dimension 'time' is not the first" \
     train surrogate.files="bad/yxt.nc bad/yxt.nc bad/yxt.nc bad/yxt.nc"
+# a (time, x, y) file (xarray's transpose keeps the names) among (time, y, x) ones, and a forecast
+# from it: on this square grid of equal x and y coordinates both passed, trained and forecast transposed
+ncdump traj2.nc | sed 's/^\tdouble \([hu]\)(time, y, x) ;/\tdouble \1(time, x, y) ;/' | ncgen -k nc4 -o bad/xy.nc
+expect_input_error "fields stored (time, x, y) among (time, y, x)" "bad/xy.nc: variable 'h' is (time, x, y), but in traj0.nc on (time, y, x): the spatial dimensions are swapped" \
+    train surrogate.files="traj0.nc traj1.nc bad/xy.nc traj3.nc"
+expect_input_error "a forecast from (time, x, y) fields" "full.h5: the model was trained on fields (time, y, x), the data (bad/xy.nc) are (time, x, y)" \
+    forecast surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/xy.nc
 # our own HDF5 output reads with its named dimensions and coordinates (NetCDF opened it too, with
 # phony_dim_N dimensions and none: a .nc and an .h5 of one case were "on different grids")
 for f in netcdf hdf5; do
