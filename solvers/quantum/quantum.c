@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "io/json.h"
+#include "io/output.h"
 #include "kernels/dispatch.h"
 #include "kernels/memory.h"
 #include "kernels/version.h"
@@ -281,10 +282,17 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
     s->ham_file = hs_params_input_path(p, "quantum.hamiltonian");
     s->graph_file = hs_params_input_path(p, "quantum.graph");
     snprintf(s->out_path, sizeof s->out_path, "%s.json", hs_params_string(p, "output.path"));
+    /* the results are a JSON document, not gridded records: a NetCDF or HDF5 format asked for was
+     * ignored without a word (the JSON came instead); none writes nothing */
+    const int out_format = hs_params_enum(p, "output.format");
+    int rc = HS_OK;
+    if (out_format == HS_OUTPUT_NETCDF || out_format == HS_OUTPUT_HDF5)
+        rc = hs_params_error(p, "output.format", "the quantum solver writes its results as JSON (%s); the formats are for "
+                             "gridded output (auto or none: no result file)", s->out_path);
+    if (out_format == HS_OUTPUT_NONE) s->out_path[0] = '\0';
     int64_t m[64];
     int nm = hs_params_int_list(p, "quantum.marginal", m, 64);
-    int rc = HS_OK;
-    if (!(nm == 1 && m[0] == -1)) {
+    if (rc == HS_OK && !(nm == 1 && m[0] == -1)) {
         if (nm > HS_SV_MAX_MARGINAL) rc = hs_params_error(p, "quantum.marginal", "at most %d qubits", HS_SV_MAX_MARGINAL);
         for (int j = 0; j < nm && rc == HS_OK; j++) {
             if (m[j] < 0) rc = hs_params_error(p, "quantum.marginal", "-1 (none) cannot be mixed with qubit numbers");
@@ -673,13 +681,14 @@ static void print_summary(qstate *s)
         if (s->mode == MODE_QAOA)
             printf("quantum: expected cut %.6f of max %.6f (ratio %.4f)\n", -s->energy, s->best_cut, -s->energy / s->best_cut);
     }
-    printf("quantum: wrote %s\n", s->out_path);
+    if (s->out_path[0]) printf("quantum: wrote %s\n", s->out_path);
+    else printf("quantum: no result file (output.format = none)\n");
 }
 
 static int finish(void *state)
 {
     qstate *s = state;
-    if (s->ctx->rank != 0) return HS_OK;
+    if (s->ctx->rank != 0 || !s->out_path[0]) return HS_OK;
     hs_json j;
     HS_CHECK(hs_json_open(&j, s->out_path, 1));
     hs_json_begin_object(&j);

@@ -101,6 +101,15 @@ PY
 then ok "QFT: fused = unfused (1e-12), complex64 (1e-6), exact phases"; else bad "QFT amplitudes"; fi
 rm -f f0.json f4.json c64.json
 
+# output.format: the results are JSON; a gridded format asked for is refused (it was ignored and the
+# JSON written), none writes no result file
+rm -f out.json
+expect "output.format = none: no result file" 0 "" "$HS_BIN" run ghz.ini --quiet output.format=none
+[ ! -e out.json ] && ok "output.format = none wrote no out.json" || bad "output.format = none wrote out.json"
+expect "output.format = netcdf refused" 2 \
+    "hpcsim: error: command line (override 1): output.format: the quantum solver writes its results as JSON (out.json); the formats are for gridded output (auto or none: no result file)" \
+    "$HS_BIN" check ghz.ini output.format=netcdf
+
 # ---- bad inputs: exact message, exit 2, nothing written
 printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2]\nh q[0];\n' > syntax.qasm
 ini syntax.qasm > syntax.ini
