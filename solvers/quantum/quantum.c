@@ -107,11 +107,14 @@ static int check_memory(qstate *s, int nq, int registers, const char *src, int l
     HS_CHECK(hs_allreduce_min(s->ctx->comm, &avail, 1));
     if (need > avail) {
         double gib = 1024.0 * 1024.0 * 1024.0;
-        return hs_input_error(src, line, NULL,
-                              "a register of %d qubits needs %.4g GiB per rank (%s, %d rank%s) but only %.4g GiB is "
-                              "available on %s",
-                              nq, need / gib, s->t == HS_C128 ? "complex128" : "complex64", ranks, ranks > 1 ? "s" : "",
-                              avail / gib, HS_ON_GPU(s->ctx) ? "the GPU" : "this node");
+        /* the variational modes hold three registers (state, adjoint, derivative): say so, the figure is
+         * their total */
+        char what[96];
+        if (registers > 1) snprintf(what, sizeof what, "%d registers of %d qubits (the state, its adjoint and a derivative) need", registers, nq);
+        else snprintf(what, sizeof what, "a register of %d qubits needs", nq);
+        return hs_input_error(src, line, NULL, "%s %.4g GiB per rank (%s, %d rank%s) but only %.4g GiB is available on %s", what,
+                              need / gib, s->t == HS_C128 ? "complex128" : "complex64", ranks, ranks > 1 ? "s" : "", avail / gib,
+                              HS_ON_GPU(s->ctx) ? "the GPU" : "this node");
     }
     return HS_OK;
 }

@@ -133,6 +133,13 @@ expect "register too large for memory" 2 \
     "~^hpcsim: error: big.qasm:2: a register of 46 qubits needs 1.049e\+06 GiB per rank \(complex128, 1 rank\) but only [0-9.e+]+ GiB is available on this node$" \
     "$HS_BIN" run big.ini
 
+# VQE holds three registers: the figure is theirs together and the message says so (it said "a register")
+printf '1.0 Z0 Z39\n' > wide.pauli
+printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = vqe\nhamiltonian = wide.pauli\n' > vwide.ini
+expect "three VQE registers too large for memory" 2 \
+    "~^hpcsim: error: wide.pauli: 3 registers of 40 qubits \(the state, its adjoint and a derivative\) need 4.915e\+04 GiB per rank \(complex128, 1 rank\) but only [0-9.e+]+ GiB is available on this node$" \
+    "$HS_BIN" check vwide.ini
+
 printf 'OPENQASM 2.0;\nqreg q[51];\n' > huge.qasm
 ini huge.qasm > huge.ini
 expect "register over the simulator's limit" 2 "hpcsim: error: huge.qasm:2:8: register too large: 51 qubits in all; at most 50 can be simulated (at '51')" "$HS_BIN" run huge.ini
