@@ -1,6 +1,8 @@
 /* Pauli-sum observables: file reader (Qiskit-order strings or indexed factors), MaxCut costs. */
 #include "solvers/quantum/pauli.h"
 
+#include "io/params.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -159,15 +162,15 @@ static int parse_integer(const char *s, const char *end, long long lo, long long
     return 0;
 }
 
-/* The whole of [s, end) as a finite double. */
+/* The whole of [s, end) as a finite double written as in parameter files (decimal: strtod alone
+ * took "0x1p-1", and a coefficient glued to its term, "0.5ZZ"). */
 static int parse_finite(const char *s, const char *end, double *v)
 {
-    if (s == end || isspace((unsigned char)*s)) return -1;
-    char *e;
-    double x = strtod(s, &e);
-    if (e != end || !isfinite(x)) return -1;
-    *v = x;
-    return 0;
+    char buf[128];
+    if (s == end || end - s >= (ptrdiff_t)sizeof buf) return -1;
+    memcpy(buf, s, (size_t)(end - s));
+    buf[end - s] = '\0';
+    return hs_parse_real(buf, v) ? -1 : 0;
 }
 
 /* The next whitespace-separated token of [*p, end): [*tok, *p). */
@@ -234,12 +237,16 @@ static int pauli_line(const char *path, int lineno, char *line, hs_pauli_sum *h,
     if (hash) *hash = '\0';
     const char *s = line, *end = line + strlen(line), *tok, *p = s;
     if (!next_token(&p, end, &tok)) return HS_OK;
-    char *e, buf[80];
-    double c = strtod(tok, &e);
-    if (e == tok || !isfinite(c)) {
+    char buf[80];
+    double c;
+    if (parse_finite(tok, p, &c)) {
+        char *e;
+        double x = strtod(tok, &e);
         show(tok, p, buf, sizeof buf);
-        return where_error(path, lineno, (int)(tok - line) + 1, e == tok ? "expected a coefficient, got" : "expected a finite coefficient, got", buf);
+        return where_error(path, lineno, (int)(tok - line) + 1,
+                           e == p && !isfinite(x) ? "expected a finite coefficient, got" : "expected a coefficient (a decimal number), got", buf);
     }
+    const char *e = p;
     *sum += fabs(c);
     if (!isfinite(*sum)) {
         return at_error(path, lineno, (int)(tok - line) + 1, "the coefficients' magnitudes add up to more than the largest double");

@@ -815,6 +815,9 @@ static void test_pauli_file_errors(void **st)
         {"1e400 Z0\n", ":1:1: expected a finite coefficient, got '1e400'"},
         {"NaN(123) ZZ\n", ":1:1: expected a finite coefficient, got 'NaN(123)'"},
         {"1e308 Z0\n1e308 Z1\n", ":2:1: the coefficients' magnitudes add up to more than the largest double"},
+        /* decimal numbers only, a whitespace-separated token (strtod took both) */
+        {"0.5ZZ\n", ":1:1: expected a coefficient (a decimal number), got '0.5ZZ'"},
+        {"0x1p-1 Z0\n", ":1:1: expected a coefficient (a decimal number), got '0x1p-1'"},
         {"0.5 X+1\n", ":1:5: expected a factor like X0 or Z12, got 'X+1'"},
         {"0.5 X-0\n", ":1:5: expected a factor like X0 or Z12, got 'X-0'"},
         {"0.5 Z 1\n", ":1:5: expected a factor like X0 or Z12, got 'Z'"},
@@ -896,6 +899,7 @@ static void test_graph_file_errors(void **st)
         {"4\n0 1 -inf\n", ":2:5: expected a finite edge weight, got '-inf'"},
         {"4\n0 1 1e400\n", ":2:5: expected a finite edge weight, got '1e400'"},
         {"4\n0 1 2.5x\n", ":2:5: expected a finite edge weight, got '2.5x'"},
+        {"4\n0 1 0x1p1\n", ":2:5: expected a finite edge weight, got '0x1p1'"},
         {"4\n0 1 2.5 junk\n", ":2:9: unexpected text after the edge: 'junk'"},
         {"4\n0 1x\n", ":2:3: expected a vertex number 0..3, got '1x'"},
         {"4\n0 1 1e308\n1 2 1e308\n", ":3:5: the edge weights' magnitudes add up to more than the largest double"},
