@@ -241,7 +241,10 @@ static int check_time_spacing(const hs_surr_data *d, int f, int64_t nt, const ch
     double s0 = hs_time_unit_seconds(d->time_units[0]), s1 = hs_time_unit_seconds(d->time_units[f]);
     double a = step, b = step0;
     if (s0 > 0 && s1 > 0) a *= s1, b *= s0;
-    else if (strcmp(d->time_units[0], d->time_units[f]) != 0) return HS_OK; /* units that cannot be compared */
+    else if (strcmp(d->time_units[0], d->time_units[f]) != 0) /* it passed unchecked: "1" among "seconds since" files */
+        return hs_input_error(d->files[f], 0, NULL, "its time axis '%s' is in '%s' and %s's in '%s': the frame intervals cannot be "
+                              "compared (the network learns one); give the files time axes of the same kind (CF 'UNIT since DATE')",
+                              dim, d->time_units[f], d->files[0], d->time_units[0]);
     if (fabs(a - b) > 1e-3 * fabs(b) + 2 * 6e-8 * big * (s1 > 0 ? s1 : 1))
         return hs_input_error(d->files[f], 0, NULL, "frames %.9g %s apart, %s's %.9g %s apart: every file must have the "
                               "first's interval (the network learns one)", step, d->time_units[f], d->files[0], step0,

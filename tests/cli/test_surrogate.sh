@@ -199,6 +199,10 @@ expect_input_error "frames with a gap" "bad/gap.nc: the frames are not equally s
 expect_input_error "a file of another interval" "bad/slow.nc: frames 0.2 seconds since 2000-01-01 00:00:00 apart, traj0.nc's 0.1 seconds" \
     train surrogate.files="traj0.nc bad/slow.nc"
 "$HS_BIN" check quick.ini surrogate.files="traj0.nc minutes.nc" >"$CAP/o" 2>&1 && ok || bad "the same interval in minutes: $(grep error "$CAP/o")"
+# a time axis that is not a CF time among CF ones: the intervals cannot be compared (it passed unchecked)
+ncdump traj1.nc | sed 's/time:units = "seconds since 2000-01-01 00:00:00"/time:units = "1"/' | ncgen -k nc4 -o bad/unitless.nc
+expect_input_error "a time axis in '1' among CF times" "bad/unitless.nc: its time axis 'time' is in '1' and traj0.nc's in 'seconds since 2000-01-01 00:00:00': the frame intervals cannot be compared" \
+    train surrogate.files="traj0.nc bad/unitless.nc"
 expect_input_error "NaN in the data" "bad/nan.nc: variable 'h' is nan at time step 7" train surrogate.files="traj0.nc bad/nan.nc"
 expect_input_error "missing value" "bad/fill.nc: variable 'h' has a missing value at time step 5" train surrogate.files="traj0.nc bad/fill.nc"
 # CF 2.5.1: every value of a missing_value vector marks missing data, and so does a value outside
