@@ -14,6 +14,7 @@
 #include "kernels/grid/grid.h"
 #include "kernels/memory.h"
 #include "kernels/mg/mg.h"
+#include "kernels/rng/rng.h"
 #include "physics/ns_exact.h"
 #include "solvers/cfd/cfd.h"
 #include "solvers/cfd/ns_impl.h"
@@ -74,6 +75,8 @@ static const hs_param_decl g_ns_params[] = {
     {"navier_stokes", "T_yhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at y = length"},
     {"navier_stokes", "T_zlo", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at z = 0"},
     {"navier_stokes", "T_zhi", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "fixed wall temperature at z = length"},
+    {"navier_stokes", "T_perturbation", HS_PARAM_REAL, "0", 0, 1e6, NULL,
+     "temperature: amplitude of a random start perturbation, uniform in [-a, a] per cell (run.seed; the same on any rank count)"},
     {"navier_stokes", "steady_tol", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL,
      "stop early at a steady state: when |d(kinetic energy)/dt| / kinetic energy falls below this (0: run to t_end)"},
     {"navier_stokes", "write_faces", HS_PARAM_BOOL, "false", 0, 0, NULL,
@@ -99,6 +102,8 @@ typedef struct ns_config {
     int T_bc[3][2];
     double T_wall[3][2];
     double steady_tol;
+    double T_perturbation;      /* amplitude of the random start perturbation of T */
+    uint64_t seed;              /* run.seed */
     int64_t dt_every;
     int write_faces; /* output: the staggered face velocities too */
     double u_ref; /* velocity scale of the stability estimate */
@@ -167,6 +172,8 @@ static int read_config(const hs_params *p, ns_config *c)
     c->inflow_speed = hs_params_real(p, "navier_stokes.inflow_speed");
     c->inflow_profile = hs_params_enum(p, "navier_stokes.inflow_profile");
     c->steady_tol = hs_params_real(p, "navier_stokes.steady_tol");
+    c->T_perturbation = hs_params_real(p, "navier_stokes.T_perturbation");
+    c->seed = (uint64_t)hs_params_int(p, "run.seed");
     c->dt_every = hs_params_int(p, "navier_stokes.dt_every");
     c->write_faces = hs_params_bool(p, "navier_stokes.write_faces");
     c->pressure_solver = hs_params_enum(p, "navier_stokes.pressure_solver");
@@ -180,7 +187,7 @@ static int read_config(const hs_params *p, ns_config *c)
     } else {
         /* the thermal keys would be ignored without temperature: say so, as re is with it */
         static const char *const thermal[] = {"ra", "pr", "T_bc_xlo", "T_bc_xhi", "T_bc_ylo", "T_bc_yhi", "T_bc_zlo", "T_bc_zhi",
-                                              "T_xlo", "T_xhi", "T_ylo", "T_yhi", "T_zlo", "T_zhi"};
+                                              "T_xlo", "T_xhi", "T_ylo", "T_yhi", "T_zlo", "T_zhi", "T_perturbation"};
         for (size_t k = 0; k < sizeof thermal / sizeof thermal[0]; k++) {
             char key[64];
             snprintf(key, sizeof key, "navier_stokes.%s", thermal[k]);
@@ -809,6 +816,31 @@ static int initial_velocity(ns *s, int comp)
     return rc;
 }
 
+/* The start temperature: uniform t0, plus c->T_perturbation times a uniform number in [-1, 1] drawn
+ * by the cell's global index (the same field on any rank count and device).  A Rayleigh-Benard
+ * layer started uniform stays symmetric, so conductive however unstable: the noise seeds it. */
+#define NS_RNG_USE 0x4e53u
+static int initial_temperature(ns *s, double t0)
+{
+    const ns_config *c = &s->c;
+    if (c->T_perturbation == 0) return hs_field_fill(s->T, t0);
+    hs_field *f = s->T;
+    size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]);
+    double *h = malloc((n ? n : 1) * sizeof *h);
+    if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    const uint64_t stream = hs_rng_stream(NS_RNG_USE, 0);
+    for (int64_t k = 0; k < f->local[2]; k++)
+        for (int64_t j = 0; j < f->local[1]; j++)
+            for (int64_t i = 0; i < f->local[0]; i++) {
+                uint64_t cell = (uint64_t)(i + f->offset[0]) +
+                                (uint64_t)c->g.n[0] * ((uint64_t)(j + f->offset[1]) + (uint64_t)c->g.n[1] * (uint64_t)(k + f->offset[2]));
+                h[(k * f->local[1] + j) * f->local[0] + i] = t0 + c->T_perturbation * (2 * hs_rng_u01(c->seed, stream, cell) - 1);
+            }
+    int rc = hs_field_set_interior(f, h);
+    free(h);
+    return rc;
+}
+
 /* The area of a face of the domain normal to dimension d. */
 static double face_area(const ns_config *c, int d)
 {
@@ -912,7 +944,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
         for (int d = 0; d < nd; d++)
             for (int side = 0; side < 2; side++)
                 if (c->T_bc[d][side] == NS_T_DIRICHLET) t0 += c->T_wall[d][side], nfix++;
-        HS_CHECK(hs_field_fill(s->T, nfix ? t0 / nfix : 0.0));
+        HS_CHECK(initial_temperature(s, nfix ? t0 / nfix : 0.0));
     }
     /* a divergence-free start (Taylor-Green already is; the inflow profile needs its walls) */
     HS_CHECK(project(s, s->q, 1.0));
