@@ -948,6 +948,14 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     }
     /* a divergence-free start (Taylor-Green already is; the inflow profile needs its walls) */
     HS_CHECK(project(s, s->q, 1.0));
+    /* The pressure at t = 0 (the t = 0 record wrote p = 0): the potential of a first stage's
+     * projection, L p = div of the momentum's other terms, as each step finds it; the stage's
+     * velocity is scratch. */
+    HS_CHECK(choose_dt(s));
+    HS_CHECK(velocity_ghosts(s, s->q));
+    if (c->temperature) HS_CHECK(scalar_ghosts(s, s->T));
+    HS_CHECK(stage(s, s->q, c->temperature ? s->T : NULL, NULL, NULL, s->q1, c->temperature ? s->T1 : NULL, 0.0, 1.0, s->dt));
+    HS_CHECK(project(s, s->q1, s->dt));
     HS_CHECK(hs_timer_init(ctx, &s->timer));
     return HS_OK;
 }
