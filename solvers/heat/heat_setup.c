@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/grid_input.h"
 #include "io/output.h"
 #include "kernels/error.h"
 
@@ -285,7 +286,7 @@ int hs_heat_read_k(const hs_params *p, const hs_heat_config *c, const int64_t of
         return hs_params_error(p, "heat.k_file", "'%s' is not a NetCDF or HDF5 file this build can read", c->k_file);
     }
     int64_t shape[8];
-    int rank = 0;
+    int rank = 0, rc;
     if (hs_reader_var_shape(r, c->k_var, shape, &rank) != HS_OK) {
         hs_reader_close(r);
         hs_error_clear();
@@ -302,13 +303,22 @@ int hs_heat_read_k(const hs_params *p, const hs_heat_config *c, const int64_t of
         return hs_params_error(p, "heat.k_file", "variable '%s' in '%s' has shape %s; the grid needs %s (slowest first)",
                                c->k_var, c->k_file, got, want);
     }
+    /* the shape alone let a square k stored (x, y) run transposed, and a file of another grid
+     * with the same cell counts run on this one, exit 0 */
+    static const char *const axes[3] = {"x", "xy", "xyz"};
+    rc = hs_grid_input_check_axes(p, r, c->k_file, "conductivity", c->k_var, c->ndim, axes[c->ndim - 1], c->n, c->dx,
+                                  "heat.k_file", "heat.k_file");
+    if (rc != HS_OK) {
+        hs_reader_close(r);
+        return rc;
+    }
     size_t total = (size_t)c->n[0] * c->n[1] * c->n[2];
     double *all = malloc(total * sizeof *all);
     if (!all) {
         hs_reader_close(r);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", c->k_file);
     }
-    int rc = hs_reader_read_cf(r, c->k_var, all);
+    rc = hs_reader_read_cf(r, c->k_var, all);
     hs_reader_close(r);
     if (rc != HS_OK) {
         free(all);

@@ -1,13 +1,13 @@
 /* The seismic solver's parameters: declaration, reading and checking, the medium at a point, model files. */
 #include "solvers/seismic/seismic_setup.h"
 
-#include <ctype.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/grid_input.h"
 #include "io/output.h"
 #include "kernels/error.h"
 
@@ -336,82 +336,6 @@ static int read_raw(const hs_params *p, const hs_seis_config *c, const char *key
     return HS_OK;
 }
 
-/* The axis a model file's dimension stands for: its coordinate variable's CF `axis` (X, Y, Z), else
- * its name (x, y, z, depth); 0 when it says nothing. */
-static char dim_axis(hs_reader *r, const char *dim)
-{
-    char buf[16];
-    int found = 0;
-    if (hs_reader_has_var(r, dim) && hs_reader_attr_text(r, dim, "axis", buf, sizeof buf, &found) == HS_OK && found &&
-        strchr("XYZxyz", buf[0]) && buf[0] && !buf[1])
-        return (char)tolower((unsigned char)buf[0]);
-    hs_error_clear();
-    if ((dim[0] == 'x' || dim[0] == 'y' || dim[0] == 'z' || dim[0] == 'X' || dim[0] == 'Y' || dim[0] == 'Z') && !dim[1])
-        return (char)tolower((unsigned char)dim[0]);
-    if (!strcmp(dim, "depth")) return 'z';
-    return 0;
-}
-
-/* A model variable's dimensions, where the file names their axes, must be (z, [y,] x), and their
- * coordinate variables, where present, must step by seismic.spacing: a square model stored (x, z)
- * was read transposed without a word, and a file on a 5 m grid ran on the 10 m grid asked for. */
-static int check_model_axes(const hs_params *p, const hs_seis_config *c, hs_reader *r, const char *var)
-{
-    char dims[8][HS_READER_NAME_MAX];
-    int rank = 0;
-    if (hs_reader_var_dims(r, var, dims, &rank) != HS_OK || rank != c->ndim) {
-        hs_error_clear();
-        return HS_OK;
-    }
-    static const char axes2[] = "xz", axes3[] = "xyz";
-    char got[8 * HS_READER_NAME_MAX + 16] = "", want[32] = "", order[16] = "";
-    int wrong = 0;
-    for (int i = 0; i < rank; i++) {
-        const int d = c->ndim - 1 - i;
-        const char expect = c->ndim == 2 ? axes2[d] : axes3[d], axis = dim_axis(r, dims[i]);
-        wrong |= axis && axis != expect;
-        snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? ", " : "", dims[i]);
-        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%c", i ? ", " : "", expect);
-        snprintf(order + strlen(order), sizeof order - strlen(order), "%s%c", i ? "," : "", expect);
-    }
-    if (wrong)
-        return hs_params_error(p, "seismic.model_file", "variable '%s' in '%s' has dimensions (%s): the model is read (%s), x fastest "
-                                                        "(store it so, e.g. ncpdq -a %s)",
-                               var, c->model_file, got, want, order);
-    for (int i = 0; i < rank; i++) {
-        const int d = c->ndim - 1 - i;
-        int64_t shape[8];
-        int r1 = 0;
-        if (!hs_reader_has_var(r, dims[i]) || hs_reader_var_shape(r, dims[i], shape, &r1) != HS_OK || r1 != 1 || shape[0] != c->n[d]) {
-            hs_error_clear();
-            continue;
-        }
-        double *x = malloc((size_t)shape[0] * sizeof *x + 8);
-        if (!x) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-        int rc = hs_reader_read(r, dims[i], x);
-        char units[32];
-        int found = 0;
-        double scale = hs_reader_attr_text(r, dims[i], "units", units, sizeof units, &found) == HS_OK && found && !strcmp(units, "km") ? 1000 : 1;
-        hs_error_clear();
-        for (int64_t k = 1; rc == HS_OK && k < shape[0]; k++) {
-            const double step = (x[k] - x[k - 1]) * scale;
-            if (!(fabs(step - c->h[d]) <= 1e-6 * c->h[d])) { /* a NaN coordinate too */
-                rc = hs_params_error(p, "seismic.spacing", "the model file '%s' steps its coordinate '%s' by %.9g m (from index %lld "
-                                                           "to %lld); the grid's spacing there is %g m",
-                                     c->model_file, dims[i], step, (long long)(k - 1), (long long)k, c->h[d]);
-                break;
-            }
-        }
-        if (rc != HS_OK && rc != HS_ERR_INPUT) {
-            hs_error_clear();
-            rc = HS_OK; /* a coordinate that cannot be read as numbers says nothing */
-        }
-        free(x);
-        HS_CHECK(rc);
-    }
-    return HS_OK;
-}
-
 /* Read variable `var` of an open NetCDF/HDF5 model into out (x fastest); *found = 0 when absent and
  * optional. */
 static int read_var(const hs_params *p, const hs_seis_config *c, hs_reader *r, const char *key, const char *var, int optional,
@@ -435,7 +359,9 @@ static int read_var(const hs_params *p, const hs_seis_config *c, hs_reader *r, c
         return hs_params_error(p, "seismic.model_file", "variable '%s' in '%s' has shape %s; the grid needs %s (slowest first)", var,
                                c->model_file, got, want);
     }
-    HS_CHECK(check_model_axes(p, c, r, var));
+    /* a square model stored (x, z) was read transposed, a 5 m file ran on the 10 m grid */
+    HS_CHECK(hs_grid_input_check_axes(p, r, c->model_file, "model", var, c->ndim, c->ndim == 2 ? "xz" : "xyz", c->n, c->h,
+                                      "seismic.model_file", "seismic.spacing"));
     *found = 1;
     return hs_reader_read_cf(r, var, out);
 }

@@ -182,6 +182,27 @@ if command -v ncgen >/dev/null && [ $FMT = netcdf ]; then
     (cd elsewhere && "$HS_BIN" run ../relk.ini --quiet >/dev/null 2>"$CAP/e") &&
         "$HS_BIN" compare constk.nc rel.nc T 1e-13 >"$CAP/o" && ok "input file found beside the parameter file" ||
         bad "relative k_file: $(cat "$CAP/e" "$CAP/o")"
+    # a square k stored (x, y) ran transposed, and a file of another grid's spacing with the same
+    # cell counts ran on this one, both exit 0; a file whose axes say nothing is still read
+    printf 'netcdf k { dimensions: x = 4 ; y = 4 ; variables: double x(x) ; x:axis = "X" ; double k(x, y) ; data: x = 0.125, 0.375, 0.625, 0.875 ; k = %s ; }\n' \
+        "$(python3 -c 'print(", ".join(str(1 + i // 4) for i in range(16)))')" > kxy.cdl
+    ncgen -4 -o "$WORK/kxy.nc" kxy.cdl
+    printf '[run]\nsolver = heat\n[heat]\nn = 4\nconductivity = file\nk_file = %s\n' "$WORK/kxy.nc" > kxy.ini
+    expect_fail "conductivity file stored (x, y)" \
+        "hpcsim: error: $WORK/kxy.ini:6: heat.k_file: variable 'k' in '$WORK/kxy.nc' has dimensions (x, y): the conductivity is read (y, x), x fastest (store it so, e.g. ncpdq -a y,x)" \
+        "$HS_BIN" run "$WORK/kxy.ini"
+    printf 'netcdf k { dimensions: y = 4 ; x = 4 ; variables: double x(x) ; double k(y, x) ; data: x = 1, 3, 5, 7 ; k = %s ; }\n' \
+        "$(python3 -c 'print(", ".join(["2"]*16))')" > kdx.cdl
+    ncgen -4 -o "$WORK/kdx.nc" kdx.cdl
+    printf '[run]\nsolver = heat\n[heat]\nn = 4\nconductivity = file\nk_file = %s\n' "$WORK/kdx.nc" > kdx.ini
+    expect_fail "conductivity file of another spacing" \
+        "hpcsim: error: $WORK/kdx.ini:6: heat.k_file: the conductivity file '$WORK/kdx.nc' steps its coordinate 'x' by 2 m (from index 0 to 1); the grid's spacing there is 0.25 m" \
+        "$HS_BIN" run "$WORK/kdx.ini"
+    printf 'netcdf k { dimensions: a = 4 ; b = 4 ; variables: double k(a, b) ; data: k = %s ; }\n' \
+        "$(python3 -c 'print(", ".join(["2"]*16))')" > kab.cdl
+    ncgen -4 -o "$WORK/kab.nc" kab.cdl
+    "$HS_BIN" check kxy.ini heat.k_file="$WORK/kab.nc" >/dev/null 2>"$CAP/e" && ok "conductivity file with unnamed axes accepted" ||
+        bad "unnamed axes: $(cat "$CAP/e")"
 else
     echo "skip conductivity-file shape test: no ncgen / NetCDF in this build"
 fi
