@@ -164,7 +164,7 @@ static int singleton_mpi_defaults(void)
  * of all the node's cores: 4 ranks on 2 cores ran 8 spinning threads, and the QAOA example took
  * over 400 s instead of 0.7 s.  Unless the user set OMP_NUM_THREADS, the ranks of one node share
  * its cores: a team of min(CPUs this rank may use, CPUs online / ranks on the node), at least 1.
- * Where the user did set it and ranks x threads exceed the node's CPUs, rank 0 says so once. */
+ * Where the user did set it above 1 and ranks x threads exceed the node's CPUs, rank 0 says so once. */
 static void share_cores_among_local_ranks(hs_ctx *ctx)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
@@ -177,7 +177,9 @@ static void share_cores_among_local_ranks(hs_ctx *ctx)
     const char *env = getenv("OMP_NUM_THREADS");
     if (env && *env) {
         int want = omp_get_max_threads();
-        if (ctx->local_size > 1 && (long)want * ctx->local_size > online && ctx->local_rank == 0)
+        /* one thread per rank leaves nothing to shrink: there the ranks outnumber the CPUs, as the
+         * user asked (mpirun --oversubscribe), and the advice read "OMP_NUM_THREADS=1 would not" */
+        if (ctx->local_size > 1 && want > 1 && (long)want * ctx->local_size > online && ctx->local_rank == 0)
             fprintf(stderr, "hpcsim: warning: %d ranks x OMP_NUM_THREADS=%d threads on a node of %ld CPUs: the threads "
                             "will wait on one another (OMP_NUM_THREADS=%ld would not)\n",
                     ctx->local_size, want, online, online / ctx->local_size > 0 ? online / ctx->local_size : 1);

@@ -193,6 +193,11 @@ if [ "${HAVE_MPI:-0}" = 1 ]; then
     nwarn=$(grep -c "warning: 2 ranks x OMP_NUM_THREADS=$want threads on a node of $ncpu CPUs" "$CAP/err")
     if [ $rc = 0 ] && [ "$teams" = "$want" ] && [ "$nwarn" = 1 ]; then ok "OMP_NUM_THREADS=$want kept on 2 ranks, oversubscription warned of once"
     else bad "OMP_NUM_THREADS=$want on 2 ranks: exit $rc, teams '$teams', $nwarn warning(s): $(head -c 300 "$CAP/err")"; fi
+    # one thread per rank has nothing to shrink: more ranks than CPUs are not the threads' doing
+    # (the warning advised "OMP_NUM_THREADS=1 would not" to runs that set OMP_NUM_THREADS=1)
+    mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -np $(( ncpu + 1 )) "$HS_BIN" info >"$CAP/out" 2>"$CAP/err"; rc=$?
+    if [ $rc = 0 ] && ! grep -q "OMP_NUM_THREADS=1 threads" "$CAP/err"; then ok "OMP_NUM_THREADS=1 on $(( ncpu + 1 )) ranks: no thread warning"
+    else bad "OMP_NUM_THREADS=1 on $(( ncpu + 1 )) ranks: exit $rc: $(head -c 300 "$CAP/err")"; fi
 fi
 
 # HS_TIMELINE=1: the run's stages on stderr, in order, with non-decreasing times since the process
