@@ -215,28 +215,27 @@ static int is_override(const char *a)
     return key && a[sec + 1 + key] == '=';
 }
 
+/* RTOL as parameter files write reals (hs_parse_real), >= 0: strtod took '' as 0, '0x1' as 1, and
+ * '1e400' or 'inf' as infinity, under which every pair of files agreed with exit 0. */
+static double parse_rtol(const command *c, const char *arg)
+{
+    double rtol = 0;
+    if (hs_parse_real(arg, &rtol) || !(rtol >= 0)) die_on(usage_error(c, "RTOL must be a finite number >= 0, got '%s'", arg));
+    return rtol;
+}
+
 /* hpcsim compare A B VARIABLE [RTOL]: 0 when equal within RTOL, 1 when not, 2 on bad input. */
 static int compare_command(const command *c, const cmdline *o)
 {
     if (o->all) {
         if (o->nargs != 2 && o->nargs != 3) die_on(usage_error(c, "'compare --all' needs two files%s", ""));
-        double rtol = 0;
-        if (o->nargs == 3) {
-            char *end;
-            rtol = strtod(o->args[2], &end);
-            if (*end || !(rtol >= 0)) die_on(usage_error(c, "RTOL must be a number >= 0, got '%s'", o->args[2]));
-        }
+        double rtol = o->nargs == 3 ? parse_rtol(c, o->args[2]) : 0;
         int ndiffer = 0;
         die_on(hs_compare_all(o->args[0], o->args[1], o->last, rtol, stdout, &ndiffer));
         return ndiffer ? 1 : 0;
     }
     if (o->nargs != 3 && o->nargs != 4) die_on(usage_error(c, "'compare' needs two files and a variable name%s", ""));
-    double rtol = 0;
-    if (o->nargs == 4) {
-        char *end;
-        rtol = strtod(o->args[3], &end);
-        if (*end || !(rtol >= 0)) die_on(usage_error(c, "RTOL must be a number >= 0, got '%s'", o->args[3]));
-    }
+    double rtol = o->nargs == 4 ? parse_rtol(c, o->args[3]) : 0;
     hs_compare_result r;
     die_on(hs_compare_files(o->args[0], o->args[1], o->args[2], o->last, &r));
     int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;

@@ -81,8 +81,16 @@ usage_err "run without a file" "hpcsim: error: 'run' needs a parameter file (see
 usage_err "info with an argument" "hpcsim: error: 'info' takes no arguments, got 'x' (see 'hpcsim info --help')" info x
 usage_err "compare with too few arguments" \
     "hpcsim: error: 'compare' needs two files and a variable name (see 'hpcsim compare --help')" compare a.nc b.nc
-usage_err "compare with a bad RTOL" "hpcsim: error: RTOL must be a number >= 0, got 'nan' (see 'hpcsim compare --help')" \
+usage_err "compare with a bad RTOL" "hpcsim: error: RTOL must be a finite number >= 0, got 'nan' (see 'hpcsim compare --help')" \
     compare a.nc b.nc T nan
+# RTOL reads as parameter files' reals: '1e400' and 'inf' made every pair of files agree (exit 0),
+# '0x1' was 1 and '' was 0
+for r in 1e400 inf 0x1 ""; do
+    usage_err "compare with RTOL '$r'" "hpcsim: error: RTOL must be a finite number >= 0, got '$r' (see 'hpcsim compare --help')" \
+        compare a.nc b.nc T "$r"
+    usage_err "compare --all with RTOL '$r'" "hpcsim: error: RTOL must be a finite number >= 0, got '$r' (see 'hpcsim compare --help')" \
+        compare --all a.nc b.nc "$r"
+done
 
 # compare: --last takes the last record of record variables only (a coordinate was cut to its last
 # value and a change at its start passed); equal bits agree under any tolerance (two files with a
