@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/grid_input.h"
 #include "io/output.h"
 #include "kernels/error.h"
 #include "solvers/cfd/lbm_impl.h"
@@ -66,6 +67,15 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
             snprintf(want + strlen(want), sizeof want - strlen(want), "%s%lld", d < g->ndim - 1 ? " x " : "", (long long)n[d]);
         hs_reader_close(r);
         return hs_params_error(p, "lbm.mask_file", "the mask '%s' in '%s' has shape %s; the grid needs %s (slowest first)", var, path, got, want);
+    }
+    /* the shape alone let a square mask stored (x, y) run transposed, and a mask of another cell
+     * size with the same counts run on this grid (the check heat's and seismic's files have) */
+    static const char *const axes[2] = {"xy", "xyz"};
+    const double h[3] = {g->dx, g->dx, g->dx};
+    rc = hs_grid_input_check_axes(p, r, path, "mask", var, g->ndim, axes[g->ndim - 2], n, h, "lbm.mask_file", "lbm.mask_file");
+    if (rc != HS_OK) {
+        hs_reader_close(r);
+        return rc;
     }
     double *v = malloc((size_t)cells * sizeof *v);
     if (!v) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mask");

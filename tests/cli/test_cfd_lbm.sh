@@ -186,6 +186,16 @@ if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
         rc=$?
         [ $rc = 2 ] && grep -qF "${m#*:}" "$CAP/o" && ok "mask ${m%%:*}: exit 2" || bad "mask ${m%%:*}: exit $rc: $(head -c 300 "$CAP/o")"
     done
+    # a square mask stored (x, y) ran transposed, and one whose coordinates step by twice the cell ran
+    # on this grid (the shape alone was checked): refused, as heat's and seismic's files are
+    zeros=$(printf '0, %.0s' $(seq 63))0
+    printf 'netcdf m {\ndimensions:\n x = 8 ;\n y = 8 ;\nvariables:\n double mask(x, y) ;\ndata:\n mask = %s ;\n}\n' "$zeros" | ncgen -o xymask.nc
+    printf 'netcdf m {\ndimensions:\n y = 8 ;\n x = 8 ;\nvariables:\n double x(x) ;\n  x:units = "m" ;\n double mask(y, x) ;\ndata:\n x = 0.025, 0.075, 0.125, 0.175, 0.225, 0.275, 0.325, 0.375 ;\n mask = %s ;\n}\n' "$zeros" | ncgen -o stepmask.nc
+    for m in "xymask.nc:has dimensions (x, y): the mask is read (y, x)" "stepmask.nc:steps its coordinate 'x' by 0.05 m (from index 0 to 1); the grid's spacing there is 0.025 m"; do
+        "$HS_BIN" check cyl.ini cfd.n=8,8 cfd.length=0.2,0.2 lbm.obstacle=file lbm.mask_file=${m%%:*} >"$CAP/o" 2>&1
+        rc=$?
+        [ $rc = 2 ] && grep -qF "${m#*:}" "$CAP/o" && ok "mask ${m%%:*}: exit 2" || bad "mask ${m%%:*}: exit $rc: $(head -c 300 "$CAP/o")"
+    done
 fi
 # the same mask as raw bytes
 if python3 - half.$EXT <<'PY' 2>/dev/null; then
