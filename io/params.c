@@ -753,6 +753,13 @@ static const entry *lookup_any(const hs_params *p, const char *name)
 
 int hs_params_is_set(const hs_params *p, const char *name) { return lookup_any(p, name)->source != SRC_DEFAULT; }
 
+int hs_params_unused(const hs_params *p, const char *name, const char *cause)
+{
+    const entry *e = lookup_any(p, name), *c = lookup_any(p, cause);
+    if (e->source == SRC_DEFAULT || (e->source == SRC_FILE && c->source == SRC_OVERRIDE)) return HS_OK;
+    return hs_params_error(p, name, "is not used with %s = %s", cause, c->value);
+}
+
 const char *hs_params_input_path(const hs_params *p, const char *name)
 {
     entry *e = (entry *)lookup(p, name, HS_PARAM_STRING, HS_PARAM_STRING);

@@ -83,6 +83,12 @@ const char *hs_params_input_path(const hs_params *p, const char *name);
 
 /* 1 when the key was given in the file or an override (not defaulted). */
 int hs_params_is_set(const hs_params *p, const char *name);
+/* Key `name` that this configuration does not use because of the value of key `cause` (a layer's
+ * conductivities under `heat.conductivity = constant`): HS_OK when it is not set, else an input
+ * error at name, "is not used with CAUSE = VALUE" (a key the run would ignore ran without a word).
+ * A leftover of the file under a setting switched on the command line (name from the file, cause
+ * from an override: `hpcsim run heat2d.ini heat.conductivity=constant`) passes. */
+int hs_params_unused(const hs_params *p, const char *name, const char *cause);
 
 /* An input error about a resolved key, located where its value came from (file:line, the
  * override, or "default").  Returns HS_ERR_INPUT. */

@@ -143,6 +143,52 @@ static int check_derived(const hs_params *p, const hs_heat_config *c)
     return HS_OK;
 }
 
+/* Keys this configuration would ignore though the user set them: `layer_k` with a constant k, a
+ * Gaussian's width with a sine start, a z wall in 2D, a periodic face's value all ran without a
+ * word (the CFD models refuse theirs the same way); the file's leftovers under a setting switched
+ * on the command line pass (hs_params_unused). */
+static int refuse_unused_keys(const hs_params *p, const hs_heat_config *c)
+{
+    const struct {
+        const char *key, *cause;
+        int used;
+    } keys[] = {
+        {"heat.k", "heat.conductivity", c->cond_kind == HS_HEAT_K_CONSTANT},
+        {"heat.layer_bounds", "heat.conductivity", c->cond_kind == HS_HEAT_K_LAYERED},
+        {"heat.layer_k", "heat.conductivity", c->cond_kind == HS_HEAT_K_LAYERED},
+        {"heat.k_file", "heat.conductivity", c->cond_kind == HS_HEAT_K_FILE},
+        {"heat.k_variable", "heat.conductivity", c->cond_kind == HS_HEAT_K_FILE},
+        {"heat.amplitude", "heat.initial", c->initial != HS_HEAT_INIT_CONSTANT},
+        {"heat.mode", "heat.initial", c->initial == HS_HEAT_INIT_SINE},
+        {"heat.sigma", "heat.initial", c->initial == HS_HEAT_INIT_GAUSSIAN},
+        {"heat.center", "heat.initial", c->initial == HS_HEAT_INIT_GAUSSIAN},
+        {"heat.Q", "heat.source", c->source != HS_HEAT_SOURCE_NONE},
+        {"heat.source_center", "heat.source", c->source == HS_HEAT_SOURCE_GAUSSIAN},
+        {"heat.source_sigma", "heat.source", c->source == HS_HEAT_SOURCE_GAUSSIAN},
+    };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (!keys[k].used) HS_CHECK(hs_params_unused(p, keys[k].key, keys[k].cause));
+    static const char *names[3][2] = {{"xlo", "xhi"}, {"ylo", "yhi"}, {"zlo", "zhi"}};
+    for (int d = 0; d < 3; d++)
+        for (int s = 0; s < 2; s++) {
+            char bc[32], value[32];
+            snprintf(bc, sizeof bc, "heat.bc_%s", names[d][s]);
+            snprintf(value, sizeof value, "heat.value_%s", names[d][s]);
+            if (d >= c->ndim) {
+                HS_CHECK(hs_params_unused(p, bc, "heat.ndim"));
+                HS_CHECK(hs_params_unused(p, value, "heat.ndim"));
+            } else if (c->bc[d][s] == HS_BC_PERIODIC) {
+                HS_CHECK(hs_params_unused(p, value, bc));
+            }
+        }
+    /* a layer interface outside the domain along the last dimension ran as a single layer */
+    for (int i = 0; c->cond_kind == HS_HEAT_K_LAYERED && i < c->nbounds; i++)
+        if (!(c->layer_bounds[i] > 0 && c->layer_bounds[i] < c->length[c->ndim - 1]))
+            return hs_params_error(p, "heat.layer_bounds", "interface %g m lies outside the domain, (0, %g) m along %c", c->layer_bounds[i],
+                                   c->length[c->ndim - 1], "xyz"[c->ndim - 1]);
+    return HS_OK;
+}
+
 int hs_heat_config_read(const hs_params *p, hs_heat_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -174,6 +220,7 @@ int hs_heat_config_read(const hs_params *p, hs_heat_config *c)
     c->sigma = hs_params_real(p, "heat.sigma");
     HS_CHECK(read_boundaries(p, c));
     c->source = hs_params_enum(p, "heat.source");
+    HS_CHECK(refuse_unused_keys(p, c));
     c->Q = hs_params_real(p, "heat.Q");
     c->source_sigma = hs_params_real(p, "heat.source_sigma");
     c->pcg_rtol = hs_params_real(p, "heat.pcg_rtol");

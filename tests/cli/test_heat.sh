@@ -159,6 +159,18 @@ printf '[run]\nsolver = heat\n[heat]\nn = 10\ndt = 1\n' > unstable.ini
 expect_fail "unstable explicit time step" \
     "hpcsim: error: $WORK/unstable.ini:5: heat.dt: 1 s is unstable for the explicit scheme: the limit of this grid and conductivity is 0.0025 s (use dt = 0 for an automatic step, or an implicit scheme)" \
     "$HS_BIN" run "$WORK/unstable.ini"
+# keys the configuration would not use ran without a word; a file's leftovers under a setting
+# switched on the command line pass
+printf '[run]\nsolver = heat\n[heat]\nn = 8\nt_end = 0\nconductivity = constant\nlayer_k = 1 2\n' > unused.ini
+expect_fail "layer_k with a constant k" "hpcsim: error: $WORK/unused.ini:7: heat.layer_k: is not used with heat.conductivity = constant" \
+    "$HS_BIN" run "$WORK/unused.ini"
+printf '[run]\nsolver = heat\n[heat]\nn = 8\nt_end = 0\nconductivity = layered\nlayer_bounds = 0.5\nlayer_k = 1 2\n[output]\nformat = none\n' > switched.ini
+expect_fail "a z wall in 2D" "hpcsim: error: command line (override 1): heat.bc_zlo: is not used with heat.ndim = 2" \
+    "$HS_BIN" run "$WORK/switched.ini" heat.bc_zlo=neumann
+expect_fail "a layer interface outside the domain" "hpcsim: error: command line (override 1): heat.layer_bounds: interface 1.5 m lies outside the domain, (0, 1) m along y" \
+    "$HS_BIN" run "$WORK/switched.ini" heat.layer_bounds=1.5
+"$HS_BIN" run "$WORK/switched.ini" --quiet heat.conductivity=constant >"$CAP/o" 2>&1 && ok "a file's layer keys under conductivity = constant set on the command line pass" ||
+    bad "switched conductivity on the command line: $(cat "$CAP/o")"
 printf '[run]\nsolver = heat\n[heat]\nn = 8\nconductivity = file\nk_file = nosuch.nc\n' > nok.ini
 expect_fail "missing conductivity file" \
     "hpcsim: error: $WORK/nok.ini:6: heat.k_file: cannot open conductivity file 'nosuch.nc'" \
