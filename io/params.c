@@ -753,11 +753,20 @@ static const entry *lookup_any(const hs_params *p, const char *name)
 
 int hs_params_is_set(const hs_params *p, const char *name) { return lookup_any(p, name)->source != SRC_DEFAULT; }
 
+static int entry_against(const entry *e, const entry *cause)
+{
+    return e->source != SRC_DEFAULT && !(e->source == SRC_FILE && cause && cause->source == SRC_OVERRIDE);
+}
+
+int hs_params_set_against(const hs_params *p, const char *name, const char *cause)
+{
+    return entry_against(lookup_any(p, name), lookup_any(p, cause));
+}
+
 int hs_params_unused(const hs_params *p, const char *name, const char *cause)
 {
-    const entry *e = lookup_any(p, name), *c = lookup_any(p, cause);
-    if (e->source == SRC_DEFAULT || (e->source == SRC_FILE && c->source == SRC_OVERRIDE)) return HS_OK;
-    return hs_params_error(p, name, "is not used with %s = %s", cause, c->value);
+    if (!hs_params_set_against(p, name, cause)) return HS_OK;
+    return hs_params_error(p, name, "is not used with %s = %s", cause, lookup_any(p, cause)->value);
 }
 
 const char *hs_params_input_path(const hs_params *p, const char *name)
@@ -1158,18 +1167,28 @@ int64_t hs_input_file_bytes(const char *path)
     return (int64_t)st.st_size;
 }
 
-int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len)
+static int section_set(const hs_params *p, const char *section, const entry *cause, char *name, size_t len)
 {
     const entry *best = NULL;
     for (int i = 0; i < p->n; i++) {
         const entry *e = &p->entries[i];
-        if (e->source == SRC_DEFAULT || strcmp(e->decl->section, section)) continue;
+        if (!entry_against(e, cause) || strcmp(e->decl->section, section)) continue;
         /* file lines first, in their order; overrides after them */
         if (!best || (e->source == SRC_FILE && (best->source != SRC_FILE || e->line < best->line))) best = e;
     }
     if (!best) return 0;
     snprintf(name, len, "%s.%s", best->decl->section, best->decl->key);
     return 1;
+}
+
+int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len)
+{
+    return section_set(p, section, NULL, name, len);
+}
+
+int hs_params_section_set_against(const hs_params *p, const char *section, const char *cause, char *name, size_t len)
+{
+    return section_set(p, section, lookup_any(p, cause), name, len);
 }
 
 int hs_params_declared(const char *name)

@@ -83,11 +83,14 @@ const char *hs_params_input_path(const hs_params *p, const char *name);
 
 /* 1 when the key was given in the file or an override (not defaulted). */
 int hs_params_is_set(const hs_params *p, const char *name);
+/* 1 when key `name` was set by the user against the setting of key `cause` that makes the run
+ * ignore it, i.e. set, and not a leftover of the file under a setting switched on the command line
+ * (name from the file, cause from an override: `hpcsim run heat2d.ini heat.conductivity=constant`
+ * leaves the file's layers unused, as the user asked). */
+int hs_params_set_against(const hs_params *p, const char *name, const char *cause);
 /* Key `name` that this configuration does not use because of the value of key `cause` (a layer's
- * conductivities under `heat.conductivity = constant`): HS_OK when it is not set, else an input
- * error at name, "is not used with CAUSE = VALUE" (a key the run would ignore ran without a word).
- * A leftover of the file under a setting switched on the command line (name from the file, cause
- * from an override: `hpcsim run heat2d.ini heat.conductivity=constant`) passes. */
+ * conductivities under `heat.conductivity = constant`): an input error at name, "is not used with
+ * CAUSE = VALUE", when hs_params_set_against (a key the run would ignore ran without a word). */
 int hs_params_unused(const hs_params *p, const char *name, const char *cause);
 
 /* An input error about a resolved key, located where its value came from (file:line, the
@@ -135,6 +138,8 @@ const char *hs_parse_real(const char *s, double *v);
 /* The key of `section` set in the file or an override (not a default) on the earliest file line,
  * as "section.key" in name; 0 when none is set. */
 int hs_params_section_set(const hs_params *p, const char *section, char *name, size_t len);
+/* The same, counting only the keys hs_params_set_against `cause`. */
+int hs_params_section_set_against(const hs_params *p, const char *section, const char *cause, char *name, size_t len);
 /* 1 when "section.key" is a declared parameter. */
 int hs_params_declared(const char *name);
 /* 1 when paths a and b both exist and name the same file (device and inode). */

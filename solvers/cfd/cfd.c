@@ -40,7 +40,7 @@ int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
     static const char *const sections[NMODELS] = {"navier_stokes", "spectral", "shallow_water", "lbm"};
     for (int m = 0; m < NMODELS; m++) {
         char key[160];
-        if (m != c->model && hs_params_section_set(p, sections[m], key, sizeof key))
+        if (m != c->model && hs_params_section_set_against(p, sections[m], "cfd.model", key, sizeof key))
             return hs_params_error(p, key, "[%s] is for cfd.model = %s; this run is cfd.model = %s, which would ignore it", sections[m],
                                    sections[m], sections[c->model]);
     }

@@ -149,10 +149,10 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     static const char *const obstacle_names[] = {"none", "cylinder", "sphere", "file"};
     const char *mask_keys[] = {"lbm.mask_file", "lbm.mask_format", "lbm.mask_variable"};
     for (int k = 0; k < 3 && g->obstacle != HS_LBM_OBS_FILE; k++)
-        if (hs_params_is_set(p, mask_keys[k]) && (k > 0 || strcmp(hs_params_string(p, mask_keys[k]), "none") != 0))
+        if (hs_params_set_against(p, mask_keys[k], "lbm.obstacle") && (k > 0 || strcmp(hs_params_string(p, mask_keys[k]), "none") != 0))
             return hs_params_error(p, mask_keys[k], "is used only with lbm.obstacle = file (this run has obstacle = %s)",
                                    obstacle_names[g->obstacle]);
-    if (!g->collision_trt && hs_params_is_set(p, "lbm.trt_magic"))
+    if (!g->collision_trt && hs_params_set_against(p, "lbm.trt_magic", "lbm.collision"))
         return hs_params_error(p, "lbm.trt_magic", "is used only with lbm.collision = trt (this run has bgk)");
 
     /* faces: their kinds, separated by blanks or commas as in the other list keys */

@@ -180,7 +180,7 @@ static int read_config(const hs_params *p, ns_config *c)
     c->pressure_rtol = hs_params_real(p, "navier_stokes.pressure_rtol");
     HS_CHECK(hs_params_dim_reals(p, "navier_stokes.force", "cfd.ndim", nd, c->force, 0.0));
     if (c->temperature) {
-        if (hs_params_is_set(p, "navier_stokes.re"))
+        if (hs_params_set_against(p, "navier_stokes.re", "navier_stokes.temperature"))
             return hs_params_error(p, "navier_stokes.re", "is not used with temperature = true: the thermal units set nu = pr and kappa = 1");
         c->nu = c->pr;
         c->kappa = 1.0;
@@ -191,7 +191,8 @@ static int read_config(const hs_params *p, ns_config *c)
         for (size_t k = 0; k < sizeof thermal / sizeof thermal[0]; k++) {
             char key[64];
             snprintf(key, sizeof key, "navier_stokes.%s", thermal[k]);
-            if (hs_params_is_set(p, key)) return hs_params_error(p, key, "is used only with navier_stokes.temperature = true");
+            if (hs_params_set_against(p, key, "navier_stokes.temperature"))
+                return hs_params_error(p, key, "is used only with navier_stokes.temperature = true");
         }
         c->nu = 1.0 / c->re;
     }

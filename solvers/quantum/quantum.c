@@ -317,7 +317,8 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
     };
     static const char *const mode_names[] = {"circuit", "vqe", "qaoa"};
     for (size_t k = 0; rc == HS_OK && k < sizeof used_by / sizeof used_by[0]; k++)
-        if (*hs_params_string(p, used_by[k].key) && strcmp(used_by[k].modes, mode_names[s->mode]))
+        if (*hs_params_string(p, used_by[k].key) && strcmp(used_by[k].modes, mode_names[s->mode]) &&
+            hs_params_set_against(p, used_by[k].key, "quantum.mode"))
             rc = hs_params_error(p, used_by[k].key, "is read by mode = %s only, and this is mode = %s (%s)", used_by[k].modes,
                                  mode_names[s->mode], used_by[k].instead);
     if (rc == HS_OK) rc = s->mode == MODE_CIRCUIT ? create_circuit(s) : create_variational(s);
