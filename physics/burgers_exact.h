@@ -6,7 +6,7 @@
 /* Gauss-Hermite rule for the weight exp(-s^2): n nodes s[] (ascending) and the logarithms of
  * their weights (log, so that rules of several hundred nodes neither overflow nor underflow).
  * Nodes by Sturm-sequence bisection on the Jacobi matrix, polished by Newton steps on the
- * normalised Hermite functions.  Returns 0, or 2 for n < 1 or n > 2000. */
+ * normalised Hermite functions.  Returns 0, or 2 for n < 1 or n > HS_BURGERS_EXACT_MAX_NODES (2000). */
 int hs_gauss_hermite(int n, double *s, double *logw);
 
 typedef struct hs_burgers_exact {
@@ -17,9 +17,18 @@ typedef struct hs_burgers_exact {
 
 /* Default number of nodes: enough for 1e-12 relative accuracy of u for nu >= 0.01/pi, t <= 1. */
 #define HS_BURGERS_EXACT_NODES 400
+/* nu x nodes the rule needs (see hs_burgers_exact_nodes) */
+#define HS_BURGERS_EXACT_REACH 0.25
+/* The most nodes hs_gauss_hermite makes, and the smallest viscosity they serve (t <= 1): 1.25e-4. */
+#define HS_BURGERS_EXACT_MAX_NODES 2000
+#define HS_BURGERS_EXACT_NU_MIN (HS_BURGERS_EXACT_REACH / HS_BURGERS_EXACT_MAX_NODES)
 
-/* Set up the rule (nodes <= 0 picks the default).  Returns 0, 2 for nu <= 0 or bad nodes, 1 when
- * out of memory.  Not collective. */
+/* The nodes a viscosity needs: the default, or more for nu below 0.25 / 400 = 6.25e-4 (0.25 / nu;
+ * above HS_BURGERS_EXACT_MAX_NODES when nu < HS_BURGERS_EXACT_NU_MIN). */
+int hs_burgers_exact_nodes(double nu);
+
+/* Set up the rule (nodes <= 0 picks hs_burgers_exact_nodes(nu)).  Returns 0, 2 for nu <= 0, bad
+ * nodes or nu below HS_BURGERS_EXACT_NU_MIN with nodes <= 0, 1 when out of memory.  Not collective. */
 int hs_burgers_exact_create(double nu, int nodes, hs_burgers_exact **ex);
 void hs_burgers_exact_destroy(hs_burgers_exact *ex);
 

@@ -178,9 +178,48 @@ static void test_grid(void **s)
     assert_int_equal(hs_burgers_exact_create(0.0, 0, &ex), 2);
 }
 
+/* Brute-force Cole-Hopf at viscosity nu: the trapezoid rule over |eta| <= 3 (the integrands'
+ * weight lies within |eta| < 1.2 sqrt(t) at any nu), each exponent shifted by the largest. */
+static double trapezoid_u(double nu, double t, double x)
+{
+    const int m = 200000;
+    double h = 6.0 / m, emax = -INFINITY, num = 0, den = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k <= m; k++) {
+            double eta = -3.0 + h * k, y = M_PI * (x - eta);
+            double e = -eta * eta / (4 * nu * t) - cos(y) / (2 * M_PI * nu);
+            if (pass == 0) emax = fmax(emax, e);
+            else num += sin(y) * exp(e - emax), den += exp(e - emax);
+        }
+    return -num / den;
+}
+
+/* Small viscosities: the default rule grows with 1 / nu (400 nodes stopped reaching the weight:
+ * u(0.99, -0.02) was 0.98 instead of 0.73 at nu = 1e-4, 3e-4 off at 2e-4), and below
+ * HS_BURGERS_EXACT_NU_MIN the set-up refuses rather than return a wrong solution. */
+static void test_small_viscosity(void **s)
+{
+    (void)s;
+    const double nus[] = {2e-4, 1.3e-4}, xs[] = {-0.6, -0.0196, 0.05, 0.3}, ts[] = {0.2, 0.99};
+    for (int q = 0; q < 2; q++) {
+        hs_burgers_exact *ex;
+        assert_int_equal(hs_burgers_exact_create(nus[q], 0, &ex), 0);
+        double worst = 0;
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 4; j++) worst = fmax(worst, fabs(hs_burgers_exact_u(ex, ts[i], xs[j]) - trapezoid_u(nus[q], ts[i], xs[j])));
+        print_message("nu = %g, %d nodes: max |u - trapezoid| = %.2e\n", nus[q], ex->n, worst);
+        TEST_LE(worst, 1e-10);
+        hs_burgers_exact_destroy(ex);
+    }
+    hs_burgers_exact *ex;
+    assert_int_equal(hs_burgers_exact_create(0.9 * HS_BURGERS_EXACT_NU_MIN, 0, &ex), 2);
+    assert_int_equal(hs_burgers_exact_nodes(NU), HS_BURGERS_EXACT_NODES);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gauss_hermite), cmocka_unit_test(test_initial_condition),
     cmocka_unit_test(test_against_adaptive), cmocka_unit_test(test_max_slope), cmocka_unit_test(test_grid),
+    cmocka_unit_test(test_small_viscosity),
 };
 
 TEST_MAIN("burgers_exact", tests)
