@@ -3,6 +3,7 @@
 #include "kernels/nn/optim.h"
 #include "kernels/nn/lbfgs.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,7 +343,11 @@ static void set_defaults(hs_lbfgs_opts *o, const hs_lbfgs_opts *in)
     else memset(o, 0, sizeof *o);
     if (o->history <= 0) o->history = 10;
     if (o->max_iter <= 0) o->max_iter = 1000;
-    if (o->max_evals <= 0) o->max_evals = o->max_iter + o->max_iter / 4;
+    if (o->max_evals <= 0) { /* 1.25 max_iter, in 64 bits: in int it wrapped negative above 1.7e9 iterations and
+                              * L-BFGS stopped after one ("evaluation limit reached", exit 0) */
+        long long e = (long long)o->max_iter + o->max_iter / 4;
+        o->max_evals = e > INT_MAX ? INT_MAX : (int)e;
+    }
     if (!(o->c1 > 0)) o->c1 = 1e-4;
     if (!(o->c2 > 0)) o->c2 = 0.9;
 }

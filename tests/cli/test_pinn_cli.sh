@@ -96,5 +96,13 @@ else
     bad "allen_cahn with a history: exit $?: $(cat err.txt)"
 fi
 
+# 2e9 L-BFGS iterations (the declared maximum): the default evaluation budget, 1.25 x, wrapped
+# negative in int and L-BFGS stopped after one iteration, "evaluation limit reached", exit 0
+"$HS_BIN" run "$INI" run.device=cpu --quiet pinn.depth=1 pinn.width=4 pinn.n_collocation=20 pinn.n_boundary=10 \
+    pinn.adam_iterations=0 pinn.lbfgs_iterations=2000000000 pinn.eval_nx=16 pinn.eval_nt=4 run.max_steps=6 \
+    output.path=long pinn.history_path=none >out.txt 2>err.txt
+if grep -q "6 iterations" out.txt && ! grep -q "evaluation limit" out.txt; then ok
+else bad "2e9 L-BFGS iterations: $(cat out.txt err.txt)"; fi
+
 echo "pinn cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
