@@ -144,6 +144,30 @@ static int read_training(const hs_params *p, hs_pinn_config *c)
     return HS_OK;
 }
 
+/* Keys the configuration would ignore are bad input (as cfd's and shallow water's): refinement that
+ * never happens, a schedule's constants under another schedule, an error target with no reference.
+ * Each ran with exit 0 as if it had been applied. */
+static int check_ignored(const hs_params *p, const hs_pinn_config *c)
+{
+    static const char *const rar[] = {"pinn.resample_candidates", "pinn.resample_add"};
+    for (int k = 0; k < 2; k++)
+        if (c->resample_every == 0 && hs_params_is_set(p, rar[k]))
+            return hs_params_error(p, rar[k], "is set, but pinn.resample_every = 0 (adaptive refinement off) would ignore it");
+    /* refinement runs between Adam iterations, at iterations resample_every, 2 resample_every, ... < adam_iterations */
+    if (c->resample_every > 0 && c->resample_every >= c->adam_iters)
+        return hs_params_error(p, "pinn.resample_every", "refines every %lld Adam iterations, but there are %lld (pinn.adam_iterations): it "
+                               "would never refine", (long long)c->resample_every, (long long)c->adam_iters);
+    if (c->schedule == HS_LR_CONSTANT && hs_params_is_set(p, "pinn.lr_decay"))
+        return hs_params_error(p, "pinn.lr_decay", "is set, but pinn.lr_schedule = constant would ignore it");
+    if (c->schedule != HS_LR_EXPONENTIAL && hs_params_is_set(p, "pinn.lr_decay_steps"))
+        return hs_params_error(p, "pinn.lr_decay_steps", "is set, but only pinn.lr_schedule = exponential uses it (this run: %s)",
+                               hs_params_string(p, "pinn.lr_schedule"));
+    if (!hs_pinn_has_reference(c) && hs_params_is_set(p, "pinn.target_error"))
+        return hs_params_error(p, "pinn.target_error", "is set, but %s with coefficient %g has no reference solution to measure the error against",
+                               hs_pde1d_get(c->pde)->name, c->coef);
+    return HS_OK;
+}
+
 int hs_pinn_config_read(const hs_params *p, hs_pinn_config *c)
 {
     hs_pinn_config_default(c);
@@ -154,7 +178,8 @@ int hs_pinn_config_read(const hs_params *p, hs_pinn_config *c)
     c->coef = hs_params_is_set(p, "pinn.nu") ? hs_params_real(p, "pinn.nu") : info->default_coef;
     HS_CHECK(read_architecture(p, c));
     HS_CHECK(read_points(p, c));
-    return read_training(p, c);
+    HS_CHECK(read_training(p, c));
+    return check_ignored(p, c);
 }
 
 /* ------------------------------------------------------------------ solver ops */

@@ -103,6 +103,15 @@ static int upload_inputs(hs_pinn *p, const double *tx, size_t n, void *dev)
     return rc;
 }
 
+int hs_pinn_has_reference(const hs_pinn_config *c)
+{
+    /* below HS_BURGERS_EXACT_NU_MIN no Gauss-Hermite rule we can build reaches the integrands'
+     * weight: Burgers then has no reference, as Allen-Cahn (a wrong one gave errors off by 0.25) */
+    if (c->pde == HS_PDE_BURGERS) return c->coef >= HS_BURGERS_EXACT_NU_MIN;
+    const hs_pde1d_info *info = hs_pde1d_get(c->pde);
+    return info && info->exact != NULL;
+}
+
 static int setup_grid(hs_pinn *p)
 {
     const hs_pinn_config *c = &p->cfg;
@@ -112,10 +121,8 @@ static int setup_grid(hs_pinn *p)
     if (!p->gx || !p->gt || !p->pred) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     for (int i = 0; i < c->eval_nx; i++) p->gx[i] = -1.0 + 2.0 * i / (c->eval_nx - 1);
     for (int j = 0; j < c->eval_nt; j++) p->gt[j] = c->eval_nt > 1 ? c->eval_tmax * j / (c->eval_nt - 1) : 0.0;
-    /* below HS_BURGERS_EXACT_NU_MIN no Gauss-Hermite rule we can build reaches the integrands'
-     * weight: Burgers then has no reference, as Allen-Cahn (a wrong one gave errors off by 0.25) */
-    int burgers = c->pde == HS_PDE_BURGERS && c->coef >= HS_BURGERS_EXACT_NU_MIN;
-    if (burgers || p->info->exact) {
+    int burgers = c->pde == HS_PDE_BURGERS;
+    if (hs_pinn_has_reference(c)) {
         p->exact = malloc(ng * sizeof(double));
         if (!p->exact) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
         if (burgers) {

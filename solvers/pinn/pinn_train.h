@@ -55,6 +55,10 @@ typedef struct hs_pinn_record {
 
 typedef struct hs_pinn hs_pinn;
 
+/* 1 when the configuration's PDE has a reference solution on the grid (heat; Burgers for
+ * nu >= HS_BURGERS_EXACT_NU_MIN), so that the error is measured; 0 otherwise (Allen-Cahn). */
+int hs_pinn_has_reference(const hs_pinn_config *cfg);
+
 /* Bytes the busiest of `nranks` ranks allocates for this configuration: on the device (network
  * batches with their derivative channels, inputs, optimisers) and on the host (the global point
  * sets each rank draws, the reference grid's prediction and error).  hs_pinn_create allocates

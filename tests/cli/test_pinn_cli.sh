@@ -29,6 +29,12 @@ expect_input_error "zero width" "pinn.width: value 0 is out of range [1, 100000]
 expect_input_error "relu has no second derivative" "pinn.activation" pinn.activation=relu
 expect_input_error "too many boundary points" "pinn.n_boundary: 1000 initial/boundary points" pinn.n_boundary=1000
 expect_input_error "no training" "no training" pinn.adam_iterations=0 pinn.lbfgs_iterations=0
+# keys the configuration would ignore (each ran with exit 0 as if applied)
+expect_input_error "refinement keys without refinement" "pinn.resample_add: is set, but pinn.resample_every = 0" pinn.resample_add=5
+expect_input_error "refinement that never happens" "pinn.resample_every: refines every 200 Adam iterations, but there are 200" pinn.resample_every=200
+expect_input_error "lr_decay under a constant rate" "pinn.lr_decay: is set, but pinn.lr_schedule = constant" pinn.lr_decay=0.5
+expect_input_error "lr_decay_steps under cosine" "pinn.lr_decay_steps: is set, but only pinn.lr_schedule = exponential" pinn.lr_schedule=cosine pinn.lr_decay_steps=10
+expect_input_error "an error target without a reference" "pinn.target_error: is set, but allen_cahn" pinn.pde=allen_cahn pinn.target_error=0.1
 # 1e9 collocation points need about 6.6 TB: refused by check and run before any point is drawn
 # (it passed check and the run was killed by the OOM killer)
 expect_input_error "more points than memory holds" "pinn.n_collocation: the training needs" pinn.n_collocation=1000000000
