@@ -18,7 +18,10 @@ static const hs_dtype g_precision[] = {HS_F64, HS_F32};
 
 static const hs_param_decl g_pinn_params[] = {
     {"pinn", "pde", HS_PARAM_ENUM, "burgers", 0, 0, HS_PDE1D_CHOICES, "equation: burgers (u_t + u u_x = nu u_xx), heat (u_t = nu u_xx), allen_cahn (u_t = nu u_xx - 5u^3 + 5u)"},
-    {"pinn", "nu", HS_PARAM_REAL, "0.0031830988618379067", 1e-300, HS_NO_MAX, NULL, "the PDE's coefficient: viscosity (burgers, default 0.01/pi), diffusivity (heat, default 0.1), u_xx coefficient (allen_cahn, default 1e-4); must be > 0"},
+    /* nu at most 1e4: on this unit domain the reference grid's first step (t = 0.01) already sees
+     * e^(-nu pi^2 / 100) < e^(-987) of the initial profile, and from about 1e154 the squared
+     * residual overflows (1e300 passed check and failed the run at iteration 0, exit 1) */
+    {"pinn", "nu", HS_PARAM_REAL, "0.0031830988618379067", 1e-300, 1e4, NULL, "the PDE's coefficient: viscosity (burgers, default 0.01/pi), diffusivity (heat, default 0.1), u_xx coefficient (allen_cahn, default 1e-4); must be > 0"},
     {"pinn", "depth", HS_PARAM_INT, "8", 1, HS_PINN_MAX_LAYERS, NULL, "hidden layers"},
     {"pinn", "width", HS_PARAM_INT, "20", 1, HS_PINN_MAX_WIDTH, NULL, "units of every hidden layer"},
     {"pinn", "widths", HS_PARAM_INT_LIST, "0", 0, HS_PINN_MAX_WIDTH, NULL, "units of each hidden layer (overrides depth x width; 0: not used)"},
@@ -40,8 +43,10 @@ static const hs_param_decl g_pinn_params[] = {
     {"pinn", "lbfgs_max_evals", HS_PARAM_INT, "0", 0, 2e9, NULL, "L-BFGS loss evaluations at most (0: 1.25 x iterations)"},
     {"pinn", "lbfgs_ftol", HS_PARAM_REAL, "2.220446049250313e-16", 0, 1, NULL, "stop L-BFGS when (f_k - f_k+1) / max(|f_k|, |f_k+1|, 1) <= ftol"},
     {"pinn", "lbfgs_gtol", HS_PARAM_REAL, "0", 0, HS_NO_MAX, NULL, "stop L-BFGS when the gradient's max-norm is <= gtol"},
-    {"pinn", "w_data", HS_PARAM_REAL, "1", 0, HS_NO_MAX, NULL, "weight of the initial/boundary misfit in the loss"},
-    {"pinn", "w_residual", HS_PARAM_REAL, "1", 0, HS_NO_MAX, NULL, "weight of the PDE residual in the loss"},
+    /* the weights matter relative to each other; above ~1e150 Adam's squared gradient overflowed and
+     * the network was never updated (1e300: "line search found no decrease" after 2 iterations, exit 0) */
+    {"pinn", "w_data", HS_PARAM_REAL, "1", 0, 1e100, NULL, "weight of the initial/boundary misfit in the loss"},
+    {"pinn", "w_residual", HS_PARAM_REAL, "1", 0, 1e100, NULL, "weight of the PDE residual in the loss"},
     {"pinn", "resample_every", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "adaptive refinement: every N Adam iterations add the worst-residual points (0: off)"},
     {"pinn", "resample_candidates", HS_PARAM_INT, "100000", 1, 1e8, NULL, "adaptive refinement: Latin-hypercube candidates evaluated"},
     {"pinn", "resample_add", HS_PARAM_INT, "100", 1, 1e7, NULL, "adaptive refinement: points added each time"},

@@ -431,6 +431,8 @@ static int adam_iteration(hs_pinn *p)
         HS_CHECK(resample(p, p->iter / c->resample_every));
     double f;
     HS_CHECK(hs_pinn_objective(p, p->mlp->params, &f, p->mlp->grad));
+    /* at iteration 0 no step has been taken: the learning rate is not the cause */
+    if (!isfinite(f) && p->iter == 0) return HS_FAIL(HS_ERR_RUNTIME, "pinn: the untrained network's loss is %g (pinn.w_residual, pinn.w_data too large?)", f);
     if (!isfinite(f)) return HS_FAIL(HS_ERR_RUNTIME, "pinn: the loss became %g at Adam iteration %lld (lower pinn.lr)", f, (long long)p->iter);
     HS_CHECK(hs_adam_step(p->adam, learning_rate(c, p->iter), p->mlp->params, p->mlp->grad));
     p->iter++;

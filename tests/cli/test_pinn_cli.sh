@@ -20,8 +20,12 @@ expect_input_error() {
     if ls pinn_quick* >/dev/null 2>&1; then bad "$name: files written"; rm -f pinn_quick*; return; fi
     ok
 }
-expect_input_error "negative viscosity" "pinn.nu: value -0.01 is out of range [1e-300, 1e+300]" pinn.nu=-0.01
-expect_input_error "zero viscosity" "pinn.nu: value 0 is out of range [1e-300, 1e+300]" pinn.nu=0
+expect_input_error "negative viscosity" "pinn.nu: value -0.01 is out of range [1e-300, 10000]" pinn.nu=-0.01
+expect_input_error "zero viscosity" "pinn.nu: value 0 is out of range [1e-300, 10000]" pinn.nu=0
+# the squared residual overflowed: check passed, the run failed at iteration 0 (exit 1)
+expect_input_error "huge viscosity" "pinn.nu: value 1e300 is out of range [1e-300, 10000]" pinn.nu=1e300
+# Adam's squared gradient overflowed and the network was never updated (exit 0)
+expect_input_error "huge loss weight" "pinn.w_residual: value 1e300 is out of range [0, 1e+100]" pinn.w_residual=1e300
 expect_input_error "zero collocation points" "pinn.n_collocation: value 0 is out of range [1, 1000000000]" pinn.n_collocation=0
 expect_input_error "widths vs depth" "pinn.widths: inconsistent architecture" pinn.depth=3 pinn.widths=20,20
 expect_input_error "no hidden layer" "pinn.depth: value 0 is out of range [1, 64]" pinn.depth=0
