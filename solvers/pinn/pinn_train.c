@@ -359,10 +359,18 @@ int hs_pinn_record_now(hs_pinn *p)
         if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
         p->hist = h, p->cap_hist = cap;
     }
+    int lbfgs = p->iter > p->cfg.adam_iters || (p->iter == p->cfg.adam_iters && p->lbfgs_started);
+    /* Adam's last evaluation was at the iterate before its step: the loss is evaluated again so that
+     * a record's loss and error describe the same network (the loss lagged one iteration: records 0
+     * and 1 had the same loss, and an Adam-only run's summary gave the loss before its last step).
+     * L-BFGS's last evaluation is its accepted iterate. */
+    if (!lbfgs && p->iter > 0) {
+        double f;
+        HS_CHECK(hs_pinn_objective(p, p->mlp->params, &f, NULL));
+    }
     hs_pinn_record *r = &p->hist[p->nhist++];
     double err;
     HS_CHECK(hs_pinn_predict(p, p->pred, &err));
-    int lbfgs = p->iter > p->cfg.adam_iters || (p->iter == p->cfg.adam_iters && p->lbfgs_started);
     *r = (hs_pinn_record){p->iter, p->last_f, p->last_res, p->last_data, err,
                           lbfgs ? 0.0 : learning_rate(&p->cfg, p->iter), p->wall_before + hs_wtime() - p->wall0, lbfgs};
     return HS_OK;

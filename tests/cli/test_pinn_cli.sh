@@ -114,5 +114,15 @@ fi
 if grep -q "6 iterations" out.txt && ! grep -q "evaluation limit" out.txt; then ok
 else bad "2e9 L-BFGS iterations: $(cat out.txt err.txt)"; fi
 
+# a history record's loss is that of the record's network: during Adam it was the loss before the
+# step (records 0 and 1 had the same loss)
+if "$HS_BIN" run "$INI" run.device=cpu --quiet pinn.pde=heat pinn.depth=1 pinn.width=4 pinn.n_collocation=20 pinn.n_boundary=10 \
+    pinn.adam_iterations=3 pinn.lbfgs_iterations=0 pinn.eval_nx=16 pinn.eval_nt=4 pinn.history_every=1 output.path=lag \
+    pinn.history_path=lag_history >out.txt 2>err.txt && command -v ncdump >/dev/null && [ -f lag_history.nc ]; then
+    losses=$(ncdump -v loss lag_history.nc | sed -n '/^ loss =/,/;/p' | tr -d ' ;\n' | sed 's/^loss=//')
+    first=$(echo "$losses" | cut -d, -f1) second=$(echo "$losses" | cut -d, -f2)
+    if [ -n "$first" ] && [ "$first" != "$second" ]; then ok; else bad "Adam history loss lags an iteration: $losses"; fi
+fi
+
 echo "pinn cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
