@@ -239,7 +239,8 @@ static void print_run(summary_ctx *s, const char *path, FILE *out)
     snprintf(r, sizeof r, "%s", reason);
     const char *detail = gtext(s, "hpcsim_stop_detail");
     fprintf(out, "  stopped      : %s (%s)\n", r, detail ? detail : "");
-    if (strcmp(r, "finished") && strcmp(r, "max_steps")) {
+    /* a failed run (its state stopped being finite) would fail again from its checkpoint */
+    if (!strcmp(r, "signal") || !strcmp(r, "walltime")) {
         const char *ck = gtext(s, "hpcsim_checkpoint");
         char ckpt[1024];
         snprintf(ckpt, sizeof ckpt, "%s", ck ? ck : "CHECKPOINT");

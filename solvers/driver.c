@@ -520,7 +520,8 @@ static void utc_stamp(char *buf, size_t len)
 /* The run's record in the output file's global attributes, written just before the file is closed
  * or suspended (a restart's close replaces them; `hpcsim summary` prints them): why and where it
  * stopped, its wall times, rate, ranks, threads and device.  reason: finished | max_steps |
- * walltime | signal; detail: one line for people.  Collective. */
+ * walltime | signal | failed (a state that stopped being finite); detail: one line for people.
+ * Collective. */
 static int write_run_attrs(run_state *r, const char *reason, const char *detail)
 {
     double t, t_end, work;
@@ -972,6 +973,15 @@ static void release_output(run_state *r, int rc, int resumed)
 {
     if (!r->writer) return;
     if (hs_writer_nonfinite(r->writer)) {
+        /* every rank knows (the writer agreed on it), so the collective attributes are safe here;
+         * without them `hpcsim summary` called the file one from before runs were recorded and
+         * collect.py counted the failed member as running or killed */
+        double t, t_end, work;
+        int64_t step;
+        r->ops->progress(r->state, &t, &step, &t_end, &work);
+        char detail[160];
+        snprintf(detail, sizeof detail, "the solution is no longer finite at step %lld, t = %.9g", (long long)step, t);
+        (void)write_run_attrs(r, "failed", detail);
         hs_writer_close(r->writer);
     } else if (resumed || (rc == HS_ERR_RUNTIME && hs_writer_records(r->writer) > 0)) {
         if (hs_writer_suspend(r->writer) == HS_OK && r->ctx->rank == 0)

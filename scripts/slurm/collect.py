@@ -6,8 +6,8 @@ usage: collect.py OUTDIR [--csv FILE] [--hpcsim BIN]
 
 For each member of OUTDIR/members.tsv the output file member_NNN/OUTPUT.nc (or .h5; the
 .partial of a run that has not finished) is read with `hpcsim summary`: the row has the member's
-swept values, the state (finished, max_steps, walltime, signal, running/killed for a file never
-closed, missing for no file), the step, the simulated time and the wall time, then every
+swept values, the state (finished, max_steps, walltime, signal, failed for a state that stopped
+being finite, running/killed for a file never closed, missing for no file), the step, the simulated time and the wall time, then every
 diagnostic: a scalar series as NAME, a field as NAME_min, NAME_max and NAME_mean.  The table goes
 to standard output, the CSV to OUTDIR/summary.csv (or --csv).  Exit status 0 when every member
 finished, 1 when some did not (the table is written either way), 2 on bad usage.

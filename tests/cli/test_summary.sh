@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `hpcsim summary FILE`: the run's stop (finished, max_steps, signal, killed), version, ranks and threads,
+# `hpcsim summary FILE`: the run's stop (finished, max_steps, signal, killed, failed), version, ranks and threads,
 # timings and final diagnostics read back from NetCDF and HDF5 outputs, checked against the files read
 # by other clients (ncdump, Python) and against what the test itself ran.
 set -u
@@ -162,6 +162,18 @@ sys.exit(0 if abs(m - got) <= 1e-11 * abs(m) else 1)
 PY
 elif [ -n "$mass" ]; then ok "series: energy $mass printed (no Python to compare)"
 else bad "no energy series in the summary: $(sed -n '/^diag/,/^param/p' s7)"; fi
+
+# 5b. a run whose state stopped being finite (exit 1, the file closed under its name): the file says
+#     "failed" and where, and offers no restart (it said "a file written before hpcsim recorded its
+#     runs", and collect.py counted such a member as running or killed)
+"$HS_BIN" run h.ini --quiet heat.initial=constant heat.T0=300 heat.source=constant heat.Q=1e10 heat.k=1e-300 \
+    heat.t_end=1e300 output.every_steps=1 checkpoint.every_steps=0 output.path=blow >/dev/null 2>eb
+rc=$?
+"$HS_BIN" summary blow.$EXT >sb 2>&1
+if [ $rc = 1 ] && field stopped sb | grep -q "^failed (the solution is no longer finite at step 2, t = " &&
+    field at sb | grep -q "^step 2, t = " && ! grep -q "continue from the checkpoint" sb; then
+    ok "non-finite run: summary says failed at step 2, no restart offered"
+else bad "non-finite run: exit $rc, '$(field stopped sb)' $(grep continue sb)"; fi
 
 # 6. bad input: a missing file, a file that is no output
 "$HS_BIN" summary nothere.nc >/dev/null 2>e8
