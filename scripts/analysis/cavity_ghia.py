@@ -34,13 +34,20 @@ def read_ghia(path, re_num):
     if col is None or abs(re_num - round(re_num)) > 1e-9:
         hsio.die(f"Ghia's table has Re = 100, 400, 1000, not {re_num:g}")
     u, v = [], []
-    with open(path) as f:
-        for line in f:
-            w = line.split()
-            if not w or w[0].startswith("#") or w[0] not in ("u", "v"):
-                continue
-            misprint = f"*{int(round(re_num))}" in w[5:]
-            (u if w[0] == "u" else v).append((float(w[1]), float(w[2 + col]), misprint))
+    try:
+        with open(path) as f:
+            for line in f:
+                w = line.split()
+                if not w or w[0].startswith("#") or w[0] not in ("u", "v"):
+                    continue
+                misprint = f"*{int(round(re_num))}" in w[5:]
+                (u if w[0] == "u" else v).append((float(w[1]), float(w[2 + col]), misprint))
+    except OSError as e:
+        hsio.die(f"--ghia {path}: {e.strerror or e}")
+    except (ValueError, IndexError):
+        hsio.die(f"--ghia {path}: a 'u' or 'v' row is not 'u|v POSITION RE100 RE400 RE1000'")
+    if not u or not v:
+        hsio.die(f"--ghia {path}: no 'u' and 'v' rows (the format of tests/data/ghia1982_cavity.txt)")
     return u, v
 
 
@@ -97,8 +104,9 @@ def main():
     u, v = ds["u"], ds["v"]
     t = None
     if rec in u.dims:
-        t = float(ds[rec].values[a.time]) if rec in ds.coords else a.time
-        u, v = u.isel({rec: a.time}), v.isel({rec: a.time})
+        i = hsio.record_index(a.file, u.sizes[rec], a.time)
+        t = float(ds[rec].values[i]) if rec in ds.coords else i
+        u, v = u.isel({rec: i}), v.isel({rec: i})
     x, y = ds["x"].values, ds["y"].values
     L = float(ds["x_bnds"].values[-1, 1]) if "x_bnds" in ds.variables else 1.0
     # centre lines, closed with the wall values

@@ -48,10 +48,9 @@ def main():
         rec = hsio.record_dim(ds)
         t = None
         if rec in v.dims:
-            if v.sizes[rec] == 0:
-                hsio.die(f"{f}: no records")
-            t = float(ds[rec].values[a.time]) if rec in ds.coords else a.time
-            v = v.isel({rec: a.time})
+            i = hsio.record_index(f, v.sizes[rec], a.time)
+            t = float(ds[rec].values[i]) if rec in ds.coords else i
+            v = v.isel({rec: i})
         levels.append((v.size, f, np.asarray(v.values, dtype=float), t, var))
     levels.sort(key=lambda x: x[0])
     if len({lv[4] for lv in levels}) != 1:

@@ -109,6 +109,16 @@ def record_dim(ds):
     return None
 
 
+def record_index(path, n, index):
+    """A --time INDEX (from 0; negative from the end) checked against a file's n records, as 0 .. n-1:
+    out of range, a clear message and exit 2 (numpy's IndexError was a traceback)."""
+    if n == 0:
+        die(f"{path}: no records")
+    if not -n <= index < n:
+        die(f"--time {index}: {path} has records 0 .. {n - 1}")
+    return index % n
+
+
 def fields(ds, min_spatial=1):
     """Data variables with at least min_spatial dimensions besides the record one (not bounds, not
     cell_area), the time-dependent ones first."""

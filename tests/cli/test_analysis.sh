@@ -135,6 +135,17 @@ else
     bad "convergence.py orders: $(cat conv.txt)"
 fi
 
+# --time beyond the records: a message and exit 2 (numpy's IndexError was a traceback)
+python3 "$A/convergence.py" conv8.$EXT conv16.$EXT conv32.$EXT --time 99 --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "time 99: conv8.$EXT has records 0 .. " out.txt && ! grep -q Traceback out.txt &&
+    ok "convergence.py --time 99: exit 2, the records named" || bad "convergence.py --time 99: exit $rc: $(tail -1 out.txt)"
+python3 "$A/cavity_ghia.py" cavity.$EXT --time -99 --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "time -99: cavity.$EXT has records 0 .. " out.txt && ! grep -q Traceback out.txt &&
+    ok "cavity_ghia.py --time -99: exit 2, the records named" || bad "cavity_ghia.py --time -99: exit $rc: $(tail -1 out.txt)"
+python3 "$A/cavity_ghia.py" cavity.$EXT --ghia heat.$EXT --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "ghia heat.$EXT: " out.txt && ! grep -q Traceback out.txt &&
+    ok "cavity_ghia.py --ghia of a file that is no table: exit 2" || bad "cavity_ghia.py --ghia junk: exit $rc: $(tail -1 out.txt)"
+
 # 5. quantum counts (the GHZ example: two outcomes, 4096 shots)
 cp "$I"/qc_ghz.qasm "$I"/qc_ghz_zz.pauli .
 run "$I/qc_ghz.ini" quantum.circuit=qc_ghz.qasm quantum.observable=qc_ghz_zz.pauli output.path=ghz
