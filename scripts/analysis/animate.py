@@ -34,6 +34,13 @@ def main():
     import numpy as np
     plt = hsio.setup_matplotlib()
     from matplotlib import animation
+    hsio.check_cmap(a.cmap)
+    # checked before the frames are drawn: --fps 0 divided by zero and an unknown extension failed
+    # in the writer, both with a traceback
+    if not (np.isfinite(a.fps) and a.fps > 0):
+        hsio.die(f"--fps {a.fps:g}: give a positive number of frames per second")
+    if a.out and not a.out.endswith((".gif", ".mp4")):
+        hsio.die(f"--out {a.out}: the animation is a .gif or an .mp4")
     ds = hsio.open_output(a.file)
     rec = hsio.record_dim(ds)
     names = [n for n in hsio.fields(ds) if rec in ds[n].dims]
@@ -93,6 +100,11 @@ def main():
         return (art,)
 
     anim = animation.FuncAnimation(fig, update, frames=nrec, blit=False)
+    if os.path.dirname(out):  # as hsio.save does for the PNG
+        try:
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+        except OSError as e:
+            hsio.die(f"cannot write {out}: {e.strerror or e}", 1)
     if out.endswith(".mp4"):
         if shutil.which("ffmpeg"):
             anim.save(out, writer=animation.FFMpegWriter(fps=a.fps))

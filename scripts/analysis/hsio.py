@@ -167,10 +167,21 @@ def stem(path):
 def save(fig, out):
     """Write the figure as PNG and say where."""
     d = os.path.dirname(out)
-    if d:
-        os.makedirs(d, exist_ok=True)
-    fig.savefig(out, dpi=110, bbox_inches="tight")
+    try:
+        if d:
+            os.makedirs(d, exist_ok=True)
+        fig.savefig(out, dpi=110, bbox_inches="tight")
+    except OSError as e:  # an unwritable folder: a message, not a traceback
+        die(f"cannot write {out}: {e.strerror or e}", 1)
     print(f"wrote {out}")
+
+
+def check_cmap(name):
+    """A --cmap that matplotlib knows, or exit 2 naming a few it does (an unknown one was a traceback
+    after the data had been read)."""
+    import matplotlib
+    if name not in matplotlib.colormaps:
+        die(f"--cmap {name}: not a matplotlib colour map (e.g. viridis, plasma, coolwarm, RdBu_r, gray)")
 
 
 def setup_matplotlib():

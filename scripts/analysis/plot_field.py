@@ -63,6 +63,9 @@ def main():
     hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
+    hsio.check_cmap(a.cmap)
+    if a.at is not None and not np.isfinite(a.at):
+        hsio.die(f"--at {a.at}: give a finite time")
     ds = hsio.open_output(a.file)
     names = hsio.fields(ds)
     var = a.var or (names[0] if names else None)

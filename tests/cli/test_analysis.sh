@@ -71,6 +71,22 @@ else
     echo "skip the MP4 animation: no ffmpeg"
 fi
 
+# bad arguments are refused before any drawing, with a message and no traceback: --fps 0 (a
+# division by zero), an animation that is no .gif or .mp4 (the writer's ValueError), an unknown
+# colour map, --at nan (took record 0), a PNG that cannot be written (exit 1)
+for args in "animate.py heat.$EXT --fps 0:fps 0" "animate.py heat.$EXT --out heat.avi:out heat.avi" \
+    "plot_field.py heat.$EXT --cmap nosuch:cmap nosuch" "animate.py heat.$EXT --cmap nosuch:cmap nosuch" \
+    "plot_field.py heat.$EXT --at nan:at nan"; do
+    cmd=${args%%:*}
+    # shellcheck disable=SC2086
+    python3 "$A"/$cmd >out.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q -- "--${args##*:}: " out.txt && ! grep -q Traceback out.txt && ok "${cmd%% *} ${cmd#* * }: exit 2" ||
+        bad "${cmd}: exit $rc: $(tail -1 out.txt)"
+done
+python3 "$A/plot_field.py" heat.$EXT --out /proc/hs-none/x.png >out.txt 2>&1; rc=$?
+[ $rc = 1 ] && grep -q "cannot write /proc/hs-none/x.png" out.txt && ! grep -q Traceback out.txt &&
+    ok "plot_field.py to an unwritable place: exit 1, a message" || bad "plot_field.py unwritable --out: exit $rc: $(tail -1 out.txt)"
+
 # 2. the cavity: diagnostics against time, centre lines against Ghia (a short, coarse run: the
 #    check is that the profiles are drawn and the table read, not the steady state)
 run "$I/cavity_re100.ini" cfd.n=17 cfd.t_end=3 output.every_time=0.5 output.path=cavity
