@@ -93,6 +93,12 @@ def main():
         if need not in ds.data_vars:
             hsio.die(f"{a.file} has no {need} (a Navier-Stokes cavity output has u and v)")
     p = params(ds)
+    # shallow water and the spectral model write u and v too: with --re their files were compared
+    # with the cavity's table as if they were one
+    solver, model = p.get("run.solver"), p.get("cfd.model")
+    if (solver is not None and solver != "cfd") or model in ("shallow_water", "spectral"):
+        hsio.die(f"{a.file} is the output of {solver}{' ' + model if model else ''}, not of a lid-driven cavity "
+                 "(cfd.model = navier_stokes or lbm)")
     re_num = a.re if a.re is not None else float(p.get("navier_stokes.re", "nan"))
     if not np.isfinite(re_num):
         hsio.die("no Reynolds number in the file's parameters: give --re")

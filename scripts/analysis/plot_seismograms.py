@@ -35,10 +35,17 @@ def main():
     plt = hsio.setup_matplotlib()
     ds = hsio.open_output(a.file)
     rec = hsio.record_dim(ds)
-    cands = [n for n, v in ds.data_vars.items() if v.ndim == 2 and v.dims[0] == rec and v.dtype.kind == "f"]
+    # a station file (CF featureType timeSeries, or receivers with coordinates STATION_x): a 1-D
+    # field (T(time, x)) or a mesh variable (u(time, nmesh_node)) was drawn as wiggles at the cell
+    # or node indices, with exit 0
+    station_file = str(ds.attrs.get("featureType", "")) == "timeSeries"
+    cands = [n for n, v in ds.data_vars.items() if v.ndim == 2 and v.dims[0] == rec and v.dtype.kind == "f"
+             and (station_file or f"{v.dims[1]}_x" in ds.variables)]
     var = a.var or (cands[0] if cands else None)
     if var is None or var not in cands:
-        hsio.die(f"no time x station variable {a.var or ''} in {a.file} (found: {', '.join(cands) or 'none'})")
+        what = f"time x station variable {a.var}" if a.var else "time x station variable"
+        hsio.die(f"no {what} in {a.file} (found: {', '.join(cands) or 'none'}; a station file is the seismic "
+                 "solver's seismograms, seismic.seismograms)")
     v = ds[var]
     sdim = v.dims[1]
     data = v.values[:, :: max(1, a.every)]

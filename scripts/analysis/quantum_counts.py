@@ -29,14 +29,22 @@ def main():
     hsio.need(["numpy", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
+    if a.top < 1:  # --top 0 drew empty axes, a negative one dropped the most frequent outcomes
+        hsio.die(f"--top {a.top}: give at least 1")
     try:
         with open(a.file) as f:
             r = json.load(f)
-    except (OSError, ValueError) as e:
-        hsio.die(f"{a.file}: {e}")
-    counts = r.get("counts")
+    except OSError as e:
+        hsio.die(f"{a.file}: {e.strerror or e}")
+    except ValueError:  # UnicodeDecodeError too: a NetCDF or HDF5 file given here
+        hsio.die(f"{a.file}: not a JSON file (the quantum solver's result, output.path.json)")
+    counts = r.get("counts") if isinstance(r, dict) else None
     if not isinstance(counts, dict) or not counts:
         hsio.die(f"{a.file} has no counts (a circuit run with quantum.shots > 0 writes them)")
+    nb = {len(k) for k in counts}
+    if len(nb) != 1 or any(set(k) - set("01") for k in counts) or \
+            any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in counts.values()):
+        hsio.die(f"{a.file}: counts must map bit strings of one length to whole numbers >= 0")
     shots = int(r.get("shots", sum(counts.values())))
     total = sum(counts.values())
     nbits = len(next(iter(counts)))

@@ -138,6 +138,17 @@ print(f"{1 / slope:.0f}")
 sys.exit(0 if abs(1 / slope - 2000) < 0.05 * 2000 else 1)
 PY
 
+# files of other solvers: a 1-D heat field (time x cells) is no seismogram, shallow water's u and v
+# are no cavity (both were drawn, exit 0)
+run "$I/heat2d.ini" heat.ndim=1 heat.n=32 heat.length=1 heat.center=0.3 heat.source_center=0.7 output.path=heat1d
+python3 "$A/plot_seismograms.py" heat1d.$EXT --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "no time x station variable in heat1d.$EXT" out.txt && ok "plot_seismograms.py on a 1-D heat file: exit 2" ||
+    bad "plot_seismograms.py on a heat file: exit $rc: $(tail -1 out.txt)"
+run "$I/sw_lake.ini" cfd.n=16 cfd.t_end=0.1 output.path=swl
+python3 "$A/cavity_ghia.py" swl.$EXT --re 100 --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "output of cfd shallow_water, not of a lid-driven cavity" out.txt && ok "cavity_ghia.py on shallow water: exit 2" ||
+    bad "cavity_ghia.py on shallow water: exit $rc: $(tail -1 out.txt)"
+
 # 4. convergence of the heat scheme (sine start, constant k, no source) on 8^2 .. 64^2 cells:
 #    the observed order of the explicit second-order scheme is 2
 for n in 8 16 32 64; do
@@ -168,6 +179,16 @@ run "$I/qc_ghz.ini" quantum.circuit=qc_ghz.qasm quantum.observable=qc_ghz_zz.pau
 python3 "$A/quantum_counts.py" ghz.json --out ghz.png >q.txt 2>&1 || bad "quantum_counts.py: $(cat q.txt)"
 check_png "quantum_counts.py" ghz.png
 grep -q "^shots 4096, 2 distinct outcomes of 32" q.txt && ok "quantum_counts.py: 4096 shots, 2 outcomes of 32" || bad "quantum_counts.py: $(cat q.txt)"
+
+# --top 0 (empty axes, exit 0), a NetCDF file (a UTF-8 codec error) and counts that are no numbers (a
+# TypeError traceback): a message, exit 2
+python3 "$A/quantum_counts.py" ghz.json --top 0 --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- "--top 0: give at least 1" out.txt && ok "quantum_counts.py --top 0: exit 2" || bad "quantum_counts.py --top 0: exit $rc: $(tail -1 out.txt)"
+python3 "$A/quantum_counts.py" heat.$EXT --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "not a JSON file" out.txt && ok "quantum_counts.py on an output file: exit 2, not JSON" || bad "quantum_counts.py on heat.$EXT: exit $rc: $(tail -1 out.txt)"
+echo '{"counts": {"00": "many", "11": 3}}' > badcounts.json
+python3 "$A/quantum_counts.py" badcounts.json --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && ! grep -q Traceback out.txt && ok "quantum_counts.py with counts that are no numbers: exit 2" || bad "quantum_counts.py bad counts: exit $rc: $(tail -1 out.txt)"
 
 # 6. surrogate skill against lead time (a very short training on the synthetic trajectories)
 if command -v ncgen >/dev/null; then
