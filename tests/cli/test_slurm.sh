@@ -3,7 +3,8 @@
 # with 2 tasks through sbatch equals the same run under mpirun bitwise; OMP_NUM_THREADS follows
 # --cpus-per-task; --help runs no srun; a GPU request only in the GPU script; a sweep as a job array
 # (values reach the members, time steps scale as k n^2); the preemption path (USR1 to the batch
-# shell, checkpoint, exit 3, requeue, restart) ends bitwise equal to the uninterrupted job.
+# shell, checkpoint, exit 3, requeue, restart) ends bitwise equal to the uninterrupted job; SIGTERM to
+# the whole job checkpoints without a requeue, and a resubmission with HS_CHECKPOINT continues it.
 # Exit 77 when Slurm cannot be installed or started here.
 set -u
 HS_BIN=$(realpath "${HS_BIN:-bin/hpcsim}")
@@ -164,6 +165,34 @@ if [ -f pre.$EXT ] && "$HS_BIN" compare slurm.$EXT pre.$EXT T >c 2>&1 && "$HS_BI
     ok "the preempted and requeued job's output equals the uninterrupted job's bitwise"
 else
     bad "preempted output: $(ls) $(cat c 2>/dev/null)"
+fi
+
+# 6. SIGTERM to the whole job (scancel --full: the batch shell and srun too, as a preemption or the
+#    time limit sends it): the shell survives it and srun, in a session of its own, does not kill the
+#    ranks, so hpcsim checkpoints and exits 3; no requeue (a cancelled job must stay cancelled); the
+#    log names the checkpoint, and a new submission with HS_CHECKPOINT continues it to the file job 3
+#    wrote, bitwise (the shell died, srun killed the ranks before the checkpoint, and a new job
+#    started from scratch)
+jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=term-%j.out "$S/hpcsim_preemptible.sbatch" heat2d.ini $LONG output.path=term)
+for _ in $(seq 600); do [ -e term.$EXT.partial ] && break; sleep 0.1; done
+sleep 0.2
+scancel --full --signal=TERM "$jid" 2>/dev/null
+wait_job "$jid" 120
+log=$(cat term-$jid.out)
+ck=$(sed -n 's/.*to continue: submit again with HS_CHECKPOINT=\([^ ]*\) .*/\1/p' term-$jid.out | head -1)
+if grep -q "hpcsim exited with status 3" <<<"$log" && grep -q "not requeueing" <<<"$log" && ! grep -q "(start 2)" <<<"$log" &&
+    [ "$ck" = "$WORK/hpcsim-$jid.ckpt" ] && [ -f "$ck" ] && [ -f term.$EXT.partial ]; then
+    ok "SIGTERM to the whole job: checkpoint, exit 3, not requeued, the log names HS_CHECKPOINT=$(basename "$ck")"
+else
+    bad "SIGTERM to the whole job: $log"
+fi
+jid2=$(HS_CHECKPOINT=$ck sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=term2-%j.out "$S/hpcsim_preemptible.sbatch" heat2d.ini $LONG output.path=term)
+wait_job "$jid2" 240
+if grep -q "(start 1): continuing from $ck (HS_CHECKPOINT)" term2-$jid2.out && grep -q "hpcsim exited with status 0" term2-$jid2.out &&
+    "$HS_BIN" compare slurm.$EXT term.$EXT T >c 2>&1 && "$HS_BIN" compare slurm.$EXT term.$EXT time >>c 2>&1; then
+    ok "resubmitted with HS_CHECKPOINT: continued from the checkpoint, output equal to the uninterrupted job's bitwise"
+else
+    bad "resubmission with HS_CHECKPOINT: $(cat term2-$jid2.out) $(cat c 2>/dev/null)"
 fi
 
 echo "$pass passed, $fail failed"
