@@ -7,13 +7,17 @@ usage: collect.py OUTDIR [--csv FILE] [--hpcsim BIN]
 For each member of OUTDIR/members.tsv the output file member_NNN/OUTPUT.nc (or .h5; the
 .partial of a run that has not finished) is read with `hpcsim summary`: the row has the member's
 swept values, the state (finished, max_steps, walltime, signal, failed for a state that stopped
-being finite, running/killed for a file never closed, missing for no file), the step, the simulated time and the wall time, then every
+being finite, running/killed for a file never closed; with no file: failed: no output when the
+member's newest job log has an hpcsim error (its first line in the column error), no output when a
+job ran, missing when none did); the newest of the member's files counts (a resubmitted run's
+.partial beside an older finished file), the step, the simulated time and the wall time, then every
 diagnostic: a scalar series as NAME, a field as NAME_min, NAME_max and NAME_mean.  The table goes
 to standard output, the CSV to OUTDIR/summary.csv (or --csv).  Exit status 0 when every member
 finished, 1 when some did not (the table is written either way), 2 on bad usage.
 """
 import argparse
 import csv
+import glob
 import os
 import re
 import shutil
@@ -22,7 +26,9 @@ import sys
 
 
 def find_hpcsim(given):
-    for cand in (given, os.environ.get("HS_BIN"),
+    if given:  # named: that one or none (a wrong --hpcsim fell back to another binary)
+        return os.path.realpath(given) if os.path.exists(given) else given
+    for cand in (os.environ.get("HS_BIN"),
                  os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bin", "hpcsim")):
         if cand and os.path.exists(cand):
             return os.path.realpath(cand)
@@ -75,6 +81,9 @@ def main():
         print(f"collect.py: error: {table} not found (not a sweep made by sweep.py?)", file=sys.stderr)
         return 2
     hpcsim = find_hpcsim(a.hpcsim)
+    if not (os.path.exists(hpcsim) or shutil.which(hpcsim)):  # it ended in a FileNotFoundError traceback
+        print(f"collect.py: error: no hpcsim binary ({hpcsim}): give --hpcsim BIN or set HS_BIN", file=sys.stderr)
+        return 2
     with open(table) as f:
         members = list(csv.DictReader(f, delimiter="\t"))
     keys = [k for k in members[0].keys() if k not in ("member", "folder", "output")] if members else []
@@ -82,14 +91,23 @@ def main():
     for mem in members:
         row = {"member": mem["member"]}
         row.update({k: mem[k] for k in keys})
-        stem = os.path.join(a.outdir, mem["folder"], mem["output"])
-        found = None
-        for suffix in (".nc", ".h5", ".nc.partial", ".h5.partial"):
-            if os.path.exists(stem + suffix):
-                found = stem + suffix
-                break
+        folder = os.path.join(a.outdir, mem["folder"])
+        stem = os.path.join(folder, mem["output"])
+        # the newest of the member's files: a finished file stays beside the .partial of a run that
+        # started again (resubmitted, then killed or still running), and was reported as finished
+        files = [stem + sfx for sfx in (".nc", ".h5", ".nc.partial", ".h5.partial") if os.path.exists(stem + sfx)]
+        found = max(files, key=os.path.getmtime) if files else None
         if not found:
+            # a job that ran and wrote no output (bad input, a failure before the first record) is
+            # not one that has not run yet
+            logs = sorted(glob.glob(os.path.join(folder, "job-*.out")), key=os.path.getmtime)
             row["state"] = "missing"
+            if logs:
+                with open(logs[-1], errors="replace") as f:
+                    errs = [ln.strip() for ln in f if ln.startswith("hpcsim: error:")]
+                row["state"] = "failed: no output" if errs else "no output"
+                if errs:
+                    row["error"] = errs[0][len("hpcsim: error:"):].strip()
         else:
             r = subprocess.run([hpcsim, "summary", found], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             if r.returncode != 0:

@@ -144,6 +144,35 @@ if "$S/sweep.py" sw.ini "sp ace" heat.k=1,2 >sp.txt 2>&1 && grep -q '^#SBATCH --
     grep -q '^#SBATCH --job-name="sweep-sp ace"' "sp ace/sweep.sbatch"; then ok "sweep.py quotes a folder with a space in its #SBATCH lines"
 else bad "sweep.py folder with a space: $(cat sp.txt; grep SBATCH "sp ace/sweep.sbatch" 2>/dev/null)"; fi
 
+# 4b. collect.py reports what happened, not the older news: member 0 stopped at max_steps, then ran
+#     again and was killed (its .partial is newer than its file: it was reported as the older run);
+#     member 1's job failed on bad input before any output (its log has hpcsim's error: it was
+#     "missing", like a member that never ran); member 2 never ran (runs by hand: no queue needed)
+if "$S/sweep.py" sw.ini col heat.t_end=100,0.01,0.01 --name hs-test >col.txt 2>&1; then
+    (cd col/member_000 && "$HS_BIN" run ../../sw.ini heat.t_end=100 run.max_steps=5 --quiet >/dev/null 2>&1)
+    sleep 1.1 # a newer modification time on coarse file systems
+    (cd col/member_000 && exec "$HS_BIN" run ../../sw.ini heat.t_end=100 --quiet >/dev/null 2>&1) &
+    runpid=$!
+    for _ in $(seq 100); do [ -e col/member_000/heat.$EXT.partial ] && break; sleep 0.1; done
+    sleep 0.3
+    kill -KILL $runpid 2>/dev/null
+    wait $runpid 2>/dev/null
+    (cd col/member_001 && "$HS_BIN" run ../../sw.ini heat.t_end=0.01 heat.k=-1 --quiet >job-9_1.out 2>&1)
+    python3 "$S/collect.py" col --csv col.csv >ctab.txt 2>&1
+    crc=$?
+    if [ $crc = 1 ] && python3 - col.csv <<'PY'; then ok "collect.py: a killed rerun beside an older file, a job with no output, a member not run"; else bad "collect.py states: exit $crc $(cat ctab.txt)"; fi
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+assert [x["state"] for x in r] == ["running/killed", "failed: no output", "missing"], [x["state"] for x in r]
+assert "heat.k" in r[1]["error"], r[1]
+PY
+    # no hpcsim to read the files with: a message, exit 2 (a FileNotFoundError traceback)
+    env -u HS_BIN PATH=/usr/bin:/bin python3 "$S/collect.py" col --hpcsim "$WORK/no-hpcsim" >ctab.txt 2>&1
+    crc=$?
+    [ $crc = 2 ] && grep -q "no hpcsim binary" ctab.txt && ! grep -q Traceback ctab.txt && ok "collect.py without an hpcsim binary: exit 2" ||
+        bad "collect.py without hpcsim: exit $crc: $(tail -1 ctab.txt)"
+else bad "sweep.py for collect: $(cat col.txt)"; fi
+
 # 5. preemption: USR1 to the batch shell (as --signal=B:USR1 does) while the run is in its time
 #    loop; the trap forwards it, hpcsim checkpoints and exits 3, the job requeues itself and the
 #    second start continues from the checkpoint to the end: the file equals job 3's bitwise
