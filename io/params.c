@@ -753,6 +753,20 @@ static const entry *lookup_any(const hs_params *p, const char *name)
 
 int hs_params_is_set(const hs_params *p, const char *name) { return lookup_any(p, name)->source != SRC_DEFAULT; }
 
+int hs_params_resolve_default(const hs_params *p, const char *name, double value)
+{
+    /* the set is const to its readers; a defaulted value is the one field settled after loading */
+    entry *e = (entry *)lookup(p, name, HS_PARAM_REAL, HS_PARAM_REAL);
+    if (e->source != SRC_DEFAULT || strtod(e->value, NULL) == value) return HS_OK;
+    char buf[64];
+    shortest_real(value, buf, sizeof buf);
+    char *v = strdup(buf);
+    if (!v) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    free(e->value);
+    e->value = v;
+    return HS_OK;
+}
+
 static int entry_against(const entry *e, const entry *cause)
 {
     return e->source != SRC_DEFAULT && !(e->source == SRC_FILE && cause && cause->source == SRC_OVERRIDE);

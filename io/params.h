@@ -83,6 +83,11 @@ const char *hs_params_input_path(const hs_params *p, const char *name);
 
 /* 1 when the key was given in the file or an override (not defaulted). */
 int hs_params_is_set(const hs_params *p, const char *name);
+/* A real key whose default depends on another key (pinn.nu: each PDE's own coefficient): when the
+ * user left it unset, its resolved value becomes `value`, so that what the files keep, `check`
+ * prints and a rerun from a file's parameters reads is the value the run uses (they showed the
+ * declared default, Burgers' nu, for a heat run at 0.1).  Its source stays "default". */
+int hs_params_resolve_default(const hs_params *p, const char *name, double value);
 /* 1 when key `name` was set by the user against the setting of key `cause` that makes the run
  * ignore it, i.e. set, and not a leftover of the file under a setting switched on the command line
  * (name from the file, cause from an override: `hpcsim run heat2d.ini heat.conductivity=constant`

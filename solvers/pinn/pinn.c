@@ -21,7 +21,7 @@ static const hs_param_decl g_pinn_params[] = {
     /* nu at most 1e4: on this unit domain the reference grid's first step (t = 0.01) already sees
      * e^(-nu pi^2 / 100) < e^(-987) of the initial profile, and from about 1e154 the squared
      * residual overflows (1e300 passed check and failed the run at iteration 0, exit 1) */
-    {"pinn", "nu", HS_PARAM_REAL, "0.0031830988618379067", 1e-300, 1e4, NULL, "the PDE's coefficient: viscosity (burgers, default 0.01/pi), diffusivity (heat, default 0.1), u_xx coefficient (allen_cahn, default 1e-4); must be > 0"},
+    {"pinn", "nu", HS_PARAM_REAL, "0.003183098861837907", 1e-300, 1e4, NULL, "the PDE's coefficient: viscosity (burgers, default 0.01/pi), diffusivity (heat, default 0.1), u_xx coefficient (allen_cahn, default 1e-4); must be > 0"},
     {"pinn", "depth", HS_PARAM_INT, "8", 1, HS_PINN_MAX_LAYERS, NULL, "hidden layers"},
     {"pinn", "width", HS_PARAM_INT, "20", 1, HS_PINN_MAX_WIDTH, NULL, "units of every hidden layer"},
     {"pinn", "widths", HS_PARAM_INT_LIST, "0", 0, HS_PINN_MAX_WIDTH, NULL, "units of each hidden layer (overrides depth x width; 0: not used)"},
@@ -181,6 +181,7 @@ int hs_pinn_config_read(const hs_params *p, hs_pinn_config *c)
     c->pde = kind;
     /* pinn.nu's range keeps it positive and finite */
     c->coef = hs_params_is_set(p, "pinn.nu") ? hs_params_real(p, "pinn.nu") : info->default_coef;
+    HS_CHECK(hs_params_resolve_default(p, "pinn.nu", c->coef));
     HS_CHECK(read_architecture(p, c));
     HS_CHECK(read_points(p, c));
     HS_CHECK(read_training(p, c));

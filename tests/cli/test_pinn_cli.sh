@@ -124,5 +124,12 @@ if "$HS_BIN" run "$INI" run.device=cpu --quiet pinn.pde=heat pinn.depth=1 pinn.w
     if [ -n "$first" ] && [ "$first" != "$second" ]; then ok; else bad "Adam history loss lags an iteration: $losses"; fi
 fi
 
+# an unset nu is the PDE's own default in what check prints and the files keep (they showed Burgers'
+# 0.01/pi for a heat run at 0.1: a rerun from a file's parameters would have used it)
+for pde in "heat 0.1" "allen_cahn 0.0001" "burgers 0.003183098861837907"; do
+    got=$("$HS_BIN" check "$ROOT/inputs/pinn_quick.ini" pinn.pde=${pde% *} 2>&1 | grep -E '^nu = ' | awk '{print $3}')
+    [ "$got" = "${pde#* }" ] && ok || bad "unset nu for ${pde% *}: check prints '$got', the run uses ${pde#* }"
+done
+
 echo "pinn cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
