@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "kernels/error.h"
+#include "solvers/fem/fem_mesh_overlap.h"
 
 const int hs_fem_tri_edges[3][2] = {{0, 1}, {1, 2}, {2, 0}};
 const int hs_fem_tet_edges[6][2] = {{0, 1}, {1, 2}, {0, 2}, {0, 3}, {2, 3}, {1, 3}};
@@ -146,14 +147,17 @@ static int side_of_facet(const hs_fem_mesh *m, int64_t c, const int64_t *fv)
 }
 
 /* Whether a facet of cell c is shared with a cell on its own side, or by more than two cells (the
- * partner, or -1, in *other; the facet's vertices in fv). */
-static int cell_folds(const hs_fem_mesh *m, int64_t c, int64_t *other, int64_t fv[3])
+ * partner, or -1, in *other; the facet's vertices in fv).  With bnd, bit k of *bnd is set when the
+ * facet opposite local vertex k has no other cell (a boundary facet). */
+static int cell_folds(const hs_fem_mesh *m, int64_t c, int64_t *other, int64_t fv[3], unsigned char *bnd)
 {
     const int nv = m->dim + 1;
     const int64_t *v = m->cell + nv * c;
+    if (bnd) *bnd = 0;
     for (int k = 0; k < nv; k++) {
         int64_t nb[2];
         int n = facet_neighbours(m, c, k, nb);
+        if (bnd && n == 0) *bnd |= (unsigned char)(1u << k);
         for (int a = 0, j = 0; a < nv; a++)
             if (a != k) fv[j++] = v[a];
         if (n > 1) {
@@ -173,19 +177,20 @@ static int cell_folds(const hs_fem_mesh *m, int64_t c, int64_t *other, int64_t f
  * turned around it overlaps its neighbours, and the solution came out silently wrong.  Across every
  * interior facet (edge, face) the two cells must lie on opposite sides, and no facet may have three
  * cells.  Tetrahedra are never turned (inverted ones are refused), but cells written overlapping
- * fold the same way.  The cell named is the one turned against the majority, else the later one. */
-static int refuse_folds(const hs_fem_mesh *m, const hs_gmsh *g, const int *line, const char *flipped)
+ * fold the same way.  The cell named is the one turned against the majority, else the later one.
+ * Fills boundary (per cell, bit k: the facet opposite vertex k has no other cell) on the way. */
+static int refuse_folds(const hs_fem_mesh *m, const hs_gmsh *g, const int *line, const char *flipped, unsigned char *boundary)
 {
     int64_t first = m->ncells, nflipped = 0;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(min : first) reduction(+ : nflipped)
     for (int64_t c = 0; c < m->ncells; c++) {
         int64_t o, fv[3];
         nflipped += flipped[c];
-        if (c < first && cell_folds(m, c, &o, fv)) first = c;
+        if (cell_folds(m, c, &o, fv, &boundary[c]) && c < first) first = c;
     }
     if (first == m->ncells) return HS_OK;
     int64_t other, fv[3], bad = first;
-    cell_folds(m, first, &other, fv);
+    cell_folds(m, first, &other, fv, NULL);
     const char *cell = m->dim == 2 ? "triangle" : "tetrahedron", *cells = m->dim == 2 ? "triangles" : "tetrahedra";
     char at[200];
     int w = 0;
@@ -279,7 +284,8 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     int64_t *vid = xmalloc((size_t)g->nnodes * sizeof(int64_t));
     int *line = xmalloc((size_t)nc * sizeof(int));
     int *fline = xmalloc((size_t)nf * sizeof(int));
-    char *flipped = NULL; /* per cell: turned anticlockwise by orient() */
+    char *flipped = NULL;           /* per cell: turned anticlockwise by orient() */
+    unsigned char *boundary = NULL; /* per cell: bit k, the facet opposite vertex k has no other cell */
     m->cell = xmalloc((size_t)nc * (dim + 1) * sizeof(int64_t));
     m->region = xmalloc((size_t)nc * sizeof(int));
     m->facet = xmalloc((size_t)nf * dim * sizeof(int64_t));
@@ -336,7 +342,9 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
                                                                         : HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh");
     }
     if (rc == HS_OK) rc = hs_fem_mesh_edges(m);
-    if (rc == HS_OK) rc = refuse_folds(m, g, line, flipped);
+    if (rc == HS_OK && !(boundary = malloc((size_t)(m->ncells ? m->ncells : 1))))
+        rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh");
+    if (rc == HS_OK) rc = refuse_folds(m, g, line, flipped, boundary);
     for (int64_t f = 0; f < m->nfacets && rc == HS_OK; f++) {
         /* every vertex pair of the facet an edge, and one cell holding all its vertices */
         const int64_t *v = m->facet + f * dim;
@@ -356,7 +364,11 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
             rc = hs_input_error(g->path, fline[f], NULL, "this boundary %s is not a %s of any %s", dim == 2 ? "line" : "triangle",
                                 dim == 2 ? "side" : "face", dim == 2 ? "triangle" : "tetrahedron");
     }
+    /* cells over one another without sharing a facet: pieces that intersect, one inside another, a
+     * boundary that crosses itself */
+    if (rc == HS_OK) rc = hs_fem_mesh_refuse_overlaps(m, boundary, g->path, line, "fem.mesh");
     if (rc == HS_OK) m->cell_line = line, line = NULL;
+    free(boundary);
     free(vid);
     free(line);
     free(fline);

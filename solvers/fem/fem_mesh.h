@@ -45,8 +45,9 @@ extern const int hs_fem_tet_edges[6][2];
  * errors naming the file and line: no triangles or tetrahedra, a tetrahedron of non-positive
  * volume (inverted), a degenerate triangle, a 2-D mesh that is not planar in z, a boundary
  * element whose nodes no cell uses, a fold (two cells on the same side of their shared facet, or a
- * facet of three cells).  Clockwise triangles are turned anticlockwise (a plane has no preferred
- * side).  Not collective. */
+ * facet of three cells), cells over one another that share no facet (hs_fem_mesh_refuse_overlaps,
+ * key fem.mesh).  Clockwise triangles are turned anticlockwise (a plane has no preferred side).
+ * Not collective. */
 int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **mesh);
 /* Read and build in one step. */
 int hs_fem_mesh_read(const char *path, hs_fem_mesh **mesh);
