@@ -28,7 +28,7 @@ static const hs_param_decl g_pinn_params[] = {
     {"pinn", "activation", HS_PARAM_ENUM, "tanh", 0, 0, "tanh|sin|sigmoid", "hidden-layer activation (smooth: the residual needs second derivatives)"},
     {"pinn", "precision", HS_PARAM_ENUM, "f64", 0, 0, PRECISION_CHOICES, "network arithmetic (the optimisers always work in fp64)"},
     {"pinn", "n_collocation", HS_PARAM_INT, "10000", 1, 1e9, NULL, "Latin-hypercube collocation points where the residual is enforced"},
-    {"pinn", "n_boundary", HS_PARAM_INT, "100", 0, HS_NO_MAX, NULL, "initial/boundary points drawn from the reference grid's edges"},
+    {"pinn", "n_boundary", HS_PARAM_INT, "100", 1, HS_NO_MAX, NULL, "initial/boundary points drawn from the reference grid's edges (at least 1: without them the residual alone has many solutions)"},
     {"pinn", "collocation_include_data", HS_PARAM_BOOL, "true", 0, 0, NULL, "also enforce the residual at the initial/boundary points (as the paper)"},
     {"pinn", "adam_iterations", HS_PARAM_INT, "0", 0, 1e9, NULL, "Adam iterations before L-BFGS"},
     {"pinn", "lr", HS_PARAM_REAL, "1e-3", 1e-300, 10, NULL, "Adam learning rate"},
