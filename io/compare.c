@@ -69,6 +69,12 @@ static int read_var(const char *path, const char *name, int last, double **data,
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading %s", path);
     }
     int rc = last && records > 0 ? hs_reader_read_record(r, name, records - 1, *data) : hs_reader_read(r, name, *data);
+    /* the values a reader of the file sees (CF): packed ones unpacked, missing ones NaN; stored
+     * integers were compared, so a packed file and the same field unpacked differed */
+    hs_reader_packing pk;
+    if (rc == HS_OK) rc = hs_reader_packing_of(r, name, &pk);
+    for (int64_t i = 0; rc == HS_OK && i < *count; i++)
+        (*data)[i] = hs_reader_is_missing(&pk, (*data)[i]) ? NAN : hs_reader_unpack(&pk, (*data)[i]);
     hs_reader_close(r);
     return rc;
 }
@@ -225,7 +231,7 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
         res->count = na;
         for (int64_t i = 0; i < na; i++) {
             if (fabs(y[i]) > res->ref_max) res->ref_max = fabs(y[i]);
-            if (!memcmp(&x[i], &y[i], sizeof(double))) continue; /* equal bits (NaN at the same place too): no difference */
+            if (!memcmp(&x[i], &y[i], sizeof(double)) || (isnan(x[i]) && isnan(y[i]))) continue; /* equal bits, or missing at the same place */
             res->differing++;
             double d = fabs(x[i] - y[i]);
             if (d > res->max_abs || isnan(d)) res->max_abs = isnan(d) ? INFINITY : d;

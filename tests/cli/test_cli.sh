@@ -106,6 +106,12 @@ if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
     "$HS_BIN" compare c3.nc c4.nc T 1e-3 >"$CAP/out" 2>&1 && ok "compare: NaN at the same place agrees under a tolerance" ||
         bad "compare NaN: $(cat "$CAP/out")"
     "$HS_BIN" compare c1.nc c3.nc T 1e-3 >/dev/null 2>&1; [ $? = 1 ] && ok "compare: NaN against a number differs" || bad "compare: NaN against 5 agreed"
+    # packed values are compared as their readers see them (CF: unpacked, the fill missing): the stored
+    # integers were compared, so a packed field and the same field unpacked differed
+    printf 'netcdf p {\ndimensions:\n x = 4 ;\nvariables:\n short v(x) ;\n  v:scale_factor = 0.5 ;\n  v:add_offset = 10. ;\n  v:_FillValue = -1s ;\ndata:\n v = 0, 2, -1, 4 ;\n}\n' | ncgen -o packed.nc
+    printf 'netcdf u {\ndimensions:\n x = 4 ;\nvariables:\n double v(x) ;\ndata:\n v = 10, 11, NaN, 12 ;\n}\n' | ncgen -o unpacked.nc
+    "$HS_BIN" compare packed.nc unpacked.nc v >"$CAP/out" 2>&1 && ok "compare: a packed field agrees with the same field unpacked" ||
+        bad "compare packed vs unpacked: $(cat "$CAP/out")"
     # --last of two files whose last records are of different times (runs stopped at different steps)
     "$HS_BIN" compare c1.nc c5.nc T --last >"$CAP/out" 2>&1; r=$?
     [ $r = 2 ] && grep -q "the last record is at 2 here and at 1 in c1.nc" "$CAP/out" && ok "compare --last of records at different times: exit 2" ||
