@@ -73,8 +73,7 @@ static int read_var(const char *path, const char *name, int last, double **data,
      * integers were compared, so a packed file and the same field unpacked differed */
     hs_reader_packing pk;
     if (rc == HS_OK) rc = hs_reader_packing_of(r, name, &pk);
-    for (int64_t i = 0; rc == HS_OK && i < *count; i++)
-        (*data)[i] = hs_reader_is_missing(&pk, (*data)[i]) ? NAN : hs_reader_unpack(&pk, (*data)[i]);
+    if (rc == HS_OK) hs_reader_apply_cf(&pk, *data, *count);
     hs_reader_close(r);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* Gridded input files (seismic models, heat conductivity): their named axes and coordinate steps against the grid they feed. */
+/* Gridded input files (seismic models, heat conductivity, LBM masks): their named axes and coordinate steps against the grid they feed. */
 #ifndef HS_GRID_INPUT_H
 #define HS_GRID_INPUT_H
 

@@ -2,6 +2,7 @@
 #ifndef HS_OUTPUT_H
 #define HS_OUTPUT_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "kernels/context.h"
@@ -302,9 +303,10 @@ int hs_reader_open(const char *path, hs_reader **r);
 /* Shape in file order (slowest first, as ncdump shows it); returns the rank. */
 int hs_reader_var_shape(hs_reader *r, const char *name, int64_t shape[8], int *rank);
 int hs_reader_read(hs_reader *r, const char *name, double *out);                /* whole variable */
-/* The whole variable with the CF conventions applied: packed values unpacked (stored * scale_factor +
- * add_offset) and the points equal to _FillValue or missing_value returned as NaN (so that a caller's
- * check for finite values refuses them).  For fields that solvers take as input. */
+/* The whole variable with the CF conventions applied (hs_reader_packing_of, hs_reader_apply_cf):
+ * packed values unpacked (stored * scale_factor + add_offset) and missing points (_FillValue, any
+ * value of missing_value, outside valid_min/valid_max/valid_range) returned as NaN, so that a
+ * caller's check for finite values refuses them.  For fields that solvers take as input. */
 int hs_reader_read_cf(hs_reader *r, const char *name, double *out);
 int hs_reader_read_record(hs_reader *r, const char *name, int64_t record, double *out); /* first dim fixed */
 /* The block [start, start + count) of a variable, one start and count per dimension (file order, as
@@ -348,6 +350,11 @@ static inline double hs_reader_unpack(const hs_reader_packing *pk, double stored
 {
     if (pk->unsigned_bits && stored < 0) stored += (double)(1ULL << pk->unsigned_bits);
     return pk->scale == 1 && pk->offset == 0 ? stored : stored * pk->scale + pk->offset; /* unpacked: as stored, -0 kept */
+}
+/* Stored values in place to what a CF reader sees: missing ones NaN, the others unpacked. */
+static inline void hs_reader_apply_cf(const hs_reader_packing *pk, double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) v[i] = hs_reader_is_missing(pk, v[i]) ? (double)NAN : hs_reader_unpack(pk, v[i]);
 }
 void hs_reader_close(hs_reader *r);
 /* The numeric variables of the file (NetCDF: all but text; HDF5: the numeric datasets of the root

@@ -519,7 +519,7 @@ int hs_reader_read_cf(hs_reader *r, const char *name, double *out)
     HS_CHECK(hs_reader_packing_of(r, name, &pk));
     int64_t n = 1;
     for (int i = 0; i < rank; i++) n *= shape[i];
-    for (int64_t i = 0; i < n; i++) out[i] = hs_reader_is_missing(&pk, out[i]) ? NAN : hs_reader_unpack(&pk, out[i]);
+    hs_reader_apply_cf(&pk, out, n);
     return HS_OK;
 }
 

@@ -208,11 +208,14 @@ static int read_config(const hs_params *p, ns_config *c)
                 static const char *const kinds[] = {"bc", "wall_velocity", "T_bc", "T"};
                 for (int k = 0; k < 4; k++) {
                     snprintf(key, sizeof key, "navier_stokes.%s_%s", kinds[k], g_face[d][s]);
-                    if (hs_params_is_set(p, key)) return hs_params_error(p, key, "face %s does not exist with cfd.ndim = %d", g_face[d][s], nd);
+                    if (hs_params_set_against(p, key, "cfd.ndim"))
+                        return hs_params_error(p, key, "face %s does not exist with cfd.ndim = %d", g_face[d][s], nd);
                 }
                 continue;
             }
-            if (c->bc[d][s] != NS_WALL && hs_params_is_set(p, key))
+            char bc_key[64];
+            snprintf(bc_key, sizeof bc_key, "navier_stokes.bc_%s", g_face[d][s]);
+            if (c->bc[d][s] != NS_WALL && hs_params_set_against(p, key, bc_key))
                 return hs_params_error(p, key, "is set, but face %s is %s, not a wall", g_face[d][s],
                                        c->bc[d][s] == NS_PERIODIC ? "periodic" : c->bc[d][s] == NS_INFLOW ? "an inflow" : "an outflow");
             if (c->bc[d][s] == NS_WALL && c->wall_vel[d][s][d] != 0)
@@ -228,12 +231,14 @@ static int read_config(const hs_params *p, ns_config *c)
             if (c->bc[d][s] == NS_INFLOW && c->T_bc[d][s] != NS_T_DIRICHLET) {
                 char bkey[64];
                 snprintf(bkey, sizeof bkey, "navier_stokes.T_bc_%s", g_face[d][s]);
-                if (hs_params_is_set(p, bkey))
+                if (hs_params_set_against(p, bkey, bc_key))
                     return hs_params_error(p, bkey, "is adiabatic, but face %s is an inflow: its fluid comes in at navier_stokes.T_%s "
                                                     "(default 0); set T_bc_%s = fixed, or leave it out, and give T_%s",
                                            g_face[d][s], g_face[d][s], g_face[d][s], g_face[d][s]);
             }
-            if (c->T_bc[d][s] != NS_T_DIRICHLET && c->bc[d][s] != NS_INFLOW && hs_params_is_set(p, key))
+            char tbc_key[64];
+            snprintf(tbc_key, sizeof tbc_key, "navier_stokes.T_bc_%s", g_face[d][s]);
+            if (c->T_bc[d][s] != NS_T_DIRICHLET && c->bc[d][s] != NS_INFLOW && hs_params_set_against(p, key, tbc_key))
                 return hs_params_error(p, key, "is set, but navier_stokes.T_bc_%s is not fixed (the face's temperature is not held)",
                                        g_face[d][s]);
             if (c->bc[d][s] == NS_PERIODIC && c->T_bc[d][s] == NS_T_DIRICHLET) { /* periodic faces follow bc_*: fixed means nothing */
@@ -258,7 +263,7 @@ static int read_config(const hs_params *p, ns_config *c)
         if (c->bc[d][0] != NS_PERIODIC && out_lo != out_hi) nmixed++;
     }
     c->fft_bcs = nmixed <= 1;
-    if (c->pressure_solver == NS_P_FFT && hs_params_is_set(p, "navier_stokes.pressure_rtol"))
+    if (c->pressure_solver == NS_P_FFT && hs_params_set_against(p, "navier_stokes.pressure_rtol", "navier_stokes.pressure_solver"))
         return hs_params_error(p, "navier_stokes.pressure_rtol", "is set, but pressure_solver = fft solves directly (the "
                                                                  "tolerance is the multigrid's)");
     if (c->pressure_solver == NS_P_FFT && !c->fft_bcs)

@@ -78,10 +78,11 @@ static int declare(void) { return hs_params_declare(g_sp_params, (int)(sizeof g_
 
 /* ---------------------------------------------------------------- configuration */
 
-/* A key that belongs to another initial condition (or to forcing) set anyway: an input error. */
-static int unused_key(const hs_params *p, const char *key, int used, const char *why)
+/* A key that belongs to another initial condition (or to forcing) set anyway: an input error
+ * (hs_params_set_against: not a file's leftover under `cause` switched on the command line). */
+static int unused_key(const hs_params *p, const char *key, int used, const char *cause, const char *why)
 {
-    if (!used && hs_params_is_set(p, key)) return hs_params_error(p, key, "is set, but %s", why);
+    if (!used && hs_params_set_against(p, key, cause)) return hs_params_error(p, key, "is set, but %s", why);
     return HS_OK;
 }
 
@@ -104,13 +105,13 @@ static int read_config(const hs_params *p, sp_config *c)
     const char *init = hs_params_string(p, "spectral.initial");
     char why[96];
     snprintf(why, sizeof why, "spectral.initial is %s", init);
-    HS_CHECK(unused_key(p, "spectral.amplitude", c->initial != SP_INIT_TURBULENCE, why));
-    HS_CHECK(unused_key(p, "spectral.tg_mode", c->initial == SP_INIT_TAYLOR_GREEN, why));
-    HS_CHECK(unused_key(p, "spectral.k0", c->initial == SP_INIT_TURBULENCE, why));
-    HS_CHECK(unused_key(p, "spectral.energy", c->initial == SP_INIT_TURBULENCE, why));
-    HS_CHECK(unused_key(p, "spectral.shear_width", c->initial == SP_INIT_SHEAR, why));
-    HS_CHECK(unused_key(p, "spectral.shear_perturbation", c->initial == SP_INIT_SHEAR, why));
-    HS_CHECK(unused_key(p, "spectral.force_mode", c->force != 0, "spectral.force is 0 (no forcing)"));
+    HS_CHECK(unused_key(p, "spectral.amplitude", c->initial != SP_INIT_TURBULENCE, "spectral.initial", why));
+    HS_CHECK(unused_key(p, "spectral.tg_mode", c->initial == SP_INIT_TAYLOR_GREEN, "spectral.initial", why));
+    HS_CHECK(unused_key(p, "spectral.k0", c->initial == SP_INIT_TURBULENCE, "spectral.initial", why));
+    HS_CHECK(unused_key(p, "spectral.energy", c->initial == SP_INIT_TURBULENCE, "spectral.initial", why));
+    HS_CHECK(unused_key(p, "spectral.shear_width", c->initial == SP_INIT_SHEAR, "spectral.initial", why));
+    HS_CHECK(unused_key(p, "spectral.shear_perturbation", c->initial == SP_INIT_SHEAR, "spectral.initial", why));
+    HS_CHECK(unused_key(p, "spectral.force_mode", c->force != 0, "spectral.force", "spectral.force is 0 (no forcing)"));
     return HS_OK;
 }
 

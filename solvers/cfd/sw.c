@@ -320,7 +320,7 @@ static int read_config(const hs_params *p, sw_config *c)
                      {"shallow_water.wave_mode", SW_WAVE},        {"shallow_water.wave_amplitude", SW_WAVE},
                      {"shallow_water.vortex_radius", SW_VORTEX},  {"shallow_water.vortex_amplitude", SW_VORTEX}};
     for (size_t k = 0; k < sizeof case_keys / sizeof case_keys[0]; k++)
-        if (c->scase != case_keys[k].scase && hs_params_is_set(p, case_keys[k].key))
+        if (c->scase != case_keys[k].scase && hs_params_set_against(p, case_keys[k].key, "shallow_water.case"))
             return hs_params_error(p, case_keys[k].key, "is set, but case = %s (the key belongs to case = %s)", case_name[c->scase],
                                    case_name[case_keys[k].scase]);
     static const char *const topo_name[3] = {"flat", "bump", "random"};
@@ -328,7 +328,7 @@ static int read_config(const hs_params *p, sw_config *c)
     static const char *const topo_key[3] = {"shallow_water.topo_height", "shallow_water.topo_width", "shallow_water.topo_modes"};
     static const char *const topo_for[3] = {"bump or random", "bump", "random"};
     for (int k = 0; k < 3; k++)
-        if (!topo_ok[k] && hs_params_is_set(p, topo_key[k]))
+        if (!topo_ok[k] && hs_params_set_against(p, topo_key[k], "shallow_water.topography"))
             return hs_params_error(p, topo_key[k], "is set, but topography = %s (the key is for topography = %s)", topo_name[c->topo],
                                    topo_for[k]);
     /* the perturbation's waves: at most one per two cells in x; the default (8) shrinks to that on

@@ -149,25 +149,26 @@ static int read_training(const hs_params *p, hs_pinn_config *c)
     return HS_OK;
 }
 
-/* Keys the configuration would ignore are bad input (as cfd's and shallow water's): refinement that
- * never happens, a schedule's constants under another schedule, an error target with no reference.
- * Each ran with exit 0 as if it had been applied. */
+/* Keys the configuration would ignore are bad input (hs_params_set_against: a user who sets a
+ * schedule's constant means it to act; a file's leftover under a schedule switched on the command
+ * line does not): refinement that never happens, a schedule's constants under another schedule,
+ * an error target with no reference. */
 static int check_ignored(const hs_params *p, const hs_pinn_config *c)
 {
     static const char *const rar[] = {"pinn.resample_candidates", "pinn.resample_add"};
     for (int k = 0; k < 2; k++)
-        if (c->resample_every == 0 && hs_params_is_set(p, rar[k]))
+        if (c->resample_every == 0 && hs_params_set_against(p, rar[k], "pinn.resample_every"))
             return hs_params_error(p, rar[k], "is set, but pinn.resample_every = 0 (adaptive refinement off) would ignore it");
     /* refinement runs between Adam iterations, at iterations resample_every, 2 resample_every, ... < adam_iterations */
     if (c->resample_every > 0 && c->resample_every >= c->adam_iters)
         return hs_params_error(p, "pinn.resample_every", "refines every %lld Adam iterations, but there are %lld (pinn.adam_iterations): it "
                                "would never refine", (long long)c->resample_every, (long long)c->adam_iters);
-    if (c->schedule == HS_LR_CONSTANT && hs_params_is_set(p, "pinn.lr_decay"))
+    if (c->schedule == HS_LR_CONSTANT && hs_params_set_against(p, "pinn.lr_decay", "pinn.lr_schedule"))
         return hs_params_error(p, "pinn.lr_decay", "is set, but pinn.lr_schedule = constant would ignore it");
-    if (c->schedule != HS_LR_EXPONENTIAL && hs_params_is_set(p, "pinn.lr_decay_steps"))
+    if (c->schedule != HS_LR_EXPONENTIAL && hs_params_set_against(p, "pinn.lr_decay_steps", "pinn.lr_schedule"))
         return hs_params_error(p, "pinn.lr_decay_steps", "is set, but only pinn.lr_schedule = exponential uses it (this run: %s)",
                                hs_params_string(p, "pinn.lr_schedule"));
-    if (!hs_pinn_has_reference(c) && hs_params_is_set(p, "pinn.target_error"))
+    if (!hs_pinn_has_reference(c) && hs_params_set_against(p, "pinn.target_error", "pinn.pde"))
         return hs_params_error(p, "pinn.target_error", "is set, but %s with coefficient %g has no reference solution to measure the error against",
                                hs_pde1d_get(c->pde)->name, c->coef);
     return HS_OK;
@@ -399,11 +400,13 @@ static int finish(void *state)
         }
     double wall = count ? h[count - 1].wall : hs_wtime() - s->wall0;
     if (s->ctx->rank == 0) {
-        printf("pinn: %s on %s, %d rank%s: %lld iterations (%s), loss %.3e, relative L2 error %.3e, training wall time %.2f s\n",
-               hs_pde1d_get(s->cfg.pde)->name, hs_device_name(s->ctx->device), s->ctx->size, s->ctx->size == 1 ? "" : "s",
-               (long long)hs_pinn_iteration(s->p), hs_pinn_status(s->p), count ? h[count - 1].loss : NAN, rel, wall);
         const double *exact;
         hs_pinn_grid(s->p, NULL, NULL, &exact);
+        char err[64] = "";
+        if (exact) snprintf(err, sizeof err, ", relative L2 error %.3e", rel); /* none to print without a reference */
+        printf("pinn: %s on %s, %d rank%s: %lld iterations (%s), loss %.3e%s, training wall time %.2f s\n",
+               hs_pde1d_get(s->cfg.pde)->name, hs_device_name(s->ctx->device), s->ctx->size, s->ctx->size == 1 ? "" : "s",
+               (long long)hs_pinn_iteration(s->p), hs_pinn_status(s->p), count ? h[count - 1].loss : NAN, err, wall);
         if (!exact) printf("pinn: no reference solution for this PDE and coefficient: no error measured\n");
         else if (it_hit >= 0) printf("pinn: error <= %g first recorded at iteration %lld, %.2f s\n", target, (long long)it_hit, t_hit);
         else printf("pinn: error <= %g not reached\n", target);
