@@ -336,7 +336,7 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
         for (int64_t i = 0; i < m->nverts; i++) m->x[3 * i + 2] = 0;
     }
     if (rc == HS_OK) {
-        memcpy(m->groups, g->groups, (size_t)g->ngroups * sizeof(hs_gmsh_group));
+        if (g->ngroups) memcpy(m->groups, g->groups, (size_t)g->ngroups * sizeof(hs_gmsh_group)); /* none: groups NULL */
         m->ngroups = g->ngroups;
         rc = (flipped = malloc((size_t)(m->ncells ? m->ncells : 1))) ? orient(m, g, line, flipped)
                                                                         : HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh");
