@@ -486,12 +486,18 @@ int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk)
     HS_CHECK(fill_value(r, var, &pk->fill, &pk->has_fill));
     /* CF 2.5.1: missing_value may be a vector (every value of it marks missing data), and values
      * outside valid_min / valid_max / valid_range are missing too (compared as stored, as the
-     * netCDF conventions say); only the first missing value was taken, and the valid range not
-     * at all, so -888 of missing_value = -999, -888 or 5 above valid_max = 2 passed as data */
-    HS_CHECK(hs_reader_attr_reals(r, var, "missing_value", pk->missing, HS_READER_MISSING_MAX, &pk->nmissing));
-    double range[2];
+     * netCDF conventions say).  More missing values than kept, or a range that is not two
+     * numbers, is refused rather than cut short: the values left out would pass as data. */
+    double missing[HS_READER_MISSING_MAX + 1];
+    HS_CHECK(hs_reader_attr_reals(r, var, "missing_value", missing, HS_READER_MISSING_MAX + 1, &pk->nmissing));
+    if (pk->nmissing > HS_READER_MISSING_MAX)
+        return hs_input_error(r->path, 0, var, "missing_value has more than %d values (at most %d are read)", HS_READER_MISSING_MAX,
+                              HS_READER_MISSING_MAX);
+    memcpy(pk->missing, missing, (size_t)pk->nmissing * sizeof *missing);
+    double range[3];
     int nr = 0;
-    HS_CHECK(hs_reader_attr_reals(r, var, "valid_range", range, 2, &nr));
+    HS_CHECK(hs_reader_attr_reals(r, var, "valid_range", range, 3, &nr));
+    if (nr == 1 || nr == 3) return hs_input_error(r->path, 0, var, "valid_range must be two numbers (min, max)%s", nr == 1 ? ", it has one" : ", it has more");
     if (nr == 2) pk->valid_min = range[0], pk->valid_max = range[1], pk->has_valid_min = pk->has_valid_max = 1;
     if (!pk->has_valid_min) HS_CHECK(hs_reader_attr_real(r, var, "valid_min", &pk->valid_min, &pk->has_valid_min));
     if (!pk->has_valid_max) HS_CHECK(hs_reader_attr_real(r, var, "valid_max", &pk->valid_max, &pk->has_valid_max));

@@ -112,6 +112,15 @@ if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
     printf 'netcdf u {\ndimensions:\n x = 4 ;\nvariables:\n double v(x) ;\ndata:\n v = 10, 11, NaN, 12 ;\n}\n' | ncgen -o unpacked.nc
     "$HS_BIN" compare packed.nc unpacked.nc v >"$CAP/out" 2>&1 && ok "compare: a packed field agrees with the same field unpacked" ||
         bad "compare packed vs unpacked: $(cat "$CAP/out")"
+    # more missing values than the reader keeps, or a valid_range that is not two numbers: refused (the
+    # values cut off would pass as data)
+    printf 'netcdf a {\ndimensions:\n x = 4 ;\nvariables:\n double v(x) ;\n  v:missing_value = 1., 2., 3., 4., 5., 6., 7., 8., 9. ;\ndata:\n v = 0, 2, 10, 4 ;\n}\n' | ncgen -o mv9.nc
+    printf 'netcdf a {\ndimensions:\n x = 4 ;\nvariables:\n double v(x) ;\n  v:valid_range = 1. ;\ndata:\n v = 0, 2, 10, 4 ;\n}\n' | ncgen -o vr1.nc
+    "$HS_BIN" compare mv9.nc mv9.nc v >"$CAP/out" 2>&1; r1=$?
+    grep -q "missing_value has more than 8 values" "$CAP/out" || r1=x
+    "$HS_BIN" compare vr1.nc vr1.nc v >"$CAP/out" 2>&1; r2=$?
+    grep -q "valid_range must be two numbers" "$CAP/out" || r2=x
+    [ "$r1 $r2" = "2 2" ] && ok "nine missing values and a one-number valid_range: exit 2 naming them" || bad "missing_value/valid_range: $r1 $r2"
     # --last of two files whose last records are of different times (runs stopped at different steps)
     "$HS_BIN" compare c1.nc c5.nc T --last >"$CAP/out" 2>&1; r=$?
     [ $r = 2 ] && grep -q "the last record is at 2 here and at 1 in c1.nc" "$CAP/out" && ok "compare --last of records at different times: exit 2" ||
