@@ -25,6 +25,15 @@ import subprocess
 import sys
 
 
+def mtime(path):
+    """A file's modification time, or None: a running member renames its .partial between a listing
+    and a look at it, and a file gone in between is left out rather than a traceback."""
+    try:
+        return os.path.getmtime(path)
+    except OSError:
+        return None
+
+
 def find_hpcsim(given):
     if given:  # named: that one or none (a wrong --hpcsim fell back to another binary)
         return os.path.realpath(given) if os.path.exists(given) else given
@@ -95,8 +104,8 @@ def main():
         stem = os.path.join(folder, mem["output"])
         # the newest of the member's files: a finished file stays beside the .partial of a run that
         # started again (resubmitted, then killed or still running), and was reported as finished
-        files = [stem + sfx for sfx in (".nc", ".h5", ".nc.partial", ".h5.partial") if os.path.exists(stem + sfx)]
-        found = max(files, key=os.path.getmtime) if files else None
+        stamped = [(t, f) for f in (stem + sfx for sfx in (".nc", ".h5", ".nc.partial", ".h5.partial")) if (t := mtime(f)) is not None]
+        found = max(stamped)[1] if stamped else None
         if not found:
             # a job that ran and wrote no output (bad input, a failure before the first record) is
             # not one that has not run yet
