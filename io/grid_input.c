@@ -9,9 +9,7 @@
 
 #include "kernels/error.h"
 
-/* The axis a file's dimension stands for: its coordinate variable's CF `axis` (X, Y, Z), else its
- * name (x, y, z, depth); 0 when it says nothing. */
-static char dim_axis(hs_reader *r, const char *dim)
+char hs_grid_input_dim_axis(hs_reader *r, const char *dim)
 {
     char buf[16];
     int found = 0;
@@ -39,7 +37,7 @@ int hs_grid_input_check_axes(const hs_params *p, hs_reader *r, const char *path,
     int wrong = 0;
     for (int i = 0; i < rank; i++) {
         const int d = ndim - 1 - i;
-        const char expect = axes[d], axis = dim_axis(r, dims[i]);
+        const char expect = axes[d], axis = hs_grid_input_dim_axis(r, dims[i]);
         wrong |= axis && axis != expect;
         snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", i ? ", " : "", dims[i]);
         snprintf(want + strlen(want), sizeof want - strlen(want), "%s%c", i ? ", " : "", expect);

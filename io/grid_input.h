@@ -16,6 +16,10 @@
  * must step by h[d] to 1e-6 relative, else an input error on `step_key` (a file of another grid
  * with the same count would be read onto this one).  A file that names nothing passes.  Not
  * collective. */
+/* The axis a file's dimension stands for: its coordinate variable's CF `axis` (X, Y, Z), else its
+ * name (x, y, z, X, Y, Z, depth), as 'x', 'y' or 'z'; 0 when it says nothing.  Not collective. */
+char hs_grid_input_dim_axis(hs_reader *r, const char *dim);
+
 int hs_grid_input_check_axes(const hs_params *p, hs_reader *r, const char *path, const char *what, const char *var,
                              int ndim, const char *axes, const int64_t n[], const double h[], const char *key,
                              const char *step_key);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/grid_input.h"
 #include "io/output.h"
 #include "kernels/comm/comm.h"
 #include "kernels/half.h"
@@ -192,16 +193,13 @@ int hs_surr_dims_swapped(const char *ya, const char *xa, char yaxis_a, char xaxi
     return (yaxis_a && yaxis_a == xaxis_b) || (xaxis_a && xaxis_a == yaxis_b);
 }
 
-/* The CF axis ('X' or 'Y') of a dimension's coordinate variable, 0 when it has none. */
+/* The horizontal axis ('X' or 'Y') a dimension stands for, by its coordinate's CF `axis` or its
+ * name (the shared rule of io/grid_input.h), 0 when it says neither: a file naming (y, x) and one
+ * whose coordinates carry the axes stored the other way round were not compared. */
 static char spatial_axis(hs_reader *r, const char *dim)
 {
-    char buf[16];
-    int found = 0;
-    if (!hs_reader_has_var(r, dim) || hs_reader_attr_text(r, dim, "axis", buf, sizeof buf, &found) != HS_OK || !found) {
-        hs_error_clear();
-        return 0;
-    }
-    return !strcmp(buf, "X") || !strcmp(buf, "x") ? 'X' : !strcmp(buf, "Y") || !strcmp(buf, "y") ? 'Y' : 0;
+    char a = hs_grid_input_dim_axis(r, dim);
+    return a == 'x' ? 'X' : a == 'y' ? 'Y' : 0;
 }
 
 /* A dimension whose coordinate variable is a CF time: units "... since ...", axis T or standard_name time. */

@@ -277,6 +277,13 @@ expect_input_error "fields stored (time, x, y) among (time, y, x)" "bad/xy.nc: v
     train surrogate.files="traj0.nc traj1.nc bad/xy.nc traj3.nc"
 expect_input_error "a forecast from (time, x, y) fields" "full.h5: the model was trained on fields (time, y, x), the data (bad/xy.nc) are (time, x, y)" \
     forecast surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/xy.nc
+# a first file that names (y, x) without axis attributes, and one whose dimensions have other names
+# but coordinates with CF axes stored the other way round: the names' axes count (not compared before)
+ncdump traj0.nc | sed '/:axis = /d' | ncgen -k nc4 -o bad/noaxis.nc
+ncdump traj2.nc | perl -pe 's/\by\b/p/g; s/\bx\b/q/g; s/:axis = "[XY]" ;\n//; s/^(\s*)double p\(p\) ;\n/$1double p(p) ;\n$1\tp:axis = "X" ;\n/; s/^(\s*)double q\(q\) ;\n/$1double q(q) ;\n$1\tq:axis = "Y" ;\n/' |
+    ncgen -k nc4 -o bad/pq.nc
+expect_input_error "dimensions named (y, x) against (p, q) with axes X, Y" "bad/pq.nc: variable 'h' is (time, p, q), but in bad/noaxis.nc on (time, y, x): the spatial dimensions are swapped" \
+    train surrogate.files="bad/noaxis.nc traj1.nc bad/pq.nc traj3.nc"
 # our own HDF5 output reads with its named dimensions and coordinates (NetCDF opened it too, with
 # phony_dim_N dimensions and none: a .nc and an .h5 of one case were "on different grids")
 for f in netcdf hdf5; do
