@@ -111,11 +111,16 @@ static int read_text_attr(hid_t a, char **out, const char *path)
     HS_H5_ID(ft, H5Aget_type(a), path);
     htri_t vl = H5Tis_variable_str(ft);
     size_t sz = H5Tget_size(ft);
+    H5T_cset_t cset = H5Tget_cset(ft);
     H5Tclose(ft);
     HS_H5_CHECK(vl, path);
     HS_H5_ID(mt, H5Tcopy(H5T_C_S1), path);
-    int rc = HS_OK;
-    if (vl) {
+    /* the memory string in the file's character set: HDF5 converts no string between ASCII and
+     * UTF-8, and h5py writes its str attributes as UTF-8 (their `units` failed to read, exit 1) */
+    int rc = cset >= 0 && H5Tset_cset(mt, cset) < 0 ? hs_h5_fail("H5Tset_cset", path, __FILE__, __LINE__) : HS_OK;
+    if (rc != HS_OK) {
+        *out = NULL;
+    } else if (vl) {
         char *s = NULL;
         if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
         *out = rc == HS_OK ? strdup(s ? s : "") : NULL;

@@ -296,7 +296,11 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
     char yu[HS_SURR_NAME_MAX], xu[HS_SURR_NAME_MAX], tu[256];
     int rc = read_coord(r, file, dims[1], ny, cy, yu, sizeof yu);
     if (rc == HS_OK) rc = read_coord(r, file, dims[2], nx, cx, xu, sizeof xu);
-    if (rc == HS_OK) rc = read_coord(r, file, dims[0], nt, d->times[f], tu, sizeof tu);
+    /* a plain HDF5 file (h5py without dimension scales) has unnamed dimensions and its times in a
+     * dataset `time` beside them: read it (the frames were counted 0, 1, 2 ..., so duplicated or
+     * uneven times trained without a word) */
+    const char *tname = hs_reader_has_var(r, dims[0]) || !hs_reader_has_var(r, "time") ? dims[0] : "time";
+    if (rc == HS_OK) rc = read_coord(r, file, tname, nt, d->times[f], tu, sizeof tu);
     if (rc == HS_OK) snprintf(d->time_units[f], sizeof d->time_units[f], "%s", tu);
     if (rc == HS_OK && f == 0) {
         g->ny = (int)ny, g->nx = (int)nx;
@@ -342,8 +346,8 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
     HS_CHECK(rc);
     for (int64_t t = 1; t < nt; t++)
         if (!(d->times[f][t] > d->times[f][t - 1]))
-            return hs_input_error(file, 0, NULL, "the time coordinate '%s' does not increase at step %lld", dims[0], (long long)t);
-    HS_CHECK(check_time_spacing(d, f, nt, dims[0]));
+            return hs_input_error(file, 0, NULL, "the time coordinate '%s' does not increase at step %lld", tname, (long long)t);
+    HS_CHECK(check_time_spacing(d, f, nt, tname));
     d->nframes[f] = nt;
     return HS_OK;
 }

@@ -284,6 +284,26 @@ ncdump traj2.nc | perl -pe 's/\by\b/p/g; s/\bx\b/q/g; s/:axis = "[XY]" ;\n//; s/
     ncgen -k nc4 -o bad/pq.nc
 expect_input_error "dimensions named (y, x) against (p, q) with axes X, Y" "bad/pq.nc: variable 'h' is (time, p, q), but in bad/noaxis.nc on (time, y, x): the spatial dimensions are swapped" \
     train surrogate.files="bad/noaxis.nc traj1.nc bad/pq.nc traj3.nc"
+# plain HDF5 from h5py (no dimension scales; str attributes are UTF-8): the units attribute failed to
+# read (exit 1), and the `time` dataset beside the unnamed dimensions was not read (frames counted
+# 0, 1, 2 ..., so duplicated times trained)
+if python3 -c "import h5py" 2>/dev/null && "$HS_BIN" --version | grep -q '+hdf5'; then
+    python3 - <<'PY'
+import h5py, numpy as np
+with h5py.File("traj0.nc", "r") as src:
+    h, u, t = src["h"][:], src["u"][:], src["time"][:]
+for name, tt in (("plain_ok", t), ("bad/plain_dup", np.where(np.arange(len(t)) == 5, t[4], t))):
+    with h5py.File(name + ".h5", "w") as f:
+        f["h"], f["u"], f["time"] = h, u, tt
+        f["time"].attrs["units"] = "seconds since 2000-01-01 00:00:00"
+PY
+    "$HS_BIN" check quick.ini surrogate.files="plain_ok.h5 plain_ok.h5 plain_ok.h5 plain_ok.h5" >/dev/null 2>e.txt && ok ||
+        bad "an h5py file with UTF-8 attributes: $(cat e.txt)"
+    expect_input_error "h5py file whose time dataset repeats a time" "bad/plain_dup.h5: the time coordinate 'time' does not increase at step 5" \
+        train surrogate.files="plain_ok.h5 plain_ok.h5 bad/plain_dup.h5 plain_ok.h5"
+else
+    echo "skip h5py files: no h5py in python3 or no HDF5 in this build"
+fi
 # our own HDF5 output reads with its named dimensions and coordinates (NetCDF opened it too, with
 # phony_dim_N dimensions and none: a .nc and an .h5 of one case were "on different grids")
 for f in netcdf hdf5; do
