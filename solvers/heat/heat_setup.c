@@ -109,6 +109,18 @@ static int read_conductivity(const hs_params *p, hs_heat_config *c)
 /* A product or quotient of valid inputs can still leave the range of doubles (k = 1e300 with
  * rho = 1e-300): each derived quantity the scheme uses must be finite and, where it divides,
  * non-zero, or the run would compute NaN from the first step. */
+static int check_diffusivity(const hs_params *p, const hs_heat_config *c, const char *key, double kmin, double kmax)
+{
+    double rhoc = c->rho * c->cp, amax = kmax / rhoc, amin = kmin / rhoc;
+    if (!isfinite(amax) || !(amin >= DBL_MIN))
+        return hs_params_error(p, key, "diffusivity k / (rho cp) = %g / %g leaves the range of doubles", kmin < DBL_MIN * rhoc ? kmin : kmax, rhoc);
+    for (int d = 0; d < c->ndim; d++)
+        if (!isfinite(amax / (c->dx[d] * c->dx[d]) * 16))
+            return hs_params_error(p, key, "diffusivity %g / (rho cp) over cells of %g leaves the range of doubles (k / (rho cp dx^2))", kmax,
+                                   c->dx[d]);
+    return HS_OK;
+}
+
 static int check_derived(const hs_params *p, const hs_heat_config *c)
 {
     double rhoc = c->rho * c->cp;
@@ -367,6 +379,12 @@ int hs_heat_read_k(const hs_params *p, const hs_heat_config *c, const int64_t of
     }
     rc = hs_reader_read_cf(r, c->k_var, all);
     hs_reader_close(r);
+    /* the file's extremes meet the same range checks as a constant or layered k (every rank read the
+     * whole file, so all agree): k = 1e308 in one cell passed and the run went to -inf, exit 1 */
+    double kmin = HUGE_VAL, kmax = 0;
+    for (size_t i = 0; rc == HS_OK && i < total; i++)
+        if (all[i] > 0 && isfinite(all[i])) kmin = fmin(kmin, all[i]), kmax = fmax(kmax, all[i]);
+    if (rc == HS_OK && kmax > 0) rc = check_diffusivity(p, c, "heat.k_file", kmin, kmax);
     if (rc != HS_OK) {
         free(all);
         return rc;

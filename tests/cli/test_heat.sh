@@ -183,6 +183,14 @@ if command -v ncgen >/dev/null && [ $FMT = netcdf ]; then
     expect_fail "conductivity file of the wrong shape" \
         "hpcsim: error: $WORK/shape.ini:6: heat.k_file: variable 'k' in '$WORK/k68.nc' has shape 6 x 8; the grid needs 8 x 8 (slowest first)" \
         "$HS_BIN" run "$WORK/shape.ini"
+    # a conductivity of 1e308 in one cell meets the range checks a constant k meets (it passed check
+    # and the run went to -inf, exit 1)
+    printf 'netcdf k { dimensions: y = 8 ; x = 8 ; variables: double k(y, x) ; data: k = %s ; }\n' \
+        "$(python3 -c 'print(", ".join(["1.5"]*63 + ["1e308"]))')" | ncgen -4 -o "$WORK/kbig.nc"
+    printf '[run]\nsolver = heat\n[heat]\nn = 8\nconductivity = file\nk_file = %s\n' "$WORK/kbig.nc" > kbig.ini
+    expect_fail "a conductivity file with k = 1e308" \
+        "hpcsim: error: $WORK/kbig.ini:6: heat.k_file: diffusivity 1e+308 / (rho cp) over cells of 0.125 leaves the range of doubles (k / (rho cp dx^2))" \
+        "$HS_BIN" run "$WORK/kbig.ini"
     # and the right shape works: a uniform file gives the constant-k answer
     printf '[run]\nsolver = heat\n[heat]\nn = 8 6\nt_end = 0.001\nconductivity = file\nk_file = %s\n[output]\npath = fromfile\n' "$WORK/k68.nc" > kfile.ini
     printf '[run]\nsolver = heat\n[heat]\nn = 8 6\nt_end = 0.001\nk = 1.5\n[output]\npath = constk\n' > constk.ini
