@@ -330,8 +330,8 @@ int hs_reader_attr_real(hs_reader *r, const char *var, const char *attr, double 
 int hs_reader_attr_reals(hs_reader *r, const char *var, const char *attr, double *values, int max, int *count);
 /* How a variable's stored values become physical ones (CF): missing values (compared as stored:
  * _FillValue, every value of missing_value, and anything outside valid_min / valid_max /
- * valid_range), _Unsigned = "true" on a signed integer type (stored negatives are 2^bits above),
- * packing. */
+ * valid_range), _Unsigned = "true" on a signed integer type (stored negatives are 2^bits above,
+ * in the data and in those attributes alike), packing. */
 #define HS_READER_MISSING_MAX 8
 typedef struct hs_reader_packing {
     double scale, offset, fill, missing[HS_READER_MISSING_MAX], valid_min, valid_max;
@@ -339,8 +339,14 @@ typedef struct hs_reader_packing {
     int unsigned_bits; /* the bits of the stored type under _Unsigned = "true"; 0 otherwise */
 } hs_reader_packing;
 int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk);
+/* A stored value as its type reads it: under _Unsigned, negatives are 2^bits above. */
+static inline double hs_reader_stored_unsigned(const hs_reader_packing *pk, double stored)
+{
+    return pk->unsigned_bits && stored < 0 ? stored + (double)(1ULL << pk->unsigned_bits) : stored;
+}
 static inline int hs_reader_is_missing(const hs_reader_packing *pk, double stored)
 {
+    stored = hs_reader_stored_unsigned(pk, stored); /* the attributes were made unsigned alike (hs_reader_packing_of) */
     if (pk->has_fill && stored == pk->fill) return 1;
     for (int i = 0; i < pk->nmissing; i++)
         if (stored == pk->missing[i]) return 1;
@@ -348,7 +354,7 @@ static inline int hs_reader_is_missing(const hs_reader_packing *pk, double store
 }
 static inline double hs_reader_unpack(const hs_reader_packing *pk, double stored)
 {
-    if (pk->unsigned_bits && stored < 0) stored += (double)(1ULL << pk->unsigned_bits);
+    stored = hs_reader_stored_unsigned(pk, stored);
     return pk->scale == 1 && pk->offset == 0 ? stored : stored * pk->scale + pk->offset; /* unpacked: as stored, -0 kept */
 }
 /* Stored values in place to what a CF reader sees: missing ones NaN, the others unpacked. */

@@ -511,6 +511,12 @@ int hs_reader_packing_of(hs_reader *r, const char *var, hs_reader_packing *pk)
             pk->unsigned_bits = type == NC_BYTE ? 8 : type == NC_SHORT ? 16 : type == NC_INT ? 32 : 0;
     }
 #endif
+    /* The missing-value attributes are of the variable's type and unsigned with it (NUG; netCDF4-python
+     * reads them so): valid_range (10, -56) on _Unsigned bytes is 10..200, not an empty range. */
+    pk->fill = hs_reader_stored_unsigned(pk, pk->fill);
+    for (int i = 0; i < pk->nmissing; i++) pk->missing[i] = hs_reader_stored_unsigned(pk, pk->missing[i]);
+    pk->valid_min = hs_reader_stored_unsigned(pk, pk->valid_min);
+    pk->valid_max = hs_reader_stored_unsigned(pk, pk->valid_max);
     return HS_OK;
 }
 

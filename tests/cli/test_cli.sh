@@ -112,6 +112,12 @@ if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
     printf 'netcdf u {\ndimensions:\n x = 4 ;\nvariables:\n double v(x) ;\ndata:\n v = 10, 11, NaN, 12 ;\n}\n' | ncgen -o unpacked.nc
     "$HS_BIN" compare packed.nc unpacked.nc v >"$CAP/out" 2>&1 && ok "compare: a packed field agrees with the same field unpacked" ||
         bad "compare packed vs unpacked: $(cat "$CAP/out")"
+    # _Unsigned bytes: the fill and valid_range are unsigned like the data (NUG; netCDF4-python masks so):
+    # valid_range (10, -56) is 10..200; it was compared signed, so 0 and 5 passed and 100 was missing
+    printf 'netcdf b {\ndimensions:\n x = 8 ;\nvariables:\n byte v(x) ;\n  v:_Unsigned = "true" ;\n  v:valid_range = 10b, -56b ;\n  v:_FillValue = -1b ;\n  v:scale_factor = 0.5 ;\ndata:\n v = 0, 5, 10, 100, -56, -55, -6, -1 ;\n}\n' | ncgen -o ubyte.nc
+    printf 'netcdf u {\ndimensions:\n x = 8 ;\nvariables:\n double v(x) ;\ndata:\n v = NaN, NaN, 5, 50, 100, NaN, NaN, NaN ;\n}\n' | ncgen -o ubyte_ref.nc
+    "$HS_BIN" compare ubyte.nc ubyte_ref.nc v >"$CAP/out" 2>&1 && ok "compare: _Unsigned bytes with a fill and valid_range read as unsigned" ||
+        bad "compare _Unsigned valid_range: $(cat "$CAP/out")"
     # more missing values than the reader keeps, or a valid_range that is not two numbers: refused (the
     # values cut off would pass as data)
     printf 'netcdf a {\ndimensions:\n x = 4 ;\nvariables:\n double v(x) ;\n  v:missing_value = 1., 2., 3., 4., 5., 6., 7., 8., 9. ;\ndata:\n v = 0, 2, 10, 4 ;\n}\n' | ncgen -o mv9.nc
