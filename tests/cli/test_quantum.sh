@@ -342,7 +342,7 @@ if [ $rc = 3 ] && [ $took -le 20 ] && grep -q '"stopping_reason": *"interrupted"
 else bad "VQE on SIGTERM: exit $rc after ${took} s: $(cat e | head -3)"; fi
 if [ $HAVE_MPI = 1 ]; then
     start=$(date +%s)
-    "${MPIRUN[@]}" -n 2 "$HS_BIN" run vqe16.ini --quiet output.path=vwall run.walltime=00:00:04 run.walltime_reserve=1 >o 2>e
+    "${MPIRUN[@]}" -n 2 "$HS_BIN" run vqe16.ini --quiet output.path=vwall run.allow_shared_gpu=true run.walltime=00:00:04 run.walltime_reserve=1 >o 2>e
     rc=$?
     took=$(($(date +%s) - start))
     if [ $rc = 3 ] && [ $took -le 30 ] && grep -q '"stopping_reason": *"interrupted"' vwall.json && grep -q "stopped before run.walltime" e; then

@@ -210,8 +210,8 @@ for cmd in run check; do
         $cmd ../base.ini output.path=/nonexistent/x
     expect_input_error "$cmd: a directory where the output goes" "output.path: output file $WORK/adir" \
         $cmd ../base.ini output.path="$WORK/adir"
-    expect_input_error "$cmd: checkpoint path equal to the output file" "checkpoint.path: out.nc is also the output file" \
-        $cmd ../base.ini output.path=out checkpoint.path=out.nc
+    expect_input_error "$cmd: checkpoint path equal to the output file" "checkpoint.path: out.$EXT is also the output file" \
+        $cmd ../base.ini output.path=out checkpoint.path=out.$EXT
     # beside NetCDF output rk.nc a checkpoint rk.h5 is no clash (it was refused as "also the output file")
     if "$HS_BIN" --version | grep -q '+netcdf'; then
         (cd sub && "$HS_BIN" $cmd ../base.ini output.path=rk output.format=netcdf checkpoint.path=rk.h5 >../o 2>&1) && rm -f sub/rk.* &&
@@ -227,10 +227,10 @@ for cmd in run check; do
     expect_input_error "$cmd: checkpoint in a file's place as directory" "checkpoint.path: cannot write checkpoint" \
         $cmd ../base.ini checkpoint.path="$WORK/base.ini/ck.h5"
 done
-touch sub/keep.nc
+touch sub/keep.$EXT
 (cd sub && "$HS_BIN" run ../base.ini --quiet output.path=keep output.overwrite=false >../o 2>../e)
 rc=$?
-if [ $rc = 2 ] && grep -q "output.overwrite: keep.nc exists" e && [ ! -s sub/keep.nc ]; then ok "output.overwrite = false refuses an existing file"
+if [ $rc = 2 ] && grep -q "output.overwrite: keep.$EXT exists" e && [ ! -s sub/keep.$EXT ]; then ok "output.overwrite = false refuses an existing file"
 else bad "overwrite=false: exit $rc $(cat e)"; fi
 
 # 7. a state that stops being finite: exit 1, the step, variable and time named, the file kept
