@@ -559,7 +559,18 @@ static int read_file(hs_params *p, const char *file, FILE *fp)
     ssize_t len;
     int rc = HS_OK;
     errno = 0;
-    while (rc == HS_OK && (len = getline(&buf, &cap, fp)) >= 0) rc = read_line(&r, buf, (size_t)len);
+    while (rc == HS_OK && (len = getline(&buf, &cap, fp)) >= 0) {
+        /* A bare CR ends a line too (classic Mac files; Python's universal newlines read them so):
+         * the whole file was one line, refused as "text after the section header". */
+        size_t start = 0;
+        for (size_t i = 0; rc == HS_OK && i + 1 < (size_t)len; i++)
+            if (buf[i] == '\r' && buf[i + 1] != '\n') {
+                buf[i] = '\0';
+                rc = read_line(&r, buf + start, i - start);
+                start = i + 1;
+            }
+        if (rc == HS_OK) rc = read_line(&r, buf + start, (size_t)len - start);
+    }
     if (rc == HS_OK && !feof(fp))
         rc = hs_input_error(file, r.line + 1, NULL, "cannot read parameter file: %s", strerror(errno ? errno : EIO));
     if (rc == HS_OK && r.content_lines == 0)

@@ -97,6 +97,13 @@ static int utf8_len(const unsigned char *s)
     return n;
 }
 
+/* A line ends at LF, CRLF or a bare CR (classic Mac files): with CR ends not counted, every error
+ * was on line 1 and a // comment swallowed the rest of the program. */
+static int line_break(const char *p)
+{
+    return *p == '\n' || (*p == '\r' && p[1] != '\n');
+}
+
 static int lex(const char *name, const char *text, source *out)
 {
     int cap = 256, n = 0, line = 1;
@@ -106,14 +113,14 @@ static int lex(const char *name, const char *text, source *out)
     if (!t) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     for (;;) {
         while (*p) {
-            if (*p == '\n') p++, line++, lstart = p;
+            if (line_break(p)) p++, line++, lstart = p;
             else if (isspace((unsigned char)*p)) p++;
-            else if (p[0] == '/' && p[1] == '/') while (*p && *p != '\n') p++;
+            else if (p[0] == '/' && p[1] == '/') while (*p && !line_break(p)) p++;
             else if (p[0] == '/' && p[1] == '*') {
                 int cline = line, ccol = (int)(p - lstart) + 1;
                 p += 2;
                 while (*p && !(p[0] == '*' && p[1] == '/')) {
-                    if (*p == '\n') line++, lstart = p + 1;
+                    if (line_break(p)) line++, lstart = p + 1;
                     p++;
                 }
                 if (!*p) { /* the rest of the file would vanish into the comment, and the run with it */
@@ -162,7 +169,7 @@ static int lex(const char *name, const char *text, source *out)
             k->k = T_NUM;
         } else if (*p == '"') {
             p++;
-            while (*p && *p != '"' && *p != '\n') p++;
+            while (*p && *p != '"' && !line_break(p)) p++;
             if (*p != '"') {
                 char where[PATH_MAX + 64];
                 snprintf(where, sizeof where, "%s:%d:%d", name, k->line, k->col);

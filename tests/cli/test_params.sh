@@ -214,6 +214,17 @@ rc=$?
 [ $rc = 2 ] && grep -q "unclosed.ini:4: output.path: syntax error: the value's opening double quote is not closed" "$CAP/o" &&
     ok "an unclosed quote: exit 2 at its line" || bad "unclosed quote: exit $rc: $(cat "$CAP/o" | head -2)"
 
+# a file with bare-CR line ends (classic Mac) reads as its lines: it was one line, refused as "text
+# after the section header's closing ']'"; errors name the right line
+printf '[run]\rsolver = selftest\r[output]\rpath = crout\r' > cr.ini
+"$HS_BIN" check cr.ini >"$CAP/o" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -q '^path = crout  *# cr.ini:4$' "$CAP/o" && ok "bare-CR line ends: each is a line" || bad "bare CR: exit $rc: $(grep -m1 -E 'error|^path' "$CAP/o")"
+printf '[run]\r\nsolver = selftest\r[output]\rpath = crout\rbogus = 1\r' > cr2.ini
+"$HS_BIN" check cr2.ini >"$CAP/o" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "cr2.ini:5: output.bogus" "$CAP/o" && ok "mixed CRLF and bare CR: an unknown key at its line, exit 2" || bad "bare CR error line: exit $rc: $(head -2 "$CAP/o")"
+
 # a message naming a deep path keeps its cause (cut at 1024 bytes, "No such file or directory" was lost)
 deep=$(printf 'd%.0s' $(seq 50)); deep="$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep/$deep"
 "$HS_BIN" check quoted.ini "output.path=$deep/o" >"$CAP/o" 2>&1

@@ -291,6 +291,16 @@ ini bom.qasm 'shots = 0' > bom.ini
 if python3 -c 'import json; assert json.load(open("out.json"))["amplitudes"] == [[0, 0], [1, 0]]'; then
     ok "OpenQASM file with a byte-order mark"; else bad "byte-order mark: $(head -c 200 out.json 2>/dev/null)"; fi
 rm -f out.json
+# a bare CR ends a line (classic Mac files): the whole file was line 1 and '// c' hid every line after it
+printf 'OPENQASM 2.0;\rinclude "qelib1.inc";\r// c\rqreg q[2];\rh q[0];\rcx q[0],q[3];\r' > cr.qasm
+ini cr.qasm > cr.ini
+expect "bare-CR OpenQASM: the error at its line" 2 "hpcsim: error: cr.qasm:6:11: index out of range for qreg q[2] (at '3')" "$HS_BIN" run cr.ini
+printf 'OPENQASM 2.0;\r\ninclude "qelib1.inc";\r// c\rqreg q[1];\rx q[0];\r' > cr1.qasm
+ini cr1.qasm 'shots = 0' > cr1.ini
+"$HS_BIN" run cr1.ini --quiet >/dev/null 2>&1
+if python3 -c 'import json; assert json.load(open("out.json"))["amplitudes"] == [[0, 0], [1, 0]]'; then
+    ok "OpenQASM with bare-CR and CRLF line ends and a // comment runs every line"; else bad "bare CR: $(head -c 200 out.json 2>/dev/null)"; fi
+rm -f out.json
 
 # ---- VQE convergence is reported by the criterion that stopped the optimiser (item 13)
 "$HS_BIN" run "$INPUTS/qc_vqe_h2.ini" --quiet output.path="$WORK/vqe" >/dev/null 2>&1
