@@ -939,7 +939,7 @@ static int time_loop(run_state *r)
         double until = t_end;
         if (r->out_dt > 0 && r->next_out_time < until) until = r->next_out_time;
         int64_t taken = 0;
-        double a0 = hs_wtime();
+        double a0 = hs_wtime(), t0 = t;
         int rc = r->ops->advance(r->state, until, chunk_steps(r, step, watch), &taken);
         if (hs_wtime() - a0 > r->max_chunk) r->max_chunk = hs_wtime() - a0;
         if (rc != HS_OK)
@@ -948,6 +948,13 @@ static int time_loop(run_state *r)
         r->ops->progress(r->state, &t, &step, &t_end, &work);
         if (!isfinite(t)) return HS_FAIL(HS_ERR_RUNTIME, "solver %s: simulated time is %g after step %lld", r->ops->name, t, (long long)step);
         if (taken <= 0 && t < t_end) return HS_FAIL(HS_ERR_RUNTIME, "solver %s made no progress at t = %g", r->ops->name, t);
+        /* An adaptive step below the resolution of the time at t_end could never get there (a lid
+         * at 1e20 stepped 1e-22 a step: the run went on until killed).  A chunk that reached its
+         * target may end on a tiny landing step, so only chunks that fell short are judged. */
+        if (t < until * (1 - 1e-12) && hs_step_below_time_resolution((t - t0) / (double)taken, t_end))
+            return HS_FAIL(HS_ERR_RUNTIME, "solver %s: the step fell to %.3g at t = %.9g, below the resolution of the time near the end "
+                           "time %g: the run could never end (is a speed or force in the input far too large?)",
+                           r->ops->name, (t - t0) / (double)taken, t, t_end);
         int due = (r->out_every > 0 && step % r->out_every == 0);
         if (r->out_dt > 0 && t >= r->next_out_time * (1 - 1e-12)) {
             due = 1;

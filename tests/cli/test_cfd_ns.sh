@@ -298,6 +298,14 @@ else bad "steady run: $(cat "$CAP/e")"; fi
 printf "${H}n = 16\n[navier_stokes]\nre = 1e5\nwall_velocity_yhi = 1 0\n" > warn.ini
 "$HS_BIN" check warn.ini >"$CAP/o" 2>"$CAP/e" && grep -q "warning: navier_stokes: boundary layers" "$CAP/e" &&
     ok "under-resolved Re warns with the estimate ($(grep -o 'needs about [0-9]* cells' "$CAP/e"))" || bad "no resolution warning: $(cat "$CAP/e")"
+# an adaptive step below the resolution of the time at t_end: the run could never end (a lid at
+# 1e20 stepped 1e-22 a step until killed); exit 1 naming the step, within seconds.  Expected step
+# from the CFL rule alone: cfl * dx / U = 0.5 * (1/16) / 1e20 ~ 3e-22, far below 1 * 2.2e-16
+printf "${H}n = 16\nt_end = 1\ncfl = 0.5\n[navier_stokes]\nre = 100\nwall_velocity_yhi = 1e20 0\n[output]\npath = fast\n" > fast.ini
+timeout 60 "$HS_BIN" run fast.ini --quiet >"$CAP/o" 2>"$CAP/e"
+rc=$?
+[ $rc = 1 ] && grep -q "the step fell to [0-9.e-]* at t = .*below the resolution of the time near the end time 1" "$CAP/e" &&
+    ok "a step below the time's resolution: exit 1 naming it" || bad "step below resolution: exit $rc $(grep -m1 error "$CAP/e")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
