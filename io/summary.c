@@ -144,6 +144,17 @@ static int print_records(summary_ctx *s, char **names, int count, FILE *out)
         char units[256] = "";
         int found = 0;
         HS_CHECK(hs_reader_attr_text(s->r, names[i], "units", units, sizeof units, &found));
+        /* A dimensionless time keeps a CF units attribute for the tools and says its real unit in
+         * long_name ("time in units of L/U (...)"): that is the one to print, not the seconds. */
+        char long_name[256] = "";
+        HS_CHECK(hs_reader_attr_text(s->r, names[i], "long_name", long_name, sizeof long_name, &found));
+        if (found && !strncmp(long_name, "time in ", 8)) {
+            const char *from = long_name + 5, *end = from + strcspn(from, ";");
+            for (const char *note = strstr(from, " (dimensionless"); note && note < end; note = NULL) end = note;
+            for (const char *note = strstr(from, " (the units attribute"); note && note < end; note = NULL) end = note;
+            size_t cut = (size_t)(end - from);
+            snprintf(units, sizeof units, "%.*s", (int)cut, from);
+        }
         if (shape[0] == 0) {
             fprintf(out, "  records      : none\n");
             return HS_OK;

@@ -184,5 +184,12 @@ echo "not a file of ours" > junk.nc
 "$HS_BIN" summary >/dev/null 2>e10
 [ $? = 2 ] && ok "no file: usage error, exit 2" || bad "no argument: $(cat e10)"
 
+# 7. a dimensionless time (the CFD models) is reported in the unit its long_name states, not in the
+# CF units attribute's seconds that only the tools need
+"$HS_BIN" run "$ROOT/inputs/cavity_re100.ini" --quiet output.path=dimless cfd.t_end=0.02 >/dev/null 2>e11
+"$HS_BIN" summary dimless.$EXT >s11 2>&1
+field records s11 | grep -q "(in units of L/U)$" &&
+    ok "dimensionless time: records say 'in units of L/U'" || bad "dimensionless time: '$(field records s11)' $(cat e11)"
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
