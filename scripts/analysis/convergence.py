@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Convergence table of a grid-refinement series of hpcsim runs: errors and observed orders, as text and a log-log PNG.
 
-usage: convergence.py FILE FILE FILE [...] [--var NAME] [--time INDEX] [--norm l2|max] [--out PNG] [--markdown]
+usage: convergence.py FILE FILE FILE [...] [--var NAME] [--time INDEX] [--norm l2|max] [--restrict average|inject|fourier]
+                      [--out PNG] [--markdown]
 
 The files are the same case on grids refined by a whole factor r from one to the next (n, rn, r^2 n,
 ..., in any order: they are sorted by cell count), cell-centred fields on the same domain.  Without
 an exact solution the errors are those of successive levels: e_k = || u_k - R u_{k+1} || where R
 averages the r^d fine cells of each coarse cell (the cell average: exact for a finite-volume
-field, second-order accurate for point values), and the observed order is
+field, second-order accurate for point values; --restrict average, the default), takes the fine
+point at each coarse one (--restrict inject: point values on nested points, which the coordinates
+must show), or evaluates the fine field's Fourier series at the coarse points (--restrict fourier:
+smooth periodic point values, the spectral model's, whose order averaging caps at 2), and the observed order is
 log(e_k / e_{k+1}) / log r (Richardson); the finest level has no error of its own.  The norm is
 the RMS over the cells (l2, default) or the largest |difference| (max).  Default variable: the first
 field; default record: the last.  Printed as a table (Markdown with --markdown); the PNG shows the
@@ -29,6 +33,8 @@ def main():
     ap.add_argument("--var", help="the field (default: the first)")
     ap.add_argument("--time", type=int, default=-1, help="record index (default -1: the last)")
     ap.add_argument("--norm", choices=["l2", "max"], default="l2")
+    ap.add_argument("--restrict", choices=["average", "inject", "fourier"], default="average",
+                    help="how a fine level is brought to the coarse grid (default: average the fine cells)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
@@ -51,7 +57,8 @@ def main():
             i = hsio.record_index(f, v.sizes[rec], a.time)
             t = float(ds[rec].values[i]) if rec in ds.coords else i
             v = v.isel({rec: i})
-        levels.append((v.size, f, np.asarray(v.values, dtype=float), t, var))
+        coords = [np.asarray(ds[d].values, dtype=float) if d in ds.coords else None for d in v.dims]
+        levels.append((v.size, f, np.asarray(v.values, dtype=float), t, var, coords))
     levels.sort(key=lambda x: x[0])
     if len({lv[4] for lv in levels}) != 1:
         hsio.die("the files hold different variables")
@@ -71,11 +78,36 @@ def main():
     errs = []
     for k in range(len(levels) - 1):
         coarse, fine = levels[k][2], levels[k + 1][2]
-        shape = []
-        for n in coarse.shape:
-            shape += [n, r]
-        avg = fine.reshape(shape).mean(axis=tuple(range(1, 2 * ndim, 2)))
-        d = coarse - avg
+        if a.restrict == "average":
+            shape = []
+            for n in coarse.shape:
+                shape += [n, r]
+            restricted = fine.reshape(shape).mean(axis=tuple(range(1, 2 * ndim, 2)))
+        else:
+            restricted = fine
+            for ax_i in range(ndim):
+                cc, cf = levels[k][5][ax_i], levels[k + 1][5][ax_i]
+                if cc is None or cf is None:
+                    hsio.die(f"--restrict {a.restrict} needs coordinates along every axis ({levels[k][1]}, {levels[k + 1][1]})")
+                h_f = (cf[-1] - cf[0]) / (len(cf) - 1) if len(cf) > 1 else 1.0
+                if a.restrict == "inject":
+                    # the coarse points must be fine points: the offset of each one in fine steps is whole
+                    j = (cc - cf[0]) / h_f
+                    if np.abs(j - np.round(j)).max() > 1e-6 or j.min() < -1e-6 or j.max() > len(cf) - 1 + 1e-6:
+                        hsio.die(f"--restrict inject: the coarse points of axis {ax_i} are not points of the finer grid "
+                                 "(cell-centred grids refined by 2 nest no points: use average or fourier)")
+                    restricted = np.take(restricted, np.round(j).astype(int), axis=ax_i)
+                else:
+                    # the fine field's truncated Fourier series evaluated at the coarse points (periodic axis)
+                    nf, nc = len(cf), len(cc)
+                    kk = np.fft.fftfreq(nf, d=1.0 / nf)
+                    spec = np.fft.fft(restricted, axis=ax_i)
+                    keep = np.abs(kk) < nc / 2  # the coarse grid's resolved modes (its Nyquist mode dropped)
+                    length = nf * h_f
+                    phase = np.exp(2j * np.pi * np.outer(cc - cf[0], kk[keep]) / length)  # (nc, modes)
+                    spec = np.moveaxis(np.compress(keep, spec, axis=ax_i), ax_i, -1)
+                    restricted = np.moveaxis(np.real(spec @ phase.T) / nf, -1, ax_i)
+        d = coarse - restricted
         errs.append(float(np.sqrt(np.mean(d * d))) if a.norm == "l2" else float(np.abs(d).max()))
     orders = [math.log(errs[k] / errs[k + 1]) / math.log(r) if errs[k + 1] > 0 else float("nan") for k in range(len(errs) - 1)]
     h = [1.0 / lv[2].shape[-1] for lv in levels]  # relative cell size: 1/n along x
