@@ -175,6 +175,8 @@ static int read_config(const hs_params *p, ns_config *c)
     c->T_perturbation = hs_params_real(p, "navier_stokes.T_perturbation");
     c->seed = (uint64_t)hs_params_int(p, "run.seed");
     c->dt_every = hs_params_int(p, "navier_stokes.dt_every");
+    /* the adaptive step's cadence: a fixed cfd.dt takes none (dt_every = 5 beside it ran without a word) */
+    if (c->g.dt_user > 0) HS_CHECK(hs_params_unused(p, "navier_stokes.dt_every", "cfd.dt"));
     c->write_faces = hs_params_bool(p, "navier_stokes.write_faces");
     c->pressure_solver = hs_params_enum(p, "navier_stokes.pressure_solver");
     c->pressure_rtol = hs_params_real(p, "navier_stokes.pressure_rtol");

@@ -251,6 +251,11 @@ expect_fail "an adiabatic inflow face" "case.ini:11: navier_stokes.T_bc_xlo: is 
 # the face the user wrote is named (bc_xlo = periodic alone named bc_xhi, a default, with no line)
 expect_fail "periodic on one face" "case.ini:6: navier_stokes.bc_xlo: a periodic dimension must be periodic on both faces (bc_xhi is wall)" \
     "${H}n = 16\n[navier_stokes]\nbc_xlo = periodic\n"
+# the adaptive step's keys beside a fixed cfd.dt (both ran at the given step without a word)
+expect_fail "cfl beside a fixed step" "case.ini:6: cfd.cfl: is not used with cfd.dt = 0.001" \
+    "${H}n = 16\ndt = 0.001\ncfl = 0.3\n[navier_stokes]\nwall_velocity_yhi = 1 0\n"
+expect_fail "dt_every beside a fixed step" "case.ini:8: navier_stokes.dt_every: is not used with cfd.dt = 0.001" \
+    "${H}n = 16\ndt = 0.001\n[navier_stokes]\nwall_velocity_yhi = 1 0\ndt_every = 5\n"
 # an inflow of given temperature: T_<face> without T_bc (the inflow holds it), and the run brings it in
 printf "${H}n = 24 8\nlength = 3 1\nt_end = 0.5\n[navier_stokes]\ntemperature = true\nra = 10\nbc_xlo = inflow\nbc_xhi = outflow\nT_xlo = 1\nT_bc_ylo = fixed\nT_ylo = 1\nT_bc_yhi = fixed\nT_yhi = 1\n[output]\npath = tin\nformat = netcdf\n" > tin.ini
 if [ $EXT = nc ] && "$HS_BIN" run tin.ini --quiet >"$CAP/o" 2>"$CAP/e"; then
