@@ -154,6 +154,21 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
                                    obstacle_names[g->obstacle]);
     if (!g->collision_trt && hs_params_set_against(p, "lbm.trt_magic", "lbm.collision"))
         return hs_params_error(p, "lbm.trt_magic", "is used only with lbm.collision = trt (this run has bgk)");
+    /* the shape and the coefficients' references of an obstacle that is not there (a radius with
+     * obstacle = none, or beside a mask file, which draws its own shape, ran without a word) */
+    static const char *const shape_keys[] = {"lbm.obstacle_center", "lbm.obstacle_radius"};
+    static const char *const body_keys[] = {"lbm.interpolation", "lbm.cd_velocity", "lbm.cd_length"};
+    for (int k = 0; k < 2 && (g->obstacle == HS_LBM_OBS_NONE || g->obstacle == HS_LBM_OBS_FILE); k++)
+        if (hs_params_set_against(p, shape_keys[k], "lbm.obstacle"))
+            return hs_params_error(p, shape_keys[k], "is used only with lbm.obstacle = cylinder or sphere (this run has obstacle = %s)",
+                                   obstacle_names[g->obstacle]);
+    for (int k = 0; k < 3 && g->obstacle == HS_LBM_OBS_NONE; k++)
+        if (hs_params_set_against(p, body_keys[k], "lbm.obstacle"))
+            return hs_params_error(p, body_keys[k], "is used only with an obstacle (this run has lbm.obstacle = none)");
+    /* a mask file's links are half-way: Bouzidi's wall distances are the cylinder's and the sphere's */
+    if (g->obstacle == HS_LBM_OBS_FILE && g->bouzidi && hs_params_set_against(p, "lbm.interpolation", "lbm.obstacle"))
+        return hs_params_error(p, "lbm.interpolation", "bouzidi needs the exact wall of a cylinder or sphere; a mask file's links "
+                                                       "are half-way (set interpolation = halfway)");
 
     /* faces: their kinds, separated by blanks or commas as in the other list keys */
     const char *b = hs_params_string(p, "lbm.boundary");
@@ -196,6 +211,16 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     if (g->inlet_dim >= 0 && outlets == 0)
         return hs_params_error(p, "lbm.boundary", "an inlet needs an outlet somewhere (else the inflow piles up: the density grows "
                                                   "without bound)");
+    /* keys of an inlet or a lid that the faces do not have (an inlet_profile, or a ramp_time, over
+     * resting walls ran without a word) */
+    int lid = 0;
+    for (int d = 0; d < c->ndim; d++) lid |= g->face[d][0] == HS_LBM_FACE_LID || g->face[d][1] == HS_LBM_FACE_LID;
+    if (g->inlet_dim < 0 && hs_params_set_against(p, "lbm.inlet_profile", "lbm.boundary"))
+        return hs_params_error(p, "lbm.inlet_profile", "is used only with an inlet face (lbm.boundary = %s has none)",
+                               hs_params_string(p, "lbm.boundary"));
+    if (g->inlet_dim < 0 && !lid && hs_params_set_against(p, "lbm.ramp_time", "lbm.boundary"))
+        return hs_params_error(p, "lbm.ramp_time", "ramps the inlet's and the lid's speeds, and lbm.boundary = %s has neither",
+                               hs_params_string(p, "lbm.boundary"));
     return HS_OK;
 }
 

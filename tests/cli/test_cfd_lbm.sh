@@ -271,6 +271,21 @@ expect_fail "a mask file beside a cylinder" "case.ini:8: lbm.mask_file: is used 
     "${H}n = 16\n[lbm]\nobstacle = cylinder\nmask_file = mask.raw\n" mask.raw "0000000000000000\n"
 expect_fail "trt_magic under bgk" "case.ini:8: lbm.trt_magic: is used only with lbm.collision = trt (this run has bgk)" \
     "${H}n = 16\n[lbm]\ncollision = bgk\ntrt_magic = 0.25\n"
+# the same for an obstacle's, an inlet's and a lid's keys where there is none (each ran without a word;
+# mask8x4: a valid raw mask, one solid cell, as printf %b writes it)
+mask8x4=""; for i in $(seq 31); do mask8x4="$mask8x4\\0000"; done; mask8x4="$mask8x4\\0001"
+expect_fail "an obstacle radius without an obstacle" "case.ini:7: lbm.obstacle_radius: is used only with lbm.obstacle = cylinder or sphere (this run has obstacle = none)" \
+    "${H}n = 16\n[lbm]\nobstacle_radius = 0.2\n"
+expect_fail "an obstacle centre beside a mask file" "case.ini:11: lbm.obstacle_center: is used only with lbm.obstacle = cylinder or sphere (this run has obstacle = file)" \
+    "${H}n = 8 4\nlength = 1 0.5\n[lbm]\nobstacle = file\nmask_file = mask.raw\nmask_format = u8\nobstacle_center = 0.3 0.2\n" mask.raw "$mask8x4"
+expect_fail "Bouzidi links asked of a mask file" "case.ini:11: lbm.interpolation: bouzidi needs the exact wall of a cylinder or sphere" \
+    "${H}n = 8 4\nlength = 1 0.5\n[lbm]\nobstacle = file\nmask_file = mask.raw\nmask_format = u8\ninterpolation = bouzidi\n" mask.raw "$mask8x4"
+expect_fail "a drag reference without an obstacle" "case.ini:8: lbm.cd_length: is used only with an obstacle (this run has lbm.obstacle = none)" \
+    "${H}n = 16\n[lbm]\nboundary = wall wall wall lid\ncd_length = 0.2\n"
+expect_fail "an inlet profile without an inlet" "case.ini:8: lbm.inlet_profile: is used only with an inlet face (lbm.boundary = wall wall wall lid has none)" \
+    "${H}n = 16\n[lbm]\nboundary = wall wall wall lid\ninlet_profile = uniform\n"
+expect_fail "a ramp without an inlet or a lid" "case.ini:8: lbm.ramp_time: ramps the inlet's and the lid's speeds, and lbm.boundary = periodic periodic wall wall has neither" \
+    "${H}n = 16\n[lbm]\nboundary = periodic periodic wall wall\nramp_time = 1\nforce = 0.1\n"
 expect_fail "periodic on one side" "lbm.boundary: the x faces are periodic on one side only" "${H}n = 16\n[lbm]\nboundary = periodic wall wall wall\n"
 expect_fail "face kind misspelt" "lbm.boundary: 'lidd' is not a face kind" "${H}n = 16\n[lbm]\nboundary = wall wall wall lidd\n"
 expect_fail "cells not square" "cfd.length: the lattice needs square cells" "${H}n = 16 8\nlength = 1 1\n"
