@@ -323,11 +323,13 @@ static int read_config(const hs_params *p, ns_config *c)
 /* The largest stable step of SSP-RK2 with these velocities and diffusivities (an estimate: the
  * advective CFL number plus the diffusive number at most 1). */
 /* The average Nusselt number is that of a cavity heated across x: both x faces walls of fixed,
- * different temperatures (elsewhere the series is not written). */
+ * different temperatures (elsewhere the series is not written: an inflow at x = 0 bringing its fluid
+ * in at T_xlo, with a fixed temperature on the outflow at x = L, reported the inflow's conduction as
+ * "the Nusselt number at x = 0") */
 static int has_nusselt(const ns_config *c)
 {
-    return c->temperature && c->bc[0][0] != NS_PERIODIC && c->T_bc[0][0] == NS_T_DIRICHLET && c->T_bc[0][1] == NS_T_DIRICHLET &&
-           c->T_wall[0][0] != c->T_wall[0][1];
+    return c->temperature && c->bc[0][0] == NS_WALL && c->bc[0][1] == NS_WALL && c->T_bc[0][0] == NS_T_DIRICHLET &&
+           c->T_bc[0][1] == NS_T_DIRICHLET && c->T_wall[0][0] != c->T_wall[0][1];
 }
 
 static double stable_dt(const ns_config *c, const double umax[3])

@@ -268,6 +268,13 @@ PY
     # no Nusselt number where none is defined (it printed 0.000000 whenever temperature was on)
     if grep -q "Nusselt" "$CAP/o"; then bad "a Nusselt line without a heated x wall pair: $(grep Nusselt "$CAP/o")"; else ok "no Nusselt line without a heated x wall pair"; fi
 elif [ $EXT = nc ]; then bad "inflow temperature run: $(cat "$CAP/e")"; fi
+# nor where the x faces are an inflow and an outflow of fixed temperatures, not walls (the inflow's
+# conduction was printed and written as "the average Nusselt number at x = 0": 2.05)
+printf "${H}n = 24 12\nlength = 2 1\nt_end = 0.05\n[navier_stokes]\ntemperature = true\nra = 100\nbc_xlo = inflow\nbc_xhi = outflow\nT_bc_xlo = fixed\nT_xlo = 1\nT_bc_xhi = fixed\nT_xhi = 0\n[output]\npath = nuin\nformat = netcdf\n" > nuin.ini
+if [ $EXT = nc ] && "$HS_BIN" run nuin.ini --quiet >"$CAP/o" 2>"$CAP/e"; then
+    if grep -q "Nusselt" "$CAP/o" || grep -q "nusselt" < <(ncdump -h nuin.nc); then bad "a Nusselt number for an inflow and an outflow at x: $(grep Nusselt "$CAP/o")"
+    else ok "no Nusselt number where the x faces are an inflow and an outflow"; fi
+elif [ $EXT = nc ]; then bad "inflow/outflow temperature run: $(cat "$CAP/e")"; fi
 # initial = poiseuille starts from the inflow face's profile (the sampled parabola's mean divided
 # out, as at the face): interior faces equal the inflow face, no cross-flow (it had 2.9e-3)
 printf "${H}n = 8 16\nlength = 1 2\nt_end = 0\n[navier_stokes]\nre = 20\nbc_ylo = inflow\nbc_yhi = outflow\ninitial = poiseuille\nwrite_faces = true\n[output]\npath = p0\nformat = netcdf\n" > p0.ini
