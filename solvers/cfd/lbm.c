@@ -139,6 +139,9 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     int na = hs_params_real_list(p, "lbm.force", acc, 3);
     if (na > c->ndim) return hs_params_error(p, "lbm.force", "%d values for %d dimensions", na, c->ndim);
     int nc = hs_params_real_list(p, "lbm.obstacle_center", ctr, 3);
+    /* as lbm.force: a z coordinate in 2D would be dropped without a word */
+    if (nc > c->ndim && hs_params_set_against(p, "lbm.obstacle_center", "cfd.ndim"))
+        return hs_params_error(p, "lbm.obstacle_center", "%d coordinates for %d dimensions", nc, c->ndim);
     if (g->obstacle != HS_LBM_OBS_NONE && g->obstacle != HS_LBM_OBS_FILE && nc < c->ndim)
         return hs_params_error(p, "lbm.obstacle_center", "needs %d coordinates", c->ndim);
     for (int d = 0; d < 3; d++) g->accel[d] = acc[d], g->center[d] = ctr[d];

@@ -286,6 +286,9 @@ expect_fail "an inlet profile without an inlet" "case.ini:8: lbm.inlet_profile: 
     "${H}n = 16\n[lbm]\nboundary = wall wall wall lid\ninlet_profile = uniform\n"
 expect_fail "a ramp without an inlet or a lid" "case.ini:8: lbm.ramp_time: ramps the inlet's and the lid's speeds, and lbm.boundary = periodic periodic wall wall has neither" \
     "${H}n = 16\n[lbm]\nboundary = periodic periodic wall wall\nramp_time = 1\nforce = 0.1\n"
+# a z coordinate of the centre in 2D (dropped without a word; a third force component is refused)
+expect_fail "an obstacle centre with 3 coordinates in 2D" "case.ini:8: lbm.obstacle_center: 3 coordinates for 2 dimensions" \
+    "${H}n = 16\n[lbm]\nobstacle = cylinder\nobstacle_center = 0.5 0.4 0.3\n"
 expect_fail "periodic on one side" "lbm.boundary: the x faces are periodic on one side only" "${H}n = 16\n[lbm]\nboundary = periodic wall wall wall\n"
 expect_fail "face kind misspelt" "lbm.boundary: 'lidd' is not a face kind" "${H}n = 16\n[lbm]\nboundary = wall wall wall lidd\n"
 expect_fail "cells not square" "cfd.length: the lattice needs square cells" "${H}n = 16 8\nlength = 1 1\n"
