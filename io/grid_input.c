@@ -23,6 +23,23 @@ char hs_grid_input_dim_axis(hs_reader *r, const char *dim)
     return 0;
 }
 
+/* Metres per unit of a coordinate's length `units`, in the UDUNITS spellings of m, km, cm and mm
+ * (a mask in cm stepping 6.25 was read as 6.25 m and refused against a grid of 0.0625 m cells);
+ * 0 for other units, which are then read as metres and quoted in the message. */
+static double length_scale(const char *units)
+{
+    static const struct {
+        const char *name;
+        double scale;
+    } table[] = {{"m", 1}, {"metre", 1}, {"metres", 1}, {"meter", 1}, {"meters", 1}, {"km", 1e3}, {"kilometre", 1e3},
+                 {"kilometres", 1e3}, {"kilometer", 1e3}, {"kilometers", 1e3}, {"cm", 1e-2}, {"centimetre", 1e-2},
+                 {"centimetres", 1e-2}, {"centimeter", 1e-2}, {"centimeters", 1e-2}, {"mm", 1e-3}, {"millimetre", 1e-3},
+                 {"millimetres", 1e-3}, {"millimeter", 1e-3}, {"millimeters", 1e-3}};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(units, table[i].name)) return table[i].scale;
+    return 0;
+}
+
 int hs_grid_input_check_axes(const hs_params *p, hs_reader *r, const char *path, const char *what, const char *var,
                              int ndim, const char *axes, const int64_t n[], const double h[], const char *key,
                              const char *step_key)
@@ -60,14 +77,17 @@ int hs_grid_input_check_axes(const hs_params *p, hs_reader *r, const char *path,
         int rc = hs_reader_read(r, dims[i], x);
         char units[32];
         int found = 0;
-        double scale = hs_reader_attr_text(r, dims[i], "units", units, sizeof units, &found) == HS_OK && found && !strcmp(units, "km") ? 1000 : 1;
+        if (hs_reader_attr_text(r, dims[i], "units", units, sizeof units, &found) != HS_OK || !found) units[0] = 0;
         hs_error_clear();
+        /* no units: metres; units this reads as metres without knowing them are quoted if refused */
+        const double known = units[0] ? length_scale(units) : 1, scale = known > 0 ? known : 1;
         for (int64_t k = 1; rc == HS_OK && k < shape[0]; k++) {
             const double step = (x[k] - x[k - 1]) * scale;
             if (!(fabs(step - h[d]) <= 1e-6 * h[d])) { /* a NaN coordinate too */
-                rc = hs_params_error(p, step_key, "the %s file '%s' steps its coordinate '%s' by %.9g m (from index %lld to %lld); the grid's "
-                                                  "spacing there is %g m",
-                                     what, path, dims[i], step, (long long)(k - 1), (long long)k, h[d]);
+                rc = hs_params_error(p, step_key, "the %s file '%s' steps its coordinate '%s' by %.9g m (from index %lld to %lld%s%s%s); "
+                                                  "the grid's spacing there is %g m",
+                                     what, path, dims[i], step, (long long)(k - 1), (long long)k, known > 0 ? "" : ", units '",
+                                     known > 0 ? "" : units, known > 0 ? "" : "' read as m", h[d]);
                 break;
             }
         }

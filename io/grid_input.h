@@ -12,7 +12,7 @@
  * points h[d] metres apart along axis d, stored slowest first.  Where the file names a dimension's
  * axis (its coordinate variable's CF `axis`, or the dimension's name x, y, z or depth), the order
  * must be the grid's, else an input error on `key` (a square field stored (x, z) would be read
- * transposed); where a dimension has a coordinate variable of n[d] numbers (units m, or km), it
+ * transposed); where a dimension has a coordinate variable of n[d] numbers (units m, km, cm or mm, in UDUNITS spellings; other units are read as m), it
  * must step by h[d] to 1e-6 relative, else an input error on `step_key` (a file of another grid
  * with the same count would be read onto this one).  A file that names nothing passes.  Not
  * collective. */

@@ -196,6 +196,23 @@ if command -v ncgen >/dev/null && "$HS_BIN" --version | grep -q '+netcdf'; then
         rc=$?
         [ $rc = 2 ] && grep -qF "${m#*:}" "$CAP/o" && ok "mask ${m%%:*}: exit 2" || bad "mask ${m%%:*}: exit $rc: $(head -c 300 "$CAP/o")"
     done
+    # coordinates in cm that step by the cell (2.5 cm = 0.025 m): the same obstacle as in m (they
+    # were read as metres and refused, "steps ... by 2.5 m"); units it does not know are quoted
+    one=$(printf '0, %.0s' $(seq 27))1$(printf ', 0%.0s' $(seq 36))
+    for u in m:0.025 cm:2.5 furlong:2.5; do
+        x=$(awk -v h="${u#*:}" 'BEGIN { for (i = 0; i < 8; i++) printf "%s%.17g", i ? ", " : "", (i + 0.5) * h }')
+        printf 'netcdf m {\ndimensions:\n y = 8 ;\n x = 8 ;\nvariables:\n double x(x) ;\n  x:units = "%s" ;\n double y(y) ;\n  y:units = "%s" ;\n double mask(y, x) ;\ndata:\n x = %s ;\n y = %s ;\n mask = %s ;\n}\n' \
+            "${u%%:*}" "${u%%:*}" "$x" "$x" "$one" | ncgen -o munit_${u%%:*}.nc
+    done
+    mrun=(cyl.ini --quiet cfd.n=8,8 cfd.length=0.2,0.2 lbm.boundary=walls lbm.obstacle=file cfd.t_end=0.02)
+    if "$HS_BIN" run "${mrun[@]}" lbm.mask_file=munit_m.nc output.path=unit_m >/dev/null 2>&1 &&
+        "$HS_BIN" run "${mrun[@]}" lbm.mask_file=munit_cm.nc output.path=unit_cm >"$CAP/o" 2>"$CAP/e" &&
+        "$HS_BIN" compare unit_m.$EXT unit_cm.$EXT p >"$CAP/o"; then ok "a mask with coordinates in cm is the same obstacle as in m"
+    else bad "mask in cm: $(cat "$CAP/e" "$CAP/o" | head -c 300)"; fi
+    "$HS_BIN" check "${mrun[@]}" lbm.mask_file=munit_furlong.nc >"$CAP/o" 2>&1
+    rc=$?
+    [ $rc = 2 ] && grep -qF "steps its coordinate 'y' by 2.5 m (from index 0 to 1, units 'furlong' read as m)" "$CAP/o" &&
+        ok "mask coordinates in units it does not know: refused, quoting them" || bad "mask in furlongs: exit $rc: $(head -c 300 "$CAP/o")"
 fi
 # the same mask as raw bytes
 if python3 - half.$EXT <<'PY' 2>/dev/null; then
