@@ -606,6 +606,16 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
 
 /* ---------------------------------------------------------------- forces */
 
+/* Drag is the force along the flow (the inlet's direction, else the body force's; a flow towards -x
+ * had drag -21, one along y its cross-stream force as drag), lift the force along the first axis
+ * across it (y for a flow along x, x otherwise). */
+static void force_axes(const hs_lbm_geom *g, int *drag_axis, int *lift_axis, double *sign)
+{
+    *drag_axis = hs_lbm_flow_axis(g);
+    *lift_axis = *drag_axis == 0 ? 1 : 0;
+    *sign = g->inlet_dim >= 0 ? (double)g->inlet_sign : g->accel[*drag_axis] < 0 ? -1.0 : 1.0;
+}
+
 static int forces(lbm *s, double F[3], double *cd, double *cl)
 {
     double acc[3] = {0, 0, 0};
@@ -620,8 +630,11 @@ static int forces(lbm *s, double F[3], double *cd, double *cl)
     const hs_lbm_geom *g = &s->g;
     double U = g->cd_u_lat, ref = g->cd_ref_lat;
     double den = 0.5 * U * U * ref;
-    if (cd) *cd = den > 0 ? F[0] / den : 0;
-    if (cl) *cl = den > 0 ? F[1] / den : 0;
+    int drag_axis, lift_axis;
+    double sign;
+    force_axes(g, &drag_axis, &lift_axis, &sign);
+    if (cd) *cd = den > 0 ? sign * F[drag_axis] / den : 0;
+    if (cl) *cl = den > 0 ? F[lift_axis] / den : 0;
     return HS_OK;
 }
 
@@ -664,8 +677,15 @@ static int define_vars(void *state, hs_writer *w)
     s->ser_cd = s->ser_cl = -1;
     if (s->g.obstacle != HS_LBM_OBS_NONE) {
         HS_CHECK(hs_writer_def_var(w, "solid", "1", "1 in obstacle cells, 0 in fluid", NULL, HS_F64, 0, &s->var_solid));
-        HS_CHECK(hs_writer_def_series(w, "drag_coefficient", "1", "drag coefficient of the obstacle (momentum exchange, x)", NULL, &s->ser_cd));
-        HS_CHECK(hs_writer_def_series(w, "lift_coefficient", "1", "lift coefficient of the obstacle (momentum exchange, y)", NULL, &s->ser_cl));
+        int drag_axis, lift_axis;
+        double sign;
+        force_axes(&s->g, &drag_axis, &lift_axis, &sign);
+        char drag_name[128], lift_name[128];
+        snprintf(drag_name, sizeof drag_name, "drag coefficient of the obstacle (momentum exchange, the force along %c%c, the flow's direction)",
+                 sign < 0 ? '-' : '+', "xyz"[drag_axis]);
+        snprintf(lift_name, sizeof lift_name, "lift coefficient of the obstacle (momentum exchange, the force along +%c)", "xyz"[lift_axis]);
+        HS_CHECK(hs_writer_def_series(w, "drag_coefficient", "1", drag_name, NULL, &s->ser_cd));
+        HS_CHECK(hs_writer_def_series(w, "lift_coefficient", "1", lift_name, NULL, &s->ser_cl));
     }
     HS_CHECK(hs_writer_def_series(w, "mach_max", "1", "largest lattice Mach number |u| dt/dx sqrt(3) of the fluid", NULL, &s->ser_mach));
     s->solid_written = 0;

@@ -326,5 +326,17 @@ mkdir -p "$CAP/nan" && printf '%b' "${H}n = 48 16\nlength = 3 1\nt_end = 10\n[lb
 if [ $rc = 1 ] && grep -qE "lbm: the state is (not finite|no longer a fluid's) at step" "$CAP/e"; then ok "an unstable run without output exits 1 naming the step"
 else bad "unstable run without output: exit $rc, $(cat "$CAP/e")"; fi
 
+# drag is the force along the flow, whichever way it goes: the same channel mirrored (flow towards -x)
+# had drag -4.69 for +4.69, and turned to run along y it reported the cross-stream force as drag
+DR=("$ROOT/inputs/lbm_cylinder_re20.ini" --quiet cfd.t_end=0.5 lbm.ramp_time=0.2 output.every_time=0.25)
+"$HS_BIN" run "${DR[@]}" cfd.n="110 20" cfd.length="2.2 0.4" output.path=dpx >/dev/null 2>"$CAP/e1"
+"$HS_BIN" run "${DR[@]}" cfd.n="110 20" cfd.length="2.2 0.4" lbm.boundary="outlet inlet wall wall" lbm.obstacle_center="2.0 0.2" output.path=dmx >/dev/null 2>"$CAP/e2"
+"$HS_BIN" run "${DR[@]}" cfd.n="20 110" cfd.length="0.4 2.2" lbm.boundary="wall wall inlet outlet" lbm.obstacle_center="0.2 0.2" output.path=dpy >/dev/null 2>"$CAP/e3"
+cd_of() { "$HS_BIN" summary "$1" 2>/dev/null | awk '$1 == "drag_coefficient" { print $2 }'; }
+cpx=$(cd_of dpx.$EXT); cmx=$(cd_of dmx.$EXT); cpy=$(cd_of dpy.$EXT)
+if awk -v a="$cpx" -v b="$cmx" -v c="$cpy" 'BEGIN { d1 = a - b; d2 = a - c; if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2; exit !(a > 1 && d1 < 1e-4 * a && d2 < 1e-4 * a) }'; then
+    ok "drag along the flow: +x $cpx, -x $cmx, +y $cpy"
+else bad "drag by flow direction: +x '$cpx', -x '$cmx', +y '$cpy' $(cat "$CAP/e1" "$CAP/e2" "$CAP/e3" | head -3)"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
