@@ -169,7 +169,7 @@ static const char *type_name(hs_param_type t)
 /* Elements of a list are separated by blanks or by one comma (blanks around it allowed): a comma
  * with no element before or after it ("4,", ",4", "a,,b") is a typo that was read as a shorter
  * list.  Commas inside double quotes (a quoted name) are text. */
-static int has_empty_element(const char *s)
+int hs_params_list_has_empty(const char *s)
 {
     int pending = 1, commas = 0, quoted = 0; /* at the start a comma has nothing before it */
     for (; *s; s++) {
@@ -190,7 +190,7 @@ static int has_empty_element(const char *s)
 static int split_names(const char *s, char (*out)[HS_PARAM_NAME_MAX], int max, const char **why)
 {
     int n = 0;
-    if (has_empty_element(s)) return *why = "an empty name (a comma with no name before or after it)", -1;
+    if (hs_params_list_has_empty(s)) return *why = "an empty name (a comma with no name before or after it)", -1;
     for (;;) {
         while (*s == ' ' || *s == '\t' || *s == ',') s++;
         if (!*s) return n;
@@ -316,7 +316,7 @@ static void format_range(const hs_param_decl *d, char *buf, size_t len)
 static int split_list(const char *value, int is_int, double *vals, int64_t *ivals, int max, char *bad, size_t badlen,
                       int *why)
 {
-    if (has_empty_element(value)) {
+    if (hs_params_list_has_empty(value)) {
         snprintf(bad, badlen, "%s", value);
         *why = NUM_EMPTY;
         return -1;

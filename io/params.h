@@ -171,4 +171,8 @@ void hs_params_print_declarations(FILE *out);
  * undeclared section is an input error listing the known ones.  Not collective. */
 int hs_params_print_markdown(FILE *out, int nsections, const char *const *sections);
 
+/* 1 when a list of blank- or comma-separated items has an empty one (a comma with nothing before or
+ * after it, outside double quotes): the rule every list key follows, for lists a solver parses. */
+int hs_params_list_has_empty(const char *s);
+
 #endif

@@ -178,6 +178,8 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
     static const char *const kinds[] = {"periodic", "wall", "lid", "inlet", "outlet"};
     static const char *const sep = " \t,";
     int nf = 0;
+    if (hs_params_list_has_empty(b))
+        return hs_params_error(p, "lbm.boundary", "has an empty face kind (a comma with nothing before or after it)");
     if (!strcmp(b, "walls")) {
         for (int d = 0; d < c->ndim; d++) g->face[d][0] = g->face[d][1] = HS_LBM_FACE_WALL;
         nf = 2 * c->ndim;
