@@ -443,6 +443,45 @@ static int config_bcs(fem *f, const hs_params *p)
     return refuse_floating_pieces(f, p);
 }
 
+/* Keys this configuration would ignore though the user set them: `dirichlet_value = 0.01` with
+ * elasticity (its dirichlet groups are clamped at 0), `young` with poisson, heat's time keys with
+ * a static problem, a condition's values with no group of that condition, `amg_theta` under
+ * another preconditioner all ran without a word.  The file's leftovers under a setting switched on
+ * the command line pass (hs_params_unused), as in the other solvers. */
+static int refuse_unused_keys(const fem *f, const hs_params *p)
+{
+    const int heat = f->problem == FEM_HEAT, elastic = f->problem == FEM_ELASTICITY;
+    const struct {
+        const char *key, *cause;
+        int used;
+        const char *why; /* NULL: "is not used with CAUSE = VALUE" */
+    } keys[] = {
+        {"fem.conductivity", "fem.problem", !elastic, NULL},
+        {"fem.source", "fem.problem", !elastic, NULL},
+        {"fem.dirichlet_value", "fem.problem", !elastic, "fem.problem = elasticity clamps its dirichlet groups (displacement 0)"},
+        {"fem.rho_cp", "fem.problem", heat, NULL},
+        {"fem.t_end", "fem.problem", heat, NULL},
+        {"fem.dt", "fem.problem", heat, NULL},
+        {"fem.scheme", "fem.problem", heat, NULL},
+        {"fem.initial", "fem.problem", heat, NULL},
+        {"fem.young", "fem.problem", elastic, NULL},
+        {"fem.poisson_ratio", "fem.problem", elastic, NULL},
+        {"fem.body_force", "fem.problem", elastic, NULL},
+        {"fem.dirichlet_value", "fem.dirichlet", hs_params_names(p, "fem.dirichlet", NULL, 0) > 0, "fem.dirichlet names no group"},
+        {"fem.neumann_value", "fem.neumann", hs_params_names(p, "fem.neumann", NULL, 0) > 0, "fem.neumann names no group"},
+        {"fem.robin_h", "fem.robin", hs_params_names(p, "fem.robin", NULL, 0) > 0, "fem.robin names no group"},
+        {"fem.robin_value", "fem.robin", hs_params_names(p, "fem.robin", NULL, 0) > 0, "fem.robin names no group"},
+        {"fem.amg_theta", "fem.precond", f->precond == FEM_PC_AMG, NULL},
+    };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        if (keys[k].used) continue;
+        if (!keys[k].why) HS_CHECK(hs_params_unused(p, keys[k].key, keys[k].cause));
+        else if (hs_params_set_against(p, keys[k].key, keys[k].cause))
+            return hs_params_error(p, keys[k].key, "is set, but %s: it would be ignored", keys[k].why);
+    }
+    return HS_OK;
+}
+
 static int validate(fem *f, const hs_params *p)
 {
     f->problem = hs_params_enum(p, "fem.problem");
@@ -466,6 +505,7 @@ static int validate(fem *f, const hs_params *p)
             return hs_params_error(p, "output.every_time", "%g is not a whole number of steps of fem.dt = %g",
                                    hs_params_real(p, "output.every_time"), f->dt);
     }
+    HS_CHECK(refuse_unused_keys(f, p));
     HS_CHECK(read_mesh(f, p));
     HS_CHECK(config_regions(f, p));
     return config_bcs(f, p);

@@ -152,6 +152,23 @@ expect "facet not a side" "bad.msh:24: this boundary line is not a side of any t
 mesh22 > bad.msh
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = %s\n[output]\npath = never\n' "$(for i in $(seq 65); do printf 'left '; done)" > bad.ini
 expect "65 groups" "bad.ini:5: fem.dirichlet: names 65 groups: 64 at most"
+# keys the problem, the conditions or the preconditioner would ignore are refused (elasticity's
+# dirichlet_value = 0.01 ran clamped at 0, young under poisson and dt under a static problem ran
+# without a word); a file's leftover under a problem switched on the command line passes
+mesh22 > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\nproblem = elasticity\ndirichlet = left\ndirichlet_value = 0.01\n[output]\npath = never\n' > bad.ini
+expect "elasticity with dirichlet_value" "bad.ini:7: fem.dirichlet_value: is set, but fem.problem = elasticity clamps its dirichlet groups"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nyoung = 2e11\n[output]\npath = never\n' > bad.ini
+expect "young under poisson" "bad.ini:6: fem.young: is not used with fem.problem = poisson"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\ndt = 0.5\n[output]\npath = never\n' > bad.ini
+expect "dt under poisson" "bad.ini:6: fem.dt: is not used with fem.problem = poisson"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nrobin_value = 20\n[output]\npath = never\n' > bad.ini
+expect "robin_value without robin groups" "bad.ini:6: fem.robin_value: is set, but fem.robin names no group"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nprecond = jacobi\namg_theta = 0.1\n[output]\npath = never\n' > bad.ini
+expect "amg_theta under jacobi" "bad.ini:7: fem.amg_theta: is not used with fem.precond = jacobi"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\ndirichlet_value = 1\nconductivity = 3\n[output]\nformat = none\n' > left.ini
+"$HS_BIN" check left.ini fem.problem=elasticity >"$CAP/c" 2>&1 && ok "a file's poisson keys under fem.problem=elasticity on the command line: accepted (leftovers)" \
+    || bad "leftovers refused: $(grep error "$CAP/c")"
 printf '[run]\nsolver = fem\n[fem]\nmesh = nope.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 expect "missing mesh file" "bad.ini:4: fem.mesh: cannot open the mesh file 'nope.msh'"
 mesh22 | sed '11s/^4$/100000000000/' > bad.msh
