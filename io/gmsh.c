@@ -184,6 +184,16 @@ static int rest_of_line_blank(const cursor *c)
     return 1;
 }
 
+/* Checked before each field of an ASCII record after its first: a field missing from a node or
+ * element line is refused on that line, naming that record (the field was taken from the next line,
+ * and the message spoke of an entry too many on the next record, or of its '$EndNodes' not being a
+ * number). */
+static int field_on_line(cursor *c, int line, const char *fmt, long long tag)
+{
+    if (rest_of_line_blank(c)) return fail(c, line, fmt, tag);
+    return HS_OK;
+}
+
 static int expect_end(cursor *c, const char *name)
 {
     size_t n;
@@ -515,7 +525,10 @@ static int read_nodes22(cursor *c, builder *b)
             long long tag;
             HS_CHECK(read_long(c, "a node tag", &tag));
             m->node_tag[i] = tag;
-            for (int d = 0; d < 3; d++) HS_CHECK(read_double(c, "a node coordinate", &m->xyz[3 * i + d]));
+            for (int d = 0; d < 3; d++) {
+                HS_CHECK(field_on_line(c, c->line, "node %lld has fewer entries than a tag and 3 coordinates", tag));
+                HS_CHECK(read_double(c, "a node coordinate", &m->xyz[3 * i + d]));
+            }
             if (!rest_of_line_blank(c)) return fail(c, c->line, "node %lld has more entries than a tag and 3 coordinates", tag);
         }
     }
@@ -586,6 +599,8 @@ static int read_nodes41(cursor *c, builder *b)
             for (size_t i = 0; i < nb; i++) {
                 for (int k = 0; k < ncoord; k++) {
                     double x;
+                    if (k > 0 && rest_of_line_blank(c))
+                        return fail(c, c->line, "node %lld has fewer entries than %d coordinates", (long long)m->node_tag[at + (int64_t)i], ncoord);
                     HS_CHECK(read_double(c, "a node coordinate", &x));
                     if (k < 3) m->xyz[3 * (at + (int64_t)i) + k] = x;
                 }
@@ -647,16 +662,22 @@ static int read_elements22(cursor *c, builder *b)
             int type, ntags, tags[16], line;
             HS_CHECK(read_long(c, "an element tag", &etag));
             line = c->line;
+            const char *few = "element %lld has fewer entries than its type, number of tags, tags and nodes";
+            HS_CHECK(field_on_line(c, line, few, etag));
             HS_CHECK(read_int(c, "an element type", &type));
             HS_CHECK(check_type(c, line, type, etag));
+            HS_CHECK(field_on_line(c, line, few, etag));
             HS_CHECK(read_int(c, "an element's number of tags", &ntags));
             if (ntags < 0 || ntags > 16) return fail(c, line, "element %lld has %d tags (0..16)", etag, ntags);
-            for (int k = 0; k < ntags; k++) HS_CHECK(read_int(c, "an element tag", &tags[k]));
+            for (int k = 0; k < ntags; k++) {
+                HS_CHECK(field_on_line(c, line, few, etag));
+                HS_CHECK(read_int(c, "an element tag", &tags[k]));
+            }
             int nn = hs_gmsh_type_nodes(type);
             for (int k = 0; k < nn; k++) {
                 long long v;
+                if (rest_of_line_blank(c)) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", etag, hs_gmsh_type_name(type), nn);
                 HS_CHECK(read_long(c, "an element node", &v));
-                if (c->line != line) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", etag, hs_gmsh_type_name(type), nn);
                 nodes[k] = v;
             }
             if (!rest_of_line_blank(c))
@@ -725,8 +746,8 @@ static int read_elements41(cursor *c, builder *b)
                 line = c->line;
                 for (int k = 0; k < nn; k++) {
                     long long v;
+                    if (rest_of_line_blank(c)) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", tag, hs_gmsh_type_name(type), nn);
                     HS_CHECK(read_long(c, "an element node", &v));
-                    if (c->line != line) return fail(c, line, "element %lld has fewer nodes than a %s (%d)", tag, hs_gmsh_type_name(type), nn);
                     nodes[k] = v;
                 }
                 if (!rest_of_line_blank(c))

@@ -235,6 +235,20 @@ mesh41 | sed 's/^1 0 0$/1 0 0 7/' > bad.msh
 expect "4.1 node with an extra coordinate" "bad.msh:24: node 2 has more entries than 3 coordinates"
 mesh41 | sed 's/^2$/2 3/' > bad.msh
 expect "4.1 node tag line with two tags" "bad.msh:20: node tag 2 has more entries on its line than one tag"
+# and an entry too few: it was taken from the next line ("node 2 has more entries" about node 3's
+# line, or "'\$EndNodes' is not a finite number" after the last node)
+mesh22 | sed 's/^2 1 0 0$/2 1 0/' > bad.msh
+expect "2.2 node with two coordinates" "bad.msh:13: node 2 has fewer entries than a tag and 3 coordinates"
+mesh22 | sed 's/^4 0 1 0$/4 0 1/' > bad.msh
+expect "2.2 last node with two coordinates" "bad.msh:15: node 4 has fewer entries than a tag and 3 coordinates"
+mesh41 | sed 's/^1 1 0$/1 1/' > bad.msh
+expect "4.1 node with two coordinates" "bad.msh:25: node 3 has fewer entries than 3 coordinates"
+mesh41 | sed 's/^4 1 3 4$/4 1 3/' > bad.msh
+expect "4.1 last element with two nodes" "bad.msh:36: element 4 has fewer nodes than a 3-node triangle (3)"
+mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3/' > bad.msh
+expect "2.2 last element with two nodes" "bad.msh:22: element 4 has fewer nodes than a 3-node triangle (3)"
+mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2/' > bad.msh
+expect "2.2 last element without its tags" "bad.msh:22: element 4 has fewer entries than its type, number of tags, tags and nodes"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 
 # a folded mesh is refused on the line of the cell out of place: in a 2 x 2 grid of 8 triangles node 5
