@@ -210,6 +210,19 @@ static int config_regions(fem *f, const hs_params *p)
         for (int j = 0; j < i && err == HS_OK; j++)
             if (named[j] == named[i]) err = hs_params_error(p, "fem.regions", "names '%s' twice", names[i]);
     }
+    /* a named region without cells would have its coefficients ignored: a group whose cells were
+     * not saved, or one whose cells all belong to an earlier group too (Gmsh `Physical Surface("dom")
+     * = {1, 2}; Physical Surface("air") = {2};`: each cell is kept once, in its first group, so
+     * air's k ran as dom's without a word), as fem.dirichlet refuses a group without facets */
+    for (int i = 0; i < n && err == HS_OK; i++) {
+        int seen = 0;
+        for (int t = 0; t < ntags && !seen; t++) seen = tags[t] == named[i];
+        if (!seen)
+            err = hs_params_error(p, "fem.regions", "physical group '%s' has no %s in the mesh %s of its own (its cells were not saved "
+                                                    "with their physical tags, or each is also in an earlier group and is kept in "
+                                                    "that one)",
+                                  names[i], m->dim == 2 ? "triangles" : "tetrahedra", hs_params_input_path(p, "fem.mesh"));
+    }
     if (err != HS_OK) {
         free(tags);
         return err;

@@ -169,6 +169,13 @@ expect "amg_theta under jacobi" "bad.ini:7: fem.amg_theta: is not used with fem.
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\ndirichlet_value = 1\nconductivity = 3\n[output]\nformat = none\n' > left.ini
 "$HS_BIN" check left.ini fem.problem=elasticity >"$CAP/c" 2>&1 && ok "a file's poisson keys under fem.problem=elasticity on the command line: accepted (leftovers)" \
     || bad "leftovers refused: $(grep error "$CAP/c")"
+# a region whose cells all belong to an earlier group too (MSH 2.2 repeats the element; each cell is
+# kept once, in its first group) had its coefficients ignored: air's k = 100 ran as k = 1
+mesh22 | sed -e '5s/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "air"/' -e '18s/^4$/5/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 2 2 11 1 1 3 4/' > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nregions = domain air\nconductivity = 1 100\n[output]\npath = never\n' > bad.ini
+expect "a region whose cells are all in an earlier group" "bad.ini:6: fem.regions: physical group 'air' has no triangles in the mesh bad.msh of its own"
+mesh22 | sed -e '5s/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "air"/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 11 1 1 3 4/' > air.msh
+"$HS_BIN" check bad.ini fem.mesh=air.msh >"$CAP/c" 2>&1 && ok "a region with a cell of its own is accepted" || bad "air with its own cell refused: $(grep error "$CAP/c")"
 printf '[run]\nsolver = fem\n[fem]\nmesh = nope.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 expect "missing mesh file" "bad.ini:4: fem.mesh: cannot open the mesh file 'nope.msh'"
 mesh22 | sed '11s/^4$/100000000000/' > bad.msh
