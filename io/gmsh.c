@@ -466,19 +466,36 @@ static int read_entities(cursor *c, builder *b)
             } else {
                 double x;
                 long long np;
+                /* one entity per line: a field too few or too many is refused on that line (it was
+                 * read from the next line, and the error named the $EndEntities line) */
+                const char *few = "entity %lld (of dimension %d) has fewer entries than its box, physical tags and bounding entities";
                 HS_CHECK(read_int(c, "an entity tag", &tag));
-                for (int k = 0; k < (d == 0 ? 3 : 6); k++) HS_CHECK(read_double(c, "an entity coordinate", &x));
+                line = c->line;
+                for (int k = 0; k < (d == 0 ? 3 : 6); k++) {
+                    if (rest_of_line_blank(c)) return fail(c, line, few, (long long)tag, d);
+                    HS_CHECK(read_double(c, "an entity coordinate", &x));
+                }
+                if (rest_of_line_blank(c)) return fail(c, line, few, (long long)tag, d);
                 HS_CHECK(read_long(c, "an entity's physical count", &np));
                 if (np < 0 || np > 256) return fail(c, line, "entity %d has %lld physical tags (0..256)", tag, np);
                 nphys = (size_t)np;
-                for (size_t k = 0; k < nphys; k++) HS_CHECK(read_int(c, "a physical tag", &phys[k]));
+                for (size_t k = 0; k < nphys; k++) {
+                    if (rest_of_line_blank(c)) return fail(c, line, few, (long long)tag, d);
+                    HS_CHECK(read_int(c, "a physical tag", &phys[k]));
+                }
                 if (d > 0) {
                     long long nb;
                     int t;
+                    if (rest_of_line_blank(c)) return fail(c, line, few, (long long)tag, d);
                     HS_CHECK(read_long(c, "an entity's boundary count", &nb));
                     if (nb < 0) return fail(c, line, "negative boundary count");
-                    for (long long k = 0; k < nb; k++) HS_CHECK(read_int(c, "a bounding entity", &t));
+                    for (long long k = 0; k < nb; k++) {
+                        if (rest_of_line_blank(c)) return fail(c, line, few, (long long)tag, d);
+                        HS_CHECK(read_int(c, "a bounding entity", &t));
+                    }
                 }
+                if (!rest_of_line_blank(c))
+                    return fail(c, line, "entity %d (of dimension %d) has more entries than its box, physical tags and bounding entities", tag, d);
             }
             HS_CHECK(add_entity(b, d, tag, (int)nphys, phys));
         }

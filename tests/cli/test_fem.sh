@@ -256,6 +256,13 @@ mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3/' > bad.msh
 expect "2.2 last element with two nodes" "bad.msh:22: element 4 has fewer nodes than a 3-node triangle (3)"
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2/' > bad.msh
 expect "2.2 last element without its tags" "bad.msh:22: element 4 has fewer entries than its type, number of tags, tags and nodes"
+# the same for a 4.1 entity line (the errors named the \$EndEntities line)
+mesh41 | sed 's/^1 0 0 0 0 1 0 1 1 0$/1 0 0 0 0 1 0 1 1/' > bad.msh
+expect "4.1 entity without its bounding count" "bad.msh:12: entity 1 (of dimension 1) has fewer entries than its box, physical tags and bounding entities"
+mesh41 | sed 's/^1 0 0 0 1 1 0 1 10 0$/1 0 0 0 1 1 0 1 10/' > bad.msh
+expect "4.1 last entity without its bounding count" "bad.msh:14: entity 1 (of dimension 2) has fewer entries than its box"
+mesh41 | sed 's/^1 0 0 0 0 1 0 1 1 0$/1 0 0 0 0 1 0 1 1 0 7/' > bad.msh
+expect "4.1 entity with an extra entry" "bad.msh:12: entity 1 (of dimension 1) has more entries than its box"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 
 # a folded mesh is refused on the line of the cell out of place: in a 2 x 2 grid of 8 triangles node 5
