@@ -136,6 +136,13 @@ static int find_group(const hs_params *p, const hs_fem_mesh *m, const char *key,
     }
     char have[1024];
     group_names_list(m, dim, have, sizeof have);
+    /* a group of another dimension by that name is in the mesh: saying it is not hid the mistake (a
+     * region named as a boundary, a physical point named for a wall) */
+    for (int i = 0; i < m->ngroups; i++)
+        if (m->groups[i].dim != dim && !strcmp(m->groups[i].name, name))
+            return hs_params_error(p, key, "physical group '%s' of the mesh %s has dimension %d, but %s takes %s groups (dimension %d: %s)",
+                                   name, hs_params_input_path(p, "fem.mesh"), m->groups[i].dim, key,
+                                   dim == m->dim ? "cell" : "boundary", dim, have);
     /* "left wall" unquoted is read as two names: say how to name it */
     int blank = 0;
     for (int i = 0; i < m->ngroups; i++) blank |= m->groups[i].dim == dim && strpbrk(m->groups[i].name, " \t,") != NULL;

@@ -137,6 +137,11 @@ mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 9/' > bad.msh; expect "node ou
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 3 2 10 1 1 2 3 4/' > bad.msh; expect "quadrangle" "bad.msh:22: element 4 has Gmsh type 3 (4-node quadrangle), which is not supported"
 mesh22 > bad.msh; printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left wall\n[output]\npath = never\n' > bad.ini
 expect "group not in the mesh" "physical group 'wall' is not in the mesh bad.msh (its boundary groups: 'left', 'right')"
+# a group of the other dimension is named as such (the error said it was not in the mesh)
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = domain\n[output]\npath = never\n' > bad.ini
+expect "a cell group as a boundary" "bad.ini:5: fem.dirichlet: physical group 'domain' of the mesh bad.msh has dimension 2, but fem.dirichlet takes boundary groups (dimension 1: 'left', 'right')"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nregions = right\n[output]\npath = never\n' > bad.ini
+expect "a boundary group as a region" "bad.ini:6: fem.regions: physical group 'right' of the mesh bad.msh has dimension 1, but fem.regions takes cell groups (dimension 2: 'domain')"
 printf '$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n2 1 "face"\n3 2 "body"\n$EndPhysicalNames\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n$Elements\n2\n1 2 2 1 1 1 2 3\n2 4 2 2 1 1 3 2 4\n$EndElements\n' > bad.msh
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = face\n[output]\npath = never\n' > bad.ini
 expect "inverted tetrahedron" "bad.msh:19: tetrahedron 1 is inverted"
