@@ -519,11 +519,25 @@ static int reserve_nodes(cursor *c, hs_gmsh *m, long long n)
     return HS_OK;
 }
 
-static int read_nodes22(cursor *c, builder *b)
+/* The parametric coordinates that follow a 2.2 $ParametricNodes node (Gmsh's Mesh.SaveParametric):
+ * its entity's dimension and tag, then u on a curve, u v on a surface, none on a point or volume. */
+static int parametric_count(cursor *c, int line, long long tag, int dim, int *npar)
+{
+    if (dim < -1 || dim > 3) return fail(c, line, "node %lld: entity dimension %d is not -1..3", tag, dim);
+    *npar = dim == 1 || dim == 2 ? dim : 0;
+    return HS_OK;
+}
+
+/* $Nodes, or $ParametricNodes (parametric != 0: each node followed by its entity's dimension and
+ * tag and its parametric coordinates, which are read past; a 2.2 file saved with
+ * Mesh.SaveParametric has it instead of $Nodes and was refused as "$Nodes is missing"). */
+static int read_nodes22(cursor *c, builder *b, int parametric)
 {
     hs_gmsh *m = b->m;
     long long n;
     int line = c->section_line;
+    const char *what = parametric ? "a tag, 3 coordinates, an entity's dimension and tag and the parametric coordinates"
+                                  : "a tag and 3 coordinates";
     HS_CHECK(read_long(c, "the number of nodes", &n));
     HS_CHECK(reserve_nodes(c, m, n));
     if (c->binary) {
@@ -534,24 +548,47 @@ static int read_nodes22(cursor *c, builder *b)
             HS_CHECK(read_raw(c, &tag, sizeof tag, "a node tag"));
             HS_CHECK(read_raw(c, m->xyz + 3 * i, 3 * sizeof(double), "node coordinates"));
             m->node_tag[i] = tag;
+            if (parametric) {
+                int ent[2], npar = 0;
+                double uv[2];
+                HS_CHECK(read_raw(c, ent, sizeof ent, "a node's entity"));
+                HS_CHECK(parametric_count(c, line, tag, ent[0], &npar));
+                HS_CHECK(read_raw(c, uv, (size_t)npar * sizeof(double), "a node's parametric coordinates"));
+            }
         }
         count_lines(c, from);
         end_binary(c);
     } else {
+        char few[200], many[200];
+        snprintf(few, sizeof few, "node %%lld has fewer entries than %s", what);
+        snprintf(many, sizeof many, "node %%lld has more entries than %s", what);
         for (long long i = 0; i < n; i++) {
             long long tag;
             HS_CHECK(read_long(c, "a node tag", &tag));
             m->node_tag[i] = tag;
             for (int d = 0; d < 3; d++) {
-                HS_CHECK(field_on_line(c, c->line, "node %lld has fewer entries than a tag and 3 coordinates", tag));
+                HS_CHECK(field_on_line(c, c->line, few, tag));
                 HS_CHECK(read_double(c, "a node coordinate", &m->xyz[3 * i + d]));
             }
-            if (!rest_of_line_blank(c)) return fail(c, c->line, "node %lld has more entries than a tag and 3 coordinates", tag);
+            if (parametric) {
+                int ent[2], npar = 0;
+                double uv;
+                for (int k = 0; k < 2; k++) {
+                    HS_CHECK(field_on_line(c, c->line, few, tag));
+                    HS_CHECK(read_int(c, k ? "a node's entity tag" : "a node's entity dimension", &ent[k]));
+                }
+                HS_CHECK(parametric_count(c, c->line, tag, ent[0], &npar));
+                for (int k = 0; k < npar; k++) {
+                    HS_CHECK(field_on_line(c, c->line, few, tag));
+                    HS_CHECK(read_double(c, "a parametric coordinate", &uv));
+                }
+            }
+            if (!rest_of_line_blank(c)) return fail(c, c->line, many, tag);
         }
     }
     m->nnodes = n;
     HS_CHECK(index_nodes(c, b, line));
-    return expect_end(c, "Nodes");
+    return expect_end(c, parametric ? "ParametricNodes" : "Nodes");
 }
 
 static int read_nodes41(cursor *c, builder *b)
@@ -810,9 +847,9 @@ static int parse(cursor *c, builder *b)
             HS_CHECK(read_physical_names(c, m));
         } else if (!strcmp(name, "Entities") && m->version > 4) {
             HS_CHECK(read_entities(c, b));
-        } else if (!strcmp(name, "Nodes")) {
+        } else if (!strcmp(name, "Nodes") || (!strcmp(name, "ParametricNodes") && m->version < 4)) {
             if (have_nodes) return fail(c, line, "a second $Nodes section");
-            HS_CHECK(m->version > 4 ? read_nodes41(c, b) : read_nodes22(c, b));
+            HS_CHECK(m->version > 4 ? read_nodes41(c, b) : read_nodes22(c, b, name[0] == 'P'));
             have_nodes = 1;
         } else if (!strcmp(name, "Elements")) {
             if (have_elements) return fail(c, line, "a second $Elements section");

@@ -44,7 +44,7 @@ typedef struct hs_gmsh {
     hs_gmsh_group *groups;
 } hs_gmsh;
 
-/* Read a .msh file.  Malformed or unsupported contents (another version, a missing $MeshFormat,
+/* Read a .msh file (a 2.2 $ParametricNodes section is read as $Nodes).  Malformed or unsupported contents (another version, a missing $MeshFormat,
  * $Nodes or $Elements section, a truncated number, an element naming a node the file lacks, an
  * element type other than points, lines, triangles and tetrahedra of order 1 or 2, a binary file of
  * the other endianness) are input errors "PATH:LINE: message" (HS_ERR_INPUT).  Not collective. */

@@ -268,6 +268,17 @@ mesh41 | sed 's/^1 0 0 0 1 1 0 1 10 0$/1 0 0 0 1 1 0 1 10/' > bad.msh
 expect "4.1 last entity without its bounding count" "bad.msh:14: entity 1 (of dimension 2) has fewer entries than its box"
 mesh41 | sed 's/^1 0 0 0 0 1 0 1 1 0$/1 0 0 0 0 1 0 1 1 0 7/' > bad.msh
 expect "4.1 entity with an extra entry" "bad.msh:12: entity 1 (of dimension 1) has more entries than its box"
+# a 2.2 \$ParametricNodes section (Mesh.SaveParametric) is read as \$Nodes: node, entity dimension and
+# tag, u on a curve, u v on a surface (it was refused as "\$Nodes is missing")
+mesh22 | sed -e 's/^\$Nodes$/$ParametricNodes/' -e 's/^\$EndNodes$/$EndParametricNodes/' -e 's/^1 0 0 0$/1 0 0 0 0 1/' \
+    -e 's/^2 1 0 0$/2 1 0 0 1 1 0.5/' -e 's/^3 1 1 0$/3 1 1 0 2 1 0.25 0.75/' -e 's/^4 0 1 0$/4 0 1 0 3 1/' > par.msh
+mesh22 > plain.msh
+a=$("$HS_BIN" run good41.ini fem.mesh=plain.msh fem.neumann=right fem.neumann_value=2 2>&1 | grep -o 'u range.*')
+b=$("$HS_BIN" run good41.ini fem.mesh=par.msh fem.neumann=right fem.neumann_value=2 2>&1 | grep -o 'u range.*\|error.*')
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "2.2 \$ParametricNodes: the same answer as \$Nodes ($a)" || bad "2.2 \$ParametricNodes: '$b' vs '$a'"
+mesh22 | sed -e 's/^\$Nodes$/$ParametricNodes/' -e 's/^\$EndNodes$/$EndParametricNodes/' -e 's/^1 0 0 0$/1 0 0 0 0 1/' \
+    -e 's/^2 1 0 0$/2 1 0 0 1 1/' -e 's/^3 1 1 0$/3 1 1 0 2 1 0.25 0.75/' -e 's/^4 0 1 0$/4 0 1 0 3 1/' > bad.msh
+expect "2.2 parametric node without its u" "bad.msh:13: node 2 has fewer entries than a tag, 3 coordinates, an entity's dimension and tag and the parametric coordinates"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 
 # a folded mesh is refused on the line of the cell out of place: in a 2 x 2 grid of 8 triangles node 5
@@ -510,6 +521,16 @@ if command -v gmsh >/dev/null; then
     a=$("$HS_BIN" run sq.ini fem.refine=0 output.format=none 2>&1 | grep -o 'u range.*')
     b=$("$HS_BIN" run sq.ini fem.refine=0 fem.mesh=sqb.msh output.format=none 2>&1 | grep -o 'u range.*')
     [ -n "$a" ] && [ "$a" = "$b" ] && ok "gmsh -format msh41 -bin: the same answer as the shipped 2.2 ASCII mesh ($a)" || bad "binary 4.1: '$b' vs '$a'"
+    # MSH 2.2 saved with Mesh.SaveParametric has \$ParametricNodes instead of \$Nodes: read, ASCII and
+    # binary, to the same answer as the plain file (it was refused: "\$Nodes is missing")
+    gmsh -2 -format msh22 meshes/square.geo -o sq22.msh >/dev/null 2>&1
+    a=$("$HS_BIN" run sq.ini fem.refine=0 fem.mesh=sq22.msh output.format=none 2>&1 | grep -o 'u range.*')
+    for bin in "" -bin; do
+        gmsh -2 -format msh22 -save_parametric $bin meshes/square.geo -o sqp.msh >/dev/null 2>&1
+        b=$("$HS_BIN" run sq.ini fem.refine=0 fem.mesh=sqp.msh output.format=none 2>&1 | grep -o 'u range.*\|error.*')
+        grep -q ParametricNodes sqp.msh && [ -n "$a" ] && [ "$a" = "$b" ] && ok "gmsh -format msh22 -save_parametric $bin: the same answer as without ($a)" \
+            || bad "msh22 -save_parametric $bin: '$b' vs '$a'"
+    done
     # a partitioned mesh's elements name partition entities: refused, not read without its groups
     gmsh -2 -format msh41 -part 2 meshes/square.geo -o bad.msh >/dev/null 2>&1
     printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
