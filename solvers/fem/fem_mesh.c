@@ -228,41 +228,43 @@ static int cmp_cell_key(const void *a, const void *b)
     return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
-/* MSH 2.2 writes an element once for each physical group it belongs to (4.1 names the entity
- * once): keep the first copy (its region the first group, as for 4.1), drop the repeats, which
- * would otherwise be assembled twice. */
-static int drop_repeated_cells(hs_fem_mesh *m, int *line)
+/* Drop the repeats of simplices (n of nv vertices each, with a tag and a file line per simplex) that
+ * have the same vertices and, where `by_tag`, the same tag; the first copy is kept.  Cells: MSH 2.2
+ * writes an element once for each physical group it belongs to (4.1 names the entity once), so the
+ * first copy (its region the first group, as for 4.1) is kept and the repeats, which would be
+ * assembled twice, dropped.  Facets: the same side repeated in one group doubled its flux or its
+ * Robin term (a side in two groups keeps both, one per group). */
+static int drop_repeats(int64_t *n, int nv, int64_t *vert, int *tag, int *line, int by_tag)
 {
-    const int nv = m->dim + 1;
-    const int64_t n = m->ncells;
-    cell_key *key = malloc((size_t)(n ? n : 1) * sizeof *key);
-    char *drop = calloc((size_t)(n ? n : 1), 1);
+    const int64_t count = *n;
+    cell_key *key = malloc((size_t)(count ? count : 1) * sizeof *key);
+    char *drop = calloc((size_t)(count ? count : 1), 1);
     if (!key || !drop) {
         free(key), free(drop);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     }
-    for (int64_t c = 0; c < n; c++) {
+    for (int64_t c = 0; c < count; c++) {
         cell_key *k = &key[c];
-        k->v[3] = -1;
-        for (int i = 0; i < nv; i++) k->v[i] = m->cell[c * nv + i];
+        for (int i = 0; i < 4; i++) k->v[i] = i < nv ? vert[c * nv + i] : -1;
         for (int i = 1; i < nv; i++)
             for (int j = i; j > 0 && k->v[j - 1] > k->v[j]; j--) {
                 int64_t t = k->v[j];
                 k->v[j] = k->v[j - 1], k->v[j - 1] = t;
             }
+        if (by_tag) k->v[3] = tag[c]; /* facets have 3 vertices at most */
         k->cell = c;
     }
-    qsort(key, (size_t)n, sizeof *key, cmp_cell_key);
-    for (int64_t i = 1; i < n; i++)
+    qsort(key, (size_t)count, sizeof *key, cmp_cell_key);
+    for (int64_t i = 1; i < count; i++)
         if (!memcmp(key[i].v, key[i - 1].v, sizeof key[i].v)) drop[key[i].cell] = 1;
     int64_t o = 0;
-    for (int64_t c = 0; c < n; c++) {
+    for (int64_t c = 0; c < count; c++) {
         if (drop[c]) continue;
-        memmove(m->cell + o * nv, m->cell + c * nv, (size_t)nv * sizeof(int64_t));
-        m->region[o] = m->region[c];
+        memmove(vert + o * nv, vert + c * nv, (size_t)nv * sizeof(int64_t));
+        tag[o] = tag[c];
         line[o++] = line[c];
     }
-    m->ncells = o;
+    *n = o;
     free(key), free(drop);
     return HS_OK;
 }
@@ -326,7 +328,8 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
             }
         }
     }
-    if (rc == HS_OK) rc = drop_repeated_cells(m, line);
+    if (rc == HS_OK) rc = drop_repeats(&m->ncells, dim + 1, m->cell, m->region, line, 0);
+    if (rc == HS_OK) rc = drop_repeats(&m->nfacets, dim, m->facet, m->facet_group, fline, 1);
     if (rc == HS_OK && dim == 2) {
         /* a planar mesh: all z equal */
         for (int64_t i = 1; i < m->nverts && rc == HS_OK; i++)

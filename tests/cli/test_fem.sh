@@ -137,6 +137,12 @@ mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 9/' > bad.msh; expect "node ou
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 3 2 10 1 1 2 3 4/' > bad.msh; expect "quadrangle" "bad.msh:22: element 4 has Gmsh type 3 (4-node quadrangle), which is not supported"
 mesh22 > bad.msh; printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left wall\n[output]\npath = never\n' > bad.ini
 expect "group not in the mesh" "physical group 'wall' is not in the mesh bad.msh (its boundary groups: 'left', 'right')"
+# a boundary side repeated in its group (a hand-merged file) doubled its flux: right's flux 1 with u = 0
+# on the left is u = x (k = 1), and the repeat made it 2x; a side in two groups keeps both
+mesh22 | sed -e '18s/^4$/5/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 1 2 2 2 2 3/' > rep.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = rep.msh\ndirichlet = left\nneumann = right\nneumann_value = 1\n[output]\nformat = none\n' > rep.ini
+r=$("$HS_BIN" run rep.ini 2>&1 | grep -o 'u range.*')
+[ "$r" = "u range [0.000000e+00, 1.000000e+00] at t = 0" ] && ok "a side repeated in its group takes its flux once (u = x: $r)" || bad "repeated side: '$r', want u = x in [0, 1]"
 # a group of the other dimension is named as such (the error said it was not in the mesh)
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = domain\n[output]\npath = never\n' > bad.ini
 expect "a cell group as a boundary" "bad.ini:5: fem.dirichlet: physical group 'domain' of the mesh bad.msh has dimension 2, but fem.dirichlet takes boundary groups (dimension 1: 'left', 'right')"
