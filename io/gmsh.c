@@ -629,7 +629,9 @@ static int read_nodes41(cursor *c, builder *b)
             if (v < 0) return fail(c, bline, "negative node block size");
             nb = (size_t)v;
         }
-        if (at + (int64_t)nb > (int64_t)head[1])
+        /* compared unsigned, with at <= head[1]: a binary block size of 2^63 or more turned negative as a
+         * signed count, passed, and the tags were written past the node arrays (abort, exit 134) */
+        if (nb > head[1] - (size_t)at)
             return fail(c, c->binary ? line : bline, "the node blocks hold more than the %zu nodes announced", head[1]);
         int ncoord = 3 + (par ? edim : 0);
         if (c->binary) {
@@ -783,7 +785,8 @@ static int read_elements41(cursor *c, builder *b)
             nb = (size_t)v;
         }
         HS_CHECK(check_type(c, bline, type, -1));
-        if (total + nb > head[1]) return fail(c, bline, "the element blocks hold more than the %zu elements announced", head[1]);
+        /* not total + nb, which a binary size near 2^64 wraps */
+        if (nb > head[1] - total) return fail(c, bline, "the element blocks hold more than the %zu elements announced", head[1]);
         const struct entity *ent = find_entity(b, edim, etag);
         int nphys = ent ? ent->nphys : 0;
         int nn = hs_gmsh_type_nodes(type);

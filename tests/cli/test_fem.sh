@@ -143,6 +143,35 @@ mesh22 | sed -e '18s/^4$/5/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 1 2 2 
 printf '[run]\nsolver = fem\n[fem]\nmesh = rep.msh\ndirichlet = left\nneumann = right\nneumann_value = 1\n[output]\nformat = none\n' > rep.ini
 r=$("$HS_BIN" run rep.ini 2>&1 | grep -o 'u range.*')
 [ "$r" = "u range [0.000000e+00, 1.000000e+00] at t = 0" ] && ok "a side repeated in its group takes its flux once (u = x: $r)" || bad "repeated side: '$r', want u = x in [0, 1]"
+# a binary 4.1 node block whose size is 2^63 or more (a damaged file) passed the size check as a
+# negative count, and its tags were written past the node arrays: abort (exit 134), not exit 2
+cat > bin41.py <<'PY'
+import struct, sys
+Q = lambda *v: struct.pack("<%dQ" % len(v), *v)
+I = lambda *v: struct.pack("<%di" % len(v), *v)
+D = lambda *v: struct.pack("<%dd" % len(v), *v)
+nb = int(sys.argv[1], 0) if len(sys.argv) > 1 else 4  # the node block's size as written
+out = b"$MeshFormat\n4.1 1 8\n" + I(1) + b"\n$EndMeshFormat\n"
+out += b'$PhysicalNames\n3\n1 1 "left"\n1 2 "right"\n2 10 "domain"\n$EndPhysicalNames\n'
+out += b"$Entities\n" + Q(0, 2, 1, 0)
+out += I(1) + D(0, 0, 0, 0, 1, 0) + Q(1) + I(1) + Q(0)
+out += I(2) + D(1, 0, 0, 1, 1, 0) + Q(1) + I(2) + Q(0)
+out += I(1) + D(0, 0, 0, 1, 1, 0) + Q(1) + I(10) + Q(0) + b"\n$EndEntities\n"
+out += b"$Nodes\n" + Q(1, 4, 1, 4) + I(2, 1, 0) + Q(nb) + Q(1, 2, 3, 4) + D(0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0) + b"\n$EndNodes\n"
+out += b"$Elements\n" + Q(3, 4, 1, 4)
+out += I(1, 1, 1) + Q(1) + Q(1, 4, 1) + I(1, 2, 1) + Q(1) + Q(2, 2, 3)
+out += I(2, 1, 2) + Q(2) + Q(3, 1, 2, 3) + Q(4, 1, 3, 4) + b"\n$EndElements\n"
+sys.stdout.buffer.write(out)
+PY
+python3 bin41.py > bin41.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bin41.msh\ndirichlet = left\nneumann = right\nneumann_value = 1\n[output]\nformat = none\n' > bin41.ini
+r=$("$HS_BIN" run bin41.ini 2>&1 | grep -o 'u range.*')
+[ "$r" = "u range [0.000000e+00, 1.000000e+00] at t = 0" ] && ok "a binary 4.1 square written here solves u = x ($r)" || bad "binary 4.1 square: '$r'"
+python3 bin41.py 0x8000000000000004 > bad.msh
+expect "binary 4.1 node block of 2^63 + 4 nodes" "bad.msh:15: the node blocks hold more than the 4 nodes announced"
+python3 bin41.py 0xffffffffffffffff > bad.msh
+expect "binary 4.1 node block of 2^64 - 1 nodes" "bad.msh:15: the node blocks hold more than the 4 nodes announced"
+mesh22 > bad.msh
 # a group of the other dimension is named as such (the error said it was not in the mesh)
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = domain\n[output]\npath = never\n' > bad.ini
 expect "a cell group as a boundary" "bad.ini:5: fem.dirichlet: physical group 'domain' of the mesh bad.msh has dimension 2, but fem.dirichlet takes boundary groups (dimension 1: 'left', 'right')"
