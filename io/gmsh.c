@@ -633,6 +633,11 @@ static int read_nodes41(cursor *c, builder *b)
          * signed count, passed, and the tags were written past the node arrays (abort, exit 134) */
         if (nb > head[1] - (size_t)at)
             return fail(c, c->binary ? line : bline, "the node blocks hold more than the %zu nodes announced", head[1]);
+        /* the entity dimension sizes each node's record (u, v, w after x y z when parametric): one
+         * outside 0..3 read a binary node past its 6-number buffer (edim = 6) or, negative, copied
+         * "2^64 - 136 bytes" (stack corruption on damaged files) */
+        if (edim < 0 || edim > 3 || par < 0 || par > 1)
+            return fail(c, c->binary ? line : bline, "a node block of entity dimension %d with parametric flag %d (0..3 and 0 or 1)", edim, par);
         int ncoord = 3 + (par ? edim : 0);
         if (c->binary) {
             for (size_t i = 0; i < nb; i++) {

@@ -151,13 +151,14 @@ Q = lambda *v: struct.pack("<%dQ" % len(v), *v)
 I = lambda *v: struct.pack("<%di" % len(v), *v)
 D = lambda *v: struct.pack("<%dd" % len(v), *v)
 nb = int(sys.argv[1], 0) if len(sys.argv) > 1 else 4  # the node block's size as written
+edim, par = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) > 3 else (2, 0)  # the node block's entity
 out = b"$MeshFormat\n4.1 1 8\n" + I(1) + b"\n$EndMeshFormat\n"
 out += b'$PhysicalNames\n3\n1 1 "left"\n1 2 "right"\n2 10 "domain"\n$EndPhysicalNames\n'
 out += b"$Entities\n" + Q(0, 2, 1, 0)
 out += I(1) + D(0, 0, 0, 0, 1, 0) + Q(1) + I(1) + Q(0)
 out += I(2) + D(1, 0, 0, 1, 1, 0) + Q(1) + I(2) + Q(0)
 out += I(1) + D(0, 0, 0, 1, 1, 0) + Q(1) + I(10) + Q(0) + b"\n$EndEntities\n"
-out += b"$Nodes\n" + Q(1, 4, 1, 4) + I(2, 1, 0) + Q(nb) + Q(1, 2, 3, 4) + D(0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0) + b"\n$EndNodes\n"
+out += b"$Nodes\n" + Q(1, 4, 1, 4) + I(edim, 1, par) + Q(nb) + Q(1, 2, 3, 4) + D(0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0) + b"\n$EndNodes\n"
 out += b"$Elements\n" + Q(3, 4, 1, 4)
 out += I(1, 1, 1) + Q(1) + Q(1, 4, 1) + I(1, 2, 1) + Q(1) + Q(2, 2, 3)
 out += I(2, 1, 2) + Q(2) + Q(3, 1, 2, 3) + Q(4, 1, 3, 4) + b"\n$EndElements\n"
@@ -171,6 +172,12 @@ python3 bin41.py 0x8000000000000004 > bad.msh
 expect "binary 4.1 node block of 2^63 + 4 nodes" "bad.msh:15: the node blocks hold more than the 4 nodes announced"
 python3 bin41.py 0xffffffffffffffff > bad.msh
 expect "binary 4.1 node block of 2^64 - 1 nodes" "bad.msh:15: the node blocks hold more than the 4 nodes announced"
+# a node block's entity dimension sizes its records (u, v, w when parametric): 6 read 9 numbers into a
+# buffer of 6, -20 a negative size (stack corruption); both refused
+python3 bin41.py 4 6 1 > bad.msh
+expect "binary 4.1 node block of entity dimension 6" "bad.msh:15: a node block of entity dimension 6 with parametric flag 1 (0..3 and 0 or 1)"
+python3 bin41.py 4 -20 1 > bad.msh
+expect "binary 4.1 node block of entity dimension -20" "bad.msh:15: a node block of entity dimension -20 with parametric flag 1"
 mesh22 > bad.msh
 # a group of the other dimension is named as such (the error said it was not in the mesh)
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = domain\n[output]\npath = never\n' > bad.ini
