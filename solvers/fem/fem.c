@@ -466,8 +466,9 @@ static int config_bcs(fem *f, const hs_params *p)
 /* Keys this configuration would ignore though the user set them: `dirichlet_value = 0.01` with
  * elasticity (its dirichlet groups are clamped at 0), `young` with poisson, heat's time keys with
  * a static problem, a condition's values with no group of that condition, `amg_theta` under
- * another preconditioner all ran without a word.  The file's leftovers under a setting switched on
- * the command line pass (hs_params_unused), as in the other solvers. */
+ * another preconditioner, `vtu = true` with no output all ran without a word.  The file's
+ * leftovers under a setting switched on the command line pass (hs_params_unused), as in the other
+ * solvers. */
 static int refuse_unused_keys(const fem *f, const hs_params *p)
 {
     const int heat = f->problem == FEM_HEAT, elastic = f->problem == FEM_ELASTICITY;
@@ -492,6 +493,8 @@ static int refuse_unused_keys(const fem *f, const hs_params *p)
         {"fem.robin_h", "fem.robin", hs_params_names(p, "fem.robin", NULL, 0) > 0, "fem.robin names no group"},
         {"fem.robin_value", "fem.robin", hs_params_names(p, "fem.robin", NULL, 0) > 0, "fem.robin names no group"},
         {"fem.amg_theta", "fem.precond", f->precond == FEM_PC_AMG, NULL},
+        /* the VTU files come with the output's records: none writes none */
+        {"fem.vtu", "output.format", hs_params_enum(p, "output.format") != HS_OUTPUT_NONE || !hs_params_bool(p, "fem.vtu"), NULL},
     };
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         if (keys[k].used) continue;

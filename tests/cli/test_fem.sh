@@ -213,6 +213,8 @@ printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nrobin_valu
 expect "robin_value without robin groups" "bad.ini:6: fem.robin_value: is set, but fem.robin names no group"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nprecond = jacobi\namg_theta = 0.1\n[output]\npath = never\n' > bad.ini
 expect "amg_theta under jacobi" "bad.ini:7: fem.amg_theta: is not used with fem.precond = jacobi"
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nvtu = true\n[output]\nformat = none\npath = never\n' > bad.ini
+expect "vtu = true with output.format = none (no VTU was written)" "bad.ini:6: fem.vtu: is not used with output.format = none"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\ndirichlet_value = 1\nconductivity = 3\n[output]\nformat = none\n' > left.ini
 "$HS_BIN" check left.ini fem.problem=elasticity >"$CAP/c" 2>&1 && ok "a file's poisson keys under fem.problem=elasticity on the command line: accepted (leftovers)" \
     || bad "leftovers refused: $(grep error "$CAP/c")"
