@@ -48,6 +48,8 @@ static const hs_param_decl g_fem_params[] = {
     {"fem", "dt", HS_PARAM_REAL, "0.01", 1e-300, HS_NO_MAX, NULL, "heat: time step (s)"},
     {"fem", "scheme", HS_PARAM_ENUM, "backward_euler", 0, 0, FEM_SCHEME_CHOICES, "heat: time integration with the mass matrix"},
     {"fem", "initial", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "heat: initial temperature (Dirichlet nodes take their value)"},
+    {"fem", "temperature_units", HS_PARAM_ENUM, "K", 0, 0, "K|degC",
+     "heat: the unit of the temperatures given (initial, dirichlet_value, robin_value) and of T in the output (CF units)"},
     {"fem", "precond", HS_PARAM_ENUM, "amg", 0, 0, FEM_PC_CHOICES,
      "CG preconditioner: amg (smoothed aggregation, block Jacobi over ranks), jacobi or none"},
     {"fem", "rtol", HS_PARAM_REAL, "1e-8", 1e-16, 1, NULL, "CG stopping test: ||r|| <= rtol ||b||"},
@@ -68,6 +70,7 @@ static int declare(void) {
 typedef struct fem {
     hs_ctx *ctx;
     int problem, order, scheme, precond;
+    const char *t_units; /* heat: T's CF units, as the inputs give temperatures (a file of 20 C said 20 K) */
     hs_fem_mesh *mesh;
     hs_fem_region *regions;
     int nregions;
@@ -485,6 +488,7 @@ static int refuse_unused_keys(const fem *f, const hs_params *p)
         {"fem.dt", "fem.problem", heat, NULL},
         {"fem.scheme", "fem.problem", heat, NULL},
         {"fem.initial", "fem.problem", heat, NULL},
+        {"fem.temperature_units", "fem.problem", heat, NULL},
         {"fem.young", "fem.problem", elastic, NULL},
         {"fem.poisson_ratio", "fem.problem", elastic, NULL},
         {"fem.body_force", "fem.problem", elastic, NULL},
@@ -510,6 +514,7 @@ static int validate(fem *f, const hs_params *p)
     f->problem = hs_params_enum(p, "fem.problem");
     f->order = (int)hs_params_int(p, "fem.order");
     f->scheme = hs_params_enum(p, "fem.scheme");
+    f->t_units = hs_params_enum(p, "fem.temperature_units") == 1 ? "degC" : "K";
     f->precond = hs_params_enum(p, "fem.precond");
     f->rtol = hs_params_real(p, "fem.rtol");
     f->max_iter = (int)hs_params_int(p, "fem.max_iter");
@@ -791,7 +796,7 @@ static int define_vars(void *state, hs_writer *w)
 {
     fem *f = state;
     if (f->problem != FEM_ELASTICITY)
-        return hs_writer_def_mesh_var(w, f->problem == FEM_HEAT ? "T" : "u", f->problem == FEM_HEAT ? "K" : "1",
+        return hs_writer_def_mesh_var(w, f->problem == FEM_HEAT ? "T" : "u", f->problem == FEM_HEAT ? f->t_units : "1",
                                       f->problem == FEM_HEAT ? "temperature" : "solution", NULL, HS_MESH_NODE, HS_F64, 1, &f->var[0]);
     static const char *names[3] = {"ux", "uy", "uz"};
     static const char *longs[3] = {"displacement along x", "displacement along y", "displacement along z"};

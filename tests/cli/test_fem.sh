@@ -29,6 +29,12 @@ sed "s|^mesh = |mesh = $WORK/|" "$SRC/inputs/fem_heat_sink.ini" > sink.ini
 if "$HS_BIN" run sink.ini run.device=$DEVICE fem.t_end=120 output.every_time=60 output.path=sink >"$CAP/o" 2>&1; then
     grep -q "T range \[" "$CAP/o" && ok "heat sink: 60 Crank-Nicolson steps, $(grep -o 'T range.*' "$CAP/o")" || bad "heat sink: no range line"
 else bad "heat sink failed: $(tail -3 "$CAP/o")"; fi
+# the heat sink's temperatures are in C (temperature_units = degC): T said K, so CF tools read 20 C as 20 K
+if [ $NOFILES = 0 ]; then
+    "$HS_BIN" summary sink.$EXT >"$CAP/s" 2>&1
+    awk '$1 == "T" && $(NF - 2) == "degC" { found = 1 } END { exit !found }' "$CAP/s" && ok "heat sink: T in degC, as its inputs" ||
+        bad "heat sink T units: $(grep '^  T ' "$CAP/s")"
+fi
 
 # 2. the files: UGRID topology and fields in ncdump, the XDMF companion, VTU and .pvd
 if [ $NOFILES = 0 ]; then
