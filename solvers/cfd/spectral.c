@@ -432,12 +432,15 @@ static int random_vorticity(sp *s)
 {
     const sp_config *c = &s->c;
     hs_spectral_launch L = launch_base(s, HS_SP_RANDOM);
+    /* the smallest wavenumber on the grid, (1, 0) or (0, 1), sets the shape's exponent offset */
+    const double kmin = fmin(1.0, L.kys / L.kxs), rmin = kmin / c->k0;
+    L.shape_shift = rmin * rmin;
     double sum = 0;
     for (int64_t kx = 0; kept_mode((double)kx, s->nx); kx++)
         for (int64_t ky = -(s->ny - 1) / 3; kept_mode((double)(ky < 0 ? -ky : ky), s->ny); ky++) {
             double fx = (double)kx * L.kxs, fy = (double)ky * L.kys, k2 = fx * fx + fy * fy;
             if (k2 == 0) continue;
-            double g = hs_spectral_shape(sqrt(k2) / L.kxs, c->k0);
+            double g = hs_spectral_shape(sqrt(k2) / L.kxs, c->k0, L.shape_shift);
             sum += (kx == 0 ? 1.0 : 2.0) * g * g / k2;
         }
     /* mean |u|^2 / 2 = sum over the whole plane of |c_k|^2 / (2 k^2) with c_k = C g(k) e^(i theta) */

@@ -45,9 +45,9 @@ typedef struct hs_spectral_launch {
     /* forcing of the vorticity equation at (kx, ky) = (0, +-force_mode) (0: none): N += force (conjugate at -force_mode) */
     int64_t force_mode;
     double force_re, force_im;
-    /* HS_SP_RANDOM: w = scale g(kappa) exp(i theta), g = kappa^(5/2) exp(-(kappa/k0)^2), kappa = |k| / kxs,
+    /* HS_SP_RANDOM: w = scale g(kappa) exp(i theta), g = kappa^(5/2) exp(shape_shift - (kappa/k0)^2), kappa = |k| / kxs,
      * theta = 2 pi hs_rng_u01(seed, stream, kx * ny + i) (ky < 0 on kx = 0: minus the phase of -ky) */
-    double scale, k0;
+    double scale, k0, shape_shift;
     uint64_t seed, stream;
     double *w0, *acc, *a, *b, *out;
 } hs_spectral_launch;

@@ -22,11 +22,15 @@ HS_HD int hs_spectral_kept(int64_t kx, int64_t ky, int64_t nx, int64_t ny)
 
 /* The amplitude of the random field's vorticity at wavenumber kappa (in units of 2 pi / Lx):
  * |w| ~ sqrt(kappa E(kappa)) with the energy spectrum E(k) ~ k^4 exp(-2 (k/k0)^2), which peaks at
- * k0 (a 2D shell of radius k holds ~ 2 pi k modes, each with energy |w|^2 / (2 k^2)). */
-HS_HD double hs_spectral_shape(double kappa, double k0)
+ * k0 (a 2D shell of radius k holds ~ 2 pi k modes, each with energy |w|^2 / (2 k^2)).  The
+ * exponent is taken relative to shift = (kappa_min / k0)^2 of the smallest mode on the grid (the
+ * field is scaled to its energy afterwards, so a constant factor changes nothing): with a peak k0
+ * well below the lowest mode, exp(-r^2) underflowed to 0 on every mode (k0 = 0.01 gave a field of
+ * zero energy, silently). */
+HS_HD double hs_spectral_shape(double kappa, double k0, double shift)
 {
     double r = kappa / k0;
-    return kappa * kappa * sqrt(kappa) * exp(-r * r);
+    return kappa * kappa * sqrt(kappa) * exp(shift - r * r);
 }
 
 /* u^ = i ky psi^, v^ = -i kx psi^ with psi^ = w^ / k^2, times s (only products: the same bits
@@ -140,7 +144,7 @@ HS_HD void hs_spectral_random(const hs_spectral_launch *L, const hs_spectral_mod
     double sign = 1.0;
     if (m->kxi == 0 && m->kyi < 0) pos = -m->kyi, sign = -1.0;
     double theta = 6.283185307179586476925 * hs_rng_u01(L->seed, L->stream, (uint64_t)(m->kxi * L->ny + pos));
-    double g = L->scale * hs_spectral_shape(sqrt(m->k2) / L->kxs, L->k0);
+    double g = L->scale * hs_spectral_shape(sqrt(m->k2) / L->kxs, L->k0, L->shape_shift);
     w[0] = g * cos(theta);
     w[1] = sign * g * sin(theta);
 }

@@ -75,7 +75,7 @@ static hs_spectral_launch base(int op, int64_t kx0)
     L.inv_n = 1.0 / (48.0 * 40.0);
     L.nu = 0.01, L.drag = 0.1, L.h = 0.013;
     L.force_mode = 3, L.force_re = -0.7, L.force_im = 0.2;
-    L.scale = 2.5, L.k0 = 4, L.seed = 17, L.stream = hs_rng_stream(0x5350u, 0);
+    L.scale = 2.5, L.k0 = 4, L.shape_shift = 0.0625, L.seed = 17, L.stream = hs_rng_stream(0x5350u, 0);
     return L;
 }
 

@@ -375,13 +375,43 @@ static void test_random_field(void **st)
     finish_case(s, p);
 }
 
+/* A spectral peak far below the lowest mode (k0 = 0.01 modes per box) is a field of the largest
+ * scale: all its energy on |k| = 1 of the 2 pi box, so enstrophy / energy = k^2 = 1, and the energy
+ * asked for (exp(-(k/k0)^2) underflowed on every mode: a field of zero energy, exit 0). */
+static void test_random_field_low_peak(void **st)
+{
+    (void)st;
+    const int n = 24;
+    const double energy = 0.3;
+    const char *ov[] = {"cfd.n=24", "cfd.length=6.283185307179586", "spectral.initial=turbulence", "spectral.k0=0.01", "spectral.energy=0.3"};
+    hs_params *p;
+    void *s = make_case(ov, 5, &p);
+    size_t N = (size_t)n * n;
+    double *u = malloc(N * sizeof *u), *v = malloc(N * sizeof *v);
+    TEST_OK(hs_spectral_field(s, HS_SP_U, u));
+    TEST_OK(hs_spectral_field(s, HS_SP_V, v));
+    double e = 0, div, cfl, ke, ens;
+    TEST_OK(hs_spectral_diagnostics(s, &ke, &ens, &div, &cfl));
+    if (test_ctx()->rank == 0) {
+        for (size_t k = 0; k < N; k++) e += 0.5 * (u[k] * u[k] + v[k] * v[k]);
+        e /= (double)N;
+        printf("random field 24^2, k0 = 0.01, energy %g: grid mean |u|^2/2 = %.15f; enstrophy / energy = %.15f (|k| = 1: 1)\n", energy, e,
+               ke > 0 ? ens / ke : 0.0);
+        fflush(stdout);
+    }
+    TEST_LE(fabs(shared(e) - energy) / energy, 1e-13);
+    TEST_LE(fabs(ens / ke - 1.0), 1e-13);
+    free(u), free(v);
+    finish_case(s, p);
+}
+
 int main(void)
 {
     if (hs_driver_declare() != HS_OK || hs_cfd_solver.declare() != HS_OK) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_taylor_green),   cmocka_unit_test(test_tendency_exact),        cmocka_unit_test(test_kolmogorov),
         cmocka_unit_test(test_time_order),     cmocka_unit_test(test_energy_budget),         cmocka_unit_test(test_inviscid_conservation),
-        cmocka_unit_test(test_random_field),
+        cmocka_unit_test(test_random_field),   cmocka_unit_test(test_random_field_low_peak),
     };
     return test_run_group("spectral", tests, sizeof tests / sizeof tests[0]);
 }
