@@ -331,6 +331,18 @@ static int read_config(const hs_params *p, sw_config *c)
         if (!topo_ok[k] && hs_params_set_against(p, topo_key[k], "shallow_water.topography"))
             return hs_params_error(p, topo_key[k], "is set, but topography = %s (the key is for topography = %s)", topo_name[c->topo],
                                    topo_for[k]);
+    /* the seed draws the jet's perturbation and the random bottom; with neither it would be
+     * ignored (an ensemble over shallow_water.seed of a vortex, or of jets without perturbation,
+     * made identical members without a word) */
+    if (!((c->scase == SW_JET && c->pert > 0) || c->topo == SW_TOPO_RANDOM) &&
+        hs_params_set_against(p, "shallow_water.seed", c->scase == SW_JET ? "shallow_water.perturbation" : "shallow_water.case") &&
+        hs_params_set_against(p, "shallow_water.seed", "shallow_water.topography"))
+        return hs_params_error(p, "shallow_water.seed", "is set, but nothing here is random: the seed draws the jet's perturbation (case = jet, "
+                                                        "perturbation > 0) and the random bottom (topography = random)");
+    /* dt_every spaces the adaptive step's recomputations; a fixed cfd.dt has none */
+    if (c->g.dt_user > 0 && hs_params_set_against(p, "shallow_water.dt_every", "cfd.dt"))
+        return hs_params_error(p, "shallow_water.dt_every", "is set, but cfd.dt = %g is a fixed step (dt_every is for the adaptive step, cfd.dt = 0)",
+                               c->g.dt_user);
     /* the perturbation's waves: at most one per two cells in x; the default (8) shrinks to that on
      * coarse grids, a value given beyond it is an error */
     if (c->scase == SW_JET && 2 * c->pert_modes > c->g.n[0]) {

@@ -159,6 +159,15 @@ expect_fail "a bump's key on a random bottom" "case.ini:9: shallow_water.topo_wi
 expect_fail "perturbation waves beyond two cells each" "case.ini:7: shallow_water.perturbation_modes: 100 waves across 48 cells in x: at most 24" \
     "${H}n = 48\n[shallow_water]\nperturbation_modes = 100\n"
 expect_fail "unknown case" "case.ini:7: shallow_water.case:" "${H}n = 32\n[shallow_water]\ncase = tsunami\n"
+# keys a run would ignore: a seed where nothing is random (an ensemble over seeds of vortices made
+# identical members), dt_every with a fixed step
+expect_fail "a seed with nothing random" "case.ini:8: shallow_water.seed: is set, but nothing here is random" \
+    "${H}n = 32\n[shallow_water]\ncase = vortex\nseed = 7\n"
+expect_fail "dt_every with a fixed step" "case.ini:8: shallow_water.dt_every: is set, but cfd.dt = 0.001 is a fixed step" \
+    "${H}n = 32\ndt = 0.001\n[shallow_water]\ndt_every = 3\n"
+"$HS_BIN" check "$ROOT/inputs/sw_jet.ini" shallow_water.seed=2 shallow_water.perturbation=0 >/dev/null 2>"$CAP/e"
+[ $? = 2 ] && grep -qF "command line (override 1): shallow_water.seed: is set, but nothing here is random" "$CAP/e" &&
+    ok "a seed for jets without perturbation on the command line refused" || bad "seed with perturbation = 0: $(cat "$CAP/e")"
 
 # A restart must keep the keys of a section the checkpoint's run left at its defaults: its file has
 # no [shallow_water] (the stored parameters leave out untouched sections), and a restart with
