@@ -162,6 +162,16 @@ static int validate(sp *s, const hs_params *p)
     if (c->g.procs[0] > 1)
         return hs_params_error(p, "cfd.procs", "the spectral model splits only y over the ranks (the slab FFT keeps whole rows): use cfd.procs = 1 0");
     int procs[3] = {1, c->g.procs[1] > 0 ? c->g.procs[1] : s->ctx->size, 1}, periodic[3] = {1, 1, 0};
+    /* said here, since the decomposition's advice splits x as well ("4 x 2 would work" for 8 x 5
+     * points on 8 ranks, "4 x 1" for cfd.procs = 1 2 on 4 ranks), which this model refuses */
+    if (procs[1] != s->ctx->size)
+        return hs_params_error(p, "cfd.procs", "1 %d asks for %d ranks in y, the run has %d: the spectral model splits y over every rank (use cfd.procs = 1 0 or 1 %d)",
+                               procs[1], procs[1], s->ctx->size, s->ctx->size);
+    if (ny < procs[1])
+        return hs_params_error(p, hs_params_is_set(p, "cfd.procs") ? "cfd.procs" : "cfd.n",
+                               "%lld points in y cannot be split over %d ranks: the spectral model splits only y (at least one row per rank); "
+                               "use at most %lld ranks or more points in y",
+                               (long long)ny, procs[1], (long long)ny);
     int rc = hs_decomp_create(s->ctx, 2, c->g.n, periodic, procs, 1, &s->d);
     if (rc == HS_ERR_INPUT) return hs_params_error_rekey(p, hs_params_is_set(p, "cfd.procs") ? "cfd.procs" : "cfd.n");
     HS_CHECK(rc);

@@ -124,6 +124,23 @@ expect_fail "spectrum peak beyond the cut-off" "case.ini:8: spectral.k0: the spe
 expect_fail "Taylor-Green mode dropped" "case.ini:7: spectral.tg_mode: mode 6 is dropped by the 2/3 rule on 16 x 16 points" "${H}n = 16\n[spectral]\ntg_mode = 6\n"
 expect_fail "forcing mode without forcing" "case.ini:7: spectral.force_mode: is set, but spectral.force is 0 (no forcing)" "${H}n = 16\n[spectral]\nforce_mode = 2\n"
 expect_fail "grid too small" "case.ini:5: cfd.n: the spectral model needs at least 4 points per dimension, 3 given" "${H}n = 3\n"
+# the split is y only, so advice to split x as well is wrong (8 x 5 points with cfd.procs = 1 2 on 4 ranks
+# said "4 x 1 would work", on 6 ranks "3 x 2 would work"): check and run name a y-only split
+if [ $HAVE_MPI = 1 ]; then
+    for c in "4|cfd.procs=1 2|cfd.procs: 1 2 asks for 2 ranks in y, the run has 4: the spectral model splits y over every rank (use cfd.procs = 1 0 or 1 4)" \
+        "6|cfd.t_end=0.5|cfd.n: 5 points in y cannot be split over 6 ranks: the spectral model splits only y (at least one row per rank); use at most 5 ranks"; do
+        np=${c%%|*} c=${c#*|}
+        arg=${c%%|*} want=${c#*|} good=1
+        printf '[run]\nsolver = cfd\n[cfd]\nmodel = spectral\nn = 8 5\n[output]\npath = split\n' > split.ini
+        for verb in check run; do
+            rm -f split.nc* split.h5* split.xmf
+            "${MPIRUN[@]}" -n $np "$HS_BIN" $verb split.ini "$arg" >"$CAP/o" 2>"$CAP/e"
+            rc=$?
+            { [ $rc = 2 ] && grep -qF "$want" "$CAP/e" && ! grep -q "would work" "$CAP/e" && [ -z "$(ls split.nc* split.h5* 2>/dev/null)" ]; } || good=0
+        done
+        [ $good = 1 ] && ok "$np ranks, 8 x 5 points, $arg: a y-only split advised (check and run)" || bad "$np ranks, $arg: exit $rc: $(grep error "$CAP/e" | head -1)"
+    done
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
