@@ -205,6 +205,22 @@ static int validate(sp *s, const hs_params *p)
         return hs_params_error(p, "cfd.dt", "%g is unstable here: with velocities up to about %g (x) and %g (y) the stable step is about %.4g "
                                             "(CFL %.2f; use cfd.dt = 0 for an adaptive step)",
                                c->g.dt_user, c->u_ref[0], c->u_ref[1], limit, SP_CFL_LIMIT);
+    /* an adaptive step below the resolution of the time at t_end never gets there (amplitude =
+     * 1e200 stepped 1e-202 at a time: the time stalls and the run went on until killed); the step
+     * is the one choose_dt takes for the initial velocity scale, the key named the one that makes
+     * the velocity (or the force's bound on the step) so large */
+    if (c->g.dt_user == 0) {
+        double dt_flow = c->g.cfl * limit / SP_CFL_LIMIT, dt0 = dt_flow;
+        if (c->force != 0) dt0 = fmin(dt0, sqrt(c->g.cfl * c->g.dx[0] / fabs(c->force)));
+        if (!(dt0 > 0) || hs_step_below_time_resolution(dt0, c->g.t_end)) {
+            const double ui = c->initial == SP_INIT_TURBULENCE ? 4.5 * sqrt(c->energy) : c->amplitude;
+            const char *key = c->initial == SP_INIT_TURBULENCE ? "spectral.energy" : "spectral.amplitude";
+            if (c->force != 0 && (dt0 < dt_flow || c->u_ref[0] > ui)) key = "spectral.force";
+            return hs_params_error(p, key, "the adaptive step is about %.3g (velocities up to about %g on cells of %g), below the resolution of "
+                                           "the time near cfd.t_end = %g: the run could never end",
+                                   dt0, fmax(c->u_ref[0], c->u_ref[1]), fmin(c->g.dx[0], c->g.dx[1]), c->g.t_end);
+        }
+    }
     return HS_OK;
 }
 

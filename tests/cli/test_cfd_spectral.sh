@@ -124,6 +124,11 @@ expect_fail "spectrum peak beyond the cut-off" "case.ini:8: spectral.k0: the spe
 expect_fail "Taylor-Green mode dropped" "case.ini:7: spectral.tg_mode: mode 6 is dropped by the 2/3 rule on 16 x 16 points" "${H}n = 16\n[spectral]\ntg_mode = 6\n"
 expect_fail "forcing mode without forcing" "case.ini:7: spectral.force_mode: is set, but spectral.force is 0 (no forcing)" "${H}n = 16\n[spectral]\nforce_mode = 2\n"
 expect_fail "cfl beside a fixed step (ignored before)" "case.ini:7: cfd.cfl: is set, but cfd.dt = 0.01 is a fixed step" "${H}n = 16\ndt = 0.01\ncfl = 0.3\n"
+# an adaptive step below the time's resolution at t_end (0.5 x 0.0625 / (2 x 1e200)): the run went on until killed (check
+# first: it passed)
+expect_fail "adaptive step below the time's resolution" \
+    "case.ini:7: spectral.amplitude: the adaptive step is about 1.56e-202 (velocities up to about 1e+200 on cells of 0.0625), below the resolution" \
+    "${H}n = 16\n[spectral]\namplitude = 1e200\n"
 expect_fail "grid too small" "case.ini:5: cfd.n: the spectral model needs at least 4 points per dimension, 3 given" "${H}n = 3\n"
 # the split is y only, so advice to split x as well is wrong (8 x 5 points with cfd.procs = 1 2 on 4 ranks
 # said "4 x 1 would work", on 6 ranks "3 x 2 would work"): check and run name a y-only split
