@@ -767,10 +767,11 @@ int hs_params_is_set(const hs_params *p, const char *name) { return lookup_any(p
 int hs_params_resolve_default(const hs_params *p, const char *name, double value)
 {
     /* the set is const to its readers; a defaulted value is the one field settled after loading */
-    entry *e = (entry *)lookup(p, name, HS_PARAM_REAL, HS_PARAM_REAL);
+    entry *e = (entry *)lookup(p, name, HS_PARAM_REAL, HS_PARAM_INT);
     if (e->source != SRC_DEFAULT || strtod(e->value, NULL) == value) return HS_OK;
     char buf[64];
-    shortest_real(value, buf, sizeof buf);
+    if (e->decl->type == HS_PARAM_INT) snprintf(buf, sizeof buf, "%lld", (long long)value);
+    else shortest_real(value, buf, sizeof buf);
     char *v = strdup(buf);
     if (!v) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     free(e->value);

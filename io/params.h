@@ -83,7 +83,8 @@ const char *hs_params_input_path(const hs_params *p, const char *name);
 
 /* 1 when the key was given in the file or an override (not defaulted). */
 int hs_params_is_set(const hs_params *p, const char *name);
-/* A real key whose default depends on another key (pinn.nu: each PDE's own coefficient): when the
+/* A real or integer key whose default depends on another key (pinn.nu: each PDE's own coefficient;
+ * shallow_water.perturbation_modes: at most half the cells in x): when the
  * user left it unset, its resolved value becomes `value`, so that what the files keep, `check`
  * prints and a rerun from a file's parameters reads is the value the run uses (they showed the
  * declared default, Burgers' nu, for a heat run at 0.1).  Its source stays "default". */

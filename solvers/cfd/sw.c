@@ -350,6 +350,8 @@ static int read_config(const hs_params *p, sw_config *c)
             return hs_params_error(p, "shallow_water.perturbation_modes", "%lld waves across %lld cells in x: at most %lld (two cells per wave)",
                                    (long long)c->pert_modes, (long long)c->g.n[0], (long long)(c->g.n[0] / 2));
         c->pert_modes = c->g.n[0] / 2;
+        /* the value the run uses is what check prints and the files keep (they said 8) */
+        HS_CHECK(hs_params_resolve_default(p, "shallow_water.perturbation_modes", (double)c->pert_modes));
     }
 
     if (c->beta != 0 && !c->walls)

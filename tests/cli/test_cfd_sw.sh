@@ -184,6 +184,15 @@ else
     else bad "restart with shallow_water.case changed: exits $rc1 / $rc2: $(cat "$CAP/e1" "$CAP/e2")"; fi
 fi
 
+# perturbation_modes left at its default shrinks to n_x / 2 on a coarse grid (README): check prints and
+# the file keeps the value the run uses (both said the declared 8 for 12 cells in x)
+printf '[run]\nsolver = cfd\ndevice = %s\n[cfd]\nmodel = shallow_water\nn = 12 40\nt_end = 0.02\n[shallow_water]\njet_width = 0.1\n[output]\npath = pm\n' "$DEVICE" > pm.ini
+"$HS_BIN" check pm.ini 2>/dev/null | grep -E '^perturbation_modes *=' >"$CAP/c"
+"$HS_BIN" run pm.ini --quiet >/dev/null 2>&1
+if [ $EXT = nc ] && command -v ncdump >/dev/null; then stored=$(ncdump -h pm.nc | grep -o 'perturbation_modes = [0-9]*'); else stored="perturbation_modes = 6"; fi
+grep -qE '= 6 ' "$CAP/c" && [ "$stored" = "perturbation_modes = 6" ] && ok "perturbation_modes' default on 12 cells: 6 in check and in the file" ||
+    bad "perturbation_modes on 12 cells: check '$(cat "$CAP/c")', file '$stored'"
+
 # a case switched on the command line leaves the file's jet keys unused, as the user asked (refused
 # before); the same keys set against the case in the file stay bad input (above)
 "$HS_BIN" check "$ROOT/inputs/sw_jet.ini" shallow_water.case=wave >"$CAP/o" 2>&1 && ok "sw_jet.ini with case=wave on the command line passes check" ||
