@@ -364,13 +364,14 @@ static int read_config(const hs_params *p, sw_config *c)
     if (c->topo != SW_TOPO_FLAT && c->topo_height >= c->depth)
         return hs_params_error(p, "shallow_water.topo_height", "%g reaches the surface of a layer %g deep: the depth h = H - b must stay positive",
                                c->topo_height, c->depth);
-    double eta_hi = 0, eta_lo = 0;
+    double eta_hi = 0, eta_lo = 0, eta_jet = 0;
     c->u_max = c->v_max = 0;
     switch (c->scase) {
     case SW_JET: {
         double L = c->jet_width, U = fabs(c->jet_speed);
         double e = c->walls ? U * L / c->grav * (fabs(c->f0) + fabs(c->beta) * L * log(2.0)) : 2.0 * fabs(c->f0) * U * L / c->grav;
         eta_hi = e + c->pert * c->depth, eta_lo = -eta_hi;
+        eta_jet = e;
         c->u_max = U;
         if (L > (c->walls ? 0.25 : 0.125) * Ly)
             return hs_params_error(p, "shallow_water.jet_width", "%g is too wide for Ly = %g: at most %s (the jet%s must decay before the %s)", L, Ly,
@@ -427,8 +428,11 @@ static int read_config(const hs_params *p, sw_config *c)
     c->h_min = c->depth + eta_lo - b_hi;
     static const char *const amplitude_key[4] = {"shallow_water.jet_speed", "shallow_water.topo_height", "shallow_water.wave_amplitude",
                                                  "shallow_water.vortex_amplitude"};
+    /* a jet's surface falls by its geostrophic slope and by the perturbation: name the larger (a
+     * perturbation = 1 was blamed on the default jet_speed) */
+    const char *dry_key = c->scase == SW_JET && c->pert * c->depth >= eta_jet ? "shallow_water.perturbation" : amplitude_key[c->scase];
     if (c->h_min <= 0)
-        return hs_params_error(p, c->depth + eta_lo > 0 ? "shallow_water.topo_height" : amplitude_key[c->scase],
+        return hs_params_error(p, c->depth + eta_lo > 0 ? "shallow_water.topo_height" : dry_key,
                                "the layer may run dry: its depth can fall to %.3g (depth %g, surface down to %.3g, bottom up to %g)", c->h_min,
                                c->depth, eta_lo, b_hi);
     return HS_OK;

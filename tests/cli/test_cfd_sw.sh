@@ -159,6 +159,10 @@ expect_fail "a bump's key on a random bottom" "case.ini:9: shallow_water.topo_wi
 expect_fail "perturbation waves beyond two cells each" "case.ini:7: shallow_water.perturbation_modes: 100 waves across 48 cells in x: at most 24" \
     "${H}n = 48\n[shallow_water]\nperturbation_modes = 100\n"
 expect_fail "unknown case" "case.ini:7: shallow_water.case:" "${H}n = 32\n[shallow_water]\ncase = tsunami\n"
+# a layer dried by the jet's perturbation names it (it blamed the default jet_speed): the surface falls
+# by the jets' slope 2 f0 U L / g = 0.03 plus the perturbation 1 x H: depth 1 - 1.03 < 0
+expect_fail "a layer dried by the perturbation names it" "case.ini:7: shallow_water.perturbation: the layer may run dry: its depth can fall to -0.03" \
+    "${H}n = 32\n[shallow_water]\nperturbation = 1\n"
 # keys a run would ignore: a seed where nothing is random (an ensemble over seeds of vortices made
 # identical members), dt_every with a fixed step
 expect_fail "a seed with nothing random" "case.ini:8: shallow_water.seed: is set, but nothing here is random" \
