@@ -46,6 +46,23 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
     div=$(ncdump -v divergence_max turb.nc | sed -n '/^ divergence_max =/,/;/p' | tr -d ' ;' | cut -d= -f2 | tr ',' '\n' | sort -g | tail -1)
     awk -v d="$div" 'BEGIN { exit !(d < 1e-12) }' && ok "velocity is divergence-free (max |div u| $div)" || bad "divergence $div"
 fi
+# the cfl series against dt (max|u|/dx + max|v|/dy) from the written fields, dt the spacing of records
+# written every step: the first record's said 0, not the step the run starts with
+if python3 -c 'import netCDF4, numpy' 2>/dev/null && [ $EXT = nc ]; then
+    "$HS_BIN" run turb.ini --quiet cfd.t_end=0.05 output.every_time=0 output.every_steps=1 output.path=turb_cfl >/dev/null 2>&1
+    if python3 - turb_cfl.nc >"$CAP/o" 2>&1 <<'EOF2'
+import sys, netCDF4, numpy as np
+d = netCDF4.Dataset(sys.argv[1]); t = d["time"][:]; x = d["x"][:]; y = d["y"][:]
+dx, dy = x[1] - x[0], y[1] - y[0]
+um = np.abs(d["u"][:]).max(axis=(1, 2)); vm = np.abs(d["v"][:]).max(axis=(1, 2))
+own = np.diff(t) * (um[:-1] / dx + vm[:-1] / dy)  # record r with the step that follows it
+cfl = d["cfl"][:]
+err = abs(own[0] - cfl[0]) / own[0]
+print(f"first record: cfl {cfl[0]:.6f}, from the fields {own[0]:.6f}")
+sys.exit(0 if err < 1e-12 and len(t) > 3 else 1)
+EOF2
+    then ok "first cfl record is the first step's ($(cat "$CAP/o"))"; else bad "cfl series: $(cat "$CAP/o")"; fi
+else echo "skip cfl from the fields: no netCDF4 in python3 or not NetCDF output"; fi
 
 # 2. the same on 1, 2 and 4 ranks
 if [ $HAVE_MPI = 1 ]; then
