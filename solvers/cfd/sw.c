@@ -354,6 +354,16 @@ static int read_config(const hs_params *p, sw_config *c)
         HS_CHECK(hs_params_resolve_default(p, "shallow_water.perturbation_modes", (double)c->pert_modes));
     }
 
+    /* the random bottom's waves likewise (topo_modes = 64 on 16 cells drew an aliased, rough bottom
+     * where a smooth one is promised); the default (3) shrinks on grids below 6 cells */
+    const int64_t nmin = c->g.n[0] < c->g.n[1] ? c->g.n[0] : c->g.n[1];
+    if (c->topo == SW_TOPO_RANDOM && 2 * c->topo_modes > nmin) {
+        if (hs_params_is_set(p, "shallow_water.topo_modes"))
+            return hs_params_error(p, "shallow_water.topo_modes", "%lld waves across %lld cells in %s: at most %lld (two cells per wave)",
+                                   (long long)c->topo_modes, (long long)nmin, nmin == c->g.n[0] ? "x" : "y", (long long)(nmin / 2));
+        c->topo_modes = nmin / 2;
+        HS_CHECK(hs_params_resolve_default(p, "shallow_water.topo_modes", (double)c->topo_modes));
+    }
     if (c->beta != 0 && !c->walls)
         return hs_params_error(p, "shallow_water.beta", "a beta-plane needs walls in y: f = f0 + beta (y - Ly/2) would jump by "
                                                         "beta Ly = %g at the periodic seam; use y_boundary = walls (a channel with free-slip walls)",

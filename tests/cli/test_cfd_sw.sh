@@ -163,6 +163,9 @@ expect_fail "unknown case" "case.ini:7: shallow_water.case:" "${H}n = 32\n[shall
 # by the jets' slope 2 f0 U L / g = 0.03 plus the perturbation 1 x H: depth 1 - 1.03 < 0
 expect_fail "a layer dried by the perturbation names it" "case.ini:7: shallow_water.perturbation: the layer may run dry: its depth can fall to -0.03" \
     "${H}n = 32\n[shallow_water]\nperturbation = 1\n"
+# a random bottom of waves shorter than two cells (aliased: rough where a smooth bottom is promised)
+expect_fail "random bottom waves beyond two cells each" "case.ini:8: shallow_water.topo_modes: 64 waves across 16 cells in x: at most 8" \
+    "${H}n = 16\n[shallow_water]\ntopography = random\ntopo_modes = 64\n"
 # keys a run would ignore: a seed where nothing is random (an ensemble over seeds of vortices made
 # identical members), dt_every with a fixed step
 expect_fail "a seed with nothing random" "case.ini:8: shallow_water.seed: is set, but nothing here is random" \
@@ -196,6 +199,9 @@ printf '[run]\nsolver = cfd\ndevice = %s\n[cfd]\nmodel = shallow_water\nn = 12 4
 if [ $EXT = nc ] && command -v ncdump >/dev/null; then stored=$(ncdump -h pm.nc | grep -o 'perturbation_modes = [0-9]*'); else stored="perturbation_modes = 6"; fi
 grep -qE '= 6 ' "$CAP/c" && [ "$stored" = "perturbation_modes = 6" ] && ok "perturbation_modes' default on 12 cells: 6 in check and in the file" ||
     bad "perturbation_modes on 12 cells: check '$(cat "$CAP/c")', file '$stored'"
+# so does topo_modes' (3) on a grid of 5 cells in y: 2
+"$HS_BIN" check pm.ini cfd.n="12 5" shallow_water.case=lake_at_rest shallow_water.topography=random 2>/dev/null | grep -E '^topo_modes *=' >"$CAP/c"
+grep -qE '= 2 ' "$CAP/c" && ok "topo_modes' default on 5 cells: 2" || bad "topo_modes on 5 cells: check '$(cat "$CAP/c")'"
 
 # a case switched on the command line leaves the file's jet keys unused, as the user asked (refused
 # before); the same keys set against the case in the file stay bad input (above)
