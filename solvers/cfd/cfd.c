@@ -62,10 +62,6 @@ int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
      * given step without a word); the lbm model refuses both keys with its own reason */
     if (c->model != HS_CFD_LBM && c->dt_user > 0) HS_CHECK(hs_params_unused(p, "cfd.cfl", "cfd.dt"));
     c->diag_every = hs_params_int(p, "cfd.diag_every");
-    /* cfd.cfl sizes the adaptive step: with a fixed cfd.dt a run ignored it without a word (cfl = 5
-     * passed beside dt = 0.01); lbm refuses both keys itself */
-    if (c->model != HS_CFD_LBM && c->dt_user > 0 && hs_params_set_against(p, "cfd.cfl", "cfd.dt"))
-        return hs_params_error(p, "cfd.cfl", "is set, but cfd.dt = %g is a fixed step (cfd.cfl sizes the adaptive step, cfd.dt = 0)", c->dt_user);
     return HS_OK;
 }
 
