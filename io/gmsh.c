@@ -879,6 +879,27 @@ static int parse(cursor *c, builder *b)
     return HS_OK;
 }
 
+/* Physical groups the elements carry but $PhysicalNames does not name (older files, meshio, a
+ * script's output) take their tag as their name, so `dirichlet = 1 3` selects them; the file was
+ * unusable ("its boundary groups: none").  A name given wins over a tag that reads the same. */
+static int name_unnamed_groups(hs_gmsh *m)
+{
+    for (int64_t e = 0; e < m->nelems; e++) {
+        if (m->phys[e] == 0) continue;
+        int known = 0;
+        for (int i = 0; i < m->ngroups && !known; i++) known = m->groups[i].dim == m->dim[e] && m->groups[i].tag == m->phys[e];
+        if (known) continue;
+        hs_gmsh_group *g = realloc(m->groups, (size_t)(m->ngroups + 1) * sizeof *m->groups);
+        if (!g) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        m->groups = g;
+        g[m->ngroups].dim = m->dim[e];
+        g[m->ngroups].tag = m->phys[e];
+        snprintf(g[m->ngroups].name, sizeof g[m->ngroups].name, "%d", m->phys[e]);
+        m->ngroups++;
+    }
+    return HS_OK;
+}
+
 void hs_gmsh_free(hs_gmsh *m)
 {
     if (!m) return;
@@ -923,6 +944,7 @@ int hs_gmsh_read(const char *path, hs_gmsh **out)
     int rc = m ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     if (rc == HS_OK) m->path = strdup(path);
     if (rc == HS_OK) rc = parse(&c, &b);
+    if (rc == HS_OK) rc = name_unnamed_groups(m);
     if (rc == HS_OK && m->nelems == 0 && !m->ptr) {
         m->ptr = calloc(1, sizeof(int64_t));
         if (!m->ptr) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");

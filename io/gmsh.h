@@ -15,8 +15,8 @@ enum {
     HS_GMSH_POINT = 15
 };
 
-/* A physical group: its dimension (0 point, 1 curve, 2 surface, 3 volume), tag and name ("" when
- * the file names none). */
+/* A physical group: its dimension (0 point, 1 curve, 2 surface, 3 volume), tag and name (its tag in
+ * decimal when $PhysicalNames names it not). */
 typedef struct hs_gmsh_group {
     int dim, tag;
     char name[128];

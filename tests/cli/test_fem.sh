@@ -605,5 +605,15 @@ if [ "$(awk '/MemAvailable/ { print int($2 / 1048576) }' /proc/meminfo)" -lt 200
     else bad "fem.refine = 8 of the cube: exits $rc1 / $rc2: $(head -2 "$CAP/e1" "$CAP/e2")"; fi
 else echo "skip fem.refine beyond the memory (this machine has 200 GB or more available)"; fi
 
+# a mesh whose physical groups have no $PhysicalNames (older files, meshio): each group is named by its
+# tag, so dirichlet = 1 2 3 4 is the square's four sides; the file was unusable ("boundary groups: none")
+awk '/^\$PhysicalNames/ { skip = 1 } !skip { print } /^\$EndPhysicalNames/ { skip = 0 }' "$SRC/inputs/meshes/square.msh" > noname.msh
+"$HS_BIN" run "$SRC/inputs/fem_poisson_square.ini" --quiet run.device=$DEVICE fem.mesh="$SRC/inputs/meshes/square.msh" fem.refine=0 output.path=sqnamed >/dev/null 2>"$CAP/e1"
+"$HS_BIN" run "$SRC/inputs/fem_poisson_square.ini" --quiet run.device=$DEVICE fem.mesh="$WORK/noname.msh" fem.refine=0 fem.dirichlet="1 2 3 4" output.path=sqtags >/dev/null 2>"$CAP/e2"
+if [ $NOFILES = 0 ]; then
+    "$HS_BIN" compare sqnamed.$EXT sqtags.$EXT u 0 >"$CAP/o" 2>&1 && ok "unnamed physical groups by their tags: the same solution as the named mesh" ||
+        bad "unnamed groups: $(cat "$CAP/e1" "$CAP/e2" "$CAP/o" | head -3)"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
