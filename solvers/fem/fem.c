@@ -52,7 +52,7 @@ static const hs_param_decl g_fem_params[] = {
      "heat: the unit of the temperatures given (initial, dirichlet_value, robin_value) and of T in the output (CF units)"},
     {"fem", "precond", HS_PARAM_ENUM, "amg", 0, 0, FEM_PC_CHOICES,
      "CG preconditioner: amg (smoothed aggregation, block Jacobi over ranks), jacobi or none"},
-    {"fem", "rtol", HS_PARAM_REAL, "1e-8", 1e-16, 1, NULL, "CG stopping test: ||r|| <= rtol ||b||"},
+    {"fem", "rtol", HS_PARAM_REAL, "1e-8", 1e-16, 0.1, NULL, "CG stopping test: ||r|| <= rtol ||b||"},
     {"fem", "max_iter", HS_PARAM_INT, "5000", 1, 1e9, NULL, "CG iterations at most per solve"},
     {"fem", "amg_theta", HS_PARAM_REAL, "-1", -1, 1, NULL,
      "AMG strength-of-connection threshold; -1: automatic (0.02 for poisson and heat, 0.08 for elasticity, as measured)"},

@@ -54,7 +54,7 @@ static const hs_param_decl g_heat_params[] = {
     {"heat", "Q", HS_PARAM_REAL, "0", HS_NO_MIN, HS_NO_MAX, NULL, "source strength (W/m^3; peak value for gaussian)"},
     {"heat", "source_center", HS_PARAM_REAL_LIST, "0.5", HS_NO_MIN, HS_NO_MAX, "1|2|3", "gaussian source centre (m)"},
     {"heat", "source_sigma", HS_PARAM_REAL, "0.05", 1e-300, HS_NO_MAX, NULL, "gaussian source width (m)"},
-    {"heat", "pcg_rtol", HS_PARAM_REAL, "1e-12", 1e-300, 1, NULL, "implicit schemes: relative residual of each CG solve"},
+    {"heat", "pcg_rtol", HS_PARAM_REAL, "1e-12", 1e-300, 0.1, NULL, "implicit schemes: relative residual of each CG solve"},
     {"heat", "pcg_max_iter", HS_PARAM_INT, "10000", 1, 1e9, NULL, "implicit schemes: CG iterations at most per step"},
     {"heat", "gpu_kernel", HS_PARAM_ENUM, "auto", 0, 0, HS_HEAT_KERNEL_CHOICES, "GPU 7-point kernel for constant k (auto: vec2 where rows allow, else zc; cell: the simple baseline)"},
 };
