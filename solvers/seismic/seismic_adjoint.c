@@ -155,8 +155,18 @@ static int read_observed_file(hs_seis *s, const hs_params *p, const char *path, 
             hs_error_clear();
             rc = hs_params_error(p, key, "'%s' has no time axis", path);
         } else {
-            double want = s->dt * (double)c->record_every, got = t[1] - t[0];
-            if (fabs(got - want) > 1e-9 * want)
+            /* the file's time is in its own unit (a forward run with output.time_units = minutes since
+             * ... writes minutes: its samples were compared as seconds and the file refused, "sampled
+             * every 1.67e-05 s"); no units attribute: seconds */
+            char units[256];
+            int found = 0;
+            if (hs_reader_attr_text(r, "time", "units", units, sizeof units, &found) != HS_OK) hs_error_clear(), found = 0;
+            const double unit = found ? hs_time_unit_seconds(units) : 1;
+            double want = s->dt * (double)c->record_every, got = (t[1] - t[0]) * unit;
+            if (!(unit > 0))
+                rc = hs_params_error(p, key, "'%s' has a time axis in '%s', not a CF time unit ('seconds since DATE', minutes, "
+                                     "hours, days)", path, units);
+            else if (fabs(got - want) > 1e-9 * want)
                 rc = hs_params_error(p, key, "'%s' is sampled every %g s; this run samples every %g s", path, got, want);
         }
     }

@@ -421,6 +421,19 @@ f = netCDF4.Dataset('grad.nc'); g = np.asarray(f['gradient'][:]); vp = np.asarra
 sys.exit(0 if g.shape == (61, 71) and g[30, 35] < 0 and g[0, 0] == 0 and g[30, 2] == 0 and vp[30, 35] == 2000 else 1)
 " && ok "the gradient is negative inside the faster disc and zero in the CPML" || bad "gradient field values"
 fi
+# observed seismograms written with output.time_units = minutes hold their times in minutes: the
+# misfit is the one against the same seismograms in seconds (the file was refused, its samples read
+# as seconds: "sampled every 1.66667e-05 s")
+"$HS_BIN" run shot.ini -q "${adj[@]}" output.format=none seismic.anomaly=disc seismic.anomaly_center="350 300" \
+    seismic.anomaly_radius=90 seismic.anomaly_dvp=150 seismic.seismograms=observed_min \
+    output.time_units="minutes since 2000-01-01" >/dev/null 2>&1
+if "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=observed_min.$EXT seismic.seismograms=syn_min \
+    output.format=none >gradmin.log 2>&1 && [ -n "$(sed -nE 's/^seismic: misfit ([^;]*);.*/\1/p' grad.log)" ] &&
+    [ "$(sed -nE 's/^seismic: misfit ([^;]*);.*/\1/p' gradmin.log)" = "$(sed -nE 's/^seismic: misfit ([^;]*);.*/\1/p' grad.log)" ]; then
+    ok "observed seismograms timed in minutes: the misfit of the same seismograms in seconds"
+else
+    bad "observed in minutes: $(tail -2 gradmin.log) against $(grep -m1 'seismic: misfit' grad.log | cut -c1-40)"
+fi
 # observed seismograms with a NaN: an input error from check as from run, nothing written
 if [ $EXT = nc ] && [ $HAVE_PY = 1 ] && python3 -c "import netCDF4" 2>/dev/null; then
     cp observed.nc obsnan.nc
