@@ -444,20 +444,22 @@ static int check_outputs(const hs_seis *s, const hs_params *p)
         char base[8192], path[8300];
         seismogram_base(c, k, base, sizeof base);
         snprintf(path, sizeof path, "%s%s", base, seismogram_ext(hs_params_enum(p, "output.format")));
-        HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "seismogram file", 1));
         /* output.overwrite = false keeps every existing file a run would write (the seismograms were
          * replaced), the SEG-Y ones too */
-        if (!hs_params_bool(p, "output.overwrite") && !strcmp(hs_params_string(p, "run.restart"), "none")) {
-            if (access(path, F_OK) == 0)
+        const int keep = !hs_params_bool(p, "output.overwrite") && !strcmp(hs_params_string(p, "run.restart"), "none");
+        HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "seismogram file", 1));
+        if (keep && access(path, F_OK) == 0)
+            return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
+        /* the SEG-Y files write_segy names, BASE.sgy (pressure), else BASE_vx.sgy ([_vy], _vz), are
+         * outputs like the station file: an input file of that name (a receiver file rec.sgy under
+         * seismograms = rec) was replaced, and a folder there failed the run after its last step */
+        static const char *const sfx2[2] = {"_vx", "_vz"}, *const sfx3[3] = {"_vx", "_vy", "_vz"};
+        const int elastic = c->model == HS_SEIS_ELASTIC, nsfx = elastic ? c->ndim : 1;
+        for (int comp = 0; c->segy && comp < nsfx; comp++) {
+            snprintf(path, sizeof path, "%s%s.sgy", base, !elastic ? "" : c->ndim == 2 ? sfx2[comp] : sfx3[comp]);
+            HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "SEG-Y file", 1));
+            if (keep && access(path, F_OK) == 0)
                 return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
-            /* the SEG-Y files write_segy names: BASE.sgy (pressure), else BASE_vx.sgy ([_vy], _vz) */
-            static const char *const sfx2[2] = {"_vx", "_vz"}, *const sfx3[3] = {"_vx", "_vy", "_vz"};
-            const int elastic = c->model == HS_SEIS_ELASTIC, nsfx = elastic ? c->ndim : 1;
-            for (int comp = 0; c->segy && comp < nsfx; comp++) {
-                snprintf(path, sizeof path, "%s%s.sgy", base, !elastic ? "" : c->ndim == 2 ? sfx2[comp] : sfx3[comp]);
-                if (access(path, F_OK) == 0)
-                    return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
-            }
         }
     }
     const char *out = hs_params_string(p, "output.path");

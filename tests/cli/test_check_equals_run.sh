@@ -8,7 +8,7 @@ CORPUS=$ROOT/tests/data/bad_inputs.txt
 
 # ---- shared fixtures: a heat case, a checkpoint of it at step 20, damaged copies, paths in the way
 FIX=$WORK/fix
-mkdir -p "$FIX/adir.nc" "$FIX/adir.h5"
+mkdir -p "$FIX/adir.nc" "$FIX/adir.h5" "$FIX/segydir_vz.sgy"
 cat > "$FIX/base.ini" <<INI
 [run]
 solver = heat
