@@ -356,6 +356,12 @@ static int check_source(const hs_seis *s, const hs_params *p)
             double ext = (double)(c->n[d] - 1) * c->h[d], x = pos[d], tol = 1e-9 * ext;
             if (!(x >= -tol && x <= ext + tol))
                 return hs_params_error(p, key, "%s %s = %g m lies outside the model [0, %g] m", who, nm, x, ext);
+            /* p = 0 on an acoustic free surface: a pressure source there radiates nothing (the traces
+             * were all zero, exit 0), as a zero force or moment would */
+            if (d == c->ndim - 1 && c->free_surface && c->model == HS_SEIS_ACOUSTIC && fabs(x) <= tol)
+                return hs_params_error(p, key, "%s %s = %g m lies on the free surface, where the acoustic model holds p = 0: "
+                                               "it would radiate nothing (put it below the surface)",
+                                       who, nm, x);
             double lo = (d == c->ndim - 1 && c->free_surface) ? 0 : c->pml * c->h[d], hi = ext - c->pml * c->h[d];
             if (c->pml > 0 && (x < lo - tol || x > hi + tol))
                 return hs_params_error(p, key,
@@ -373,7 +379,20 @@ static int check_source(const hs_seis *s, const hs_params *p)
 static void warn_receivers_and_source(const hs_seis *s)
 {
     const hs_seis_config *c = &s->cfg;
-    if (c->pml <= 0 || s->ctx->rank != 0) return;
+    if (s->ctx->rank != 0) return;
+    /* hydrophones on an acoustic free surface record p = 0 there: zero traces, said with the count */
+    if (c->free_surface && c->model == HS_SEIS_ACOUSTIC) {
+        const int z = c->ndim - 1;
+        const double tol = 1e-9 * (double)(c->n[z] - 1) * c->h[z];
+        int64_t on = 0, first = -1;
+        for (int64_t q = 0; q < s->rec.n; q++)
+            if (fabs(s->rec.x[z][q]) <= tol) on++, first = first < 0 ? q : first;
+        if (on)
+            fprintf(stderr, "hpcsim: warning: seismic: %lld of %lld receivers lie on the free surface (z = 0), the first %s: the "
+                            "acoustic model holds p = 0 there, so their traces are zero\n",
+                    (long long)on, (long long)s->rec.n, s->rec.names[first]);
+    }
+    if (c->pml <= 0) return;
     int64_t inside = 0, first = -1;
     for (int64_t q = 0; q < s->rec.n; q++) {
         int in = 0;

@@ -295,6 +295,17 @@ for cmd in check run; do
     [ $rc = 2 ] && grep -qF "seismic.moment: the moment tensor must not be zero" "$CAP/o" && ! ls never* >/dev/null 2>&1 && ok "$cmd: zero moment tensor refused" ||
         bad "$cmd: zero moment: exit $rc: $(grep -m1 error "$CAP/o")"
 done
+# a pressure source on an acoustic free surface, where p = 0, radiates nothing (all-zero traces, exit
+# 0): refused, by check as by run; hydrophones there record p = 0 (the image method's zero): said
+for cmd in check run; do
+    "$HS_BIN" $cmd shot.ini -q seismic.free_surface=true "seismic.source_position=447 0" output.path=never \
+        seismic.seismograms=neversg >"$CAP/o" 2>&1; rc=$?
+    [ $rc = 2 ] && grep -qF "seismic.source_position: the source z = 0 m lies on the free surface" "$CAP/o" && ! ls never* >/dev/null 2>&1 &&
+        ok "$cmd: an acoustic source on the free surface refused" || bad "$cmd: source on the free surface: exit $rc: $(grep -m1 error "$CAP/o")"
+done
+"$HS_BIN" check shot.ini -q seismic.free_surface=true "seismic.receiver_start=140.5 0" "seismic.receiver_end=760.3 0" >"$CAP/o" 2>&1
+[ "$(grep -c "warning: seismic: 12 of 12 receivers lie on the free surface (z = 0), the first R00001" "$CAP/o")" = 1 ] &&
+    ok "receivers on an acoustic free surface are warned of" || bad "receivers on the free surface: $(grep -i warning "$CAP/o")"
 # receivers in the absorbing layer are said (one recorded 0.62 of the true peak), once, with the count
 "$HS_BIN" check shot.ini -q "seismic.receiver_start=50 100" >"$CAP/o" 2>&1
 [ "$(grep -c "warning: seismic: 2 of 12 receivers lie in the CPML layer (the 12 points next to each absorbing face), the first R00001" "$CAP/o")" = 1 ] && ok "a receiver in the CPML layer is warned of" ||
