@@ -161,6 +161,8 @@ static int read_source(const hs_params *p, hs_seis_config *c)
         return hs_params_error(p, "seismic.delay", "%g: the wavelet's centre must be at t >= 0 (-1: automatic, 1.5 / f0)", delay);
     c->wavelet.delay = delay < 0 ? hs_wavelet_default_delay(c->wavelet.f0) : delay;
     c->wavelet.amplitude = hs_params_real(p, "seismic.amplitude");
+    /* as a zero force or moment tensor: a source of no strength radiates nothing (all-zero traces, exit 0) */
+    if (c->wavelet.amplitude == 0) return hs_params_error(p, "seismic.amplitude", "a source of amplitude 0 radiates nothing");
     if (c->model == HS_SEIS_ACOUSTIC && c->source_type != HS_SEIS_SRC_EXPLOSIVE)
         return hs_params_error(p, "seismic.source_type", "the acoustic model has only the explosive (pressure) source");
     double f[3] = {0, 0, 0};
