@@ -361,6 +361,18 @@ static int read_var(const hs_params *p, const hs_seis_config *c, hs_reader *r, c
         return hs_params_error(p, "seismic.model_file", "variable '%s' in '%s' has shape %s; the grid needs %s (slowest first)", var,
                                c->model_file, got, want);
     }
+    /* the model's z is depth, its first row the top: a CF vertical coordinate with positive = "up" is a
+     * height, its rows stored bottom first when it increases (an elevation model ran upside down, the
+     * deep rock at the surface, exit 0) */
+    char dims[8][HS_READER_NAME_MAX], pos[16];
+    int drank = 0, pfound = 0;
+    if (hs_reader_var_dims(r, var, dims, &drank) == HS_OK && drank == c->ndim && hs_reader_has_var(r, dims[0]) &&
+        hs_reader_attr_text(r, dims[0], "positive", pos, sizeof pos, &pfound) == HS_OK && pfound &&
+        (pos[0] == 'u' || pos[0] == 'U') && (pos[1] == 'p' || pos[1] == 'P') && !pos[2])
+        return hs_params_error(p, "seismic.model_file", "variable '%s' in '%s': its vertical coordinate '%s' is a height (positive = "
+                                                        "\"up\"); the model's z is depth, positive down, first row at the top: store "
+                                                        "depth (-elevation), top row first", var, c->model_file, dims[0]);
+    hs_error_clear();
     /* a square model stored (x, z) was read transposed, a 5 m file ran on the 10 m grid */
     HS_CHECK(hs_grid_input_check_axes(p, r, c->model_file, "model", var, c->ndim, c->ndim == 2 ? "xz" : "xyz", c->n, c->h,
                                       "seismic.model_file", "seismic.spacing"));

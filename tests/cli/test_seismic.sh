@@ -259,12 +259,18 @@ for name, dims, step in [('m_xz.nc', ('x', 'z'), 10.0), ('m_zx.nc', ('z', 'x'), 
 with netCDF4.Dataset('m_5m.nc') as g, netCDF4.Dataset('m_nan.nc', 'w') as f:
     for dn in ('z', 'x'):
         f.createDimension(dn, 61); c = f.createVariable(dn, 'f8', (dn,)); c[:] = np.arange(61) * 10.0
-    f['z'][7] = np.nan; f.createVariable('vp', 'f4', ('z', 'x'))[:] = g['vp'][:]"
+    f['z'][7] = np.nan; f.createVariable('vp', 'f4', ('z', 'x'))[:] = g['vp'][:]
+# heights (CF positive = up), the bottom row first: it ran upside down (the fast rows at the surface)
+with netCDF4.Dataset('m_zx.nc') as g, netCDF4.Dataset('m_up.nc', 'w') as f:
+    for dn in ('z', 'x'):
+        f.createDimension(dn, 61); c = f.createVariable(dn, 'f8', (dn,)); c[:] = np.arange(61) * 10.0; c.units = 'm'
+    f['z'][:] = -600 + np.arange(61) * 10.0; f['z'].positive = 'up'; f.createVariable('vp', 'f4', ('z', 'x'))[:] = g['vp'][::-1]"
     SQ=(seismic.medium=file seismic.n="61 61" seismic.source_position="300 300" seismic.receiver_start="200 200" seismic.receiver_end="400 400"
         seismic.t_end=0.05 output.format=none seismic.seismograms=sq)
     for m in "m_xz.nc:seismic.model_file: variable 'vp' in 'm_xz.nc' has dimensions (x, z): the model is read (z, x), x fastest" \
              "m_5m.nc:seismic.spacing: the model file 'm_5m.nc' steps its coordinate 'z' by 5 m (from index 0 to 1); the grid's spacing there is 10 m" \
-             "m_nan.nc:seismic.spacing: the model file 'm_nan.nc' steps its coordinate 'z' by nan m (from index 6 to 7)"; do
+             "m_nan.nc:seismic.spacing: the model file 'm_nan.nc' steps its coordinate 'z' by nan m (from index 6 to 7)" \
+             "m_up.nc:seismic.model_file: variable 'vp' in 'm_up.nc': its vertical coordinate 'z' is a height (positive = \"up\")"; do
         for cmd in check run; do
             "$HS_BIN" $cmd shot.ini -q "${SQ[@]}" seismic.model_file=${m%%:*} >"$CAP/o" 2>&1; rc=$?
             [ $rc = 2 ] && grep -qF "${m#*:}" "$CAP/o" && ! ls sq.* >/dev/null 2>&1 && ok "$cmd: model ${m%%:*} refused" || bad "$cmd: model ${m%%:*}: exit $rc: $(grep -m1 error "$CAP/o")"
