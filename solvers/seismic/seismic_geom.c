@@ -42,13 +42,14 @@ static int alloc_receivers(hs_seis_receivers *r, int64_t cap, int ndim)
     return HS_OK;
 }
 
-/* Count the receiver lines of a file (an upper bound of the receivers). */
+/* Count the receiver lines of a file (an upper bound of the receivers): ended by LF, or by a CR
+ * that no LF follows (classic Mac files, as parameter files read them). */
 static int64_t count_lines(FILE *f)
 {
     int64_t n = 0;
     int ch, last = '\n';
     while ((ch = fgetc(f)) != EOF) {
-        if (ch == '\n') n++;
+        if (ch == '\n' || (last == '\r' && ch != '\n')) n++;
         last = ch;
     }
     if (last != '\n') n++;
@@ -97,11 +98,19 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
     int rc = alloc_receivers(r, cap, c->ndim);
     int64_t *at_line = malloc((size_t)(cap ? cap : 1) * sizeof *at_line);
     if (rc == HS_OK && !at_line) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    char *line = NULL;
+    char *buf = NULL;
     size_t len = 0;
+    ssize_t got;
     int64_t lineno = 0;
-    /* whole lines whatever their length (a long comment is one line) */
-    while (rc == HS_OK && getline(&line, &len, f) >= 0) {
+    /* whole lines whatever their length (a long comment is one line); a CR that no LF follows ends a
+     * line too, as in parameter files (a bare-CR file was one line: its first comment hid every
+     * receiver, "lists no receivers", or its receivers were one line of too many fields) */
+    while (rc == HS_OK && (got = getline(&buf, &len, f)) >= 0) {
+      for (char *next = buf, *end = buf + got; rc == HS_OK && next < end;) {
+        char *line = next, *cr = line;
+        while (cr < end - 1 && !(*cr == '\r' && cr[1] != '\n')) cr++;
+        if (cr < end - 1) *cr = '\0', next = cr + 1;
+        else next = end;
         lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
@@ -137,8 +146,9 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
             at_line[r->n] = lineno;
             rc = add_receiver(r, cap, named ? tok[0] : NULL, x, c->ndim);
         }
+      }
     }
-    free(line);
+    free(buf);
     fclose(f);
     if (rc == HS_OK && r->n == 0) rc = hs_params_error(p, "seismic.receiver_file", "'%s' lists no receivers", c->rec_file);
     if (rc == HS_OK && r->n > 65535)

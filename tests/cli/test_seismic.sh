@@ -162,6 +162,20 @@ if "$HS_BIN" run shot.ini seismic.receivers=file seismic.receiver_file=longrec.t
     seismic.seismograms=longsg >"$CAP/o" 2>&1 && grep -q " 2 receivers" "$CAP/o"; then
     ok "a receiver file with a 5000-character comment: 2 receivers"
 else bad "long comment line: $(grep -m1 -E 'error|receivers' "$CAP/o")"; fi
+# a CR that no LF follows ends a line, as in parameter files (a bare-CR file was one line: its first
+# comment hid every receiver, "lists no receivers"): the same seismograms as the file with LF ends,
+# and an error names its line
+printf '# survey\rA 300 250\rB 320 250\r' > crrec.txt
+printf '# survey\nA 300 250\nB 320 250\n' > lfrec.txt
+"$HS_BIN" run shot.ini -q seismic.receivers=file seismic.receiver_file=lfrec.txt seismic.t_end=0.05 output.format=none seismic.seismograms=lfsg >/dev/null 2>&1
+if "$HS_BIN" run shot.ini -q seismic.receivers=file seismic.receiver_file=crrec.txt seismic.t_end=0.05 output.format=none \
+    seismic.seismograms=crsg >"$CAP/o" 2>&1 && "$HS_BIN" compare lfsg.$EXT crsg.$EXT p 0 >cmp.log 2>&1; then
+    ok "a receiver file with bare-CR line ends: the seismograms of its LF twin"
+else bad "bare-CR receiver file: $(cat "$CAP/o" cmp.log | grep -m1 -E 'error|differ|values')"; fi
+printf 'A 300 250\rB 320 250\rC 330\r' > crbad.txt
+"$HS_BIN" check shot.ini seismic.receivers=file seismic.receiver_file=crbad.txt >"$CAP/o" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "crbad.txt:3: coordinate 'C' is not a number" "$CAP/o" &&
+    ok "a bare-CR receiver file's bad line is named by its number" || bad "bare-CR bad line: exit $rc: $(grep -m1 error "$CAP/o")"
 printf 'R00002 300 250\n310 250\n' > duprec.txt
 for cmd in check run; do
     "$HS_BIN" $cmd shot.ini seismic.receivers=file seismic.receiver_file=duprec.txt output.path=dupsnap seismic.seismograms=dupsg >"$CAP/o" 2>&1
