@@ -221,6 +221,44 @@ static int read_receivers(const hs_params *p, hs_seis_config *c)
     return HS_OK;
 }
 
+/* Keys this configuration would ignore though the user set them (README, "Parameter files": a key
+ * the configuration does not use is bad input, the user meant it to act): a model file under
+ * medium = constant, layers under a file model, a force direction for a moment source, a receiver
+ * file for a line, a shot step for one shot all ran without a word.  A file's leftovers under a
+ * setting switched on the command line pass (hs_params_unused); a string key set to none is unset. */
+static int refuse_unused_keys(const hs_params *p, const hs_seis_config *c)
+{
+    const int file = c->medium == HS_SEIS_MEDIUM_FILE, layered = c->medium == HS_SEIS_MEDIUM_LAYERED;
+    const struct {
+        const char *key, *cause;
+        int used, string;
+    } keys[] = {
+        {"seismic.model_file", "seismic.medium", file, 1},
+        {"seismic.model_format", "seismic.medium", file, 0},
+        {"seismic.vp_variable", "seismic.medium", file, 0},
+        {"seismic.vs_variable", "seismic.medium", file, 0},
+        {"seismic.rho_variable", "seismic.medium", file, 0},
+        {"seismic.vs_file", "seismic.medium", file, 1},
+        {"seismic.rho_file", "seismic.medium", file, 1},
+        {"seismic.layer_depths", "seismic.medium", layered, 0},
+        {"seismic.layer_vp", "seismic.medium", layered, 0},
+        {"seismic.layer_vs", "seismic.medium", layered, 0},
+        {"seismic.layer_rho", "seismic.medium", layered, 0},
+        {"seismic.force", "seismic.source_type", c->source_type == HS_SEIS_SRC_FORCE, 0},
+        {"seismic.moment", "seismic.source_type", c->source_type == HS_SEIS_SRC_MOMENT, 0},
+        {"seismic.receiver_end", "seismic.receivers", c->receivers == HS_SEIS_REC_LINE, 0},
+        {"seismic.receiver_step", "seismic.receivers", c->receivers == HS_SEIS_REC_GRID, 0},
+        {"seismic.receiver_file", "seismic.receivers", c->receivers == HS_SEIS_REC_FILE, 1},
+        {"seismic.shot_step", "seismic.shot_count", c->shots > 1, 0},
+        {"seismic.fwi_iterations", "seismic.mode", c->mode == HS_SEIS_FWI, 0},
+        {"seismic.fwi_vp_step", "seismic.mode", c->mode == HS_SEIS_FWI, 0},
+    };
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (!keys[k].used && !(keys[k].string && !strcmp(hs_params_string(p, keys[k].key), "none")))
+            HS_CHECK(hs_params_unused(p, keys[k].key, keys[k].cause));
+    return HS_OK;
+}
+
 int hs_seis_config_read(const hs_params *p, hs_seis_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -275,7 +313,7 @@ int hs_seis_config_read(const hs_params *p, hs_seis_config *c)
         if (c->free_surface)
             return hs_params_error(p, "seismic.free_surface", "the adjoint (gradient, fwi) is implemented without a free surface");
     }
-    return HS_OK;
+    return refuse_unused_keys(p, c);
 }
 
 void hs_seis_medium_at(const hs_seis_config *c, const double x[3], double *vp, double *vs, double *rho)
