@@ -204,6 +204,17 @@ int hs_driver_check(const hs_params *p)
     char first[8192];
     snprintf(first, sizeof first, "%s.nc", out);
     HS_CHECK(hs_params_check_writable(p, "output.path", first, "output file", 0));
+    /* The .xmf names its data as FILE.h5:/dataset, and XDMF readers split that at the first ':'
+     * (ParaView's XDMF 3 reader aborted on output.path = c:d, the legacy one showed an empty grid);
+     * XDMF has no escape for it.  The references hold the file's own name only, so a ':' in a
+     * folder name is fine. */
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    if (writes_output && writes_ext(p, ".xmf") && strchr(base, ':'))
+        return hs_params_error(p, "output.path",
+                               "the file name '%s' has a ':', which the .xmf cannot reference (XDMF readers take the first ':' of "
+                               "'%s.h5:/dataset' as the end of the file name, and ParaView cannot open it); a ':' in a folder is fine",
+                               base, base);
     for (int i = 1; g_output_exts[i]; i++) {
         char path[8192];
         struct stat st;
