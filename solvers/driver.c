@@ -939,12 +939,23 @@ static void test_hooks(int64_t step)
     if (test_step_env("HS_TEST_KILL_AT_STEP", &kill_at) >= 0 && step >= kill_at) raise(SIGKILL);
 }
 
+/* The next output.every_time record after time t: the first multiple of `every` that t has not
+ * reached by the rule that makes a record due (t >= k every (1 - 1e-12)).  A looser rule at the
+ * start of a restart skipped a record: a checkpoint at t = 0.29999999995 took 0.3 as written, and
+ * the restarted file lacked the record the uninterrupted run lands on by a last short step. */
+static double next_output_time(double t, double every)
+{
+    double k = floor(t / every);
+    while (t >= k * every * (1 - 1e-12)) k++;
+    return k * every;
+}
+
 static int time_loop(run_state *r)
 {
     double t, t_end, work;
     int64_t step;
     r->ops->progress(r->state, &t, &step, &t_end, &work);
-    if (r->out_dt > 0) r->next_out_time = (floor(t / r->out_dt + 1e-9) + 1) * r->out_dt;
+    if (r->out_dt > 0) r->next_out_time = next_output_time(t, r->out_dt);
     int watch = hs_params_bool(r->p, "checkpoint.on_signal") || r->walltime > 0;
     while (t < t_end && !(r->max_steps > 0 && step >= r->max_steps)) {
         double until = t_end;
@@ -969,7 +980,7 @@ static int time_loop(run_state *r)
         int due = (r->out_every > 0 && step % r->out_every == 0);
         if (r->out_dt > 0 && t >= r->next_out_time * (1 - 1e-12)) {
             due = 1;
-            r->next_out_time = (floor(t / r->out_dt + 1e-9) + 1) * r->out_dt;
+            r->next_out_time = next_output_time(t, r->out_dt);
         }
         if (due) HS_CHECK(write_record(r));
         if (r->ckpt_every > 0 && step % r->ckpt_every == 0) HS_CHECK(write_checkpoint(r));

@@ -129,6 +129,34 @@ for cad in "output.every_steps=5" "output.every_time=0.0013"; do
     else bad "stop at max_steps then restart ($cad): exit $rc: $(grep -E 'differ|^time|error' cmp e | head -5)"; fi
     rm -f whole.* cut.*
 done
+# ... and from a checkpoint that falls short of a record time by less than 1e-9 of the interval
+#    (100 steps of 0.1 - 5e-11 fall 5e-11 short of each record time, reached by a 101st step): the
+#    restart took the record at 0.3 as written and skipped it (5 records, step 504 of 505)
+cat > sliver.ini <<EOF
+[run]
+solver = heat
+device = $DEVICE
+[heat]
+ndim = 1
+n = 8
+t_end = 0.5
+dt = 0.0009999999995
+scheme = backward_euler
+initial = sine
+mode = 1
+T0 = 0
+[output]
+every_time = 0.1
+EOF
+"$HS_BIN" run sliver.ini --quiet output.path=whole >/dev/null 2>&1
+"$HS_BIN" run sliver.ini --quiet output.path=cut checkpoint.path=cut.ck checkpoint.every_steps=302 run.max_steps=302 >/dev/null 2>&1
+"$HS_BIN" run sliver.ini --quiet output.path=cut --restart cut.ck >o 2>e; rc=$?
+ew=$(ls whole.* | grep -v xmf | head -1); ec=${ew/whole/cut}
+if [ $rc = 0 ] && "$HS_BIN" compare --all "$ew" "$ec" >cmp 2>&1 && grep -q "0 differ" cmp &&
+    grep -q '^time: 6 values' cmp && grep -q 'finished at step 505,' o; then
+    ok "checkpoint 5e-11 short of the record at 0.3: the restart writes it (6 records, step 505) and equals the whole run bitwise"
+else bad "checkpoint just short of a record time, restart: exit $rc: $(grep -E 'differ|^time|error|finished' cmp e o | head -5)"; fi
+rm -f whole.* cut.* sliver.ini
 
 # 2d. an input file whose contents changed since the checkpoint (same name): refused by check and
 #    run (exit 2, the key, both hashes); the same contents restart (the checkpoint keeps each input
