@@ -135,6 +135,39 @@ else
     echo "skip Python client checks: netCDF4/xarray/h5py not installed"
 fi
 
+# 7b. output.every_time lands the records on the requested times: 2000 steps of 0.001 with a record
+# every 0.1, one step per call to the solver (signals watched, the default).  The sum of 100 steps
+# falls 6e-16 short of 0.1 and nothing snapped it: records at 0.0999999999999994 ... 1.99999999999989,
+# none at t_end = 2.  Each record time must be k/10 to within 2 ulp, the last exactly 2.
+if python3 -c "import h5py, numpy" 2>/dev/null; then
+    cat > every.ini <<EOF2
+[run]
+solver = heat
+device = $DEVICE
+[heat]
+ndim = 1
+n = 8
+t_end = 2
+dt = 0.001
+initial = sine
+mode = 1
+[output]
+format = $FMT
+path = every
+every_time = 0.1
+EOF2
+    "$HS_BIN" run every.ini --quiet >"$CAP/o" 2>"$CAP/e" || bad "every_time run: $(cat "$CAP/e")"
+    if python3 - every.$EXT >"$CAP/o" 2>&1 <<'PY'; then ok "every_time = 0.1 over 2000 steps: records at k/10 within 2 ulp, the last at t_end = 2 ($(cat "$CAP/o"))"
+import sys, h5py, numpy as np
+t = h5py.File(sys.argv[1], "r")["time"][:]
+want = np.arange(21) / 10.0
+err = np.abs(t - want) / np.spacing(np.maximum(want, 0.1)) if len(t) == 21 else None
+print("%d records, worst %s ulp, last %r" % (len(t), "-" if err is None else "%.0f" % err.max(), float(t[-1])))
+sys.exit(0 if err is not None and err.max() <= 2 and t[-1] == 2.0 else 1)
+PY
+    else bad "every_time records off the requested times: $(cat "$CAP/o")"; fi
+fi
+
 # 8. bad inputs: exact message, exit 2, nothing written
 expect_fail() { # name, expected message, args...
     local name=$1 want=$2
