@@ -202,6 +202,22 @@ static char spatial_axis(hs_reader *r, const char *dim)
     return a == 'x' ? 'X' : a == 'y' ? 'Y' : 0;
 }
 
+/* A variable's `units` attribute, blanks around it dropped ("1" when it has none or it is blank):
+ * every file's must be the first's, and a model's the data's. */
+static int var_units(hs_reader *r, const char *name, char *out, size_t len)
+{
+    char buf[HS_SURR_NAME_MAX * 4];
+    int found = 0;
+    HS_CHECK(hs_reader_attr_text(r, name, "units", buf, sizeof buf, &found));
+    const char *a = buf;
+    size_t n = found ? strlen(buf) : 0;
+    while (n > 0 && (*a == ' ' || *a == '\t')) a++, n--;
+    while (n > 0 && (a[n - 1] == ' ' || a[n - 1] == '\t')) n--;
+    if (n == 0) a = "1", n = 1;
+    snprintf(out, len, "%.*s", (int)n, a);
+    return HS_OK;
+}
+
 /* A dimension whose coordinate variable is a CF time: units "... since ...", axis T or standard_name time. */
 static int is_time_dim(hs_reader *r, const char *dim)
 {
@@ -315,8 +331,7 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
             rc = hs_reader_attr_text(r, dims[0], "calendar", g->calendar, sizeof g->calendar, &has_cal);
         for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
             int found;
-            rc = hs_reader_attr_text(r, d->src[v], "units", g->var_units[v], sizeof g->var_units[v], &found);
-            if (rc == HS_OK && !found) snprintf(g->var_units[v], sizeof g->var_units[v], "1");
+            rc = var_units(r, d->src[v], g->var_units[v], sizeof g->var_units[v]);
             if (rc == HS_OK) rc = hs_reader_attr_text(r, d->src[v], "long_name", g->var_long[v], sizeof g->var_long[v], &found);
             /* one level of a variable: NAME followed by the level (z@500 -> z500), and the level in the long name */
             hs_surr_var_out_name(d->src[v], d->has_level[v], d->level[v], g->var_name[v], sizeof g->var_name[v]);
@@ -341,6 +356,15 @@ static int read_layout(hs_surr_data *d, int f, hs_reader *r)
         else if (!hs_surr_same_coords(d->gy, cy, ny) || !hs_surr_same_coords(d->gx, cx, nx))
             rc = hs_input_error(file, 0, NULL, "coordinates %s, %s differ from those of %s: every file must be on one grid",
                                 dims[1], dims[2], d->files[0]);
+        /* the same units: a file of h in cm among files in m was trained on (and normalised with) a
+         * mixture of both without a word */
+        for (int v = 0; v < d->nvars && rc == HS_OK; v++) {
+            char u[HS_SURR_NAME_MAX];
+            rc = var_units(r, d->src[v], u, sizeof u);
+            if (rc == HS_OK && strcmp(u, g->var_units[v]) != 0)
+                rc = hs_input_error(file, 0, NULL, "variable '%s' is in '%s', but in %s in '%s': every file must give a variable in "
+                                    "the same units", d->src[v], u, d->files[0], g->var_units[v]);
+        }
     }
     free(cy), free(cx);
     HS_CHECK(rc);

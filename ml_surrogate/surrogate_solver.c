@@ -398,6 +398,22 @@ static void grid_dims_decode(const int32_t in[GRID_DIMS_LEN], char ydim[HS_SURR_
     *yaxis = (char)in[2 * HS_SURR_NAME_MAX], *xaxis = (char)in[2 * HS_SURR_NAME_MAX + 1];
 }
 
+/* The variables' units, kept in the model file as character codes (HS_SURR_NAME_MAX per variable):
+ * its mean, deviation and climatology are in them, so data in other units (h in cm for a model
+ * trained on m) were forecast and scored as garbage without a word. */
+static void units_encode(const hs_surr_grid *g, int nvars, int32_t *out)
+{
+    memset(out, 0, (size_t)nvars * HS_SURR_NAME_MAX * sizeof *out);
+    for (int v = 0; v < nvars; v++)
+        for (int i = 0; i < HS_SURR_NAME_MAX && g->var_units[v][i]; i++) out[v * HS_SURR_NAME_MAX + i] = (unsigned char)g->var_units[v][i];
+}
+
+static void units_decode(const int32_t *in, int v, char out[HS_SURR_NAME_MAX])
+{
+    for (int i = 0; i < HS_SURR_NAME_MAX; i++) out[i] = (char)in[v * HS_SURR_NAME_MAX + i];
+    out[HS_SURR_NAME_MAX - 1] = 0;
+}
+
 /* Read a model file on every rank: its parameters must be the architecture's, its grid the data's. */
 /* The frame interval the network steps by (file 0's first two frames): {the interval in seconds
  * when the file's time units are CF time units, else in its own units; seconds per unit, or 0 when
@@ -467,6 +483,22 @@ static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs
         rc = hs_input_error(c->data.files[0], 0, NULL, "frames %.9g %s apart, but the model %s was trained on frames %.9g %s apart "
                             "(the network steps by one fixed interval)", now[0], now[1] > 0 ? "s" : hs_surr_data_time_units(d, 0),
                             path, then[0], then[1] > 0 ? "s" : "time units");
+    /* the variables' units (models written before they were kept pass) */
+    int has_units = 0;
+    if (rc == HS_OK) rc = hs_checkpoint_has(ck, "var_units", &has_units);
+    if (rc == HS_OK && has_units) {
+        int32_t *code = malloc(V * HS_SURR_NAME_MAX * sizeof *code);
+        rc = code ? hs_checkpoint_read(ck, "var_units", HS_I32, (int64_t)(V * HS_SURR_NAME_MAX), code)
+                  : HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        for (int v = 0; rc == HS_OK && v < (int)V; v++) {
+            char mu[HS_SURR_NAME_MAX];
+            units_decode(code, v, mu);
+            if (strcmp(mu, g->var_units[v]) != 0)
+                rc = hs_input_error(path, 0, NULL, "the model was trained on '%s' in '%s', the data (%s) give it in '%s': convert the "
+                                    "data to the model's units", g->var_name[v], mu, c->data.files[0], g->var_units[v]);
+        }
+        free(code);
+    }
     if (rc == HS_OK) {
         hs_surr_arch a = c->train.arch;
         a.ny = g->ny, a.nx = g->nx;
@@ -511,6 +543,11 @@ static int save_model(hs_ctx *ctx, const hs_params *p, const config *c, hs_surr_
         double interval[2];
         frame_interval(d, interval);
         if (rc == HS_OK) rc = hs_checkpoint_write(ck, "frame_interval", HS_F64, 2, interval);
+        int32_t *units = malloc(V * HS_SURR_NAME_MAX * sizeof *units);
+        if (rc == HS_OK && !units) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+        if (rc == HS_OK) units_encode(g, (int)V, units);
+        if (rc == HS_OK) rc = hs_checkpoint_write(ck, "var_units", HS_I32, (int64_t)(V * HS_SURR_NAME_MAX), units);
+        free(units);
         if (rc == HS_OK) rc = hs_checkpoint_close(ck);
         else if (ck) hs_checkpoint_discard(ck);
         if (rc == HS_OK) hs_io_written_add(c->model_path, -1);

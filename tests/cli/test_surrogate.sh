@@ -237,6 +237,13 @@ expect_input_error "forecast file shorter than the input frames" "bad/short3.nc:
 ncdump traj2.nc | sed 's/^ x = 0.03125,/ x = 10.03125,/' | ncgen -k nc4 -o bad/shifted.nc
 expect_input_error "forecast on other coordinates" "full.h5: the model was trained on other coordinates" forecast \
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/shifted.nc
+# a variable in other units: among the training files (a file of h in cm trained beside files in m,
+# normalised with one mean) and against the model's (a model of h in m forecast cm as garbage)
+ncdump traj2.nc | sed 's/^\t\th:units = "m" ;/\t\th:units = "cm" ;/' | ncgen -k nc4 -o bad/cm.nc
+expect_input_error "a file of other units" "bad/cm.nc: variable 'h' is in 'cm', but in traj0.nc in 'm'" train \
+    surrogate.files="traj0.nc bad/cm.nc"
+expect_input_error "forecast from data in other units" "full.h5: the model was trained on 'h' in 'm', the data (bad/cm.nc) give it in 'cm'" \
+    forecast surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/cm.nc
 expect_input_error "initial time not in the file" "surrogate.initial_times: 2.05 is not a time of" forecast \
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.initial_times=2.05
 expect_input_error "restart with another architecture" "surrogate.hidden: the checkpoint ckf.h5 was made with surrogate.hidden = 8 8" \
