@@ -3,16 +3,26 @@
 #ifndef HS_BURGERS_EXACT_H
 #define HS_BURGERS_EXACT_H
 
+#include <math.h>
+
 /* Gauss-Hermite rule for the weight exp(-s^2): n nodes s[] (ascending) and the logarithms of
  * their weights (log, so that rules of several hundred nodes neither overflow nor underflow).
  * Nodes by Sturm-sequence bisection on the Jacobi matrix, polished by Newton steps on the
  * normalised Hermite functions.  Returns 0, or 2 for n < 1 or n > HS_BURGERS_EXACT_MAX_NODES (2000). */
 int hs_gauss_hermite(int n, double *s, double *logw);
 
+/* From this viscosity up (a = 1 / (2 pi nu) <= 2) u comes from the Fourier series of the heat
+ * solution, HS_BURGERS_EXACT_TERMS terms (I_k(2) / I_0(2) < 1e-40 beyond): the Gaussian spans many
+ * periods of f there and the rule aliased (u(0.65, x) = 0.997 at nu = 500, where u ~ e^-3200). */
+#define HS_BURGERS_EXACT_NU_SERIES (1.0 / (4.0 * M_PI))
+#define HS_BURGERS_EXACT_TERMS 40
+
 typedef struct hs_burgers_exact {
     double nu;
     int n;          /* quadrature nodes */
     double *s, *logw;
+    int nk;         /* nu >= HS_BURGERS_EXACT_NU_SERIES: Fourier terms used instead of the rule */
+    double ratio[HS_BURGERS_EXACT_TERMS + 2]; /* I_k(a) / I_0(a), a = 1 / (2 pi nu), k <= nk */
 } hs_burgers_exact;
 
 /* Default number of nodes: enough for 1e-12 relative accuracy of u for nu >= 0.01/pi, t <= 1. */

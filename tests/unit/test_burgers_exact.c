@@ -216,10 +216,49 @@ static void test_small_viscosity(void **s)
     assert_int_equal(hs_burgers_exact_nodes(NU), HS_BURGERS_EXACT_NODES);
 }
 
+/* Large viscosities: the Gaussian of the heat kernel then spans many periods of f, and 400
+ * Gauss-Hermite nodes aliased (u(0.65, x) came out 0.997 at nu = 500 and 0.9996 at nu = 100, where u
+ * decays as e^(-nu pi^2 t)).  Against the trapezoid rule over the Gaussian's whole width. */
+static double wide_trapezoid_u(double nu, double t, double x)
+{
+    const int m = 400000;
+    const double L = fmax(3.0, 12.0 * sqrt(4 * nu * t)), h = 2 * L / m;
+    double emax = -INFINITY, num = 0, den = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k <= m; k++) {
+            double eta = -L + h * k, y = M_PI * (x - eta);
+            double e = -eta * eta / (4 * nu * t) - cos(y) / (2 * M_PI * nu);
+            if (pass == 0) emax = fmax(emax, e);
+            else num += sin(y) * exp(e - emax), den += exp(e - emax);
+        }
+    return -num / den;
+}
+
+static void test_large_viscosity(void **s)
+{
+    (void)s;
+    const double nus[] = {0.05, 0.2, 3, 100, 500, 1e4}, xs[] = {-0.6, 0.05, 0.3}, ts[] = {0.01, 0.3, 0.65, 0.99};
+    for (int q = 0; q < 6; q++) {
+        hs_burgers_exact *ex;
+        assert_int_equal(hs_burgers_exact_create(nus[q], 0, &ex), 0);
+        double worst = 0, worst_ux = 0;
+        for (int i = 0; i < 4; i++)
+            for (int j = 0; j < 3; j++) {
+                worst = fmax(worst, fabs(hs_burgers_exact_u(ex, ts[i], xs[j]) - wide_trapezoid_u(nus[q], ts[i], xs[j])));
+                const double dx = 1e-5, fd = (hs_burgers_exact_u(ex, ts[i], xs[j] + dx) - hs_burgers_exact_u(ex, ts[i], xs[j] - dx)) / (2 * dx);
+                worst_ux = fmax(worst_ux, fabs(hs_burgers_exact_ux(ex, ts[i], xs[j]) - fd));
+            }
+        print_message("nu = %g: max |u - trapezoid| = %.2e, max |u_x - central difference| = %.2e\n", nus[q], worst, worst_ux);
+        TEST_LE(worst, 1e-12);
+        TEST_LE(worst_ux, 1e-6);
+        hs_burgers_exact_destroy(ex);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gauss_hermite), cmocka_unit_test(test_initial_condition),
     cmocka_unit_test(test_against_adaptive), cmocka_unit_test(test_max_slope), cmocka_unit_test(test_grid),
-    cmocka_unit_test(test_small_viscosity),
+    cmocka_unit_test(test_small_viscosity), cmocka_unit_test(test_large_viscosity),
 };
 
 TEST_MAIN("burgers_exact", tests)
