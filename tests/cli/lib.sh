@@ -19,3 +19,18 @@ EXT=nc
 "$HS_BIN" --version | grep -q '+netcdf' || EXT=h5
 FMT=netcdf
 [ $EXT = nc ] || FMT=hdf5
+
+# records_on_grid FILE STEP T_END: the file's time records are k * STEP for k = 0 .. T_END / STEP, each
+# within 2 ulp, the last exactly T_END (output.every_time's landing); prints what it found
+records_on_grid() {
+    python3 - "$@" <<'PY'
+import sys, h5py, numpy as np
+name, step, t_end = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+t = h5py.File(name, "r")["time"][:]
+n = int(round(t_end / step)) + 1
+want = np.arange(n) * step
+err = np.abs(t - want) / np.spacing(np.maximum(want, step)) if len(t) == n else None
+print("%d records, worst %s ulp, last %r" % (len(t), "-" if err is None else "%.0f" % err.max(), float(t[-1])))
+sys.exit(0 if err is not None and err.max() <= 2 and t[-1] == t_end else 1)
+PY
+}
