@@ -394,10 +394,13 @@ static void cavity_case(int re, int n, int column, double tol)
     finish_case(s, p);
 }
 
+/* Ghia's Re 100 table: 65^2 in the quick suite, within the same 0.01 (a 129^2 run to steady state took 190 s of the CI's
+ * 30 minutes on two cores), 129^2 within 0.01 under make validate */
 static void test_cavity_re100(void **st)
 {
     (void)st;
-    cavity_case(100, 129, 0, 0.01);
+    if (validate_mode()) cavity_case(100, 129, 0, 0.01);
+    else cavity_case(100, 65, 0, 0.01);
 }
 
 static void test_cavity_re400_validate(void **st)
