@@ -3,6 +3,7 @@
 #define HS_SOLVER_H
 
 #include <float.h>
+#include <math.h>
 
 #include "io/checkpoint.h"
 #include "io/output.h"
@@ -93,5 +94,18 @@ int hs_driver_check_memory(hs_ctx *ctx, const hs_params *p, const char *key, con
  * rounds back to t before the end (the run never ends).  The driver asks it of a fixed step, the
  * solvers of the step their stability limit gives. */
 static inline int hs_step_below_time_resolution(double dt, double t_end) { return dt > 0 && t_end > 0 && dt < t_end * DBL_EPSILON; }
+
+/* The length of the next step toward `until` when the nominal step is dt: dt itself, or what is
+ * left to land exactly on `until`; 0 when the time has arrived (what is left is a sliver below
+ * 1e-9 dt and 1e-9 |until|, rounding of the accumulated time).  A step that would stop within
+ * 1e-9 dt of the target takes the sliver along: 100 steps of 0.001 from t = 1 fall 1.1e-14 short
+ * of 1.1, and with one step per call (signals watched) nothing snapped it, so every_time = 0.1
+ * wrote records at 1.099999999999989 ... 1.99999999999989.  The heat and CFD solvers share it. */
+static inline double hs_step_toward(double time, double dt, double until)
+{
+    double left = until - time;
+    if (left <= 1e-9 * dt && left <= 1e-9 * fabs(until)) return 0;
+    return until - (time + dt) <= 1e-9 * dt ? left : dt;
+}
 
 #endif

@@ -65,17 +65,6 @@ int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
     return HS_OK;
 }
 
-double hs_cfd_step_toward(double time, double dt, double until)
-{
-    double left = until - time;
-    if (left <= 1e-9 * dt && left <= 1e-9 * fabs(until)) return 0;
-    /* a step that would stop within that sliver of the target takes it along: 100 steps of 0.001
-     * from t = 1 fall 1.1e-14 short of 1.1, and with one step per call (signals watched) nothing
-     * snapped it, so every_time = 0.1 wrote records at 1.099999999999989 ... 1.99999999999989 */
-    if (until - (time + dt) <= 1e-9 * dt) return left;
-    return dt;
-}
-
 /* ---------------------------------------------------------------- forwarding to the model */
 
 typedef struct cfd {

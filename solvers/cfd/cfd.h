@@ -36,9 +36,5 @@ extern const hs_solver_ops hs_cfd_spectral;
 extern const hs_solver_ops hs_cfd_shallow_water;
 extern const hs_solver_ops hs_cfd_lbm;
 
-/* The length of the next step toward `until` when the nominal step is dt: dt itself, or what is
- * left to land exactly on `until`; 0 when the time has arrived (what is left is a sliver below
- * 1e-9 dt and 1e-9 |until|, rounding of the accumulated time).  Not collective. */
-double hs_cfd_step_toward(double time, double dt, double until);
 
 #endif

@@ -735,7 +735,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     if (until > s->t_end) until = s->t_end;
     while (*taken < max_steps && s->time < until) {
         if (s->c.g.dt_user > 0 || s->step % s->c.dt_every == 0 || s->dt <= 0) HS_CHECK(choose_dt(s));
-        double dt = hs_cfd_step_toward(s->time, s->dt, until);
+        double dt = hs_step_toward(s->time, s->dt, until);
         if (dt <= 0) {
             s->time = until;
             break;

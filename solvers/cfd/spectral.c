@@ -392,7 +392,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     while (*taken < max_steps && s->time < until) {
         HS_CHECK(physical_velocity(s));
         HS_CHECK(choose_dt(s));
-        double h = hs_cfd_step_toward(s->time, s->dt, until);
+        double h = hs_step_toward(s->time, s->dt, until);
         if (h <= 0) {
             s->time = until;
             break;

@@ -167,14 +167,8 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     *taken = 0;
     if (until > h->cfg.t_end) until = h->cfg.t_end;
     while (*taken < max_steps && h->time < until) {
-        double dt = h->dt;
-        /* land exactly on the target time; a sliver below 1e-9 dt (and 1e-9 of the target: rounding
-         * of the accumulated time, not a short end interval) counts as arrived.  A step that would
-         * stop within such a sliver of the target takes it along: the sum of 100 steps of 0.001
-         * falls 6e-16 short of 0.1, and when the driver took one step per call (signals watched)
-         * nothing snapped it, so every_time = 0.1 wrote its records at 1.99999999999989 for 2 */
-        if (until - (h->time + dt) <= 1e-9 * h->dt) dt = until - h->time;
-        if (dt <= 1e-9 * h->dt && dt <= 1e-9 * fabs(until)) {
+        double dt = hs_step_toward(h->time, h->dt, until); /* 0: arrived (a rounding sliver short) */
+        if (dt == 0) {
             h->time = until;
             break;
         }
