@@ -169,6 +169,16 @@ static const char *type_name(hs_param_type t)
 /* Elements of a list are separated by blanks or by one comma (blanks around it allowed): a comma
  * with no element before or after it ("4,", ",4", "a,,b") is a typo that was read as a shorter
  * list.  Commas inside double quotes (a quoted name) are text. */
+size_t hs_text_bare_cr_line(char *s, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++)
+        if (s[i] == '\r' && s[i + 1] != '\n') {
+            s[i] = '\0';
+            return i;
+        }
+    return len;
+}
+
 int hs_params_list_has_empty(const char *s)
 {
     int pending = 1, commas = 0, quoted = 0; /* at the start a comma has nothing before it */
@@ -560,16 +570,11 @@ static int read_file(hs_params *p, const char *file, FILE *fp)
     int rc = HS_OK;
     errno = 0;
     while (rc == HS_OK && (len = getline(&buf, &cap, fp)) >= 0) {
-        /* A bare CR ends a line too (classic Mac files; Python's universal newlines read them so):
-         * the whole file was one line, refused as "text after the section header". */
-        size_t start = 0;
-        for (size_t i = 0; rc == HS_OK && i + 1 < (size_t)len; i++)
-            if (buf[i] == '\r' && buf[i + 1] != '\n') {
-                buf[i] = '\0';
-                rc = read_line(&r, buf + start, i - start);
-                start = i + 1;
-            }
-        if (rc == HS_OK) rc = read_line(&r, buf + start, (size_t)len - start);
+        /* a bare-CR file was one line, refused as "text after the section header" */
+        for (size_t start = 0, n; rc == HS_OK && start < (size_t)len; start += n + 1) {
+            n = hs_text_bare_cr_line(buf + start, (size_t)len - start);
+            rc = read_line(&r, buf + start, n);
+        }
     }
     if (rc == HS_OK && !feof(fp))
         rc = hs_input_error(file, r.line + 1, NULL, "cannot read parameter file: %s", strerror(errno ? errno : EIO));

@@ -175,5 +175,9 @@ int hs_params_print_markdown(FILE *out, int nsections, const char *const *sectio
 /* 1 when a list of blank- or comma-separated items has an empty one (a comma with nothing before or
  * after it, outside double quotes): the rule every list key follows, for lists a solver parses. */
 int hs_params_list_has_empty(const char *s);
+/* Text files' lines end at LF, CRLF or a bare CR (classic Mac files; Python's universal newlines
+ * read them so): of a line as getline returned it (s, len bytes), the length of its first part,
+ * ended by a CR that no LF follows (that CR becomes NUL), or len when there is none. */
+size_t hs_text_bare_cr_line(char *s, size_t len);
 
 #endif

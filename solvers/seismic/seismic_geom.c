@@ -106,11 +106,9 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
      * line too, as in parameter files (a bare-CR file was one line: its first comment hid every
      * receiver, "lists no receivers", or its receivers were one line of too many fields) */
     while (rc == HS_OK && (got = getline(&buf, &len, f)) >= 0) {
-      for (char *next = buf, *end = buf + got; rc == HS_OK && next < end;) {
-        char *line = next, *cr = line;
-        while (cr < end - 1 && !(*cr == '\r' && cr[1] != '\n')) cr++;
-        if (cr < end - 1) *cr = '\0', next = cr + 1;
-        else next = end;
+      for (size_t start = 0, n; rc == HS_OK && start < (size_t)got; start += n + 1) {
+        n = hs_text_bare_cr_line(buf + start, (size_t)got - start);
+        char *line = buf + start;
         lineno++;
         char *hash = strchr(line, '#');
         if (hash) *hash = '\0';
