@@ -1,4 +1,6 @@
 // The lattice Boltzmann model's kernels on the GPU: one thread per cell (x fastest, coalesced SoA), the AA pattern in place, the pointwise operators of lbm_point.h.
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/cuda_util.h"
@@ -214,6 +216,122 @@ bool pairs_fit(const hs_lbm_launch *L)
     return L->store == HS_LBM_F16 && L->sy % 2 == 0 && L->sz % 2 == 0;
 }
 
+// fp16 storage through shared memory: a block's 128 cells of a row move every population as 4-byte
+// words, a warp's access one request for 128 bytes, without the pair kernel's registers (two cells a
+// thread: D3Q19 needed 80 and ran at 6 blocks an SM).  The block loads, for each population, the
+// words that hold its cells' incoming halves (64 words, or 65 where the odd step's shift by c_x puts
+// the cells' elements one half off the words), two populations a round (threads 0-63 and 64-127),
+// into sw; each thread then takes its cell's halves from there as step_kernel would have loaded them.
+// A bulk fluid cell's updated halves go back through sw and out as words, halves only where a word's
+// other cell is not one of the block's bulk cells; a cell next to a boundary is updated and stored as
+// in step_kernel.  The AA pattern writes exactly the elements its cells read, and a boundary cell's
+// bounce-back writes go to elements no bulk cell writes (the bulk cell that would stream there is the
+// boundary), so the words a block stores hold only its own bulk cells' elements; a load's other half
+// may be a neighbour block's, read and not used.
+// Thread t of block b takes cell x0 + BX b + t, x0 = lo or lo - 1, whichever puts the block's first
+// cell on an even element (pairs_fit: even strides, 4-byte aligned arrays, whole planes allocated,
+// so a word that holds an element of the box lies in its array).
+template <int Q, int ODD>
+__device__ __forceinline__ bool staged_shift(int q)
+{
+    return ODD && hs_lbm_c(Q, 0, q) != 0;
+}
+
+template <int Q, int ODD>
+__global__ void __launch_bounds__(BX, ODD ? 8 : 6) half_staged_kernel(const hs_lbm_launch L, int32_t x0)
+{
+    constexpr int W = BX / 2; // words a population's BX cells fill, one more where shifted
+    __shared__ uint32_t sw[Q][W + 2];
+    const int t = (int)threadIdx.x, grp = t / W, w = t % W;
+    const int32_t xb = x0 + (int32_t)blockIdx.x * BX, i = xb + t;
+    const int32_t lo = (int32_t)L.lo[0], hi = (int32_t)L.hi[0];
+    const int32_t j = (int32_t)L.lo[1] + (int32_t)blockIdx.y, k = (int32_t)L.lo[2] + (int32_t)blockIdx.z;
+    const int32_t eb = (int32_t)L.origin + xb + j * (int32_t)L.sy + k * (int32_t)L.sz; // even
+    const int32_t fe = (int32_t)L.forigin + i + j * (int32_t)L.fsy + k * (int32_t)L.fsz;
+    const bool active = i >= lo && i < hi;
+    const int fl = active ? L.flag[fe] : HS_LBM_WALL;
+    // cell c of the block (0 <= c < BX) is in the box
+    auto in_box = [&](int c) { return c >= 0 && c < BX && xb + c >= lo && xb + c < hi; };
+    // load: population q's incoming elements start at est (ODD: F_opp(q) at eb - off[q]; even: F_q at eb)
+#pragma unroll
+    for (int qq = 0; qq < Q; qq += 2) {
+        const int qa = qq, qb = qq + 1 < Q ? qq + 1 : qq;
+        if (grp == 1 && qb == qa) continue;
+        const bool second = grp == 1;
+        const int q_src_a = ODD ? hs_lbm_opp(qa) : qa, q_src_b = ODD ? hs_lbm_opp(qb) : qb;
+        const int sa = staged_shift<Q, ODD>(qa), sb = staged_shift<Q, ODD>(qb);
+        const int s = second ? sb : sa;
+        const uint32_t *F = (const uint32_t *)(second ? L.f[q_src_b] : L.f[q_src_a]);
+        const int32_t est = ODD ? eb - (int32_t)(second ? L.off[qb] : L.off[qa]) : eb;
+        const int c0 = 2 * w - s;
+        if (in_box(c0) || in_box(c0 + 1)) sw[second ? qb : qa][w] = F[((est - s) >> 1) + w];
+    }
+    // the 65th word of each shifted population: its low half is cell BX - 1's
+    if (ODD) {
+        int n = 0;
+#pragma unroll
+        for (int q = 1; q < Q; q++) {
+            if (!staged_shift<Q, ODD>(q)) continue;
+            if (t == 32 * (n & 3) + (n >> 2) && in_box(BX - 1))
+                sw[q][W] = ((const uint32_t *)L.f[hs_lbm_opp(q)])[((eb - (int32_t)L.off[q] - 1) >> 1) + W];
+            n++;
+        }
+    }
+    const bool fluid = (fl & HS_LBM_KIND) == HS_LBM_FLUID, staged = active && fluid && !(fl & HS_LBM_NEAR);
+    __shared__ bool s_staged[BX];
+    s_staged[t] = staged;
+    __syncthreads();
+    float f[HS_LBM_QMAX];
+#pragma unroll
+    for (int q = 0; q < Q; q++) {
+        const int sh = staged_shift<Q, ODD>(q);
+        f[q] = HS_LBM_H2F(((const uint16_t *)sw[q])[t + sh]) * L.kf.inv_scale;
+    }
+    if (staged) {
+        float drho, u[3];
+        hs_lbm_moments_fi(&L, Q, f, 0u, &drho, u);
+        hs_lbm_collide_fi(&L, Q, f, drho, u);
+#pragma unroll
+        for (int q = 0; q < Q; q++) {
+            const int sh = staged_shift<Q, ODD>(q);
+            ((uint16_t *)sw[q])[t + sh] = HS_LBM_F2H(f[q] * L.kf.scale);
+        }
+    } else if (active && fluid) {
+        update_at<Q, HS_LBM_F16, ODD, true>(L, i, j, k, eb + t, fe, fl & HS_LBM_NEAR, f);
+    }
+    __syncthreads();
+    auto out = [&](int c) { return c >= 0 && c < BX && s_staged[c]; };
+    // store: f_q goes to F_opp(q) at eb (even) or to F_q at eb + off[q] (odd)
+#pragma unroll
+    for (int qq = 0; qq < Q; qq += 2) {
+        const int qa = qq, qb = qq + 1 < Q ? qq + 1 : qq;
+        if (grp == 1 && qb == qa) continue;
+        const bool second = grp == 1;
+        const int q_dst_a = ODD ? qa : hs_lbm_opp(qa), q_dst_b = ODD ? qb : hs_lbm_opp(qb);
+        const int sa = staged_shift<Q, ODD>(qa), sb = staged_shift<Q, ODD>(qb);
+        const int s = second ? sb : sa;
+        uint32_t *F = (uint32_t *)(second ? L.f[q_dst_b] : L.f[q_dst_a]);
+        const int32_t est = ODD ? eb + (int32_t)(second ? L.off[qb] : L.off[qa]) : eb;
+        const int32_t e0 = est - s + 2 * w; // the word's first element
+        const int c0 = 2 * w - s;
+        const bool a0 = out(c0), a1 = out(c0 + 1);
+        const uint32_t v = sw[second ? qb : qa][w];
+        if (a0 && a1) st_word(F, e0, v);
+        else if (a0) st_half(F, e0, v & 0xffffu);
+        else if (a1) st_half(F, e0 + 1, v >> 16);
+    }
+    if (ODD) {
+        int n = 0;
+#pragma unroll
+        for (int q = 1; q < Q; q++) {
+            if (!staged_shift<Q, ODD>(q)) continue;
+            if (t == 32 * (n & 3) + (n >> 2) && out(BX - 1))
+                st_half(L.f[q], eb + (int32_t)L.off[q] - 1 + 2 * W, sw[q][W] & 0xffffu);
+            n++;
+        }
+    }
+}
+
 template <int Q, int S>
 __global__ void __launch_bounds__(BX) moments_kernel(const hs_lbm_launch L)
 {
@@ -251,12 +369,30 @@ bool fits_int32(const hs_lbm_launch *L)
 }
 
 // The fp16 D2Q9 step through half_pair_kernel where the layout allows; false: not launched.
+// Which fp16 step kernel a lattice takes: staged (shared memory), pairs (two cells a thread) or cell
+// (step_kernel); HS_LBM_F16_KERNEL=staged|pairs|cell overrides for benchmarks.
+int f16_kernel_of(int q)
+{
+    static const int forced = [] {
+        const char *v = getenv("HS_LBM_F16_KERNEL");
+        return !v ? -1 : !strcmp(v, "staged") ? 0 : !strcmp(v, "pairs") ? 1 : !strcmp(v, "cell") ? 2 : -1;
+    }();
+    return forced >= 0 ? forced : q == 9 ? 1 : 2;
+}
+
 template <int Q, int S>
 bool launch_pairs(struct hs_cuda_ctx *cu, const hs_lbm_launch *L, int64_t ny, int64_t nz)
 {
-    if constexpr (Q == 9 && S == HS_LBM_F16) {
-        if (!fits_int32(L) || !pairs_fit(L)) return false;
+    if constexpr (S == HS_LBM_F16) {
+        const int kind = f16_kernel_of(Q);
+        if (kind == 2 || !fits_int32(L) || !pairs_fit(L)) return false;
         const int64_t x0 = L->lo[0] - ((L->origin + L->lo[0]) & 1);
+        if (kind == 0) {
+            dim3 grid((unsigned)((L->hi[0] - x0 + BX - 1) / BX), (unsigned)ny, (unsigned)nz);
+            if (L->odd) half_staged_kernel<Q, 1><<<grid, BX, 0, cu->stream>>>(*L, (int32_t)x0);
+            else half_staged_kernel<Q, 0><<<grid, BX, 0, cu->stream>>>(*L, (int32_t)x0);
+            return true;
+        }
         dim3 grid((unsigned)((L->hi[0] - x0 + 2 * BX - 1) / (2 * BX)), (unsigned)ny, (unsigned)nz);
         if (L->odd) half_pair_kernel<Q, 1><<<grid, BX, 0, cu->stream>>>(*L, (int32_t)x0);
         else half_pair_kernel<Q, 0><<<grid, BX, 0, cu->stream>>>(*L, (int32_t)x0);

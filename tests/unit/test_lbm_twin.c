@@ -193,7 +193,7 @@ static void test_lid_3d(void **st)
  * path (64 cells a warp), beside warps at walls and row ends that do not (D3Q19: the same long rows
  * through the one-cell kernel).  An obstacle across the
  * boundary between the first two warps of a row makes the flow vary along x there, so that a
- * population taken from the wrong neighbour shows.  Periodic x: the steps' boxes start one or two
+ * population taken from the wrong neighbour shows (D3Q19 fp16: across the staged kernel's blocks).  Periodic x: the steps' boxes start one or two
  * cells into the ghost ring, so pairs start at odd cells as well; an odd row length leaves a lone
  * cell at the end. */
 static void test_wide_rows(void **st)
@@ -203,6 +203,12 @@ static void test_wide_rows(void **st)
                          "lbm.collision=trt", "lbm.boundary=periodic periodic periodic periodic wall wall", "lbm.force=0.5 0.1 0",
                          "lbm.obstacle=sphere", "lbm.obstacle_center=0.645 0.06 0.06", "lbm.obstacle_radius=0.04"};
     twin("D3Q19 TRT periodic channel, sphere, force, rows of 160", ov3, 12, 160 * 12 * 12);
+    /* the fp16 D3Q19 kernel stages 128 cells a block: a sphere across the second block boundary of
+     * rows of 300 (three blocks, the last partly outside the box) */
+    const char *ov3b[] = {"cfd.ndim=3", "cfd.n=300 10 12", "cfd.length=3 0.1 0.12", "lbm.nu=2e-3", "lbm.u_ref=0.2", "lbm.u_lattice=0.08",
+                          "lbm.collision=bgk", "lbm.boundary=periodic periodic periodic periodic wall wall", "lbm.force=0.5 0 0.1",
+                          "lbm.obstacle=sphere", "lbm.obstacle_center=1.275 0.05 0.06", "lbm.obstacle_radius=0.035"};
+    twin("D3Q19 BGK periodic channel, sphere across a block boundary, rows of 300", ov3b, 12, 300 * 10 * 12);
     const char *ov2[] = {"cfd.ndim=2", "cfd.n=131 24", "cfd.length=1.31 0.24", "lbm.nu=2e-3", "lbm.u_ref=0.2", "lbm.u_lattice=0.08",
                          "lbm.collision=trt", "lbm.boundary=periodic periodic wall wall", "lbm.force=0.5 0.1",
                          "lbm.obstacle=cylinder", "lbm.obstacle_center=0.645 0.12", "lbm.obstacle_radius=0.05"};
