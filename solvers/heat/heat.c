@@ -574,8 +574,9 @@ static void destroy(void *state)
     free(h);
 }
 
-/* The end time may move at a restart (continue a run further); everything else shapes the state. */
-static const char *const g_restart_may_change[] = {"heat.t_end", "heat.gpu_kernel", NULL};
+/* At a restart the end time may move (continue a run further) and the CG iteration cap may change (a
+ * run stopped on it goes on with a higher one); everything else shapes the state. */
+static const char *const g_restart_may_change[] = {"heat.t_end", "heat.gpu_kernel", "heat.pcg_max_iter", NULL};
 
 const hs_solver_ops hs_heat_solver = {
     .name = "heat",

@@ -79,6 +79,15 @@ done
 if "$HS_BIN" run base.ini --quiet output.path=s3 heat.t_end=0.03 --restart s.ck >o 2>e && grep -q "heat.t_end changed from 0.02 to 0.03" e; then
     ok "restart with a later heat.t_end allowed and said in the log"
 else bad "restart with a later t_end: $(cat e)"; fi
+# an implicit run that stopped on its CG iteration cap is restarted with a higher cap (the cap steers
+# the solve, it does not define the state); the tolerance defines it and stays refused
+HS_TEST_SIGNAL_AT_STEP=4 "$HS_BIN" run base.ini --quiet heat.scheme=crank_nicolson output.path=cn checkpoint.path=cn.ck >/dev/null 2>&1
+if "$HS_BIN" run base.ini --quiet heat.scheme=crank_nicolson heat.pcg_max_iter=20000 output.path=cn2 --restart cn.ck >o 2>e &&
+   grep -q "heat.pcg_max_iter changed from 10000 to 20000" e; then ok "restart with a higher heat.pcg_max_iter allowed and said in the log"
+else bad "restart with a higher heat.pcg_max_iter: $(cat e)"; fi
+"$HS_BIN" run base.ini --quiet heat.scheme=crank_nicolson heat.pcg_rtol=1e-3 output.path=cn3 --restart cn.ck >o 2>e; rc=$?
+if [ $rc = 2 ] && grep -qF "heat.pcg_rtol: the checkpoint cn.ck was made with heat.pcg_rtol = " e; then ok "restart with another heat.pcg_rtol refused"
+else bad "restart with another heat.pcg_rtol: exit $rc: $(cat e)"; fi
 
 # 2b. a restart into another run's output file (same grid, another heat.k) is refused by check and
 #    run alike (exit 2, output.path, both run identities), the file untouched; into its own run's
