@@ -252,31 +252,44 @@ __global__ void __launch_bounds__(BX, ODD ? 8 : 6) half_staged_kernel(const hs_l
     const int fl = active ? L.flag[fe] : HS_LBM_WALL;
     // cell c of the block (0 <= c < BX) is in the box
     auto in_box = [&](int c) { return c >= 0 && c < BX && xb + c >= lo && xb + c < hi; };
-    // load: population q's incoming elements start at est (ODD: F_opp(q) at eb - off[q]; even: F_q at eb)
+    // load: population q's incoming elements start at est (ODD: F_opp(q) at eb - off[q]; even: F_q at
+    // eb).  All words go to registers before any goes to sw: a load and its shared store a round,
+    // under the round's condition, made each round wait for the one before (ten memory latencies in a
+    // row, 15,400 MLUP/s at D3Q19 512^3 on the H200).
+    constexpr int R = (Q + 1) / 2;
+    uint32_t v[R];
 #pragma unroll
-    for (int qq = 0; qq < Q; qq += 2) {
-        const int qa = qq, qb = qq + 1 < Q ? qq + 1 : qq;
-        if (grp == 1 && qb == qa) continue;
+    for (int r = 0; r < R; r++) {
+        const int qa = 2 * r, qb = 2 * r + 1 < Q ? 2 * r + 1 : 2 * r;
         const bool second = grp == 1;
         const int q_src_a = ODD ? hs_lbm_opp(qa) : qa, q_src_b = ODD ? hs_lbm_opp(qb) : qb;
-        const int sa = staged_shift<Q, ODD>(qa), sb = staged_shift<Q, ODD>(qb);
-        const int s = second ? sb : sa;
+        const int s = second ? staged_shift<Q, ODD>(qb) : staged_shift<Q, ODD>(qa);
         const uint32_t *F = (const uint32_t *)(second ? L.f[q_src_b] : L.f[q_src_a]);
         const int32_t est = ODD ? eb - (int32_t)(second ? L.off[qb] : L.off[qa]) : eb;
         const int c0 = 2 * w - s;
-        if (in_box(c0) || in_box(c0 + 1)) sw[second ? qb : qa][w] = F[((est - s) >> 1) + w];
+        v[r] = !(second && qb == qa) && (in_box(c0) || in_box(c0 + 1)) ? F[((est - s) >> 1) + w] : 0u;
     }
-    // the 65th word of each shifted population: its low half is cell BX - 1's
+    // the 65th word of each shifted population (its low half is cell BX - 1's), one thread each
+    uint32_t xv = 0;
+    int xq = -1;
     if (ODD) {
         int n = 0;
 #pragma unroll
         for (int q = 1; q < Q; q++) {
             if (!staged_shift<Q, ODD>(q)) continue;
-            if (t == 32 * (n & 3) + (n >> 2) && in_box(BX - 1))
-                sw[q][W] = ((const uint32_t *)L.f[hs_lbm_opp(q)])[((eb - (int32_t)L.off[q] - 1) >> 1) + W];
+            if (t == 32 * (n & 3) + (n >> 2) && in_box(BX - 1)) {
+                xv = ((const uint32_t *)L.f[hs_lbm_opp(q)])[((eb - (int32_t)L.off[q] - 1) >> 1) + W];
+                xq = q;
+            }
             n++;
         }
     }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int qa = 2 * r, qb = 2 * r + 1 < Q ? 2 * r + 1 : 2 * r;
+        if (!(grp == 1 && qb == qa)) sw[grp == 1 ? qb : qa][w] = v[r];
+    }
+    if (xq >= 0) sw[xq][W] = xv;
     const bool fluid = (fl & HS_LBM_KIND) == HS_LBM_FLUID, staged = active && fluid && !(fl & HS_LBM_NEAR);
     __shared__ bool s_staged[BX];
     s_staged[t] = staged;
@@ -303,22 +316,25 @@ __global__ void __launch_bounds__(BX, ODD ? 8 : 6) half_staged_kernel(const hs_l
     auto out = [&](int c) { return c >= 0 && c < BX && s_staged[c]; };
     // store: f_q goes to F_opp(q) at eb (even) or to F_q at eb + off[q] (odd)
 #pragma unroll
-    for (int qq = 0; qq < Q; qq += 2) {
-        const int qa = qq, qb = qq + 1 < Q ? qq + 1 : qq;
-        if (grp == 1 && qb == qa) continue;
+    for (int r = 0; r < R; r++) {
+        const int qa = 2 * r, qb = 2 * r + 1 < Q ? 2 * r + 1 : 2 * r;
+        v[r] = sw[grp == 1 ? qb : qa][w];
+    }
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        const int qa = 2 * r, qb = 2 * r + 1 < Q ? 2 * r + 1 : 2 * r;
         const bool second = grp == 1;
+        if (second && qb == qa) continue;
         const int q_dst_a = ODD ? qa : hs_lbm_opp(qa), q_dst_b = ODD ? qb : hs_lbm_opp(qb);
-        const int sa = staged_shift<Q, ODD>(qa), sb = staged_shift<Q, ODD>(qb);
-        const int s = second ? sb : sa;
+        const int s = second ? staged_shift<Q, ODD>(qb) : staged_shift<Q, ODD>(qa);
         uint32_t *F = (uint32_t *)(second ? L.f[q_dst_b] : L.f[q_dst_a]);
         const int32_t est = ODD ? eb + (int32_t)(second ? L.off[qb] : L.off[qa]) : eb;
         const int32_t e0 = est - s + 2 * w; // the word's first element
         const int c0 = 2 * w - s;
         const bool a0 = out(c0), a1 = out(c0 + 1);
-        const uint32_t v = sw[second ? qb : qa][w];
-        if (a0 && a1) st_word(F, e0, v);
-        else if (a0) st_half(F, e0, v & 0xffffu);
-        else if (a1) st_half(F, e0 + 1, v >> 16);
+        if (a0 && a1) st_word(F, e0, v[r]);
+        else if (a0) st_half(F, e0, v[r] & 0xffffu);
+        else if (a1) st_half(F, e0 + 1, v[r] >> 16);
     }
     if (ODD) {
         int n = 0;
