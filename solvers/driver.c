@@ -1087,13 +1087,15 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
         at_max_steps = te_final > 0 && t_final < te_final;
     }
     if (rc == HS_OK && r.writer) {
-        char detail[160];
+        char detail[256];
         if (at_max_steps) snprintf(detail, sizeof detail, "stopped at run.max_steps = %lld", (long long)r.max_steps);
         /* a model that ends before its end time by a rule of its own (a steady state, a converged
          * L-BFGS) moves its end to where it stopped: the file said it reached the planned end */
-        else if (t_end > 0 && te_final < t_end * (1 - 1e-12))
-            snprintf(detail, sizeof detail, "the model stopped at t = %.9g by its own rule (steady state, convergence), before the end time %.9g",
-                     te_final, t_end);
+        else if (t_end > 0 && te_final < t_end * (1 - 1e-12)) {
+            const char *rule = r.ops->stop_rule ? r.ops->stop_rule(r.state) : NULL;
+            snprintf(detail, sizeof detail, "the model stopped at t = %.9g by its own rule (%s), before the end time %.9g", te_final,
+                     rule ? rule : "steady state, convergence", t_end);
+        }
         else if (t_end > 0) snprintf(detail, sizeof detail, "reached the end time %.9g", t_end);
         else snprintf(detail, sizeof detail, "completed");
         rc = write_run_attrs(&r, at_max_steps ? "max_steps" : "finished", detail);

@@ -54,6 +54,9 @@ typedef struct hs_solver_ops {
     /* The simulated end time the parameters ask for, where it is not SECTION.t_end itself (the
      * seismic solver's shots run one after another on one time axis); NULL: SECTION.t_end. */
     double (*run_end)(const hs_params *p);
+    /* Why the run ended before its end time by a rule of its own (a steady state, an optimiser's
+     * stopping test), in words for the file's stop detail; NULL (or a NULL op): no such rule fired. */
+    const char *(*stop_rule)(void *state);
 } hs_solver_ops;
 
 /* output.format, in the order of its choices (hs_params_enum). */

@@ -145,6 +145,12 @@ static int restore(void *state, hs_checkpoint *k)
     return c->m->restore(c->s, k);
 }
 
+static const char *stop_rule(void *state)
+{
+    cfd *c = state;
+    return c->m->stop_rule ? c->m->stop_rule(c->s) : NULL;
+}
+
 static void destroy(void *state)
 {
     cfd *c = state;
@@ -174,4 +180,5 @@ const hs_solver_ops hs_cfd_solver = {
     .destroy = destroy,
     .restart_may_change = g_restart_may_change,
     .work_unit = "cell updates",
+    .stop_rule = stop_rule,
 };

@@ -1322,6 +1322,12 @@ int hs_ns_bench_advection(void *state, double *bytes)
 
 static const char *const g_restart_may_change[] = {"navier_stokes.steady_tol", NULL};
 
+static const char *stop_rule(void *state)
+{
+    const ns *s = state;
+    return s->steady ? "steady state: |d(kinetic energy)/dt| / kinetic energy below navier_stokes.steady_tol" : NULL;
+}
+
 const hs_solver_ops hs_cfd_navier_stokes = {
     .name = "navier_stokes",
     .summary = "incompressible Navier-Stokes on a MAC grid",
@@ -1339,4 +1345,5 @@ const hs_solver_ops hs_cfd_navier_stokes = {
     .destroy = destroy,
     .restart_may_change = g_restart_may_change,
     .work_unit = "cell updates",
+    .stop_rule = stop_rule,
 };

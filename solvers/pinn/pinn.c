@@ -68,6 +68,7 @@ typedef struct pinn_state {
     double *u, *err;
     int var_u, var_err, var_exact, exact_written;
     double wall0;
+    char rule[96]; /* stop_rule's words */
 } pinn_state;
 
 /* ------------------------------------------------------------------ parameters */
@@ -458,6 +459,15 @@ static void destroy(void *state)
     free(s);
 }
 
+/* A training that ended before its iteration budget: the optimiser's stopping test */
+static const char *stop_rule(void *state)
+{
+    pinn_state *s = state;
+    if (!hs_pinn_finished(s->p)) return NULL;
+    snprintf(s->rule, sizeof s->rule, "L-BFGS: %s", hs_pinn_status(s->p));
+    return s->rule;
+}
+
 /* The iteration budget and the reporting may change at a restart; the network, data and loss not. */
 static const char *const g_restart_may_change[] = {
     "pinn.lbfgs_iterations", "pinn.lbfgs_max_evals", "pinn.history_every", "pinn.history_path", "pinn.target_error", NULL,
@@ -480,4 +490,5 @@ const hs_solver_ops hs_pinn_solver = {
     .destroy = destroy,
     .restart_may_change = g_restart_may_change,
     .work_unit = "point evaluations",
+    .stop_rule = stop_rule,
 };

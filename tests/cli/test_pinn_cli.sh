@@ -81,6 +81,10 @@ if "$HS_BIN" run "$INI" run.device=cpu pinn.depth=2 pinn.width=5 pinn.n_collocat
     if [ -n "$stopped" ] && [ "$stopped" -lt 60 ] && [ "$last_out" = "$stopped" ] && [ "$last_hist" = "$stopped" ]; then
         ok "early L-BFGS stop at iteration $stopped: the last record says $last_out"
     else bad "early L-BFGS stop: finished at '$stopped', output's last record '$last_out', history's '$last_hist'"; fi
+    # the file names the optimiser's test (it said "steady state, convergence" for any early end)
+    if ncdump -h early.nc | grep -q "hpcsim_stop_detail = \"the model stopped at t = $stopped by its own rule (L-BFGS: relative decrease below ftol), before the end time 60\""; then
+        ok "early L-BFGS stop: the file's stop detail names the ftol test"
+    else bad "early L-BFGS stop detail: $(ncdump -h early.nc | grep stop_detail)"; fi
 fi
 
 # Burgers below nu = 1.25e-4: no Gauss-Hermite rule we build reaches the Cole-Hopf integrands, so the
