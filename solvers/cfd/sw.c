@@ -82,6 +82,7 @@ typedef struct sw_config {
     int64_t dt_every;
     /* bounds of the initial state, for the stability estimate and the positivity check */
     double h_max, h_min, u_max, v_max, f_max;
+    const char *rotation_keys[3]; /* f0 and beta, the one of the larger |f| first */
 } sw_config;
 
 typedef struct sw {
@@ -278,6 +279,18 @@ static double initial_at(const sw_config *c, const wave_t *w, int var, int64_t g
 
 /* ---------------------------------------------------------------- configuration */
 
+/* The first of keys (NULL-ended) that the run's parameters set, else fallback. */
+static const char *first_set(const hs_params *p, const char *const *keys, const char *fallback)
+{
+    for (int k = 0; keys[k]; k++)
+        if (hs_params_is_set(p, keys[k])) return keys[k];
+    return fallback;
+}
+
+/* Each case's amplitude: the key its depth and speeds scale with. */
+static const char *const amplitude_key[4] = {"shallow_water.jet_speed", "shallow_water.topo_height", "shallow_water.wave_amplitude",
+                                             "shallow_water.vortex_amplitude"};
+
 static int read_config(const hs_params *p, sw_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -369,6 +382,10 @@ static int read_config(const hs_params *p, sw_config *c)
                                                         "beta Ly = %g at the periodic seam; use y_boundary = walls (a channel with free-slip walls)",
                                c->beta * Ly);
     c->f_max = fabs(c->f0) + 0.5 * fabs(c->beta) * Ly;
+    const int beta_first = 0.5 * fabs(c->beta) * Ly > fabs(c->f0);
+    c->rotation_keys[0] = beta_first ? "shallow_water.beta" : "shallow_water.f0";
+    c->rotation_keys[1] = beta_first ? "shallow_water.f0" : "shallow_water.beta";
+    c->rotation_keys[2] = NULL;
     /* the largest |b| and the lowest b */
     double b_hi = c->topo == SW_TOPO_FLAT ? 0 : c->topo_height, b_lo = c->topo == SW_TOPO_RANDOM ? -c->topo_height : 0;
     if (c->topo != SW_TOPO_FLAT && c->topo_height >= c->depth)
@@ -436,11 +453,15 @@ static int read_config(const hs_params *p, sw_config *c)
     }
     c->h_max = c->depth + eta_hi - b_lo;
     c->h_min = c->depth + eta_lo - b_hi;
-    static const char *const amplitude_key[4] = {"shallow_water.jet_speed", "shallow_water.topo_height", "shallow_water.wave_amplitude",
-                                                 "shallow_water.vortex_amplitude"};
     /* a jet's surface falls by its geostrophic slope and by the perturbation: name the larger (a
      * perturbation = 1 was blamed on the default jet_speed) */
     const char *dry_key = c->scase == SW_JET && c->pert * c->depth >= eta_jet ? "shallow_water.perturbation" : amplitude_key[c->scase];
+    /* the jet's slope f U L / g: the key of those the file or command line set (f0 = 1e300 was blamed
+     * on the default jet_speed) */
+    if (c->scase == SW_JET && !strcmp(dry_key, amplitude_key[SW_JET]))
+        dry_key = first_set(p, (const char *const[]){"shallow_water.jet_speed", c->rotation_keys[0], c->rotation_keys[1], "shallow_water.g",
+                                                     "shallow_water.jet_width", NULL},
+                            "shallow_water.jet_speed");
     if (c->h_min <= 0)
         return hs_params_error(p, c->depth + eta_lo > 0 ? "shallow_water.topo_height" : dry_key,
                                "the layer may run dry: its depth can fall to %.3g (depth %g, surface down to %.3g, bottom up to %g)", c->h_min,
@@ -489,9 +510,20 @@ static int validate(sw *s, const hs_params *p)
      * stepped 6e-308 at a time; on finer grids its term overflows and the step is 0): name the term
      * that makes it so small */
     if (c->g.dt_user == 0 && c->g.t_end > 0 && (!(c->g.cfl * limit > 0) || hs_step_below_time_resolution(c->g.cfl * limit, c->g.t_end))) {
+        /* the largest term of the step's bound, by the keys the run set; a bound of defaults only
+         * leaves the end time (g = 1e300 was blamed on cfd.t_end) */
         const double ix = 1.0 / c->g.dx[0], iy = 1.0 / c->g.dx[1], k2 = ix * ix + iy * iy;
-        const char *key = 16.0 * c->nu4 * k2 * k2 >= 4.0 * c->nu * k2 ? "shallow_water.nu4" : "shallow_water.nu";
-        if (16.0 * c->nu4 * k2 * k2 + 4.0 * c->nu * k2 < 0.5 * SW_RK4_LIMIT / limit) key = "cfd.t_end";
+        const double term[5] = {2.0 * sqrt(c->grav * fmax(c->h_max, 0.0) * k2), c->u_max * ix + c->v_max * iy, c->f_max, 4.0 * c->nu * k2,
+                                16.0 * c->nu4 * k2 * k2};
+        const char *const keys[5][3] = {{"shallow_water.g", "shallow_water.depth", NULL},
+                                        {amplitude_key[c->scase], NULL},
+                                        {c->rotation_keys[0], c->rotation_keys[1], NULL},
+                                        {"shallow_water.nu", NULL},
+                                        {"shallow_water.nu4", NULL}};
+        int big = 0;
+        for (int k = 1; k < 5; k++)
+            if (!(term[k] <= term[big])) big = k;
+        const char *key = first_set(p, keys[big], "cfd.t_end");
         return hs_params_error(p, key, "the stable step is %.3g, below the resolution of the time near cfd.t_end = %g: the run could never end",
                                c->g.cfl * limit, c->g.t_end);
     }

@@ -163,6 +163,18 @@ expect_fail "unknown case" "case.ini:7: shallow_water.case:" "${H}n = 32\n[shall
 # by the jets' slope 2 f0 U L / g = 0.03 plus the perturbation 1 x H: depth 1 - 1.03 < 0
 expect_fail "a layer dried by the perturbation names it" "case.ini:7: shallow_water.perturbation: the layer may run dry: its depth can fall to -0.03" \
     "${H}n = 32\n[shallow_water]\nperturbation = 1\n"
+# the key of the term that makes the stable step too small, or of the jet's slope that dries the
+# layer: g, f0, beta were blamed on cfd.t_end or the default jet_speed; a huge t_end is still the end time
+expect_fail "a step below the time's resolution names g" "case.ini:8: shallow_water.g: the stable step is 5.39e-153, below the resolution" \
+    "${H}n = 16 128\nt_end = 2\n[shallow_water]\ng = 1e300\n"
+expect_fail "a step below the time's resolution names depth" "case.ini:8: shallow_water.depth: the stable step is" \
+    "${H}n = 16 128\nt_end = 2\n[shallow_water]\ndepth = 1e300\n"
+expect_fail "a step fine but t_end beyond it names t_end" "case.ini:6: cfd.t_end: the stable step is" \
+    "${H}n = 16 128\nt_end = 1e20\n"
+expect_fail "a layer dried by f0's slope names f0" "case.ini:7: shallow_water.f0: the layer may run dry" \
+    "${H}n = 16 128\n[shallow_water]\nf0 = 1e300\n"
+expect_fail "a layer dried by beta's slope names beta" "case.ini:9: shallow_water.beta: the layer may run dry" \
+    "${H}n = 16 128\n[shallow_water]\ny_boundary = walls\nf0 = 10\nbeta = 1e300\n"
 # a random bottom of waves shorter than two cells (aliased: rough where a smooth bottom is promised)
 expect_fail "random bottom waves beyond two cells each" "case.ini:8: shallow_water.topo_modes: 64 waves across 16 cells in x: at most 8" \
     "${H}n = 16\n[shallow_water]\ntopography = random\ntopo_modes = 64\n"
