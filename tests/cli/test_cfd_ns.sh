@@ -321,6 +321,12 @@ else bad "steady run: $(cat "$CAP/e")"; fi
 printf "${H}n = 16\n[navier_stokes]\nre = 1e5\nwall_velocity_yhi = 1 0\n" > warn.ini
 "$HS_BIN" check warn.ini >"$CAP/o" 2>"$CAP/e" && grep -q "warning: navier_stokes: boundary layers" "$CAP/e" &&
     ok "under-resolved Re warns with the estimate ($(grep -o 'needs about [0-9]* cells' "$CAP/e"))" || bad "no resolution warning: $(cat "$CAP/e")"
+# the boundary layers lie across the axes that end at walls: a channel periodic in a coarse x with
+# layers of 0.1 resolved by 6.4 cells in y is not warned about (it was, from dx = 1: "0.1 cells")
+printf "${H}n = 8 64\nlength = 8 1\n[navier_stokes]\nre = 100\nbc_xlo = periodic\nbc_xhi = periodic\nforce = 1 0\n" > chan.ini
+if "$HS_BIN" check chan.ini >"$CAP/o" 2>"$CAP/e"; then
+    grep -q "boundary layers" "$CAP/e" && bad "resolved channel warned: $(grep warning "$CAP/e")" || ok "a channel coarse along its periodic axis only is not warned about"
+else bad "channel check: $(cat "$CAP/e")"; fi
 # an adaptive step below the resolution of the time at t_end: the run could never end (a lid at
 # 1e20 stepped 1e-22 a step until killed); exit 1 naming the step, within seconds.  Expected step
 # from the CFL rule alone: cfl * dx / U = 0.5 * (1/16) / 1e20 ~ 3e-22, far below 1 * 2.2e-16
