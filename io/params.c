@@ -1308,6 +1308,16 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
         rc = hs_params_error(p, key, "cannot write %s %s: %s is not a directory", what, path, dir);
     else if (access(dir, W_OK | X_OK) != 0)
         rc = hs_params_error(p, key, "cannot write %s %s: directory %s: %s", what, path, dir, strerror(errno));
+    else {
+        /* access() answers from the permission bits, and for root it says yes where creating fails
+         * (/proc, a root-squashed NFS export): create and remove a probe file, so that check refuses
+         * what the run could not write */
+        char probe[PATH_MAX];
+        int fd = -1;
+        if (snprintf(probe, sizeof probe, "%s/.hpcsim-probe-XXXXXX", dir) < (int)sizeof probe) fd = mkstemp(probe);
+        if (fd < 0) rc = hs_params_error(p, key, "cannot write %s %s: creating a file in %s fails: %s", what, path, dir, strerror(errno));
+        else close(fd), unlink(probe);
+    }
     free(copy);
     /* the key names a file (an extension may be added): "dir/", "." or ".." named a folder, and
      * the run wrote hidden files such as dir/.nc or ..nc */

@@ -245,6 +245,10 @@ expect_input_error() { # name, message part, args...
 for cmd in run check; do
     expect_input_error "$cmd: output in a missing directory" "output.path: cannot write output file /nonexistent/x" \
         $cmd ../base.ini output.path=/nonexistent/x
+    # a directory whose permission bits allow root but where no file can be created (check passed
+    # as root: access() says yes for /proc, and the run failed at the file's creation, exit 1)
+    expect_input_error "$cmd: output in a directory where nothing can be created" "output.path: cannot write output file /proc/x" \
+        $cmd ../base.ini output.path=/proc/x
     expect_input_error "$cmd: a directory where the output goes" "output.path: output file $WORK/adir" \
         $cmd ../base.ini output.path="$WORK/adir"
     expect_input_error "$cmd: checkpoint path equal to the output file" "checkpoint.path: out.$EXT is also the output file" \
