@@ -22,7 +22,8 @@ MULTIARCH  := $(shell gcc -print-multiarch 2>/dev/null)
 # ---------------------------------------------------------------- detection
 comma := ,
 pc_ok = $(shell pkg-config --exists $(1) 2>/dev/null && echo 1)
-hdr_ok = $(shell printf '\#include <$(1)>\nint main(void){return 0;}\n' | $(CC_PROBE) $(2) -x c - -o /dev/null -fsyntax-only 2>/dev/null && echo 1)
+hash := \#
+hdr_ok = $(shell printf '$(hash)include <$(1)>\nint main(void){return 0;}\n' | $(CC_PROBE) $(2) -x c - -o /dev/null -fsyntax-only 2>/dev/null && echo 1)
 CC_PROBE := gcc
 
 # Offline-unpacked packages (dpkg -x) live in $(DEPS_PREFIX)/usr/{include,lib/<multiarch>}.
@@ -43,12 +44,15 @@ endif
 # itself and two HDF5 libraries must not meet in one process, so both take the same flavour:
 # parallel HDF5 only when NetCDF is parallel too or left out.  HDF5_PARALLEL=0|1 forces it.
 # (Debian's plain hdf5.pc follows the alternatives and may name the parallel flavour: the serial
-# one is hdf5-serial there.)
-HDF5_PAR_PC   := $(if $(filter 1,$(MPI)),$(if $(call pc_ok,hdf5-openmpi),hdf5-openmpi))
+# one is hdf5-serial there.)  A flavour counts only with its high-level library's header (hdf5_hl.h:
+# H5DS, the dimension scales that make the HDF5 output readable as netCDF-4; libhdf5_hl is linked).
+hdf5_hl_ok = $(call hdr_ok,hdf5_hl.h,$(shell pkg-config --cflags $(1) 2>/dev/null))
+HDF5_PAR_PC   := $(if $(filter 1,$(MPI)),$(if $(call pc_ok,hdf5-openmpi),$(if $(call hdf5_hl_ok,hdf5-openmpi),hdf5-openmpi)))
 NETCDF_PAR_PC := $(if $(filter 1,$(MPI)),$(if $(call pc_ok,netcdf-mpi),netcdf-mpi))
 HDF5_SER_PC   := $(if $(call pc_ok,hdf5-serial),hdf5-serial,$(if $(call pc_ok,hdf5),$(if $(findstring mpi,$(shell pkg-config --cflags hdf5 2>/dev/null)),,hdf5)))
+HDF5_SER_PC   := $(if $(HDF5_SER_PC),$(if $(call hdf5_hl_ok,$(HDF5_SER_PC)),$(HDF5_SER_PC)))
 ifeq ($(origin HDF5),undefined)
-  HDF5 := $(if $(or $(HDF5_SER_PC),$(wildcard /usr/include/hdf5/serial/hdf5.h),$(HDF5_PAR_PC)),1,0)
+  HDF5 := $(if $(or $(HDF5_SER_PC),$(wildcard /usr/include/hdf5/serial/hdf5_hl.h),$(HDF5_PAR_PC)),1,0)
 endif
 ifeq ($(origin NETCDF),undefined)
   NETCDF := $(if $(or $(call pc_ok,netcdf),$(NETCDF_PAR_PC)),1,0)
@@ -125,12 +129,14 @@ ifeq ($(OPENMP),1)
 else
   CFLAGS += -Wno-unknown-pragmas
 endif
+# -lhdf5_hl (dimension scales) goes before the -lhdf5 it needs
+hdf5_with_hl = $(patsubst -lhdf5,-lhdf5_hl -lhdf5,$(1))
 ifeq ($(HDF5_PARALLEL),1)
   CPPFLAGS += $(shell pkg-config --cflags $(HDF5_PAR_PC))
-  LDLIBS += $(shell pkg-config --libs $(HDF5_PAR_PC))
+  LDLIBS += $(call hdf5_with_hl,$(shell pkg-config --libs $(HDF5_PAR_PC)))
 else ifeq ($(HDF5),1)
   CPPFLAGS += $(if $(HDF5_SER_PC),$(shell pkg-config --cflags $(HDF5_SER_PC)),-I/usr/include/hdf5/serial)
-  LDLIBS += $(if $(HDF5_SER_PC),$(shell pkg-config --libs $(HDF5_SER_PC)),-L/usr/lib/$(MULTIARCH)/hdf5/serial -lhdf5)
+  LDLIBS += $(call hdf5_with_hl,$(if $(HDF5_SER_PC),$(shell pkg-config --libs $(HDF5_SER_PC)),-L/usr/lib/$(MULTIARCH)/hdf5/serial -lhdf5))
 endif
 ifeq ($(NETCDF_PARALLEL),1)
   # Debian's netcdf-mpi.pc names /usr/include, where the serial flavour's headers are
