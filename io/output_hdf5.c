@@ -54,6 +54,24 @@ int hs_h5_is_hdf5(const char *path)
     return is > 0;
 }
 
+int hs_h5_is_dim_only(hid_t ds)
+{
+    int yes = 0;
+    if (H5Aexists(ds, "CLASS") > 0 && H5Aexists(ds, "NAME") > 0) {
+        hid_t a = H5Aopen(ds, "NAME", H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
+        size_t len = sizeof HS_H5_DIM_ONLY - 1, size = t >= 0 ? H5Tget_size(t) : 0;
+        if (t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 && size >= len) {
+            char *s = calloc(size + 1, 1);
+            if (s && H5Aread(a, t, s) >= 0) yes = !strncmp(s, HS_H5_DIM_ONLY, len);
+            free(s);
+        }
+        if (t >= 0) H5Tclose(t);
+        if (a >= 0) H5Aclose(a);
+    }
+    H5Eclear2(H5E_DEFAULT);
+    return yes;
+}
+
 int hs_h5_fapl(hid_t *fapl, const char *path)
 {
     hs_h5_quiet();
@@ -255,6 +273,85 @@ static int make_dataset(hs_writer *w, const char *name, hid_t ftype, int rank, c
     return HS_OK;
 }
 
+/* ------------------------------------------------------------------ netCDF-4 dimensions
+ *
+ * Every dimension of the file is an HDF5 dimension scale, stored as netCDF-4 stores it, so that
+ * netCDF-4 readers (h5netcdf and xarray's engine="h5netcdf", the NetCDF library) see the file's
+ * dimensions and coordinates as in the NetCDF output rather than phony_dim_N: a coordinate variable
+ * (x, y, z, time, an extra grid's x_face ...) is the scale of its own dimension; a dimension
+ * without one (bnds, the mesh's and the stations' dimensions) is an empty dataset of its name and
+ * length whose scale NAME says "This is a netCDF dimension but not a netCDF variable."; and each
+ * dataset's dimensions, named in file order by its `dimensions` attribute, are attached to their
+ * scales.  H5DS calls are metadata calls: in a collective file every rank makes them alike. */
+
+/* Make dataset ds the scale of dimension `name` (a coordinate variable), unless it is one already. */
+static int make_scale(hs_writer *w, hid_t ds, const char *name)
+{
+    htri_t is = H5DSis_scale(ds);
+    HS_H5_CHECK(is, w->partial);
+    if (is == 0) HS_H5_CHECK(H5DSset_scale(ds, name), w->partial);
+    return HS_OK;
+}
+
+/* The dimension `name` of length n that has no coordinate variable, as netCDF-4 stores one (a
+ * 32-bit float dataset that is never written, its scale NAME the mark and the length); left open in *out. */
+static int dim_only(hs_writer *w, const char *name, hsize_t n, hid_t *out)
+{
+    const char *p = w->partial;
+    hid_t sp, ds;
+    HS_H5_ID(sp, H5Screate_simple(1, &n, NULL), p);
+    ds = H5Dcreate2(st(w)->file, name, H5T_IEEE_F32BE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Sclose(sp);
+    if (ds < 0) return hs_h5_fail("H5Dcreate2 (dimension)", p, __FILE__, __LINE__);
+    char mark[sizeof HS_H5_DIM_ONLY + 24];
+    snprintf(mark, sizeof mark, "%s%10lld", HS_H5_DIM_ONLY, (long long)n);
+    if (H5DSset_scale(ds, mark) < 0) {
+        H5Dclose(ds);
+        return hs_h5_fail("H5DSset_scale", p, __FILE__, __LINE__);
+    }
+    *out = ds;
+    return HS_OK;
+}
+
+/* Attach dataset ds's dimensions, named in file order by `dims` ("time y x"), to their scales: a
+ * coordinate variable (made a scale here if it is not one: a file of an older hpcsim, resumed), or
+ * a dimension-only scale, made on first use with ds's extent along that axis.  Attached ones stay. */
+static int attach_dims(hs_writer *w, hid_t ds, const char *dims)
+{
+    const char *p = w->partial;
+    hsize_t ext[H5S_MAX_RANK];
+    int rank = 0, i = 0, rc = HS_OK;
+    HS_CHECK(get_dims(ds, &rank, ext, NULL, p));
+    char list[8 * HS_IO_NAME_MAX], *save = NULL;
+    snprintf(list, sizeof list, "%s", dims);
+    for (char *nm = strtok_r(list, " ", &save); rc == HS_OK && nm; nm = strtok_r(NULL, " ", &save), i++) {
+        if (i >= rank) return HS_FAIL(HS_ERR_RUNTIME, "%s: dimensions \"%s\" of a dataset of rank %d", p, dims, rank);
+        htri_t e = H5Lexists(st(w)->file, nm, H5P_DEFAULT);
+        HS_H5_CHECK(e, p);
+        hid_t sc = -1;
+        if (e > 0) {
+            HS_H5_ID(sc, H5Dopen2(st(w)->file, nm, H5P_DEFAULT), p);
+            rc = make_scale(w, sc, nm);
+        } else {
+            rc = dim_only(w, nm, ext[i], &sc);
+        }
+        htri_t on = rc == HS_OK ? H5DSis_attached(ds, sc, (unsigned)i) : 1;
+        if (on < 0) rc = hs_h5_fail("H5DSis_attached", p, __FILE__, __LINE__);
+        else if (on == 0 && H5DSattach_scale(ds, sc, (unsigned)i) < 0) rc = hs_h5_fail("H5DSattach_scale", p, __FILE__, __LINE__);
+        if (sc >= 0) H5Dclose(sc);
+    }
+    HS_CHECK(rc);
+    if (i != rank) return HS_FAIL(HS_ERR_RUNTIME, "%s: dimensions \"%s\" of a dataset of rank %d", p, dims, rank);
+    return HS_OK;
+}
+
+/* The `dimensions` attribute of dataset ds (file order, as ncdump shows them) and its scales. */
+static int set_dims(hs_writer *w, hid_t ds, const char *dims)
+{
+    HS_CHECK(hs_h5_attr_text(ds, "dimensions", dims, w->partial));
+    return attach_dims(w, ds, dims);
+}
+
 static int def_time(hs_writer *w, const hs_output_desc *desc)
 {
     const char *p = w->partial;
@@ -264,6 +361,7 @@ static int def_time(hs_writer *w, const hs_output_desc *desc)
     if (w->rec_is_time) HS_CHECK(hs_h5_attr_text(t, "standard_name", "time", p));
     HS_CHECK(hs_h5_attr_text(t, "long_name", desc->record_long_name ? desc->record_long_name : w->rec_name, p));
     HS_CHECK(hs_h5_attr_text(t, "units", desc->time_units, p));
+    HS_CHECK(make_scale(w, t, w->rec_name));
     if (!w->rec_is_time) return HS_OK; /* a counter (training iterations): no calendar, not a T axis */
     HS_CHECK(hs_h5_attr_text(t, "calendar", desc->calendar && *desc->calendar ? desc->calendar : "standard", p));
     HS_CHECK(hs_h5_attr_text(t, "axis", "T", p));
@@ -271,9 +369,8 @@ static int def_time(hs_writer *w, const hs_output_desc *desc)
 }
 
 /* The cell bounds of dimension d, [n, 2] (as x_bnds(x, bnds) in the NetCDF file). */
-static int def_bounds(hs_writer *w, const hs_output_desc *desc, int d, const char *name)
+static int def_bounds(hs_writer *w, int d, const char *name)
 {
-    const char *p = w->partial;
     int64_t len[2] = {w->n[d], 2};
     hid_t ds = -1;
     HS_CHECK(make_dataset(w, name, H5T_IEEE_F64LE, 2, len, 0, 0, &ds));
@@ -283,8 +380,8 @@ static int def_bounds(hs_writer *w, const hs_output_desc *desc, int d, const cha
     free(b);
     char dims[HS_IO_NAME_MAX + 8];
     snprintf(dims, sizeof dims, "%s bnds", w->dim_names[d]);
-    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "units", desc->coord_units[d] ? desc->coord_units[d] : "1", p);
-    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "dimensions", dims, p);
+    /* no units: as in the NetCDF file, the bounds take their coordinate's (CF 7.1) */
+    if (rc == HS_OK) rc = set_dims(w, ds, dims);
     H5Dclose(ds);
     return rc;
 }
@@ -314,9 +411,10 @@ static int def_coord(hs_writer *w, const hs_output_desc *desc, int d)
     char bn[HS_IO_NAME_MAX + 8];
     hs_writer_bounds_name(w, d, bn, sizeof bn);
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "bounds", bn, p);
+    if (rc == HS_OK) rc = make_scale(w, ds, nm);
     H5Dclose(ds);
     HS_CHECK(rc);
-    return def_bounds(w, desc, d, bn);
+    return def_bounds(w, d, bn);
 }
 
 /* cell_area [y, x] in m2, which the data variables name in cell_measures (as in the NetCDF file). */
@@ -335,7 +433,7 @@ static int def_area(hs_writer *w)
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "units", "m2", p);
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "standard_name", "cell_area", p);
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "long_name", "area of the cell in the x-y plane", p);
-    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "dimensions", dims, p);
+    if (rc == HS_OK) rc = set_dims(w, ds, dims);
     H5Dclose(ds);
     return rc;
 }
@@ -396,7 +494,7 @@ static int small_dataset(hs_writer *w, const char *name, hid_t ftype, hid_t mtyp
     else HS_CHECK(make_dataset(w, name, ftype, len < 0 ? 0 : (ncol ? 2 : 1), l, 0, 0, &ds));
     int rc = write_whole(w, ds, mtype, data, "H5Dwrite (grid data)");
     for (int i = 0; rc == HS_OK && attrs && attrs[i]; i += 2) rc = hs_h5_attr_text(ds, attrs[i], attrs[i + 1], p);
-    if (rc == HS_OK && dims) rc = hs_h5_attr_text(ds, "dimensions", dims, p);
+    if (rc == HS_OK && dims) rc = set_dims(w, ds, dims);
     H5Dclose(ds);
     return rc;
 }
@@ -415,18 +513,17 @@ static int def_extra(hs_writer *w)
         snprintf(bn, sizeof bn, "%s_bnds", x->name);
         const char *attrs[] = {"units", x->units, "long_name", x->long_name, "axis", axis, "bounds", bn, NULL};
         HS_CHECK(small_dataset(w, x->name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, x->n, 0, x->coords, NULL, attrs));
-        if (x->kind == HS_STAGGER_FACE) {
-            hid_t ds;
-            HS_H5_ID(ds, H5Dopen2(st(w)->file, x->name, H5P_DEFAULT), p);
-            int rc = hs_h5_attr_double(ds, "c_grid_axis_shift", -0.5, p); /* COMODO: the cell's low face */
-            H5Dclose(ds);
-            HS_CHECK(rc);
-        }
+        hid_t ds;
+        HS_H5_ID(ds, H5Dopen2(st(w)->file, x->name, H5P_DEFAULT), p);
+        /* COMODO: the cell's low face */
+        int rc = x->kind == HS_STAGGER_FACE ? hs_h5_attr_double(ds, "c_grid_axis_shift", -0.5, p) : HS_OK;
+        if (rc == HS_OK) rc = make_scale(w, ds, x->name);
+        H5Dclose(ds);
+        HS_CHECK(rc);
         double *b = takes_none(w) ? NULL : hs_writer_xdim_bounds(w, k);
         if (!b && !takes_none(w)) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for cell bounds");
         snprintf(dims, sizeof dims, "%s bnds", x->name);
-        const char *battrs[] = {"units", x->units, NULL};
-        int rc = small_dataset(w, bn, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, x->n, 2, b, dims, battrs);
+        rc = small_dataset(w, bn, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, x->n, 2, b, dims, NULL);
         free(b);
         HS_CHECK(rc);
     }
@@ -596,7 +693,7 @@ static int h5_def(hs_writer *w, hs_writer_var *v, const char *units, const char 
     HS_CHECK(hs_h5_attr_text(ds, "units", units ? units : "1", p));
     HS_CHECK(hs_h5_attr_text(ds, "long_name", long_name ? long_name : v->name, p));
     if (standard_name) HS_CHECK(hs_h5_attr_text(ds, "standard_name", standard_name, p));
-    HS_CHECK(hs_h5_attr_text(ds, "dimensions", dims, p));
+    HS_CHECK(set_dims(w, ds, dims));
     if (w->has_area && v->grid == 0) HS_CHECK(hs_h5_attr_text(ds, "cell_measures", "area: " HS_CELL_AREA, p));
     if (v->grid == HS_GRID_STATIONS) {
         char c[5 * HS_IO_NAME_MAX];
@@ -617,7 +714,7 @@ static int station_dataset(hs_writer *w, const char *name, hid_t ftype, hid_t mt
     if (rc == HS_OK) rc = hs_h5_attr_text(ds, "long_name", long_name, p);
     if (rc == HS_OK && units) rc = hs_h5_attr_text(ds, "units", units, p);
     if (rc == HS_OK && !units) rc = hs_h5_attr_text(ds, "cf_role", "timeseries_id", p);
-    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "dimensions", w->st_dim, p);
+    if (rc == HS_OK) rc = set_dims(w, ds, w->st_dim);
     H5Dclose(ds);
     return rc;
 }
@@ -920,6 +1017,51 @@ static int keep_times(hs_writer *w, double time, hsize_t *nkeep)
     return shrink(w, st(w)->time_ds, *nkeep);
 }
 
+/* A resumed file: the coordinates are scales and every dataset with a `dimensions` attribute is
+ * attached to its scales.  Nothing changes in a file of this version; one of an older hpcsim, which
+ * wrote no scales, is brought up to date (its datasets taken by name first: scales may be added). */
+static int scale_file(hs_writer *w)
+{
+    const char *p = w->partial;
+    hid_t f = st(w)->file;
+    for (int d = -1; d < w->ndim + w->nxdims; d++) {
+        const char *nm = d < 0 ? (w->has_time ? w->rec_name : NULL) : d < w->ndim ? w->dim_names[d] : w->xdims[d - w->ndim].name;
+        htri_t e = nm ? H5Lexists(f, nm, H5P_DEFAULT) : 0;
+        HS_H5_CHECK(e, p);
+        if (e == 0) continue;
+        hid_t ds;
+        HS_H5_ID(ds, H5Dopen2(f, nm, H5P_DEFAULT), p);
+        int rc = make_scale(w, ds, nm);
+        H5Dclose(ds);
+        HS_CHECK(rc);
+    }
+    H5G_info_t gi;
+    HS_H5_CHECK(H5Gget_info(f, &gi), p);
+    char(*names)[HS_IO_NAME_MAX] = calloc(gi.nlinks ? gi.nlinks : 1, sizeof *names);
+    if (!names) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    int rc = HS_OK;
+    hsize_t n = 0;
+    for (hsize_t i = 0; rc == HS_OK && i < gi.nlinks; i++) {
+        ssize_t len = H5Lget_name_by_idx(f, ".", H5_INDEX_NAME, H5_ITER_INC, i, names[n], HS_IO_NAME_MAX, H5P_DEFAULT);
+        if (len < 0) rc = hs_h5_fail("H5Lget_name_by_idx", p, __FILE__, __LINE__);
+        else if ((size_t)len < HS_IO_NAME_MAX) n++;
+    }
+    for (hsize_t i = 0; rc == HS_OK && i < n; i++) {
+        hid_t obj = H5Oopen(f, names[i], H5P_DEFAULT);
+        if (obj < 0) {
+            rc = hs_h5_fail("H5Oopen", p, __FILE__, __LINE__);
+            break;
+        }
+        char *dims = NULL;
+        if (H5Iget_type(obj) == H5I_DATASET) rc = hs_h5_read_text(obj, "dimensions", &dims, p); /* not the group xdmf */
+        if (rc == HS_OK && dims) rc = attach_dims(w, obj, dims);
+        free(dims);
+        H5Oclose(obj);
+    }
+    free(names);
+    return rc;
+}
+
 static int append_history(hs_writer *w)
 {
     char *h;
@@ -952,6 +1094,7 @@ static int reopen_serial(hs_writer *w, const hs_output_desc *desc, double time)
     HS_CHECK(scan_datasets(w));
     for (int i = 0; i < w->nvars; i++)
         if (w->vars[i].time_dependent) HS_CHECK(shrink(w, st(w)->ds[i], nkeep));
+    HS_CHECK(scale_file(w));
     /* grids the first run did not declare are added; the mesh is written again (the same sizes) */
     HS_CHECK(def_extra(w));
     if (w->has_mesh) HS_CHECK(def_mesh(w));

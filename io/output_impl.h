@@ -244,6 +244,7 @@ int hs_nc_fail(int status, const char *call, const char *path, const char *file,
 
 #if HS_HAVE_HDF5
 #include <hdf5.h>
+#include <hdf5_hl.h> /* H5DS: dimension scales (the netCDF-4 dimensions of our HDF5 output) */
 /* Turn HDF5's automatic error printing off (once per process). */
 void hs_h5_quiet(void);
 /* The innermost description of HDF5's pending error ("" when none), and the stack cleared. */
@@ -274,6 +275,12 @@ int hs_h5_read_text(hid_t obj, const char *name, char **out, const char *path);
 int hs_h5_is_hdf5(const char *path);
 /* File access properties shared by our writers (format bounds that allow large attributes). */
 int hs_h5_fapl(hid_t *fapl, const char *path);
+/* The NAME that netCDF-4 (netCDF-C, h5netcdf) gives the dimension scale of a dimension without a
+ * coordinate variable (followed by its length in 10 characters): such a dataset holds no data and
+ * is no variable. */
+#define HS_H5_DIM_ONLY "This is a netCDF dimension but not a netCDF variable."
+/* 1 when dataset `ds` is such a dimension-only scale (never prints). */
+int hs_h5_is_dim_only(hid_t ds);
 #endif
 
 #ifdef __cplusplus
