@@ -60,8 +60,9 @@ static int open_any(hs_reader *r)
     if (nc_open(r->path, NC_NOWRITE, &r->ncid) == NC_NOERR) {
         r->kind = RD_NETCDF;
 #if HS_HAVE_HDF5
-        /* a plain HDF5 file (ours among them) opens too, but with unnamed dimensions (phony_dim_N)
-         * and no coordinates: read it as HDF5, where our writer's `dimensions` attributes name them */
+        /* a plain HDF5 file (h5py's; ours before they had dimension scales) opens too, but with
+         * unnamed dimensions (phony_dim_N) and no coordinates: read it as HDF5, where our writer's
+         * `dimensions` attributes name them.  Ours now open as netCDF-4 and stay here. */
         int ndims = 0, phony = 0;
         if (nc_inq_ndims(r->ncid, &ndims) == NC_NOERR)
             for (int d = 0; d < ndims && !phony; d++) {
@@ -592,7 +593,8 @@ static int nc_names(hs_reader *r, char ***names, int *count, int *cap, int *ntex
 #endif
 
 #if HS_HAVE_HDF5
-/* Datasets of the root group by creation order where tracked (our files), else by name. */
+/* Datasets of the root group by creation order where tracked (our files), else by name; netCDF-4's
+ * dimensions without a coordinate variable (scales that hold no data, such as bnds) are none. */
 static int h5_names(hs_reader *r, char ***names, int *count, int *cap, int *ntext)
 {
     H5G_info_t gi;
@@ -615,6 +617,7 @@ static int h5_names(hs_reader *r, char ***names, int *count, int *cap, int *ntex
         if (is_ds) {
             hid_t t = H5Dget_type(obj);
             if (t >= 0) cls = H5Tget_class(t), H5Tclose(t);
+            is_ds = !hs_h5_is_dim_only(obj);
         }
         H5Oclose(obj);
         if (!is_ds) continue;
@@ -696,6 +699,34 @@ int hs_reader_has_var(hs_reader *r, const char *name)
     return 0;
 }
 
+#if HS_HAVE_HDF5
+/* The name of the last dimension scale attached to an axis (as netCDF-C and h5netcdf take it). */
+static herr_t last_scale(hid_t did, unsigned dim, hid_t dsid, void *data)
+{
+    char path[256];
+    (void)did, (void)dim;
+    ssize_t len = H5Iget_name(dsid, path, sizeof path);
+    if (len > 0 && (size_t)len < sizeof path) {
+        const char *base = strrchr(path, '/');
+        snprintf((char *)data, HS_READER_NAME_MAX, "%.*s", HS_READER_NAME_MAX - 1, base ? base + 1 : path);
+    }
+    return 0;
+}
+
+/* Dimension names from the dimension scales attached to a dataset (a netCDF-4 file written by
+ * h5netcdf or netCDF read without the NetCDF library); axes without one keep dimN. */
+static int h5_scale_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NAME_MAX], int rank)
+{
+    hid_t ds = -1;
+    HS_CHECK(h5_dataset(r, name, &ds));
+    for (int i = 0; i < rank; i++)
+        if (H5DSget_num_scales(ds, (unsigned)i) > 0) H5DSiterate_scales(ds, (unsigned)i, NULL, last_scale, dims[i]);
+    H5Eclear2(H5E_DEFAULT);
+    H5Dclose(ds);
+    return HS_OK;
+}
+#endif
+
 int hs_reader_var_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NAME_MAX], int *rank)
 {
     int64_t shape[8];
@@ -717,6 +748,9 @@ int hs_reader_var_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NA
     char words[512];
     int found = 0;
     HS_CHECK(hs_reader_attr_text(r, name, "dimensions", words, sizeof words, &found));
+#if HS_HAVE_HDF5
+    if (!found && r->kind == RD_HDF5) return h5_scale_dims(r, name, dims, *rank);
+#endif
     if (!found) return HS_OK;
     char *save = NULL, *w = strtok_r(words, " ", &save);
     for (int i = 0; w && i < *rank; i++, w = strtok_r(NULL, " ", &save)) snprintf(dims[i], HS_READER_NAME_MAX, "%s", w);

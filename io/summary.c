@@ -106,7 +106,7 @@ static int record_dim_name(summary_ctx *s, char **names, int count)
         int is_rec = hs_reader_var_is_record(s->r, names[i]);
         if (is_rec < 0) return HS_FAIL(HS_ERR_RUNTIME, "%s: cannot tell whether %s is a record variable", s->path, names[i]);
         if (is_rec != 1) continue;
-        /* our HDF5 files say it in `dimensions` (NetCDF opens them too, with phony dimension names) */
+        /* our HDF5 files say it in `dimensions` (read as HDF5, those without dimension scales) */
         char words[512];
         int found = 0;
         HS_CHECK(hs_reader_attr_text(s->r, names[i], "dimensions", words, sizeof words, &found));
