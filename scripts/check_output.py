@@ -10,9 +10,13 @@ FILE.nc  : opened with xarray (times decoded) or else netCDF4; CF essentials che
            offline: with the CF standard-name table shipped in tests/data (its version in the file
            name) and the area-type / region tables there (--cf-tables DIR to use others).  The file
            must claim a CF version the checker knows (it checks that version).
-FILE.h5  : opened with h5py: attributes and datasets (units on all but strings; a featureType
-           timeSeries file: one timeseries_id dataset, coordinates that exist along the stations);
-           its .xmf companion (same stem) is checked too (none for series or station files).
+FILE.h5  : opened with h5py: attributes and datasets (units on all but strings and cell bounds; a
+           featureType timeSeries file: one timeseries_id dataset, coordinates that exist along the
+           stations); netCDF-4 dimensions: every coordinate is the dimension scale of its own name,
+           every axis of every dataset is attached to the one scale its `dimensions` attribute
+           names, of its length; then, with h5netcdf installed, opened with h5netcdf (no phony
+           dimensions) showing those dimensions; its .xmf companion (same stem) is checked too
+           (none for series or station files).
 FILE.xmf : parsed as XML; every HDF DataItem must name an existing dataset of the right size, in a
            file named without a directory (relative to the .xmf), every HyperSlab must lie inside
            its dataset, attributes must say their centring and match the grid's cells or nodes,
@@ -240,6 +244,55 @@ def check_nc(path, args):
 
 # ---------------------------------------------------------------- HDF5 and XDMF
 
+DIM_ONLY = "This is a netCDF dimension but not a netCDF variable."
+
+
+def dim_only(ds):
+    """A netCDF-4 dimension without a coordinate variable: a dimension scale that holds no data."""
+    return text(ds.attrs.get("CLASS", b"")) == "DIMENSION_SCALE" and text(ds.attrs.get("NAME", b"")).startswith(DIM_ONLY)
+
+
+def check_h5_dims(path, f, h5py):
+    """The file's netCDF-4 dimensions (HDF5 dimension scales), as netCDF-4 readers see them."""
+    nds = 0
+    for name, ds in f.items():
+        if not isinstance(ds, h5py.Dataset) or dim_only(ds) or ds.ndim == 0:
+            continue
+        if h5py.h5ds.is_scale(ds.id):
+            if text(ds.attrs.get("NAME", b"")) != name:
+                problem(f"{path}: dimension scale {name} is named {text(ds.attrs.get('NAME', b''))!r}")
+            continue
+        if "dimensions" not in ds.attrs:  # a coordinate variable: its own dimension
+            problem(f"{path}: {name}({name}) is not a dimension scale (netCDF-4 readers see phony_dim_N)")
+            continue
+        want = text(ds.attrs["dimensions"]).split()
+        if len(want) != ds.ndim:
+            problem(f"{path}: {name} has {ds.ndim} dimensions, its `dimensions` attribute names {want}")
+            continue
+        for i in range(ds.ndim):
+            got = [s.name.split("/")[-1] for s in ds.dims[i].values()]
+            if got != want[i:i + 1]:
+                problem(f"{path}: {name} axis {i} is attached to the dimension scales {got}, expected [{want[i]!r}]")
+            elif f[want[i]].maxshape[0] is not None and f[want[i]].shape[0] != ds.shape[i]:
+                problem(f"{path}: {name} axis {i} has {ds.shape[i]} points, its dimension {want[i]} {f[want[i]].shape[0]}")
+        nds += 1
+    try:
+        import h5netcdf
+    except ImportError:
+        print(f"ok   {path}: netCDF-4 dimensions of {nds} datasets (dimension scales; h5netcdf not installed)")
+        return
+    try:
+        with h5netcdf.File(path, "r") as g:
+            for name, v in g.variables.items():
+                want = tuple(text(f[name].attrs.get("dimensions", b"")).split()) if "dimensions" in f[name].attrs else (name,)
+                if f[name].ndim and v.dimensions != want:
+                    problem(f"{path}: h5netcdf shows {name}{v.dimensions}, expected {want}")
+    except Exception as e:  # h5netcdf refuses datasets without scales (phony dimensions)
+        problem(f"{path}: h5netcdf cannot read it as netCDF-4: {e}")
+        return
+    print(f"ok   {path}: netCDF-4 dimensions of {nds} datasets (dimension scales; h5netcdf reads them)")
+
+
 def check_h5(path, args):
     try:
         import h5py
@@ -258,10 +311,12 @@ def check_h5(path, args):
             for a in ("title", "source", "history"):
                 if a not in f.attrs:
                     problem(f"{path}: root attribute {a} missing")
+            bounds = {text(d.attrs["bounds"]) for d in f.values() if isinstance(d, h5py.Dataset) and "bounds" in d.attrs}
             for name, ds in f.items():
-                if not isinstance(ds, h5py.Dataset):
+                if not isinstance(ds, h5py.Dataset) or dim_only(ds):
                     continue
-                if "units" not in ds.attrs and ds.dtype.kind != "S" and not topology_role(ds.attrs):  # CF: strings carry no units
+                # CF: strings carry no units, and cell bounds take their coordinate's
+                if "units" not in ds.attrs and ds.dtype.kind != "S" and not topology_role(ds.attrs) and name not in bounds:
                     problem(f"{path}: dataset {name} has no units")
                 ds[()]  # readable
             if text(f.attrs.get("featureType", b"")) == "timeSeries":  # a CF DSG station file
@@ -279,6 +334,7 @@ def check_h5(path, args):
                     problem(f"{path}: required dataset {v} missing")
             if args.records is not None and "time" in f and f["time"].shape[0] != args.records:
                 problem(f"{path}: {f['time'].shape[0]} time records, expected {args.records}")
+            check_h5_dims(path, f, h5py)
         print(f"ok   {path}: opened with h5py")
     stem = os.path.splitext(path)[0]
     xmf = stem + ".xmf"

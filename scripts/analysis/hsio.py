@@ -32,8 +32,14 @@ def _text(v):
     return str(v)
 
 
+# HDF5 dimension-scale bookkeeping (netCDF-4 hides it too), and the mark of a dimension-only scale
+_SCALE_ATTRS = {"CLASS", "NAME", "REFERENCE_LIST", "DIMENSION_LIST", "_Netcdf4Dimid", "_Netcdf4Coordinates", "_nc3_strict"}
+_DIM_ONLY = "This is a netCDF dimension but not a netCDF variable."
+
+
 def _open_hdf5(path):
-    """One of our HDF5 files (root datasets, each with a `dimensions` attribute) as a Dataset."""
+    """One of our HDF5 files (root datasets, each with a `dimensions` attribute, also dimension
+    scales since hpcsim writes netCDF-4 dimensions; a plain file's datasets by their scales) as a Dataset."""
     import h5py
     import xarray as xr
     data_vars, coords, attrs, record = {}, {}, {}, None
@@ -43,13 +49,17 @@ def _open_hdf5(path):
         for name, obj in f.items():
             if not isinstance(obj, h5py.Dataset) or obj.dtype.kind not in "fiu":
                 continue
+            if "NAME" in obj.attrs and _text(obj.attrs["NAME"]).startswith(_DIM_ONLY):
+                continue  # a dimension without a coordinate variable (bnds): no data
             dims = _text(obj.attrs["dimensions"]).split() if "dimensions" in obj.attrs else None
+            if dims is None and obj.ndim > 0 and all(len(obj.dims[i]) for i in range(obj.ndim)):
+                dims = [obj.dims[i][-1].name.split("/")[-1] for i in range(obj.ndim)]  # attached scales
             if dims is None:
                 dims = [name] if obj.ndim == 1 else [f"{name}_dim{i}" for i in range(obj.ndim)]
             if len(dims) != obj.ndim:
                 continue
             vattrs = {k: (_text(a) if isinstance(a, (bytes, np.bytes_, np.ndarray)) and getattr(a, "dtype", np.dtype("S")).kind in "SO"
-                          else a) for k, a in obj.attrs.items() if k != "dimensions"}
+                          else a) for k, a in obj.attrs.items() if k != "dimensions" and k not in _SCALE_ATTRS}
             if obj.maxshape and obj.maxshape[0] is None and record is None and obj.ndim >= 1:
                 record = dims[0]
             arr = xr.Variable(dims, obj[()], vattrs)
@@ -74,7 +84,7 @@ def open_output(path):
     with open(path, "rb") as f:
         magic = f.read(8)
     if magic.startswith(b"\x89HDF"):
-        try:  # NetCDF-4 files are HDF5 files too: our HDF5 layout has no dimension scales
+        try:  # NetCDF-4 files are HDF5 files too: ours are read by h5py (no netCDF4 needed; times as numbers)
             import h5py
         except ImportError:
             h5py = None
