@@ -293,14 +293,15 @@ static int make_scale(hs_writer *w, hid_t ds, const char *name)
     return HS_OK;
 }
 
-/* The dimension `name` of length n that has no coordinate variable, as netCDF-4 stores one (a
- * 32-bit float dataset that is never written, its scale NAME the mark and the length); left open in *out. */
-static int dim_only(hs_writer *w, const char *name, hsize_t n, hid_t *out)
+/* The dimension `name` of length n that has no coordinate variable, in group loc, as netCDF-4 stores
+ * one (a 32-bit float dataset that is never written, its scale NAME the mark and the length); left
+ * open in *out. */
+static int dim_only(hs_writer *w, hid_t loc, const char *name, hsize_t n, hid_t *out)
 {
     const char *p = w->partial;
     hid_t sp, ds;
     HS_H5_ID(sp, H5Screate_simple(1, &n, NULL), p);
-    ds = H5Dcreate2(st(w)->file, name, H5T_IEEE_F32BE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    ds = H5Dcreate2(loc, name, H5T_IEEE_F32BE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Sclose(sp);
     if (ds < 0) return hs_h5_fail("H5Dcreate2 (dimension)", p, __FILE__, __LINE__);
     char mark[sizeof HS_H5_DIM_ONLY + 24];
@@ -333,7 +334,7 @@ static int attach_dims(hs_writer *w, hid_t ds, const char *dims)
             HS_H5_ID(sc, H5Dopen2(st(w)->file, nm, H5P_DEFAULT), p);
             rc = make_scale(w, sc, nm);
         } else {
-            rc = dim_only(w, nm, ext[i], &sc);
+            rc = dim_only(w, st(w)->file, nm, ext[i], &sc);
         }
         htri_t on = rc == HS_OK ? H5DSis_attached(ds, sc, (unsigned)i) : 1;
         if (on < 0) rc = hs_h5_fail("H5DSis_attached", p, __FILE__, __LINE__);
@@ -1183,8 +1184,10 @@ static int h5_reopen(hs_writer *w, const hs_output_desc *desc, double time)
 #define HS_H5_VDS 0
 #endif
 
-/* /xdmf/NAME: a dimension's n + 1 cell edges (the nodes of the XDMF geometry), or the mesh's node
- * coordinates interleaved [n, 3] (ncol 3). */
+/* /xdmf/NAME: a dimension's n + 1 cell edges (the nodes of the XDMF geometry), on a netCDF-4
+ * dimension of its own, NAME_edges (without one, netCDF-4 readers took /xdmf/x for a variable on
+ * the root's x and xarray.open_datatree failed on the sizes), or the mesh's node coordinates
+ * interleaved [n, 3] (ncol 3). */
 static int xdmf_nodes(hs_writer *w, hid_t g, const char *name, int64_t n, int ncol, const double *values)
 {
     const char *p = w->partial;
@@ -1195,6 +1198,14 @@ static int xdmf_nodes(hs_writer *w, hid_t g, const char *name, int64_t n, int nc
     H5Sclose(sp);
     if (ds < 0) return hs_h5_fail("H5Dcreate2 (xdmf nodes)", p, __FILE__, __LINE__);
     int rc = write_whole(w, ds, H5T_NATIVE_DOUBLE, values, "H5Dwrite (xdmf nodes)");
+    if (rc == HS_OK && !ncol) {
+        char dn[HS_IO_NAME_MAX + 8];
+        hid_t sc = -1;
+        snprintf(dn, sizeof dn, "%s_edges", name);
+        rc = dim_only(w, g, dn, dims[0], &sc);
+        if (rc == HS_OK && H5DSattach_scale(ds, sc, 0) < 0) rc = hs_h5_fail("H5DSattach_scale (xdmf nodes)", p, __FILE__, __LINE__);
+        if (sc >= 0) H5Dclose(sc);
+    }
     H5Dclose(ds);
     return rc;
 }
