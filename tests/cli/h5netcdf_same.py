@@ -5,7 +5,8 @@
 
 FILE.h5 opened with xarray's h5netcdf engine (no phony_dims: every dimension must be an HDF5
 dimension scale) must show the dimensions, sizes, coordinates, variables, values and attributes of
-FILE.nc opened with the netCDF4 engine (attributes: all but the HDF5 layout's own `dimensions`;
+FILE.nc opened with the netCDF4 engine, and open as a whole in xarray.open_datatree where xarray has
+it (attributes: all but the HDF5 layout's own `dimensions`;
 global ones: the same names, and the same values but for the run's record: history and hpcsim_*,
 time stamps, timings, ranks, identity, and the parameters, which name the format).  --grid checks the coordinates
 against the cell centres (i + 1/2) L / N computed here from the parameter file's domain and grid
@@ -56,6 +57,11 @@ def main():
     phony = [d for d in h.sizes if str(d).startswith("phony_dim")]
     if phony:
         fail(f"{a.h5}: datasets without dimension scales: xarray (h5netcdf) shows {phony} and coordinates {sorted(h.coords)}")
+    if hasattr(xr, "open_datatree"):  # every group (the viewers' /xdmf too) opens, aligned with the root
+        try:
+            xr.open_datatree(a.h5, engine="h5netcdf", decode_times=False, phony_dims="sort").load()
+        except Exception as e:
+            fail(f"{a.h5}: xarray.open_datatree (h5netcdf) fails: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
     print(f"ok   {a.h5}: xarray (h5netcdf) dims {dict(h.sizes)}, coords {sorted(h.coords)}")
     if a.grid:
         lengths = [float(x) for x in a.grid[0].split()]
