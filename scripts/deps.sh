@@ -9,11 +9,12 @@ PKGS=(build-essential pkg-config openmpi-bin libopenmpi-dev libhdf5-dev hdf5-too
 # installed: with them the build writes output collectively (output.parallel = auto), so that CI
 # exercises that path; the serial path stays tested with output.parallel = off.
 PKGS+=(libhdf5-openmpi-dev libnetcdf-mpi-dev)
-# Python clients for the output checks (scripts/check_output.py; segyio reads the seismic solver's
+# Python clients for the output checks (scripts/check_output.py; h5netcdf reads the HDF5 output as
+# netCDF-4 in tests/cli/test_output_h5netcdf.sh; segyio reads the seismic solver's
 # SEG-Y back in tests/cli/test_seismic_segy.sh); optional, never fails the build.
-if command -v python3 >/dev/null && ! python3 -c "import netCDF4, xarray, h5py, cfchecker, matplotlib, segyio" 2>/dev/null; then
-    timeout 300 python3 -m pip install --quiet --retries 0 --timeout 15 netCDF4 xarray h5py cfchecker matplotlib segyio >/dev/null 2>&1 ||
-        echo "deps: pip could not install netCDF4 xarray h5py cfchecker segyio (no network?); output checks will skip them" >&2
+if command -v python3 >/dev/null && ! python3 -c "import netCDF4, xarray, h5py, h5netcdf, cfchecker, matplotlib, segyio" 2>/dev/null; then
+    timeout 300 python3 -m pip install --quiet --retries 0 --timeout 15 netCDF4 xarray h5py h5netcdf cfchecker matplotlib segyio >/dev/null 2>&1 ||
+        echo "deps: pip could not install netCDF4 xarray h5py h5netcdf cfchecker segyio (no network?); output checks will skip them" >&2
 fi
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
