@@ -10,6 +10,7 @@
 #include "io/grid_input.h"
 #include "io/output.h"
 #include "kernels/error.h"
+#include "solvers/solver.h"
 
 static const hs_param_decl g_seis_params[] = {
     {"seismic", "model", HS_PARAM_ENUM, "acoustic", 0, 0, HS_SEIS_MODEL_CHOICES,
@@ -224,15 +225,51 @@ static int read_receivers(const hs_params *p, hs_seis_config *c)
 /* Keys this configuration would ignore though the user set them (README, "Parameter files": a key
  * the configuration does not use is bad input, the user meant it to act): a model file under
  * medium = constant, layers under a file model, a force direction for a moment source, a receiver
- * file for a line, a shot step for one shot all ran without a word.  A file's leftovers under a
- * setting switched on the command line pass (hs_params_unused); a string key set to none is unset. */
+ * file for a line, a shot step for one shot all ran without a word; so did the anomaly's shape
+ * without an anomaly, observed seismograms and the adjoint's slots in a forward run, vs (and every
+ * other S-wave key) for the acoustic model, vp, vs and rho beside a layered or file model, density
+ * for the elastic model (always staggered, always variable density), any density key for the
+ * constant-density acoustic model (rho never enters it), cfl beside a given dt, pml_reflection
+ * without layers, the line's start and count beside a receiver file, the SEG-Y switch without
+ * seismograms and the snapshot stride without snapshots.  A file's leftovers under a setting
+ * switched on the command line pass (hs_params_unused); a string key set to none is unset.  The
+ * first cause that applies is named. */
 static int refuse_unused_keys(const hs_params *p, const hs_seis_config *c)
 {
     const int file = c->medium == HS_SEIS_MEDIUM_FILE, layered = c->medium == HS_SEIS_MEDIUM_LAYERED;
+    const int constant = c->medium == HS_SEIS_MEDIUM_CONSTANT, elastic = c->model == HS_SEIS_ELASTIC;
+    /* the acoustic model with constant density: p_tt = c^2 lap p, no rho anywhere */
+    const int rho_used = elastic || c->density == HS_SEIS_DENSITY_VARIABLE;
+    const int raw = file && c->file_format != HS_SEIS_FILE_AUTO;
     const struct {
         const char *key, *cause;
         int used, string;
     } keys[] = {
+        {"seismic.vp", "seismic.medium", constant, 0},
+        {"seismic.vs", "seismic.model", elastic, 0},
+        {"seismic.vs", "seismic.medium", constant, 0},
+        {"seismic.rho", "seismic.density", rho_used, 0},
+        {"seismic.rho", "seismic.medium", !layered, 0},
+        /* a raw model takes rho from its rho file when it has one */
+        {"seismic.rho", "seismic.rho_file", !(raw && strcmp(c->rho_file, "none") != 0), 0},
+        {"seismic.density", "seismic.model", !elastic, 0},
+        {"seismic.layer_vs", "seismic.model", elastic, 0},
+        {"seismic.vs_variable", "seismic.model", elastic, 0},
+        {"seismic.vs_file", "seismic.model", elastic, 1},
+        {"seismic.layer_rho", "seismic.density", rho_used, 0},
+        {"seismic.rho_variable", "seismic.density", rho_used, 0},
+        {"seismic.rho_file", "seismic.density", rho_used, 1},
+        {"seismic.anomaly_center", "seismic.anomaly", c->anomaly != HS_SEIS_ANOMALY_NONE, 0},
+        {"seismic.anomaly_radius", "seismic.anomaly", c->anomaly != HS_SEIS_ANOMALY_NONE, 0},
+        {"seismic.anomaly_dvp", "seismic.anomaly", c->anomaly != HS_SEIS_ANOMALY_NONE, 0},
+        {"seismic.observed", "seismic.mode", c->mode != HS_SEIS_FORWARD, 1},
+        {"seismic.snapshots", "seismic.mode", c->mode != HS_SEIS_FORWARD, 0},
+        {"seismic.cfl", "seismic.dt", c->dt_user == 0, 0},
+        {"seismic.pml_reflection", "seismic.pml", c->pml > 0, 0},
+        {"seismic.receiver_start", "seismic.receivers", c->receivers != HS_SEIS_REC_FILE, 0},
+        {"seismic.receiver_count", "seismic.receivers", c->receivers != HS_SEIS_REC_FILE, 0},
+        {"seismic.segy", "seismic.seismograms", strcmp(c->seismograms, "none") != 0, 0},
+        {"seismic.snapshot_stride", "output.format", hs_params_enum(p, "output.format") != HS_OUTPUT_NONE, 0},
         {"seismic.model_file", "seismic.medium", file, 1},
         {"seismic.model_format", "seismic.medium", file, 0},
         {"seismic.vp_variable", "seismic.medium", file, 0},
@@ -457,6 +494,10 @@ int hs_seis_read_model(const hs_params *p, const hs_seis_config *c, double *vp, 
             rc = read_var(p, c, r, "seismic.rho_variable", c->rho_var, 1, rho, &found);
             if (rc == HS_OK && !found)
                 for (int64_t i = 0; i < n; i++) rho[i] = c->rho;
+            /* seismic.rho stands in for a file without a density: beside one it was ignored */
+            if (rc == HS_OK && found && hs_params_set_against(p, "seismic.rho", "seismic.model_file"))
+                rc = hs_params_error(p, "seismic.rho", "is not used: the model file '%s' has its own density ('%s')", c->model_file,
+                                     c->rho_var);
         }
         hs_reader_close(r);
         HS_CHECK(rc);

@@ -308,6 +308,41 @@ for c in "seismic.receivers=file seismic.receiver_file=rec3.txt|seismic.receiver
         [ $rc = 2 ] && grep -qF "${c#*|}" "$CAP/o" && ! ls never* >/dev/null 2>&1 && ok "$cmd ${c%%|*}: refused" || bad "$cmd ${c%%|*}: exit $rc: $(grep -m1 error "$CAP/o")"
     done
 done
+# ---- keys the run would ignore are bad input (each ran without a word, exit 0): the anomaly's shape
+# without an anomaly, observed seismograms and the adjoint's slots in a forward run, vs (and the other
+# S-wave keys) for the acoustic model, vp beside a layered model, any density key for the
+# constant-density acoustic model, density for the elastic model, cfl beside a given dt,
+# pml_reflection without layers, segy without seismograms, snapshot_stride without snapshots; a
+# leftover of the file under a setting switched on the command line passes
+for c in "seismic.anomaly_dvp=100|seismic.anomaly_dvp: is not used with seismic.anomaly = none" \
+         "seismic.observed=obs.nc|seismic.observed: is not used with seismic.mode = forward" \
+         "seismic.snapshots=4|seismic.snapshots: is not used with seismic.mode = forward" \
+         "seismic.vs=1500|seismic.vs: is not used with seismic.model = acoustic" \
+         "seismic.layer_vs=1000|seismic.layer_vs: is not used with seismic.model = acoustic" \
+         "seismic.medium=layered seismic.vp=2500|seismic.vp: is not used with seismic.medium = layered" \
+         "seismic.rho=1000|seismic.rho: is not used with seismic.density = constant" \
+         "seismic.model=elastic seismic.density=variable|seismic.density: is not used with seismic.model = elastic" \
+         "seismic.dt=0.001 seismic.cfl=0.5|seismic.cfl: is not used with seismic.dt = 0.001" \
+         "seismic.pml=0 seismic.pml_reflection=0.001|seismic.pml_reflection: is not used with seismic.pml = 0" \
+         "seismic.seismograms=none seismic.segy=false|seismic.segy: is not used with seismic.seismograms = none" \
+         "output.format=none seismic.snapshot_stride=2|seismic.snapshot_stride: is not used with output.format = none"; do
+    for cmd in check run; do
+        # shellcheck disable=SC2086
+        "$HS_BIN" $cmd shot.ini -q output.path=never seismic.seismograms=neversg ${c%%|*} >"$CAP/o" 2>&1; rc=$?
+        [ $rc = 2 ] && grep -qF "${c#*|}" "$CAP/o" && ! ls never* >/dev/null 2>&1 && ok "$cmd ${c%%|*}: refused (not used)" ||
+            bad "$cmd ${c%%|*}: exit $rc: $(grep -m1 error "$CAP/o")"
+    done
+done
+sed 's/^\[seismic\]$/[seismic]\nanomaly = disc\nanomaly_dvp = 120\nanomaly_center = 450 300/' shot.ini >anom.ini
+if "$HS_BIN" check anom.ini seismic.anomaly=none >"$CAP/o" 2>&1 && ! "$HS_BIN" check anom.ini seismic.anomaly=none seismic.anomaly_radius=50 >/dev/null 2>&1; then
+    ok "the anomaly's keys in the file under anomaly = none on the command line pass (a leftover), one on the command line does not"
+else
+    bad "anomaly leftovers: $(grep -m1 error "$CAP/o")"
+fi
+# a density beside a model file that has its own
+if "$HS_BIN" check "$ROOT/inputs/seismic_salt.ini" seismic.rho=1000 >"$CAP/o" 2>&1; then bad "seismic.rho beside the salt model's own density: accepted"
+else grep -qF "seismic.rho: is not used: the model file" "$CAP/o" && ok "seismic.rho beside a model file with its own density: refused" ||
+    bad "seismic.rho beside the salt model: $(grep -m1 error "$CAP/o")"; fi
 # a zero moment tensor radiates nothing (all-zero traces, exit 0), as a zero force
 for cmd in check run; do
     "$HS_BIN" $cmd shot.ini -q seismic.model=elastic seismic.vs=1200 seismic.source_type=moment "seismic.moment=0 0 0" output.path=never \

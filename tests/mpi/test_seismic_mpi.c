@@ -193,10 +193,12 @@ static void *gradient_state(hs_ctx *ctx, const char *stem, int observed, const c
     const char *ov[] = {"run.solver=seismic", "output.format=none", "seismic.n=61 51", "seismic.spacing=10", "seismic.pml=14",
                         "seismic.precision=float64", "seismic.f0=12", "seismic.dt=0.001", "seismic.t_end=0.25",
                         "seismic.source_position=303 171", "seismic.receiver_start=150.5 380", "seismic.receiver_end=450.5 370",
-                        "seismic.receiver_count=7", snapshots, "seismic.segy=false", procs ? procs : "seismic.procs=0",
+                        "seismic.receiver_count=7", "seismic.segy=false", procs ? procs : "seismic.procs=0",
                         observed ? "seismic.anomaly=disc" : "seismic.mode=gradient", observed ? seis : obs,
-                        "seismic.anomaly_center=300 280", "seismic.anomaly_radius=80", "seismic.anomaly_dvp=150"};
-    int n = (int)(sizeof ov / sizeof ov[0]) - (observed ? 0 : 3);
+                        /* the anomaly's shape for the observed run, the adjoint's slots for the gradient's
+                         * (a key the run would not use is bad input) */
+                        observed ? "seismic.anomaly_center=300 280" : snapshots, "seismic.anomaly_radius=80", "seismic.anomaly_dvp=150"};
+    int n = (int)(sizeof ov / sizeof ov[0]) - (observed ? 0 : 2);
     TEST_OK(hs_params_load(NULL, n, (char *const *)ov, p));
     void *s = NULL;
     TEST_OK(hs_seismic_solver.create(ctx, *p, &s));
