@@ -48,6 +48,7 @@ typedef struct hs_seis_adjoint {
     double *vp_global;      /* the current model (global) */
     int64_t nglobal;
     double J0, *history;    /* fwi: the misfit at each evaluation */
+    double *x_eval;         /* fwi: the optimiser's variable at the last evaluation (global, host) */
     int nhistory;
     /* test hooks */
     hs_seis_points ssrc;    /* the source's stencil grouped as one (for its adjoint) */
@@ -405,7 +406,7 @@ void hs_seis_adjoint_destroy(hs_seis *s)
     hs_host_free_pinned(s->ctx, a->g_stage);
     free(a->slot_pq), free(a->slot_pack), free(a->slot_step), free(a->obs), free(a->grad_local), free(a->vp_global), free(a->vp_start);
     hs_seis_points_free(s, &a->ssrc);
-    free(a->history);
+    free(a->history), free(a->x_eval);
     free(a);
     s->adj = NULL;
 }
@@ -786,6 +787,21 @@ typedef struct {
     double vmin, vmax;
 } fwi_ctx;
 
+/* The model of the optimiser's variable x (global, host), its misfit, gradient and seismograms;
+ * x is kept as the last evaluation's. */
+static int fwi_evaluate(fwi_ctx *fc, const double *x)
+{
+    hs_seis *s = fc->s;
+    hs_seis_adjoint *a = s->adj;
+    const size_t n = (size_t)a->nglobal;
+    if (!a->x_eval && !(a->x_eval = malloc(n * sizeof *a->x_eval))) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    memcpy(a->x_eval, x, n * sizeof *x);
+    /* a trial far outside the model's range is held at its edge (the time step allows 1.5 vmax) */
+    for (size_t i = 0; i < n; i++) a->vp_global[i] = fmin(fc->vmax, fmax(fc->vmin, a->vp_start[i] + fc->step * x[i]));
+    HS_CHECK(set_model(s, a->vp_global));
+    return gradient(s);
+}
+
 static int fwi_objective(void *data, const double *x_dev, double *f, double *grad_dev)
 {
     fwi_ctx *fc = data;
@@ -798,10 +814,7 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     }
     int rc = hs_mem_copy(s->ctx, x, x_dev, n * sizeof *x, HS_COPY_D2H);
-    /* a trial far outside the model's range is held at its edge (the time step allows 1.5 vmax) */
-    for (size_t i = 0; rc == HS_OK && i < n; i++) a->vp_global[i] = fmin(fc->vmax, fmax(fc->vmin, a->vp_start[i] + fc->step * x[i]));
-    if (rc == HS_OK) rc = set_model(s, a->vp_global);
-    if (rc == HS_OK) rc = gradient(s);
+    if (rc == HS_OK) rc = fwi_evaluate(fc, x);
     if (rc == HS_OK) {
         /* the gradient is muted near the source (within the stencil's reach), where the source term
          * makes it spike and the first steps of the optimiser would go there alone */
@@ -871,12 +884,21 @@ static int fwi(hs_seis *s)
     o.max_evals = 4 * s->cfg.fwi_iterations + 4;
     hs_lbfgs_result res;
     int rc = hs_lbfgs_minimize(s->ctx, n, x, fwi_objective, &fc, &o, fwi_report, &res);
+    /* x is the last accepted iterate, the lowest misfit; the last evaluation may be a trial the line
+     * search rejected (it stopped finding no decrease), whose model, gradient and seismograms were
+     * left as the result (the misfit printed at the end was the trial's): evaluate x again */
+    double *xh = rc == HS_OK ? malloc(n * sizeof *xh) : NULL;
+    if (rc == HS_OK && !xh) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    if (rc == HS_OK) rc = hs_mem_copy(s->ctx, xh, x, n * sizeof *xh, HS_COPY_D2H);
+    int back = rc == HS_OK && a->x_eval && memcmp(xh, a->x_eval, n * sizeof *xh) != 0;
+    if (back) rc = fwi_evaluate(&fc, xh);
+    free(xh);
     hs_mem_free(s->ctx, x);
     HS_CHECK(rc);
     if (s->ctx->rank == 0)
-        printf("seismic: fwi: %d iterations, %d evaluations, misfit %.6e -> %.6e (%.4f), %s\n", res.iterations, res.evaluations, a->J0,
-               res.f * a->J0, res.f, res.reason ? res.reason : "");
-    /* the model and seismograms of the last evaluation are the line search's last trial: leave the best */
+        printf("seismic: fwi: %d iterations, %d evaluations, misfit %.6e -> %.6e (%.4f), %s%s\n", res.iterations, res.evaluations, a->J0,
+               res.f * a->J0, res.f, res.reason ? res.reason : "",
+               back ? "; the model, gradient and seismograms are the last accepted iterate's (evaluated again)" : "");
     return HS_OK;
 }
 

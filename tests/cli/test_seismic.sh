@@ -529,6 +529,37 @@ else
     bad "fwi: $(tail -3 fwi.log)"
 fi
 
+# a line search that finds no decrease (a vp step of 1e9 m/s: every trial held at the speed limits)
+# ends the inversion on a rejected trial: the model, the seismograms and the misfit it reports are the
+# best accepted iterate's, not the trial's (they were the trial's: misfit 5.3e-3 against 1.9e-4)
+if "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=fwi seismic.fwi_iterations=2 seismic.fwi_vp_step=1e9 seismic.observed=observed.$EXT \
+    seismic.seismograms=lsfail_sg output.path=lsfail >lsfail.log 2>&1 && grep -q "line search found no decrease" lsfail.log; then
+    best=$(sed -nE 's/.*fwi iteration 1: misfit ([^ ]*).*/\1/p' lsfail.log)
+    final=$(sed -nE 's/^seismic: final misfit (.*)$/\1/p' lsfail.log)
+    # the written vp as a model: its misfit is the best one (to the fp32 rounding of vp)
+    "$HS_BIN" run shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=observed.$EXT seismic.seismograms=none output.format=none \
+        seismic.medium=file seismic.model_file=lsfail.$EXT >lsvp.log 2>&1
+    again=$(sed -nE 's/^seismic: final misfit (.*)$/\1/p' lsvp.log)
+    if [ -n "$best" ] && [ -n "$final" ] && [ -n "$again" ] &&
+        awk -v b="$best" -v f="$final" -v g="$again" 'BEGIN { exit !((f - b < 1e-6 * b && b - f < 1e-6 * b) && (g - b < 1e-4 * b && b - g < 1e-4 * b)) }'; then
+        ok "fwi ending on a rejected trial: final misfit $final, the best iterate's ($best); its written vp gives $again"
+    else
+        bad "fwi after a failed line search: best $best, final $final, written vp's misfit $again"
+    fi
+    if [ $HAVE_PY = 1 ]; then
+        python3 - "$best" <<'PY' && ok "fwi ending on a rejected trial: the written seismograms' misfit is the best iterate's" || bad "fwi seismograms after a failed line search"
+import sys, netCDF4, numpy as np
+p = np.asarray(netCDF4.Dataset('lsfail_sg.nc')['p'][:], dtype=float)
+o = np.asarray(netCDF4.Dataset('observed.nc')['p'][:], dtype=float)
+J = 0.5 * ((p - o) ** 2).sum()
+print(J, sys.argv[1])
+sys.exit(0 if abs(J - float(sys.argv[1])) <= 1e-6 * J else 1)  # the best as printed: 7 digits
+PY
+    fi
+else
+    bad "fwi with a failing line search: $(tail -3 lsfail.log)"
+fi
+
 # ---- several shots one after another: shot k's seismograms equal a one-shot run at its position
 # (bitwise), in files NAME_shotK with the shot's number in the SEG-Y headers; a run stopped inside
 # the second shot continues bitwise; 2 ranks give the same seismograms
