@@ -17,7 +17,12 @@ void hs_lbfgs_destroy(hs_lbfgs *L);
 /* Up to `iterations` more iterations from x (device, updated in place; pass the same vector, with
  * the values the previous call left, on every call).  The first call evaluates f at x.  `result`
  * holds totals; result->reason says why this call returned.  Returns at once once a terminal
- * condition (gtol, ftol, limits, failed line search) was met. */
+ * condition (gtol, ftol, limits, failed line search) was met.  An objective that returns
+ * HS_ERR_SIGNAL (interrupted: a signal, a wall-time limit) abandons the iteration in progress: the
+ * state goes back to where that iteration started (x, the pairs and the counters as they were, so
+ * that hs_lbfgs_save saves that boundary) and the call returns HS_ERR_SIGNAL; the next call repeats
+ * the iteration, to the same iterates as a run never interrupted.  Interrupted in the first
+ * evaluation, the object stays unstarted. */
 int hs_lbfgs_run(hs_lbfgs *L, double *x, int iterations, int (*callback)(void *data, int iteration, double f),
                  hs_lbfgs_result *result);
 /* 1 once a terminal condition was met. */

@@ -500,10 +500,17 @@ int hs_lbfgs_run(hs_lbfgs *L, double *x, int iterations, int (*callback)(void *d
     } else {
         L->x = x;
     }
-    if (!L->finished && !L->started) HS_CHECK(start(L));
+    if (!L->finished && !L->started) HS_CHECK(start(L)); /* an interrupted start stays unstarted */
     for (int k = 0; k < iterations && !L->finished; k++) {
         int stopped;
-        HS_CHECK(one_iteration(L, callback, &stopped));
+        /* an objective interrupted (HS_ERR_SIGNAL) abandons the iteration: back to its start */
+        const int evals = L->evals, stored = L->stored, head = L->head;
+        int rc = one_iteration(L, callback, &stopped);
+        if (rc == HS_ERR_SIGNAL) {
+            L->evals = evals, L->stored = stored, L->head = head;
+            return HS_ERR_SIGNAL;
+        }
+        HS_CHECK(rc);
         if (stopped) break;
         if (k == iterations - 1) stop(L, R_CHUNK, 0, 0);
     }

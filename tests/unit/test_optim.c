@@ -1,5 +1,6 @@
 /* Optimisers: Adam against its formula and on a quadratic; L-BFGS on Rosenbrock (2D, 100D) with the
- * strong-Wolfe conditions checked at every accepted step. */
+ * strong-Wolfe conditions checked at every accepted step, resumed from saved states, and interrupted
+ * part-way through iterations. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,7 +322,63 @@ static void test_lbfgs_resume(void **state)
     problem_free(&p);
 }
 
+/* An objective interrupted at every 5th call (the 1st, 6th, 11th, ...: in the first evaluation and
+ * inside line searches) returns HS_ERR_SIGNAL, as the seismic inversion's does at a signal. */
+static int g_calls;
+static int interrupted_objective(void *data, const double *x, double *f, double *grad)
+{
+    if (g_calls++ % 5 == 0) return HS_ERR_SIGNAL;
+    return objective(data, x, f, grad);
+}
+
+/* Each interruption abandons the iteration in progress; the state saved then (the iteration's start)
+ * and loaded into a fresh object runs on to the same iterates as the run never interrupted, bitwise,
+ * with the same counts: the host and the device vectors. */
+static void test_lbfgs_interrupted(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    size_t n = 20;
+    problem p;
+    problem_init(&p, n, rosenbrock);
+    double x0[20], a[20], b[20];
+    for (size_t i = 0; i < n; i++) x0[i] = i % 2 ? 1.0 : -1.2;
+    for (int dev = 0; dev < 2; dev++) {
+        double *dx = (double *)test_upload(x0, n * sizeof(double));
+        hs_lbfgs_opts o = {.history = 5, .max_iter = 60, .max_evals = 1000, .device_vectors = dev};
+        hs_lbfgs_result r1, r2;
+        TEST_OK(hs_lbfgs_minimize(ctx, n, dx, objective, &p, &o, NULL, &r1));
+        test_download(a, dx, sizeof a);
+        TEST_OK(hs_mem_copy(ctx, dx, x0, sizeof x0, HS_COPY_H2D));
+        double *saved = NULL;
+        int stops = 0, rc = HS_ERR_SIGNAL;
+        g_calls = 0;
+        for (int part = 0; part < 1000 && rc == HS_ERR_SIGNAL; part++) {
+            hs_lbfgs *L;
+            TEST_OK(hs_lbfgs_create(ctx, n, interrupted_objective, &p, &o, &L));
+            if (!saved) saved = calloc(hs_lbfgs_state_count(L), sizeof *saved);
+            if (part) TEST_OK(hs_lbfgs_load(L, saved));
+            rc = hs_lbfgs_run(L, dx, 1000, NULL, &r2);
+            if (rc == HS_ERR_SIGNAL) stops++, hs_error_clear();
+            else TEST_OK(rc);
+            TEST_OK(hs_lbfgs_save(L, saved));
+            hs_lbfgs_destroy(L);
+        }
+        test_download(b, dx, sizeof b);
+        print_message("L-BFGS interrupted %d times (%s vectors): %d iterations, %d evaluations (uninterrupted: %d, %d)\n", stops,
+                      dev ? "device" : "host", r2.iterations, r2.evaluations, r1.iterations, r1.evaluations);
+        assert_true(stops > 10);
+        assert_int_equal(r2.iterations, r1.iterations);
+        assert_int_equal(r2.evaluations, r1.evaluations);
+        assert_memory_equal(a, b, sizeof a);
+        free(saved);
+        hs_mem_free(ctx, dx);
+    }
+    problem_free(&p);
+}
+
 static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_lbfgs_interrupted),
     cmocka_unit_test(test_lbfgs_resume), cmocka_unit_test(test_lbfgs_device_vectors),
     cmocka_unit_test(test_adam_formula),        cmocka_unit_test(test_adam_quadratic),
     cmocka_unit_test(test_lbfgs_rosenbrock_2d), cmocka_unit_test(test_lbfgs_rosenbrock_100d),
