@@ -304,6 +304,7 @@ typedef struct {
     int64_t last_written_step;
     int checkpoints;            /* checkpoints written */
     int stopped_by;             /* an early stop: 1 signal, 2 run.walltime */
+    int watch;                  /* signals are caught (checkpoint.on_signal) or run.walltime is set */
     const char *argv0;          /* how the program was called, for the restart hint */
     char started[32];           /* UTC time stamp of the run's start */
     char run_id[HS_RUN_ID_LEN];   /* see HS_RUN_ID_LEN */
@@ -321,15 +322,17 @@ typedef struct {
 } run_state;
 
 /* Is this rank's wall time running out?  1 when the next step boundary might come too late: the
- * time so far, twice the longest advance call (the agreement lags a step behind), the longest
- * checkpoint (before the first, the longest record written stands in for it) and the reserve reach
- * the limit. */
-static int walltime_due(const run_state *r)
+ * time so far, `chunks` times the longest advance call (2 at a step boundary, whose agreement lags a
+ * step behind; 0 inside a solver's long step, which answers at once), the longest checkpoint (before
+ * the first, the longest record written stands in for it) and the reserve reach the limit. */
+static int walltime_due_in(const run_state *r, int chunks)
 {
     if (r->walltime <= 0) return 0;
     double ckpt = r->max_ckpt > 0 ? r->max_ckpt : r->max_record;
-    return hs_wtime() - r->wall0 + r->clock_skew + 2 * r->max_chunk + ckpt + r->reserve >= r->walltime;
+    return hs_wtime() - r->wall0 + r->clock_skew + chunks * r->max_chunk + ckpt + r->reserve >= r->walltime;
 }
+
+static int walltime_due(const run_state *r) { return walltime_due_in(r, 2); }
 
 /* Test hook: HS_TEST_WALLTIME_SKEW=RANK:SECONDS puts that rank's clock SECONDS ahead, so that one
  * rank alone finds run.walltime running out (the others must stop at the same step with it). */
@@ -345,12 +348,28 @@ static double test_clock_skew(int rank)
 static run_state *g_current_run;
 static int g_interrupted; /* the signal, or -1 for run.walltime */
 
+/* Test hook: HS_TEST_SIGNAL_AT_POLL=N makes the N-th call of hs_driver_interrupted (from 1) send the
+ * process SIGTERM first (through the real handler), so that tests stop a solver's long step at a
+ * known point inside it (HS_TEST_SIGNAL_AT_STEP stops at a step boundary). */
+static void test_poll_hook(void)
+{
+    static long long at = -2, calls = 0;
+    if (at == -2) {
+        const char *e = getenv("HS_TEST_SIGNAL_AT_POLL");
+        at = e ? atoll(e) : -1;
+    }
+    if (at > 0 && ++calls == at) raise(SIGTERM);
+}
+
 int hs_driver_interrupted(hs_ctx *ctx)
 {
-    int flags[2] = {(int)g_signal, g_current_run ? walltime_due(g_current_run) : 0};
+    /* nothing to watch (no handler, no wall-time limit; the same on every rank): no collective */
+    if (!g_current_run || !g_current_run->watch) return 0;
+    test_poll_hook();
+    int flags[2] = {(int)g_signal, walltime_due_in(g_current_run, 0)};
     if (ctx->size > 1 && hs_allreduce_int_max(ctx->comm, flags, 2) != HS_OK) return 0;
     if (flags[0] || flags[1]) g_interrupted = flags[0] ? flags[0] : -1;
-    return flags[0] || flags[1];
+    return g_interrupted && (flags[0] || flags[1]) ? g_interrupted : 0;
 }
 
 /* Must the run stop here?  *sig: a signal some rank caught; *wall: some rank's wall time is
@@ -884,6 +903,9 @@ static int stop_early(run_state *r, int sig, int wall)
     int64_t step;
     r->ops->progress(r->state, &t, &step, &t_end, &work);
     HS_CHECK(write_checkpoint(r));
+    /* the state at the stop as a record, for a solver whose latest state is its result (the
+     * checkpoint says it is off the cadence: a restart drops it) */
+    if (r->writer && r->ops->record_on_stop && r->ops->record_on_stop(r->state)) HS_CHECK(write_record(r));
     char why[96];
     if (sig) snprintf(why, sizeof why, "by signal %d", sig);
     else snprintf(why, sizeof why, "before run.walltime = %s", hs_params_string(r->p, "run.walltime"));
@@ -956,7 +978,7 @@ static int time_loop(run_state *r)
     int64_t step;
     r->ops->progress(r->state, &t, &step, &t_end, &work);
     if (r->out_dt > 0) r->next_out_time = next_output_time(t, r->out_dt);
-    int watch = hs_params_bool(r->p, "checkpoint.on_signal") || r->walltime > 0;
+    const int watch = r->watch;
     while (t < t_end && !(r->max_steps > 0 && step >= r->max_steps)) {
         double until = t_end;
         if (r->out_dt > 0 && r->next_out_time < until) until = r->next_out_time;
@@ -968,6 +990,9 @@ static int time_loop(run_state *r)
             return hs_error_raise(rc, __FILE__, __LINE__, "%s stopped while advancing from step %lld, t = %.9g", r->ops->name,
                                   (long long)step, t);
         r->ops->progress(r->state, &t, &step, &t_end, &work);
+        /* a long step that the solver cut short at a signal or the wall time (hs_driver_interrupted):
+         * it went back to its last step boundary, which the checkpoint keeps */
+        if (g_interrupted) return stop_early(r, g_interrupted > 0 ? g_interrupted : 0, g_interrupted < 0);
         if (!isfinite(t)) return HS_FAIL(HS_ERR_RUNTIME, "solver %s: simulated time is %g after step %lld", r->ops->name, t, (long long)step);
         if (taken <= 0 && t < t_end) return HS_FAIL(HS_ERR_RUNTIME, "solver %s made no progress at t = %g", r->ops->name, t);
         /* An adaptive step below the resolution of the time at t_end could never get there (a lid
@@ -1001,7 +1026,11 @@ static int time_loop(run_state *r)
 static void release_output(run_state *r, int rc, int resumed)
 {
     if (!r->writer) return;
-    if (hs_writer_nonfinite(r->writer)) {
+    if (g_interrupted && !resumed) {
+        /* a solver that cannot stop part-way failed at a signal or the wall time (the seismic
+         * gradient): it leaves nothing, not a file of half its results */
+        hs_writer_discard(r->writer);
+    } else if (hs_writer_nonfinite(r->writer)) {
         /* every rank knows (the writer agreed on it), so the collective attributes are safe here;
          * without them `hpcsim summary` called the file one from before runs were recorded and
          * collect.py counted the failed member as running or killed */
@@ -1046,6 +1075,10 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     r.reserve = hs_params_real(p, "run.walltime_reserve");
     r.clock_skew = test_clock_skew(ctx->rank);
     if (hs_params_bool(p, "checkpoint.on_signal")) install_handlers();
+    r.watch = hs_params_bool(p, "checkpoint.on_signal") || r.walltime > 0;
+    /* from here on a solver's long step may ask hs_driver_interrupted (the seismic inversion's first
+     * misfit and gradient are computed in create) */
+    g_current_run = &r, g_interrupted = 0;
 
     hs_timeline("solver create");
     int rc = r.ops->create(ctx, p, &r.state);
@@ -1053,6 +1086,7 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     if (rc != HS_OK) {
         /* a solver hands back what it built so far, so that it can be released */
         if (r.state) r.ops->destroy(r.state);
+        g_current_run = NULL, g_interrupted = 0;
         return rc;
     }
     const char *restart = hs_params_string(p, "run.restart");
@@ -1071,9 +1105,7 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
             rc = time_loop(&r);
         } else {
             int64_t taken = 0; /* not time-dependent: all work in one call */
-            g_current_run = &r, g_interrupted = 0;
             rc = r.ops->advance(r.state, 0.0, 1, &taken);
-            g_current_run = NULL;
         }
     }
     stop_drain(&r);
@@ -1125,6 +1157,7 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
     } else if (*hs_io_written_list()) {
         summary_line(&r, "failed");
     }
+    g_current_run = NULL, g_interrupted = 0;
     hs_timeline("solver finished");
     r.ops->destroy(r.state);
     hs_timeline("solver destroyed");

@@ -57,6 +57,11 @@ typedef struct hs_solver_ops {
     /* Why the run ended before its end time by a rule of its own (a steady state, an optimiser's
      * stopping test), in words for the file's stop detail; NULL (or a NULL op): no such rule fired. */
     const char *(*stop_rule)(void *state);
+    /* 1 when a stop on a signal or run.walltime should also write the state as a record (off the
+     * output cadence, so that a restart drops it again), because the latest state is the run's result
+     * so far (the seismic inversion's current model); NULL or 0: the output keeps the records of its
+     * cadence only. */
+    int (*record_on_stop)(void *state);
 } hs_solver_ops;
 
 /* output.format, in the order of its choices (hs_params_enum). */
@@ -80,9 +85,18 @@ int hs_solver_declare_all(void);
 
 /* Run the parameter set end to end.  argc/argv form the `history` attribute.  Collective. */
 int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv);
-/* For a solver whose one step is long (VQE, QAOA): has a signal come, or is run.walltime running
- * out?  Collective (every rank calls it at the same point and gets the same answer); a nonzero
- * answer also makes the run end as stopped (exit 3) once the solver has written its results. */
+/* For a solver whose one step is long (VQE, QAOA, the seismic gradient and inversion): has a signal
+ * come (checkpoint.on_signal), or is run.walltime running out (now, not at the next step)?  0 when
+ * not; else the signal's number, or -1 for run.walltime.  Collective (every rank calls it at the same
+ * point and gets the same answer), and free when neither is watched.  After a nonzero answer:
+ *  - a solver without a time axis (t_end = 0) that writes its results anyway makes the run end as
+ *    stopped (exit 3) once they are written;
+ *  - one that cannot stop part-way fails with an error that says so: the driver then discards the
+ *    output (nothing is written) and the run exits 1;
+ *  - in the time loop, advance goes back to its last step boundary and returns (having taken the
+ *    steps before it): the driver writes the checkpoint there and exits 3, as at a signal between
+ *    steps.
+ * Test hook: HS_TEST_SIGNAL_AT_POLL=N sends SIGTERM at the N-th call. */
 int hs_driver_interrupted(hs_ctx *ctx);
 
 /* Refuse a run whose busiest rank needs more memory than it has, before anything is allocated:

@@ -911,8 +911,10 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 {
     hs_seis *s = state;
     *taken = 0;
-    if (s->cfg.mode != HS_SEIS_FORWARD) {
-        /* the adjoint modes do all their work in one call (the driver sees no time axis) */
+    /* the inversion's iterations are its steps (checkpoints and signals at their boundaries) */
+    if (s->cfg.mode == HS_SEIS_FWI) return hs_seis_fwi_advance(s, until, max_steps, taken);
+    if (s->cfg.mode == HS_SEIS_GRADIENT) {
+        /* the gradient does all its work in one call (the driver sees no time axis) */
         HS_CHECK(hs_seis_adjoint_run(s));
         *taken = 1;
         return HS_OK;
@@ -940,6 +942,13 @@ static void progress(void *state, double *time, int64_t *step, double *t_end, do
 {
     hs_seis *s = state;
     const hs_seis_config *c = &s->cfg;
+    if (c->mode == HS_SEIS_FWI) { /* the time axis counts iterations; an optimiser that stops early ends it there */
+        *step = hs_seis_fwi_iterations(s);
+        *time = (double)*step;
+        *t_end = hs_seis_fwi_finished(s) ? *time : (double)c->fwi_iterations;
+        *work = 0;
+        return;
+    }
     if (c->mode != HS_SEIS_FORWARD) {
         *time = s->adjoint_done ? 1 : 0, *step = s->adjoint_done, *t_end = 0, *work = 0;
         return;
@@ -961,7 +970,9 @@ static int describe_output(void *state, hs_output_desc *desc)
     static const char *l2[2] = {"x (horizontal)", "z (depth, positive down)"},
                       *l3[3] = {"x (horizontal)", "y (horizontal)", "z (depth, positive down)"};
     int64_t st = c->snapshot_stride;
-    desc->title = c->mode == HS_SEIS_FORWARD ? "hpcsim seismic wavefield snapshots" : "hpcsim seismic adjoint gradient";
+    desc->title = c->mode == HS_SEIS_FORWARD  ? "hpcsim seismic wavefield snapshots"
+                  : c->mode == HS_SEIS_FWI    ? "hpcsim seismic full-waveform inversion"
+                                              : "hpcsim seismic adjoint gradient";
     desc->ndim = c->ndim;
     for (int d = 0; d < c->ndim; d++) {
         s->out_n[d] = (c->n[d] - 1) / st + 1;
@@ -981,6 +992,11 @@ static int describe_output(void *state, hs_output_desc *desc)
         desc->coord_units[d] = "m";
     }
     desc->coord_positive[c->ndim - 1] = "down"; /* z is depth */
+    if (c->mode == HS_SEIS_FWI) { /* records at iterations: a counter, not a time */
+        desc->record_name = "iteration";
+        desc->record_long_name = "L-BFGS iteration of the inversion";
+        desc->time_units = "1";
+    }
     return HS_OK;
 }
 
@@ -1236,7 +1252,8 @@ int hs_seis_state_roles(const hs_seis *s, int *roles)
 static int checkpoint(void *state, hs_checkpoint *k)
 {
     hs_seis *s = state;
-    if (s->cfg.mode != HS_SEIS_FORWARD) return HS_FAIL(HS_ERR_RUNTIME, "seismic: the adjoint modes do not checkpoint");
+    if (s->cfg.mode == HS_SEIS_FWI) return hs_seis_fwi_checkpoint(s, k);
+    if (s->cfg.mode != HS_SEIS_FORWARD) return HS_FAIL(HS_ERR_RUNTIME, "seismic: mode = gradient does not checkpoint");
     int roles[HS_SEIS_NF], n = hs_seis_state_roles(s, roles);
     int64_t count = s->d->local[0] * s->d->local[1] * s->d->local[2];
     for (int i = 0; i < n; i++) {
@@ -1261,6 +1278,8 @@ static int checkpoint(void *state, hs_checkpoint *k)
 static int restore(void *state, hs_checkpoint *k)
 {
     hs_seis *s = state;
+    if (s->cfg.mode == HS_SEIS_FWI) return hs_seis_fwi_restore(s, k);
+    if (s->cfg.mode != HS_SEIS_FORWARD) return HS_FAIL(HS_ERR_INPUT, "seismic: mode = gradient does not restart from checkpoints");
     if (s->cfg.shots > 1) { /* the shot first: moving the source clears the state read below */
         double shot;
         HS_CHECK(hs_checkpoint_read(k, "shot", HS_F64, 1, &shot));
@@ -1418,9 +1437,13 @@ static const char *const g_restart_may_change[] = {NULL};
  * rewrites the last shot's seismograms). */
 static double run_end(const hs_params *p)
 {
+    if (hs_params_enum(p, "seismic.mode") == HS_SEIS_FWI) return (double)hs_params_int(p, "seismic.fwi_iterations");
     const int64_t shots = hs_params_int(p, "seismic.shot_count") / hs_params_int(p, "seismic.shot_groups");
     return shots > 1 ? HUGE_VAL : hs_params_real(p, "seismic.t_end");
 }
+
+/* The inversion's file holds the latest iterate: a stop writes it (the model so far). */
+static int record_on_stop(void *state) { return ((hs_seis *)state)->cfg.mode == HS_SEIS_FWI; }
 
 const hs_solver_ops hs_seismic_solver = {
     .name = "seismic",
@@ -1440,4 +1463,5 @@ const hs_solver_ops hs_seismic_solver = {
     .restart_may_change = g_restart_may_change,
     .work_unit = "point updates",
     .run_end = run_end,
+    .record_on_stop = record_on_stop,
 };

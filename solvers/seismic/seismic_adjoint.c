@@ -12,9 +12,10 @@
 #include "kernels/comm/comm.h"
 #include "kernels/error.h"
 #include "kernels/memory.h"
-#include "kernels/nn/optim.h"
+#include "kernels/nn/lbfgs.h"
 #include "solvers/seismic/seismic.h"
 #include "solvers/seismic/seismic_state.h"
+#include "solvers/solver.h"
 
 typedef struct hs_seis_adjoint {
     double *obs;            /* observed seismograms, nsamples x nrec (host, every rank) */
@@ -48,12 +49,27 @@ typedef struct hs_seis_adjoint {
     double *vp_global;      /* the current model (global) */
     int64_t nglobal;
     double J0, *history;    /* fwi: the misfit at each evaluation */
-    double *x_eval;         /* fwi: the optimiser's variable at the last evaluation (global, host) */
+    double *x_eval;         /* fwi: the optimiser's variable at the last evaluation (global, host); */
+    int x_eval_ok;          /* 0 when none finished (or the last was interrupted) */
     int nhistory;
+    /* fwi: the optimiser (resumable: its state goes into checkpoints), its variable x (device,
+     * global: vp = vp_start + fwi_vp_step x, held within [vmin, vmax]), the iterations done */
+    hs_lbfgs *opt;
+    double *x_dev;
+    double fwi_step, fwi_vmin, fwi_vmax;
+    int iter, cb_rc;
+    /* fwi: the last accepted iterate (the lowest misfit so far) and its results, which the output,
+     * the checkpoints and the end report: x, vp (global, host), misfit, dJ/dvp (owned points) */
+    double *acc_x, *acc_vp, acc_J, *acc_grad;
+    int acc_ok;
+    /* a stop asked for inside a sweep (hs_driver_interrupted): its answer (the signal, -1 for
+     * run.walltime) and where the sweep was; `poll` 0: not asked (the end's own evaluation) */
+    int poll, stop_why;
+    char stop_where[160];
     /* test hooks */
     hs_seis_points ssrc;    /* the source's stencil grouped as one (for its adjoint) */
     double *sbar_dev;       /* F^T: the source's adjoint per step (device) */
-    int var_grad, var_vp, var_vp0;
+    int var_grad, var_vp, var_vp0, var_misfit;
 } hs_seis_adjoint;
 
 /* ---------------------------------------------------------------- input rules */
@@ -282,6 +298,8 @@ static int gather_vp(hs_seis *s, double *global)
     return hs_allreduce_sum(s->ctx->comm, global, (int)s->adj->nglobal);
 }
 
+static int fwi_create(hs_seis *s, const hs_params *p);
+
 int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
 {
     const hs_seis_config *c = &s->cfg;
@@ -382,7 +400,8 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     else if (s->ctx->rank == 0)
         printf("seismic: adjoint with %d checkpoint slots of %.3g MB for %lld steps\n", a->nslots, (double)bytes / 1e6,
                (long long)s->nsteps);
-    return HS_OK;
+    a->poll = 1;
+    return c->mode == HS_SEIS_FWI ? fwi_create(s, p) : HS_OK;
 }
 
 void hs_seis_adjoint_destroy(hs_seis *s)
@@ -407,6 +426,9 @@ void hs_seis_adjoint_destroy(hs_seis *s)
     free(a->slot_pq), free(a->slot_pack), free(a->slot_step), free(a->obs), free(a->grad_local), free(a->vp_global), free(a->vp_start);
     hs_seis_points_free(s, &a->ssrc);
     free(a->history), free(a->x_eval);
+    hs_lbfgs_destroy(a->opt);
+    hs_mem_free(s->ctx, a->x_dev);
+    free(a->acc_x), free(a->acc_vp), free(a->acc_grad);
     free(a);
     s->adj = NULL;
 }
@@ -481,11 +503,28 @@ static int restore(hs_seis *s, int64_t step, int last)
     return HS_OK;
 }
 
+/* Must the sweep stop here (a signal, run.walltime: hs_driver_interrupted, collective, at every
+ * step of every sweep)?  Then HS_ERR_SIGNAL, without a message, and where it was for the one the
+ * caller gives. */
+static int poll_stop(hs_seis *s, const char *sweep, int64_t n)
+{
+    hs_seis_adjoint *a = s->adj;
+    if (!a->poll) return HS_OK;
+    const int why = hs_driver_interrupted(s->ctx);
+    if (!why) return HS_OK;
+    a->stop_why = why;
+    char shot[48] = "";
+    if (s->cfg.shots > 1) snprintf(shot, sizeof shot, " of shot %d of %d", s->shot + 1, s->cfg.shots);
+    snprintf(a->stop_where, sizeof a->stop_where, "in the %s%s at step %lld of %lld", sweep, shot, (long long)n, (long long)s->nsteps);
+    return HS_ERR_SIGNAL;
+}
+
 /* Forward steps without samples from the working state to X^to. */
 static int advance_to(hs_seis *s, int64_t to)
 {
     hs_seis_adjoint *a = s->adj;
     for (int64_t n = a->cur; n < to; n++) {
+        HS_CHECK(poll_stop(s, "reverse sweep (recomputing the forward states)", n));
         s->step = n;
         HS_CHECK(hs_seis_acoustic_step(s));
         a->advances++;
@@ -541,6 +580,7 @@ static int adjoint_step(hs_seis *s, int64_t n, const forward_ps *g)
 {
     const hs_seis_config *c = &s->cfg;
     hs_seis_adjoint *a = s->adj;
+    HS_CHECK(poll_stop(s, "reverse sweep", n));
     if (a->sbar_dev) HS_CHECK(hs_seis_sample_product(s, &a->ssrc, a->U, s->f[HS_SEIS_F_W], a->sbar_dev + n));
     hs_seis_launch L;
     adjoint_launch(s, HS_SEIS_ADJ_STEP, &L, g);
@@ -682,6 +722,7 @@ static int forward_sweep(hs_seis *s, int store)
     if (keep) HS_CHECK(hs_field_storage_copy(s->f[HS_SEIS_F_P], a->hist[0], 1));
     int next = 0;
     for (int64_t n = 0; n < s->nsteps; n++) {
+        HS_CHECK(poll_stop(s, "forward sweep", n));
         if (next < nmark && mark[next] == n) {
             HS_CHECK(store_state(s, n));
             next++;
@@ -781,31 +822,64 @@ static int gradient(hs_seis *s)
 
 /* ---------------------------------------------------------------- full-waveform inversion */
 
-typedef struct {
-    hs_seis *s;
-    double step;   /* vp = vp_start + step x */
-    double vmin, vmax;
-} fwi_ctx;
-
-/* The model of the optimiser's variable x (global, host), its misfit, gradient and seismograms;
- * x is kept as the last evaluation's. */
-static int fwi_evaluate(fwi_ctx *fc, const double *x)
+/* The model of the optimiser's variable x (global, host): vp_start + fwi_vp_step x, held within
+ * [vmin, vmax] (a trial far outside the model's range is held at its edge; the time step allows 1.5
+ * vmax). */
+static void fwi_model(const hs_seis_adjoint *a, const double *x, double *vp)
 {
-    hs_seis *s = fc->s;
+    for (int64_t i = 0; i < a->nglobal; i++) vp[i] = fmin(a->fwi_vmax, fmax(a->fwi_vmin, a->vp_start[i] + a->fwi_step * x[i]));
+}
+
+/* The model of x, its misfit, gradient and seismograms; x is kept as the last evaluation's.
+ * HS_ERR_SIGNAL: stopped part-way (poll_stop), nothing kept. */
+static int fwi_evaluate(hs_seis *s, const double *x)
+{
     hs_seis_adjoint *a = s->adj;
     const size_t n = (size_t)a->nglobal;
     if (!a->x_eval && !(a->x_eval = malloc(n * sizeof *a->x_eval))) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    a->x_eval_ok = 0;
     memcpy(a->x_eval, x, n * sizeof *x);
-    /* a trial far outside the model's range is held at its edge (the time step allows 1.5 vmax) */
-    for (size_t i = 0; i < n; i++) a->vp_global[i] = fmin(fc->vmax, fmax(fc->vmin, a->vp_start[i] + fc->step * x[i]));
+    fwi_model(a, x, a->vp_global);
     HS_CHECK(set_model(s, a->vp_global));
-    return gradient(s);
+    HS_CHECK(gradient(s));
+    a->x_eval_ok = 1;
+    return HS_OK;
+}
+
+/* The iterate x_dev was accepted: it is the last evaluation (the optimiser's rule), whose results
+ * become the accepted ones (checked: otherwise they are evaluated again when needed). */
+static int fwi_accept(hs_seis *s)
+{
+    hs_seis_adjoint *a = s->adj;
+    const size_t n = (size_t)a->nglobal, nloc = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+    HS_CHECK(hs_mem_copy(s->ctx, a->acc_x, a->x_dev, n * sizeof(double), HS_COPY_D2H));
+    fwi_model(a, a->acc_x, a->acc_vp);
+    a->acc_ok = a->x_eval_ok && !memcmp(a->acc_x, a->x_eval, n * sizeof(double));
+    if (a->acc_ok) {
+        a->acc_J = a->J;
+        memcpy(a->acc_grad, a->grad_local, nloc * sizeof(double));
+    }
+    return HS_OK;
+}
+
+/* The accepted iterate's results, evaluating it again where the last evaluation was another point
+ * (a restart, a trial the line search rejected), without polling for a stop: it is the result. */
+static int fwi_ensure(hs_seis *s, int results_only)
+{
+    hs_seis_adjoint *a = s->adj;
+    const size_t n = (size_t)a->nglobal;
+    if (a->acc_ok && (results_only || (a->x_eval_ok && !memcmp(a->acc_x, a->x_eval, n * sizeof(double))))) return HS_OK;
+    const int poll = a->poll;
+    a->poll = 0;
+    int rc = fwi_evaluate(s, a->acc_x);
+    a->poll = poll;
+    HS_CHECK(rc);
+    return fwi_accept(s);
 }
 
 static int fwi_objective(void *data, const double *x_dev, double *f, double *grad_dev)
 {
-    fwi_ctx *fc = data;
-    hs_seis *s = fc->s;
+    hs_seis *s = data;
     hs_seis_adjoint *a = s->adj;
     size_t n = (size_t)a->nglobal;
     double *x = malloc(n * sizeof *x), *g = calloc(n, sizeof *g);
@@ -814,7 +888,11 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     }
     int rc = hs_mem_copy(s->ctx, x, x_dev, n * sizeof *x, HS_COPY_D2H);
-    if (rc == HS_OK) rc = fwi_evaluate(fc, x);
+    if (rc == HS_OK) rc = fwi_evaluate(s, x);
+    if (rc == HS_OK && a->J0 == 0) { /* the starting model: the misfit's unit */
+        a->J0 = a->J > 0 ? a->J : 1;
+        if (s->ctx->rank == 0) printf("seismic: fwi start: misfit %.6e\n", a->J);
+    }
     if (rc == HS_OK) {
         /* the gradient is muted near the source (within the stencil's reach), where the source term
          * makes it spike and the first steps of the optimiser would go there alone */
@@ -825,7 +903,7 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
             for (int64_t j = 0; j < d->local[1]; j++)
                 for (int64_t i = 0; i < d->local[0]; i++)
                     g[((k + d->offset[2]) * c->n[1] + j + d->offset[1]) * c->n[0] + i + d->offset[0]] =
-                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * fc->step / a->J0;
+                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * a->fwi_step / a->J0;
         for (int sh = 0; sh < c->shots; sh++) { /* this rank's points within `mute` points of each shot's source */
             double src[3];
             int64_t lo[3], hi[3];
@@ -853,52 +931,142 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
     }
     if (rc == HS_OK) rc = hs_mem_copy(s->ctx, grad_dev, g, n * sizeof *g, HS_COPY_H2D);
     *f = a->J / a->J0;
-    double *h = realloc(a->history, (size_t)(a->nhistory + 1) * sizeof *h);
-    if (h) a->history = h, a->history[a->nhistory++] = a->J;
+    if (rc == HS_OK) {
+        double *h = realloc(a->history, (size_t)(a->nhistory + 1) * sizeof *h);
+        if (h) a->history = h, a->history[a->nhistory++] = a->J;
+    }
     free(x), free(g);
-    return rc;
+    return rc == HS_ERR_SIGNAL ? HS_ERR_SIGNAL : rc; /* a stop part-way: the optimiser goes back to the iteration's start */
 }
 
+/* After each accepted iteration: its results become the accepted ones, and a line of figures. */
 static int fwi_report(void *data, int iteration, double f)
 {
-    fwi_ctx *fc = data;
-    if (fc->s->ctx->rank == 0) printf("seismic: fwi iteration %d: misfit %.6e (%.4f of the start)\n", iteration, f * fc->s->adj->J0, f);
+    hs_seis *s = data;
+    hs_seis_adjoint *a = s->adj;
+    a->iter = iteration;
+    a->cb_rc = fwi_accept(s);
+    if (s->ctx->rank == 0) printf("seismic: fwi iteration %d: misfit %.6e (%.4f of the start)\n", iteration, f * a->J0, f);
     fflush(stdout);
-    return 0;
+    return a->cb_rc != HS_OK; /* a failure stops the optimiser; advance returns it */
 }
 
-static int fwi(hs_seis *s)
+/* "by signal 15" or "as run.walltime runs out" for a stop's answer. */
+static void stop_words(int why, char *out, size_t len)
+{
+    if (why > 0) snprintf(out, len, "by signal %d", why);
+    else snprintf(out, len, "as run.walltime runs out");
+}
+
+/* The optimiser, its variable at 0 (the starting model) and, for a fresh run, the starting model's
+ * misfit and gradient (the optimiser's first evaluation, the inversion's iteration 0; a restart
+ * loads its state instead).  A stop during that evaluation ends the run: nothing is written. */
+static int fwi_create(hs_seis *s, const hs_params *p)
 {
     hs_seis_adjoint *a = s->adj;
-    HS_CHECK(gradient(s));
-    a->J0 = a->J > 0 ? a->J : 1;
-    if (s->ctx->rank == 0) printf("seismic: fwi start: misfit %.6e\n", a->J);
-    size_t n = (size_t)a->nglobal;
-    double *x = NULL;
-    HS_CHECK(hs_mem_alloc(s->ctx, n * sizeof *x, (void **)&x));
-    HS_CHECK(hs_mem_zero(s->ctx, x, n * sizeof *x));
-    fwi_ctx fc = {s, s->cfg.fwi_vp_step, 0.5 * s->vmin, s->vmax};
+    const size_t n = (size_t)a->nglobal, nloc = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+    a->fwi_step = s->cfg.fwi_vp_step, a->fwi_vmin = 0.5 * s->vmin, a->fwi_vmax = s->vmax;
+    a->acc_x = calloc(n + 1, sizeof(double)), a->acc_vp = malloc((n + 1) * sizeof(double));
+    a->acc_grad = calloc(nloc + 1, sizeof(double));
+    if (!a->acc_x || !a->acc_vp || !a->acc_grad) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    HS_CHECK(hs_mem_alloc(s->ctx, (n + 1) * sizeof(double), (void **)&a->x_dev));
+    HS_CHECK(hs_mem_zero(s->ctx, a->x_dev, (n + 1) * sizeof(double)));
     hs_lbfgs_opts o;
     memset(&o, 0, sizeof o);
     o.max_iter = s->cfg.fwi_iterations;
     o.max_evals = 4 * s->cfg.fwi_iterations + 4;
+    HS_CHECK(hs_lbfgs_create(s->ctx, n, fwi_objective, s, &o, &a->opt));
+    if (strcmp(hs_params_string(p, "run.restart"), "none") != 0) return HS_OK;
     hs_lbfgs_result res;
-    int rc = hs_lbfgs_minimize(s->ctx, n, x, fwi_objective, &fc, &o, fwi_report, &res);
-    /* x is the last accepted iterate, the lowest misfit; the last evaluation may be a trial the line
-     * search rejected (it stopped finding no decrease), whose model, gradient and seismograms were
-     * left as the result (the misfit printed at the end was the trial's): evaluate x again */
-    double *xh = rc == HS_OK ? malloc(n * sizeof *xh) : NULL;
-    if (rc == HS_OK && !xh) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    if (rc == HS_OK) rc = hs_mem_copy(s->ctx, xh, x, n * sizeof *xh, HS_COPY_D2H);
-    int back = rc == HS_OK && a->x_eval && memcmp(xh, a->x_eval, n * sizeof *xh) != 0;
-    if (back) rc = fwi_evaluate(&fc, xh);
-    free(xh);
-    hs_mem_free(s->ctx, x);
+    int rc = hs_lbfgs_run(a->opt, a->x_dev, 0, NULL, &res);
+    if (rc == HS_ERR_SIGNAL) {
+        char why[64];
+        hs_error_clear();
+        stop_words(a->stop_why, why, sizeof why);
+        return HS_FAIL(HS_ERR_RUNTIME, "seismic: mode = fwi stopped %s while computing the starting model's misfit and gradient (%s), "
+                       "before the first iteration: nothing was written and there is no checkpoint (run it again)", why, a->stop_where);
+    }
     HS_CHECK(rc);
-    if (s->ctx->rank == 0)
-        printf("seismic: fwi: %d iterations, %d evaluations, misfit %.6e -> %.6e (%.4f), %s%s\n", res.iterations, res.evaluations, a->J0,
-               res.f * a->J0, res.f, res.reason ? res.reason : "",
-               back ? "; the model, gradient and seismograms are the last accepted iterate's (evaluated again)" : "");
+    return fwi_accept(s);
+}
+
+int hs_seis_fwi_advance(hs_seis *s, double until, int64_t max_steps, int64_t *taken)
+{
+    hs_seis_adjoint *a = s->adj;
+    const int before = a->iter;
+    int64_t n = max_steps, left = (int64_t)ceil(until * (1 - 1e-12)) - a->iter;
+    if (left < n) n = left;
+    if (n < 1) n = 1;
+    if (n > s->cfg.fwi_iterations) n = s->cfg.fwi_iterations;
+    hs_lbfgs_result res;
+    a->cb_rc = HS_OK;
+    int rc = hs_lbfgs_run(a->opt, a->x_dev, (int)n, fwi_report, &res);
+    *taken = a->iter - before;
+    if (rc == HS_ERR_SIGNAL) {
+        /* the optimiser went back to the start of the iteration, the last accepted iterate: the
+         * driver writes that state's checkpoint and stops the run (hs_driver_interrupted said so) */
+        char why[64];
+        hs_error_clear();
+        stop_words(a->stop_why, why, sizeof why);
+        if (s->ctx->rank == 0)
+            fprintf(stderr, "seismic: fwi iteration %d stopped %s %s; the checkpoint holds the model after iteration %d, and a "
+                            "restart runs iteration %d again\n", a->iter + 1, why, a->stop_where, a->iter, a->iter + 1);
+        return HS_OK;
+    }
+    HS_CHECK(rc);
+    return a->cb_rc;
+}
+
+int hs_seis_fwi_finished(const hs_seis *s) { return s->adj && s->adj->opt && hs_lbfgs_finished(s->adj->opt); }
+
+int hs_seis_fwi_iterations(const hs_seis *s) { return s->adj ? s->adj->iter : 0; }
+
+/* The inversion's state at an iteration boundary: the iteration, the misfit's unit and the accepted
+ * misfit, x and the optimiser's state (every rank holds them alike: rank 0's are kept), and the
+ * accepted dJ/dvp (each rank its points).  Collective. */
+int hs_seis_fwi_checkpoint(hs_seis *s, hs_checkpoint *k)
+{
+    hs_seis_adjoint *a = s->adj;
+    if (!a->acc_ok) HS_CHECK(fwi_ensure(s, 1));
+    const int root = s->ctx->rank == 0;
+    const size_t n = (size_t)a->nglobal, nopt = hs_lbfgs_state_count(a->opt);
+    const int64_t nloc = s->d->local[0] * s->d->local[1] * s->d->local[2];
+    double clock[3] = {(double)a->iter, a->J0, a->acc_J};
+    double *st = malloc((nopt + 1) * sizeof *st);
+    if (!st) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    int rc = hs_lbfgs_save(a->opt, st);
+    if (rc == HS_OK) rc = hs_checkpoint_write(k, "fwi_clock", HS_F64, root ? 3 : 0, clock);
+    if (rc == HS_OK) rc = hs_checkpoint_write(k, "fwi_x", HS_F64, root ? (int64_t)n : 0, a->acc_x);
+    if (rc == HS_OK) rc = hs_checkpoint_write(k, "fwi_optimiser", HS_F64, root ? (int64_t)nopt : 0, st);
+    if (rc == HS_OK) rc = hs_checkpoint_write(k, "fwi_gradient", HS_F64, nloc, a->acc_grad);
+    free(st);
+    return rc;
+}
+
+int hs_seis_fwi_restore(hs_seis *s, hs_checkpoint *k)
+{
+    hs_seis_adjoint *a = s->adj;
+    const int root = s->ctx->rank == 0;
+    const size_t n = (size_t)a->nglobal, nopt = hs_lbfgs_state_count(a->opt);
+    const int64_t nloc = s->d->local[0] * s->d->local[1] * s->d->local[2];
+    double clock[3] = {0, 0, 0};
+    double *st = malloc((nopt + 1) * sizeof *st);
+    if (!st) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+    int rc = hs_checkpoint_read(k, "fwi_clock", HS_F64, root ? 3 : 0, clock);
+    if (rc == HS_OK) rc = hs_checkpoint_read(k, "fwi_x", HS_F64, root ? (int64_t)n : 0, a->acc_x);
+    if (rc == HS_OK) rc = hs_checkpoint_read(k, "fwi_optimiser", HS_F64, root ? (int64_t)nopt : 0, st);
+    if (rc == HS_OK) rc = hs_checkpoint_read(k, "fwi_gradient", HS_F64, nloc, a->acc_grad);
+    if (rc == HS_OK) rc = hs_host_bcast(s->ctx->comm, HS_F64, clock, 3, 0);
+    if (rc == HS_OK) rc = hs_host_bcast(s->ctx->comm, HS_F64, a->acc_x, n, 0);
+    if (rc == HS_OK) rc = hs_host_bcast(s->ctx->comm, HS_F64, st, nopt, 0);
+    if (rc == HS_OK) rc = hs_lbfgs_load(a->opt, st);
+    free(st);
+    HS_CHECK(rc);
+    HS_CHECK(hs_mem_copy(s->ctx, a->x_dev, a->acc_x, n * sizeof(double), HS_COPY_H2D));
+    a->iter = (int)clock[0], a->J0 = clock[1], a->acc_J = clock[2];
+    fwi_model(a, a->acc_x, a->acc_vp);
+    a->acc_ok = 1;
+    a->x_eval_ok = 0; /* the device holds no evaluation: the end evaluates x again for its seismograms */
     return HS_OK;
 }
 
@@ -907,10 +1075,19 @@ static int fwi(hs_seis *s)
 int hs_seis_adjoint_run(hs_seis *s)
 {
     double t0 = hs_wtime();
-    int rc = s->cfg.mode == HS_SEIS_FWI ? fwi(s) : gradient(s);
+    int rc = gradient(s);
+    if (rc == HS_ERR_SIGNAL) {
+        /* the forward wavefields of the whole sweep are what the gradient needs: no state part-way
+         * could continue it, so the run ends with nothing written (the driver discards the output) */
+        char why[64];
+        hs_error_clear();
+        stop_words(s->adj->stop_why, why, sizeof why);
+        return HS_FAIL(HS_ERR_RUNTIME, "seismic: mode = gradient stopped %s %s: a gradient cannot stop part-way and continue, so "
+                       "nothing was written and there is no checkpoint (run it again)", why, s->adj->stop_where);
+    }
     HS_CHECK(rc);
     s->adjoint_done = 1;
-    if (s->ctx->rank == 0 && s->cfg.mode == HS_SEIS_GRADIENT) {
+    if (s->ctx->rank == 0) {
         char kept[64];
         if (s->adj->hist) snprintf(kept, sizeof kept, "every step's wavefield kept");
         else snprintf(kept, sizeof kept, "%d checkpoint slots", s->adj->nslots);
@@ -923,36 +1100,71 @@ int hs_seis_adjoint_run(hs_seis *s)
 int hs_seis_adjoint_define_vars(hs_seis *s, hs_writer *w)
 {
     hs_seis_adjoint *a = s->adj;
-    HS_CHECK(hs_writer_def_var(w, "vp", "m s-1", s->cfg.mode == HS_SEIS_FWI ? "P-wave speed after the inversion" : "P-wave speed",
+    const int fwi = s->cfg.mode == HS_SEIS_FWI;
+    HS_CHECK(hs_writer_def_var(w, "vp", "m s-1", fwi ? "P-wave speed of the latest iterate (the lowest misfit so far)" : "P-wave speed",
                                NULL, HS_F32, 0, &a->var_vp));
-    if (s->cfg.mode == HS_SEIS_FWI)
+    if (fwi) {
         HS_CHECK(hs_writer_def_var(w, "vp_initial", "m s-1", "P-wave speed before the inversion", NULL, HS_F32, 0, &a->var_vp0));
-    return hs_writer_def_var(w, "gradient", "Pa2 s m-1", "gradient of the seismogram misfit 1/2 sum (p - p_obs)^2 with respect to vp",
+        HS_CHECK(hs_writer_def_series(w, "misfit", "Pa2", "seismogram misfit 1/2 sum (p - p_obs)^2 of the iterate", NULL, &a->var_misfit));
+    }
+    return hs_writer_def_var(w, "gradient", "Pa2 s m-1",
+                             fwi ? "gradient of the seismogram misfit 1/2 sum (p - p_obs)^2 with respect to vp at the latest iterate"
+                                 : "gradient of the seismogram misfit 1/2 sum (p - p_obs)^2 with respect to vp",
                              NULL, HS_F32, 0, &a->var_grad);
+}
+
+/* The owned points of a global array into s->host. */
+static void local_of_global(hs_seis *s, const double *global)
+{
+    const hs_decomp *d = s->d;
+    for (int64_t k = 0; k < d->local[2]; k++)
+        for (int64_t j = 0; j < d->local[1]; j++)
+            for (int64_t i = 0; i < d->local[0]; i++)
+                s->host[(k * d->local[1] + j) * d->local[0] + i] =
+                    global[((k + d->offset[2]) * s->cfg.n[1] + (j + d->offset[1])) * s->cfg.n[0] + (i + d->offset[0])];
 }
 
 int hs_seis_adjoint_write(hs_seis *s, hs_writer *w)
 {
     hs_seis_adjoint *a = s->adj;
+    if (s->cfg.mode == HS_SEIS_FWI) {
+        /* every record: the accepted iterate (vp and gradient rewritten: the file's are the latest
+         * record's) and its misfit as the series; the starting model once */
+        HS_CHECK(fwi_ensure(s, 1));
+        local_of_global(s, a->acc_vp);
+        HS_CHECK(hs_seis_put_decimated(s, w, a->var_vp, s->host));
+        HS_CHECK(hs_seis_put_decimated(s, w, a->var_grad, a->acc_grad));
+        HS_CHECK(hs_writer_put_scalar(w, a->var_misfit, a->acc_J));
+        if (!s->static_written) {
+            local_of_global(s, a->vp_start);
+            HS_CHECK(hs_seis_put_decimated(s, w, a->var_vp0, s->host));
+            s->static_written = 1;
+        }
+        return HS_OK;
+    }
     if (!s->adjoint_done || s->static_written) return HS_OK; /* the fields exist once the run is done */
     HS_CHECK(hs_seis_put_decimated(s, w, a->var_vp, s->vp_host));
     HS_CHECK(hs_seis_put_decimated(s, w, a->var_grad, a->grad_local));
-    if (s->cfg.mode == HS_SEIS_FWI) {
-        const hs_decomp *d = s->d;
-        for (int64_t k = 0; k < d->local[2]; k++)
-            for (int64_t j = 0; j < d->local[1]; j++)
-                for (int64_t i = 0; i < d->local[0]; i++)
-                    s->host[(k * d->local[1] + j) * d->local[0] + i] =
-                        a->vp_start[((k + d->offset[2]) * s->cfg.n[1] + (j + d->offset[1])) * s->cfg.n[0] + (i + d->offset[0])];
-        HS_CHECK(hs_seis_put_decimated(s, w, a->var_vp0, s->host));
-    }
     s->static_written = 1;
     return HS_OK;
 }
 
 int hs_seis_adjoint_finish(hs_seis *s)
 {
-    if (s->ctx->rank == 0) printf("seismic: final misfit %.9e\n", s->adj->J);
+    hs_seis_adjoint *a = s->adj;
+    if (s->cfg.mode == HS_SEIS_FWI) {
+        /* the seismograms of the accepted iterate: the last evaluation may have been a trial the line
+         * search rejected (it found no decrease), or none at all (a restart at the end) */
+        const int again = !(a->acc_ok && a->x_eval_ok && !memcmp(a->acc_x, a->x_eval, (size_t)a->nglobal * sizeof(double)));
+        HS_CHECK(fwi_ensure(s, 0));
+        hs_lbfgs_result res;
+        HS_CHECK(hs_lbfgs_run(a->opt, a->x_dev, 0, NULL, &res)); /* the totals, nothing run */
+        if (s->ctx->rank == 0)
+            printf("seismic: fwi: %d iterations, %d evaluations, misfit %.6e -> %.6e (%.4f), %s%s\n", res.iterations, res.evaluations,
+                   a->J0, a->acc_J, a->acc_J / a->J0, res.reason ? res.reason : "",
+                   again ? "; the seismograms are the last accepted iterate's (evaluated again)" : "");
+    }
+    if (s->ctx->rank == 0) printf("seismic: final misfit %.9e\n", s->cfg.mode == HS_SEIS_FWI ? a->acc_J : a->J);
     return hs_seis_write_seismograms(s);
 }
 
@@ -1033,7 +1245,8 @@ void hs_seismic_adjoint_counts(void *state, int64_t *advances, int64_t *reversed
 void hs_seismic_fwi_result(void *state, double *J0, double *J, const double **vp_global)
 {
     hs_seis *s = state;
+    const int acc = s->adj && s->adj->acc_ok; /* fwi: the accepted iterate's */
     *J0 = s->adj ? s->adj->J0 : 0;
-    *J = s->adj ? s->adj->J : 0;
-    *vp_global = s->adj ? s->adj->vp_global : NULL;
+    *J = acc ? s->adj->acc_J : s->adj ? s->adj->J : 0;
+    *vp_global = acc ? s->adj->acc_vp : s->adj ? s->adj->vp_global : NULL;
 }

@@ -293,6 +293,18 @@ static int refuse_unused_keys(const hs_params *p, const hs_seis_config *c)
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         if (!keys[k].used && !(keys[k].string && !strcmp(hs_params_string(p, keys[k].key), "none")))
             HS_CHECK(hs_params_unused(p, keys[k].key, keys[k].cause));
+    /* a gradient is one forward and one reverse sweep that needs the forward wavefields of the whole
+     * sweep: it keeps no state part-way that a restart could continue (checkpoint.every_steps was
+     * accepted and no checkpoint written) */
+    if (c->mode == HS_SEIS_GRADIENT) {
+        static const char *const ck[] = {"checkpoint.every_steps", "checkpoint.path", "checkpoint.format", "run.restart"};
+        for (int k = 0; k < 4; k++) {
+            if (!hs_params_set_against(p, ck[k], "seismic.mode") || (k == 3 && !strcmp(hs_params_string(p, ck[k]), "none"))) continue;
+            return hs_params_error(p, ck[k], "is not used with seismic.mode = gradient: a gradient keeps no checkpoint part-way (it needs "
+                                             "the forward wavefields of its whole sweep); on a signal or at run.walltime it stops with "
+                                             "exit 1 and writes nothing (mode = fwi checkpoints at its iterations)");
+        }
+    }
     return HS_OK;
 }
 

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "io/checkpoint.h"
 #include "io/output.h"
 #include "io/params.h"
 #include "kernels/grid/grid.h"
@@ -159,6 +160,16 @@ void hs_seis_shot_stem(const hs_seis_config *c, const char *name, size_t stem, i
 int hs_seis_adjoint_check(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_create(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_run(hs_seis *s);
+/* The inversion (mode = fwi) on the driver's time axis, one L-BFGS iteration a step: up to max_steps
+ * iterations short of `until`; a stop asked for inside an iteration (hs_driver_interrupted) goes
+ * back to its start and returns (the driver then checkpoints and exits 3).  Whether the optimiser
+ * has stopped by a rule of its own; the iterations done; the state at an iteration boundary in a
+ * checkpoint, and back. */
+int hs_seis_fwi_advance(hs_seis *s, double until, int64_t max_steps, int64_t *taken);
+int hs_seis_fwi_finished(const hs_seis *s);
+int hs_seis_fwi_iterations(const hs_seis *s);
+int hs_seis_fwi_checkpoint(hs_seis *s, hs_checkpoint *k);
+int hs_seis_fwi_restore(hs_seis *s, hs_checkpoint *k);
 int hs_seis_adjoint_define_vars(hs_seis *s, hs_writer *w);
 int hs_seis_adjoint_write(hs_seis *s, hs_writer *w);
 int hs_seis_adjoint_finish(hs_seis *s);

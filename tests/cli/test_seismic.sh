@@ -560,6 +560,77 @@ else
     bad "fwi with a failing line search: $(tail -3 lsfail.log)"
 fi
 
+# ---- signals in the adjoint modes (they ran on to the end after SIGTERM, exit 0, and took
+# checkpoint.every_steps without writing a checkpoint).  mode = fwi stops at an iteration boundary:
+# a signal inside an iteration (HS_TEST_SIGNAL_AT_POLL: the N-th check, one per wave step of the
+# sweeps) abandons it; the checkpoint and the file's last record hold the model after the iteration
+# before (the same vp as a run of that many iterations), exit 3; the restart repeats the abandoned
+# iteration and ends bitwise where the uninterrupted run ends.  mode = gradient cannot stop
+# part-way: exit 1, nothing written; its checkpoint keys are bad input.
+F=(-q "${adj[@]}" seismic.mode=fwi seismic.observed=observed.$EXT)
+"$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiU_sg output.path=fwiU >/dev/null 2>&1
+"$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=2 seismic.seismograms=none output.path=fwi2 >/dev/null 2>&1
+# same_fwi STEM: STEM.EXT and STEM_sg.EXT / .sgy are bitwise the uninterrupted run's
+same_fwi() {
+    "$HS_BIN" compare --all fwiU.$EXT "$1.$EXT" >"$CAP/cmp" 2>&1 && "$HS_BIN" compare fwiU_sg.$EXT "$1_sg.$EXT" p >>"$CAP/cmp" 2>&1 &&
+        cmp -s fwiU_sg.sgy "$1_sg.sgy"
+}
+HS_TEST_SIGNAL_AT_POLL=5200 "$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiS_sg output.path=fwiS \
+    checkpoint.path=fwiS.ck >fwiS.log 2>&1
+rc=$?
+if [ $rc = 3 ] && grep -q "fwi iteration 3 stopped by signal 15 in the forward sweep" fwiS.log && [ -s fwiS.ck ] && [ -s fwiS.$EXT.partial ] &&
+    ! ls fwiS_sg.* >/dev/null 2>&1 && "$HS_BIN" compare fwi2.$EXT fwiS.$EXT.partial vp >"$CAP/cmp" 2>&1; then
+    ok "fwi: SIGTERM inside iteration 3: exit 3, a checkpoint, and the file's vp is the model after iteration 2 (a 2-iteration run's, bitwise)"
+else
+    bad "fwi stopped inside an iteration: exit $rc, $(grep -E 'stopped|error' fwiS.log | head -2), $(cat "$CAP/cmp" 2>/dev/null | tail -1)"
+fi
+if [ $HAVE_NC = 1 ] && [ $EXT = nc ]; then
+    it=$(ncdump -v iteration fwiS.nc.partial | sed -nE 's/^ iteration = (.*) ;$/\1/p')
+    [ "$it" = "0, 2" ] && ok "fwi stopped: the file's records are iterations 0 and 2 (the stop's own)" || bad "fwi stopped: records '$it'"
+fi
+"$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiS_sg output.path=fwiS checkpoint.path=fwiS.ck \
+    --restart fwiS.ck >fwiR.log 2>&1
+rc=$?
+if [ $rc = 0 ] && grep -q "fwi iteration 3: misfit" fwiR.log && ! grep -q "fwi iteration [12]:" fwiR.log && same_fwi fwiS; then
+    ok "fwi restarted from it: iteration 3 again, and the file and seismograms are bitwise the uninterrupted run's"
+else
+    bad "fwi restart: exit $rc, $(grep -E 'error|differ' fwiR.log "$CAP/cmp" | head -2)"
+fi
+HS_TEST_SIGNAL_AT_STEP=1 "$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiB_sg output.path=fwiB \
+    checkpoint.path=fwiB.ck >/dev/null 2>&1
+rc=$?
+"$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiB_sg output.path=fwiB checkpoint.path=fwiB.ck \
+    --restart fwiB.ck >/dev/null 2>&1
+[ $rc = 3 ] && same_fwi fwiB && ok "fwi: SIGTERM after iteration 1: exit 3, the restart bitwise the uninterrupted run" ||
+    bad "fwi stopped at an iteration boundary: exit $rc, $(tail -1 "$CAP/cmp")"
+mkdir -p gstop
+(cd gstop && HS_TEST_SIGNAL_AT_POLL=700 "$HS_BIN" run ../shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=../observed.$EXT \
+    output.path=g seismic.seismograms=gs >../gstop.log 2>&1)
+rc=$?
+if [ $rc = 1 ] && grep -q "mode = gradient stopped by signal 15 in the reverse sweep at step 300 of 500: .*nothing was written" gstop.log &&
+    [ -z "$(ls gstop)" ]; then
+    ok "gradient: SIGTERM in the reverse sweep: exit 1, the reason said, nothing written"
+else
+    bad "gradient stopped: exit $rc, $(grep error gstop.log), files: $(ls gstop)"
+fi
+for cmd in check run; do
+    (cd gstop && "$HS_BIN" $cmd ../shot.ini "${adj[@]}" seismic.mode=gradient seismic.observed=../observed.$EXT checkpoint.every_steps=100 \
+        output.path=g seismic.seismograms=gs >../gstop.log 2>&1)
+    rc=$?
+    [ $rc = 2 ] && grep -q "checkpoint.every_steps: is not used with seismic.mode = gradient" gstop.log && [ -z "$(ls gstop)" ] &&
+        ok "$cmd: checkpoint.every_steps with mode = gradient: exit 2" || bad "$cmd gradient with checkpoint.every_steps: exit $rc, $(grep error gstop.log)"
+done
+if [ $HAVE_MPI = 1 ]; then
+    "${MPIRUN[@]}" -n 2 "$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiM_sg output.path=fwiM >/dev/null 2>&1
+    "${MPIRUN[@]}" -n 2 -x HS_TEST_SIGNAL_AT_POLL=3700 "$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiN_sg \
+        output.path=fwiN checkpoint.path=fwiN.ck >/dev/null 2>&1
+    rc=$?
+    "${MPIRUN[@]}" -n 2 "$HS_BIN" run shot.ini "${F[@]}" seismic.fwi_iterations=3 seismic.seismograms=fwiN_sg output.path=fwiN \
+        checkpoint.path=fwiN.ck --restart fwiN.ck >/dev/null 2>&1
+    [ $rc = 3 ] && "$HS_BIN" compare --all fwiM.$EXT fwiN.$EXT >/dev/null 2>&1 && "$HS_BIN" compare fwiM_sg.$EXT fwiN_sg.$EXT p >/dev/null 2>&1 &&
+        ok "fwi on 2 ranks stopped inside an iteration and restarted: bitwise the uninterrupted 2-rank run" || bad "fwi 2 ranks stop/restart: exit $rc"
+fi
+
 # ---- several shots one after another: shot k's seismograms equal a one-shot run at its position
 # (bitwise), in files NAME_shotK with the shot's number in the SEG-Y headers; a run stopped inside
 # the second shot continues bitwise; 2 ranks give the same seismograms
