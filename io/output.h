@@ -35,6 +35,11 @@ typedef struct hs_grid_desc {
     const double *edges[3];        /* OWN (rank 0 is enough): cell edges (n + 1), NULL: midway */
     const char *coord_units[3];    /* FACE, OWN: NULL: the main dimension's units */
     const char *coord_long_names[3]; /* FACE, OWN: NULL: "x_face coordinate" */
+    const char *coord_positive[3]; /* FACE, OWN: CF `positive` of a vertical dimension ("down" for depth, as
+                                    * the main grid's coord_positive), which makes it a Z axis; NULL: none */
+    double axis_shift[3];          /* OWN: the COMODO c_grid_axis_shift written on the dimension (0.5: each
+                                    * point half a main cell beyond the main grid's point of the same
+                                    * index, as xgcm reads it); 0: none.  FACE dimensions always say -0.5 */
 } hs_grid_desc;
 
 /* An unstructured mesh of triangles (dim 2) or tetrahedra (dim 3) with a region id per cell

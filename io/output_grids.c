@@ -143,6 +143,8 @@ static int add_xdim(hs_writer *w, const hs_grid_desc *g, int a, int *index)
     snprintf(x->units, sizeof x->units, "%s", g->coord_units[a] ? g->coord_units[a] : "");
     snprintf(x->long_name, sizeof x->long_name, "%s", g->coord_long_names[a] ? g->coord_long_names[a] : "");
     if (!*x->long_name) snprintf(x->long_name, sizeof x->long_name, "%s coordinate", nm);
+    snprintf(x->positive, sizeof x->positive, "%s", g->coord_positive[a] ? g->coord_positive[a] : "");
+    x->shift = kind == HS_STAGGER_FACE ? -0.5 : g->axis_shift[a];
     *index = w->nxdims++;
     return w->edges[a] ? fill_xdim(w, x, g) : HS_OK; /* rank 0 (or every rank, shared later) */
 }

@@ -510,14 +510,15 @@ static int def_extra(hs_writer *w)
         int e;
         HS_CHECK(check_extent(w, x->name, x->n, 0, &e));
         if (e) continue;
-        char axis[2] = {"XYZ"[x->axis], 0}, bn[HS_IO_NAME_MAX + 8], dims[HS_IO_NAME_MAX + 8];
+        char axis[2] = {x->positive[0] ? 'Z' : "XYZ"[x->axis], 0}, bn[HS_IO_NAME_MAX + 8], dims[HS_IO_NAME_MAX + 8];
         snprintf(bn, sizeof bn, "%s_bnds", x->name);
-        const char *attrs[] = {"units", x->units, "long_name", x->long_name, "axis", axis, "bounds", bn, NULL};
+        const char *attrs[] = {"units", x->units, "long_name", x->long_name, "axis", axis, "bounds", bn,
+                               x->positive[0] ? "positive" : NULL, x->positive, NULL};
         HS_CHECK(small_dataset(w, x->name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, x->n, 0, x->coords, NULL, attrs));
         hid_t ds;
         HS_H5_ID(ds, H5Dopen2(st(w)->file, x->name, H5P_DEFAULT), p);
-        /* COMODO: the cell's low face */
-        int rc = x->kind == HS_STAGGER_FACE ? hs_h5_attr_double(ds, "c_grid_axis_shift", -0.5, p) : HS_OK;
+        /* COMODO: -0.5 the cell's low face */
+        int rc = x->shift != 0 ? hs_h5_attr_double(ds, "c_grid_axis_shift", x->shift, p) : HS_OK;
         if (rc == HS_OK) rc = make_scale(w, ds, x->name);
         H5Dclose(ds);
         HS_CHECK(rc);

@@ -44,6 +44,8 @@ typedef struct hs_writer_dim {
     double *coords, *edges;         /* rank 0 (every rank in a collective file): n and n + 1 values */
     char units[HS_IO_NAME_MAX];
     char long_name[2 * HS_IO_NAME_MAX];
+    char positive[16];              /* CF positive ("down"): a Z axis; "": none */
+    double shift;                   /* COMODO c_grid_axis_shift (-0.5 for FACE); 0: none */
 } hs_writer_dim;
 
 /* A rectilinear grid of the file: grids[0] is the main one (desc), grids[1 ..] the extra ones. */

@@ -180,7 +180,7 @@ static int def_extra(hs_writer *w)
     /* extra grids need a main grid, whose def_space made the bnds dimension */
     for (int k = 0; k < w->nxdims; k++) {
         const hs_writer_dim *x = &w->xdims[k];
-        char axis[2] = {"XYZ"[x->axis], 0}, bn[HS_IO_NAME_MAX + 8];
+        char axis[2] = {x->positive[0] ? 'Z' : "XYZ"[x->axis], 0}, bn[HS_IO_NAME_MAX + 8];
         snprintf(bn, sizeof bn, "%s_bnds", x->name);
         HS_NC_CHECK(nc_def_dim(s->ncid, x->name, (size_t)x->n, &s->xdim[k]), p);
         HS_NC_CHECK(nc_def_var(s->ncid, x->name, NC_DOUBLE, 1, &s->xdim[k], &s->xcoord[k]), p);
@@ -188,8 +188,9 @@ static int def_extra(hs_writer *w)
         HS_CHECK(put_text(s->ncid, s->xcoord[k], "units", x->units, p));
         HS_CHECK(put_text(s->ncid, s->xcoord[k], "long_name", x->long_name, p));
         HS_CHECK(put_text(s->ncid, s->xcoord[k], "axis", axis, p));
-        if (x->kind == HS_STAGGER_FACE) {
-            double shift = -0.5; /* COMODO: the point is its cell's low face (xgcm reads it) */
+        if (x->positive[0]) HS_CHECK(put_text(s->ncid, s->xcoord[k], "positive", x->positive, p));
+        if (x->shift != 0) { /* COMODO (xgcm reads it): a face is its cell's low face, -0.5 */
+            double shift = x->shift;
             HS_NC_CHECK(nc_put_att_double(s->ncid, s->xcoord[k], "c_grid_axis_shift", NC_DOUBLE, 1, &shift), p);
         }
         int bd[2] = {s->xdim[k], s->bnds_dim};

@@ -992,6 +992,41 @@ static int describe_output(void *state, hs_output_desc *desc)
         desc->coord_units[d] = "m";
     }
     desc->coord_positive[c->ndim - 1] = "down"; /* z is depth */
+    if (c->model == HS_SEIS_ELASTIC && c->mode == HS_SEIS_FORWARD) {
+        /* v_d at x_d + h/2: a grid of its own per velocity, the main one with x_d's half points (the
+         * snapshots labelled every velocity at the points, half a spacing off) */
+        static const char *h2[2] = {"x_half", "z_half"}, *h3[3] = {"x_half", "y_half", "z_half"};
+        static const char *g2[2] = {"vx_points", "vz_points"}, *g3[3] = {"vx_points", "vy_points", "vz_points"};
+        static const char *hl2[2] = {"x of the vx points: half a spacing beyond x", "z of the vz points: half a spacing below z (depth)"},
+                          *hl3[3] = {"x of the vx points: half a spacing beyond x", "y of the vy points: half a spacing beyond y",
+                                     "z of the vz points: half a spacing below z (depth)"};
+        for (int d = 0; d < c->ndim; d++) {
+            const double dx = (double)st * c->h[d];
+            if (!s->hcoords[d]) {
+                s->hcoords[d] = malloc((size_t)s->out_n[d] * sizeof(double));
+                s->hedges[d] = malloc((size_t)(s->out_n[d] + 1) * sizeof(double));
+                if (!s->hcoords[d] || !s->hedges[d]) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+                for (int64_t i = 0; i < s->out_n[d]; i++) s->hcoords[d][i] = (double)i * dx + 0.5 * c->h[d];
+                for (int64_t i = 0; i <= s->out_n[d]; i++) s->hedges[d][i] = ((double)i - 0.5) * dx + 0.5 * c->h[d];
+            }
+            hs_grid_desc *g = &s->vgrid[d];
+            memset(g, 0, sizeof *g);
+            g->name = c->ndim == 2 ? g2[d] : g3[d];
+            g->stagger[d] = HS_STAGGER_OWN;
+            g->dim_names[d] = c->ndim == 2 ? h2[d] : h3[d];
+            g->n[d] = s->out_n[d];
+            g->coords[d] = s->hcoords[d];
+            g->edges[d] = s->hedges[d];
+            g->coord_units[d] = "m";
+            g->coord_long_names[d] = c->ndim == 2 ? hl2[d] : hl3[d];
+            g->coord_positive[d] = d == c->ndim - 1 ? "down" : NULL;
+            /* COMODO (xgcm): the right faces of the points' cells; decimated, the half points are not
+             * the decimated cells' faces, and no shift is said */
+            g->axis_shift[d] = st == 1 ? 0.5 : 0;
+        }
+        desc->ngrids = c->ndim;
+        desc->grids = s->vgrid;
+    }
     if (c->mode == HS_SEIS_FWI) { /* records at iterations: a counter, not a time */
         desc->record_name = "iteration";
         desc->record_long_name = "L-BFGS iteration of the inversion";
@@ -1005,9 +1040,10 @@ static int define_vars(void *state, hs_writer *w)
     hs_seis *s = state;
     s->nvars = 0;
     if (s->cfg.mode != HS_SEIS_FORWARD) return hs_seis_adjoint_define_vars(s, w);
-    for (int comp = 0; comp < s->ncomp; comp++)
-        HS_CHECK(hs_writer_def_var(w, s->comp[comp].name, s->comp[comp].units, s->comp[comp].long_name,
-                                   s->comp[comp].standard_name, HS_F32, 1, &s->var[s->nvars++]));
+    for (int comp = 0; comp < s->ncomp; comp++) /* the elastic velocities each on its own grid (describe_output) */
+        HS_CHECK(hs_writer_def_grid_var(w, s->cfg.model == HS_SEIS_ELASTIC ? s->vgrid[comp].name : NULL, s->comp[comp].name,
+                                        s->comp[comp].units, s->comp[comp].long_name, s->comp[comp].standard_name, HS_F32, 1,
+                                        &s->var[s->nvars++]));
     HS_CHECK(hs_writer_def_var(w, "vp", "m s-1", "P-wave speed", NULL, HS_F32, 0, &s->var_vp));
     if (s->cfg.model == HS_SEIS_ELASTIC) HS_CHECK(hs_writer_def_var(w, "vs", "m s-1", "S-wave speed", NULL, HS_F32, 0, &s->var_vs));
     return HS_OK;
@@ -1054,7 +1090,19 @@ static int write_state(void *state, hs_writer *w)
 {
     hs_seis *s = state;
     if (s->cfg.mode != HS_SEIS_FORWARD) return hs_seis_adjoint_write(s, w);
-    for (int comp = 0; comp < s->ncomp; comp++) {
+    if (s->cfg.model == HS_SEIS_ELASTIC) {
+        /* the velocities at the record's time (the state's are half a step early), at their points */
+        const size_t nloc = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
+        double *v[3] = {NULL, NULL, NULL};
+        int rc = HS_OK;
+        for (int comp = 0; comp < s->ncomp; comp++)
+            if (!(v[comp] = malloc((nloc + 1) * sizeof(double)))) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
+        if (rc == HS_OK) rc = hs_seis_elastic_velocities_now(s, v);
+        for (int comp = 0; rc == HS_OK && comp < s->ncomp; comp++) rc = hs_seis_put_decimated(s, w, s->var[comp], v[comp]);
+        for (int comp = 0; comp < s->ncomp; comp++) free(v[comp]);
+        HS_CHECK(rc);
+    }
+    for (int comp = 0; s->cfg.model == HS_SEIS_ACOUSTIC && comp < s->ncomp; comp++) {
         HS_CHECK(hs_seis_get_local(s, s->f[s->comp[comp].role]));
         HS_CHECK(hs_seis_put_decimated(s, w, s->var[comp], s->host));
     }
@@ -1418,7 +1466,7 @@ static void destroy(void *state)
     if (s->ctx) hs_mem_free(s->ctx, s->trace);
     hs_seis_receivers_free(&s->rec);
     if (s->d) hs_decomp_destroy(s->d);
-    for (int d = 0; d < 3; d++) free(s->coords[d]), free(s->edges[d]);
+    for (int d = 0; d < 3; d++) free(s->coords[d]), free(s->edges[d]), free(s->hcoords[d]), free(s->hedges[d]);
     free(s->host), free(s->out_host), free(s->vp_host), free(s->vs_host);
     free(s->file_vp), free(s->file_vs), free(s->file_rho);
     free(s->observed);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "kernels/error.h"
+#include "kernels/memory.h"
 #include "solvers/seismic/seismic_state.h"
 
 /* ---------------------------------------------------------------- material on the staggered grid */
@@ -235,6 +236,64 @@ static int inject_sources(hs_seis *s, int velocities, double t)
         HS_CHECK(hs_seis_inject(s, &s->src[i], s->f[role], mult, s->src_scale[i] * v, NULL));
     }
     return HS_OK;
+}
+
+/* The velocities at the stresses' time t_n = n dt, as the seismograms sample them: the mean of
+ * v^{n-1/2} (the state's) and v^{n+1/2} (the next step's velocity half, computed on the side: the
+ * velocities and the CPML memory that half step writes are saved and put back, so the run goes on
+ * bitwise as if nothing had happened), each component at its own staggered points; out[d] holds the
+ * owned points of component d, x fastest.  For the snapshots, which the state alone labelled half a
+ * step early.  Collective. */
+int hs_seis_elastic_velocities_now(hs_seis *s, double *const *out)
+{
+    const hs_seis_config *c = &s->cfg;
+    const int nd = c->ndim;
+    const size_t nloc = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]), es = hs_dtype_size(s->dtype);
+    for (int d = 0; d < nd; d++) {
+        HS_CHECK(hs_seis_get_local(s, s->f[HS_SEIS_F_V + d]));
+        memcpy(out[d], s->host, nloc * sizeof(double));
+    }
+    /* what the velocity half step writes: the velocities (whole storages) and, in the CPML slabs, the
+     * memory of the stresses' derivatives */
+    void *vsave[3] = {NULL, NULL, NULL}, *msave = NULL;
+    size_t melems = 0;
+    for (int r = 0; r < 9; r++)
+        if (s->f[HS_SEIS_F_MV + r])
+            for (int b = 0; b < s->npml_box; b++) melems += (size_t)hs_box_points(&s->pml_box[b]);
+    int rc = HS_OK;
+    for (int d = 0; rc == HS_OK && d < nd; d++) {
+        rc = hs_mem_alloc(s->ctx, hs_field_storage_bytes(s->lay), &vsave[d]);
+        if (rc == HS_OK) rc = hs_field_storage_copy(s->f[HS_SEIS_F_V + d], vsave[d], 1);
+    }
+    if (rc == HS_OK && melems) rc = hs_mem_alloc(s->ctx, melems * es, &msave);
+    size_t at = 0;
+    for (int r = 0; rc == HS_OK && r < 9; r++)
+        for (int b = 0; rc == HS_OK && s->f[HS_SEIS_F_MV + r] && b < s->npml_box; b++) {
+            rc = hs_field_store_box(s->f[HS_SEIS_F_MV + r], &s->pml_box[b], (char *)msave + at * es);
+            at += (size_t)hs_box_points(&s->pml_box[b]);
+        }
+    const int saved = rc == HS_OK;
+    if (rc == HS_OK) rc = update(s, HS_SEIS_EL_VEL, HS_SEIS_F_S, 6);
+    if (rc == HS_OK) rc = inject_sources(s, 1, (double)s->step * s->dt);
+    for (int d = 0; rc == HS_OK && d < nd; d++) {
+        rc = hs_seis_get_local(s, s->f[HS_SEIS_F_V + d]);
+        for (size_t i = 0; rc == HS_OK && i < nloc; i++) out[d][i] = 0.5 * (out[d][i] + s->host[i]);
+    }
+    /* back to the state: the velocities and the memory as they were */
+    at = 0;
+    for (int d = 0; saved && d < nd; d++) {
+        int r2 = hs_field_storage_copy(s->f[HS_SEIS_F_V + d], vsave[d], 0);
+        if (rc == HS_OK) rc = r2;
+    }
+    for (int r = 0; saved && r < 9; r++)
+        for (int b = 0; s->f[HS_SEIS_F_MV + r] && b < s->npml_box; b++) {
+            int r2 = hs_field_load_box(s->f[HS_SEIS_F_MV + r], &s->pml_box[b], (char *)msave + at * es);
+            if (rc == HS_OK) rc = r2;
+            at += (size_t)hs_box_points(&s->pml_box[b]);
+        }
+    for (int d = 0; d < nd; d++) hs_mem_free(s->ctx, vsave[d]);
+    hs_mem_free(s->ctx, msave);
+    return rc;
 }
 
 /* v^{n+1/2} from v^{n-1/2} and s^n, then s^{n+1} from s^n and v^{n+1/2}.  A sample due at t_n is the

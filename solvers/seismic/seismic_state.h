@@ -94,6 +94,10 @@ typedef struct hs_seis {
     /* output */
     double *coords[3], *edges[3];
     int64_t out_n[3];
+    /* elastic snapshots: v_d lives half a spacing beyond the points along d, on a grid of its own
+     * (the main one with dimension d_half in place of d): its coordinates and edges along d */
+    double *hcoords[3], *hedges[3];
+    hs_grid_desc vgrid[3];
     double *host;                  /* staging, local interior */
     double *out_host;              /* staging of the decimated block */
     int var[8], var_vp, var_vs;
@@ -160,6 +164,8 @@ void hs_seis_shot_stem(const hs_seis_config *c, const char *name, size_t stem, i
 int hs_seis_adjoint_check(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_create(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_run(hs_seis *s);
+/* Elastic: the velocities at the time of the state's stresses (see seismic_elastic.c). */
+int hs_seis_elastic_velocities_now(hs_seis *s, double *const *out);
 /* The inversion (mode = fwi) on the driver's time axis, one L-BFGS iteration a step: up to max_steps
  * iterations short of `until`; a stop asked for inside an iteration (hs_driver_interrupted) goes
  * back to its start and returns (the driver then checkpoints and exits 3).  Whether the optimiser

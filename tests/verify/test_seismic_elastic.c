@@ -1,6 +1,6 @@
 /* The elastic seismic solver against exact solutions of a homogeneous medium (a point or line force:
- * the P and S waves' arrival times and amplitudes, whole waveforms with the near field), its CPML
- * against a larger domain, and (with HS_TEST_VALIDATE=1) Lamb's problem: a vertical force on the
+ * the P and S waves' arrival times and amplitudes, whole waveforms with the near field; the snapshots'
+ * staggered coordinates and times), its CPML against a larger domain, and (with HS_TEST_VALIDATE=1) Lamb's problem: a vertical force on the
  * free surface of a Poisson solid. */
 #include "test_util.h"
 
@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/output.h"
 #include "io/params.h"
+#include "kernels/comm/comm.h"
 #include "physics/seismic_exact.h"
 #include "solvers/seismic/seismic.h"
 
@@ -232,9 +234,170 @@ static void test_lamb(void **state)
     free(t), free(ref), free(tr.d);
 }
 
+/* Run to t_end, writing one snapshot at the first step at or after t_snap through the writer (as the
+ * driver does: describe_output, define_vars, write) into `path`; the traces of the whole run too.
+ * *t_file: the snapshot's time. */
+static void run_snapshot(const char *const *over, int count, double t_snap, const char *path, traces *tr)
+{
+    char *ov[48];
+    int n = 0;
+    ov[n++] = "run.solver=seismic";
+    ov[n++] = "seismic.seismograms=none";
+    ov[n++] = "seismic.precision=float64";
+    ov[n++] = "seismic.model=elastic";
+    for (int i = 0; i < count; i++) ov[n++] = (char *)over[i];
+    hs_params *p = NULL;
+    TEST_OK(hs_params_load(NULL, n, ov, &p));
+    void *s = NULL;
+    TEST_OK(hs_seismic_solver.create(test_ctx(), p, &s));
+    hs_output_desc desc;
+    memset(&desc, 0, sizeof desc);
+    TEST_OK(hs_seismic_solver.describe_output(s, &desc));
+    desc.path = path;
+    desc.format = HS_HAVE_NETCDF ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
+    desc.history = "test_seismic_elastic";
+    desc.time_units = "seconds since 2000-01-01 00:00:00";
+    hs_writer *w = NULL;
+    TEST_OK(hs_writer_open(test_ctx(), &desc, &w));
+    TEST_OK(hs_seismic_solver.define_vars(s, w));
+    double t, t_end, work;
+    int64_t step, taken;
+    int written = 0;
+    hs_seismic_solver.progress(s, &t, &step, &t_end, &work);
+    while (t < t_end) {
+        TEST_OK(hs_seismic_solver.advance(s, written ? t_end : t_snap, 1 << 30, &taken));
+        hs_seismic_solver.progress(s, &t, &step, &t_end, &work);
+        if (!written && t >= t_snap * (1 - 1e-12)) {
+            TEST_OK(hs_writer_begin_step(w, t));
+            TEST_OK(hs_seismic_solver.write(s, w));
+            written = 1;
+        }
+    }
+    TEST_OK(hs_writer_close(w));
+    TEST_OK(hs_seismic_traces(s, &tr->ns, &tr->nrec, &tr->ncomp, &tr->dt, &tr->d));
+    hs_seismic_solver.destroy(s);
+    hs_params_free(p);
+}
+
+/* A variable of the snapshot file (malloc'd), with its element count. */
+static double *read_var(hs_reader *r, const char *name, int64_t *count)
+{
+    int64_t shape[8];
+    int rank;
+    TEST_OK(hs_reader_var_shape(r, name, shape, &rank));
+    int64_t m = 1;
+    for (int i = 0; i < rank; i++) m *= shape[i];
+    double *v = malloc((size_t)m * sizeof *v);
+    TEST_OK(hs_reader_read(r, name, v));
+    if (count) *count = m;
+    return v;
+}
+
+/* The elastic snapshots label each velocity at its own staggered points (vx on x_half = x + h/2, vz on
+ * z_half = z + h/2) and hold it at the record's time (the mean of the half steps around it): against
+ * the exact 2D line-force solution evaluated at the file's own coordinates and time, over an annulus
+ * of points 100-450 m from the source, within 2%; read at the main points (x, z), as the files
+ * labelled them before, the same values are several times further off (the test would not notice a
+ * half-spacing error otherwise).  And each snapshot value equals the seismogram of a receiver put at
+ * its labelled coordinates (a sample exact on a staggered point, the mean of the same half steps),
+ * here and with a free surface and snapshot_stride = 2; writing the snapshot changes no trace. */
+static void test_snapshot_points(void **state)
+{
+    (void)state;
+    const hs_wavelet wl = {HS_WAVELET_RICKER, 10.0, 1.5 / 10.0, 1.0};
+    const char *path = test_tmp_path(HS_HAVE_NETCDF ? "snap.nc" : "snap.h5");
+    char rfile[64], recf[96];
+    snprintf(rfile, sizeof rfile, "%s", test_tmp_path("snaprec.txt"));
+    snprintf(recf, sizeof recf, "seismic.receiver_file=%s", rfile);
+    /* receivers on labelled points: vx's (x_half, z) and vz's (x, z_half) of a few snapshot indices */
+    static const int pick[4][2] = {{50, 60}, {61, 77}, {88, 70}, {70, 95}}; /* (i, k) of the decimated grid */
+    for (int cfgi = 0; cfgi < 2; cfgi++) {
+        const int stride = cfgi ? 2 : 1;
+        const double h = 10;
+        FILE *f = test_ctx()->rank == 0 ? fopen(rfile, "w") : NULL;
+        for (int q = 0; q < 4; q++) {
+            const double i = pick[q][0] / stride, k = pick[q][1] / stride;
+            if (f) fprintf(f, "vx%d %.17g %.17g\nvz%d %.17g %.17g\n", q, (i * stride + 0.5) * h, k * stride * h, q, i * stride * h,
+                           (k * stride + 0.5) * h);
+        }
+        if (f) fclose(f);
+        TEST_OK(hs_host_barrier(test_ctx()->comm));
+        char stride_kv[48];
+        snprintf(stride_kv, sizeof stride_kv, "seismic.snapshot_stride=%d", stride);
+        const char *ov0[] = {"seismic.ndim=2", "seismic.n=141 141", "seismic.spacing=10", "seismic.pml=20", "seismic.vp=3000",
+                             "seismic.vs=1732.0508075688772", "seismic.rho=2000", "seismic.f0=10", "seismic.cfl=0.5",
+                             "seismic.t_end=0.3", "seismic.source_type=force", "seismic.force=0 1",
+                             "seismic.source_position=700 700", "seismic.receivers=file", recf, stride_kv};
+        const char *ov1[] = {"seismic.ndim=2", "seismic.n=141 141", "seismic.spacing=10", "seismic.pml=20", "seismic.vp=3000",
+                             "seismic.vs=1732.0508075688772", "seismic.rho=2000", "seismic.f0=10", "seismic.cfl=0.5",
+                             "seismic.t_end=0.3", "seismic.source_type=force", "seismic.force=1 2", "seismic.free_surface=true",
+                             "seismic.source_position=700 300", "seismic.receivers=file", recf, stride_kv};
+        traces tr, plain;
+        run_snapshot(cfgi ? ov1 : ov0, cfgi ? 17 : 16, 0.27, path, &tr);
+        /* the same run without a snapshot: bitwise the same traces */
+        const char *ovp[18];
+        const int np = cfgi ? 16 : 15; /* without the stride (no snapshots: not used) */
+        memcpy(ovp, cfgi ? ov1 : ov0, (size_t)np * sizeof *ovp);
+        run(ovp, np, &plain);
+        assert_int_equal(plain.ns, tr.ns);
+        assert_memory_equal(plain.d, tr.d, (size_t)(tr.ns * tr.nrec * tr.ncomp) * sizeof(double));
+        hs_reader *r = NULL;
+        TEST_OK(hs_reader_open(path, &r));
+        int64_t nx, nz, nxh, nzh, nt;
+        double *x = read_var(r, "x", &nx), *z = read_var(r, "z", &nz), *xh = read_var(r, "x_half", &nxh), *zh = read_var(r, "z_half", &nzh);
+        double *tm = read_var(r, "time", &nt), *vx = read_var(r, "vx", NULL), *vz = read_var(r, "vz", NULL);
+        hs_reader_close(r);
+        assert_int_equal(nt, 1);
+        assert_int_equal(nxh, nx);
+        assert_int_equal(nzh, nz);
+        for (int64_t i = 0; i < nx; i++) assert_true(xh[i] == x[i] + 0.5 * h && x[i] == (double)(i * stride) * h);
+        for (int64_t k = 0; k < nz; k++) assert_true(zh[k] == z[k] + 0.5 * h && z[k] == (double)(k * stride) * h);
+        /* the receivers at the labelled points: vx (component 0) of the vx receivers, vz (1) of the vz ones */
+        const int64_t sample = (int64_t)llround(tm[0] / tr.dt);
+        double dmax = 0, vmax = 0;
+        for (int64_t q = 0; q < nx * nz; q++) vmax = fmax(vmax, fmax(fabs(vx[q]), fabs(vz[q])));
+        for (int q = 0; q < 4; q++) {
+            const int64_t i = pick[q][0] / stride, k = pick[q][1] / stride;
+            dmax = fmax(dmax, fabs(vx[k * nx + i] - at(&tr, sample, 0, 2 * q)));
+            dmax = fmax(dmax, fabs(vz[k * nx + i] - at(&tr, sample, 1, 2 * q + 1)));
+        }
+        if (test_ctx()->rank == 0)
+            printf("snapshot %s, stride %d, t = %.4f s: against receivers at its labelled points %.2e of the peak\n",
+                   cfgi ? "with a free surface" : "in a whole space", stride, tm[0], dmax / vmax);
+        TEST_LE(dmax / vmax, 1e-6); /* the snapshot's float32 */
+        if (cfgi == 0) {
+            /* the exact solution at the labelled coordinates, and at the main points */
+            const double dir[2] = {0, 1};
+            double err = 0, err_main = 0, ref = 0;
+            for (int64_t k = 0; k < nz; k += 3) /* every third point each way: the quadrature is slow */
+                for (int64_t i = 0; i < nx; i += 3) {
+                    double ax[2] = {xh[i] - 700, z[k] - 700}, az[2] = {x[i] - 700, zh[k] - 700}, am[2] = {x[i] - 700, z[k] - 700};
+                    const double r = hypot(am[0], am[1]);
+                    if (r < 100 || r > 450) continue;
+                    double ex[2], ez[2], em[2];
+                    hs_elastic_force_velocity_2d(&wl, VP, VS, RHO, dir, ax, tm[0], ex);
+                    hs_elastic_force_velocity_2d(&wl, VP, VS, RHO, dir, az, tm[0], ez);
+                    hs_elastic_force_velocity_2d(&wl, VP, VS, RHO, dir, am, tm[0], em);
+                    const double fx = vx[k * nx + i], fz = vz[k * nx + i];
+                    err += (fx - ex[0]) * (fx - ex[0]) + (fz - ez[1]) * (fz - ez[1]);
+                    err_main += (fx - em[0]) * (fx - em[0]) + (fz - em[1]) * (fz - em[1]);
+                    ref += ex[0] * ex[0] + ez[1] * ez[1];
+                }
+            err = sqrt(err / ref), err_main = sqrt(err_main / ref);
+            if (test_ctx()->rank == 0)
+                printf("snapshot at t = %.4f s against the exact solution, 100-450 m: %.2e at its labelled coordinates, %.2e read "
+                       "at the main points\n", tm[0], err, err_main);
+            TEST_LE(err, 0.02);
+            assert_true(err_main > 5 * err);
+        }
+        free(x), free(z), free(xh), free(zh), free(tm), free(vx), free(vz), free(tr.d), free(plain.d);
+    }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_lamb),
-    cmocka_unit_test_teardown(test_force_2d, test_tmp_cleanup),
+    cmocka_unit_test(test_snapshot_points),
+    cmocka_unit_test_teardown(test_force_2d, test_tmp_cleanup), /* the last to use the folder */
     cmocka_unit_test(test_force_3d),
     cmocka_unit_test(test_cpml),
 };
