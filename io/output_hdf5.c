@@ -295,14 +295,22 @@ static int make_scale(hs_writer *w, hid_t ds, const char *name)
 
 /* The dimension `name` of length n that has no coordinate variable, in group loc, as netCDF-4 stores
  * one (a 32-bit float dataset that is never written, its scale NAME the mark and the length); left
- * open in *out. */
+ * open in *out.  Its fill value 0 is written where the space is allocated: parallel HDF5 allocates
+ * it at creation, and without a fill it held whatever the file's bytes were (h5dump showed them). */
 static int dim_only(hs_writer *w, hid_t loc, const char *name, hsize_t n, hid_t *out)
 {
     const char *p = w->partial;
-    hid_t sp, ds;
-    HS_H5_ID(sp, H5Screate_simple(1, &n, NULL), p);
-    ds = H5Dcreate2(loc, name, H5T_IEEE_F32BE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    H5Sclose(sp);
+    static const float zero = 0;
+    hid_t sp, ds, dcpl;
+    HS_H5_ID(dcpl, H5Pcreate(H5P_DATASET_CREATE), p);
+    if (H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &zero) < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) < 0) {
+        H5Pclose(dcpl);
+        return hs_h5_fail("H5Pset_fill_value (dimension)", p, __FILE__, __LINE__);
+    }
+    sp = H5Screate_simple(1, &n, NULL);
+    ds = sp >= 0 ? H5Dcreate2(loc, name, H5T_IEEE_F32BE, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT) : -1;
+    if (sp >= 0) H5Sclose(sp);
+    H5Pclose(dcpl);
     if (ds < 0) return hs_h5_fail("H5Dcreate2 (dimension)", p, __FILE__, __LINE__);
     char mark[sizeof HS_H5_DIM_ONLY + 24];
     snprintf(mark, sizeof mark, "%s%10lld", HS_H5_DIM_ONLY, (long long)n);
