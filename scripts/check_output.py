@@ -256,6 +256,8 @@ def check_h5_dims(path, f, h5py):
     """The file's netCDF-4 dimensions (HDF5 dimension scales), as netCDF-4 readers see them."""
     nds = 0
     for name, ds in f.items():
+        if isinstance(ds, h5py.Dataset) and dim_only(ds) and ds.size and ds[()].any():
+            problem(f"{path}: dimension {name} holds values other than 0 (bytes never written: a dimension has no data)")
         if not isinstance(ds, h5py.Dataset) or dim_only(ds) or ds.ndim == 0:
             continue
         if h5py.h5ds.is_scale(ds.id):
