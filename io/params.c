@@ -1315,6 +1315,7 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
         char probe[PATH_MAX];
         int fd = -1;
         if (snprintf(probe, sizeof probe, "%s/.hpcsim-probe-XXXXXX", dir) < (int)sizeof probe) fd = mkstemp(probe);
+        else errno = ENAMETOOLONG; /* the message's reason, not a stale errno */
         if (fd < 0) rc = hs_params_error(p, key, "cannot write %s %s: creating a file in %s fails: %s", what, path, dir, strerror(errno));
         else close(fd), unlink(probe);
     }
