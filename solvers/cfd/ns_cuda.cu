@@ -91,13 +91,17 @@ int launch_comp(cudaStream_t st, const hs_ns_launch *L, dim3 grid, dim3 block)
 // points marches through a chunk of planes; each component's planes k - 2 .. k + 2 sit in a ring of
 // five shared planes, and plane k + 3 is read into registers while plane k is computed.
 constexpr int kTX = 32, kTY = 8, kReach = 2, kHX = kTX + 2 * kReach;
+constexpr unsigned kFull = 0xffffffffu;
 constexpr int kHY3 = kTY + 2 * kReach, kN3 = kHX * kHY3, kRing = 2 * kReach + 1;
 constexpr size_t kShared3 = sizeof(double) * 3 * kRing * kN3;
 
 __device__ __forceinline__ bool inside(const hs_ns_lay &l, int d, int g) { return g >= (int)l.first[d] && g < (int)l.end[d]; }
 
-// The update of component c at (i, j, k) from the view V, if the point is in c's box.
-__device__ __forceinline__ void update_point(const hs_ns_launch &L, int c, const ns32::hs_ns_view *V, int i, int j, int k)
+// The update of component c at (i, j, k) from the view V, if the point is in c's box; with flo / fhi
+// the fluxes through its low / high faces along each dimension (hs_ns_face_flux, evaluated once a
+// face by the caller), else evaluated here.
+__device__ __forceinline__ void update_point(const hs_ns_launch &L, int c, const ns32::hs_ns_view *V, int i, int j, int k,
+                                             const double *flo = nullptr, const double *fhi = nullptr)
 {
     const hs_ns_part &p = L.part[c];
     if (i < (int)p.lo[0] || i >= (int)p.hi[0] || j < (int)p.lo[1] || j >= (int)p.hi[1] || k < (int)p.lo[2] || k >= (int)p.hi[2])
@@ -106,18 +110,22 @@ __device__ __forceinline__ void update_point(const hs_ns_launch &L, int c, const
     const int side = ns32::hs_ns_outflow_side(p.outflow_lo, p.outflow_hi, ic, (int)p.lo[c], (int)p.hi[c] - 1);
     const int P = ns32::hs_ns_at(&L.lay[c], i, j, k);
     const double base = p.q0 ? L.a * p.q0[P] : 0.0;
-    p.out[P] = base + L.b * ns32::hs_ns_momentum_advance(&L, c, side, V, i, j, k);
+    p.out[P] = base + L.b * (flo ? ns32::hs_ns_momentum_advance_from(&L, c, side, V, i, j, k, flo, fhi)
+                                 : ns32::hs_ns_momentum_advance(&L, c, side, V, i, j, k));
 }
 
 // ROWS: rows of points a thread (the tile is 32 x 8 ROWS points).
 template <int ROWS>
-__global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d(const __grid_constant__ hs_ns_launch L)
+struct tile2 {
+    static constexpr int kTH2 = kTY * ROWS, kN2 = kHX * (kTH2 + 2 * kReach), PER = (kN2 + kTX * kTY - 1) / (kTX * kTY);
+};
+
+// The block's tile of both components, points (i0 - kReach .. i0 + kTX + kReach) x (j0 - kReach ..
+// j0 + kTY ROWS + kReach), every load issued before the first store; zero outside the arrays.
+template <int ROWS>
+__device__ __forceinline__ void load_tile2(const hs_ns_launch &L, int i0, int j0, int tid, double (*tile)[tile2<ROWS>::kN2])
 {
-    constexpr int kTH2 = kTY * ROWS, kN2 = kHX * (kTH2 + 2 * kReach), PER = (kN2 + kTX * kTY - 1) / (kTX * kTY);
-    __shared__ double tile[2][kN2];
-    __builtin_assume(L.ndim == 2);
-    const int tid = threadIdx.y * kTX + threadIdx.x;
-    const int i0 = (int)L.lo[0] + (int)blockIdx.x * kTX, j0 = (int)L.lo[1] + (int)blockIdx.y * kTH2;
+    constexpr int kN2 = tile2<ROWS>::kN2, PER = tile2<ROWS>::PER;
     double r[2][PER];
 #pragma unroll
     for (int f = 0; f < 2; f++)
@@ -133,19 +141,74 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d(const __grid_const
         for (int n = 0; n < PER; n++)
             if (tid + n * kTX * kTY < kN2) tile[f][tid + n * kTX * kTY] = r[f][n];
     __syncthreads();
+}
+
+// The view of both components' tiles at the tile point (kReach + tx, kReach + ty).
+template <int ROWS>
+__device__ __forceinline__ void view2(double (*tile)[tile2<ROWS>::kN2], int tx, int ty, ns32::hs_ns_view *V)
+{
+#pragma unroll
+    for (int f = 0; f < 2; f++) {
+#pragma unroll
+        for (int m = 0; m < kRing; m++) V->plane[f][m] = &tile[f][(ty + kReach) * kHX + tx + kReach];
+        V->sy[f] = kHX;
+    }
+}
+
+template <int ROWS>
+__global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d(const __grid_constant__ hs_ns_launch L)
+{
+    constexpr int kTH2 = tile2<ROWS>::kTH2;
+    __shared__ double tile[2][tile2<ROWS>::kN2];
+    __builtin_assume(L.ndim == 2);
+    const int tid = threadIdx.y * kTX + threadIdx.x;
+    const int i0 = (int)L.lo[0] + (int)blockIdx.x * kTX, j0 = (int)L.lo[1] + (int)blockIdx.y * kTH2;
+    load_tile2<ROWS>(L, i0, j0, tid, tile);
     const int i = i0 + (int)threadIdx.x;
 #pragma unroll 1
     for (int row = 0; row < ROWS; row++) {
         const int ty = (int)threadIdx.y + row * kTY, j = j0 + ty;
         ns32::hs_ns_view V;
-#pragma unroll
-        for (int f = 0; f < 2; f++) {
-#pragma unroll
-            for (int m = 0; m < kRing; m++) V.plane[f][m] = &tile[f][(ty + kReach) * kHX + threadIdx.x + kReach];
-            V.sy[f] = kHX;
-        }
+        view2<ROWS>(tile, (int)threadIdx.x, ty, &V);
         update_point(L, 0, &V, i, j, 0);
         update_point(L, 1, &V, i, j, 0);
+    }
+}
+
+// Each face flux evaluated once (HS_NS_FLUX=once): the fluxes are most of the kernel's
+// instructions (ncu, H100, 4096^2, the kernel above: 572 instructions a point, 162 of them fp64, the
+// issue slots 75% busy, DRAM at 40%), and every face is shared by the two points on either side.
+// Lane 0 of a warp holds the column below the warp's first point and only hands its high x face to
+// lane 1 (a warp updates kTX - 1 points of a row); a thread takes ROWS consecutive rows and carries
+// the high y face of one row to the next as its low one.
+constexpr int kOX = kTX - 1;
+
+template <int ROWS>
+__global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d_once(const __grid_constant__ hs_ns_launch L)
+{
+    constexpr int kTH2 = tile2<ROWS>::kTH2;
+    __shared__ double tile[2][tile2<ROWS>::kN2];
+    __builtin_assume(L.ndim == 2);
+    const int tid = threadIdx.y * kTX + threadIdx.x, lane = (int)threadIdx.x;
+    const int i0 = (int)L.lo[0] + (int)blockIdx.x * kOX - 1, j0 = (int)L.lo[1] + (int)blockIdx.y * kTH2;
+    load_tile2<ROWS>(L, i0, j0, tid, tile);
+    const int i = i0 + lane, ty0 = (int)threadIdx.y * ROWS;
+    ns32::hs_ns_view V;
+    view2<ROWS>(tile, lane, ty0, &V);
+    double ylo[2];
+#pragma unroll
+    for (int c = 0; c < 2; c++) ylo[c] = ns32::hs_ns_face_flux(&L, c, 1, &V, -1);
+#pragma unroll 1
+    for (int row = 0; row < ROWS; row++) {
+        const int ty = ty0 + row, j = j0 + ty;
+        view2<ROWS>(tile, lane, ty, &V);
+#pragma unroll
+        for (int c = 0; c < 2; c++) {
+            const double fx = ns32::hs_ns_face_flux(&L, c, 0, &V, 0), fy = ns32::hs_ns_face_flux(&L, c, 1, &V, 0);
+            const double flo[3] = {__shfl_up_sync(kFull, fx, 1), ylo[c], 0.0}, fhi[3] = {fx, fy, 0.0};
+            if (lane > 0) update_point(L, c, &V, i, j, 0, flo, fhi);
+            ylo[c] = fy;
+        }
     }
 }
 
@@ -214,17 +277,77 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d(const __grid_const
     }
 }
 
+// ns_momentum_3d with each x face evaluated once (lane 0 as in ns_momentum_2d_once) and each z face
+// once (a column carries its high z face to the next plane); the y faces are evaluated by both
+// points (handing them between the block's rows would take another barrier a plane).
+__global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d_once(const __grid_constant__ hs_ns_launch L, int zchunk)
+{
+    extern __shared__ double ring[];  // [component][slot][kN3]: plane kk in slot (kk - k0 + kReach) % kRing
+    __builtin_assume(L.ndim == 3);
+    const int tid = threadIdx.y * kTX + threadIdx.x, lane = (int)threadIdx.x;
+    const int i0 = (int)L.lo[0] + (int)blockIdx.x * kOX - 1, j0 = (int)L.lo[1] + (int)blockIdx.y * kTY;
+    const int k0 = (int)L.lo[2] + (int)blockIdx.z * zchunk, k1 = min(k0 + zchunk, (int)L.hi[2]);
+    double r[3][2];
+#pragma unroll 1
+    for (int kk = k0 - kReach; kk <= k0 + kReach; kk++) {
+        load_plane3(L, i0, j0, kk, tid, r);
+        store_plane3(ring, kk - k0 + kReach, tid, r);
+    }
+    __syncthreads();
+    const int i = i0 + lane, j = j0 + (int)threadIdx.y, at = (threadIdx.y + kReach) * kHX + threadIdx.x + kReach;
+    int oldest = 0;  // the slot of plane k - 2
+    double zlo[3];
+#pragma unroll 1
+    for (int k = k0; k < k1; k++) {
+        const bool more = k + 1 < k1;
+        if (more) load_plane3(L, i0, j0, k + kReach + 1, tid, r);
+        ns32::hs_ns_view V;
+#pragma unroll
+        for (int f = 0; f < 3; f++) {
+#pragma unroll
+            for (int m = 0; m < kRing; m++) {
+                const int slot = oldest + m < kRing ? oldest + m : oldest + m - kRing;
+                V.plane[f][m] = ring + (f * kRing + slot) * kN3 + at;
+            }
+            V.sy[f] = kHX;
+        }
+#pragma unroll
+        for (int c = 0; c < 3; c++) {
+            if (k == k0) zlo[c] = ns32::hs_ns_face_flux(&L, c, 2, &V, -1);
+            const double fx = ns32::hs_ns_face_flux(&L, c, 0, &V, 0), fz = ns32::hs_ns_face_flux(&L, c, 2, &V, 0);
+            const double flo[3] = {__shfl_up_sync(kFull, fx, 1), ns32::hs_ns_face_flux(&L, c, 1, &V, -1), zlo[c]};
+            const double fhi[3] = {fx, ns32::hs_ns_face_flux(&L, c, 1, &V, 0), fz};
+            if (lane > 0) update_point(L, c, &V, i, j, k, flo, fhi);
+            zlo[c] = fz;
+        }
+        if (!more) break;
+        __syncthreads();
+        store_plane3(ring, oldest, tid, r);
+        oldest = oldest + 1 < kRing ? oldest + 1 : 0;
+        __syncthreads();
+    }
+}
+
 // HS_NS_MOMENTUM_ALL: the fused kernel where the launch allows it (32-bit offsets; HS_NS_TILED=0
 // keeps one kernel a component, for comparisons), else one launch a component.
 int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
 {
     static const int on = [] { const char *v = getenv("HS_NS_TILED"); return !(v && !strcmp(v, "0")); }();
+    // each face flux once (ns_momentum_2d_once / _3d_once) or twice, for comparisons: HS_NS_FLUX=once|twice
+    static const int once = [] { const char *v = getenv("HS_NS_FLUX"); return v && !strcmp(v, "once"); }();
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (on && L->index32 && L->ndim == 2) {
         // rows a thread: 2 unless HS_NS_ROWS says 1 or 4 (comparisons on the device)
         static const int rows = [] { const char *v = getenv("HS_NS_ROWS"); return v && (!strcmp(v, "1") || !strcmp(v, "4")) ? atoi(v) : 2; }();
         const int th = kTY * rows;
         dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + th - 1) / th), 1), block(kTX, kTY, 1);
+        if (once) {
+            grid.x = (unsigned)((nx + kOX - 1) / kOX);
+            if (rows == 1) ns_momentum_2d_once<1><<<grid, block, 0, cu->stream>>>(*L);
+            else if (rows == 4) ns_momentum_2d_once<4><<<grid, block, 0, cu->stream>>>(*L);
+            else ns_momentum_2d_once<2><<<grid, block, 0, cu->stream>>>(*L);
+            return HS_OK;
+        }
         if (rows == 1) ns_momentum_2d<1><<<grid, block, 0, cu->stream>>>(*L);
         else if (rows == 4) ns_momentum_2d<4><<<grid, block, 0, cu->stream>>>(*L);
         else ns_momentum_2d<2><<<grid, block, 0, cu->stream>>>(*L);
@@ -235,13 +358,15 @@ int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
         HS_CHECK_DEVICE_MEMO(cu);
         if (!sized[cu->device]) {
             HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
+            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d_once, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
             sized[cu->device] = true;
         }
-        const int64_t tiles = ((nx + kTX - 1) / kTX) * ((ny + kTY - 1) / kTY);
+        const int64_t wx = once ? kOX : kTX, tiles = ((nx + wx - 1) / wx) * ((ny + kTY - 1) / kTY);
         int zchunk = 64;
         while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
-        dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
-        ns_momentum_3d<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
+        dim3 grid((unsigned)((nx + wx - 1) / wx), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
+        if (once) ns_momentum_3d_once<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
+        else ns_momentum_3d<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
         return HS_OK;
     }
     for (int c = 0; c < L->ndim; c++) {

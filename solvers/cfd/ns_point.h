@@ -86,29 +86,33 @@ HS_HD void hs_ns_view_global(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_
     }
 }
 
+/* The flux of q_c through the high face along d of the control volume of the point s steps along d
+ * from the view's point (s = 0: its own high face; s = -1: its low face): the advecting velocity
+ * averaged to the face (q_c's own neighbours along c, q_d's two points across it otherwise) times
+ * the transported q_c there.  The low face of a point is the high face of the one below, read from
+ * the same values in the same order, so a kernel that evaluates each face once and hands it to both
+ * points (ns_cuda.cu) computes what one evaluating both faces of every point does. */
+HS_HD double hs_ns_face_flux(const hs_ns_launch *L, int c, int d, const hs_ns_view *V, int s)
+{
+    const double qm1 = hs_ns_get1(V, c, d, s - 1), q0 = hs_ns_get1(V, c, d, s);
+    const double q1 = hs_ns_get1(V, c, d, s + 1), q2 = hs_ns_get1(V, c, d, s + 2);
+    const double a = d == c ? 0.5 * (q0 + q1) : 0.5 * (hs_ns_get2(V, d, d, s + 1, c, -1) + hs_ns_get1(V, d, d, s + 1));
+    return a * hs_ns_face_value(L->advection, qm1, q0, q1, q2, a);
+}
+
 /* dq_c/dt at face point (i, j, k) of component c: -div(q q_c) + nu lap q_c + force + buoyancy, in
- * flux form: the fluxes of q_c through the faces of its control volume (cell centres along c, edges
- * across), each an advecting velocity averaged to the flux point times the transported q_c there.
- * The velocity comes from V; the temperature (buoyancy) from L at (i, j, k). */
-HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, const hs_ns_view *V, hs_ns_i i, hs_ns_i j, hs_ns_i k)
+ * flux form: flo[d] and fhi[d] are the fluxes of q_c through the low and high faces along d of its
+ * control volume (cell centres along c, edges across; hs_ns_face_flux).  The velocity of the
+ * diffusion comes from V; the temperature (buoyancy) from L at (i, j, k). */
+HS_HD double hs_ns_momentum_rhs_from(const hs_ns_launch *L, int c, const hs_ns_view *V, hs_ns_i i, hs_ns_i j, hs_ns_i k,
+                                     const double flo[3], const double fhi[3])
 {
     double R = L->force[c];
     const double qP = hs_ns_get(V, c, 0, 0, 0);
     HS_NS_FOR_DIMS(d, L) {
-        const double qm2 = hs_ns_get1(V, c, d, -2), qm1 = hs_ns_get1(V, c, d, -1);
-        const double qp1 = hs_ns_get1(V, c, d, 1), qp2 = hs_ns_get1(V, c, d, 2);
+        const double qm1 = hs_ns_get1(V, c, d, -1), qp1 = hs_ns_get1(V, c, d, 1);
         R += L->nu * (qm1 - 2.0 * qP + qp1) * L->idx2[d];
-        double ahi, alo;
-        if (d == c) {
-            ahi = 0.5 * (qP + qp1);
-            alo = 0.5 * (qm1 + qP);
-        } else {
-            ahi = 0.5 * (hs_ns_get2(V, d, d, 1, c, -1) + hs_ns_get1(V, d, d, 1));
-            alo = 0.5 * (hs_ns_get1(V, d, c, -1) + hs_ns_get(V, d, 0, 0, 0));
-        }
-        double fhi = ahi * hs_ns_face_value(L->advection, qm1, qP, qp1, qp2, ahi);
-        double flo = alo * hs_ns_face_value(L->advection, qm2, qm1, qP, qp1, alo);
-        R -= (fhi - flo) * L->idx[d];
+        R -= (fhi[d] - flo[d]) * L->idx[d];
     }
     if (L->T && L->buoy[c] != 0.0) {
         const hs_ns_lay *lt = &L->lay[3];
@@ -118,17 +122,29 @@ HS_HD double hs_ns_momentum_rhs(const hs_ns_launch *L, int c, const hs_ns_view *
     return R;
 }
 
-/* q_c + dt dq_c/dt at point (i, j, k) of component c; side -1 / +1: the point is a convective-outflow
- * face at the low / high end along c, where dq/dt + U dq/dn = 0 is taken one-sided from inside. */
-HS_HD double hs_ns_momentum_advance(const hs_ns_launch *L, int c, int side, const hs_ns_view *V, hs_ns_i i, hs_ns_i j,
-                                    hs_ns_i k)
+/* q_c + dt dq_c/dt at point (i, j, k) of component c from its faces' fluxes (hs_ns_momentum_rhs_from);
+ * side -1 / +1: the point is a convective-outflow face at the low / high end along c, where
+ * dq/dt + U dq/dn = 0 is taken one-sided from inside (the fluxes are not used). */
+HS_HD double hs_ns_momentum_advance_from(const hs_ns_launch *L, int c, int side, const hs_ns_view *V, hs_ns_i i, hs_ns_i j, hs_ns_i k,
+                                         const double flo[3], const double fhi[3])
 {
     const double qP = hs_ns_get(V, c, 0, 0, 0);
     double R;
     /* the inner neighbour by constant offsets, so that the view's planes stay in registers */
     if (side) R = -L->outflow_speed * (qP - (side > 0 ? hs_ns_get1(V, c, c, -1) : hs_ns_get1(V, c, c, 1))) * L->idx[c];
-    else R = hs_ns_momentum_rhs(L, c, V, i, j, k);
+    else R = hs_ns_momentum_rhs_from(L, c, V, i, j, k, flo, fhi);
     return qP + L->dt * R;
+}
+
+/* The same, evaluating both faces of the point along every dimension. */
+HS_HD double hs_ns_momentum_advance(const hs_ns_launch *L, int c, int side, const hs_ns_view *V, hs_ns_i i, hs_ns_i j, hs_ns_i k)
+{
+    double flo[3] = {0, 0, 0}, fhi[3] = {0, 0, 0};
+    if (!side) HS_NS_FOR_DIMS(d, L) {
+            fhi[d] = hs_ns_face_flux(L, c, d, V, 0);
+            flo[d] = hs_ns_face_flux(L, c, d, V, -1);
+        }
+    return hs_ns_momentum_advance_from(L, c, side, V, i, j, k, flo, fhi);
 }
 
 /* The HS_NS_MOMENTUM launch of component c that an HS_NS_MOMENTUM_ALL launch L holds. */
