@@ -150,6 +150,14 @@ int hs_halo_exchange_begin(hs_field *f);
 int hs_halo_exchange_end(hs_field *f);
 /* begin + end. */
 int hs_halo_exchange(hs_field *f);
+/* The exchange of n fields at once (the populations of a lattice, the components of a velocity).
+ * Where they share one layout, type, halo and corner setting and every exchanging face is a periodic
+ * image on this rank, the faces of a dimension move for all of them in one copy launch (with corners,
+ * one launch a dimension); 19 fields of six faces had been 114 launches of a few microseconds of work
+ * each, a third of a periodic lattice Boltzmann step on the GPU.  Otherwise it is begin / end of each
+ * field in turn.  The same rules as begin / end otherwise: collective, interior work between. */
+int hs_halo_exchange_group_begin(hs_field *const *fs, int n);
+int hs_halo_exchange_group_end(hs_field *const *fs, int n);
 /* Whether exchanges also fill edges and corners (default off).  Not collective, but every rank must
  * use the same setting.  Not allowed while an exchange is in flight. */
 int hs_field_set_corners(hs_field *f, int on);

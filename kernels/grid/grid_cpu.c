@@ -39,6 +39,12 @@ int hs_grid_copy_box_cpu(size_t es, const void *src, void *dst, const hs_grid_co
     return HS_OK;
 }
 
+int hs_grid_copy_boxes_cpu(size_t es, int n, const void *const *src, void *const *dst, const hs_grid_copy *b)
+{
+    for (int c = 0; c < n; c++) HS_CHECK(hs_grid_copy_box_cpu(es, src[c], dst[c], b));
+    return HS_OK;
+}
+
 int hs_grid_fill_cpu(hs_dtype t, void *x, size_t n, double value)
 {
     if (t == HS_F64) {

@@ -68,8 +68,7 @@ static box_args to_args(const hs_grid_copy *b)
 constexpr int ROW_WARPS = 8;
 
 template <typename T>
-__global__ void __launch_bounds__(32 * ROW_WARPS) copy_rows_kernel(const T *__restrict__ src, T *__restrict__ dst,
-                                                                   box_args a, long long ez)
+__device__ __forceinline__ void copy_rows(const T *__restrict__ src, T *__restrict__ dst, const box_args &a, long long ez)
 {
     for (long long k = blockIdx.y; k < ez; k += gridDim.y)
         for (long long j = (long long)blockIdx.x * ROW_WARPS + threadIdx.y; j < a.ey; j += (long long)gridDim.x * ROW_WARPS) {
@@ -80,10 +79,17 @@ __global__ void __launch_bounds__(32 * ROW_WARPS) copy_rows_kernel(const T *__re
         }
 }
 
+template <typename T>
+__global__ void __launch_bounds__(32 * ROW_WARPS) copy_rows_kernel(const T *__restrict__ src, T *__restrict__ dst,
+                                                                   box_args a, long long ez)
+{
+    copy_rows<T>(src, dst, a, ez);
+}
+
 // Narrow boxes (x faces, under 16 cells wide): consecutive threads take consecutive cells of the
 // packed order, so a warp covers 32/ex rows and each row's cells are read by neighbouring lanes.
 template <typename T, typename I>
-__global__ void copy_narrow_kernel(const T *__restrict__ src, T *__restrict__ dst, box_args a, I n)
+__device__ __forceinline__ void copy_narrow(const T *__restrict__ src, T *__restrict__ dst, const box_args &a, I n)
 {
     const I ex = (I)a.ex, ey = (I)a.ey;
     for (I idx = (I)blockIdx.x * blockDim.x + threadIdx.x; idx < n; idx += (I)gridDim.x * blockDim.x) {
@@ -91,6 +97,32 @@ __global__ void copy_narrow_kernel(const T *__restrict__ src, T *__restrict__ ds
         I k = row / ey, j = row - k * ey;
         dst[(long long)j * a.dsy + (long long)k * a.dsz + i] = src[(long long)j * a.ssy + (long long)k * a.ssz + i];
     }
+}
+
+template <typename T, typename I>
+__global__ void copy_narrow_kernel(const T *__restrict__ src, T *__restrict__ dst, box_args a, I n)
+{
+    copy_narrow<T, I>(src, dst, a, n);
+}
+
+// Many copies of one box shape in one launch (hs_grid_copy_boxes_cuda): the copy is blockIdx.z (rows)
+// or blockIdx.y (narrow boxes).
+constexpr int kBatchMax = 64;
+struct batch_ptrs {
+    const void *src[kBatchMax];
+    void *dst[kBatchMax];
+};
+
+template <typename T>
+__global__ void __launch_bounds__(32 * ROW_WARPS) copy_rows_batch_kernel(const __grid_constant__ batch_ptrs P, box_args a, long long ez)
+{
+    copy_rows<T>((const T *)P.src[blockIdx.z], (T *)P.dst[blockIdx.z], a, ez);
+}
+
+template <typename T>
+__global__ void copy_narrow_batch_kernel(const __grid_constant__ batch_ptrs P, box_args a, unsigned long long n)
+{
+    copy_narrow<T, unsigned long long>((const T *)P.src[blockIdx.y], (T *)P.dst[blockIdx.y], a, n);
 }
 
 template <typename T>
@@ -125,6 +157,44 @@ extern "C" int hs_grid_copy_box_cuda(struct hs_cuda_ctx *cu, void *stream, size_
     if (esize == 4) return copy_box_t<unsigned>(cu, s, src, dst, b);
     if (esize == 2) return copy_box_t<unsigned short>(cu, s, src, dst, b);
     return HS_FAIL(HS_ERR_RUNTIME, "halo copy of %zu-byte elements is not supported", esize);
+}
+
+template <typename T>
+static int copy_boxes_t(struct hs_cuda_ctx *cu, cudaStream_t s, const batch_ptrs &P, int count, const hs_grid_copy *b)
+{
+    box_args a = to_args(b);
+    unsigned long long n = (unsigned long long)b->ex * b->ey * b->ez;
+    if (b->ex >= 16) {
+        const long long gx = (b->ey + ROW_WARPS - 1) / ROW_WARPS;
+        const dim3 grid((unsigned)(gx < 1048576 ? gx : 1048576), (unsigned)(b->ez < 65535 ? b->ez : 65535), (unsigned)count);
+        copy_rows_batch_kernel<T><<<grid, dim3(32, ROW_WARPS), 0, s>>>(P, a, (long long)b->ez);
+        HS_CUDA_LAUNCH_CHECK(copy_rows_batch_kernel);
+    } else {
+        // the blocks of one copy: enough to fill the device once over all the copies
+        int bx = hs_cuda_blocks(cu, n, THREADS) / count;
+        bx = bx < 1 ? 1 : bx;
+        copy_narrow_batch_kernel<T><<<dim3((unsigned)bx, (unsigned)count, 1), THREADS, 0, s>>>(P, a, n);
+        HS_CUDA_LAUNCH_CHECK(copy_narrow_batch_kernel);
+    }
+    return HS_OK;
+}
+
+extern "C" int hs_grid_copy_boxes_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, int n, const void *const *src,
+                                       void *const *dst, const hs_grid_copy *b)
+{
+    if (b->ex <= 0 || b->ey <= 0 || b->ez <= 0) return HS_OK;
+    cudaStream_t s = pick(cu, stream);
+    for (int first = 0; first < n; first += kBatchMax) {
+        const int count = n - first < kBatchMax ? n - first : kBatchMax;
+        batch_ptrs P;
+        memset(&P, 0, sizeof P);
+        for (int c = 0; c < count; c++) P.src[c] = src[first + c], P.dst[c] = dst[first + c];
+        if (esize == 8) HS_CHECK(copy_boxes_t<unsigned long long>(cu, s, P, count, b));
+        else if (esize == 4) HS_CHECK(copy_boxes_t<unsigned>(cu, s, P, count, b));
+        else if (esize == 2) HS_CHECK(copy_boxes_t<unsigned short>(cu, s, P, count, b));
+        else return HS_FAIL(HS_ERR_RUNTIME, "halo copy of %zu-byte elements is not supported", esize);
+    }
+    return HS_OK;
 }
 
 static cudaPitchedPtr pitched(const void *p, int64_t sy, int64_t sz, size_t es, int64_t ex)

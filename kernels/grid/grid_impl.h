@@ -67,6 +67,7 @@ void hs_halo_teardown(struct hs_field *f);
 
 /* CPU (OpenMP) */
 int hs_grid_copy_box_cpu(size_t esize, const void *src, void *dst, const hs_grid_copy *b);
+int hs_grid_copy_boxes_cpu(size_t esize, int n, const void *const *src, void *const *dst, const hs_grid_copy *b);
 int hs_grid_fill_cpu(hs_dtype t, void *x, size_t n, double value);
 /* The ghost layers of one face (G) of the field at `data` (element (-hw, -hw, -hw)). */
 int hs_grid_ghosts_cpu(hs_dtype t, const hs_grid_ghosts *G, void *data);
@@ -77,6 +78,9 @@ int hs_grid_reduce_cpu(hs_dtype t, const void *src, int64_t ex, int64_t ey, int6
 /* CUDA; stream NULL means the context stream. */
 int hs_grid_copy_box_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,
                           const hs_grid_copy *b);
+/* n copies of one box shape (the same b for each: src[c] -> dst[c]) in one launch per 64 copies. */
+int hs_grid_copy_boxes_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, int n, const void *const *src, void *const *dst,
+                            const hs_grid_copy *b);
 /* The same copy with cudaMemcpy3DAsync (the benchmark's peer); needs src_sz % src_sy == 0 and
  * dst_sz % dst_sy == 0, as every box of a field and of a packed buffer has. */
 int hs_grid_copy_box_memcpy3d_cuda(struct hs_cuda_ctx *cu, void *stream, size_t esize, const void *src, void *dst,

@@ -26,6 +26,7 @@ typedef struct {
     face_t face[3][2];
     int corners;
     int in_flight;       /* between begin and end */
+    int group;           /* the exchange in flight is a group's, led by this field (hs_halo_exchange_group_begin) */
     int tag0;            /* tag base of the exchange in flight (from the decomposition's sequence of begins) */
     void *stream;        /* high-priority stream of the exchange */
     void *ev_ready;      /* context stream work before begin */
@@ -315,6 +316,90 @@ int hs_halo_exchange(hs_field *f)
 {
     HS_CHECK(hs_halo_exchange_begin(f));
     return hs_halo_exchange_end(f);
+}
+
+/* ------------------------------------------------------------------ groups of fields */
+
+/* Whether the fields move as one: the same layout, type, halo widths and corner setting as the first,
+ * none in flight, and every face that exchanges a periodic image on this rank (no MPI). */
+static int group_self(hs_field *const *fs, int n)
+{
+    const hs_field *f0 = fs[0];
+    const plan_t *p0 = f0->impl;
+    for (int i = 0; i < n; i++) {
+        const hs_field *f = fs[i];
+        const plan_t *p = f->impl;
+        if (f->d != f0->d || f->dtype != f0->dtype || p->in_flight || p->corners != p0->corners ||
+            hs_field_stride_y(f) != hs_field_stride_y(f0) || hs_field_stride_z(f) != hs_field_stride_z(f0))
+            return 0;
+        for (int d = 0; d < 3; d++) {
+            if (f->hw[d] != f0->hw[d] || f->local[d] != f0->local[d]) return 0;
+            for (int s = 0; s < 2; s++)
+                if (face_active(f, &p->face[d][s]) && !p->face[d][s].self) return 0;
+        }
+    }
+    return 1;
+}
+
+int hs_halo_exchange_group_begin(hs_field *const *fs, int n)
+{
+    if (n <= 0) return HS_OK;
+    if (!group_self(fs, n)) {
+        for (int i = 0; i < n; i++) HS_CHECK(hs_halo_exchange_begin(fs[i]));
+        return HS_OK;
+    }
+    hs_field *f0 = fs[0];
+    plan_t *p0 = f0->impl;
+    hs_ctx *ctx = ctx_of(f0);
+    const void **src = malloc(2 * (size_t)n * sizeof *src);
+    void **dst = malloc(2 * (size_t)n * sizeof *dst);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a halo group of %d fields", n);
+    }
+    HS_CHECK(hs_stream_sync(ctx, p0->stream));
+    HS_CHECK(hs_event_record(ctx, p0->ev_ready, NULL));
+    HS_CHECK(hs_stream_wait_event(ctx, p0->stream, p0->ev_ready));
+    for (int i = 0; i < n; i++) ((plan_t *)fs[i]->impl)->in_flight = 1;
+    p0->group = 1;
+    /* the faces of a dimension, both sides and every field, as one copy of one box shape; with corners
+     * the dimensions one after another on one stream, each after the halos of those before */
+    int rc = HS_OK;
+    for (int d = 0; d < f0->d->ndim && rc == HS_OK; d++) {
+        int m = 0;
+        hs_grid_copy b = {0, 0, 0, hs_field_stride_y(f0), hs_field_stride_z(f0), hs_field_stride_y(f0), hs_field_stride_z(f0)};
+        for (int s = 0; s < 2; s++) {
+            if (!face_active(f0, &p0->face[d][s])) continue;
+            /* my low halo is what my low neighbour (me) sends from its high side, and vice versa */
+            int64_t sstart[3], rstart[3], ext[3];
+            face_region(f0, d, 1 - s, 1, p0->corners, sstart, ext);
+            face_region(f0, d, s, 0, p0->corners, rstart, ext);
+            b.ex = ext[0], b.ey = ext[1], b.ez = ext[2];
+            for (int i = 0; i < n; i++) src[m] = field_at(fs[i], sstart), dst[m++] = field_at(fs[i], rstart);
+        }
+        if (m == 0) continue;
+        rc = HS_DISPATCH(ctx, hs_grid_copy_boxes_cpu(hs_field_esize(f0), m, src, dst, &b),
+                         hs_grid_copy_boxes_cuda(ctx->cuda, p0->stream, hs_field_esize(f0), m, src, dst, &b));
+    }
+    free(src);
+    free(dst);
+    return rc;
+}
+
+int hs_halo_exchange_group_end(hs_field *const *fs, int n)
+{
+    if (n <= 0) return HS_OK;
+    plan_t *p0 = fs[0]->impl;
+    if (!p0->group) {
+        for (int i = 0; i < n; i++) HS_CHECK(hs_halo_exchange_end(fs[i]));
+        return HS_OK;
+    }
+    hs_ctx *ctx = ctx_of(fs[0]);
+    for (int i = 0; i < n; i++) ((plan_t *)fs[i]->impl)->in_flight = 0;
+    p0->group = 0;
+    HS_CHECK(hs_event_record(ctx, p0->ev_done, p0->stream));
+    return hs_stream_wait_event(ctx, NULL, p0->ev_done);
 }
 
 /* ------------------------------------------------------------------ benchmark hooks */

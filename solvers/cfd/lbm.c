@@ -419,9 +419,9 @@ static int step(lbm *s)
     if (odd || !any_exchange(s)) {
         HS_CHECK(run_box(s, L, lo, hi));
     } else {
-        for (int q = 0; q < s->g.q; q++) HS_CHECK(hs_halo_exchange_begin(s->f[q]));
+        HS_CHECK(hs_halo_exchange_group_begin(s->f, s->g.q));
         HS_CHECK(run_box(s, L, s->inner.lo, s->inner.hi));
-        for (int q = 0; q < s->g.q; q++) HS_CHECK(hs_halo_exchange_end(s->f[q]));
+        HS_CHECK(hs_halo_exchange_group_end(s->f, s->g.q));
         hs_box sh[6];
         int n = shell_of(lo, hi, &s->inner, sh);
         for (int b = 0; b < n; b++) HS_CHECK(run_box(s, L, sh[b].lo, sh[b].hi));
@@ -821,8 +821,10 @@ static int restore(void *state, hs_checkpoint *k)
     s->step = (int64_t)clock[1];
     /* after an even step the ghost rings held the neighbours' post-step values (computed there
      * redundantly): the exchange brings exactly those */
-    if ((s->step & 1) && any_exchange(s))
-        for (int q = 0; q < s->g.q; q++) HS_CHECK(hs_halo_exchange(s->f[q]));
+    if ((s->step & 1) && any_exchange(s)) {
+        HS_CHECK(hs_halo_exchange_group_begin(s->f, s->g.q));
+        HS_CHECK(hs_halo_exchange_group_end(s->f, s->g.q));
+    }
     return HS_OK;
 }
 
