@@ -553,7 +553,8 @@ static int face_hook(hs_field *f, int dim, int side, const hs_bc *bc, int homoge
 /* Halos and boundary ghosts of a velocity field set. */
 static int velocity_ghosts(ns *s, hs_field *const q[3])
 {
-    for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(hs_halo_exchange(q[c]));
+    HS_CHECK(hs_halo_exchange_group_begin(q, s->c.g.ndim));
+    HS_CHECK(hs_halo_exchange_group_end(q, s->c.g.ndim));
     for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(hs_field_fill_ghosts(q[c], s->vbc[c], s->c.g.dx, 0));
     return HS_OK;
 }

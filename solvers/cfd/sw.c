@@ -585,7 +585,8 @@ static int wall_ghosts(sw *s, hs_field *f, int var)
 /* Halos and wall ghosts of a set (h, u, v). */
 static int ghosts(sw *s, hs_field *const set[3])
 {
-    for (int v = 0; v < 3; v++) HS_CHECK(hs_halo_exchange(set[v]));
+    HS_CHECK(hs_halo_exchange_group_begin(set, 3));
+    HS_CHECK(hs_halo_exchange_group_end(set, 3));
     for (int v = 0; v < 3; v++) HS_CHECK(wall_ghosts(s, set[v], v));
     return HS_OK;
 }
@@ -618,11 +619,11 @@ static int stage(sw *s, int k, double dt)
     }
     /* the wall ghosts first (the interior box reaches the walls), the exchange behind the interior */
     for (int v = 0; v < 3; v++) HS_CHECK(wall_ghosts(s, in[v], v));
-    for (int v = 0; v < 3; v++) HS_CHECK(hs_halo_exchange_begin(in[v]));
+    HS_CHECK(hs_halo_exchange_group_begin(in, 3));
     hs_sw_launch Li = L;
     for (int d = 0; d < 2; d++) Li.lo[d] = s->inner.lo[d], Li.hi[d] = s->inner.hi[d];
     HS_CHECK(launch(s, &Li));
-    for (int v = 0; v < 3; v++) HS_CHECK(hs_halo_exchange_end(in[v]));
+    HS_CHECK(hs_halo_exchange_group_end(in, 3));
     for (int v = 0; v < 3; v++) HS_CHECK(wall_ghosts(s, in[v], v));
     for (int b = 0; b < s->nshell; b++) {
         hs_sw_launch Ls = L;
