@@ -380,8 +380,12 @@ bool fits_int32(const hs_lbm_launch *L)
         maxoff = L->off[q] > maxoff ? L->off[q] : -L->off[q] > maxoff ? -L->off[q] : maxoff;
         maxfoff = L->foff[q] > maxfoff ? L->foff[q] : -L->foff[q] > maxfoff ? -L->foff[q] : maxfoff;
     }
-    const int64_t e_hi = L->origin + L->hi[0] + L->hi[1] * L->sy + L->hi[2] * L->sz + maxoff;
-    const int64_t e_lo = L->origin + L->lo[0] + L->lo[1] * L->sy + L->lo[2] * L->sz - maxoff;
+    // an even step reads and writes every population at its own cell only: the box of a periodic or
+    // split axis reaches two rings into the halo of two, and counting the streaming offsets there
+    // had put every even step of such a run on the 64-bit kernels
+    const int64_t reach = L->op == HS_LBM_STEP && !L->odd ? 0 : maxoff;
+    const int64_t e_hi = L->origin + L->hi[0] + L->hi[1] * L->sy + L->hi[2] * L->sz + reach;
+    const int64_t e_lo = L->origin + L->lo[0] + L->lo[1] * L->sy + L->lo[2] * L->sz - reach;
     const int64_t f_hi = L->forigin + L->hi[0] + L->hi[1] * L->fsy + L->hi[2] * L->fsz + maxfoff;
     const int64_t f_lo = L->forigin + L->lo[0] + L->lo[1] * L->fsy + L->lo[2] * L->fsz - maxfoff;
     return e_hi < lim && f_hi < lim && e_lo >= 0 && f_lo >= 0 && L->sy < lim && L->sz < lim && L->fsy < lim && L->fsz < lim;

@@ -29,10 +29,10 @@ namespace {
 // shared one kernel, ncu on two of them in a 4096^2 run: 56-60 registers, 40-43% occupancy, 37-43%
 // of DRAM bandwidth for a few loads a point); and with the unrolled dimension loops of ns_point.h
 // every index into the launch record is known at compile time, so the record stays in parameter
-// space.  Evaluating each momentum face flux once instead of twice (the high face from the next
-// lane by a shuffle, from the next row through shared memory, carried along z) measured no faster
-// on the H200 (4096^2: 15.4% and 18.4% of copy against 20.9%; 256^3: 18.2% and 20.9% against
-// 20.5%): the fp64 limiter work is not what holds it.
+// space.  (Evaluating each face flux once in the one-component kernels, the high face from the next
+// lane by a shuffle, from the next row through shared memory, carried along z, measured no faster on
+// the H200: 4096^2 15.4% and 18.4% of copy against 20.9%.  In the fused tiled kernel below it is
+// faster in 2D: ns_momentum_2d_once.)
 constexpr bool heavy(int op) { return op == HS_NS_MOMENTUM || op == HS_NS_SCALAR; }
 constexpr bool cell_op(int op) { return op >= HS_NS_DIVERGENCE && op != HS_NS_CORRECT && op != HS_NS_FACE_BC; }
 
@@ -280,7 +280,8 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d(const __grid_const
 // ns_momentum_3d with each x face evaluated once (lane 0 as in ns_momentum_2d_once) and each z face
 // once (a column carries its high z face to the next plane); the y faces are evaluated by both
 // points (handing them between the block's rows would take another barrier a plane).
-__global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d_once(const __grid_constant__ hs_ns_launch L, int zchunk)
+template <int MINB>
+__global__ void __launch_bounds__(kTX *kTY, MINB) ns_momentum_3d_once(const __grid_constant__ hs_ns_launch L, int zchunk)
 {
     extern __shared__ double ring[];  // [component][slot][kN3]: plane kk in slot (kk - k0 + kReach) % kRing
     __builtin_assume(L.ndim == 3);
@@ -333,12 +334,20 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d_once(const __grid_
 int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
 {
     static const int on = [] { const char *v = getenv("HS_NS_TILED"); return !(v && !strcmp(v, "0")); }();
-    // each face flux once (ns_momentum_2d_once / _3d_once) or twice, for comparisons: HS_NS_FLUX=once|twice
-    static const int once = [] { const char *v = getenv("HS_NS_FLUX"); return v && !strcmp(v, "once"); }();
+    // 2D: each x and y face flux once (ns_momentum_2d_once, four rows a thread), unless HS_NS_FLUX=twice
+    // (ns_momentum_2d, two rows a thread); H200, 4096^2: momentum stage 41.5% of copy against 30.0%.
+    // 3D: each face twice (ns_momentum_3d) unless HS_NS_FLUX=once (ns_momentum_3d_once, 64 registers,
+    // 36 bytes spilled: 15.6% of copy at 256^3 against 18.6%) or HS_NS_FLUX=once3 (the same at 3 blocks an SM)
+    static const char *flux = getenv("HS_NS_FLUX");
+    static const int once = !(flux && !strcmp(flux, "twice"));
+    static const int once3 = flux && !strcmp(flux, "once3") ? 3 : flux && !strcmp(flux, "once") ? 4 : 0;
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (on && L->index32 && L->ndim == 2) {
-        // rows a thread: 2 unless HS_NS_ROWS says 1 or 4 (comparisons on the device)
-        static const int rows = [] { const char *v = getenv("HS_NS_ROWS"); return v && (!strcmp(v, "1") || !strcmp(v, "4")) ? atoi(v) : 2; }();
+        // rows a thread: 4 (flux once) or 2 (twice) unless HS_NS_ROWS says 1, 2 or 4 (comparisons on the device)
+        static const int rows = [] {
+            const char *v = getenv("HS_NS_ROWS");
+            return v && (!strcmp(v, "1") || !strcmp(v, "2") || !strcmp(v, "4")) ? atoi(v) : once ? 4 : 2;
+        }();
         const int th = kTY * rows;
         dim3 grid((unsigned)((nx + kTX - 1) / kTX), (unsigned)((ny + th - 1) / th), 1), block(kTX, kTY, 1);
         if (once) {
@@ -358,14 +367,16 @@ int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
         HS_CHECK_DEVICE_MEMO(cu);
         if (!sized[cu->device]) {
             HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
-            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d_once, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
+            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d_once<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
+            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d_once<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
             sized[cu->device] = true;
         }
-        const int64_t wx = once ? kOX : kTX, tiles = ((nx + wx - 1) / wx) * ((ny + kTY - 1) / kTY);
+        const int64_t wx = once3 ? kOX : kTX, tiles = ((nx + wx - 1) / wx) * ((ny + kTY - 1) / kTY);
         int zchunk = 64;
         while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
         dim3 grid((unsigned)((nx + wx - 1) / wx), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
-        if (once) ns_momentum_3d_once<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
+        if (once3 == 3) ns_momentum_3d_once<3><<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
+        else if (once3) ns_momentum_3d_once<4><<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
         else ns_momentum_3d<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
         return HS_OK;
     }
