@@ -76,6 +76,7 @@ typedef struct lbm {
     uint8_t *flag;              /* device, LBM_FHALO ghost layers */
     int64_t fpitch[3];          /* flag allocation per dimension */
     int exch[3][2];             /* faces that exchange (a neighbour rank or a periodic image) */
+    int images_only;            /* every exchanging face is a periodic image on this rank (no MPI) */
     hs_box inner;               /* the interior at least LBM_HALO from exchanging faces (overlap) */
     /* links */
     int64_t nlinks, nowned;     /* links of the ring-1 box; the first nowned start in the interior */
@@ -418,6 +419,12 @@ static int step(lbm *s)
     step_box(s, odd, lo, hi);
     if (odd || !any_exchange(s)) {
         HS_CHECK(run_box(s, L, lo, hi));
+    } else if (s->images_only) {
+        /* the images are a few device copies: one box after them, not an interior behind them and six
+         * slabs (the x slabs, four cells wide, had a block of 128 threads a row) */
+        HS_CHECK(hs_halo_exchange_group_begin(s->f, s->g.q));
+        HS_CHECK(hs_halo_exchange_group_end(s->f, s->g.q));
+        HS_CHECK(run_box(s, L, lo, hi));
     } else {
         HS_CHECK(hs_halo_exchange_group_begin(s->f, s->g.q));
         HS_CHECK(run_box(s, L, s->inner.lo, s->inner.hi));
@@ -566,6 +573,10 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
         s->inner.hi[d] = s->d->local[d] - (s->exch[d][1] ? LBM_HALO : 0);
         if (s->inner.hi[d] < s->inner.lo[d]) s->inner.hi[d] = s->inner.lo[d];
     }
+    s->images_only = 1;
+    for (int d = 0; d < 3; d++)
+        for (int e = 0; e < 2; e++)
+            if (s->exch[d][e] && s->d->neighbor[d][e] != ctx->rank) s->images_only = 0;
     /* flags, links (host, from the geometry), then to the device */
     size_t nflag = (size_t)(s->fpitch[0] * s->fpitch[1] * s->fpitch[2]);
     uint8_t *hflag = malloc(nflag);
