@@ -55,13 +55,25 @@ __device__ __forceinline__ void update_at(const hs_lbm_launch &L, T i, T j, T k,
 // 31,240 with these caps; 8/8 the same, 10/10 22,709 / 32,005, 12/12 19,844 / 29,471.  fp64 would
 // spill hundreds of bytes under these caps and goes without.  Arrays under 2^31 elements (every
 // fp32 box that fits an H200) are indexed in 32 bits.
-template <int Q, int S, int ODD, bool I32>
+// FLAT: the box's rows are numbered one after another and a block takes BX consecutive cells of
+// that order (a warp may end one row and start the next), for rows that are not whole blocks long:
+// a periodic or split axis widens the box by its ghost rings (258 or 260 cells where the interior is
+// 256), and a block a row would leave a third block per row with two or four cells to do.
+template <int Q, int S, int ODD, bool I32, bool FLAT>
 __global__ void __launch_bounds__(BX, S == HS_LBM_F64 ? 1 : ODD ? 8 : 6) step_kernel(const hs_lbm_launch L)
 {
     typedef typename std::conditional<I32, int32_t, int64_t>::type T;
-    const T i = (T)L.lo[0] + (T)blockIdx.x * BX + (T)threadIdx.x;
-    if (i >= (T)L.hi[0]) return;
-    const T j = (T)L.lo[1] + (T)blockIdx.y, k = (T)L.lo[2] + (T)blockIdx.z;
+    T i, j;
+    if (FLAT) {
+        const T nx = (T)(L.hi[0] - L.lo[0]), cell = (T)blockIdx.x * BX + (T)threadIdx.x, row = cell / nx;
+        if (row >= (T)(L.hi[1] - L.lo[1])) return;
+        i = (T)L.lo[0] + (cell - row * nx), j = (T)L.lo[1] + row;
+    } else {
+        i = (T)L.lo[0] + (T)blockIdx.x * BX + (T)threadIdx.x;
+        if (i >= (T)L.hi[0]) return;
+        j = (T)L.lo[1] + (T)blockIdx.y;
+    }
+    const T k = (T)L.lo[2] + (T)(FLAT ? blockIdx.y : blockIdx.z);
     const T fe = (T)L.forigin + i + j * (T)L.fsy + k * (T)L.fsz, e = (T)L.origin + i + j * (T)L.sy + k * (T)L.sz;
     const int fl = L.flag[fe];
     real_of<S> f[HS_LBM_QMAX];
@@ -441,11 +453,16 @@ int launch_qs(struct hs_cuda_ctx *cu, const hs_lbm_launch *L)
     dim3 grid((unsigned)((nx + BX - 1) / BX), (unsigned)ny, (unsigned)nz);
     if (L->op == HS_LBM_MOMENTS) moments_kernel<Q, S><<<grid, BX, 0, cu->stream>>>(*L);
     else if (!launch_pairs<Q, S>(cu, L, ny, nz)) {
-        if (fits_int32(L)) {
-            if (L->odd) step_kernel<Q, S, 1, true><<<grid, BX, 0, cu->stream>>>(*L);
-            else step_kernel<Q, S, 0, true><<<grid, BX, 0, cu->stream>>>(*L);
-        } else if (L->odd) step_kernel<Q, S, 1, false><<<grid, BX, 0, cu->stream>>>(*L);
-        else step_kernel<Q, S, 0, false><<<grid, BX, 0, cu->stream>>>(*L);
+        const bool i32 = fits_int32(L);
+        if (i32 && nx % BX != 0 && nx * ny < INT32_MAX - BX) {
+            const dim3 flat((unsigned)((nx * ny + BX - 1) / BX), (unsigned)nz, 1);
+            if (L->odd) step_kernel<Q, S, 1, true, true><<<flat, BX, 0, cu->stream>>>(*L);
+            else step_kernel<Q, S, 0, true, true><<<flat, BX, 0, cu->stream>>>(*L);
+        } else if (i32) {
+            if (L->odd) step_kernel<Q, S, 1, true, false><<<grid, BX, 0, cu->stream>>>(*L);
+            else step_kernel<Q, S, 0, true, false><<<grid, BX, 0, cu->stream>>>(*L);
+        } else if (L->odd) step_kernel<Q, S, 1, false, false><<<grid, BX, 0, cu->stream>>>(*L);
+        else step_kernel<Q, S, 0, false, false><<<grid, BX, 0, cu->stream>>>(*L);
     }
     HS_CUDA_CHECK(cudaGetLastError());
     return HS_OK;
