@@ -236,6 +236,31 @@ __device__ __forceinline__ void store_plane3(double *ring, int slot, int tid, co
             if (tid + n * kTX * kTY < kN3) ring[(f * kRing + slot) * kN3 + tid + n * kTX * kTY] = r[f][n];
 }
 
+// Planes k0 - kReach .. k0 + kReach of every component into the ring (slot kk - k0 + kReach).
+__device__ __forceinline__ void load_ring3(const hs_ns_launch &L, int i0, int j0, int k0, int tid, double *ring, double (&r)[3][2])
+{
+#pragma unroll 1
+    for (int kk = k0 - kReach; kk <= k0 + kReach; kk++) {
+        load_plane3(L, i0, j0, kk, tid, r);
+        store_plane3(ring, kk - k0 + kReach, tid, r);
+    }
+    __syncthreads();
+}
+
+// The view of the ring's planes k - 2 .. k + 2 (plane k - 2 in slot `oldest`) at tile offset `at`.
+__device__ __forceinline__ void view3(double *ring, int oldest, int at, ns32::hs_ns_view *V)
+{
+#pragma unroll
+    for (int f = 0; f < 3; f++) {
+#pragma unroll
+        for (int m = 0; m < kRing; m++) {
+            const int slot = oldest + m < kRing ? oldest + m : oldest + m - kRing;
+            V->plane[f][m] = ring + (f * kRing + slot) * kN3 + at;
+        }
+        V->sy[f] = kHX;
+    }
+}
+
 __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d(const __grid_constant__ hs_ns_launch L, int zchunk)
 {
     extern __shared__ double ring[];  // [component][slot][kN3]: plane kk in slot (kk - k0 + kReach) % kRing
@@ -244,12 +269,7 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d(const __grid_const
     const int i0 = (int)L.lo[0] + (int)blockIdx.x * kTX, j0 = (int)L.lo[1] + (int)blockIdx.y * kTY;
     const int k0 = (int)L.lo[2] + (int)blockIdx.z * zchunk, k1 = min(k0 + zchunk, (int)L.hi[2]);
     double r[3][2];
-#pragma unroll 1
-    for (int kk = k0 - kReach; kk <= k0 + kReach; kk++) {
-        load_plane3(L, i0, j0, kk, tid, r);
-        store_plane3(ring, kk - k0 + kReach, tid, r);
-    }
-    __syncthreads();
+    load_ring3(L, i0, j0, k0, tid, ring, r);
     const int i = i0 + (int)threadIdx.x, j = j0 + (int)threadIdx.y, at = (threadIdx.y + kReach) * kHX + threadIdx.x + kReach;
     int oldest = 0;  // the slot of plane k - 2
 #pragma unroll 1
@@ -257,15 +277,7 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d(const __grid_const
         const bool more = k + 1 < k1;
         if (more) load_plane3(L, i0, j0, k + kReach + 1, tid, r);
         ns32::hs_ns_view V;
-#pragma unroll
-        for (int f = 0; f < 3; f++) {
-#pragma unroll
-            for (int m = 0; m < kRing; m++) {
-                const int slot = oldest + m < kRing ? oldest + m : oldest + m - kRing;
-                V.plane[f][m] = ring + (f * kRing + slot) * kN3 + at;
-            }
-            V.sy[f] = kHX;
-        }
+        view3(ring, oldest, at, &V);
         update_point(L, 0, &V, i, j, k);
         update_point(L, 1, &V, i, j, k);
         update_point(L, 2, &V, i, j, k);
@@ -289,12 +301,7 @@ __global__ void __launch_bounds__(kTX *kTY, MINB) ns_momentum_3d_once(const __gr
     const int i0 = (int)L.lo[0] + (int)blockIdx.x * kOX - 1, j0 = (int)L.lo[1] + (int)blockIdx.y * kTY;
     const int k0 = (int)L.lo[2] + (int)blockIdx.z * zchunk, k1 = min(k0 + zchunk, (int)L.hi[2]);
     double r[3][2];
-#pragma unroll 1
-    for (int kk = k0 - kReach; kk <= k0 + kReach; kk++) {
-        load_plane3(L, i0, j0, kk, tid, r);
-        store_plane3(ring, kk - k0 + kReach, tid, r);
-    }
-    __syncthreads();
+    load_ring3(L, i0, j0, k0, tid, ring, r);
     const int i = i0 + lane, j = j0 + (int)threadIdx.y, at = (threadIdx.y + kReach) * kHX + threadIdx.x + kReach;
     int oldest = 0;  // the slot of plane k - 2
     double zlo[3];
@@ -303,15 +310,7 @@ __global__ void __launch_bounds__(kTX *kTY, MINB) ns_momentum_3d_once(const __gr
         const bool more = k + 1 < k1;
         if (more) load_plane3(L, i0, j0, k + kReach + 1, tid, r);
         ns32::hs_ns_view V;
-#pragma unroll
-        for (int f = 0; f < 3; f++) {
-#pragma unroll
-            for (int m = 0; m < kRing; m++) {
-                const int slot = oldest + m < kRing ? oldest + m : oldest + m - kRing;
-                V.plane[f][m] = ring + (f * kRing + slot) * kN3 + at;
-            }
-            V.sy[f] = kHX;
-        }
+        view3(ring, oldest, at, &V);
 #pragma unroll
         for (int c = 0; c < 3; c++) {
             if (k == k0) zlo[c] = ns32::hs_ns_face_flux(&L, c, 2, &V, -1);
