@@ -125,4 +125,43 @@ static inline double hs_step_toward(double time, double dt, double until)
     return until - (time + dt) <= 1e-9 * dt ? left : dt;
 }
 
+/* The simulated time of a solver that steps with hs_step_toward: `base` plus n steps of dt, the
+ * product rounded once, not a running sum (a sum of 0.001 s steps wrote output.every_steps records at
+ * 0.010000000000000002, 0.015000000000000006, ..., the error growing with the steps).  A step of
+ * another length (a landing on a target, a new adaptive dt) starts a new base.  The heat and CFD
+ * solvers share it; checkpoints keep it whole (hs_clock_checkpoint) so that a restart continues the
+ * same products. */
+typedef struct hs_clock {
+    double time; /* the simulated time */
+    double base; /* where the current run of equal steps began */
+    double dt;   /* their length (0: none yet) */
+    int64_t n;   /* their count */
+} hs_clock;
+
+/* The time is `time` (a start, a landing): a new base. */
+static inline void hs_clock_set(hs_clock *c, double time)
+{
+    c->time = c->base = time;
+    c->dt = 0, c->n = 0;
+}
+
+/* After a step of length h that hs_step_toward(c->time, dt, until) gave: h == dt is one more step of
+ * dt (a new base where dt changed since the last), any other h landed on `until`. */
+static inline void hs_clock_step(hs_clock *c, double h, double dt, double until)
+{
+    if (h != dt) {
+        hs_clock_set(c, until);
+        return;
+    }
+    if (dt != c->dt) c->base = c->time, c->dt = dt, c->n = 0;
+    c->n++;
+    c->time = c->base + (double)c->n * dt;
+}
+
+/* Store the clock in a checkpoint, beside the solver's own arrays.  Collective. */
+int hs_clock_checkpoint(hs_checkpoint *k, const hs_clock *c);
+/* Restore it; `time` is the time the solver's own arrays hold (a checkpoint from before the clock
+ * was kept continues from there as a new base).  Collective. */
+int hs_clock_restore(hs_checkpoint *k, hs_clock *c, double time);
+
 #endif

@@ -134,7 +134,8 @@ typedef struct ns {
         struct ns *s;
         int set_value;
     } hook_in, hook_out;
-    double time, dt, t_end;
+    hs_clock clk; /* the simulated time */
+    double dt, t_end;
     int64_t step;
     double outflow_speed;
     double ke_prev, t_ke_prev; /* steady-state watch */
@@ -630,7 +631,7 @@ static int pressure_solve(ns *s, const double *f, double *phi, int x_ordered)
     if (!st.converged)
         return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the multigrid pressure solve reached only a relative residual of %.3e "
                                        "(navier_stokes.pressure_rtol = %g) in %d iterations at step %lld, t = %.9g",
-                       st.residual, s->c.pressure_rtol, st.iterations, (long long)s->step, s->time);
+                       st.residual, s->c.pressure_rtol, st.iterations, (long long)s->step, s->clk.time);
     s->p_solves++;
     s->p_iterations += st.iterations;
     s->p_last = st.iterations;
@@ -718,7 +719,7 @@ static int choose_dt(ns *s)
     for (int d = 0; d < 3; d++) umax[d] = fmax(umax[d], fmax(s->c.u_bc, 1e-3 * s->c.u_ref));
     s->dt = s->c.g.cfl * stable_dt(&s->c, umax);
     if (!(s->dt > 0) || !isfinite(s->dt))
-        return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
+        return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->clk.time);
     return HS_OK;
 }
 
@@ -738,36 +739,36 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     ns *s = state;
     *taken = 0;
     if (until > s->t_end) until = s->t_end;
-    while (*taken < max_steps && s->time < until) {
+    while (*taken < max_steps && s->clk.time < until) {
         if (s->c.g.dt_user > 0 || s->step % s->c.dt_every == 0 || s->dt <= 0) HS_CHECK(choose_dt(s));
-        double dt = hs_step_toward(s->time, s->dt, until);
+        double dt = hs_step_toward(s->clk.time, s->dt, until);
         if (dt <= 0) {
-            s->time = until;
+            hs_clock_set(&s->clk, until);
             break;
         }
         HS_CHECK(step(s, dt));
-        s->time = dt == s->dt ? s->time + dt : until;
+        hs_clock_step(&s->clk, dt, s->dt, until);
         s->step++;
         (*taken)++;
         if (s->c.steady_tol > 0 && s->step % 100 == 0) {
             double ke;
             HS_CHECK(kinetic_energy(s, &ke));
             if (s->t_ke_prev > 0 && ke > 0) {
-                double rate = fabs(ke - s->ke_prev) / (s->time - s->t_ke_prev) / ke;
+                double rate = fabs(ke - s->ke_prev) / (s->clk.time - s->t_ke_prev) / ke;
                 if (rate < s->c.steady_tol) {
                     s->steady = 1;
-                    s->t_end = s->time;
+                    s->t_end = s->clk.time;
                     break;
                 }
             }
             s->ke_prev = ke;
-            s->t_ke_prev = s->time;
+            s->t_ke_prev = s->clk.time;
         }
         if (s->c.g.diag_every > 0 && s->step % s->c.g.diag_every == 0) {
             double ke;
             HS_CHECK(kinetic_energy(s, &ke));
             if (s->ctx->rank == 0) {
-                printf("navier_stokes: step %lld t = %.6g dt = %.4g kinetic energy %.10g", (long long)s->step, s->time, s->dt, ke);
+                printf("navier_stokes: step %lld t = %.6g dt = %.4g kinetic energy %.10g", (long long)s->step, s->clk.time, s->dt, ke);
                 if (s->mg) printf(", pressure solve %d iterations", s->p_last);
                 printf("\n");
             }
@@ -779,7 +780,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 static void progress(void *state, double *time, int64_t *step_out, double *t_end, double *work)
 {
     ns *s = state;
-    *time = s->time;
+    *time = s->clk.time;
     *step_out = s->step;
     *t_end = s->t_end;
     *work = (double)s->c.g.n[0] * (double)s->c.g.n[1] * (double)s->c.g.n[2];
@@ -1160,7 +1161,8 @@ static int checkpoint(void *state, hs_checkpoint *k)
     for (int c = 0; c < s->c.g.ndim; c++) HS_CHECK(save_field(k, names[c], s->q[c]));
     if (s->c.temperature) HS_CHECK(save_field(k, "T", s->T));
     HS_CHECK(save_field(k, "p", s->phi));
-    double clock[5] = {s->time, (double)s->step, s->dt, s->ke_prev, s->t_ke_prev};
+    HS_CHECK(hs_clock_checkpoint(k, &s->clk));
+    double clock[5] = {s->clk.time, (double)s->step, s->dt, s->ke_prev, s->t_ke_prev};
     return hs_checkpoint_write(k, "clock", HS_F64, 5, clock);
 }
 
@@ -1173,7 +1175,7 @@ static int restore(void *state, hs_checkpoint *k)
     HS_CHECK(load_field(k, "p", s->phi));
     double clock[5];
     HS_CHECK(hs_checkpoint_read(k, "clock", HS_F64, 5, clock));
-    s->time = clock[0];
+    HS_CHECK(hs_clock_restore(k, &s->clk, clock[0]));
     s->step = (int64_t)clock[1];
     s->dt = clock[2];
     s->ke_prev = clock[3];
@@ -1187,7 +1189,7 @@ static int finish(void *state)
     double ke, ens, divmax, cfl, nu;
     HS_CHECK(diagnostics(s, &ke, &ens, &divmax, &cfl, &nu));
     if (!isfinite(ke))
-        return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
+        return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->clk.time);
     /* the pressure solve's residual on the last right-hand side (solved again: phi_c is scratch);
      * that solve is not counted in the iteration figures */
     double rel = 0;
@@ -1216,7 +1218,7 @@ static int finish(void *state)
     }
     if (s->ctx->rank == 0) {
         printf("navier_stokes: %lld steps to t = %.9g%s; kinetic energy %.10g, enstrophy %.10g, max |div u| %.3e, CFL %.3f\n",
-               (long long)s->step, s->time, s->steady ? " (steady state reached)" : "", ke, ens, divmax, cfl);
+               (long long)s->step, s->clk.time, s->steady ? " (steady state reached)" : "", ke, ens, divmax, cfl);
         if (s->poisson)
             printf("navier_stokes: pressure solve: direct (transforms), relative residual %.2e of the last right-hand side\n", rel);
         else

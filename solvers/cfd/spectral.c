@@ -68,7 +68,8 @@ typedef struct sp {
     double *pu, *pv, *pw;    /* physical: u / uv, v / v^2-u^2, scratch */
     double *diag;            /* 2 nspec reals: Parseval terms */
     int vel_valid, phys_valid; /* sa, sb hold u^, v^ of w0; pu, pv hold u, v */
-    double time, dt, t_end;
+    hs_clock clk; /* the simulated time */
+    double dt, t_end;
     int64_t step;
     double *coords[2], *edges[2], *host;
     int var_u, var_v, var_vort, var_psi, ser_ke, ser_ens, ser_div, ser_cfl;
@@ -340,7 +341,7 @@ static int choose_dt(sp *s)
      * one step to t_end at CFL 220) */
     if (s->c.force != 0) s->dt = fmin(s->dt, sqrt(s->c.g.cfl * s->c.g.dx[0] / fabs(s->c.force)));
     if (!(s->dt > 0) || !isfinite(s->dt))
-        return HS_FAIL(HS_ERR_RUNTIME, "spectral: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
+        return HS_FAIL(HS_ERR_RUNTIME, "spectral: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->clk.time);
     return HS_OK;
 }
 
@@ -389,23 +390,23 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     sp *s = state;
     *taken = 0;
     if (until > s->t_end) until = s->t_end;
-    while (*taken < max_steps && s->time < until) {
+    while (*taken < max_steps && s->clk.time < until) {
         HS_CHECK(physical_velocity(s));
         HS_CHECK(choose_dt(s));
-        double h = hs_step_toward(s->time, s->dt, until);
+        double h = hs_step_toward(s->clk.time, s->dt, until);
         if (h <= 0) {
-            s->time = until;
+            hs_clock_set(&s->clk, until);
             break;
         }
         HS_CHECK(step_rest(s, h));
-        s->time = h == s->dt ? s->time + h : until;
+        hs_clock_step(&s->clk, h, s->dt, until);
         s->step++;
         (*taken)++;
         if (s->c.g.diag_every > 0 && s->step % s->c.g.diag_every == 0) {
             double ke, ens;
             HS_CHECK(energies(s, &ke, &ens));
             if (s->ctx->rank == 0)
-                printf("spectral: step %lld t = %.6g dt = %.4g kinetic energy %.10g enstrophy %.10g\n", (long long)s->step, s->time, s->dt, ke, ens);
+                printf("spectral: step %lld t = %.6g dt = %.4g kinetic energy %.10g enstrophy %.10g\n", (long long)s->step, s->clk.time, s->dt, ke, ens);
         }
     }
     return HS_OK;
@@ -414,7 +415,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 static void progress(void *state, double *time, int64_t *step_out, double *t_end, double *work)
 {
     sp *s = state;
-    *time = s->time;
+    *time = s->clk.time;
     *step_out = s->step;
     *t_end = s->t_end;
     *work = (double)s->nx * (double)s->ny;
@@ -622,7 +623,8 @@ static int checkpoint(void *state, hs_checkpoint *k)
     sp *s = state;
     HS_CHECK(hs_mem_copy(s->ctx, s->host, s->w0, 2 * s->nspec * sizeof(double), HS_COPY_D2H));
     HS_CHECK(hs_checkpoint_write(k, "vorticity_spectrum", HS_F64, (int64_t)(2 * s->nspec), s->host));
-    double clock[3] = {s->time, (double)s->step, s->dt};
+    HS_CHECK(hs_clock_checkpoint(k, &s->clk));
+    double clock[3] = {s->clk.time, (double)s->step, s->dt};
     return hs_checkpoint_write(k, "clock", HS_F64, 3, clock);
 }
 
@@ -633,7 +635,7 @@ static int restore(void *state, hs_checkpoint *k)
     HS_CHECK(hs_mem_copy(s->ctx, s->w0, s->host, 2 * s->nspec * sizeof(double), HS_COPY_H2D));
     double clock[3];
     HS_CHECK(hs_checkpoint_read(k, "clock", HS_F64, 3, clock));
-    s->time = clock[0];
+    HS_CHECK(hs_clock_restore(k, &s->clk, clock[0]));
     s->step = (int64_t)clock[1];
     s->dt = clock[2];
     s->vel_valid = s->phys_valid = 0;
@@ -646,7 +648,7 @@ static int taylor_green_error(sp *s, double *err)
     const sp_config *c = &s->c;
     HS_CHECK(hs_mem_copy(s->ctx, s->host, s->pu, s->nphys * sizeof(double), HS_COPY_D2H));
     double a = 2 * M_PI * (double)c->tg_mode / c->g.length[0], b = 2 * M_PI * (double)c->tg_mode / c->g.length[1];
-    double F = c->amplitude * exp(-(c->nu * (a * a + b * b) + c->drag) * s->time), e = 0;
+    double F = c->amplitude * exp(-(c->nu * (a * a + b * b) + c->drag) * s->clk.time), e = 0;
     for (int64_t j = 0; j < s->rows; j++)
         for (int64_t i = 0; i < s->nx; i++) {
             double x = cell_coord(c, 0, i), y = cell_coord(c, 1, s->row0 + j);
@@ -662,12 +664,12 @@ static int finish(void *state)
     double ke, ens, divmax, cfl, tg = 0;
     HS_CHECK(diagnostics(s, &ke, &ens, &divmax, &cfl));
     if (!isfinite(ke) || !isfinite(ens))
-        return HS_FAIL(HS_ERR_RUNTIME, "spectral: the vorticity is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
+        return HS_FAIL(HS_ERR_RUNTIME, "spectral: the vorticity is not finite at step %lld, t = %.9g", (long long)s->step, s->clk.time);
     int exact = s->c.initial == SP_INIT_TAYLOR_GREEN && s->c.force == 0;
     if (exact) HS_CHECK(taylor_green_error(s, &tg));
     if (s->ctx->rank == 0) {
         printf("spectral: %lld steps to t = %.9g; kinetic energy %.10g, enstrophy %.10g, max |div u| %.3e, CFL %.3f\n", (long long)s->step,
-               s->time, ke, ens, divmax, cfl);
+               s->clk.time, ke, ens, divmax, cfl);
         if (exact) printf("spectral: Taylor-Green: max |u - u_exact| = %.3e\n", tg);
     }
     return HS_OK;

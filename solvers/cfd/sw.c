@@ -97,7 +97,8 @@ typedef struct sw {
     int overlap;                            /* exchange overlapped with interior work (several ranks) */
     hs_box inner, shell[6];
     int nshell;
-    double time, dt, t_end;
+    hs_clock clk; /* the simulated time */
+    double dt, t_end;
     int64_t step;
     double mass0, energy0, enstrophy0;
     /* output */
@@ -648,7 +649,7 @@ static int current_stable_dt(sw *s, double *dt)
     HS_CHECK(hs_field_maxabs(s->y[2], &vmax));
     if (!isfinite(hmax + umax + vmax))
         return HS_FAIL(HS_ERR_RUNTIME, "shallow_water: the state is not finite at step %lld, t = %.9g (was the step stable? "
-                                       "the cfl series shows it)", (long long)s->step, s->time);
+                                       "the cfl series shows it)", (long long)s->step, s->clk.time);
     *dt = stable_dt(&s->c, hmax, umax, vmax);
     return HS_OK;
 }
@@ -700,15 +701,15 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     sw *s = state;
     *taken = 0;
     if (until > s->t_end) until = s->t_end;
-    while (*taken < max_steps && s->time < until) {
+    while (*taken < max_steps && s->clk.time < until) {
         if (s->c.g.dt_user > 0 || s->step % s->c.dt_every == 0 || s->dt <= 0) HS_CHECK(choose_dt(s));
-        double dt = hs_step_toward(s->time, s->dt, until);
+        double dt = hs_step_toward(s->clk.time, s->dt, until);
         if (dt <= 0) {
-            s->time = until;
+            hs_clock_set(&s->clk, until);
             break;
         }
         HS_CHECK(step(s, dt));
-        s->time = dt == s->dt ? s->time + dt : until;
+        hs_clock_step(&s->clk, dt, s->dt, until);
         s->step++;
         (*taken)++;
         if (s->c.g.diag_every > 0 && s->step % s->c.g.diag_every == 0) {
@@ -716,7 +717,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
             HS_CHECK(totals(s, &m, &e, &z));
             if (s->ctx->rank == 0)
                 printf("shallow_water: step %lld t = %.6g dt = %.4g mass %+.3e energy %+.3e enstrophy %+.3e (relative change)\n",
-                       (long long)s->step, s->time, s->dt, (m - s->mass0) / s->mass0, (e - s->energy0) / s->energy0,
+                       (long long)s->step, s->clk.time, s->dt, (m - s->mass0) / s->mass0, (e - s->energy0) / s->energy0,
                        s->enstrophy0 != 0 ? (z - s->enstrophy0) / s->enstrophy0 : z);
         }
     }
@@ -726,7 +727,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 static void progress(void *state, double *time, int64_t *step_out, double *t_end, double *work)
 {
     sw *s = state;
-    *time = s->time;
+    *time = s->clk.time;
     *step_out = s->step;
     *t_end = s->t_end;
     *work = (double)s->c.g.n[0] * (double)s->c.g.n[1];
@@ -922,7 +923,8 @@ static int checkpoint(void *state, hs_checkpoint *k)
 {
     sw *s = state;
     for (int v = 0; v < 3; v++) HS_CHECK(save_field(k, g_var_names[v], s->y[v]));
-    double clock[6] = {s->time, (double)s->step, s->dt, s->mass0, s->energy0, s->enstrophy0};
+    HS_CHECK(hs_clock_checkpoint(k, &s->clk));
+    double clock[6] = {s->clk.time, (double)s->step, s->dt, s->mass0, s->energy0, s->enstrophy0};
     return hs_checkpoint_write(k, "clock", HS_F64, 6, clock);
 }
 
@@ -932,7 +934,7 @@ static int restore(void *state, hs_checkpoint *k)
     for (int v = 0; v < 3; v++) HS_CHECK(load_field(k, g_var_names[v], s->y[v]));
     double clock[6];
     HS_CHECK(hs_checkpoint_read(k, "clock", HS_F64, 6, clock));
-    s->time = clock[0];
+    HS_CHECK(hs_clock_restore(k, &s->clk, clock[0]));
     s->step = (int64_t)clock[1];
     s->dt = clock[2];
     s->mass0 = clock[3], s->energy0 = clock[4], s->enstrophy0 = clock[5];
@@ -945,13 +947,13 @@ static int finish(void *state)
     double m, e, z, st = 0;
     HS_CHECK(totals(s, &m, &e, &z));
     if (!isfinite(m + e + z))
-        return HS_FAIL(HS_ERR_RUNTIME, "shallow_water: the state is not finite at step %lld, t = %.9g", (long long)s->step, s->time);
+        return HS_FAIL(HS_ERR_RUNTIME, "shallow_water: the state is not finite at step %lld, t = %.9g", (long long)s->step, s->clk.time);
     HS_CHECK(current_stable_dt(s, &st));
     double umax, vmax;
     HS_CHECK(hs_field_maxabs(s->y[1], &umax));
     HS_CHECK(hs_field_maxabs(s->y[2], &vmax));
     if (s->ctx->rank == 0) {
-        printf("shallow_water: %lld steps to t = %.9g, CFL %.3f; max |u| %.4g, max |v| %.4g\n", (long long)s->step, s->time,
+        printf("shallow_water: %lld steps to t = %.9g, CFL %.3f; max |u| %.4g, max |v| %.4g\n", (long long)s->step, s->clk.time,
                s->dt > 0 ? s->dt / st : 0.0, umax, vmax);
         printf("shallow_water: relative change since t = 0: mass %.3e, energy %.3e, potential enstrophy %.3e\n", (m - s->mass0) / s->mass0,
                (e - s->energy0) / s->energy0, s->enstrophy0 != 0 ? (z - s->enstrophy0) / s->enstrophy0 : z);

@@ -21,7 +21,8 @@ typedef struct heat {
     hs_field *T, *Tn, *K, *Q, *W; /* temperature (two buffers), conductivity, source, solve work */
     hs_heat_op op;
     hs_bc bc[3][2];               /* the walls of T, from the configuration */
-    double dt, dt_limit, time, dt_step_now;
+    double dt, dt_limit, dt_step_now;
+    hs_clock clk; /* the simulated time (s) */
     int64_t step;
     hs_box interior, shell[6];
     int nshell;
@@ -166,15 +167,15 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     heat *h = state;
     *taken = 0;
     if (until > h->cfg.t_end) until = h->cfg.t_end;
-    while (*taken < max_steps && h->time < until) {
-        double dt = hs_step_toward(h->time, h->dt, until); /* 0: arrived (a rounding sliver short) */
+    while (*taken < max_steps && h->clk.time < until) {
+        double dt = hs_step_toward(h->clk.time, h->dt, until); /* 0: arrived (a rounding sliver short) */
         if (dt == 0) {
-            h->time = until;
+            hs_clock_set(&h->clk, until);
             break;
         }
         if (h->cfg.scheme == HS_HEAT_EXPLICIT) HS_CHECK(explicit_step(h, dt));
         else HS_CHECK(implicit_step(h, dt));
-        h->time = dt == h->dt ? h->time + dt : until;
+        hs_clock_step(&h->clk, dt, h->dt, until);
         h->step++;
         (*taken)++;
     }
@@ -184,7 +185,7 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 static void progress(void *state, double *time, int64_t *step, double *t_end, double *work)
 {
     heat *h = state;
-    *time = h->time;
+    *time = h->clk.time;
     *step = h->step;
     *t_end = h->cfg.t_end;
     *work = (double)h->cfg.n[0] * (double)h->cfg.n[1] * (double)h->cfg.n[2];
@@ -465,9 +466,10 @@ static int write_state(void *state, hs_writer *w)
 static int checkpoint(void *state, hs_checkpoint *c)
 {
     heat *h = state;
-    double clock[2] = {h->time, (double)h->step};
+    double clock[2] = {h->clk.time, (double)h->step};
     HS_CHECK(hs_field_get_interior(h->T, h->host));
     HS_CHECK(hs_checkpoint_write(c, "T", HS_F64, h->linop.n_local, h->host));
+    HS_CHECK(hs_clock_checkpoint(c, &h->clk));
     return hs_checkpoint_write(c, "clock", HS_F64, 2, clock);
 }
 
@@ -477,7 +479,7 @@ static int restore(void *state, hs_checkpoint *c)
     double clock[2];
     HS_CHECK(hs_checkpoint_read(c, "T", HS_F64, h->linop.n_local, h->host));
     HS_CHECK(hs_checkpoint_read(c, "clock", HS_F64, 2, clock));
-    h->time = clock[0];
+    HS_CHECK(hs_clock_restore(c, &h->clk, clock[0]));
     h->step = (int64_t)clock[1];
     h->x_is_T = 0;
     return hs_field_set_interior(h->T, h->host);
@@ -506,7 +508,7 @@ int hs_heat_exact_error(void *state, double *rel_l2, double *max_abs)
             for (int64_t i = 0; i < d->local[0]; i++) {
                 double x[3] = {hs_heat_coord(&h->cfg, 0, i + d->offset[0]), hs_heat_coord(&h->cfg, 1, j + d->offset[1]),
                                hs_heat_coord(&h->cfg, 2, k + d->offset[2])};
-                hs_heat_exact_at(&h->cfg, x, h->time, &v);
+                hs_heat_exact_at(&h->cfg, x, h->clk.time, &v);
                 double e = h->host[(k * d->local[1] + j) * d->local[0] + i] - v;
                 sums[0] += e * e;
                 sums[1] += (v - h->cfg.T0) * (v - h->cfg.T0);
@@ -532,7 +534,7 @@ static int finish(void *state)
     heat *h = state;
     double e = 0, m = 0, x0[3] = {0, 0, 0}, v;
     if (h->ctx->rank == 0)
-        printf("heat: %lld steps of %.6g s to t = %.9g s (%s)", (long long)h->step, h->dt, h->time,
+        printf("heat: %lld steps of %.6g s to t = %.9g s (%s)", (long long)h->step, h->dt, h->clk.time,
                h->cfg.scheme == HS_HEAT_EXPLICIT ? "explicit" : h->cfg.scheme == HS_HEAT_CRANK_NICOLSON ? "Crank-Nicolson" : "backward Euler");
     if (h->ctx->rank == 0 && h->cfg.scheme != HS_HEAT_EXPLICIT)
         printf(", %lld CG iterations", (long long)h->pcg_iterations);
@@ -542,7 +544,7 @@ static int finish(void *state)
     int bad = 0;
     for (int64_t i = 0; i < h->linop.n_local && !bad; i++) bad = !isfinite(h->host[i]);
     HS_CHECK(hs_allreduce_int_max(h->ctx->comm, &bad, 1));
-    if (bad) return HS_FAIL(HS_ERR_RUNTIME, "heat: T is not finite at step %lld, t = %.9g", (long long)h->step, h->time);
+    if (bad) return HS_FAIL(HS_ERR_RUNTIME, "heat: T is not finite at step %lld, t = %.9g", (long long)h->step, h->clk.time);
     if (hs_heat_exact_at(&h->cfg, x0, 0, &v)) {
         HS_CHECK(hs_heat_exact_error(h, &e, &m));
         if (h->ctx->rank == 0) printf("heat: error against the exact solution: relative L2 %.6e, max %.6e K\n", e, m);

@@ -34,3 +34,22 @@ print("%d records, worst %s ulp, last %r" % (len(t), "-" if err is None else "%.
 sys.exit(0 if err is not None and err.max() <= 2 and t[-1] == t_end else 1)
 PY
 }
+
+# records_at_steps FILE DT EVERY T_END: with a fixed step DT and a record every EVERY steps up to T_END
+# (a whole number of records), record k is at step k EVERY and its time is (k EVERY) * DT exactly,
+# the product rounded once (a running sum of DT drifts: 0.010000000000000002 for 10 steps of 0.001),
+# the last exactly T_END; prints what it found
+records_at_steps() {
+    python3 - "$@" <<'PY'
+import sys, h5py, numpy as np
+name, dt, every, t_end = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+t = h5py.File(name, "r")["time"][:]
+n = int(round(t_end / (every * dt))) + 1
+want = (np.arange(n, dtype=np.float64) * every) * dt
+want[-1] = t_end
+bad = [k for k in range(min(n, len(t))) if t[k] != want[k]]
+first = "none" if not bad else "record %d at %r, not %r" % (bad[0], float(t[bad[0]]), float(want[bad[0]]))
+print("%d records (%d expected), %d off n dt, first: %s" % (len(t), n, len(bad), first))
+sys.exit(0 if len(t) == n and not bad else 1)
+PY
+}

@@ -206,7 +206,8 @@ for c in cav out2; do
     "$HS_BIN" run $c.ini --quiet output.path=part checkpoint.every_steps=5 checkpoint.path=ck run.max_steps=12 >/dev/null 2>&1
     ck=$(ls ck* 2>/dev/null | head -1)
     if [ -n "$ck" ] && "$HS_BIN" run $c.ini --quiet output.path=part run.restart="$ck" >"$CAP/o" 2>"$CAP/e"; then
-        if "$HS_BIN" compare full.$EXT part.$EXT u --last >"$CAP/o" && "$HS_BIN" compare full.$EXT part.$EXT p --last >>"$CAP/o"; then
+        if "$HS_BIN" compare full.$EXT part.$EXT u --last >"$CAP/o" && "$HS_BIN" compare full.$EXT part.$EXT p --last >>"$CAP/o" &&
+            "$HS_BIN" compare full.$EXT part.$EXT time >>"$CAP/o"; then
             ok "$c: restart from $ck is bitwise"
         else bad "$c: restart differs: $(cat "$CAP/o")"; fi
     else
@@ -223,6 +224,11 @@ if python3 -c "import h5py, numpy" 2>/dev/null; then
     "$HS_BIN" run every.ini --quiet >"$CAP/o" 2>"$CAP/e" || bad "every_time run: $(cat "$CAP/e")"
     if records_on_grid every.$EXT 0.1 2 >"$CAP/o" 2>&1; then ok "every_time = 0.1 with dt = 0.001 to t = 2: records at k/10 within 2 ulp, the last at t_end ($(cat "$CAP/o"))"
     else bad "every_time records off the requested times: $(cat "$CAP/o")"; fi
+    # output.every_steps with a fixed step: the record times are n dt, not a running sum of dt
+    "$HS_BIN" run every.ini --quiet cfd.t_end=0.5 output.every_time=0 output.every_steps=5 output.path=steps >"$CAP/o" 2>"$CAP/e" ||
+        bad "every_steps run: $(cat "$CAP/e")"
+    if records_at_steps steps.$EXT 0.001 5 0.5 >"$CAP/o" 2>&1; then ok "every_steps = 5 with dt = 0.001: record times are n dt exactly ($(cat "$CAP/o"))"
+    else bad "every_steps record times are not n dt: $(cat "$CAP/o")"; fi
 fi
 
 # 5. bad input: exit 2, the key named, nothing written (the cases are in tests/data/bad_inputs.txt

@@ -63,6 +63,13 @@ sys.exit(0 if err < 1e-12 and len(t) > 3 else 1)
 EOF2
     then ok "first cfl record is the first step's ($(cat "$CAP/o"))"; else bad "cfl series: $(cat "$CAP/o")"; fi
 else echo "skip cfl from the fields: no netCDF4 in python3 or not NetCDF output"; fi
+# output.every_steps with a fixed step: the record times are n dt, not a running sum of dt
+if python3 -c "import h5py, numpy" 2>/dev/null; then
+    "$HS_BIN" run turb.ini --quiet cfd.dt=0.001 cfd.t_end=0.1 output.every_time=0 output.every_steps=5 output.path=steps >"$CAP/o" 2>"$CAP/e" ||
+        bad "every_steps run: $(cat "$CAP/e")"
+    if records_at_steps steps.$EXT 0.001 5 0.1 >"$CAP/o" 2>&1; then ok "every_steps = 5 with dt = 0.001: record times are n dt exactly ($(cat "$CAP/o"))"
+    else bad "every_steps record times are not n dt: $(cat "$CAP/o")"; fi
+fi
 
 # 2. the same on 1, 2 and 4 ranks
 if [ $HAVE_MPI = 1 ]; then
@@ -96,7 +103,7 @@ restart_case() { # label, mpirun prefix...
     ck=$(ls ck* 2>/dev/null | head -1)
     if [ -n "$ck" ] && "$@" "$HS_BIN" run turb.ini --quiet run.allow_shared_gpu=true output.path=part run.restart="$ck" >"$CAP/o" 2>"$CAP/e"; then
         if "$HS_BIN" compare full.$EXT part.$EXT vorticity --last >"$CAP/o" && "$HS_BIN" compare full.$EXT part.$EXT u --last >>"$CAP/o" &&
-            "$HS_BIN" compare full.$EXT part.$EXT kinetic_energy >>"$CAP/o"; then
+            "$HS_BIN" compare full.$EXT part.$EXT kinetic_energy >>"$CAP/o" && "$HS_BIN" compare full.$EXT part.$EXT time >>"$CAP/o"; then
             ok "$label: restart from $ck is bitwise"
         else bad "$label: restart differs: $(cat "$CAP/o")"; fi
     else

@@ -159,6 +159,13 @@ EOF2
     "$HS_BIN" run every.ini --quiet >"$CAP/o" 2>"$CAP/e" || bad "every_time run: $(cat "$CAP/e")"
     if records_on_grid every.$EXT 0.1 2 >"$CAP/o" 2>&1; then ok "every_time = 0.1 over 2000 steps: records at k/10 within 2 ulp, the last at t_end = 2 ($(cat "$CAP/o"))"
     else bad "every_time records off the requested times: $(cat "$CAP/o")"; fi
+    # 7c. output.every_steps with a fixed step: the record times are n dt, not a running sum (the
+    # sum wrote 0.010000000000000002, 0.015000000000000006, ... for every 5 steps of 0.001, drifting
+    # further each record); test 3 compares the times of a restarted run with these
+    "$HS_BIN" run every.ini --quiet output.every_time=0 output.every_steps=5 output.path=steps >"$CAP/o" 2>"$CAP/e" ||
+        bad "every_steps run: $(cat "$CAP/e")"
+    if records_at_steps steps.$EXT 0.001 5 2 >"$CAP/o" 2>&1; then ok "every_steps = 5 with dt = 0.001: record times are n dt exactly ($(cat "$CAP/o"))"
+    else bad "every_steps record times are not n dt: $(cat "$CAP/o")"; fi
 fi
 
 # 8. bad inputs: exact message, exit 2, nothing written
