@@ -907,6 +907,12 @@ int hs_seis_forward_step(hs_seis *s)
 
 static int finish_shot(hs_seis *s);
 
+/* The time of step n of the run's one time axis (the shots of a group one after another) and of the
+ * seismograms: n dt, the product rounded once.  The shot's time plus whole shots' (s dt + j N dt)
+ * put step 16 of a second shot of 200 steps of 0.002 s at 0.43200000000000005, not 216 dt = 0.432;
+ * sample k as (k dt) record_every put sample 9 of every 5 steps at 0.09000000000000001. */
+static double axis_time(const hs_seis *s, int64_t n) { return (double)n * s->dt; }
+
 static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
 {
     hs_seis *s = state;
@@ -922,16 +928,15 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     /* a leapfrog step cannot shrink: step while the time is short of `until`, passing it by less than dt.
      * Several shots run one after another on one time axis: the j-th shot of this rank's group (shot
      * j G + g) covers [j T, (j + 1) T), T a shot's length (t_end rounded up to whole steps). */
-    const double shot_len = (double)s->nsteps * s->dt;
     const int G = s->cfg.shot_groups, per_group = s->cfg.shots / G;
     while (*taken < max_steps) {
         const int j = s->shot / G;
         if (s->step == s->nsteps && j + 1 < per_group) {
-            if (shot_len * (j + 1) >= until * (1 - 1e-12)) break; /* the next shot starts after `until` */
+            if (axis_time(s, (j + 1) * s->nsteps) >= until * (1 - 1e-12)) break; /* the next shot starts after `until` */
             HS_CHECK(finish_shot(s));
             HS_CHECK(start_shot(s, s->shot + G));
         }
-        if (!(s->step < s->nsteps && (double)s->step * s->dt + shot_len * (s->shot / G) < until * (1 - 1e-12))) break;
+        if (!(s->step < s->nsteps && axis_time(s, s->step + (int64_t)(s->shot / G) * s->nsteps) < until * (1 - 1e-12))) break;
         HS_CHECK(hs_seis_forward_step(s));
         (*taken)++;
     }
@@ -954,9 +959,9 @@ static void progress(void *state, double *time, int64_t *step, double *t_end, do
         return;
     }
     const int G = c->shot_groups;
-    *time = s->time + (double)(s->shot / G) * (double)s->nsteps * s->dt;
     *step = s->step + (int64_t)(s->shot / G) * s->nsteps;
-    *t_end = (double)(c->shots / G) * (double)s->nsteps * s->dt;
+    *time = axis_time(s, *step);
+    *t_end = axis_time(s, (int64_t)(c->shots / G) * s->nsteps);
     *work = (double)c->n[0] * (double)c->n[1] * (double)c->n[2];
 }
 
@@ -1186,7 +1191,7 @@ static int write_station_file(hs_seis *s, const double *all, int64_t ns)
     int64_t mine = s->ctx->rank == 0 ? nrec : 0; /* rank 0 holds the reduced traces and gives them all */
     for (int64_t r = 0; rc == HS_OK && r < nrec; r++) idx[r] = r;
     for (int64_t t = 0; rc == HS_OK && t < ns; t++) {
-        rc = hs_writer_begin_step(w, (double)t * s->dt * (double)c->record_every / hs_time_unit_seconds(s->time_units));
+        rc = hs_writer_begin_step(w, axis_time(s, t * c->record_every) / hs_time_unit_seconds(s->time_units));
         for (int comp = 0; rc == HS_OK && comp < s->ncomp; comp++) {
             for (int64_t r = 0; r < nrec; r++) row[r] = all[t * cols + comp * nrec + r];
             rc = hs_writer_put_stations(w, var[comp], mine, idx, row);

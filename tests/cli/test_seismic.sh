@@ -668,6 +668,19 @@ if [ $HAVE_MPI = 1 ]; then
         ok "fwi on 2 ranks stopped inside an iteration and restarted: bitwise the uninterrupted 2-rank run" || bad "fwi 2 ranks stop/restart: exit $rc"
 fi
 
+# ---- record times are the steps' n dt, each product rounded once: the snapshots of two shots on one
+# time axis (the second shot's were s dt + N dt, 4 of its 25 records an ulp off) and the seismograms
+# sampled every 5 steps (they were (k dt) 5, 8 of 41 samples off)
+if python3 -c "import h5py, numpy" 2>/dev/null && [ $HAVE_NC = 1 ]; then
+    "$HS_BIN" run shot.ini -q seismic.dt=0.002 seismic.shot_count=2 "seismic.shot_step=-150 40" seismic.record_every=5 \
+        output.every_steps=8 output.path=tsnap seismic.seismograms=tsg >t.log 2>&1 || bad "record-time run: $(tail -2 t.log)"
+    for f in "tsnap.nc 0.002 8 0.8" "tsg_shot1.nc 0.002 5 0.4" "tsg_shot2.nc 0.002 5 0.4"; do
+        set -- $f
+        if records_at_steps "$@" >"$CAP/o" 2>&1; then ok "$1: times are n dt exactly ($(cat "$CAP/o"))"
+        else bad "$1: times are not n dt: $(cat "$CAP/o")"; fi
+    done
+else echo "skip record times: no h5py/numpy in python3 or no NetCDF"; fi
+
 # ---- several shots one after another: shot k's seismograms equal a one-shot run at its position
 # (bitwise), in files NAME_shotK with the shot's number in the SEG-Y headers; a run stopped inside
 # the second shot continues bitwise; 2 ranks give the same seismograms
