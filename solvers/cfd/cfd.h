@@ -36,5 +36,11 @@ extern const hs_solver_ops hs_cfd_spectral;
 extern const hs_solver_ops hs_cfd_shallow_water;
 extern const hs_solver_ops hs_cfd_lbm;
 
+/* What the `cfl` series of the models with a time step holds: the CFL number of the step size dt at
+ * the recorded state.  The last step before a record may be shortened to land on an output time (or
+ * t_end); its smaller CFL number says nothing of how near the run steps to its stability limit, and
+ * records after such steps (every one with output.every_time) would show a fraction that depends
+ * only on where the output times fall.  Each model's long_name ends with this. */
+#define HS_CFD_CFL_STEP_NOTE "(a step shortened to land on an output time counts at full length)"
 
 #endif

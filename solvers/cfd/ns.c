@@ -1036,7 +1036,7 @@ static int define_vars(void *state, hs_writer *w)
     HS_CHECK(hs_writer_def_series(w, "kinetic_energy", "1", "kinetic energy, integral of |u|^2/2", NULL, &s->ser_ke));
     HS_CHECK(hs_writer_def_series(w, "enstrophy", "1", "enstrophy, integral of |curl u|^2/2", NULL, &s->ser_ens));
     HS_CHECK(hs_writer_def_series(w, "divergence_max", "1", "largest |div u| over the cells after the projection", NULL, &s->ser_div));
-    HS_CHECK(hs_writer_def_series(w, "cfl", "1", "CFL number dt sum_d max|u_d|/dx_d of the last step", NULL, &s->ser_cfl));
+    HS_CHECK(hs_writer_def_series(w, "cfl", "1", "CFL number dt sum_d max|u_d|/dx_d of the current step size dt " HS_CFD_CFL_STEP_NOTE, NULL, &s->ser_cfl));
     if (has_nusselt(&s->c))
         HS_CHECK(hs_writer_def_series(w, "nusselt", "1", "average Nusselt number at the x = 0 wall (-dT/dx L_x / |T_xlo - T_xhi|)",
                                       NULL, &s->ser_nu));

@@ -588,7 +588,7 @@ static int define_vars(void *state, hs_writer *w)
     HS_CHECK(hs_writer_def_series(w, "kinetic_energy", "1", "kinetic energy, integral of |u|^2/2", NULL, &s->ser_ke));
     HS_CHECK(hs_writer_def_series(w, "enstrophy", "1", "enstrophy, integral of |curl u|^2/2", NULL, &s->ser_ens));
     HS_CHECK(hs_writer_def_series(w, "divergence_max", "1", "largest |div u| over the grid (spectral derivatives)", NULL, &s->ser_div));
-    HS_CHECK(hs_writer_def_series(w, "cfl", "1", "CFL number dt (max|u|/dx + max|v|/dy) of the current step size dt (a step shortened to land on an output time counts at full length)", NULL, &s->ser_cfl));
+    HS_CHECK(hs_writer_def_series(w, "cfl", "1", "CFL number dt (max|u|/dx + max|v|/dy) of the current step size dt " HS_CFD_CFL_STEP_NOTE, NULL, &s->ser_cfl));
     return HS_OK;
 }
 

@@ -857,7 +857,7 @@ static int define_vars(void *state, hs_writer *w)
     HS_CHECK(hs_writer_def_series(w, "energy", "1", "total energy, integral of h |u|^2/2 + g h (h/2 + b)", NULL, &s->ser_energy));
     HS_CHECK(hs_writer_def_series(w, "potential_enstrophy", "1", "potential enstrophy, integral of h q^2/2, q = (f + vorticity)/h", NULL,
                                   &s->ser_ens));
-    HS_CHECK(hs_writer_def_series(w, "cfl", "1", "dt over the stable RK4 step of the current state (gravity waves, flow, f; stable below 1)",
+    HS_CHECK(hs_writer_def_series(w, "cfl", "1", "dt over the stable RK4 step of the current state (gravity waves, flow, f; stable below 1), dt the current step size " HS_CFD_CFL_STEP_NOTE,
                                   NULL, &s->ser_cfl));
     s->b_written = 0;
     return HS_OK;

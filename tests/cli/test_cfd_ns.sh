@@ -229,6 +229,27 @@ if python3 -c "import h5py, numpy" 2>/dev/null; then
         bad "every_steps run: $(cat "$CAP/e")"
     if records_at_steps steps.$EXT 0.001 5 0.5 >"$CAP/o" 2>&1; then ok "every_steps = 5 with dt = 0.001: record times are n dt exactly ($(cat "$CAP/o"))"
     else bad "every_steps record times are not n dt: $(cat "$CAP/o")"; fi
+    # the cfl series: the CFL number of the step size dt at the recorded state, also where a step
+    # was shortened to land on the record (dt = 0.003, every_time = 0.01: each record follows a step
+    # of 0.001), as its long_name says (it said "of the last step"): each record's against
+    # dt sum_d max|u_d|/dx_d from the face velocities written with it
+    "$HS_BIN" run every.ini --quiet cfd.dt=0.003 cfd.t_end=0.05 output.every_time=0.01 navier_stokes.write_faces=true \
+        output.path=cfl >"$CAP/o" 2>"$CAP/e" || bad "cfl run: $(cat "$CAP/e")"
+    if python3 - cfl.$EXT >"$CAP/o" 2>&1 <<'PY'
+import sys, h5py, numpy as np
+d = h5py.File(sys.argv[1], "r")
+dx, dy = d["x"][1] - d["x"][0], d["y"][1] - d["y"][0]
+uf = np.abs(d["u_face"][:]).max(axis=(1, 2))
+vf = np.abs(d["v_face"][:]).max(axis=(1, 2))
+want, cfl = 0.003 * (uf / dx + vf / dy), d["cfl"][:]
+ln = d["cfl"].attrs["long_name"]
+ln = ln.decode() if isinstance(ln, bytes) else str(ln)
+err = np.abs(cfl / want - 1).max()
+print(f"{len(cfl)} records, cfl within {err:.1e} of dt sum max|u_d|/dx_d; long_name '{ln}'")
+sys.exit(0 if len(cfl) == 6 and err < 1e-12 and ln.endswith("step size dt (a step shortened to land on an output time counts at full length)") else 1)
+PY
+    then ok "cfl is the step size's at each record after a shortened step, as its long_name says ($(cat "$CAP/o"))"
+    else bad "cfl series: $(cat "$CAP/o")"; fi
 fi
 
 # 5. bad input: exit 2, the key named, nothing written (the cases are in tests/data/bad_inputs.txt

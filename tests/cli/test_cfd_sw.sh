@@ -75,6 +75,25 @@ if python3 -c "import h5py, numpy" 2>/dev/null; then
         bad "every_steps run: $(cat "$CAP/e")"
     if records_at_steps steps.$EXT 0.004 5 0.3 >"$CAP/o" 2>&1; then ok "every_steps = 5 with dt = 0.004: record times are n dt exactly ($(cat "$CAP/o"))"
     else bad "every_steps record times are not n dt: $(cat "$CAP/o")"; fi
+    # the cfl series is dt over the stable step with dt the step size, also where the record follows a
+    # step shortened to land on it (every_time = 0.01 with dt = 0.004: 0.004, 0.004, 0.002), as its
+    # long_name says: at t = 0.02 it equals that of the run above, whose step 5 lands there with full
+    # steps (the states differ by RK4's error; half of it would be the shortened step's)
+    "$HS_BIN" run vortex.ini --quiet cfd.t_end=0.02 output.every_time=0.01 output.path=land >"$CAP/o" 2>"$CAP/e" ||
+        bad "landing run: $(cat "$CAP/e")"
+    if python3 - land.$EXT steps.$EXT >"$CAP/o" 2>&1 <<'PY'
+import sys, h5py
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+ln = a["cfl"].attrs["long_name"]
+ln = ln.decode() if isinstance(ln, bytes) else str(ln)
+ta, tb = a["time"][:], b["time"][:]
+ca, cb = a["cfl"][2], b["cfl"][1]
+rel = abs(ca / cb - 1)
+print(f"t = {float(ta[2])!r} and {float(tb[1])!r}: cfl {ca:.9f} and {cb:.9f} (relative {rel:.1e}); long_name '{ln}'")
+sys.exit(0 if ta[2] == tb[1] == 0.02 and rel < 1e-6 and ln.endswith("step size (a step shortened to land on an output time counts at full length)") else 1)
+PY
+    then ok "cfl after a shortened step is the step size's, as its long_name says ($(cat "$CAP/o"))"
+    else bad "cfl series: $(cat "$CAP/o")"; fi
 fi
 
 # 2. the same on 1, 2 and 4 ranks, in several splits: bitwise (the update is pointwise; halos are copies)
