@@ -386,6 +386,7 @@ static int read_physical_names(cursor *c, hs_gmsh *m)
     for (int i = 0; i < n; i++) {
         hs_gmsh_group *g = &m->groups[m->ngroups];
         HS_CHECK(read_int(c, "a physical group's dimension", &g->dim));
+        const int line = c->line; /* the entry's */
         HS_CHECK(read_int(c, "a physical group's tag", &g->tag));
         if (g->dim < 0 || g->dim > 3) return fail(c, c->line, "physical group dimension %d is not 0..3", g->dim);
         skip_space(c);
@@ -398,6 +399,13 @@ static int read_physical_names(cursor *c, hs_gmsh *m)
         memcpy(g->name, c->buf + s, len);
         g->name[len] = 0;
         c->pos++;
+        /* groups are chosen by name (fem.dirichlet = wall): one name on two groups of a dimension
+         * picked the first and silently left the other's facets out */
+        for (int j = 0; j < m->ngroups; j++)
+            if (m->groups[j].dim == g->dim && m->groups[j].tag != g->tag && !strcmp(m->groups[j].name, g->name))
+                return fail(c, line, "physical name '%s' is given to two groups of dimension %d, tags %d and %d: a group chosen by "
+                                     "this name would be ambiguous (name them apart)",
+                            g->name, g->dim, m->groups[j].tag, g->tag);
         m->ngroups++;
     }
     return expect_end(c, "PhysicalNames");

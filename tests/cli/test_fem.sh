@@ -143,6 +143,16 @@ mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 9/' > bad.msh; expect "node ou
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 3 2 10 1 1 2 3 4/' > bad.msh; expect "quadrangle" "bad.msh:22: element 4 has Gmsh type 3 (4-node quadrangle), which is not supported"
 mesh22 > bad.msh; printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left wall\n[output]\npath = never\n' > bad.ini
 expect "group not in the mesh" "physical group 'wall' is not in the mesh bad.msh (its boundary groups: 'left', 'right')"
+# one name on two groups of a dimension: `dirichlet = wall` took the first (tag 1) and left the other
+# wall free, exit 0; both tags named, at the second's line.  The same name in two dimensions is fine.
+mesh22 | sed -e 's/^1 1 "left"$/1 1 "wall"/' -e 's/^1 2 "right"$/1 2 "wall"/' > bad.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = wall\n[output]\npath = never\n' > bad.ini
+expect "one physical name on two boundary groups" \
+    "bad.msh:7: physical name 'wall' is given to two groups of dimension 1, tags 1 and 2: a group chosen by this name would be ambiguous (name them apart)"
+mesh22 | sed -e 's/^1 1 "left"$/1 1 "domain"/' > dim.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = dim.msh\ndirichlet = domain\n[output]\nformat = none\n' > dim.ini
+"$HS_BIN" check dim.ini >"$CAP/c" 2>&1 && ok "one physical name on a boundary and a cell group: accepted (dirichlet = domain takes the boundary's)" ||
+    bad "a name shared across dimensions refused: $(grep error "$CAP/c")"
 # a boundary side repeated in its group (a hand-merged file) doubled its flux: right's flux 1 with u = 0
 # on the left is u = x (k = 1), and the repeat made it 2x; a side in two groups keeps both
 mesh22 | sed -e '18s/^4$/5/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 1 2 2 2 2 3/' > rep.msh
