@@ -103,7 +103,8 @@ int hs_driver_interrupted(hs_ctx *ctx);
  * `device` and `host` are this rank's bytes (on the CPU backend they add up, one memory), against
  * the free GPU memory and the available host memory; every rank gets the worst rank's verdict.  The
  * input error names `key`: "WHAT needs N GB (B bytes) of GPU|host memory on the busiest rank, M GB
- * (B bytes) are free|available; ADVICE".  Collective. */
+ * (B bytes) are free|available; ADVICE".  Test hook: HS_TEST_MEMORY_BYTES=N takes N bytes for both.
+ * Collective. */
 int hs_driver_check_memory(hs_ctx *ctx, const hs_params *p, const char *key, const char *what, const char *advice,
                            double device, double host);
 

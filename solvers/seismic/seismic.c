@@ -424,12 +424,20 @@ static int check_memory(hs_seis *s, const hs_params *p)
         alloc *= (double)(s->d->local[d] + 2 * s->hw);
         interior *= (double)s->d->local[d];
     }
-    double fields = (double)hs_seis_field_count(s), es = (double)hs_dtype_size(s->dtype);
+    double fields = (double)hs_seis_field_count(s), field_bytes = alloc * (double)hs_dtype_size(s->dtype) * 1.05;
     double ncomp = c->model == HS_SEIS_ELASTIC ? c->ndim : 1;
     double traces = 8.0 * (double)s->nsamples * (double)s->rec.n * ncomp;
-    double device = fields * alloc * es * 1.05 + traces;
+    double device = fields * field_bytes + traces;
     double host = 8.0 * alloc * 2 + traces + (s->file_vp ? 24.0 * (double)(c->n[0] * c->n[1] * c->n[2]) : 0);
     if (c->mode != HS_SEIS_FORWARD) device += hs_seis_adjoint_memory(s);
+    /* the elastic snapshots' velocities at the record's time, computed on the side at every record
+     * (hs_seis_elastic_velocities_now): they were left out, so check passed runs whose records could
+     * not get them */
+    if (c->mode == HS_SEIS_FORWARD && c->model == HS_SEIS_ELASTIC && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) {
+        double snap_device, snap_host;
+        hs_seis_elastic_snapshot_memory(s, field_bytes, &snap_device, &snap_host);
+        device += snap_device, host += snap_host;
+    }
     return hs_driver_check_memory(s->ctx, p, "seismic.n", "the run", "use more ranks or a smaller grid", device, host);
 }
 
@@ -633,7 +641,7 @@ static int build_acoustic(hs_seis *s)
     free(vals);
     HS_CHECK(rc);
     /* the CPML memory reaches R + 1 points (half points one more on the high side) */
-    hs_seis_boxes(s, s->hw, s->radius + 1);
+    hs_seis_boxes(s, s->hw, hs_seis_pml_margin(s));
     if (s->march) HS_CHECK(hs_seis_new_field(s, HS_SEIS_F_C));
     s->comp[0] = (hs_seis_component){"p", "Pa", "pressure", NULL, HS_SEIS_F_P, {0, 0, 0}};
     s->ncomp = 1;

@@ -438,33 +438,42 @@ static hs_box intersect(const hs_box *a, const hs_box *b)
     return r;
 }
 
-void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
+int hs_seis_slabs(const hs_seis *s, int margin, hs_box *core_out, hs_box slabs[6])
 {
     const hs_seis_config *c = &s->cfg;
-    hs_field *f = s->lay;
-    hs_box all = hs_field_interior_box(f), core = all;
+    hs_box all = {{0, 0, 0}, {s->d->local[0], s->d->local[1], s->d->local[2]}}, core = all;
     for (int d = 0; d < c->ndim; d++) {
         int64_t lo = has_layer(c, d, 0) ? c->pml + margin : 0, hi = c->n[d] - (has_layer(c, d, 1) ? c->pml + margin : 0);
-        core.lo[d] = lo - f->offset[d];
-        core.hi[d] = hi - f->offset[d];
+        core.lo[d] = lo - s->d->offset[d];
+        core.hi[d] = hi - s->d->offset[d];
     }
     core = intersect(&core, &all);
-    s->core = core;
-    /* the CPML slabs: the local box less the core, z faces first */
-    s->npml_box = 0;
+    *core_out = core;
+    /* the local box less the core, z faces first */
+    int n = 0;
     if (hs_box_points(&core) == 0) {
-        s->pml_box[s->npml_box++] = all;
+        slabs[n++] = all;
     } else {
         hs_box rest = all;
         for (int d = c->ndim - 1; d >= 0; d--) {
             hs_box lo = rest, hi = rest;
             lo.hi[d] = core.lo[d];
             hi.lo[d] = core.hi[d];
-            if (hs_box_points(&lo)) s->pml_box[s->npml_box++] = lo;
-            if (hs_box_points(&hi)) s->pml_box[s->npml_box++] = hi;
+            if (hs_box_points(&lo)) slabs[n++] = lo;
+            if (hs_box_points(&hi)) slabs[n++] = hi;
             rest.lo[d] = core.lo[d], rest.hi[d] = core.hi[d];
         }
     }
+    return n;
+}
+
+void hs_seis_boxes(hs_seis *s, int halo_reach, int margin)
+{
+    const hs_seis_config *c = &s->cfg;
+    hs_field *f = s->lay;
+    hs_box all = hs_field_interior_box(f), core;
+    s->npml_box = hs_seis_slabs(s, margin, &core, s->pml_box);
+    s->core = core;
     /* the core split for the overlapped exchange */
     hs_box inner, shell[6];
     int nshell = hs_field_split_boxes(f, halo_reach, &inner, shell);

@@ -166,6 +166,11 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_run(hs_seis *s);
 /* Elastic: the velocities at the time of the state's stresses (see seismic_elastic.c). */
 int hs_seis_elastic_velocities_now(hs_seis *s, double *const *out);
+/* The memory a snapshot record takes beyond the state, for the estimate before any field exists:
+ * *device, what hs_seis_elastic_velocities_now saves on the side (the nd velocities, field_bytes
+ * each, and the CPML memory on the slabs); *host, the nd velocity arrays of the owned points that the
+ * record writes.  Bytes.  Not collective. */
+void hs_seis_elastic_snapshot_memory(const hs_seis *s, double field_bytes, double *device, double *host);
 /* The inversion (mode = fwi) on the driver's time axis, one L-BFGS iteration a step: up to max_steps
  * iterations short of `until`; a stop asked for inside an iteration (hs_driver_interrupted) goes
  * back to its start and returns (the driver then checkpoints and exits 3).  Whether the optimiser
@@ -219,6 +224,12 @@ int hs_seis_profiles(hs_seis *s);
  * part away from the exchanged faces (inner) and the shell, and the CPML slabs.  halo_reach: the
  * stencil's reach for the split; margin: the CPML memory's reach.  Not collective. */
 void hs_seis_boxes(hs_seis *s, int halo_reach, int margin);
+/* The CPML memory's reach, the margin of hs_seis_boxes: the stencil's radius and one. */
+static inline int hs_seis_pml_margin(const hs_seis *s) { return s->radius + 1; }
+/* The core of this rank's box (local point indices, from the decomposition: it needs no field) and
+ * the CPML slabs around it, their count returned; what hs_seis_boxes takes, and the memory estimate
+ * before the fields exist.  Not collective. */
+int hs_seis_slabs(const hs_seis *s, int margin, hs_box *core, hs_box slabs[6]);
 
 /* ---------------------------------------------------------------- seismic_kernel.c */
 

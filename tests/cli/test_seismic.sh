@@ -260,6 +260,37 @@ if [ $HAVE_MPI = 1 ]; then
     "$HS_BIN" compare --all elsnap.$EXT elmpi.$EXT >"$CAP/o" 2>&1 && ok "elastic snapshots on 2 ranks: bitwise the 1-rank file" ||
         bad "elastic snapshots on 2 ranks: $(grep -v agree "$CAP/o" | head -2)"
 fi
+# the memory check counts the elastic snapshots' buffers: the velocities at the record's time,
+# computed on the side at each record (saved velocities and CPML memory on the device, the written
+# arrays on the host); its figure was the same with snapshots as without, so check passed runs whose
+# records could not get them.  On the CPU path (the two memories add up), with the check's figures
+# shown by HS_TEST_MEMORY_BYTES=1: snapshots add at least 2 device copies and 2 host arrays of the
+# points (32 bytes a point in float64), at most the copies of the allocation (halo 4) with 25 % row
+# padding, the host arrays and the CPML memory of the 4 derivatives on every point within pml + 5 of
+# a face.  With what the run without snapshots needs available (its figure, rounded to a byte, plus
+# one), check passes it and refuses the one with snapshots.
+M=(seismic.model=elastic seismic.vs=1200 "seismic.n=200 100" run.device=cpu)
+need() { HS_TEST_MEMORY_BYTES=1 "$HS_BIN" check shot.ini "${M[@]}" "$@" 2>&1 |
+    sed -nE 's/.*seismic.n: the run needs .* GB \(([0-9]+) bytes\) of host memory on the busiest rank.*/\1/p'; }
+none=$(need output.format=none)
+if python3 - "$none" "$(need)" >"$CAP/o" 2>&1 <<'PY'
+import sys
+none, snap = int(sys.argv[1]), int(sys.argv[2])
+n0, n1, hw, pml, margin = 200, 100, 4, 12, 5
+pts, alloc = n0 * n1, (n0 + 2 * hw) * (n1 + 2 * hw)
+slab = pts - (n0 - 2 * (pml + margin)) * (n1 - 2 * (pml + margin))
+lo, hi = (2 * 8 + 2 * 8) * pts, 2 * 8 * 1.25 * alloc + 2 * 8 * pts + 4 * 8 * slab
+print(f"{snap - none} bytes more with snapshots on 200 x 100 ({lo} to {hi:.0f} expected)")
+sys.exit(0 if lo <= snap - none <= hi else 1)
+PY
+then ok "memory check: elastic snapshots counted, $(cat "$CAP/o")"; else bad "memory check with elastic snapshots: $(cat "$CAP/o")"; fi
+HS_TEST_MEMORY_BYTES=$((none + 1)) "$HS_BIN" check shot.ini "${M[@]}" output.format=none >"$CAP/o" 2>&1
+rc_none=$?
+HS_TEST_MEMORY_BYTES=$((none + 1)) "$HS_BIN" check shot.ini "${M[@]}" >"$CAP/o" 2>&1
+rc_snap=$?
+if [ $rc_none = 0 ] && [ $rc_snap = 2 ] && grep -q "error: command line (override 3): seismic.n: the run needs .* of host memory on the busiest rank, .* are available; use more ranks or a smaller grid" "$CAP/o"; then
+    ok "memory check: $((none + 1)) bytes available pass the run without snapshots and refuse it with them (exit 2)"
+else bad "memory check at the snapshot-less figure: exit $rc_none without snapshots, $rc_snap with: $(grep error "$CAP/o")"; fi
 if [ $HAVE_NC = 1 ] && [ $EXT = nc ]; then
     h=$(ncdump -h elsnap.nc)
     if grep -q "float vx(time, z, x_half)" <<<"$h" && grep -q "float vz(time, z_half, x)" <<<"$h" && grep -q 'z_half:positive = "down"' <<<"$h" &&
