@@ -296,6 +296,9 @@ static int describe_output(void *state, hs_output_desc *d)
     d->coord_units[0] = "1", d->coord_units[1] = "1";
     d->coord_long_names[0] = "position x (dimensionless)";
     d->coord_long_names[1] = "PDE time t (dimensionless)";
+    /* t is the plane's second axis, axis "Y" as the writers number them: CF's "T" needs units of a
+     * reference time ("s since ..."), which a dimensionless PDE time has not (cfchecks: error 4.4,
+     * "Invalid units and/or reference time"), and check_output.py wants X, Y or Z off the record axis */
     d->record_name = "iteration";
     d->record_long_name = "training iteration";
     d->time_units = "1";
