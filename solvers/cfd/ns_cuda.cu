@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_2d(const __grid_const
     }
 }
 
-// Each face flux evaluated once (HS_NS_FLUX=once): the fluxes are most of the kernel's
+// Each face flux evaluated once (the default; HS_NS_FLUX=twice for the kernel above): the fluxes are most of the kernel's
 // instructions (ncu, H100, 4096^2, the kernel above: 572 instructions a point, 162 of them fp64, the
 // issue slots 75% busy, DRAM at 40%), and every face is shared by the two points on either side.
 // Lane 0 of a warp holds the column below the warp's first point and only hands its high x face to
@@ -292,8 +292,9 @@ __global__ void __launch_bounds__(kTX *kTY, 4) ns_momentum_3d(const __grid_const
 // ns_momentum_3d with each x face evaluated once (lane 0 as in ns_momentum_2d_once) and each z face
 // once (a column carries its high z face to the next plane); the y faces are evaluated by both
 // points (handing them between the block's rows would take another barrier a plane).
-template <int MINB>
-__global__ void __launch_bounds__(kTX *kTY, MINB) ns_momentum_3d_once(const __grid_constant__ hs_ns_launch L, int zchunk)
+// Three blocks an SM (79 registers, no spills): at four (64 registers, 36 bytes spilled) it measured
+// 15.6% of copy at 256^3 against the two-face kernel's 18.6%; at three 20.2% against 18.6% (H200).
+__global__ void __launch_bounds__(kTX *kTY, 3) ns_momentum_3d_once(const __grid_constant__ hs_ns_launch L, int zchunk)
 {
     extern __shared__ double ring[];  // [component][slot][kN3]: plane kk in slot (kk - k0 + kReach) % kRing
     __builtin_assume(L.ndim == 3);
@@ -333,13 +334,10 @@ __global__ void __launch_bounds__(kTX *kTY, MINB) ns_momentum_3d_once(const __gr
 int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
 {
     static const int on = [] { const char *v = getenv("HS_NS_TILED"); return !(v && !strcmp(v, "0")); }();
-    // 2D: each x and y face flux once (ns_momentum_2d_once, four rows a thread), unless HS_NS_FLUX=twice
-    // (ns_momentum_2d, two rows a thread); H200, 4096^2: momentum stage 41.5% of copy against 30.0%.
-    // 3D: each face twice (ns_momentum_3d) unless HS_NS_FLUX=once (ns_momentum_3d_once, 64 registers,
-    // 36 bytes spilled: 15.6% of copy at 256^3 against 18.6%) or HS_NS_FLUX=once3 (the same at 3 blocks an SM)
-    static const char *flux = getenv("HS_NS_FLUX");
-    static const int once = !(flux && !strcmp(flux, "twice"));
-    static const int once3 = flux && !strcmp(flux, "once3") ? 3 : flux && !strcmp(flux, "once") ? 4 : 0;
+    // each face flux once (ns_momentum_2d_once with four rows a thread, ns_momentum_3d_once), unless
+    // HS_NS_FLUX=twice (ns_momentum_2d with two rows, ns_momentum_3d) for comparisons.  H200:
+    // momentum stage 41.7% of copy against 30.0% at 4096^2, 20.2% against 18.6% at 256^3.
+    static const int once = [] { const char *v = getenv("HS_NS_FLUX"); return !(v && !strcmp(v, "twice")); }();
     const int64_t nx = L->hi[0] - L->lo[0], ny = L->hi[1] - L->lo[1], nz = L->hi[2] - L->lo[2];
     if (on && L->index32 && L->ndim == 2) {
         // rows a thread: 4 (flux once) or 2 (twice) unless HS_NS_ROWS says 1, 2 or 4 (comparisons on the device)
@@ -366,16 +364,14 @@ int launch_momentum_all(hs_cuda_ctx *cu, const hs_ns_launch *L)
         HS_CHECK_DEVICE_MEMO(cu);
         if (!sized[cu->device]) {
             HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
-            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d_once<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
-            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d_once<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
+            HS_CUDA_CHECK(cudaFuncSetAttribute(ns_momentum_3d_once, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kShared3));
             sized[cu->device] = true;
         }
-        const int64_t wx = once3 ? kOX : kTX, tiles = ((nx + wx - 1) / wx) * ((ny + kTY - 1) / kTY);
+        const int64_t wx = once ? kOX : kTX, tiles = ((nx + wx - 1) / wx) * ((ny + kTY - 1) / kTY);
         int zchunk = 64;
         while (zchunk > 8 && tiles * ((nz + zchunk - 1) / zchunk) < 8 * (int64_t)cu->sm_count) zchunk /= 2;
         dim3 grid((unsigned)((nx + wx - 1) / wx), (unsigned)((ny + kTY - 1) / kTY), (unsigned)((nz + zchunk - 1) / zchunk));
-        if (once3 == 3) ns_momentum_3d_once<3><<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
-        else if (once3) ns_momentum_3d_once<4><<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
+        if (once) ns_momentum_3d_once<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
         else ns_momentum_3d<<<grid, dim3(kTX, kTY, 1), kShared3, cu->stream>>>(*L, zchunk);
         return HS_OK;
     }
