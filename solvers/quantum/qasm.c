@@ -35,6 +35,7 @@ typedef struct expr {
     char op;          /* 'n' number, 'p' parameter, 'u' unary minus, 'f' function, or + - * / ^ */
     double v;
     int idx;          /* parameter index or function number */
+    int height;       /* levels of the tree from here down (a leaf is 1) */
     struct expr *a, *b;
 } expr;
 
@@ -63,6 +64,7 @@ typedef struct parser {
     int ngates, capgates;
     int qelib;
     int depth;
+    int expr_nest;    /* parse_unary calls open now (expression nesting being parsed) */
     char *dir;        /* folder of the file being read, with its '/' ("" for the working folder) */
     const tok *stmt;  /* the gate call being expanded (where expansion errors are reported) */
     /* current `if` condition */
@@ -261,6 +263,27 @@ static expr *node(parser *P, char op)
     return e;
 }
 
+/* Both the parser and eval_node recurse once per level of an expression, so a deep one (100,000
+ * nested '(' or signs, or 300,000 chained '+1') overflowed the stack; real circuits nest a few
+ * levels, so deeper ones are refused as input errors (1000: Python's recursion limit, which
+ * Qiskit's reader runs under; a few hundred kB of stack even with AddressSanitizer's frames). */
+enum { MAX_EXPR_DEPTH = 1000 };
+
+static int too_deep(parser *P, const tok *at)
+{
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", MAX_EXPR_DEPTH);
+    return err_at(P, at, "expression nested too deeply: at most %s levels of parentheses, signs and operators", buf);
+}
+
+/* e's height from its operands (set before the call); refuses a tree deeper than MAX_EXPR_DEPTH. */
+static int set_height(parser *P, expr *e, const tok *at)
+{
+    int ha = e->a ? e->a->height : 0, hb = e->b ? e->b->height : 0;
+    e->height = 1 + (ha > hb ? ha : hb);
+    return e->height > MAX_EXPR_DEPTH ? too_deep(P, at) : HS_OK;
+}
+
 typedef struct {
     int n;
     char (*names)[64];
@@ -280,6 +303,7 @@ static int parse_primary(parser *P, const scope *sc, expr **out)
         expr *e = node(P, 'n');
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
         e->v = t->k == T_NUM ? t->v : M_PI;
+        e->height = 1;
         next(P);
         *out = e;
         return HS_OK;
@@ -293,6 +317,7 @@ static int parse_primary(parser *P, const scope *sc, expr **out)
                 e->idx = i;
                 HS_CHECK(expect_sym(P, "("));
                 HS_CHECK(parse_expr(P, sc, &e->a));
+                HS_CHECK(set_height(P, e, t));
                 HS_CHECK(expect_sym(P, ")"));
                 *out = e;
                 return HS_OK;
@@ -302,6 +327,7 @@ static int parse_primary(parser *P, const scope *sc, expr **out)
                 expr *e = node(P, 'p');
                 if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
                 e->idx = i;
+                e->height = 1;
                 next(P);
                 *out = e;
                 return HS_OK;
@@ -318,11 +344,12 @@ static int parse_power(parser *P, const scope *sc, expr **out)
 {
     HS_CHECK(parse_primary(P, sc, out));
     if (is_sym(peek(P), "^")) {
-        next(P);
+        const tok *op = next(P);
         expr *e = node(P, '^');
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
         e->a = *out;
         HS_CHECK(parse_unary(P, sc, &e->b));
+        HS_CHECK(set_height(P, e, op));
         *out = e;
     }
     return HS_OK;
@@ -330,31 +357,45 @@ static int parse_power(parser *P, const scope *sc, expr **out)
 
 /* A sign binds more loosely than ^, as in mathematics and OpenQASM 2's grammar (-2^2 = -4; it was
  * read as (-2)^2 = 4, and -2^0.5 as NaN); unary plus is allowed as in Qiskit's reader. */
-static int parse_unary(parser *P, const scope *sc, expr **out)
+static int parse_signed(parser *P, const scope *sc, expr **out)
 {
     if (is_sym(peek(P), "+")) {
         next(P);
         return parse_unary(P, sc, out);
     }
     if (is_sym(peek(P), "-")) {
-        next(P);
+        const tok *op = next(P);
         expr *e = node(P, 'u');
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
         HS_CHECK(parse_unary(P, sc, &e->a));
+        HS_CHECK(set_height(P, e, op));
         *out = e;
         return HS_OK;
     }
     return parse_power(P, sc, out);
 }
 
+/* Every recursion of the expression grammar passes through here ('(' and function calls through
+ * parse_expr, signs and '^' directly): the one place that bounds the parser's stack. */
+static int parse_unary(parser *P, const scope *sc, expr **out)
+{
+    if (P->expr_nest >= MAX_EXPR_DEPTH) return too_deep(P, peek(P));
+    P->expr_nest++;
+    int rc = parse_signed(P, sc, out);
+    P->expr_nest--;
+    return rc;
+}
+
 static int parse_term(parser *P, const scope *sc, expr **out)
 {
     HS_CHECK(parse_unary(P, sc, out));
     while (is_sym(peek(P), "*") || is_sym(peek(P), "/")) {
-        expr *e = node(P, next(P)->s[0]);
+        const tok *op = next(P);
+        expr *e = node(P, op->s[0]);
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
         e->a = *out;
         HS_CHECK(parse_unary(P, sc, &e->b));
+        HS_CHECK(set_height(P, e, op));
         *out = e;
     }
     return HS_OK;
@@ -364,10 +405,12 @@ static int parse_expr(parser *P, const scope *sc, expr **out)
 {
     HS_CHECK(parse_term(P, sc, out));
     while (is_sym(peek(P), "+") || is_sym(peek(P), "-")) {
-        expr *e = node(P, next(P)->s[0]);
+        const tok *op = next(P);
+        expr *e = node(P, op->s[0]);
         if (!e) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
         e->a = *out;
         HS_CHECK(parse_term(P, sc, &e->b));
+        HS_CHECK(set_height(P, e, op));
         *out = e;
     }
     return HS_OK;

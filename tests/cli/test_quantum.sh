@@ -216,6 +216,19 @@ done
 printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g(a) r { rx(pi/a) r; }\nqreg q[1];\ng(0) q[0];\n' > nfg.qasm
 ini nfg.qasm > nfg.ini
 expect "gate-body parameter 1/0" 2 "hpcsim: error: nfg.qasm:5:1: parameter 1 of 'rx' in the body of gate 'g' is not a finite number ('/' gives inf) (at 'g')" "$HS_BIN" run nfg.ini
+# ---- expressions nested past 1000 levels are an input error: the recursive parser (nested '(' or
+# signs) and the evaluator (a chain of 300,000 '+1') overflowed the stack and crashed; 1000 levels run
+rep() { local i; for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done; }
+for d in "paren $(rep '(' 100000)1$(rep ')' 100000) 1004 (" "sign $(rep - 100000)1 1004 -" "chain 1$(rep +1 300000) 2003 +"; do
+    read -r what e col at <<<"$d"
+    printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nrx(%s) q[0];\n' "$e" > deep.qasm
+    ini deep.qasm > deep.ini
+    expect "deep expression ($what)" 2 "hpcsim: error: deep.qasm:4:$col: expression nested too deeply: at most 1000 levels of parentheses, signs and operators (at '$at')" "$HS_BIN" run deep.ini
+done
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g(a) r { rx(%s) r; }\nqreg q[1];\ng(1) q[0];\n' "$(rep '(' 999)a$(rep ')' 999)+$(rep 'a+' 998)a" > deep.qasm
+ini deep.qasm 'shots = 0' > deep.ini
+expect "expressions 999 and 1000 levels deep" 0 "" "$HS_BIN" run deep.ini
+rm -f out.json
 printf '0.5 ZZ\nnan XX\n' > nan.pauli
 ini ghz.qasm 'observable = nan.pauli' > nan.ini
 expect "Pauli coefficient nan" 2 "hpcsim: error: nan.pauli:2:1: expected a finite coefficient, got 'nan'" "$HS_BIN" run nan.ini
