@@ -5,6 +5,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/memory.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,10 @@ const char *test_tmp_path(const char *name)
         }
         MPI_Bcast(g_tmp_dir, sizeof g_tmp_dir, MPI_CHAR, 0, ctx->comm);
         if (!g_tmp_dir[0]) fail_msg("mkdtemp failed");
+    } else if (mkdir(g_tmp_dir, 0700) != 0 && errno != EEXIST) {
+        /* made again after a test_tmp_cleanup teardown removed it (a later test was handed paths in
+         * the removed folder, and its fopen failed); by whichever rank asks, so not collective */
+        fail_msg("mkdir %s: %s", g_tmp_dir, strerror(errno));
     }
     k = (k + 1) % 4;
     snprintf(buf[k], sizeof buf[k], "%s/%s", g_tmp_dir, name);

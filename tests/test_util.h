@@ -37,8 +37,8 @@ void test_download(void *h, const void *d, size_t bytes);
 void *test_download_new(const void *d, size_t bytes);
 
 /* Path of `name` in the test program's scratch folder, made on first use (by rank 0 of the test
- * context, shared with the other ranks: collective on that first call).  Four calls' results stay
- * valid at a time. */
+ * context, shared with the other ranks: collective on that first call; made again, by any rank, after
+ * a test_tmp_cleanup removed it).  Four calls' results stay valid at a time. */
 const char *test_tmp_path(const char *name);
 /* The extension of the files a solver writes under output.format = auto: NetCDF where the build has
  * it, else HDF5 (the GPU machine has no NetCDF). */
