@@ -258,6 +258,20 @@ int hs_checkpoint_open(hs_ctx *ctx, const char *path, const char *solver, hs_che
 
 const char *hs_checkpoint_params(const hs_checkpoint *c) { return c && c->params ? c->params : ""; }
 
+int hs_ckpt_check_counts(const hs_checkpoint *c, const char *name, const int64_t *counts, int64_t room, int64_t *total)
+{
+    int64_t sum = 0;
+    for (int r = 0; r < c->nranks; r++) {
+        if (counts[r] < 0)
+            return hs_input_error(c->path, 0, name, "checkpoint is damaged (rank %d's count is negative)", r);
+        if (counts[r] > room - sum)
+            return hs_input_error(c->path, 0, name, "checkpoint is damaged (the ranks' counts add up to more than the file holds)");
+        sum += counts[r];
+    }
+    *total = sum;
+    return HS_OK;
+}
+
 /* Rank 0: is the array there, of this type, with these counts? */
 static int lookup(hs_checkpoint *c, const char *name, hs_dtype t, const int64_t *want)
 {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "io/checkpoint_impl.h"
@@ -29,6 +30,7 @@ typedef struct {
 
 typedef struct {
     FILE *f;
+    off_t size;      /* reading: the file's bytes, which bound every length and count in it */
     uint64_t hash;
     bin_array *arr;
     int narr, cap;
@@ -189,9 +191,17 @@ static void bin_discard(hs_checkpoint *c) { free_state(c); }
 
 /* ------------------------------------------------------------------ reading */
 
+/* Bytes after the read position (0 when it cannot be told). */
+static uint64_t bytes_left(hs_checkpoint *c)
+{
+    off_t at = ftello(st(c)->f);
+    return at >= 0 && at < st(c)->size ? (uint64_t)(st(c)->size - at) : 0;
+}
+
 static int rd_text(hs_checkpoint *c, uint64_t len, char **out)
 {
-    if (len > ((uint64_t)1 << 32)) return hs_input_error(c->path, 0, NULL, "checkpoint header is damaged");
+    /* a damaged length asked for up to 16 EiB before the read found the end of the file */
+    if (len > bytes_left(c)) return hs_input_error(c->path, 0, NULL, "checkpoint header is damaged");
     *out = calloc(len + 1, 1);
     if (!*out) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     return rd(c, *out, len);
@@ -248,17 +258,19 @@ static int rd_array(hs_checkpoint *c)
     HS_CHECK(add_array(c, name, (hs_dtype)t, &counts));
     bin_array *a = &st(c)->arr[st(c)->cur];
     HS_CHECK(rd(c, counts, (size_t)c->nranks * sizeof *counts));
-    for (int r = 0; r < c->nranks; r++) {
-        if (counts[r] < 0) return hs_input_error(c->path, 0, name, "checkpoint is damaged (negative count)");
-        a->total += counts[r];
-    }
+    size_t es = hs_dtype_size(a->t);
+    HS_CHECK(hs_ckpt_check_counts(c, name, counts, (int64_t)(bytes_left(c) / es), &a->total));
     a->data = ftello(st(c)->f);
-    return skip_data(c, (uint64_t)a->total * hs_dtype_size(a->t));
+    return skip_data(c, (uint64_t)a->total * es);
 }
 
 static int bin_open(hs_checkpoint *c, char **solver, char **params, int64_t *step, double *time, int *nranks)
 {
     HS_CHECK(new_state(c, c->path, "rb"));
+    struct stat sb;
+    if (fstat(fileno(st(c)->f), &sb) != 0)
+        return HS_FAIL(HS_ERR_RUNTIME, "fstat of checkpoint %s failed: %s", c->path, strerror(errno));
+    st(c)->size = sb.st_size;
     HS_CHECK(rd_header(c, solver, params, step, time, nranks));
     for (;;) {
         uint32_t tag;

@@ -53,6 +53,12 @@ extern const hs_ckpt_backend hs_ckpt_hdf5;
 #endif
 
 
+/* Reading, rank 0: the per-rank counts (c->nranks of them) of array `name`, as a file stores them,
+ * checked before any use: each >= 0, and their sum at most `room` elements (what the file can
+ * hold), so that summing them cannot overflow.  *total gets the sum.  Else an input error naming
+ * the file and the array (a damaged file summed 2^62 + 2^62: signed overflow). */
+int hs_ckpt_check_counts(const hs_checkpoint *c, const char *name, const int64_t *counts, int64_t room, int64_t *total);
+
 /* Does the file start with the binary format's magic?  (Used to pick the reader.) */
 int hs_ckpt_is_binary(const char *path);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/checkpoint.h"
+#include "io/checkpoint_impl.h"
 #include "kernels/config.h"
 #include "test_util.h"
 
@@ -201,10 +202,73 @@ static void test_bad_files(void **state)
     assert_null(c);
 }
 
+/* A binary checkpoint of 2 ranks with one f64 array "u" whose counts are c0 and c1, no data, and
+ * `text_len` as the stored length of the parameter text ("" follows whatever it says). */
+static void damaged_binary(const char *path, int64_t c0, int64_t c1, uint64_t text_len)
+{
+    FILE *f = fopen(path, "wb");
+    uint32_t head[5] = {1, 0x01020304u, 2, 0, 0}, slen = 4, arr[4] = {1, 1, HS_F64, 0};
+    int64_t step = 1, counts[2] = {c0, c1};
+    double time = 0;
+    fwrite("\x89HSCKPT\n", 1, 8, f);
+    fwrite(head, sizeof head[0], 4, f);
+    fwrite(&step, sizeof step, 1, f);
+    fwrite(&time, sizeof time, 1, f);
+    fwrite(&slen, sizeof slen, 1, f);
+    fwrite("heat", 1, 4, f);
+    fwrite(&text_len, sizeof text_len, 1, f);
+    fwrite(arr, sizeof arr[0], 2, f);
+    fputc('u', f);
+    fwrite(arr + 2, sizeof arr[0], 2, f);
+    fwrite(counts, sizeof counts[0], 2, f);
+    fwrite(&head[4], sizeof head[4], 1, f); /* end tag; no hash: the counts are refused first */
+    fclose(f);
+}
+
+/* Counts a damaged file stores are checked before they are summed or used (2^62 + 2^62 was a
+ * signed overflow, found by UBSan), in both formats through hs_ckpt_check_counts. */
+static void test_damaged_counts(void **state)
+{
+    hs_ctx *ctx = test_ctx();
+    hs_checkpoint *c = NULL;
+    int64_t step, total = -1;
+    double time;
+    const char *p = test_tmp_path("counts.ckpt");
+    const int64_t big = (int64_t)1 << 62;
+    struct {
+        int64_t c0, c1;
+        uint64_t text_len;
+        const char *msg;
+    } cases[] = {
+        {big, big, 0, "u: checkpoint is damaged (the ranks' counts add up to more than the file holds)"},
+        {0, 1, 0, "u: checkpoint is damaged (the ranks' counts add up to more than the file holds)"},
+        {0, -3, 0, "u: checkpoint is damaged (rank 1's count is negative)"},
+        {0, 0, (uint64_t)1 << 40, "checkpoint header is damaged"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        damaged_binary(p, cases[i].c0, cases[i].c1, cases[i].text_len);
+        hs_error_clear();
+        assert_int_equal(hs_checkpoint_open(ctx, p, "heat", &c, &step, &time), HS_ERR_INPUT);
+        assert_non_null(strstr(hs_error_message(), cases[i].msg));
+        assert_null(c);
+    }
+    hs_error_clear();
+    /* the check itself, as the HDF5 reader calls it with the elements its dataset holds */
+    hs_checkpoint fake = {.nranks = 2, .path = (char *)"fake.h5"};
+    int64_t ok[2] = {2, 3}, over[2] = {big, big};
+    TEST_OK(hs_ckpt_check_counts(&fake, "z", ok, 5, &total));
+    assert_int_equal(total, 5);
+    assert_int_equal(hs_ckpt_check_counts(&fake, "z", ok, 4, &total), HS_ERR_INPUT);
+    assert_int_equal(hs_ckpt_check_counts(&fake, "z", over, INT64_MAX, &total), HS_ERR_INPUT);
+    assert_non_null(strstr(hs_error_message(), "fake.h5: z: checkpoint is damaged (the ranks' counts add up"));
+    hs_error_clear();
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_round_trip),
     cmocka_unit_test(test_wrong_solver_and_ranks),
     cmocka_unit_test_teardown(test_bad_files, test_tmp_cleanup),
+    cmocka_unit_test_teardown(test_damaged_counts, test_tmp_cleanup),
 };
 
 TEST_MAIN("checkpoint", tests)
