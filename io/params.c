@@ -544,13 +544,42 @@ static int read_pair(ini_reader *r, char *s)
     return set_value(r->p, r->file, r->line, r->section, key, eq + 1, SRC_FILE);
 }
 
-/* One line as getline returned it (len bytes, which may include NULs). */
+/* A byte no text parameter file holds: a control character other than tab, CR and LF. */
+static int binary_byte(unsigned char c) { return (c < 32 && c != '\n' && c != '\r' && c != '\t') || c == 127; }
+
+/* One line of fp into *buf (NUL-terminated, with its '\n'), like getline, but it stops right after
+ * a binary byte, which read_line then refuses: getline first read the whole "line" of a binary file
+ * named by mistake (all of /dev/zero, forever, growing the buffer).  Returns the bytes stored, or -1
+ * at the end of the file or on a read error (ferror says which).  Lines may be of any length. */
+static ssize_t get_text_line(FILE *fp, char **buf, size_t *cap)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(fp)) != EOF) {
+        if (n + 2 > *cap) {
+            size_t ncap = *cap ? 2 * *cap : 256;
+            char *nb = realloc(*buf, ncap);
+            if (!nb) {
+                errno = ENOMEM;
+                return -1;
+            }
+            *buf = nb, *cap = ncap;
+        }
+        (*buf)[n++] = (char)c;
+        if (c == '\n' || binary_byte((unsigned char)c)) break;
+    }
+    if (n == 0) return -1;
+    (*buf)[n] = '\0';
+    return (ssize_t)n;
+}
+
+/* One line as get_text_line returned it (len bytes, which may end in a binary byte). */
 static int read_line(ini_reader *r, char *s, size_t len)
 {
     r->line++;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
-        if ((c < 32 && c != '\n' && c != '\r' && c != '\t') || c == 127)
+        if (binary_byte(c))
             return hs_input_error(r->file, r->line, NULL, "binary data (byte 0x%02x): not a text parameter file", c);
     }
     if (r->line == 1 && !strncmp(s, "\xef\xbb\xbf", 3)) s += 3; /* a UTF-8 byte-order mark */
@@ -569,7 +598,7 @@ static int read_file(hs_params *p, const char *file, FILE *fp)
     ssize_t len;
     int rc = HS_OK;
     errno = 0;
-    while (rc == HS_OK && (len = getline(&buf, &cap, fp)) >= 0) {
+    while (rc == HS_OK && (len = get_text_line(fp, &buf, &cap)) >= 0) {
         /* a bare-CR file was one line, refused as "text after the section header" */
         for (size_t start = 0, n; rc == HS_OK && start < (size_t)len; start += n + 1) {
             n = hs_text_bare_cr_line(buf + start, (size_t)len - start);

@@ -74,6 +74,11 @@ run expect "binary garbage" 2 "hpcsim: error: garbage.ini:3: binary data (byte 0
 head -c 4096 "$HS_BIN" > elf.ini
 run expect "an executable as parameters" 2 "hpcsim: error: elf.ini:1: binary data (byte 0x7f): not a text parameter file" "$HS_BIN" check elf.ini
 
+# an endless binary stream: getline read all of /dev/zero (forever, its buffer growing) before the
+# first byte was judged; the first NUL stops the reader now, and pipes stay readable
+run expect "an endless binary stream" 2 "hpcsim: error: /dev/zero:1: binary data (byte 0x00): not a text parameter file" timeout 30 "$HS_BIN" check /dev/zero
+run expect "parameters from a pipe" 0 "" "$HS_BIN" check <(printf '%s' "$good")
+
 printf '[run]\nsolver = selftest\nthis line has no equals sign\n' > syntax.ini
 run expect "syntax error" 2 "hpcsim: error: syntax.ini:3: syntax error: expected '[section]', 'key = value' or a # comment" "$HS_BIN" check syntax.ini
 
