@@ -224,6 +224,52 @@ double hs_time_unit_seconds(const char *units)
     return 0;
 }
 
+/* Digits at *s (at least 1, at most maxd) as a number in [lo, hi], s advanced past them. */
+static int date_field(const char **s, int maxd, long lo, long hi)
+{
+    long v = 0;
+    int n = 0;
+    while (isdigit((unsigned char)**s) && n < maxd) v = 10 * v + (**s - '0'), (*s)++, n++;
+    return n > 0 && !isdigit((unsigned char)**s) && v >= lo && v <= hi;
+}
+
+int hs_time_units_writable(const char *units)
+{
+    if (!(hs_time_unit_seconds(units) > 0)) return 0;
+    const char *s = strstr(units, "since") + 5;
+    while (*s == ' ') s++;
+    /* "seconds since 2000-13-45 99:99" and "hours since 1e300" passed the check and went into
+     * every file, which CF readers (xarray, cftime, CDO) then could not place in time */
+    if (!date_field(&s, 9, 0, 999999999) || *s++ != '-' || !date_field(&s, 2, 1, 12) || *s++ != '-' ||
+        !date_field(&s, 2, 1, 31))
+        return 0;
+    if ((*s == ' ' || *s == 'T') && isdigit((unsigned char)s[1])) {
+        s++;
+        if (!date_field(&s, 2, 0, 23) || *s++ != ':' || !date_field(&s, 2, 0, 59)) return 0;
+        if (*s == ':') {
+            s++;
+            if (!date_field(&s, 2, 0, 60)) return 0;
+            if (*s == '.') {
+                s++;
+                if (!isdigit((unsigned char)*s)) return 0;
+                while (isdigit((unsigned char)*s)) s++;
+            }
+        }
+    }
+    while (*s == ' ') s++;
+    if (*s == 'Z') s++;
+    else if (!strncmp(s, "UTC", 3)) s += 3;
+    else if (*s == '+' || *s == '-') { /* +hh, +hhmm or +hh:mm, as cftime reads them */
+        const int hh = isdigit((unsigned char)s[1]) && isdigit((unsigned char)s[2]) ? (s[1] - '0') * 10 + (s[2] - '0') : 99;
+        if (hh > 23) return 0;
+        s += 3;
+        if (*s == ':') s++;
+        if (isdigit((unsigned char)*s) && !date_field(&s, 2, 0, 59)) return 0;
+    }
+    while (*s == ' ') s++;
+    return *s == '\0';
+}
+
 int hs_writer_push_time(hs_writer *w, double t)
 {
     if (w->nrec >= w->times_cap) {

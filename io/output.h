@@ -149,11 +149,17 @@ const char *hs_output_parallel_summary(void);
 int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const char *long_name,
                       const char *standard_name, hs_dtype dtype, int time_dependent, int *varid);
 
-/* Append a time record with simulated time `t` (in the file's time units). Collective. */
 /* Seconds in one unit of a CF time coordinate "UNIT since DATE" (UNIT: seconds, minutes, hours,
  * days or their UDUNITS abbreviations; DATE starting with a digit): 60 for "minutes since 2000-01-01";
- * 0 when `units` is not one. */
+ * 0 when `units` is not one.  Lenient about the date, for the time axes of files it reads. */
 double hs_time_unit_seconds(const char *units);
+/* Whether `units` is a CF time unit whose reference date CF readers decode: hs_time_unit_seconds's
+ * UNIT since Y-M-D, with month 1..12 and day 1..31, then optionally (after a blank or 'T')
+ * h:m[:s[.frac]] with h < 24, m < 60, s <= 60, then optionally a zone: Z, UTC or +-hh[[:]mm].
+ * For the units this program writes. */
+int hs_time_units_writable(const char *units);
+
+/* Append a time record with simulated time `t` (in the file's time units). Collective. */
 int hs_writer_begin_step(hs_writer *w, double t);
 
 /* Write a variable's values for the current record: `global` is the whole grid in host memory

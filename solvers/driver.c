@@ -183,9 +183,9 @@ static int time_keys_check(const hs_params *p)
 static int time_units_check(const hs_params *p)
 {
     const char *v = hs_params_string(p, "output.time_units");
-    if (!(hs_time_unit_seconds(v) > 0))
+    if (!hs_time_units_writable(v))
         return hs_params_error(p, "output.time_units", "'%s' is not a CF time unit 'UNIT since DATE' (UNIT: seconds, minutes, hours or days; "
-                                                      "e.g. seconds since 2000-01-01 00:00:00)", v);
+                                                      "DATE: YYYY-MM-DD, then optionally hh:mm:ss and a zone; e.g. seconds since 2000-01-01 00:00:00)", v);
     return HS_OK;
 }
 

@@ -912,6 +912,24 @@ static void test_reader_bad_files(void **state)
 }
 
 /* HS_TEST_KEEP_OUTPUT=DIR leaves sample files for the command-line checks (tests/cli/test_output_tools.sh). */
+/* The time units a run may write: dates CF readers decode, in the spellings they accept. */
+static void test_time_units_writable(void **state)
+{
+    (void)state;
+    static const char *good[] = {"seconds since 2000-01-01 00:00:00", "seconds since 1970-01-01T00:00:00Z",
+                                 "hours since 1800-1-1 00:00:0.0", "days since 2000-01-01 00:00:00 UTC",
+                                 "minutes since 2000-02-30", "days since 0001-01-01 12:30", "s since 2000-12-31 23:59:60",
+                                 "days since 2000-01-01 00:00:00 +05:30", "days since 2000-01-01 00:00 -0800 "};
+    static const char *bad[] = {"banana", "seconds since 2000-13-01", "seconds since 2000-00-10", "seconds since 2000-01-32",
+                                "days since 2000-01-01 24:00:00", "days since 2000-01-01 00:60", "days since 2000-01-01 00:00:61",
+                                "hours since 1e300", "hours since 2000", "hours since 2000-01-01 tomorrow",
+                                "hours since 2000-01-01 00:00:00.", "hours since 2000-01-001", "days since 2000-01-01 00:00 +25"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        if (!hs_time_units_writable(good[i])) fail_msg("refused: '%s'", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (hs_time_units_writable(bad[i])) fail_msg("accepted: '%s'", bad[i]);
+}
+
 static void test_keep_output(void **state)
 {
     const char *dir = getenv("HS_TEST_KEEP_OUTPUT");
@@ -951,6 +969,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_errors),
     cmocka_unit_test(test_static_only),
     cmocka_unit_test(test_reader_bad_files),
+    cmocka_unit_test(test_time_units_writable),
     cmocka_unit_test_teardown(test_keep_output, test_tmp_cleanup),
 };
 
