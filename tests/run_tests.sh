@@ -34,7 +34,7 @@ run_one() { # name, command...
         printf 'PASS  %-48s %4ds\n' "$name" $((SECONDS - t0))
     elif [ $rc -eq 77 ]; then
         skip=$((skip + 1))
-        printf 'SKIP  %-48s %4ds  (%s)\n' "$name" $((SECONDS - t0)) "$(grep -m1 '^SKIP' "$log" | cut -c7-)"
+        printf 'SKIP  %-48s %4ds  (%s)\n' "$name" $((SECONDS - t0)) "$(grep -m1 '^SKIP' "$log" | sed -E 's/^SKIP:? *//')"
     else
         fail=$((fail + 1))
         failed_names+=("$name")
