@@ -525,13 +525,20 @@ static int validate(fem *f, const hs_params *p)
         return hs_params_error(p, "fem.partition", "metis: this build has no METIS (feature -metis; install libmetis-dev and "
                                                    "rebuild, or use rcb)");
     if (f->problem == FEM_HEAT) {
-        /* the matrices are built for one step length: every stop must be a whole number of steps */
-        double q = f->t_end / f->dt, qo = hs_params_real(p, "output.every_time") / f->dt;
+        /* the matrices are built for one step length: every stop must be a whole number of steps,
+         * one at least (a span below half a step was 0 steps, "whole": fem.dt = 1e12 beside t_end =
+         * 600 took one step of 1e12 s and called its steady state t = 600); t_end = 0 is the initial
+         * state alone */
+        const double every = hs_params_real(p, "output.every_time");
+        if (f->t_end > 0 && f->t_end < 0.5 * f->dt)
+            return hs_params_error(p, "fem.dt", "%g is longer than fem.t_end = %g", f->dt, f->t_end);
+        if (every > 0 && every < 0.5 * f->dt)
+            return hs_params_error(p, "output.every_time", "%g is shorter than one step of fem.dt = %g", every, f->dt);
+        double q = f->t_end / f->dt, qo = every / f->dt;
         if (fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, q))
             return hs_params_error(p, "fem.t_end", "%g is not a whole number of steps of fem.dt = %g", f->t_end, f->dt);
         if (fabs(qo - nearbyint(qo)) > 1e-9 * fmax(1.0, qo))
-            return hs_params_error(p, "output.every_time", "%g is not a whole number of steps of fem.dt = %g",
-                                   hs_params_real(p, "output.every_time"), f->dt);
+            return hs_params_error(p, "output.every_time", "%g is not a whole number of steps of fem.dt = %g", every, f->dt);
     }
     HS_CHECK(refuse_unused_keys(f, p));
     HS_CHECK(read_mesh(f, p));

@@ -225,6 +225,14 @@ printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nyoung = 2e
 expect "young under poisson" "bad.ini:6: fem.young: is not used with fem.problem = poisson"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\ndt = 0.5\n[output]\npath = never\n' > bad.ini
 expect "dt under poisson" "bad.ini:6: fem.dt: is not used with fem.problem = poisson"
+# a heat step longer than twice t_end was 0 steps, a "whole number": dt = 1e12 beside t_end = 600
+# took one step of 1e12 s and called its steady state t = 600 (and 1e300 overflowed the system)
+for dt in 1e12 1e300; do
+    printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\nproblem = heat\nt_end = 600\ndt = %s\n[output]\npath = never\n' $dt > bad.ini
+    expect "heat dt = $dt beside t_end = 600" "bad.ini:7: fem.dt: $(printf '%g' $dt) is longer than fem.t_end = 600"
+done
+printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\nproblem = heat\nt_end = 1\ndt = 0.5\n[output]\nevery_time = 0.1\npath = never\n' > bad.ini
+expect "output.every_time below a heat step" "bad.ini:9: output.every_time: 0.1 is shorter than one step of fem.dt = 0.5"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nrobin_value = 20\n[output]\npath = never\n' > bad.ini
 expect "robin_value without robin groups" "bad.ini:6: fem.robin_value: is set, but fem.robin names no group"
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nprecond = jacobi\namg_theta = 0.1\n[output]\npath = never\n' > bad.ini
