@@ -262,9 +262,10 @@ static double spectral_radius(const hmat *A, const double *dinv)
  * passes (count, fill), so that raising theta only repeats the greedy aggregation, not the pass
  * over the matrix. */
 
-/* Neighbours of node a with their summed squared entries into (list, acc), which have room for
- * the node's entries; mark is the thread's scratch of nn entries (-1 where unused, left so). */
-static int64_t node_neighbours(const hmat *A, int bs, int64_t a, int32_t *mark, int32_t *list, double *acc)
+/* Neighbours of node a with their summed squared entries (each times `scale`) into (list, acc),
+ * which have room for the node's entries; mark is the thread's scratch of nn entries (-1 where
+ * unused, left so). */
+static int64_t node_neighbours(const hmat *A, int bs, int64_t a, double scale, int32_t *mark, int32_t *list, double *acc)
 {
     int64_t nl = 0;
     for (int64_t i = a * bs; i < (a + 1) * bs; i++)
@@ -272,7 +273,8 @@ static int64_t node_neighbours(const hmat *A, int bs, int64_t a, int32_t *mark, 
             int32_t b = A->ci[k] / bs;
             if (b == a) continue;
             if (mark[b] < 0) mark[b] = (int32_t)nl, list[nl] = b, acc[nl++] = 0;
-            acc[mark[b]] += A->v[k] * A->v[k] + 1e-300;
+            const double v = A->v[k] * scale;
+            acc[mark[b]] += v * v + 1e-300;
         }
     for (int64_t q = 0; q < nl; q++) mark[list[q]] = -1;
     return nl;
@@ -283,6 +285,15 @@ static int node_graph_build(const hmat *A, int bs, hmat *G)
     int64_t nn = A->n / bs;
     memset(G, 0, sizeof *G);
     G->n = G->m = nn;
+    /* the ratios are scale-free, but squares of entries past 1e154 overflowed: every ratio was
+     * inf/inf = NaN, nothing coarsened, and the dense coarsest inverse of all the unknowns took a
+     * minute (a fem.dt of 1e300).  Entries are scaled by a power of two near 1/max|a|, which
+     * changes no ratio of an ordinary matrix by a bit. */
+    double amax = 0;
+    for (int64_t k = 0; k < A->rp[A->n]; k++) amax = fmax(amax, fabs(A->v[k]));
+    int e = 0;
+    if (amax > 0 && isfinite(amax)) frexp(amax, &e);
+    const double scale = ldexp(1.0, -e);
     /* block Frobenius norms of the node diagonal */
     double *dn = calloc((size_t)(nn ? nn : 1), sizeof(double));
     G->rp = calloc((size_t)nn + 1, sizeof(int64_t));
@@ -295,7 +306,7 @@ static int node_graph_build(const hmat *A, int bs, hmat *G)
         double s = 0;
         for (int64_t i = a * bs; i < (a + 1) * bs; i++)
             for (int64_t k = A->rp[i]; k < A->rp[i + 1]; k++)
-                if (A->ci[k] / bs == a) s += A->v[k] * A->v[k];
+                if (A->ci[k] / bs == a) s += (A->v[k] * scale) * (A->v[k] * scale);
         dn[a] = s;
     }
     /* a node has at most as many neighbours as its rows have entries */
@@ -323,7 +334,7 @@ static int node_graph_build(const hmat *A, int bs, hmat *G)
 #pragma omp for schedule(dynamic, 256)
             for (int64_t a = 0; a < nn; a++) {
                 if (!mark || !list || !acc) continue;
-                int64_t nl = node_neighbours(A, bs, a, mark, list, acc);
+                int64_t nl = node_neighbours(A, bs, a, scale, mark, list, acc);
                 if (pass == 0) {
                     G->rp[a + 1] = nl;
                     continue;
@@ -691,6 +702,16 @@ static int build(amg *g, hs_csr *A0)
 #define PHASE(i) (tp[i] += hs_wtime() - t, t = hs_wtime())
     HS_CHECK(from_device(A0, &H));
     PHASE(0);
+    /* a value that is not finite (a system that overflowed: fem.dt = 1e300) made every strength
+     * NaN, so nothing coarsened and the dense coarsest inverse of all the unknowns took a minute
+     * before CG found the NaN: refused here, at once */
+    for (int64_t i = 0; i < H.n; i++)
+        for (int64_t q = H.rp[i]; q < H.rp[i + 1]; q++)
+            if (!isfinite(H.v[q])) {
+                int rc = HS_FAIL(HS_ERR_RUNTIME, "AMG: matrix entry (%lld, %d) is %g, not finite", (long long)i, (int)H.ci[q], H.v[q]);
+                hmat_free(&H);
+                return rc;
+            }
     int bs = g->o.block_size, k = g->o.nnull ? g->o.nnull : bs;
     double *B = NULL;
     if (g->o.nullspace) {

@@ -33,7 +33,7 @@ hs_amg_opts hs_amg_default_opts(void);
 /* The preconditioner z = V-cycle(A) r for a square hs_csr on one rank (or a rank's diagonal block:
  * block Jacobi over the ranks, each block by its own multigrid).  A must outlive P.  Not collective:
  * apply works on the rank's own vectors.  Errors: a non-square matrix, a non-positive diagonal
- * entry (not SPD). */
+ * entry (not SPD), an entry that is not finite. */
 int hs_precond_amg(hs_csr *A, const hs_amg_opts *opts, hs_precond *P);
 
 /* The hierarchy: levels, unknowns and entries per level, operator complexity (sum of entries over

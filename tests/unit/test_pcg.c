@@ -5,6 +5,7 @@
 
 #include "kernels/blas/blas.h"
 #include "kernels/memory.h"
+#include "kernels/sparse/amg.h"
 #include "kernels/sparse/pcg.h"
 #include "test_util.h"
 
@@ -353,10 +354,51 @@ static void test_workspace(void **state)
     problem_free(&b);
 }
 
+/* The AMG's levels as hs_amg_describe names them ("AMG 3 levels: 1600 178 20 unknowns"). */
+static void amg_levels(const problem *p, char *buf, size_t len)
+{
+    hs_amg_opts o = hs_amg_default_opts();
+    hs_precond P;
+    TEST_OK(hs_precond_amg(p->A, &o, &P));
+    char d[512];
+    hs_amg_describe(&P, d, sizeof d);
+    snprintf(buf, len, "%.*s", (int)(strstr(d, " unknowns") - d), d);
+    hs_precond_destroy(&P);
+}
+
+/* The strength of connection is scale-free: a matrix of entries near 1e200 coarsens as the same
+ * matrix near 1 (the squares overflowed: no coarsening, and the dense coarsest inverse of every
+ * unknown took a minute on fem.dt = 1e300); an entry that is not finite is refused at once. */
+static void test_amg_scale(void **state)
+{
+    (void)state;
+    const int64_t n[3] = {40, 40, 1};
+    double *s = malloc(sizeof *s * 1600);
+    for (int i = 0; i < 1600; i++) s[i] = 1e100;
+    problem a = laplacian(2, n, NULL, 1.0), b = laplacian(2, n, s, 1.0);
+    char la[256], lb[256];
+    amg_levels(&a, la, sizeof la);
+    amg_levels(&b, lb, sizeof lb);
+    assert_string_equal(la, lb);
+    assert_null(strstr(la, "AMG 1 levels"));
+    problem_free(&b);
+    a.val[7] = NAN;
+    TEST_OK(hs_csr_create(test_ctx(), a.n, a.n, a.nnz, a.rowptr, a.colind, a.val, &b.A));
+    hs_amg_opts o = hs_amg_default_opts();
+    hs_precond P;
+    hs_error_clear();
+    assert_int_equal(hs_precond_amg(b.A, &o, &P), HS_ERR_RUNTIME);
+    if (!strstr(hs_error_message(), "AMG: matrix entry (2, 1) is nan, not finite")) fail_msg("%s", hs_error_message());
+    hs_error_clear();
+    hs_csr_destroy(b.A);
+    problem_free(&a);
+    free(s);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_laplacian_solutions), cmocka_unit_test(test_jacobi_scaling),
     cmocka_unit_test(test_cg_n_steps),          cmocka_unit_test(test_not_converged),
     cmocka_unit_test(test_not_spd),             cmocka_unit_test(test_custom_preconditioner),
-    cmocka_unit_test(test_workspace),
+    cmocka_unit_test(test_workspace),           cmocka_unit_test(test_amg_scale),
 };
 TEST_MAIN("pcg", tests)
