@@ -9,10 +9,14 @@ static double rate(const hs_wavelet *w)
     return w->kind == HS_WAVELET_RICKER ? pf * pf : 2 * pf * pf;
 }
 
+/* Far from the centre e^(-a tau^2) underflows to 0 while a tau^2 overflows: the polynomial factor
+ * was inf and the product NaN (seismic.delay = 1e300 filled the field with NaN).  The wavelet is 0
+ * there, as every finite product with e = 0 already was. */
 double hs_wavelet_value(const hs_wavelet *w, double t)
 {
     if (t < 0) return 0;
     double a = rate(w), tau = t - w->delay, e = exp(-a * tau * tau);
+    if (e == 0) return 0;
     if (w->kind == HS_WAVELET_RICKER) return w->amplitude * (1 - 2 * a * tau * tau) * e;
     return -w->amplitude * sqrt(2 * a * M_E) * tau * e;
 }
@@ -21,6 +25,7 @@ double hs_wavelet_derivative(const hs_wavelet *w, double t)
 {
     if (t < 0) return 0;
     double a = rate(w), tau = t - w->delay, e = exp(-a * tau * tau);
+    if (e == 0) return 0; /* as in hs_wavelet_value */
     if (w->kind == HS_WAVELET_RICKER) return w->amplitude * 2 * a * tau * (2 * a * tau * tau - 3) * e;
     return -w->amplitude * sqrt(2 * a * M_E) * (1 - 2 * a * tau * tau) * e;
 }

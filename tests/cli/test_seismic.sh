@@ -44,6 +44,13 @@ ns=$("$HS_BIN" compare seismograms.$EXT seismograms.$EXT p 2>/dev/null | sed -E 
 size=$(stat -c %s seismograms.sgy)
 if [ -n "$ns" ] && [ "$size" = $((3600 + 12 * 240 + 4 * ns)) ]; then ok "SEG-Y size: 3600 + 12 x 240 + 4 x $ns values"; else bad "SEG-Y size $size for $ns values"; fi
 
+# ---- a wavelet centred far past the end is silent: a^2 tau^2 overflowed while exp(-a tau^2) was 0,
+# and inf * 0 filled the field with NaN (delay = 1e300: exit 1 "p is -nan")
+if "$HS_BIN" run shot.ini -q seismic.delay=1e300 output.path=late seismic.seismograms=latesg >late.log 2>&1 &&
+    "$HS_BIN" summary latesg.$EXT >late.txt 2>&1 && grep -Eq '^  p +min 0 +max 0 ' late.txt; then
+    ok "a wavelet centred at 1e300 s: a quiet run, seismograms of zeros"
+else bad "delay = 1e300: $(grep -m1 -E 'error|^  p ' late.log late.txt)"; fi
+
 # ---- a receiver line leaving the model through its end (given on the command line): the error names
 # the end's key and the command line, whichever receiver is found outside first
 # check_refuses WHAT OVERRIDE PATTERN: `check shot.ini OVERRIDE` exits 2 with an error matching PATTERN
