@@ -146,10 +146,16 @@ static int check_derived(const hs_params *p, const hs_heat_config *c)
     }
     if (c->source != HS_HEAT_SOURCE_NONE && !isfinite(c->Q / rhoc))
         return hs_params_error(p, "heat.Q", "Q / (rho cp) = %g / %g leaves the range of doubles", c->Q, rhoc);
+    /* 2 sigma^2 must be a normal double: past 1e154 it overflowed, and the Gaussian's exact solution
+     * sigma^2 / (sigma^2 + 2 alpha t) was inf / inf, a NaN initial field (found with sigma = 1e300) */
     if (c->initial == HS_HEAT_INIT_GAUSSIAN && !(2 * c->sigma * c->sigma >= DBL_MIN))
         return hs_params_error(p, "heat.sigma", "%g is too small: sigma^2 underflows", c->sigma);
+    if (c->initial == HS_HEAT_INIT_GAUSSIAN && !(2 * c->sigma * c->sigma <= DBL_MAX))
+        return hs_params_error(p, "heat.sigma", "%g is too large: sigma^2 overflows", c->sigma);
     if (c->source == HS_HEAT_SOURCE_GAUSSIAN && !(2 * c->source_sigma * c->source_sigma >= DBL_MIN))
         return hs_params_error(p, "heat.source_sigma", "%g is too small: sigma^2 underflows", c->source_sigma);
+    if (c->source == HS_HEAT_SOURCE_GAUSSIAN && !(2 * c->source_sigma * c->source_sigma <= DBL_MAX))
+        return hs_params_error(p, "heat.source_sigma", "%g is too large: sigma^2 overflows", c->source_sigma);
     if (!isfinite(fabs(c->T0) + fabs(c->amplitude)))
         return hs_params_error(p, "heat.amplitude", "T0 + amplitude = %g + %g leaves the range of doubles", c->T0, c->amplitude);
     return HS_OK;
