@@ -55,6 +55,22 @@ __device__ __forceinline__ void load(void *smem_dst, const void *gmem_src, unsig
                  : "memory");
 }
 
+// The arrival of a phase that several copy_part calls (any lanes, before or after it) complete:
+// the phase ends when this arrival has come and `bytes` in all have landed.
+__device__ __forceinline__ void expect(unsigned long long *bar, unsigned bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+
+// Global -> shared, one part of a phase announced by expect (no arrival of its own).
+__device__ __forceinline__ void copy_part(void *smem_dst, const void *gmem_src, unsigned bytes, unsigned long long *bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     smem_addr(smem_dst)),
+                 "l"(gmem_src), "r"(bytes), "r"(smem_addr(bar))
+                 : "memory");
+}
+
 // Makes this thread's ordinary shared-memory writes visible to a later bulk store.
 __device__ __forceinline__ void fence_for_store() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 

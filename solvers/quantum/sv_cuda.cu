@@ -5,6 +5,7 @@
 
 #include "kernels/config.h"
 #include "kernels/cuda_block_reduce.cuh"
+#include "kernels/cuda_bulk.cuh"
 #include "kernels/cuda_util.h"
 #include "solvers/quantum/circuit.h"
 #include "solvers/quantum/sv_impl.h"
@@ -325,37 +326,119 @@ struct mgate {
     uint64_t goff[1 << LOWB];             // offset of group r in the tile
 };
 
-template <int NT> constexpr size_t mma_smem()
+template <int NT> constexpr size_t mma_matrix_bytes()
 {
     const size_t D = (size_t)1 << NT, mat = mma_presplit<NT>() ? sizeof(uint2) : sizeof(float);
-    return 2 * D * (D + 4) * mat + (D + (1 << LOWB)) * sizeof(uint64_t);
+    return 2 * D * (D + 4) * mat;
+}
+
+template <int NT> constexpr size_t mma_smem()
+{
+    return mma_matrix_bytes<NT>() + (((size_t)1 << NT) + (1 << LOWB)) * sizeof(uint64_t);
+}
+
+// The block's copy of the matrix in shared memory: rows of D + 4 entries (the fragment loads of a
+// warp (4-byte) or half-warp (8-byte) then hit 32 banks), real and imaginary parts apart.
+template <int NT> __device__ __forceinline__ void mma_load_matrix(unsigned char *mat)
+{
+    constexpr int D = 1 << NT, PM = D + 4;
+    for (int i = threadIdx.x; i < D * D; i += blockDim.x) {
+        double2 v = g_mat[i];
+        const int at = (i / D) * PM + i % D;
+        if constexpr (mma_presplit<NT>()) {
+            uint2 r, m;
+            split_tf32((float)v.x, r.x, r.y);
+            split_tf32((float)v.y, m.x, m.y);
+            ((uint2 *)mat)[at] = r;
+            ((uint2 *)mat)[D * PM + at] = m;
+        } else {
+            ((float *)mat)[at] = (float)v.x;
+            ((float *)mat)[D * PM + at] = (float)v.y;
+        }
+    }
+}
+
+// One k-step of a warp's unit: the matrix's columns ks 8 .. ks 8 + 7 times the B fragments
+// v[n][h] (member ks 8 + tig + 4 h, group gid of column tile n), into the accumulators.
+template <int NT>
+__device__ __forceinline__ void mma_kstep(float (&re)[(1 << NT) / 16][MMA_NG][4], float (&im)[(1 << NT) / 16][MMA_NG][4],
+                                          const float2 (&v)[MMA_NG][2], const unsigned char *mat, int ks, int gid, int tig)
+{
+    constexpr int D = 1 << NT, PM = D + 4, MT = D / 16, NG = MMA_NG;
+    const uint2 *mr2 = (const uint2 *)mat, *mi2 = mr2 + D * PM;
+    const float *mrf = (const float *)mat, *mif = mrf + D * PM;
+    uint32_t xrh[NG][2], xrl[NG][2], xih[NG][2], xil[NG][2];
+#pragma unroll
+    for (int n = 0; n < NG; n++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            split_tf32(v[n][h].x, xrh[n][h], xrl[n][h]);
+            split_tf32(v[n][h].y, xih[n][h], xil[n][h]);
+        }
+#pragma unroll
+    for (int m = 0; m < MT; m++) {
+        const int r0 = m * 16 + gid, c0 = ks * 8 + tig;
+        const int idx[4] = {r0 * PM + c0, (r0 + 8) * PM + c0, r0 * PM + c0 + 4, (r0 + 8) * PM + c0 + 4};
+        uint32_t rh[4], rl[4], ih[4], il[4], nih[4], nil[4];
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            if constexpr (mma_presplit<NT>()) {
+                const uint2 r = mr2[idx[e]], mi = mi2[idx[e]];
+                rh[e] = r.x, rl[e] = r.y, ih[e] = mi.x, il[e] = mi.y;
+            } else {
+                split_tf32(mrf[idx[e]], rh[e], rl[e]);
+                split_tf32(mif[idx[e]], ih[e], il[e]);
+            }
+            nih[e] = ih[e] ^ 0x80000000u;
+            nil[e] = il[e] ^ 0x80000000u;
+        }
+#pragma unroll
+        for (int n = 0; n < NG; n++) {
+            mma_3xtf32(re[m][n], rh, rl, xrh[n][0], xrh[n][1], xrl[n][0], xrl[n][1]);
+            mma_3xtf32(re[m][n], nih, nil, xih[n][0], xih[n][1], xil[n][0], xil[n][1]);
+            mma_3xtf32(im[m][n], ih, il, xrh[n][0], xrh[n][1], xrl[n][0], xrl[n][1]);
+            mma_3xtf32(im[m][n], rh, rl, xih[n][0], xih[n][1], xil[n][0], xil[n][1]);
+        }
+    }
+}
+
+// The accumulators back to the tile at `at` (its groups g0 ..): element e is member m 16 + gid
+// (+ 8 for e >= 2), group g0 + 8 n + 2 tig (+ 1 for odd e).
+template <int NT>
+__device__ __forceinline__ void mma_store(float2 *at, const float (&re)[(1 << NT) / 16][MMA_NG][4],
+                                          const float (&im)[(1 << NT) / 16][MMA_NG][4], const uint64_t *moff,
+                                          const uint64_t *goff, int g0, int pair, int gid, int tig)
+{
+    constexpr int MT = (1 << NT) / 16, NG = MMA_NG;
+#pragma unroll
+    for (int m = 0; m < MT; m++) {
+        const uint64_t r0 = moff[m * 16 + gid], r1 = moff[m * 16 + gid + 8];
+#pragma unroll
+        for (int n = 0; n < NG; n++) {
+            const int c = g0 + n * 8 + 2 * tig;
+            const uint64_t c0 = goff[c];
+            if (pair) {
+                *(float4 *)(at + r0 + c0) = make_float4(re[m][n][0], im[m][n][0], re[m][n][1], im[m][n][1]);
+                *(float4 *)(at + r1 + c0) = make_float4(re[m][n][2], im[m][n][2], re[m][n][3], im[m][n][3]);
+            } else {
+                const uint64_t c1 = goff[c + 1];
+                at[r0 + c0] = make_float2(re[m][n][0], im[m][n][0]);
+                at[r0 + c1] = make_float2(re[m][n][1], im[m][n][1]);
+                at[r1 + c0] = make_float2(re[m][n][2], im[m][n][2]);
+                at[r1 + c1] = make_float2(re[m][n][3], im[m][n][3]);
+            }
+        }
+    }
 }
 
 template <int NT>
 __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate g, uint64_t nunits)
 {
-    constexpr int D = 1 << NT, PM = D + 4, MT = D / 16, KS = D / 8, NG = MMA_NG, GS = 4 / NG;
-    constexpr bool PRE = mma_presplit<NT>();
+    constexpr int D = 1 << NT, MT = D / 16, KS = D / 8, NG = MMA_NG, GS = 4 / NG;
     extern __shared__ __align__(16) unsigned char smem[];
-    // PM = D + 4: the fragment loads of a warp (4-byte) or half-warp (8-byte) hit 32 banks
-    uint2 *mr2 = (uint2 *)smem, *mi2 = mr2 + D * PM;
-    float *mrf = (float *)smem, *mif = mrf + D * PM;
-    uint64_t *moff = (uint64_t *)(smem + 2 * D * PM * (PRE ? sizeof(uint2) : sizeof(float)));
+    uint64_t *moff = (uint64_t *)(smem + mma_matrix_bytes<NT>());
     uint64_t *goff = moff + D;
-    for (int i = threadIdx.x; i < D * D; i += blockDim.x) {
-        double2 v = g_mat[i];
-        const int at = (i / D) * PM + i % D;
-        if constexpr (PRE) {
-            uint2 r, m;
-            split_tf32((float)v.x, r.x, r.y);
-            split_tf32((float)v.y, m.x, m.y);
-            mr2[at] = r;
-            mi2[at] = m;
-        } else {
-            mrf[at] = (float)v.x;
-            mif[at] = (float)v.y;
-        }
-    }
+    mma_load_matrix<NT>(smem);
     for (int i = threadIdx.x; i < D; i += blockDim.x) moff[i] = g.moff[i];
     for (int i = threadIdx.x; i < (1 << LOWB); i += blockDim.x) goff[i] = g.goff[i];
     __syncthreads();
@@ -376,68 +459,117 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
                 for (int e = 0; e < 4; e++) re[m][n][e] = im[m][n][e] = 0.f;
 #pragma unroll
         for (int ks = 0; ks < KS; ks++) {
-            // B fragments: rows (members) ks 8 + tig and + 4, column (group) gid of column tile n
             const uint64_t m0 = moff[ks * 8 + tig], m1 = moff[ks * 8 + tig + 4];
-            uint32_t xrh[NG][2], xrl[NG][2], xih[NG][2], xil[NG][2];
+            float2 v[NG][2];
 #pragma unroll
-            for (int n = 0; n < NG; n++) {
-                const float2 v0 = at[m0 + gl[n]], v1 = at[m1 + gl[n]];
-                split_tf32(v0.x, xrh[n][0], xrl[n][0]);
-                split_tf32(v1.x, xrh[n][1], xrl[n][1]);
-                split_tf32(v0.y, xih[n][0], xil[n][0]);
-                split_tf32(v1.y, xih[n][1], xil[n][1]);
-            }
-#pragma unroll
-            for (int m = 0; m < MT; m++) {
-                const int r0 = m * 16 + gid, c0 = ks * 8 + tig;
-                const int idx[4] = {r0 * PM + c0, (r0 + 8) * PM + c0, r0 * PM + c0 + 4, (r0 + 8) * PM + c0 + 4};
-                uint32_t rh[4], rl[4], ih[4], il[4], nih[4], nil[4];
-#pragma unroll
-                for (int e = 0; e < 4; e++) {
-                    if constexpr (PRE) {
-                        const uint2 r = mr2[idx[e]], mi = mi2[idx[e]];
-                        rh[e] = r.x, rl[e] = r.y, ih[e] = mi.x, il[e] = mi.y;
-                    } else {
-                        split_tf32(mrf[idx[e]], rh[e], rl[e]);
-                        split_tf32(mif[idx[e]], ih[e], il[e]);
-                    }
-                    nih[e] = ih[e] ^ 0x80000000u;
-                    nil[e] = il[e] ^ 0x80000000u;
-                }
-#pragma unroll
-                for (int n = 0; n < NG; n++) {
-                    mma_3xtf32(re[m][n], rh, rl, xrh[n][0], xrh[n][1], xrl[n][0], xrl[n][1]);
-                    mma_3xtf32(re[m][n], nih, nil, xih[n][0], xih[n][1], xil[n][0], xil[n][1]);
-                    mma_3xtf32(im[m][n], ih, il, xrh[n][0], xrh[n][1], xrl[n][0], xrl[n][1]);
-                    mma_3xtf32(im[m][n], rh, rl, xih[n][0], xih[n][1], xil[n][0], xil[n][1]);
-                }
-            }
+            for (int n = 0; n < NG; n++) v[n][0] = at[m0 + gl[n]], v[n][1] = at[m1 + gl[n]];
+            mma_kstep<NT>(re, im, v, smem, ks, gid, tig);
         }
-        // accumulator element e: member m 16 + gid (+ 8 for e >= 2), group g0 + 8 n + 2 tig (+ 1 for odd e).
         // Every element of the unit was read above by a lane of this warp, and the products that
         // use them all are done before these stores (mma.sync takes every lane's fragments).
-#pragma unroll
-        for (int m = 0; m < MT; m++) {
-            const uint64_t r0 = moff[m * 16 + gid], r1 = moff[m * 16 + gid + 8];
-#pragma unroll
-            for (int n = 0; n < NG; n++) {
-                const int c = g0 + n * 8 + 2 * tig;
-                const uint64_t c0 = goff[c];
-                if (g.pair) {
-                    *(float4 *)(at + r0 + c0) = make_float4(re[m][n][0], im[m][n][0], re[m][n][1], im[m][n][1]);
-                    *(float4 *)(at + r1 + c0) = make_float4(re[m][n][2], im[m][n][2], re[m][n][3], im[m][n][3]);
-                } else {
-                    const uint64_t c1 = goff[c + 1];
-                    at[r0 + c0] = make_float2(re[m][n][0], im[m][n][0]);
-                    at[r0 + c1] = make_float2(re[m][n][1], im[m][n][1]);
-                    at[r1 + c0] = make_float2(re[m][n][2], im[m][n][2]);
-                    at[r1 + c1] = make_float2(re[m][n][3], im[m][n][3]);
-                }
-            }
-        }
+        mma_store<NT>(at, re, im, moff, goff, g0, g.pair, gid, tig);
     }
 }
 
+// ---- the same products with the units brought into shared memory by the bulk-copy engine.
+// Nsight Compute put k_gate_mma's warps 45% of their time waiting on their own global loads (at
+// 25% occupancy, a warp's next unit is not requested before its current one is multiplied).
+// Here each warp keeps S units in flight: the copy engine moves a unit (2^k members x 16 groups)
+// as runs of R = 16 or 32 consecutive amplitudes (qubits 0..3 are always in a unit: targets or
+// its four lowest group bits) into a stage of the warp's ring, counted in bytes on the stage's
+// mbarrier; the warp multiplies from shared memory and requests the unit S ahead into the stage
+// it has just read.  A stage keeps the unit's amplitudes in amplitude order with PAD elements
+// after every run, PAD chosen by the host to spread the fragment loads over the banks.
+const int TMA_MAX_STAGES = 8;
+
+struct tgate {
+    mgate m;
+    int rbits, nruns;         // runs of 2^rbits amplitudes, nruns of them a unit
+    int pad;                  // elements after each run in a stage
+    uint64_t roff[64];        // run k's first amplitude, from the unit's first
+    int smm[1 << HS_Q_MAX_TARGETS], smg[16]; // stage index of member c / group j (they add)
+};
+
+template <int NT> __host__ __device__ constexpr int tma_stage_elems() { return (1 << NT) * 20; }
+
+template <int NT> size_t tma_smem(int warps, int stages)
+{
+    return mma_smem<NT>() + (size_t)warps * stages * tma_stage_elems<NT>() * sizeof(float2) +
+           (size_t)warps * stages * sizeof(unsigned long long) + ((1 << NT) + 16) * sizeof(int) + 64 * sizeof(uint64_t);
+}
+
+// TW warps a block share one copy of the matrix.
+template <int NT, int TW>
+__global__ void __launch_bounds__(TW * 32, TW >= 8 ? 2 : 3) k_gate_tma(float2 *a, const tgate g, uint64_t nunits, int S)
+{
+#if HS_HAVE_BULK_COPY
+    constexpr int D = 1 << NT, MT = D / 16, KS = D / 8, NG = MMA_NG, GS = 4 / NG, SE = tma_stage_elems<NT>();
+    extern __shared__ __align__(16) unsigned char smem[];
+    float2 *stages = (float2 *)smem;
+    unsigned char *mat = smem + (size_t)TW * S * SE * sizeof(float2);
+    uint64_t *moff = (uint64_t *)(mat + mma_matrix_bytes<NT>()), *goff = moff + D, *roff = goff + (1 << LOWB);
+    unsigned long long *bars = (unsigned long long *)(roff + 64);
+    int *smm = (int *)(bars + TW * S), *smg = smm + D;
+    mma_load_matrix<NT>(mat);
+    for (int i = threadIdx.x; i < D; i += blockDim.x) moff[i] = g.m.moff[i], smm[i] = g.smm[i];
+    for (int i = threadIdx.x; i < (1 << LOWB); i += blockDim.x) goff[i] = g.m.goff[i];
+    for (int i = threadIdx.x; i < 16; i += blockDim.x) smg[i] = g.smg[i];
+    for (int i = threadIdx.x; i < 64; i += blockDim.x) roff[i] = g.roff[i];
+    if (threadIdx.x < TW * S) hs_bulk::barrier_init(&bars[threadIdx.x]);
+    __syncthreads();
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3;
+    const uint64_t nwarps = (uint64_t)gridDim.x * TW;
+    float2 *ring = stages + (size_t)warp * S * SE;
+    unsigned long long *bar = bars + warp * S;
+    const int run = 1 << g.rbits, runpad = run + g.pad;
+    const unsigned unit_bytes = D * 16 * sizeof(float2), run_bytes = run * sizeof(float2);
+    // the request of unit u into stage s: lane 0 announces the bytes, every lane copies its runs
+    auto request = [&](uint64_t u, int s) {
+        const float2 *src = a + insert_zeros(u / GS, g.m.tb, g.m.ntb) + goff[(u % GS) * 16];
+        if (lane == 0) hs_bulk::expect(&bar[s], unit_bytes);
+        __syncwarp();
+        for (int k = lane; k < g.nruns; k += 32) hs_bulk::copy_part(ring + s * SE + k * runpad, src + roff[k], run_bytes, &bar[s]);
+    };
+    const uint64_t u0 = (uint64_t)blockIdx.x * TW + warp;
+    for (int s = 0; s < S && u0 + s * nwarps < nunits; s++) request(u0 + s * nwarps, s);
+    int sidx[KS][2], gidx[NG];
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) sidx[ks][0] = smm[ks * 8 + tig], sidx[ks][1] = smm[ks * 8 + tig + 4];
+#pragma unroll
+    for (int n = 0; n < NG; n++) gidx[n] = smg[n * 8 + gid];
+    unsigned parity = 0; // bit s: the phase of stage s to wait for
+    int s = 0;
+    for (uint64_t u = u0; u < nunits; u += nwarps) {
+        const int g0 = (int)(u % GS) * 8 * NG;
+        hs_bulk::barrier_wait(&bar[s], (parity >> s) & 1);
+        parity ^= 1u << s;
+        const float2 *x = ring + s * SE;
+        float re[MT][NG][4], im[MT][NG][4];
+#pragma unroll
+        for (int m = 0; m < MT; m++)
+#pragma unroll
+            for (int n = 0; n < NG; n++)
+#pragma unroll
+                for (int e = 0; e < 4; e++) re[m][n][e] = im[m][n][e] = 0.f;
+#pragma unroll
+        for (int ks = 0; ks < KS; ks++) {
+            float2 v[NG][2];
+#pragma unroll
+            for (int n = 0; n < NG; n++) v[n][0] = x[sidx[ks][0] + gidx[n]], v[n][1] = x[sidx[ks][1] + gidx[n]];
+            mma_kstep<NT>(re, im, v, mat, ks, gid, tig);
+        }
+        // every lane's reads of the stage are done (their products are); order them before the
+        // copy engine's writes of the next request into it
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncwarp();
+        if (u + (uint64_t)S * nwarps < nunits) request(u + (uint64_t)S * nwarps, s);
+        mma_store<NT>(a + insert_zeros(u / GS, g.m.tb, g.m.ntb), re, im, moff, goff, g0, g.m.pair, gid, tig);
+        s = s + 1 == S ? 0 : s + 1;
+    }
+#endif
+}
+
+// ----------------------------------------------------------------------------- host side
 // Whether a gate goes to k_gate_mma: complex64, dense, 4-6 targets, no controls, a tile that fits.
 // HS_QSV_MMA=0 never (the CUDA-core kernels), 2 for every such gate; by default 5- and 6-qubit
 // gates, and 4-qubit ones with a target below qubit 5 (on high targets the CUDA-core kernel already
@@ -505,11 +637,152 @@ template <int NT> int launch_mma(struct hs_cuda_ctx *cu, float2 *a, const mgate 
     return HS_OK;
 }
 
+// The bits of x under mask, packed (pext), and its inverse (pdep).
+static uint64_t bits_extract(uint64_t x, uint64_t mask)
+{
+    uint64_t r = 0;
+    for (int i = 0; mask; mask &= mask - 1, i++)
+        if (x & mask & (~mask + 1)) r |= 1ull << i;
+    return r;
+}
+
+static uint64_t bits_deposit(uint64_t x, uint64_t mask)
+{
+    uint64_t r = 0;
+    for (int i = 0; mask; mask &= mask - 1, i++)
+        if (x >> i & 1) r |= mask & (~mask + 1);
+    return r;
+}
+
+// Shared-memory passes (wavefronts) the fragment loads of a unit take with stage indices smm + smg:
+// 8-byte loads, a half-warp (gid 0..3 or 4..7, tig 0..3) at a time, 32 banks of 4 bytes.
+static int tma_wavefronts(int nt, const int *smm, const int *smg)
+{
+    int total = 0;
+    for (int c0 = 0; c0 < (1 << nt); c0 += 4)
+        for (int n = 0; n < 2; n++)
+            for (int half = 0; half < 2; half++) {
+                int elem[16], ne = 0, worst = 0;
+                for (int l = 16 * half; l < 16 * half + 16; l++) {
+                    int e = smm[c0 + (l & 3)] + smg[n * 8 + (l >> 2)], seen = 0;
+                    for (int i = 0; i < ne; i++) seen |= elem[i] == e;
+                    if (!seen) elem[ne++] = e;
+                }
+                for (int b = 0; b < 32; b += 2) {
+                    int k = 0;
+                    for (int i = 0; i < ne; i++) k += (2 * elem[i]) % 32 == b;
+                    worst = k > worst ? k : worst;
+                }
+                total += worst;
+            }
+    return total;
+}
+
+template <int NT> static void tgate_layout(const hs_sv_gate *s, tgate *f)
+{
+    constexpr int D = 1 << NT;
+    memset(f, 0, sizeof *f);
+    mgate_layout(s, &f->m);
+    uint64_t v = f->m.goff[1] | f->m.goff[2] | f->m.goff[4] | f->m.goff[8]; // the unit's four lowest group bits
+    for (int j = 0; j < NT; j++) v |= 1ull << s->tbit[j];
+    int ones = 0;
+    while (v >> ones & 1) ones++;
+    f->rbits = ones < 5 ? ones : 5; // >= 4: qubits 0..3 are targets or among the group bits
+    const int run = 1 << f->rbits;
+    f->nruns = D * 16 / run;
+    for (int k = 0; k < f->nruns; k++) f->roff[k] = bits_deposit((uint64_t)k * run, v);
+    int pm[D], pg[16], best = -1;
+    for (int c = 0; c < D; c++) pm[c] = (int)bits_extract(f->m.moff[c], v);
+    for (int j = 0; j < 16; j++) pg[j] = (int)bits_extract(f->m.goff[j], v);
+    for (int pad = 0; pad <= 8; pad += 2) {
+        if (f->nruns * (run + pad) > tma_stage_elems<NT>()) break;
+        int smm[D], smg[16];
+        // a stage index p + (p / run) pad adds over the disjoint member and group bits of p
+        for (int c = 0; c < D; c++) smm[c] = pm[c] + (pm[c] >> f->rbits) * pad;
+        for (int j = 0; j < 16; j++) smg[j] = pg[j] + (pg[j] >> f->rbits) * pad;
+        int w = tma_wavefronts(NT, smm, smg);
+        if (best < 0 || w < best) {
+            best = w;
+            f->pad = pad;
+            memcpy(f->smm, smm, sizeof smm);
+            memcpy(f->smg, smg, sizeof smg);
+        }
+    }
+}
+
+// Units in flight per warp of the bulk-copy kernel (HS_QSV_TMA_STAGES, 2..8; default 2).
+static int tma_stages(void)
+{
+    const char *e = getenv("HS_QSV_TMA_STAGES");
+    int s = e && *e ? atoi(e) : 2;
+    return s < 2 ? 2 : s > TMA_MAX_STAGES ? TMA_MAX_STAGES : s;
+}
+
+// Warps a block of the bulk-copy kernel (HS_QSV_TMA_WARPS, 4 or 8; default 8).
+static int tma_warps(void)
+{
+    const char *e = getenv("HS_QSV_TMA_WARPS");
+    return e && *e && atoi(e) == 4 ? 4 : 8;
+}
+
+template <int NT, int TW>
+int launch_tma_w(struct hs_cuda_ctx *cu, float2 *a, const tgate &f, uint64_t nunits, int S, int optin)
+{
+    static int resident[HS_MAX_DEVICES][TMA_MAX_STAGES + 1], allowed[HS_MAX_DEVICES];
+    HS_CHECK_DEVICE_MEMO(cu);
+    const size_t shm = tma_smem<NT>(TW, S);
+    // allowed once for the largest ring: a launch with another ring keeps its own smaller size
+    if (!allowed[cu->device]) {
+        HS_CUDA_CHECK(cudaFuncSetAttribute(k_gate_tma<NT, TW>, cudaFuncAttributeMaxDynamicSharedMemorySize, optin));
+        allowed[cu->device] = 1;
+    }
+    if (!resident[cu->device][S]) {
+        int nb = 0;
+        HS_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k_gate_tma<NT, TW>, TW * 32, shm));
+        if (nb < 1) return HS_FAIL(HS_ERR_RUNTIME, "k_gate_tma: %zu bytes of shared memory a block do not fit an SM", shm);
+        resident[cu->device][S] = nb;
+    }
+    const uint64_t cap = (uint64_t)cu->sm_count * resident[cu->device][S], nb = (nunits + TW - 1) / TW;
+    k_gate_tma<NT, TW><<<(int)(nb < cap ? nb : cap), TW * 32, shm, cu->stream>>>(a, f, nunits, S);
+    HS_CUDA_LAUNCH_CHECK("k_gate_tma");
+    return HS_OK;
+}
+
+template <int NT> int launch_tma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g, uint64_t nunits)
+{
+    static int optin[HS_MAX_DEVICES]; // shared memory a block may have
+    HS_CHECK_DEVICE_MEMO(cu);
+    if (!optin[cu->device])
+        HS_CUDA_CHECK(cudaDeviceGetAttribute(&optin[cu->device], cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
+    tgate f;
+    tgate_layout<NT>(g, &f);
+    int S = tma_stages(), TW = tma_warps();
+    // fewer stages, then fewer warps, where the ring does not fit (6-qubit units are 8 KiB)
+    while (S > 2 && tma_smem<NT>(TW, S) > (size_t)optin[cu->device]) S--;
+    if (tma_smem<NT>(TW, S) > (size_t)optin[cu->device]) TW = 4;
+    return TW == 4 ? launch_tma_w<NT, 4>(cu, a, f, nunits, S, optin[cu->device])
+                   : launch_tma_w<NT, 8>(cu, a, f, nunits, S, optin[cu->device]);
+}
+
+// The bulk-copy kernel (unless HS_QSV_TMA=0) takes 5-qubit blocks on a device of compute
+// capability 9 or more in a build for it.
+static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g)
+{
+    const int mode = hs_sv_tma_mode();
+#if defined(HS_CUDA_ARCH) && HS_CUDA_ARCH >= 90
+    return mode && (g->nt == 5 || (g->nt == 6 && mode == 6)) && cu->cc_major >= 9;
+#else
+    (void)cu, (void)g;
+    return 0;
+#endif
+}
+
 static int apply_mma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g)
 {
+    const uint64_t nunits = (1ull << (g->nloc - g->nt - LOWB)) * (4 / MMA_NG);
+    if (use_tma(cu, g)) return g->nt == 5 ? launch_tma<5>(cu, a, g, nunits) : launch_tma<6>(cu, a, g, nunits);
     mgate f;
     mgate_layout(g, &f);
-    const uint64_t nunits = (1ull << (g->nloc - f.ntb)) * (4 / MMA_NG);
     switch (g->nt) {
     case 4: return launch_mma<4>(cu, a, f, nunits);
     case 5: return launch_mma<5>(cu, a, f, nunits);

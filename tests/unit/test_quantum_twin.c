@@ -92,16 +92,19 @@ static void test_gates(void **st)
     double worst[2] = {0, 0};
     /* complex128 once; complex64 three times: dense 4-6 qubit gates on the tensor cores where they
      * go by default (HS_QSV_MMA unset), never (0: the CUDA-core kernels), and always (2) */
-    static const struct { int prec; const char *mma, *label; } runs[] = {
-        {0, NULL, "c128"},
-        {1, NULL, "c64 (HS_QSV_MMA unset)"},
-        {1, "0", "c64 (HS_QSV_MMA 0)"},
-        {1, "2", "c64 (HS_QSV_MMA 2)"},
+    static const struct { int prec; const char *mma, *tma, *label; } runs[] = {
+        {0, NULL, NULL, "c128"},
+        {1, NULL, NULL, "c64 (HS_QSV_MMA unset)"},
+        {1, "0", NULL, "c64 (HS_QSV_MMA 0)"},
+        {1, "2", "0", "c64 (HS_QSV_MMA 2, HS_QSV_TMA 0)"},
+        {1, "2", "1", "c64 (HS_QSV_MMA 2, HS_QSV_TMA 1)"},
     };
     for (size_t run = 0; run < sizeof runs / sizeof runs[0]; run++) {
         int prec = runs[run].prec;
         if (runs[run].mma) setenv("HS_QSV_MMA", runs[run].mma, 1);
         else unsetenv("HS_QSV_MMA");
+        if (runs[run].tma) setenv("HS_QSV_TMA", runs[run].tma, 1);
+        else unsetenv("HS_QSV_TMA");
         hs_dtype t = prec ? HS_C64 : HS_C128;
         double tol = prec ? TOL64 : TOL128;
         for (int li = 0; li < 4; li++) {
@@ -133,12 +136,14 @@ static void test_gates(void **st)
         }
     }
     unsetenv("HS_QSV_MMA");
+    unsetenv("HS_QSV_TMA");
     printf("%d gates: CUDA vs CPU at most %.2g (complex128), %.2g (complex64, tensor-core blocks by default, never, "
-           "always)\n", cases, worst[0], worst[1]);
+           "always, with and without the bulk-copy kernel)\n", cases, worst[0], worst[1]);
 }
 
 /* The tensor-core blocks on registers large enough that every warp walks several units (the grid
- * is one wave of resident blocks): 4-6 targets, low, high, spread and random, complex64. */
+ * is one wave of resident blocks): 4-6 targets, low, high, spread and random, complex64; then the
+ * bulk-copy kernel with rings of 2, 3 and 8 stages (a warp reuses each stage several times). */
 static void test_mma_many_units(void **st)
 {
     (void)st;
@@ -148,19 +153,29 @@ static void test_mma_many_units(void **st)
     const int nloc = 21;
     double worst = 0;
     setenv("HS_QSV_MMA", "2", 1);
-    for (int nt = 4; nt <= HS_Q_MAX_TARGETS; nt++)
-        for (int where = 0; where < 4; where++) {
-            int q[HS_Q_MAX_TARGETS];
-            if (where == 3) pick(nloc, nt, &g, q);
-            else
-                for (int j = 0; j < nt; j++) q[j] = where == 0 ? j : where == 1 ? nloc - 1 - j : (j * (nloc - 1)) / (nt - 1);
-            make_matrix(1 << nt, HS_QMAT_DENSE, &g, m);
-            double e = twin(HS_C64, nloc, nt, q, 0, 0, m, HS_QMAT_DENSE, hs_rng_next(&g));
-            if (e > TOL64) fprintf(stderr, "nloc %d nt %d where %d: %.3g\n", nloc, nt, where, e);
-            TEST_LE(e, TOL64);
-            worst = fmax(worst, e);
-        }
+    static const char *stages[4] = {NULL, "2", "3", "8"};
+    for (int sv = 0; sv < 4; sv++) {
+        setenv("HS_QSV_TMA", stages[sv] ? "1" : "0", 1);
+        if (stages[sv]) setenv("HS_QSV_TMA_STAGES", stages[sv], 1);
+        for (int nt = 4; nt <= HS_Q_MAX_TARGETS; nt++)
+            for (int where = 0; where < 4; where++) {
+                int q[HS_Q_MAX_TARGETS];
+                if (where == 3) pick(nloc, nt, &g, q);
+                else
+                    for (int j = 0; j < nt; j++)
+                        q[j] = where == 0 ? j : where == 1 ? nloc - 1 - j : (j * (nloc - 1)) / (nt - 1);
+                make_matrix(1 << nt, HS_QMAT_DENSE, &g, m);
+                double e = twin(HS_C64, nloc, nt, q, 0, 0, m, HS_QMAT_DENSE, hs_rng_next(&g));
+                if (e > TOL64)
+                    fprintf(stderr, "nloc %d nt %d where %d stages %s: %.3g\n", nloc, nt, where,
+                            stages[sv] ? stages[sv] : "-", e);
+                TEST_LE(e, TOL64);
+                worst = fmax(worst, e);
+            }
+    }
     unsetenv("HS_QSV_MMA");
+    unsetenv("HS_QSV_TMA");
+    unsetenv("HS_QSV_TMA_STAGES");
     printf("tensor-core blocks on %d qubits: CUDA vs CPU at most %.2g\n", nloc, worst);
 }
 
