@@ -278,8 +278,9 @@ __global__ void k_dense1_low(typename cx<T>::t *a, const mat2 m, int t, uint64_t
 // multiply (Gauss: the same at 4 and 5 qubits, 6 qubits 4.2 passes in the units its registers
 // allow), and each warp's next unit copied to shared memory with cp.async while the current one
 // is multiplied (5 qubits 1.56-2.22).
-// What limits it now (Nsight Compute, 5 qubits): 25% occupancy (120 registers), the warps waiting
-// on their global loads 45% of the time, the tensor pipe 38% busy, DRAM at 49-53% of peak.
+// What limits it (Nsight Compute, 5 qubits): 25% occupancy (120 registers), the warps waiting on
+// their global loads 45% of the time, the tensor pipe 38% busy, DRAM at 49-53% of peak; so
+// 5-qubit blocks now go to k_gate_tma below, where the copy engine keeps the loads in flight.
 __device__ __forceinline__ uint32_t to_tf32(float x)
 {
     uint32_t r;
@@ -480,6 +481,12 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
 // mbarrier; the warp multiplies from shared memory and requests the unit S ahead into the stage
 // it has just read.  A stage keeps the unit's amplitudes in amplitude order with PAD elements
 // after every run, PAD chosen by the host to spread the fragment loads over the banks.
+// H100, 30 qubits, bench_quantum (copy 3.04 TB/s), 5-qubit blocks low / high / spread: 90.6 / 84.3 /
+// 89.7% of copy per pass with 8 warps a block and 2 stages, against 69.1 / 76.8 / 82.9% for
+// k_gate_mma in the same call; 4 warps and 2 stages 87.1 / 82.3 / 88.0; 3 stages 78-79% (4 or 8
+// warps: two blocks an SM at most); 4 stages 74-80%, 6 stages 47-56% (one block an SM).  More
+// warps an SM count more than a deeper ring.  6-qubit blocks (HS_QSV_TMA=6) measured slower than
+// k_gate_mma's (44-46% against 51-53%: 8 KiB units leave one block an SM) and stay there.
 const int TMA_MAX_STAGES = 8;
 
 struct tgate {
