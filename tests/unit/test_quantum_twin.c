@@ -87,11 +87,13 @@ static void test_gates(void **st)
     hs_rng g;
     hs_rng_seed(&g, 2026, 0);
     static double m[2 * 64 * 64];
-    const int nlocs[4] = {6, 9, 12, 16};
+    /* 10: a 5-qubit block's tile is the whole register (two units) */
+    const int nlocs[5] = {6, 9, 10, 12, 16};
     int cases = 0;
     double worst[2] = {0, 0};
-    /* complex128 once; complex64 three times: dense 4-6 qubit gates on the tensor cores where they
-     * go by default (HS_QSV_MMA unset), never (0: the CUDA-core kernels), and always (2) */
+    /* complex128 once; complex64 four times: dense 4-6 qubit gates on the tensor cores where they
+     * go by default (HS_QSV_MMA unset), never (0: the CUDA-core kernels), and always (2), with the
+     * 5-qubit blocks' units loaded by the warps (HS_QSV_TMA 0) and by the copy engine (1) */
     static const struct { int prec; const char *mma, *tma, *label; } runs[] = {
         {0, NULL, NULL, "c128"},
         {1, NULL, NULL, "c64 (HS_QSV_MMA unset)"},
@@ -107,7 +109,7 @@ static void test_gates(void **st)
         else unsetenv("HS_QSV_TMA");
         hs_dtype t = prec ? HS_C64 : HS_C128;
         double tol = prec ? TOL64 : TOL128;
-        for (int li = 0; li < 4; li++) {
+        for (int li = 0; li < 5; li++) {
             int nloc = nlocs[li];
             for (int nt = 1; nt <= HS_Q_MAX_TARGETS && nt <= nloc; nt++)
                 for (int where = 0; where < 4; where++)
