@@ -403,6 +403,26 @@ __device__ __forceinline__ void mma_kstep(float (&re)[(1 << NT) / 16][MMA_NG][4]
     }
 }
 
+// The products of one unit into zeroed accumulators; fetch(ks, v) gives k-step ks's B fragments.
+template <int NT, typename Fetch>
+__device__ __forceinline__ void mma_unit(float (&re)[(1 << NT) / 16][MMA_NG][4], float (&im)[(1 << NT) / 16][MMA_NG][4],
+                                         const unsigned char *mat, int gid, int tig, const Fetch &fetch)
+{
+    constexpr int MT = (1 << NT) / 16, KS = (1 << NT) / 8, NG = MMA_NG;
+#pragma unroll
+    for (int m = 0; m < MT; m++)
+#pragma unroll
+        for (int n = 0; n < NG; n++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) re[m][n][e] = im[m][n][e] = 0.f;
+#pragma unroll
+    for (int ks = 0; ks < KS; ks++) {
+        float2 v[NG][2];
+        fetch(ks, v);
+        mma_kstep<NT>(re, im, v, mat, ks, gid, tig);
+    }
+}
+
 // The accumulators back to the tile at `at` (its groups g0 ..): element e is member m 16 + gid
 // (+ 8 for e >= 2), group g0 + 8 n + 2 tig (+ 1 for odd e).
 template <int NT>
@@ -435,7 +455,7 @@ __device__ __forceinline__ void mma_store(float2 *at, const float (&re)[(1 << NT
 template <int NT>
 __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate g, uint64_t nunits)
 {
-    constexpr int D = 1 << NT, MT = D / 16, KS = D / 8, NG = MMA_NG, GS = 4 / NG;
+    constexpr int D = 1 << NT, MT = D / 16, NG = MMA_NG, GS = 4 / NG;
     extern __shared__ __align__(16) unsigned char smem[];
     uint64_t *moff = (uint64_t *)(smem + mma_matrix_bytes<NT>());
     uint64_t *goff = moff + D;
@@ -452,20 +472,11 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
 #pragma unroll
         for (int n = 0; n < NG; n++) gl[n] = goff[g0 + n * 8 + gid];
         float re[MT][NG][4], im[MT][NG][4];
-#pragma unroll
-        for (int m = 0; m < MT; m++)
-#pragma unroll
-            for (int n = 0; n < NG; n++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) re[m][n][e] = im[m][n][e] = 0.f;
-#pragma unroll
-        for (int ks = 0; ks < KS; ks++) {
+        mma_unit<NT>(re, im, smem, gid, tig, [&](int ks, float2 (&v)[NG][2]) {
             const uint64_t m0 = moff[ks * 8 + tig], m1 = moff[ks * 8 + tig + 4];
-            float2 v[NG][2];
 #pragma unroll
             for (int n = 0; n < NG; n++) v[n][0] = at[m0 + gl[n]], v[n][1] = at[m1 + gl[n]];
-            mma_kstep<NT>(re, im, v, smem, ks, gid, tig);
-        }
+        });
         // Every element of the unit was read above by a lane of this warp, and the products that
         // use them all are done before these stores (mma.sync takes every lane's fragments).
         mma_store<NT>(at, re, im, moff, goff, g0, g.pair, gid, tig);
@@ -552,19 +563,10 @@ __global__ void __launch_bounds__(TW * 32, TW >= 8 ? 2 : 3) k_gate_tma(float2 *a
         parity ^= 1u << s;
         const float2 *x = ring + s * SE;
         float re[MT][NG][4], im[MT][NG][4];
-#pragma unroll
-        for (int m = 0; m < MT; m++)
-#pragma unroll
-            for (int n = 0; n < NG; n++)
-#pragma unroll
-                for (int e = 0; e < 4; e++) re[m][n][e] = im[m][n][e] = 0.f;
-#pragma unroll
-        for (int ks = 0; ks < KS; ks++) {
-            float2 v[NG][2];
+        mma_unit<NT>(re, im, mat, gid, tig, [&](int ks, float2 (&v)[NG][2]) {
 #pragma unroll
             for (int n = 0; n < NG; n++) v[n][0] = x[sidx[ks][0] + gidx[n]], v[n][1] = x[sidx[ks][1] + gidx[n]];
-            mma_kstep<NT>(re, im, v, mat, ks, gid, tig);
-        }
+        });
         // every lane's reads of the stage are done (their products are); order them before the
         // copy engine's writes of the next request into it
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
