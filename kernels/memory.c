@@ -102,6 +102,39 @@ double hs_mem_available(hs_ctx *ctx)
     return hs_mem_host_available();
 }
 
+/* Whole multiples of `unit` holding `bytes`. */
+static double round_up(double bytes, double unit) { return ceil(bytes / unit) * unit; }
+
+/* glibc's malloc: a 16-byte header, 16-byte multiples; a block of 128 KiB or more (the mmap
+ * threshold) mapped on its own, in whole pages */
+double hs_host_footprint(double bytes)
+{
+    if (bytes <= 0) return 0;
+    return bytes < 131072.0 ? round_up(bytes + 16, 16) : round_up(bytes + 16, 4096);
+}
+
+/* host_alloc: whole 128-byte lines, aligned: the C library takes the alignment's worth more and
+ * gives back what it skips */
+static double host_alloc_footprint(double bytes) { return bytes > 0 ? hs_host_footprint(round_up(bytes, 128) + 128 + 32) : 0; }
+
+/* cudaMalloc: small blocks share the driver's pages (256-byte alignment, counted as 512 for its
+ * book-keeping), large ones take whole 2 MiB pages */
+static double cuda_footprint(double bytes)
+{
+    if (bytes <= 0) return 0;
+    return bytes < 1048576.0 ? round_up(bytes, 512) : round_up(bytes, 2097152.0);
+}
+
+double hs_mem_footprint(const hs_ctx *ctx, double bytes)
+{
+    return HS_ON_GPU(ctx) ? cuda_footprint(bytes) : host_alloc_footprint(bytes);
+}
+
+double hs_pinned_footprint(const hs_ctx *ctx, double bytes)
+{
+    return HS_ON_GPU(ctx) ? cuda_footprint(bytes) : host_alloc_footprint(bytes);
+}
+
 static int host_alloc(size_t bytes, void **ptr)
 {
     *ptr = NULL;

@@ -45,6 +45,18 @@ int hs_timer_start(hs_timer *t);
 int hs_timer_stop(hs_timer *t, double *seconds);
 void hs_timer_free(hs_timer *t);
 
+/* What an allocation of `bytes` takes, for memory estimates made before anything is allocated: the
+ * request as the allocator rounds it, its book-keeping included.  hs_host_footprint: malloc's (a
+ * 16-byte header, 16-byte multiples; a block of 128 KiB or more mapped on its own in whole pages).
+ * hs_mem_footprint: hs_mem_alloc's (on the CPU backend whole 128-byte lines, aligned by malloc; on
+ * CUDA 512-byte multiples below 1 MiB, where the driver packs blocks together, and whole 2 MiB pages
+ * above, the driver's large-page granularity).  hs_pinned_footprint: hs_host_alloc_pinned's (as
+ * hs_mem_alloc's on the CPU backend; cudaMallocHost's, counted as device blocks, on CUDA).  0 for 0
+ * bytes.  Not collective. */
+double hs_mem_footprint(const hs_ctx *ctx, double bytes);
+double hs_host_footprint(double bytes);
+double hs_pinned_footprint(const hs_ctx *ctx, double bytes);
+
 /* Bytes this rank can still allocate on the context's device: the GPU's free memory on CUDA,
  * MemAvailable of /proc/meminfo (else the free pages) on the CPU.  Not collective. */
 double hs_mem_available(hs_ctx *ctx);

@@ -363,12 +363,12 @@ int hs_field_create(hs_decomp *d, hs_dtype t, int halo, hs_field **out)
     return hs_field_create_staggered(d, t, halo, -1, out);
 }
 
-int hs_field_create_staggered(hs_decomp *d, hs_dtype t, int halo, int face_dim, hs_field **out)
+/* The layout of a field on this rank (everything but its memory): extents, pitch, count; returns
+ * the alignment lead in elements.  hs_field_create and hs_field_footprint share it, so that the
+ * estimate is the allocation. */
+static int64_t field_layout(hs_decomp *d, hs_dtype t, int halo, int face_dim, hs_field *f)
 {
-    *out = NULL;
-    HS_CHECK(field_args(d, t, halo, face_dim));
-    hs_field *f = calloc(1, sizeof *f);
-    if (!f) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a field");
+    memset(f, 0, sizeof *f);
     f->d = d;
     f->dtype = t;
     f->halo = halo;
@@ -386,6 +386,16 @@ int hs_field_create_staggered(hs_decomp *d, hs_dtype t, int halo, int face_dim, 
     if (8 * pitch > 9 * f->alloc[0]) pitch = f->alloc[0], lead = 0;
     f->pitch = pitch;
     f->count = (size_t)pitch * (size_t)f->alloc[1] * (size_t)f->alloc[2];
+    return lead;
+}
+
+int hs_field_create_staggered(hs_decomp *d, hs_dtype t, int halo, int face_dim, hs_field **out)
+{
+    *out = NULL;
+    HS_CHECK(field_args(d, t, halo, face_dim));
+    hs_field *f = calloc(1, sizeof *f);
+    if (!f) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a field");
+    const int64_t lead = field_layout(d, t, halo, face_dim, f);
     size_t bytes = ((size_t)lead + f->count) * hs_field_esize(f);
     int rc = hs_mem_alloc(d->ctx, bytes, &f->base);
     if (rc == HS_OK) rc = hs_mem_zero(d->ctx, f->base, bytes);
@@ -397,6 +407,31 @@ int hs_field_create_staggered(hs_decomp *d, hs_dtype t, int halo, int face_dim, 
     }
     *out = f;
     return HS_OK;
+}
+
+size_t hs_field_layout_bytes(hs_decomp *d, hs_dtype t, int halo, int face_dim)
+{
+    hs_field f;
+    const int64_t lead = field_layout(d, t, halo, face_dim, &f);
+    return ((size_t)lead + f.count) * hs_field_esize(&f);
+}
+
+void hs_field_footprint(hs_decomp *d, hs_dtype t, int halo, int face_dim, double *device, double *host)
+{
+    hs_field f;
+    const int64_t lead = field_layout(d, t, halo, face_dim, &f);
+    const double es = (double)hs_field_esize(&f);
+    *device += hs_mem_footprint(d->ctx, ((double)lead + (double)f.count) * es);
+    *host += hs_host_footprint((double)sizeof f) + hs_host_footprint((double)hs_halo_plan_bytes());
+    /* the halo plan: per exchanging face a pair of pinned buffers (the staging themselves on the
+     * CPU backend) and on a GPU a pair of device buffers */
+    for (int e = 0; e < 3; e++)
+        for (int side = 0; side < 2; side++) {
+            const double bytes = (double)hs_halo_face_elems(&f, e, side) * es;
+            if (bytes == 0) continue;
+            *host += 2 * hs_pinned_footprint(d->ctx, bytes);
+            if (HS_ON_GPU(d->ctx)) *device += 2 * hs_mem_footprint(d->ctx, bytes);
+        }
 }
 
 void hs_field_destroy(hs_field *f)

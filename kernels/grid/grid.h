@@ -98,6 +98,13 @@ int hs_field_create(hs_decomp *d, hs_dtype t, int halo, hs_field **f);
  * gather/scatter, ghost filling) works on the points the field has.  Collective as hs_field_create. */
 int hs_field_create_staggered(hs_decomp *d, hs_dtype t, int halo, int face_dim, hs_field **f);
 void hs_field_destroy(hs_field *f);
+/* What hs_field_create_staggered(d, t, halo, face_dim) allocates on this rank, added to *device and
+ * *host in bytes as the allocators take them (hs_mem_footprint): the storage (halos, row padding and
+ * alignment lead) and the halo plan's buffers (pinned host, and device staging on a GPU), for
+ * estimates made before anything is allocated.  The arguments must be valid.  Not collective. */
+void hs_field_footprint(hs_decomp *d, hs_dtype t, int halo, int face_dim, double *device, double *host);
+/* The storage bytes such a field will have on this rank (its hs_field_storage_bytes), before it exists. */
+size_t hs_field_layout_bytes(hs_decomp *d, hs_dtype t, int halo, int face_dim);
 
 /* The points (offset, local size) of the field that rank `rank` owns.  Not collective. */
 int hs_field_rank_box(const hs_field *f, int rank, int64_t offset[3], int64_t local[3]);

@@ -63,6 +63,11 @@ HS_HD double hs_grid_ghost_value(int kind, int node, double inside, int m, doubl
 
 /* Halo machinery owned by halo.c, created with the field. */
 int hs_halo_setup(struct hs_field *f);
+/* Elements of each of the buffers hs_halo_setup gives face (d, side) of f (0: the face does not
+ * exchange, or exchanges with this rank itself); f needs its layout only. */
+size_t hs_halo_face_elems(const struct hs_field *f, int d, int side);
+/* The bytes of a field's halo plan (the host structure hs_halo_setup allocates). */
+size_t hs_halo_plan_bytes(void);
 void hs_halo_teardown(struct hs_field *f);
 
 /* CPU (OpenMP) */

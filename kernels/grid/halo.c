@@ -101,6 +101,17 @@ static int event_wait(hs_ctx *ctx, void *event)
 
 /* ------------------------------------------------------------------ setup */
 
+size_t hs_halo_plan_bytes(void) { return sizeof(plan_t); }
+
+size_t hs_halo_face_elems(const hs_field *f, int d, int side)
+{
+    face_t fc = {.dim = d, .side = side, .peer = f->d->neighbor[d][side]};
+    if (!face_active(f, &fc) || fc.peer == ctx_of(f)->rank) return 0;
+    int64_t start[3], ext[3];
+    face_region(f, d, side, 1, 1, start, ext);
+    return region_count(ext);
+}
+
 static int face_setup(hs_field *f, plan_t *p, int d, int side)
 {
     hs_ctx *ctx = ctx_of(f);
@@ -110,9 +121,7 @@ static int face_setup(hs_field *f, plan_t *p, int d, int side)
     fc->sreq = fc->rreq = MPI_REQUEST_NULL;
     fc->self = fc->peer == ctx->rank;
     if (!face_active(f, fc) || fc->self) return HS_OK;
-    int64_t start[3], ext[3];
-    face_region(f, d, side, 1, 1, start, ext);
-    fc->cap = region_count(ext);
+    fc->cap = hs_halo_face_elems(f, d, side);
     if (fc->cap > INT_MAX)
         return HS_FAIL(HS_ERR_RUNTIME, "a halo face of %zu elements is too large for one MPI message", fc->cap);
     size_t bytes = fc->cap * hs_field_esize(f);

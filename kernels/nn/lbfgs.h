@@ -13,6 +13,10 @@ typedef struct hs_lbfgs hs_lbfgs;
  * the object's whole life).  Allocates (2 history + 4) device vectors of n.  Not collective. */
 int hs_lbfgs_create(hs_ctx *ctx, size_t n, hs_objective f, void *data, const hs_lbfgs_opts *opts, hs_lbfgs **L);
 void hs_lbfgs_destroy(hs_lbfgs *L);
+/* What hs_lbfgs_create(ctx, n, ..., opts, ...) allocates, added to *device and *host in bytes as the
+ * allocators take them (kernels/memory.h's footprints), for estimates before it exists.  Not
+ * collective. */
+void hs_lbfgs_footprint(const hs_ctx *ctx, size_t n, const hs_lbfgs_opts *opts, double *device, double *host);
 
 /* Up to `iterations` more iterations from x (device, updated in place; pass the same vector, with
  * the values the previous call left, on every call).  The first call evaluates f at x.  `result`
@@ -30,6 +34,8 @@ int hs_lbfgs_finished(const hs_lbfgs *L);
 
 /* The state as host doubles (x is the caller's and is not included): size, save, load. */
 size_t hs_lbfgs_state_count(const hs_lbfgs *L);
+/* The same for an optimiser of n variables with options opts, before it exists. */
+size_t hs_lbfgs_state_count_for(size_t n, const hs_lbfgs_opts *opts);
 int hs_lbfgs_save(hs_lbfgs *L, double *host);
 int hs_lbfgs_load(hs_lbfgs *L, const double *host);
 

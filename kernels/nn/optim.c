@@ -462,6 +462,25 @@ static int fill_result(lbfgs *L, hs_lbfgs_result *res)
     return HS_OK;
 }
 
+void hs_lbfgs_footprint(const hs_ctx *ctx, size_t n, const hs_lbfgs_opts *opts, double *device, double *host)
+{
+    hs_lbfgs_opts o;
+    set_defaults(&o, opts);
+    const int on_host = n <= HOST_MAX_N && !o.device_vectors; /* as hs_lbfgs_create decides */
+    const double vec = on_host ? hs_host_footprint((double)(n + 1) * sizeof(double)) : hs_mem_footprint(ctx, (double)n * sizeof(double));
+    const double nvec = 4 + 2.0 * o.history + on_host; /* g, d, xt, gt, the pairs, and x when on the host */
+    *host += 4 * hs_host_footprint((double)o.history * sizeof(double *)) + hs_host_footprint(sizeof(lbfgs));
+    if (on_host) *host += nvec * vec, *device += 2 * hs_mem_footprint(ctx, (double)n * sizeof(double)); /* xe, ge */
+    else *device += nvec * vec;
+}
+
+size_t hs_lbfgs_state_count_for(size_t n, const hs_lbfgs_opts *opts)
+{
+    hs_lbfgs_opts o;
+    set_defaults(&o, opts);
+    return 9 + n + (size_t)o.history + 2 * (size_t)o.history * n;
+}
+
 int hs_lbfgs_create(hs_ctx *ctx, size_t n, hs_objective f, void *data, const hs_lbfgs_opts *opts, hs_lbfgs **out)
 {
     *out = NULL;
@@ -520,7 +539,7 @@ int hs_lbfgs_run(hs_lbfgs *L, double *x, int iterations, int (*callback)(void *d
 int hs_lbfgs_finished(const hs_lbfgs *L) { return L->finished; }
 
 /* Checkpoint layout (doubles): 9 counters, g, rho, then the stored pairs s and y. */
-size_t hs_lbfgs_state_count(const hs_lbfgs *L) { return 9 + L->n + L->o.history + 2 * (size_t)L->o.history * L->n; }
+size_t hs_lbfgs_state_count(const hs_lbfgs *L) { return hs_lbfgs_state_count_for(L->n, &L->o); }
 
 int hs_lbfgs_save(hs_lbfgs *L, double *host)
 {

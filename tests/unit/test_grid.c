@@ -99,6 +99,33 @@ static void test_index_layout(void **state)
     hs_decomp_destroy(d);
 }
 
+/* The estimate before a field exists is the field's allocation: hs_field_layout_bytes is the storage
+ * the created field reports (row padding and alignment lead included), and hs_field_footprint counts
+ * at least that on the device, for dense and padded rows, both types, 2D and 3D, staggered. */
+static void test_footprint(void **state)
+{
+    (void)state;
+    const int64_t sizes[3][3] = {{9, 6, 5}, {130, 3, 2}, {7, 3, 1}};
+    const int ndims[3] = {3, 3, 2};
+    for (int c = 0; c < 3; c++)
+        for (int t = 0; t < 2; t++)
+            for (int fd = -1; fd < ndims[c]; fd++) {
+                const hs_dtype type = t ? HS_F32 : HS_F64;
+                hs_decomp *d = make_decomp(ndims[c], sizes[c], NULL, 1);
+                hs_field *f = NULL;
+                TEST_OK(hs_field_create_staggered(d, type, 2, fd, &f));
+                double dev = 0, host = 0;
+                hs_field_footprint(d, type, 2, fd, &dev, &host);
+                const size_t lead = (size_t)((char *)f->data - (char *)f->base);
+                assert_int_equal(hs_field_layout_bytes(d, type, 2, fd), hs_field_storage_bytes(f));
+                assert_int_equal(hs_field_storage_bytes(f), lead + f->count * hs_field_esize(f));
+                assert_true(dev >= (double)hs_field_storage_bytes(f));
+                assert_true(dev <= (double)hs_field_storage_bytes(f) + 8192);
+                hs_field_destroy(f);
+                hs_decomp_destroy(d);
+            }
+}
+
 /* set -> get returns the data bit for bit and leaves the (zeroed) halos alone. */
 static void roundtrip(int ndim, const int64_t *g, hs_dtype t, int halo)
 {
@@ -813,6 +840,7 @@ static void test_ghosts_cpu_vs_cuda(void **state)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_index_layout),
+    cmocka_unit_test(test_footprint),
     cmocka_unit_test(test_interior_roundtrip),
     cmocka_unit_test(test_self_exchange),
     cmocka_unit_test(test_group_exchange),
