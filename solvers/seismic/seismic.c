@@ -415,29 +415,12 @@ static void warn_receivers_and_source(const hs_seis *s)
                 c->wavelet.delay, c->wavelet.f0, c->t_end);
 }
 
-/* Device and host memory the run needs, against what is available; every rank learns the worst. */
+/* Device and host memory the run needs at its peak (hs_seis_memory, item by item), against what is
+ * available; every rank learns the worst. */
 static int check_memory(hs_seis *s, const hs_params *p)
 {
-    const hs_seis_config *c = &s->cfg;
-    double alloc = 1, interior = 1;
-    for (int d = 0; d < c->ndim; d++) {
-        alloc *= (double)(s->d->local[d] + 2 * s->hw);
-        interior *= (double)s->d->local[d];
-    }
-    double fields = (double)hs_seis_field_count(s), field_bytes = alloc * (double)hs_dtype_size(s->dtype) * 1.05;
-    double ncomp = c->model == HS_SEIS_ELASTIC ? c->ndim : 1;
-    double traces = 8.0 * (double)s->nsamples * (double)s->rec.n * ncomp;
-    double device = fields * field_bytes + traces;
-    double host = 8.0 * alloc * 2 + traces + (s->file_vp ? 24.0 * (double)(c->n[0] * c->n[1] * c->n[2]) : 0);
-    if (c->mode != HS_SEIS_FORWARD) device += hs_seis_adjoint_memory(s);
-    /* the elastic snapshots' velocities at the record's time, computed on the side at every record
-     * (hs_seis_elastic_velocities_now): they were left out, so check passed runs whose records could
-     * not get them */
-    if (c->mode == HS_SEIS_FORWARD && c->model == HS_SEIS_ELASTIC && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE) {
-        double snap_device, snap_host;
-        hs_seis_elastic_snapshot_memory(s, field_bytes, &snap_device, &snap_host);
-        device += snap_device, host += snap_host;
-    }
+    double device, host;
+    hs_seis_memory(s, p, &device, &host);
     return hs_driver_check_memory(s->ctx, p, "seismic.n", "the run", "use more ranks or a smaller grid", device, host);
 }
 
@@ -549,15 +532,6 @@ int hs_seis_validate(hs_seis *s, const hs_params *p)
 }
 
 /* ---------------------------------------------------------------- building the state */
-
-int hs_seis_field_count(const hs_seis *s)
-{
-    const hs_seis_config *c = &s->cfg;
-    int nd = c->ndim, pml = c->pml > 0;
-    if (c->model == HS_SEIS_ACOUSTIC) return 3 + (c->density == HS_SEIS_DENSITY_VARIABLE ? nd : 0) + (pml ? 2 * nd : 0);
-    int ns = nd == 2 ? 3 : 6;
-    return nd + ns + nd + 2 + (ns - nd) + (pml ? 2 * nd * nd : 0);
-}
 
 int hs_seis_new_field(hs_seis *s, int role)
 {
@@ -676,7 +650,7 @@ static int build_sources_acoustic(hs_seis *s)
 static int build_receivers(hs_seis *s)
 {
     const hs_seis_config *c = &s->cfg;
-    int64_t nrec = s->rec.n, cap = nrec * 512;
+    int64_t nrec = s->rec.n, cap = nrec * hs_seis_stencil_max(c);
     int64_t(*gidx)[3] = malloc((size_t)cap * sizeof *gidx), *first = malloc((size_t)(nrec + 1) * sizeof *first);
     double *w = malloc((size_t)cap * sizeof *w);
     if (!gidx || !first || !w) {

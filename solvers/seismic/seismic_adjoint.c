@@ -121,18 +121,6 @@ static int slot_count(const hs_seis *s)
     return (int)(n < 1 ? 1 : n);
 }
 
-double hs_seis_adjoint_memory(const hs_seis *s)
-{
-    /* before the fields exist: the layout's allocation from the decomposition; an upper bound (a
-     * slot's packed CPML slabs are counted as whole fields) */
-    double alloc = 1, es = (double)hs_dtype_size(s->dtype);
-    for (int d = 0; d < s->cfg.ndim; d++) alloc *= (double)(s->d->local[d] + 2 * s->hw);
-    int nstate = 2 + (s->cfg.pml > 0 ? 2 * s->cfg.ndim : 0);
-    double slots = s->cfg.snapshots > 0 ? (double)(s->cfg.snapshots < s->nsteps ? s->cfg.snapshots : s->nsteps) : 1;
-    double adjoint = (double)(nstate + 1) * alloc * es, traces = 8.0 * (double)s->nsamples * (double)s->rec.n;
-    return slots * nstate * alloc * es + adjoint + traces;
-}
-
 /* Read the observed seismograms (and check they belong to this geometry) into *obs. */
 static int read_observed_file(hs_seis *s, const hs_params *p, const char *path, double **obs)
 {
@@ -320,7 +308,7 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p)
     size_t nres = (size_t)(s->nsamples * s->rec.n);
     HS_CHECK(hs_mem_alloc(s->ctx, (nres + 1) * sizeof(double), (void **)&a->res));
     /* the receivers' stencils, grouped by element for the adjoint sources */
-    int64_t nrec = s->rec.n, cap = nrec * 512;
+    int64_t nrec = s->rec.n, cap = nrec * hs_seis_stencil_max(c);
     int64_t(*gidx)[3] = malloc((size_t)cap * sizeof *gidx), *first = malloc((size_t)(nrec + 1) * sizeof *first);
     double *w = malloc((size_t)cap * sizeof *w), shift[3] = {0, 0, 0};
     int rc = gidx && first && w ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of memory");

@@ -238,20 +238,6 @@ static int inject_sources(hs_seis *s, int velocities, double t)
     return HS_OK;
 }
 
-void hs_seis_elastic_snapshot_memory(const hs_seis *s, double field_bytes, double *device, double *host)
-{
-    const int nd = s->cfg.ndim;
-    double slab = 0;
-    if (s->cfg.pml > 0) {
-        hs_box core, slabs[6];
-        const int n = hs_seis_slabs(s, hs_seis_pml_margin(s), &core, slabs);
-        for (int b = 0; b < n; b++) slab += (double)hs_box_points(&slabs[b]);
-    }
-    /* the saved velocities and the CPML memory of the nd x nd derivatives on the slabs */
-    *device = nd * field_bytes + (double)(nd * nd) * slab * (double)hs_dtype_size(s->dtype);
-    *host = 8.0 * nd * (double)s->d->local[0] * (double)s->d->local[1] * (double)s->d->local[2];
-}
-
 /* The velocities at the stresses' time t_n = n dt, as the seismograms sample them: the mean of
  * v^{n-1/2} (the state's) and v^{n+1/2} (the next step's velocity half, computed on the side: the
  * velocities and the CPML memory that half step writes are saved and put back, so the run goes on

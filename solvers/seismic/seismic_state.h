@@ -117,8 +117,15 @@ typedef struct hs_seis {
 int hs_seis_validate(hs_seis *s, const hs_params *p);
 /* The model at global point (i, j, k), clamped to the grid. */
 void hs_seis_model_at(const hs_seis *s, int64_t i, int64_t j, int64_t k, double *vp, double *vs, double *rho);
-/* The number of fields the configuration allocates (for the memory estimate). */
-int hs_seis_field_count(const hs_seis *s);
+/* What the run allocates at its peak on this rank, in bytes as the allocators take them: on the
+ * device (fields with their halo plans, profiles, point sets, traces, the adjoint's forward states)
+ * and on the host (the model file and the coefficients' staging while the state is built; vp, vs
+ * and the staging arrays; the observed seismograms, the global models and the optimiser of the
+ * adjoint modes; a record's gather, a checkpoint's and the end's seismograms), from the
+ * configuration and the decomposition, before any of it exists (seismic_memory.c).  The adjoint
+ * modes with seismic.snapshots = 0 size their store of forward states from the memory left when
+ * they start, and are counted at its least (one slot).  Not collective. */
+void hs_seis_memory(const hs_seis *s, const hs_params *p, double *device, double *host);
 /* A zeroed field of the shared layout in role `role`. */
 int hs_seis_new_field(hs_seis *s, int role);
 /* Values at every point of the allocation (ghosts included) from fn(global index), and their upload. */
@@ -151,8 +158,6 @@ int hs_seis_elastic_image(hs_seis *s);
 
 /* ---------------------------------------------------------------- seismic_adjoint.c */
 
-/* Device bytes the adjoint modes need beyond the forward fields. */
-double hs_seis_adjoint_memory(const hs_seis *s);
 /* Their input rules (the observed file), their state, their work, output and teardown. */
 /* The source of shot k (0-based) in place of the current one (s->shot, s->cfg.source, the source points). */
 int hs_seis_move_source(hs_seis *s, int k);
@@ -166,11 +171,6 @@ int hs_seis_adjoint_create(hs_seis *s, const hs_params *p);
 int hs_seis_adjoint_run(hs_seis *s);
 /* Elastic: the velocities at the time of the state's stresses (see seismic_elastic.c). */
 int hs_seis_elastic_velocities_now(hs_seis *s, double *const *out);
-/* The memory a snapshot record takes beyond the state, for the estimate before any field exists:
- * *device, what hs_seis_elastic_velocities_now saves on the side (the nd velocities, field_bytes
- * each, and the CPML memory on the slabs); *host, the nd velocity arrays of the owned points that the
- * record writes.  Bytes.  Not collective. */
-void hs_seis_elastic_snapshot_memory(const hs_seis *s, double field_bytes, double *device, double *host);
 /* The inversion (mode = fwi) on the driver's time axis, one L-BFGS iteration a step: up to max_steps
  * iterations short of `until`; a stop asked for inside an iteration (hs_driver_interrupted) goes
  * back to its start and returns (the driver then checkpoints and exits 3).  Whether the optimiser
@@ -205,6 +205,8 @@ void hs_seis_lagrange8(double g, int64_t *first, double w[8]);
  * `surface` times its weight.  Returns the count.  Not collective. */
 int hs_seis_stencil(const hs_seis_config *c, const double x[3], const double shift[3], double image, double surface,
                     int64_t gidx[][3], double *w);
+/* The most points hs_seis_stencil gives: 8 along each dimension. */
+static inline int64_t hs_seis_stencil_max(const hs_seis_config *c) { return c->ndim == 3 ? 512 : 64; }
 
 /* Build a point set on this rank from a list of stencils: receiver r's stencil is entries
  * [first[r], first[r+1]) of gidx/w; only points this rank owns are kept.  sample = 1: grouped by
