@@ -10,6 +10,7 @@
 #include "kernels/sparse/amg.h"
 #include "kernels/sparse/pcg.h"
 #include "solvers/fem/fem.h"
+#include "solvers/fem/fem_memory.h"
 #include "solvers/fem/fem_partition.h"
 #include "solvers/fem/fem_system.h"
 
@@ -165,15 +166,27 @@ static int read_mesh(fem *f, const hs_params *p)
     if (!probe) return hs_params_error(p, "fem.mesh", "cannot open the mesh file '%s': %s", path, strerror(errno));
     fclose(probe);
     HS_CHECK(hs_fem_mesh_read(path, &f->mesh));
-    /* the refined mesh alone (vertices of each cell, its edges, its region: a lower bound of the
-     * run's memory) must fit: refine = 8 of a 360-cell cube asked for 6e9 tetrahedra and failed
-     * with exit 1, out of memory, or woke the OOM killer */
+    /* the run's peak (the refinement, the replicated mesh, the rank's share of the system, the
+     * matrix, vectors, CG and preconditioner, the output: hs_fem_memory) must fit, before refining:
+     * refine = 8 of a 360-cell cube asked for 6e9 tetrahedra and failed with exit 1, out of memory,
+     * or woke the OOM killer; the mesh alone was counted, a tenth of what P2 elasticity takes */
     const int refine = (int)hs_params_int(p, "fem.refine"), d = f->mesh->dim;
-    double cells = (double)f->mesh->ncells * pow(d == 3 ? 8.0 : 4.0, refine);
-    double bytes = cells * (8.0 * (d + 1) + 8.0 * (d == 3 ? 6 : 3) + 4.0), avail = hs_mem_host_available();
-    if (refine > 0 && bytes > avail)
-        return hs_params_error(p, "fem.refine", "%d refinements make %.3g %s, whose mesh alone needs %.3g GB; %.3g GB (%.0f bytes) are available",
-                               refine, cells, d == 3 ? "tetrahedra" : "triangles", bytes / 1e9, avail / 1e9, avail);
+    hs_fem_memory_case mc = {.dim = d, .order = f->order, .ncomp = f->problem == FEM_ELASTICITY ? d : 1, .refine = refine,
+                             .verts = f->mesh->nverts, .cells = f->mesh->ncells, .facets = f->mesh->nfacets,
+                             .lines = f->mesh->cell_line != NULL, .heat = f->problem == FEM_HEAT, .amg = f->precond == FEM_PC_AMG,
+                             .jacobi = f->precond == FEM_PC_JACOBI,
+                             .metis = hs_params_enum(p, "fem.partition") == HS_FEM_PART_METIS ||
+                                      (hs_params_enum(p, "fem.partition") == HS_FEM_PART_AUTO && HS_HAVE_METIS),
+                             .output = hs_params_enum(p, "output.format") != HS_OUTPUT_NONE};
+    HS_CHECK(hs_fem_mesh_count(f->mesh, &mc.edges, &mc.faces));
+    double device, host;
+    hs_fem_memory(f->ctx, &mc, &device, &host);
+    char what[160] = "the run";
+    if (refine > 0)
+        snprintf(what, sizeof what, "%d refinements make %.3g %s: the run", refine,
+                 (double)f->mesh->ncells * pow(d == 3 ? 8.0 : 4.0, refine), d == 3 ? "tetrahedra" : "triangles");
+    HS_CHECK(hs_driver_check_memory(f->ctx, p, refine > 0 ? "fem.refine" : "fem.mesh", what,
+                                    refine > 0 ? "refine less, or use more ranks" : "use more ranks or a coarser mesh", device, host));
     for (int r = 0; r < refine; r++) {
         hs_fem_mesh *fine;
         HS_CHECK(hs_fem_mesh_refine(f->mesh, &fine));

@@ -512,6 +512,53 @@ int hs_fem_mesh_box(int dim, const int64_t n[3], const double L[3], hs_fem_mesh 
     return HS_OK;
 }
 
+/* ------------------------------------------------------------------ counts */
+
+static int cmp_key3(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+    return 0;
+}
+
+/* The distinct sorted k-tuples (k = 2: edges, 3: faces) of the cells' vertices. */
+static int count_tuples(const hs_fem_mesh *m, int k, int64_t *out)
+{
+    const int nv = m->dim + 1, per = k == 2 ? (m->dim == 2 ? 3 : 6) : 4;
+    const int64_t n = m->ncells * per;
+    int64_t(*key)[3] = malloc((size_t)(n ? n : 1) * sizeof *key);
+    if (!key) return HS_FAIL(HS_ERR_RUNTIME, "out of memory counting the mesh's %s", k == 2 ? "edges" : "faces");
+    const int(*le)[2] = m->dim == 2 ? hs_fem_tri_edges : hs_fem_tet_edges;
+    for (int64_t c = 0; c < m->ncells; c++)
+        for (int j = 0; j < per; j++) {
+            int64_t *t = key[c * per + j];
+            if (k == 2) t[0] = m->cell[c * nv + le[j][0]], t[1] = m->cell[c * nv + le[j][1]], t[2] = -1;
+            else
+                for (int q = 0, w = 0; q < 4; q++)
+                    if (q != j) t[w++] = m->cell[c * nv + q]; /* the face opposite vertex j */
+            for (int a = 1; a < k; a++) /* sorted */
+                for (int b = a; b > 0 && t[b - 1] > t[b]; b--) {
+                    int64_t x = t[b];
+                    t[b] = t[b - 1], t[b - 1] = x;
+                }
+        }
+    qsort(key, (size_t)n, sizeof *key, cmp_key3);
+    int64_t u = 0;
+    for (int64_t i = 0; i < n; i++) u += i == 0 || cmp_key3(key[i], key[i - 1]) != 0;
+    free(key);
+    *out = u;
+    return HS_OK;
+}
+
+int hs_fem_mesh_count(const hs_fem_mesh *m, int64_t *edges, int64_t *faces)
+{
+    *faces = m->dim == 2 ? m->ncells : 0;
+    if (m->edge) *edges = m->nedges;
+    else HS_CHECK(count_tuples(m, 2, edges));
+    return m->dim == 3 ? count_tuples(m, 3, faces) : HS_OK;
+}
+
 /* ------------------------------------------------------------------ edges */
 
 typedef struct {

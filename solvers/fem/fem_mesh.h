@@ -65,6 +65,11 @@ int hs_fem_mesh_refine(const hs_fem_mesh *m, hs_fem_mesh **fine);
 /* Build the edges and the vertex -> cell adjacency (idempotent). */
 int hs_fem_mesh_edges(hs_fem_mesh *m);
 
+/* The edges and (3-D) the triangular faces of the cells, counted (each once however many cells share
+ * it), without building them: sorted keys, freed before it returns.  For the memory estimate of a
+ * refined mesh.  Not collective. */
+int hs_fem_mesh_count(const hs_fem_mesh *m, int64_t *edges, int64_t *faces);
+
 /* The edge joining vertices a and b (either order), or -1. */
 int64_t hs_fem_mesh_find_edge(const hs_fem_mesh *m, int64_t a, int64_t b);
 

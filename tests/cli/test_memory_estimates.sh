@@ -3,7 +3,9 @@
 # short of its figure (exit 2, the key and both figures named, nothing written) and passes it at its
 # figure, by check and run alike; the figure bounds what the run allocates beyond the same run on a
 # tiny grid, counted by a preloaded allocation counter (tests/cli/malloc_peak.c), for 2D/3D,
-# acoustic/elastic, with and without CPML, snapshots, 2 ranks and the adjoint's checkpoints.
+# acoustic/elastic, with and without CPML, snapshots, 2 ranks and the adjoint's checkpoints.  The
+# fem estimate likewise, for refined meshes: P1/P2, 2-D/3-D, poisson, heat and elasticity, AMG,
+# Jacobi or none, output, 2 ranks.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -114,6 +116,72 @@ else
         seismic.snapshots=3 seismic.seismograms=none
     bound "2D fwi, checkpoints" "500 500" "40 40" 1 seismic.dt=0.0015 seismic.mode=fwi seismic.observed=obs.$EXT seismic.snapshots=2 \
         seismic.fwi_iterations=2 seismic.pml=0 output.format=$FMT output.path=s4 checkpoint.every_steps=1 checkpoint.path=ck.h5
+fi
+
+# ---- fem: the refined mesh, the system and its maps, the matrix, the vectors, CG and the
+# preconditioner (the mesh alone was counted, a tenth of P2 elasticity's)
+SQ="$ROOT/inputs/meshes/square.msh" CUBE="$ROOT/inputs/meshes/cube.msh"
+# fem_ini MESH REFINE DIRICHLET: the parameter file fem.ini
+fem_ini() { printf '[run]\nsolver = fem\ndevice = cpu\n[fem]\nmesh = %s\nrefine = %s\ndirichlet = %s\n[output]\nformat = none\npath = fem_out\n' "$1" "$2" "$3" > fem.ini; }
+fem_figure() {
+    HS_TEST_MEMORY_BYTES=1 "$HS_BIN" check fem.ini "$@" 2>&1 |
+        sed -nE 's/.*fem.refine: .* the run needs .* GB \(([0-9]+) bytes\) of host memory on the busiest rank.*/\1/p'
+}
+fem_ini "$SQ" 2 "left right bottom top"
+FA=(fem.order=2 output.format=$FMT)
+B=$(fem_figure "${FA[@]}")
+if [ -n "$B" ]; then
+    HS_TEST_MEMORY_BYTES=$((B - 1)) "$HS_BIN" check fem.ini "${FA[@]}" >"$CAP/c1" 2>&1; rc_c1=$?
+    HS_TEST_MEMORY_BYTES=$((B - 1)) "$HS_BIN" run fem.ini "${FA[@]}" output.path=fem_short >"$CAP/r1" 2>&1; rc_r1=$?
+    want="error: fem.ini:6: fem.refine: 2 refinements make 2.59e\\+03 triangles: the run needs [0-9.]+ GB \\($B bytes\\) of host memory on the busiest rank, [0-9.]+ GB \\($((B - 1)) bytes\\) are available; refine less, or use more ranks"
+    if [ $rc_c1 = 2 ] && [ $rc_r1 = 2 ] && grep -Eq "$want" "$CAP/c1" && grep -Eq "$want" "$CAP/r1" && ! ls fem_short* >/dev/null 2>&1; then
+        ok "fem: $((B - 1)) bytes available, one short of the figure: check and run exit 2 naming fem.refine and both figures, nothing written"
+    else bad "fem one byte short: check exit $rc_c1, run exit $rc_r1: $(head -2 "$CAP/c1" "$CAP/r1")"; fi
+    HS_TEST_MEMORY_BYTES=$B "$HS_BIN" check fem.ini "${FA[@]}" >"$CAP/c2" 2>&1; rc_c2=$?
+    HS_TEST_MEMORY_BYTES=$B "$HS_BIN" run fem.ini -q "${FA[@]}" output.path=fem_fits >"$CAP/r2" 2>&1; rc_r2=$?
+    if [ $rc_c2 = 0 ] && [ $rc_r2 = 0 ] && [ -s fem_fits.$EXT ]; then ok "fem: $B bytes available, the figure itself: check passes, the run solves and writes"
+    else bad "fem at the figure: check exit $rc_c2, run exit $rc_r2: $(head -2 "$CAP/c2" "$CAP/r2")"; fi
+else bad "fem: no figure from check with HS_TEST_MEMORY_BYTES=1: $(HS_TEST_MEMORY_BYTES=1 "$HS_BIN" check fem.ini "${FA[@]}" 2>&1 | head -2)"; fi
+
+# fem_bound WHAT NP MESH REFINE DIRICHLET ARGS...: the figure of the run refined REFINE times is at
+# least what its busiest process allocates beyond the same run on the mesh as read (the libraries'
+# own, and the small system of the mesh as read), and at most twice that (the AMG allowance is
+# measured, with a margin; see solvers/fem/fem_memory.c)
+fem_bound() {
+    local what=$1 np=$2 mesh=$3 refine=$4 dir=$5
+    shift 5
+    local launch=()
+    [ "$np" -gt 1 ] && launch=("${MPIRUN[@]}" -n "$np")
+    local fig pb pt p
+    fem_ini "$mesh" "$refine" "$dir"
+    fig=$(HS_TEST_MEMORY_BYTES=1 "${launch[@]}" ${launch[@]:+-x HS_TEST_MEMORY_BYTES} "$HS_BIN" check fem.ini "$@" 2>&1 |
+        sed -nE 's/.*the run needs .* GB \(([0-9]+) bytes\) of host memory on the busiest rank.*/\1/p' | head -1)
+    for p in big tiny; do
+        [ $p = tiny ] && fem_ini "$mesh" 0 "$dir"
+        rm -f "$WORK"/mpeak.*
+        if [ "$np" -gt 1 ]; then
+            "${MPIRUN[@]}" -x LD_PRELOAD="$WORK/malloc_peak.so" -x HS_MALLOC_PEAK="$WORK/mpeak" -n "$np" "$HS_BIN" run fem.ini -q "$@" >"$CAP/run" 2>&1
+        else
+            LD_PRELOAD="$WORK/malloc_peak.so" HS_MALLOC_PEAK="$WORK/mpeak" OMP_NUM_THREADS=1 "$HS_BIN" run fem.ini -q "$@" >"$CAP/run" 2>&1
+        fi || { bad "fem memory figure, $what: the run ($p) failed: $(tail -2 "$CAP/run")"; return; }
+        [ $p = big ] && pb=$(cat "$WORK"/mpeak.* | sort -n | tail -1) || pt=$(cat "$WORK"/mpeak.* | sort -n | tail -1)
+    done
+    [ -n "$fig" ] || { bad "fem memory figure, $what: no figure from check"; return; }
+    local grown=$((pb - pt)) line
+    line=$(awk -v f="$fig" -v g="$grown" -v r="$refine" 'BEGIN { printf "%d refinements: %.1f MB counted, %.1f MB allocated beyond the mesh as read (%.3f)", r, f / 1e6, g / 1e6, f / g }')
+    if [ "$fig" -ge "$grown" ] && [ "$fig" -le $((2 * grown)) ]; then ok "fem memory figure, $what: $line"; else bad "fem memory figure, $what: $line"; fi
+}
+
+if [ -f "$WORK/malloc_peak.so" ]; then
+    fem_bound "2-D P1 poisson, AMG" 1 "$SQ" 4 "left right bottom top" fem.order=1
+    fem_bound "2-D P2 elasticity, AMG" 1 "$SQ" 3 "left right bottom top" fem.order=2 fem.problem=elasticity
+    fem_bound "3-D P1 elasticity, AMG" 1 "$CUBE" 2 xlo fem.order=1 fem.problem=elasticity
+    fem_bound "3-D P2 poisson, Jacobi" 1 "$CUBE" 2 xlo fem.order=2 fem.precond=jacobi
+    fem_bound "3-D P2 heat, no preconditioner, VTU and $FMT output" 1 "$CUBE" 1 xlo fem.order=2 fem.problem=heat fem.precond=none \
+        fem.t_end=0.02 fem.dt=0.01 output.format=$FMT output.every_steps=1 output.path=fem_heat
+    if [ $HAVE_MPI = 1 ]; then
+        fem_bound "2-D P2 poisson on 2 ranks, AMG blocks" 2 "$SQ" 4 "left right bottom top" fem.order=2
+    fi
 fi
 
 echo "$pass passed, $fail failed"

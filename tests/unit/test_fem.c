@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "fem_test_util.h"
+#include "solvers/fem/fem_memory.h"
 
 /* ------------------------------------------------------------------ quadrature */
 
@@ -102,6 +103,63 @@ static void test_patch(void **state)
         for (int order = 1; order <= 2; order++) patch_run(files[i], order);
 }
 
+/* ------------------------------------------------------------------ counts for the memory estimate */
+
+/* The memory estimate's counts against the meshes themselves: hs_fem_counts_refined's recurrences
+ * give the vertices, edges (and 3-D faces, counted by sorting the cells' vertex tuples), cells and
+ * facets of hs_fem_mesh_refine's meshes, twice over; hs_fem_matrix_entries gives the entries of the
+ * system without Dirichlet rows, P1 and P2, scalar and elasticity, 2-D and 3-D. */
+static void test_counts(void **state)
+{
+    (void)state;
+    const char *files[] = {"tests/data/fem/tri_22a.msh", "tests/data/fem/tet_41b.msh", "inputs/meshes/square.msh",
+                           "inputs/meshes/cube.msh"};
+    for (int i = 0; i < 4; i++) {
+        hs_fem_mesh *m;
+        TEST_OK(hs_fem_mesh_read(files[i], &m));
+        int64_t e, f;
+        TEST_OK(hs_fem_mesh_count(m, &e, &f));
+        hs_fem_counts want = {(double)m->nverts, (double)e, (double)f, (double)m->ncells, (double)m->nfacets};
+        for (int level = 0; level <= 2; level++) {
+            if (level > 0) {
+                hs_fem_mesh *fine;
+                TEST_OK(hs_fem_mesh_refine(m, &fine));
+                hs_fem_mesh_free(m);
+                m = fine;
+                want = hs_fem_counts_refined(want, m->dim);
+                TEST_OK(hs_fem_mesh_count(m, &e, &f));
+                if (want.verts != (double)m->nverts || want.edges != (double)e || want.faces != (double)f ||
+                    want.cells != (double)m->ncells || want.facets != (double)m->nfacets)
+                    fail_msg("%s refined %d times: counted V %lld E %lld F %lld T %lld facets %lld, predicted %.0f %.0f %.0f %.0f %.0f",
+                             files[i], level, (long long)m->nverts, (long long)e, (long long)f, (long long)m->ncells,
+                             (long long)m->nfacets, want.verts, want.edges, want.faces, want.cells, want.facets);
+            }
+            if (level == 2 && m->dim == 3) break; /* the systems of the finest 3-D meshes take long */
+            /* every region a coefficient, no boundary condition: every row keeps all its entries */
+            hs_fem_region reg[16];
+            int nreg = 0;
+            for (int64_t c = 0; c < m->ncells; c++) {
+                int seen = 0;
+                for (int k = 0; k < nreg; k++) seen |= reg[k].tag == m->region[c];
+                if (!seen && nreg < 16) reg[nreg++] = (hs_fem_region){m->region[c], {1, 1, 0, 0, 0}};
+            }
+            for (int order = 1; order <= 2; order++)
+                for (int physics = HS_FEM_SCALAR; physics <= HS_FEM_ELASTIC; physics++) {
+                    hs_fem_problem prob = {physics, order, nreg, reg, 0, NULL};
+                    hs_fem_system *s;
+                    TEST_OK(hs_fem_system_create(test_ctx(), m, &prob, NULL, &s));
+                    const double nnz = hs_fem_matrix_entries(m->dim, order, physics == HS_FEM_ELASTIC ? m->dim : 1, want);
+                    if (nnz != (double)s->nnz || hs_fem_dof_nodes(order, want) != (double)s->nnodes)
+                        fail_msg("%s level %d P%d %s: %lld entries, %lld nodes; predicted %.0f, %.0f", files[i], level, order,
+                                 physics == HS_FEM_ELASTIC ? "elasticity" : "scalar", (long long)s->nnz, (long long)s->nnodes, nnz,
+                                 hs_fem_dof_nodes(order, want));
+                    hs_fem_system_destroy(s);
+                }
+        }
+        hs_fem_mesh_free(m);
+    }
+}
+
 /* ------------------------------------------------------------------ 1-D solutions across two regions */
 
 static void test_regions_neumann_robin(void **state)
@@ -144,6 +202,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_quadrature),
     cmocka_unit_test(test_patch),
     cmocka_unit_test(test_regions_neumann_robin),
+    cmocka_unit_test(test_counts),
 };
 
 TEST_MAIN("fem", tests)
