@@ -254,7 +254,7 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t size)
     return HS_OK;
 }
 
-static int add_element(builder *b, int type, int phys, int dup, int line, const int64_t *nodes, int nn)
+static int add_element(builder *b, int type, int phys, int dup, int line, int64_t etag, const int64_t *nodes, int nn)
 {
     hs_gmsh *m = b->m;
     int64_t e = m->nelems;
@@ -270,6 +270,8 @@ static int add_element(builder *b, int type, int phys, int dup, int line, const 
         cap = b->cap_el;
         HS_CHECK(grow((void **)&m->line, &cap, e + 2, sizeof(int)));
         cap = b->cap_el;
+        HS_CHECK(grow((void **)&m->etag, &cap, e + 2, sizeof(int64_t)));
+        cap = b->cap_el;
         HS_CHECK(grow((void **)&m->ptr, &cap, e + 2, sizeof(int64_t)));
         b->cap_el = cap;
         if (e == 0) m->ptr[0] = 0;
@@ -280,6 +282,7 @@ static int add_element(builder *b, int type, int phys, int dup, int line, const 
     m->phys[e] = phys;
     m->dup[e] = dup;
     m->line[e] = line;
+    m->etag[e] = etag;
     memcpy(m->node + m->ptr[e], nodes, (size_t)nn * sizeof(int64_t));
     m->ptr[e + 1] = m->ptr[e] + nn;
     m->nelems = e + 1;
@@ -719,7 +722,7 @@ static int read_elements22(cursor *c, builder *b)
                 HS_CHECK(read_raw(c, rec, (size_t)(1 + head[2] + nn) * sizeof(int), "an element"));
                 for (int k = 0; k < nn; k++) nodes[k] = rec[1 + head[2] + k];
                 HS_CHECK(resolve_nodes(c, b, line, rec[0], nodes, nn));
-                HS_CHECK(add_element(b, head[0], head[2] > 0 ? rec[1] : 0, 0, line, nodes, nn));
+                HS_CHECK(add_element(b, head[0], head[2] > 0 ? rec[1] : 0, 0, line, rec[0], nodes, nn));
             }
             done += head[1];
         }
@@ -752,7 +755,7 @@ static int read_elements22(cursor *c, builder *b)
             if (!rest_of_line_blank(c))
                 return fail(c, line, "element %lld has more entries than a %s with %d tags (%d nodes)", etag, hs_gmsh_type_name(type), ntags, nn);
             HS_CHECK(resolve_nodes(c, b, line, etag, nodes, nn));
-            HS_CHECK(add_element(b, type, ntags > 0 ? tags[0] : 0, 0, line, nodes, nn));
+            HS_CHECK(add_element(b, type, ntags > 0 ? tags[0] : 0, 0, line, etag, nodes, nn));
         }
     }
     return expect_end(c, "Elements");
@@ -824,8 +827,8 @@ static int read_elements41(cursor *c, builder *b)
                     return fail(c, line, "element %lld has more entries than a %s (%d nodes)", tag, hs_gmsh_type_name(type), nn);
             }
             HS_CHECK(resolve_nodes(c, b, line, tag, nodes, nn));
-            HS_CHECK(add_element(b, type, nphys ? ent->phys[0] : 0, 0, line, nodes, nn));
-            for (int k = 1; k < nphys; k++) HS_CHECK(add_element(b, type, ent->phys[k], 1, line, nodes, nn));
+            HS_CHECK(add_element(b, type, nphys ? ent->phys[0] : 0, 0, line, tag, nodes, nn));
+            for (int k = 1; k < nphys; k++) HS_CHECK(add_element(b, type, ent->phys[k], 1, line, tag, nodes, nn));
         }
         total += nb;
     }
@@ -919,6 +922,7 @@ void hs_gmsh_free(hs_gmsh *m)
     free(m->phys);
     free(m->dup);
     free(m->line);
+    free(m->etag);
     free(m->ptr);
     free(m->node);
     free(m->groups);

@@ -38,6 +38,7 @@ typedef struct hs_gmsh {
     int *phys;                /* physical tag (0: none) */
     int *dup;                 /* 1: repeat of the previous element for another physical group */
     int *line;                /* line of the file where the element is (binary: its section's line) */
+    int64_t *etag;            /* the file's element tag (the number Gmsh shows; a repeat keeps its own in MSH 2.2) */
     int64_t *ptr;             /* nelems + 1: element e's nodes are node[ptr[e] .. ptr[e+1]) */
     int64_t *node;            /* node INDICES (0-based positions in the node arrays), Gmsh order */
     int ngroups;
