@@ -155,6 +155,66 @@ static int find_group(const hs_params *p, const hs_fem_mesh *m, const char *key,
                            blank ? "; a name with blanks or commas goes in double quotes: \"left wall\", right" : "");
 }
 
+/* The name of cell group `tag` of the mesh (its tag in decimal when $PhysicalNames names it not). */
+static const char *cell_group_name(const hs_fem_mesh *m, int tag)
+{
+    for (int g = 0; g < m->ngroups; g++)
+        if (m->groups[g].dim == m->dim && m->groups[g].tag == tag) return m->groups[g].name;
+    return "(no physical group)";
+}
+
+/* The region of a cell in several cell groups (an entity in two physical groups; MSH 2.2 repeats
+ * the element for each): the one fem.regions names, since only those carry coefficients; the
+ * others may overlap freely (a group of every cell for a post-processor, a material group inside a
+ * part group).  Two named groups would give one cell two sets of coefficients: an input error
+ * naming the mesh file, the element(s) and both groups (the first group won without a word).
+ * Without fem.regions every cell has the same coefficients and keeps its first group (the output's
+ * region).  Before refining: the children inherit the region. */
+static int resolve_regions(fem *f, const hs_params *p)
+{
+    hs_fem_mesh *m = f->mesh;
+    char names[FEM_MAX_GROUPS][HS_PARAM_NAME_MAX];
+    int n = hs_params_names(p, "fem.regions", names, FEM_MAX_GROUPS), named[FEM_MAX_GROUPS], nnamed = 0;
+    if (n <= 0 || m->nshared == 0) return HS_OK;
+    /* names not in the mesh, or too many, are config_regions' errors */
+    for (int i = 0; i < n && i < FEM_MAX_GROUPS; i++) {
+        const hs_gmsh_group *g = hs_fem_mesh_group(m, m->dim, names[i]);
+        if (g) named[nnamed++] = g->tag;
+    }
+    const char *path = hs_params_input_path(p, "fem.mesh"), *cell = m->dim == 2 ? "triangle" : "tetrahedron";
+    for (int64_t k = 0, end; k < m->nshared; k = end) {
+        const int64_t c = m->shared[k].cell;
+        for (end = k; end < m->nshared && m->shared[end].cell == c; end++) {}
+        /* the cell's groups: its first (region) and the further ones, the first named one kept */
+        int64_t pick = -2; /* -2: none named; -1: the first group; else the entry */
+        for (int64_t q = k - 1; q < end; q++) {
+            const int tag = q < k ? m->region[c] : m->shared[q].tag;
+            int is_named = 0;
+            for (int i = 0; i < nnamed && !is_named; i++) is_named = named[i] == tag;
+            if (!is_named) continue;
+            if (pick == -2) {
+                pick = q < k ? -1 : q;
+                continue;
+            }
+            const int64_t e1 = pick < 0 ? m->cell_elem[c] : m->shared[pick].elem, e2 = m->shared[q].elem;
+            const int l1 = pick < 0 ? m->cell_line[c] : m->shared[pick].line, l2 = m->shared[q].line;
+            const char *g1 = cell_group_name(m, pick < 0 ? m->region[c] : m->shared[pick].tag), *g2 = cell_group_name(m, tag);
+            if (e1 == e2)
+                return hs_params_error(p, "fem.regions", "the %s of element %lld (%s:%d) is in physical groups '%s' and '%s', both "
+                                                         "named here: a cell takes the coefficients of one region (take it out of "
+                                                         "one group, or name only one of them)",
+                                       cell, (long long)e1, path, l1, g1, g2);
+            return hs_params_error(p, "fem.regions", "the %s of element %lld (%s:%d, physical group '%s') is element %lld too "
+                                                     "(line %d, physical group '%s'), both groups named here: a cell takes the "
+                                                     "coefficients of one region (take it out of one group, or name only one of "
+                                                     "them)",
+                                   cell, (long long)e1, path, l1, g1, (long long)e2, l2, g2);
+        }
+        if (pick >= 0) m->region[c] = m->shared[pick].tag;
+    }
+    return HS_OK;
+}
+
 static int read_mesh(fem *f, const hs_params *p)
 {
     if (!hs_params_string(p, "fem.mesh")[0])
@@ -166,6 +226,7 @@ static int read_mesh(fem *f, const hs_params *p)
     if (!probe) return hs_params_error(p, "fem.mesh", "cannot open the mesh file '%s': %s", path, strerror(errno));
     fclose(probe);
     HS_CHECK(hs_fem_mesh_read(path, &f->mesh));
+    HS_CHECK(resolve_regions(f, p));
     /* the run's peak (the refinement, the replicated mesh, the rank's share of the system, the
      * matrix, vectors, CG and preconditioner, the output: hs_fem_memory) must fit, before refining:
      * refine = 8 of a 360-cell cube asked for 6e9 tetrahedra and failed with exit 1, out of memory,
@@ -234,16 +295,14 @@ static int config_regions(fem *f, const hs_params *p)
             if (named[j] == named[i]) err = hs_params_error(p, "fem.regions", "names '%s' twice", names[i]);
     }
     /* a named region without cells would have its coefficients ignored: a group whose cells were
-     * not saved, or one whose cells all belong to an earlier group too (Gmsh `Physical Surface("dom")
-     * = {1, 2}; Physical Surface("air") = {2};`: each cell is kept once, in its first group, so
-     * air's k ran as dom's without a word), as fem.dirichlet refuses a group without facets */
+     * not saved with their physical tags, as fem.dirichlet refuses a group without facets (a cell
+     * in two named groups is resolve_regions' error) */
     for (int i = 0; i < n && err == HS_OK; i++) {
         int seen = 0;
         for (int t = 0; t < ntags && !seen; t++) seen = tags[t] == named[i];
         if (!seen)
-            err = hs_params_error(p, "fem.regions", "physical group '%s' has no %s in the mesh %s of its own (its cells were not saved "
-                                                    "with their physical tags, or each is also in an earlier group and is kept in "
-                                                    "that one)",
+            err = hs_params_error(p, "fem.regions", "physical group '%s' has no %s in the mesh %s (its cells were not saved with "
+                                                    "their physical tags?)",
                                   names[i], m->dim == 2 ? "triangles" : "tetrahedra", hs_params_input_path(p, "fem.mesh"));
     }
     if (err != HS_OK) {

@@ -21,6 +21,8 @@ void hs_fem_mesh_free(hs_fem_mesh *m)
     free(m->cell);
     free(m->region);
     free(m->cell_line);
+    free(m->cell_elem);
+    free(m->shared);
     free(m->facet);
     free(m->facet_group);
     free(m->groups);
@@ -228,19 +230,21 @@ static int cmp_cell_key(const void *a, const void *b)
     return (x->cell > y->cell) - (x->cell < y->cell);
 }
 
-/* Drop the repeats of simplices (n of nv vertices each, with a tag and a file line per simplex) that
- * have the same vertices and, where `by_tag`, the same tag; the first copy is kept.  Cells: MSH 2.2
+/* Drop the repeats of simplices (n of nv vertices each, with a tag, a file line and, where elem is
+ * not NULL, an element tag per simplex) that have the same vertices and, where `by_tag`, the same
+ * tag; the first copy is kept, and newidx (where not NULL) says where each simplex, a repeat too,
+ * went.  Cells: MSH 2.2
  * writes an element once for each physical group it belongs to (4.1 names the entity once), so the
  * first copy (its region the first group, as for 4.1) is kept and the repeats, which would be
  * assembled twice, dropped.  Facets: the same side repeated in one group doubled its flux or its
  * Robin term (a side in two groups keeps both, one per group). */
-static int drop_repeats(int64_t *n, int nv, int64_t *vert, int *tag, int *line, int by_tag)
+static int drop_repeats(int64_t *n, int nv, int64_t *vert, int *tag, int *line, int64_t *elem, int by_tag, int64_t *newidx)
 {
     const int64_t count = *n;
     cell_key *key = malloc((size_t)(count ? count : 1) * sizeof *key);
-    char *drop = calloc((size_t)(count ? count : 1), 1);
-    if (!key || !drop) {
-        free(key), free(drop);
+    int64_t *keep = malloc((size_t)(count ? count : 1) * sizeof *keep); /* the copy each simplex is (itself: kept) */
+    if (!key || !keep) {
+        free(key), free(keep);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     }
     for (int64_t c = 0; c < count; c++) {
@@ -253,19 +257,60 @@ static int drop_repeats(int64_t *n, int nv, int64_t *vert, int *tag, int *line, 
             }
         if (by_tag) k->v[3] = tag[c]; /* facets have 3 vertices at most */
         k->cell = c;
+        keep[c] = c;
     }
     qsort(key, (size_t)count, sizeof *key, cmp_cell_key);
     for (int64_t i = 1; i < count; i++)
-        if (!memcmp(key[i].v, key[i - 1].v, sizeof key[i].v)) drop[key[i].cell] = 1;
+        if (!memcmp(key[i].v, key[i - 1].v, sizeof key[i].v)) keep[key[i].cell] = keep[key[i - 1].cell];
     int64_t o = 0;
     for (int64_t c = 0; c < count; c++) {
-        if (drop[c]) continue;
+        if (keep[c] != c) continue;
+        if (newidx) newidx[c] = o;
         memmove(vert + o * nv, vert + c * nv, (size_t)nv * sizeof(int64_t));
         tag[o] = tag[c];
+        if (elem) elem[o] = elem[c];
         line[o++] = line[c];
     }
+    /* a repeat goes where its first copy went (which comes earlier in the file) */
+    for (int64_t c = 0; newidx && c < count; c++)
+        if (keep[c] != c) newidx[c] = newidx[keep[c]];
     *n = o;
-    free(key), free(drop);
+    free(key), free(keep);
+    return HS_OK;
+}
+
+static int cmp_shared(const void *a, const void *b)
+{
+    const hs_fem_shared *x = a, *y = b;
+    if (x->cell != y->cell) return x->cell < y->cell ? -1 : 1;
+    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+    return (x->line > y->line) - (x->line < y->line);
+}
+
+/* The cells' further groups (m->shared, by cell, each (cell, group) once): the repeats drop_repeats
+ * folded into an earlier copy (the copies' first tags, lines and elements, and where each went), and
+ * 4.1's entity groups (dup, numbered as the copies). */
+static int collect_shared(hs_fem_mesh *m, const int *tag, const int *line, const int64_t *elem, int64_t ncopies,
+                          const int64_t *newidx, const hs_fem_shared *dup, int64_t ndup)
+{
+    int64_t n = 0;
+    for (int64_t c = 0; c < ncopies; c++) n += tag[c] != m->region[newidx[c]];
+    for (int64_t k = 0; k < ndup; k++) n += dup[k].tag != m->region[newidx[dup[k].cell]];
+    m->nshared = 0;
+    if (n == 0) return HS_OK;
+    m->shared = malloc((size_t)n * sizeof *m->shared);
+    if (!m->shared) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh");
+    for (int64_t c = 0; c < ncopies; c++)
+        if (tag[c] != m->region[newidx[c]]) m->shared[m->nshared++] = (hs_fem_shared){newidx[c], tag[c], line[c], elem[c]};
+    for (int64_t k = 0; k < ndup; k++) {
+        const int64_t c = newidx[dup[k].cell];
+        if (dup[k].tag != m->region[c]) m->shared[m->nshared++] = (hs_fem_shared){c, dup[k].tag, dup[k].line, dup[k].elem};
+    }
+    qsort(m->shared, (size_t)m->nshared, sizeof *m->shared, cmp_shared);
+    int64_t u = 0;
+    for (int64_t k = 0; k < m->nshared; k++)
+        if (u == 0 || m->shared[k].cell != m->shared[u - 1].cell || m->shared[k].tag != m->shared[u - 1].tag) m->shared[u++] = m->shared[k];
+    m->nshared = u;
     return HS_OK;
 }
 
@@ -286,6 +331,15 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     int64_t *vid = xmalloc((size_t)g->nnodes * sizeof(int64_t));
     int *line = xmalloc((size_t)nc * sizeof(int));
     int *fline = xmalloc((size_t)nf * sizeof(int));
+    int64_t *elem = xmalloc((size_t)nc * sizeof(int64_t));
+    /* the cells' further groups: 4.1's repeats of an element for an entity's other groups now,
+     * 2.2's repeated elements once drop_repeats has found them */
+    int64_t ndup = 0;
+    for (int64_t e = 0; e < g->nelems; e++) ndup += g->dim[e] == dim && g->dup[e];
+    hs_fem_shared *dup = xmalloc((size_t)ndup * sizeof *dup);
+    int64_t *newidx = xmalloc((size_t)nc * sizeof(int64_t));
+    int *first_tag = xmalloc((size_t)nc * sizeof(int)), *first_line = xmalloc((size_t)nc * sizeof(int));
+    int64_t *first_elem = xmalloc((size_t)nc * sizeof(int64_t));
     char *flipped = NULL;           /* per cell: turned anticlockwise by orient() */
     unsigned char *boundary = NULL; /* per cell: bit k, the facet opposite vertex k has no other cell */
     m->cell = xmalloc((size_t)nc * (dim + 1) * sizeof(int64_t));
@@ -294,8 +348,10 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     m->facet_group = xmalloc((size_t)nf * sizeof(int));
     m->groups = xmalloc((size_t)g->ngroups * sizeof(hs_gmsh_group));
     int rc = HS_OK;
-    if (!vid || !line || !fline || !m->cell || !m->region || !m->facet || !m->facet_group || !m->groups)
+    if (!vid || !line || !fline || !elem || !dup || !newidx || !first_tag || !first_line || !first_elem || !m->cell || !m->region ||
+        !m->facet || !m->facet_group || !m->groups)
         rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mesh");
+    ndup = 0;
     if (rc == HS_OK) {
         for (int64_t i = 0; i < g->nnodes; i++) vid[i] = -1;
         /* vertices: corner nodes of cells, numbered in file order */
@@ -314,7 +370,10 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
             if (g->dim[e] == dim && !g->dup[e]) {
                 for (int k = 0; k <= dim; k++) m->cell[m->ncells * (dim + 1) + k] = vid[g->node[g->ptr[e] + k]];
                 m->region[m->ncells] = g->phys[e];
+                elem[m->ncells] = g->etag[e];
                 line[m->ncells++] = g->line[e];
+            } else if (g->dim[e] == dim) { /* 4.1: the element just kept, in another group of its entity */
+                dup[ndup++] = (hs_fem_shared){m->ncells - 1, g->phys[e], g->line[e], g->etag[e]};
             } else if (g->dim[e] == dim - 1) {
                 for (int k = 0; k < dim; k++) {
                     int64_t v = vid[g->node[g->ptr[e] + k]];
@@ -328,8 +387,15 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
             }
         }
     }
-    if (rc == HS_OK) rc = drop_repeats(&m->ncells, dim + 1, m->cell, m->region, line, 0);
-    if (rc == HS_OK) rc = drop_repeats(&m->nfacets, dim, m->facet, m->facet_group, fline, 1);
+    const int64_t ncopies = m->ncells;
+    if (rc == HS_OK) {
+        memcpy(first_tag, m->region, (size_t)ncopies * sizeof(int));
+        memcpy(first_line, line, (size_t)ncopies * sizeof(int));
+        memcpy(first_elem, elem, (size_t)ncopies * sizeof(int64_t));
+        rc = drop_repeats(&m->ncells, dim + 1, m->cell, m->region, line, elem, 0, newidx);
+    }
+    if (rc == HS_OK) rc = drop_repeats(&m->nfacets, dim, m->facet, m->facet_group, fline, NULL, 1, NULL);
+    if (rc == HS_OK) rc = collect_shared(m, first_tag, first_line, first_elem, ncopies, newidx, dup, ndup);
     if (rc == HS_OK && dim == 2) {
         /* a planar mesh: all z equal */
         for (int64_t i = 1; i < m->nverts && rc == HS_OK; i++)
@@ -370,10 +436,11 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     /* cells over one another without sharing a facet: pieces that intersect, one inside another, a
      * boundary that crosses itself */
     if (rc == HS_OK) rc = hs_fem_mesh_refuse_overlaps(m, boundary, g->path, line, "fem.mesh");
-    if (rc == HS_OK) m->cell_line = line, line = NULL;
+    if (rc == HS_OK) m->cell_line = line, line = NULL, m->cell_elem = elem, elem = NULL;
     free(boundary);
     free(vid);
     free(line);
+    free(elem), free(dup), free(newidx), free(first_tag), free(first_line), free(first_elem);
     free(fline);
     free(flipped);
     if (rc != HS_OK) {
@@ -687,15 +754,26 @@ int hs_fem_mesh_refine(const hs_fem_mesh *mc, hs_fem_mesh **out)
     f->cell = xmalloc((size_t)f->ncells * nv * sizeof(int64_t));
     f->region = xmalloc((size_t)f->ncells * sizeof(int));
     f->cell_line = m->cell_line ? xmalloc((size_t)f->ncells * sizeof(int)) : NULL;
+    f->cell_elem = m->cell_elem ? xmalloc((size_t)f->ncells * sizeof(int64_t)) : NULL;
+    f->nshared = m->nshared * kids;
+    f->shared = m->nshared ? xmalloc((size_t)f->nshared * sizeof *f->shared) : NULL;
     f->facet = xmalloc((size_t)f->nfacets * dim * sizeof(int64_t));
     f->facet_group = xmalloc((size_t)f->nfacets * sizeof(int));
     f->groups = xmalloc((size_t)m->ngroups * sizeof(hs_gmsh_group));
-    if (!f->x || !f->cell || !f->region || (m->cell_line && !f->cell_line) || !f->facet || !f->facet_group || !f->groups) {
+    if (!f->x || !f->cell || !f->region || (m->cell_line && !f->cell_line) || (m->cell_elem && !f->cell_elem) ||
+        (m->nshared && !f->shared) || !f->facet || !f->facet_group || !f->groups) {
         hs_fem_mesh_free(f);
         return HS_FAIL(HS_ERR_RUNTIME, "out of memory refining a mesh");
     }
     f->ngroups = m->ngroups;
     memcpy(f->groups, m->groups, (size_t)m->ngroups * sizeof(hs_gmsh_group));
+    /* a child is in its parent's groups (by cell still: the children of c are c kids .. c kids + kids - 1) */
+    for (int64_t q = 0; q < m->nshared; q++)
+        for (int k = 0; k < kids; k++) {
+            f->shared[q * kids + k] = m->shared[q];
+            f->shared[q * kids + k].cell = m->shared[q].cell * kids + k;
+        }
+    if (f->nshared) qsort(f->shared, (size_t)f->nshared, sizeof *f->shared, cmp_shared);
     memcpy(f->x, m->x, (size_t)m->nverts * 3 * sizeof(double));
     for (int64_t e = 0; e < m->nedges; e++)
         for (int d = 0; d < 3; d++) f->x[3 * (m->nverts + e) + d] = 0.5 * (m->x[3 * m->edge[2 * e] + d] + m->x[3 * m->edge[2 * e + 1] + d]);
@@ -708,6 +786,8 @@ int hs_fem_mesh_refine(const hs_fem_mesh *mc, hs_fem_mesh **out)
         for (int k = 0; k < kids; k++) f->region[c * kids + k] = m->region[c];
         if (m->cell_line)
             for (int k = 0; k < kids; k++) f->cell_line[c * kids + k] = m->cell_line[c];
+        if (m->cell_elem)
+            for (int k = 0; k < kids; k++) f->cell_elem[c * kids + k] = m->cell_elem[c];
         if (dim == 2) {
             /* edges (0,1)=m0 (1,2)=m1 (2,0)=m2 */
             int64_t t[4][3] = {{v[0], mid[0], mid[2]}, {mid[0], v[1], mid[1]}, {mid[2], mid[1], v[2]}, {mid[0], mid[1], mid[2]}};

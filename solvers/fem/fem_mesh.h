@@ -6,6 +6,15 @@
 
 #include "io/gmsh.h"
 
+/* A further physical group of a cell (the cell keeps its first in region), with the element of the
+ * file that says so: MSH 2.2 repeats the element for each group under a tag and line of its own,
+ * 4.1 gives an entity several groups (the cell's own element). */
+typedef struct hs_fem_shared {
+    int64_t cell;
+    int tag, line;
+    int64_t elem;
+} hs_fem_shared;
+
 /* A conforming mesh of triangles (dim 2) or tetrahedra (dim 3) with its boundary facets (segments
  * or triangles that the file tags with a physical group).  Cells are positively oriented
  * (anticlockwise triangles, tetrahedra of positive volume).  Not distributed: every rank holds the
@@ -19,6 +28,9 @@ typedef struct hs_fem_mesh {
     int *region;          /* physical tag of each cell (0: none) */
     int *cell_line;       /* the file line of each cell (of its parent before refinement), for input
                            * errors about a cell; NULL for a generated mesh */
+    int64_t *cell_elem;   /* the file's element tag of each cell (of its parent), likewise */
+    int64_t nshared;      /* the further groups of the cells in more than one, by cell (refined: */
+    hs_fem_shared *shared;/* each child keeps its parent's); fem.c picks the region among them */
     int64_t nfacets;
     int64_t *facet;       /* dim vertices per facet */
     int *facet_group;     /* physical tag of each facet */

@@ -242,13 +242,35 @@ expect "vtu = true with output.format = none (no VTU was written)" "bad.ini:6: f
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\ndirichlet_value = 1\nconductivity = 3\n[output]\nformat = none\n' > left.ini
 "$HS_BIN" check left.ini fem.problem=elasticity >"$CAP/c" 2>&1 && ok "a file's poisson keys under fem.problem=elasticity on the command line: accepted (leftovers)" \
     || bad "leftovers refused: $(grep error "$CAP/c")"
-# a region whose cells all belong to an earlier group too (MSH 2.2 repeats the element; each cell is
-# kept once, in its first group) had its coefficients ignored: air's k = 100 ran as k = 1
+# a cell in two groups that fem.regions both names has two sets of coefficients: refused, naming the
+# mesh file, the element(s) and both groups (each cell was kept in its first group: air's k = 100
+# ran as k = 1, without a word).  MSH 2.2 repeats the element for each group (element 4 of 'domain'
+# is element 5 of 'air'); in MSH 4.1 one entity is in both groups (one element).
 mesh22 | sed -e '5s/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "air"/' -e '18s/^4$/5/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 2 2 11 1 1 3 4/' > bad.msh
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\nregions = domain air\nconductivity = 1 100\n[output]\npath = never\n' > bad.ini
-expect "a region whose cells are all in an earlier group" "bad.ini:6: fem.regions: physical group 'air' has no triangles in the mesh bad.msh of its own"
+expect "a cell in two named regions (MSH 2.2: the element repeated)" \
+    "bad.ini:6: fem.regions: the triangle of element 4 (bad.msh:23, physical group 'domain') is element 5 too (line 24, physical group 'air'), both groups named here"
 mesh22 | sed -e '5s/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "air"/' -e 's/^4 2 2 10 1 1 3 4$/4 2 2 11 1 1 3 4/' > air.msh
 "$HS_BIN" check bad.ini fem.mesh=air.msh >"$CAP/c" 2>&1 && ok "a region with a cell of its own is accepted" || bad "air with its own cell refused: $(grep error "$CAP/c")"
+{ printf '$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n4\n1 1 "left"\n1 2 "right"\n2 10 "domain"\n2 11 "air"\n$EndPhysicalNames\n'
+  printf '$Entities\n0 2 2 0\n1 0 0 0 0 1 0 1 1 0\n2 1 0 0 1 1 0 1 2 0\n1 0 0 0 1 1 0 1 10 0\n2 0 0 0 1 1 0 2 10 11 0\n$EndEntities\n'
+  printf '$Nodes\n1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n1 1 0\n0 1 0\n$EndNodes\n'
+  printf '$Elements\n4 4 1 4\n1 1 1 1\n1 4 1\n1 2 1 1\n2 2 3\n2 1 2 1\n3 1 2 3\n2 2 2 1\n4 1 3 4\n$EndElements\n'; } > both41.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = both41.msh\ndirichlet = left\nregions = domain air\nconductivity = 1 100\n[output]\npath = never\n' > bad.ini
+expect "a cell in two named regions (MSH 4.1: an entity in both groups)" \
+    "bad.ini:6: fem.regions: the triangle of element 4 (both41.msh:39) is in physical groups 'domain' and 'air', both named here"
+# a group fem.regions does not name carries no coefficients and may overlap the named ones (a group
+# of every cell, listed first: the cells were kept in it, and the run refused 'all' as a region
+# without coefficients): the named group's k holds, refined too (k = 2, flux 2 on the right, u = 0
+# on the left: u = x; k = 1 would give 2 x)
+mesh22 | sed -e '5s/^3$/4/' -e 's/^2 10 "domain"$/2 10 "domain"\n2 11 "all"/' -e '18s/^4$/6/' \
+    -e 's/^3 2 2 10 1 1 2 3$/3 2 2 11 1 1 2 3\n4 2 2 11 1 1 3 4\n5 2 2 10 1 1 2 3/' -e 's/^4 2 2 10 1 1 3 4$/6 2 2 10 1 1 3 4/' > over.msh
+printf '[run]\nsolver = fem\n[fem]\nmesh = over.msh\nrefine = 1\ndirichlet = left\nneumann = right\nneumann_value = 2\nregions = domain\nconductivity = 2\n[output]\nformat = none\n' > over.ini
+if "$HS_BIN" run over.ini >"$CAP/o" 2>&1; then
+    umax=$(grep -o 'u range \[[^]]*\]' "$CAP/o" | sed 's/.*, *//; s/\]//')
+    awk -v u="$umax" 'BEGIN { exit !(u > 1 - 1e-10 && u < 1 + 1e-10) }' && ok "cells in a named and an unnamed group take the named one's k: max u = $umax (exact 1)" ||
+        bad "named and unnamed groups: max u = $umax, not 1"
+else bad "a named group overlapping an unnamed one: $(grep -m1 error "$CAP/o")"; fi
 printf '[run]\nsolver = fem\n[fem]\nmesh = nope.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 expect "missing mesh file" "bad.ini:4: fem.mesh: cannot open the mesh file 'nope.msh'"
 mesh22 | sed '11s/^4$/100000000000/' > bad.msh
