@@ -39,6 +39,7 @@ static void mesh(sum *s, const hs_fem_memory_case *c, hs_fem_counts m)
     h(s, 1, m.verts * 3 * 8);
     h(s, 1, m.cells * (dim + 1) * 8);
     h(s, 1 + c->lines, m.cells * 4); /* region, file line */
+    h(s, c->lines, m.cells * 8);     /* element tag */
     h(s, 1, m.facets * dim * 8);
     h(s, 1, m.facets * 4);
 }
@@ -142,8 +143,8 @@ void hs_fem_memory(const hs_ctx *ctx, const hs_fem_memory_case *c, double *devic
     sum build = {ctx, 0, 0};
     h(&build, 1, m.cells * 4);                /* part */
     if (size > 1) {
-        /* RCB: centroids and a keyed list; METIS: the element lists, and its own graph and work
-         * (measured below 200 bytes a cell) */
+        /* RCB: centroids and a keyed list; METIS: the element lists and its own graph and work
+         * (the cube refined 3 times, 2 ranks: 175 bytes a cell in all; 248 counted) */
         if (c->metis) h(&build, 1, m.cells * (8 + (dim + 1) * 8 + 8 + 200) + m.verts * 8);
         else h(&build, 1, m.cells * (24 + 24));
     }

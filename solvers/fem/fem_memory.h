@@ -11,7 +11,7 @@ typedef struct hs_fem_memory_case {
     int dim, order, ncomp;     /* ncomp: 1, or dim for elasticity */
     int refine;                /* uniform refinements still to come */
     int64_t verts, edges, faces, cells, facets; /* of the mesh as read (faces: 3-D; facets: the tagged ones) */
-    int lines;                 /* the mesh keeps each cell's file line (read from a file) */
+    int lines;                 /* the mesh keeps each cell's file line and element tag (read from a file) */
     int heat, amg, jacobi;     /* heat: a second matrix and two more vectors; the preconditioner */
     int metis;                 /* the partition over several ranks: METIS (else coordinate bisection) */
     int output;                /* records are written */
