@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,31 +225,56 @@ double hs_time_unit_seconds(const char *units)
     return 0;
 }
 
-/* Digits at *s (at least 1, at most maxd) as a number in [lo, hi], s advanced past them. */
-static int date_field(const char **s, int maxd, long lo, long hi)
+/* Digits at *s (1 to maxd of them, and no digit after) as *v, s advanced past them; 0 when none or too many. */
+static int date_digits(const char **s, int maxd, long *v)
 {
-    long v = 0;
     int n = 0;
-    while (isdigit((unsigned char)**s) && n < maxd) v = 10 * v + (**s - '0'), (*s)++, n++;
-    return n > 0 && !isdigit((unsigned char)**s) && v >= lo && v <= hi;
+    *v = 0;
+    while (isdigit((unsigned char)**s) && n < maxd) *v = 10 * *v + (**s - '0'), (*s)++, n++;
+    return n > 0 && !isdigit((unsigned char)**s);
 }
 
-int hs_time_units_writable(const char *units)
+/* Days in month m (1..12) of year y in CF's standard calendar: Julian leap years (every 4th)
+ * before the switch of 1582-10-15, Gregorian ones (not centuries unless divisible by 400) after.
+ * 1582 itself is no leap year either way, so the year alone decides. */
+static int month_days(long y, long m)
 {
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const int leap = y % 4 == 0 && (y < 1582 || y % 100 != 0 || y % 400 == 0);
+    return days[m - 1] + (m == 2 && leap);
+}
+
+/* 0, with the reason in why (when there is room for one). */
+static int refuse(char *why, size_t size, const char *fmt, ...)
+{
+    if (why && size) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, size, fmt, ap);
+        va_end(ap);
+    }
+    return 0;
+}
+
+int hs_time_units_writable(const char *units, char *why, size_t why_size)
+{
+    if (why && why_size) *why = '\0';
     if (!(hs_time_unit_seconds(units) > 0)) return 0;
     const char *s = strstr(units, "since") + 5;
     while (*s == ' ') s++;
-    /* "seconds since 2000-13-45 99:99" and "hours since 1e300" passed the check and went into
-     * every file, which CF readers (xarray, cftime, CDO) then could not place in time */
-    if (!date_field(&s, 9, 0, 999999999) || *s++ != '-' || !date_field(&s, 2, 1, 12) || *s++ != '-' ||
-        !date_field(&s, 2, 1, 31))
+    /* the syntax first (a refusal without a reason: the caller says what the form is), then the
+     * ranges, each with its reason: "seconds since 2000-13-45 99:99" and "hours since 1e300" passed
+     * the check and went into every file, which CF readers (xarray, cftime, CDO) then could not place
+     * in time; so did "days since 2001-02-29", which cftime refuses as "invalid day number" */
+    long y, mo, d, h = 0, mi = 0, sec = 0, zh = 0, zm = 0;
+    if (!date_digits(&s, 9, &y) || *s++ != '-' || !date_digits(&s, 2, &mo) || *s++ != '-' || !date_digits(&s, 2, &d))
         return 0;
     if ((*s == ' ' || *s == 'T') && isdigit((unsigned char)s[1])) {
         s++;
-        if (!date_field(&s, 2, 0, 23) || *s++ != ':' || !date_field(&s, 2, 0, 59)) return 0;
+        if (!date_digits(&s, 2, &h) || *s++ != ':' || !date_digits(&s, 2, &mi)) return 0;
         if (*s == ':') {
             s++;
-            if (!date_field(&s, 2, 0, 60)) return 0;
+            if (!date_digits(&s, 2, &sec)) return 0;
             if (*s == '.') {
                 s++;
                 if (!isdigit((unsigned char)*s)) return 0;
@@ -260,14 +286,41 @@ int hs_time_units_writable(const char *units)
     if (*s == 'Z') s++;
     else if (!strncmp(s, "UTC", 3)) s += 3;
     else if (*s == '+' || *s == '-') { /* +hh, +hhmm or +hh:mm, as cftime reads them */
-        const int hh = isdigit((unsigned char)s[1]) && isdigit((unsigned char)s[2]) ? (s[1] - '0') * 10 + (s[2] - '0') : 99;
-        if (hh > 23) return 0;
-        s += 3;
-        if (*s == ':') s++;
-        if (isdigit((unsigned char)*s) && !date_field(&s, 2, 0, 59)) return 0;
+        s++;
+        if (!isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[1])) return 0;
+        zh = (s[0] - '0') * 10 + (s[1] - '0');
+        s += 2;
+        const int colon = *s == ':';
+        s += colon;
+        if (isdigit((unsigned char)*s)) {
+            if (!isdigit((unsigned char)s[1]) || isdigit((unsigned char)s[2])) return 0;
+            zm = (s[0] - '0') * 10 + (s[1] - '0');
+            s += 2;
+        } else if (colon)
+            return 0;
     }
     while (*s == ' ') s++;
-    return *s == '\0';
+    if (*s != '\0') return 0;
+
+    /* the date in the calendar the files declare (calendar = "standard"), as cftime decodes it */
+    static const char *const month[12] = {"January", "February", "March",     "April",   "May",      "June",
+                                          "July",    "August",   "September", "October", "November", "December"};
+    if (y == 0) return refuse(why, why_size, "year 0 is not in CF's standard calendar (1 BC is followed by AD 1)");
+    if (mo < 1 || mo > 12) return refuse(why, why_size, "month %ld is not 1..12", mo);
+    const int last = month_days(y, mo);
+    if (d < 1 || d > last)
+        return refuse(why, why_size, "day %ld is not 1..%d in %s %ld (CF's standard calendar: Gregorian leap years from "
+                                     "1582-10-15, Julian ones before)", d, last, month[mo - 1], y);
+    if (y == 1582 && mo == 10 && d >= 5 && d <= 14)
+        return refuse(why, why_size, "1582-10-%02ld is not in CF's standard calendar (Julian 1582-10-04 is followed by "
+                                     "Gregorian 1582-10-15)", d);
+    if (h > 23) return refuse(why, why_size, "hour %ld is not 0..23", h);
+    if (mi > 59) return refuse(why, why_size, "minute %ld is not 0..59", mi);
+    if (sec > 59)
+        return refuse(why, why_size, "second %ld is not 0..59%s", sec, sec == 60 ? " (CF's standard calendar has no leap seconds)" : "");
+    if (zh > 23) return refuse(why, why_size, "time zone offset of %ld hours is not 0..23", zh);
+    if (zm > 59) return refuse(why, why_size, "time zone offset's minute %ld is not 0..59", zm);
+    return 1;
 }
 
 int hs_writer_push_time(hs_writer *w, double t)

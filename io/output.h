@@ -153,11 +153,15 @@ int hs_writer_def_var(hs_writer *w, const char *name, const char *units, const c
  * days or their UDUNITS abbreviations; DATE starting with a digit): 60 for "minutes since 2000-01-01";
  * 0 when `units` is not one.  Lenient about the date, for the time axes of files it reads. */
 double hs_time_unit_seconds(const char *units);
-/* Whether `units` is a CF time unit whose reference date CF readers decode: hs_time_unit_seconds's
- * UNIT since Y-M-D, with month 1..12 and day 1..31, then optionally (after a blank or 'T')
- * h:m[:s[.frac]] with h < 24, m < 60, s <= 60, then optionally a zone: Z, UTC or +-hh[[:]mm].
- * For the units this program writes. */
-int hs_time_units_writable(const char *units);
+/* Whether `units` is a CF time unit whose reference time CF readers decode: hs_time_unit_seconds's
+ * UNIT since Y-M-D, then optionally (after a blank or 'T') h:m[:s[.frac]], then optionally a zone:
+ * Z, UTC or +-hh[[:]mm].  The date must exist in CF's standard calendar, the one this program's
+ * time axes declare (calendar = "standard"): no year 0, month 1..12, day 1..the month's length
+ * (Gregorian leap years from 1582-10-15, Julian ones before), not 1582-10-05..14; h < 24, m < 60,
+ * s < 60 (no leap seconds); a zone of at most 23:59.  For the units this program writes.  When it
+ * returns 0 and `why` is not NULL, `why` (why_size bytes) holds the reason for a date or time out
+ * of range ("day 29 is not 1..28 in February 2001 (...)"), or "" when the form itself is wrong. */
+int hs_time_units_writable(const char *units, char *why, size_t why_size);
 
 /* Append a time record with simulated time `t` (in the file's time units). Collective. */
 int hs_writer_begin_step(hs_writer *w, double t);

@@ -43,7 +43,7 @@ static const hs_param_decl g_driver_params[] = {
     {"output", "deflate", HS_PARAM_INT, "0", 0, 9, NULL, "zlib compression level of the output (0: none)"},
     {"output", "parallel", HS_PARAM_ENUM, "auto", 0, 0, HS_OUTPUT_PARALLEL_CHOICES,
      "how the ranks write: auto (collectively, each rank its own part, where the build has parallel HDF5/NetCDF), off (gathered through rank 0)"},
-    {"output", "time_units", HS_PARAM_STRING, "seconds since 2000-01-01 00:00:00", 0, 0, NULL, "CF units of the time axis"},
+    {"output", "time_units", HS_PARAM_STRING, "seconds since 2000-01-01 00:00:00", 0, 0, NULL, "CF units of the time axis: UNIT since DATE, the date in the standard calendar"},
     {"output", "overwrite", HS_PARAM_BOOL, "true", 0, 0, NULL, "replace an existing output file (false: refuse to start)"},
     {"checkpoint", "every_steps", HS_PARAM_INT, "0", 0, HS_NO_MAX, NULL, "write a checkpoint every N steps (0: off)"},
     {"checkpoint", "path", HS_PARAM_STRING, "checkpoint.h5", 0, 0, NULL, "checkpoint file (written to PATH.tmp, then renamed)"},
@@ -179,13 +179,17 @@ static int time_keys_check(const hs_params *p)
 }
 
 /* output.time_units: CF's "UNIT since DATE" for a time axis (a UDUNITS time unit, a date that
- * starts with its year); "banana" made files that no CF reader could place in time. */
+ * starts with its year and exists in the standard calendar); "banana" and "days since 2001-02-29"
+ * made files that no CF reader could place in time. */
 static int time_units_check(const hs_params *p)
 {
     const char *v = hs_params_string(p, "output.time_units");
-    if (!hs_time_units_writable(v))
+    char why[256];
+    if (!hs_time_units_writable(v, why, sizeof why)) {
+        if (*why) return hs_params_error(p, "output.time_units", "'%s' is not a valid reference time: %s", v, why);
         return hs_params_error(p, "output.time_units", "'%s' is not a CF time unit 'UNIT since DATE' (UNIT: seconds, minutes, hours or days; "
                                                       "DATE: YYYY-MM-DD, then optionally hh:mm:ss and a zone; e.g. seconds since 2000-01-01 00:00:00)", v);
+    }
     return HS_OK;
 }
 

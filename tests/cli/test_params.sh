@@ -181,6 +181,52 @@ printf '[run]\nsolver: selftest\n' > colon.ini
 run expect "line without '='" 2 "hpcsim: error: colon.ini:2: syntax error: expected '[section]', 'key = value' or a # comment" \
     "$HS_BIN" check colon.ini
 
+# output.time_units whose reference date is not in CF's standard calendar (the calendar the files
+# declare): "days since 2001-02-29" and "days since 2000-02-30" were written into every file, which
+# cftime refused as "invalid day number" and xarray as "unable to decode time units".  check and run alike: exit 2 at
+# the key's line, nothing written.
+tu_ini() { printf '[run]\nsolver = heat\ndevice = cpu\n[heat]\nndim = 2\nn = 8 8\nt_end = 0.001\n[output]\npath = tu\ntime_units = %s\n' "$1" > tu.ini; }
+greg="(CF's standard calendar: Gregorian leap years from 1582-10-15, Julian ones before)"
+for cmd in check run; do
+    tu_ini "days since 2001-02-29"
+    run expect "time_units 2001-02-29 ($cmd)" 2 \
+        "hpcsim: error: tu.ini:10: output.time_units: 'days since 2001-02-29' is not a valid reference time: day 29 is not 1..28 in February 2001 $greg" \
+        "$HS_BIN" $cmd tu.ini
+    tu_ini "days since 2000-02-30 00:00:00"
+    run expect "time_units 2000-02-30 ($cmd)" 2 \
+        "hpcsim: error: tu.ini:10: output.time_units: 'days since 2000-02-30 00:00:00' is not a valid reference time: day 30 is not 1..29 in February 2000 $greg" \
+        "$HS_BIN" $cmd tu.ini
+    tu_ini "days since 1900-02-29"
+    run expect "time_units 1900-02-29, a century ($cmd)" 2 \
+        "hpcsim: error: tu.ini:10: output.time_units: 'days since 1900-02-29' is not a valid reference time: day 29 is not 1..28 in February 1900 $greg" \
+        "$HS_BIN" $cmd tu.ini
+    tu_ini "seconds since 2000-06-31 12:00"
+    run expect "time_units June 31 ($cmd)" 2 \
+        "hpcsim: error: tu.ini:10: output.time_units: 'seconds since 2000-06-31 12:00' is not a valid reference time: day 31 is not 1..30 in June 2000 $greg" \
+        "$HS_BIN" $cmd tu.ini
+    tu_ini "seconds since 2016-12-31 23:59:60"
+    run expect "time_units leap second ($cmd)" 2 \
+        "hpcsim: error: tu.ini:10: output.time_units: 'seconds since 2016-12-31 23:59:60' is not a valid reference time: second 60 is not 0..59 (CF's standard calendar has no leap seconds)" \
+        "$HS_BIN" $cmd tu.ini
+    tu_ini "days since 1582-10-10"
+    run expect "time_units in the Julian-Gregorian gap ($cmd)" 2 \
+        "hpcsim: error: tu.ini:10: output.time_units: 'days since 1582-10-10' is not a valid reference time: 1582-10-10 is not in CF's standard calendar (Julian 1582-10-04 is followed by Gregorian 1582-10-15)" \
+        "$HS_BIN" $cmd tu.ini
+done
+run expect "time_units 2001-02-29 (override)" 2 \
+    "hpcsim: error: command line (override 1): output.time_units: 'days since 2001-02-29' is not a valid reference time: day 29 is not 1..28 in February 2001 $greg" \
+    "$HS_BIN" check good.ini "output.time_units=days since 2001-02-29"
+# the days the calendar has run and are written as given (so "nothing written" above is not vacuous)
+for date in 2000-02-29 1500-02-29; do
+    tu_ini "days since $date"
+    "$HS_BIN" run tu.ini >"$CAP/o" 2>&1
+    rc=$?
+    [ $rc = 0 ] && [ -s tu.$EXT ] && grep -q "days since $date" tu.$EXT && ok "time_units $date runs and is written" ||
+        bad "time_units $date: exit $rc: $(grep -m1 hpcsim "$CAP/o")"
+    rm -f tu.$EXT tu.xmf checkpoint.h5
+done
+rm -f tu.ini
+
 # Lines of any length: a 10000-character comment and value, and a ~4 KiB output path that is written.
 a10k=$(head -c 10000 /dev/zero | tr '\0' a)
 printf '[run]\nsolver = selftest\n# %s\n[output]\npath = %s\n' "$a10k" "$a10k" > longline.ini

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/output.h"
@@ -912,22 +913,96 @@ static void test_reader_bad_files(void **state)
 }
 
 /* HS_TEST_KEEP_OUTPUT=DIR leaves sample files for the command-line checks (tests/cli/test_output_tools.sh). */
-/* The time units a run may write: dates CF readers decode, in the spellings they accept. */
+/* The time units a run may write: dates CF readers decode, in the spellings they accept.  Each
+ * refusal of a date or time out of range carries a reason; a malformed form carries none. */
 static void test_time_units_writable(void **state)
 {
     (void)state;
     static const char *good[] = {"seconds since 2000-01-01 00:00:00", "seconds since 1970-01-01T00:00:00Z",
                                  "hours since 1800-1-1 00:00:0.0", "days since 2000-01-01 00:00:00 UTC",
-                                 "minutes since 2000-02-30", "days since 0001-01-01 12:30", "s since 2000-12-31 23:59:60",
-                                 "days since 2000-01-01 00:00:00 +05:30", "days since 2000-01-01 00:00 -0800 "};
-    static const char *bad[] = {"banana", "seconds since 2000-13-01", "seconds since 2000-00-10", "seconds since 2000-01-32",
-                                "days since 2000-01-01 24:00:00", "days since 2000-01-01 00:60", "days since 2000-01-01 00:00:61",
-                                "hours since 1e300", "hours since 2000", "hours since 2000-01-01 tomorrow",
-                                "hours since 2000-01-01 00:00:00.", "hours since 2000-01-001", "days since 2000-01-01 00:00 +25"};
+                                 "minutes since 2000-02-29", "days since 0001-01-01 12:30", "s since 2000-12-31 23:59:59",
+                                 "days since 2000-01-01 00:00:00 +05:30", "days since 2000-01-01 00:00 -0800 ",
+                                 "days since 2004-02-29", "days since 1600-02-29", "days since 1500-02-29" /* Julian */,
+                                 "days since 1582-10-04 23:59:59", "days since 1582-10-15", "days since 2000-04-30",
+                                 "days since 2000-01-01 00:00 +23:59"};
+    static const char *malformed[] = {"banana", "hours since 1e300", "hours since 2000", "hours since 2000-01-01 tomorrow",
+                                      "hours since 2000-01-01 00:00:00.", "hours since 2000-01-001",
+                                      "days since 2000-01-01 00:00 +05:", "days since 2000-01-01 00:00 +123",
+                                      "days since 2000-01-01 00:00 +5"};
+    /* out of range, with a word the reason must hold */
+    static const struct {
+        const char *units, *reason;
+    } range[] = {{"seconds since 2000-13-01", "month 13 is not 1..12"},
+                 {"seconds since 2000-00-10", "month 0 is not 1..12"},
+                 {"seconds since 2000-01-32", "day 32 is not 1..31 in January 2000"},
+                 {"seconds since 2000-01-00", "day 0 is not 1..31 in January 2000"},
+                 {"minutes since 2000-02-30", "day 30 is not 1..29 in February 2000"},
+                 {"days since 2001-02-29", "day 29 is not 1..28 in February 2001"},
+                 {"days since 1900-02-29", "day 29 is not 1..28 in February 1900"},
+                 {"days since 2000-04-31", "day 31 is not 1..30 in April 2000"},
+                 {"days since 1582-10-10", "1582-10-10 is not in CF's standard calendar"},
+                 {"days since 0000-01-01", "year 0 is not"},
+                 {"days since 2000-01-01 24:00:00", "hour 24 is not 0..23"},
+                 {"days since 2000-01-01 00:60", "minute 60 is not 0..59"},
+                 {"days since 2000-01-01 00:00:61", "second 61 is not 0..59"},
+                 {"s since 2000-12-31 23:59:60", "no leap seconds"},
+                 {"days since 2000-01-01 00:00 +25", "offset of 25 hours"},
+                 {"days since 2000-01-01 00:00 +0560", "minute 60"}};
+    char why[256];
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
-        if (!hs_time_units_writable(good[i])) fail_msg("refused: '%s'", good[i]);
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (hs_time_units_writable(bad[i])) fail_msg("accepted: '%s'", bad[i]);
+        if (!hs_time_units_writable(good[i], why, sizeof why)) fail_msg("refused: '%s' (%s)", good[i], why);
+    for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+        strcpy(why, "unset");
+        if (hs_time_units_writable(malformed[i], why, sizeof why)) fail_msg("accepted: '%s'", malformed[i]);
+        if (*why) fail_msg("'%s' is malformed, but refused as out of range: %s", malformed[i], why);
+    }
+    for (size_t i = 0; i < sizeof range / sizeof range[0]; i++) {
+        if (hs_time_units_writable(range[i].units, why, sizeof why)) fail_msg("accepted: '%s'", range[i].units);
+        if (!strstr(why, range[i].reason)) fail_msg("'%s': reason '%s' lacks '%s'", range[i].units, why, range[i].reason);
+    }
+    assert_int_equal(hs_time_units_writable("days since 2001-02-29", NULL, 0), 0); /* no room for a reason: fine */
+}
+
+/* Days of year y that the check accepts (each day number 1..31 of each month tried). */
+static int accepted_days(int y)
+{
+    int n = 0;
+    char u[64];
+    for (int m = 1; m <= 12; m++)
+        for (int d = 1; d <= 31; d++) {
+            snprintf(u, sizeof u, "days since %04d-%02d-%02d", y, m, d);
+            n += hs_time_units_writable(u, NULL, 0);
+        }
+    return n;
+}
+
+/* The calendar against independent references: from 1583 on, the dates that glibc's proleptic
+ * Gregorian timegm keeps as given (2001-02-29 it moves to March 1); and the published lengths of the
+ * standard calendar: 1461 days in four Julian years, 355 in 1582 (ten days dropped in October),
+ * 146097 in a Gregorian cycle of 400 years. */
+static void test_time_units_calendar(void **state)
+{
+    (void)state;
+    char u[64];
+    int differ = 0;
+    for (int y = 1583; y <= 2400 && differ < 5; y++)
+        for (int m = 1; m <= 12; m++)
+            for (int d = 1; d <= 31; d++) {
+                struct tm t = {.tm_year = y - 1900, .tm_mon = m - 1, .tm_mday = d, .tm_hour = 12};
+                (void)timegm(&t);
+                const int exists = t.tm_year == y - 1900 && t.tm_mon == m - 1 && t.tm_mday == d;
+                snprintf(u, sizeof u, "days since %04d-%02d-%02d 12:00", y, m, d);
+                if (hs_time_units_writable(u, NULL, 0) != exists) {
+                    print_error("'%s': accepted %d, timegm says the date exists %d\n", u, !exists, exists);
+                    differ++;
+                }
+            }
+    assert_int_equal(differ, 0);
+    for (int y = 1; y <= 1577; y += 4) assert_int_equal(accepted_days(y) + accepted_days(y + 1) + accepted_days(y + 2) + accepted_days(y + 3), 1461);
+    assert_int_equal(accepted_days(1582), 355);
+    int cycle = 0;
+    for (int y = 1600; y < 2000; y++) cycle += accepted_days(y);
+    assert_int_equal(cycle, 146097);
 }
 
 static void test_keep_output(void **state)
@@ -970,6 +1045,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_static_only),
     cmocka_unit_test(test_reader_bad_files),
     cmocka_unit_test(test_time_units_writable),
+    cmocka_unit_test(test_time_units_calendar),
     cmocka_unit_test_teardown(test_keep_output, test_tmp_cleanup),
 };
 
