@@ -82,7 +82,7 @@ static int ck_create(hs_checkpoint *c, const char *solver, const char *params, i
     return write_checksum(f, "header_checksum", header_hash(solver, params, step, time, c->nranks), c->tmp);
 }
 
-static int counts_attr(hs_checkpoint *c, hid_t ds, const int64_t *counts)
+static int counts_attr(hs_checkpoint *c, hid_t ds, const char *name, const int64_t *counts)
 {
     hsize_t n = (hsize_t)c->nranks;
     hid_t sp, a;
@@ -91,7 +91,7 @@ static int counts_attr(hs_checkpoint *c, hid_t ds, const int64_t *counts)
     herr_t rc = H5Awrite(a, H5T_NATIVE_INT64, counts);
     H5Aclose(a);
     H5Sclose(sp);
-    HS_H5_CHECK(rc, c->tmp);
+    HS_H5_CHECK_AS(rc, c->tmp, "H5Awrite (attribute counts of %s)", name);
     return HS_OK;
 }
 
@@ -101,7 +101,7 @@ static int ck_begin(hs_checkpoint *c, const char *name, hs_dtype t, const int64_
     int mult;
     HS_CHECK(h5_types(t, &ftype, &mtype, &mult));
     htri_t e = H5Lexists(st(c)->file, name, H5P_DEFAULT);
-    HS_H5_CHECK(e, c->tmp);
+    HS_H5_CHECK_AS(e, c->tmp, "H5Lexists (dataset %s)", name);
     if (e > 0) return HS_FAIL(HS_ERR_RUNTIME, "checkpoint %s: array %s written twice", c->tmp, name);
     hsize_t total = 0;
     for (int r = 0; r < c->nranks; r++) total += (hsize_t)counts[r] * (hsize_t)mult;
@@ -112,7 +112,7 @@ static int ck_begin(hs_checkpoint *c, const char *name, hs_dtype t, const int64_
     st(c)->t = t;
     st(c)->hash = HS_FNV1A64_INIT;
     HS_CHECK(hs_h5_attr_text(st(c)->ds, "dtype", hs_dtype_name(t), c->tmp));
-    return counts_attr(c, st(c)->ds, counts);
+    return counts_attr(c, st(c)->ds, name, counts);
 }
 
 /* Select elements [offset, offset + n) of the current array in file and memory spaces. */
@@ -146,7 +146,7 @@ static int close_ds(hs_checkpoint *c, const char *file)
     if (st(c)->ds < 0) return HS_OK;
     herr_t rc = H5Dclose(st(c)->ds);
     st(c)->ds = -1;
-    HS_H5_CHECK(rc, file);
+    HS_H5_CHECK_AS(rc, file, "H5Dclose");
     return HS_OK;
 }
 
@@ -164,7 +164,7 @@ static int ck_close(hs_checkpoint *c)
     free(c->bs);
     c->bs = NULL;
     HS_CHECK(rc);
-    HS_H5_CHECK(e, file);
+    HS_H5_CHECK_AS(e, file, "H5Fclose");
     return HS_OK;
 }
 
@@ -183,13 +183,13 @@ static void ck_discard(hs_checkpoint *c)
 static int read_num(hs_checkpoint *c, hid_t obj, const char *name, hid_t mtype, void *out)
 {
     htri_t e = H5Aexists(obj, name);
-    HS_H5_CHECK(e, c->path);
+    HS_H5_CHECK_AS(e, c->path, "H5Aexists (attribute %s)", name);
     if (!e) return hs_input_error(c->path, 0, name, "checkpoint lacks this attribute");
     hid_t a;
     HS_H5_ID(a, H5Aopen(obj, name, H5P_DEFAULT), c->path);
     herr_t rc = H5Aread(a, mtype, out);
     H5Aclose(a);
-    HS_H5_CHECK(rc, c->path);
+    HS_H5_CHECK_AS(rc, c->path, "H5Aread (attribute %s)", name);
     return HS_OK;
 }
 
@@ -244,7 +244,7 @@ static int ck_open(hs_checkpoint *c, char **solver, char **params, int64_t *step
     return ck_header(c, solver, params, step, time, nranks);
 }
 
-static int ck_counts(hs_checkpoint *c, int64_t *counts)
+static int ck_counts(hs_checkpoint *c, const char *name, int64_t *counts)
 {
     hid_t a, sp;
     HS_H5_ID(a, H5Aopen(st(c)->ds, "counts", H5P_DEFAULT), c->path);
@@ -254,7 +254,7 @@ static int ck_counts(hs_checkpoint *c, int64_t *counts)
     herr_t rc = n == c->nranks ? H5Aread(a, H5T_NATIVE_INT64, counts) : -1;
     H5Aclose(a);
     if (n != c->nranks) return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (counts of %lld ranks)", (long long)n);
-    HS_H5_CHECK(rc, c->path);
+    HS_H5_CHECK_AS(rc, c->path, "H5Aread (attribute counts of %s)", name);
     return HS_OK;
 }
 
@@ -293,7 +293,7 @@ static int ck_find(hs_checkpoint *c, const char *name, int *found, hs_dtype *t, 
 {
     HS_CHECK(close_ds(c, c->path));
     htri_t e = H5Lexists(st(c)->file, name, H5P_DEFAULT);
-    HS_H5_CHECK(e, c->path);
+    HS_H5_CHECK_AS(e, c->path, "H5Lexists (dataset %s)", name);
     *found = e > 0;
     if (!*found) return HS_OK;
     HS_H5_ID(st(c)->ds, H5Dopen2(st(c)->file, name, H5P_DEFAULT), c->path);
@@ -305,7 +305,7 @@ static int ck_find(hs_checkpoint *c, const char *name, int *found, hs_dtype *t, 
     free(tn);
     if (k < 0) return hs_input_error(c->path, 0, name, "checkpoint array has no valid dtype attribute");
     *t = st(c)->t = (hs_dtype)k;
-    HS_CHECK(ck_counts(c, counts));
+    HS_CHECK(ck_counts(c, name, counts));
     return verify_array(c, name, counts);
 }
 

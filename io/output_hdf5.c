@@ -7,6 +7,7 @@
 #endif
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,16 @@ int hs_h5_fail(const char *call, const char *path, const char *file, int line)
     hs_h5_reason(why, sizeof why);
     return hs_error_raise(HS_ERR_RUNTIME, file, line, "HDF5 call %s failed on %s%s%s", call, path ? path : "?",
                           *why ? ": " : "", why);
+}
+
+int hs_h5_failf(const char *path, const char *file, int line, const char *fmt, ...)
+{
+    char call[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(call, sizeof call, fmt, ap);
+    va_end(ap);
+    return hs_h5_fail(call, path, file, line);
 }
 
 int hs_h5_is_hdf5(const char *path)
@@ -84,8 +95,8 @@ int hs_h5_fapl(hid_t *fapl, const char *path)
 static int drop_attr(hid_t obj, const char *name, const char *path)
 {
     htri_t e = H5Aexists(obj, name);
-    HS_H5_CHECK(e, path);
-    if (e > 0) HS_H5_CHECK(H5Adelete(obj, name), path);
+    HS_H5_CHECK_AS(e, path, "H5Aexists (attribute %s)", name);
+    if (e > 0) HS_H5_CHECK_AS(H5Adelete(obj, name), path, "H5Adelete (attribute %s)", name);
     return HS_OK;
 }
 
@@ -98,7 +109,7 @@ static int write_attr(hid_t obj, const char *name, hid_t ftype, hid_t mtype, con
     herr_t rc = H5Awrite(a, mtype, value);
     H5Aclose(a);
     H5Sclose(sp);
-    HS_H5_CHECK(rc, path);
+    HS_H5_CHECK_AS(rc, path, "H5Awrite (attribute %s)", name);
     return HS_OK;
 }
 
@@ -123,7 +134,8 @@ int hs_h5_attr_int64(hid_t obj, const char *name, int64_t value, const char *pat
     return write_attr(obj, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &value, path);
 }
 
-static int read_text_attr(hid_t a, char **out, const char *path)
+/* Attribute a (named `name`, for messages) as text. */
+static int read_text_attr(hid_t a, const char *name, char **out, const char *path)
 {
     hid_t ft, mt;
     HS_H5_ID(ft, H5Aget_type(a), path);
@@ -131,21 +143,22 @@ static int read_text_attr(hid_t a, char **out, const char *path)
     size_t sz = H5Tget_size(ft);
     H5T_cset_t cset = H5Tget_cset(ft);
     H5Tclose(ft);
-    HS_H5_CHECK(vl, path);
+    HS_H5_CHECK_AS(vl, path, "H5Tis_variable_str (attribute %s)", name);
     HS_H5_ID(mt, H5Tcopy(H5T_C_S1), path);
     /* the memory string in the file's character set: HDF5 converts no string between ASCII and
      * UTF-8, and h5py writes its str attributes as UTF-8 (their `units` failed to read, exit 1) */
-    int rc = cset >= 0 && H5Tset_cset(mt, cset) < 0 ? hs_h5_fail("H5Tset_cset", path, __FILE__, __LINE__) : HS_OK;
+    int rc = cset >= 0 && H5Tset_cset(mt, cset) < 0 ? hs_h5_failf(path, __FILE__, __LINE__, "H5Tset_cset (attribute %s)", name) : HS_OK;
     if (rc != HS_OK) {
         *out = NULL;
     } else if (vl) {
         char *s = NULL;
-        if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
+        if (H5Tset_size(mt, H5T_VARIABLE) < 0 || H5Aread(a, mt, &s) < 0) rc = hs_h5_failf(path, __FILE__, __LINE__, "H5Aread (attribute %s)", name);
         *out = rc == HS_OK ? strdup(s ? s : "") : NULL;
         if (s) H5free_memory(s);
     } else {
         *out = calloc(sz + 2, 1);
-        if (*out && (H5Tset_size(mt, sz + 1) < 0 || H5Aread(a, mt, *out) < 0)) rc = hs_h5_fail("H5Aread", path, __FILE__, __LINE__);
+        if (*out && (H5Tset_size(mt, sz + 1) < 0 || H5Aread(a, mt, *out) < 0))
+            rc = hs_h5_failf(path, __FILE__, __LINE__, "H5Aread (attribute %s)", name);
     }
     H5Tclose(mt);
     if (rc == HS_OK && !*out) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory reading an attribute");
@@ -156,11 +169,11 @@ int hs_h5_read_text(hid_t obj, const char *name, char **out, const char *path)
 {
     *out = NULL;
     htri_t e = H5Aexists(obj, name);
-    HS_H5_CHECK(e, path);
+    HS_H5_CHECK_AS(e, path, "H5Aexists (attribute %s)", name);
     if (e == 0) return HS_OK;
     hid_t a;
     HS_H5_ID(a, H5Aopen(obj, name, H5P_DEFAULT), path);
-    int rc = read_text_attr(a, out, path);
+    int rc = read_text_attr(a, name, out, path);
     H5Aclose(a);
     return rc;
 }
@@ -288,8 +301,8 @@ static int make_dataset(hs_writer *w, const char *name, hid_t ftype, int rank, c
 static int make_scale(hs_writer *w, hid_t ds, const char *name)
 {
     htri_t is = H5DSis_scale(ds);
-    HS_H5_CHECK(is, w->partial);
-    if (is == 0) HS_H5_CHECK(H5DSset_scale(ds, name), w->partial);
+    HS_H5_CHECK_AS(is, w->partial, "H5DSis_scale (dataset %s)", name);
+    if (is == 0) HS_H5_CHECK_AS(H5DSset_scale(ds, name), w->partial, "H5DSset_scale (dataset %s)", name);
     return HS_OK;
 }
 
@@ -336,7 +349,7 @@ static int attach_dims(hs_writer *w, hid_t ds, const char *dims)
     for (char *nm = strtok_r(list, " ", &save); rc == HS_OK && nm; nm = strtok_r(NULL, " ", &save), i++) {
         if (i >= rank) return HS_FAIL(HS_ERR_RUNTIME, "%s: dimensions \"%s\" of a dataset of rank %d", p, dims, rank);
         htri_t e = H5Lexists(st(w)->file, nm, H5P_DEFAULT);
-        HS_H5_CHECK(e, p);
+        HS_H5_CHECK_AS(e, p, "H5Lexists (dimension %s)", nm);
         hid_t sc = -1;
         if (e > 0) {
             HS_H5_ID(sc, H5Dopen2(st(w)->file, nm, H5P_DEFAULT), p);
@@ -473,7 +486,7 @@ static int check_extent(hs_writer *w, const char *name, int64_t len, int64_t nco
 {
     const char *p = w->partial;
     htri_t e = H5Lexists(st(w)->file, name, H5P_DEFAULT);
-    HS_H5_CHECK(e, p);
+    HS_H5_CHECK_AS(e, p, "H5Lexists (dataset %s)", name);
     *exists = e > 0;
     if (!*exists || len < 0) return HS_OK;
     hid_t ds;
@@ -895,7 +908,7 @@ static int h5_close(hs_writer *w)
     free(s);
     w->bs = NULL;
     HS_CHECK(rc);
-    HS_H5_CHECK(closed, w->partial);
+    HS_H5_CHECK_AS(closed, w->partial, "H5Fclose");
     return HS_OK;
 }
 
@@ -981,7 +994,7 @@ static int scan_datasets(hs_writer *w)
     for (hsize_t i = 0; i < gi.nlinks; i++) {
         char name[HS_IO_NAME_MAX];
         ssize_t len = H5Lget_name_by_idx(st(w)->file, ".", order, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
-        HS_H5_CHECK(len, p);
+        HS_H5_CHECK_AS(len, p, "H5Lget_name_by_idx (link %llu of /)", (unsigned long long)i);
         if ((size_t)len >= sizeof name || hs_writer_is_own_name(w, name)) continue;
         hid_t obj;
         HS_H5_ID(obj, H5Oopen(st(w)->file, name, H5P_DEFAULT), p);
@@ -1008,7 +1021,7 @@ static int keep_times(hs_writer *w, double time, hsize_t *nkeep)
     const char *p = w->partial;
     *nkeep = 0;
     htri_t has = w->has_time ? H5Lexists(st(w)->file, w->rec_name, H5P_DEFAULT) : 0;
-    HS_H5_CHECK(has, p);
+    HS_H5_CHECK_AS(has, p, "H5Lexists (dataset %s)", w->rec_name);
     if (!has) return HS_OK;
     HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, w->rec_name, H5P_DEFAULT), p);
     hsize_t dims[H5S_MAX_RANK];
@@ -1037,7 +1050,7 @@ static int scale_file(hs_writer *w)
     for (int d = -1; d < w->ndim + w->nxdims; d++) {
         const char *nm = d < 0 ? (w->has_time ? w->rec_name : NULL) : d < w->ndim ? w->dim_names[d] : w->xdims[d - w->ndim].name;
         htri_t e = nm ? H5Lexists(f, nm, H5P_DEFAULT) : 0;
-        HS_H5_CHECK(e, p);
+        HS_H5_CHECK_AS(e, p, "H5Lexists (dataset %s)", nm);
         if (e == 0) continue;
         hid_t ds;
         HS_H5_ID(ds, H5Dopen2(f, nm, H5P_DEFAULT), p);
@@ -1098,7 +1111,7 @@ static int reopen_serial(hs_writer *w, const hs_output_desc *desc, double time)
     if (st(w)->file < 0) return hs_h5_fail("H5Fopen", w->partial, __FILE__, __LINE__);
     hsize_t nkeep;
     htri_t dsg = H5Aexists(st(w)->file, "featureType");
-    HS_H5_CHECK(dsg, w->partial);
+    HS_H5_CHECK_AS(dsg, w->partial, "H5Aexists (attribute featureType)");
     if (dsg > 0) return hs_input_error(w->partial, 0, NULL, "a station (featureType) file cannot be resumed; start a new one");
     HS_CHECK(keep_times(w, time, &nkeep));
     HS_CHECK(scan_datasets(w));
@@ -1120,7 +1133,7 @@ static int close_plain(hs_writer *w)
     herr_t closed = H5Fclose(s->file);
     free(s);
     w->bs = NULL;
-    HS_H5_CHECK(closed, w->partial);
+    HS_H5_CHECK_AS(closed, w->partial, "H5Fclose");
     return HS_OK;
 }
 
@@ -1161,7 +1174,7 @@ static int reopen_collective(hs_writer *w, const hs_output_desc *desc, double ti
     H5Pclose(fapl);
     if (st(w)->file < 0) return hs_h5_fail("H5Fopen", p, __FILE__, __LINE__);
     htri_t has = w->has_time ? H5Lexists(st(w)->file, w->rec_name, H5P_DEFAULT) : 0;
-    HS_H5_CHECK(has, p);
+    HS_H5_CHECK_AS(has, p, "H5Lexists (dataset %s)", w->rec_name);
     if (has) HS_H5_ID(st(w)->time_ds, H5Dopen2(st(w)->file, w->rec_name, H5P_DEFAULT), p);
     for (int i = 0; i < w->nvars; i++) HS_H5_ID(st(w)->ds[i], H5Dopen2(st(w)->file, w->vars[i].name, H5P_DEFAULT), p);
     return HS_OK;
@@ -1276,8 +1289,8 @@ static int xdmf_group(hs_writer *w)
     hid_t f = st(w)->file, g;
     if (w->ndim == 0 && !w->has_mesh) return HS_OK;
     htri_t e = H5Lexists(f, "xdmf", H5P_DEFAULT);
-    HS_H5_CHECK(e, p);
-    if (e > 0) HS_H5_CHECK(H5Ldelete(f, "xdmf", H5P_DEFAULT), p);
+    HS_H5_CHECK_AS(e, p, "H5Lexists (group /xdmf)");
+    if (e > 0) HS_H5_CHECK_AS(H5Ldelete(f, "xdmf", H5P_DEFAULT), p, "H5Ldelete (group /xdmf)");
     HS_H5_ID(g, H5Gcreate2(f, "xdmf", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), p);
     int rc = hs_h5_attr_text(g, "comment",
                              "for the XDMF companion (.xmf): cell edges as the grid's nodes, and each record of "

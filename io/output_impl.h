@@ -251,12 +251,24 @@ int hs_nc_fail(int status, const char *call, const char *path, const char *file,
 void hs_h5_quiet(void);
 /* The innermost description of HDF5's pending error ("" when none), and the stack cleared. */
 void hs_h5_reason(char *buf, size_t len);
-/* The failure as one message, with the innermost HDF5 error description when there is one. */
+/* The failure as one message, with the innermost HDF5 error description when there is one:
+ * "HDF5 call CALL failed on PATH: REASON". */
 int hs_h5_fail(const char *call, const char *path, const char *file, int line);
-/* For calls returning herr_t / htri_t / ssize_t: negative is failure. */
+/* hs_h5_fail with CALL made from a printf format (the call and the object it worked on). */
+int hs_h5_failf(const char *path, const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* For calls returning herr_t / htri_t / ssize_t: negative is failure.  `call` is the call itself,
+ * whose text the message quotes: a status kept in a variable goes to HS_H5_CHECK_AS. */
 #define HS_H5_CHECK(call, path)                                                           \
     do {                                                                                  \
         if ((call) < 0) return hs_h5_fail(#call, (path), __FILE__, __LINE__);             \
+    } while (0)
+/* For a status kept from an earlier call (its value is used too, or objects are closed before the
+ * check): the format after `path` names that call, and its object where it helps, e.g.
+ * HS_H5_CHECK_AS(e, path, "H5Aexists (attribute %s)", name).  HS_H5_CHECK(e, path) named the
+ * variable: "HDF5 call e failed on out.h5". */
+#define HS_H5_CHECK_AS(status, path, ...)                                                 \
+    do {                                                                                  \
+        if ((status) < 0) return hs_h5_failf((path), __FILE__, __LINE__, __VA_ARGS__);    \
     } while (0)
 /* For calls returning an hid_t: assign and check. */
 #define HS_H5_ID(var, call, path)                                                         \

@@ -553,7 +553,7 @@ static int nc_close_file(hs_writer *w)
     if (rc != NC_NOERR) hs_error_abort_at_exit();
     free(s);
     w->bs = NULL;
-    HS_NC_CHECK(rc, w->partial);
+    if (rc != NC_NOERR) return hs_nc_fail(rc, "nc_close", w->partial, __FILE__, __LINE__);
     return HS_OK;
 }
 

@@ -608,7 +608,7 @@ static int h5_names(hs_reader *r, char ***names, int *count, int *cap, int *ntex
     for (hsize_t i = 0; i < gi.nlinks; i++) {
         char name[256];
         ssize_t len = H5Lget_name_by_idx(r->file, ".", order, H5_ITER_INC, i, name, sizeof name, H5P_DEFAULT);
-        HS_H5_CHECK(len, r->path);
+        HS_H5_CHECK_AS(len, r->path, "H5Lget_name_by_idx (link %llu of /)", (unsigned long long)i);
         if ((size_t)len >= sizeof name) continue;
         hid_t obj;
         HS_H5_ID(obj, H5Oopen(r->file, name, H5P_DEFAULT), r->path);
@@ -757,6 +757,16 @@ int hs_reader_var_dims(hs_reader *r, const char *name, char dims[8][HS_READER_NA
     return HS_OK;
 }
 
+#if HS_HAVE_NETCDF
+/* A failed read of attribute var:attr (var NULL: a global one), the call and the attribute named. */
+static int nc_attr_fail(const hs_reader *r, int status, const char *call, const char *var, const char *attr, int line)
+{
+    char what[2 * HS_READER_NAME_MAX + 64];
+    snprintf(what, sizeof what, "%s (attribute %s:%s)", call, var ? var : "", attr);
+    return hs_nc_fail(status, what, r->path, __FILE__, line);
+}
+#endif
+
 int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *buf, size_t len, int *found)
 {
     if (!r || !attr || !buf || len == 0 || !found) return HS_FAIL(HS_ERR_RUNTIME, "hs_reader_attr_text: bad argument");
@@ -779,7 +789,7 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
                 nc_free_string(n, strs);
             }
             free(strs);
-            HS_NC_CHECK(rc, r->path);
+            if (rc != NC_NOERR) return nc_attr_fail(r, rc, "nc_get_att_string", var, attr, __LINE__);
             return HS_OK;
         }
         char *s = calloc(n + 1, 1);
@@ -787,7 +797,7 @@ int hs_reader_attr_text(hs_reader *r, const char *var, const char *attr, char *b
         int rc = nc_get_att_text(r->ncid, v, attr, s);
         if (rc == NC_NOERR) snprintf(buf, len, "%s", s), *found = 1;
         free(s);
-        HS_NC_CHECK(rc, r->path);
+        if (rc != NC_NOERR) return nc_attr_fail(r, rc, "nc_get_att_text", var, attr, __LINE__);
         return HS_OK;
     }
 #endif
@@ -830,7 +840,7 @@ int hs_reader_attr_reals(hs_reader *r, const char *var, const char *attr, double
             memcpy(values, vals, (size_t)*count * sizeof *vals);
         }
         free(vals);
-        HS_NC_CHECK(rc, r->path);
+        if (rc != NC_NOERR) return nc_attr_fail(r, rc, "nc_get_att_double", var, attr, __LINE__);
         return HS_OK;
     }
 #endif

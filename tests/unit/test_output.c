@@ -14,6 +14,8 @@
 #endif
 #if HS_HAVE_HDF5
 #include <hdf5.h>
+
+#include "io/output_impl.h" /* hs_h5_read_text, hs_h5_attr_text: their failure messages */
 #endif
 
 static char *with_suffix(const char *path, const char *suffix)
@@ -912,6 +914,30 @@ static void test_reader_bad_files(void **state)
     assert_null(r);
 }
 
+/* An HDF5 failure names the call that failed and its object, in the macro's one format: a status
+ * kept in a variable named the variable ("HDF5 call e failed on x.h5").  An invalid object id
+ * makes the first call, H5Aexists, fail. */
+static void test_h5_fail_names_call(void **state)
+{
+    (void)state;
+#if HS_HAVE_HDF5
+    hs_h5_quiet();
+    char *text = NULL;
+    hs_error_clear();
+    assert_int_equal(hs_h5_read_text((hid_t)-1, "units", &text, "some.h5"), HS_ERR_RUNTIME);
+    if (!strstr(hs_error_message(), "HDF5 call H5Aexists (attribute units) failed on some.h5"))
+        fail_msg("reading an attribute: '%s'", hs_error_message());
+    assert_null(text);
+    hs_error_clear();
+    assert_int_equal(hs_h5_attr_text((hid_t)-1, "long_name", "x", "other.h5"), HS_ERR_RUNTIME);
+    if (!strstr(hs_error_message(), "HDF5 call H5Aexists (attribute long_name) failed on other.h5"))
+        fail_msg("writing an attribute: '%s'", hs_error_message());
+    hs_error_clear();
+#else
+    skip();
+#endif
+}
+
 /* HS_TEST_KEEP_OUTPUT=DIR leaves sample files for the command-line checks (tests/cli/test_output_tools.sh). */
 /* The time units a run may write: dates CF readers decode, in the spellings they accept.  Each
  * refusal of a date or time out of range carries a reason; a malformed form carries none. */
@@ -1046,6 +1072,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_reader_bad_files),
     cmocka_unit_test(test_time_units_writable),
     cmocka_unit_test(test_time_units_calendar),
+    cmocka_unit_test(test_h5_fail_names_call),
     cmocka_unit_test_teardown(test_keep_output, test_tmp_cleanup),
 };
 
