@@ -6,7 +6,8 @@
 FILE.h5 opened with xarray's h5netcdf engine (no phony_dims: every dimension must be an HDF5
 dimension scale) must show the dimensions, sizes, coordinates, variables, values and attributes of
 FILE.nc opened with the netCDF4 engine, and open as a whole in xarray.open_datatree where xarray has
-it (attributes: all but the HDF5 layout's own `dimensions`;
+it, no group with a phony dimension, each XDMF view /xdmf/NAME/r on NAME's dimensions with NAME[r]'s
+values (attributes: all but the HDF5 layout's own `dimensions`;
 global ones: the same names, and the same values but for the run's record: history and hpcsim_*,
 time stamps, timings, ranks, identity, and the parameters, which name the format).  --grid checks the coordinates
 against the cell centres (i + 1/2) L / N computed here from the parameter file's domain and grid
@@ -39,6 +40,36 @@ def same_values(a, b):
     return a.shape == b.shape and np.array_equal(a, b)
 
 
+def xdmf_views(path, tree, h):
+    """The XDMF companion's views /xdmf/NAME/r (virtual datasets, one per record of NAME): each on
+    NAME's own dimensions after the record one, named (they were phony_dim_N: no dimension scales),
+    so that xarray gives them the root's coordinates, and holding NAME[r]."""
+    nviews = 0
+    for node in tree.subtree:
+        own = node.to_dataset(inherit=False)
+        phony = sorted({str(d) for v in own.variables.values() for d in v.dims if str(d).startswith("phony_dim")})
+        if phony:
+            fail(f"{path}: group {node.path} has datasets without dimension scales: {phony}")
+        if node.parent is None or node.parent.path != "/xdmf" or node.name not in h.data_vars:
+            continue
+        src = h[node.name]
+        views = sorted((int(k) for k in own.data_vars if str(k).isdigit()))
+        if views != list(range(src.shape[0])):
+            fail(f"{path}: {node.path} holds views {views[:5]}..., {src.name} {src.shape[0]} records")
+        for r in views:
+            v = node[str(r)]
+            if v.dims != src.dims[1:]:
+                fail(f"{path}: {node.path}/{r} is on {v.dims}, {src.name} on {src.dims} (after the record)")
+            if not same_values(v.values, src[r].values):
+                fail(f"{path}: {node.path}/{r} differs from {src.name}[{r}]")
+            missing = [d for d in v.dims if d in h.coords and d not in v.coords]
+            if missing:
+                fail(f"{path}: {node.path}/{r} lacks the coordinates {missing}")
+            nviews += 1
+    if nviews:
+        print(f"ok   {path}: {nviews} XDMF views on their variables' dimensions, with their values")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("h5")
@@ -59,9 +90,10 @@ def main():
         fail(f"{a.h5}: datasets without dimension scales: xarray (h5netcdf) shows {phony} and coordinates {sorted(h.coords)}")
     if hasattr(xr, "open_datatree"):  # every group (the viewers' /xdmf too) opens, aligned with the root
         try:
-            xr.open_datatree(a.h5, engine="h5netcdf", decode_times=False, phony_dims="sort").load()
+            tree = xr.open_datatree(a.h5, engine="h5netcdf", decode_times=False, phony_dims="sort").load()
         except Exception as e:
             fail(f"{a.h5}: xarray.open_datatree (h5netcdf) fails: {type(e).__name__}: {' '.join(str(e).split())[:300]}")
+        xdmf_views(a.h5, tree, h)
     print(f"ok   {a.h5}: xarray (h5netcdf) dims {dict(h.sizes)}, coords {sorted(h.coords)}")
     if a.grid:
         lengths = [float(x) for x in a.grid[0].split()]
