@@ -19,12 +19,13 @@ echo "notice: $(echo "$features" | grep -o -e '[+-]hdf5_parallel' -e '[+-]netcdf
 # and the run record, the run's measured times and rate (hpcsim_wall_time ...: hpcsim summary's), its
 # identity (hpcsim_run_id, drawn per run), and the file addresses that h5dump prints in the dimension
 # scales' object references (DATASET 1234 "/x": storage detail, where parallel HDF5's early allocation
-# puts the objects; the names they reference are kept)
+# puts the objects; the names they reference are kept; h5dump -w 0 so that their digits do not
+# move its line breaks)
 MEASURED='hpcsim_(wall_time|loop_time|output_time|checkpoint_time|rate|run_id)'
 dump() {
     case "$1" in
     *.nc) ncdump "$1" | sed 1d ;;
-    *.h5) h5dump "$1" | sed 1d | sed -E 's/DATASET [0-9]+ /DATASET /g' ;;
+    *.h5) h5dump -w 0 "$1" | sed 1d | sed -E 's/DATASET [0-9]+ /DATASET /g' ;;
     *) cat "$1" ;;
     esac | sed -E 's/[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z/TIME/g' |
         awk -v re="ATTRIBUTE \"$MEASURED\"" '$0 ~ re { m = 1 } m && /\(0\):/ { sub(/\(0\): .*/, "(0): MEASURED"); m = 0 } { print }' |
