@@ -17,10 +17,16 @@ Written:
   OUTDIR/members.tsv          member, folder, output file stem, then one column per swept key
   OUTDIR/member_NNN/overrides one section.key=value per line: the member's changes to BASE
   OUTDIR/sweep.sbatch         a job array (--array=0-(N-1), at most --max-parallel at once) whose
-                              task i runs `srun hpcsim run BASE $(overrides)` in member_i (relative
-                              input files resolve beside BASE), log member_i/job-%A_%a.out
+                              task i runs `hpcsim run BASE $(overrides)` in member_i (relative
+                              input files resolve beside BASE), log member_i/job-%A_%a.out, through
+                              hpcsim_preemptible.sbatch: a task signalled before its time limit
+                              (or preempted) checkpoints to member_i/hpcsim-ARRAYJOBID_i.ckpt,
+                              requeues itself alone and continues from that checkpoint (its
+                              --signal, --requeue and --open-mode lines are copied from there)
 Every member is validated with `hpcsim check` first (skip with --no-check): a typo in a key or a
-value out of range stops here, before anything is queued.  Submit with `sbatch OUTDIR/sweep.sbatch`
+value out of range stops here, before anything is queued.  A --time no longer than the checkpoint
+signal's lead (300 s) plus Slurm's 60 s resolution is refused: every start would be signalled as it
+began (give a longer --time, or a shorter lead with --sbatch=--signal=B:USR1@SECONDS).  Submit with `sbatch OUTDIR/sweep.sbatch`
 (or --submit); then `scripts/slurm/collect.py OUTDIR`.
 """
 import argparse
@@ -141,26 +147,69 @@ def find_hpcsim(given):
     return shutil.which("hpcsim") or "hpcsim"
 
 
+PREEMPTIBLE = os.path.join(os.path.dirname(os.path.realpath(__file__)), "hpcsim_preemptible.sbatch")
+
 SBATCH = """#!/bin/bash
-# Job array written by scripts/slurm/sweep.py: task i runs member i of the sweep in {outdir}/member_i.
+# Job array written by scripts/slurm/sweep.py: task i runs member i of the sweep in {outdir}/member_i
+# through hpcsim_preemptible.sbatch (checkpoint on a signal, requeue of this task alone, restart from
+# its own checkpoint: see its --help); the lines from --signal to --open-mode are its own.
 #SBATCH --job-name="{name}"
 #SBATCH --array=0-{last}%{parallel}
 #SBATCH --ntasks={ntasks}
 #SBATCH --cpus-per-task={cpus}
 #SBATCH --time={time}
-#SBATCH --output="{outdir_sb}/member_%{width}a/job-%A_%a.out"
+{requeue}#SBATCH --output="{outdir_sb}/member_%{width}a/job-%A_%a.out"
 {extra}set -u
 member=$(printf 'member_%0{width}d' "${{SLURM_ARRAY_TASK_ID:?not a job array task}}")
 cd {outdir_q}/"$member" || exit 1
 mapfile -t overrides < overrides
-export OMP_NUM_THREADS=${{SLURM_CPUS_PER_TASK:-1}}
-HS_BIN=${{HS_BIN:-{hpcsim_q}}}
+export HS_BIN=${{HS_BIN:-{hpcsim_q}}}
 echo "sweep {name}, $member (array job ${{SLURM_ARRAY_JOB_ID:-?}} task ${{SLURM_ARRAY_TASK_ID}}): ${{overrides[*]}}"
-# shellcheck disable=SC2086  # HS_SRUN_ARGS is a list of options
-gpu_bind=()  # with GPUs (--sbatch=--gpus-per-task=1): every rank sees its node's GPUs
-{{ [ -n "${{SLURM_GPUS_PER_TASK:-}}" ] || [ "${{SLURM_GPUS_ON_NODE:-0}}" != 0 ]; }} && gpu_bind=(--gpu-bind=none)
-srun --cpus-per-task="$OMP_NUM_THREADS" "${{gpu_bind[@]}}" ${{HS_SRUN_ARGS:-}} "$HS_BIN" run {base_q} "${{overrides[@]}}"
+# exec: the batch shell that Slurm signals becomes the preemptible script, whose trap forwards the signal
+exec {preemptible_q} {base_q} "${{overrides[@]}}"
 """
+
+
+def requeue_lines():
+    """The #SBATCH lines that make hpcsim_preemptible.sbatch's checkpoint-and-requeue work (--signal,
+    --requeue, --open-mode), read from that script so that they are written in one place."""
+    try:
+        with open(PREEMPTIBLE) as f:
+            lines = [ln for ln in f if re.match(r"#SBATCH --(signal|requeue|open-mode)\b", ln)]
+    except OSError as e:
+        die(f"cannot read {PREEMPTIBLE}: {e.strerror}", 1)
+    if len(lines) != 3:
+        die(f"{PREEMPTIBLE}: expected its --signal, --requeue and --open-mode #SBATCH lines, found {len(lines)}", 1)
+    return lines
+
+
+def slurm_seconds(t):
+    """A Slurm time (minutes, minutes:seconds, hours:minutes:seconds, days-hours,
+    days-hours:minutes, days-hours:minutes:seconds) in seconds; None for UNLIMITED or an unknown form
+    (sbatch then judges it)."""
+    m = re.fullmatch(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?", t.strip())
+    if not m:
+        return None
+    d, a, b, c = (int(x) if x is not None else None for x in m.groups())
+    if d is not None:  # days-hours[:minutes[:seconds]]
+        return d * 86400 + a * 3600 + (b or 0) * 60 + (c or 0)
+    if c is not None:
+        return a * 3600 + b * 60 + c
+    if b is not None:
+        return a * 60 + b
+    return a * 60
+
+
+def signal_lead(options):
+    """The seconds before the time limit at which the last of the sbatch options (or #SBATCH lines)
+    --signal=[R:|B:]SIG[@SECONDS] signals: SECONDS, Slurm's default 60 without one, None without a
+    --signal."""
+    lead = None
+    for o in options:
+        m = re.fullmatch(r"(?:#SBATCH\s+)?--signal=(?:[RB]+:)?\w+(?:@(\d+))?", o.strip())
+        if m:
+            lead = int(m.group(1)) if m.group(1) else 60
+    return lead
 
 
 def main():
@@ -176,7 +225,7 @@ def main():
     ap.add_argument("--name", default=None, help="the job name (default: sweep-OUTDIR)")
     ap.add_argument("--ntasks", type=int, default=1, help="MPI ranks per member (default 1)")
     ap.add_argument("--cpus-per-task", type=int, default=1, help="OpenMP threads per rank (default 1)")
-    ap.add_argument("--time", default="01:00:00", help="time limit per member (default 01:00:00)")
+    ap.add_argument("--time", default="01:00:00", help="time limit per member (default 01:00:00; more than the checkpoint signal's lead + 60 s)")
     ap.add_argument("--max-parallel", type=int, default=64, help="members running at once (default 64)")
     ap.add_argument("--sbatch", action="append", default=[], metavar="OPTION",
                     help="an extra #SBATCH option for the array script, e.g. --sbatch=--partition=gpu (repeatable)")
@@ -215,6 +264,14 @@ def main():
         die(f"{a.outdir} exists and is not empty")
     hpcsim = find_hpcsim(a.hpcsim)
     can_check = not a.no_check and (os.path.exists(hpcsim) or shutil.which(hpcsim))
+    requeue = requeue_lines()
+    # Slurm signals when the time left reaches the lead, checking about once a minute: a limit not
+    # longer than both signals a task as it starts, and each requeued start again (up to HS_MAX_REQUEUES)
+    limit, lead = slurm_seconds(a.time), signal_lead(requeue + a.sbatch)
+    if limit is not None and lead is not None and limit <= lead + 60:
+        die(f"--time {a.time} ({limit} s) is not longer than the checkpoint signal's lead ({lead} s) and Slurm's "
+            f"60 s resolution: each start of a member would be signalled as it began; give a longer --time, or "
+            f"a shorter lead with --sbatch=--signal=B:USR1@SECONDS")
 
     os.makedirs(outdir, exist_ok=True)
     width = max(3, len(str(len(combos) - 1)))
@@ -241,7 +298,7 @@ def main():
             f.write("\t".join(r) + "\n")
     name = a.name or "sweep-" + os.path.basename(outdir.rstrip("/"))
     extra = "".join(f"#SBATCH {o}\n" for o in a.sbatch)
-    script = SBATCH.format(outdir=outdir, outdir_sb=outdir.replace("%", "%%"), outdir_q=shlex.quote(outdir), name=name, last=len(combos) - 1,
+    script = SBATCH.format(requeue="".join(requeue), preemptible_q=shlex.quote(PREEMPTIBLE), outdir=outdir, outdir_sb=outdir.replace("%", "%%"), outdir_q=shlex.quote(outdir), name=name, last=len(combos) - 1,
                            parallel=a.max_parallel, ntasks=a.ntasks, cpus=a.cpus_per_task, time=a.time,
                            extra=extra, width=width, hpcsim_q=shlex.quote(hpcsim), base_q=shlex.quote(base))
     path = os.path.join(outdir, "sweep.sbatch")

@@ -224,5 +224,86 @@ else
     bad "resubmission with HS_CHECKPOINT: $(cat term2-$jid2.out) $(cat c 2>/dev/null)"
 fi
 
+# 7. a sweep's tasks checkpoint and requeue one by one (sweep.sbatch runs each member through
+#    hpcsim_preemptible.sbatch): three members (heat.Q), each as long as job 3 on one rank, two at a
+#    time on the node's two cores. Task 1 gets SIGTERM (scancel --full, as in 6): checkpoint, exit 3,
+#    not requeued, the log names its HS_CHECKPOINT and --array=1; task 2 (the last: its SLURM_JOB_ID
+#    is the array job's, which `scontrol requeue` takes as every task) gets USR1 in its time loop:
+#    checkpoint, requeue of task 2 alone (Restarts=1), restart from member_002's own checkpoint; task 0
+#    runs once, untouched (Restarts=0). Tasks 1 and 2 end bitwise equal to uninterrupted runs of their
+#    members, task 1 after a resubmission of itself alone with HS_CHECKPOINT; HS_CHECKPOINT with the
+#    whole array (one checkpoint for three tasks) is refused
+for q in 1500 2000; do
+    mkdir "ref$q"
+    (cd "ref$q" && OMP_NUM_THREADS=1 exec "$HS_BIN" run ../heat2d.ini $LONG heat.Q=$q --quiet >/dev/null 2>&1) &
+done
+wait
+if "$S/sweep.py" heat2d.ini swr heat.Q=1000,1500,2000 --set $LONG --name hs-test >sweep.txt 2>&1; then
+    arr=$(sbatch --parsable swr/sweep.sbatch)
+    m1=swr/member_001 m2=swr/member_002
+    for _ in $(seq 600); do [ -e "$m1/heat2d.$EXT.partial" ] && break; sleep 0.1; done
+    sleep 0.2
+    scancel --full --signal=TERM "${arr}_1" 2>/dev/null
+    for _ in $(seq 600); do [ -e "$m2/heat2d.$EXT.partial" ] && break; sleep 0.1; done
+    sleep 0.2
+    scancel --signal=USR1 --batch "${arr}_2" 2>/dev/null
+    wait_job "$arr" 240
+    restarts() { scontrol show job "$1" 2>/dev/null | sed -n 's/.*Restarts=\([0-9]*\).*/\1/p'; }
+    r0=$(restarts "${arr}_0") r1=$(restarts "${arr}_1") r2=$(restarts "${arr}_2")
+    id2=$(scontrol show job "${arr}_2" 2>/dev/null | sed -n 's/^JobId=\([0-9]*\) .*/\1/p')
+    log0=$(cat swr/member_000/job-"${arr}"_0.out) log1=$(cat "$m1"/job-"${arr}"_1.out) log2=$(cat "$m2"/job-"${arr}"_2.out)
+    if [ "$r0" = 0 ] && grep -q "job ${arr}_0 (start 1): hpcsim exited with status 0" <<<"$log0" && ! grep -q "caught\|start 2" <<<"$log0" &&
+        [ -f "swr/member_000/heat2d.$EXT" ]; then
+        ok "sweep task 0 untouched: one start, exit 0, Restarts=0"
+    else
+        bad "sweep task 0 (Restarts=$r0): $log0"
+    fi
+    if [ "$r2" = 1 ] && grep -q "job ${arr}_2 (start 1): caught SIGUSR1" <<<"$log2" && grep -q "stopped by signal 10" <<<"$log2" &&
+        grep -q "job ${arr}_2 (start 1): checkpoint in hpcsim-${arr}_2.ckpt: requeueing" <<<"$log2" &&
+        grep -q "job ${arr}_2 (start 2): requeued: continuing from hpcsim-${arr}_2.ckpt" <<<"$log2" &&
+        grep -q "job ${arr}_2 (start 2): hpcsim exited with status 0" <<<"$log2" &&
+        "$HS_BIN" compare --all "ref2000/heat2d.$EXT" "$m2/heat2d.$EXT" >c 2>&1 &&
+        "$HS_BIN" summary "$m2/heat2d.$EXT" | grep -q "restarted    : from hpcsim-${arr}_2.ckpt"; then
+        note=
+        [ "$id2" = "$arr" ] && note=" (its job id is the array's, $arr)"
+        ok "sweep task 2$note: USR1, checkpoint, requeued alone (Restarts=1), continued from its own checkpoint, bitwise equal to the uninterrupted member"
+    else
+        bad "sweep task 2 (Restarts=$r2): $log2 $(cat c 2>/dev/null)"
+    fi
+    ck=$(sed -n 's/.*to continue: submit again with HS_CHECKPOINT=\([^ ]*\) --array=1 .*/\1/p' "$m1"/job-"${arr}"_1.out | head -1)
+    if [ "$r1" = 0 ] && grep -q "job ${arr}_1 (start 1): hpcsim exited with status 3" <<<"$log1" && grep -q "not requeueing" <<<"$log1" &&
+        [ "$ck" = "$WORK/$m1/hpcsim-${arr}_1.ckpt" ] && [ -f "$ck" ]; then
+        ok "sweep task 1: SIGTERM, checkpoint, exit 3, not requeued, the log names HS_CHECKPOINT=$(basename "$ck") --array=1"
+    else
+        bad "sweep task 1 (Restarts=$r1): $log1"
+    fi
+    # one checkpoint for every task of the array: refused before any run
+    bad_arr=$(HS_CHECKPOINT=$ck sbatch --parsable swr/sweep.sbatch)
+    wait_job "$bad_arr" 60
+    if grep -q "names one checkpoint and array job $bad_arr has 3 tasks" "$m1"/job-"${bad_arr}"_1.out && ! grep -q "hpcsim exited" "$m1"/job-"${bad_arr}"_1.out; then
+        ok "HS_CHECKPOINT with the whole array is refused (one checkpoint, 3 tasks)"
+    else
+        bad "HS_CHECKPOINT with the whole array: $(cat "$m1"/job-"${bad_arr}"_1.out)"
+    fi
+    again=$(HS_CHECKPOINT=$ck sbatch --parsable --array=1 swr/sweep.sbatch)
+    wait_job "$again" 240
+    if grep -q "job ${again}_1 (start 1): continuing from $ck (HS_CHECKPOINT)" "$m1"/job-"${again}"_1.out &&
+        grep -q "hpcsim exited with status 0" "$m1"/job-"${again}"_1.out && "$HS_BIN" compare --all "ref1500/heat2d.$EXT" "$m1/heat2d.$EXT" >c 2>&1 &&
+        python3 "$S/collect.py" swr >table.txt 2>&1; then
+        ok "sweep task 1 resubmitted alone with HS_CHECKPOINT: continued, bitwise equal to the uninterrupted member; collect.py: 3 finished"
+    else
+        bad "sweep task 1 resubmitted: $(cat "$m1"/job-"${again}"_1.out) $(cat c table.txt 2>/dev/null)"
+    fi
+else
+    bad "sweep.py for the requeue sweep: $(cat sweep.txt)"
+fi
+# a time limit that the checkpoint signal's lead (300 s) fills: every start would be signalled at once
+if ! "$S/sweep.py" heat2d.ini short heat.Q=1000,2000 --time 00:06:00 >bad.txt 2>&1 && grep -q "not longer than the checkpoint signal's lead (300 s)" bad.txt &&
+    [ ! -e short ] && "$S/sweep.py" heat2d.ini short heat.Q=1000,2000 --time 00:06:00 --sbatch=--signal=B:USR1@60 >/dev/null 2>&1; then
+    ok "sweep.py refuses --time 00:06:00 against a 300 s signal lead, accepts it with --signal=B:USR1@60"
+else
+    bad "sweep.py short --time: $(cat bad.txt)"
+fi
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
