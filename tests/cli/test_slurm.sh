@@ -28,6 +28,7 @@ grep -q "up: node" "${TMPDIR:-/tmp}/hs_slurm_start.$$" && started=1
 rm -f "${TMPDIR:-/tmp}/hs_slurm_start.$$"
 eval "$("$S/local_cluster.sh" env)"
 # sourced only here, after the cluster is up: the daemons start from the caller's folder, not the scratch one
+# shellcheck source=SCRIPTDIR/lib.sh
 . "$(dirname "$0")/lib.sh"
 on_exit() {
     scancel --name=hs-test >/dev/null 2>&1
@@ -66,8 +67,8 @@ fi
 # 2. OMP_NUM_THREADS from --cpus-per-task
 jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=1 --cpus-per-task=2 --output=info-%j.out "$S/hpcsim_cpu.sbatch" info)
 wait_job "$jid" 60
-if grep -q "CPU, 2 OpenMP thread(s)" info-$jid.out; then ok "--cpus-per-task=2: the rank runs 2 OpenMP threads"
-else bad "threads: $(cat info-$jid.out)"; fi
+if grep -q "CPU, 2 OpenMP thread(s)" info-"$jid".out; then ok "--cpus-per-task=2: the rank runs 2 OpenMP threads"
+else bad "threads: $(cat info-"$jid".out)"; fi
 
 # 3. the heat example with 2 tasks through sbatch (run 12 times as long as the file says, so that
 #    test 5 can interrupt it: at 4 times, 0.8 s on CI's machine, the job had ended before the signal
@@ -77,11 +78,11 @@ jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=heat-%j.
 wait_job "$jid" 240
 mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" run heat2d.ini $LONG --quiet output.path=direct >/dev/null 2>&1 ||
     bad "the mpirun reference run failed"
-if grep -q "hpcsim: finished at step [0-9]*, t = 0.24" heat-$jid.out && "$HS_BIN" compare direct.$EXT slurm.$EXT T >c 2>&1 &&
-    "$HS_BIN" compare direct.$EXT slurm.$EXT time >>c 2>&1 && "$HS_BIN" summary slurm.$EXT | grep -q "2 ranks x 1 thread"; then
+if grep -q "hpcsim: finished at step [0-9]*, t = 0.24" heat-"$jid".out && "$HS_BIN" compare direct."$EXT" slurm."$EXT" T >c 2>&1 &&
+    "$HS_BIN" compare direct."$EXT" slurm."$EXT" time >>c 2>&1 && "$HS_BIN" summary slurm."$EXT" | grep -q "2 ranks x 1 thread"; then
     ok "heat example, 2 tasks via sbatch: finished at t = 0.24, equal to mpirun -n 2 bitwise, 2 ranks x 1 thread"
 else
-    bad "heat example via sbatch: $(tail -3 heat-$jid.out) / $(cat c 2>/dev/null)"
+    bad "heat example via sbatch: $(tail -3 heat-"$jid".out) / $(cat c 2>/dev/null)"
 fi
 
 # 4. a sweep as a job array: heat.k x heat.n; each member's parameters, its steps (explicit scheme:
@@ -125,7 +126,7 @@ for n in (16, 32):
 print("ok")
 PY
     # the members' own files say the swept values
-    if grep -q "^  k = 2$" <("$HS_BIN" summary swp/member_005/heat.$EXT) && grep -q "^  n = 32 32$" <("$HS_BIN" summary swp/member_005/heat.$EXT); then
+    if grep -q "^  k = 2$" <("$HS_BIN" summary swp/member_005/heat."$EXT") && grep -q "^  n = 32 32$" <("$HS_BIN" summary swp/member_005/heat."$EXT"); then
         ok "member 5's file holds heat.k = 2, heat.n = 32 32"
     else bad "member 5's parameters: $(cat swp/member_005/overrides)"; fi
 else
@@ -153,7 +154,7 @@ if "$S/sweep.py" sw.ini col heat.t_end=100,0.01,0.01 --name hs-test >col.txt 2>&
     sleep 1.1 # a newer modification time on coarse file systems
     (cd col/member_000 && exec "$HS_BIN" run ../../sw.ini heat.t_end=100 --quiet >/dev/null 2>&1) &
     runpid=$!
-    for _ in $(seq 100); do [ -e col/member_000/heat.$EXT.partial ] && break; sleep 0.1; done
+    for _ in $(seq 100); do [ -e col/member_000/heat."$EXT".partial ] && break; sleep 0.1; done
     sleep 0.3
     kill -KILL $runpid 2>/dev/null
     wait $runpid 2>/dev/null
@@ -169,19 +170,19 @@ PY
     # no hpcsim to read the files with: a message, exit 2 (a FileNotFoundError traceback)
     env -u HS_BIN PATH=/usr/bin:/bin python3 "$S/collect.py" col --hpcsim "$WORK/no-hpcsim" >ctab.txt 2>&1
     crc=$?
-    [ $crc = 2 ] && grep -q "no hpcsim binary" ctab.txt && ! grep -q Traceback ctab.txt && ok "collect.py without an hpcsim binary: exit 2" ||
-        bad "collect.py without hpcsim: exit $crc: $(tail -1 ctab.txt)"
+    if [ $crc = 2 ] && grep -q "no hpcsim binary" ctab.txt && ! grep -q Traceback ctab.txt; then ok "collect.py without an hpcsim binary: exit 2"
+    else bad "collect.py without hpcsim: exit $crc: $(tail -1 ctab.txt)"; fi
 else bad "sweep.py for collect: $(cat col.txt)"; fi
 
 # 5. preemption: USR1 to the batch shell (as --signal=B:USR1 does) while the run is in its time
 #    loop; the trap forwards it, hpcsim checkpoints and exits 3, the job requeues itself and the
 #    second start continues from the checkpoint to the end: the file equals job 3's bitwise
 jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=pre-%j.out "$S/hpcsim_preemptible.sbatch" heat2d.ini $LONG output.path=pre)
-for _ in $(seq 600); do [ -e pre.$EXT.partial ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -e pre."$EXT".partial ] && break; sleep 0.1; done
 sleep 0.2
 scancel --signal=USR1 --batch "$jid" 2>/dev/null
 wait_job "$jid" 240
-log=$(cat pre-$jid.out)
+log=$(cat pre-"$jid".out)
 if grep -q "caught SIGUSR1: forwarding" <<<"$log" && grep -q "stopped by signal 10" <<<"$log" &&
     grep -q "hpcsim exited with status 3" <<<"$log" && grep -q "requeueing" <<<"$log" &&
     grep -q "(start 2): requeued: continuing from hpcsim-$jid.ckpt" <<<"$log" && grep -q "hpcsim exited with status 0" <<<"$log"; then
@@ -189,8 +190,8 @@ if grep -q "caught SIGUSR1: forwarding" <<<"$log" && grep -q "stopped by signal 
 else
     bad "preemption log: $log"
 fi
-if [ -f pre.$EXT ] && "$HS_BIN" compare slurm.$EXT pre.$EXT T >c 2>&1 && "$HS_BIN" compare slurm.$EXT pre.$EXT time >>c 2>&1 &&
-    "$HS_BIN" summary pre.$EXT | grep -q "restarted    : from hpcsim-$jid.ckpt"; then
+if [ -f pre."$EXT" ] && "$HS_BIN" compare slurm."$EXT" pre."$EXT" T >c 2>&1 && "$HS_BIN" compare slurm."$EXT" pre."$EXT" time >>c 2>&1 &&
+    "$HS_BIN" summary pre."$EXT" | grep -q "restarted    : from hpcsim-$jid.ckpt"; then
     ok "the preempted and requeued job's output equals the uninterrupted job's bitwise"
 else
     bad "preempted output: $(ls) $(cat c 2>/dev/null)"
@@ -203,25 +204,25 @@ fi
 #    wrote, bitwise (the shell died, srun killed the ranks before the checkpoint, and a new job
 #    started from scratch)
 jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=term-%j.out "$S/hpcsim_preemptible.sbatch" heat2d.ini $LONG output.path=term)
-for _ in $(seq 600); do [ -e term.$EXT.partial ] && break; sleep 0.1; done
+for _ in $(seq 600); do [ -e term."$EXT".partial ] && break; sleep 0.1; done
 sleep 0.2
 scancel --full --signal=TERM "$jid" 2>/dev/null
 wait_job "$jid" 120
-log=$(cat term-$jid.out)
-ck=$(sed -n 's/.*to continue: submit again with HS_CHECKPOINT=\([^ ]*\) .*/\1/p' term-$jid.out | head -1)
+log=$(cat term-"$jid".out)
+ck=$(sed -n 's/.*to continue: submit again with HS_CHECKPOINT=\([^ ]*\) .*/\1/p' term-"$jid".out | head -1)
 if grep -q "hpcsim exited with status 3" <<<"$log" && grep -q "not requeueing" <<<"$log" && ! grep -q "(start 2)" <<<"$log" &&
-    [ "$ck" = "$WORK/hpcsim-$jid.ckpt" ] && [ -f "$ck" ] && [ -f term.$EXT.partial ]; then
+    [ "$ck" = "$WORK/hpcsim-$jid.ckpt" ] && [ -f "$ck" ] && [ -f term."$EXT".partial ]; then
     ok "SIGTERM to the whole job: checkpoint, exit 3, not requeued, the log names HS_CHECKPOINT=$(basename "$ck")"
 else
     bad "SIGTERM to the whole job: $log"
 fi
 jid2=$(HS_CHECKPOINT=$ck sbatch --parsable --job-name=hs-test --ntasks-per-node=2 --output=term2-%j.out "$S/hpcsim_preemptible.sbatch" heat2d.ini $LONG output.path=term)
 wait_job "$jid2" 240
-if grep -q "(start 1): continuing from $ck (HS_CHECKPOINT)" term2-$jid2.out && grep -q "hpcsim exited with status 0" term2-$jid2.out &&
-    "$HS_BIN" compare slurm.$EXT term.$EXT T >c 2>&1 && "$HS_BIN" compare slurm.$EXT term.$EXT time >>c 2>&1; then
+if grep -q "(start 1): continuing from $ck (HS_CHECKPOINT)" term2-"$jid2".out && grep -q "hpcsim exited with status 0" term2-"$jid2".out &&
+    "$HS_BIN" compare slurm."$EXT" term."$EXT" T >c 2>&1 && "$HS_BIN" compare slurm."$EXT" term."$EXT" time >>c 2>&1; then
     ok "resubmitted with HS_CHECKPOINT: continued from the checkpoint, output equal to the uninterrupted job's bitwise"
 else
-    bad "resubmission with HS_CHECKPOINT: $(cat term2-$jid2.out) $(cat c 2>/dev/null)"
+    bad "resubmission with HS_CHECKPOINT: $(cat term2-"$jid2".out) $(cat c 2>/dev/null)"
 fi
 
 # 7. a sweep's tasks checkpoint and requeue one by one (sweep.sbatch runs each member through
@@ -306,4 +307,4 @@ else
 fi
 
 echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+[ "$fail" -eq 0 ]
