@@ -763,8 +763,28 @@ template <int NT> int launch_tma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_
     HS_CHECK_DEVICE_MEMO(cu);
     if (!optin[cu->device])
         HS_CUDA_CHECK(cudaDeviceGetAttribute(&optin[cu->device], cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
-    tgate f;
-    tgate_layout<NT>(g, &f);
+    // the layout depends on the ordered targets only (and the register's size, kept for safety);
+    // its padding search takes about 0.1 ms on the host (a 2-core test machine), far more than a
+    // pass over a small register, and circuits repeat their blocks' targets (a VQE's every
+    // evaluation): a small direct-mapped cache
+    struct entry {
+        int nloc, tbit[NT];
+        tgate f;
+    };
+    static entry cache[32];
+    static bool filled[32];
+    unsigned h = (unsigned)g->nloc;
+    for (int j = 0; j < NT; j++) h = h * 31u + (unsigned)g->tbit[j];
+    entry &e = cache[h % 32];
+    bool hit = filled[h % 32] && e.nloc == g->nloc;
+    for (int j = 0; hit && j < NT; j++) hit = e.tbit[j] == g->tbit[j];
+    if (!hit) {
+        tgate_layout<NT>(g, &e.f);
+        e.nloc = g->nloc;
+        for (int j = 0; j < NT; j++) e.tbit[j] = g->tbit[j];
+        filled[h % 32] = true;
+    }
+    const tgate &f = e.f;
     int S = tma_stages(), TW = tma_warps();
     // fewer stages, then fewer warps, where the ring does not fit (6-qubit units are 8 KiB)
     while (S > 2 && tma_smem<NT>(TW, S) > (size_t)optin[cu->device]) S--;
