@@ -18,7 +18,7 @@ int hs_sv_mma_mode(void)
 int hs_sv_tma_mode(void)
 {
     const char *e = getenv("HS_QSV_TMA");
-    return e && *e ? atoi(e) : 1;
+    return e && *e ? atoi(e) != 0 : 1;
 }
 
 static int check_type(hs_dtype t)

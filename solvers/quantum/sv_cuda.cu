@@ -496,7 +496,7 @@ __global__ void __launch_bounds__(FTHREADS, 4) k_gate_mma(float2 *a, const mgate
 // 89.7% of copy per pass with 8 warps a block and 2 stages, against 69.1 / 76.8 / 82.9% for
 // k_gate_mma in the same call; 4 warps and 2 stages 87.1 / 82.3 / 88.0; 3 stages 78-79% (4 or 8
 // warps: two blocks an SM at most); 4 stages 74-80%, 6 stages 47-56% (one block an SM).  More
-// warps an SM count more than a deeper ring.  6-qubit blocks (HS_QSV_TMA=6) measured slower than
+// warps an SM count more than a deeper ring.  6-qubit blocks through it measured slower than
 // k_gate_mma's (44-46% against 51-53%: 8 KiB units leave one block an SM) and stay there.
 const int TMA_MAX_STAGES = 8;
 
@@ -575,6 +575,8 @@ __global__ void __launch_bounds__(TW * 32, TW >= 8 ? 2 : 3) k_gate_tma(float2 *a
         mma_store<NT>(a + insert_zeros(u / GS, g.m.tb, g.m.ntb), re, im, moff, goff, g0, g.m.pair, gid, tig);
         s = s + 1 == S ? 0 : s + 1;
     }
+#else
+    __trap(); // not launched below sm_90 (use_tma checks the build and the device)
 #endif
 }
 
@@ -757,36 +759,39 @@ int launch_tma_w(struct hs_cuda_ctx *cu, float2 *a, const tgate &f, uint64_t nun
     return HS_OK;
 }
 
-template <int NT> int launch_tma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g, uint64_t nunits)
+// Launches the bulk-copy kernel, or answers *taken = 0 where its smallest ring (4 warps, 2
+// stages) does not fit a block's shared memory (devices with 99 KiB a block).
+template <int NT> int launch_tma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g, uint64_t nunits, int *taken)
 {
     static int optin[HS_MAX_DEVICES]; // shared memory a block may have
     HS_CHECK_DEVICE_MEMO(cu);
     if (!optin[cu->device])
         HS_CUDA_CHECK(cudaDeviceGetAttribute(&optin[cu->device], cudaDevAttrMaxSharedMemoryPerBlockOptin, cu->device));
-    // the layout depends on the ordered targets only (and the register's size, kept for safety);
-    // its padding search takes about 0.1 ms on the host (a 2-core test machine), far more than a
-    // pass over a small register, and circuits repeat their blocks' targets (a VQE's every
-    // evaluation): a small direct-mapped cache
+    *taken = tma_smem<NT>(4, 2) <= (size_t)optin[cu->device];
+    if (!*taken) return HS_OK;
+    // the layout depends on the ordered targets only; its padding search takes about 0.1 ms on
+    // the host (a 2-core test machine), far more than a pass over a small register, and circuits
+    // repeat their blocks' targets (a VQE's every evaluation): a small direct-mapped cache, one a
+    // host thread (an entry is rewritten in place)
     struct entry {
-        int nloc, tbit[NT];
+        int tbit[NT];
         tgate f;
     };
-    static entry cache[32];
-    static bool filled[32];
-    unsigned h = (unsigned)g->nloc;
+    static thread_local entry cache[32];
+    static thread_local bool filled[32];
+    unsigned h = 0;
     for (int j = 0; j < NT; j++) h = h * 31u + (unsigned)g->tbit[j];
     entry &e = cache[h % 32];
-    bool hit = filled[h % 32] && e.nloc == g->nloc;
+    bool hit = filled[h % 32];
     for (int j = 0; hit && j < NT; j++) hit = e.tbit[j] == g->tbit[j];
     if (!hit) {
         tgate_layout<NT>(g, &e.f);
-        e.nloc = g->nloc;
         for (int j = 0; j < NT; j++) e.tbit[j] = g->tbit[j];
         filled[h % 32] = true;
     }
     const tgate &f = e.f;
     int S = tma_stages(), TW = tma_warps();
-    // fewer stages, then fewer warps, where the ring does not fit (6-qubit units are 8 KiB)
+    // fewer stages, then fewer warps, where the ring does not fit
     while (S > 2 && tma_smem<NT>(TW, S) > (size_t)optin[cu->device]) S--;
     if (tma_smem<NT>(TW, S) > (size_t)optin[cu->device]) TW = 4;
     return TW == 4 ? launch_tma_w<NT, 4>(cu, a, f, nunits, S, optin[cu->device])
@@ -794,14 +799,14 @@ template <int NT> int launch_tma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_
 }
 
 // The bulk-copy kernel (unless HS_QSV_TMA=0) takes 5-qubit blocks on a device of compute
-// capability 9 or more in a build for it.
-static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g)
+// capability 9 or more in a build for it; cp.async.bulk needs the state 16-byte aligned (as the
+// paired stores of k_gate_mma do; cudaMalloc's are).
+static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g, const void *a)
 {
-    const int mode = hs_sv_tma_mode();
 #if defined(HS_CUDA_ARCH) && HS_CUDA_ARCH >= 90
-    return mode && (g->nt == 5 || (g->nt == 6 && mode == 6)) && cu->cc_major >= 9;
+    return hs_sv_tma_mode() && g->nt == 5 && cu->cc_major >= 9 && ((uintptr_t)a & 15) == 0;
 #else
-    (void)cu, (void)g;
+    (void)cu, (void)g, (void)a;
     return 0;
 #endif
 }
@@ -809,7 +814,11 @@ static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g)
 static int apply_mma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g)
 {
     const uint64_t nunits = (1ull << (g->nloc - g->nt - LOWB)) * (4 / MMA_NG);
-    if (use_tma(cu, g)) return g->nt == 5 ? launch_tma<5>(cu, a, g, nunits) : launch_tma<6>(cu, a, g, nunits);
+    if (use_tma(cu, g, a)) {
+        int taken = 0;
+        HS_CHECK(launch_tma<5>(cu, a, g, nunits, &taken));
+        if (taken) return HS_OK;
+    }
     mgate f;
     mgate_layout(g, &f);
     switch (g->nt) {

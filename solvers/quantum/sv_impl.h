@@ -42,8 +42,8 @@ int hs_sv_pack_cpu(hs_dtype t, void *a, int nloc, int q, int v, int64_t start, i
 enum { HS_SV_MMA_NEVER = 0, HS_SV_MMA_DEFAULT = 1, HS_SV_MMA_ALWAYS = 2 };
 int hs_sv_mma_mode(void);
 /* Whether 5-qubit tensor-core blocks bring their amplitudes in with the bulk-copy engine
- * (HS_QSV_TMA, default 1; 0: each warp loads its own, the kernel before; 6: 6-qubit blocks too;
- * compute capability 9 and up). */
+ * (HS_QSV_TMA, default 1; 0: each warp loads its own, the kernel before; compute capability 9
+ * and up). */
 int hs_sv_tma_mode(void);
 
 struct hs_cuda_ctx;
