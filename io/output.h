@@ -163,6 +163,10 @@ double hs_time_unit_seconds(const char *units);
  * of range ("day 29 is not 1..28 in February 2001 (...)"), or "" when the form itself is wrong. */
 int hs_time_units_writable(const char *units, char *why, size_t why_size);
 
+/* Bytes the NetCDF library keeps of a gridded variable written through rank 0, `records` records
+ * of `plane` bytes each (its chunk cache), for the solvers' memory estimates. */
+double hs_output_netcdf_cache_bytes(double plane, double records);
+
 /* Append a time record with simulated time `t` (in the file's time units). Collective. */
 int hs_writer_begin_step(hs_writer *w, double t);
 

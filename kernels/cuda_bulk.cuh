@@ -45,16 +45,6 @@ __device__ __forceinline__ void barrier_wait(unsigned long long *bar, unsigned p
     }
 }
 
-// Global -> shared, completing `bytes` on bar's current phase (arrives once on bar).
-__device__ __forceinline__ void load(void *smem_dst, const void *gmem_src, unsigned bytes, unsigned long long *bar)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                     smem_addr(smem_dst)),
-                 "l"(gmem_src), "r"(bytes), "r"(smem_addr(bar))
-                 : "memory");
-}
-
 // The arrival of a phase that several copy_part calls (any lanes, before or after it) complete:
 // the phase ends when this arrival has come and `bytes` in all have landed.
 __device__ __forceinline__ void expect(unsigned long long *bar, unsigned bytes)
@@ -71,8 +61,17 @@ __device__ __forceinline__ void copy_part(void *smem_dst, const void *gmem_src, 
                  : "memory");
 }
 
-// Makes this thread's ordinary shared-memory writes visible to a later bulk store.
-__device__ __forceinline__ void fence_for_store() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// Global -> shared, completing `bytes` on bar's current phase (arrives once on bar).
+__device__ __forceinline__ void load(void *smem_dst, const void *gmem_src, unsigned bytes, unsigned long long *bar)
+{
+    expect(bar, bytes);
+    copy_part(smem_dst, gmem_src, bytes, bar);
+}
+
+// Orders this thread's ordinary shared-memory accesses before its (or, after a warp or block
+// barrier, its peers') later bulk copies: writes that a bulk store is to read, reads done before
+// a bulk load overwrites the same bytes.
+__device__ __forceinline__ void fence_async_proxy() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
 // Shared -> global, as one commit group of the calling thread.
 __device__ __forceinline__ void store(void *gmem_dst, const void *smem_src, unsigned bytes)

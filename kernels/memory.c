@@ -130,10 +130,8 @@ double hs_mem_footprint(const hs_ctx *ctx, double bytes)
     return HS_ON_GPU(ctx) ? cuda_footprint(bytes) : host_alloc_footprint(bytes);
 }
 
-double hs_pinned_footprint(const hs_ctx *ctx, double bytes)
-{
-    return HS_ON_GPU(ctx) ? cuda_footprint(bytes) : host_alloc_footprint(bytes);
-}
+/* the same rules: cudaMallocHost's pages on a GPU, host_alloc's lines on the CPU backend */
+double hs_pinned_footprint(const hs_ctx *ctx, double bytes) { return hs_mem_footprint(ctx, bytes); }
 
 static int host_alloc(size_t bytes, void **ptr)
 {

@@ -808,7 +808,7 @@ __global__ void __launch_bounds__(kThreads, round_min_blocks<T>())
 #pragma unroll
             for (int i = 0; i < ITEMS; i++) // (the tile's last inclusive value is not part of an exclusive scan)
                 if (!EXCLUSIVE || i < ITEMS - 1 || tid < kThreads - 1) sb[tid * ITEMS + i + shift] = (T)(off + a[i]);
-            hs_bulk::fence_for_store();
+            hs_bulk::fence_async_proxy();
         } else {
             if (EXCLUSIVE && tid == 0) out[(size_t)t * TILE] = (T)s_prefix;
 #pragma unroll

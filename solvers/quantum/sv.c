@@ -15,12 +15,6 @@ int hs_sv_mma_mode(void)
     return mode == HS_SV_MMA_NEVER || mode == HS_SV_MMA_ALWAYS ? mode : HS_SV_MMA_DEFAULT;
 }
 
-int hs_sv_tma_mode(void)
-{
-    const char *e = getenv("HS_QSV_TMA");
-    return e && *e ? atoi(e) != 0 : 1;
-}
-
 static int check_type(hs_dtype t)
 {
     if (t != HS_C128 && t != HS_C64) return HS_FAIL(HS_ERR_RUNTIME, "state vector: type %s is not complex", hs_dtype_name(t));

@@ -569,7 +569,7 @@ __global__ void __launch_bounds__(TW * 32, TW >= 8 ? 2 : 3) k_gate_tma(float2 *a
         });
         // every lane's reads of the stage are done (their products are); order them before the
         // copy engine's writes of the next request into it
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        hs_bulk::fence_async_proxy();
         __syncwarp();
         if (u + (uint64_t)S * nwarps < nunits) request(u + (uint64_t)S * nwarps, s);
         mma_store<NT>(a + insert_zeros(u / GS, g.m.tb, g.m.ntb), re, im, moff, goff, g0, g.m.pair, gid, tig);
@@ -798,13 +798,20 @@ template <int NT> int launch_tma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_
                    : launch_tma_w<NT, 8>(cu, a, f, nunits, S, optin[cu->device]);
 }
 
+// Whether 5-qubit blocks may take the bulk-copy kernel (HS_QSV_TMA, default 1; 0: k_gate_mma).
+static int tma_mode(void)
+{
+    const char *e = getenv("HS_QSV_TMA");
+    return e && *e ? atoi(e) != 0 : 1;
+}
+
 // The bulk-copy kernel (unless HS_QSV_TMA=0) takes 5-qubit blocks on a device of compute
 // capability 9 or more in a build for it; cp.async.bulk needs the state 16-byte aligned (as the
 // paired stores of k_gate_mma do; cudaMalloc's are).
 static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g, const void *a)
 {
 #if defined(HS_CUDA_ARCH) && HS_CUDA_ARCH >= 90
-    return hs_sv_tma_mode() && g->nt == 5 && cu->cc_major >= 9 && ((uintptr_t)a & 15) == 0;
+    return tma_mode() && g->nt == 5 && cu->cc_major >= 9 && ((uintptr_t)a & 15) == 0;
 #else
     (void)cu, (void)g, (void)a;
     return 0;

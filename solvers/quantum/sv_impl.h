@@ -41,10 +41,6 @@ int hs_sv_pack_cpu(hs_dtype t, void *a, int nloc, int q, int v, int64_t start, i
  * planner's cost table (fusion.c), which must agree. */
 enum { HS_SV_MMA_NEVER = 0, HS_SV_MMA_DEFAULT = 1, HS_SV_MMA_ALWAYS = 2 };
 int hs_sv_mma_mode(void);
-/* Whether 5-qubit tensor-core blocks bring their amplitudes in with the bulk-copy engine
- * (HS_QSV_TMA, default 1; 0: each warp loads its own, the kernel before; compute capability 9
- * and up). */
-int hs_sv_tma_mode(void);
 
 struct hs_cuda_ctx;
 int hs_sv_apply_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);

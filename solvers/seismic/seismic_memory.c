@@ -114,19 +114,6 @@ static double largest_other_block(const hs_seis *s)
     return most;
 }
 
-/* What the NetCDF library keeps of a gridded variable whose records are `plane` bytes, written
- * through rank 0: HDF5's chunk cache holds whole records (a chunk is a record, io/output.c) up to
- * its size, netCDF 4.9's default of 16 MiB per variable, raised to 64 MiB for records above 16 MiB,
- * and passes a record larger than itself straight to the file.  Measured: a 1000 x 1000 elastic run
- * on 4 ranks held 4 MB more on rank 0 at each record until the cache was full (4 records of vx and
- * of vz, 40 MB). */
-static double netcdf_cache(double plane, double records)
-{
-    const double mib = 1048576.0, cache = plane <= 16 * mib ? 16 * mib : 64 * mib;
-    if (plane > cache) return 0;
-    return fmin(floor(cache / plane), records) * plane;
-}
-
 /* Points of the CPML slabs on this rank (what the elastic snapshots save of each memory variable),
  * and of the slabs along each dimension d (the adjoint's packed PSI_d and ZETA_d). */
 static double slab_points(const hs_seis *s, double along[3])
@@ -209,7 +196,7 @@ static void forward_run(tally *t, const hs_params *p)
                 const double plane = output_points(c) * 4, records = (double)s->nsteps * c->shots + 1;
                 const int forward = c->mode == HS_SEIS_FORWARD, timed = forward ? (int)ncomp : 0;
                 const int once = forward ? (c->model == HS_SEIS_ELASTIC ? 2 : 1) : c->mode == HS_SEIS_FWI ? 3 : 2;
-                t->host[WRITER] += timed * netcdf_cache(plane, records) + once * netcdf_cache(plane, 1);
+                t->host[WRITER] += timed * hs_output_netcdf_cache_bytes(plane, records) + once * hs_output_netcdf_cache_bytes(plane, 1);
                 host(t, RECORD, 1, plane); /* and a copy of the record while it writes it (measured) */
             }
         }
