@@ -102,6 +102,11 @@ static int read_model_file(hs_seis *s, const hs_params *p)
     const hs_seis_config *c = &s->cfg;
     if (c->medium != HS_SEIS_MEDIUM_FILE) return HS_OK;
     size_t n = (size_t)(c->n[0] * c->n[1] * c->n[2]);
+    /* the whole grid's copies come before the run's estimate (check_memory, which counts them too):
+     * a grid too large for them is the same input error, not a failed allocation (exit 1) */
+    const int copies = c->model == HS_SEIS_ELASTIC ? 3 : 2;
+    HS_CHECK(hs_driver_check_memory(s->ctx, p, "seismic.n", "the model file read onto the grid", "use a smaller grid", 0,
+                                    copies * hs_host_footprint((double)n * sizeof(double))));
     s->file_vp = malloc(n * sizeof(double));
     s->file_rho = malloc(n * sizeof(double));
     if (c->model == HS_SEIS_ELASTIC) s->file_vs = malloc(n * sizeof(double));
