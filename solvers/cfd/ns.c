@@ -107,6 +107,8 @@ typedef struct ns_config {
     int64_t dt_every;
     int write_faces; /* output: the staggered face velocities too */
     double u_ref; /* velocity scale of the stability estimate */
+    char u_key[64]; /* the key whose value sets u_ref (named when the step it allows is too small) */
+    double accel;   /* the largest acceleration the forces can give the fluid: |force| + ra pr (T span) */
     double u_bc;  /* the largest velocity the boundaries impose (walls, inflow): there from the first step */
     int pressure_solver; /* NS_P_FFT or NS_P_MG once validated (NS_P_AUTO resolved) */
     int fft_bcs;         /* the boundaries suit the transform solver */
@@ -158,6 +160,18 @@ typedef struct ns {
 static int declare(void) { return hs_params_declare(g_ns_params, (int)(sizeof g_ns_params / sizeof g_ns_params[0])); }
 
 /* ---------------------------------------------------------------- configuration */
+
+/* The uniform start temperature: the mean of the fixed walls' values (0 with none); the walls' own
+ * values act through the boundary conditions from the first step. */
+static double start_temperature(const ns_config *c)
+{
+    double t0 = 0;
+    int nfix = 0;
+    for (int d = 0; d < c->g.ndim; d++)
+        for (int side = 0; side < 2; side++)
+            if (c->T_bc[d][side] == NS_T_DIRICHLET) t0 += c->T_wall[d][side], nfix++;
+    return nfix ? t0 / nfix : 0.0;
+}
 
 static int read_config(const hs_params *p, ns_config *c)
 {
@@ -297,26 +311,51 @@ static int read_config(const hs_params *p, ns_config *c)
                                    c->g.length[d], "xy"[d]);
     if (c->initial == NS_INIT_POISEUILLE && ninflow == 0)
         return hs_params_error(p, "navier_stokes.initial", "poiseuille is the inflow's profile continued inside: it needs an inflow face");
-    /* the velocity scale of the stability estimate */
+    /* the velocity scale of the stability estimate, and the key that sets it (u_key: named when the
+     * step this scale allows is too small for the run ever to end) */
     double u = 0;
+    snprintf(c->u_key, sizeof c->u_key, "cfd.t_end");
     for (int d = 0; d < nd; d++)
         for (int s = 0; s < 2; s++)
-            for (int e = 0; e < nd; e++) u = fmax(u, fabs(c->wall_vel[d][s][e]));
-    if (ninflow) u = fmax(u, c->inflow_speed * (c->inflow_profile == HS_NS_PROFILE_PARABOLIC ? (nd == 2 ? 1.5 : 2.25) : 1.0));
+            for (int e = 0; e < nd; e++)
+                if (fabs(c->wall_vel[d][s][e]) > u) {
+                    u = fabs(c->wall_vel[d][s][e]);
+                    snprintf(c->u_key, sizeof c->u_key, "navier_stokes.wall_velocity_%s", g_face[d][s]);
+                }
+    if (ninflow) {
+        double peak = c->inflow_speed * (c->inflow_profile == HS_NS_PROFILE_PARABOLIC ? (nd == 2 ? 1.5 : 2.25) : 1.0);
+        if (!(peak <= u)) u = peak, snprintf(c->u_key, sizeof c->u_key, "navier_stokes.inflow_speed");
+    }
     c->u_bc = u;
-    if (c->initial == NS_INIT_TAYLOR_GREEN) u = fmax(u, 1.0);
+    if (c->initial == NS_INIT_TAYLOR_GREEN && u < 1.0) u = 1.0, snprintf(c->u_key, sizeof c->u_key, "navier_stokes.initial");
     if (c->temperature) {
-        double dT = 0;
+        /* the span of the temperatures the run holds (fixed walls, and inflows, which bring their
+         * fluid in at T_<face> whatever T_bc says: an inflow at 0 into a layer started at a lone
+         * fixed wall's 1 was counted as no difference at all) and of the start's */
+        double tlo = start_temperature(c), thi = tlo, tbig = -1;
+        const char *dT_face = g_face[0][0]; /* the held temperature of largest magnitude */
         for (int d = 0; d < nd; d++)
             for (int s = 0; s < 2; s++)
-                for (int e = 0; e < nd; e++)
-                    for (int t = 0; t < 2; t++)
-                        if (c->T_bc[d][s] == NS_T_DIRICHLET && c->T_bc[e][t] == NS_T_DIRICHLET)
-                            dT = fmax(dT, fabs(c->T_wall[d][s] - c->T_wall[e][t]));
+                if (c->T_bc[d][s] == NS_T_DIRICHLET || c->bc[d][s] == NS_INFLOW) {
+                    tlo = fmin(tlo, c->T_wall[d][s]), thi = fmax(thi, c->T_wall[d][s]);
+                    if (fabs(c->T_wall[d][s]) > tbig) tbig = fabs(c->T_wall[d][s]), dT_face = g_face[d][s];
+                }
+        const double dT = thi - tlo;
+        c->accel = c->ra * c->pr * dT;
         /* the largest velocity of buoyant convection in thermal units grows like sqrt(Ra Pr) */
-        u = fmax(u, 0.3 * sqrt(c->ra * c->pr * dT));
+        double ub = 0.3 * sqrt(c->ra * c->pr * dT);
+        if (!(ub <= u)) {
+            u = ub;
+            /* the factor out of the ordinary: a temperature difference beyond Ra Pr is the wall's */
+            if (dT > c->ra * c->pr) snprintf(c->u_key, sizeof c->u_key, "navier_stokes.T_%s", dT_face);
+            else snprintf(c->u_key, sizeof c->u_key, "navier_stokes.ra");
+        }
     }
-    for (int d = 0; d < nd; d++) u = fmax(u, sqrt(fabs(c->force[d]) * c->g.length[d]));
+    for (int d = 0; d < nd; d++) {
+        double uf = sqrt(fabs(c->force[d]) * c->g.length[d]);
+        if (!(uf <= u)) u = uf, snprintf(c->u_key, sizeof c->u_key, "navier_stokes.force");
+        c->accel += fabs(c->force[d]);
+    }
     c->u_ref = u;
     return HS_OK;
 }
@@ -404,6 +443,24 @@ static int validate(ns *s, const hs_params *p)
         return hs_params_error(p, "cfd.dt", "%g is unstable here: with velocities up to %g and nu = %g the stable step is about %.4g "
                                             "(use cfd.dt = 0 for an adaptive step)",
                                c->g.dt_user, c->u_ref, c->nu, limit);
+    /* an adaptive step below the resolution of the time at t_end never gets there: a lid at 1e20
+     * stepped 3e-22 at a time (the driver stopped it at run time, exit 1, after the output file was
+     * begun), an inflow of 1e300 or a force of 1e300 overflowed to a file of NaN.  The step is the
+     * one the flow takes once it moves at its velocity scale; the key named is the term that makes
+     * it so small (the velocity's, or the diffusion's: nu = 1/re, or pr and kappa = 1) */
+    if (c->g.dt_user == 0 && c->g.t_end > 0 && (!(c->g.cfl * limit > 0) || hs_step_below_time_resolution(c->g.cfl * limit, c->g.t_end))) {
+        double adv = 0, diff = 0, dxmin = HS_NO_MAX;
+        for (int d = 0; d < nd; d++) {
+            adv += c->u_ref / c->g.dx[d];
+            diff += 2.0 * fmax(c->nu, c->kappa) / (c->g.dx[d] * c->g.dx[d]);
+            dxmin = fmin(dxmin, c->g.dx[d]);
+        }
+        const char *key = c->u_key;
+        if (!(adv >= diff)) key = !c->temperature ? "navier_stokes.re" : c->pr >= 1 ? "navier_stokes.pr" : "cfd.n";
+        return hs_params_error(p, key, "the adaptive step is about %.3g (velocities up to about %g, nu = %g, on cells of %g), below the "
+                                       "resolution of the time near cfd.t_end = %g: the run could never end",
+                               c->g.cfl * limit, c->u_ref, c->nu, dxmin, c->g.t_end);
+    }
     if (s->ctx->rank == 0) {
         /* boundary layers of thickness ~ L / sqrt(Re) want a few cells across them, that is along the
          * axes that end at a wall (a channel's coarse periodic x was taken for its wall-normal y) */
@@ -718,6 +775,22 @@ static int choose_dt(ns *s)
      * the field's velocity was counted) */
     for (int d = 0; d < 3; d++) umax[d] = fmax(umax[d], fmax(s->c.u_bc, 1e-3 * s->c.u_ref));
     s->dt = s->c.g.cfl * stable_dt(&s->c, umax);
+    if (s->c.accel > 0) {
+        /* a force or buoyancy accelerates the fluid by up to accel while the step is kept for
+         * dt_every steps: the step counts the velocity that adds by the end of them, dt (R + A dt)
+         * = cfl with R the rate of the velocity now and A = accel dt_every sum 1/dx (a layer at Ra
+         * 1e5 started from rest against an inflow at another temperature took ten steps at the
+         * step of the fluid at rest and blew up at the tenth; the spectral model bounds its forced
+         * step alike) */
+        const ns_config *c = &s->c;
+        double R = 0, ix = 0;
+        for (int d = 0; d < c->g.ndim; d++) {
+            R += umax[d] / c->g.dx[d] + 2.0 * fmax(c->nu, c->kappa) / (c->g.dx[d] * c->g.dx[d]);
+            ix += 1.0 / c->g.dx[d];
+        }
+        double A = c->accel * (double)c->dt_every * ix;
+        s->dt = 2.0 * c->g.cfl / (R + sqrt(R * R + 4.0 * c->g.cfl * A));
+    }
     if (!(s->dt > 0) || !isfinite(s->dt))
         return HS_FAIL(HS_ERR_RUNTIME, "navier_stokes: the velocity is not finite at step %lld, t = %.9g", (long long)s->step, s->clk.time);
     return HS_OK;
@@ -955,12 +1028,7 @@ static int create(hs_ctx *ctx, const hs_params *p, void **state)
     if (c->temperature) {
         /* a uniform start at the mean of the fixed temperatures (0 with none): the walls' own values
          * act through the boundary conditions from the first step */
-        double t0 = 0;
-        int nfix = 0;
-        for (int d = 0; d < nd; d++)
-            for (int side = 0; side < 2; side++)
-                if (c->T_bc[d][side] == NS_T_DIRICHLET) t0 += c->T_wall[d][side], nfix++;
-        HS_CHECK(initial_temperature(s, nfix ? t0 / nfix : 0.0));
+        HS_CHECK(initial_temperature(s, start_temperature(c)));
     }
     /* a divergence-free start (Taylor-Green already is; the inflow profile needs its walls) */
     HS_CHECK(project(s, s->q, 1.0));
