@@ -96,6 +96,8 @@ static void suggestion(int ndim, const int64_t *global, const int *periodic, int
     char t[64];
     if (best_split(ndim, global, periodic, NULL, size, min_cells, dims))
         snprintf(buf, len, "; %s would work", fmt_procs(t, sizeof t, dims, ndim));
+    else if (size == 1) /* fewer ranks is no advice on one */
+        snprintf(buf, len, "; a periodic dimension needs at least %d cell(s): use a larger grid", min_cells);
     else
         snprintf(buf, len, "; no split over %d %s leaves every rank %d cell(s) per exchanging dimension: use fewer "
                  "ranks or a larger grid", size, ranks_word(size), min_cells);
@@ -330,6 +332,10 @@ static int field_args(const hs_decomp *d, hs_dtype t, int halo, int face_dim)
         int exchanges = d->procs[e] > 1 || d->periodic[e];
         int64_t thinnest, thickest;
         decomp_extremes(d, e, &thinnest, &thickest);
+        if (exchanges && thinnest < halo && d->procs[e] == 1)
+            return hs_input_error("field", 0, NULL,
+                                  "a halo of %d cells is wider than the %lld cells of periodic dimension %d: it needs at "
+                                  "least %d cells there", halo, (long long)thinnest, e, halo);
         if (exchanges && thinnest < halo)
             return hs_input_error("field", 0, NULL,
                                   "a halo of %d cells is wider than the %lld cells some rank owns in dimension %d "

@@ -436,8 +436,9 @@ static int read_config(const hs_params *p, sw_config *c)
         double fmin2 = c->walls && c->beta != 0 ? fmax(0, fabs(c->f0) - 3.0 * fabs(c->beta) * R) : fabs(c->f0);
         if (A > 0 && c->grav * A / (R * R) > 0.25 * fmin2 * fmin2)
             return hs_params_error(p, "shallow_water.vortex_amplitude", "an anticyclone of %g has no gradient-wind balance: the largest is "
-                                                                        "f0^2 R^2 / (4 g H) = %.4g (or make it a cyclone, < 0)",
-                                   c->vortex_amp, 0.25 * fmin2 * fmin2 * R * R / (c->grav * c->depth));
+                                                                        "f^2 R^2 / (4 g H) = %.4g with f = %.4g%s (or make it a cyclone, < 0)",
+                                   c->vortex_amp, 0.25 * fmin2 * fmin2 * R * R / (c->grav * c->depth), fmin2,
+                                   fmin2 != fabs(c->f0) ? ", the smallest |f0 + beta y| within 3 radii of the centre" : " = |f0|");
         eta_hi = fmax(A, 0), eta_lo = fmin(A, 0);
         /* the largest speed, sampled along a radius on the f-plane of f0 (a tenth more for beta) */
         sw_config cc = *c;

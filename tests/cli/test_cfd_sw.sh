@@ -177,6 +177,13 @@ expect_fail "wave in a channel" "case.ini:8: shallow_water.case: wave is a plane
     "${H}n = 32\n[shallow_water]\ny_boundary = walls\ncase = wave\n"
 expect_fail "anticyclone without balance" "case.ini:9: shallow_water.vortex_amplitude: an anticyclone of 0.5 has no gradient-wind balance" \
     "${H}n = 32\n[shallow_water]\ncase = vortex\nf0 = 2\nvortex_amplitude = 0.5\n"
+# on a beta-plane the limit is that of the smallest |f| near the vortex, and the message says which f
+# (it printed the beta-reduced limit under the label f0^2 R^2 / (4 g H)): f = 2 - 3 x 4 x 0.08 = 1.04
+expect_fail "anticyclone on a beta-plane names its f" "the largest is f^2 R^2 / (4 g H) = 0.001731 with f = 1.04, the smallest |f0 + beta y|" \
+    "${H}n = 32\n[shallow_water]\ny_boundary = walls\ncase = vortex\nf0 = 2\nbeta = 4\nvortex_amplitude = 0.005\n"
+# one cell across a periodic x on one rank: the advice is a larger grid (it said "use fewer ranks")
+expect_fail "one cell across a periodic x on one rank" "case.ini:5: cfd.n: grid 1 x 4 cannot be split 1 x 1 over 1 rank: 1 cells over 1 rank in dimension 0 leave 1 on some rank, fewer than the 2 needed; a periodic dimension needs at least 2 cell(s): use a larger grid" \
+    "${H}n = 1 4\n"
 expect_fail "3D refused" "case.ini:5: cfd.ndim: shallow_water is two-dimensional" "${H}ndim = 3\nn = 16\n"
 expect_fail "another case's key" "case.ini:8: shallow_water.jet_speed: is set, but case = wave (the key belongs to case = jet)" \
     "${H}n = 32\n[shallow_water]\ncase = wave\njet_speed = 0.5\n"
