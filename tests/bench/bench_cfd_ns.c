@@ -26,7 +26,7 @@ static void bench_case(hs_ctx *ctx, int ndim, int n)
 {
     char nbuf[64], size[64];
     snprintf(nbuf, sizeof nbuf, "cfd.n=%d", n);
-    const char *ov[] = {"run.solver=cfd", ndim == 2 ? "cfd.ndim=2" : "cfd.ndim=3", nbuf, "cfd.t_end=1e300",
+    const char *ov[] = {"run.solver=cfd", ndim == 2 ? "cfd.ndim=2" : "cfd.ndim=3", nbuf, "cfd.t_end=1e6",
                         ndim == 2 ? "navier_stokes.wall_velocity_yhi=1 0" : "navier_stokes.wall_velocity_yhi=1 0 0", "output.format=none", "navier_stokes.re=1000"};
     hs_params *p = NULL;
     bench_check(hs_params_load(NULL, 7, (char *const *)ov, &p), "parameters");

@@ -123,7 +123,7 @@ static void bench_ns(int ndim, int n, const char *solver, const char *bcs)
     char nbuf[64], sbuf[64], size[64];
     snprintf(nbuf, sizeof nbuf, "cfd.n=%d", n);
     snprintf(sbuf, sizeof sbuf, "navier_stokes.pressure_solver=%s", solver);
-    const char *ov[16] = {"run.solver=cfd", ndim == 2 ? "cfd.ndim=2" : "cfd.ndim=3", nbuf, "cfd.t_end=1e300",
+    const char *ov[16] = {"run.solver=cfd", ndim == 2 ? "cfd.ndim=2" : "cfd.ndim=3", nbuf, "cfd.t_end=1e6",
                           "output.format=none", "navier_stokes.re=1000", sbuf};
     int count = 7;
     if (!strcmp(bcs, "cavity")) {
