@@ -99,7 +99,8 @@ typedef struct hs_qcost {
     double other;
 } hs_qcost;
 
-/* The stated model of a device (gpu != 0: the CUDA kernels, else the OpenMP ones) for a slice of
+/* The stated model of a device (gpu: 0 the OpenMP kernels, 1 the CUDA ones, 2 the CUDA ones with
+ * 5-qubit blocks on the bulk-copy kernel: hs_sv_model_device says which) for a slice of
  * 2^nloc amplitudes of amp_bytes each: for complex64 on the GPU a table of measured costs (unless
  * HS_QFUSION_RATIO or HS_QFUSION_RATIO_C64 asks for the ratio model), else the ratio model.
  * Constants and their sources are in fusion.c. */

@@ -32,13 +32,19 @@ typedef double complex cplx;
  * passes), QFT 0.305 s (58), QAOA 0.102 s (21).  2 and 3 qubits with a low target are estimates,
  * fused diagonal and permutation blocks about 1.1 (QFT's plans).  HS_QFUSION_TABLE replaces the
  * 4-6 qubit entries (another GPU's figures).
- * The 5-qubit blocks of the bulk-copy kernel (2026-12-05, the default on compute capability 9)
- * cost less alone (1.10-1.19 passes on an H100 against 1.21-1.45 there for the kernel before), but
- * no circuit has been planned with smaller figures yet: the table is the one measured with whole
- * circuits, for either kernel.
- * The second table is the CUDA-core kernels' (HS_QSV_MMA=0), measured on 2026-12-02. */
+ * The 5-qubit blocks of the bulk-copy kernel (the default on compute capability 9 in a build for
+ * it) cost less alone: 1.12 / 1.20 passes (a target below qubit 5 / none) against 1.43 / 1.31 for
+ * the kernel before (H100, 2026-12-06, bench_quantum at 30 qubits).  Of three 5-qubit rows tried
+ * with whole runs on that H100 (one call; 1.75 / 1.88, 1.45 / 1.60, 1.25 / 1.40), the last gave the
+ * shortest simulations: supremacy-style 0.326 s (48 passes) against 0.343 s (49) and 0.346 s (52),
+ * QAOA 0.113 s (17) against 0.133 s (21) and 0.119 s (18); QFT's plan has no dense 5-qubit block
+ * and does not change.  That row is the second table, used where the planner is told the blocks
+ * take the bulk-copy kernel (hs_qcost_model's gpu = 2).
+ * The third table is the CUDA-core kernels' (HS_QSV_MMA=0), measured on 2026-12-02. */
 static const double GPU_C64_DENSE[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
                                                                  1.21, 1.30, 1.75, 1.88, 2.98, 3.15};
+static const double GPU_C64_DENSE_BULK[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
+                                                                      1.21, 1.30, 1.25, 1.40, 2.98, 3.15};
 static const double GPU_C64_DENSE_NO_MMA[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
                                                                         1.21, 1.72, 2.10, 3.20, 4.11, 7.49};
 #define GPU_C64_OTHER 1.1
@@ -76,7 +82,7 @@ hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
     m.launch = env_or("HS_QFUSION_LAUNCH_US", 1e6 * (gpu ? GPU_LAUNCH : CPU_LAUNCH)) * 1e-6 / pass;
     /* complex64 on the GPU: the measured table, unless a ratio is given */
     if (gpu && amp_bytes == 8 && !getenv("HS_QFUSION_RATIO") && !getenv("HS_QFUSION_RATIO_C64")) {
-        m.dense = hs_sv_mma_mode() == HS_SV_MMA_NEVER ? GPU_C64_DENSE_NO_MMA : GPU_C64_DENSE;
+        m.dense = hs_sv_mma_mode() == HS_SV_MMA_NEVER ? GPU_C64_DENSE_NO_MMA : gpu == 2 ? GPU_C64_DENSE_BULK : GPU_C64_DENSE;
         m.other = GPU_C64_OTHER;
         /* HS_QFUSION_TABLE="c4,c4low,c5,c5low,c6,c6low": the dense 4-6 qubit blocks' costs in copy
          * passes (another GPU's, as bench_quantum prints them); malformed: the stated table */

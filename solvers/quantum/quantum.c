@@ -155,7 +155,7 @@ static int create_circuit(qstate *s)
     int nloc = n;
     if (s->dist)
         while ((1 << (n - nloc)) < s->ctx->size) nloc--;
-    hs_qcost model = hs_qcost_model(HS_ON_GPU(s->ctx), nloc, (int)hs_dtype_size(s->t));
+    hs_qcost model = hs_qcost_model(hs_sv_model_device(s->ctx), nloc, (int)hs_dtype_size(s->t));
     t0 = hs_wtime();
     if (s->fusion >= 2) {
         s->run_c = hs_circuit_plan(s->c, s->fusion, &model, &s->plan);

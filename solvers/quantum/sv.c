@@ -15,6 +15,8 @@ int hs_sv_mma_mode(void)
     return mode == HS_SV_MMA_NEVER || mode == HS_SV_MMA_ALWAYS ? mode : HS_SV_MMA_DEFAULT;
 }
 
+int hs_sv_model_device(hs_ctx *ctx) { return HS_DISPATCH(ctx, 0, hs_sv_model_device_cuda(ctx->cuda)); }
+
 static int check_type(hs_dtype t)
 {
     if (t != HS_C128 && t != HS_C64) return HS_FAIL(HS_ERR_RUNTIME, "state vector: type %s is not complex", hs_dtype_name(t));

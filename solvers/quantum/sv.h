@@ -18,6 +18,11 @@ int hs_sv_apply(hs_ctx *ctx, hs_dtype t, void *a, int nloc, int nt, const int *t
                 uint64_t cval, const double *m, hs_qmat_kind mk);
 
 /* Set a to the basis state |index> (index < 0: all zero). */
+/* What the planner's cost model (hs_qcost_model's gpu) is to assume of ctx's device: 0 the CPU, 1 a
+ * GPU, 2 a GPU whose complex64 5-qubit blocks take the bulk-copy kernel (compute capability 9 in a
+ * build for it, unless HS_QSV_TMA=0). */
+int hs_sv_model_device(hs_ctx *ctx);
+
 int hs_sv_set_basis(hs_ctx *ctx, hs_dtype t, void *a, int nloc, int64_t index);
 
 /* out[b] = sum of |a_i|^2 over the block i in [b 2^bbits, (b+1) 2^bbits); out has 2^(nloc-bbits)

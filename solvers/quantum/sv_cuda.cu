@@ -818,6 +818,18 @@ static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g, const void *a)
 #endif
 }
 
+// The planner's device (hs_sv_model_device): 2 where 5-qubit blocks take the bulk-copy kernel
+// (the state's alignment aside: cudaMalloc's always is).
+extern "C" int hs_sv_model_device_cuda(struct hs_cuda_ctx *cu)
+{
+#if defined(HS_CUDA_ARCH) && HS_CUDA_ARCH >= 90
+    return tma_mode() && cu->cc_major >= 9 ? 2 : 1;
+#else
+    (void)cu;
+    return 1;
+#endif
+}
+
 static int apply_mma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g)
 {
     const uint64_t nunits = (1ull << (g->nloc - g->nt - LOWB)) * (4 / MMA_NG);

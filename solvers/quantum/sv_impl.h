@@ -43,6 +43,7 @@ enum { HS_SV_MMA_NEVER = 0, HS_SV_MMA_DEFAULT = 1, HS_SV_MMA_ALWAYS = 2 };
 int hs_sv_mma_mode(void);
 
 struct hs_cuda_ctx;
+int hs_sv_model_device_cuda(struct hs_cuda_ctx *cu);
 int hs_sv_apply_cuda(struct hs_cuda_ctx *cu, hs_dtype t, void *a, const hs_sv_gate *g, const double *m, int mk);
 int hs_sv_prob_blocks_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *a, int nloc, int bbits, double *out);
 int hs_sv_marginal_cuda(struct hs_cuda_ctx *cu, hs_dtype t, const void *a, int nloc, int nm, const int *q, double *out);

@@ -18,6 +18,7 @@
 #include "kernels/memory.h"
 #include "solvers/quantum/qasm.h"
 #include "solvers/quantum/qureg.h"
+#include "solvers/quantum/sv.h"
 
 static hs_ctx *ctx;
 static hs_qureg *reg;
@@ -213,7 +214,7 @@ static void circuit_rows(const char *name, const char *file, hs_circuit *c, int 
     char size[32], label[128];
     snprintf(size, sizeof size, "%d qubits", n);
     const char *prec = t == HS_C128 ? "c128" : "c64";
-    hs_qcost model = hs_qcost_model(HS_ON_GPU(ctx), nloc, (int)hs_dtype_size(t));
+    hs_qcost model = hs_qcost_model(hs_sv_model_device(ctx), nloc, (int)hs_dtype_size(t));
     /* HS_BENCH_FUSION=k times only the unfused circuit and blocks of at most k (multi-GPU runs) */
     const char *only = getenv("HS_BENCH_FUSION");
     int ks[4] = {0, HS_Q_MAX_TARGETS + 1, 4, 5}, nk = 4;
@@ -271,7 +272,7 @@ static void block_rows(int n, int nloc, hs_dtype t, double state_bytes)
         }
     }
     /* what the planner's model says of the same blocks (a table, or cost = 2^k / ratio) */
-    hs_qcost model = hs_qcost_model(HS_ON_GPU(ctx), nloc, (int)hs_dtype_size(t));
+    hs_qcost model = hs_qcost_model(hs_sv_model_device(ctx), nloc, (int)hs_dtype_size(t));
     if (ctx->rank == 0)
         printf("#   dense blocks cost (worst placement) k=4 %.2f, k=5 %.2f, k=6 %.2f copy passes; the model (%s) says "
                "%.2f, %.2f, %.2f; measured ratio 2^6 / cost(6) = %.1f (HS_QFUSION_RATIO sets a ratio model)\n",

@@ -85,9 +85,9 @@ static void test_planned_random(void **st)
             if (e_ref > tol) fprintf(stderr, "unfused %d qubits %s: %.3g from the reference\n", n, prec ? "c64" : "c128", e_ref);
             TEST_LE(e_ref, tol);
             double worst = 0;
-            for (int gpu = 0; gpu < 2; gpu++)
+            for (int gpu = 0; gpu < 3; gpu++) /* the CPU's model, the GPU's, the GPU's with the bulk-copy 5-qubit blocks */
                 for (int k = 2; k <= HS_Q_MAX_TARGETS; k++) {
-                    if (n >= 16 && (k % 2 || (n >= 20 && !gpu))) continue; /* fewer plans where a run is long */
+                    if (n >= 16 && (k % 2 || (n >= 20 && gpu != 1))) continue; /* fewer plans where a run is long */
                     hs_qcost model = hs_qcost_model(gpu, n, (int)hs_dtype_size(t));
                     hs_qplan_stats ps;
                     hs_circuit *f = hs_circuit_plan(c, k, &model, &ps);
