@@ -104,10 +104,26 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     return rc;
 }
 
+/* The displacement (m) along axis d from the obstacle's centre to the point x (m): where the axis is
+ * periodic, to the nearest of the centre's periodic images, so that a body across a periodic face
+ * (a periodic array of cylinders, drawn centred on the face) has its part beyond the face on the
+ * other side; it was cut off there (a cylinder centred on x = 0 of a periodic channel held half
+ * its cells, and its drag differed from the same cylinder moved by half the period). */
+static double from_centre(const hs_lbm_geom *g, int d, double x)
+{
+    double r = x - g->center[d];
+    if (g->periodic[d]) {
+        const double L = (double)g->c.n[d] * g->dx;
+        r -= L * floor(r / L + 0.5);
+    }
+    return r;
+}
+
 /* The obstacle must hold a cell centre and leave one to the fluid: a cylinder or sphere outside
  * the domain, or one that covers it all, ran without complaint (no drag, or no flow).  For a
  * ball, the nearest cell centre to its centre decides the first, the farthest corner cell centre
- * the second (the cell centres' box is convex); a mask file is counted. */
+ * the second (the cell centres' box is convex; along a periodic axis the cell centres nearest to
+ * and farthest from the centre's images); a mask file is counted. */
 static int obstacle_sane(const hs_params *p, const hs_lbm_geom *g)
 {
     const int64_t *n = g->c.n;
@@ -122,6 +138,16 @@ static int obstacle_sane(const hs_params *p, const hs_lbm_geom *g)
     const int dims = g->obstacle == HS_LBM_OBS_SPHERE ? 3 : 2;
     double near2 = 0, far2 = 0, inside = 1;
     for (int d = 0; d < dims; d++) {
+        if (g->periodic[d]) {
+            double lo = INFINITY, hi = 0;
+            for (int64_t i = 0; i < n[d]; i++) {
+                const double r = fabs(from_centre(g, d, ((double)i + 0.5) * g->dx));
+                lo = fmin(lo, r), hi = fmax(hi, r);
+            }
+            near2 += lo * lo;
+            far2 += hi * hi;
+            continue;
+        }
         const double lo = 0.5 * g->dx, hi = ((double)n[d] - 0.5) * g->dx, c = g->center[d];
         const double nearest = c < lo ? lo : c > hi ? hi : lo + floor((c - lo) / g->dx + 0.5) * g->dx;
         near2 += (nearest - c) * (nearest - c);
@@ -221,7 +247,7 @@ static int in_obstacle(const hs_lbm_geom *g, const int64_t gi[3])
     double r2 = 0;
     const int dims = g->obstacle == HS_LBM_OBS_SPHERE ? 3 : 2;
     for (int d = 0; d < dims; d++) {
-        double x = ((double)gi[d] + 0.5) * g->dx - g->center[d];
+        double x = from_centre(g, d, ((double)gi[d] + 0.5) * g->dx);
         r2 += x * x;
     }
     return r2 < g->radius * g->radius;
@@ -291,13 +317,19 @@ void hs_lbm_geom_solid(const hs_lbm_geom *g, const int64_t offset[3], const int6
 /* ---------------------------------------------------------------- links */
 
 /* The fraction q in (0, 1] of the link from cell centre gi along c_i where it meets the cylinder's
- * or sphere's surface. */
+ * or sphere's surface (along a periodic axis, the surface of the image that holds the link's
+ * solid end: the cell at gi may lie nearer another image, or beyond the face in a ghost ring). */
 static double wall_distance(const hs_lbm_geom *g, const int64_t gi[3], int i)
 {
     const int dims = g->obstacle == HS_LBM_OBS_SPHERE ? 3 : 2;
     double a = 0, b = 0, c = 0;
     for (int d = 0; d < dims; d++) {
-        double x = ((double)gi[d] + 0.5) - g->center[d] / g->dx, e = hs_lbm_c(g->q, d, i);
+        const double e = hs_lbm_c(g->q, d, i);
+        double x = ((double)gi[d] + 0.5) - g->center[d] / g->dx;
+        if (g->periodic[d]) { /* the image nearest the solid end x + e */
+            const double n = (double)g->c.n[d];
+            x -= n * floor((x + e) / n + 0.5);
+        }
         a += e * e, b += 2 * x * e, c += x * x;
     }
     const double R = g->radius / g->dx;

@@ -338,5 +338,25 @@ if awk -v a="$cpx" -v b="$cmx" -v c="$cpy" 'BEGIN { d1 = a - b; d2 = a - c; if (
     ok "drag along the flow: +x $cpx, -x $cmx, +y $cpy"
 else bad "drag by flow direction: +x '$cpx', -x '$cmx', +y '$cpy' $(cat "$CAP/e1" "$CAP/e2" "$CAP/e3" | head -3)"; fi
 
+# a body across a periodic face has its part beyond the face on the other side: a periodic array of
+# cylinders drawn centred on x = 0 (or on the far face, or a period away) is the one centred mid-way,
+# moved by half the period (the half beyond the face was cut off: 38 solid cells of 76, drag 0.402
+# for 0.366); a cylinder that, wrapped, covers every cell is refused
+PC=(--quiet "${H}n = 32 16\nlength = 2 1\nt_end = 1\n[lbm]\nnu = 0.01\nstorage = fp64\nboundary = periodic periodic wall wall\nforce = 0.1 0\nobstacle = cylinder\nobstacle_radius = 0.3\n[output]\nevery_time = 1\n")
+mkdir -p "$CAP/pc" && printf '%b' "${PC[1]}" > "$CAP/pc/case.ini"
+for c in "1 mid" "0 low" "2 high" "-1 image"; do
+    set -- $c
+    (cd "$CAP/pc" && "$HS_BIN" run case.ini --quiet lbm.obstacle_center="$1 0.5" output.path=pc_$2 >/dev/null 2>"$CAP/e") || bad "periodic cylinder at x = $1: $(cat "$CAP/e")"
+done
+u_of() { "$HS_BIN" summary "$1" 2>/dev/null | awk '$1 == "drag_coefficient" { d = $2 } $1 == "u" { m = $7 } END { print d, m }'; }
+ref=$(u_of "$CAP/pc/pc_mid.$EXT")
+same=1
+for s in low high image; do [ "$(u_of "$CAP/pc/pc_$s.$EXT")" = "$ref" ] || same=0; done
+[ -n "$ref" ] && [ $same = 1 ] && ok "a cylinder across a periodic face equals the one mid-way (drag, mean u: $ref)" ||
+    bad "periodic cylinder: mid '$ref', on x = 0 '$(u_of "$CAP/pc/pc_low.$EXT")', x = 2 '$(u_of "$CAP/pc/pc_high.$EXT")', x = -1 '$(u_of "$CAP/pc/pc_image.$EXT")'"
+(cd "$CAP/pc" && "$HS_BIN" check case.ini lbm.obstacle_center="0 0.5" lbm.obstacle_radius=1.2 >/dev/null 2>"$CAP/e"); rc=$?
+[ $rc = 2 ] && grep -q "lbm.obstacle_radius: the cylinder of radius 1.2 covers every cell" "$CAP/e" && ok "a wrapped cylinder covering every cell is refused" ||
+    bad "wrapped cylinder covering every cell: exit $rc, $(cat "$CAP/e")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
