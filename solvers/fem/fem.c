@@ -316,11 +316,21 @@ static int config_regions(fem *f, const hs_params *p)
             for (int i = 0; i < n; i++)
                 if (named[i] == tags[t]) idx = i;
             if (idx < 0) {
-                const char *gname = "(no physical group)";
-                for (int g = 0; g < m->ngroups; g++)
-                    if (m->groups[g].dim == m->dim && m->groups[g].tag == tags[t]) gname = m->groups[g].name;
-                err = hs_params_error(p, "fem.regions", "the cells of physical group %s (tag %d) have no coefficients: name it here",
-                                     gname, tags[t]);
+                /* the first such cell's line, so that the user can find the cells; and cells in no
+                 * group at all (Gmsh's Mesh.SaveAll keeps them) cannot be named here: the message
+                 * was "the cells of physical group (no physical group) (tag 0) ...: name it here" */
+                int64_t first = 0;
+                while (first < m->ncells && m->region[first] != tags[t]) first++;
+                const char *mesh = hs_params_input_path(p, "fem.mesh");
+                if (tags[t] == 0)
+                    err = hs_params_error(p, "fem.regions", "cells of %s are in no physical group (the first on line %d; Gmsh's "
+                                                           "Mesh.SaveAll keeps such cells), and only the groups named here have "
+                                                           "coefficients: put them in a physical group, or leave fem.regions out",
+                                          mesh, m->cell_line[first]);
+                else
+                    err = hs_params_error(p, "fem.regions", "the cells of physical group '%s' (tag %d; the first on %s:%d) have no "
+                                                           "coefficients: name it here",
+                                          cell_group_name(m, tags[t]), tags[t], mesh, m->cell_line[first]);
                 free(tags);
                 return err;
             }
