@@ -134,10 +134,14 @@ static int bad_medium_error(hs_seis *s, const hs_params *p, const int64_t *g)
     const hs_seis_config *c = &s->cfg;
     double vp, vs, rho;
     hs_seis_model_at(s, g[0], g[1], g[2], &vp, &vs, &rho);
+    /* a disc that lowers vp there is what made the point bad (an elastic one was blamed on vs) */
+    const double x[3] = {hs_seis_coord(c, 0, (double)g[0]), hs_seis_coord(c, 1, (double)g[1]), hs_seis_coord(c, 2, (double)g[2])};
+    const int lowered = hs_seis_anomaly_dvp(c, x) < 0;
     if (!strcmp(bad_medium(c, vp, vs), "vp"))
         return hs_params_error(p, c->anomaly ? "seismic.anomaly_dvp" : "seismic.vp", "vp = %g at grid point (%lld, %lld, %lld) is not positive",
                                vp, (long long)g[0], (long long)g[1], (long long)g[2]);
-    return hs_params_error(p, c->medium == HS_SEIS_MEDIUM_CONSTANT  ? "seismic.vs"
+    return hs_params_error(p, lowered                               ? "seismic.anomaly_dvp"
+                              : c->medium == HS_SEIS_MEDIUM_CONSTANT  ? "seismic.vs"
                               : c->medium == HS_SEIS_MEDIUM_LAYERED ? "seismic.layer_vs"
                               : c->file_format == HS_SEIS_FILE_AUTO ? "seismic.model_file"
                                                                     : "seismic.vs_file",

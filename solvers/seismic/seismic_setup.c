@@ -144,6 +144,26 @@ static int read_medium(const hs_params *p, hs_seis_config *c)
     HS_CHECK(hs_params_dim_reals(p, "seismic.anomaly_center", "seismic.ndim", c->ndim, c->anomaly_center, 0.0));
     c->anomaly_radius = hs_params_real(p, "seismic.anomaly_radius");
     c->anomaly_dvp = hs_params_real(p, "seismic.anomaly_dvp");
+    /* as a source of amplitude 0: a disc that changes no grid point's vp (of 0 m/s, centred outside
+     * the model, or narrower than the spacing between points) ran as the model without it, without
+     * a word.  The grid point nearest its centre is the one it would change most. */
+    if (c->anomaly == HS_SEIS_ANOMALY_DISC) {
+        if (c->anomaly_dvp == 0) return hs_params_error(p, "seismic.anomaly_dvp", "a disc of 0 m/s changes nothing (no anomaly: anomaly = none)");
+        double x[3] = {0, 0, 0};
+        int inside = 1;
+        for (int d = 0; d < c->ndim; d++) {
+            const double k = floor(c->anomaly_center[d] / c->h[d] + 0.5), top = (double)(c->n[d] - 1);
+            x[d] = (k < 0 ? 0 : k > top ? top : k) * c->h[d];
+            if (!(c->anomaly_center[d] >= 0 && c->anomaly_center[d] <= top * c->h[d])) inside = 0;
+        }
+        if (hs_seis_anomaly_dvp(c, x) == 0) {
+            char at[96] = "";
+            for (int d = 0; d < c->ndim; d++) snprintf(at + strlen(at), sizeof at - strlen(at), "%s%g", d ? " " : "", c->anomaly_center[d]);
+            return hs_params_error(p, inside ? "seismic.anomaly_radius" : "seismic.anomaly_center",
+                                   "the disc (centre %s m, radius %g m) holds no grid point (%s): it would change nothing", at,
+                                   c->anomaly_radius, inside ? "its radius is below the distance to the nearest" : "its centre is outside the model");
+        }
+    }
     return HS_OK;
 }
 
@@ -375,12 +395,16 @@ void hs_seis_medium_at(const hs_seis_config *c, const double x[3], double *vp, d
         *vp = c->layer_vp[m], *rho = c->layer_rho[m];
         *vs = c->model == HS_SEIS_ELASTIC ? c->layer_vs[m] : 0;
     }
-    if (c->anomaly == HS_SEIS_ANOMALY_DISC) {
-        double r2 = 0;
-        for (int d = 0; d < c->ndim; d++) r2 += (x[d] - c->anomaly_center[d]) * (x[d] - c->anomaly_center[d]);
-        double r = sqrt(r2);
-        if (r < c->anomaly_radius) *vp += c->anomaly_dvp * 0.5 * (1 + cos(M_PI * r / c->anomaly_radius));
-    }
+    *vp += hs_seis_anomaly_dvp(c, x);
+}
+
+double hs_seis_anomaly_dvp(const hs_seis_config *c, const double x[3])
+{
+    if (c->anomaly != HS_SEIS_ANOMALY_DISC) return 0;
+    double r2 = 0;
+    for (int d = 0; d < c->ndim; d++) r2 += (x[d] - c->anomaly_center[d]) * (x[d] - c->anomaly_center[d]);
+    const double r = sqrt(r2);
+    return r < c->anomaly_radius ? c->anomaly_dvp * 0.5 * (1 + cos(M_PI * r / c->anomaly_radius)) : 0;
 }
 
 /* ---------------------------------------------------------------- model files */
@@ -520,11 +544,9 @@ int hs_seis_read_model(const hs_params *p, const hs_seis_config *c, double *vp, 
     /* the anomaly applies to file models too */
     if (c->anomaly == HS_SEIS_ANOMALY_DISC)
         for (int64_t i = 0; i < n; i++) {
-            double x[3] = {(double)(i % c->n[0]) * c->h[0], (double)((i / c->n[0]) % c->n[1]) * c->h[1],
-                           (double)(i / (c->n[0] * c->n[1])) * c->h[2]}, r2 = 0;
-            for (int d = 0; d < c->ndim; d++) r2 += (x[d] - c->anomaly_center[d]) * (x[d] - c->anomaly_center[d]);
-            double r = sqrt(r2);
-            if (r < c->anomaly_radius) vp[i] += c->anomaly_dvp * 0.5 * (1 + cos(M_PI * r / c->anomaly_radius));
+            const double x[3] = {(double)(i % c->n[0]) * c->h[0], (double)((i / c->n[0]) % c->n[1]) * c->h[1],
+                                 (double)(i / (c->n[0] * c->n[1])) * c->h[2]};
+            vp[i] += hs_seis_anomaly_dvp(c, x);
         }
     return HS_OK;
 }

@@ -92,6 +92,11 @@ static inline double hs_seis_coord(const hs_seis_config *c, int d, double i) { r
  * file model see hs_seis_read_model.  Not collective. */
 void hs_seis_medium_at(const hs_seis_config *c, const double x[3], double *vp, double *vs, double *rho);
 
+/* The anomaly's vp change (m/s) at the point x (m): anomaly_dvp (1 + cos(pi r / radius)) / 2 within
+ * anomaly_radius of its centre, 0 elsewhere and without an anomaly (constant, layered and file
+ * models alike).  Not collective. */
+double hs_seis_anomaly_dvp(const hs_seis_config *c, const double x[3]);
+
 /* Read the model file's vp, vs and rho of the whole grid (x fastest; vs and rho may be NULL when
  * not wanted).  A missing file or variable, a wrong shape or size, a value that is not positive
  * (vs may be 0) are input errors naming the key.  Not collective. */

@@ -420,6 +420,22 @@ if "$HS_BIN" check anom.ini seismic.anomaly=none >"$CAP/o" 2>&1 && ! "$HS_BIN" c
 else
     bad "anomaly leftovers: $(grep -m1 error "$CAP/o")"
 fi
+# an anomaly that changes no grid point's vp ran as the model without it, exit 0: a disc of 0 m/s,
+# one centred outside the model, one narrower than the spacing between the points around its centre;
+# a disc that lowers vp below vs sqrt(4/3) names anomaly_dvp (it named seismic.vs, "default value")
+for c in "seismic.anomaly_dvp=0|seismic.anomaly_dvp: a disc of 0 m/s changes nothing" \
+         "seismic.anomaly_center=5000,300|seismic.anomaly_center: the disc (centre 5000 300 m, radius 100 m) holds no grid point (its centre is outside the model)" \
+         "seismic.anomaly_center=455,305 seismic.anomaly_radius=7|seismic.anomaly_radius: the disc (centre 455 305 m, radius 7 m) holds no grid point (its radius is below" \
+         "seismic.model=elastic seismic.anomaly_dvp=-1000|seismic.anomaly_dvp: vs = 1000 against vp ="; do
+    for cmd in check run; do
+        # shellcheck disable=SC2086
+        "$HS_BIN" $cmd anom.ini -q output.path=never seismic.seismograms=neversg seismic.anomaly=disc ${c%%|*} >"$CAP/o" 2>&1; rc=$?
+        [ $rc = 2 ] && grep -qF "${c#*|}" "$CAP/o" && ! ls never* >/dev/null 2>&1 && ok "$cmd anomaly ${c%%|*}: refused" ||
+            bad "$cmd anomaly ${c%%|*}: exit $rc: $(grep -m1 error "$CAP/o")"
+    done
+done
+"$HS_BIN" check anom.ini -q seismic.anomaly_center=455,305 seismic.anomaly_radius=7.1 >"$CAP/o" 2>&1 &&
+    ok "an anomaly reaching one grid point is accepted" || bad "anomaly of radius 7.1 at 5 m from 4 points: $(grep -m1 error "$CAP/o")"
 # a density beside a model file that has its own
 if "$HS_BIN" check "$ROOT/inputs/seismic_salt.ini" seismic.rho=1000 >"$CAP/o" 2>&1; then bad "seismic.rho beside the salt model's own density: accepted"
 else grep -qF "seismic.rho: is not used: the model file" "$CAP/o" && ok "seismic.rho beside a model file with its own density: refused" ||
