@@ -228,6 +228,10 @@ static int read_receivers(const hs_params *p, hs_seis_config *c)
     if (c->receivers == HS_SEIS_REC_LINE) {
         if (nc != 1) return hs_params_error(p, "seismic.receiver_count", "a line takes one count, got %d", nc);
         c->rec_count[0] = cnt[0];
+        /* a line of one receiver sits at receiver_start: an end given with it was ignored without a word */
+        if (cnt[0] == 1 && hs_params_is_set(p, "seismic.receiver_end"))
+            return hs_params_error(p, "seismic.receiver_end", "is set, but receiver_count = 1: a line of one receiver sits at "
+                                                              "receiver_start (give receiver_count for a line to receiver_end)");
     } else if (c->receivers == HS_SEIS_REC_GRID) {
         HS_CHECK(hs_params_dim_ints(p, "seismic.receiver_count", "seismic.ndim", c->ndim, c->rec_count, 1));
         double total = 1;

@@ -63,6 +63,9 @@ check_refuses "a receiver line ending below the model: exit 2, the command line'
     seismic.receiver_end="760.3 1200" "error: command line (override 1): seismic.receiver_end: receiver [0-9]* .*outside the model: z must be in \[0, 600\] m"
 check_refuses "a receiver line starting outside the model: exit 2, receiver_start named" \
     seismic.receiver_start="-50 150" "error: command line (override 1): seismic.receiver_start: receiver 1 "
+# a line of one receiver sits at receiver_start: an end given with it was ignored without a word
+check_refuses "a line of one receiver with an end: receiver_end named" \
+    seismic.receiver_count=1 "error: shot.ini:[0-9]*: seismic.receiver_end: is set, but receiver_count = 1: a line of one receiver sits at receiver_start"
 # the solver's own checks name the argument as the parser's do (its number among the overrides)
 "$HS_BIN" check shot.ini seismic.receiver_count=5 seismic.receiver_end="760.3 1200" >refuse.log 2>&1
 rc=$?
