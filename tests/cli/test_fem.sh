@@ -29,6 +29,14 @@ sed "s|^mesh = |mesh = $WORK/|" "$SRC/inputs/fem_heat_sink.ini" > sink.ini
 if "$HS_BIN" run sink.ini run.device=$DEVICE fem.t_end=120 output.every_time=60 output.path=sink >"$CAP/o" 2>&1; then
     grep -q "T range \[" "$CAP/o" && ok "heat sink: 60 Crank-Nicolson steps, $(grep -o 'T range.*' "$CAP/o")" || bad "heat sink: no range line"
 else bad "heat sink failed: $(tail -3 "$CAP/o")"; fi
+# temperatures below absolute zero in the run's units are bad input (initial = -5 K ran and wrote T = -5 K)
+"$HS_BIN" check sink.ini fem.temperature_units=K fem.initial=-5 >"$CAP/c" 2>&1; rc=$?
+[ $rc = 2 ] && grep -qF "fem.initial: -5 K is below absolute zero (0 K" "$CAP/c" && ok "heat: initial = -5 K refused (below absolute zero)" ||
+    bad "initial -5 K: exit $rc: $(grep error "$CAP/c")"
+"$HS_BIN" check sink.ini fem.robin_value=-300 >"$CAP/c" 2>&1; rc=$?
+[ $rc = 2 ] && grep -qF "fem.robin_value: -300 degC is below absolute zero (-273.15 degC" "$CAP/c" && ok "heat: robin_value = -300 degC refused" ||
+    bad "robin_value -300 degC: exit $rc: $(grep error "$CAP/c")"
+"$HS_BIN" check sink.ini fem.initial=-20 >"$CAP/c" 2>&1 && ok "heat: initial = -20 degC accepted" || bad "initial -20 degC refused: $(grep error "$CAP/c")"
 # the heat sink's temperatures are in C (temperature_units = degC): T said K, so CF tools read 20 C as 20 K
 if [ $NOFILES = 0 ]; then
     "$HS_BIN" summary sink.$EXT >"$CAP/s" 2>&1
