@@ -243,6 +243,24 @@ static int expect_int(parser *P, int *v, const char *what)
     return HS_OK;
 }
 
+/* An unsigned integer of up to 64 bits, read from the token's digits: an `if` compares a register of
+ * up to 64 bits, and the value went through expect_int's 1e9 cap (2^31 on a 40-bit register was
+ * "expected an integer"), and a double holds only 53 bits exactly. */
+static int expect_uint64(parser *P, uint64_t *v, const char *what)
+{
+    tok *t = peek(P);
+    if (t->k != T_NUM || !t->is_int) return err_at(P, t, "expected %s", what);
+    uint64_t x = 0;
+    for (int i = 0; i < t->len; i++) {
+        uint64_t d = (uint64_t)(t->s[i] - '0');
+        if (x > (UINT64_MAX - d) / 10) return err_at(P, t, "value does not fit in 64 bits%s", "");
+        x = x * 10 + d;
+    }
+    *v = x;
+    next(P);
+    return HS_OK;
+}
+
 /* ---------------------------------------------------------------- expressions */
 static const char *g_funcs[] = {"sin", "cos", "tan", "exp", "ln", "sqrt", "asin", "acos", "atan"};
 #define NFUNCS ((int)(sizeof g_funcs / sizeof g_funcs[0]))
@@ -987,16 +1005,17 @@ static int stmt_if(parser *P)
     if (r < 0) return err_at(P, rt, "undeclared classical register%s", "");
     next(P);
     HS_CHECK(expect_sym(P, "=="));
-    int v = 0;
+    int len = P->c->cregs[r].len;
+    if (len > 64) return err_at(P, rt, "conditions on registers over 64 bits are not supported%s", "");
+    uint64_t v = 0;
     tok *vt = peek(P);
-    HS_CHECK(expect_int(P, &v, "an integer"));
-    if (P->c->cregs[r].len < 31 && (v >> P->c->cregs[r].len)) return err_at(P, vt, "value does not fit the register%s", "");
-    if (P->c->cregs[r].len > 64) return err_at(P, rt, "conditions on registers over 64 bits are not supported%s", "");
+    HS_CHECK(expect_uint64(P, &v, "an integer"));
+    if (len < 64 && v >> len) return err_at(P, vt, "value does not fit the register%s", "");
     HS_CHECK(expect_sym(P, ")"));
     P->cond = 1;
     P->cond_off = P->c->cregs[r].off;
-    P->cond_len = P->c->cregs[r].len;
-    P->cond_value = (uint64_t)v;
+    P->cond_len = len;
+    P->cond_value = v;
     tok *t = peek(P);
     int rc;
     if (is_id(t, "measure")) rc = stmt_measure(P);

@@ -167,6 +167,31 @@ printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = qaoa\ngraph = g
 printf '4\n0 1\n1 4\n' > g.txt
 expect "bad graph edge" 2 "hpcsim: error: g.txt:3:3: expected a vertex number 0..3, got '4'" "$HS_BIN" run qaoa.ini
 
+# ---- `if` on a wide classical register: the value was read as an int capped at 1e9, so
+# if(c==2147483648) on a 40-bit register was "expected an integer", and a value that did not fit a
+# 30-bit register said the same.  By hand: q[0] = 1 measured into c[31] (40 bits) and into c[63],
+# c[62], c[0] (64 bits, 2^63 + 2^62 + 1, past a double's 53 exact bits) makes each condition true,
+# so x q[1] runs and c[0] (40 bits) or c[1] (64 bits) records it.
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[40];\nx q[0];\nmeasure q[0] -> c[31];\nif (c == 2147483648) x q[1];\nmeasure q[1] -> c[0];\n' > if40.qasm
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[64];\nx q[0];\nmeasure q[0] -> c[63];\nmeasure q[0] -> c[62];\nmeasure q[0] -> c[0];\nif (c == 13835058055282163713) x q[1];\nif (c == 13835058055282163712) x q[0];\nmeasure q[1] -> c[1];\nmeasure q[0] -> c[0];\n' > if64.qasm
+ini if40.qasm 'shots = 10' > if40.ini
+ini if64.qasm 'shots = 10' > if64.ini
+expect "if on a 40-bit register, value 2^31" 0 "" "$HS_BIN" run if40.ini --quiet output.path=if40
+expect "if on a 64-bit register, value over 2^53" 0 "" "$HS_BIN" run if64.ini --quiet output.path=if64
+if python3 - <<'PY'
+import json
+assert json.load(open("if40.json"))["counts"] == {"0" * 8 + "1" + "0" * 30 + "1": 10}
+assert json.load(open("if64.json"))["counts"] == {"1" * 2 + "0" * 60 + "11": 10}
+PY
+then ok "if on 40- and 64-bit registers: the conditions hold exactly"; else bad "wide if counts: $(head -c 300 if40.json if64.json)"; fi
+rm -f if40.json if64.json
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[30];\nif (c == 1073741824) x q[0];\n' > if30.qasm
+ini if30.qasm > if30.ini
+expect "if value too large for its register" 2 "hpcsim: error: if30.qasm:5:10: value does not fit the register (at '1073741824')" "$HS_BIN" run if30.ini
+printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[64];\nif (c == 18446744073709551616) x q[0];\n' > if65.qasm
+ini if65.qasm > if65.ini
+expect "if value over 64 bits" 2 "hpcsim: error: if65.qasm:5:10: value does not fit in 64 bits (at '18446744073709551616')" "$HS_BIN" check if65.ini
+
 # ---- reset is honoured on every path (issue 13, item 7).  References by hand: x then reset leaves
 # |00>, so every shot reads 00 and the amplitudes are (1, 0, 0, 0); after h, cx, reset q[0] the
 # state is |0> or |1> on q[1] with probability 1/2 each and q[0] = 0 (keys "00" and "10").
