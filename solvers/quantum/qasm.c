@@ -653,6 +653,10 @@ static int parse_body_call(parser *P, gdef *g, const scope *ps, char (*qn)[64], 
         return add_call(g, &cl);
     }
     if (name->k != T_ID) return err_at(P, name, "expected a gate call in the gate body%s", "");
+    /* a gate body is unitary: these were reported as "undefined gate" */
+    if (is_id(name, "measure") || is_id(name, "reset") || is_id(name, "if") || is_id(name, "gate") || is_id(name, "opaque") ||
+        is_id(name, "qreg") || is_id(name, "creg") || is_id(name, "include"))
+        return err_at(P, name, "a gate body holds only gate calls and barrier%s", "");
     next(P);
     int np, nq, rc = HS_OK;
     char buf[32];
@@ -996,8 +1000,7 @@ static int stmt_reg(parser *P)
 
 static int stmt_if(parser *P)
 {
-    tok *kw = next(P);
-    if (P->cond) return err_at(P, kw, "nested if%s", "");
+    next(P);
     HS_CHECK(expect_sym(P, "("));
     tok *rt = peek(P);
     if (rt->k != T_ID) return err_at(P, rt, "expected a classical register%s", "");
@@ -1020,6 +1023,11 @@ static int stmt_if(parser *P)
     int rc;
     if (is_id(t, "measure")) rc = stmt_measure(P);
     else if (is_id(t, "reset")) rc = stmt_reset(P);
+    /* the grammar's qop: these reached stmt_gate_call and were reported as "undefined gate" */
+    else if (is_id(t, "if")) rc = err_at(P, t, "nested if%s", "");
+    else if (is_id(t, "barrier") || is_id(t, "gate") || is_id(t, "opaque") || is_id(t, "qreg") || is_id(t, "creg") ||
+             is_id(t, "include"))
+        rc = err_at(P, t, "only a gate, measure or reset may follow if (...)%s", "");
     else if (t->k == T_ID) rc = stmt_gate_call(P);
     else rc = err_at(P, t, "expected a quantum operation after if (...)%s", "");
     P->cond = 0;

@@ -389,6 +389,14 @@ static void test_qasm_errors(void **st)
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[3];\nrx q[1];\n", "wrong number of parameters");
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[3];\nrx(pi/2 + ) q[1];\n", "expected an expression");
     expect_qasm_error("OPENQASM 2.0;\nqreg q[51];\n", "register too large");
+    /* keywords where the grammar allows none were "undefined gate" (at 'if', 'barrier', 'measure') */
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\ncreg c[1];\nif (c == 1) if (c == 1) x q[0];\n",
+                      "bad.qasm:5:13: nested if (at 'if')");
+    expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\nqreg q[1];\ncreg c[1];\nif (c == 1) barrier q;\n",
+                      "bad.qasm:5:13: only a gate, measure or reset may follow if (...) (at 'barrier')");
+    expect_qasm_error("OPENQASM 2.0;\ncreg c[1];\ngate g a { measure a -> c[0]; }\n",
+                      "bad.qasm:3:12: a gate body holds only gate calls and barrier (at 'measure')");
+    expect_qasm_error("OPENQASM 2.0;\ngate g a { reset a; }\n", "bad.qasm:2:12: a gate body holds only gate calls and barrier (at 'reset')");
     /* a parameter called pi was pi in the body whatever the call passed; a name both parameter and qubit */
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(pi) a { rz(pi) a; }\nqreg q[1];\ng(1) q[0];\n",
                       "bad.qasm:3:8: a reserved word, not a name for parameter names (at 'pi')");
