@@ -111,17 +111,18 @@ expect "output.format = netcdf refused" 2 \
     "$HS_BIN" check ghz.ini output.format=netcdf
 
 # ---- bad inputs: exact message, exit 2, nothing written
-printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2]\nh q[0];\n' > syntax.qasm
-ini syntax.qasm > syntax.ini
-expect "QASM syntax error" 2 "hpcsim: error: syntax.qasm:4:1: expected ';' (at 'h')" "$HS_BIN" run syntax.ini
-
-printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nh q[0];\n  toffoli q[0], q[1];\n' > undef.qasm
-ini undef.qasm > undef.ini
-expect "undefined gate" 2 "hpcsim: error: undef.qasm:5:3: undefined gate (at 'toffoli')" "$HS_BIN" run undef.ini
-
-printf 'OPENQASM 2.0;\nqreg q[2];\nh q[0];\n' > noinc.qasm
-ini noinc.qasm > noinc.ini
-expect "qelib1 gate without include" 2 "hpcsim: error: noinc.qasm:3:1: undefined gate (it is in qelib1.inc: add 'include \"qelib1.inc\";') (at 'h')" "$HS_BIN" run noinc.ini
+# bad_qasm STEM QASM NAME MESSAGE [check|run]: STEM.qasm (QASM with \n escapes) in a case of its own, refused with MESSAGE
+bad_qasm() {
+    printf '%b' "$2" > "$1.qasm"
+    ini "$1.qasm" > "$1.ini"
+    expect "$3" 2 "$4" "$HS_BIN" "${5:-run}" "$1.ini"
+}
+bad_qasm syntax 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2]\nh q[0];\n' "QASM syntax error" \
+    "hpcsim: error: syntax.qasm:4:1: expected ';' (at 'h')"
+bad_qasm undef 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nh q[0];\n  toffoli q[0], q[1];\n' "undefined gate" \
+    "hpcsim: error: undef.qasm:5:3: undefined gate (at 'toffoli')"
+bad_qasm noinc 'OPENQASM 2.0;\nqreg q[2];\nh q[0];\n' "qelib1 gate without include" \
+    "hpcsim: error: noinc.qasm:3:1: undefined gate (it is in qelib1.inc: add 'include \"qelib1.inc\";') (at 'h')"
 
 printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[3];\ncreg c[3];\ncx q[0], q[7];\n' > range.qasm
 ini range.qasm > range.ini
@@ -185,12 +186,10 @@ assert json.load(open("if64.json"))["counts"] == {"1" * 2 + "0" * 60 + "11": 10}
 PY
 then ok "if on 40- and 64-bit registers: the conditions hold exactly"; else bad "wide if counts: $(head -c 300 if40.json if64.json)"; fi
 rm -f if40.json if64.json
-printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[30];\nif (c == 1073741824) x q[0];\n' > if30.qasm
-ini if30.qasm > if30.ini
-expect "if value too large for its register" 2 "hpcsim: error: if30.qasm:5:10: value does not fit the register (at '1073741824')" "$HS_BIN" run if30.ini
-printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[64];\nif (c == 18446744073709551616) x q[0];\n' > if65.qasm
-ini if65.qasm > if65.ini
-expect "if value over 64 bits" 2 "hpcsim: error: if65.qasm:5:10: value does not fit in 64 bits (at '18446744073709551616')" "$HS_BIN" check if65.ini
+bad_qasm if30 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[30];\nif (c == 1073741824) x q[0];\n' \
+    "if value too large for its register" "hpcsim: error: if30.qasm:5:10: value does not fit the register (at '1073741824')"
+bad_qasm if65 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\ncreg c[64];\nif (c == 18446744073709551616) x q[0];\n' \
+    "if value over 64 bits" "hpcsim: error: if65.qasm:5:10: value does not fit in 64 bits (at '18446744073709551616')" check
 
 # ---- reset is honoured on every path (issue 13, item 7).  References by hand: x then reset leaves
 # |00>, so every shot reads 00 and the amplitudes are (1, 0, 0, 0); after h, cx, reset q[0] the
