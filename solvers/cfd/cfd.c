@@ -1,6 +1,7 @@
 /* The `cfd` solver: one [run] solver = cfd, four models (navier_stokes, spectral, shallow_water, lbm) chosen by cfd.model. */
 #include "solvers/cfd/cfd.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,11 @@ int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
         c->dx[d] = c->length[d] / (double)c->n[d];
         if (d < c->ndim && !(c->dx[d] > 0 && isfinite(1.0 / (c->dx[d] * c->dx[d]))))
             return hs_params_error(p, "cfd.length", "cell size %g in dimension %d is too small for doubles", c->dx[d], d);
+        /* the other end: 1/dx^2 below the normal doubles takes the diffusion's digits (length = 1e300
+         * ran with the viscous term underflowed to 0) */
+        if (d < c->ndim && !(1.0 / (c->dx[d] * c->dx[d]) >= DBL_MIN))
+            return hs_params_error(p, "cfd.length", "cell size %g in dimension %d is too large for doubles (1/dx^2 underflows)",
+                                   c->dx[d], d);
     }
     c->t_end = hs_params_real(p, "cfd.t_end");
     c->dt_user = hs_params_real(p, "cfd.dt");

@@ -184,6 +184,10 @@ expect_fail "anticyclone on a beta-plane names its f" "the largest is f^2 R^2 / 
 # one cell across a periodic x on one rank: the advice is a larger grid (it said "use fewer ranks")
 expect_fail "one cell across a periodic x on one rank" "case.ini:5: cfd.n: grid 1 x 4 cannot be split 1 x 1 over 1 rank: 1 cells over 1 rank in dimension 0 leave 1 on some rank, fewer than the 2 needed; a periodic dimension needs at least 2 cell(s): use a larger grid" \
     "${H}n = 1 4\n"
+# a cell so large that 1/dx^2 underflows ran with the diffusion term at 0 (cfd.length = 1e300): refused, as a
+# cell too small for doubles is
+expect_fail "a cell too large for doubles" "case.ini:6: cfd.length: cell size 6.25e+298 in dimension 0 is too large for doubles (1/dx^2 underflows)" \
+    "${H}n = 16\nlength = 1e300 1\n"
 expect_fail "3D refused" "case.ini:5: cfd.ndim: shallow_water is two-dimensional" "${H}ndim = 3\nn = 16\n"
 expect_fail "another case's key" "case.ini:8: shallow_water.jet_speed: is set, but case = wave (the key belongs to case = jet)" \
     "${H}n = 32\n[shallow_water]\ncase = wave\njet_speed = 0.5\n"
