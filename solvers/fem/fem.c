@@ -591,15 +591,12 @@ static int refuse_unused_keys(const fem *f, const hs_params *p)
     return HS_OK;
 }
 
-/* heat: the temperatures a key gives are at or above absolute zero in the run's units (initial =
- * -5 with temperature_units = K ran, and its output said T = -5 K). */
-static int above_absolute_zero(const fem *f, const hs_params *p, const char *key)
+/* heat: the n temperatures v that key gives are at or above absolute zero in the run's units
+ * (initial = -5 with temperature_units = K ran, and its output said T = -5 K). */
+static int above_absolute_zero(const fem *f, const hs_params *p, const char *key, const double *v, int n)
 {
-    const int celsius = !strcmp(f->t_units, "degC");
-    const double zero = celsius ? -273.15 : 0.0;
-    double v[3 * FEM_MAX_GROUPS];
-    int n = strcmp(key, "fem.initial") ? hs_params_real_list(p, key, v, 3 * FEM_MAX_GROUPS) : (v[0] = hs_params_real(p, key), 1);
-    for (int i = 0; i < n && i < 3 * FEM_MAX_GROUPS; i++)
+    const double zero = !strcmp(f->t_units, "degC") ? -273.15 : 0.0;
+    for (int i = 0; i < n; i++)
         if (v[i] < zero)
             return hs_params_error(p, key, "%g %s is below absolute zero (%g %s; fem.temperature_units = %s)", v[i], f->t_units, zero,
                                    f->t_units, f->t_units);
@@ -636,9 +633,14 @@ static int validate(fem *f, const hs_params *p)
             return hs_params_error(p, "fem.t_end", "%g is not a whole number of steps of fem.dt = %g", f->t_end, f->dt);
         if (fabs(qo - nearbyint(qo)) > 1e-9 * fmax(1.0, qo))
             return hs_params_error(p, "output.every_time", "%g is not a whole number of steps of fem.dt = %g", every, f->dt);
-        HS_CHECK(above_absolute_zero(f, p, "fem.initial"));
-        HS_CHECK(above_absolute_zero(f, p, "fem.dirichlet_value"));
-        HS_CHECK(above_absolute_zero(f, p, "fem.robin_value"));
+        double v[3 * FEM_MAX_GROUPS];
+        v[0] = hs_params_real(p, "fem.initial");
+        HS_CHECK(above_absolute_zero(f, p, "fem.initial", v, 1));
+        static const char *const lists[2] = {"fem.dirichlet_value", "fem.robin_value"};
+        for (int k = 0; k < 2; k++) {
+            const int n = hs_params_real_list(p, lists[k], v, 3 * FEM_MAX_GROUPS);
+            HS_CHECK(above_absolute_zero(f, p, lists[k], v, n < 3 * FEM_MAX_GROUPS ? n : 3 * FEM_MAX_GROUPS));
+        }
     }
     HS_CHECK(refuse_unused_keys(f, p));
     HS_CHECK(read_mesh(f, p));

@@ -808,16 +808,6 @@ static int tma_mode(void)
 // The bulk-copy kernel (unless HS_QSV_TMA=0) takes 5-qubit blocks on a device of compute
 // capability 9 or more in a build for it; cp.async.bulk needs the state 16-byte aligned (as the
 // paired stores of k_gate_mma do; cudaMalloc's are).
-static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g, const void *a)
-{
-#if defined(HS_CUDA_ARCH) && HS_CUDA_ARCH >= 90
-    return tma_mode() && g->nt == 5 && cu->cc_major >= 9 && ((uintptr_t)a & 15) == 0;
-#else
-    (void)cu, (void)g, (void)a;
-    return 0;
-#endif
-}
-
 // The planner's device (hs_sv_model_device): 2 where 5-qubit blocks take the bulk-copy kernel
 // (the state's alignment aside: cudaMalloc's always is).
 extern "C" int hs_sv_model_device_cuda(struct hs_cuda_ctx *cu)
@@ -828,6 +818,13 @@ extern "C" int hs_sv_model_device_cuda(struct hs_cuda_ctx *cu)
     (void)cu;
     return 1;
 #endif
+}
+
+// The block takes the bulk-copy kernel: a 5-qubit one, on the planner's device of kind 2 (one test
+// of the device for both), with the state 16-byte aligned.
+static int use_tma(struct hs_cuda_ctx *cu, const hs_sv_gate *g, const void *a)
+{
+    return g->nt == 5 && ((uintptr_t)a & 15) == 0 && hs_sv_model_device_cuda(cu) == 2;
 }
 
 static int apply_mma(struct hs_cuda_ctx *cu, float2 *a, const hs_sv_gate *g)

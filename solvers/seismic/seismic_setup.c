@@ -153,7 +153,7 @@ static int read_medium(const hs_params *p, hs_seis_config *c)
         int inside = 1;
         for (int d = 0; d < c->ndim; d++) {
             const double k = floor(c->anomaly_center[d] / c->h[d] + 0.5), top = (double)(c->n[d] - 1);
-            x[d] = (k < 0 ? 0 : k > top ? top : k) * c->h[d];
+            x[d] = hs_seis_coord(c, d, k < 0 ? 0 : k > top ? top : k);
             if (!(c->anomaly_center[d] >= 0 && c->anomaly_center[d] <= top * c->h[d])) inside = 0;
         }
         if (hs_seis_anomaly_dvp(c, x) == 0) {
@@ -548,8 +548,8 @@ int hs_seis_read_model(const hs_params *p, const hs_seis_config *c, double *vp, 
     /* the anomaly applies to file models too */
     if (c->anomaly == HS_SEIS_ANOMALY_DISC)
         for (int64_t i = 0; i < n; i++) {
-            const double x[3] = {(double)(i % c->n[0]) * c->h[0], (double)((i / c->n[0]) % c->n[1]) * c->h[1],
-                                 (double)(i / (c->n[0] * c->n[1])) * c->h[2]};
+            const double x[3] = {hs_seis_coord(c, 0, (double)(i % c->n[0])), hs_seis_coord(c, 1, (double)((i / c->n[0]) % c->n[1])),
+                                 hs_seis_coord(c, 2, (double)(i / (c->n[0] * c->n[1])))};
             vp[i] += hs_seis_anomaly_dvp(c, x);
         }
     return HS_OK;
