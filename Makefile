@@ -187,7 +187,8 @@ endif
 # ---------------------------------------------------------------- sources
 LIB_DIRS := kernels io physics solvers ml_surrogate
 C_SRCS   := $(sort $(shell find $(LIB_DIRS) -name "*.c" 2>/dev/null))
-CU_SRCS  := $(if $(filter 1,$(CUDA)),$(sort $(shell find $(LIB_DIRS) -name "*.cu" 2>/dev/null)))
+# *_lto.cu are cuFFT callbacks compiled to LTO-IR and embedded in an object (below), not objects themselves
+CU_SRCS  := $(if $(filter 1,$(CUDA)),$(sort $(shell find $(LIB_DIRS) -name "*.cu" ! -name "*_lto.cu" 2>/dev/null)))
 LIB_OBJS := $(C_SRCS:%.c=$(BUILD)/%.o) $(CU_SRCS:%.cu=$(BUILD)/%.cu.o)
 LIB      := lib/libhpcsim.a
 BIN      := bin/hpcsim
@@ -241,6 +242,16 @@ $(BUILD)/%.cu.o: %.cu $(CONFIG_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  NVCC  $<"
 	$(Q)$(NVCC) $(CPPFLAGS) $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# The Poisson solver's divide as a cuFFT load callback: LTO-IR that cuFFT links into its C2R kernels
+# at plan time (kernels/fft/poisson_hook_lto.cu), embedded by bin2c as an array in poisson_cuda.cu.
+$(BUILD)/gen/poisson_hook_lto_ir.h: kernels/fft/poisson_hook_lto.cu kernels/fft/poisson_point.h kernels/fft/poisson_impl.h kernels/hd.h $(CONFIG_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  LTO   $<"
+	$(Q)$(NVCC) $(CPPFLAGS) -std=c++17 -O3 -dc -fatbin -gencode=arch=compute_$(CUDA_ARCH),code=lto_$(CUDA_ARCH) $< -o $(@:.h=.fatbin)
+	$(Q)$(CUDA_HOME)/bin/bin2c --name hs_poisson_hook_lto_ir --type longlong $(@:.h=.fatbin) > $@
+$(BUILD)/kernels/fft/poisson_cuda.cu.o: $(BUILD)/gen/poisson_hook_lto_ir.h
+$(BUILD)/kernels/fft/poisson_cuda.cu.o: NVCCFLAGS += -I$(BUILD)/gen
 
 $(BIN): $(BUILD)/app/main.o $(LIB)
 	@mkdir -p $(dir $@)

@@ -74,6 +74,21 @@ bool bind_cusparse(lazy_lib *l, void *h)
 }
 
 hs_cufft_api cufft_api;
+
+// cufftXtSetJITCallback with CUDA 13's signature (the symbol name first); a cuFFT without it runs
+// every plan without load hooks (kernels/fft/fft.h).
+bool optional_callbacks(void *h, hs_cufft_api *a)
+{
+    // the same major version as the headers: cuFFT 11 (CUDA 12) exports the name with the old
+    // signature, without the symbol argument
+    typedef cufftResult (*get_version_fn)(int *);
+    get_version_fn get_version = (get_version_fn)dlsym(h, "cufftGetVersion");
+    int v = 0;
+    a->XtSetJITCallback = nullptr;
+    if (get_version && get_version(&v) == CUFFT_SUCCESS && v / 1000 == CUFFT_VER_MAJOR)
+        a->XtSetJITCallback = (decltype(a->XtSetJITCallback))dlsym(h, "cufftXtSetJITCallback");
+    return true;
+}
 lazy_lib cufft_lib = {"cuFFT", {"libcufft.so." HS_STR(CUFFT_VER_MAJOR), "libcufft.so"}, PTHREAD_MUTEX_INITIALIZER, 0, ""};
 
 bool bind_cufft(lazy_lib *l, void *h)
@@ -83,7 +98,7 @@ bool bind_cufft(lazy_lib *l, void *h)
            sym(l, h, "cufftSetStream", &a->SetStream) && sym(l, h, "cufftMakePlanMany64", &a->MakePlanMany64) &&
            sym(l, h, "cufftExecC2C", &a->ExecC2C) && sym(l, h, "cufftExecZ2Z", &a->ExecZ2Z) &&
            sym(l, h, "cufftExecR2C", &a->ExecR2C) && sym(l, h, "cufftExecD2Z", &a->ExecD2Z) &&
-           sym(l, h, "cufftExecC2R", &a->ExecC2R) && sym(l, h, "cufftExecZ2D", &a->ExecZ2D);
+           sym(l, h, "cufftExecC2R", &a->ExecC2R) && sym(l, h, "cufftExecZ2D", &a->ExecZ2D) && optional_callbacks(h, a);
 }
 
 } // namespace

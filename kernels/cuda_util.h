@@ -7,6 +7,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <cufftXt.h>
 #include <cusparse.h>
 
 #include "kernels/error.h"
@@ -97,6 +98,7 @@ struct hs_cufft_api {
     decltype(&cufftExecD2Z) ExecD2Z;
     decltype(&cufftExecC2R) ExecC2R;
     decltype(&cufftExecZ2D) ExecZ2D;
+    decltype(&cufftXtSetJITCallback) XtSetJITCallback; // NULL where this cuFFT has no JIT LTO callbacks
 };
 int hs_cufft(const hs_cufft_api **api);
 

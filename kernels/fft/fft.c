@@ -129,6 +129,30 @@ int hs_fft_plan_create(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, h
     return HS_OK;
 }
 
+int hs_fft_plan_create_hooked(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, hs_fft_kind kind,
+                              hs_dtype precision, const hs_fft_load_hook *hook, hs_fft_plan **plan)
+{
+    if (!hook || !hook->symbol || !hook->lto_ir || !hook->lto_ir_size)
+        return hs_input_error("fft", 0, "hook", "load hook without a symbol or LTO-IR");
+    if (!ctx || !HS_ON_GPU(ctx)) return hs_fft_plan_create(ctx, rank, n, batch, kind, precision, plan);
+    HS_CHECK(check_common(ctx, precision, plan));
+    if (rank < 1 || rank > 3 || !n || batch < 0 || (kind != HS_FFT_C2C && kind != HS_FFT_R2C && kind != HS_FFT_C2R))
+        return hs_fft_plan_create(ctx, rank, n, batch, kind, precision, plan); /* its messages */
+    for (int k = 0; k < rank; k++)
+        if (n[k] < 1) return hs_fft_plan_create(ctx, rank, n, batch, kind, precision, plan);
+    hs_fft_desc d = {0};
+    contiguous_desc(rank, n, batch, (int)kind, precision, &d);
+    d.hook_symbol = hook->symbol, d.hook_ir = hook->lto_ir, d.hook_ir_size = hook->lto_ir_size, d.hook_info = hook->info;
+    HS_CHECK(plan_finish(ctx, &d, plan));
+    return HS_OK;
+}
+
+int hs_fft_plan_hooked(const hs_fft_plan *plan)
+{
+    if (!plan || !plan->backend || !plan->d.hook_symbol) return 0;
+    return HS_DISPATCH(plan->ctx, 0, hs_fft_hooked_cuda(plan->backend));
+}
+
 int hs_fft_plan_create_strided(hs_ctx *ctx, int64_t n, int64_t stride, int64_t inner, int64_t inner_dist,
                                int64_t outer, int64_t outer_dist, hs_dtype precision, hs_fft_plan **plan)
 {

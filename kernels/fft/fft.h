@@ -43,6 +43,31 @@ int hs_fft_plan_create(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, h
 int hs_fft_plan_create_strided(hs_ctx *ctx, int64_t n, int64_t stride, int64_t inner, int64_t inner_dist,
                                int64_t outer, int64_t outer_dist, hs_dtype precision, hs_fft_plan **plan);
 
+/* A device function that cuFFT calls to load each input element of a plan (a load callback, linked
+ * into cuFFT's own kernels when the plan is made, from LTO-IR): a pointwise operation before a
+ * transform then rides on the transform's read instead of taking a pass over the data of its own.
+ * Its signature is cuFFT's for the plan's input type (cufftJITCallbackLoadZ for a double C2R or
+ * C2C plan, ...): it gets the execute's input pointer, the element's offset from it (counted in
+ * elements of the input type, batch included) and `info` as callerInfo. */
+typedef struct hs_fft_load_hook {
+    const char *symbol;  /* the __device__ function's name */
+    const void *lto_ir;  /* its LTO-IR fatbin (nvcc -dc -fatbin -gencode arch=compute_XX,code=lto_XX) */
+    size_t lto_ir_size;
+    void *info;          /* device pointer handed to it as callerInfo; must outlive the plan */
+} hs_fft_load_hook;
+
+/* hs_fft_plan_create with a load hook.  The hook runs only on the CUDA backend, and only where cuFFT
+ * takes it (a cuFFT with JIT LTO callbacks, a link that succeeds, sizes it runs as one plan); the
+ * plan is made without it otherwise (the CPU backend always), and hs_fft_plan_hooked says which:
+ * the caller applies the operation itself when it is 0.  Linking the hook costs time at plan
+ * creation (a JIT link: tenths of a second), so hooks suit plans that run many times on large data.
+ * Not collective. */
+int hs_fft_plan_create_hooked(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, hs_fft_kind kind,
+                              hs_dtype precision, const hs_fft_load_hook *hook, hs_fft_plan **plan);
+
+/* 1 when the plan's load hook runs in its transforms, else 0 (no hook, or not taken). */
+int hs_fft_plan_hooked(const hs_fft_plan *plan);
+
 /* Transform `in` into `out` (both on the plan's device).  C2C: either direction; R2C: FORWARD
  * only; C2R: BACKWARD only.  On CUDA the work is queued on the context's stream and this returns
  * without waiting.  Not collective. */

@@ -22,6 +22,7 @@ struct cuda_fft {
     cufftHandle h;           // MODE_CUFFT: the transform; MODE_REAL_UNIT: C2C over leading dims
     int have_h;
     cufftType type;
+    int hooked;              // the desc's load hook is linked into the plan
     int64_t outer;           // cuFFT launches per execute (outer loop not folded into the batch)
     size_t in_step, out_step; // bytes between outer loop steps
 };
@@ -63,8 +64,34 @@ static int squeeze(const hs_fft_desc *d, long long *n, long long *inembed, long 
     return r;
 }
 
+// cuFFT's load-callback type for the plan's input.
+static cufftXtCallbackType load_callback_type(cufftType t)
+{
+    switch (t) {
+    case CUFFT_Z2Z: case CUFFT_Z2D: return CUFFT_CB_LD_COMPLEX_DOUBLE;
+    case CUFFT_C2C: case CUFFT_C2R: return CUFFT_CB_LD_COMPLEX;
+    case CUFFT_D2Z: return CUFFT_CB_LD_REAL_DOUBLE;
+    default: return CUFFT_CB_LD_REAL;
+    }
+}
+
+// Link the desc's load hook and make the plan with it; 0 (the handle then unusable) when cuFFT
+// refuses either step: no JIT callbacks in this cuFFT, an LTO-IR it cannot link, a plan it cannot
+// make with the callback inlined.  None of these is an error of the run: the caller plans without.
+static int plan_with_hook(struct cuda_fft *f, const hs_fft_desc *d, int r, long long *n, long long *inembed,
+                          long long *onembed, long long istride, long long ostride, long long batch, size_t *work)
+{
+    if (!f->cf->XtSetJITCallback) return 0;
+    void *info = d->hook_info;
+    if (f->cf->XtSetJITCallback(f->h, d->hook_symbol, d->hook_ir, d->hook_ir_size, load_callback_type(f->type), &info) !=
+        CUFFT_SUCCESS)
+        return 0;
+    return f->cf->MakePlanMany64(f->h, r, n, inembed, istride, (long long)d->idist, onembed, ostride, (long long)d->odist,
+                                 f->type, batch, work) == CUFFT_SUCCESS;
+}
+
 static int make_cufft(struct cuda_fft *f, const hs_fft_desc *d, int r, long long *n, long long *inembed,
-                      long long *onembed, long long istride, long long ostride, long long batch)
+                      long long *onembed, long long istride, long long ostride, long long batch, int hook)
 {
     size_t work = 0;
     f->type = cufft_type(d->kind, d->precision);
@@ -72,6 +99,18 @@ static int make_cufft(struct cuda_fft *f, const hs_fft_desc *d, int r, long long
     HS_CUFFT_CHECK(f->cf->Create(&f->h));
     f->have_h = 1;
     HS_CUFFT_CHECK(f->cf->SetStream(f->h, f->cu->stream));
+    if (hook && d->hook_symbol) {
+        if (plan_with_hook(f, d, r, n, inembed, onembed, istride, ostride, batch, &work)) {
+            f->hooked = 1;
+            return HS_OK;
+        }
+        // a handle with a JIT callback set keeps it: start again on a fresh one
+        f->cf->Destroy(f->h);
+        f->have_h = 0;
+        HS_CUFFT_CHECK(f->cf->Create(&f->h));
+        f->have_h = 1;
+        HS_CUFFT_CHECK(f->cf->SetStream(f->h, f->cu->stream));
+    }
     HS_CUFFT_CHECK(f->cf->MakePlanMany64(f->h, r, n, inembed, istride, (long long)d->idist, onembed, ostride,
                                        (long long)d->odist, f->type, batch, &work));
     return HS_OK;
@@ -89,7 +128,7 @@ static int make_leading_c2c(struct cuda_fft *f)
     long long n[3], ie[3], oe[3], is, os;
     int r = squeeze(&c, n, ie, oe, &is, &os);
     if (r == 0) return HS_OK;
-    HS_CHECK(make_cufft(f, &c, r, n, ie, oe, is, os, (long long)c.batch));
+    HS_CHECK(make_cufft(f, &c, r, n, ie, oe, is, os, (long long)c.batch, 0));
     return HS_OK;
 }
 
@@ -132,9 +171,12 @@ extern "C" int hs_fft_create_cuda(struct hs_cuda_ctx *cu, const hs_fft_desc *d, 
         f->mode = MODE_IDENTITY;
         return HS_OK;
     }
-    HS_CHECK(make_cufft(f, &e, r, n, ie, oe, is, os, (long long)e.batch));
+    // a hook sees offsets from the execute's input: only where one launch covers the whole input
+    HS_CHECK(make_cufft(f, &e, r, n, ie, oe, is, os, (long long)e.batch, e.outer == 1));
     return HS_OK;
 }
+
+extern "C" int hs_fft_hooked_cuda(const void *backend) { return backend && ((const struct cuda_fft *)backend)->hooked; }
 
 static int exec_handle(const struct cuda_fft *f, int direction, const void *in, void *out)
 {

@@ -31,6 +31,11 @@ typedef struct hs_fft_desc {
     int64_t outer, outer_idist, outer_odist;
     int64_t total;            /* prod n: the factor of a forward + backward round trip */
     int64_t in_span, out_span; /* elements from the first to one past the last touched */
+    /* a load hook (hs_fft_load_hook; hook_symbol NULL: none), taken only by the CUDA backend */
+    const char *hook_symbol;
+    const void *hook_ir;
+    size_t hook_ir_size;
+    void *hook_info;
 } hs_fft_desc;
 
 /* CPU backend (FFTW).  Plans are made lazily per (direction, in-place, alignment) and cached. */
@@ -43,6 +48,8 @@ int hs_fft_scale_cpu(hs_dtype precision, size_t count, double factor, void *data
 int hs_fft_create_cuda(struct hs_cuda_ctx *cu, const hs_fft_desc *d, void **backend);
 int hs_fft_execute_cuda(void *backend, int direction, const void *in, void *out);
 void hs_fft_destroy_cuda(void *backend);
+/* Whether the plan's load hook was linked into its transforms. */
+int hs_fft_hooked_cuda(const void *backend);
 int hs_fft_scale_cuda(struct hs_cuda_ctx *cu, hs_dtype precision, size_t count, double factor, void *data);
 
 /* Copy rows*cols runs of `run` complex elements (precision HS_F64: double2, HS_F32: float2):

@@ -88,6 +88,7 @@ struct hs_poisson {
     int64_t tri_outer, tri_inner;
     double scale;             /* prod 1/n over the transformed dimensions */
     double *u, *w, *cw;       /* device work: two real arrays and the complex / receive buffer */
+    hs_poisson_hook_info *hook_info; /* device: what the divide's load hook reads (c2r[L] hooked) */
     hs_comm *comm;
     hs_field *fld;            /* halo 1, for hs_poisson_apply */
     step step[24];
@@ -174,7 +175,9 @@ static int spectral_solve(hs_poisson *ps, const step *st, const double *src, dou
     if (rows == 0) return HS_OK;
     if (reorder) HS_CHECK(DISPATCH(ps, dct_reorder, rows, n, alt, src, scratch));
     HS_CHECK(hs_fft_execute(ps->r2c[L], HS_FFT_FORWARD, reorder ? scratch : src, ps->cw));
-    HS_CHECK(DISPATCH(ps, spectral_divide, rows, n, dct, ps->tw[L], ps->scale, ps->row_ev, ps->ev[L], ps->cw));
+    /* the C2R divides as it reads where its load hook is linked in (make_plans_buffers) */
+    if (!hs_fft_plan_hooked(ps->c2r[L]))
+        HS_CHECK(DISPATCH(ps, spectral_divide, rows, n, dct, ps->tw[L], ps->scale, ps->row_ev, ps->ev[L], ps->cw));
     HS_CHECK(hs_fft_execute(ps->c2r[L], HS_FFT_BACKWARD, ps->cw, reorder ? scratch : dst));
     if (reorder) HS_CHECK(DISPATCH(ps, dct_unreorder, rows, n, alt, scratch, dst));
     return HS_OK;
@@ -573,6 +576,43 @@ done:
     return rc;
 }
 
+int hs_poisson_divide_hooked(const hs_poisson *ps) { return ps && ps->mixed < 0 && hs_fft_plan_hooked(ps->c2r[ps->L]); }
+
+/* Systems from this many cells take the divide into the C2R as a load hook on the GPU: linking it
+ * costs about HOOK_LINK_SECONDS once, at plan creation (cuFFT's JIT link), and saves one pass of
+ * 32 bytes a cell per solve (the divide's read and write of the half spectrum), 0.1 ms at 4096^2 on
+ * an H200, so a run of this size repays it within a few thousand solves. */
+#define HOOK_MIN_CELLS ((int64_t)1 << 22)
+
+/* Whether to try the hook: HS_POISSON_HOOK=0 / 1 decides for tests and benchmarks, else the size. */
+static int want_divide_hook(const hs_poisson *ps)
+{
+    if (!HS_ON_GPU(ps->ctx) || ps->mixed >= 0 || ps->mloc == 0) return 0;
+    const char *e = getenv("HS_POISSON_HOOK");
+    if (e && *e) return atoi(e) != 0;
+    return ps->n[0] * ps->n[1] * ps->n[2] >= HOOK_MIN_CELLS;
+}
+
+/* L's C2R with the spectral divide as its load hook (poisson_hook_lto.cu); a plain plan where the
+ * hook is not wanted or cuFFT does not take it (spectral_solve then divides in a pass of its own). */
+static int make_c2r_last(hs_poisson *ps, int64_t lines)
+{
+    int L = ps->L;
+    if (want_divide_hook(ps)) {
+        hs_fft_load_hook hook = {0};
+        HS_CHECK(HS_DISPATCH(ps->ctx, HS_OK, hs_poisson_divide_hook_cuda(&hook.symbol, &hook.lto_ir, &hook.lto_ir_size)));
+        if (hook.lto_ir_size) {
+            hs_poisson_hook_info h = {.n = ps->n[L], .half = ps->n[L] / 2 + 1, .dct = ps->kind[L] != DIM_FFT,
+                                      .tw = ps->tw[L], .scale = ps->scale, .row_ev = ps->row_ev, .ev = ps->ev[L]};
+            HS_CHECK(hs_mem_alloc(ps->ctx, sizeof h, (void **)&ps->hook_info));
+            HS_CHECK(hs_mem_copy(ps->ctx, ps->hook_info, &h, sizeof h, HS_COPY_H2D));
+            hook.info = ps->hook_info;
+            return hs_fft_plan_create_hooked(ps->ctx, 1, &ps->n[L], lines, HS_FFT_C2R, HS_F64, &hook, &ps->c2r[L]);
+        }
+    }
+    return hs_fft_plan_create(ps->ctx, 1, &ps->n[L], lines, HS_FFT_C2R, HS_F64, &ps->c2r[L]);
+}
+
 /* FFT plans per transformed dimension, and the work buffers. */
 static int make_plans_buffers(hs_poisson *ps)
 {
@@ -585,7 +625,8 @@ static int make_plans_buffers(hs_poisson *ps)
         int64_t lines = k == L ? ps->mloc : ps->nlocal / ps->n[k];
         ps->lines[k] = lines;
         HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[k], lines, HS_FFT_R2C, HS_F64, &ps->r2c[k]));
-        HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[k], lines, HS_FFT_C2R, HS_F64, &ps->c2r[k]));
+        if (k == L) HS_CHECK(make_c2r_last(ps, lines));
+        else HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[k], lines, HS_FFT_C2R, HS_F64, &ps->c2r[k]));
         if (2 * lines * (ps->n[k] / 2 + 1) > ccap) ccap = 2 * lines * (ps->n[k] / 2 + 1);
     }
     HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(cap ? cap : 1) * sizeof(double), (void **)&ps->u));
@@ -659,6 +700,7 @@ void hs_poisson_destroy(hs_poisson *ps)
     }
     hs_mem_free(ctx, ps->row_ev);
     hs_mem_free(ctx, ps->sigma);
+    hs_mem_free(ctx, ps->hook_info);
     hs_mem_free(ctx, ps->u);
     hs_mem_free(ctx, ps->w);
     hs_mem_free(ctx, ps->cw);

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "poisson_hook_lto_ir.h" // hs_poisson_hook_lto_ir: poisson_hook_lto.cu as LTO-IR (Makefile, in $(BUILD)/gen)
+
 #define THREADS 256
 
 // Work over a [rows][cols] index space, one thread per element, grid-stride.  The index type I is
@@ -241,6 +243,14 @@ extern "C" int hs_poisson_spectral_divide_cuda(struct hs_cuda_ctx *cu, int64_t r
                                                double *spec)
 {
     return launch_each(cu, rows, n / 2 + 1, spectral_divide_op{n, n / 2 + 1, dct, tw, scale, row_ev, ev, spec});
+}
+
+extern "C" int hs_poisson_divide_hook_cuda(const char **symbol, const void **lto_ir, size_t *size)
+{
+    *symbol = "hs_poisson_divide_hook";
+    *lto_ir = hs_poisson_hook_lto_ir;
+    *size = sizeof hs_poisson_hook_lto_ir;
+    return HS_OK;
 }
 
 // One thread per line; neighbouring threads take neighbouring lines (i), so the sweeps are

@@ -2,6 +2,7 @@
 #ifndef HS_POISSON_IMPL_H
 #define HS_POISSON_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -84,6 +85,18 @@ int hs_poisson_spectral_divide_cpu(int64_t rows, int64_t n, int dct, const doubl
                                    const double *row_ev, const double *ev, double *spec);
 int hs_poisson_spectral_divide_cuda(struct hs_cuda_ctx *cu, int64_t rows, int64_t n, int dct, const double *tw,
                                     double scale, const double *row_ev, const double *ev, double *spec);
+
+/* The same divide inside cuFFT's C2R of those lines, as its load callback (poisson_hook_lto.cu):
+ * what the callback reads, in device memory (the arguments above; half = n/2+1), and the callback's
+ * symbol and LTO-IR for hs_fft_plan_create_hooked (*size 0 in a build without it). */
+typedef struct hs_poisson_hook_info {
+    int64_t n, half;
+    int dct;
+    const double *tw;
+    double scale;
+    const double *row_ev, *ev;
+} hs_poisson_hook_info;
+int hs_poisson_divide_hook_cuda(const char **symbol, const void **lto_ir, size_t *size);
 
 /* Thomas sweeps along the middle index of [outer][n][inner] arrays, one independent line per
  * (o, i) = line o*inner + i:  x[j-1] + (sigma[line] h2 - 2 + e_j) x[j] + x[j+1] = h2 scale src[j]

@@ -35,18 +35,23 @@ HS_HD double hs_poisson_coef_at(int64_t n, int64_t c, int dct, const double *tw,
 /* Entry k (0..n/2) of the R2C spectrum from the coefficients a = X_k and b = X_{n-k} (b is not
  * used for k = 0, where X_n would be): the exact inverse of hs_poisson_coef_at, so that C2R gives
  * n times the line (in Makhoul's order for the DCT).  Halfcomplex: V_k = a + i b, with 0 for the
- * imaginary parts C2R does not read (k = 0, k = n/2 of an even n).  DCT: V_k = conj(w_k)(a - i b). */
-HS_HD void hs_poisson_spec_at(int64_t n, int64_t k, int dct, const double *tw, double a, double b, double *spec)
+ * imaginary parts C2R does not read (k = 0, k = n/2 of an even n).  DCT: V_k = conj(w_k)(a - i b).
+ * spec_pair writes V_k to v[0], v[1]; spec_at into the spectrum. */
+HS_HD void hs_poisson_spec_pair(int64_t n, int64_t k, int dct, const double *tw, double a, double b, double v[2])
 {
     if (!dct) {
-        spec[2 * k] = a;
-        spec[2 * k + 1] = (k > 0 && k < n - k) ? b : 0.0;
+        v[0] = a;
+        v[1] = (k > 0 && k < n - k) ? b : 0.0;
         return;
     }
     double co = tw[2 * k], s = tw[2 * k + 1];
     if (k == 0) b = 0.0;
-    spec[2 * k] = co * a + s * b;
-    spec[2 * k + 1] = s * a - co * b;
+    v[0] = co * a + s * b;
+    v[1] = s * a - co * b;
+}
+HS_HD void hs_poisson_spec_at(int64_t n, int64_t k, int dct, const double *tw, double a, double b, double *spec)
+{
+    hs_poisson_spec_pair(n, k, dct, tw, a, b, spec + 2 * k);
 }
 
 /* Value X(b, r, q*n + j) of a transposition's source row `row` = src + b*sbs + r*srs (see
@@ -74,21 +79,30 @@ HS_HD double hs_poisson_divide_at(double scale, double den, double v) { return d
  * entry k (0..n/2) of one R2C line.  Real FFT: V_k / (rev + ev[k]) (both halfcomplex entries of
  * mode k share it).  DCT (dct = 1): the coefficients X_k, X_{n-k} of hs_poisson_coef_at, each
  * divided by its own eigenvalue, turned back into V_k by hs_poisson_spec_at.  rev is the row's
- * eigenvalue sum of the other dimensions, ev[j] that of stored coefficient j, scale the 1/n's. */
-HS_HD void hs_poisson_spectral_divide_at(int64_t n, int64_t k, int dct, const double *tw, double scale, double rev,
-                                         const double *ev, double *spec)
+ * eigenvalue sum of the other dimensions, ev[j] that of stored coefficient j, scale the 1/n's.
+ * spectral_divided maps V_k = (re, im) to v; spectral_divide_at does so in place in the spectrum:
+ * each entry on its own, so the solve can also run as cuFFT's load callback (poisson_hook_lto.cu). */
+HS_HD void hs_poisson_spectral_divided(int64_t n, int64_t k, int dct, const double *tw, double scale, double rev,
+                                       const double *ev, double re, double im, double v[2])
 {
     if (!dct) {
         double den = rev + ev[k];
-        spec[2 * k] = hs_poisson_divide_at(scale, den, spec[2 * k]);
-        spec[2 * k + 1] = hs_poisson_divide_at(scale, den, spec[2 * k + 1]);
+        v[0] = hs_poisson_divide_at(scale, den, re);
+        v[1] = hs_poisson_divide_at(scale, den, im);
         return;
     }
-    double a = hs_poisson_divide_at(scale, rev + ev[k], hs_poisson_coef_at(n, k, 1, tw, spec)), b;
+    /* X_k and X_{n-k} of hs_poisson_coef_at, both from V_k */
+    double co = tw[2 * k], s = tw[2 * k + 1];
+    double a = hs_poisson_divide_at(scale, rev + ev[k], co * re + s * im), b;
     if (k == 0) b = 0.0;
-    else if (k < n - k) b = hs_poisson_divide_at(scale, rev + ev[n - k], hs_poisson_coef_at(n, n - k, 1, tw, spec));
+    else if (k < n - k) b = hs_poisson_divide_at(scale, rev + ev[n - k], -(co * im - s * re));
     else b = a; /* k = n/2 of an even n: X_{n-k} is X_k */
-    hs_poisson_spec_at(n, k, 1, tw, a, b, spec);
+    hs_poisson_spec_pair(n, k, 1, tw, a, b, v);
+}
+HS_HD void hs_poisson_spectral_divide_at(int64_t n, int64_t k, int dct, const double *tw, double scale, double rev,
+                                         const double *ev, double *spec)
+{
+    hs_poisson_spectral_divided(n, k, dct, tw, scale, rev, ev, spec[2 * k], spec[2 * k + 1], spec + 2 * k);
 }
 
 /* The Thomas algorithm along one line of n values `stride` apart (see hs_poisson_tridiag_*):

@@ -1379,7 +1379,9 @@ int hs_ns_pressure(void *state, hs_ns_pressure_info *info)
     info->iterations = s->p_iterations;
     info->last = s->p_last;
     info->most = s->p_most;
-    info->summary = s->mg ? hs_mg_summary(s->mg) : "direct (transforms)";
+    info->summary = s->mg ? hs_mg_summary(s->mg)
+                    : hs_poisson_divide_hooked(s->poisson) ? "direct (transforms; the divide inside cuFFT's inverse transform)"
+                                                           : "direct (transforms)";
     return HS_OK;
 }
 

@@ -6,6 +6,7 @@
 
 #include "bench/bench_util.h"
 #include "io/params.h"
+#include "kernels/memory.h"
 #include "solvers/cfd/cfd.h"
 #include "solvers/cfd/ns.h"
 
@@ -31,7 +32,11 @@ static void bench_case(hs_ctx *ctx, int ndim, int n)
     hs_params *p = NULL;
     bench_check(hs_params_load(NULL, 7, (char *const *)ov, &p), "parameters");
     job j = {NULL, 0};
+    double t_create = hs_wtime();
     bench_check(hs_cfd_navier_stokes.create(ctx, p, &j.state), "navier_stokes create");
+    t_create = hs_wtime() - t_create;
+    hs_ns_pressure_info pinfo;
+    bench_check(hs_ns_pressure(j.state, &pinfo), "pressure info");
     double cells = 1;
     for (int d = 0; d < ndim; d++) cells *= n;
     snprintf(size, sizeof size, ndim == 2 ? "%d^2" : "%d^3", n);
@@ -46,6 +51,7 @@ static void bench_case(hs_ctx *ctx, int ndim, int n)
     if (ctx->rank == 0) {
         printf("  %s: %.4g s per step, %.3g cell updates/s, pressure solves %.1f%% of the step (%.4g s each), momentum stage %.1f%% of copy bandwidth\n",
                size, per, cells / per, 100 * tp / t, tp / (2.0 * steps), 100 * j.bytes / ts / bench_copy_bandwidth());
+        printf("  %s: pressure solve %s; model created in %.3g s\n", size, pinfo.summary, t_create);
         fflush(stdout);
     }
     hs_cfd_navier_stokes.destroy(j.state);

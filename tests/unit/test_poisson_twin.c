@@ -185,8 +185,9 @@ static void test_solves_and_operator(void **state)
     free(u), free(lo);
 }
 
-/* One solve on the given backend. */
-static double *solve_on(const char *device, int ndim, const int64_t *n, const hs_poisson_bc bc[3][2], const double *f)
+/* One solve on the given backend; *hooked (when not NULL) tells whether the divide ran inside cuFFT. */
+static double *solve_on_hooked(const char *device, int ndim, const int64_t *n, const hs_poisson_bc bc[3][2],
+                               const double *f, int *hooked)
 {
     hs_ctx *ctx = test_ctx();
     TEST_OK(hs_ctx_set_device(ctx, device, 1));
@@ -196,6 +197,7 @@ static double *solve_on(const char *device, int ndim, const int64_t *n, const hs
     TEST_OK(hs_decomp_create(ctx, ndim, n, per, (const int[3]){1, 1, 1}, 1, &d));
     hs_poisson *ps = NULL;
     TEST_OK(hs_poisson_create(d, bc, (const double[3]){0.01, 0.02, 0.03}, &ps));
+    if (hooked) *hooked = hs_poisson_divide_hooked(ps);
     size_t N = (size_t)(d->local[0] * d->local[1] * d->local[2]);
     double *df = dev(f, N);
     TEST_OK(hs_poisson_solve(ps, df, df, NULL));
@@ -204,6 +206,11 @@ static double *solve_on(const char *device, int ndim, const int64_t *n, const hs
     hs_poisson_destroy(ps);
     hs_decomp_destroy(d);
     return p;
+}
+
+static double *solve_on(const char *device, int ndim, const int64_t *n, const hs_poisson_bc bc[3][2], const double *f)
+{
+    return solve_on_hooked(device, ndim, n, bc, f, NULL);
 }
 
 static void test_whole_solves(void **state)
@@ -232,6 +239,40 @@ static void test_whole_solves(void **state)
     TEST_OK(hs_ctx_set_device(test_ctx(), "cuda", 1));
 }
 
+/* The divide inside cuFFT's C2R as its load callback (HS_POISSON_HOOK=1 asks for it at any size)
+ * against the divide in a pass of its own on the GPU (the same arithmetic per coefficient: equal
+ * but for what cuFFT's callback kernels do differently) and against the CPU: real FFT, cosine and
+ * sine transforms along the last dimension, odd and even lengths, 1D to 3D, singular and not. */
+static void test_hooked_solves(void **state)
+{
+    (void)state;
+    const hs_poisson_bc P = HS_POISSON_PERIODIC, Nm = HS_POISSON_NEUMANN, D = HS_POISSON_DIRICHLET;
+    const hs_poisson_bc cases[][3][2] = {{{Nm, Nm}, {Nm, Nm}, {P, P}}, {{P, P}, {P, P}, {P, P}},
+                                         {{Nm, Nm}, {D, D}, {P, P}},   {{P, P}, {D, D}, {Nm, Nm}},
+                                         {{D, D}, {P, P}, {D, D}},     {{Nm, Nm}, {P, P}, {P, P}}};
+    const int ndims[] = {2, 2, 2, 3, 3, 1};
+    const int64_t sizes[][3] = {{129, 131, 1}, {64, 48, 1}, {40, 257, 1}, {17, 20, 33}, {12, 9, 64}, {301, 1, 1}};
+    for (int t = 0; t < (int)(sizeof ndims / sizeof ndims[0]); t++) {
+        size_t N = (size_t)(sizes[t][0] * sizes[t][1] * sizes[t][2]);
+        double *f = rnd(N, 60 + (uint64_t)t);
+        int hooked = -1, plain = -1;
+        double *pc = solve_on("cpu", ndims[t], sizes[t], cases[t], f);
+        setenv("HS_POISSON_HOOK", "0", 1);
+        double *pp = solve_on_hooked("cuda", ndims[t], sizes[t], cases[t], f, &plain);
+        setenv("HS_POISSON_HOOK", "1", 1);
+        double *ph = solve_on_hooked("cuda", ndims[t], sizes[t], cases[t], f, &hooked);
+        unsetenv("HS_POISSON_HOOK");
+        if (plain != 0) fail_msg("case %d: HS_POISSON_HOOK=0 still hooked the divide", t);
+        if (hooked != 1) fail_msg("case %d: cuFFT did not take the divide as its load callback", t);
+        double e_plain = test_rel_err_f64(ph, pp, N), e_cpu = test_rel_err_f64(ph, pc, N);
+        printf("case %d: hooked against the separate divide %.2e, against the CPU %.2e\n", t, e_plain, e_cpu);
+        if (!(e_plain <= 1e-13)) fail_msg("case %d: hooked solve against the separate divide %.3e", t, e_plain);
+        if (!(e_cpu <= SOLVE_TOL)) fail_msg("case %d: hooked solve against the CPU %.3e", t, e_cpu);
+        free(f), free(pc), free(pp), free(ph);
+    }
+    TEST_OK(hs_ctx_set_device(test_ctx(), "cuda", 1));
+}
+
 static int setup_cuda(void **state)
 {
     (void)state;
@@ -243,6 +284,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_transform_steps, setup_cuda),
     cmocka_unit_test_setup(test_solves_and_operator, setup_cuda),
     cmocka_unit_test(test_whole_solves),
+    cmocka_unit_test(test_hooked_solves),
 };
 #endif
 
