@@ -672,6 +672,13 @@ static int stage(ns *s, hs_field *const q[3], hs_field *T, hs_field *const q0[3]
     return HS_OK;
 }
 
+/* The transform solver as the closing line and the benchmark name it. */
+static const char *transform_summary(const ns *s)
+{
+    return hs_poisson_divide_hooked(s->poisson) ? "direct (transforms; the divide inside cuFFT's inverse transform)"
+                                                : "direct (transforms)";
+}
+
 /* phi = L^-1 f (contiguous cells) by the transform solver or the multigrid, which must converge.
  * The multigrid's CG starts from the last projection's potential (the field phi, which checkpoints
  * keep, so a restart starts the same): the pressure changes little from stage to stage.  x_ordered:
@@ -1288,7 +1295,8 @@ static int finish(void *state)
         printf("navier_stokes: %lld steps to t = %.9g%s; kinetic energy %.10g, enstrophy %.10g, max |div u| %.3e, CFL %.3f\n",
                (long long)s->step, s->clk.time, s->steady ? " (steady state reached)" : "", ke, ens, divmax, cfl);
         if (s->poisson)
-            printf("navier_stokes: pressure solve: direct (transforms), relative residual %.2e of the last right-hand side\n", rel);
+            printf("navier_stokes: pressure solve: %s, relative residual %.2e of the last right-hand side\n",
+                   transform_summary(s), rel);
         else
             printf("navier_stokes: pressure solve: multigrid CG (%s), %lld solves, %.1f iterations on average, at most %d, "
                    "relative residual %.2e of the last right-hand side\n",
@@ -1379,9 +1387,7 @@ int hs_ns_pressure(void *state, hs_ns_pressure_info *info)
     info->iterations = s->p_iterations;
     info->last = s->p_last;
     info->most = s->p_most;
-    info->summary = s->mg ? hs_mg_summary(s->mg)
-                    : hs_poisson_divide_hooked(s->poisson) ? "direct (transforms; the divide inside cuFFT's inverse transform)"
-                                                           : "direct (transforms)";
+    info->summary = s->mg ? hs_mg_summary(s->mg) : transform_summary(s);
     return HS_OK;
 }
 
