@@ -471,7 +471,10 @@ static int state_extents(lbm *s, double ext[4])
      * and max drop a NaN (a state gone to NaN showed max |u| 0 and density 1 and finished): the sums
      * keep it.  max |u| is the largest component, as local_field measures it */
     double rmin = 1, rmax = 1, rsum = 0, umax = 0;
-    for (int slot = 0; cells && slot <= s->g.ndim; slot++) {
+    /* before the first step: the rest state the t = 0 record stands for (local_field), not the
+     * moments the first step will see (a body force's half step: a run of t_end = 0 closed with
+     * max |u| = F dt / 2 beside a record at rest) */
+    for (int slot = 0; cells && s->step > 0 && slot <= s->g.ndim; slot++) {
         const double *m = s->mom + (size_t)(slot ? HS_LBM_GATHER_U + slot - 1 : 0) * cells;
         double lo, hi, sum;
         HS_CHECK(hs_reduce(s->ctx, HS_F64, HS_REDUCE_MIN, cells, m, &lo));

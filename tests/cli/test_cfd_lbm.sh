@@ -82,6 +82,11 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
         grep -q "drag coefficient -\?0.000000, lift coefficient -\?0.000000" "$CAP/o" &&
             ok "a cylinder on the floor, fluid at rest, u_lattice $ul: no force" || bad "floor cylinder at rest, u_lattice $ul: $(grep -m1 'coefficient\|error' "$CAP/o")"
     done
+    # a run of no steps closes with the rest state its t = 0 record holds (max |u| was F dt / 2 with a body force)
+    "$HS_BIN" run --quiet cyl.ini cfd.n=16,16 cfd.length=1,1 cfd.t_end=0 lbm.boundary=walls lbm.obstacle=none \
+        lbm.force=50,0 output.format=none >"$CAP/o" 2>&1
+    grep -q "max |u| 0 m/s, density 1.000000..1.000000" "$CAP/o" && ok "lbm t_end = 0 with a force: closes at rest" ||
+        bad "lbm t_end = 0 with a force: $(grep -m1 'max |u|\|error' "$CAP/o")"
     # a state that is no longer a fluid's ends the run, exit 1 (force 1e6 finished with density
     # -4e15, exit 0); a flow faster than the lattice allows is warned of with its Mach number
     "$HS_BIN" run --quiet cyl.ini cfd.n=16,16 cfd.length=1,1 cfd.t_end=0.1 lbm.boundary=walls lbm.obstacle=none lbm.u_ref=1 \
