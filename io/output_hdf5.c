@@ -266,6 +266,11 @@ static int make_dataset(hs_writer *w, const char *name, hid_t ftype, int rank, c
     for (int i = 0; i < rank; i++) dims[i] = maxd[i] = (hsize_t)len[i];
     if (grows) { dims[0] = 0; maxd[0] = H5S_UNLIMITED; }
     HS_H5_ID(dcpl, H5Pcreate(H5P_DATASET_CREATE), w->partial);
+    /* attributes listed in the order written (units, long_name, ...), as in the NetCDF output */
+    if (H5Pset_attr_creation_order(dcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
+        H5Pclose(dcpl);
+        return hs_h5_fail("H5Pset_attr_creation_order", w->partial, __FILE__, __LINE__);
+    }
     if (rank > 0 && (grows || deflate > 0)) {
         int64_t clen[4];
         for (int i = 0; i < rank; i++) clen[i] = grows && i == 0 ? 1 : len[i];
@@ -316,7 +321,8 @@ static int dim_only(hs_writer *w, hid_t loc, const char *name, hsize_t n, hid_t 
     static const float zero = 0;
     hid_t sp, ds, dcpl;
     HS_H5_ID(dcpl, H5Pcreate(H5P_DATASET_CREATE), p);
-    if (H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &zero) < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) < 0) {
+    if (H5Pset_fill_value(dcpl, H5T_NATIVE_FLOAT, &zero) < 0 || H5Pset_fill_time(dcpl, H5D_FILL_TIME_ALLOC) < 0 ||
+        H5Pset_attr_creation_order(dcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
         H5Pclose(dcpl);
         return hs_h5_fail("H5Pset_fill_value (dimension)", p, __FILE__, __LINE__);
     }
@@ -533,13 +539,15 @@ static int def_extra(hs_writer *w)
         if (e) continue;
         char axis[2] = {x->positive[0] ? 'Z' : "XYZ"[x->axis], 0}, bn[HS_IO_NAME_MAX + 8], dims[HS_IO_NAME_MAX + 8];
         snprintf(bn, sizeof bn, "%s_bnds", x->name);
-        const char *attrs[] = {"units", x->units, "long_name", x->long_name, "axis", axis, "bounds", bn,
+        /* in the NetCDF writer's order (readers list them in the order written): the shift, then bounds */
+        const char *attrs[] = {"units", x->units, "long_name", x->long_name, "axis", axis,
                                x->positive[0] ? "positive" : NULL, x->positive, NULL};
         HS_CHECK(small_dataset(w, x->name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, x->n, 0, x->coords, NULL, attrs));
         hid_t ds;
         HS_H5_ID(ds, H5Dopen2(st(w)->file, x->name, H5P_DEFAULT), p);
         /* COMODO: -0.5 the cell's low face */
         int rc = x->shift != 0 ? hs_h5_attr_double(ds, "c_grid_axis_shift", x->shift, p) : HS_OK;
+        if (rc == HS_OK) rc = hs_h5_attr_text(ds, "bounds", bn, p);
         if (rc == HS_OK) rc = make_scale(w, ds, x->name);
         H5Dclose(ds);
         HS_CHECK(rc);
@@ -624,11 +632,15 @@ static int def_mesh(hs_writer *w)
     snprintf(role, sizeof role, "%s_node_connectivity", cells);
     char dimattr[32];
     snprintf(dimattr, sizeof dimattr, "%s_dimension", cells);
-    const char *mattrs[] = {"cf_role", "mesh_topology", "long_name", lname, "node_coordinates", coords, role, conn,
-                            dimattr, cdim, m->dim == 3 ? "volume_shape_type" : NULL, types, NULL};
+    /* in the NetCDF writer's order (readers list them in the order written): the integer
+     * topology_dimension after long_name */
+    const char *mattrs[] = {"cf_role", "mesh_topology", "long_name", lname, NULL};
+    const char *mrest[] = {"node_coordinates", coords, role, conn, dimattr, cdim,
+                           m->dim == 3 ? "volume_shape_type" : NULL, types, NULL};
     HS_CHECK(small_dataset(w, m->name, H5T_STD_I32LE, H5T_NATIVE_INT, -1, 0, &zero, NULL, mattrs));
     HS_H5_ID(ds, H5Dopen2(st(w)->file, m->name, H5P_DEFAULT), p);
     rc = attr_int32(ds, "topology_dimension", m->dim, p);
+    for (int i = 0; rc == HS_OK && mrest[i]; i += 2) rc = hs_h5_attr_text(ds, mrest[i], mrest[i + 1], p);
     H5Dclose(ds);
     return rc;
 }
@@ -659,9 +671,12 @@ static int h5_create(hs_writer *w, const hs_output_desc *desc)
     hid_t fapl;
     HS_CHECK(new_state(w));
     HS_CHECK(writer_fapl(w, &fapl));
-    /* creation order is tracked so that a resumed writer numbers the variables as the first run did */
+    /* creation order is tracked so that a resumed writer numbers the variables as the first run did,
+     * and for the root group's attributes so that readers list them in the order written (h5py,
+     * h5netcdf and xarray listed them by name), as netCDF-4 files do */
     hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-    if (fcpl < 0 || H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
+    if (fcpl < 0 || H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0 ||
+        H5Pset_attr_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED) < 0) {
         if (fcpl >= 0) H5Pclose(fcpl);
         H5Pclose(fapl);
         return hs_h5_fail("H5Pset_link_creation_order", w->partial, __FILE__, __LINE__);
@@ -734,8 +749,9 @@ static int station_dataset(hs_writer *w, const char *name, hid_t ftype, hid_t mt
     hid_t ds;
     HS_CHECK(make_dataset(w, name, ftype, 1, &w->nstations, 0, 0, &ds));
     int rc = write_whole(w, ds, mtype, data, "H5Dwrite (stations)");
-    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "long_name", long_name, p);
+    /* in the NetCDF writer's order: readers list them in the order written */
     if (rc == HS_OK && units) rc = hs_h5_attr_text(ds, "units", units, p);
+    if (rc == HS_OK) rc = hs_h5_attr_text(ds, "long_name", long_name, p);
     if (rc == HS_OK && !units) rc = hs_h5_attr_text(ds, "cf_role", "timeseries_id", p);
     if (rc == HS_OK) rc = set_dims(w, ds, w->st_dim);
     H5Dclose(ds);

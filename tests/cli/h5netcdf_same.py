@@ -126,6 +126,8 @@ def main():
             fail(f"{v}: dimensions {h[v].dims} in {a.h5}, {n[v].dims} in {a.nc}")
         if attrs_of(h[v]) != attrs_of(n[v]):
             fail(f"{v}: attributes {attrs_of(h[v])} in {a.h5}, {attrs_of(n[v])} in {a.nc}")
+        if list(attrs_of(h[v])) != list(attrs_of(n[v])):  # the order written (the .h5 listed them by name)
+            fail(f"{v}: attributes in the order {list(attrs_of(h[v]))} in {a.h5}, {list(attrs_of(n[v]))} in {a.nc}")
         if v in a.measured.split(","):
             if h[v].shape != n[v].shape:
                 fail(f"{v}: shape {h[v].shape} in {a.h5}, {n[v].shape} in {a.nc}")
@@ -133,6 +135,8 @@ def main():
             fail(f"{v}: values differ")
     hg = {k: v for k, v in attrs_of(h).items() if not RUN_OWN.match(k)}
     ng = {k: v for k, v in attrs_of(n).items() if not RUN_OWN.match(k)}
+    if list(hg) != list(ng):
+        fail(f"global attributes in the order {list(hg)} in {a.h5}, {list(ng)} in {a.nc}")
     if set(attrs_of(h)) != set(attrs_of(n)) or str(sorted(hg.items())) != str(sorted(ng.items())):
         fail(f"global attributes: {sorted(set(attrs_of(h)) ^ set(attrs_of(n)))} in one file only, or values differ: "
              f"{[k for k in hg if hg.get(k) != ng.get(k)]}")
