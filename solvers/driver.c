@@ -217,7 +217,10 @@ int hs_driver_check(const hs_params *p)
     int writes_output = hs_params_enum(p, "output.format") != HS_OUTPUT_NONE;
     /* the directory of the files actually written (PATH.nc ...): "out/" names the folder out */
     char first[8192];
-    snprintf(first, sizeof first, "%s.nc", out);
+    /* the run's output_path holds PATH.nc where the solver writes through the driver (selftest writes nothing) */
+    const hs_solver_ops *ops = hs_solver_find(hs_params_string(p, "run.solver"));
+    if (snprintf(first, sizeof first, "%s.nc", out) >= (int)sizeof first && writes_output && ops && ops->describe_output)
+        return hs_params_error(p, "output.path", "is longer than %zu characters", sizeof first - 4);
     HS_CHECK(hs_params_check_writable(p, "output.path", first, "output file", 0));
     /* The .xmf names its data as FILE.h5:/dataset, and XDMF readers split that at the first ':'
      * (ParaView's XDMF 3 reader aborted on output.path = c:d, the legacy one showed an empty grid);

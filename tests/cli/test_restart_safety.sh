@@ -267,6 +267,9 @@ for cmd in run check; do
     fi
     expect_input_error "$cmd: checkpoint in a file's place as directory" "checkpoint.path: cannot write checkpoint" \
         $cmd ../base.ini checkpoint.path="$WORK/base.ini/ck.h5"
+    # a path longer than the run's buffer (check passed it, run refused it)
+    expect_input_error "$cmd: an output path over 8188 characters" "output.path: is longer than 8188 characters" \
+        $cmd ../base.ini output.path="$(printf 'x%.0s' $(seq 8189))"
 done
 touch sub/keep.$EXT
 (cd sub && "$HS_BIN" run ../base.ini --quiet output.path=keep output.overwrite=false >../o 2>../e)
