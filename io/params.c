@@ -1323,6 +1323,11 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
     struct stat st;
     if (exact && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return hs_params_error(p, key, "%s %s is a directory", what, path);
+    /* a device, pipe or socket (or a link to one): the file written beside it is renamed over it,
+     * and a run as root replaced /dev/zero and /dev/null with regular files that way */
+    if (exact && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return hs_params_error(p, key, "%s %s exists and is not a regular file (a device, pipe or socket): writing "
+                                       "it would replace it; name a regular file", what, path);
     if (hs_params_is_param_file(p, path))
         return hs_params_error(p, key, "%s %s is the parameter file: writing it would replace the input", what, path);
     const char *input = hs_params_input_named(p, path);

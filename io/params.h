@@ -131,7 +131,8 @@ char *hs_params_shell_quote(const char *word);
  * writable, `path` must not be the parameter file itself nor an input file of a key declared by
  * hs_params_declare_inputs (writing it would replace the input),
  * the key's value must end in a file name (not "dir/", "." or ".."),
- * and with `exact`, `path` itself must not be a directory; otherwise an input error naming the key
+ * and with `exact`, `path` itself must not be a directory nor exist as anything but a regular file
+ * (a device, pipe or socket: the run renames its file over it); otherwise an input error naming the key
  * ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
 /* The size in bytes of the input file at path: -1 when it cannot be read (errno says why), -2 when

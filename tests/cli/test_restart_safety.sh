@@ -267,6 +267,12 @@ for cmd in run check; do
     fi
     expect_input_error "$cmd: checkpoint in a file's place as directory" "checkpoint.path: cannot write checkpoint" \
         $cmd ../base.ini checkpoint.path="$WORK/base.ini/ck.h5"
+    # a named pipe where the checkpoint goes: the run renamed its file over it (as root, over
+    # /dev/zero and /dev/null alike)
+    [ -p "$WORK/fifo" ] || mkfifo "$WORK/fifo"
+    expect_input_error "$cmd: a checkpoint path that is a named pipe" "checkpoint.path: checkpoint $WORK/fifo exists and is not a regular file" \
+        $cmd ../base.ini checkpoint.path="$WORK/fifo"
+    [ -p "$WORK/fifo" ] && ok "$cmd: the named pipe is still one" || bad "$cmd: the named pipe was replaced"
     # a path longer than the run's buffer (check passed it, run refused it)
     expect_input_error "$cmd: an output path over 8188 characters" "output.path: is longer than 8188 characters" \
         $cmd ../base.ini output.path="$(printf 'x%.0s' $(seq 8189))"
