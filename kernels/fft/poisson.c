@@ -578,19 +578,16 @@ done:
 
 int hs_poisson_divide_hooked(const hs_poisson *ps) { return ps && ps->mixed < 0 && hs_fft_plan_hooked(ps->c2r[ps->L]); }
 
-/* Systems from this many cells take the divide into the C2R as a load hook on the GPU: linking it
- * costs about HOOK_LINK_SECONDS once, at plan creation (cuFFT's JIT link), and saves one pass of
- * 32 bytes a cell per solve (the divide's read and write of the half spectrum), 0.1 ms at 4096^2 on
- * an H200, so a run of this size repays it within a few thousand solves. */
-#define HOOK_MIN_CELLS ((int64_t)1 << 22)
-
-/* Whether to try the hook: HS_POISSON_HOOK=0 / 1 decides for tests and benchmarks, else the size. */
+/* Whether to try the hook: only where HS_POISSON_HOOK=1 asks.  Measured on an H100 (bench_cfd_ns,
+ * 4096^2 all-Neumann, 2026-12-06) cuFFT's C2R with the callback linked in took 0.869 ms a solve
+ * against 0.728 ms for the plain C2R plus the divide's own pass, and the JIT link 1.0 s at
+ * creation: the callback kernels are slower than the pass they save.  Kept for side-by-side
+ * measurements on other cards and cuFFT versions. */
 static int want_divide_hook(const hs_poisson *ps)
 {
     if (!HS_ON_GPU(ps->ctx) || ps->mixed >= 0 || ps->mloc == 0) return 0;
     const char *e = getenv("HS_POISSON_HOOK");
-    if (e && *e) return atoi(e) != 0;
-    return ps->n[0] * ps->n[1] * ps->n[2] >= HOOK_MIN_CELLS;
+    return e && atoi(e) == 1;
 }
 
 /* L's C2R with the spectral divide as its load hook (poisson_hook_lto.cu); a plain plan where the

@@ -75,10 +75,11 @@ int hs_poisson_apply(hs_poisson *ps, const double *p, double *Lp);
 double hs_poisson_eigenvalue(const hs_poisson *ps, const int64_t k[3]);
 
 /* 1 when the spectral divide runs inside the last dimension's inverse FFT, as cuFFT's load callback
- * (one pass over the data fewer per solve), else 0.  On the GPU for systems of at least 2^22 cells
- * where cuFFT links the callback (a JIT link of a fraction of a second at creation);
- * HS_POISSON_HOOK=1 / 0 in the environment asks for it at any size / never.  The results agree with
- * the separate divide to round-off (the same arithmetic per coefficient).  Not collective. */
+ * (one pass over the data fewer per solve), else 0.  Only on the GPU and where HS_POISSON_HOOK=1 in
+ * the environment asks for it (cuFFT's callback kernels measured slower than the pass they save;
+ * kernels/fft/poisson.c), and where cuFFT links the callback (a JIT link of about a second at
+ * creation).  The results agree with the separate divide to round-off (the same arithmetic per
+ * coefficient).  Not collective. */
 int hs_poisson_divide_hooked(const hs_poisson *ps);
 
 /* Release (NULL is ignored).  Collective. */
