@@ -1318,6 +1318,21 @@ int hs_params_inputs_used(const hs_params *p, const char **keys, int max)
 }
 
 /* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
+int hs_params_check_name_length(const hs_params *p, const char *key, const char *path, size_t added, const char *what)
+{
+    const char *slash = strrchr(path, '/');
+    char *copy = strdup(path);
+    if (!copy) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
+    long name_max = pathconf(dirname(copy), _PC_NAME_MAX);
+    free(copy);
+    size_t len = strlen(slash ? slash + 1 : path) + added;
+    if (name_max > 0 && len > (size_t)name_max)
+        return hs_params_error(p, key, "the %s's file name, with the %zu characters the run adds to it (an extension, "
+                                       "'.partial' or '.tmp'), is %zu characters long; its file system takes at most %ld",
+                               what, added, len, name_max);
+    return HS_OK;
+}
+
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {
     struct stat st;
@@ -1354,6 +1369,9 @@ int hs_params_check_writable(const hs_params *p, const char *key, const char *pa
         else close(fd), unlink(probe);
     }
     free(copy);
+    /* written as PATH.partial or PATH.tmp, then renamed: a name longer than the file system holds
+     * passed here and failed at the first write (exit 1) */
+    if (rc == HS_OK && exact) rc = hs_params_check_name_length(p, key, path, strlen(".partial"), what);
     /* the key names a file (an extension may be added): "dir/", "." or ".." named a folder, and
      * the run wrote hidden files such as dir/.nc or ..nc */
     const char *v = hs_params_string(p, key), *slash = strrchr(v, '/'), *base = slash ? slash + 1 : v;

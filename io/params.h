@@ -132,9 +132,16 @@ char *hs_params_shell_quote(const char *word);
  * hs_params_declare_inputs (writing it would replace the input),
  * the key's value must end in a file name (not "dir/", "." or ".."),
  * and with `exact`, `path` itself must not be a directory nor exist as anything but a regular file
- * (a device, pipe or socket: the run renames its file over it); otherwise an input error naming the key
+ * (a device, pipe or socket: the run renames its file over it), and its name must leave room for
+ * the run's temporary suffix (hs_params_check_name_length); otherwise an input error naming the key
  * ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
+
+/* The file name of `path` with `added` more characters (the extension and temporary suffix a writer
+ * adds) must fit its file system's limit (pathconf _PC_NAME_MAX of the folder, 255 on most); an
+ * input error naming the key otherwise ("what" as above).  hs_params_check_writable applies it to
+ * exact paths with the 8 of '.partial'.  Not collective. */
+int hs_params_check_name_length(const hs_params *p, const char *key, const char *path, size_t added, const char *what);
 /* The size in bytes of the input file at path: -1 when it cannot be read (errno says why), -2 when
  * it is not a regular file (a directory, a device: where fseek/ftell gave LONG_MAX). */
 int64_t hs_input_file_bytes(const char *path);

@@ -222,6 +222,10 @@ int hs_driver_check(const hs_params *p)
     if (snprintf(first, sizeof first, "%s.nc", out) >= (int)sizeof first && writes_output && ops && ops->describe_output)
         return hs_params_error(p, "output.path", "is longer than %zu characters", sizeof first - 4);
     HS_CHECK(hs_params_check_writable(p, "output.path", first, "output file", 0));
+    /* PATH.nc.partial, PATH.xmf.tmp ...: the longest name the output writes */
+    if (writes_output && ops && ops->describe_output)
+        HS_CHECK(hs_params_check_name_length(p, "output.path", out, (writes_ext(p, ".xmf") ? strlen(".xmf") : strlen(".nc")) + strlen(".partial"),
+                                             "output file"));
     /* The .xmf names its data as FILE.h5:/dataset, and XDMF readers split that at the first ':'
      * (ParaView's XDMF 3 reader aborted on output.path = c:d, the legacy one showed an empty grid);
      * XDMF has no escape for it.  The references hold the file's own name only, so a ':' in a

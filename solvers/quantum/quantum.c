@@ -64,7 +64,7 @@ typedef struct {
     int64_t shots;
     uint64_t seed;
     const char *circuit_file, *observable_file, *ham_file, *graph_file;
-    char out_path[1100];
+    char out_path[8200];  /* output.path (at most 8188 characters, solvers/driver.c) and .json */
     hs_circuit *c, *run_c;      /* parsed, and fused (or the same) */
     hs_pauli_sum *obs;
     hs_qureg *q;
@@ -284,7 +284,8 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
     s->observable_file = hs_params_input_path(p, "quantum.observable");
     s->ham_file = hs_params_input_path(p, "quantum.hamiltonian");
     s->graph_file = hs_params_input_path(p, "quantum.graph");
-    snprintf(s->out_path, sizeof s->out_path, "%s.json", hs_params_string(p, "output.path"));
+    const int path_cut = snprintf(s->out_path, sizeof s->out_path, "%s.json", hs_params_string(p, "output.path")) >=
+                         (int)sizeof s->out_path;
     /* the results are a JSON document, not gridded records: a NetCDF or HDF5 format asked for was
      * ignored without a word (the JSON came instead); none writes nothing */
     const int out_format = hs_params_enum(p, "output.format");
@@ -292,6 +293,12 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
     if (out_format == HS_OUTPUT_NETCDF || out_format == HS_OUTPUT_HDF5)
         rc = hs_params_error(p, "output.format", "the quantum solver writes its results as JSON (%s); the formats are for "
                              "gridded output (auto or none: no result file)", s->out_path);
+    /* a path cut at the buffer wrote another file (a 1100-byte buffer cut longer paths); a file
+     * name too long for the file system failed at the write, exit 1 (written as PATH.json.tmp) */
+    if (rc == HS_OK && out_format != HS_OUTPUT_NONE && path_cut)
+        rc = hs_params_error(p, "output.path", "is longer than %zu characters", sizeof s->out_path - sizeof ".json");
+    if (rc == HS_OK && out_format != HS_OUTPUT_NONE)
+        rc = hs_params_check_name_length(p, "output.path", s->out_path, strlen(".tmp"), "result file");
     if (out_format == HS_OUTPUT_NONE) s->out_path[0] = '\0';
     int64_t m[64];
     int nm = hs_params_int_list(p, "quantum.marginal", m, 64);

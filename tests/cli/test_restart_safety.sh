@@ -276,6 +276,14 @@ for cmd in run check; do
     # a path longer than the run's buffer (check passed it, run refused it)
     expect_input_error "$cmd: an output path over 8188 characters" "output.path: is longer than 8188 characters" \
         $cmd ../base.ini output.path="$(printf 'x%.0s' $(seq 8189))"
+    # file names longer than the file system holds with the run's suffixes (check passed them, the
+    # run's first write failed: exit 1)
+    expect_input_error "$cmd: an output file name longer than the file system holds" \
+        "output.path: the output file's file name, with the 11 characters the run adds to it" \
+        $cmd ../base.ini output.path="$(printf 'x%.0s' $(seq 250))"
+    expect_input_error "$cmd: a checkpoint name longer than the file system holds" \
+        "checkpoint.path: the checkpoint's file name, with the 8 characters the run adds to it" \
+        $cmd ../base.ini checkpoint.path="$(printf 'c%.0s' $(seq 252))"
 done
 touch sub/keep.$EXT
 (cd sub && "$HS_BIN" run ../base.ini --quiet output.path=keep output.overwrite=false >../o 2>../e)
