@@ -1318,6 +1318,18 @@ int hs_params_inputs_used(const hs_params *p, const char **keys, int max)
 }
 
 /* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
+int hs_params_check_input_file(const hs_params *p, const char *key, const char *path, const char *what)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return hs_params_error(p, key, "cannot open %s %s: %s", what, path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return hs_params_error(p, key, "%s %s is not a regular file%s", what, path, S_ISDIR(st.st_mode) ? " (a directory)" : "");
+    FILE *f = fopen(path, "rb");
+    if (!f) return hs_params_error(p, key, "cannot open %s %s: %s", what, path, strerror(errno));
+    fclose(f);
+    return HS_OK;
+}
+
 int hs_params_check_name_length(const hs_params *p, const char *key, const char *path, size_t added, const char *what)
 {
     const char *slash = strrchr(path, '/');

@@ -137,6 +137,11 @@ char *hs_params_shell_quote(const char *word);
  * ("what" says which file, e.g. "checkpoint").  Not collective. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact);
 
+/* An input file named by key `key` (`what` says which, e.g. "OpenQASM file") must exist, be a
+ * regular file and open for reading; otherwise an input error naming the key, where a reader's own
+ * error would name only the file ("nope.qasm: cannot open ...").  Not collective. */
+int hs_params_check_input_file(const hs_params *p, const char *key, const char *path, const char *what);
+
 /* The file name of `path` with `added` more characters (the extension and temporary suffix a writer
  * adds) must fit its file system's limit (pathconf _PC_NAME_MAX of the folder, 255 on most); an
  * input error naming the key otherwise ("what" as above).  hs_params_check_writable applies it to

@@ -133,6 +133,7 @@ static int read_files(const hs_params *p, config *c)
     for (int i = 0; rc == HS_OK && i < n; i++) {
         if (!(c->data.files[i] = resolve(p, names[i]))) rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
         c->data.nfiles = i + 1;
+        if (rc == HS_OK) rc = hs_params_check_input_file(p, key, c->data.files[i], "data file");
     }
     free(names), free(buf);
     return rc;

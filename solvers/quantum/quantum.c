@@ -124,6 +124,7 @@ static int create_circuit(qstate *s)
     if (!*s->circuit_file) return hs_params_error(s->p, "quantum.circuit", "mode = circuit needs an OpenQASM file");
     double t0 = hs_wtime();
     s->t_process = hs_process_age();
+    HS_CHECK(hs_params_check_input_file(s->p, "quantum.circuit", s->circuit_file, "OpenQASM file"));
     HS_CHECK(hs_qasm_parse_file(s->circuit_file, &s->c));
     s->t_parse = hs_wtime() - t0;
     int n = s->c->nqubits;
@@ -132,6 +133,7 @@ static int create_circuit(qstate *s)
     if (s->c->nclbits > 64 && s->shots > 0)
         return hs_params_error(s->p, "quantum.shots", "counts support up to 64 classical bits; the circuit has %d", s->c->nclbits);
     if (*s->observable_file) {
+        HS_CHECK(hs_params_check_input_file(s->p, "quantum.observable", s->observable_file, "Pauli-sum file"));
         HS_CHECK(hs_pauli_sum_read(s->observable_file, &s->obs));
         /* the width the terms are written for, not only the qubits they act on: "0.5 I7" or
          * "0.5 IIIIIZ" on 3 qubits is a mistake (Qiskit refuses it too), and was accepted */
@@ -175,6 +177,7 @@ static int create_circuit(qstate *s)
 static int prepend_reference(qstate *s)
 {
     hs_circuit *ref, *all;
+    HS_CHECK(hs_params_check_input_file(s->p, "quantum.circuit", s->circuit_file, "OpenQASM file"));
     HS_CHECK(hs_qasm_parse_file(s->circuit_file, &ref));
     int rc = HS_OK;
     if (ref->nqubits > s->ansatz->nqubits)
@@ -213,6 +216,7 @@ static int create_variational(qstate *s)
     int n;
     if (s->mode == MODE_VQE) {
         if (!*s->ham_file) return hs_params_error(s->p, "quantum.hamiltonian", "mode = vqe needs a Pauli-sum file");
+        HS_CHECK(hs_params_check_input_file(s->p, "quantum.hamiltonian", s->ham_file, "Pauli-sum file"));
         HS_CHECK(hs_pauli_sum_read(s->ham_file, &s->obs));
         n = s->obs->nqubits;
         if (n < 1) /* a sum of identity terms: nothing to vary (the register would have no qubit) */
@@ -221,6 +225,7 @@ static int create_variational(qstate *s)
         s->ansatz = hs_ansatz_hardware_efficient(n, (int)hs_params_int(s->p, "quantum.ansatz_layers"));
     } else {
         if (!*s->graph_file) return hs_params_error(s->p, "quantum.graph", "mode = qaoa needs a graph file");
+        HS_CHECK(hs_params_check_input_file(s->p, "quantum.graph", s->graph_file, "graph file"));
         HS_CHECK(hs_maxcut_read(s->graph_file, &s->nv, &s->ne, &s->edges, &s->w));
         HS_CHECK(hs_maxcut_hamiltonian(s->ne, s->edges, s->w, &s->obs));
         n = s->nv;

@@ -146,7 +146,7 @@ ini huge.qasm > huge.ini
 expect "register over the simulator's limit" 2 "hpcsim: error: huge.qasm:2:8: register too large: 51 qubits in all; at most 50 can be simulated (at '51')" "$HS_BIN" run huge.ini
 
 ini missing.qasm > missing.ini
-expect "missing circuit file" 2 "hpcsim: error: missing.qasm: cannot open OpenQASM file: No such file or directory" "$HS_BIN" run missing.ini
+expect "missing circuit file" 2 "hpcsim: error: missing.ini:5: quantum.circuit: cannot open OpenQASM file missing.qasm: No such file or directory" "$HS_BIN" run missing.ini
 
 printf '[run]\nsolver = quantum\ndevice = cpu\n' > nocirc.ini
 expect "no circuit given" 2 "hpcsim: error: nocirc.ini: quantum.circuit: mode = circuit needs an OpenQASM file (default value)" "$HS_BIN" run nocirc.ini
@@ -162,7 +162,7 @@ ini ghz.qasm 'fusion = 9' > fus.ini
 expect "fusion out of range" 2 "hpcsim: error: fus.ini:6: quantum.fusion: '9' is not one of 0|1|2|3|4|5|6|auto" "$HS_BIN" check fus.ini
 
 printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = vqe\nhamiltonian = nothere.pauli\n' > vqe.ini
-expect "missing Hamiltonian" 2 "hpcsim: error: nothere.pauli: cannot open Pauli-sum file: No such file or directory" "$HS_BIN" run vqe.ini
+expect "missing Hamiltonian" 2 "hpcsim: error: vqe.ini:6: quantum.hamiltonian: cannot open Pauli-sum file nothere.pauli: No such file or directory" "$HS_BIN" run vqe.ini
 
 printf '[run]\nsolver = quantum\ndevice = cpu\n[quantum]\nmode = qaoa\ngraph = g.txt\n' > qaoa.ini
 printf '4\n0 1\n1 4\n' > g.txt
@@ -308,7 +308,7 @@ printf 'OPENQASM 2.0;\ninclude "incdir";\nqreg q[1];\n' > incd.qasm
 ini incd.qasm > incd.ini
 expect "include of a directory" 2 "hpcsim: error: incd.qasm:2:9: include file is not a regular file (at '\"incdir\"')" "$HS_BIN" run incd.ini
 ini incdir > cdir.ini
-expect "circuit file is a directory" 2 "hpcsim: error: incdir: not a regular file" "$HS_BIN" run cdir.ini
+expect "circuit file is a directory" 2 "hpcsim: error: cdir.ini:5: quantum.circuit: OpenQASM file incdir is not a regular file (a directory)" "$HS_BIN" run cdir.ini
 rmdir incdir
 
 # ---- an unterminated /* comment is an error: it swallowed the rest of the file, and the run wrote

@@ -178,6 +178,11 @@ expect_input_error() { # NAME PATTERN COMMAND ARGS...
     ok
 }
 expect_input_error "variable missing" "traj0.nc: no variable 'v'" train surrogate.variables="h v"
+# a data file that is missing or a folder: the key named (the message named the file alone)
+expect_input_error "a missing data file" "surrogate.files: cannot open data file nothere.nc: No such file or directory" train \
+    surrogate.files="traj0.nc nothere.nc"
+expect_input_error "a data file that is a folder" "surrogate.files: data file bad is not a regular file (a directory)" train \
+    surrogate.files="traj0.nc bad"
 expect_input_error "mismatched grids" "bad/grid.nc: grid of 12 x 16 points" train surrogate.files="traj0.nc bad/grid.nc"
 expect_input_error "too few time steps" "bad/short.nc: 6 time steps, fewer than one window needs" train surrogate.files="traj0.nc bad/short.nc"
 expect_input_error "several levels, none named" "lev0.nc: variable 'h' has 3 levels along 'level': name one" train \
