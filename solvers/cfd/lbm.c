@@ -250,6 +250,14 @@ static int derive_units(const hs_params *p, hs_lbm_geom *g, int rank)
                                                        "for this grid and u_lattice; set lbm.tau (> 0.5) or use fewer cells",
                                    g->tau);
     }
+    /* a lattice step longer than the run: it ended before its first step, with exit 1 ("made no
+     * progress") or, landing within round-off, at t_end without a step (u_ref = 1e-9: dt = 4e6 s
+     * for t_end = 6) */
+    if (g->c.t_end > 0 && g->dt > g->c.t_end)
+        return hs_params_error(p, hs_params_is_set(p, "lbm.tau") ? "lbm.tau" : "lbm.u_ref",
+                               "the lattice time step %s = %.6g s is longer than cfd.t_end = %.6g s: the run cannot take a "
+                               "step; %s", hs_params_is_set(p, "lbm.tau") ? "(tau - 1/2) dx^2 / (3 nu)" : "u_lattice dx / u_ref",
+                               g->dt, g->c.t_end, hs_params_is_set(p, "lbm.tau") ? "lower tau" : "raise u_ref or lower u_lattice");
     double mach = g->u_lat * sqrt(3.0);
     if (mach > 1.0)
         return hs_params_error(p, hs_params_is_set(p, "lbm.tau") ? "lbm.tau" : "lbm.u_lattice",
