@@ -166,6 +166,13 @@ static int time_keys_check(const hs_params *p)
     snprintf(dkey, sizeof dkey, "%s.dt", hs_params_string(p, "run.solver"));
     if (!hs_params_declared(tkey)) return HS_OK;
     const double t_end = hs_params_real(p, tkey), every = hs_params_real(p, "output.every_time");
+    /* a subnormal end or step: the solvers divide by the step (a projection, a rate), and 1/dt
+     * overflowed (cfd.t_end = 4.9e-324 ended in NaN velocities, exit 1) */
+    if (t_end > 0 && t_end < DBL_MIN)
+        return hs_params_error(p, tkey, "%g is below the smallest normal double (%g): no step that short can be taken", t_end, DBL_MIN);
+    if (hs_params_declared(dkey) && hs_params_real(p, dkey) > 0 && hs_params_real(p, dkey) < DBL_MIN)
+        return hs_params_error(p, dkey, "%g is below the smallest normal double (%g): no step that short can be taken",
+                               hs_params_real(p, dkey), DBL_MIN);
     if (every > 0 && t_end / every > HS_MAX_TIME_RECORDS)
         return hs_params_error(p, "output.every_time", "%g asks for %.3g records up to %s = %g: at most %g", every, t_end / every,
                                tkey, t_end, HS_MAX_TIME_RECORDS);
