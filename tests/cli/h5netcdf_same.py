@@ -2,6 +2,8 @@
 """An HDF5 output as netCDF-4 (xarray, engine="h5netcdf") against the NetCDF output of the same run.
 
   h5netcdf_same.py FILE.h5 [FILE.nc] [--grid "LX LY [LZ]" "NX NY [NZ]"] [--names x,y,z] [--measured VAR,...]
+  h5netcdf_same.py --batch JOBS     (one comparison per line of JOBS, in shell words; one Python start
+                                     for all: xarray's import costs about 1.4 s a process)
 
 FILE.h5 opened with xarray's h5netcdf engine (no phony_dims: every dimension must be an HDF5
 dimension scale) must show the dimensions, sizes, coordinates, variables, values and attributes of
@@ -13,10 +15,14 @@ time stamps, timings, ranks, identity, and the parameters, which name the format
 against the cell centres (i + 1/2) L / N computed here from the parameter file's domain and grid
 size, an independent reference (a build without NetCDF has no FILE.nc).  --measured names variables
 whose values are the run's measurements (wall_time), compared by shape only.  Prints one line per check
-and exits 1 on the first class of failure found.
+and exits 1 on the first class of failure found.  --batch prints one line per job instead: "ok"
+and the job's last line, or "FAIL" and its first failure; it exits 1 when any job failed.
 """
 import argparse
+import contextlib
+import io
 import re
+import shlex
 import sys
 
 import numpy as np
@@ -70,14 +76,14 @@ def xdmf_views(path, tree, h):
         print(f"ok   {path}: {nviews} XDMF views on their variables' dimensions, with their values")
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("h5")
     ap.add_argument("nc", nargs="?")
     ap.add_argument("--grid", nargs=2, metavar=("LENGTHS", "COUNTS"))
     ap.add_argument("--names", default="x,y,z")
     ap.add_argument("--measured", default="")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
     # decode_times=False: the stored values are compared (times decode alike in both); phony_dims
     # named (older xarray refused datasets without dimension scales, newer ones warn and name them)
     try:
@@ -144,5 +150,32 @@ def main():
           f"and global attributes in xarray")
 
 
+def batch(jobs):
+    failed = 0
+    with open(jobs) as f:
+        lines = [line for line in f if line.strip()]
+    for line in lines:
+        out = io.StringIO()
+        ok = True
+        try:
+            with contextlib.redirect_stdout(out):
+                main(shlex.split(line))
+        except SystemExit as e:
+            ok = e.code in (0, None)
+        except Exception as e:  # a job's own error, not the batch's
+            ok = False
+            out.write(f"FAIL {shlex.split(line)[0]}: {type(e).__name__}: {e}\n")
+        said = out.getvalue().splitlines()
+        if ok:
+            print("ok " + (said[-1][2:].strip() if said else shlex.split(line)[0]))
+        else:
+            failed += 1
+            print("FAIL " + " | ".join(x[5:] if x.startswith("FAIL ") else x for x in said if not x.startswith("ok"))[:600])
+    sys.exit(1 if failed else 0)
+
+
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 3 and sys.argv[1] == "--batch":
+        batch(sys.argv[2])
+    else:
+        main()

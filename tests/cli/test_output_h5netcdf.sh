@@ -31,16 +31,27 @@ run() {
             >"$name.$fmt.log" 2>&1 || { bad "$name ($fmt, $np ranks) failed: $(tail -3 "$name.$fmt.log")"; return 1; }
     done
 }
-# same H5 [NC] [h5netcdf_same.py options]: the .h5 against the .nc (when this build writes NetCDF) and the grid
+# same H5 [NC] [h5netcdf_same.py options]: the .h5 against the .nc (when this build writes NetCDF) and the
+# grid, queued: same_all runs every queued comparison in one Python process at the end (each file
+# compared is written once and kept until then)
+: >same_jobs.txt
 same() {
     local h5=$1 nc=$2
     shift 2
     [ $NC = 1 ] || nc=
-    if python3 "$SAME" "$h5" $nc "$@" >same.txt 2>&1; then
-        ok "$(tail -1 same.txt | sed 's/^ok *//')"
-    else
-        bad "$(grep -v '^ok' same.txt | sed 's/^FAIL //' | head -3)"
-    fi
+    printf '%q ' "$h5" $nc "$@" >>same_jobs.txt
+    echo >>same_jobs.txt
+}
+same_all() {
+    python3 "$SAME" --batch same_jobs.txt >same.txt 2>&1
+    local n=0 status rest
+    while read -r status rest; do
+        case $status in
+        ok) ok "$rest"; n=$((n + 1)) ;;
+        FAIL) bad "$rest"; n=$((n + 1)) ;;
+        esac
+    done <same.txt
+    [ "$n" = "$(grep -c . same_jobs.txt)" ] || bad "h5netcdf_same.py --batch answered $n of $(grep -c . same_jobs.txt) jobs: $(tail -3 same.txt)"
 }
 # dims_ok FILE: check_output.py's netCDF-4 checks (every axis attached to the one scale its dimensions name)
 dims_ok() {
@@ -156,5 +167,6 @@ run pinn 1 "$ROOT/inputs/pinn_quick.ini" pinn.depth=2 pinn.width=8 pinn.n_colloc
     pinn.eval_nt=12 pinn.adam_iterations=20 pinn.lbfgs_iterations=10 pinn.history_every=10 pinn.history_path=pinn_history &&
     same pinn.h5 pinn.nc && same pinn_history.h5 pinn_history.nc --measured wall_time && dims_ok pinn_history.h5
 
+same_all
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
