@@ -1287,14 +1287,22 @@ static int finish(void *state)
         hs_mem_free(s->ctx, lp);
         hs_mem_free(s->ctx, fn);
         HS_CHECK(rc);
-        double sums[2] = {nf * nf, nr * nr};
+        /* the ranks' norms summed as squares scaled by the largest: a right-hand side of 1e301
+         * (cfd.t_end = 1e-300, one step of 1e-300) squared to inf and printed a residual of nan */
+        double scale = fmax(nf, nr);
+        HS_CHECK(hs_allreduce_max(s->ctx->comm, &scale, 1));
+        double sums[2] = {0, 0};
+        if (scale > 0 && isfinite(scale)) sums[0] = (nf / scale) * (nf / scale), sums[1] = (nr / scale) * (nr / scale);
         HS_CHECK(hs_allreduce_sum(s->ctx->comm, sums, 2));
-        rel = sums[0] > 0 ? sqrt(sums[1] / sums[0]) : 0;
+        rel = !isfinite(scale) ? NAN : sums[0] > 0 ? sqrt(sums[1] / sums[0]) : 0; /* NAN: a norm overflowed */
     }
     if (s->ctx->rank == 0) {
         printf("navier_stokes: %lld steps to t = %.9g%s; kinetic energy %.10g, enstrophy %.10g, max |div u| %.3e, CFL %.3f\n",
                (long long)s->step, s->clk.time, s->steady ? " (steady state reached)" : "", ke, ens, divmax, cfl);
-        if (s->poisson)
+        if (s->poisson && isnan(rel))
+            printf("navier_stokes: pressure solve: %s; its residual was not measured: the last right-hand side's norm "
+                   "overflows doubles\n", transform_summary(s));
+        else if (s->poisson)
             printf("navier_stokes: pressure solve: %s, relative residual %.2e of the last right-hand side\n",
                    transform_summary(s), rel);
         else
