@@ -1317,16 +1317,14 @@ int hs_params_inputs_used(const hs_params *p, const char **keys, int max)
     return n;
 }
 
-/* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
 int hs_params_check_input_file(const hs_params *p, const char *key, const char *path, const char *what)
 {
+    const int64_t bytes = hs_input_file_bytes(path);
+    if (bytes == -1) return hs_params_error(p, key, "cannot open %s %s: %s", what, path, strerror(errno));
     struct stat st;
-    if (stat(path, &st) != 0) return hs_params_error(p, key, "cannot open %s %s: %s", what, path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return hs_params_error(p, key, "%s %s is not a regular file%s", what, path, S_ISDIR(st.st_mode) ? " (a directory)" : "");
-    FILE *f = fopen(path, "rb");
-    if (!f) return hs_params_error(p, key, "cannot open %s %s: %s", what, path, strerror(errno));
-    fclose(f);
+    if (bytes == -2)
+        return hs_params_error(p, key, "%s %s is not a regular file%s", what, path,
+                               stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? " (a directory)" : "");
     return HS_OK;
 }
 
@@ -1345,16 +1343,18 @@ int hs_params_check_name_length(const hs_params *p, const char *key, const char 
     return HS_OK;
 }
 
+/* The directory that will hold `path` must exist and be writable, and `path` must not be a directory. */
 int hs_params_check_writable(const hs_params *p, const char *key, const char *path, const char *what, int exact)
 {
     struct stat st;
-    if (exact && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-        return hs_params_error(p, key, "%s %s is a directory", what, path);
-    /* a device, pipe or socket (or a link to one): the file written beside it is renamed over it,
-     * and a run as root replaced /dev/zero and /dev/null with regular files that way */
-    if (exact && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return hs_params_error(p, key, "%s %s exists and is not a regular file (a device, pipe or socket): writing "
-                                       "it would replace it; name a regular file", what, path);
+    if (exact && stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return hs_params_error(p, key, "%s %s is a directory", what, path);
+        /* a device, pipe or socket (or a link to one): the file written beside it is renamed over
+         * it, and a run as root replaced /dev/zero and /dev/null with regular files that way */
+        if (!S_ISREG(st.st_mode))
+            return hs_params_error(p, key, "%s %s exists and is not a regular file (a device, pipe or socket): writing "
+                                           "it would replace it; name a regular file", what, path);
+    }
     if (hs_params_is_param_file(p, path))
         return hs_params_error(p, key, "%s %s is the parameter file: writing it would replace the input", what, path);
     const char *input = hs_params_input_named(p, path);

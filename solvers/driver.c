@@ -226,11 +226,12 @@ int hs_driver_check(const hs_params *p)
     char first[8192];
     /* the run's output_path holds PATH.nc where the solver writes through the driver (selftest writes nothing) */
     const hs_solver_ops *ops = hs_solver_find(hs_params_string(p, "run.solver"));
-    if (snprintf(first, sizeof first, "%s.nc", out) >= (int)sizeof first && writes_output && ops && ops->describe_output)
+    const int gridded = writes_output && ops && ops->describe_output;
+    if (snprintf(first, sizeof first, "%s.nc", out) >= (int)sizeof first && gridded)
         return hs_params_error(p, "output.path", "is longer than %zu characters", sizeof first - 4);
     HS_CHECK(hs_params_check_writable(p, "output.path", first, "output file", 0));
     /* PATH.nc.partial, PATH.xmf.tmp ...: the longest name the output writes */
-    if (writes_output && ops && ops->describe_output)
+    if (gridded)
         HS_CHECK(hs_params_check_name_length(p, "output.path", out, (writes_ext(p, ".xmf") ? strlen(".xmf") : strlen(".nc")) + strlen(".partial"),
                                              "output file"));
     /* The .xmf names its data as FILE.h5:/dataset, and XDMF readers split that at the first ':'

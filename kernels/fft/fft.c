@@ -111,8 +111,9 @@ static int plan_finish(hs_ctx *ctx, const hs_fft_desc *d, hs_fft_plan **plan)
     return HS_OK;
 }
 
-int hs_fft_plan_create(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, hs_fft_kind kind,
-                       hs_dtype precision, hs_fft_plan **plan)
+/* The arguments of a contiguous plan (hs_fft_plan_create, hs_fft_plan_create_hooked). */
+static int check_contiguous(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, hs_fft_kind kind, hs_dtype precision,
+                            hs_fft_plan **plan)
 {
     HS_CHECK(check_common(ctx, precision, plan));
     if (rank < 1 || rank > 3) return hs_input_error("fft", 0, "rank", "FFT rank must be 1, 2 or 3, not %d", rank);
@@ -123,6 +124,13 @@ int hs_fft_plan_create(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, h
     if (batch < 0) return hs_input_error("fft", 0, "batch", "FFT batch %lld is negative", (long long)batch);
     if (kind != HS_FFT_C2C && kind != HS_FFT_R2C && kind != HS_FFT_C2R)
         return hs_input_error("fft", 0, "kind", "unknown FFT kind %d", (int)kind);
+    return HS_OK;
+}
+
+int hs_fft_plan_create(hs_ctx *ctx, int rank, const int64_t *n, int64_t batch, hs_fft_kind kind,
+                       hs_dtype precision, hs_fft_plan **plan)
+{
+    HS_CHECK(check_contiguous(ctx, rank, n, batch, kind, precision, plan));
     hs_fft_desc d = {0};
     contiguous_desc(rank, n, batch, (int)kind, precision, &d);
     HS_CHECK(plan_finish(ctx, &d, plan));
@@ -134,15 +142,14 @@ int hs_fft_plan_create_hooked(hs_ctx *ctx, int rank, const int64_t *n, int64_t b
 {
     if (!hook || !hook->symbol || !hook->lto_ir || !hook->lto_ir_size)
         return hs_input_error("fft", 0, "hook", "load hook without a symbol or LTO-IR");
-    if (!ctx || !HS_ON_GPU(ctx)) return hs_fft_plan_create(ctx, rank, n, batch, kind, precision, plan);
-    HS_CHECK(check_common(ctx, precision, plan));
-    if (rank < 1 || rank > 3 || !n || batch < 0 || (kind != HS_FFT_C2C && kind != HS_FFT_R2C && kind != HS_FFT_C2R))
-        return hs_fft_plan_create(ctx, rank, n, batch, kind, precision, plan); /* its messages */
-    for (int k = 0; k < rank; k++)
-        if (n[k] < 1) return hs_fft_plan_create(ctx, rank, n, batch, kind, precision, plan);
+    HS_CHECK(check_contiguous(ctx, rank, n, batch, kind, precision, plan));
     hs_fft_desc d = {0};
     contiguous_desc(rank, n, batch, (int)kind, precision, &d);
-    d.hook_symbol = hook->symbol, d.hook_ir = hook->lto_ir, d.hook_ir_size = hook->lto_ir_size, d.hook_info = hook->info;
+    /* only the CUDA backend takes a hook (the desc's hook fields; the CPU backend ignores them) */
+    if (HS_ON_GPU(ctx)) {
+        d.hook_symbol = hook->symbol, d.hook_ir = hook->lto_ir;
+        d.hook_ir_size = hook->lto_ir_size, d.hook_info = hook->info;
+    }
     HS_CHECK(plan_finish(ctx, &d, plan));
     return HS_OK;
 }

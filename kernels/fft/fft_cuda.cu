@@ -90,15 +90,22 @@ static int plan_with_hook(struct cuda_fft *f, const hs_fft_desc *d, int r, long 
                                  f->type, batch, work) == CUFFT_SUCCESS;
 }
 
+// A fresh cuFFT handle on the context's stream.
+static int new_handle(struct cuda_fft *f)
+{
+    HS_CUFFT_CHECK(f->cf->Create(&f->h));
+    f->have_h = 1;
+    HS_CUFFT_CHECK(f->cf->SetStream(f->h, f->cu->stream));
+    return HS_OK;
+}
+
 static int make_cufft(struct cuda_fft *f, const hs_fft_desc *d, int r, long long *n, long long *inembed,
                       long long *onembed, long long istride, long long ostride, long long batch, int hook)
 {
     size_t work = 0;
     f->type = cufft_type(d->kind, d->precision);
     HS_CHECK(hs_cufft(&f->cf));
-    HS_CUFFT_CHECK(f->cf->Create(&f->h));
-    f->have_h = 1;
-    HS_CUFFT_CHECK(f->cf->SetStream(f->h, f->cu->stream));
+    HS_CHECK(new_handle(f));
     if (hook && d->hook_symbol) {
         if (plan_with_hook(f, d, r, n, inembed, onembed, istride, ostride, batch, &work)) {
             f->hooked = 1;
@@ -107,9 +114,7 @@ static int make_cufft(struct cuda_fft *f, const hs_fft_desc *d, int r, long long
         // a handle with a JIT callback set keeps it: start again on a fresh one
         f->cf->Destroy(f->h);
         f->have_h = 0;
-        HS_CUFFT_CHECK(f->cf->Create(&f->h));
-        f->have_h = 1;
-        HS_CUFFT_CHECK(f->cf->SetStream(f->h, f->cu->stream));
+        HS_CHECK(new_handle(f));
     }
     HS_CUFFT_CHECK(f->cf->MakePlanMany64(f->h, r, n, inembed, istride, (long long)d->idist, onembed, ostride,
                                        (long long)d->odist, f->type, batch, &work));

@@ -576,7 +576,7 @@ done:
     return rc;
 }
 
-int hs_poisson_divide_hooked(const hs_poisson *ps) { return ps && ps->mixed < 0 && hs_fft_plan_hooked(ps->c2r[ps->L]); }
+int hs_poisson_divide_hooked(const hs_poisson *ps) { return ps && hs_fft_plan_hooked(ps->c2r[ps->L]); }
 
 /* Whether to try the hook: only where HS_POISSON_HOOK=1 asks.  Measured on an H100 (bench_cfd_ns,
  * 4096^2 all-Neumann, 2026-12-06) cuFFT's C2R with the callback linked in took 0.869 ms a solve

@@ -233,7 +233,8 @@ static int read_config(const hs_params *p, hs_lbm_geom *g)
 /* Units and the stability rules. */
 static int derive_units(const hs_params *p, hs_lbm_geom *g, int rank)
 {
-    if (hs_params_is_set(p, "lbm.tau") || g->tau != 0) {
+    const int by_tau = hs_params_is_set(p, "lbm.tau") || g->tau != 0; /* tau fixes dt, else u_lattice and u_ref do */
+    if (by_tau) {
         if (hs_params_is_set(p, "lbm.u_lattice"))
             return hs_params_error(p, "lbm.u_lattice", "is set, but lbm.tau fixes the time step (and with it u_ref dt/dx): give one of the two");
         if (!(g->tau > 0.5))
@@ -254,13 +255,13 @@ static int derive_units(const hs_params *p, hs_lbm_geom *g, int rank)
      * progress") or, landing within round-off, at t_end without a step (u_ref = 1e-9: dt = 4e6 s
      * for t_end = 6) */
     if (g->c.t_end > 0 && g->dt > g->c.t_end)
-        return hs_params_error(p, hs_params_is_set(p, "lbm.tau") ? "lbm.tau" : "lbm.u_ref",
+        return hs_params_error(p, by_tau ? "lbm.tau" : "lbm.u_ref",
                                "the lattice time step %s = %.6g s is longer than cfd.t_end = %.6g s: the run cannot take a "
-                               "step; %s", hs_params_is_set(p, "lbm.tau") ? "(tau - 1/2) dx^2 / (3 nu)" : "u_lattice dx / u_ref",
-                               g->dt, g->c.t_end, hs_params_is_set(p, "lbm.tau") ? "lower tau" : "raise u_ref or lower u_lattice");
+                               "step; %s", by_tau ? "(tau - 1/2) dx^2 / (3 nu)" : "u_lattice dx / u_ref", g->dt, g->c.t_end,
+                               by_tau ? "lower tau" : "raise u_ref or lower u_lattice");
     double mach = g->u_lat * sqrt(3.0);
     if (mach > 1.0)
-        return hs_params_error(p, hs_params_is_set(p, "lbm.tau") ? "lbm.tau" : "lbm.u_lattice",
+        return hs_params_error(p, by_tau ? "lbm.tau" : "lbm.u_lattice",
                                "the lattice Mach number u_ref dt/dx sqrt(3) = %.3g is supersonic: lower u_lattice or tau", mach);
     if (mach > 0.3 && rank == 0)
         fprintf(stderr, "hpcsim: warning: lbm: lattice Mach number %.3g (u_ref dt/dx sqrt(3)) is above 0.3: compressibility errors grow as its square\n",

@@ -119,13 +119,20 @@ static int check_memory(qstate *s, int nq, int registers, const char *src, int l
     return HS_OK;
 }
 
+/* quantum.circuit parsed: a file that cannot be read is an input error naming the key; one inside
+ * the file names the file, line and column. */
+static int parse_circuit(const qstate *s, hs_circuit **c)
+{
+    HS_CHECK(hs_params_check_input_file(s->p, "quantum.circuit", s->circuit_file, "OpenQASM file"));
+    return hs_qasm_parse_file(s->circuit_file, c);
+}
+
 static int create_circuit(qstate *s)
 {
     if (!*s->circuit_file) return hs_params_error(s->p, "quantum.circuit", "mode = circuit needs an OpenQASM file");
     double t0 = hs_wtime();
     s->t_process = hs_process_age();
-    HS_CHECK(hs_params_check_input_file(s->p, "quantum.circuit", s->circuit_file, "OpenQASM file"));
-    HS_CHECK(hs_qasm_parse_file(s->circuit_file, &s->c));
+    HS_CHECK(parse_circuit(s, &s->c));
     s->t_parse = hs_wtime() - t0;
     int n = s->c->nqubits;
     for (int j = 0; j < s->nmarg; j++)
@@ -177,8 +184,7 @@ static int create_circuit(qstate *s)
 static int prepend_reference(qstate *s)
 {
     hs_circuit *ref, *all;
-    HS_CHECK(hs_params_check_input_file(s->p, "quantum.circuit", s->circuit_file, "OpenQASM file"));
-    HS_CHECK(hs_qasm_parse_file(s->circuit_file, &ref));
+    HS_CHECK(parse_circuit(s, &ref));
     int rc = HS_OK;
     if (ref->nqubits > s->ansatz->nqubits)
         rc = hs_input_error(s->circuit_file, ref->qreg_line, NULL, "the reference circuit has %d qubits, the ansatz %d",
