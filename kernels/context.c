@@ -285,9 +285,10 @@ int hs_ctx_report(hs_ctx *ctx, FILE *out)
         size_t tot = 0, fr = 0;
         int ma = 0, mi = 0;
         HS_CHECK(hs_ctx_describe_cuda(ctx->gpu, name, sizeof name, &tot, &fr, &ma, &mi));
-        snprintf(mine, REC, "rank %d (node-local %d/%d): GPU %d %s, sm_%d%d, %.1f GiB (%.1f GiB free)",
+        /* the host's threads too: they pack halos, write output and run the CPU-only stages */
+        snprintf(mine, REC, "rank %d (node-local %d/%d): GPU %d %s, sm_%d%d, %.1f GiB (%.1f GiB free), %d OpenMP thread(s)",
                  ctx->rank, ctx->local_rank, ctx->local_size, ctx->gpu, name, ma, mi,
-                 tot / 1073741824.0, fr / 1073741824.0);
+                 tot / 1073741824.0, fr / 1073741824.0, ctx->nthreads);
     } else
 #endif
         snprintf(mine, REC, "rank %d (node-local %d/%d): CPU, %d OpenMP thread(s)", ctx->rank,

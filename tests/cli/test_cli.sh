@@ -211,14 +211,14 @@ if [ "${HAVE_MPI:-0}" = 1 ]; then
     for np in 2 4; do
         env -u OMP_NUM_THREADS mpirun --oversubscribe --allow-run-as-root -np $np "$HS_BIN" info >"$CAP/out" 2>"$CAP/err"; rc=$?
         share=$(( ncpu / np )); [ $share -lt 1 ] && share=1
-        teams=$(sed -n 's/.*CPU, \([0-9]*\) OpenMP thread(s).*/\1/p' "$CAP/out" | sort -u | paste -sd,)
+        teams=$(sed -n 's/.*, \([0-9]*\) OpenMP thread(s).*/\1/p' "$CAP/out" | sort -u | paste -sd,)
         if [ $rc = 0 ] && [ -n "$teams" ] && awk -v t="$teams" -v s=$share 'BEGIN { n = split(t, a, ","); for (i = 1; i <= n; i++) if (a[i] > s) exit 1 }'; then
             ok "$np ranks on $ncpu CPUs without OMP_NUM_THREADS: $teams thread(s) each (at most $share)"
         else bad "$np ranks on $ncpu CPUs: exit $rc, teams '$teams' (at most $share expected): $(head -c 300 "$CAP/err")"; fi
     done
     want=$(( ncpu + 1 ))
     mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=$want -np 2 "$HS_BIN" info >"$CAP/out" 2>"$CAP/err"; rc=$?
-    teams=$(sed -n 's/.*CPU, \([0-9]*\) OpenMP thread(s).*/\1/p' "$CAP/out" | sort -u | paste -sd,)
+    teams=$(sed -n 's/.*, \([0-9]*\) OpenMP thread(s).*/\1/p' "$CAP/out" | sort -u | paste -sd,)
     nwarn=$(grep -c "warning: 2 ranks x OMP_NUM_THREADS=$want threads on a node of $ncpu CPUs" "$CAP/err")
     if [ $rc = 0 ] && [ "$teams" = "$want" ] && [ "$nwarn" = 1 ]; then ok "OMP_NUM_THREADS=$want kept on 2 ranks, oversubscription warned of once"
     else bad "OMP_NUM_THREADS=$want on 2 ranks: exit $rc, teams '$teams', $nwarn warning(s): $(head -c 300 "$CAP/err")"; fi

@@ -70,7 +70,7 @@ peak_of() {
 
 # bound WHAT BIG TINY NP ARGS...: the figure `check` gives the run on BIG points (on NP ranks: the
 # busiest rank's) is at least what its busiest process allocates beyond the same run on TINY points
-# (the libraries' own), and not half as much again (an estimate that counts everything twice refuses
+# (the libraries' own; less 1 MiB, below), and not half as much again (an estimate that counts everything twice refuses
 # runs that fit)
 bound() {
     local what=$1 big=$2 tiny=$3 np=$4
@@ -87,7 +87,10 @@ bound() {
     local grown=$((pb - pt)) line
     line=$(awk -v f="$fig" -v g="$grown" -v b="$big" -v t="$tiny" \
         'BEGIN { printf "%s points: %.1f MB counted, %.1f MB allocated beyond %s (%.3f)", b, f / 1e6, g / 1e6, t, f / g }')
-    if [ "$fig" -ge "$grown" ] && [ $((2 * fig)) -le $((3 * grown)) ]; then ok "seismic memory figure, $what: $line"
+    # the libraries' own blocks alive at a run's peak are not the same in every run: on the GPU
+    # machine (CUDA's driver, HDF5) a 0.53 MB block was alive at the big runs' peaks and not at the
+    # tiny runs', so the figure may fall short of the difference by 1 MiB (a field of these grids is 4-8 MB)
+    if [ "$fig" -ge $((grown - 1048576)) ] && [ $((2 * fig)) -le $((3 * grown)) ]; then ok "seismic memory figure, $what: $line"
     else bad "seismic memory figure, $what: $line"; fi
 }
 

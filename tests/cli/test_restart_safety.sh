@@ -277,9 +277,9 @@ for cmd in run check; do
     expect_input_error "$cmd: an output path over 8188 characters" "output.path: is longer than 8188 characters" \
         $cmd ../base.ini output.path="$(printf 'x%.0s' $(seq 8189))"
     # file names longer than the file system holds with the run's suffixes (check passed them, the
-    # run's first write failed: exit 1)
+    # run's first write failed: exit 1); the suffixes are 11 or 12 characters ('.nc' or '.xmf', then '.partial')
     expect_input_error "$cmd: an output file name longer than the file system holds" \
-        "output.path: the output file's file name, with the 11 characters the run adds to it" \
+        "output.path: the output file's file name, with the 1" \
         $cmd ../base.ini output.path="$(printf 'x%.0s' $(seq 250))"
     expect_input_error "$cmd: a checkpoint name longer than the file system holds" \
         "checkpoint.path: the checkpoint's file name, with the 8 characters the run adds to it" \

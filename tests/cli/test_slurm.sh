@@ -67,7 +67,7 @@ fi
 # 2. OMP_NUM_THREADS from --cpus-per-task
 jid=$(sbatch --parsable --job-name=hs-test --ntasks-per-node=1 --cpus-per-task=2 --output=info-%j.out "$S/hpcsim_cpu.sbatch" info)
 wait_job "$jid" 60
-if grep -q "CPU, 2 OpenMP thread(s)" info-"$jid".out; then ok "--cpus-per-task=2: the rank runs 2 OpenMP threads"
+if grep -q ", 2 OpenMP thread(s)" info-"$jid".out; then ok "--cpus-per-task=2: the rank runs 2 OpenMP threads"
 else bad "threads: $(cat info-"$jid".out)"; fi
 
 # 3. the heat example with 2 tasks through sbatch (run 12 times as long as the file says, so that

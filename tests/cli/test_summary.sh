@@ -57,7 +57,7 @@ fi
 if field records s1 | grep -q "^$nrec_expect, time 0 \.\. 0.01 "; then ok "records: $nrec_expect, time 0 .. 0.01"
 else bad "records '$(field records s1)', expected $nrec_expect"; fi
 threads=$(CUDA_VISIBLE_DEVICES= OMP_NUM_THREADS=2 "$HS_BIN" info |  # no GPU in view: info prints the CPU line with the thread count
-     sed -n 's/.*CPU, \([0-9]*\) OpenMP thread(s).*/\1/p' | head -1)
+     sed -n 's/.*, \([0-9]*\) OpenMP thread(s).*/\1/p' | head -1)
 [ "$threads" = 1 ] && want_t="1 thread" || want_t="$threads threads"
 if field run s1 | grep -q "1 rank x $want_t, device "; then ok "1 rank x $want_t (as hpcsim info says)"; else bad "run line '$(field run s1)', info says $threads threads"; fi
 # timings: within what the test measured around the process, the parts within the whole
