@@ -14,8 +14,10 @@
 # TaskPlugin=task/none (no cgroups needed: works in containers), select/cons_tres by core, srun's MPI
 # default pmix where the plugin exists, requeue allowed, SlurmUser root.  Everything lives in
 # $HS_SLURM_DIR (default /var/tmp/hpcsim-slurm): conf, state, spool, logs, pid files; a requeued
-# job may start again after 10 s (AuthInfo=cred_expire=10; Slurm's default is 120 s); the
-# commands find the configuration through SLURM_CONF (see `env`).
+# job may start again after 10 s (AuthInfo=cred_expire=10; Slurm's default is 120 s) and the
+# scheduler looks at the queue every second (sched_interval, bf_interval: a requeued job waited up
+# to 30 s more for the backfill pass otherwise); the commands find the configuration through
+# SLURM_CONF (see `env`).
 #
 # Exit status: 0 up, 77 when Slurm cannot be installed or started here (tests then skip), 1 on
 # other failures.
@@ -97,7 +99,7 @@ ReturnToService=2
 JobRequeue=1
 KillWait=30
 MinJobAge=300
-SchedulerParameters=batch_sched_delay=0,sched_min_interval=100000
+SchedulerParameters=batch_sched_delay=0,sched_min_interval=100000,sched_interval=1,bf_interval=1
 InactiveLimit=0
 Waittime=0
 NodeName=$host $node State=UNKNOWN
