@@ -8,10 +8,10 @@ LOGS=$BUILD/test-logs
 mkdir -p "$LOGS"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 export HS_BIN=${HS_BIN:-$([ "$BUILD" = build ] && echo bin/hpcsim || echo "$BUILD/bin/hpcsim")}
-pass=0
-fail=0
-skip=0
-failed_names=()
+# each test's outcome, a line "PASS|FAIL|SKIP name": the CLI tests run two at a time (below), in
+# subshells, so the counts come from this file and not from variables
+RESULTS=$LOGS/results.txt
+: >"$RESULTS"
 
 # HS_TEST_ONLY (an extended regular expression) runs only the tests whose name matches, e.g.
 # "twin|cfd" (names as printed: unit/test_x, mpi/test_y np=2, cli/test_z.sh).
@@ -29,18 +29,19 @@ run_one() { # name, command...
     OMPI_MCA_orte_tmpdir_base=$ompi_tmp timeout 900 "$@" >"$log" 2>&1
     local rc=$?
     rm -rf "$ompi_tmp"
+    # the whole report in one write, so that two tests finishing together do not interleave
+    local report
     if [ $rc -eq 0 ]; then
-        pass=$((pass + 1))
-        printf 'PASS  %-48s %4ds\n' "$name" $((SECONDS - t0))
+        echo "PASS $name" >>"$RESULTS"
+        report=$(printf 'PASS  %-48s %4ds' "$name" $((SECONDS - t0)))
     elif [ $rc -eq 77 ]; then
-        skip=$((skip + 1))
-        printf 'SKIP  %-48s %4ds  (%s)\n' "$name" $((SECONDS - t0)) "$(grep -m1 '^SKIP' "$log" | sed -E 's/^SKIP:? *//')"
+        echo "SKIP $name" >>"$RESULTS"
+        report=$(printf 'SKIP  %-48s %4ds  (%s)' "$name" $((SECONDS - t0)) "$(grep -m1 '^SKIP' "$log" | sed -E 's/^SKIP:? *//')")
     else
-        fail=$((fail + 1))
-        failed_names+=("$name")
-        printf 'FAIL  %-48s %4ds  (log: %s)\n' "$name" $((SECONDS - t0)) "$log"
-        tail -n 25 "$log" | sed 's/^/      | /'
+        echo "FAIL $name" >>"$RESULTS"
+        report=$(printf 'FAIL  %-48s %4ds  (log: %s)\n%s' "$name" $((SECONDS - t0)) "$log" "$(tail -n 25 "$log" | sed 's/^/      | /')")
     fi
+    printf '%s\n' "$report"
 }
 
 for t in "$BUILD"/tests/unit/test_*; do
@@ -63,12 +64,33 @@ for t in "$BUILD"/tests/verify/test_*; do
     [ -x "$t" ] && run_one "verify/$(basename "$t")" "$t"
 done
 
+# The CLI scripts, HS_TEST_JOBS (default 2) at a time: most of their time is one process at a
+# time (Python's imports, small runs, the Slurm test's waits on its queue), so two of them keep two
+# cores busy (the suite took 15 of CI's 30 minutes one at a time).  The longest start first, so
+# that the last minutes are not one long script alone; the wall-time limits test times its runs
+# and runs by itself afterwards.
+ALONE='test_walltime\.sh$'
+LONGEST=(slurm analysis seismic output_grids check_equals_run restart_safety cfd_ns paraview output_h5netcdf quantum)
+jobs_max=${HS_TEST_JOBS:-2}
+pool=()
+for t in "${LONGEST[@]}"; do [ -f "tests/cli/test_$t.sh" ] && pool+=("tests/cli/test_$t.sh"); done
 for s in tests/cli/test_*.sh; do
-    [ -f "$s" ] && run_one "cli/$(basename "$s")" bash "$s"
+    [[ " ${pool[*]} " == *" $s "* ]] || pool+=("$s")
 done
+alone=()
+for s in "${pool[@]}"; do
+    if grep -Eq "$ALONE" <<<"$s"; then alone+=("$s"); continue; fi
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n; done
+    run_one "cli/$(basename "$s")" bash "$s" &
+done
+wait
+for s in "${alone[@]}"; do run_one "cli/$(basename "$s")" bash "$s"; done
 
-if [ $fail -gt 0 ]; then
-    echo "failed: ${failed_names[*]}"
+pass=$(grep -c '^PASS ' "$RESULTS")
+fail=$(grep -c '^FAIL ' "$RESULTS")
+skip=$(grep -c '^SKIP ' "$RESULTS")
+if [ "$fail" -gt 0 ]; then
+    echo "failed: $(sed -n 's/^FAIL //p' "$RESULTS" | paste -sd' ')"
 fi
 echo "$pass passed, $fail failed, $skip skipped"
-[ $fail -eq 0 ]
+[ "$fail" -eq 0 ]
