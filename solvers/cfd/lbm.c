@@ -531,7 +531,11 @@ static int advance(void *state, double until, int64_t max_steps, int64_t *taken)
     lbm *s = state;
     *taken = 0;
     if (until > s->g.c.t_end) until = s->g.c.t_end;
-    const int64_t last = steps_to(s, until);
+    int64_t last = steps_to(s, until);
+    /* an output time past this step's by less than the 1e-6 dt that steps_to takes for round-off
+     * (output.every_time far below dt): the next step passes it; 0 steps ended the run, "made no
+     * progress", exit 1 */
+    if (last <= s->step && until > s->time) last = s->step + 1;
     while (*taken < max_steps && s->step < last) {
         HS_CHECK(step(s));
         (*taken)++;

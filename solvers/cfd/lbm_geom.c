@@ -1,6 +1,7 @@
 /* The lbm model's geometry: face kinds, obstacles (cylinder, sphere, mask file), cell flags and the obstacle links with their wall distances. */
 #include "solvers/cfd/lbm_geom.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +24,9 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     const int64_t cells = n[0] * n[1] * n[2];
     g->mask = calloc((size_t)cells, 1);
     if (!g->mask) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mask");
-    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, "lbm.mask_file", "'%s' is not a regular file (a directory?)", path);
+    HS_CHECK(hs_params_check_input_file(p, "lbm.mask_file", path, "mask file"));
     FILE *f = fopen(path, "rb");
-    if (!f) return hs_params_error(p, "lbm.mask_file", "cannot open mask file '%s'", path);
+    if (!f) return hs_params_error(p, "lbm.mask_file", "cannot open mask file %s: %s", path, strerror(errno));
     if (hs_params_enum(p, "lbm.mask_format") == 1) {
         fseek(f, 0, SEEK_END);
         long size = ftell(f);

@@ -221,10 +221,7 @@ static int read_mesh(fem *f, const hs_params *p)
         return hs_params_error(p, "fem.mesh", "is required: the Gmsh mesh file (.msh) to solve on");
     const char *path = hs_params_input_path(p, "fem.mesh");
     /* a file that cannot be opened is the parameter's fault: say where it was given */
-    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, "fem.mesh", "'%s' is not a regular file (a directory?)", path);
-    FILE *probe = fopen(path, "rb");
-    if (!probe) return hs_params_error(p, "fem.mesh", "cannot open the mesh file '%s': %s", path, strerror(errno));
-    fclose(probe);
+    HS_CHECK(hs_params_check_input_file(p, "fem.mesh", path, "mesh file"));
     HS_CHECK(hs_fem_mesh_read(path, &f->mesh));
     HS_CHECK(resolve_regions(f, p));
     /* the run's peak (the refinement, the replicated mesh, the rank's share of the system, the

@@ -1,5 +1,6 @@
 /* The seismic solver's geometry: receivers, interpolation stencils and point sets, CPML profiles, the step's boxes. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,10 +91,9 @@ static int check_names(const hs_params *p, const hs_seis_config *c, const hs_sei
 
 static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_seis_receivers *r)
 {
-    if (hs_input_file_bytes(c->rec_file) == -2)
-        return hs_params_error(p, "seismic.receiver_file", "'%s' is not a regular file (a directory?)", c->rec_file);
+    HS_CHECK(hs_params_check_input_file(p, "seismic.receiver_file", c->rec_file, "receiver file"));
     FILE *f = fopen(c->rec_file, "r");
-    if (!f) return hs_params_error(p, "seismic.receiver_file", "cannot open receiver file '%s'", c->rec_file);
+    if (!f) return hs_params_error(p, "seismic.receiver_file", "cannot open receiver file %s: %s", c->rec_file, strerror(errno));
     int64_t cap = count_lines(f);
     int rc = alloc_receivers(r, cap, c->ndim);
     int64_t *at_line = malloc((size_t)(cap ? cap : 1) * sizeof *at_line);

@@ -1,6 +1,7 @@
 /* The seismic solver's parameters: declaration, reading and checking, the medium at a point, model files. */
 #include "solvers/seismic/seismic_setup.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -417,9 +418,9 @@ static int64_t grid_points(const hs_seis_config *c) { return c->n[0] * c->n[1] *
 
 static int read_raw(const hs_params *p, const hs_seis_config *c, const char *key, const char *path, double *out)
 {
-    if (hs_input_file_bytes(path) == -2) return hs_params_error(p, key, "'%s' is not a regular file (a directory?)", path);
+    HS_CHECK(hs_params_check_input_file(p, key, path, "model file"));
     FILE *f = fopen(path, "rb");
-    if (!f) return hs_params_error(p, key, "cannot open model file '%s'", path);
+    if (!f) return hs_params_error(p, key, "cannot open model file %s: %s", path, strerror(errno));
     size_t es = c->file_format == HS_SEIS_FILE_RAW32 ? 4 : 8;
     int64_t n = grid_points(c);
     fseek(f, 0, SEEK_END);

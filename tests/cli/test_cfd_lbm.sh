@@ -109,6 +109,15 @@ if [ $EXT = nc ] && command -v ncdump >/dev/null; then
     done
 fi
 
+# an output time far below the lattice step (output.every_time 1e-10 s, dt about 1e-3 s): the step
+# cannot shorten to land on it, so a record at every step (0 steps to the first record's time ended
+# the run: "made no progress", exit 1)
+"$HS_BIN" run box.ini --quiet cfd.t_end=0.05 output.every_time=1e-10 output.path=tiny >"$CAP/o" 2>&1; rc=$?
+steps=$(sed -n 's/.*finished at step \([0-9]*\),.*/\1/p' "$CAP/o")
+recs=$("$HS_BIN" summary tiny.$EXT 2>/dev/null | sed -n 's/^ *records *: *\([0-9]*\),.*/\1/p')
+if [ $rc = 0 ] && [ -n "$steps" ] && [ "$recs" = $((steps + 1)) ]; then ok "output.every_time far below dt: a record at each of the $steps steps and t = 0"
+else bad "output.every_time far below dt: exit $rc, $steps steps, '$recs' records: $(grep -m2 'error\|finished' "$CAP/o")"; fi
+
 # 2. the same on 1, 2 and 4 ranks, in several splits: bitwise (redundant ghost rings replay the neighbours' updates)
 if [ $HAVE_MPI = 1 ]; then
     for c in cyl box; do
@@ -286,6 +295,8 @@ expect_fail "supersonic lattice velocity" "case.ini:7: lbm.u_lattice: the lattic
     "${H}n = 16\n[lbm]\nu_lattice = 0.7\n"
 expect_fail "raw mask of the wrong size" "case.ini:9: lbm.mask_file: 'mask.raw' has 17 bytes; the grid of 8 x 4 x 1 cells needs 32" \
     "${H}n = 8 4\nlength = 1 0.5\n[lbm]\nobstacle = file\nmask_file = mask.raw\nmask_format = u8\n" mask.raw "0000000000000000\n"
+expect_fail "a missing raw mask" "case.ini:9: lbm.mask_file: cannot open mask file nomask.raw: No such file or directory" \
+    "${H}n = 8 4\nlength = 1 0.5\n[lbm]\nobstacle = file\nmask_file = nomask.raw\nmask_format = u8\n"
 expect_fail "a sphere in 2D" "case.ini:7: lbm.obstacle: a sphere needs cfd.ndim = 3" "${H}n = 16\n[lbm]\nobstacle = sphere\n"
 # keys this configuration would ignore though the user meant them: a mask file beside a cylinder
 # (it ran the cylinder, exit 0), trt_magic under bgk

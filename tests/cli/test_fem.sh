@@ -303,7 +303,7 @@ nogroup41 "1 11" > bad.msh
 expect "a cell group fem.regions leaves out" \
     "bad.ini:6: fem.regions: the cells of physical group 'air' (tag 11; the first on bad.msh:39) have no coefficients: name it here"
 printf '[run]\nsolver = fem\n[fem]\nmesh = nope.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
-expect "missing mesh file" "bad.ini:4: fem.mesh: cannot open the mesh file 'nope.msh'"
+expect "missing mesh file" "bad.ini:4: fem.mesh: cannot open mesh file nope.msh: No such file or directory"
 mesh22 | sed '11s/^4$/100000000000/' > bad.msh
 printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left\n[output]\npath = never\n' > bad.ini
 expect "huge node count" "bad.msh:11: 100000000000 nodes are announced but the rest of the file"

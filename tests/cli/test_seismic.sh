@@ -383,7 +383,11 @@ fi
 # count overflowed to 0 steps, no seismograms, exit 0); a sample interval above SEG-Y's names
 # record_every when it was given (it blamed dt, 'not a whole number')
 printf '300 0 250\n400 0 250\n' > rec3.txt
+mkdir -p adir
 for c in "seismic.receivers=file seismic.receiver_file=rec3.txt|seismic.receiver_file: rec3.txt:1: 3 numbers where a 2D run reads '[name] x z'" \
+         "seismic.receivers=file seismic.receiver_file=adir|seismic.receiver_file: receiver file adir is not a regular file (a directory)" \
+         "seismic.medium=file seismic.model_file=adir seismic.model_format=raw_float32|seismic.model_file: model file adir is not a regular file (a directory)" \
+         "seismic.medium=file seismic.model_file=nope.raw seismic.model_format=raw_float32|seismic.model_file: cannot open model file nope.raw: No such file or directory" \
          "seismic.t_end=1e17|seismic.t_end: 1e+17 s takes" \
          "seismic.record_every=1000|seismic.record_every: the sample interval dt x record_every ="; do
     for cmd in check run; do
