@@ -47,7 +47,16 @@ static const double GPU_C64_DENSE_BULK[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08
                                                                       1.21, 1.30, 1.25, 1.40, 2.98, 3.15};
 static const double GPU_C64_DENSE_NO_MMA[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.08, 1.08, 1.08, 1.25, 1.08, 1.35,
                                                                         1.21, 1.72, 2.10, 3.20, 4.11, 7.49};
-#define GPU_C64_OTHER 1.1
+/* complex128 has neither kernel of tensor cores nor bulk copies: its blocks with a target below
+ * qubit 5 run the shared-memory tile kernel, which holds few warps an SM there (H100, 2026-12-06,
+ * bench_quantum at 30 qubits, complex128, in copy passes: 1 qubit 1.06; 4 qubits 1.10 / 1.64 (no
+ * target below / one below), 5 qubits 1.39 / 2.73, 6 qubits 5.10 / 11.6; 2 and 3 qubits as
+ * complex64's estimates).  The one-ratio model priced them all at 1 to 3.2 passes and planned
+ * low-target 5-qubit blocks that took 2.7.  With this table (same bench, same H100) the auto plans
+ * took QFT 862 ms against 1111, supremacy-style 976 against 1014, QAOA 300 against 295. */
+static const double GPU_C128_DENSE[2 * (HS_Q_MAX_TARGETS + 1)] = {0, 0, 1.06, 1.06, 1.08, 1.25, 1.08, 1.35,
+                                                                  1.10, 1.64, 1.39, 2.73, 5.10, 11.6};
+#define GPU_FUSED_OTHER 1.1
 #define CPU_RATIO 4.0
 #define CPU_BW 2.0e10
 #define CPU_LAUNCH 2e-6
@@ -83,7 +92,7 @@ hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
     /* complex64 on the GPU: the measured table, unless a ratio is given */
     if (gpu && amp_bytes == 8 && !getenv("HS_QFUSION_RATIO") && !getenv("HS_QFUSION_RATIO_C64")) {
         m.dense = hs_sv_mma_mode() == HS_SV_MMA_NEVER ? GPU_C64_DENSE_NO_MMA : gpu == 2 ? GPU_C64_DENSE_BULK : GPU_C64_DENSE;
-        m.other = GPU_C64_OTHER;
+        m.other = GPU_FUSED_OTHER;
         /* HS_QFUSION_TABLE="c4,c4low,c5,c5low,c6,c6low": the dense 4-6 qubit blocks' costs in copy
          * passes (another GPU's, as bench_quantum prints them); malformed: the stated table */
         static double table[2 * (HS_Q_MAX_TARGETS + 1)];
@@ -98,6 +107,10 @@ hs_qcost hs_qcost_model(int gpu, int nloc, int amp_bytes)
             }
             if (k == 2 * (HS_Q_MAX_TARGETS + 1)) m.dense = table;
         }
+    }
+    if (gpu && amp_bytes == 16 && !getenv("HS_QFUSION_RATIO") && !getenv("HS_QFUSION_RATIO_C128")) {
+        m.dense = GPU_C128_DENSE;
+        m.other = GPU_FUSED_OTHER;
     }
     return m;
 }
