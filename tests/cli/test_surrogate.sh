@@ -236,6 +236,11 @@ expect_input_error "model on another grid" "full.h5: the model was trained on a 
     surrogate.mode=evaluate surrogate.model_path=full.h5 surrogate.files="bad/grid.nc bad/grid.nc"
 expect_input_error "a training checkpoint as model" "ckf.h5: checkpoint was written by solver 'surrogate', not 'surrogate-model'" \
     forecast surrogate.mode=forecast surrogate.model_path=ckf.h5
+# a model file that is missing or a folder: the key named (the message named the file alone, as a checkpoint)
+expect_input_error "a missing model file" "surrogate.model_path: cannot open model file nomodel.h5: No such file or directory" \
+    forecast surrogate.mode=forecast surrogate.model_path=nomodel.h5
+expect_input_error "a model file that is a folder" "surrogate.model_path: model file bad is not a regular file (a directory)" \
+    evaluate surrogate.mode=evaluate surrogate.model_path=bad
 expect_input_error "forecast file shorter than the input frames" "bad/short3.nc: 3 time steps, fewer than a forecast starts from" \
     forecast surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.forecast_file=bad/short3.nc
 # the same grid shape on other coordinates (the model's grid is its coordinates, as training's files)
