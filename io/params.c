@@ -1411,11 +1411,15 @@ int hs_params_dim_reals(const hs_params *p, const char *key, const char *ndim_ke
     return HS_OK;
 }
 
-int hs_params_error_rekey(const hs_params *p, const char *name)
+static int reraise_for_key(const hs_params *p, const char *name, int drop_where)
 {
     char msg[1024];
-    const char *m = hs_error_message(), *colon = strstr(m, ": ");
+    const char *m = hs_error_message(), *colon = drop_where ? strstr(m, ": ") : NULL;
     snprintf(msg, sizeof msg, "%s", colon ? colon + 2 : m);
     hs_error_clear();
     return hs_params_error(p, name, "%s", msg);
 }
+
+int hs_params_error_rekey(const hs_params *p, const char *name) { return reraise_for_key(p, name, 1); }
+
+int hs_params_error_under_key(const hs_params *p, const char *name) { return reraise_for_key(p, name, 0); }

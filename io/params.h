@@ -108,6 +108,9 @@ int hs_params_error(const hs_params *p, const char *name, const char *fmt, ...)
  * again as an input error about key `name`, located where its value came from: the kernel's own
  * "where: " prefix is dropped.  Clears the pending error; returns HS_ERR_INPUT. */
 int hs_params_error_rekey(const hs_params *p, const char *name);
+/* The same with the pending error's text whole, its "FILE: " kept: a file's reader (a checkpoint's)
+ * whose message names the file, put under the key that named it. */
+int hs_params_error_under_key(const hs_params *p, const char *name);
 /* Print the resolved set: one "section.key = value   # source" line each, sorted by section. */
 void hs_params_print(const hs_params *p, FILE *out);
 /* The resolved set as INI text (malloc'd), for embedding in outputs and checkpoints. */

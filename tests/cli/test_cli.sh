@@ -66,14 +66,16 @@ for args in "--restart ck.h5 good.ini" "good.ini --restart ck.h5" "good.ini --re
     [ $rc = 2 ] && grep -q "run.restart: solver selftest cannot restart" "$CAP/err" && ok "run $args sets run.restart" ||
         bad "run $args: exit $rc: $(cat "$CAP/err")"
 done
-# a checkpoint that is missing or a folder is the key's error, located where run.restart came from
-# (the message named the checkpoint alone: "nock.h5: cannot read the checkpoint")
+# a checkpoint that is missing, a folder or no checkpoint is the key's error, located where
+# run.restart came from (the message named the checkpoint alone: "nock.h5: cannot read the checkpoint")
 printf '[run]\nsolver = heat\n[heat]\nn = 8\nt_end = 0.001\n' > heat.ini
 printf '[run]\nsolver = heat\nrestart = nock.h5\n[heat]\nn = 8\nt_end = 0.001\n' > heatr.ini
 mkdir -p ckdir
+printf 'junk' > junk.h5
 for cmd in check run; do
     for c in "--restart nock.h5|command line (--restart): run.restart: cannot open checkpoint nock.h5: No such file or directory" \
-             "run.restart=ckdir|command line (override 1): run.restart: checkpoint ckdir is not a regular file (a directory)"; do
+             "run.restart=ckdir|command line (override 1): run.restart: checkpoint ckdir is not a regular file (a directory)" \
+             "--restart junk.h5|command line (--restart): run.restart: junk.h5: not an hpcsim checkpoint (neither HDF5 nor our binary format)"; do
         # shellcheck disable=SC2086
         try "$HS_BIN" $cmd heat.ini ${c%%|*} output.path=nockout --quiet
         [ $rc = 2 ] && grep -qxF "hpcsim: error: ${c#*|}" "$CAP/err" && ! ls nockout* >/dev/null 2>&1 &&

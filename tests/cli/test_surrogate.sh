@@ -234,8 +234,11 @@ expect_input_error "model of other kernels" "full.h5: the model was trained with
     surrogate.mode=forecast surrogate.model_path=full.h5 surrogate.kernel="3 5"
 expect_input_error "model on another grid" "full.h5: the model was trained on a 16 x 16 grid" evaluate \
     surrogate.mode=evaluate surrogate.model_path=full.h5 surrogate.files="bad/grid.nc bad/grid.nc"
-expect_input_error "a training checkpoint as model" "ckf.h5: checkpoint was written by solver 'surrogate', not 'surrogate-model'" \
+expect_input_error "a training checkpoint as model" "surrogate.model_path: ckf.h5: checkpoint was written by solver 'surrogate', not 'surrogate-model'" \
     forecast surrogate.mode=forecast surrogate.model_path=ckf.h5
+printf 'junk' > junk.h5
+expect_input_error "a model file that is no checkpoint" "surrogate.model_path: junk.h5: not an hpcsim checkpoint" \
+    forecast surrogate.mode=forecast surrogate.model_path=junk.h5
 # a model file that is missing or a folder: the key named (the message named the file alone, as a checkpoint)
 expect_input_error "a missing model file" "surrogate.model_path: cannot open model file nomodel.h5: No such file or directory" \
     forecast surrogate.mode=forecast surrogate.model_path=nomodel.h5
