@@ -256,6 +256,16 @@ int hs_checkpoint_open(hs_ctx *ctx, const char *path, const char *solver, hs_che
     return HS_OK;
 }
 
+int hs_checkpoint_open_key(hs_ctx *ctx, const hs_params *p, const char *key, const char *what, const char *path,
+                           const char *solver, hs_checkpoint **c, int64_t *step, double *time)
+{
+    int code = ctx->rank == 0 ? hs_params_check_input_file(p, key, path, what) : HS_OK;
+    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm));
+    if (code != HS_OK) return code; /* HS_ERR_INPUT, reported by rank 0 */
+    int opened = hs_checkpoint_open(ctx, path, solver, c, step, time);
+    return opened == HS_ERR_INPUT ? hs_params_error_under_key(p, key) : opened;
+}
+
 const char *hs_checkpoint_params(const hs_checkpoint *c) { return c && c->params ? c->params : ""; }
 
 int hs_ckpt_check_counts(const hs_checkpoint *c, const char *name, const int64_t *counts, int64_t room, int64_t *total)

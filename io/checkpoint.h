@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/params.h"
 #include "kernels/context.h"
 
 typedef struct hs_checkpoint hs_checkpoint;
@@ -43,6 +44,12 @@ int hs_checkpoint_write(hs_checkpoint *c, const char *name, hs_dtype t, int64_t 
  * different rank count is an input error saying so.  Collective. */
 int hs_checkpoint_open(hs_ctx *ctx, const char *path, const char *solver, hs_checkpoint **c, int64_t *step,
                        double *time);
+/* hs_checkpoint_open on the file the key `key` names (run.restart, surrogate.model_path): a file
+ * that is missing, a folder or unreadable (rank 0 looks; every rank gets its verdict), no
+ * checkpoint, damaged or another solver's is an input error about the key, located where its value
+ * came from (the reader's "FILE: why" kept).  `what` names the file in the message.  Collective. */
+int hs_checkpoint_open_key(hs_ctx *ctx, const hs_params *p, const char *key, const char *what, const char *path,
+                           const char *solver, hs_checkpoint **c, int64_t *step, double *time);
 /* The stored parameters (INI text; owned by the checkpoint). */
 const char *hs_checkpoint_params(const hs_checkpoint *c);
 /* Whether the checkpoint holds an array of this name (*found 1 or 0 on every rank), for arrays that

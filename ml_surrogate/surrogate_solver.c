@@ -437,13 +437,9 @@ static int load_model(hs_ctx *ctx, const hs_params *p, const config *c, const hs
     hs_checkpoint *ck = NULL;
     int64_t step;
     double time;
-    /* a model file that is missing, a folder or unreadable is the key's error (the checkpoint
-     * reader named the file alone and called it a checkpoint) */
-    HS_CHECK(hs_params_check_input_file(p, "surrogate.model_path", path, "model file"));
-    /* a file that is no model (not a checkpoint, damaged, another solver's): the key's error too */
-    int opened = hs_checkpoint_open(&self, path, MODEL_SOLVER, &ck, &step, &time);
-    if (opened == HS_ERR_INPUT) return hs_params_error_under_key(p, "surrogate.model_path");
-    HS_CHECK(opened);
+    /* a model file that cannot be read or is no model is the key's error (the checkpoint reader
+     * named the file alone and called it a checkpoint) */
+    HS_CHECK(hs_checkpoint_open_key(&self, p, "surrogate.model_path", "model file", path, MODEL_SOLVER, &ck, &step, &time));
     arch_diff ad = {path, c};
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(ck), on_arch_diff, &ad);
     size_t np = 0, hw = (size_t)g->ny * g->nx, V = (size_t)c->data.nvars;

@@ -855,17 +855,9 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
     *c = NULL;
     run_id[0] = 0;
     if (!ops->restore) return hs_params_error(p, "run.restart", "solver %s cannot restart from checkpoints", ops->name);
-    /* a checkpoint that is missing, a folder or unreadable is the key's error, as for every input
-     * file a key names (the checkpoint reader named the file alone: "ck.h5: cannot read the
-     * checkpoint").  Rank 0 looks, as it alone reads the checkpoint; every rank gets its verdict. */
-    int code = ctx->rank == 0 ? hs_params_check_input_file(p, "run.restart", path, "checkpoint") : HS_OK;
-    HS_MPI_CHECK(MPI_Bcast(&code, 1, MPI_INT, 0, ctx->comm));
-    if (code != HS_OK) return code; /* HS_ERR_INPUT: reported by rank 0 */
-    /* a file that is not a checkpoint, a damaged one, another solver's: the key's error too, the
-     * reader's "FILE: why" kept after it (it said "junk.h5: not an hpcsim checkpoint" alone) */
-    int opened = hs_checkpoint_open(ctx, path, ops->name, c, &step, time);
-    if (opened == HS_ERR_INPUT) return hs_params_error_under_key(p, "run.restart");
-    HS_CHECK(opened);
+    /* a checkpoint that cannot be read or is none is the key's error, as for every input file a
+     * key names (the reader named the file alone: "ck.h5: cannot read the checkpoint") */
+    HS_CHECK(hs_checkpoint_open_key(ctx, p, "run.restart", "checkpoint", path, ops->name, c, &step, time));
     diff_ctx d = {ctx, p, ops, path, report};
     int rc = hs_params_diff_ini(p, hs_checkpoint_params(*c), on_changed_key, &d);
     if (rc == HS_OK) rc = read_run_id(ctx, *c, run_id);

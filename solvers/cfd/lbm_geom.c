@@ -21,10 +21,10 @@ static int read_mask(const hs_params *p, hs_lbm_geom *g)
     if (!strcmp(hs_params_string(p, "lbm.mask_file"), "none"))
         return hs_params_error(p, "lbm.mask_file", "obstacle = file needs a mask file");
     const int64_t *n = g->c.n;
+    HS_CHECK(hs_params_check_input_file(p, "lbm.mask_file", path, "mask file"));
     const int64_t cells = n[0] * n[1] * n[2];
     g->mask = calloc((size_t)cells, 1);
     if (!g->mask) return HS_FAIL(HS_ERR_RUNTIME, "out of memory for the mask");
-    HS_CHECK(hs_params_check_input_file(p, "lbm.mask_file", path, "mask file"));
     FILE *f = fopen(path, "rb");
     if (!f) return hs_params_error(p, "lbm.mask_file", "cannot open mask file %s: %s", path, strerror(errno));
     if (hs_params_enum(p, "lbm.mask_format") == 1) {

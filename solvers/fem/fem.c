@@ -1,5 +1,4 @@
 /* The fem solver: P1/P2 finite elements on Gmsh meshes for Poisson, transient heat and linear elasticity, AMG-preconditioned CG. */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
