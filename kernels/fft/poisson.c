@@ -80,6 +80,8 @@ struct hs_poisson {
     int64_t *lcnt, *lst, *mcnt, *mstv; /* per rank: the L split and the C row split */
     int64_t lines[3];         /* lines of each transformed dimension in its layout */
     hs_fft_plan *r2c[3], *c2r[3];
+    int plane;                /* the plane solve (make_plane): one 2D R2C, the divide, one 2D C2R */
+    hs_fft_plan *r2c_plane, *c2r_plane;
     double *tw[3];            /* device twiddles of the DCT/DST dimensions */
     double *ev[3];            /* device eigenvalue of each stored coefficient, per dimension */
     double *row_ev;           /* device: per C row, the eigenvalue sum of the dimensions other than L */
@@ -282,18 +284,39 @@ static int x_reorders(const hs_poisson *ps)
     return a->kind == ST_FWD && a->dim == 0 && !a->order && z->kind == ST_INV && z->dim == 0 && !z->order;
 }
 
+/* The order of dimension k in the ordered solve: Makhoul's (1, 2 with the sine signs) or natural. */
+static int dim_order(const hs_poisson *ps, int k)
+{
+    return ps->kind[k] == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : ps->kind[k] == DIM_COS ? HS_POISSON_ROWS_MAKHOUL : 0;
+}
+
+/* The plane solve: f (in the transforms' order, or put in it here) -> the plane's R2C spectrum in
+ * cw -> the divide -> C2R, which gives p in the same order (put back here unless ordered). */
+static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
+{
+    const int64_t n1 = ps->n[1], n0 = ps->n[0];
+    const int dct = ps->kind[0] != DIM_FFT, o1 = dim_order(ps, 1), o0 = dim_order(ps, 0), reorder = dct && !ordered;
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, n1, n0, o1, o0, 1, f, ps->u));
+    HS_CHECK(hs_fft_execute(ps->r2c_plane, HS_FFT_FORWARD, reorder ? ps->u : f, ps->cw));
+    HS_CHECK(DISPATCH(ps, plane_divide, n1, n0, dct, ps->tw[1], ps->tw[0], ps->scale, ps->ev[1], ps->ev[0], ps->cw));
+    HS_CHECK(hs_fft_execute(ps->c2r_plane, HS_FFT_BACKWARD, ps->cw, reorder ? ps->u : p));
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, n1, n0, o1, o0, 0, ps->u, p));
+    return HS_OK;
+}
+
 /* Run the steps: src is f at first, p receives the last step; in between the data lives in one
  * of the two real work arrays, or as a spectrum in cw between a transform and the transposition
- * that finishes it (or starts it, going back).  x_ordered: f comes and p goes in Makhoul's order
- * along x, so the first reorder and the last unreorder are skipped (x_reorders holds). */
-static int run_steps(hs_poisson *ps, const double *f, double *p, int x_ordered)
+ * that finishes it (or starts it, going back).  ordered: f comes and p goes in the order of
+ * hs_poisson_ordered, so the first reorder and the last unreorder are skipped. */
+static int run_steps(hs_poisson *ps, const double *f, double *p, int ordered)
 {
+    if (ps->plane) return plane_solve(ps, f, p, ordered);
     const double *src = f;
     for (int s = 0; s < ps->nsteps; s++) {
         step here = ps->step[s];
         const step *st = &here;
         int last = s == ps->nsteps - 1;
-        if (x_ordered && (s == 0 || last)) here.order = 1;
+        if (ordered && (s == 0 || last)) here.order = 1;
         /* the work array holding the data (u while the data is f or in cw), and the other */
         double *mine = src == ps->w ? ps->w : ps->u, *other = mine == ps->u ? ps->w : ps->u;
         double *same = last ? p : mine, *moved = last ? p : other, *out = same;
@@ -325,22 +348,29 @@ static int run_steps(hs_poisson *ps, const double *f, double *p, int x_ordered)
     return HS_OK;
 }
 
-int hs_poisson_x_ordered(const hs_poisson *ps, int *alternate)
+int hs_poisson_ordered(const hs_poisson *ps, int order[3])
 {
-    if (alternate) *alternate = ps && ps->kind[0] == DIM_SIN;
-    return ps && x_reorders(ps);
+    order[0] = order[1] = order[2] = 0;
+    if (!ps) return 0;
+    if (ps->plane) {
+        if (ps->kind[0] == DIM_FFT) return 0;
+        order[0] = dim_order(ps, 0), order[1] = dim_order(ps, 1);
+        return 1;
+    }
+    if (!x_reorders(ps)) return 0;
+    order[0] = dim_order(ps, 0);
+    return 1;
 }
 
-int hs_poisson_x_order(hs_poisson *ps, int to_ordered, const double *src, double *dst)
+int hs_poisson_order(hs_poisson *ps, int to_ordered, const double *src, double *dst)
 {
-    if (!hs_poisson_x_ordered(ps, NULL)) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_x_order: this solver does not reorder x");
-    if (ps->lines[0] == 0) return HS_OK;
-    const int alt = ps->kind[0] == DIM_SIN;
-    if (to_ordered) return DISPATCH(ps, dct_reorder, ps->lines[0], ps->n[0], alt, src, dst);
-    return DISPATCH(ps, dct_unreorder, ps->lines[0], ps->n[0], alt, src, dst);
+    int o[3];
+    if (!hs_poisson_ordered(ps, o)) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_order: this solver reorders nothing");
+    const int64_t n0 = ps->n[0], n1 = ps->d->local[1], planes = ps->d->local[2];
+    return DISPATCH(ps, order, planes, n1, n0, o[1], o[0], to_ordered, src, dst);
 }
 
-static int solve(hs_poisson *ps, const double *f, double *p, double *f_mean, int x_ordered)
+static int solve(hs_poisson *ps, const double *f, double *p, double *f_mean, int ordered)
 {
     if (!ps) return hs_input_error("poisson", 0, NULL, "Poisson solver is NULL");
     if (ps->nlocal > 0 && (!f || !p)) return hs_input_error("poisson", 0, NULL, "right-hand side or solution array is NULL");
@@ -354,16 +384,17 @@ static int solve(hs_poisson *ps, const double *f, double *p, double *f_mean, int
         }
     }
     /* the mean itself needs no pass: the null mode's coefficient is set to 0 by the divide */
-    HS_CHECK(run_steps(ps, f, p, x_ordered));
+    HS_CHECK(run_steps(ps, f, p, ordered));
     return HS_OK;
 }
 
 int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean) { return solve(ps, f, p, f_mean, 0); }
 
-int hs_poisson_solve_x_ordered(hs_poisson *ps, const double *f, double *p, double *f_mean)
+int hs_poisson_solve_ordered(hs_poisson *ps, const double *f, double *p, double *f_mean)
 {
-    if (!hs_poisson_x_ordered(ps, NULL))
-        return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_solve_x_ordered: this solver does not reorder x (hs_poisson_x_ordered)");
+    int o[3];
+    if (!hs_poisson_ordered(ps, o))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_solve_ordered: this solver reorders nothing (hs_poisson_ordered)");
     return solve(ps, f, p, f_mean, 1);
 }
 
@@ -615,9 +646,15 @@ static int make_plans_buffers(hs_poisson *ps)
 {
     int nd = ps->ndim, L = ps->L;
     int64_t cap = ps->nlocal, ccap = ps->P * ps->block;
+    if (ps->plane) {
+        const int64_t n[2] = {ps->n[1], ps->n[0]};
+        HS_CHECK(hs_fft_plan_create(ps->ctx, 2, n, 1, HS_FFT_R2C, HS_F64, &ps->r2c_plane));
+        HS_CHECK(hs_fft_plan_create(ps->ctx, 2, n, 1, HS_FFT_C2R, HS_F64, &ps->c2r_plane));
+        ccap = 2 * n[0] * (n[1] / 2 + 1);
+    }
     if (ps->mloc * ps->n[L] > cap) cap = ps->mloc * ps->n[L];
     if (ps->P * ps->block > cap) cap = ps->P * ps->block;
-    for (int k = 0; k < nd; k++) {
+    for (int k = 0; k < (ps->plane ? 0 : nd); k++) { /* the line plans */
         if (ps->kind[k] == DIM_MIXED) continue;
         int64_t lines = k == L ? ps->mloc : ps->nlocal / ps->n[k];
         ps->lines[k] = lines;
@@ -630,6 +667,21 @@ static int make_plans_buffers(hs_poisson *ps)
     HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(cap ? cap : 1) * sizeof(double), (void **)&ps->w));
     HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(ccap ? ccap : 1) * sizeof(double), (void **)&ps->cw));
     return HS_OK;
+}
+
+/* Whether a 2D problem on one rank runs as the plane solve: one 2D R2C of the whole plane, one pass
+ * that divides (hs_poisson_plane_divide_pair) and one 2D C2R, where the line solve takes the two
+ * dimensions' transforms apart with the transpositions between them (all-Neumann: 5 passes over
+ * the data against 7, each with its first reorder and last unreorder left to the caller).  Both
+ * dimensions must be cosine/sine transforms or both periodic (the pair formulas do not mix a
+ * real FFT with a DCT).  HS_POISSON_PLANE=0 in the environment keeps the line solve (comparisons). */
+static int want_plane(const hs_poisson *ps)
+{
+    if (ps->ndim != 2 || ps->P != 1 || ps->mixed >= 0) return 0;
+    const int dct0 = ps->kind[0] != DIM_FFT, dct1 = ps->kind[1] != DIM_FFT;
+    if (dct0 != dct1) return 0;
+    const char *e = getenv("HS_POISSON_PLANE");
+    return !(e && atoi(e) == 0);
 }
 
 static int setup(hs_poisson *ps, const hs_poisson_bc bc[3][2], const double dx[3])
@@ -657,8 +709,9 @@ static int setup(hs_poisson *ps, const hs_poisson_bc bc[3][2], const double dx[3
         if (k < ps->L) ps->mtot *= ps->n[k];
     }
     ps->lloc = d->local[ps->L], ps->loff = d->offset[ps->L];
+    ps->plane = want_plane(ps);
     HS_CHECK(make_splits(ps));
-    make_steps(ps);
+    if (!ps->plane) make_steps(ps);
     HS_CHECK(make_tables(ps));
     HS_CHECK(make_plans_buffers(ps));
     if (ps->P > 1) HS_CHECK(hs_comm_create(ps->ctx, &ps->comm));
@@ -695,6 +748,8 @@ void hs_poisson_destroy(hs_poisson *ps)
         hs_mem_free(ctx, ps->tw[k]);
         hs_mem_free(ctx, ps->ev[k]);
     }
+    hs_fft_plan_destroy(ps->r2c_plane);
+    hs_fft_plan_destroy(ps->c2r_plane);
     hs_mem_free(ctx, ps->row_ev);
     hs_mem_free(ctx, ps->sigma);
     hs_mem_free(ctx, ps->hook_info);

@@ -24,6 +24,10 @@ typedef struct hs_poisson hs_poisson;
  * it is solved by a tridiagonal (Thomas) sweep per line in the other dimensions' spectral space.
  * More than one such dimension is an input error, as are periodic on one face only, periodic
  * boundaries where the decomposition is not periodic (or the converse), and dx <= 0.
+ * A 2D problem on one rank whose two dimensions are both cosine/sine transforms or both periodic
+ * runs as the plane solve: one 2D R2C of the whole plane, one pass that divides, one 2D C2R (the
+ * line solve's per-dimension transforms and transpositions otherwise; HS_POISSON_PLANE=0 in the
+ * environment keeps the line solve there, for comparisons).
  * The decomposition may split only its last used dimension (d->procs[k] == 1 for the others; an
  * input error otherwise, saying what would work): a global transpose (hs_comm_alltoall on device
  * buffers: NCCL or pinned host staging) brings whole lines of that dimension to each rank.  Work
@@ -46,22 +50,24 @@ int hs_poisson_create(hs_decomp *d, const hs_poisson_bc bc[3][2], const double d
  * queued on the context's stream.  Collective. */
 int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean);
 
-/* Whether the solve begins by putting every x line in Makhoul's order (a cosine or sine transform
- * along x, x lines whole on each rank: 2D and 3D) and ends by putting it back.  Element i of a line
- * of n0 goes to place hs_poisson_reorder_position(n0, i) (kernels/fft/poisson_point.h), times
- * hs_poisson_sign(*alternate, i) (-1 at odd i for the sine transform).  A caller whose own passes
- * produce f and consume p (a divergence before, a copy into a field after) can read and write that
- * order itself and call hs_poisson_solve_x_ordered, saving two of the solve's passes over the data.
- * Not collective. */
-int hs_poisson_x_ordered(const hs_poisson *ps, int *alternate);
+/* Whether the solve begins by putting lines of some dimensions in Makhoul's order and ends by
+ * putting them back, and in which: order[k] is 0 (natural), 1 (Makhoul's order: element i of a
+ * line of n goes to place hs_poisson_reorder_position(n, i), kernels/fft/poisson_point.h) or 2 (the
+ * same times hs_poisson_sign(1, i), -1 at odd i, for the sine transform).  The line solve orders x
+ * where x has a cosine or sine transform (2D and 3D); the plane solve (2D on one rank, every
+ * dimension a cosine or sine transform) orders x and y.  A caller whose own passes produce f and
+ * consume p (a divergence before, a copy into a field after) can read and write that order itself
+ * and call hs_poisson_solve_ordered, saving two of the solve's passes over the data.  Returns 0
+ * (order all 0) where the solve orders nothing.  Not collective. */
+int hs_poisson_ordered(const hs_poisson *ps, int order[3]);
 
-/* hs_poisson_solve with f given and p returned in the x order above (hs_poisson_x_ordered must
- * hold); the rest as hs_poisson_solve.  Collective. */
-int hs_poisson_solve_x_ordered(hs_poisson *ps, const double *f, double *p, double *f_mean);
+/* hs_poisson_solve with f given and p returned in the order above (hs_poisson_ordered must hold);
+ * the rest as hs_poisson_solve.  Collective. */
+int hs_poisson_solve_ordered(hs_poisson *ps, const double *f, double *p, double *f_mean);
 
-/* Contiguous local arrays from natural x order to the solver's (to_ordered) or back; src != dst.
+/* Contiguous local arrays from natural order to the solver's (to_ordered) or back; src != dst.
  * Not collective. */
-int hs_poisson_x_order(hs_poisson *ps, int to_ordered, const double *src, double *dst);
+int hs_poisson_order(hs_poisson *ps, int to_ordered, const double *src, double *dst);
 
 /* Lp = L p with the same boundaries (for residual checks): contiguous local arrays as above.
  * Collective (exchanges halos). */

@@ -122,6 +122,40 @@ int hs_poisson_spectral_divide_cpu(int64_t rows, int64_t n, int dct, const doubl
     return HS_OK;
 }
 
+int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int to_ordered, const double *src,
+                         double *dst)
+{
+    const int a1 = o1 == 2, a0 = o0 == 2;
+#pragma omp parallel for collapse(2) schedule(static) if (planes * n1 * n0 > HS_CPU_SERIAL_BELOW)
+    for (int64_t p = 0; p < planes; p++)
+        for (int64_t j = 0; j < n1; j++) {
+            const int64_t base = p * n1 * n0;
+            double *d = dst + base + j * n0;
+            if (to_ordered) { /* place (j, i) from element (source(j), source(i)) */
+                const int64_t sj = hs_poisson_order_source(o1, n1, j);
+                const double *x = src + base + sj * n0, s1 = hs_poisson_sign(a1, sj);
+                for (int64_t i = 0; i < n0; i++) {
+                    const int64_t si = hs_poisson_order_source(o0, n0, i);
+                    d[i] = s1 * hs_poisson_sign(a0, si) * x[si];
+                }
+            } else { /* element (j, i) from place (position(j), position(i)) */
+                const double *v = src + base + hs_poisson_order_position(o1, n1, j) * n0, s1 = hs_poisson_sign(a1, j);
+                for (int64_t i = 0; i < n0; i++) d[i] = s1 * hs_poisson_sign(a0, i) * v[hs_poisson_order_position(o0, n0, i)];
+            }
+        }
+    return HS_OK;
+}
+
+int hs_poisson_plane_divide_cpu(int64_t n1, int64_t n0, int dct, const double *tw1, const double *tw0, double scale,
+                                const double *ev1, const double *ev0, double *spec)
+{
+    const int64_t h0 = n0 / 2 + 1;
+#pragma omp parallel for schedule(static) if (n1 * n0 > HS_CPU_SERIAL_BELOW)
+    for (int64_t k1 = 0; k1 <= n1 / 2; k1++)
+        for (int64_t k2 = 0; k2 < h0; k2++) hs_poisson_plane_divide_pair(n1, n0, k1, k2, dct, tw1, tw0, scale, ev1, ev0, spec);
+    return HS_OK;
+}
+
 int hs_poisson_tridiag_cpu(int64_t outer, int64_t n, int64_t inner, const double *sigma, double h2, double scale,
                            int g_lo, int g_hi, const double *src, double *dst, double *work)
 {

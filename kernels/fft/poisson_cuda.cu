@@ -202,6 +202,33 @@ struct unreorder_op {
     }
 };
 
+// One thread per written element (coalesced writes, gathered reads), as the CPU twin.
+struct order_op {
+    int64_t n1, n0;
+    int o1, o0, to_ordered;
+    const double *src;
+    double *dst;
+    __device__ void operator()(int64_t row, int64_t i) const
+    {
+        const int64_t p = row / n1, j = row - p * n1, base = p * n1 * n0;
+        const int a1 = o1 == 2, a0 = o0 == 2;
+        if (to_ordered) {
+            const int64_t sj = hs_poisson_order_source(o1, n1, j), si = hs_poisson_order_source(o0, n0, i);
+            dst[base + j * n0 + i] = hs_poisson_sign(a1, sj) * hs_poisson_sign(a0, si) * src[base + sj * n0 + si];
+        } else {
+            const int64_t pj = hs_poisson_order_position(o1, n1, j), pi = hs_poisson_order_position(o0, n0, i);
+            dst[base + j * n0 + i] = hs_poisson_sign(a1, j) * hs_poisson_sign(a0, i) * src[base + pj * n0 + pi];
+        }
+    }
+};
+
+extern "C" int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, int64_t n0, int o1, int o0,
+                                     int to_ordered, const double *src, double *dst)
+{
+    if (n1 <= 0) return HS_OK;
+    return launch_each(cu, planes * n1, n0, order_op{n1, n0, o1, o0, to_ordered, src, dst});
+}
+
 extern "C" int hs_poisson_line_post_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,
                                          const double *spec, double *dst)
 {
@@ -243,6 +270,28 @@ extern "C" int hs_poisson_spectral_divide_cuda(struct hs_cuda_ctx *cu, int64_t r
                                                double *spec)
 {
     return launch_each(cu, rows, n / 2 + 1, spectral_divide_op{n, n / 2 + 1, dct, tw, scale, row_ev, ev, spec});
+}
+
+// One thread per pair of rows (k1, n1 - k1) at column k2: consecutive threads take consecutive
+// columns, so each of the two rows is read and written coalesced.
+struct plane_divide_op {
+    int64_t n1, n0;
+    int dct;
+    const double *tw1, *tw0;
+    double scale;
+    const double *ev1, *ev0;
+    double *spec;
+    __device__ void operator()(int64_t k1, int64_t k2) const
+    {
+        hs_poisson_plane_divide_pair(n1, n0, k1, k2, dct, tw1, tw0, scale, ev1, ev0, spec);
+    }
+};
+
+extern "C" int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *tw1,
+                                            const double *tw0, double scale, const double *ev1, const double *ev0,
+                                            double *spec)
+{
+    return launch_each(cu, n1 / 2 + 1, n0 / 2 + 1, plane_divide_op{n1, n0, dct, tw1, tw0, scale, ev1, ev0, spec});
 }
 
 extern "C" int hs_poisson_divide_hook_cuda(const char **symbol, const void **lto_ir, size_t *size)

@@ -78,6 +78,21 @@ int hs_poisson_dct_unreorder_cpu(int64_t lines, int64_t n, int alternate, const 
 int hs_poisson_dct_unreorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int alternate, const double *src,
                                   double *dst);
 
+/* Orders o1, o0 (hs_poisson_order_position: 0 natural, 1 Makhoul's, 2 with the sine signs) of the
+ * two fastest dimensions of [planes][n1][n0] arrays: to_ordered puts every element (j, i) at
+ * (position(o1, n1, j), position(o0, n0, i)) times its signs, else the converse.  src != dst. */
+int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int to_ordered, const double *src,
+                         double *dst);
+int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, int64_t n0, int o1, int o0,
+                          int to_ordered, const double *src, double *dst);
+
+/* The plane solve's divide on the R2C spectrum [n1][n0/2+1] of a whole 2D plane, in place:
+ * hs_poisson_plane_divide_pair for every row pair k1 <= n1 - k1 and column. */
+int hs_poisson_plane_divide_cpu(int64_t n1, int64_t n0, int dct, const double *tw1, const double *tw0, double scale,
+                                const double *ev1, const double *ev0, double *spec);
+int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *tw1,
+                                 const double *tw0, double scale, const double *ev1, const double *ev0, double *spec);
+
 /* The diagonal solve in spectral space, on `rows` R2C lines of the last dimension (length n, n/2+1
  * complex each) in place: hs_poisson_spectral_divide_at with rev = row_ev[r]; dct = 1 for a DCT-II
  * or DST-II dimension (tw its twiddles), 0 for a real FFT one (tw unused). */

@@ -105,6 +105,68 @@ HS_HD void hs_poisson_spectral_divide_at(int64_t n, int64_t k, int dct, const do
     hs_poisson_spectral_divided(n, k, dct, tw, scale, rev, ev, spec[2 * k], spec[2 * k + 1], spec + 2 * k);
 }
 
+/* Place and source along a dimension in order o (0 natural, 1 Makhoul's, 2 Makhoul's with the sine
+ * transform's signs: see hs_poisson_ordered): element i goes to hs_poisson_order_position, and place j
+ * holds element hs_poisson_order_source. */
+HS_HD int64_t hs_poisson_order_position(int o, int64_t n, int64_t i) { return o ? hs_poisson_reorder_position(n, i) : i; }
+HS_HD int64_t hs_poisson_order_source(int o, int64_t n, int64_t j) { return o ? hs_poisson_reorder_source(n, j) : j; }
+
+/* The plane solve's diagonal step (2D, one rank, both dimensions cosine/sine transforms, dct = 1, or
+ * both periodic, dct = 0), in place on the R2C spectrum V[k1][k2] of the whole plane (n1 rows of the
+ * slow dimension, h0 = n0/2+1 entries of the fast one), for the rows k1 and m1 = (n1 - k1) mod n1 at
+ * column k2 together (k1 <= m1; the pair's two entries are read and written by this call alone).
+ * Periodic: each entry divided by its eigenvalue sum ev1[row] + ev0[k2].  Cosine/sine: with the
+ * plane in Makhoul's order along both dimensions, A = V(k1, k2), B = V(m1, k2), a = exp(-i pi k1 /
+ * (2 n1)), b = exp(-i pi k2 / (2 n0)), P = a b A and Q = a conj(b) conj(B), the DCT-II coefficients
+ * (hs_poisson_coef_at along each dimension) of the four modes the pair carries are
+ *   X(k1, k2) = (Re P + Re Q) / 2        X(n1-k1, k2) = -(Im P + Im Q) / 2
+ *   X(k1, n0-k2) = (Im Q - Im P) / 2     X(n1-k1, n0-k2) = (Re Q - Re P) / 2
+ * (an index n1 or n0 names no mode: its value is dropped and 0 goes back); each is divided by its
+ * eigenvalue sum (ev1, ev0 by stored index, scale the 1/n's), and with those Y the pair becomes
+ *   P' = (Y00 - Y11) - i (Y10 + Y01),  Q' = (Y00 + Y11) + i (Y01 - Y10),
+ *   A' = conj(a b) P',  B' = a conj(b) conj(Q')
+ * so that the C2R gives n0 n1 times the solution in the same order (the exact inverse of the
+ * above; where m1 = k1, A' and B' are the same entry and A' is written).  tw1, tw0: the twiddles
+ * cos, sin (pi k / (2n)) for k = 0..n/2 of each dimension. */
+HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
+                                        const double *tw0, double scale, const double *ev1, const double *ev0,
+                                        double *spec)
+{
+    const int64_t h0 = n0 / 2 + 1, m1 = k1 == 0 ? 0 : n1 - k1;
+    double *va = spec + 2 * (k1 * h0 + k2), *vb = spec + 2 * (m1 * h0 + k2);
+    if (!dct) {
+        double den = ev1[k1] + ev0[k2];
+        va[0] = hs_poisson_divide_at(scale, den, va[0]);
+        va[1] = hs_poisson_divide_at(scale, den, va[1]);
+        if (m1 != k1) {
+            den = ev1[m1] + ev0[k2];
+            vb[0] = hs_poisson_divide_at(scale, den, vb[0]);
+            vb[1] = hs_poisson_divide_at(scale, den, vb[1]);
+        }
+        return;
+    }
+    const double ar = tw1[2 * k1], ai = -tw1[2 * k1 + 1], br = tw0[2 * k2], bi = -tw0[2 * k2 + 1];
+    const double abr = ar * br - ai * bi, abi = ar * bi + ai * br;  /* a b */
+    const double acr = ar * br + ai * bi, aci = ai * br - ar * bi;  /* a conj(b) */
+    const double Ar = va[0], Ai = va[1], Br = vb[0], Bi = -vb[1];   /* A, conj(B) */
+    const double Pr = abr * Ar - abi * Ai, Pi = abr * Ai + abi * Ar;
+    const double Qr = acr * Br - aci * Bi, Qi = acr * Bi + aci * Br;
+    const int64_t i1 = n1 - k1, i2 = n0 - k2; /* the partner modes (n1, n0: none) */
+    const int has1 = k1 > 0, has2 = k2 > 0;
+    const double y00 = hs_poisson_divide_at(scale, ev1[k1] + ev0[k2], 0.5 * (Pr + Qr));
+    const double y10 = has1 ? hs_poisson_divide_at(scale, ev1[i1] + ev0[k2], -0.5 * (Pi + Qi)) : 0.0;
+    const double y01 = has2 ? hs_poisson_divide_at(scale, ev1[k1] + ev0[i2], 0.5 * (Qi - Pi)) : 0.0;
+    const double y11 = has1 && has2 ? hs_poisson_divide_at(scale, ev1[i1] + ev0[i2], 0.5 * (Qr - Pr)) : 0.0;
+    const double Ppr = y00 - y11, Ppi = -(y10 + y01), Qpr = y00 + y11, Qpi = y01 - y10;
+    /* A' = conj(a b) P' */
+    va[0] = abr * Ppr + abi * Ppi;
+    va[1] = abr * Ppi - abi * Ppr;
+    if (m1 != k1) { /* B' = a conj(b) conj(Q') */
+        vb[0] = acr * Qpr + aci * Qpi;
+        vb[1] = aci * Qpr - acr * Qpi;
+    }
+}
+
 /* The Thomas algorithm along one line of n values `stride` apart (see hs_poisson_tridiag_*):
  * off-diagonals 1, diagonal d0 + e_j (e_0 = g_lo, e_{n-1} = g_hi).  The system is diagonally
  * dominant (|d0| >= 2, and the mixed dimension has a Dirichlet end), so it needs no pivoting; its

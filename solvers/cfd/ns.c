@@ -125,7 +125,8 @@ typedef struct ns {
     hs_field *scratch;      /* a cell field of diagnostics (no halo) */
     double *f;              /* Poisson right-hand side, contiguous cells */
     double *phi_c;          /* Poisson solution, contiguous cells */
-    int xorder;             /* f and phi_c of a projection in the transform solver's x order (hs_ns_launch.xorder) */
+    int ordered;            /* f and phi_c of a projection in the transform solver's order (hs_poisson_ordered) */
+    int order[2];           /* that order along x and y (hs_ns_launch.order) */
     hs_poisson *poisson;    /* the transform solver, or NULL */
     hs_mg *mg;              /* the multigrid, or NULL */
     int64_t p_solves, p_iterations; /* multigrid: solves and CG iterations so far (this run) */
@@ -556,13 +557,14 @@ static int cell_op(ns *s, hs_field *const q[3], hs_field *T, int op, int comp, d
     return launch(s, &L);
 }
 
-/* out = scale * div q over the cells (q's ghosts valid), with x in the order xorder. */
-static int divergence(ns *s, hs_field *const q[3], double scale, int xorder, double *out)
+/* out = scale * div q over the cells (q's ghosts valid), in the transform solver's order where
+ * `ordered` (s->order), else in natural order. */
+static int divergence(ns *s, hs_field *const q[3], double scale, int ordered, double *out)
 {
     hs_ns_launch L = launch_base(s, q, NULL);
     L.op = HS_NS_DIVERGENCE;
     L.scale = scale;
-    L.xorder = xorder;
+    if (ordered) L.order[0] = s->order[0], L.order[1] = s->order[1];
     L.out = out;
     cell_box(s, &L);
     return launch(s, &L);
@@ -681,13 +683,13 @@ static const char *transform_summary(const ns *s)
 
 /* phi = L^-1 f (contiguous cells) by the transform solver or the multigrid, which must converge.
  * The multigrid's CG starts from the last projection's potential (the field phi, which checkpoints
- * keep, so a restart starts the same): the pressure changes little from stage to stage.  x_ordered:
- * f and phi in the transform solver's x order (s->xorder).  No mean of f is asked for: the solvers
+ * keep, so a restart starts the same): the pressure changes little from stage to stage.  ordered:
+ * f and phi in the transform solver's order (s->order).  No mean of f is asked for: the solvers
  * remove a singular problem's mean either way, and the transform solver would spend a pass over f
  * and a wait for the device to report it. */
-static int pressure_solve(ns *s, const double *f, double *phi, int x_ordered)
+static int pressure_solve(ns *s, const double *f, double *phi, int ordered)
 {
-    if (s->poisson && x_ordered) return hs_poisson_solve_x_ordered(s->poisson, f, phi, NULL);
+    if (s->poisson && ordered) return hs_poisson_solve_ordered(s->poisson, f, phi, NULL);
     if (s->poisson) return hs_poisson_solve(s->poisson, f, phi, NULL);
     hs_mg_stats st;
     HS_CHECK(hs_field_store_interior(s->phi, phi));
@@ -704,26 +706,26 @@ static int pressure_solve(ns *s, const double *f, double *phi, int x_ordered)
 }
 
 /* Make q divergence-free: L phi = div q / h, q -= h grad phi (h = the stage's time weight).  With
- * the transform solver's x order (xorder), the divergence writes f in it and phi comes into its
+ * the transform solver's order (s->ordered), the divergence writes f in it and phi comes into its
  * field from it, so that the solve skips its first and last passes (its reorder and unreorder). */
 static int project(ns *s, hs_field *const q[3], double h)
 {
     HS_CHECK(velocity_ghosts(s, q));
-    HS_CHECK(divergence(s, q, 1.0 / h, s->xorder, s->f));
+    HS_CHECK(divergence(s, q, 1.0 / h, s->ordered, s->f));
     double t0 = 0;
     if (s->timing) {
         HS_CHECK(hs_ctx_sync(s->ctx));
         HS_CHECK(hs_timer_start(&s->timer));
     }
-    HS_CHECK(pressure_solve(s, s->f, s->phi_c, s->xorder != 0));
+    HS_CHECK(pressure_solve(s, s->f, s->phi_c, s->ordered));
     if (s->timing) {
         HS_CHECK(hs_timer_stop(&s->timer, &t0));
         s->t_pressure += t0;
     }
-    if (s->xorder) {
+    if (s->ordered) {
         hs_ns_launch L = launch_base(s, q, NULL);
         L.op = HS_NS_PHI_IN;
-        L.xorder = s->xorder;
+        L.order[0] = s->order[0], L.order[1] = s->order[1];
         L.phi = s->phi_c;
         L.out = s->phi->data;
         cell_box(s, &L);
@@ -979,8 +981,9 @@ static int setup_boundaries(ns *s)
     s->outflow_speed = outflow_area <= 0 ? 0 : inflow_area > 0 ? c->inflow_speed * inflow_area / outflow_area : fmax(c->u_ref, 1e-12);
     if (c->pressure_solver == NS_P_FFT) {
         HS_CHECK(hs_poisson_create(s->d, pb, c->g.dx, &s->poisson));
-        int alternate = 0;
-        if (hs_poisson_x_ordered(s->poisson, &alternate)) s->xorder = alternate ? 2 : 1;
+        int order[3];
+        s->ordered = hs_poisson_ordered(s->poisson, order);
+        s->order[0] = order[0], s->order[1] = order[1];
         return HS_OK;
     }
     hs_bc_kind kinds[3][2];
@@ -1275,9 +1278,9 @@ static int finish(void *state)
         int last = s->p_last, most = s->p_most;
         HS_CHECK(hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&lp));
         /* the right-hand side in natural order (the projections keep it in the solver's x order) */
-        int rc = s->xorder ? hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&fn) : HS_OK;
-        if (rc == HS_OK && s->xorder) rc = hs_poisson_x_order(s->poisson, 0, s->f, fn);
-        const double *f = s->xorder ? fn : s->f;
+        int rc = s->ordered ? hs_mem_alloc(s->ctx, (cells ? cells : 1) * sizeof(double), (void **)&fn) : HS_OK;
+        if (rc == HS_OK && s->ordered) rc = hs_poisson_order(s->poisson, 0, s->f, fn);
+        const double *f = s->ordered ? fn : s->f;
         if (rc == HS_OK) rc = pressure_solve(s, f, s->phi_c, 0);
         s->p_solves = solves, s->p_iterations = iterations, s->p_last = last, s->p_most = most;
         if (rc == HS_OK) rc = s->poisson ? hs_poisson_apply(s->poisson, s->phi_c, lp) : hs_mg_apply(s->mg, s->phi_c, lp);

@@ -30,7 +30,7 @@ typedef enum {
     HS_NS_ENSTROPHY,     /* out[cell] (contiguous) = |curl q|^2 / 2 */
     HS_NS_WALL_FLUX,     /* out[cell] (contiguous) = -dT/dx at x = 0 for cells with global i = 0 (wall value a), else 0 */
     HS_NS_FACE_BC,       /* face (comp, side) of component comp: boundary points set (inflow) or kept, ghosts mirrored */
-    HS_NS_PHI_IN,        /* the cells of field out (layout lay[4]) = phi (contiguous cells, in the order xorder) */
+    HS_NS_PHI_IN,        /* the cells of field out (layout lay[4]) = phi (contiguous cells, in the order `order`) */
     HS_NS_MOMENTUM_ALL   /* HS_NS_MOMENTUM for every component c, each over its box part[c] into part[c].out
                           * (lo, hi: the union of the boxes) */
 } hs_ns_op;
@@ -64,8 +64,8 @@ typedef struct hs_ns_launch {
     double *out;
     int64_t lo[3], hi[3];   /* the box of points */
     int index32;            /* every element of every field the launch touches lies below 2^31 (the GPU's 32-bit offsets) */
-    int xorder;             /* HS_NS_DIVERGENCE's out and HS_NS_PHI_IN's phi along x: 0 natural, 1 Makhoul's order of the
-                             * transform Poisson solver, 2 the same with its sine transform's signs (hs_poisson_x_ordered) */
+    int order[2];           /* HS_NS_DIVERGENCE's out and HS_NS_PHI_IN's phi along x and y: 0 natural, 1 Makhoul's order of
+                             * the transform Poisson solver, 2 the same with its sine transform's signs (hs_poisson_ordered) */
     int64_t local[3];       /* cells of this rank (contiguous outputs) */
     int64_t offset[3];      /* global index of this rank's first point */
     double idx[3], idx2[3]; /* 1/dx, 1/dx^2 (0 in unused dimensions) */

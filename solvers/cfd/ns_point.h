@@ -248,13 +248,14 @@ HS_HD double hs_ns_profile(const hs_ns_launch *L, int dim, hs_ns_i t0, hs_ns_i t
     return s;
 }
 
-/* The contiguous index of cell (i, j, k) with x in the order xorder (whole x lines on every rank),
- * and the sign that order carries at i. */
+/* The contiguous index of cell (i, j, k) with x and y in the orders L->order (x lines whole on every
+ * rank; y lines too where y is ordered), and the sign those orders carry at (i, j). */
 HS_HD hs_ns_i hs_ns_cell_index(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_ns_i k, double *sign)
 {
-    const hs_ns_i n0 = (hs_ns_i)L->local[0], row = (k * (hs_ns_i)L->local[1] + j) * n0;
-    *sign = hs_poisson_sign(L->xorder == 2, i);
-    return row + (L->xorder ? (hs_ns_i)hs_poisson_reorder_position(n0, i) : i);
+    const hs_ns_i n0 = (hs_ns_i)L->local[0], n1 = (hs_ns_i)L->local[1];
+    *sign = hs_poisson_sign(L->order[0] == 2, i) * hs_poisson_sign(L->order[1] == 2, j);
+    const hs_ns_i jj = L->order[1] ? (hs_ns_i)hs_poisson_reorder_position(n1, j) : j;
+    return (k * n1 + jj) * n0 + (L->order[0] ? (hs_ns_i)hs_poisson_reorder_position(n0, i) : i);
 }
 
 /* One point of the cell-centred operations (contiguous output index o; HS_NS_PHI_IN writes the

@@ -393,17 +393,23 @@ static void test_fused_transpositions(void **state)
             }
 }
 
-/* dst = src in Makhoul's order along x (lines of n0), signed at odd i when alt: the host's reference. */
-static void host_x_order(int64_t lines, int64_t n0, int alt, const double *src, double *dst)
+/* dst = src in the orders o1, o0 along y and x ([planes][n1][n0]; 0 natural, 1 Makhoul's, 2 with
+ * the sine signs): the host's reference, written from the definition one element at a time. */
+static void host_order(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, const double *src, double *dst)
 {
-    for (int64_t l = 0; l < lines; l++)
-        for (int64_t i = 0; i < n0; i++) dst[l * n0 + hs_poisson_reorder_position(n0, i)] = hs_poisson_sign(alt, i) * src[l * n0 + i];
+    for (int64_t p = 0; p < planes; p++)
+        for (int64_t j = 0; j < n1; j++)
+            for (int64_t i = 0; i < n0; i++) {
+                int64_t jj = o1 ? hs_poisson_reorder_position(n1, j) : j, ii = o0 ? hs_poisson_reorder_position(n0, i) : i;
+                dst[(p * n1 + jj) * n0 + ii] = hs_poisson_sign(o1 == 2, j) * hs_poisson_sign(o0 == 2, i) * src[(p * n1 + j) * n0 + i];
+            }
 }
 
-/* The x-ordered solve (f in, p out in Makhoul's order along x, signed for the sine transform)
- * against the plain solve with the order applied on the host: bitwise, over every x end (only NN
- * and DD reorder), 2D and 3D, even and odd n0, and x_order's reorder and back. */
-static void test_x_ordered(void **state)
+/* The ordered solve (f in, p out in Makhoul's order along x, and along y for the plane solve,
+ * signed for the sine transform) against the plain solve with the order applied on the host:
+ * bitwise, over every x end (only NN and DD reorder; the plane solve where y is NN in 2D, the line
+ * solve in 3D), 2D and 3D, even and odd n0, and hs_poisson_order's reorder and back. */
+static void test_ordered(void **state)
 {
     (void)state;
     int checked = 0;
@@ -411,48 +417,100 @@ static void test_x_ordered(void **state)
         for (int q = 0; q < 5; q++)
             for (int64_t n0 = 11; n0 <= 12; n0++) {
                 pcase c = make_case(nd, (const int64_t[3]){n0, 7, 6}, (const int[3]){q, 1, 2}, (const double[3]){0.1, 0.2, 0.3});
-                const int64_t N = cells(&c), lines = N / n0;
+                const int64_t N = cells(&c), n1 = c.n[1], planes = c.n[2];
                 const size_t bytes = (size_t)N * sizeof(double);
                 double *f = malloc(bytes), *fo = malloc(bytes), *p = malloc(bytes), *po = malloc(bytes), *ref = malloc(bytes);
                 test_fill_f64(f, (size_t)N, 40 + (uint64_t)(nd * 10 + q), -1, 1);
                 hs_decomp *d = decomp_of(&c);
                 hs_poisson *ps = NULL;
                 TEST_OK(hs_poisson_create(d, c.bc, c.dx, &ps));
-                int alt = -1;
-                const int ordered = hs_poisson_x_ordered(ps, &alt);
+                int o[3] = {-1, -1, -1};
+                const int ordered = hs_poisson_ordered(ps, o);
                 /* NN: the cosine transform, DD: the sine transform (signed); PP is an FFT and ND, DN the
-                 * tridiagonal dimension: no reorder */
+                 * tridiagonal dimension: no reorder.  y (NN) is ordered by the plane solve (2D) only. */
                 assert_int_equal(ordered, q == 1 || q == 2);
+                assert_int_equal(o[0], q == 1 ? 1 : q == 2 ? 2 : 0);
+                assert_int_equal(o[1], ordered && nd == 2 ? 1 : 0);
+                assert_int_equal(o[2], 0);
                 if (ordered) {
-                    assert_int_equal(alt, q == 2);
-                    /* host: Makhoul's order of f, and of the plain solve's p */
-                    host_x_order(lines, n0, alt, f, fo);
+                    /* host: the order of f, and of the plain solve's p */
+                    host_order(planes, n1, n0, o[1], o[0], f, fo);
                     device_solve(ps, f, p, N, 0, NULL);
-                    host_x_order(lines, n0, alt, p, ref);
+                    host_order(planes, n1, n0, o[1], o[0], p, ref);
                     double *df = test_upload(fo, bytes), *dp = test_upload(NULL, bytes), *dn = test_upload(NULL, bytes);
                     double mean = -1;
-                    TEST_OK(hs_poisson_solve_x_ordered(ps, df, dp, &mean));
+                    TEST_OK(hs_poisson_solve_ordered(ps, df, dp, &mean));
                     test_download(po, dp, bytes);
-                    if (memcmp(po, ref, bytes)) fail_msg("%s: the x-ordered solve differs from the ordered plain solve", c.name);
-                    /* x_order: the host's order of f back to natural, and natural to the order */
-                    TEST_OK(hs_poisson_x_order(ps, 0, df, dn));
+                    if (memcmp(po, ref, bytes)) fail_msg("%s: the ordered solve differs from the ordered plain solve", c.name);
+                    /* hs_poisson_order: the host's order of f back to natural, and natural to the order */
+                    TEST_OK(hs_poisson_order(ps, 0, df, dn));
                     test_download(p, dn, bytes);
-                    if (memcmp(p, f, bytes)) fail_msg("%s: hs_poisson_x_order back", c.name);
-                    TEST_OK(hs_poisson_x_order(ps, 1, dn, dp));
+                    if (memcmp(p, f, bytes)) fail_msg("%s: hs_poisson_order back", c.name);
+                    TEST_OK(hs_poisson_order(ps, 1, dn, dp));
                     test_download(p, dp, bytes);
-                    if (memcmp(p, fo, bytes)) fail_msg("%s: hs_poisson_x_order forth", c.name);
+                    if (memcmp(p, fo, bytes)) fail_msg("%s: hs_poisson_order forth", c.name);
                     hs_mem_free(test_ctx(), df), hs_mem_free(test_ctx(), dp), hs_mem_free(test_ctx(), dn);
                     checked++;
                 } else {
-                    assert_int_equal(hs_poisson_solve_x_ordered(ps, f, p, NULL), HS_ERR_RUNTIME);
+                    assert_int_equal(hs_poisson_solve_ordered(ps, f, p, NULL), HS_ERR_RUNTIME);
                     hs_error_clear();
                 }
                 hs_poisson_destroy(ps);
                 hs_decomp_destroy(d);
                 free(f), free(fo), free(p), free(po), free(ref);
             }
-    print_message("x-ordered solves bitwise equal to the ordered plain solves: %d cases\n", checked);
+    print_message("ordered solves bitwise equal to the ordered plain solves: %d cases\n", checked);
     assert_int_equal(checked, 8);
+}
+
+/* The plane solve (2D on one rank: one 2D R2C, the pair divide, one 2D C2R) against the line solve
+ * (HS_POISSON_PLANE=0: the per-dimension transforms and transpositions) on the same f: every
+ * combination of NN and DD, and PP x PP, on even, odd, unit and uneven sizes.  The two share only
+ * the FFT library and the eigenvalue tables; they agree to round-off (1e-12 of |p|). */
+static void test_plane_against_lines(void **state)
+{
+    (void)state;
+    static const int64_t sizes[][2] = {{16, 12}, {11, 9}, {1, 7}, {6, 1}, {2, 3}, {33, 64}};
+    static const int combos[][2] = {{1, 1}, {1, 2}, {2, 1}, {2, 2}, {0, 0}};
+    int checked = 0;
+    double worst = 0;
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+        for (size_t b = 0; b < sizeof combos / sizeof combos[0]; b++) {
+            pcase c = make_case(2, (const int64_t[3]){sizes[z][0], sizes[z][1], 1}, (const int[3]){combos[b][0], combos[b][1], 0},
+                                (const double[3]){0.3, 0.7, 1});
+            const int64_t N = cells(&c);
+            double *f = malloc((size_t)N * sizeof *f), *pp = malloc((size_t)N * sizeof *pp), *pl = malloc((size_t)N * sizeof *pl);
+            test_fill_f64(f, (size_t)N, 700 + (uint64_t)(z * 10 + b), -1, 1);
+            hs_decomp *d = decomp_of(&c);
+            hs_poisson *plane = NULL, *lines = NULL;
+            TEST_OK(hs_poisson_create(d, c.bc, c.dx, &plane));
+            setenv("HS_POISSON_PLANE", "0", 1);
+            int rc = hs_poisson_create(d, c.bc, c.dx, &lines);
+            unsetenv("HS_POISSON_PLANE");
+            TEST_OK(rc);
+            int o[3];
+            /* the plane solve orders y as well; the line solve x at most */
+            if (combos[b][0]) {
+                assert_int_equal(hs_poisson_ordered(plane, o), 1);
+                assert_int_equal(o[1], combos[b][1]);
+                hs_poisson_ordered(lines, o);
+                assert_int_equal(o[1], 0);
+            }
+            device_solve(plane, f, pp, N, 0, NULL);
+            device_solve(lines, f, pl, N, 0, NULL);
+            double dmax = 0, pmax = 0;
+            for (int64_t i = 0; i < N; i++) {
+                dmax = fmax(dmax, fabs(pp[i] - pl[i]));
+                pmax = fmax(pmax, fabs(pl[i]));
+            }
+            if (!(dmax <= 1e-12 * pmax)) fail_msg("%s: plane and line solves differ by %.3e of |p| %.3e", c.name, dmax, pmax);
+            worst = fmax(worst, dmax / pmax);
+            hs_poisson_destroy(plane), hs_poisson_destroy(lines);
+            hs_decomp_destroy(d);
+            free(f), free(pp), free(pl);
+            checked++;
+        }
+    print_message("plane solve against the line solve: %d cases, largest difference %.2e of |p|\n", checked, worst);
 }
 
 static void expect_input_error(hs_decomp *d, const hs_poisson_bc bc[3][2], const double dx[3], const char *word)
@@ -499,7 +557,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_dense_reference),
     cmocka_unit_test(test_in_place_and_reuse),
     cmocka_unit_test(test_fused_transpositions),
-    cmocka_unit_test(test_x_ordered),
+    cmocka_unit_test(test_ordered),
+    cmocka_unit_test(test_plane_against_lines),
     cmocka_unit_test(test_input_errors),
 };
 

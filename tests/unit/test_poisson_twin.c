@@ -132,6 +132,40 @@ static void test_transform_steps(void **state)
         hs_mem_free(test_ctx(), dr), hs_mem_free(test_ctx(), dc);
         free(x), free(spec), free(tw), free(cr), free(cc);
     }
+    /* the plane solve's two kernels: the 2D orders (pure moves) and the pair divide, on a plane of
+     * odd x even and even x odd sizes, with random spectra and negative eigenvalues (the null mode's zero among them) */
+    for (int v = 0; v < 2; v++) {
+        const int64_t n1 = v ? 12 : 9, n0 = v ? 7 : 10, planes = 3, h0 = n0 / 2 + 1;
+        size_t nr = (size_t)(planes * n1 * n0), nc = (size_t)(2 * n1 * h0);
+        double *x = rnd(nr, 30 + (uint64_t)v), *cr = calloc(nr, sizeof *cr), *dx = dev(x, nr), *dr = dev(cr, nr);
+        double err = 0;
+        for (int o1 = 0; o1 < 3; o1++)
+            for (int o0 = 0; o0 < 3; o0++)
+                for (int fwd = 0; fwd < 2; fwd++) {
+                    TEST_OK(hs_poisson_order_cpu(planes, n1, n0, o1, o0, fwd, x, cr));
+                    TEST_OK(hs_poisson_order_cuda(cu(), planes, n1, n0, o1, o0, fwd, dx, dr));
+                    err = fmax(err, compare(dr, cr, nr));
+                }
+        assert_true(err == 0.0);
+        double *tw1 = twiddles(n1), *tw0 = twiddles(n0), *ev1 = rnd((size_t)n1, 40 + (uint64_t)v), *ev0 = rnd((size_t)n0, 50 + (uint64_t)v);
+        for (int64_t i = 0; i < n1; i++) ev1[i] = -0.1 - 0.45 * (ev1[i] + 1.0); /* in [-1, -0.1], as eigenvalues are */
+        for (int64_t i = 0; i < n0; i++) ev0[i] = -0.1 - 0.45 * (ev0[i] + 1.0);
+        ev1[0] = ev0[0] = 0.0; /* the null mode */
+        double *spec = rnd(nc, 60 + (uint64_t)v), *dspec = dev(spec, nc), *dtw1 = dev(tw1, (size_t)(2 * (n1 / 2 + 1)));
+        double *dtw0 = dev(tw0, (size_t)(2 * h0)), *dev1 = dev(ev1, (size_t)n1), *dev0 = dev(ev0, (size_t)n0);
+        for (int dct = 0; dct < 2; dct++) {
+            double *hs = malloc(nc * sizeof *hs);
+            memcpy(hs, spec, nc * sizeof *hs);
+            TEST_OK(hs_poisson_plane_divide_cpu(n1, n0, dct, tw1, tw0, 0.37, ev1, ev0, hs));
+            TEST_OK(hs_mem_copy(test_ctx(), dspec, spec, nc * sizeof *spec, HS_COPY_H2D));
+            TEST_OK(hs_poisson_plane_divide_cuda(cu(), n1, n0, dct, dtw1, dtw0, 0.37, dev1, dev0, dspec));
+            TEST_LE(compare(dspec, hs, nc), KERNEL_TOL);
+            free(hs);
+        }
+        hs_mem_free(test_ctx(), dx), hs_mem_free(test_ctx(), dr), hs_mem_free(test_ctx(), dspec);
+        hs_mem_free(test_ctx(), dtw1), hs_mem_free(test_ctx(), dtw0), hs_mem_free(test_ctx(), dev1), hs_mem_free(test_ctx(), dev0);
+        free(x), free(cr), free(tw1), free(tw0), free(ev1), free(ev0), free(spec);
+    }
 }
 
 static void test_solves_and_operator(void **state)
@@ -218,15 +252,17 @@ static void test_whole_solves(void **state)
     (void)state;
     const hs_poisson_bc P = HS_POISSON_PERIODIC, Nm = HS_POISSON_NEUMANN, D = HS_POISSON_DIRICHLET;
     /* the fused transpositions (post and reorder) on every kind of dimension, the mixed dimension
-     * first, between and last, the one-cell dimensions of a grid without C, and one line (1D) */
+     * first, between and last, the one-cell dimensions of a grid without C, and one line (1D); the
+     * plane solve (2D NN x NN, DD x NN, PP x PP) */
     const hs_poisson_bc cases[][3][2] = {{{Nm, Nm}, {Nm, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}},
                                          {{P, P}, {D, D}, {Nm, Nm}}, {{P, P}, {Nm, Nm}, {D, Nm}},
                                          {{Nm, Nm}, {Nm, Nm}, {Nm, Nm}}, {{D, D}, {P, P}, {P, P}},
                                          {{D, D}, {Nm, D}, {P, P}}, {{Nm, Nm}, {D, Nm}, {D, D}},
-                                         {{Nm, Nm}, {P, P}, {P, P}}};
-    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1};
+                                         {{Nm, Nm}, {P, P}, {P, P}}, {{D, D}, {Nm, Nm}, {P, P}},
+                                         {{P, P}, {P, P}, {P, P}}};
+    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1, 2, 2};
     const int64_t sizes[][3] = {{129, 130, 1}, {200, 63, 1}, {33, 40, 31}, {32, 27, 24}, {20, 17, 36},
-                                {31, 64, 1}, {9, 14, 19}, {1, 1, 9}, {301, 1, 1}};
+                                {31, 64, 1}, {9, 14, 19}, {1, 1, 9}, {301, 1, 1}, {63, 48, 1}, {50, 37, 1}};
     for (int t = 0; t < (int)(sizeof ndims / sizeof ndims[0]); t++) {
         size_t N = (size_t)(sizes[t][0] * sizes[t][1] * sizes[t][2]);
         double *f = rnd(N, 40 + (uint64_t)t);
