@@ -80,8 +80,10 @@ struct hs_poisson {
     int64_t *lcnt, *lst, *mcnt, *mstv; /* per rank: the L split and the C row split */
     int64_t lines[3];         /* lines of each transformed dimension in its layout */
     hs_fft_plan *r2c[3], *c2r[3];
-    int plane;                /* the plane solve (make_plane): one 2D R2C, the divide, one 2D C2R */
-    hs_fft_plan *r2c_plane, *c2r_plane;
+    int plane;                /* the plane solve (want_plane) */
+    int fused_columns;        /* its column transforms and divide in one CUDA kernel (hs_poisson_column_solve_cuda) */
+    hs_fft_plan *r2c_rows, *c2r_rows, *columns; /* its row R2C / C2R and column C2C plans */
+    double *col_tw;           /* device: exp(-2 pi i t / n1), t < n1, for the fused column kernel */
     double *tw[3];            /* device twiddles of the DCT/DST dimensions */
     double *ev[3];            /* device eigenvalue of each stored coefficient, per dimension */
     double *row_ev;           /* device: per C row, the eigenvalue sum of the dimensions other than L */
@@ -290,16 +292,27 @@ static int dim_order(const hs_poisson *ps, int k)
     return ps->kind[k] == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : ps->kind[k] == DIM_COS ? HS_POISSON_ROWS_MAKHOUL : 0;
 }
 
-/* The plane solve: f (in the transforms' order, or put in it here) -> the plane's R2C spectrum in
- * cw -> the divide -> C2R, which gives p in the same order (put back here unless ordered). */
+/* The plane solve: f (in the transforms' order, or put in it here) -> the R2C of its rows in cw ->
+ * the column transforms (C2C along y, in place), the divide and the inverse column transforms ->
+ * the C2R of the rows, which gives p in the same order (put back here unless ordered).  On the GPU
+ * the middle three are one kernel where the column length allows (hs_poisson_column_solve_cuda:
+ * one pass over the spectrum where cuFFT's 2D transforms take about three each way). */
 static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
 {
     const int64_t n1 = ps->n[1], n0 = ps->n[0];
     const int dct = ps->kind[0] != DIM_FFT, o1 = dim_order(ps, 1), o0 = dim_order(ps, 0), reorder = dct && !ordered;
     if (reorder) HS_CHECK(DISPATCH(ps, order, 1, n1, n0, o1, o0, 1, f, ps->u));
-    HS_CHECK(hs_fft_execute(ps->r2c_plane, HS_FFT_FORWARD, reorder ? ps->u : f, ps->cw));
-    HS_CHECK(DISPATCH(ps, plane_divide, n1, n0, dct, ps->tw[1], ps->tw[0], ps->scale, ps->ev[1], ps->ev[0], ps->cw));
-    HS_CHECK(hs_fft_execute(ps->c2r_plane, HS_FFT_BACKWARD, ps->cw, reorder ? ps->u : p));
+    HS_CHECK(hs_fft_execute(ps->r2c_rows, HS_FFT_FORWARD, reorder ? ps->u : f, ps->cw));
+    if (ps->fused_columns) {
+        HS_CHECK(HS_DISPATCH(ps->ctx, HS_FAIL(HS_ERR_RUNTIME, "poisson: the fused column solve runs only on the GPU"),
+                             hs_poisson_column_solve_cuda(ps->ctx->cuda, n1, n0, dct, ps->col_tw, ps->tw[1], ps->tw[0],
+                                                          ps->scale, ps->ev[1], ps->ev[0], ps->cw)));
+    } else {
+        HS_CHECK(hs_fft_execute(ps->columns, HS_FFT_FORWARD, ps->cw, ps->cw));
+        HS_CHECK(DISPATCH(ps, plane_divide, n1, n0, dct, ps->tw[1], ps->tw[0], ps->scale, ps->ev[1], ps->ev[0], ps->cw));
+        HS_CHECK(hs_fft_execute(ps->columns, HS_FFT_BACKWARD, ps->cw, ps->cw));
+    }
+    HS_CHECK(hs_fft_execute(ps->c2r_rows, HS_FFT_BACKWARD, ps->cw, reorder ? ps->u : p));
     if (reorder) HS_CHECK(DISPATCH(ps, order, 1, n1, n0, o1, o0, 0, ps->u, p));
     return HS_OK;
 }
@@ -641,17 +654,43 @@ static int make_c2r_last(hs_poisson *ps, int64_t lines)
     return hs_fft_plan_create(ps->ctx, 1, &ps->n[L], lines, HS_FFT_C2R, HS_F64, &ps->c2r[L]);
 }
 
+/* Whether the plane solve's column work runs as one CUDA kernel: on the GPU, for the column lengths
+ * the kernel takes, unless HS_POISSON_COLUMNS=0 asks for the cuFFT column transforms and the
+ * divide apart (comparisons). */
+static int want_fused_columns(const hs_poisson *ps)
+{
+    if (!HS_ON_GPU(ps->ctx) || !hs_poisson_column_fits(ps->n[1])) return 0;
+    const char *e = getenv("HS_POISSON_COLUMNS");
+    return !(e && atoi(e) == 0);
+}
+
+/* The plane solve's plans (rows: n1 R2C / C2R of n0; columns: h0 C2C of n1, stride h0, in place)
+ * and the fused kernel's twiddles; *ccap the complex buffer's size in doubles. */
+static int make_plane_plans(hs_poisson *ps, int64_t *ccap)
+{
+    const int64_t n1 = ps->n[1], n0 = ps->n[0], h0 = n0 / 2 + 1;
+    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[0], n1, HS_FFT_R2C, HS_F64, &ps->r2c_rows));
+    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[0], n1, HS_FFT_C2R, HS_F64, &ps->c2r_rows));
+    ps->fused_columns = want_fused_columns(ps);
+    if (!ps->fused_columns) HS_CHECK(hs_fft_plan_create_strided(ps->ctx, n1, h0, h0, 1, 1, 0, HS_F64, &ps->columns));
+    else {
+        double *w = malloc((size_t)(2 * n1) * sizeof *w);
+        if (!w) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver's tables");
+        for (int64_t t = 0; t < n1; t++) w[2 * t] = cos(2.0 * M_PI * (double)t / (double)n1), w[2 * t + 1] = -sin(2.0 * M_PI * (double)t / (double)n1);
+        int rc = upload(ps, w, (size_t)(2 * n1), &ps->col_tw);
+        free(w);
+        HS_CHECK(rc);
+    }
+    *ccap = 2 * n1 * h0;
+    return HS_OK;
+}
+
 /* FFT plans per transformed dimension, and the work buffers. */
 static int make_plans_buffers(hs_poisson *ps)
 {
     int nd = ps->ndim, L = ps->L;
     int64_t cap = ps->nlocal, ccap = ps->P * ps->block;
-    if (ps->plane) {
-        const int64_t n[2] = {ps->n[1], ps->n[0]};
-        HS_CHECK(hs_fft_plan_create(ps->ctx, 2, n, 1, HS_FFT_R2C, HS_F64, &ps->r2c_plane));
-        HS_CHECK(hs_fft_plan_create(ps->ctx, 2, n, 1, HS_FFT_C2R, HS_F64, &ps->c2r_plane));
-        ccap = 2 * n[0] * (n[1] / 2 + 1);
-    }
+    if (ps->plane) HS_CHECK(make_plane_plans(ps, &ccap));
     if (ps->mloc * ps->n[L] > cap) cap = ps->mloc * ps->n[L];
     if (ps->P * ps->block > cap) cap = ps->P * ps->block;
     for (int k = 0; k < (ps->plane ? 0 : nd); k++) { /* the line plans */
@@ -669,10 +708,9 @@ static int make_plans_buffers(hs_poisson *ps)
     return HS_OK;
 }
 
-/* Whether a 2D problem on one rank runs as the plane solve: one 2D R2C of the whole plane, one pass
- * that divides (hs_poisson_plane_divide_pair) and one 2D C2R, where the line solve takes the two
- * dimensions' transforms apart with the transpositions between them (all-Neumann: 5 passes over
- * the data against 7, each with its first reorder and last unreorder left to the caller).  Both
+/* Whether a 2D problem on one rank runs as the plane solve (plane_solve): the R2C of the rows, the
+ * column transforms, a divide of the pairs of rows (hs_poisson_plane_divide_pair) and the inverse
+ * transforms, where the line solve transposes between the dimensions' transforms.  Both
  * dimensions must be cosine/sine transforms or both periodic (the pair formulas do not mix a
  * real FFT with a DCT).  HS_POISSON_PLANE=0 in the environment keeps the line solve (comparisons). */
 static int want_plane(const hs_poisson *ps)
@@ -748,8 +786,10 @@ void hs_poisson_destroy(hs_poisson *ps)
         hs_mem_free(ctx, ps->tw[k]);
         hs_mem_free(ctx, ps->ev[k]);
     }
-    hs_fft_plan_destroy(ps->r2c_plane);
-    hs_fft_plan_destroy(ps->c2r_plane);
+    hs_fft_plan_destroy(ps->r2c_rows);
+    hs_fft_plan_destroy(ps->c2r_rows);
+    hs_fft_plan_destroy(ps->columns);
+    hs_mem_free(ctx, ps->col_tw);
     hs_mem_free(ctx, ps->row_ev);
     hs_mem_free(ctx, ps->sigma);
     hs_mem_free(ctx, ps->hook_info);

@@ -4,6 +4,7 @@
 #include "kernels/fft/poisson_point.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "poisson_hook_lto_ir.h" // hs_poisson_hook_lto_ir: poisson_hook_lto.cu as LTO-IR (Makefile, in $(BUILD)/gen)
 
@@ -292,6 +293,282 @@ extern "C" int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
                                             double *spec)
 {
     return launch_each(cu, n1 / 2 + 1, n0 / 2 + 1, plane_divide_op{n1, n0, dct, tw1, tw0, scale, ev1, ev0, spec});
+}
+
+// ------------------------------------------------------------------ the fused column solve
+
+// hs_poisson_column_solve_cuda: a block holds COL_SLOTS = 4096 complex values of the spectrum in
+// shared memory, cols = 4096 / n1 whole columns (one column of 4096 at the largest), and 256
+// threads transform them there: Stockham passes of radix 16 (a thread's 16 values in registers,
+// their DFT unrolled, the twiddles from a table), one pass of radix 2, 4 or 8 first when log2 n1
+// is not a multiple of 4, then the pairs' divide, then the same passes backward.  Each column is
+// read from and written to global memory once.  Shared indices are padded by one slot every 16 so
+// that the first pass's stride-16 writes fall in different banks.
+namespace colsolve {
+constexpr int SLOTS = 4096, THREADS_ = 256, RADIX = 16;
+
+__device__ __forceinline__ int pad(int i) { return i + (i >> 4); }
+
+// cos and sin of 2 pi e / 16 as literals, so that each twiddle of the in-register DFTs is a
+// compile-time constant (and the trivial ones, 1 and +-i, cost no multiply).
+__host__ __device__ constexpr double cos16(int e)
+{
+    switch (e & 15) {
+    case 0: return 1.0;
+    case 1: case 15: return 0.92387953251128674;
+    case 2: case 14: return 0.70710678118654757;
+    case 3: case 13: return 0.38268343236508978;
+    case 4: case 12: return 0.0;
+    case 5: case 11: return -0.38268343236508978;
+    case 6: case 10: return -0.70710678118654757;
+    default: return e & 1 ? -0.92387953251128674 : -1.0; /* 7, 9; 8 */
+    }
+}
+__host__ __device__ constexpr double sin16(int e) { return cos16(e - 4); }
+
+__device__ __forceinline__ double2 cadd(double2 a, double2 b) { return make_double2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ double2 csub(double2 a, double2 b) { return make_double2(a.x - b.x, a.y - b.y); }
+
+// v exp(S 2 pi i E / 16), S = -1 forward, +1 backward.
+template <int E, int S> __device__ __forceinline__ double2 twiddle16(double2 v)
+{
+    constexpr int e = ((E % 16) + 16) % 16;
+    if constexpr (e == 0) return v;
+    else if constexpr (e == 8) return make_double2(-v.x, -v.y);
+    else if constexpr (e == 4 || e == 12) { /* times S i (e = 4) or -S i (e = 12) */
+        constexpr int s = e == 4 ? S : -S;
+        return s > 0 ? make_double2(-v.y, v.x) : make_double2(v.y, -v.x);
+    } else {
+        constexpr double c = cos16(e), sn = S * sin16(e);
+        return make_double2(v.x * c - v.y * sn, v.x * sn + v.y * c);
+    }
+}
+
+// In-place DFT of 4 values a[0], a[ST], a[2 ST], a[3 ST] (no multiplies).
+template <int S, int ST> __device__ __forceinline__ void dft4(double2 *a)
+{
+    const double2 t0 = cadd(a[0], a[2 * ST]), t1 = csub(a[0], a[2 * ST]);
+    const double2 t2 = cadd(a[ST], a[3 * ST]), t3 = twiddle16<4, S>(csub(a[ST], a[3 * ST]));
+    a[0] = cadd(t0, t2), a[2 * ST] = csub(t0, t2);
+    a[ST] = cadd(t1, t3), a[3 * ST] = csub(t1, t3);
+}
+
+// In-register DFT of R points (R = 2, 4, 8, 16), S = -1 forward, +1 backward, natural order in
+// and out.  16 = 4 x 4: DFTs of 4 over the four interleaved quarters, the twiddles w^(n2 k1), DFTs
+// of 4 across, and the transposition of the 4 x 4 result; 8 = 2 x 4 the same way.
+template <int R, int S> __device__ __forceinline__ void dft(double2 *x)
+{
+    if constexpr (R == 2) {
+        const double2 u = x[0], v = x[1];
+        x[0] = cadd(u, v), x[1] = csub(u, v);
+    } else if constexpr (R == 4) {
+        dft4<S, 1>(x);
+    } else if constexpr (R == 8) { /* n = 2 n1 + n2: DFT4 over n1 for n2 = 0, 1; w8^(n2 k1); DFT2 over n2 */
+        dft4<S, 2>(x), dft4<S, 2>(x + 1);
+        x[3] = twiddle16<2, S>(x[3]), x[5] = twiddle16<4, S>(x[5]), x[7] = twiddle16<6, S>(x[7]);
+        double2 y[8];
+#pragma unroll
+        for (int k1 = 0; k1 < 4; k1++) { /* X[k1 + 4 k2] from x[2 k1 + n2] */
+            y[k1] = cadd(x[2 * k1], x[2 * k1 + 1]);
+            y[k1 + 4] = csub(x[2 * k1], x[2 * k1 + 1]);
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) x[i] = y[i];
+    } else { /* n = 4 n1 + n2: after the first DFTs x[4 k1 + n2] holds Y[n2][k1] */
+#pragma unroll
+        for (int n2 = 0; n2 < 4; n2++) dft4<S, 4>(x + n2);
+        x[5] = twiddle16<1, S>(x[5]), x[6] = twiddle16<2, S>(x[6]), x[7] = twiddle16<3, S>(x[7]);
+        x[9] = twiddle16<2, S>(x[9]), x[10] = twiddle16<4, S>(x[10]), x[11] = twiddle16<6, S>(x[11]);
+        x[13] = twiddle16<3, S>(x[13]), x[14] = twiddle16<6, S>(x[14]), x[15] = twiddle16<9, S>(x[15]);
+        /* DFT4 over n2 within each row k1: x[4 k1 + n2] -> Z[k1][k2], then X[k1 + 4 k2] = Z[k1][k2] */
+#pragma unroll
+        for (int k1 = 0; k1 < 4; k1++) dft4<S, 1>(x + 4 * k1);
+        double2 y[16];
+#pragma unroll
+        for (int k1 = 0; k1 < 4; k1++)
+#pragma unroll
+            for (int k2 = 0; k2 < 4; k2++) y[k1 + 4 * k2] = x[4 * k1 + k2];
+#pragma unroll
+        for (int i = 0; i < 16; i++) x[i] = y[i];
+    }
+}
+
+// One Stockham pass of radix R over every column of the block (NS: the length of the
+// sub-transforms done so far).  Thread `lane` of a column's N1/16 threads takes the butterflies
+// j = lane + it N1/16, it < 16/R: reads x_r = s[j + r N1/R], twiddles x_r by w^(r k) (k = j mod NS,
+// w = exp(S 2 pi i / (NS R))), the R-point DFT, writes x_r to s[(j - k) R + k + r NS].  Every
+// read of the pass precedes every write (a barrier between).
+template <int N1, int NS, int R, int S>
+__device__ __forceinline__ void pass(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
+{
+    constexpr int IT = RADIX / R, M = N1 / R, NTH = N1 / RADIX, STEP = N1 / (NS * R);
+    double2 x[IT][R]; // (every element set on every path, so that the array stays in registers)
+#pragma unroll
+    for (int it = 0; it < IT; it++) {
+        const int j = lane + it * NTH;
+#pragma unroll
+        for (int r = 0; r < R; r++) x[it][r] = active ? col[pad(j + r * M)] : make_double2(0.0, 0.0);
+    }
+    __syncthreads();
+    if (active) {
+#pragma unroll
+        for (int it = 0; it < IT; it++) {
+            const int j = lane + it * NTH, k = j & (NS - 1);
+            if constexpr (NS > 1) {
+#pragma unroll
+                for (int r = 1; r < R; r++) {
+                    // the table holds exp(-2 pi i t / n1): itself forward, its conjugate backward
+                    const double2 w = __ldg(&tw[r * k * STEP]);
+                    const double wr = w.x, wi = S < 0 ? w.y : -w.y;
+                    const double2 v = x[it][r];
+                    x[it][r] = make_double2(v.x * wr - v.y * wi, v.x * wi + v.y * wr);
+                }
+            }
+            dft<R, S>(x[it]);
+            const int base = (j - k) * R + k;
+#pragma unroll
+            for (int r = 0; r < R; r++) col[pad(base + r * NS)] = x[it][r];
+        }
+    }
+    __syncthreads();
+}
+
+// The radix-16 passes from sub-length NS on (none once NS = N1).
+template <int N1, int NS, int S>
+__device__ __forceinline__ void passes16(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
+{
+    if constexpr (NS < N1) {
+        pass<N1, NS, RADIX, S>(col, tw, lane, active);
+        passes16<N1, NS * RADIX, S>(col, tw, lane, active);
+    }
+}
+
+// The whole transform of every column of the block: the short pass first, then the radix-16 ones.
+template <int LOG2N, int S>
+__device__ __forceinline__ void transform(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
+{
+    constexpr int N1 = 1 << LOG2N, SHORT = 1 << (LOG2N & 3);
+    if constexpr (SHORT > 1) {
+        pass<N1, 1, SHORT, S>(col, tw, lane, active);
+        passes16<N1, SHORT, S>(col, tw, lane, active);
+    } else {
+        passes16<N1, 1, S>(col, tw, lane, active);
+    }
+}
+
+struct args {
+    int n1, n0, h0, cols, dct;
+    const double2 *col_tw;
+    const double *tw1, *tw0, *ev1, *ev0;
+    double scale;
+    double2 *spec;
+};
+
+template <int LOG2N, int MINB>
+__global__ void __launch_bounds__(THREADS_, MINB) column_solve_kernel(const __grid_constant__ args a)
+{
+    extern __shared__ double2 smem[];
+    constexpr int n1 = 1 << LOG2N, cols = SLOTS / n1, nth = n1 / RADIX;
+    const int c0 = blockIdx.x * cols;
+    const int t = threadIdx.x, my_col = t / nth, lane = t - my_col * nth;
+    const int stride = pad(n1); // a column's slots, padded
+    // load: consecutive threads take consecutive columns of a row (the block's columns are adjacent)
+    // every load of the block issued before the first store to shared memory (a rolled loop
+    // waited for each load in turn)
+    constexpr int PER = SLOTS / THREADS_;
+    double2 v[PER];
+#pragma unroll
+    for (int it = 0; it < PER; it++) {
+        const int e = t + it * THREADS_, c = e % cols, k1 = e / cols;
+        v[it] = c0 + c < a.h0 ? a.spec[(size_t)k1 * a.h0 + c0 + c] : make_double2(0.0, 0.0);
+    }
+#pragma unroll
+    for (int it = 0; it < PER; it++) {
+        const int e = t + it * THREADS_, c = e % cols, k1 = e / cols;
+        smem[c * stride + pad(k1)] = v[it];
+    }
+    __syncthreads();
+    double2 *col = smem + my_col * stride;
+    const bool active = my_col < cols && c0 + my_col < a.h0;
+    transform<LOG2N, -1>(col, a.col_tw, lane, active);
+    // the divide: one thread a pair of rows (k1, n1 - k1) of one column; a few pairs' table loads
+    // in flight at once
+    constexpr int PAIRS = cols * (n1 / 2 + 1), DIV_IT = (PAIRS + THREADS_ - 1) / THREADS_;
+#pragma unroll 3
+    for (int it = 0; it < DIV_IT; it++) {
+        const int e = t + it * THREADS_, c = e % cols, k1 = e / cols, k2 = c0 + c;
+        if (e >= PAIRS || k2 >= a.h0) continue;
+        double2 *v = smem + c * stride;
+        const int m1 = k1 == 0 ? 0 : n1 - k1;
+        const double A[2] = {v[pad(k1)].x, v[pad(k1)].y}, B[2] = {v[pad(m1)].x, v[pad(m1)].y};
+        double ao[2], bo[2];
+        hs_poisson_plane_divided(n1, a.n0, k1, k2, a.dct, a.tw1, a.tw0, a.scale, a.ev1, a.ev0, A, B, ao, bo);
+        v[pad(k1)] = make_double2(ao[0], ao[1]);
+        if (m1 != k1) v[pad(m1)] = make_double2(bo[0], bo[1]);
+    }
+    __syncthreads();
+    transform<LOG2N, 1>(col, a.col_tw, lane, active);
+#pragma unroll
+    for (int it = 0; it < PER; it++) {
+        const int e = t + it * THREADS_, c = e % cols, k1 = e / cols;
+        if (c0 + c < a.h0) a.spec[(size_t)k1 * a.h0 + c0 + c] = smem[c * stride + pad(k1)];
+    }
+}
+} // namespace colsolve
+
+template <int LOG2N, int MINB> static int launch_columns_minb(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const colsolve::args &a)
+{
+    // the block's shared memory is over the 48 KB a launch gets without asking
+    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    // and the largest shared-memory carveout, so that three blocks fit an SM (the driver chose 168 KB: two)
+    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                       (int)cudaSharedmemCarveoutMaxShared));
+    colsolve::column_solve_kernel<LOG2N, MINB><<<blocks, colsolve::THREADS_, shmem, cu->stream>>>(a);
+    HS_CUDA_LAUNCH_CHECK("column_solve_kernel");
+    return HS_OK;
+}
+template <int LOG2N> static int launch_columns_at(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const colsolve::args &a)
+{
+    static int minb = -1;
+    if (minb < 0) { const char *e = getenv("HS_POISSON_COLUMN_MINB"); minb = e ? atoi(e) : 3; }
+    if (minb == 2) return launch_columns_minb<LOG2N, 2>(cu, blocks, shmem, a);
+    return launch_columns_minb<LOG2N, 3>(cu, blocks, shmem, a);
+}
+
+static int launch_columns(struct hs_cuda_ctx *cu, int log2n, unsigned blocks, size_t shmem, const colsolve::args &a)
+{
+    switch (log2n) {
+    case 4: return launch_columns_at<4>(cu, blocks, shmem, a);
+    case 5: return launch_columns_at<5>(cu, blocks, shmem, a);
+    case 6: return launch_columns_at<6>(cu, blocks, shmem, a);
+    case 7: return launch_columns_at<7>(cu, blocks, shmem, a);
+    case 8: return launch_columns_at<8>(cu, blocks, shmem, a);
+    case 9: return launch_columns_at<9>(cu, blocks, shmem, a);
+    case 10: return launch_columns_at<10>(cu, blocks, shmem, a);
+    case 11: return launch_columns_at<11>(cu, blocks, shmem, a);
+    default: return launch_columns_at<12>(cu, blocks, shmem, a);
+    }
+}
+
+extern "C" int hs_poisson_column_solve_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *col_tw,
+                                            const double *tw1, const double *tw0, double scale, const double *ev1,
+                                            const double *ev0, double *spec)
+{
+    using namespace colsolve;
+    if (!hs_poisson_column_fits(n1))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_column_solve_cuda: column length %lld is not a power of two in 16..4096",
+                       (long long)n1);
+    const int64_t h0 = n0 / 2 + 1;
+    if (h0 > INT32_MAX / 2 || n1 * h0 > INT32_MAX) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_column_solve_cuda: plane too large");
+    args a;
+    a.n1 = (int)n1, a.n0 = (int)n0, a.h0 = (int)h0, a.cols = SLOTS / (int)n1, a.dct = dct;
+    int log2n = 0;
+    while ((1 << log2n) < a.n1) log2n++;
+    a.col_tw = (const double2 *)col_tw, a.tw1 = tw1, a.tw0 = tw0, a.ev1 = ev1, a.ev0 = ev0, a.scale = scale;
+    a.spec = (double2 *)spec;
+    const size_t shmem = (size_t)a.cols * (size_t)(n1 + n1 / 16) * sizeof(double2);
+    const unsigned blocks = (unsigned)((h0 + a.cols - 1) / a.cols);
+    return launch_columns(cu, log2n, blocks, shmem, a);
 }
 
 extern "C" int hs_poisson_divide_hook_cuda(const char **symbol, const void **lto_ir, size_t *size)

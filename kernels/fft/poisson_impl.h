@@ -93,6 +93,17 @@ int hs_poisson_plane_divide_cpu(int64_t n1, int64_t n0, int dct, const double *t
 int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *tw1,
                                  const double *tw0, double scale, const double *ev1, const double *ev0, double *spec);
 
+/* The plane solve's column work in one CUDA kernel, in place on the spectrum [n1][n0/2+1] of the
+ * rows' R2C: for each column, the forward C2C of length n1, hs_poisson_plane_divide_pair on its row
+ * pairs and the backward C2C (unnormalised), in shared memory: the same as the column transforms
+ * of kernels/fft/fft.h and hs_poisson_plane_divide around them (the CPU's way, its twin), in one
+ * pass over the spectrum.  col_tw: exp(-2 pi i t / n1) for t < n1, interleaved.  Only for the
+ * lengths hs_poisson_column_fits takes (powers of two from 16 to 4096). */
+int hs_poisson_column_solve_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *col_tw,
+                                 const double *tw1, const double *tw0, double scale, const double *ev1,
+                                 const double *ev0, double *spec);
+static inline int hs_poisson_column_fits(int64_t n1) { return n1 >= 16 && n1 <= 4096 && (n1 & (n1 - 1)) == 0; }
+
 /* The diagonal solve in spectral space, on `rows` R2C lines of the last dimension (length n, n/2+1
  * complex each) in place: hs_poisson_spectral_divide_at with rev = row_ev[r]; dct = 1 for a DCT-II
  * or DST-II dimension (tw its twiddles), 0 for a real FFT one (tw unused). */

@@ -127,28 +127,26 @@ HS_HD int64_t hs_poisson_order_source(int o, int64_t n, int64_t j) { return o ? 
  *   A' = conj(a b) P',  B' = a conj(b) conj(Q')
  * so that the C2R gives n0 n1 times the solution in the same order (the exact inverse of the
  * above; where m1 = k1, A' and B' are the same entry and A' is written).  tw1, tw0: the twiddles
- * cos, sin (pi k / (2n)) for k = 0..n/2 of each dimension. */
-HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
-                                        const double *tw0, double scale, const double *ev1, const double *ev0,
-                                        double *spec)
+ * cos, sin (pi k / (2n)) for k = 0..n/2 of each dimension.  plane_divided maps the values A, B
+ * to A', B'; plane_divide_pair does so in place in the spectrum. */
+HS_HD void hs_poisson_plane_divided(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
+                                    const double *tw0, double scale, const double *ev1, const double *ev0,
+                                    const double A[2], const double B[2], double Aout[2], double Bout[2])
 {
-    const int64_t h0 = n0 / 2 + 1, m1 = k1 == 0 ? 0 : n1 - k1;
-    double *va = spec + 2 * (k1 * h0 + k2), *vb = spec + 2 * (m1 * h0 + k2);
+    const int64_t m1 = k1 == 0 ? 0 : n1 - k1;
     if (!dct) {
         double den = ev1[k1] + ev0[k2];
-        va[0] = hs_poisson_divide_at(scale, den, va[0]);
-        va[1] = hs_poisson_divide_at(scale, den, va[1]);
-        if (m1 != k1) {
-            den = ev1[m1] + ev0[k2];
-            vb[0] = hs_poisson_divide_at(scale, den, vb[0]);
-            vb[1] = hs_poisson_divide_at(scale, den, vb[1]);
-        }
+        Aout[0] = hs_poisson_divide_at(scale, den, A[0]);
+        Aout[1] = hs_poisson_divide_at(scale, den, A[1]);
+        den = ev1[m1] + ev0[k2];
+        Bout[0] = hs_poisson_divide_at(scale, den, B[0]);
+        Bout[1] = hs_poisson_divide_at(scale, den, B[1]);
         return;
     }
     const double ar = tw1[2 * k1], ai = -tw1[2 * k1 + 1], br = tw0[2 * k2], bi = -tw0[2 * k2 + 1];
     const double abr = ar * br - ai * bi, abi = ar * bi + ai * br;  /* a b */
     const double acr = ar * br + ai * bi, aci = ai * br - ar * bi;  /* a conj(b) */
-    const double Ar = va[0], Ai = va[1], Br = vb[0], Bi = -vb[1];   /* A, conj(B) */
+    const double Ar = A[0], Ai = A[1], Br = B[0], Bi = -B[1];       /* A, conj(B) */
     const double Pr = abr * Ar - abi * Ai, Pi = abr * Ai + abi * Ar;
     const double Qr = acr * Br - aci * Bi, Qi = acr * Bi + aci * Br;
     const int64_t i1 = n1 - k1, i2 = n0 - k2; /* the partner modes (n1, n0: none) */
@@ -158,13 +156,22 @@ HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int6
     const double y01 = has2 ? hs_poisson_divide_at(scale, ev1[k1] + ev0[i2], 0.5 * (Qi - Pi)) : 0.0;
     const double y11 = has1 && has2 ? hs_poisson_divide_at(scale, ev1[i1] + ev0[i2], 0.5 * (Qr - Pr)) : 0.0;
     const double Ppr = y00 - y11, Ppi = -(y10 + y01), Qpr = y00 + y11, Qpi = y01 - y10;
-    /* A' = conj(a b) P' */
-    va[0] = abr * Ppr + abi * Ppi;
-    va[1] = abr * Ppi - abi * Ppr;
-    if (m1 != k1) { /* B' = a conj(b) conj(Q') */
-        vb[0] = acr * Qpr + aci * Qpi;
-        vb[1] = aci * Qpr - acr * Qpi;
-    }
+    Aout[0] = abr * Ppr + abi * Ppi; /* A' = conj(a b) P' */
+    Aout[1] = abr * Ppi - abi * Ppr;
+    Bout[0] = acr * Qpr + aci * Qpi; /* B' = a conj(b) conj(Q') */
+    Bout[1] = aci * Qpr - acr * Qpi;
+}
+HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
+                                        const double *tw0, double scale, const double *ev1, const double *ev0,
+                                        double *spec)
+{
+    const int64_t h0 = n0 / 2 + 1, m1 = k1 == 0 ? 0 : n1 - k1;
+    double *va = spec + 2 * (k1 * h0 + k2), *vb = spec + 2 * (m1 * h0 + k2);
+    const double A[2] = {va[0], va[1]}, B[2] = {vb[0], vb[1]};
+    double a[2], b[2];
+    hs_poisson_plane_divided(n1, n0, k1, k2, dct, tw1, tw0, scale, ev1, ev0, A, B, a, b);
+    if (m1 != k1) vb[0] = b[0], vb[1] = b[1];
+    va[0] = a[0], va[1] = a[1];
 }
 
 /* The Thomas algorithm along one line of n values `stride` apart (see hs_poisson_tridiag_*):

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/fft/fft.h"
 #include "kernels/fft/poisson.h"
 #include "kernels/fft/poisson_impl.h"
 #include "kernels/memory.h"
@@ -253,16 +254,19 @@ static void test_whole_solves(void **state)
     const hs_poisson_bc P = HS_POISSON_PERIODIC, Nm = HS_POISSON_NEUMANN, D = HS_POISSON_DIRICHLET;
     /* the fused transpositions (post and reorder) on every kind of dimension, the mixed dimension
      * first, between and last, the one-cell dimensions of a grid without C, and one line (1D); the
-     * plane solve (2D NN x NN, DD x NN, PP x PP) */
+     * plane solve (2D NN x NN, DD x NN, NN x DD, PP x PP) with cuFFT's column transforms (y of 130,
+     * 48, 37) and with the fused column kernel (y of 4096, 128, 16; the CPU always the former) */
     const hs_poisson_bc cases[][3][2] = {{{Nm, Nm}, {Nm, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}},
                                          {{P, P}, {D, D}, {Nm, Nm}}, {{P, P}, {Nm, Nm}, {D, Nm}},
                                          {{Nm, Nm}, {Nm, Nm}, {Nm, Nm}}, {{D, D}, {P, P}, {P, P}},
                                          {{D, D}, {Nm, D}, {P, P}}, {{Nm, Nm}, {D, Nm}, {D, D}},
                                          {{Nm, Nm}, {P, P}, {P, P}}, {{D, D}, {Nm, Nm}, {P, P}},
-                                         {{P, P}, {P, P}, {P, P}}};
-    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1, 2, 2};
+                                         {{P, P}, {P, P}, {P, P}}, {{Nm, Nm}, {Nm, Nm}, {P, P}},
+                                         {{Nm, Nm}, {D, D}, {P, P}}, {{P, P}, {P, P}, {P, P}}};
+    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1, 2, 2, 2, 2, 2};
     const int64_t sizes[][3] = {{129, 130, 1}, {200, 63, 1}, {33, 40, 31}, {32, 27, 24}, {20, 17, 36},
-                                {31, 64, 1}, {9, 14, 19}, {1, 1, 9}, {301, 1, 1}, {63, 48, 1}, {50, 37, 1}};
+                                {31, 64, 1},   {9, 14, 19},  {1, 1, 9},    {301, 1, 1},  {63, 48, 1},
+                                {50, 37, 1},   {37, 4096, 1}, {64, 128, 1}, {9, 16, 1}};
     for (int t = 0; t < (int)(sizeof ndims / sizeof ndims[0]); t++) {
         size_t N = (size_t)(sizes[t][0] * sizes[t][1] * sizes[t][2]);
         double *f = rnd(N, 40 + (uint64_t)t);
@@ -314,6 +318,49 @@ static void test_hooked_solves(void **state)
     TEST_OK(hs_ctx_set_device(test_ctx(), "cuda", 1));
 }
 
+/* The fused column solve (hs_poisson_column_solve_cuda) against the CPU's column transforms
+ * (kernels/fft strided C2C plans), hs_poisson_plane_divide_cpu and the backward transforms, on
+ * random spectra: every column length class (a short first pass of radix 2, 4, 8 or none, up to
+ * 4096), odd and even rows, both kinds of divide, the null mode's zero eigenvalue included. */
+static void test_column_solve(void **state)
+{
+    (void)state;
+    const int64_t n1s[] = {16, 32, 64, 128, 512, 2048, 4096}, n0s[] = {9, 2, 40, 7, 1, 6, 5};
+    for (size_t v = 0; v < sizeof n1s / sizeof n1s[0]; v++) {
+        const int64_t n1 = n1s[v], n0 = n0s[v], h0 = n0 / 2 + 1;
+        const size_t nc = (size_t)(2 * n1 * h0);
+        double *tw1 = twiddles(n1), *tw0 = twiddles(n0), *ev1 = rnd((size_t)n1, 80 + v), *ev0 = rnd((size_t)n0, 90 + v);
+        for (int64_t i = 0; i < n1; i++) ev1[i] = -0.1 - 0.45 * (ev1[i] + 1.0);
+        for (int64_t i = 0; i < n0; i++) ev0[i] = -0.1 - 0.45 * (ev0[i] + 1.0);
+        ev1[0] = ev0[0] = 0.0;
+        double *cw = malloc((size_t)(2 * n1) * sizeof *cw);
+        for (int64_t t = 0; t < n1; t++) cw[2 * t] = cos(2.0 * M_PI * (double)t / (double)n1), cw[2 * t + 1] = -sin(2.0 * M_PI * (double)t / (double)n1);
+        double *dcw = dev(cw, (size_t)(2 * n1)), *dtw1 = dev(tw1, (size_t)(2 * (n1 / 2 + 1))), *dtw0 = dev(tw0, (size_t)(2 * h0));
+        double *dev1 = dev(ev1, (size_t)n1), *dev0 = dev(ev0, (size_t)n0);
+        for (int dct = 0; dct < 2; dct++) {
+            double *spec = rnd(nc, 100 + v * 2 + (uint64_t)dct), *dspec = dev(spec, nc);
+            /* the CPU's way, on the host (the context on the CPU while its plan runs) */
+            hs_fft_plan *col = NULL;
+            TEST_OK(hs_ctx_set_device(test_ctx(), "cpu", 1));
+            TEST_OK(hs_fft_plan_create_strided(test_ctx(), n1, h0, h0, 1, 1, 0, HS_F64, &col));
+            TEST_OK(hs_fft_execute(col, HS_FFT_FORWARD, spec, spec));
+            TEST_OK(hs_poisson_plane_divide_cpu(n1, n0, dct, tw1, tw0, 1.0 / (double)n1, ev1, ev0, spec));
+            TEST_OK(hs_fft_execute(col, HS_FFT_BACKWARD, spec, spec));
+            hs_fft_plan_destroy(col);
+            TEST_OK(hs_ctx_set_device(test_ctx(), "cuda", 1));
+            TEST_OK(hs_poisson_column_solve_cuda(cu(), n1, n0, dct, dcw, dtw1, dtw0, 1.0 / (double)n1, dev1, dev0, dspec));
+            double e = compare(dspec, spec, nc);
+            printf("column solve n1 %lld n0 %lld %s: %.2e\n", (long long)n1, (long long)n0, dct ? "cosine" : "periodic", e);
+            TEST_LE(e, 1e-13);
+            hs_mem_free(test_ctx(), dspec);
+            free(spec);
+        }
+        hs_mem_free(test_ctx(), dcw), hs_mem_free(test_ctx(), dtw1), hs_mem_free(test_ctx(), dtw0);
+        hs_mem_free(test_ctx(), dev1), hs_mem_free(test_ctx(), dev0);
+        free(tw1), free(tw0), free(ev1), free(ev0), free(cw);
+    }
+}
+
 static int setup_cuda(void **state)
 {
     (void)state;
@@ -325,6 +372,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup(test_transform_steps, setup_cuda),
     cmocka_unit_test_setup(test_solves_and_operator, setup_cuda),
     cmocka_unit_test(test_whole_solves),
+    cmocka_unit_test_setup(test_column_solve, setup_cuda),
     cmocka_unit_test(test_hooked_solves),
 };
 #endif
