@@ -49,6 +49,13 @@
  *       unreorder: 9 (13 with every step apart).  That is the least with library FFTs: their four
  *       passes, one of ours between each two, and the first reorder and the last unreorder;
  *   3D: 13 (21): the same with y's R2C and C2R and the transpositions A <-> B among them.
+ * A 2D problem on one rank whose two dimensions are both cosine/sine transforms or both periodic
+ * runs as the plane solve instead (want_plane, plane_solve): the R2C of the x rows into cw, the C2C
+ * of its y columns in place, one pass that solves the four modes of each pair of rows
+ * (hs_poisson_plane_divide_pair), the inverse column and row transforms; with the caller's order
+ * (hs_poisson_ordered: both dimensions in Makhoul's order) that is the row R2C, the column work
+ * and the row C2R, and on the GPU the column work is one kernel (hs_poisson_column_solve_cuda) for
+ * power-of-two columns up to 4096: three passes over the data where the line solve makes seven.
  */
 
 enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3 }; /* how a dimension is diagonalised */

@@ -4,7 +4,6 @@
 #include "kernels/fft/poisson_point.h"
 
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "poisson_hook_lto_ir.h" // hs_poisson_hook_lto_ir: poisson_hook_lto.cu as LTO-IR (Makefile, in $(BUILD)/gen)
 
@@ -297,13 +296,16 @@ extern "C" int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
 
 // ------------------------------------------------------------------ the fused column solve
 
-// hs_poisson_column_solve_cuda: a block holds COL_SLOTS = 4096 complex values of the spectrum in
+// hs_poisson_column_solve_cuda: a block holds SLOTS = 4096 complex values of the spectrum in
 // shared memory, cols = 4096 / n1 whole columns (one column of 4096 at the largest), and 256
 // threads transform them there: Stockham passes of radix 16 (a thread's 16 values in registers,
-// their DFT unrolled, the twiddles from a table), one pass of radix 2, 4 or 8 first when log2 n1
-// is not a multiple of 4, then the pairs' divide, then the same passes backward.  Each column is
-// read from and written to global memory once.  Shared indices are padded by one slot every 16 so
-// that the first pass's stride-16 writes fall in different banks.
+// their DFT unrolled as 4 x 4 with literal twiddles, the pass's twiddles w^r as powers of one table
+// value), one pass of radix 2, 4 or 8 first when log2 n1 is not a multiple of 4, then the pairs'
+// divide, then the same passes backward.  Each column is read from and written to global memory
+// once.  Shared indices are padded by one slot every 16 so that the first pass's stride-16 writes
+// fall in different banks.  Measured (H100, 4096^2, ncu): 0.45 ms, latency-bound at two blocks
+// (16 warps) an SM, a warp issuing every 16 cycles (waits on shared memory, the barriers and the
+// column loads about equally); still faster than cuFFT's column transforms and the divide's pass.
 namespace colsolve {
 constexpr int SLOTS = 4096, THREADS_ = 256, RADIX = 16;
 
@@ -402,6 +404,14 @@ template <int N1, int NS, int R, int S>
 __device__ __forceinline__ void pass(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
 {
     constexpr int IT = RADIX / R, M = N1 / R, NTH = N1 / RADIX, STEP = N1 / (NS * R);
+    // w^1 of each butterfly (exp(S 2 pi i k STEP / n1): the table holds exp(-2 pi i t / n1), itself
+    // forward and its conjugate backward), loaded first so that its latency passes with the barrier's
+    double2 w1[IT];
+#pragma unroll
+    for (int it = 0; it < IT; it++) {
+        const double2 t = NS > 1 && active ? __ldg(&tw[((lane + it * NTH) & (NS - 1)) * STEP]) : make_double2(1.0, 0.0);
+        w1[it] = make_double2(t.x, S < 0 ? t.y : -t.y);
+    }
     double2 x[IT][R]; // (every element set on every path, so that the array stays in registers)
 #pragma unroll
     for (int it = 0; it < IT; it++) {
@@ -415,13 +425,15 @@ __device__ __forceinline__ void pass(double2 *col, const double2 *__restrict__ t
         for (int it = 0; it < IT; it++) {
             const int j = lane + it * NTH, k = j & (NS - 1);
             if constexpr (NS > 1) {
+                // w^r as powers of w^1: loading each w^r from the table touched up to 32 cache
+                // lines a warp per load and held the pass on L1
+                const double2 u = w1[it];
+                double2 w = u;
 #pragma unroll
                 for (int r = 1; r < R; r++) {
-                    // the table holds exp(-2 pi i t / n1): itself forward, its conjugate backward
-                    const double2 w = __ldg(&tw[r * k * STEP]);
-                    const double wr = w.x, wi = S < 0 ? w.y : -w.y;
                     const double2 v = x[it][r];
-                    x[it][r] = make_double2(v.x * wr - v.y * wi, v.x * wi + v.y * wr);
+                    x[it][r] = make_double2(v.x * w.x - v.y * w.y, v.x * w.y + v.y * w.x);
+                    if (r + 1 < R) w = make_double2(w.x * u.x - w.y * u.y, w.x * u.y + w.y * u.x);
                 }
             }
             dft<R, S>(x[it]);
@@ -464,8 +476,11 @@ struct args {
     double2 *spec;
 };
 
-template <int LOG2N, int MINB>
-__global__ void __launch_bounds__(THREADS_, MINB) column_solve_kernel(const __grid_constant__ args a)
+// Two blocks an SM (128 registers, no spills): at three (80 registers, small spills, and the
+// largest shared-memory carveout) the 4096 columns measured slower on an H100 (0.73 against 0.60 ms
+// a 4096^2 solve in bench_cfd_ns).
+template <int LOG2N>
+__global__ void __launch_bounds__(THREADS_, 2) column_solve_kernel(const __grid_constant__ args a)
 {
     extern __shared__ double2 smem[];
     constexpr int n1 = 1 << LOG2N, cols = SLOTS / n1, nth = n1 / RADIX;
@@ -491,20 +506,44 @@ __global__ void __launch_bounds__(THREADS_, MINB) column_solve_kernel(const __gr
     double2 *col = smem + my_col * stride;
     const bool active = my_col < cols && c0 + my_col < a.h0;
     transform<LOG2N, -1>(col, a.col_tw, lane, active);
-    // the divide: one thread a pair of rows (k1, n1 - k1) of one column; a few pairs' table loads
-    // in flight at once
-    constexpr int PAIRS = cols * (n1 / 2 + 1), DIV_IT = (PAIRS + THREADS_ - 1) / THREADS_;
-#pragma unroll 3
-    for (int it = 0; it < DIV_IT; it++) {
-        const int e = t + it * THREADS_, c = e % cols, k1 = e / cols, k2 = c0 + c;
-        if (e >= PAIRS || k2 >= a.h0) continue;
-        double2 *v = smem + c * stride;
-        const int m1 = k1 == 0 ? 0 : n1 - k1;
-        const double A[2] = {v[pad(k1)].x, v[pad(k1)].y}, B[2] = {v[pad(m1)].x, v[pad(m1)].y};
-        double ao[2], bo[2];
-        hs_poisson_plane_divided(n1, a.n0, k1, k2, a.dct, a.tw1, a.tw0, a.scale, a.ev1, a.ev0, A, B, ao, bo);
-        v[pad(k1)] = make_double2(ao[0], ao[1]);
-        if (m1 != k1) v[pad(m1)] = make_double2(bo[0], bo[1]);
+    // the divide: one thread a pair of rows (k1, n1 - k1) of one column, in chunks of three pairs
+    // whose table values (twiddles, eigenvalues) are all loaded before the first is used
+    constexpr int PAIRS = cols * (n1 / 2 + 1), DIV_IT = (PAIRS + THREADS_ - 1) / THREADS_, CH = 3;
+#pragma unroll 1
+    for (int g = 0; g < DIV_IT; g += CH) {
+        double tv[CH][8];
+#pragma unroll
+        for (int q = 0; q < CH; q++) {
+            const int e = t + (g + q) * THREADS_, c = e % cols, k1 = e / cols, k2 = c0 + c;
+            const bool ok = g + q < DIV_IT && e < PAIRS && k2 < a.h0;
+            const int k1c = ok ? k1 : 0, k2c = ok ? k2 : 0;
+            tv[q][0] = __ldg(a.ev1 + k1c), tv[q][1] = __ldg(a.ev1 + (k1c > 0 ? n1 - k1c : 0));
+            tv[q][2] = __ldg(a.ev0 + k2c), tv[q][3] = __ldg(a.ev0 + (k2c > 0 ? a.n0 - k2c : 0));
+            if (a.dct) {
+                tv[q][4] = __ldg(a.tw1 + 2 * k1c), tv[q][5] = __ldg(a.tw1 + 2 * k1c + 1);
+                tv[q][6] = __ldg(a.tw0 + 2 * k2c), tv[q][7] = __ldg(a.tw0 + 2 * k2c + 1);
+            } else {
+                tv[q][4] = tv[q][5] = tv[q][6] = tv[q][7] = 0.0;
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < CH; q++) {
+            const int e = t + (g + q) * THREADS_, c = e % cols, k1 = e / cols, k2 = c0 + c;
+            if (g + q >= DIV_IT || e >= PAIRS || k2 >= a.h0) continue;
+            double2 *v = smem + c * stride;
+            const int m1 = k1 == 0 ? 0 : n1 - k1;
+            const double A[2] = {v[pad(k1)].x, v[pad(k1)].y}, B[2] = {v[pad(m1)].x, v[pad(m1)].y};
+            double ao[2], bo[2];
+            /* as hs_poisson_plane_divided, from the loaded values */
+            const double e1 = tv[q][0], e1p = tv[q][1], e0 = tv[q][2], e0p = tv[q][3];
+            if (a.dct)
+                hs_poisson_plane_pair(1, tv[q][4], -tv[q][5], tv[q][6], -tv[q][7], e1 + e0, e1p + e0, e1 + e0p, e1p + e0p,
+                                      k1 > 0, k2 > 0, m1 == k1, a.scale, A, B, ao, bo);
+            else
+                hs_poisson_plane_pair(0, 0, 0, 0, 0, e1 + e0, e1p + e0, 0, 0, k1 > 0, k2 > 0, m1 == k1, a.scale, A, B, ao, bo);
+            v[pad(k1)] = make_double2(ao[0], ao[1]);
+            if (m1 != k1) v[pad(m1)] = make_double2(bo[0], bo[1]);
+        }
     }
     __syncthreads();
     transform<LOG2N, 1>(col, a.col_tw, lane, active);
@@ -516,23 +555,13 @@ __global__ void __launch_bounds__(THREADS_, MINB) column_solve_kernel(const __gr
 }
 } // namespace colsolve
 
-template <int LOG2N, int MINB> static int launch_columns_minb(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const colsolve::args &a)
-{
-    // the block's shared memory is over the 48 KB a launch gets without asking
-    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N, MINB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    // and the largest shared-memory carveout, so that three blocks fit an SM (the driver chose 168 KB: two)
-    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N, MINB>, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                       (int)cudaSharedmemCarveoutMaxShared));
-    colsolve::column_solve_kernel<LOG2N, MINB><<<blocks, colsolve::THREADS_, shmem, cu->stream>>>(a);
-    HS_CUDA_LAUNCH_CHECK("column_solve_kernel");
-    return HS_OK;
-}
 template <int LOG2N> static int launch_columns_at(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const colsolve::args &a)
 {
-    static int minb = -1;
-    if (minb < 0) { const char *e = getenv("HS_POISSON_COLUMN_MINB"); minb = e ? atoi(e) : 3; }
-    if (minb == 2) return launch_columns_minb<LOG2N, 2>(cu, blocks, shmem, a);
-    return launch_columns_minb<LOG2N, 3>(cu, blocks, shmem, a);
+    // the block's shared memory is over the 48 KB a launch gets without asking
+    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    colsolve::column_solve_kernel<LOG2N><<<blocks, colsolve::THREADS_, shmem, cu->stream>>>(a);
+    HS_CUDA_LAUNCH_CHECK("column_solve_kernel");
+    return HS_OK;
 }
 
 static int launch_columns(struct hs_cuda_ctx *cu, int log2n, unsigned blocks, size_t shmem, const colsolve::args &a)

@@ -129,37 +129,52 @@ HS_HD int64_t hs_poisson_order_source(int o, int64_t n, int64_t j) { return o ? 
  * above; where m1 = k1, A' and B' are the same entry and A' is written).  tw1, tw0: the twiddles
  * cos, sin (pi k / (2n)) for k = 0..n/2 of each dimension.  plane_divided maps the values A, B
  * to A', B'; plane_divide_pair does so in place in the spectrum. */
+/* The pair solve of hs_poisson_plane_divided from the values it reads: a = (ar, ai), b = (br, bi) the
+ * twiddles, d00, d10, d01, d11 the eigenvalue sums of the four modes (has1: k1 > 0, has2: k2 > 0;
+ * a mode that does not exist is skipped), for callers that load the tables ahead (the CUDA column
+ * kernel). */
+HS_HD void hs_poisson_plane_pair(int dct, double ar, double ai, double br, double bi, double d00, double d10, double d01,
+                                 double d11, int has1, int has2, int self, double scale, const double A[2],
+                                 const double B[2], double Aout[2], double Bout[2])
+{
+    if (!dct) { /* d00 for row k1, d10 for row m1 (both at column k2) */
+        Aout[0] = hs_poisson_divide_at(scale, d00, A[0]);
+        Aout[1] = hs_poisson_divide_at(scale, d00, A[1]);
+        Bout[0] = hs_poisson_divide_at(scale, self ? d00 : d10, B[0]);
+        Bout[1] = hs_poisson_divide_at(scale, self ? d00 : d10, B[1]);
+        return;
+    }
+    const double abr = ar * br - ai * bi, abi = ar * bi + ai * br;  /* a b */
+    const double acr = ar * br + ai * bi, aci = ai * br - ar * bi;  /* a conj(b) */
+    const double Ar = A[0], Ai = A[1], Br = B[0], Bi = -B[1];       /* A, conj(B) */
+    const double Pr = abr * Ar - abi * Ai, Pi = abr * Ai + abi * Ar;
+    const double Qr = acr * Br - aci * Bi, Qi = acr * Bi + aci * Br;
+    const double y00 = hs_poisson_divide_at(scale, d00, 0.5 * (Pr + Qr));
+    const double y10 = has1 ? hs_poisson_divide_at(scale, d10, -0.5 * (Pi + Qi)) : 0.0;
+    const double y01 = has2 ? hs_poisson_divide_at(scale, d01, 0.5 * (Qi - Pi)) : 0.0;
+    const double y11 = has1 && has2 ? hs_poisson_divide_at(scale, d11, 0.5 * (Qr - Pr)) : 0.0;
+    const double Ppr = y00 - y11, Ppi = -(y10 + y01), Qpr = y00 + y11, Qpi = y01 - y10;
+    Aout[0] = abr * Ppr + abi * Ppi; /* A' = conj(a b) P' */
+    Aout[1] = abr * Ppi - abi * Ppr;
+    Bout[0] = acr * Qpr + aci * Qpi; /* B' = a conj(b) conj(Q') */
+    Bout[1] = aci * Qpr - acr * Qpi;
+}
+
 HS_HD void hs_poisson_plane_divided(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
                                     const double *tw0, double scale, const double *ev1, const double *ev0,
                                     const double A[2], const double B[2], double Aout[2], double Bout[2])
 {
     const int64_t m1 = k1 == 0 ? 0 : n1 - k1;
     if (!dct) {
-        double den = ev1[k1] + ev0[k2];
-        Aout[0] = hs_poisson_divide_at(scale, den, A[0]);
-        Aout[1] = hs_poisson_divide_at(scale, den, A[1]);
-        den = ev1[m1] + ev0[k2];
-        Bout[0] = hs_poisson_divide_at(scale, den, B[0]);
-        Bout[1] = hs_poisson_divide_at(scale, den, B[1]);
+        hs_poisson_plane_pair(0, 0, 0, 0, 0, ev1[k1] + ev0[k2], ev1[m1] + ev0[k2], 0, 0, k1 > 0, k2 > 0, m1 == k1, scale, A,
+                              B, Aout, Bout);
         return;
     }
-    const double ar = tw1[2 * k1], ai = -tw1[2 * k1 + 1], br = tw0[2 * k2], bi = -tw0[2 * k2 + 1];
-    const double abr = ar * br - ai * bi, abi = ar * bi + ai * br;  /* a b */
-    const double acr = ar * br + ai * bi, aci = ai * br - ar * bi;  /* a conj(b) */
-    const double Ar = A[0], Ai = A[1], Br = B[0], Bi = -B[1];       /* A, conj(B) */
-    const double Pr = abr * Ar - abi * Ai, Pi = abr * Ai + abi * Ar;
-    const double Qr = acr * Br - aci * Bi, Qi = acr * Bi + aci * Br;
     const int64_t i1 = n1 - k1, i2 = n0 - k2; /* the partner modes (n1, n0: none) */
     const int has1 = k1 > 0, has2 = k2 > 0;
-    const double y00 = hs_poisson_divide_at(scale, ev1[k1] + ev0[k2], 0.5 * (Pr + Qr));
-    const double y10 = has1 ? hs_poisson_divide_at(scale, ev1[i1] + ev0[k2], -0.5 * (Pi + Qi)) : 0.0;
-    const double y01 = has2 ? hs_poisson_divide_at(scale, ev1[k1] + ev0[i2], 0.5 * (Qi - Pi)) : 0.0;
-    const double y11 = has1 && has2 ? hs_poisson_divide_at(scale, ev1[i1] + ev0[i2], 0.5 * (Qr - Pr)) : 0.0;
-    const double Ppr = y00 - y11, Ppi = -(y10 + y01), Qpr = y00 + y11, Qpi = y01 - y10;
-    Aout[0] = abr * Ppr + abi * Ppi; /* A' = conj(a b) P' */
-    Aout[1] = abr * Ppi - abi * Ppr;
-    Bout[0] = acr * Qpr + aci * Qpi; /* B' = a conj(b) conj(Q') */
-    Bout[1] = aci * Qpr - acr * Qpi;
+    const double e1 = ev1[k1], e1p = has1 ? ev1[i1] : 0.0, e0 = ev0[k2], e0p = has2 ? ev0[i2] : 0.0;
+    hs_poisson_plane_pair(1, tw1[2 * k1], -tw1[2 * k1 + 1], tw0[2 * k2], -tw0[2 * k2 + 1], e1 + e0, e1p + e0, e1 + e0p,
+                          e1p + e0p, has1, has2, m1 == k1, scale, A, B, Aout, Bout);
 }
 HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
                                         const double *tw0, double scale, const double *ev1, const double *ev0,
