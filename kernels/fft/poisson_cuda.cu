@@ -303,9 +303,11 @@ extern "C" int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
 // value), one pass of radix 2, 4 or 8 first when log2 n1 is not a multiple of 4, then the pairs'
 // divide, then the same passes backward.  Each column is read from and written to global memory
 // once.  Shared indices are padded by one slot every 16 so that the first pass's stride-16 writes
-// fall in different banks.  Measured (H100, 4096^2, ncu): 0.45 ms, latency-bound at two blocks
-// (16 warps) an SM, a warp issuing every 16 cycles (waits on shared memory, the barriers and the
-// column loads about equally); still faster than cuFFT's column transforms and the divide's pass.
+// fall in different banks.  Latency-bound at two blocks (16 warps) an SM: ncu (H100, 4096^2, with
+// the largest shared-memory carveout, since dropped) measured 0.45 ms, a warp issuing every 16
+// cycles, its waits on shared memory, the barriers and the column loads about equally; the whole
+// 4096^2 solve then took 0.60 ms, and 0.52 ms with the default carveout (more L1 for the tables),
+// against 0.68 ms with cuFFT's column transforms and the divide's pass.
 namespace colsolve {
 constexpr int SLOTS = 4096, THREADS_ = 256, RADIX = 16;
 
@@ -478,7 +480,7 @@ struct args {
 
 // Two blocks an SM (128 registers, no spills): at three (80 registers, small spills, and the
 // largest shared-memory carveout) the 4096 columns measured slower on an H100 (0.73 against 0.60 ms
-// a 4096^2 solve in bench_cfd_ns).
+// a 4096^2 solve in bench_cfd_ns, both with that carveout).
 template <int LOG2N>
 __global__ void __launch_bounds__(THREADS_, 2) column_solve_kernel(const __grid_constant__ args a)
 {
