@@ -19,6 +19,20 @@ def need(modules):
         sys.exit(2)
 
 
+def run(main):
+    """Run a script's main() and return its exit status; a reader that closes the pipe early
+    (`| head`) ends the script quietly with status 141, as it ends a Unix tool (SIGPIPE), where
+    Python printed a BrokenPipeError traceback."""
+    try:
+        rc = main()
+        sys.stdout.flush()
+        return rc
+    except BrokenPipeError:
+        # stdout is gone: point it at /dev/null so that the interpreter's last flush stays quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+
+
 def die(msg, code=2):
     print(f"{os.path.basename(sys.argv[0])}: error: {msg}", file=sys.stderr)
     sys.exit(code)

@@ -192,6 +192,11 @@ run "$I/qc_ghz.ini" quantum.circuit=qc_ghz.qasm quantum.observable=qc_ghz_zz.pau
 python3 "$A/quantum_counts.py" ghz.json --out ghz.png >q.txt 2>&1 || bad "quantum_counts.py: $(cat q.txt)"
 check_png "quantum_counts.py" ghz.png
 grep -q "^shots 4096, 2 distinct outcomes of 32" q.txt && ok "quantum_counts.py: 4096 shots, 2 outcomes of 32" || bad "quantum_counts.py: $(cat q.txt)"
+# a reader that closes the pipe first (| head -c 0 exits before the script prints): quiet, status 141
+# as a Unix tool's SIGPIPE, where it printed a BrokenPipeError traceback
+python3 "$A/quantum_counts.py" ghz.json --out ghz_pipe.png 2>pipe_err.txt | head -c 0; rc=${PIPESTATUS[0]}
+[ "$rc" = 141 ] && ! grep -q Traceback pipe_err.txt && ok "quantum_counts.py | head: quiet, exit 141" ||
+    bad "quantum_counts.py | head: exit $rc: $(tail -2 pipe_err.txt)"
 
 # --top 0 (empty axes, exit 0), a NetCDF file (a UTF-8 codec error) and counts that are no numbers (a
 # TypeError traceback): a message, exit 2
