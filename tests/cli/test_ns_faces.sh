@@ -85,7 +85,15 @@ EOF
 if check cav1.nc 0 >v.txt 2>&1; then ok "cavity u_face, v_face: $(cat v.txt)"; else bad "cavity faces: $(cat v.txt)"; fi
 if check tg.nc 1 >v.txt 2>&1; then ok "Taylor-Green (periodic) faces: $(cat v.txt)"; else bad "Taylor-Green faces: $(cat v.txt)"; fi
 if [ ${#MPIRUN[@]} -gt 0 ]; then
-    if "$HS_BIN" compare --all cav1.nc cav2.nc 1e-12 >cmp.txt 2>&1; then ok "2 ranks agree with 1: $(tail -1 cmp.txt)"
+    # every variable within 1e-12 of its largest value, but divergence_max: it is round-off itself
+    # (1e-15), and one rank's plane pressure solve and two ranks' line solve round differently
+    # (17% apart on 2e-15), so it is held to an absolute 1e-13 instead
+    "$HS_BIN" compare --all cav1.nc cav2.nc 1e-12 >cmp.txt 2>&1
+    other=$(grep -v "agree\|^divergence_max: " cmp.txt | grep -v "variables agree, 1 differ" | head -4)
+    dabs=$(sed -n 's/^divergence_max: .*max |a-b| = \([^,]*\),.*/\1/p' cmp.txt)
+    if [ -z "$other" ] && [ -n "$dabs" ] && awk -v d="$dabs" 'BEGIN { exit !(d <= 1e-13) }' &&
+        grep -q "^u: .*: agree" cmp.txt && grep -q "^p: .*: agree" cmp.txt; then
+        ok "2 ranks agree with 1 (divergence_max within $dabs): $(tail -1 cmp.txt)"
     else bad "1 and 2 ranks: $(grep -v agree cmp.txt | head -4)"; fi
 fi
 if ncdump -h plain.nc 2>/dev/null | grep -Eq '^\s+(double|int) (u_face|v_face|x_face|grid)\b|SGRID'; then bad "write_faces = false still writes faces"
