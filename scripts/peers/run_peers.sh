@@ -28,9 +28,16 @@ say() { echo "$@" | tee -a "$log"; }
 
 # ---- build the peers
 CUSV=$W/cusv/cuquantum
+# the repacked library (fetch_custatevec.sh: small enough to travel with qsim in one call), or the wheel
 whl=$(ls $P/custatevec_cu13-*.whl 2>/dev/null | head -1)
-if [ -n "$whl" ] && [ ! -f "$CUSV/lib/libcustatevec.so.1" ]; then
-    python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$whl" "$W/cusv" || say "cannot unpack $whl"
+if [ ! -f "$CUSV/lib/libcustatevec.so.1" ]; then
+    mkdir -p "$W/cusv"
+    if [ -f $P/cuquantum.tar.xz ]; then
+        python3 -c "import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])" $P/cuquantum.tar.xz "$W/cusv" ||
+            say "cannot unpack $P/cuquantum.tar.xz"
+    elif [ -n "$whl" ]; then
+        python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" "$whl" "$W/cusv" || say "cannot unpack $whl"
+    fi
 fi
 [ -f "$CUSV/lib/libcustatevec.so.1" ] && ln -sf libcustatevec.so.1 "$CUSV/lib/libcustatevec.so"
 NV=("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -gencode "arch=compute_$ARCH,code=sm_$ARCH" -Xcompiler -fopenmp)
