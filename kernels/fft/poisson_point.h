@@ -129,10 +129,11 @@ HS_HD int64_t hs_poisson_order_source(int o, int64_t n, int64_t j) { return o ? 
  * above; where m1 = k1, A' and B' are the same entry and A' is written).  tw1, tw0: the twiddles
  * cos, sin (pi k / (2n)) for k = 0..n/2 of each dimension.  plane_divided maps the values A, B
  * to A', B'; plane_divide_pair does so in place in the spectrum. */
-/* The pair solve of hs_poisson_plane_divided from the values it reads: a = (ar, ai), b = (br, bi) the
+/* The pair solve of hs_poisson_plane_divided from the values it reads, for callers that load the
+ * tables ahead (the CUDA column kernel).  Cosine/sine (dct = 1): a = (ar, ai), b = (br, bi) the
  * twiddles, d00, d10, d01, d11 the eigenvalue sums of the four modes (has1: k1 > 0, has2: k2 > 0;
- * a mode that does not exist is skipped), for callers that load the tables ahead (the CUDA column
- * kernel). */
+ * a mode that does not exist is skipped).  Periodic (dct = 0): d00 and d10 the sums of rows k1 and
+ * m1 at column k2 (self: m1 = k1, where d00 serves both). */
 HS_HD void hs_poisson_plane_pair(int dct, double ar, double ai, double br, double bi, double d00, double d10, double d01,
                                  double d11, int has1, int has2, int self, double scale, const double A[2],
                                  const double B[2], double Aout[2], double Bout[2])
