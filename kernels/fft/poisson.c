@@ -149,6 +149,13 @@ static void decode(const hs_poisson *ps, int in_c, int64_t e, int64_t idx[3])
 
 /* ------------------------------------------------------------------ backend calls */
 
+/* The order dimension k's transform reads its lines in: Makhoul's for a cosine transform, with the
+ * sine signs for a sine transform (HS_POISSON_ROWS_*), natural (0) for an FFT or the mixed one. */
+static int dim_order(const hs_poisson *ps, int k)
+{
+    return ps->kind[k] == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : ps->kind[k] == DIM_COS ? HS_POISSON_ROWS_MAKHOUL : 0;
+}
+
 #define DISPATCH(ps, name, ...) \
     HS_DISPATCH((ps)->ctx, hs_poisson_##name##_cpu(__VA_ARGS__), hs_poisson_##name##_cuda((ps)->ctx->cuda, __VA_ARGS__))
 
@@ -161,16 +168,16 @@ static int line_transform(hs_poisson *ps, const step *st, int forward, const dou
 {
     int dim = st->dim;
     int64_t lines = ps->lines[dim], n = ps->n[dim];
-    int dct = ps->kind[dim] != DIM_FFT, alt = ps->kind[dim] == DIM_SIN, reorder = dct && !st->order;
+    int dct = ps->kind[dim] != DIM_FFT, o = dim_order(ps, dim), reorder = dct && !st->order;
     if (lines == 0) return HS_OK;
     if (forward) {
-        if (reorder) HS_CHECK(DISPATCH(ps, dct_reorder, lines, n, alt, src, scratch));
+        if (reorder) HS_CHECK(DISPATCH(ps, order, 1, lines, n, 0, o, 1, src, scratch));
         HS_CHECK(hs_fft_execute(ps->r2c[dim], HS_FFT_FORWARD, reorder ? scratch : src, ps->cw));
         if (!st->post) HS_CHECK(DISPATCH(ps, line_post, lines, n, dct, ps->tw[dim], ps->cw, dst));
     } else {
         if (!st->post) HS_CHECK(DISPATCH(ps, line_pre, lines, n, dct, ps->tw[dim], src, ps->cw));
         HS_CHECK(hs_fft_execute(ps->c2r[dim], HS_FFT_BACKWARD, ps->cw, reorder ? scratch : dst));
-        if (reorder) HS_CHECK(DISPATCH(ps, dct_unreorder, lines, n, alt, scratch, dst));
+        if (reorder) HS_CHECK(DISPATCH(ps, order, 1, lines, n, 0, o, 0, scratch, dst));
     }
     return HS_OK;
 }
@@ -181,16 +188,16 @@ static int line_transform(hs_poisson *ps, const step *st, int forward, const dou
  * the transpositions around do them (st->order). */
 static int spectral_solve(hs_poisson *ps, const step *st, const double *src, double *dst, double *scratch)
 {
-    int L = ps->L, kind = ps->kind[L], dct = kind != DIM_FFT, alt = kind == DIM_SIN, reorder = dct && !st->order;
+    int L = ps->L, dct = ps->kind[L] != DIM_FFT, o = dim_order(ps, L), reorder = dct && !st->order;
     int64_t rows = ps->mloc, n = ps->n[L];
     if (rows == 0) return HS_OK;
-    if (reorder) HS_CHECK(DISPATCH(ps, dct_reorder, rows, n, alt, src, scratch));
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, rows, n, 0, o, 1, src, scratch));
     HS_CHECK(hs_fft_execute(ps->r2c[L], HS_FFT_FORWARD, reorder ? scratch : src, ps->cw));
     /* the C2R divides as it reads where its load hook is linked in (make_plans_buffers) */
     if (!hs_fft_plan_hooked(ps->c2r[L]))
         HS_CHECK(DISPATCH(ps, spectral_divide, rows, n, dct, ps->tw[L], ps->scale, ps->row_ev, ps->ev[L], ps->cw));
     HS_CHECK(hs_fft_execute(ps->c2r[L], HS_FFT_BACKWARD, ps->cw, reorder ? scratch : dst));
-    if (reorder) HS_CHECK(DISPATCH(ps, dct_unreorder, rows, n, alt, scratch, dst));
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, rows, n, 0, o, 0, scratch, dst));
     return HS_OK;
 }
 
@@ -208,8 +215,7 @@ static void tpose_cols(const hs_poisson *ps, int pdim, int64_t cols, hs_poisson_
 /* Its rows: in order, or in Makhoul's order of dimension odim, as elements roff.. of lines of rn. */
 static void tpose_rows(const hs_poisson *ps, int odim, int64_t rn, int64_t roff, hs_poisson_tpose *t)
 {
-    t->order = odim < 0 ? HS_POISSON_ROWS_NATURAL
-               : ps->kind[odim] == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : HS_POISSON_ROWS_MAKHOUL;
+    t->order = odim < 0 ? HS_POISSON_ROWS_NATURAL : dim_order(ps, odim);
     t->rn = rn, t->roff = roff;
 }
 
@@ -291,12 +297,6 @@ static int x_reorders(const hs_poisson *ps)
     if (ps->nsteps < 2 || (ps->kind[0] != DIM_COS && ps->kind[0] != DIM_SIN)) return 0;
     const step *a = &ps->step[0], *z = &ps->step[ps->nsteps - 1];
     return a->kind == ST_FWD && a->dim == 0 && !a->order && z->kind == ST_INV && z->dim == 0 && !z->order;
-}
-
-/* The order of dimension k in the ordered solve: Makhoul's (1, 2 with the sine signs) or natural. */
-static int dim_order(const hs_poisson *ps, int k)
-{
-    return ps->kind[k] == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : ps->kind[k] == DIM_COS ? HS_POISSON_ROWS_MAKHOUL : 0;
 }
 
 /* The plane solve: f (in the transforms' order, or put in it here) -> the R2C of its rows in cw ->

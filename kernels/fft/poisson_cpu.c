@@ -87,31 +87,6 @@ int hs_poisson_line_pre_cpu(int64_t lines, int64_t n, int dct, const double *tw,
     return HS_OK;
 }
 
-int hs_poisson_dct_reorder_cpu(int64_t lines, int64_t n, int alternate, const double *src, double *dst)
-{
-#pragma omp parallel for schedule(static) if (lines * n > HS_CPU_SERIAL_BELOW)
-    for (int64_t l = 0; l < lines; l++) {
-        const double *x = src + l * n;
-        double *v = dst + l * n;
-        for (int64_t j = 0; j < n; j++) {
-            int64_t i = hs_poisson_reorder_source(n, j);
-            v[j] = hs_poisson_sign(alternate, i) * x[i];
-        }
-    }
-    return HS_OK;
-}
-
-int hs_poisson_dct_unreorder_cpu(int64_t lines, int64_t n, int alternate, const double *src, double *dst)
-{
-#pragma omp parallel for schedule(static) if (lines * n > HS_CPU_SERIAL_BELOW)
-    for (int64_t l = 0; l < lines; l++) {
-        const double *v = src + l * n;
-        double *x = dst + l * n;
-        for (int64_t i = 0; i < n; i++) x[i] = hs_poisson_sign(alternate, i) * v[hs_poisson_reorder_position(n, i)];
-    }
-    return HS_OK;
-}
-
 int hs_poisson_spectral_divide_cpu(int64_t rows, int64_t n, int dct, const double *tw, double scale,
                                    const double *row_ev, const double *ev, double *spec)
 {

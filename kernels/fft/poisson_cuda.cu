@@ -179,29 +179,6 @@ struct line_pre_op {
         hs_poisson_spec_at(n, k, dct, tw, x[k], k > 0 ? x[n - k] : 0.0, spec + 2 * l * h);
     }
 };
-struct reorder_op {
-    int64_t n;
-    int alternate;
-    const double *src;
-    double *dst;
-    __device__ void operator()(int64_t l, int64_t j) const
-    {
-        int64_t i = hs_poisson_reorder_source(n, j);
-        dst[l * n + j] = hs_poisson_sign(alternate, i) * src[l * n + i];
-    }
-};
-struct unreorder_op {
-    int64_t n;
-    int alternate;
-    const double *src;
-    double *dst;
-    // one thread per written element, so the writes are coalesced and the reads gather
-    __device__ void operator()(int64_t l, int64_t i) const
-    {
-        dst[l * n + i] = hs_poisson_sign(alternate, i) * src[l * n + hs_poisson_reorder_position(n, i)];
-    }
-};
-
 // One thread per written element (coalesced writes, gathered reads), as the CPU twin.
 struct order_op {
     int64_t n1, n0;
@@ -210,8 +187,18 @@ struct order_op {
     double *dst;
     __device__ void operator()(int64_t row, int64_t i) const
     {
-        const int64_t p = row / n1, j = row - p * n1, base = p * n1 * n0;
         const int a1 = o1 == 2, a0 = o0 == 2;
+        if (o1 == 0) { // the lines of one dimension (the line transforms): no row to place, no division
+            const int64_t at = row * n0;
+            if (to_ordered) {
+                const int64_t si = hs_poisson_order_source(o0, n0, i);
+                dst[at + i] = hs_poisson_sign(a0, si) * src[at + si];
+            } else {
+                dst[at + i] = hs_poisson_sign(a0, i) * src[at + hs_poisson_order_position(o0, n0, i)];
+            }
+            return;
+        }
+        const int64_t p = row / n1, j = row - p * n1, base = p * n1 * n0;
         if (to_ordered) {
             const int64_t sj = hs_poisson_order_source(o1, n1, j), si = hs_poisson_order_source(o0, n0, i);
             dst[base + j * n0 + i] = hs_poisson_sign(a1, sj) * hs_poisson_sign(a0, si) * src[base + sj * n0 + si];
@@ -239,17 +226,6 @@ extern "C" int hs_poisson_line_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, i
 {
     return launch_each(cu, lines, n / 2 + 1, line_pre_op{n, n / 2 + 1, dct, tw, src, spec});
 }
-extern "C" int hs_poisson_dct_reorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int alternate,
-                                           const double *src, double *dst)
-{
-    return launch_each(cu, lines, n, reorder_op{n, alternate, src, dst});
-}
-extern "C" int hs_poisson_dct_unreorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int alternate,
-                                             const double *src, double *dst)
-{
-    return launch_each(cu, lines, n, unreorder_op{n, alternate, src, dst});
-}
-
 // ------------------------------------------------------------------ spectral solves
 
 struct spectral_divide_op {
@@ -471,7 +447,7 @@ __device__ __forceinline__ void transform(double2 *col, const double2 *__restric
 }
 
 struct args {
-    int n1, n0, h0, cols, dct;
+    int n0, h0, dct;
     const double2 *col_tw;
     const double *tw1, *tw0, *ev1, *ev0;
     double scale;
@@ -513,20 +489,12 @@ __global__ void __launch_bounds__(THREADS_, 2) column_solve_kernel(const __grid_
     constexpr int PAIRS = cols * (n1 / 2 + 1), DIV_IT = (PAIRS + THREADS_ - 1) / THREADS_, CH = 3;
 #pragma unroll 1
     for (int g = 0; g < DIV_IT; g += CH) {
-        double tv[CH][8];
+        hs_poisson_pair_tables tv[CH];
 #pragma unroll
         for (int q = 0; q < CH; q++) {
             const int e = t + (g + q) * THREADS_, c = e % cols, k1 = e / cols, k2 = c0 + c;
             const bool ok = g + q < DIV_IT && e < PAIRS && k2 < a.h0;
-            const int k1c = ok ? k1 : 0, k2c = ok ? k2 : 0;
-            tv[q][0] = __ldg(a.ev1 + k1c), tv[q][1] = __ldg(a.ev1 + (k1c > 0 ? n1 - k1c : 0));
-            tv[q][2] = __ldg(a.ev0 + k2c), tv[q][3] = __ldg(a.ev0 + (k2c > 0 ? a.n0 - k2c : 0));
-            if (a.dct) {
-                tv[q][4] = __ldg(a.tw1 + 2 * k1c), tv[q][5] = __ldg(a.tw1 + 2 * k1c + 1);
-                tv[q][6] = __ldg(a.tw0 + 2 * k2c), tv[q][7] = __ldg(a.tw0 + 2 * k2c + 1);
-            } else {
-                tv[q][4] = tv[q][5] = tv[q][6] = tv[q][7] = 0.0;
-            }
+            hs_poisson_plane_tables(n1, a.n0, ok ? k1 : 0, ok ? k2 : 0, a.dct, a.tw1, a.tw0, a.ev1, a.ev0, &tv[q]);
         }
 #pragma unroll
         for (int q = 0; q < CH; q++) {
@@ -536,13 +504,7 @@ __global__ void __launch_bounds__(THREADS_, 2) column_solve_kernel(const __grid_
             const int m1 = k1 == 0 ? 0 : n1 - k1;
             const double A[2] = {v[pad(k1)].x, v[pad(k1)].y}, B[2] = {v[pad(m1)].x, v[pad(m1)].y};
             double ao[2], bo[2];
-            /* as hs_poisson_plane_divided, from the loaded values */
-            const double e1 = tv[q][0], e1p = tv[q][1], e0 = tv[q][2], e0p = tv[q][3];
-            if (a.dct)
-                hs_poisson_plane_pair(1, tv[q][4], -tv[q][5], tv[q][6], -tv[q][7], e1 + e0, e1p + e0, e1 + e0p, e1p + e0p,
-                                      k1 > 0, k2 > 0, m1 == k1, a.scale, A, B, ao, bo);
-            else
-                hs_poisson_plane_pair(0, 0, 0, 0, 0, e1 + e0, e1p + e0, 0, 0, k1 > 0, k2 > 0, m1 == k1, a.scale, A, B, ao, bo);
+            hs_poisson_plane_pair(a.dct, k1, k2, a.scale, &tv[q], A, B, ao, bo);
             v[pad(k1)] = make_double2(ao[0], ao[1]);
             if (m1 != k1) v[pad(m1)] = make_double2(bo[0], bo[1]);
         }
@@ -592,13 +554,14 @@ extern "C" int hs_poisson_column_solve_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
     const int64_t h0 = n0 / 2 + 1;
     if (h0 > INT32_MAX / 2 || n1 * h0 > INT32_MAX) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_column_solve_cuda: plane too large");
     args a;
-    a.n1 = (int)n1, a.n0 = (int)n0, a.h0 = (int)h0, a.cols = SLOTS / (int)n1, a.dct = dct;
+    a.n0 = (int)n0, a.h0 = (int)h0, a.dct = dct;
+    const int cols = SLOTS / (int)n1;
     int log2n = 0;
-    while ((1 << log2n) < a.n1) log2n++;
+    while ((1 << log2n) < n1) log2n++;
     a.col_tw = (const double2 *)col_tw, a.tw1 = tw1, a.tw0 = tw0, a.ev1 = ev1, a.ev0 = ev0, a.scale = scale;
     a.spec = (double2 *)spec;
-    const size_t shmem = (size_t)a.cols * (size_t)(n1 + n1 / 16) * sizeof(double2);
-    const unsigned blocks = (unsigned)((h0 + a.cols - 1) / a.cols);
+    const size_t shmem = (size_t)cols * (size_t)(n1 + n1 / 16) * sizeof(double2); // padded columns
+    const unsigned blocks = (unsigned)((h0 + cols - 1) / cols);
     return launch_columns(cu, log2n, blocks, shmem, a);
 }
 

@@ -22,7 +22,7 @@ struct hs_cuda_ctx;
  * hs_poisson_coef_at in poisson_point.h). */
 enum { HS_POISSON_COLS_REAL = 0, HS_POISSON_COLS_HALFCOMPLEX = 1, HS_POISSON_COLS_DCT = 2 };
 /* Where its rows go along the destination's lines: in order, or in Makhoul's DCT-II order (with
- * the signs (-1)^i of the DST-II through the DCT-II for MAKHOUL_ALT: see hs_poisson_dct_reorder). */
+ * the signs (-1)^i of the DST-II through the DCT-II for MAKHOUL_ALT: see hs_poisson_order). */
 enum { HS_POISSON_ROWS_NATURAL = 0, HS_POISSON_ROWS_MAKHOUL = 1, HS_POISSON_ROWS_MAKHOUL_ALT = 2 };
 
 /* A local transposition [batch][rows][cols] -> [batch][cols][rows] that also finishes the transform
@@ -68,19 +68,12 @@ int hs_poisson_line_pre_cpu(int64_t lines, int64_t n, int dct, const double *tw,
 int hs_poisson_line_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,
                              const double *src, double *spec);
 
-/* Makhoul's DCT-II reordering: v[j] = s_{2j} x[2j] for 2j < n, v[n-1-j] = s_{2j+1} x[2j+1] for
- * 2j+1 < n, with s_i = (-1)^i when alternate (the DST-II through the DCT-II), else 1; and its
- * inverse x[i] = s_i v[...]. */
-int hs_poisson_dct_reorder_cpu(int64_t lines, int64_t n, int alternate, const double *src, double *dst);
-int hs_poisson_dct_reorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int alternate, const double *src,
-                                double *dst);
-int hs_poisson_dct_unreorder_cpu(int64_t lines, int64_t n, int alternate, const double *src, double *dst);
-int hs_poisson_dct_unreorder_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int alternate, const double *src,
-                                  double *dst);
-
-/* Orders o1, o0 (hs_poisson_order_position: 0 natural, 1 Makhoul's, 2 with the sine signs) of the
- * two fastest dimensions of [planes][n1][n0] arrays: to_ordered puts every element (j, i) at
- * (position(o1, n1, j), position(o0, n0, i)) times its signs, else the converse.  src != dst. */
+/* Makhoul's DCT-II reordering, of the lines of one dimension (the line transforms: planes = 1,
+ * o1 = 0) or of two (the plane solve): orders o1, o0 (HS_POISSON_ROWS_*: 0 natural, 1 Makhoul's
+ * v[j] = x[2j] for 2j < n, v[n-1-j] = x[2j+1] for 2j+1 < n; 2 the same times (-1)^i, the DST-II
+ * through the DCT-II) of the two fastest dimensions of [planes][n1][n0] arrays: to_ordered puts
+ * every element (j, i) at (hs_poisson_order_position(o1, n1, j), ..(o0, n0, i)) times its signs,
+ * else the converse.  src != dst. */
 int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int to_ordered, const double *src,
                          double *dst);
 int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, int64_t n0, int o1, int o0,

@@ -127,24 +127,51 @@ HS_HD int64_t hs_poisson_order_source(int o, int64_t n, int64_t j) { return o ? 
  *   A' = conj(a b) P',  B' = a conj(b) conj(Q')
  * so that the C2R gives n0 n1 times the solution in the same order (the exact inverse of the
  * above; where m1 = k1, A' and B' are the same entry and A' is written).  tw1, tw0: the twiddles
- * cos, sin (pi k / (2n)) for k = 0..n/2 of each dimension.  plane_divided maps the values A, B
- * to A', B'; plane_divide_pair does so in place in the spectrum. */
-/* The pair solve of hs_poisson_plane_divided from the values it reads, for callers that load the
- * tables ahead (the CUDA column kernel).  Cosine/sine (dct = 1): a = (ar, ai), b = (br, bi) the
- * twiddles, d00, d10, d01, d11 the eigenvalue sums of the four modes (has1: k1 > 0, has2: k2 > 0;
- * a mode that does not exist is skipped).  Periodic (dct = 0): d00 and d10 the sums of rows k1 and
- * m1 at column k2 (self: m1 = k1, where d00 serves both). */
-HS_HD void hs_poisson_plane_pair(int dct, double ar, double ai, double br, double bi, double d00, double d10, double d01,
-                                 double d11, int has1, int has2, int self, double scale, const double A[2],
-                                 const double B[2], double Aout[2], double Bout[2])
+ * cos, sin (pi k / (2n)) for k = 0..n/2 of each dimension.  plane_pair maps the values A, B to
+ * A', B'; plane_divide_pair does so in place in the spectrum. */
+/* What the divide of the pair (k1, m1 = (n1 - k1) mod n1) at column k2 reads from the tables: the
+ * stored eigenvalues of rows k1 and m1 and of columns k2 and (n0 - k2) mod n0, and (cosine/sine
+ * only) the twiddles a = (ar, ai), b = (br, bi).  Loaded by hs_poisson_plane_tables (on the GPU
+ * through the read-only cache), so that the CUDA column kernel can load a few pairs' worth before
+ * it divides any. */
+typedef struct {
+    double e1, e1p, e0, e0p;
+    double ar, ai, br, bi;
+} hs_poisson_pair_tables;
+
+#ifdef __CUDA_ARCH__
+#define HS_POISSON_LOAD(p) __ldg(p)
+#else
+#define HS_POISSON_LOAD(p) (*(p))
+#endif
+
+HS_HD void hs_poisson_plane_tables(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
+                                   const double *tw0, const double *ev1, const double *ev0, hs_poisson_pair_tables *t)
 {
-    if (!dct) { /* d00 for row k1, d10 for row m1 (both at column k2) */
+    t->e1 = HS_POISSON_LOAD(ev1 + k1), t->e1p = HS_POISSON_LOAD(ev1 + (k1 > 0 ? n1 - k1 : 0));
+    t->e0 = HS_POISSON_LOAD(ev0 + k2), t->e0p = HS_POISSON_LOAD(ev0 + (k2 > 0 ? n0 - k2 : 0));
+    t->ar = t->ai = t->br = t->bi = 0.0;
+    if (dct) {
+        t->ar = HS_POISSON_LOAD(tw1 + 2 * k1), t->ai = -HS_POISSON_LOAD(tw1 + 2 * k1 + 1);
+        t->br = HS_POISSON_LOAD(tw0 + 2 * k2), t->bi = -HS_POISSON_LOAD(tw0 + 2 * k2 + 1);
+    }
+}
+
+/* The pair's solve from its table values: A = V(k1, k2), B = V(m1, k2) to A', B' (above). */
+HS_HD void hs_poisson_plane_pair(int dct, int64_t k1, int64_t k2, double scale, const hs_poisson_pair_tables *t,
+                                 const double A[2], const double B[2], double Aout[2], double Bout[2])
+{
+    const double d00 = t->e1 + t->e0, d10 = t->e1p + t->e0; /* rows k1 and m1 at column k2 */
+    if (!dct) {
         Aout[0] = hs_poisson_divide_at(scale, d00, A[0]);
         Aout[1] = hs_poisson_divide_at(scale, d00, A[1]);
-        Bout[0] = hs_poisson_divide_at(scale, self ? d00 : d10, B[0]);
-        Bout[1] = hs_poisson_divide_at(scale, self ? d00 : d10, B[1]);
+        Bout[0] = hs_poisson_divide_at(scale, d10, B[0]);
+        Bout[1] = hs_poisson_divide_at(scale, d10, B[1]);
         return;
     }
+    const double d01 = t->e1 + t->e0p, d11 = t->e1p + t->e0p; /* the partner column n0 - k2 */
+    const int has1 = k1 > 0, has2 = k2 > 0;                    /* modes n1 - k1, n0 - k2 exist */
+    const double ar = t->ar, ai = t->ai, br = t->br, bi = t->bi;
     const double abr = ar * br - ai * bi, abi = ar * bi + ai * br;  /* a b */
     const double acr = ar * br + ai * bi, aci = ai * br - ar * bi;  /* a conj(b) */
     const double Ar = A[0], Ai = A[1], Br = B[0], Bi = -B[1];       /* A, conj(B) */
@@ -161,22 +188,6 @@ HS_HD void hs_poisson_plane_pair(int dct, double ar, double ai, double br, doubl
     Bout[1] = aci * Qpr - acr * Qpi;
 }
 
-HS_HD void hs_poisson_plane_divided(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
-                                    const double *tw0, double scale, const double *ev1, const double *ev0,
-                                    const double A[2], const double B[2], double Aout[2], double Bout[2])
-{
-    const int64_t m1 = k1 == 0 ? 0 : n1 - k1;
-    if (!dct) {
-        hs_poisson_plane_pair(0, 0, 0, 0, 0, ev1[k1] + ev0[k2], ev1[m1] + ev0[k2], 0, 0, k1 > 0, k2 > 0, m1 == k1, scale, A,
-                              B, Aout, Bout);
-        return;
-    }
-    const int64_t i1 = n1 - k1, i2 = n0 - k2; /* the partner modes (n1, n0: none) */
-    const int has1 = k1 > 0, has2 = k2 > 0;
-    const double e1 = ev1[k1], e1p = has1 ? ev1[i1] : 0.0, e0 = ev0[k2], e0p = has2 ? ev0[i2] : 0.0;
-    hs_poisson_plane_pair(1, tw1[2 * k1], -tw1[2 * k1 + 1], tw0[2 * k2], -tw0[2 * k2 + 1], e1 + e0, e1p + e0, e1 + e0p,
-                          e1p + e0p, has1, has2, m1 == k1, scale, A, B, Aout, Bout);
-}
 HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int64_t k2, int dct, const double *tw1,
                                         const double *tw0, double scale, const double *ev1, const double *ev0,
                                         double *spec)
@@ -185,7 +196,9 @@ HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int6
     double *va = spec + 2 * (k1 * h0 + k2), *vb = spec + 2 * (m1 * h0 + k2);
     const double A[2] = {va[0], va[1]}, B[2] = {vb[0], vb[1]};
     double a[2], b[2];
-    hs_poisson_plane_divided(n1, n0, k1, k2, dct, tw1, tw0, scale, ev1, ev0, A, B, a, b);
+    hs_poisson_pair_tables t;
+    hs_poisson_plane_tables(n1, n0, k1, k2, dct, tw1, tw0, ev1, ev0, &t);
+    hs_poisson_plane_pair(dct, k1, k2, scale, &t, A, B, a, b);
     if (m1 != k1) vb[0] = b[0], vb[1] = b[1];
     va[0] = a[0], va[1] = a[1];
 }

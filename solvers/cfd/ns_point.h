@@ -254,8 +254,8 @@ HS_HD hs_ns_i hs_ns_cell_index(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_n
 {
     const hs_ns_i n0 = (hs_ns_i)L->local[0], n1 = (hs_ns_i)L->local[1];
     *sign = hs_poisson_sign(L->order[0] == 2, i) * hs_poisson_sign(L->order[1] == 2, j);
-    const hs_ns_i jj = L->order[1] ? (hs_ns_i)hs_poisson_reorder_position(n1, j) : j;
-    return (k * n1 + jj) * n0 + (L->order[0] ? (hs_ns_i)hs_poisson_reorder_position(n0, i) : i);
+    return (k * n1 + (hs_ns_i)hs_poisson_order_position(L->order[1], n1, j)) * n0 +
+           (hs_ns_i)hs_poisson_order_position(L->order[0], n0, i);
 }
 
 /* One point of the cell-centred operations (contiguous output index o; HS_NS_PHI_IN writes the

@@ -367,7 +367,7 @@ static void test_fused_transpositions(void **state)
                 if (spectra) TEST_OK(hs_poisson_line_post_cpu(batch * rows * nq, n, dct, tw, src, real));
                 else memcpy(real, src, nr * sizeof *real);
                 TEST_OK(hs_poisson_transpose_cpu(&plain, real, tr));
-                if (order) TEST_OK(hs_poisson_dct_reorder_cpu(batch * cols, rows, order == HS_POISSON_ROWS_MAKHOUL_ALT, tr, ref));
+                if (order) TEST_OK(hs_poisson_order_cpu(1, batch * cols, rows, 0, order, 1, tr, ref));
                 else memcpy(ref, tr, nr * sizeof *ref);
                 /* fused, rows 0..r1-1 and r1..rows-1 as two blocks */
                 hs_poisson_tpose t = {.batch = batch, .sbs = rows * srs, .srs = srs, .dbs = cols * rows, .dcs = rows,
@@ -379,7 +379,7 @@ static void test_fused_transpositions(void **state)
                 assert_memory_equal(out, ref, nr * sizeof *out);
                 /* back from the transposed layout (ref), apart and fused */
                 double *back_ref = calloc(ns, sizeof *back_ref), *back = calloc(ns, sizeof *back);
-                if (order) TEST_OK(hs_poisson_dct_unreorder_cpu(batch * cols, rows, order == HS_POISSON_ROWS_MAKHOUL_ALT, ref, tr));
+                if (order) TEST_OK(hs_poisson_order_cpu(1, batch * cols, rows, 0, order, 0, ref, tr));
                 else memcpy(tr, ref, nr * sizeof *tr);
                 TEST_OK(hs_poisson_transpose_back_cpu(&plain, tr, real));
                 if (spectra) TEST_OK(hs_poisson_line_pre_cpu(batch * rows * nq, n, dct, tw, real, back_ref));
