@@ -88,6 +88,8 @@ struct hs_poisson {
     int64_t lines[3];         /* lines of each transformed dimension in its layout */
     hs_fft_plan *r2c[3], *c2r[3];
     int plane;                /* the plane solve (want_plane) */
+    int ext[3];               /* per dimension HS_POISSON_EXT_*: the plane solve's mixed dimension, extended */
+    int64_t tn[3];            /* per dimension the transform's length: n, 2n where extended */
     int fused_columns;        /* its column transforms and divide in one CUDA kernel (hs_poisson_column_solve_cuda) */
     hs_fft_plan *r2c_rows, *c2r_rows, *columns; /* its row R2C / C2R and column C2C plans */
     double *col_tw;           /* device: exp(-2 pi i t / n1), t < n1, for the fused column kernel */
@@ -149,11 +151,16 @@ static void decode(const hs_poisson *ps, int in_c, int64_t e, int64_t idx[3])
 
 /* ------------------------------------------------------------------ backend calls */
 
+/* How dimension k is transformed: its kind, but the cosine transform for a mixed dimension that
+ * the plane solve extends (ps->ext). */
+static int transform_kind(const hs_poisson *ps, int k) { return ps->ext[k] ? DIM_COS : ps->kind[k]; }
+
 /* The order dimension k's transform reads its lines in: Makhoul's for a cosine transform, with the
  * sine signs for a sine transform (HS_POISSON_ROWS_*), natural (0) for an FFT or the mixed one. */
 static int dim_order(const hs_poisson *ps, int k)
 {
-    return ps->kind[k] == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : ps->kind[k] == DIM_COS ? HS_POISSON_ROWS_MAKHOUL : 0;
+    int t = transform_kind(ps, k);
+    return t == DIM_SIN ? HS_POISSON_ROWS_MAKHOUL_ALT : t == DIM_COS ? HS_POISSON_ROWS_MAKHOUL : 0;
 }
 
 #define DISPATCH(ps, name, ...) \
@@ -171,13 +178,13 @@ static int line_transform(hs_poisson *ps, const step *st, int forward, const dou
     int dct = ps->kind[dim] != DIM_FFT, o = dim_order(ps, dim), reorder = dct && !st->order;
     if (lines == 0) return HS_OK;
     if (forward) {
-        if (reorder) HS_CHECK(DISPATCH(ps, order, 1, lines, n, 0, o, 1, src, scratch));
+        if (reorder) HS_CHECK(DISPATCH(ps, order, 1, lines, n, 0, o, 0, 0, 1, src, scratch));
         HS_CHECK(hs_fft_execute(ps->r2c[dim], HS_FFT_FORWARD, reorder ? scratch : src, ps->cw));
         if (!st->post) HS_CHECK(DISPATCH(ps, line_post, lines, n, dct, ps->tw[dim], ps->cw, dst));
     } else {
         if (!st->post) HS_CHECK(DISPATCH(ps, line_pre, lines, n, dct, ps->tw[dim], src, ps->cw));
         HS_CHECK(hs_fft_execute(ps->c2r[dim], HS_FFT_BACKWARD, ps->cw, reorder ? scratch : dst));
-        if (reorder) HS_CHECK(DISPATCH(ps, order, 1, lines, n, 0, o, 0, scratch, dst));
+        if (reorder) HS_CHECK(DISPATCH(ps, order, 1, lines, n, 0, o, 0, 0, 0, scratch, dst));
     }
     return HS_OK;
 }
@@ -191,13 +198,13 @@ static int spectral_solve(hs_poisson *ps, const step *st, const double *src, dou
     int L = ps->L, dct = ps->kind[L] != DIM_FFT, o = dim_order(ps, L), reorder = dct && !st->order;
     int64_t rows = ps->mloc, n = ps->n[L];
     if (rows == 0) return HS_OK;
-    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, rows, n, 0, o, 1, src, scratch));
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, rows, n, 0, o, 0, 0, 1, src, scratch));
     HS_CHECK(hs_fft_execute(ps->r2c[L], HS_FFT_FORWARD, reorder ? scratch : src, ps->cw));
     /* the C2R divides as it reads where its load hook is linked in (make_plans_buffers) */
     if (!hs_fft_plan_hooked(ps->c2r[L]))
         HS_CHECK(DISPATCH(ps, spectral_divide, rows, n, dct, ps->tw[L], ps->scale, ps->row_ev, ps->ev[L], ps->cw));
     HS_CHECK(hs_fft_execute(ps->c2r[L], HS_FFT_BACKWARD, ps->cw, reorder ? scratch : dst));
-    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, rows, n, 0, o, 0, scratch, dst));
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, rows, n, 0, o, 0, 0, 0, scratch, dst));
     return HS_OK;
 }
 
@@ -306,9 +313,11 @@ static int x_reorders(const hs_poisson *ps)
  * one pass over the spectrum where cuFFT's 2D transforms take about three each way). */
 static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
 {
-    const int64_t n1 = ps->n[1], n0 = ps->n[0];
-    const int dct = ps->kind[0] != DIM_FFT, o1 = dim_order(ps, 1), o0 = dim_order(ps, 0), reorder = dct && !ordered;
-    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, n1, n0, o1, o0, 1, f, ps->u));
+    const int64_t n1 = ps->tn[1], n0 = ps->tn[0];
+    const int dct = transform_kind(ps, 0) != DIM_FFT, o1 = dim_order(ps, 1), o0 = dim_order(ps, 0);
+    const int reorder = (dct && !ordered) || ps->ext[0] || ps->ext[1];
+    /* an extended dimension's lines are made here (hs_poisson_ordered offers no order then) */
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, ps->n[1], ps->n[0], o1, o0, ps->ext[1], ps->ext[0], 1, f, ps->u));
     HS_CHECK(hs_fft_execute(ps->r2c_rows, HS_FFT_FORWARD, reorder ? ps->u : f, ps->cw));
     if (ps->fused_columns) {
         HS_CHECK(HS_DISPATCH(ps->ctx, HS_FAIL(HS_ERR_RUNTIME, "poisson: the fused column solve runs only on the GPU"),
@@ -320,7 +329,7 @@ static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
         HS_CHECK(hs_fft_execute(ps->columns, HS_FFT_BACKWARD, ps->cw, ps->cw));
     }
     HS_CHECK(hs_fft_execute(ps->c2r_rows, HS_FFT_BACKWARD, ps->cw, reorder ? ps->u : p));
-    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, n1, n0, o1, o0, 0, ps->u, p));
+    if (reorder) HS_CHECK(DISPATCH(ps, order, 1, ps->n[1], ps->n[0], o1, o0, ps->ext[1], ps->ext[0], 0, ps->u, p));
     return HS_OK;
 }
 
@@ -373,7 +382,7 @@ int hs_poisson_ordered(const hs_poisson *ps, int order[3])
     order[0] = order[1] = order[2] = 0;
     if (!ps) return 0;
     if (ps->plane) {
-        if (ps->kind[0] == DIM_FFT) return 0;
+        if (ps->kind[0] == DIM_FFT || ps->ext[0] || ps->ext[1]) return 0;
         order[0] = dim_order(ps, 0), order[1] = dim_order(ps, 1);
         return 1;
     }
@@ -387,7 +396,7 @@ int hs_poisson_order(hs_poisson *ps, int to_ordered, const double *src, double *
     int o[3];
     if (!hs_poisson_ordered(ps, o)) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_order: this solver reorders nothing");
     const int64_t n0 = ps->n[0], n1 = ps->d->local[1], planes = ps->d->local[2];
-    return DISPATCH(ps, order, planes, n1, n0, o[1], o[0], to_ordered, src, dst);
+    return DISPATCH(ps, order, planes, n1, n0, o[1], o[0], 0, 0, to_ordered, src, dst);
 }
 
 static int solve(hs_poisson *ps, const double *f, double *p, double *f_mean, int ordered)
@@ -575,25 +584,26 @@ static int make_tables(hs_poisson *ps)
     int nd = ps->ndim, L = ps->L, M = ps->mixed;
     double *host[3] = {NULL, NULL, NULL};
     int rc = HS_OK;
-    int64_t nmax = ps->n[0] > ps->n[1] ? ps->n[0] : ps->n[1];
-    if (ps->n[2] > nmax) nmax = ps->n[2];
+    int64_t nmax = ps->tn[0] > ps->tn[1] ? ps->tn[0] : ps->tn[1];
+    if (ps->tn[2] > nmax) nmax = ps->tn[2];
     double *tw = malloc((size_t)(nmax + 2) * 2 * sizeof(double));
     int64_t rows = ps->mloc, tlines = 0;
     if (M >= 0) tlines = ps->tri_outer * ps->tri_inner;
     double *rev = malloc((size_t)(rows + 1) * sizeof(double)), *sig = malloc((size_t)(tlines + 1) * sizeof(double));
-    for (int k = 0; k < 3; k++) host[k] = malloc((size_t)ps->n[k] * sizeof(double));
+    for (int k = 0; k < 3; k++) host[k] = malloc((size_t)ps->tn[k] * sizeof(double));
     if (!tw || !rev || !sig || !host[0] || !host[1] || !host[2]) {
         rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver's tables");
         goto done;
     }
     for (int k = 0; k < 3; k++) {
-        for (int64_t j = 0; j < ps->n[k]; j++) host[k][j] = k < nd ? stored_eigenvalue(ps->kind[k], ps->n[k], ps->dx[k], j) : 0.0;
+        const int kind = transform_kind(ps, k);
+        for (int64_t j = 0; j < ps->tn[k]; j++) host[k][j] = k < nd ? stored_eigenvalue(kind, ps->tn[k], ps->dx[k], j) : 0.0;
         if (k < nd) {
-            rc = upload(ps, host[k], (size_t)ps->n[k], &ps->ev[k]);
+            rc = upload(ps, host[k], (size_t)ps->tn[k], &ps->ev[k]);
             if (rc) goto done;
         }
-        if (k < nd && (ps->kind[k] == DIM_COS || ps->kind[k] == DIM_SIN)) {
-            int64_t n = ps->n[k];
+        if (k < nd && (kind == DIM_COS || kind == DIM_SIN)) {
+            int64_t n = ps->tn[k];
             for (int64_t j = 0; j <= n / 2; j++) {
                 tw[2 * j] = cos(M_PI * (double)j / (double)(2 * n));
                 tw[2 * j + 1] = sin(M_PI * (double)j / (double)(2 * n));
@@ -666,18 +676,19 @@ static int make_c2r_last(hs_poisson *ps, int64_t lines)
  * divide apart (comparisons). */
 static int want_fused_columns(const hs_poisson *ps)
 {
-    if (!HS_ON_GPU(ps->ctx) || !hs_poisson_column_fits(ps->n[1])) return 0;
+    if (!HS_ON_GPU(ps->ctx) || !hs_poisson_column_fits(ps->tn[1])) return 0;
     const char *e = getenv("HS_POISSON_COLUMNS");
     return !(e && atoi(e) == 0);
 }
 
-/* The plane solve's plans (rows: n1 R2C / C2R of n0; columns: h0 C2C of n1, stride h0, in place)
- * and the fused kernel's twiddles; *ccap the complex buffer's size in doubles. */
+/* The plane solve's plans (rows: n1 R2C / C2R of n0; columns: h0 C2C of n1, stride h0, in place;
+ * the transforms' lengths tn) and the fused kernel's twiddles; *ccap the complex buffer's size in
+ * doubles. */
 static int make_plane_plans(hs_poisson *ps, int64_t *ccap)
 {
-    const int64_t n1 = ps->n[1], n0 = ps->n[0], h0 = n0 / 2 + 1;
-    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[0], n1, HS_FFT_R2C, HS_F64, &ps->r2c_rows));
-    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[0], n1, HS_FFT_C2R, HS_F64, &ps->c2r_rows));
+    const int64_t n1 = ps->tn[1], n0 = ps->tn[0], h0 = n0 / 2 + 1;
+    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_R2C, HS_F64, &ps->r2c_rows));
+    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_C2R, HS_F64, &ps->c2r_rows));
     ps->fused_columns = want_fused_columns(ps);
     if (!ps->fused_columns) HS_CHECK(hs_fft_plan_create_strided(ps->ctx, n1, h0, h0, 1, 1, 0, HS_F64, &ps->columns));
     else {
@@ -697,7 +708,10 @@ static int make_plans_buffers(hs_poisson *ps)
 {
     int nd = ps->ndim, L = ps->L;
     int64_t cap = ps->nlocal, ccap = ps->P * ps->block;
-    if (ps->plane) HS_CHECK(make_plane_plans(ps, &ccap));
+    if (ps->plane) {
+        HS_CHECK(make_plane_plans(ps, &ccap));
+        if (ps->tn[0] * ps->tn[1] > cap) cap = ps->tn[0] * ps->tn[1]; /* u holds the extended plane */
+    }
     if (ps->mloc * ps->n[L] > cap) cap = ps->mloc * ps->n[L];
     if (ps->P * ps->block > cap) cap = ps->P * ps->block;
     for (int k = 0; k < (ps->plane ? 0 : nd); k++) { /* the line plans */
@@ -719,10 +733,14 @@ static int make_plans_buffers(hs_poisson *ps)
  * column transforms, a divide of the pairs of rows (hs_poisson_plane_divide_pair) and the inverse
  * transforms, where the line solve transposes between the dimensions' transforms.  Both
  * dimensions must be cosine/sine transforms or both periodic (the pair formulas do not mix a
- * real FFT with a DCT).  HS_POISSON_PLANE=0 in the environment keeps the line solve (comparisons). */
+ * real FFT with a DCT); a mixed dimension counts as a cosine transform of twice its length (the
+ * antisymmetric extension, HS_POISSON_EXT_*), which costs about two plane solves of the grid's
+ * size where the tridiagonal sweeps of the line solve run one thread a line, a few thousand
+ * threads on a 2D grid: at 4096^2 ND x NN they took 3.96 ms a solve on an H100, the extended plane
+ * solve ... ms.  HS_POISSON_PLANE=0 in the environment keeps the line solve (comparisons). */
 static int want_plane(const hs_poisson *ps)
 {
-    if (ps->ndim != 2 || ps->P != 1 || ps->mixed >= 0) return 0;
+    if (ps->ndim != 2 || ps->P != 1) return 0;
     const int dct0 = ps->kind[0] != DIM_FFT, dct1 = ps->kind[1] != DIM_FFT;
     if (dct0 != dct1) return 0;
     const char *e = getenv("HS_POISSON_PLANE");
@@ -754,7 +772,15 @@ static int setup(hs_poisson *ps, const hs_poisson_bc bc[3][2], const double dx[3
         if (k < ps->L) ps->mtot *= ps->n[k];
     }
     ps->lloc = d->local[ps->L], ps->loff = d->offset[ps->L];
+    for (int k = 0; k < 3; k++) ps->tn[k] = ps->n[k];
     ps->plane = want_plane(ps);
+    if (ps->plane && ps->mixed >= 0) { /* the mixed dimension as the cosine transform of its extension */
+        int M = ps->mixed;
+        ps->ext[M] = bc[M][1] == HS_POISSON_DIRICHLET ? HS_POISSON_EXT_HIGH : HS_POISSON_EXT_LOW;
+        ps->tn[M] = 2 * ps->n[M];
+        ps->scale /= (double)ps->tn[M];
+        ps->mixed = -1;
+    }
     HS_CHECK(make_splits(ps));
     if (!ps->plane) make_steps(ps);
     HS_CHECK(make_tables(ps));

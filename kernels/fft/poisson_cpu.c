@@ -97,25 +97,27 @@ int hs_poisson_spectral_divide_cpu(int64_t rows, int64_t n, int dct, const doubl
     return HS_OK;
 }
 
-int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int to_ordered, const double *src,
-                         double *dst)
+int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int x1, int x0, int to_ordered,
+                         const double *src, double *dst)
 {
-    const int a1 = o1 == 2, a0 = o0 == 2;
-#pragma omp parallel for collapse(2) schedule(static) if (planes * n1 * n0 > HS_CPU_SERIAL_BELOW)
+    const int64_t m1 = hs_poisson_ext_len(x1, n1), m0 = hs_poisson_ext_len(x0, n0);
+    const int64_t r1 = to_ordered ? m1 : n1, r0 = to_ordered ? m0 : n0; /* the destination's sizes */
+#pragma omp parallel for collapse(2) schedule(static) if (planes * r1 * r0 > HS_CPU_SERIAL_BELOW)
     for (int64_t p = 0; p < planes; p++)
-        for (int64_t j = 0; j < n1; j++) {
-            const int64_t base = p * n1 * n0;
-            double *d = dst + base + j * n0;
+        for (int64_t j = 0; j < r1; j++) {
+            double *d = dst + (p * r1 + j) * r0, s1, s0;
             if (to_ordered) { /* place (j, i) from element (source(j), source(i)) */
-                const int64_t sj = hs_poisson_order_source(o1, n1, j);
-                const double *x = src + base + sj * n0, s1 = hs_poisson_sign(a1, sj);
-                for (int64_t i = 0; i < n0; i++) {
-                    const int64_t si = hs_poisson_order_source(o0, n0, i);
-                    d[i] = s1 * hs_poisson_sign(a0, si) * x[si];
+                const double *x = src + (p * n1 + hs_poisson_order_gather(o1, x1, n1, j, &s1)) * n0;
+                for (int64_t i = 0; i < m0; i++) {
+                    const int64_t si = hs_poisson_order_gather(o0, x0, n0, i, &s0);
+                    d[i] = s1 * s0 * x[si];
                 }
             } else { /* element (j, i) from place (position(j), position(i)) */
-                const double *v = src + base + hs_poisson_order_position(o1, n1, j) * n0, s1 = hs_poisson_sign(a1, j);
-                for (int64_t i = 0; i < n0; i++) d[i] = s1 * hs_poisson_sign(a0, i) * v[hs_poisson_order_position(o0, n0, i)];
+                const double *v = src + (p * m1 + hs_poisson_order_back(o1, x1, n1, j, &s1)) * m0;
+                for (int64_t i = 0; i < n0; i++) {
+                    const int64_t pi = hs_poisson_order_back(o0, x0, n0, i, &s0);
+                    d[i] = s1 * s0 * v[pi];
+                }
             }
         }
     return HS_OK;

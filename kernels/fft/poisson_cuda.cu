@@ -181,39 +181,42 @@ struct line_pre_op {
 };
 // One thread per written element (coalesced writes, gathered reads), as the CPU twin.
 struct order_op {
-    int64_t n1, n0;
-    int o1, o0, to_ordered;
+    int64_t n1, n0, r1; // r1: the destination's rows a plane
+    int o1, o0, x1, x0, to_ordered;
     const double *src;
     double *dst;
     __device__ void operator()(int64_t row, int64_t i) const
     {
-        const int a1 = o1 == 2, a0 = o0 == 2;
-        if (o1 == 0) { // the lines of one dimension (the line transforms): no row to place, no division
-            const int64_t at = row * n0;
+        const int64_t m0 = hs_poisson_ext_len(x0, n0);
+        double s1 = 1.0, s0;
+        if (o1 == 0 && x1 == 0) { // the lines of one dimension (the line transforms): no row to place, no division
             if (to_ordered) {
-                const int64_t si = hs_poisson_order_source(o0, n0, i);
-                dst[at + i] = hs_poisson_sign(a0, si) * src[at + si];
+                const int64_t si = hs_poisson_order_gather(o0, x0, n0, i, &s0);
+                dst[row * m0 + i] = s1 * s0 * src[row * n0 + si];
             } else {
-                dst[at + i] = hs_poisson_sign(a0, i) * src[at + hs_poisson_order_position(o0, n0, i)];
+                const int64_t pi = hs_poisson_order_back(o0, x0, n0, i, &s0);
+                dst[row * n0 + i] = s1 * s0 * src[row * m0 + pi];
             }
             return;
         }
-        const int64_t p = row / n1, j = row - p * n1, base = p * n1 * n0;
+        const int64_t p = row / r1, j = row - p * r1;
         if (to_ordered) {
-            const int64_t sj = hs_poisson_order_source(o1, n1, j), si = hs_poisson_order_source(o0, n0, i);
-            dst[base + j * n0 + i] = hs_poisson_sign(a1, sj) * hs_poisson_sign(a0, si) * src[base + sj * n0 + si];
+            const int64_t sj = hs_poisson_order_gather(o1, x1, n1, j, &s1), si = hs_poisson_order_gather(o0, x0, n0, i, &s0);
+            dst[row * m0 + i] = s1 * s0 * src[(p * n1 + sj) * n0 + si];
         } else {
-            const int64_t pj = hs_poisson_order_position(o1, n1, j), pi = hs_poisson_order_position(o0, n0, i);
-            dst[base + j * n0 + i] = hs_poisson_sign(a1, j) * hs_poisson_sign(a0, i) * src[base + pj * n0 + pi];
+            const int64_t m1 = hs_poisson_ext_len(x1, n1);
+            const int64_t pj = hs_poisson_order_back(o1, x1, n1, j, &s1), pi = hs_poisson_order_back(o0, x0, n0, i, &s0);
+            dst[row * n0 + i] = s1 * s0 * src[(p * m1 + pj) * m0 + pi];
         }
     }
 };
 
 extern "C" int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, int64_t n0, int o1, int o0,
-                                     int to_ordered, const double *src, double *dst)
+                                     int x1, int x0, int to_ordered, const double *src, double *dst)
 {
     if (n1 <= 0) return HS_OK;
-    return launch_each(cu, planes * n1, n0, order_op{n1, n0, o1, o0, to_ordered, src, dst});
+    const int64_t r1 = to_ordered ? hs_poisson_ext_len(x1, n1) : n1, r0 = to_ordered ? hs_poisson_ext_len(x0, n0) : n0;
+    return launch_each(cu, planes * r1, r0, order_op{n1, n0, r1, o1, o0, x1, x0, to_ordered, src, dst});
 }
 
 extern "C" int hs_poisson_line_post_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,

@@ -68,16 +68,27 @@ int hs_poisson_line_pre_cpu(int64_t lines, int64_t n, int dct, const double *tw,
 int hs_poisson_line_pre_cuda(struct hs_cuda_ctx *cu, int64_t lines, int64_t n, int dct, const double *tw,
                              const double *src, double *spec);
 
+/* The antisymmetric extension of a line of n cells with Neumann at one face and Dirichlet at the
+ * other (the plane solve's mixed dimension): continued past its Dirichlet face by its mirror image
+ * with the opposite sign, it is a line of 2n cells with Neumann at both faces, whose cosine
+ * transform holds the mixed line's modes cos(pi (m + 1/2)(j + 1/2) / n) at the odd coefficients
+ * k = 2m + 1, with the same eigenvalues, and zeros at the even ones.  HIGH: the Dirichlet face is
+ * the line's high one (the line is the first half of the extended one), LOW: its low one (the
+ * second half); NONE: no extension.  See hs_poisson_ext_source in poisson_point.h. */
+enum { HS_POISSON_EXT_NONE = 0, HS_POISSON_EXT_HIGH = 1, HS_POISSON_EXT_LOW = 2 };
+
 /* Makhoul's DCT-II reordering, of the lines of one dimension (the line transforms: planes = 1,
  * o1 = 0) or of two (the plane solve): orders o1, o0 (HS_POISSON_ROWS_*: 0 natural, 1 Makhoul's
  * v[j] = x[2j] for 2j < n, v[n-1-j] = x[2j+1] for 2j+1 < n; 2 the same times (-1)^i, the DST-II
  * through the DCT-II) of the two fastest dimensions of [planes][n1][n0] arrays: to_ordered puts
  * every element (j, i) at (hs_poisson_order_position(o1, n1, j), ..(o0, n0, i)) times its signs,
- * else the converse.  src != dst. */
-int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int to_ordered, const double *src,
-                         double *dst);
-int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, int64_t n0, int o1, int o0,
-                          int to_ordered, const double *src, double *dst);
+ * else the converse.  With an extension x1 or x0 (HS_POISSON_EXT_*) that dimension's ordered lines
+ * are those of the extended line (2 n1 or 2 n0 long: to_ordered writes each element twice, once
+ * with its sign turned, and back reads the half that is the line).  src != dst. */
+int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int x1, int x0, int to_ordered,
+                         const double *src, double *dst);
+int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int x1,
+                          int x0, int to_ordered, const double *src, double *dst);
 
 /* The plane solve's divide on the R2C spectrum [n1][n0/2+1] of a whole 2D plane, in place:
  * hs_poisson_plane_divide_pair for every row pair k1 <= n1 - k1 and column. */

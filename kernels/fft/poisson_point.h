@@ -111,6 +111,38 @@ HS_HD void hs_poisson_spectral_divide_at(int64_t n, int64_t k, int dct, const do
 HS_HD int64_t hs_poisson_order_position(int o, int64_t n, int64_t i) { return o ? hs_poisson_reorder_position(n, i) : i; }
 HS_HD int64_t hs_poisson_order_source(int o, int64_t n, int64_t j) { return o ? hs_poisson_reorder_source(n, j) : j; }
 
+/* The extension of a line (HS_POISSON_EXT_*, poisson_impl.h): its length, the element of the
+ * line that element e (0..2n-1) of the extended line copies and that copy's sign, and where element
+ * i of the line sits, unsigned, in the extended one. */
+HS_HD int64_t hs_poisson_ext_len(int x, int64_t n) { return x ? 2 * n : n; }
+HS_HD int64_t hs_poisson_ext_source(int x, int64_t n, int64_t e)
+{
+    if (x == HS_POISSON_EXT_HIGH) return e < n ? e : 2 * n - 1 - e;
+    if (x == HS_POISSON_EXT_LOW) return e < n ? n - 1 - e : e - n;
+    return e;
+}
+HS_HD double hs_poisson_ext_sign(int x, int64_t n, int64_t e)
+{
+    return (x == HS_POISSON_EXT_HIGH && e >= n) || (x == HS_POISSON_EXT_LOW && e < n) ? -1.0 : 1.0;
+}
+HS_HD int64_t hs_poisson_ext_at(int x, int64_t n, int64_t i) { return x == HS_POISSON_EXT_LOW ? n + i : i; }
+
+/* One element of hs_poisson_order along one dimension: the value that place j of the ordered
+ * (extended) line takes from the line, as its index (returned) and sign; and the place that element
+ * i of the line is read back from, with its sign. */
+HS_HD int64_t hs_poisson_order_gather(int o, int x, int64_t n, int64_t j, double *sign)
+{
+    const int64_t e = hs_poisson_order_source(o, hs_poisson_ext_len(x, n), j);
+    *sign = hs_poisson_ext_sign(x, n, e) * hs_poisson_sign(o == HS_POISSON_ROWS_MAKHOUL_ALT, e);
+    return hs_poisson_ext_source(x, n, e);
+}
+HS_HD int64_t hs_poisson_order_back(int o, int x, int64_t n, int64_t i, double *sign)
+{
+    const int64_t e = hs_poisson_ext_at(x, n, i);
+    *sign = hs_poisson_sign(o == HS_POISSON_ROWS_MAKHOUL_ALT, e);
+    return hs_poisson_order_position(o, hs_poisson_ext_len(x, n), e);
+}
+
 /* The plane solve's diagonal step (2D, one rank, both dimensions cosine/sine transforms, dct = 1, or
  * both periodic, dct = 0), in place on the R2C spectrum V[k1][k2] of the whole plane (n1 rows of the
  * slow dimension, h0 = n0/2+1 entries of the fast one), for the rows k1 and m1 = (n1 - k1) mod n1 at

@@ -9,6 +9,7 @@
 #include "kernels/fft/fft.h"
 #include "kernels/fft/poisson.h"
 #include "kernels/fft/poisson_impl.h"
+#include "kernels/fft/poisson_point.h"
 #include "kernels/memory.h"
 
 #if HS_HAVE_CUDA
@@ -114,8 +115,8 @@ static void test_transform_steps(void **state)
         double err = 0;
         for (int o = HS_POISSON_ROWS_MAKHOUL; o <= HS_POISSON_ROWS_MAKHOUL_ALT; o++) /* the line transforms' reorders */
             for (int fwd = 0; fwd < 2; fwd++) {
-                TEST_OK(hs_poisson_order_cpu(1, lines, n, 0, o, fwd, x, cr));
-                TEST_OK(hs_poisson_order_cuda(cu(), 1, lines, n, 0, o, fwd, dx, dr));
+                TEST_OK(hs_poisson_order_cpu(1, lines, n, 0, o, 0, 0, fwd, x, cr));
+                TEST_OK(hs_poisson_order_cuda(cu(), 1, lines, n, 0, o, 0, 0, fwd, dx, dr));
                 err = fmax(err, compare(dr, cr, nr));
             }
         assert_true(err == 0.0); /* pure moves and sign flips */
@@ -131,20 +132,24 @@ static void test_transform_steps(void **state)
         hs_mem_free(test_ctx(), dr), hs_mem_free(test_ctx(), dc);
         free(x), free(spec), free(tw), free(cr), free(cc);
     }
-    /* the plane solve's two kernels: the 2D orders (pure moves) and the pair divide, on a plane of
+    /* the plane solve's two kernels: the 2D orders (pure moves; with the extensions of a mixed
+     * dimension, whose ordered arrays are twice as long along it) and the pair divide, on a plane of
      * odd x even and even x odd sizes, with random spectra and negative eigenvalues (the null mode's zero among them) */
     for (int v = 0; v < 2; v++) {
         const int64_t n1 = v ? 12 : 9, n0 = v ? 7 : 10, planes = 3, h0 = n0 / 2 + 1;
         size_t nr = (size_t)(planes * n1 * n0), nc = (size_t)(2 * n1 * h0);
-        double *x = rnd(nr, 30 + (uint64_t)v), *cr = calloc(nr, sizeof *cr), *dx = dev(x, nr), *dr = dev(cr, nr);
+        double *x = rnd(4 * nr, 30 + (uint64_t)v), *cr = calloc(4 * nr, sizeof *cr), *dx = dev(x, 4 * nr), *dr = dev(cr, 4 * nr);
         double err = 0;
         for (int o1 = 0; o1 < 3; o1++)
             for (int o0 = 0; o0 < 3; o0++)
-                for (int fwd = 0; fwd < 2; fwd++) {
-                    TEST_OK(hs_poisson_order_cpu(planes, n1, n0, o1, o0, fwd, x, cr));
-                    TEST_OK(hs_poisson_order_cuda(cu(), planes, n1, n0, o1, o0, fwd, dx, dr));
-                    err = fmax(err, compare(dr, cr, nr));
-                }
+                for (int x1 = 0; x1 < 3; x1++)
+                    for (int x0 = 0; x0 < 3; x0++)
+                        for (int fwd = 0; fwd < 2; fwd++) {
+                            const size_t out = fwd ? (size_t)(planes * hs_poisson_ext_len(x1, n1) * hs_poisson_ext_len(x0, n0)) : nr;
+                            TEST_OK(hs_poisson_order_cpu(planes, n1, n0, o1, o0, x1, x0, fwd, x, cr));
+                            TEST_OK(hs_poisson_order_cuda(cu(), planes, n1, n0, o1, o0, x1, x0, fwd, dx, dr));
+                            err = fmax(err, compare(dr, cr, out));
+                        }
         assert_true(err == 0.0);
         double *tw1 = twiddles(n1), *tw0 = twiddles(n0), *ev1 = rnd((size_t)n1, 40 + (uint64_t)v), *ev0 = rnd((size_t)n0, 50 + (uint64_t)v);
         for (int64_t i = 0; i < n1; i++) ev1[i] = -0.1 - 0.45 * (ev1[i] + 1.0); /* in [-1, -0.1], as eigenvalues are */
@@ -253,18 +258,23 @@ static void test_whole_solves(void **state)
     /* the fused transpositions (post and reorder) on every kind of dimension, the mixed dimension
      * first, between and last, the one-cell dimensions of a grid without C, and one line (1D); the
      * plane solve (2D NN x NN, DD x NN, NN x DD, PP x PP) with cuFFT's column transforms (y of 130,
-     * 48, 37) and with the fused column kernel (y of 4096, 128, 16; the CPU always the former) */
+     * 48, 37) and with the fused column kernel (y of 4096, 128, 16; the CPU always the former); the
+     * plane solve's extended mixed dimension (ND x NN above, DN x DD, NN x ND with y extended to 128
+     * for the fused kernel, DD x DN to 4096, ND x NN with y of 50 for cuFFT's columns) */
     const hs_poisson_bc cases[][3][2] = {{{Nm, Nm}, {Nm, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}},
                                          {{P, P}, {D, D}, {Nm, Nm}}, {{P, P}, {Nm, Nm}, {D, Nm}},
                                          {{Nm, Nm}, {Nm, Nm}, {Nm, Nm}}, {{D, D}, {P, P}, {P, P}},
                                          {{D, D}, {Nm, D}, {P, P}}, {{Nm, Nm}, {D, Nm}, {D, D}},
                                          {{Nm, Nm}, {P, P}, {P, P}}, {{D, D}, {Nm, Nm}, {P, P}},
                                          {{P, P}, {P, P}, {P, P}}, {{Nm, Nm}, {Nm, Nm}, {P, P}},
-                                         {{Nm, Nm}, {D, D}, {P, P}}, {{P, P}, {P, P}, {P, P}}};
-    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1, 2, 2, 2, 2, 2};
+                                         {{Nm, Nm}, {D, D}, {P, P}}, {{P, P}, {P, P}, {P, P}},
+                                         {{D, Nm}, {D, D}, {P, P}}, {{Nm, Nm}, {Nm, D}, {P, P}},
+                                         {{D, D}, {D, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}}};
+    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2};
     const int64_t sizes[][3] = {{129, 130, 1}, {200, 63, 1}, {33, 40, 31}, {32, 27, 24}, {20, 17, 36},
                                 {31, 64, 1},   {9, 14, 19},  {1, 1, 9},    {301, 1, 1},  {63, 48, 1},
-                                {50, 37, 1},   {37, 4096, 1}, {64, 128, 1}, {9, 16, 1}};
+                                {50, 37, 1},   {37, 4096, 1}, {64, 128, 1}, {9, 16, 1}, {45, 64, 1},
+                                {33, 64, 1},   {24, 2048, 1}, {77, 50, 1}};
     for (int t = 0; t < (int)(sizeof ndims / sizeof ndims[0]); t++) {
         size_t N = (size_t)(sizes[t][0] * sizes[t][1] * sizes[t][2]);
         double *f = rnd(N, 40 + (uint64_t)t);
