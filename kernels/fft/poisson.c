@@ -58,7 +58,8 @@
  * power-of-two columns up to 4096: three passes over the data where the line solve makes seven.
  */
 
-enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3 }; /* how a dimension is diagonalised */
+enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3, DIM_COS4 = 4 }; /* how a dimension is diagonalised
+                                                                   * (COS4: the DCT-IV of the plane solve's DCT4) */
 
 typedef enum { ST_FWD, ST_INV, ST_A2B, ST_B2A, ST_PRE2C, ST_C2PRE, ST_SPECTRAL, ST_TRIDIAG } step_kind;
 
@@ -89,6 +90,8 @@ struct hs_poisson {
     hs_fft_plan *r2c[3], *c2r[3];
     int plane;                /* the plane solve (want_plane) */
     int ext[3];               /* per dimension HS_POISSON_EXT_*: the plane solve's mixed dimension, extended */
+    int dct4;                 /* the plane solve's DCT4 kind: x mixed, HS_POISSON_EXT_HIGH or _LOW (its Dirichlet face) */
+    hs_fft_plan *rows4;       /* its n1 C2C of n0/2 */
     int64_t tn[3];            /* per dimension the transform's length: n, 2n where extended */
     int fused_columns;        /* its column transforms and divide in one CUDA kernel (hs_poisson_column_solve_cuda) */
     hs_fft_plan *r2c_rows, *c2r_rows, *columns; /* its row R2C / C2R and column C2C plans */
@@ -125,6 +128,7 @@ static double stored_eigenvalue(int kind, int64_t n, double dx, int64_t j)
     case DIM_FFT: return mode_eigenvalue(kind, n, dx, (double)(j < n - j ? j : n - j));
     case DIM_COS: return mode_eigenvalue(kind, n, dx, (double)j);
     case DIM_SIN: return mode_eigenvalue(kind, n, dx, (double)(n - j));
+    case DIM_COS4: return mode_eigenvalue(kind, n, dx, (double)j + 0.5);
     default: return 0.0;
     }
 }
@@ -153,7 +157,10 @@ static void decode(const hs_poisson *ps, int in_c, int64_t e, int64_t idx[3])
 
 /* How dimension k is transformed: its kind, but the cosine transform for a mixed dimension that
  * the plane solve extends (ps->ext). */
-static int transform_kind(const hs_poisson *ps, int k) { return ps->ext[k] ? DIM_COS : ps->kind[k]; }
+static int transform_kind(const hs_poisson *ps, int k)
+{
+    return ps->ext[k] ? DIM_COS : (ps->dct4 && k == 0) ? DIM_COS4 : ps->kind[k];
+}
 
 /* The order dimension k's transform reads its lines in: Makhoul's for a cosine transform, with the
  * sine signs for a sine transform (HS_POISSON_ROWS_*), natural (0) for an FFT or the mixed one. */
@@ -311,23 +318,42 @@ static int x_reorders(const hs_poisson *ps)
  * the C2R of the rows, which gives p in the same order (put back here unless ordered).  On the GPU
  * the middle three are one kernel where the column length allows (hs_poisson_column_solve_cuda:
  * one pass over the spectrum where cuFFT's 2D transforms take about three each way). */
-static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
+/* The column work of the plane solve, in place on its spectrum in cw: one CUDA kernel, or the
+ * column C2C, the divide and the inverse C2C. */
+static int plane_columns(hs_poisson *ps, int dct)
 {
     const int64_t n1 = ps->tn[1], n0 = ps->tn[0];
+    if (ps->fused_columns)
+        return HS_DISPATCH(ps->ctx, HS_FAIL(HS_ERR_RUNTIME, "poisson: the fused column solve runs only on the GPU"),
+                           hs_poisson_column_solve_cuda(ps->ctx->cuda, n1, n0, dct, ps->col_tw, ps->tw[1], ps->tw[0],
+                                                        ps->scale, ps->ev[1], ps->ev[0], ps->cw));
+    HS_CHECK(hs_fft_execute(ps->columns, HS_FFT_FORWARD, ps->cw, ps->cw));
+    HS_CHECK(DISPATCH(ps, plane_divide, n1, n0, dct, ps->tw[1], ps->tw[0], ps->scale, ps->ev[1], ps->ev[0], ps->cw));
+    return hs_fft_execute(ps->columns, HS_FFT_BACKWARD, ps->cw, ps->cw);
+}
+
+/* DCT4 (poisson_impl.h): pack and twist the rows, their C2C, the column work, the rows' C2C forward
+ * again (the DCT-IV is its own inverse), untwist and unpack. */
+static int plane_solve_dct4(hs_poisson *ps, const double *f, double *p)
+{
+    const int64_t n1 = ps->n[1], n0 = ps->n[0];
+    const int o1 = dim_order(ps, 1);
+    HS_CHECK(DISPATCH(ps, dct4_pack, n1, n0, o1, ps->dct4, ps->tw[0], f, ps->cw));
+    HS_CHECK(hs_fft_execute(ps->rows4, HS_FFT_FORWARD, ps->cw, ps->cw));
+    HS_CHECK(plane_columns(ps, HS_POISSON_PLANE_DCT4));
+    HS_CHECK(hs_fft_execute(ps->rows4, HS_FFT_FORWARD, ps->cw, ps->cw));
+    return DISPATCH(ps, dct4_unpack, n1, n0, o1, ps->dct4, ps->tw[0], ps->cw, p);
+}
+
+static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
+{
+    if (ps->dct4) return plane_solve_dct4(ps, f, p);
     const int dct = transform_kind(ps, 0) != DIM_FFT, o1 = dim_order(ps, 1), o0 = dim_order(ps, 0);
     const int reorder = (dct && !ordered) || ps->ext[0] || ps->ext[1];
     /* an extended dimension's lines are made here (hs_poisson_ordered offers no order then) */
     if (reorder) HS_CHECK(DISPATCH(ps, order, 1, ps->n[1], ps->n[0], o1, o0, ps->ext[1], ps->ext[0], 1, f, ps->u));
     HS_CHECK(hs_fft_execute(ps->r2c_rows, HS_FFT_FORWARD, reorder ? ps->u : f, ps->cw));
-    if (ps->fused_columns) {
-        HS_CHECK(HS_DISPATCH(ps->ctx, HS_FAIL(HS_ERR_RUNTIME, "poisson: the fused column solve runs only on the GPU"),
-                             hs_poisson_column_solve_cuda(ps->ctx->cuda, n1, n0, dct, ps->col_tw, ps->tw[1], ps->tw[0],
-                                                          ps->scale, ps->ev[1], ps->ev[0], ps->cw)));
-    } else {
-        HS_CHECK(hs_fft_execute(ps->columns, HS_FFT_FORWARD, ps->cw, ps->cw));
-        HS_CHECK(DISPATCH(ps, plane_divide, n1, n0, dct, ps->tw[1], ps->tw[0], ps->scale, ps->ev[1], ps->ev[0], ps->cw));
-        HS_CHECK(hs_fft_execute(ps->columns, HS_FFT_BACKWARD, ps->cw, ps->cw));
-    }
+    HS_CHECK(plane_columns(ps, dct));
     HS_CHECK(hs_fft_execute(ps->c2r_rows, HS_FFT_BACKWARD, ps->cw, reorder ? ps->u : p));
     if (reorder) HS_CHECK(DISPATCH(ps, order, 1, ps->n[1], ps->n[0], o1, o0, ps->ext[1], ps->ext[0], 0, ps->u, p));
     return HS_OK;
@@ -382,7 +408,7 @@ int hs_poisson_ordered(const hs_poisson *ps, int order[3])
     order[0] = order[1] = order[2] = 0;
     if (!ps) return 0;
     if (ps->plane) {
-        if (ps->kind[0] == DIM_FFT || ps->ext[0] || ps->ext[1]) return 0;
+        if (ps->kind[0] == DIM_FFT || ps->ext[0] || ps->ext[1] || ps->dct4) return 0;
         order[0] = dim_order(ps, 0), order[1] = dim_order(ps, 1);
         return 1;
     }
@@ -602,6 +628,22 @@ static int make_tables(hs_poisson *ps)
             rc = upload(ps, host[k], (size_t)ps->tn[k], &ps->ev[k]);
             if (rc) goto done;
         }
+        if (k < nd && kind == DIM_COS4) { /* p_k and q_k of DCT4 */
+            int64_t n = ps->tn[k];
+            double *t4 = malloc((size_t)(2 * n + 1) * sizeof *t4);
+            if (!t4) {
+                rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver's tables");
+                goto done;
+            }
+            for (int64_t j = 0; j < n / 2; j++) {
+                t4[4 * j] = cos(M_PI * (double)j / (double)n), t4[4 * j + 1] = sin(M_PI * (double)j / (double)n);
+                t4[4 * j + 2] = cos(M_PI * (double)(4 * j + 1) / (double)(4 * n));
+                t4[4 * j + 3] = sin(M_PI * (double)(4 * j + 1) / (double)(4 * n));
+            }
+            rc = upload(ps, t4, (size_t)(2 * n), &ps->tw[k]);
+            free(t4);
+            if (rc) goto done;
+        }
         if (k < nd && (kind == DIM_COS || kind == DIM_SIN)) {
             int64_t n = ps->tn[k];
             for (int64_t j = 0; j <= n / 2; j++) {
@@ -686,9 +728,13 @@ static int want_fused_columns(const hs_poisson *ps)
  * doubles. */
 static int make_plane_plans(hs_poisson *ps, int64_t *ccap)
 {
-    const int64_t n1 = ps->tn[1], n0 = ps->tn[0], h0 = n0 / 2 + 1;
-    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_R2C, HS_F64, &ps->r2c_rows));
-    HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_C2R, HS_F64, &ps->c2r_rows));
+    const int64_t n1 = ps->tn[1], n0 = ps->tn[0];
+    const int64_t h0 = hs_poisson_plane_cols(n0, ps->dct4 ? HS_POISSON_PLANE_DCT4 : HS_POISSON_PLANE_DCT);
+    if (ps->dct4) HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &h0, n1, HS_FFT_C2C, HS_F64, &ps->rows4));
+    else {
+        HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_R2C, HS_F64, &ps->r2c_rows));
+        HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_C2R, HS_F64, &ps->c2r_rows));
+    }
     ps->fused_columns = want_fused_columns(ps);
     if (!ps->fused_columns) HS_CHECK(hs_fft_plan_create_strided(ps->ctx, n1, h0, h0, 1, 1, 0, HS_F64, &ps->columns));
     else {
@@ -774,11 +820,19 @@ static int setup(hs_poisson *ps, const hs_poisson_bc bc[3][2], const double dx[3
     ps->lloc = d->local[ps->L], ps->loff = d->offset[ps->L];
     for (int k = 0; k < 3; k++) ps->tn[k] = ps->n[k];
     ps->plane = want_plane(ps);
-    if (ps->plane && ps->mixed >= 0) { /* the mixed dimension as the cosine transform of its extension */
-        int M = ps->mixed;
-        ps->ext[M] = bc[M][1] == HS_POISSON_DIRICHLET ? HS_POISSON_EXT_HIGH : HS_POISSON_EXT_LOW;
-        ps->tn[M] = 2 * ps->n[M];
-        ps->scale /= (double)ps->tn[M];
+    if (ps->plane && ps->mixed >= 0) {
+        /* a mixed x of even length by the DCT-IV (DCT4), else the mixed dimension as the cosine
+         * transform of its extension; HS_POISSON_DCT4=0 takes the extension (comparisons) */
+        int M = ps->mixed, side = bc[M][1] == HS_POISSON_DIRICHLET ? HS_POISSON_EXT_HIGH : HS_POISSON_EXT_LOW;
+        const char *e = getenv("HS_POISSON_DCT4");
+        if (M == 0 && ps->n[0] % 2 == 0 && !(e && atoi(e) == 0)) {
+            ps->dct4 = side;
+            ps->scale *= 2.0 / (double)ps->n[0];
+        } else {
+            ps->ext[M] = side;
+            ps->tn[M] = 2 * ps->n[M];
+            ps->scale /= (double)ps->tn[M];
+        }
         ps->mixed = -1;
     }
     HS_CHECK(make_splits(ps));
@@ -820,6 +874,7 @@ void hs_poisson_destroy(hs_poisson *ps)
         hs_mem_free(ctx, ps->ev[k]);
     }
     hs_fft_plan_destroy(ps->r2c_rows);
+    hs_fft_plan_destroy(ps->rows4);
     hs_fft_plan_destroy(ps->c2r_rows);
     hs_fft_plan_destroy(ps->columns);
     hs_mem_free(ctx, ps->col_tw);

@@ -126,10 +126,27 @@ int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0,
 int hs_poisson_plane_divide_cpu(int64_t n1, int64_t n0, int dct, const double *tw1, const double *tw0, double scale,
                                 const double *ev1, const double *ev0, double *spec)
 {
-    const int64_t h0 = n0 / 2 + 1;
+    const int64_t h0 = hs_poisson_plane_cols(n0, dct);
 #pragma omp parallel for schedule(static) if (n1 * n0 > HS_CPU_SERIAL_BELOW)
     for (int64_t k1 = 0; k1 <= n1 / 2; k1++)
         for (int64_t k2 = 0; k2 < h0; k2++) hs_poisson_plane_divide_pair(n1, n0, k1, k2, dct, tw1, tw0, scale, ev1, ev0, spec);
+    return HS_OK;
+}
+
+int hs_poisson_dct4_pack_cpu(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *f, double *spec)
+{
+    const int64_t h = n0 / 2;
+#pragma omp parallel for schedule(static) if (n1 * n0 > HS_CPU_SERIAL_BELOW)
+    for (int64_t jp = 0; jp < n1; jp++)
+        for (int64_t j = 0; j < h; j++) hs_poisson_dct4_pack_at(n1, n0, o1, side, tw4, f, jp, j, spec + 2 * (jp * h + j));
+    return HS_OK;
+}
+
+int hs_poisson_dct4_unpack_cpu(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *spec, double *p)
+{
+#pragma omp parallel for schedule(static) if (n1 * n0 > HS_CPU_SERIAL_BELOW)
+    for (int64_t y = 0; y < n1; y++)
+        for (int64_t i = 0; i < n0; i++) p[y * n0 + i] = hs_poisson_dct4_unpack_at(n1, n0, o1, side, tw4, spec, y, i);
     return HS_OK;
 }
 

@@ -270,7 +270,39 @@ extern "C" int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
                                             const double *tw0, double scale, const double *ev1, const double *ev0,
                                             double *spec)
 {
-    return launch_each(cu, n1 / 2 + 1, n0 / 2 + 1, plane_divide_op{n1, n0, dct, tw1, tw0, scale, ev1, ev0, spec});
+    return launch_each(cu, n1 / 2 + 1, hs_poisson_plane_cols(n0, dct), plane_divide_op{n1, n0, dct, tw1, tw0, scale, ev1, ev0, spec});
+}
+
+// DCT4's pack and unpack: one thread per written value (coalesced writes), as the CPU twins.
+struct dct4_pack_op {
+    int64_t n1, n0;
+    int o1, side;
+    const double *tw4, *f;
+    double *spec;
+    __device__ void operator()(int64_t jp, int64_t j) const
+    {
+        double v[2];
+        hs_poisson_dct4_pack_at(n1, n0, o1, side, tw4, f, jp, j, v);
+        reinterpret_cast<double2 *>(spec)[jp * (n0 / 2) + j] = make_double2(v[0], v[1]);
+    }
+};
+struct dct4_unpack_op {
+    int64_t n1, n0;
+    int o1, side;
+    const double *tw4, *spec;
+    double *p;
+    __device__ void operator()(int64_t y, int64_t i) const { p[y * n0 + i] = hs_poisson_dct4_unpack_at(n1, n0, o1, side, tw4, spec, y, i); }
+};
+
+extern "C" int hs_poisson_dct4_pack_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side, const double *tw4,
+                                         const double *f, double *spec)
+{
+    return launch_each(cu, n1, n0 / 2, dct4_pack_op{n1, n0, o1, side, tw4, f, spec});
+}
+extern "C" int hs_poisson_dct4_unpack_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side,
+                                           const double *tw4, const double *spec, double *p)
+{
+    return launch_each(cu, n1, n0, dct4_unpack_op{n1, n0, o1, side, tw4, spec, p});
 }
 
 // ------------------------------------------------------------------ the fused column solve
@@ -554,7 +586,7 @@ extern "C" int hs_poisson_column_solve_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
     if (!hs_poisson_column_fits(n1))
         return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_column_solve_cuda: column length %lld is not a power of two in 16..4096",
                        (long long)n1);
-    const int64_t h0 = n0 / 2 + 1;
+    const int64_t h0 = hs_poisson_plane_cols(n0, dct);
     if (h0 > INT32_MAX / 2 || n1 * h0 > INT32_MAX) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_column_solve_cuda: plane too large");
     args a;
     a.n0 = (int)n0, a.h0 = (int)h0, a.dct = dct;

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernels/hd.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -90,15 +92,41 @@ int hs_poisson_order_cpu(int64_t planes, int64_t n1, int64_t n0, int o1, int o0,
 int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, int64_t n0, int o1, int o0, int x1,
                           int x0, int to_ordered, const double *src, double *dst);
 
-/* The plane solve's divide on the R2C spectrum [n1][n0/2+1] of a whole 2D plane, in place:
- * hs_poisson_plane_divide_pair for every row pair k1 <= n1 - k1 and column. */
+/* The plane solve's kinds (its functions' `dct` argument): both dimensions periodic (FFT), both
+ * cosine/sine transforms (DCT), or x mixed (Neumann at one end, Dirichlet at the other; n0 even)
+ * and y a cosine/sine transform (DCT4).  DCT4 diagonalises x by the DCT-IV, whose modes
+ * cos(pi (k + 1/2)(j + 1/2) / n0) are the mixed line's, through a complex FFT of n0/2 (the
+ * classical algorithm: pack x_{2j} + i x_{n0-1-2j}, twist by q_j = exp(-i pi (4j + 1) / (4 n0)),
+ * C2C, twist by p_k = exp(-i pi k / n0): X_{2k} = Re, X_{n0-1-2k} = -Im); the DCT-IV is its own
+ * inverse up to n0/2, so the way back is the same C2C forward.  Its spectrum has n0/2 columns
+ * (hs_poisson_plane_cols) where the R2C's has n0/2 + 1, and twice fewer bytes than the extension of
+ * a mixed dimension (HS_POISSON_EXT_*), which the plane solve takes for a mixed y or an odd n0. */
+enum { HS_POISSON_PLANE_FFT = 0, HS_POISSON_PLANE_DCT = 1, HS_POISSON_PLANE_DCT4 = 2 };
+
+/* The columns of the plane solve's spectrum: the R2C's n0/2 + 1, or DCT4's n0/2. */
+HS_HD int64_t hs_poisson_plane_cols(int64_t n0, int dct) { return dct == HS_POISSON_PLANE_DCT4 ? n0 / 2 : n0 / 2 + 1; }
+
+/* DCT4's first and last passes: f (n1 x n0, natural) -> the packed, twisted rows in the y order
+ * o1 (HS_POISSON_ROWS_*), n1 x n0/2 complex in spec; and the twisted C2C rows back to p (scale
+ * folded in by the divide).  side: HS_POISSON_EXT_HIGH (Dirichlet at x's high face) or _LOW (at
+ * its low face: the rows are read and written reversed).  tw4: per k < n0/2 the cos, sin of
+ * pi k / n0 and of pi (4k + 1) / (4 n0). */
+int hs_poisson_dct4_pack_cpu(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *f, double *spec);
+int hs_poisson_dct4_pack_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side, const double *tw4,
+                              const double *f, double *spec);
+int hs_poisson_dct4_unpack_cpu(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *spec, double *p);
+int hs_poisson_dct4_unpack_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side, const double *tw4,
+                                const double *spec, double *p);
+
+/* The plane solve's divide on the spectrum [n1][hs_poisson_plane_cols(n0, dct)] of a whole 2D
+ * plane, in place: hs_poisson_plane_divide_pair for every row pair k1 <= n1 - k1 and column. */
 int hs_poisson_plane_divide_cpu(int64_t n1, int64_t n0, int dct, const double *tw1, const double *tw0, double scale,
                                 const double *ev1, const double *ev0, double *spec);
 int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *tw1,
                                  const double *tw0, double scale, const double *ev1, const double *ev0, double *spec);
 
-/* The plane solve's column work in one CUDA kernel, in place on the spectrum [n1][n0/2+1] of the
- * rows' R2C: for each column, the forward C2C of length n1, hs_poisson_plane_divide_pair on its row
+/* The plane solve's column work in one CUDA kernel, in place on the spectrum [n1][hs_poisson_plane_cols]
+ * of the rows' transforms: for each column, the forward C2C of length n1, hs_poisson_plane_divide_pair on its row
  * pairs and the backward C2C (unnormalised), in shared memory: the same as the column transforms
  * of kernels/fft/fft.h and hs_poisson_plane_divide around them (the CPU's way, its twin), in one
  * pass over the spectrum.  col_tw: exp(-2 pi i t / n1) for t < n1, interleaved.  Only for the

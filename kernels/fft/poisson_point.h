@@ -169,7 +169,9 @@ HS_HD int64_t hs_poisson_order_back(int o, int x, int64_t n, int64_t i, double *
 typedef struct {
     double e1, e1p, e0, e0p;
     double ar, ai, br, bi;
+    double qr, qi; /* DCT4 only: b is its p_k, q its q_k */
 } hs_poisson_pair_tables;
+
 
 #ifdef __CUDA_ARCH__
 #define HS_POISSON_LOAD(p) __ldg(p)
@@ -181,18 +183,62 @@ HS_HD void hs_poisson_plane_tables(int64_t n1, int64_t n0, int64_t k1, int64_t k
                                    const double *tw0, const double *ev1, const double *ev0, hs_poisson_pair_tables *t)
 {
     t->e1 = HS_POISSON_LOAD(ev1 + k1), t->e1p = HS_POISSON_LOAD(ev1 + (k1 > 0 ? n1 - k1 : 0));
+    t->ar = t->ai = t->br = t->bi = t->qr = t->qi = 0.0;
+    if (dct == HS_POISSON_PLANE_DCT4) { /* column k2 carries the DCT-IV coefficients 2 k2 and n0 - 1 - 2 k2 */
+        t->e0 = HS_POISSON_LOAD(ev0 + 2 * k2), t->e0p = HS_POISSON_LOAD(ev0 + (n0 - 1 - 2 * k2));
+        t->ar = HS_POISSON_LOAD(tw1 + 2 * k1), t->ai = -HS_POISSON_LOAD(tw1 + 2 * k1 + 1);
+        t->br = HS_POISSON_LOAD(tw0 + 4 * k2), t->bi = -HS_POISSON_LOAD(tw0 + 4 * k2 + 1);
+        t->qr = HS_POISSON_LOAD(tw0 + 4 * k2 + 2), t->qi = -HS_POISSON_LOAD(tw0 + 4 * k2 + 3);
+        return;
+    }
     t->e0 = HS_POISSON_LOAD(ev0 + k2), t->e0p = HS_POISSON_LOAD(ev0 + (k2 > 0 ? n0 - k2 : 0));
-    t->ar = t->ai = t->br = t->bi = 0.0;
     if (dct) {
         t->ar = HS_POISSON_LOAD(tw1 + 2 * k1), t->ai = -HS_POISSON_LOAD(tw1 + 2 * k1 + 1);
         t->br = HS_POISSON_LOAD(tw0 + 2 * k2), t->bi = -HS_POISSON_LOAD(tw0 + 2 * k2 + 1);
     }
 }
 
+/* DCT4's pair (k1, m1) at column k (see HS_POISSON_PLANE_DCT4 and hs_poisson_plane_pair): with
+ * A = G(k1, k), B = G(m1, k) the column FFT of the rows' C2C, H = p_k A and K = p_k B, the
+ * y-spectra of the two real lines the column packs (a = X_{2k}, b = X_{n0-1-2k}, as a - i b) are
+ * Fa = (H + conj K) / 2, Fb = (conj K - H) / (2i); each gives its two DCT-II coefficients along y
+ * (Re, -Im of c Fa with c = exp(-i pi k1 / (2 n1)), the second only for k1 > 0), which are divided
+ * by their eigenvalue sums; the way back rebuilds Fa', Fb' = conj(c)(Y0 - i Y1) and writes
+ * A' = (Fa' + i Fb') q_k, B' = (conj Fa' + i conj Fb') q_k, so that the column IFFT and the rows'
+ * C2C forward give the solution's DCT-IV, i.e. n0/2 times it (folded into scale). */
+HS_HD void hs_poisson_plane_pair4(int64_t k1, double scale, const hs_poisson_pair_tables *t, const double A[2],
+                                  const double B[2], double Aout[2], double Bout[2])
+{
+    const double pr = t->br, pi = t->bi, ar = t->ar, ai = t->ai;
+    const double Hr = pr * A[0] - pi * A[1], Hi = pr * A[1] + pi * A[0];
+    const double Kr = pr * B[0] - pi * B[1], Ki = pr * B[1] + pi * B[0];
+    const double far_ = 0.5 * (Hr + Kr), fai = 0.5 * (Hi - Ki); /* Fa */
+    const double fbr = -0.5 * (Hi + Ki), fbi = 0.5 * (Hr - Kr); /* Fb */
+    const double par = ar * far_ - ai * fai, pai = ar * fai + ai * far_; /* c Fa */
+    const double pbr = ar * fbr - ai * fbi, pbi = ar * fbi + ai * fbr; /* c Fb */
+    const int has1 = k1 > 0;
+    const double ya0 = hs_poisson_divide_at(scale, t->e1 + t->e0, par);
+    const double ya1 = has1 ? hs_poisson_divide_at(scale, t->e1p + t->e0, -pai) : 0.0;
+    const double yb0 = hs_poisson_divide_at(scale, t->e1 + t->e0p, pbr);
+    const double yb1 = has1 ? hs_poisson_divide_at(scale, t->e1p + t->e0p, -pbi) : 0.0;
+    /* conj(c) (Y0 - i Y1) */
+    const double gar = ar * ya0 - ai * ya1, gai = -ar * ya1 - ai * ya0;
+    const double gbr = ar * yb0 - ai * yb1, gbi = -ar * yb1 - ai * yb0;
+    const double ur = gar - gbi, ui = gai + gbr; /* Fa' + i Fb' */
+    const double vr = gar + gbi, vi = gbr - gai; /* conj Fa' + i conj Fb' */
+    const double qr = t->qr, qi = t->qi;
+    Aout[0] = ur * qr - ui * qi, Aout[1] = ur * qi + ui * qr;
+    Bout[0] = vr * qr - vi * qi, Bout[1] = vr * qi + vi * qr;
+}
+
 /* The pair's solve from its table values: A = V(k1, k2), B = V(m1, k2) to A', B' (above). */
 HS_HD void hs_poisson_plane_pair(int dct, int64_t k1, int64_t k2, double scale, const hs_poisson_pair_tables *t,
                                  const double A[2], const double B[2], double Aout[2], double Bout[2])
 {
+    if (dct == HS_POISSON_PLANE_DCT4) {
+        hs_poisson_plane_pair4(k1, scale, t, A, B, Aout, Bout);
+        return;
+    }
     const double d00 = t->e1 + t->e0, d10 = t->e1p + t->e0; /* rows k1 and m1 at column k2 */
     if (!dct) {
         Aout[0] = hs_poisson_divide_at(scale, d00, A[0]);
@@ -224,7 +270,7 @@ HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int6
                                         const double *tw0, double scale, const double *ev1, const double *ev0,
                                         double *spec)
 {
-    const int64_t h0 = n0 / 2 + 1, m1 = k1 == 0 ? 0 : n1 - k1;
+    const int64_t h0 = hs_poisson_plane_cols(n0, dct), m1 = k1 == 0 ? 0 : n1 - k1;
     double *va = spec + 2 * (k1 * h0 + k2), *vb = spec + 2 * (m1 * h0 + k2);
     const double A[2] = {va[0], va[1]}, B[2] = {vb[0], vb[1]};
     double a[2], b[2];
@@ -233,6 +279,32 @@ HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int6
     hs_poisson_plane_pair(dct, k1, k2, scale, &t, A, B, a, b);
     if (m1 != k1) vb[0] = b[0], vb[1] = b[1];
     va[0] = a[0], va[1] = a[1];
+}
+
+/* DCT4's pack of element (row place jp, column j) and unpack of element (row y, i): see
+ * hs_poisson_dct4_pack_cpu.  The row's y order o1 with its sign; side LOW reads x reversed. */
+HS_HD void hs_poisson_dct4_pack_at(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *f,
+                                   int64_t jp, int64_t j, double out[2])
+{
+    double s;
+    const double *row = f + hs_poisson_order_gather(o1, 0, n1, jp, &s) * n0;
+    const int64_t lo = 2 * j, hi = n0 - 1 - 2 * j; /* x_{2j}, x_{n0-1-2j} */
+    const double xr = s * row[side == HS_POISSON_EXT_LOW ? n0 - 1 - lo : lo];
+    const double xi = s * row[side == HS_POISSON_EXT_LOW ? n0 - 1 - hi : hi];
+    const double qr = HS_POISSON_LOAD(tw4 + 4 * j + 2), qi = -HS_POISSON_LOAD(tw4 + 4 * j + 3);
+    out[0] = xr * qr - xi * qi, out[1] = xr * qi + xi * qr;
+}
+HS_HD double hs_poisson_dct4_unpack_at(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *spec,
+                                       int64_t y, int64_t i)
+{
+    double s;
+    const int64_t jp = hs_poisson_order_back(o1, 0, n1, y, &s), h = n0 / 2;
+    const int64_t e = side == HS_POISSON_EXT_LOW ? n0 - 1 - i : i; /* the coefficient's index in the DCT-IV */
+    const int odd = (int)(e & 1);
+    const int64_t k = odd ? (n0 - 1 - e) / 2 : e / 2;
+    const double *v = spec + 2 * (jp * h + k);
+    const double pr = HS_POISSON_LOAD(tw4 + 4 * k), pi = -HS_POISSON_LOAD(tw4 + 4 * k + 1);
+    return odd ? -s * (v[0] * pi + v[1] * pr) : s * (v[0] * pr - v[1] * pi);
 }
 
 /* The Thomas algorithm along one line of n values `stride` apart (see hs_poisson_tridiag_*):

@@ -43,6 +43,17 @@ static double compare(const double *dres, const double *c, size_t n)
 
 static struct hs_cuda_ctx *cu(void) { return test_ctx()->cuda; }
 
+/* DCT4's table for a mixed x of n (even): per k < n/2 the cos, sin of pi k / n and of pi (4k+1) / (4n). */
+static double *twiddles4(int64_t n)
+{
+    double *t = malloc((size_t)(2 * n + 1) * sizeof *t);
+    for (int64_t k = 0; k < n / 2; k++) {
+        t[4 * k] = cos(M_PI * (double)k / (double)n), t[4 * k + 1] = sin(M_PI * (double)k / (double)n);
+        t[4 * k + 2] = cos(M_PI * (double)(4 * k + 1) / (double)(4 * n)), t[4 * k + 3] = sin(M_PI * (double)(4 * k + 1) / (double)(4 * n));
+    }
+    return t;
+}
+
 static double *twiddles(int64_t n)
 {
     double *tw = malloc((size_t)(n / 2 + 1) * 2 * sizeof *tw);
@@ -166,6 +177,29 @@ static void test_transform_steps(void **state)
             TEST_LE(compare(dspec, hs, nc), KERNEL_TOL);
             free(hs);
         }
+        /* DCT4 (an even x of m0 = n0 + 1 or n0 - 1, whichever is even): the divide, the pack and
+         * the unpack of every y order and both sides */
+        const int64_t m0 = n0 % 2 ? n0 + 1 : n0, hm = m0 / 2;
+        const size_t n4 = (size_t)(2 * n1 * hm), nf = (size_t)(n1 * m0);
+        double *tw4 = twiddles4(m0), *ev4 = rnd((size_t)m0, 55 + (uint64_t)v), *dtw4 = dev(tw4, (size_t)(2 * m0 + 1));
+        for (int64_t i = 0; i < m0; i++) ev4[i] = -0.1 - 0.45 * (ev4[i] + 1.0);
+        double *dev4 = dev(ev4, (size_t)m0), *h4 = rnd(n4, 65 + (uint64_t)v), *d4 = dev(h4, n4);
+        TEST_OK(hs_poisson_plane_divide_cpu(n1, m0, HS_POISSON_PLANE_DCT4, tw1, tw4, 0.37, ev1, ev4, h4));
+        TEST_OK(hs_poisson_plane_divide_cuda(cu(), n1, m0, HS_POISSON_PLANE_DCT4, dtw1, dtw4, 0.37, dev1, dev4, d4));
+        TEST_LE(compare(d4, h4, n4), KERNEL_TOL);
+        double *f4 = rnd(nf, 75 + (uint64_t)v), *df4 = dev(f4, nf), *p4 = calloc(nf, sizeof *p4), *dp4 = dev(p4, nf);
+        for (int o1 = 0; o1 < 3; o1++)
+            for (int side = HS_POISSON_EXT_HIGH; side <= HS_POISSON_EXT_LOW; side++) {
+                TEST_OK(hs_poisson_dct4_pack_cpu(n1, m0, o1, side, tw4, f4, h4));
+                TEST_OK(hs_poisson_dct4_pack_cuda(cu(), n1, m0, o1, side, dtw4, df4, d4));
+                TEST_LE(compare(d4, h4, n4), KERNEL_TOL);
+                TEST_OK(hs_poisson_dct4_unpack_cpu(n1, m0, o1, side, tw4, h4, p4));
+                TEST_OK(hs_poisson_dct4_unpack_cuda(cu(), n1, m0, o1, side, dtw4, d4, dp4));
+                TEST_LE(compare(dp4, p4, nf), KERNEL_TOL);
+            }
+        hs_mem_free(test_ctx(), dtw4), hs_mem_free(test_ctx(), dev4), hs_mem_free(test_ctx(), d4);
+        hs_mem_free(test_ctx(), df4), hs_mem_free(test_ctx(), dp4);
+        free(tw4), free(ev4), free(h4), free(f4), free(p4);
         hs_mem_free(test_ctx(), dx), hs_mem_free(test_ctx(), dr), hs_mem_free(test_ctx(), dspec);
         hs_mem_free(test_ctx(), dtw1), hs_mem_free(test_ctx(), dtw0), hs_mem_free(test_ctx(), dev1), hs_mem_free(test_ctx(), dev0);
         free(x), free(cr), free(tw1), free(tw0), free(ev1), free(ev0), free(spec);
@@ -260,7 +294,9 @@ static void test_whole_solves(void **state)
      * plane solve (2D NN x NN, DD x NN, NN x DD, PP x PP) with cuFFT's column transforms (y of 130,
      * 48, 37) and with the fused column kernel (y of 4096, 128, 16; the CPU always the former); the
      * plane solve's extended mixed dimension (ND x NN above, DN x DD, NN x ND with y extended to 128
-     * for the fused kernel, DD x DN to 4096, ND x NN with y of 50 for cuFFT's columns) */
+     * for the fused kernel, DD x DN to 4096, ND x NN with y of 50 for cuFFT's columns); DCT4 for a
+     * mixed x of even length (ND x NN above with cuFFT's columns, ND x NN and DN x DD with the fused
+     * kernel at y of 4096 and 16) */
     const hs_poisson_bc cases[][3][2] = {{{Nm, Nm}, {Nm, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}},
                                          {{P, P}, {D, D}, {Nm, Nm}}, {{P, P}, {Nm, Nm}, {D, Nm}},
                                          {{Nm, Nm}, {Nm, Nm}, {Nm, Nm}}, {{D, D}, {P, P}, {P, P}},
@@ -269,12 +305,13 @@ static void test_whole_solves(void **state)
                                          {{P, P}, {P, P}, {P, P}}, {{Nm, Nm}, {Nm, Nm}, {P, P}},
                                          {{Nm, Nm}, {D, D}, {P, P}}, {{P, P}, {P, P}, {P, P}},
                                          {{D, Nm}, {D, D}, {P, P}}, {{Nm, Nm}, {Nm, D}, {P, P}},
-                                         {{D, D}, {D, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}}};
-    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2};
+                                         {{D, D}, {D, Nm}, {P, P}}, {{Nm, D}, {Nm, Nm}, {P, P}},
+                                         {{Nm, D}, {Nm, Nm}, {P, P}}, {{D, Nm}, {D, D}, {P, P}}};
+    const int ndims[] = {2, 2, 3, 3, 3, 2, 3, 3, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2};
     const int64_t sizes[][3] = {{129, 130, 1}, {200, 63, 1}, {33, 40, 31}, {32, 27, 24}, {20, 17, 36},
                                 {31, 64, 1},   {9, 14, 19},  {1, 1, 9},    {301, 1, 1},  {63, 48, 1},
                                 {50, 37, 1},   {37, 4096, 1}, {64, 128, 1}, {9, 16, 1}, {45, 64, 1},
-                                {33, 64, 1},   {24, 2048, 1}, {77, 50, 1}};
+                                {33, 64, 1},   {24, 2048, 1}, {77, 50, 1}, {64, 4096, 1}, {30, 16, 1}};
     for (int t = 0; t < (int)(sizeof ndims / sizeof ndims[0]); t++) {
         size_t N = (size_t)(sizes[t][0] * sizes[t][1] * sizes[t][2]);
         double *f = rnd(N, 40 + (uint64_t)t);
@@ -336,8 +373,8 @@ static void test_column_solve(void **state)
     const int64_t n1s[] = {16, 32, 64, 128, 512, 2048, 4096}, n0s[] = {9, 2, 40, 7, 1, 6, 5};
     for (size_t v = 0; v < sizeof n1s / sizeof n1s[0]; v++) {
         const int64_t n1 = n1s[v], n0 = n0s[v], h0 = n0 / 2 + 1;
-        const size_t nc = (size_t)(2 * n1 * h0);
         double *tw1 = twiddles(n1), *tw0 = twiddles(n0), *ev1 = rnd((size_t)n1, 80 + v), *ev0 = rnd((size_t)n0, 90 + v);
+        double *tw4 = twiddles4(n0), *dtw4 = dev(tw4, (size_t)(2 * n0 + 1));
         for (int64_t i = 0; i < n1; i++) ev1[i] = -0.1 - 0.45 * (ev1[i] + 1.0);
         for (int64_t i = 0; i < n0; i++) ev0[i] = -0.1 - 0.45 * (ev0[i] + 1.0);
         ev1[0] = ev0[0] = 0.0;
@@ -345,27 +382,32 @@ static void test_column_solve(void **state)
         for (int64_t t = 0; t < n1; t++) cw[2 * t] = cos(2.0 * M_PI * (double)t / (double)n1), cw[2 * t + 1] = -sin(2.0 * M_PI * (double)t / (double)n1);
         double *dcw = dev(cw, (size_t)(2 * n1)), *dtw1 = dev(tw1, (size_t)(2 * (n1 / 2 + 1))), *dtw0 = dev(tw0, (size_t)(2 * h0));
         double *dev1 = dev(ev1, (size_t)n1), *dev0 = dev(ev0, (size_t)n0);
-        for (int dct = 0; dct < 2; dct++) {
-            double *spec = rnd(nc, 100 + v * 2 + (uint64_t)dct), *dspec = dev(spec, nc);
+        for (int dct = 0; dct < 3; dct++) {
+            if (dct == HS_POISSON_PLANE_DCT4 && n0 % 2) continue; /* DCT4 takes an even x */
+            const int64_t h = hs_poisson_plane_cols(n0, dct);
+            const size_t nc = (size_t)(2 * n1 * h);
+            const double *t0 = dct == HS_POISSON_PLANE_DCT4 ? tw4 : tw0, *dt0 = dct == HS_POISSON_PLANE_DCT4 ? dtw4 : dtw0;
+            double *spec = rnd(nc, 100 + v * 3 + (uint64_t)dct), *dspec = dev(spec, nc);
             /* the CPU's way, on the host (the context on the CPU while its plan runs) */
             hs_fft_plan *col = NULL;
             TEST_OK(hs_ctx_set_device(test_ctx(), "cpu", 1));
-            TEST_OK(hs_fft_plan_create_strided(test_ctx(), n1, h0, h0, 1, 1, 0, HS_F64, &col));
+            TEST_OK(hs_fft_plan_create_strided(test_ctx(), n1, h, h, 1, 1, 0, HS_F64, &col));
             TEST_OK(hs_fft_execute(col, HS_FFT_FORWARD, spec, spec));
-            TEST_OK(hs_poisson_plane_divide_cpu(n1, n0, dct, tw1, tw0, 1.0 / (double)n1, ev1, ev0, spec));
+            TEST_OK(hs_poisson_plane_divide_cpu(n1, n0, dct, tw1, t0, 1.0 / (double)n1, ev1, ev0, spec));
             TEST_OK(hs_fft_execute(col, HS_FFT_BACKWARD, spec, spec));
             hs_fft_plan_destroy(col);
             TEST_OK(hs_ctx_set_device(test_ctx(), "cuda", 1));
-            TEST_OK(hs_poisson_column_solve_cuda(cu(), n1, n0, dct, dcw, dtw1, dtw0, 1.0 / (double)n1, dev1, dev0, dspec));
+            TEST_OK(hs_poisson_column_solve_cuda(cu(), n1, n0, dct, dcw, dtw1, dt0, 1.0 / (double)n1, dev1, dev0, dspec));
             double e = compare(dspec, spec, nc);
-            printf("column solve n1 %lld n0 %lld %s: %.2e\n", (long long)n1, (long long)n0, dct ? "cosine" : "periodic", e);
+            printf("column solve n1 %lld n0 %lld %s: %.2e\n", (long long)n1, (long long)n0,
+                   dct == HS_POISSON_PLANE_DCT4 ? "DCT-IV x" : dct ? "cosine" : "periodic", e);
             TEST_LE(e, 1e-13);
             hs_mem_free(test_ctx(), dspec);
             free(spec);
         }
-        hs_mem_free(test_ctx(), dcw), hs_mem_free(test_ctx(), dtw1), hs_mem_free(test_ctx(), dtw0);
+        hs_mem_free(test_ctx(), dcw), hs_mem_free(test_ctx(), dtw1), hs_mem_free(test_ctx(), dtw0), hs_mem_free(test_ctx(), dtw4);
         hs_mem_free(test_ctx(), dev1), hs_mem_free(test_ctx(), dev0);
-        free(tw1), free(tw0), free(ev1), free(ev0), free(cw);
+        free(tw1), free(tw0), free(tw4), free(ev1), free(ev0), free(cw);
     }
 }
 
