@@ -56,6 +56,8 @@
  * (hs_poisson_ordered: both dimensions in Makhoul's order) that is the row R2C, the column work
  * and the row C2R, and on the GPU the column work is one kernel (hs_poisson_column_solve_cuda) for
  * power-of-two columns up to 4096: three passes over the data where the line solve makes seven.
+ * With a mixed dimension (want_plane) the plane solve takes x by the DCT-IV (pack, row C2C of
+ * n0/2, the column work, the same C2C, unpack: five passes) or extends the mixed dimension.
  */
 
 enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3, DIM_COS4 = 4 }; /* how a dimension is diagonalised
@@ -779,11 +781,13 @@ static int make_plans_buffers(hs_poisson *ps)
  * column transforms, a divide of the pairs of rows (hs_poisson_plane_divide_pair) and the inverse
  * transforms, where the line solve transposes between the dimensions' transforms.  Both
  * dimensions must be cosine/sine transforms or both periodic (the pair formulas do not mix a
- * real FFT with a DCT); a mixed dimension counts as a cosine transform of twice its length (the
- * antisymmetric extension, HS_POISSON_EXT_*), which costs about two plane solves of the grid's
- * size where the tridiagonal sweeps of the line solve run one thread a line, a few thousand
- * threads on a 2D grid: at 4096^2 ND x NN they took 3.96 ms a solve on an H100, the extended plane
- * solve ... ms.  HS_POISSON_PLANE=0 in the environment keeps the line solve (comparisons). */
+ * real FFT with a DCT); a mixed dimension counts as a cosine/sine one: a mixed x of even length by
+ * the DCT-IV (HS_POISSON_PLANE_DCT4), another (a mixed y, an odd x) as the cosine transform of its
+ * antisymmetric extension, twice as long (HS_POISSON_EXT_*).  The line solve's tridiagonal sweeps
+ * run a thread a line, a few thousand threads on a 2D grid: bench_poisson's 4096^2 ND x NN took
+ * 3.99 ms on an H100, the extension 1.81 ms and DCT4 0.75 ms (all-Neumann 0.79).
+ * HS_POISSON_PLANE=0 in the environment keeps the line solve, HS_POISSON_DCT4=0 the extension
+ * (comparisons). */
 static int want_plane(const hs_poisson *ps)
 {
     if (ps->ndim != 2 || ps->P != 1) return 0;

@@ -25,9 +25,12 @@ typedef struct hs_poisson hs_poisson;
  * More than one such dimension is an input error, as are periodic on one face only, periodic
  * boundaries where the decomposition is not periodic (or the converse), and dx <= 0.
  * A 2D problem on one rank whose two dimensions are both cosine/sine transforms or both periodic
- * runs as the plane solve: one 2D R2C of the whole plane, one pass that divides, one 2D C2R (the
- * line solve's per-dimension transforms and transpositions otherwise; HS_POISSON_PLANE=0 in the
- * environment keeps the line solve there, for comparisons).
+ * runs as the plane solve: the R2C of the rows, the column transforms with the divide between them,
+ * the C2R of the rows (the line solve's per-dimension transforms and transpositions otherwise;
+ * HS_POISSON_PLANE=0 in the environment keeps the line solve there, for comparisons).  A mixed
+ * dimension beside a cosine/sine one runs as the plane solve too: x of even length by the DCT-IV
+ * (its modes are the mixed line's), otherwise as the cosine transform of the mixed line's
+ * antisymmetric extension past its Dirichlet face (twice the length, twice the work buffers).
  * The decomposition may split only its last used dimension (d->procs[k] == 1 for the others; an
  * input error otherwise, saying what would work): a global transpose (hs_comm_alltoall on device
  * buffers: NCCL or pinned host staging) brings whole lines of that dimension to each rank.  Work
