@@ -600,6 +600,149 @@ extern "C" int hs_poisson_column_solve_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
     return launch_columns(cu, log2n, blocks, shmem, a);
 }
 
+// ------------------------------------------------------------------ DCT4's fused row passes
+
+// hs_poisson_dct4_rows_cuda: the DCT-IV rows of the plane solve's DCT4 kind in one pass each way,
+// where the pack (or unpack) and cuFFT's row C2C take two.  A block holds SLOTS complex values in
+// shared memory, rows = SLOTS / m whole rows of m = n0/2, and transforms them with the column
+// kernel's Stockham passes.  Forward: each row of f (the y order's source row, read whole and
+// coalesced) is packed, twisted by q_j and transformed, and written to its row of the spectrum;
+// back: each row of the spectrum is transformed (forward again: the DCT-IV is its own inverse),
+// twisted by p_k and unpacked into its row of p.  The twins are the pack and unpack passes
+// around the C2C plans (hs_poisson_dct4_pack_cpu, ...).
+namespace dct4rows {
+using colsolve::pad;
+using colsolve::SLOTS;
+using colsolve::THREADS_;
+using colsolve::RADIX;
+
+struct args {
+    int n1, n0, o1, side, forward;
+    const double2 *row_tw;
+    const double *tw4;
+    const double *in;
+    double *out;
+};
+
+template <int LOG2M, bool FWD>
+__global__ void __launch_bounds__(THREADS_, 2) rows_kernel(const __grid_constant__ args a)
+{
+    extern __shared__ double2 smem[];
+    constexpr int m = 1 << LOG2M, rows = SLOTS / m, nth = m / RADIX, PER = SLOTS / THREADS_;
+    constexpr int n0 = 2 * m; // a.n0
+    const int r0 = blockIdx.x * rows, t = threadIdx.x, my_row = t / nth, lane = t - my_row * nth;
+    const int stride = pad(m), n1 = a.n1;
+    double *sd = reinterpret_cast<double *>(smem);
+    if constexpr (FWD) {
+        // each thread's loads first (2 SLOTS reals: rows x n0), then their places in the packed rows
+        double v[2 * PER];
+#pragma unroll
+        for (int it = 0; it < 2 * PER; it++) {
+            const int e = t + it * THREADS_, r = e / n0, i = e - r * n0;
+            double s = 1.0;
+            v[it] = 0.0;
+            if (r0 + r < n1) {
+                const int64_t src = hs_poisson_order_gather(a.o1, 0, n1, r0 + r, &s);
+                v[it] = s * a.in[src * n0 + i];
+            }
+        }
+#pragma unroll
+        for (int it = 0; it < 2 * PER; it++) {
+            const int e = t + it * THREADS_, r = e / n0, i = e - r * n0;
+            const int x = a.side == HS_POISSON_EXT_LOW ? n0 - 1 - i : i; /* the DCT-IV's index */
+            const int j = x & 1 ? (n0 - 1 - x) >> 1 : x >> 1;
+            sd[2 * (r * stride + pad(j)) + (x & 1)] = v[it];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int it = 0; it < PER; it++) { /* twist by q_j */
+            const int e = t + it * THREADS_, r = e / m, j = e - r * m;
+            double2 *c = smem + r * stride + pad(j);
+            const double2 z = *c;
+            const double qr = __ldg(a.tw4 + 4 * j + 2), qi = -__ldg(a.tw4 + 4 * j + 3);
+            *c = make_double2(z.x * qr - z.y * qi, z.x * qi + z.y * qr);
+        }
+        __syncthreads();
+    } else {
+        double2 v[PER];
+        const double2 *in = reinterpret_cast<const double2 *>(a.in);
+#pragma unroll
+        for (int it = 0; it < PER; it++) {
+            const int e = t + it * THREADS_, r = e / m, j = e - r * m;
+            v[it] = r0 + r < n1 ? in[(size_t)(r0 + r) * m + j] : make_double2(0.0, 0.0);
+        }
+#pragma unroll
+        for (int it = 0; it < PER; it++) {
+            const int e = t + it * THREADS_, r = e / m, j = e - r * m;
+            smem[r * stride + pad(j)] = v[it];
+        }
+        __syncthreads();
+    }
+    const bool active = my_row < rows && r0 + my_row < n1;
+    colsolve::transform<LOG2M, -1>(smem + my_row * stride, a.row_tw, lane, active);
+    if constexpr (FWD) {
+        double2 *out = reinterpret_cast<double2 *>(a.out);
+#pragma unroll
+        for (int it = 0; it < PER; it++) {
+            const int e = t + it * THREADS_, r = e / m, j = e - r * m;
+            if (r0 + r < n1) out[(size_t)(r0 + r) * m + j] = smem[r * stride + pad(j)];
+        }
+    } else {
+        // back: element i of the natural row y (place r0 + r holds row y of the y order) from
+        // coefficient k of the transformed row, untwisted by p_k
+#pragma unroll
+        for (int it = 0; it < 2 * PER; it++) {
+            const int e = t + it * THREADS_, r = e / n0, i = e - r * n0;
+            if (r0 + r >= n1) continue;
+            double s;
+            const int64_t y = hs_poisson_order_gather(a.o1, 0, n1, r0 + r, &s);
+            const int x = a.side == HS_POISSON_EXT_LOW ? n0 - 1 - i : i, odd = x & 1;
+            const int k = odd ? (n0 - 1 - x) >> 1 : x >> 1;
+            const double2 z = smem[r * stride + pad(k)];
+            const double pr = __ldg(a.tw4 + 4 * k), pi = -__ldg(a.tw4 + 4 * k + 1);
+            a.out[y * n0 + i] = odd ? -s * (z.x * pi + z.y * pr) : s * (z.x * pr - z.y * pi);
+        }
+    }
+}
+
+template <int LOG2M> static int launch_at(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const args &a)
+{
+    auto kern = a.forward ? rows_kernel<LOG2M, true> : rows_kernel<LOG2M, false>;
+    HS_CUDA_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    kern<<<blocks, THREADS_, shmem, cu->stream>>>(a);
+    HS_CUDA_LAUNCH_CHECK("dct4 rows_kernel");
+    return HS_OK;
+}
+} // namespace dct4rows
+
+extern "C" int hs_poisson_dct4_rows_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side, int forward,
+                                         const double *row_tw, const double *tw4, const double *in, double *out)
+{
+    using namespace dct4rows;
+    if (!hs_poisson_dct4_rows_fit(n0))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_dct4_rows_cuda: row length %lld is not twice a power of two in 16..4096",
+                       (long long)n0);
+    if (n1 <= 0) return HS_OK;
+    if (n1 * n0 > INT32_MAX) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_dct4_rows_cuda: plane too large");
+    const int m = (int)(n0 / 2), rows = SLOTS / m;
+    int log2m = 0;
+    while ((1 << log2m) < m) log2m++;
+    args a = {(int)n1, (int)n0, o1, side, forward, (const double2 *)row_tw, tw4, in, out};
+    const size_t shmem = (size_t)rows * (size_t)(m + m / 16) * sizeof(double2);
+    const unsigned blocks = (unsigned)((n1 + rows - 1) / rows);
+    switch (log2m) {
+    case 4: return launch_at<4>(cu, blocks, shmem, a);
+    case 5: return launch_at<5>(cu, blocks, shmem, a);
+    case 6: return launch_at<6>(cu, blocks, shmem, a);
+    case 7: return launch_at<7>(cu, blocks, shmem, a);
+    case 8: return launch_at<8>(cu, blocks, shmem, a);
+    case 9: return launch_at<9>(cu, blocks, shmem, a);
+    case 10: return launch_at<10>(cu, blocks, shmem, a);
+    case 11: return launch_at<11>(cu, blocks, shmem, a);
+    default: return launch_at<12>(cu, blocks, shmem, a);
+    }
+}
+
 extern "C" int hs_poisson_divide_hook_cuda(const char **symbol, const void **lto_ir, size_t *size)
 {
     *symbol = "hs_poisson_divide_hook";
