@@ -93,9 +93,7 @@ struct hs_poisson {
     int plane;                /* the plane solve (want_plane) */
     int ext[3];               /* per dimension HS_POISSON_EXT_*: the plane solve's mixed dimension, extended */
     int dct4;                 /* the plane solve's DCT4 kind: x mixed, HS_POISSON_EXT_HIGH or _LOW (its Dirichlet face) */
-    hs_fft_plan *rows4;       /* its n1 C2C of n0/2, or NULL where one CUDA kernel does each row pass: */
-    int fused_rows;           /* hs_poisson_dct4_rows_cuda, with */
-    double *row_tw;           /* device: exp(-2 pi i t / (n0/2)), t < n0/2 */
+    hs_fft_plan *rows4;       /* its n1 C2C of n0/2 */
     int64_t tn[3];            /* per dimension the transform's length: n, 2n where extended */
     int fused_columns;        /* its column transforms and divide in one CUDA kernel (hs_poisson_column_solve_cuda) */
     hs_fft_plan *r2c_rows, *c2r_rows, *columns; /* its row R2C / C2R and column C2C plans */
@@ -342,15 +340,6 @@ static int plane_solve_dct4(hs_poisson *ps, const double *f, double *p)
 {
     const int64_t n1 = ps->n[1], n0 = ps->n[0];
     const int o1 = dim_order(ps, 1);
-    if (ps->fused_rows) { /* the GPU only (make_plane_plans) */
-#define ROWS(fwd, in, out)                                                                                     \
-    HS_DISPATCH(ps->ctx, HS_FAIL(HS_ERR_RUNTIME, "poisson: the fused row passes run only on the GPU"),       \
-                hs_poisson_dct4_rows_cuda(ps->ctx->cuda, n1, n0, o1, ps->dct4, fwd, ps->row_tw, ps->tw[0], in, out))
-        HS_CHECK(ROWS(1, f, ps->cw));
-        HS_CHECK(plane_columns(ps, HS_POISSON_PLANE_DCT4));
-        return ROWS(0, ps->cw, p);
-#undef ROWS
-    }
     HS_CHECK(DISPATCH(ps, dct4_pack, n1, n0, o1, ps->dct4, ps->tw[0], f, ps->cw));
     HS_CHECK(hs_fft_execute(ps->rows4, HS_FFT_FORWARD, ps->cw, ps->cw));
     HS_CHECK(plane_columns(ps, HS_POISSON_PLANE_DCT4));
@@ -728,23 +717,12 @@ static int make_c2r_last(hs_poisson *ps, int64_t lines)
 
 /* Whether the plane solve's column work runs as one CUDA kernel: on the GPU, for the column lengths
  * the kernel takes, unless HS_POISSON_COLUMNS=0 asks for the cuFFT column transforms and the
- * divide apart (comparisons); and likewise DCT4's row passes (hs_poisson_dct4_rows_cuda). */
-static int want_fused(const hs_poisson *ps, int fits)
+ * divide apart (comparisons). */
+static int want_fused_columns(const hs_poisson *ps)
 {
-    if (!HS_ON_GPU(ps->ctx) || !fits) return 0;
+    if (!HS_ON_GPU(ps->ctx) || !hs_poisson_column_fits(ps->tn[1])) return 0;
     const char *e = getenv("HS_POISSON_COLUMNS");
     return !(e && atoi(e) == 0);
-}
-
-/* exp(-2 pi i t / n), t < n, interleaved, uploaded: the fused kernels' twiddles. */
-static int upload_roots(hs_poisson *ps, int64_t n, double **dev)
-{
-    double *w = malloc((size_t)(2 * n) * sizeof *w);
-    if (!w) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver's tables");
-    for (int64_t t = 0; t < n; t++) w[2 * t] = cos(2.0 * M_PI * (double)t / (double)n), w[2 * t + 1] = -sin(2.0 * M_PI * (double)t / (double)n);
-    int rc = upload(ps, w, (size_t)(2 * n), dev);
-    free(w);
-    return rc;
 }
 
 /* The plane solve's plans (rows: n1 R2C / C2R of n0; columns: h0 C2C of n1, stride h0, in place;
@@ -754,17 +732,21 @@ static int make_plane_plans(hs_poisson *ps, int64_t *ccap)
 {
     const int64_t n1 = ps->tn[1], n0 = ps->tn[0];
     const int64_t h0 = hs_poisson_plane_cols(n0, ps->dct4 ? HS_POISSON_PLANE_DCT4 : HS_POISSON_PLANE_DCT);
-    if (ps->dct4) {
-        ps->fused_rows = want_fused(ps, hs_poisson_dct4_rows_fit(n0));
-        if (ps->fused_rows) HS_CHECK(upload_roots(ps, h0, &ps->row_tw));
-        else HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &h0, n1, HS_FFT_C2C, HS_F64, &ps->rows4));
-    } else {
+    if (ps->dct4) HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &h0, n1, HS_FFT_C2C, HS_F64, &ps->rows4));
+    else {
         HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_R2C, HS_F64, &ps->r2c_rows));
         HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->tn[0], n1, HS_FFT_C2R, HS_F64, &ps->c2r_rows));
     }
-    ps->fused_columns = want_fused(ps, hs_poisson_column_fits(n1));
+    ps->fused_columns = want_fused_columns(ps);
     if (!ps->fused_columns) HS_CHECK(hs_fft_plan_create_strided(ps->ctx, n1, h0, h0, 1, 1, 0, HS_F64, &ps->columns));
-    else HS_CHECK(upload_roots(ps, n1, &ps->col_tw));
+    else {
+        double *w = malloc((size_t)(2 * n1) * sizeof *w);
+        if (!w) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver's tables");
+        for (int64_t t = 0; t < n1; t++) w[2 * t] = cos(2.0 * M_PI * (double)t / (double)n1), w[2 * t + 1] = -sin(2.0 * M_PI * (double)t / (double)n1);
+        int rc = upload(ps, w, (size_t)(2 * n1), &ps->col_tw);
+        free(w);
+        HS_CHECK(rc);
+    }
     *ccap = 2 * n1 * h0;
     return HS_OK;
 }
@@ -900,7 +882,6 @@ void hs_poisson_destroy(hs_poisson *ps)
     hs_fft_plan_destroy(ps->c2r_rows);
     hs_fft_plan_destroy(ps->columns);
     hs_mem_free(ctx, ps->col_tw);
-    hs_mem_free(ctx, ps->row_tw);
     hs_mem_free(ctx, ps->row_ev);
     hs_mem_free(ctx, ps->sigma);
     hs_mem_free(ctx, ps->hook_info);

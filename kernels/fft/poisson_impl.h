@@ -118,20 +118,6 @@ int hs_poisson_dct4_unpack_cpu(int64_t n1, int64_t n0, int o1, int side, const d
 int hs_poisson_dct4_unpack_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side, const double *tw4,
                                 const double *spec, double *p);
 
-/* DCT4's two row passes each in one CUDA kernel: forward (f -> spec) the pack, the twist and the
- * C2C of n0/2 of every row; back (spec -> p) the C2C, the untwist and the unpack; each row in
- * shared memory, transformed as the column kernel transforms its columns.  The same as
- * hs_poisson_dct4_pack and the C2C plans of kernels/fft/fft.h (its twin).  row_tw: exp(-2 pi i t /
- * (n0/2)) for t < n0/2, interleaved.  Only where hs_poisson_dct4_rows_fit (n0/2 a power of two
- * from 16 to 4096). */
-int hs_poisson_dct4_rows_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side, int forward,
-                              const double *row_tw, const double *tw4, const double *in, double *out);
-static inline int hs_poisson_dct4_rows_fit(int64_t n0)
-{
-    const int64_t m = n0 / 2;
-    return n0 % 2 == 0 && m >= 16 && m <= 4096 && (m & (m - 1)) == 0;
-}
-
 /* The plane solve's divide on the spectrum [n1][hs_poisson_plane_cols(n0, dct)] of a whole 2D
  * plane, in place: hs_poisson_plane_divide_pair for every row pair k1 <= n1 - k1 and column. */
 int hs_poisson_plane_divide_cpu(int64_t n1, int64_t n0, int dct, const double *tw1, const double *tw0, double scale,
