@@ -320,10 +320,7 @@ extern "C" int hs_poisson_dct4_unpack_cuda(struct hs_cuda_ctx *cu, int64_t n1, i
 // 4096^2 solve then took 0.60 ms, and 0.52 ms with the default carveout (more L1 for the tables),
 // against 0.68 ms with cuFFT's column transforms and the divide's pass.
 namespace colsolve {
-constexpr int SLOTS = 4096;
-// V values a thread (the passes' radix): 16 with 256 threads a block (the default) or 8 with 512
-// (HS_POISSON_COLUMN_RADIX=8; fewer registers a thread, twice the warps)
-template <int V> constexpr int threads_for() { return SLOTS / V; }
+constexpr int SLOTS = 4096, THREADS_ = 256, RADIX = 16;
 
 __device__ __forceinline__ int pad(int i) { return i + (i >> 4); }
 
@@ -416,10 +413,10 @@ template <int R, int S> __device__ __forceinline__ void dft(double2 *x)
 // j = lane + it N1/16, it < 16/R: reads x_r = s[j + r N1/R], twiddles x_r by w^(r k) (k = j mod NS,
 // w = exp(S 2 pi i / (NS R))), the R-point DFT, writes x_r to s[(j - k) R + k + r NS].  Every
 // read of the pass precedes every write (a barrier between).
-template <int N1, int NS, int R, int S, int V>
+template <int N1, int NS, int R, int S>
 __device__ __forceinline__ void pass(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
 {
-    constexpr int IT = V / R, M = N1 / R, NTH = N1 / V, STEP = N1 / (NS * R);
+    constexpr int IT = RADIX / R, M = N1 / R, NTH = N1 / RADIX, STEP = N1 / (NS * R);
     // w^1 of each butterfly (exp(S 2 pi i k STEP / n1): the table holds exp(-2 pi i t / n1), itself
     // forward and its conjugate backward), loaded first so that its latency passes with the barrier's
     double2 w1[IT];
@@ -461,26 +458,26 @@ __device__ __forceinline__ void pass(double2 *col, const double2 *__restrict__ t
     __syncthreads();
 }
 
-// The radix-V passes from sub-length NS on (none once NS = N1).
-template <int N1, int NS, int S, int V>
-__device__ __forceinline__ void passes_v(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
+// The radix-16 passes from sub-length NS on (none once NS = N1).
+template <int N1, int NS, int S>
+__device__ __forceinline__ void passes16(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
 {
     if constexpr (NS < N1) {
-        pass<N1, NS, V, S, V>(col, tw, lane, active);
-        passes_v<N1, NS * V, S, V>(col, tw, lane, active);
+        pass<N1, NS, RADIX, S>(col, tw, lane, active);
+        passes16<N1, NS * RADIX, S>(col, tw, lane, active);
     }
 }
 
-// The whole transform of every column of the block: the short pass first, then the radix-V ones.
-template <int LOG2N, int S, int V>
+// The whole transform of every column of the block: the short pass first, then the radix-16 ones.
+template <int LOG2N, int S>
 __device__ __forceinline__ void transform(double2 *col, const double2 *__restrict__ tw, int lane, bool active)
 {
-    constexpr int N1 = 1 << LOG2N, LOG2V = V == 16 ? 4 : 3, SHORT = 1 << (LOG2N % LOG2V);
+    constexpr int N1 = 1 << LOG2N, SHORT = 1 << (LOG2N & 3);
     if constexpr (SHORT > 1) {
-        pass<N1, 1, SHORT, S, V>(col, tw, lane, active);
-        passes_v<N1, SHORT, S, V>(col, tw, lane, active);
+        pass<N1, 1, SHORT, S>(col, tw, lane, active);
+        passes16<N1, SHORT, S>(col, tw, lane, active);
     } else {
-        passes_v<N1, 1, S, V>(col, tw, lane, active);
+        passes16<N1, 1, S>(col, tw, lane, active);
     }
 }
 
@@ -495,11 +492,11 @@ struct args {
 // Two blocks an SM (128 registers, no spills): at three (80 registers, small spills, and the
 // largest shared-memory carveout) the 4096 columns measured slower on an H100 (0.73 against 0.60 ms
 // a 4096^2 solve in bench_cfd_ns, both with that carveout).
-template <int LOG2N, int V>
-__global__ void __launch_bounds__(threads_for<V>(), 2) column_solve_kernel(const __grid_constant__ args a)
+template <int LOG2N>
+__global__ void __launch_bounds__(THREADS_, 2) column_solve_kernel(const __grid_constant__ args a)
 {
     extern __shared__ double2 smem[];
-    constexpr int THREADS_ = threads_for<V>(), n1 = 1 << LOG2N, cols = SLOTS / n1, nth = n1 / V;
+    constexpr int n1 = 1 << LOG2N, cols = SLOTS / n1, nth = n1 / RADIX;
     const int c0 = blockIdx.x * cols;
     const int t = threadIdx.x, my_col = t / nth, lane = t - my_col * nth;
     const int stride = pad(n1); // a column's slots, padded
@@ -521,10 +518,10 @@ __global__ void __launch_bounds__(threads_for<V>(), 2) column_solve_kernel(const
     __syncthreads();
     double2 *col = smem + my_col * stride;
     const bool active = my_col < cols && c0 + my_col < a.h0;
-    transform<LOG2N, -1, V>(col, a.col_tw, lane, active);
+    transform<LOG2N, -1>(col, a.col_tw, lane, active);
     // the divide: one thread a pair of rows (k1, n1 - k1) of one column, in chunks of three pairs
     // whose table values (twiddles, eigenvalues) are all loaded before the first is used
-    constexpr int PAIRS = cols * (n1 / 2 + 1), DIV_IT = (PAIRS + THREADS_ - 1) / THREADS_, CH = V == 16 ? 3 : 1;
+    constexpr int PAIRS = cols * (n1 / 2 + 1), DIV_IT = (PAIRS + THREADS_ - 1) / THREADS_, CH = 3;
 #pragma unroll 1
     for (int g = 0; g < DIV_IT; g += CH) {
         hs_poisson_pair_tables tv[CH];
@@ -548,7 +545,7 @@ __global__ void __launch_bounds__(threads_for<V>(), 2) column_solve_kernel(const
         }
     }
     __syncthreads();
-    transform<LOG2N, 1, V>(col, a.col_tw, lane, active);
+    transform<LOG2N, 1>(col, a.col_tw, lane, active);
 #pragma unroll
     for (int it = 0; it < PER; it++) {
         const int e = t + it * THREADS_, c = e % cols, k1 = e / cols;
@@ -557,41 +554,28 @@ __global__ void __launch_bounds__(threads_for<V>(), 2) column_solve_kernel(const
 }
 } // namespace colsolve
 
-template <int LOG2N, int V>
-static int launch_columns_at(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const colsolve::args &a)
+template <int LOG2N> static int launch_columns_at(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const colsolve::args &a)
 {
     // the block's shared memory is over the 48 KB a launch gets without asking
-    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N, V>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    colsolve::column_solve_kernel<LOG2N, V><<<blocks, colsolve::threads_for<V>(), shmem, cu->stream>>>(a);
+    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    colsolve::column_solve_kernel<LOG2N><<<blocks, colsolve::THREADS_, shmem, cu->stream>>>(a);
     HS_CUDA_LAUNCH_CHECK("column_solve_kernel");
     return HS_OK;
 }
 
-template <int V> static int launch_columns(struct hs_cuda_ctx *cu, int log2n, unsigned blocks, size_t shmem, const colsolve::args &a)
+static int launch_columns(struct hs_cuda_ctx *cu, int log2n, unsigned blocks, size_t shmem, const colsolve::args &a)
 {
     switch (log2n) {
-    case 4: return launch_columns_at<4, V>(cu, blocks, shmem, a);
-    case 5: return launch_columns_at<5, V>(cu, blocks, shmem, a);
-    case 6: return launch_columns_at<6, V>(cu, blocks, shmem, a);
-    case 7: return launch_columns_at<7, V>(cu, blocks, shmem, a);
-    case 8: return launch_columns_at<8, V>(cu, blocks, shmem, a);
-    case 9: return launch_columns_at<9, V>(cu, blocks, shmem, a);
-    case 10: return launch_columns_at<10, V>(cu, blocks, shmem, a);
-    case 11: return launch_columns_at<11, V>(cu, blocks, shmem, a);
-    default: return launch_columns_at<12, V>(cu, blocks, shmem, a);
+    case 4: return launch_columns_at<4>(cu, blocks, shmem, a);
+    case 5: return launch_columns_at<5>(cu, blocks, shmem, a);
+    case 6: return launch_columns_at<6>(cu, blocks, shmem, a);
+    case 7: return launch_columns_at<7>(cu, blocks, shmem, a);
+    case 8: return launch_columns_at<8>(cu, blocks, shmem, a);
+    case 9: return launch_columns_at<9>(cu, blocks, shmem, a);
+    case 10: return launch_columns_at<10>(cu, blocks, shmem, a);
+    case 11: return launch_columns_at<11>(cu, blocks, shmem, a);
+    default: return launch_columns_at<12>(cu, blocks, shmem, a);
     }
-}
-
-// HS_POISSON_COLUMN_RADIX=8 in the environment: 8 values a thread (512 threads a block), for
-// comparisons; read once
-static int column_radix(void)
-{
-    static int v = 0;
-    if (!v) {
-        const char *e = getenv("HS_POISSON_COLUMN_RADIX");
-        v = e && atoi(e) == 8 ? 8 : 16;
-    }
-    return v;
 }
 
 extern "C" int hs_poisson_column_solve_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *col_tw,
@@ -613,7 +597,7 @@ extern "C" int hs_poisson_column_solve_cuda(struct hs_cuda_ctx *cu, int64_t n1, 
     a.spec = (double2 *)spec;
     const size_t shmem = (size_t)cols * (size_t)(n1 + n1 / 16) * sizeof(double2); // padded columns
     const unsigned blocks = (unsigned)((h0 + cols - 1) / cols);
-    return column_radix() == 8 ? launch_columns<8>(cu, log2n, blocks, shmem, a) : launch_columns<16>(cu, log2n, blocks, shmem, a);
+    return launch_columns(cu, log2n, blocks, shmem, a);
 }
 
 extern "C" int hs_poisson_divide_hook_cuda(const char **symbol, const void **lto_ir, size_t *size)
