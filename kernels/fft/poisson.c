@@ -60,8 +60,8 @@
  * n0/2, the column work, the same C2C, unpack: five passes) or extends the mixed dimension.
  */
 
-enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3, DIM_COS4 = 4 }; /* how a dimension is diagonalised
-                                                                   * (COS4: the DCT-IV of the plane solve's DCT4) */
+/* How a dimension is diagonalised (COS4: the DCT-IV of the plane solve's DCT4 kind). */
+enum { DIM_FFT = 0, DIM_COS = 1, DIM_SIN = 2, DIM_MIXED = 3, DIM_COS4 = 4 };
 
 typedef enum { ST_FWD, ST_INV, ST_A2B, ST_B2A, ST_PRE2C, ST_C2PRE, ST_SPECTRAL, ST_TRIDIAG } step_kind;
 
@@ -315,11 +315,6 @@ static int x_reorders(const hs_poisson *ps)
     return a->kind == ST_FWD && a->dim == 0 && !a->order && z->kind == ST_INV && z->dim == 0 && !z->order;
 }
 
-/* The plane solve: f (in the transforms' order, or put in it here) -> the R2C of its rows in cw ->
- * the column transforms (C2C along y, in place), the divide and the inverse column transforms ->
- * the C2R of the rows, which gives p in the same order (put back here unless ordered).  On the GPU
- * the middle three are one kernel where the column length allows (hs_poisson_column_solve_cuda:
- * one pass over the spectrum where cuFFT's 2D transforms take about three each way). */
 /* The column work of the plane solve, in place on its spectrum in cw: one CUDA kernel, or the
  * column C2C, the divide and the inverse C2C. */
 static int plane_columns(hs_poisson *ps, int dct)
@@ -347,6 +342,11 @@ static int plane_solve_dct4(hs_poisson *ps, const double *f, double *p)
     return DISPATCH(ps, dct4_unpack, n1, n0, o1, ps->dct4, ps->tw[0], ps->cw, p);
 }
 
+/* The plane solve: f (in the transforms' order, or put in it here) -> the R2C of its rows in cw ->
+ * the column transforms (C2C along y, in place), the divide and the inverse column transforms ->
+ * the C2R of the rows, which gives p in the same order (put back here unless ordered).  On the GPU
+ * the middle three are one kernel where the column length allows (hs_poisson_column_solve_cuda:
+ * one pass over the spectrum where cuFFT's 2D transforms take about three each way). */
 static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
 {
     if (ps->dct4) return plane_solve_dct4(ps, f, p);
