@@ -329,17 +329,18 @@ static int plane_columns(hs_poisson *ps, int dct)
     return hs_fft_execute(ps->columns, HS_FFT_BACKWARD, ps->cw, ps->cw);
 }
 
-/* DCT4 (poisson_impl.h): pack and twist the rows, their C2C, the column work, the rows' C2C forward
- * again (the DCT-IV is its own inverse), untwist and unpack. */
-static int plane_solve_dct4(hs_poisson *ps, const double *f, double *p)
+/* DCT4 (poisson_impl.h): pack and twist the rows (unless ordered: f comes so), their C2C forward,
+ * the column work, the rows' C2C backward, which leaves the solution packed and twisted as f was
+ * (hs_poisson_plane_pair4), and its unpack (unless ordered). */
+static int plane_solve_dct4(hs_poisson *ps, const double *f, double *p, int ordered)
 {
     const int64_t n1 = ps->n[1], n0 = ps->n[0];
     const int o1 = dim_order(ps, 1);
-    HS_CHECK(DISPATCH(ps, dct4_pack, n1, n0, o1, ps->dct4, ps->tw[0], f, ps->cw));
-    HS_CHECK(hs_fft_execute(ps->rows4, HS_FFT_FORWARD, ps->cw, ps->cw));
+    if (!ordered) HS_CHECK(DISPATCH(ps, dct4_pack, n1, n0, o1, ps->dct4, ps->tw[0], f, ps->cw));
+    HS_CHECK(hs_fft_execute(ps->rows4, HS_FFT_FORWARD, ordered ? f : ps->cw, ps->cw));
     HS_CHECK(plane_columns(ps, HS_POISSON_PLANE_DCT4));
-    HS_CHECK(hs_fft_execute(ps->rows4, HS_FFT_FORWARD, ps->cw, ps->cw));
-    return DISPATCH(ps, dct4_unpack, n1, n0, o1, ps->dct4, ps->tw[0], ps->cw, p);
+    HS_CHECK(hs_fft_execute(ps->rows4, HS_FFT_BACKWARD, ps->cw, ordered ? p : ps->cw));
+    return ordered ? HS_OK : DISPATCH(ps, dct4_unpack, n1, n0, o1, ps->dct4, ps->tw[0], ps->cw, p);
 }
 
 /* The plane solve: f (in the transforms' order, or put in it here) -> the R2C of its rows in cw ->
@@ -349,7 +350,7 @@ static int plane_solve_dct4(hs_poisson *ps, const double *f, double *p)
  * one pass over the spectrum where cuFFT's 2D transforms take about three each way). */
 static int plane_solve(hs_poisson *ps, const double *f, double *p, int ordered)
 {
-    if (ps->dct4) return plane_solve_dct4(ps, f, p);
+    if (ps->dct4) return plane_solve_dct4(ps, f, p, ordered);
     const int dct = transform_kind(ps, 0) != DIM_FFT, o1 = dim_order(ps, 1), o0 = dim_order(ps, 0);
     const int reorder = (dct && !ordered) || ps->ext[0] || ps->ext[1];
     /* an extended dimension's lines are made here (hs_poisson_ordered offers no order then) */
@@ -410,7 +411,11 @@ int hs_poisson_ordered(const hs_poisson *ps, int order[3])
     order[0] = order[1] = order[2] = 0;
     if (!ps) return 0;
     if (ps->plane) {
-        if (ps->kind[0] == DIM_FFT || ps->ext[0] || ps->ext[1] || ps->dct4) return 0;
+        if (ps->kind[0] == DIM_FFT || ps->ext[0] || ps->ext[1]) return 0;
+        if (ps->dct4) {
+            order[0] = HS_POISSON_ROWS_DCT4, order[1] = dim_order(ps, 1);
+            return 1;
+        }
         order[0] = dim_order(ps, 0), order[1] = dim_order(ps, 1);
         return 1;
     }
@@ -424,6 +429,9 @@ int hs_poisson_order(hs_poisson *ps, int to_ordered, const double *src, double *
     int o[3];
     if (!hs_poisson_ordered(ps, o)) return HS_FAIL(HS_ERR_RUNTIME, "hs_poisson_order: this solver reorders nothing");
     const int64_t n0 = ps->n[0], n1 = ps->d->local[1], planes = ps->d->local[2];
+    if (o[0] == HS_POISSON_ROWS_DCT4) /* the plane solve: 2D, one rank */
+        return to_ordered ? DISPATCH(ps, dct4_pack, n1, n0, o[1], ps->dct4, ps->tw[0], src, dst)
+                          : DISPATCH(ps, dct4_unpack, n1, n0, o[1], ps->dct4, ps->tw[0], src, dst);
     return DISPATCH(ps, order, planes, n1, n0, o[1], o[0], 0, 0, to_ordered, src, dst);
 }
 
@@ -679,6 +687,13 @@ done:
     free(tw), free(rev), free(sig);
     for (int k = 0; k < 3; k++) free(host[k]);
     return rc;
+}
+
+int hs_poisson_dct4_layout(const hs_poisson *ps, int *side, const double **tw4)
+{
+    if (!ps || !ps->dct4) return 0;
+    *side = ps->dct4, *tw4 = ps->tw[0];
+    return 1;
 }
 
 int hs_poisson_divide_hooked(const hs_poisson *ps) { return ps && hs_fft_plan_hooked(ps->c2r[ps->L]); }

@@ -56,13 +56,20 @@ int hs_poisson_solve(hs_poisson *ps, const double *f, double *p, double *f_mean)
 /* Whether the solve begins by putting lines of some dimensions in Makhoul's order and ends by
  * putting them back, and in which: order[k] is 0 (natural), 1 (Makhoul's order: element i of a
  * line of n goes to place hs_poisson_reorder_position(n, i), kernels/fft/poisson_point.h) or 2 (the
- * same times hs_poisson_sign(1, i), -1 at odd i, for the sine transform).  The line solve orders x
+ * same times hs_poisson_sign(1, i), -1 at odd i, for the sine transform); order[0] = 3
+ * (HS_POISSON_ROWS_DCT4) for the plane solve of a mixed x by the DCT-IV: each row (in y's order
+ * order[1]) packed into n0/2 complex values, hs_poisson_dct4_pack_at and its inverse
+ * hs_poisson_dct4_unpack_at with the side and table of hs_poisson_dct4_layout.  The line solve orders x
  * where x has a cosine or sine transform (2D and 3D); the plane solve (2D on one rank, every
  * dimension a cosine or sine transform) orders x and y.  A caller whose own passes produce f and
  * consume p (a divergence before, a copy into a field after) can read and write that order itself
  * and call hs_poisson_solve_ordered, saving two of the solve's passes over the data.  Returns 0
  * (order all 0) where the solve orders nothing.  Not collective. */
 int hs_poisson_ordered(const hs_poisson *ps, int order[3]);
+
+/* For the DCT-IV layout (order[0] = 3 above): 1 with the Dirichlet side (HS_POISSON_EXT_HIGH or
+ * _LOW) and the device table the pack and unpack read; else 0.  Not collective. */
+int hs_poisson_dct4_layout(const hs_poisson *ps, int *side, const double **tw4);
 
 /* hs_poisson_solve with f given and p returned in the order above (hs_poisson_ordered must hold);
  * the rest as hs_poisson_solve.  Collective. */

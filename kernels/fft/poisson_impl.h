@@ -26,6 +26,9 @@ enum { HS_POISSON_COLS_REAL = 0, HS_POISSON_COLS_HALFCOMPLEX = 1, HS_POISSON_COL
 /* Where its rows go along the destination's lines: in order, or in Makhoul's DCT-II order (with
  * the signs (-1)^i of the DST-II through the DCT-II for MAKHOUL_ALT: see hs_poisson_order). */
 enum { HS_POISSON_ROWS_NATURAL = 0, HS_POISSON_ROWS_MAKHOUL = 1, HS_POISSON_ROWS_MAKHOUL_ALT = 2 };
+/* Not a row order but the layout of x in the plane solve's DCT4 kind (hs_poisson_ordered's order[0]):
+ * rows of n0/2 packed, twisted complex values (hs_poisson_dct4_pack_at). */
+enum { HS_POISSON_ROWS_DCT4 = 3 };
 
 /* A local transposition [batch][rows][cols] -> [batch][cols][rows] that also finishes the transform
  * of its source's lines and starts the one of its destination's lines, so that neither needs a
@@ -98,7 +101,9 @@ int hs_poisson_order_cuda(struct hs_cuda_ctx *cu, int64_t planes, int64_t n1, in
  * cos(pi (k + 1/2)(j + 1/2) / n0) are the mixed line's, through a complex FFT of n0/2 (the
  * classical algorithm: pack x_{2j} + i x_{n0-1-2j}, twist by q_j = exp(-i pi (4j + 1) / (4 n0)),
  * C2C, twist by p_k = exp(-i pi k / n0): X_{2k} = Re, X_{n0-1-2k} = -Im); the DCT-IV is its own
- * inverse up to n0/2, so the way back is the same C2C forward.  Its spectrum has n0/2 columns
+ * inverse up to n0/2, and the divide writes the conjugate spectrum so that a C2C backward leaves the
+ * solution packed and twisted as f was (hs_poisson_plane_pair4): the input and the output of an
+ * ordered solve share one layout.  Its spectrum has n0/2 columns
  * (hs_poisson_plane_cols) where the R2C's has n0/2 + 1, and twice fewer bytes than the extension of
  * a mixed dimension (HS_POISSON_EXT_*), which the plane solve takes for a mixed y or an odd n0. */
 enum { HS_POISSON_PLANE_FFT = 0, HS_POISSON_PLANE_DCT = 1, HS_POISSON_PLANE_DCT4 = 2 };
@@ -107,8 +112,8 @@ enum { HS_POISSON_PLANE_FFT = 0, HS_POISSON_PLANE_DCT = 1, HS_POISSON_PLANE_DCT4
 HS_HD int64_t hs_poisson_plane_cols(int64_t n0, int dct) { return dct == HS_POISSON_PLANE_DCT4 ? n0 / 2 : n0 / 2 + 1; }
 
 /* DCT4's first and last passes: f (n1 x n0, natural) -> the packed, twisted rows in the y order
- * o1 (HS_POISSON_ROWS_*), n1 x n0/2 complex in spec; and the twisted C2C rows back to p (scale
- * folded in by the divide).  side: HS_POISSON_EXT_HIGH (Dirichlet at x's high face) or _LOW (at
+ * o1 (HS_POISSON_ROWS_*), n1 x n0/2 complex in spec; and the converse, the solution (which the
+ * solve leaves in the same layout, scale folded in by the divide) back to p.  side: HS_POISSON_EXT_HIGH (Dirichlet at x's high face) or _LOW (at
  * its low face: the rows are read and written reversed).  tw4: per k < n0/2 the cos, sin of
  * pi k / n0 and of pi (4k + 1) / (4 n0). */
 int hs_poisson_dct4_pack_cpu(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *f, double *spec);

@@ -168,8 +168,7 @@ HS_HD int64_t hs_poisson_order_back(int o, int x, int64_t n, int64_t i, double *
  * it divides any. */
 typedef struct {
     double e1, e1p, e0, e0p;
-    double ar, ai, br, bi;
-    double qr, qi; /* DCT4 only: b is its p_k, q its q_k */
+    double ar, ai, br, bi; /* DCT4: b is its p_k */
 } hs_poisson_pair_tables;
 
 
@@ -183,12 +182,11 @@ HS_HD void hs_poisson_plane_tables(int64_t n1, int64_t n0, int64_t k1, int64_t k
                                    const double *tw0, const double *ev1, const double *ev0, hs_poisson_pair_tables *t)
 {
     t->e1 = HS_POISSON_LOAD(ev1 + k1), t->e1p = HS_POISSON_LOAD(ev1 + (k1 > 0 ? n1 - k1 : 0));
-    t->ar = t->ai = t->br = t->bi = t->qr = t->qi = 0.0;
+    t->ar = t->ai = t->br = t->bi = 0.0;
     if (dct == HS_POISSON_PLANE_DCT4) { /* column k2 carries the DCT-IV coefficients 2 k2 and n0 - 1 - 2 k2 */
         t->e0 = HS_POISSON_LOAD(ev0 + 2 * k2), t->e0p = HS_POISSON_LOAD(ev0 + (n0 - 1 - 2 * k2));
         t->ar = HS_POISSON_LOAD(tw1 + 2 * k1), t->ai = -HS_POISSON_LOAD(tw1 + 2 * k1 + 1);
         t->br = HS_POISSON_LOAD(tw0 + 4 * k2), t->bi = -HS_POISSON_LOAD(tw0 + 4 * k2 + 1);
-        t->qr = HS_POISSON_LOAD(tw0 + 4 * k2 + 2), t->qi = -HS_POISSON_LOAD(tw0 + 4 * k2 + 3);
         return;
     }
     t->e0 = HS_POISSON_LOAD(ev0 + k2), t->e0p = HS_POISSON_LOAD(ev0 + (k2 > 0 ? n0 - k2 : 0));
@@ -204,8 +202,11 @@ HS_HD void hs_poisson_plane_tables(int64_t n1, int64_t n0, int64_t k1, int64_t k
  * Fa = (H + conj K) / 2, Fb = (conj K - H) / (2i); each gives its two DCT-II coefficients along y
  * (Re, -Im of c Fa with c = exp(-i pi k1 / (2 n1)), the second only for k1 > 0), which are divided
  * by their eigenvalue sums; the way back rebuilds Fa', Fb' = conj(c)(Y0 - i Y1) and writes
- * A' = (Fa' + i Fb') q_k, B' = (conj Fa' + i conj Fb') q_k, so that the column IFFT and the rows'
- * C2C forward give the solution's DCT-IV, i.e. n0/2 times it (folded into scale). */
+ * A' = (Fa' - i Fb') conj(p_k), B' = (conj Fa' - i conj Fb') conj(p_k): the conjugates, at each
+ * other's rows and times exp(-i pi / (4 n0)), of the values (Fa' + i Fb') q_k and (conj Fa' +
+ * i conj Fb') q_k whose column IFFT and row C2C forward would give the solution's DCT-IV; so the
+ * column IFFT and the rows' C2C backward give the solution packed and twisted as f was (n0/2
+ * times it, folded into scale), and the pack's inverse unpacks it. */
 HS_HD void hs_poisson_plane_pair4(int64_t k1, double scale, const hs_poisson_pair_tables *t, const double A[2],
                                   const double B[2], double Aout[2], double Bout[2])
 {
@@ -224,11 +225,11 @@ HS_HD void hs_poisson_plane_pair4(int64_t k1, double scale, const hs_poisson_pai
     /* conj(c) (Y0 - i Y1) */
     const double gar = ar * ya0 - ai * ya1, gai = -ar * ya1 - ai * ya0;
     const double gbr = ar * yb0 - ai * yb1, gbi = -ar * yb1 - ai * yb0;
-    const double ur = gar - gbi, ui = gai + gbr; /* Fa' + i Fb' */
-    const double vr = gar + gbi, vi = gbr - gai; /* conj Fa' + i conj Fb' */
-    const double qr = t->qr, qi = t->qi;
-    Aout[0] = ur * qr - ui * qi, Aout[1] = ur * qi + ui * qr;
-    Bout[0] = vr * qr - vi * qi, Bout[1] = vr * qi + vi * qr;
+    const double ur = gar + gbi, ui = gai - gbr; /* Fa' - i Fb' */
+    const double vr = gar - gbi, vi = -gai - gbr; /* conj Fa' - i conj Fb' */
+    /* times conj(p) = (pr, -pi) */
+    Aout[0] = ur * pr + ui * pi, Aout[1] = ui * pr - ur * pi;
+    Bout[0] = vr * pr + vi * pi, Bout[1] = vi * pr - vr * pi;
 }
 
 /* The pair's solve from its table values: A = V(k1, k2), B = V(m1, k2) to A', B' (above). */
@@ -281,30 +282,37 @@ HS_HD void hs_poisson_plane_divide_pair(int64_t n1, int64_t n0, int64_t k1, int6
     va[0] = a[0], va[1] = a[1];
 }
 
-/* DCT4's pack of element (row place jp, column j) and unpack of element (row y, i): see
- * hs_poisson_dct4_pack_cpu.  The row's y order o1 with its sign; side LOW reads x reversed. */
+/* DCT4's pack of element (row place jp, column j): z_j = s (x_{2j} + i x_{n0-1-2j}) q_j with x
+ * the row y's source row (reversed for side LOW) and s its y order's sign; and its inverse, the
+ * unpack of element (row y, i): Re or Im of s z_k conj(q_k).  The solve's input and output are in
+ * this layout (hs_poisson_ordered's HS_POISSON_ROWS_DCT4). */
+HS_HD void hs_poisson_dct4_pack_values(double s, double a, double b, const double *tw4, int64_t j, double out[2])
+{
+    const double xr = s * a, xi = s * b; /* a = x_{2j}, b = x_{n0-1-2j} */
+    const double qr = HS_POISSON_LOAD(tw4 + 4 * j + 2), qi = -HS_POISSON_LOAD(tw4 + 4 * j + 3);
+    out[0] = xr * qr - xi * qi, out[1] = xr * qi + xi * qr;
+}
+/* Where x_e (e the DCT-IV's index) lies in the natural row: reversed for side LOW. */
+HS_HD int64_t hs_poisson_dct4_cell(int side, int64_t n0, int64_t e) { return side == HS_POISSON_EXT_LOW ? n0 - 1 - e : e; }
 HS_HD void hs_poisson_dct4_pack_at(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *f,
                                    int64_t jp, int64_t j, double out[2])
 {
     double s;
     const double *row = f + hs_poisson_order_gather(o1, 0, n1, jp, &s) * n0;
-    const int64_t lo = 2 * j, hi = n0 - 1 - 2 * j; /* x_{2j}, x_{n0-1-2j} */
-    const double xr = s * row[side == HS_POISSON_EXT_LOW ? n0 - 1 - lo : lo];
-    const double xi = s * row[side == HS_POISSON_EXT_LOW ? n0 - 1 - hi : hi];
-    const double qr = HS_POISSON_LOAD(tw4 + 4 * j + 2), qi = -HS_POISSON_LOAD(tw4 + 4 * j + 3);
-    out[0] = xr * qr - xi * qi, out[1] = xr * qi + xi * qr;
+    hs_poisson_dct4_pack_values(s, row[hs_poisson_dct4_cell(side, n0, 2 * j)], row[hs_poisson_dct4_cell(side, n0, n0 - 1 - 2 * j)],
+                                tw4, j, out);
 }
 HS_HD double hs_poisson_dct4_unpack_at(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *spec,
                                        int64_t y, int64_t i)
 {
     double s;
     const int64_t jp = hs_poisson_order_back(o1, 0, n1, y, &s), h = n0 / 2;
-    const int64_t e = side == HS_POISSON_EXT_LOW ? n0 - 1 - i : i; /* the coefficient's index in the DCT-IV */
+    const int64_t e = hs_poisson_dct4_cell(side, n0, i); /* the DCT-IV's index of element i */
     const int odd = (int)(e & 1);
     const int64_t k = odd ? (n0 - 1 - e) / 2 : e / 2;
     const double *v = spec + 2 * (jp * h + k);
-    const double pr = HS_POISSON_LOAD(tw4 + 4 * k), pi = -HS_POISSON_LOAD(tw4 + 4 * k + 1);
-    return odd ? -s * (v[0] * pi + v[1] * pr) : s * (v[0] * pr - v[1] * pi);
+    const double qr = HS_POISSON_LOAD(tw4 + 4 * k + 2), qi = HS_POISSON_LOAD(tw4 + 4 * k + 3); /* conj(q_k) */
+    return odd ? s * (v[0] * qi + v[1] * qr) : s * (v[0] * qr - v[1] * qi);
 }
 
 /* The Thomas algorithm along one line of n values `stride` apart (see hs_poisson_tridiag_*):

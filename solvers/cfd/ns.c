@@ -127,6 +127,8 @@ typedef struct ns {
     double *phi_c;          /* Poisson solution, contiguous cells */
     int ordered;            /* f and phi_c of a projection in the transform solver's order (hs_poisson_ordered) */
     int order[2];           /* that order along x and y (hs_ns_launch.order) */
+    int dct4_side;          /* with order[0] = HS_POISSON_ROWS_DCT4: hs_poisson_dct4_layout */
+    const double *dct4_tw;
     hs_poisson *poisson;    /* the transform solver, or NULL */
     hs_mg *mg;              /* the multigrid, or NULL */
     int64_t p_solves, p_iterations; /* multigrid: solves and CG iterations so far (this run) */
@@ -557,6 +559,13 @@ static int cell_op(ns *s, hs_field *const q[3], hs_field *T, int op, int comp, d
     return launch(s, &L);
 }
 
+/* The launch reads and writes the cell arrays in the transform solver's order (s->ordered). */
+static void set_order(const ns *s, hs_ns_launch *L)
+{
+    L->order[0] = s->order[0], L->order[1] = s->order[1];
+    L->dct4_side = s->dct4_side, L->dct4_tw = s->dct4_tw;
+}
+
 /* out = scale * div q over the cells (q's ghosts valid), in the transform solver's order where
  * `ordered` (s->order), else in natural order. */
 static int divergence(ns *s, hs_field *const q[3], double scale, int ordered, double *out)
@@ -564,7 +573,7 @@ static int divergence(ns *s, hs_field *const q[3], double scale, int ordered, do
     hs_ns_launch L = launch_base(s, q, NULL);
     L.op = HS_NS_DIVERGENCE;
     L.scale = scale;
-    if (ordered) L.order[0] = s->order[0], L.order[1] = s->order[1];
+    if (ordered) set_order(s, &L);
     L.out = out;
     cell_box(s, &L);
     return launch(s, &L);
@@ -725,7 +734,7 @@ static int project(ns *s, hs_field *const q[3], double h)
     if (s->ordered) {
         hs_ns_launch L = launch_base(s, q, NULL);
         L.op = HS_NS_PHI_IN;
-        L.order[0] = s->order[0], L.order[1] = s->order[1];
+        set_order(s, &L);
         L.phi = s->phi_c;
         L.out = s->phi->data;
         cell_box(s, &L);
@@ -984,6 +993,7 @@ static int setup_boundaries(ns *s)
         int order[3];
         s->ordered = hs_poisson_ordered(s->poisson, order);
         s->order[0] = order[0], s->order[1] = order[1];
+        hs_poisson_dct4_layout(s->poisson, &s->dct4_side, &s->dct4_tw);
         return HS_OK;
     }
     hs_bc_kind kinds[3][2];

@@ -65,7 +65,10 @@ typedef struct hs_ns_launch {
     int64_t lo[3], hi[3];   /* the box of points */
     int index32;            /* every element of every field the launch touches lies below 2^31 (the GPU's 32-bit offsets) */
     int order[2];           /* HS_NS_DIVERGENCE's out and HS_NS_PHI_IN's phi along x and y: 0 natural, 1 Makhoul's order of
-                             * the transform Poisson solver, 2 the same with its sine transform's signs (hs_poisson_ordered) */
+                             * the transform Poisson solver, 2 the same with its sine transform's signs; order[0] 3: the
+                             * plane solve's DCT-IV layout (hs_poisson_ordered) */
+    int dct4_side;          /* that layout's side and table (hs_poisson_dct4_layout) */
+    const double *dct4_tw;
     int64_t local[3];       /* cells of this rank (contiguous outputs) */
     int64_t offset[3];      /* global index of this rank's first point */
     double idx[3], idx2[3]; /* 1/dx, 1/dx^2 (0 in unused dimensions) */

@@ -258,6 +258,19 @@ HS_HD hs_ns_i hs_ns_cell_index(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j, hs_n
            (hs_ns_i)hs_poisson_order_position(L->order[0], n0, i);
 }
 
+/* The divergence in the plane solve's DCT-IV layout (L->order[0] = HS_POISSON_ROWS_DCT4; 2D, one
+ * rank): the cell holding x_e for an even e writes the packed value of its row's pair (x_e,
+ * x_{n0-1-e}), the same arithmetic as the solver's pack; the other cells write nothing. */
+HS_HD void hs_ns_divergence_dct4(const hs_ns_launch *L, hs_ns_i i, hs_ns_i j)
+{
+    const hs_ns_i n0 = (hs_ns_i)L->local[0], n1 = (hs_ns_i)L->local[1];
+    const hs_ns_i e = (hs_ns_i)hs_poisson_dct4_cell(L->dct4_side, n0, i);
+    if (e & 1) return;
+    const hs_ns_i i2 = (hs_ns_i)hs_poisson_dct4_cell(L->dct4_side, n0, n0 - 1 - e), jp = (hs_ns_i)hs_poisson_order_position(L->order[1], n1, j);
+    const double a = L->scale * hs_ns_divergence(L, i, j, 0), b = L->scale * hs_ns_divergence(L, i2, j, 0);
+    hs_poisson_dct4_pack_values(hs_poisson_sign(L->order[1] == 2, j), a, b, L->dct4_tw, e / 2, L->out + 2 * (jp * (n0 / 2) + e / 2));
+}
+
 /* One point of the cell-centred operations (contiguous output index o; HS_NS_PHI_IN writes the
  * field out from contiguous phi); op and comp are L->op and L->comp (see hs_ns_point_op). */
 HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs_ns_i j, hs_ns_i k)
@@ -266,11 +279,20 @@ HS_HD void hs_ns_cell_op(const hs_ns_launch *L, int op, int comp, hs_ns_i i, hs_
     double w[3], sign;
     switch (op) {
     case HS_NS_DIVERGENCE: {
+        if (L->order[0] == HS_POISSON_ROWS_DCT4) {
+            hs_ns_divergence_dct4(L, i, j);
+            break;
+        }
         const hs_ns_i at = hs_ns_cell_index(L, i, j, k, &sign);
         L->out[at] = sign * (L->scale * hs_ns_divergence(L, i, j, k));
         break;
     }
     case HS_NS_PHI_IN: {
+        if (L->order[0] == HS_POISSON_ROWS_DCT4) {
+            L->out[hs_ns_at(&L->lay[4], i, j, k)] = hs_poisson_dct4_unpack_at(L->local[1], L->local[0], L->order[1], L->dct4_side,
+                                                                             L->dct4_tw, L->phi, j, i);
+            break;
+        }
         const hs_ns_i at = hs_ns_cell_index(L, i, j, k, &sign);
         L->out[hs_ns_at(&L->lay[4], i, j, k)] = sign * L->phi[at];
         break;
