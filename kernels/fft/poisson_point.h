@@ -171,7 +171,6 @@ typedef struct {
     double ar, ai, br, bi; /* DCT4: b is its p_k */
 } hs_poisson_pair_tables;
 
-
 #ifdef __CUDA_ARCH__
 #define HS_POISSON_LOAD(p) __ldg(p)
 #else
