@@ -194,7 +194,15 @@ if [ "$DEVICE" = cuda ]; then
     sed -e 's/^n = .*/n = 40 12 35/' -e 's/^length = .*/length = 1.2 1 1/' -e 's/^path = .*/path = cav3/' -e 's/^\[cfd\]/[cfd]\nndim = 3/' \
         -e 's/^t_end = .*/t_end = 0.05/' -e 's/^every_time = .*/every_time = 0.025/' -e 's/^wall_velocity_yhi = .*/wall_velocity_yhi = 1 0 0.4/' cav.ini >cav3.ini
     "$HS_BIN" run cav3.ini --quiet >/dev/null 2>"$CAP/e" || bad "cav3: $(cat "$CAP/e")"
-    for c in cav chan out2 hot out3 cav3; do
+    # and the plane solve's other mixed-dimension forms: the DCT-IV with the fused column kernel (y
+    # of 16), the extension of an odd x flowing the other way, and of a y flowing along y (64 with
+    # the fused kernel)
+    sed -e 's/^n = .*/n = 64 16/' -e 's/^path = .*/path = chan4/' chan.ini >chan4.ini
+    sed -e 's/^n = .*/n = 33 16/' -e 's/^bc_xlo = .*/bc_xlo = outflow/' -e 's/^bc_xhi = .*/bc_xhi = inflow/' -e 's/^path = .*/path = chanx/' chan.ini >chanx.ini
+    sed -e 's/^n = .*/n = 12 32/' -e 's/^length = .*/length = 1 3/' -e 's/^bc_xlo = .*/bc_ylo = inflow/' -e 's/^bc_xhi = .*/bc_yhi = outflow/' \
+        -e 's/^path = .*/path = chany/' chan.ini >chany.ini
+    for c in chan4 chanx chany; do "$HS_BIN" run $c.ini --quiet >/dev/null 2>"$CAP/e" || bad "$c: $(cat "$CAP/e")"; done
+    for c in cav chan out2 hot out3 cav3 chan4 chanx chany; do
         "$HS_BIN" run $c.ini --quiet run.device=cpu output.path=${c}_cpu >/dev/null 2>&1
         vars="u v"; grep -q "ndim = 3" $c.ini && vars="u v w"
         for v in $vars; do
