@@ -57,7 +57,8 @@
  * and the row C2R, and on the GPU the column work is one kernel (hs_poisson_column_solve_cuda) for
  * power-of-two columns up to 4096: three passes over the data where the line solve makes seven.
  * With a mixed dimension (want_plane) the plane solve takes x by the DCT-IV (pack, row C2C of
- * n0/2, the column work, the same C2C, unpack: five passes) or extends the mixed dimension.
+ * n0/2, the column work, the row C2C back, unpack: five passes, three with the caller's layout)
+ * or extends the mixed dimension.
  */
 
 /* How a dimension is diagonalised (COS4: the DCT-IV of the plane solve's DCT4 kind). */
@@ -638,20 +639,14 @@ static int make_tables(hs_poisson *ps)
             rc = upload(ps, host[k], (size_t)ps->tn[k], &ps->ev[k]);
             if (rc) goto done;
         }
-        if (k < nd && kind == DIM_COS4) { /* p_k and q_k of DCT4 */
+        if (k < nd && kind == DIM_COS4) { /* p_k and q_k of DCT4: 2n values, which tw holds */
             int64_t n = ps->tn[k];
-            double *t4 = malloc((size_t)(2 * n + 1) * sizeof *t4);
-            if (!t4) {
-                rc = HS_FAIL(HS_ERR_RUNTIME, "out of host memory for a Poisson solver's tables");
-                goto done;
-            }
             for (int64_t j = 0; j < n / 2; j++) {
-                t4[4 * j] = cos(M_PI * (double)j / (double)n), t4[4 * j + 1] = sin(M_PI * (double)j / (double)n);
-                t4[4 * j + 2] = cos(M_PI * (double)(4 * j + 1) / (double)(4 * n));
-                t4[4 * j + 3] = sin(M_PI * (double)(4 * j + 1) / (double)(4 * n));
+                tw[4 * j] = cos(M_PI * (double)j / (double)n), tw[4 * j + 1] = sin(M_PI * (double)j / (double)n);
+                tw[4 * j + 2] = cos(M_PI * (double)(4 * j + 1) / (double)(4 * n));
+                tw[4 * j + 3] = sin(M_PI * (double)(4 * j + 1) / (double)(4 * n));
             }
-            rc = upload(ps, t4, (size_t)(2 * n), &ps->tw[k]);
-            free(t4);
+            rc = upload(ps, tw, (size_t)(2 * n), &ps->tw[k]);
             if (rc) goto done;
         }
         if (k < nd && (kind == DIM_COS || kind == DIM_SIN)) {
@@ -786,8 +781,10 @@ static int make_plans_buffers(hs_poisson *ps)
         else HS_CHECK(hs_fft_plan_create(ps->ctx, 1, &ps->n[k], lines, HS_FFT_C2R, HS_F64, &ps->c2r[k]));
         if (2 * lines * (ps->n[k] / 2 + 1) > ccap) ccap = 2 * lines * (ps->n[k] / 2 + 1);
     }
-    HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(cap ? cap : 1) * sizeof(double), (void **)&ps->u));
-    HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(cap ? cap : 1) * sizeof(double), (void **)&ps->w));
+    /* the plane solve uses no second real array, and DCT4 not even the first (cw only) */
+    const int64_t ucap = ps->plane && ps->dct4 ? 0 : cap, wcap = ps->plane ? 0 : cap;
+    HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(ucap ? ucap : 1) * sizeof(double), (void **)&ps->u));
+    HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(wcap ? wcap : 1) * sizeof(double), (void **)&ps->w));
     HS_CHECK(hs_mem_alloc(ps->ctx, (size_t)(ccap ? ccap : 1) * sizeof(double), (void **)&ps->cw));
     return HS_OK;
 }

@@ -35,8 +35,10 @@ typedef struct hs_poisson hs_poisson;
  * input error otherwise, saying what would work): a global transpose (hs_comm_alltoall on device
  * buffers: NCCL or pinned host staging) brings whole lines of that dimension to each rank.  Work
  * buffers of about three local arrays are held on the device (two real, one complex half-spectrum
- * or receive buffer; a rank holding more transposed rows than cells holds that much), plus a field
- * with one ghost layer for hs_poisson_apply.  Collective over the decomposition. */
+ * or receive buffer; a rank holding more transposed rows than cells holds that much; the plane
+ * solve one real and the complex one, twice as large along an extended dimension, and the DCT-IV
+ * the complex one only), plus a field with one ghost layer for hs_poisson_apply.  Collective over
+ * the decomposition. */
 int hs_poisson_create(hs_decomp *d, const hs_poisson_bc bc[3][2], const double dx[3], hs_poisson **ps);
 
 /* Solve L p = f: f and p are contiguous arrays of this rank's cells (x fastest, d->local) in the

@@ -556,8 +556,14 @@ __global__ void __launch_bounds__(THREADS_, 2) column_solve_kernel(const __grid_
 
 template <int LOG2N> static int launch_columns_at(struct hs_cuda_ctx *cu, unsigned blocks, size_t shmem, const colsolve::args &a)
 {
-    // the block's shared memory is over the 48 KB a launch gets without asking
-    HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    // the block's shared memory (fixed by LOG2N) is over the 48 KB a launch gets without asking:
+    // allowed once a device, not at every solve
+    static bool ready[HS_MAX_DEVICES];
+    HS_CHECK_DEVICE_MEMO(cu);
+    if (!ready[cu->device]) {
+        HS_CUDA_CHECK(cudaFuncSetAttribute(colsolve::column_solve_kernel<LOG2N>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+        ready[cu->device] = true;
+    }
     colsolve::column_solve_kernel<LOG2N><<<blocks, colsolve::THREADS_, shmem, cu->stream>>>(a);
     HS_CUDA_LAUNCH_CHECK("column_solve_kernel");
     return HS_OK;

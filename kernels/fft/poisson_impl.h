@@ -113,9 +113,9 @@ HS_HD int64_t hs_poisson_plane_cols(int64_t n0, int dct) { return dct == HS_POIS
 
 /* DCT4's first and last passes: f (n1 x n0, natural) -> the packed, twisted rows in the y order
  * o1 (HS_POISSON_ROWS_*), n1 x n0/2 complex in spec; and the converse, the solution (which the
- * solve leaves in the same layout, scale folded in by the divide) back to p.  side: HS_POISSON_EXT_HIGH (Dirichlet at x's high face) or _LOW (at
- * its low face: the rows are read and written reversed).  tw4: per k < n0/2 the cos, sin of
- * pi k / n0 and of pi (4k + 1) / (4 n0). */
+ * solve leaves in the same layout, scale folded in by the divide) back to p.  side:
+ * HS_POISSON_EXT_HIGH (Dirichlet at x's high face) or _LOW (at its low face: the rows are read and
+ * written reversed).  tw4: per k < n0/2 the cos, sin of pi k / n0 and of pi (4k + 1) / (4 n0). */
 int hs_poisson_dct4_pack_cpu(int64_t n1, int64_t n0, int o1, int side, const double *tw4, const double *f, double *spec);
 int hs_poisson_dct4_pack_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int o1, int side, const double *tw4,
                               const double *f, double *spec);
@@ -130,9 +130,10 @@ int hs_poisson_plane_divide_cpu(int64_t n1, int64_t n0, int dct, const double *t
 int hs_poisson_plane_divide_cuda(struct hs_cuda_ctx *cu, int64_t n1, int64_t n0, int dct, const double *tw1,
                                  const double *tw0, double scale, const double *ev1, const double *ev0, double *spec);
 
-/* The plane solve's column work in one CUDA kernel, in place on the spectrum [n1][hs_poisson_plane_cols]
- * of the rows' transforms: for each column, the forward C2C of length n1, hs_poisson_plane_divide_pair on its row
- * pairs and the backward C2C (unnormalised), in shared memory: the same as the column transforms
+/* The plane solve's column work in one CUDA kernel, in place on the spectrum
+ * [n1][hs_poisson_plane_cols] of the rows' transforms: for each column, the forward C2C of length
+ * n1, hs_poisson_plane_divide_pair on its row pairs and the backward C2C (unnormalised), in shared
+ * memory: the same as the column transforms
  * of kernels/fft/fft.h and hs_poisson_plane_divide around them (the CPU's way, its twin), in one
  * pass over the spectrum.  col_tw: exp(-2 pi i t / n1) for t < n1, interleaved.  Only for the
  * lengths hs_poisson_column_fits takes (powers of two from 16 to 4096). */
