@@ -547,6 +547,16 @@ static int read_pair(ini_reader *r, char *s)
 /* A byte no text parameter file holds: a control character other than tab, CR and LF. */
 static int binary_byte(unsigned char c) { return (c < 32 && c != '\n' && c != '\r' && c != '\t') || c == 127; }
 
+int hs_text_binary_byte(const char *s, size_t len, size_t *at)
+{
+    for (size_t i = 0; i < len; i++)
+        if (binary_byte((unsigned char)s[i])) {
+            *at = i;
+            return (unsigned char)s[i];
+        }
+    return -1;
+}
+
 /* One line of fp into *buf (NUL-terminated, with its '\n'), like getline, but it stops right after
  * a binary byte, which read_line then refuses: getline first read the whole "line" of a binary file
  * named by mistake (all of /dev/zero, forever, growing the buffer).  Returns the bytes stored, or -1
@@ -577,11 +587,9 @@ static ssize_t get_text_line(FILE *fp, char **buf, size_t *cap)
 static int read_line(ini_reader *r, char *s, size_t len)
 {
     r->line++;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (binary_byte(c))
-            return hs_input_error(r->file, r->line, NULL, "binary data (byte 0x%02x): not a text parameter file", c);
-    }
+    size_t at;
+    const int c = hs_text_binary_byte(s, len, &at);
+    if (c >= 0) return hs_input_error(r->file, r->line, NULL, "binary data (byte 0x%02x): not a text parameter file", c);
     if (r->line == 1 && !strncmp(s, "\xef\xbb\xbf", 3)) s += 3; /* a UTF-8 byte-order mark */
     strip_comment(s);
     s = trim(s);

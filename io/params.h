@@ -195,5 +195,9 @@ int hs_params_list_has_empty(const char *s);
  * read them so): of a line as getline returned it (s, len bytes), the length of its first part,
  * ended by a CR that no LF follows (that CR becomes NUL), or len when there is none. */
 size_t hs_text_bare_cr_line(char *s, size_t len);
+/* The first byte of s (len bytes) that no text file holds (a control character other than tab, LF
+ * and CR, or DEL), with its offset in *at; -1 when there is none.  NUL included: a reader that
+ * splits lines at whitespace with strtok took a NUL for the end of the line and dropped the rest. */
+int hs_text_binary_byte(const char *s, size_t len, size_t *at);
 
 #endif

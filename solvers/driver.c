@@ -212,6 +212,16 @@ static int writes_ext(const hs_params *p, const char *ext)
     return 1;
 }
 
+int hs_driver_check_output_file(const hs_params *p, const char *key, const char *path, const char *what, int exact)
+{
+    HS_CHECK(hs_params_check_writable(p, key, path, what, exact));
+    const char *ckpt = hs_params_string(p, "checkpoint.path");
+    if (checkpoints_used(p) && (!strcmp(ckpt, path) || hs_same_target(ckpt, path)))
+        return hs_params_error(p, "checkpoint.path", "%s is also the %s (%s): one would replace the other",
+                               ckpt, what, key);
+    return HS_OK;
+}
+
 int hs_driver_check(const hs_params *p)
 {
     double walltime;

@@ -99,6 +99,11 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv);
  * Test hook: HS_TEST_SIGNAL_AT_POLL=N sends SIGTERM at the N-th call. */
 int hs_driver_interrupted(hs_ctx *ctx);
 
+/* A solver's own output file `path` named by `key` (seismograms, a history, a trained model):
+ * hs_params_check_writable, and not the checkpoint file when checkpoints are written (the two
+ * replaced each other; the input error names checkpoint.path). */
+int hs_driver_check_output_file(const hs_params *p, const char *key, const char *path, const char *what, int exact);
+
 /* Refuse a run whose busiest rank needs more memory than it has, before anything is allocated:
  * `device` and `host` are this rank's bytes (on the CPU backend they add up, one memory), against
  * the free GPU memory and the available host memory; every rank gets the worst rank's verdict.  The

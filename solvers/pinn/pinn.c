@@ -211,7 +211,7 @@ static int check_history_path(const hs_params *params)
     int netcdf;
     if (!history_file(params, path, sizeof path, &netcdf)) return HS_OK;
     int fmt = hs_params_enum(params, "output.format");
-    HS_CHECK(hs_params_check_writable(params, "pinn.history_path", path, "history file", 0));
+    HS_CHECK(hs_driver_check_output_file(params, "pinn.history_path", path, "history file", 0));
     /* the output and the history are written at the end, one over the other (same.nc held the
      * history alone, exit 0) */
     snprintf(out, sizeof out, "%s%s", hs_params_string(params, "output.path"), netcdf ? ".nc" : ".h5");

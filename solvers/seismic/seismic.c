@@ -466,7 +466,7 @@ static int check_outputs(const hs_seis *s, const hs_params *p)
         /* output.overwrite = false keeps every existing file a run would write (the seismograms were
          * replaced), the SEG-Y ones too */
         const int keep = !hs_params_bool(p, "output.overwrite") && !strcmp(hs_params_string(p, "run.restart"), "none");
-        HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "seismogram file", 1));
+        HS_CHECK(hs_driver_check_output_file(p, "seismic.seismograms", path, "seismogram file", 1));
         if (keep && access(path, F_OK) == 0)
             return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
         /* the SEG-Y files write_segy names, BASE.sgy (pressure), else BASE_vx.sgy ([_vy], _vz), are
@@ -476,7 +476,7 @@ static int check_outputs(const hs_seis *s, const hs_params *p)
         const int elastic = c->model == HS_SEIS_ELASTIC, nsfx = elastic ? c->ndim : 1;
         for (int comp = 0; c->segy && comp < nsfx; comp++) {
             snprintf(path, sizeof path, "%s%s.sgy", base, !elastic ? "" : c->ndim == 2 ? sfx2[comp] : sfx3[comp]);
-            HS_CHECK(hs_params_check_writable(p, "seismic.seismograms", path, "SEG-Y file", 1));
+            HS_CHECK(hs_driver_check_output_file(p, "seismic.seismograms", path, "SEG-Y file", 1));
             if (keep && access(path, F_OK) == 0)
                 return hs_params_error(p, "seismic.seismograms", "%s exists and output.overwrite = false", path);
         }
@@ -528,6 +528,16 @@ int hs_seis_validate(hs_seis *s, const hs_params *p)
     int rc = hs_decomp_create(s->ctx, c->ndim, c->n, NULL, c->procs, s->hw, &s->d);
     if (rc == HS_ERR_INPUT) return hs_params_error_rekey(p, hs_params_is_set(p, "seismic.procs") ? "seismic.procs" : "seismic.n");
     HS_CHECK(rc);
+    /* a grid far beyond memory is refused before model_extents visits its points (1e12 of them took
+     * hours, the memory check after it); below 1e8 points that pass takes under a second, and the
+     * whole run's figure comes after it.  The global count, which every rank agrees on: the check
+     * is collective */
+    if ((double)c->n[0] * (double)c->n[1] * (double)c->n[2] > 1e8) {
+        double device, host;
+        hs_seis_memory_fields(s, &device, &host);
+        HS_CHECK(hs_driver_check_memory(s->ctx, p, "seismic.n", "the run (its wavefields alone)", "use more ranks or a smaller grid",
+                                        device, host));
+    }
     HS_CHECK(hs_seis_receivers_make(p, c, &s->rec));
     HS_CHECK(check_source(s, p));
     warn_receivers_and_source(s);

@@ -106,6 +106,17 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
      * line too, as in parameter files (a bare-CR file was one line: its first comment hid every
      * receiver, "lists no receivers", or its receivers were one line of too many fields) */
     while (rc == HS_OK && (got = getline(&buf, &len, f)) >= 0) {
+        size_t at;
+        const int bad = hs_text_binary_byte(buf, (size_t)got, &at);
+        if (bad >= 0) {
+            /* counted as the loop below counts lines (a bare CR ends one) */
+            int64_t line_of_bad = lineno + 1;
+            for (size_t i = 0; i + 1 < at; i++)
+                if (buf[i] == '\r' && buf[i + 1] != '\n') line_of_bad++;
+            rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: binary data (byte 0x%02x): not a text receiver file",
+                                 c->rec_file, (long long)line_of_bad, bad);
+            break;
+        }
       for (size_t start = 0, n; rc == HS_OK && start < (size_t)got; start += n + 1) {
         n = hs_text_bare_cr_line(buf + start, (size_t)got - start);
         char *line = buf + start;

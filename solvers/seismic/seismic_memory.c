@@ -289,3 +289,11 @@ void hs_seis_memory(const hs_seis *s, const hs_params *p, double *device, double
     *device = peak(t.dev);
     *host_bytes = peak(t.host);
 }
+
+void hs_seis_memory_fields(const hs_seis *s, double *device, double *host_bytes)
+{
+    tally t = {.s = s};
+    fields(&t, HELD, forward_fields(s));
+    *device = t.dev[HELD];
+    *host_bytes = t.host[HELD];
+}

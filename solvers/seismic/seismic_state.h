@@ -126,6 +126,10 @@ void hs_seis_model_at(const hs_seis *s, int64_t i, int64_t j, int64_t k, double 
  * modes with seismic.snapshots = 0 size their store of forward states from the memory left when
  * they start, and are counted at its least (one slot).  Not collective. */
 void hs_seis_memory(const hs_seis *s, const hs_params *p, double *device, double *host);
+/* The forward state's fields alone: a lower bound of hs_seis_memory that needs no pass over the
+ * model (checked first, so that a grid far too large is refused at once, not after the model's
+ * extents have visited every point). */
+void hs_seis_memory_fields(const hs_seis *s, double *device, double *host);
 /* A zeroed field of the shared layout in role `role`. */
 int hs_seis_new_field(hs_seis *s, int role);
 /* Values at every point of the allocation (ghosts included) from fn(global index), and their upload. */

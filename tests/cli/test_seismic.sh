@@ -382,9 +382,18 @@ fi
 # (read so, in the absorbing layer, exit 0); a t_end beyond what the steps can count (1e17 s: the
 # count overflowed to 0 steps, no seismograms, exit 0); a sample interval above SEG-Y's names
 # record_every when it was given (it blamed dt, 'not a whole number')
+# A NUL in a receiver file (strtok took it for the line's end: the receiver was dropped without a
+# word); checkpoints written over the seismograms or the SEG-Y file (accepted: the restart then found
+# no checkpoint); a grid far beyond memory (its model's extents visited 1e12 points for hours before
+# the memory check)
 printf '300 0 250\n400 0 250\n' > rec3.txt
+printf 'A 300 250\n\000 320 250\nC 330 250\n' > recnul.txt
 mkdir -p adir
 for c in "seismic.receivers=file seismic.receiver_file=rec3.txt|seismic.receiver_file: rec3.txt:1: 3 numbers where a 2D run reads '[name] x z'" \
+         "seismic.receivers=file seismic.receiver_file=recnul.txt|seismic.receiver_file: recnul.txt:2: binary data (byte 0x00)" \
+         "checkpoint.every_steps=10 checkpoint.path=neversg.$EXT|checkpoint.path: neversg.$EXT is also the seismogram file" \
+         "checkpoint.every_steps=10 checkpoint.path=neversg.sgy|checkpoint.path: neversg.sgy is also the SEG-Y file" \
+         "seismic.n=1000000|seismic.n: the run (its wavefields alone) needs" \
          "seismic.receivers=file seismic.receiver_file=adir|seismic.receiver_file: receiver file adir is not a regular file (a directory)" \
          "seismic.medium=file seismic.model_file=adir seismic.model_format=raw_float32|seismic.model_file: model file adir is not a regular file (a directory)" \
          "seismic.medium=file seismic.model_file=nope.raw seismic.model_format=raw_float32|seismic.model_file: cannot open model file nope.raw: No such file or directory" \
