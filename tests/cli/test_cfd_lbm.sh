@@ -268,6 +268,18 @@ if "$HS_BIN" run cyl.ini --quiet lbm.u_lattice=0.2 cfd.t_end=0.05 output.format=
     grep -qF "warning: lbm: lattice Mach number 0.346" "$CAP/e"; then ok "lattice Mach 0.346 warned: $(grep -m1 warning "$CAP/e" | cut -c1-80)..."
 else bad "Mach warning: $(cat "$CAP/e")"; fi
 
+# 6b. a grid that cannot resolve the Reynolds number (nu 1e-6 on 24 cells across: a run at tau near
+# 1/2 finished with max |u| 2.7 times the lid's speed without a word) and a step count beyond any
+# run's reach: warnings with the estimate, exit 0 from check; the case itself warns of nothing
+"$HS_BIN" check cyl.ini lbm.nu=1e-6 >"$CAP/o" 2>"$CAP/e"; rc=$?
+[ $rc = 0 ] && grep -qE "warning: lbm: Reynolds number 1.8e\+05 .* get 0.0[0-9]+ cells; resolving them needs about [0-9]+ cells per unit length \(40 now\)" "$CAP/e" &&
+    ok "under-resolved Reynolds number warned: $(grep -m1 warning "$CAP/e" | cut -c1-90)..." || bad "Reynolds warning: exit $rc: $(cat "$CAP/e")"
+"$HS_BIN" check cyl.ini lbm.u_lattice=1e-5 cfd.t_end=1000 >"$CAP/o" 2>"$CAP/e"; rc=$?
+[ $rc = 0 ] && grep -qE "warning: lbm: 1.2e\+09 steps of dt = .* raise lbm.u_lattice" "$CAP/e" &&
+    ok "a step count beyond reach warned: $(grep -m1 steps "$CAP/e" | cut -c1-90)..." || bad "step-count warning: exit $rc: $(cat "$CAP/e")"
+"$HS_BIN" check cyl.ini >"$CAP/o" 2>"$CAP/e"; rc=$?
+[ $rc = 0 ] && ! grep -q warning "$CAP/e" && ok "the resolved cylinder case warns of nothing" || bad "cylinder case: exit $rc: $(cat "$CAP/e")"
+
 # 7. bad input: exit 2, the key named, nothing written; check says the same as run (the cases are
 # also in tests/data/bad_inputs.txt for test_check_equals_run.sh)
 expect_fail() { # name, expected message fragment, ini text, extra file name and contents
