@@ -806,6 +806,15 @@ static const entry *lookup_any(const hs_params *p, const char *name)
 
 int hs_params_is_set(const hs_params *p, const char *name) { return lookup_any(p, name)->source != SRC_DEFAULT; }
 
+const char *hs_params_first_set(const hs_params *p, const char *const *keys, const char *fallback)
+{
+    for (int k = 0; keys[k]; k++)
+        if (lookup_any(p, keys[k])->source == SRC_OVERRIDE) return keys[k];
+    for (int k = 0; keys[k]; k++)
+        if (lookup_any(p, keys[k])->source == SRC_FILE) return keys[k];
+    return fallback;
+}
+
 int hs_params_resolve_default(const hs_params *p, const char *name, double value)
 {
     /* the set is const to its readers; a defaulted value is the one field settled after loading */

@@ -83,6 +83,10 @@ const char *hs_params_input_path(const hs_params *p, const char *name);
 
 /* 1 when the key was given in the file or an override (not defaulted). */
 int hs_params_is_set(const hs_params *p, const char *name);
+/* Of the NULL-ended `keys` that could be to blame for an input error, the one the user set on the
+ * command line (the latest change: the first such in the list), else the first set in the file,
+ * else `fallback` (f0 = 1e300 given as an override was blamed on the file's jet_speed). */
+const char *hs_params_first_set(const hs_params *p, const char *const *keys, const char *fallback);
 /* A real or integer key whose default depends on another key (pinn.nu: each PDE's own coefficient;
  * shallow_water.perturbation_modes: at most half the cells in x): when the
  * user left it unset, its resolved value becomes `value`, so that what the files keep, `check`

@@ -217,6 +217,9 @@ static int validate(sp *s, const hs_params *p)
             const double ui = c->initial == SP_INIT_TURBULENCE ? 4.5 * sqrt(c->energy) : c->amplitude;
             const char *key = c->initial == SP_INIT_TURBULENCE ? "spectral.energy" : "spectral.amplitude";
             if (c->force != 0 && (dt0 < dt_flow || c->u_ref[0] > ui)) key = "spectral.force";
+            /* or the end time, where the user set it and left the velocity's key at its default
+             * (t_end = 1e300 was blamed on the default amplitude); the command line's first */
+            key = hs_params_first_set(p, (const char *const[]){key, "cfd.t_end", NULL}, key);
             return hs_params_error(p, key, "the adaptive step is about %.3g (velocities up to about %g on cells of %g), below the resolution of "
                                            "the time near cfd.t_end = %g: the run could never end",
                                    dt0, fmax(c->u_ref[0], c->u_ref[1]), fmin(c->g.dx[0], c->g.dx[1]), c->g.t_end);

@@ -281,13 +281,6 @@ static double initial_at(const sw_config *c, const wave_t *w, int var, int64_t g
 /* ---------------------------------------------------------------- configuration */
 
 /* The first of keys (NULL-ended) that the run's parameters set, else fallback. */
-static const char *first_set(const hs_params *p, const char *const *keys, const char *fallback)
-{
-    for (int k = 0; keys[k]; k++)
-        if (hs_params_is_set(p, keys[k])) return keys[k];
-    return fallback;
-}
-
 /* Each case's amplitude: the key its depth and speeds scale with. */
 static const char *const amplitude_key[4] = {"shallow_water.jet_speed", "shallow_water.topo_height", "shallow_water.wave_amplitude",
                                              "shallow_water.vortex_amplitude"};
@@ -458,11 +451,12 @@ static int read_config(const hs_params *p, sw_config *c)
     /* a jet's surface falls by its geostrophic slope and by the perturbation: name the larger (a
      * perturbation = 1 was blamed on the default jet_speed) */
     const char *dry_key = c->scase == SW_JET && c->pert * c->depth >= eta_jet ? "shallow_water.perturbation" : amplitude_key[c->scase];
-    /* the jet's slope f U L / g: the key of those the file or command line set (f0 = 1e300 was blamed
-     * on the default jet_speed) */
+    /* the jet's slope f U L / g against the depth: the key of those the command line, else the file,
+     * set (f0 = 1e300 was blamed on the default jet_speed, and then, given on the command line, on
+     * the file's jet_speed) */
     if (c->scase == SW_JET && !strcmp(dry_key, amplitude_key[SW_JET]))
-        dry_key = first_set(p, (const char *const[]){"shallow_water.jet_speed", c->rotation_keys[0], c->rotation_keys[1], "shallow_water.g",
-                                                     "shallow_water.jet_width", NULL},
+        dry_key = hs_params_first_set(p, (const char *const[]){"shallow_water.jet_speed", c->rotation_keys[0], c->rotation_keys[1], "shallow_water.g",
+                                                     "shallow_water.jet_width", "shallow_water.depth", NULL},
                             "shallow_water.jet_speed");
     if (c->h_min <= 0)
         return hs_params_error(p, c->depth + eta_lo > 0 ? "shallow_water.topo_height" : dry_key,
@@ -517,15 +511,16 @@ static int validate(sw *s, const hs_params *p)
         const double ix = 1.0 / c->g.dx[0], iy = 1.0 / c->g.dx[1], k2 = ix * ix + iy * iy;
         const double term[5] = {2.0 * sqrt(c->grav * fmax(c->h_max, 0.0) * k2), c->u_max * ix + c->v_max * iy, c->f_max, 4.0 * c->nu * k2,
                                 16.0 * c->nu4 * k2 * k2};
-        const char *const keys[5][3] = {{"shallow_water.g", "shallow_water.depth", NULL},
-                                        {amplitude_key[c->scase], NULL},
-                                        {c->rotation_keys[0], c->rotation_keys[1], NULL},
-                                        {"shallow_water.nu", NULL},
-                                        {"shallow_water.nu4", NULL}};
+        /* the end time among them: t_end = 1e300 on the command line is what to change there */
+        const char *const keys[5][4] = {{"shallow_water.g", "shallow_water.depth", "cfd.t_end", NULL},
+                                        {amplitude_key[c->scase], "cfd.t_end", NULL},
+                                        {c->rotation_keys[0], c->rotation_keys[1], "cfd.t_end", NULL},
+                                        {"shallow_water.nu", "cfd.t_end", NULL},
+                                        {"shallow_water.nu4", "cfd.t_end", NULL}};
         int big = 0;
         for (int k = 1; k < 5; k++)
             if (!(term[k] <= term[big])) big = k;
-        const char *key = first_set(p, keys[big], "cfd.t_end");
+        const char *key = hs_params_first_set(p, keys[big], "cfd.t_end");
         return hs_params_error(p, key, "the stable step is %.3g, below the resolution of the time near cfd.t_end = %g: the run could never end",
                                c->g.cfl * limit, c->g.t_end);
     }

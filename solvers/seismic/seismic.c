@@ -296,9 +296,22 @@ static int setup_time_step(hs_seis *s, const hs_params *p)
     /* a step count past 2^53 neither fits the clock's doubles nor ends (t_end = 1e17 overflowed the
      * count to a negative one: 0 steps, no seismograms, exit 0) */
     const double steps = ceil(c->t_end / s->dt * (1 - 1e-12));
-    if (!(steps < 9007199254740992.0) || hs_step_below_time_resolution(s->dt, c->t_end))
+    if (!(steps < 9007199254740992.0) || hs_step_below_time_resolution(s->dt, c->t_end)) {
+        /* a time step the CFL limit made that short comes of a speed no medium has (vp = 1e300 was
+         * blamed on t_end = 0.3 s): name the model's key, unless the end time is beyond any
+         * record (a million seconds) or dt was given */
+        if (c->dt_user == 0 && c->t_end <= 1e6) {
+            const char *vkey = c->medium == HS_SEIS_MEDIUM_CONSTANT ? (c->anomaly ? "seismic.anomaly_dvp" : "seismic.vp")
+                               : c->medium == HS_SEIS_MEDIUM_LAYERED ? "seismic.layer_vp"
+                                                                     : "seismic.model_file";
+            if (c->medium == HS_SEIS_MEDIUM_CONSTANT && c->anomaly && !hs_params_is_set(p, "seismic.anomaly_dvp")) vkey = "seismic.vp";
+            return hs_params_error(p, vkey, "the model's fastest wave (%.3g m/s) allows a step of %.3g s on this grid: %.3g steps to "
+                                            "t_end = %g s, more than a run can count or end",
+                                   s->vmax, s->dt, steps, c->t_end);
+        }
         return hs_params_error(p, "seismic.t_end", "%g s takes %.3g steps of %.6g s: more than a run can count or end", c->t_end, steps,
                                s->dt);
+    }
     s->nsteps = (int64_t)steps;
     s->nsamples = s->nsteps / c->record_every + 1;
     if (c->segy && strcmp(c->seismograms, "none") != 0) {

@@ -153,6 +153,11 @@ expect_fail "cfl beside a fixed step (ignored before)" "case.ini:7: cfd.cfl: is 
 expect_fail "adaptive step below the time's resolution" \
     "case.ini:7: spectral.amplitude: the adaptive step is about 1.56e-202 (velocities up to about 1e+200 on cells of 0.0625), below the resolution" \
     "${H}n = 16\n[spectral]\namplitude = 1e200\n"
+# the end time where it is what the user set and the velocity is the default's (it blamed the default
+# amplitude)
+expect_fail "an end time beyond the step's resolution names t_end" \
+    "case.ini:6: cfd.t_end: the adaptive step is about 0.0156 (velocities up to about 1 on cells of 0.0625), below the resolution" \
+    "${H}n = 16\nt_end = 1e300\n"
 expect_fail "grid too small" "case.ini:5: cfd.n: the spectral model needs at least 4 points per dimension, 3 given" "${H}n = 3\n"
 # the split is y only, so advice to split x as well is wrong (8 x 5 points with cfd.procs = 1 2 on 4 ranks
 # said "4 x 1 would work", on 6 ranks "3 x 2 would work"): check and run name a y-only split

@@ -225,6 +225,14 @@ expect_fail "dt_every with a fixed step" "case.ini:8: shallow_water.dt_every: is
 "$HS_BIN" check "$ROOT/inputs/sw_jet.ini" shallow_water.seed=2 shallow_water.perturbation=0 >/dev/null 2>"$CAP/e"
 [ $? = 2 ] && grep -qF "command line (override 1): shallow_water.seed: is set, but nothing here is random" "$CAP/e" &&
     ok "a seed for jets without perturbation on the command line refused" || bad "seed with perturbation = 0: $(cat "$CAP/e")"
+# the key changed on the command line is the one named among those the file sets too (f0 = 1e300 and
+# a depth of 1e-12 given as overrides were blamed on the file's jet_speed)
+printf '[run]\nsolver = cfd\n[cfd]\nmodel = shallow_water\nn = 16 128\n[shallow_water]\njet_speed = 0.3\nf0 = 5\n' >"$CAP/jetkeys.ini"
+for c in "shallow_water.f0=1e300|command line (override 1): shallow_water.f0: the layer may run dry" \
+         "shallow_water.depth=1e-12|command line (override 1): shallow_water.depth: the layer may run dry"; do
+    "$HS_BIN" check "$CAP/jetkeys.ini" "${c%%|*}" >/dev/null 2>"$CAP/e"
+    [ $? = 2 ] && grep -qF "${c#*|}" "$CAP/e" && ok "${c%%|*} on the command line is named" || bad "${c%%|*}: $(cat "$CAP/e")"
+done
 
 # A restart must keep the keys of a section the checkpoint's run left at its defaults: its file has
 # no [shallow_water] (the stored parameters leave out untouched sections), and a restart with

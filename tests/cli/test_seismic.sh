@@ -398,6 +398,7 @@ for c in "seismic.receivers=file seismic.receiver_file=rec3.txt|seismic.receiver
          "seismic.medium=file seismic.model_file=adir seismic.model_format=raw_float32|seismic.model_file: model file adir is not a regular file (a directory)" \
          "seismic.medium=file seismic.model_file=nope.raw seismic.model_format=raw_float32|seismic.model_file: cannot open model file nope.raw: No such file or directory" \
          "seismic.t_end=1e17|seismic.t_end: 1e+17 s takes" \
+         "seismic.vp=1e300|seismic.vp: the model's fastest wave (1e+300 m/s) allows a step of 0 s" \
          "seismic.record_every=1000|seismic.record_every: the sample interval dt x record_every ="; do
     for cmd in check run; do
         # shellcheck disable=SC2086

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "io/checkpoint.h"
 #include "io/output.h"
@@ -158,10 +159,34 @@ static void test_empty_strings(void **state)
     assert_null(q);
 }
 
+/* hs_params_first_set: the command line's key before the file's, the file's in the list's order,
+ * else the fallback. */
+static void test_first_set(void **state)
+{
+    (void)state;
+    TEST_OK(hs_solver_declare_all());
+    char path[] = "/tmp/hs_test_params_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs("[run]\nsolver = cfd\n[cfd]\nn = 8\nt_end = 2\n", f);
+    fclose(f);
+    char *over[] = {"cfd.cfl=0.3"};
+    hs_params *p = NULL;
+    TEST_OK(hs_params_load(path, 1, over, &p));
+    assert_string_equal(hs_params_first_set(p, (const char *const[]){"cfd.t_end", "cfd.cfl", NULL}, "x"), "cfd.cfl");
+    assert_string_equal(hs_params_first_set(p, (const char *const[]){"cfd.t_end", "cfd.n", NULL}, "x"), "cfd.t_end");
+    assert_string_equal(hs_params_first_set(p, (const char *const[]){"cfd.n", "cfd.t_end", NULL}, "x"), "cfd.n");
+    assert_string_equal(hs_params_first_set(p, (const char *const[]){"cfd.dt", NULL}, "fallback"), "fallback");
+    hs_params_free(p);
+    unlink(path);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_enum_orders),
     cmocka_unit_test(test_choice_index),
     cmocka_unit_test(test_empty_strings),
+    cmocka_unit_test(test_first_set),
 };
 
 TEST_MAIN("params", tests)
