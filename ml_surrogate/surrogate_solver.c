@@ -250,7 +250,7 @@ static int read_config(hs_ctx *ctx, const hs_params *p, config *c)
     if (c->mode != MODE_TRAIN && strcmp(hs_params_string(p, "run.restart"), "none") != 0)
         return hs_params_error(p, "run.restart", "restarts continue training; %s reads the trained model (surrogate.model_path)",
                                c->mode == MODE_FORECAST ? "forecast" : "evaluate");
-    if (c->mode == MODE_TRAIN) HS_CHECK(hs_driver_check_output_file(p, "surrogate.model_path", c->model_path, "model file", 1));
+    if (c->mode == MODE_TRAIN) HS_CHECK(hs_params_check_writable(p, "surrogate.model_path", c->model_path, "model file", 1));
     const char *it = hs_params_string(p, "surrogate.initial_times");
     if (c->mode == MODE_FORECAST && *it) {
         char buf[MAX_INIT][64], *ptr[MAX_INIT];

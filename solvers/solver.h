@@ -99,7 +99,7 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv);
  * Test hook: HS_TEST_SIGNAL_AT_POLL=N sends SIGTERM at the N-th call. */
 int hs_driver_interrupted(hs_ctx *ctx);
 
-/* A solver's own output file `path` named by `key` (seismograms, a history, a trained model):
+/* A solver's own output file `path` named by `key` (seismograms, a PINN history):
  * hs_params_check_writable, and not the checkpoint file when checkpoints are written (the two
  * replaced each other; the input error names checkpoint.path). */
 int hs_driver_check_output_file(const hs_params *p, const char *key, const char *path, const char *what, int exact);

@@ -118,7 +118,8 @@ typedef struct {
     size_t n;
     double *r, *z, *p, *q; /* z aliases r without preconditioner */
     double rz;             /* global r.z of the current residual */
-    double threshold;
+    int scale_exp;         /* x, r, z and p are held divided by 2^scale_exp (0 unless r.z left 2^+-200) */
+    double threshold;      /* the stopping residual, in the held units */
     hs_pcg_result *res;
     int history_cap;
 } pcg_state;
@@ -183,26 +184,113 @@ static int check_rz(double rz, double rnorm, int k)
     return HS_OK;
 }
 
-/* r = b - A x, z = M^-1 r, p = z, and the stopping threshold from ||b||. */
+/* The global 2-norm of v as norm x 2^*e where its squares under- or overflow: the dot product of v
+ * scaled by 2^-600 or 2^+600 (exact) into the work vector q, the first whose sum of squares is a
+ * normal double.  (OpenBLAS's dnrm2 returned inf for entries near 1e158.) */
+static int scaled_norm(pcg_state *s, const double *v, double *norm, int *e)
+{
+    const hs_linop *A = s->A;
+    static const int ex[2] = {600, -600};
+    for (int t = 0; t < 2; t++) {
+        double d = 0;
+        /* a copy, then the scaling: q is uninitialised, and 0 q of its NaNs is NaN */
+        HS_CHECK(hs_copy(A->ctx, HS_F64, s->n, v, s->q));
+        HS_CHECK(hs_scal(A->ctx, HS_F64, s->n, ldexp(1.0, -ex[t]), s->q));
+        HS_CHECK(hs_dot(A->ctx, HS_F64, s->n, s->q, s->q, &d));
+        HS_CHECK(global_sum(A->comm, &d, 1));
+        if (d >= 0x1p-1000 && d <= 0x1p+1000) {
+            *norm = sqrt(d), *e = ex[t];
+            return HS_OK;
+        }
+    }
+    *e = 0;
+    return HS_OK; /* zero, or NaN/Inf in v: *norm keeps the plain figure */
+}
+
+/* x, r, z (where it is not r) and p (with_p) divided by 2^e, exactly; r.z and the threshold with
+ * them. */
+static int rescale(pcg_state *s, double *x, int with_p, int e)
+{
+    /* 2^-e must be a double: a denormal ||r|| (e down to -1074) made it inf, and p.Ap NaN */
+    e = e < -1000 ? -1000 : e > 1000 ? 1000 : e;
+    const double c = ldexp(1.0, -e);
+    hs_ctx *ctx = s->A->ctx;
+    HS_CHECK(hs_scal(ctx, HS_F64, s->n, c, s->r));
+    HS_CHECK(hs_scal(ctx, HS_F64, s->n, c, x));
+    if (s->z != s->r) HS_CHECK(hs_scal(ctx, HS_F64, s->n, c, s->z));
+    if (with_p) HS_CHECK(hs_scal(ctx, HS_F64, s->n, c, s->p));
+    s->rz *= c * c;
+    s->threshold *= c;
+    s->scale_exp += e;
+    return HS_OK;
+}
+
+/* Hold x, r, z and p in units of a power of two that keeps r.z near 1 when it leaves 2^+-200: r.z and
+ * p.Ap are products of two such vectors and a diagonal, and fell below the smallest double (a heat
+ * field decayed to 1e-150 under backward Euler, or a conductivity of 1e100, stopped with "r.z = 0 <=
+ * 0: not positive definite") or overflowed.  CG's recurrences are homogeneous in that scale (alpha
+ * and beta unchanged; r.z scales by its square), and a power of two scales exactly, so the iterates
+ * are bitwise those of the unscaled solve wherever it stayed in range.  with_p: p holds the
+ * current direction. */
+static int renormalize(pcg_state *s, double *x, int with_p)
+{
+    const double rz = s->rz;
+    if (!(rz > 0) || !isfinite(rz) || (rz >= 0x1p-200 && rz <= 0x1p+200)) return HS_OK;
+    return rescale(s, x, with_p, ilogb(rz) / 2);
+}
+
+/* r = b - A x, z = M^-1 r, p = z, and the stopping threshold from ||b||; where the squares under-
+ * or overflow, the norms from scaled copies, and x and r held in units of ||r||, then of r.z
+ * (renormalize). */
 static int start(pcg_state *s, const double *b, double *x)
 {
     const hs_linop *A = s->A;
     double v[3] = {0, 0, 0}; /* r.r, r.z, b.b */
+    s->scale_exp = 0;
     HS_CHECK(hs_dot(A->ctx, HS_F64, s->n, b, b, &v[2]));
     HS_CHECK(A->apply(A->data, x, s->r)); /* collective: ranks without rows take part too */
     HS_CHECK(hs_axpby(A->ctx, HS_F64, s->n, 1.0, b, -1.0, s->r));
     HS_CHECK(precondition(s, v));
     HS_CHECK(global_sum(A->comm, v, 3));
-    double rnorm = sqrt(v[0]);
-    s->threshold = fmax(s->o->rtol * sqrt(v[2]), s->o->atol);
+    double rnorm = sqrt(v[0]), bnorm = sqrt(v[2]);
+    int re = 0, be = 0; /* ||r|| = rnorm 2^re, ||b|| = bnorm 2^be */
+    const int normal_rr = v[0] >= 0x1p-1000 && v[0] <= 0x1p+1000, normal_bb = v[2] >= 0x1p-1000 && v[2] <= 0x1p+1000;
+    if (!normal_rr) HS_CHECK(scaled_norm(s, s->r, &rnorm, &re));
+    if (!normal_bb) HS_CHECK(scaled_norm(s, b, &bnorm, &be));
     s->rz = v[1];
+    s->threshold = 0;
+    if (!normal_rr && rnorm > 0 && isfinite(rnorm)) {
+        HS_CHECK(rescale(s, x, 0, ilogb(rnorm) + re));
+        HS_CHECK(precondition(s, v));
+        HS_CHECK(global_sum(A->comm, v, 2));
+        s->rz = v[1];
+    }
+    /* then r.z near 1: from its exponent where it is a normal double, else by 2^+-500 a try (an
+     * underflow to 0 says only that it is small) */
+    for (int t = 0; t < 4 && rnorm > 0 && !(s->rz >= 0x1p-200 && s->rz <= 0x1p+200); t++) {
+        const double rz = s->rz;
+        int e;
+        if (rz >= 0x1p-1000 && rz <= 0x1p+1000) e = ilogb(rz) / 2;
+        else if (rz >= 0 && rz < 0x1p-1000) e = -500;
+        else if (rz > 0x1p+1000) e = 500;
+        else break; /* negative or NaN: check_rz says so */
+        HS_CHECK(rescale(s, x, 0, e));
+        HS_CHECK(precondition(s, v));
+        HS_CHECK(global_sum(A->comm, v, 2));
+        s->rz = v[1];
+    }
+    /* the threshold in the held units, from the norms' mantissas and exponents (rtol ||b|| itself
+     * underflowed to 0 for a b of 1e-320: never reached) */
+    s->threshold = fmax(ldexp(s->o->rtol * bnorm, be - s->scale_exp), ldexp(s->o->atol, -s->scale_exp));
+    const double held = sqrt(v[0]);
+    rnorm = ldexp(held, s->scale_exp);
     s->res->initial_residual = rnorm;
     HS_CHECK(record(s, 0, rnorm));
     /* ||b|| or ||r|| overflowing would make any residual look converged */
-    if (!isfinite(rnorm) || !isfinite(s->threshold))
-        return HS_FAIL(HS_ERR_RUNTIME, "hs_pcg_solve: |b| = %g, |r0| = %g: not finite (NaN or Inf in the system, or values "
-                                       "beyond 1e154 whose squares overflow)", sqrt(v[2]), rnorm);
-    s->res->converged = rnorm <= s->threshold;
+    if (!isfinite(held) || !isfinite(bnorm) || !isfinite(s->threshold))
+        return HS_FAIL(HS_ERR_RUNTIME, "hs_pcg_solve: |b| = %g, |r0| = %g: not finite (NaN or Inf in the system)",
+                       ldexp(bnorm, be), rnorm);
+    s->res->converged = held <= s->threshold;
     if (s->res->converged) return HS_OK;
     HS_CHECK(check_rz(v[1], rnorm, 0));
     return hs_copy(A->ctx, HS_F64, s->n, s->z, s->p);
@@ -213,6 +301,7 @@ static int step(pcg_state *s, double *x, int k)
 {
     const hs_linop *A = s->A;
     double pq = 0, loc[2] = {0, 0};
+    HS_CHECK(renormalize(s, x, 1));
     HS_CHECK(A->apply(A->data, s->p, s->q));
     HS_CHECK(hs_dot(A->ctx, HS_F64, s->n, s->p, s->q, &pq));
     HS_CHECK(global_sum(A->comm, &pq, 1));
@@ -223,12 +312,13 @@ static int step(pcg_state *s, double *x, int k)
                        pq, k);
     HS_CHECK(update(s, s->rz / pq, x, loc));
     HS_CHECK(global_sum(A->comm, loc, 2));
-    double rnorm = sqrt(loc[0]);
+    const double held = sqrt(loc[0]), rnorm = ldexp(held, s->scale_exp);
     s->res->iterations = k;
     HS_CHECK(record(s, k, rnorm));
-    if (!isfinite(rnorm))
+    if (!isfinite(held))
         return HS_FAIL(HS_ERR_RUNTIME, "hs_pcg_solve: the residual norm is %g at iteration %d", rnorm, k);
-    s->res->converged = rnorm <= s->threshold;
+    /* compared as held: rnorm itself may be a denormal of a few bits */
+    s->res->converged = held <= s->threshold;
     if (s->res->converged) return HS_OK;
     HS_CHECK(check_rz(loc[1], rnorm, k));
     double beta = loc[1] / s->rz;
@@ -238,9 +328,16 @@ static int step(pcg_state *s, double *x, int k)
 
 static int run(pcg_state *s, const double *b, double *x)
 {
-    HS_CHECK(start(s, b, x));
-    for (int k = 1; k <= s->o->max_iter && !s->res->converged; k++) HS_CHECK(step(s, x, k));
-    return HS_OK;
+    int rc = start(s, b, x);
+    for (int k = 1; rc == HS_OK && k <= s->o->max_iter && !s->res->converged; k++) rc = step(s, x, k);
+    /* back to the caller's units, in factors a double holds */
+    while (s->scale_exp != 0) {
+        const int e = s->scale_exp > 1000 ? 1000 : s->scale_exp < -1000 ? -1000 : s->scale_exp;
+        const int rc2 = hs_scal(s->A->ctx, HS_F64, s->n, ldexp(1.0, e), x);
+        if (rc == HS_OK) rc = rc2;
+        s->scale_exp -= e;
+    }
+    return rc;
 }
 
 static int check_args(const hs_linop *A, const double *b, double *x, const hs_pcg_opts *o, hs_pcg_result *res)
@@ -320,7 +417,7 @@ int hs_pcg_solve(const hs_linop *A, const double *b, double *x, const hs_pcg_opt
         HS_CHECK(hs_precond_create(A, o->precond, &own));
         M = &own;
     }
-    pcg_state s = {A, M, o, (size_t)A->n_local, NULL, NULL, NULL, NULL, 0, 0, res, 0};
+    pcg_state s = {A, M, o, (size_t)A->n_local, NULL, NULL, NULL, NULL, 0, 0, 0, res, 0};
     int rc = alloc_work(&s);
     if (rc == HS_OK) rc = run(&s, b, x);
     free_work(&s);

@@ -260,5 +260,19 @@ else
     echo "skip conductivity-file shape test: no ncgen / NetCDF in this build"
 fi
 
+# An implicit run whose field decays towards zero (below 1e-300 over 400 steps), and one whose
+# conductivity (1e100) makes the step's matrix 1e96 times the identity: CG's products of such
+# vectors fell below the smallest double ("r.z = 0 <= 0: not positive definite", exit 1) though
+# check passed them; held in scaled units they run to the end (hs_pcg_solve; test_pcg's
+# test_extreme_scales checks the solutions)
+printf '[run]\nsolver = heat\n[heat]\nndim = 2\nn = 8 8\nscheme = backward_euler\ndt = 1\nt_end = 400\n[output]\npath = decay\nformat = hdf5\n' >decay.ini
+for c in "|decay to zero" "heat.k=1e100 heat.dt=1e-4 heat.t_end=0.001|conductivity 1e100"; do
+    # shellcheck disable=SC2086
+    if "$HS_BIN" run decay.ini --quiet ${c%%|*} >"$CAP/o" 2>"$CAP/e" && grep -q "finished at step" "$CAP/o" && [ -f decay.h5 ]; then
+        ok "backward Euler, ${c#*|}: runs to the end ($(grep -m1 'CG iterations' "$CAP/o" | sed 's/.*(//; s/)//'))"
+    else bad "backward Euler, ${c#*|}: $(grep -m1 error "$CAP/e")"; fi
+    rm -f decay.h5 decay.xmf
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

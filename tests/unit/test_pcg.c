@@ -180,6 +180,75 @@ static void test_jacobi_scaling(void **state)
     free(s), free(e), free(ex);
 }
 
+/* The same system at the ends of the double range: 2^a A and x scaled by 2^c, b = 2^(a+c) A x.  The
+ * CG's products r.z and p.Ap of such vectors fell below the smallest double ("r.z = 0 <= 0: not
+ * positive definite") or overflowed; scaled by powers of two they are exact, so the solution is
+ * 2^c times that of the unscaled system, bitwise where no value left the normal range, and the
+ * iteration count the same.  Jacobi, plain CG, warm and cold starts. */
+static void test_extreme_scales(void **state)
+{
+    (void)state;
+    hs_ctx *ctx = test_ctx();
+    int64_t n[3] = {24, 24, 1};
+    const int64_t N = n[0] * n[1];
+    const size_t bytes = (size_t)N * 8;
+    static const int ac[][2] = {{0, 0}, {0, -1000}, {900, 0}, {-1000, 60}, {500, 100}, {-600, -400}, {0, 700}};
+    double *xe = malloc(bytes), *xs = malloc(bytes), *b = malloc(bytes), *x = malloc(bytes), *x0 = malloc(bytes);
+    double *db, *dx;
+    TEST_OK(hs_mem_alloc(ctx, bytes, (void **)&db));
+    TEST_OK(hs_mem_alloc(ctx, bytes, (void **)&dx));
+    test_fill_f64(xe, (size_t)N, 91, -1, 1);
+    for (int pc = 0; pc < 2; pc++)
+        for (int warm = 0; warm < 2; warm++) {
+            double *ref = malloc(bytes);
+            int ref_iter = -1;
+            for (size_t t = 0; t < sizeof ac / sizeof ac[0]; t++) {
+                const int a = ac[t][0], c = ac[t][1];
+                double *sc = malloc(bytes);
+                for (int64_t i = 0; i < N; i++) sc[i] = ldexp(1.0, a / 2);
+                problem p = laplacian(2, n, sc, 1.0);
+                for (int64_t i = 0; i < N; i++) xs[i] = ldexp(xe[i], c);
+                host_spmv(&p, xs, b);
+                /* a warm start: the exact solution's rounded halves (CG from a guess near the answer) */
+                for (int64_t i = 0; i < N; i++) x0[i] = warm ? ldexp(round(xe[i] * 2) / 2, c) : 0.0;
+                TEST_OK(hs_mem_copy(ctx, db, b, bytes, HS_COPY_H2D));
+                TEST_OK(hs_mem_copy(ctx, dx, x0, bytes, HS_COPY_H2D));
+                hs_pcg_opts o = opts(1e-10, 2000, pc ? HS_PRECOND_JACOBI : HS_PRECOND_NONE);
+                hs_pcg_result res;
+                hs_linop op = hs_csr_linop(p.A);
+                TEST_OK(hs_pcg_solve(&op, db, dx, &o, &res));
+                TEST_OK(hs_mem_copy(ctx, x, dx, bytes, HS_COPY_D2H));
+                for (int64_t i = 0; i < N; i++) x[i] = ldexp(x[i], -c);
+                print_message("2^%d A, x 2^%d (%s, %s start): %d iterations, error %.2e\n", a, c, pc ? "Jacobi" : "plain",
+                              warm ? "warm" : "cold", res.iterations, test_rel_err_f64(x, xe, (size_t)N));
+                assert_true(res.converged);
+                TEST_LE(test_rel_err_f64(x, xe, (size_t)N), 1e-7);
+                if (ref_iter < 0) {
+                    memcpy(ref, x, bytes);
+                    ref_iter = res.iterations;
+                } else {
+                    /* equal where every value stayed normal; 2^-1000 A makes A p's cancellations
+                     * denormal (a few bits lost), which moves the iterates by the solve's tolerance */
+                    const double d = test_rel_err_f64(x, ref, (size_t)N);
+                    print_message("  against the unscaled solve: %.2e\n", d);
+                    if (a >= -500) {
+                        assert_int_equal(res.iterations, ref_iter);
+                        TEST_LE(d, 1e-14);
+                    } else {
+                        TEST_LE(abs(res.iterations - ref_iter), 3);
+                        TEST_LE(d, 1e-8);
+                    }
+                }
+                hs_pcg_result_free(&res);
+                problem_free(&p);
+                free(sc);
+            }
+            free(ref);
+        }
+    hs_mem_free(ctx, db), hs_mem_free(ctx, dx);
+    free(xe), free(xs), free(b), free(x), free(x0);
+}
+
 /* CG ends in at most n steps on an n x n SPD matrix (exact arithmetic; the 1D Laplacian's n
  * distinct eigenvalues make it take about n), the history has iterations + 1 entries and never
  * climbs far above where it started. */
@@ -400,5 +469,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_cg_n_steps),          cmocka_unit_test(test_not_converged),
     cmocka_unit_test(test_not_spd),             cmocka_unit_test(test_custom_preconditioner),
     cmocka_unit_test(test_workspace),           cmocka_unit_test(test_amg_scale),
+    cmocka_unit_test(test_extreme_scales),
 };
 TEST_MAIN("pcg", tests)
