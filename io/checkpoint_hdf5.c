@@ -235,13 +235,28 @@ static int damaged(hs_checkpoint *c, const char *what)
     return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (%s%s%s)", what, *why ? ": " : "", why);
 }
 
+/* A failed HDF5 call while a checkpoint is read is the file's damage, bad input like the checksums'
+ * findings (a flipped byte in its metadata ended check and run with exit 1 and HDF5's raw "H5Aexists
+ * failed ... incorrect metadata checksum"); other failures (memory) stay what they are. */
+static int as_damage(hs_checkpoint *c, int rc)
+{
+    const char *m = hs_error_message();
+    if (rc != HS_ERR_RUNTIME || !m || strncmp(m, "HDF5 call ", 10) != 0) return rc;
+    char what[512];
+    snprintf(what, sizeof what, "%s", m + 10);
+    char *where = strrchr(what, '['); /* the source location: an input error names the file alone */
+    if (where && where > what && where[-1] == ' ' && strchr(where, ']')) where[-1] = '\0';
+    hs_error_clear();
+    return hs_input_error(c->path, 0, NULL, "checkpoint is damaged (HDF5 %s)", what);
+}
+
 static int ck_open(hs_checkpoint *c, char **solver, char **params, int64_t *step, double *time, int *nranks)
 {
     if (!hs_h5_is_hdf5(c->path)) return hs_input_error(c->path, 0, NULL, "not an hpcsim checkpoint (neither HDF5 nor our binary format)");
     HS_CHECK(new_state(c));
     st(c)->file = H5Fopen(c->path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (st(c)->file < 0) return damaged(c, "HDF5 cannot open it");
-    return ck_header(c, solver, params, step, time, nranks);
+    return as_damage(c, ck_header(c, solver, params, step, time, nranks));
 }
 
 static int ck_counts(hs_checkpoint *c, const char *name, int64_t *counts)
@@ -289,7 +304,7 @@ static int verify_array(hs_checkpoint *c, const char *name, const int64_t *count
     return HS_OK;
 }
 
-static int ck_find(hs_checkpoint *c, const char *name, int *found, hs_dtype *t, int64_t *counts)
+static int find_array(hs_checkpoint *c, const char *name, int *found, hs_dtype *t, int64_t *counts)
 {
     HS_CHECK(close_ds(c, c->path));
     htri_t e = H5Lexists(st(c)->file, name, H5P_DEFAULT);
@@ -307,6 +322,11 @@ static int ck_find(hs_checkpoint *c, const char *name, int *found, hs_dtype *t, 
     *t = st(c)->t = (hs_dtype)k;
     HS_CHECK(ck_counts(c, name, counts));
     return verify_array(c, name, counts);
+}
+
+static int ck_find(hs_checkpoint *c, const char *name, int *found, hs_dtype *t, int64_t *counts)
+{
+    return as_damage(c, find_array(c, name, found, t, counts));
 }
 
 static int read_elems(hs_checkpoint *c, int64_t offset, int64_t n, void *data)
