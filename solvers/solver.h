@@ -80,6 +80,9 @@ int hs_driver_validate(hs_ctx *ctx, const hs_params *p);
 const hs_solver_ops *hs_solver_find(const char *name);
 /* All registered solvers, NULL-terminated. */
 const hs_solver_ops *const *hs_solver_list(void);
+/* The parameter sections solver `ops` reads besides [run], [output] and [checkpoint] (its name's;
+ * the CFD models' for cfd), NULL-terminated. */
+const char *const *hs_solver_sections(const hs_solver_ops *ops);
 /* Declare the [run], [output] and [checkpoint] sections and every solver's (once per process). */
 int hs_solver_declare_all(void);
 

@@ -165,8 +165,18 @@ run expect "empty list element refused" 2 "hpcsim: error: listempty.ini:4: heat.
     "$HS_BIN" check listempty.ini
 run expect "trailing comma refused (override)" 2 "hpcsim: error: command line (override 1): heat.n: '40,' has an empty element (a comma with no number before or after it)" \
     "$HS_BIN" check good.ini heat.n=40,
-printf '[run]\nsolver = selftest\n[heat]\nlength = 1 , 2\n' > listblank.ini
+printf '[run]\nsolver = heat\n[heat]\nlength = 1 , 2\n' > listblank.ini
 run expect "a comma between blanks accepted" 0 "" "$HS_BIN" check listblank.ini
+# another solver's section: the run would ignore it (it ran without a word); a leftover of the file
+# under a solver switched on the command line passes
+printf '[run]\nsolver = heat\n[heat]\nn = 8 8\n[quantum]\nshots = 5\n' > foreign.ini
+run expect "another solver's section refused" 2 "hpcsim: error: foreign.ini:6: quantum.shots: is not used with run.solver = heat" \
+    "$HS_BIN" check foreign.ini
+printf '[run]\nsolver = heat\n[heat]\nn = 8 8\n[lbm]\ntau = 0.6\n' > foreign2.ini
+run expect "a CFD model's section in a heat run refused" 2 "hpcsim: error: foreign2.ini:6: lbm.tau: is not used with run.solver = heat" \
+    "$HS_BIN" check foreign2.ini
+run expect "the file's section left under a solver switched on the command line passes" 0 "" \
+    "$HS_BIN" check foreign.ini run.solver=selftest
 
 # Syntax the reader must refuse at its line, not skip.
 printf '[run]\nsolver = selftest\n[selftest\nn = 5\n' > unterminated.ini
