@@ -280,6 +280,10 @@ static int check_or_run(hs_ctx *ctx, const command *c, cmdline *o, int argc, cha
             strncat(known, (*s)->name, sizeof known - strlen(known) - 1);
         }
         rc = hs_params_error(p, "run.solver", "unknown solver '%s' (known: %s)", solver, known);
+    } else if (!HS_HAVE_CUDA && !strcmp(hs_params_string(p, "run.device"), "cuda")) {
+        /* what the build lacks is known from the file alone: the key's error (exit 2), where a
+         * GPU missing at run time is the machine's (exit 1) */
+        rc = hs_params_error(p, "run.device", "cuda: this build has no CUDA backend (rebuild with nvcc on PATH or CUDA=1); use auto or cpu");
     } else {
         /* check runs on the device run would use, so that memory and device rules are the same */
         rc = hs_ctx_set_device(ctx, hs_params_string(p, "run.device"), hs_params_bool(p, "run.allow_shared_gpu"));

@@ -261,5 +261,16 @@ try "$HS_BIN" run good.ini output.format=none
 if [ $rc = 0 ] && ! grep -q 'timeline' "$CAP/err"; then ok "no timeline without HS_TIMELINE"
 else bad "timeline lines without HS_TIMELINE (exit $rc)"; fi
 
+# run.device = cuda in a build without CUDA: known from the file and the build alone, so the key's
+# error (exit 2, file:line), from check as from run (it was a runtime failure, exit 1, no key)
+if ! "$HS_BIN" --version | grep -q '+cuda'; then
+    printf '[run]\nsolver = heat\ndevice = cuda\n' > nocuda.ini
+    for cmd in check run; do
+        try "$HS_BIN" $cmd nocuda.ini
+        [ $rc = 2 ] && grep -q "nocuda.ini:3: run.device: cuda: this build has no CUDA backend" "$CAP/err" &&
+            ok "$cmd: device = cuda without CUDA is the key's error" || bad "$cmd device = cuda: exit $rc: $(cat "$CAP/err")"
+    done
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
