@@ -134,9 +134,9 @@ static int read_double(cursor *c, const char *what, double *v)
     if (n >= sizeof tmp) n = sizeof tmp - 1;
     memcpy(tmp, w, n);
     tmp[n] = 0;
-    char *end;
-    *v = strtod(tmp, &end);
-    if (*end || !isfinite(*v)) return fail(c, c->line, "'%s' is not a finite number (%s)", tmp, what);
+    /* decimal, as in parameter files: strtod alone read "0x1p-1" as 0.5 */
+    const char *why = hs_parse_real(tmp, v);
+    if (why) return fail(c, c->line, "'%s' %s (%s)", tmp, why, what);
     return HS_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "io/params.h"
 #include "kernels/error.h"
 
 /* ---------------------------------------------------------------- lexer */
@@ -156,17 +157,32 @@ static int lex(const char *name, const char *text, source *out)
             while (isalnum((unsigned char)*p) || *p == '_') p++;
             k->k = T_ID;
         } else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
-            char *e;
-            k->v = strtod(p, &e);
+            /* OpenQASM's decimal grammar, [0-9]+(.[0-9]*)?([eE][+-]?[0-9]+)? or .[0-9]+...: strtod
+             * alone also read hexadecimal (rx(0x10) ran as rx(16)) */
+            const char *e = p;
+            while (isdigit((unsigned char)*e)) e++;
+            if (*e == '.')
+                for (e++; isdigit((unsigned char)*e); e++) {}
+            if ((*e == 'e' || *e == 'E') &&
+                (isdigit((unsigned char)e[1]) || ((e[1] == '+' || e[1] == '-') && isdigit((unsigned char)e[2]))))
+                for (e += 2; isdigit((unsigned char)*e); e++) {}
+            const char *tail = e;
+            while (isalnum((unsigned char)*tail) || *tail == '_' || *tail == '.') tail++;
+            char num[64], where[PATH_MAX + 64];
+            const char *why = tail != e ? "is not a decimal number" : e - p >= (ptrdiff_t)sizeof num ? "is too long a number" : NULL;
+            if (!why) {
+                memcpy(num, p, (size_t)(e - p));
+                num[e - p] = '\0';
+                why = hs_parse_real(num, &k->v);
+            }
+            if (why) {
+                snprintf(where, sizeof where, "%s:%d:%d", name, k->line, k->col);
+                free(t);
+                return hs_input_error(where, 0, NULL, "'%.*s' %s", (int)(tail - p > 40 ? 40 : tail - p), p, why);
+            }
             k->is_int = 1;
             for (const char *c = p; c < e; c++)
                 if (!isdigit((unsigned char)*c)) k->is_int = 0;
-            if (!isfinite(k->v)) { /* past the double range (underflow to 0 is fine) */
-                char where[PATH_MAX + 64];
-                snprintf(where, sizeof where, "%s:%d:%d", name, k->line, k->col);
-                free(t);
-                return hs_input_error(where, 0, NULL, "number out of range (at '%.*s')", (int)(e - p > 40 ? 40 : e - p), p);
-            }
             p = e;
             k->k = T_NUM;
         } else if (*p == '"') {

@@ -148,6 +148,8 @@ expect() { # name, expected message fragment
 mesh22 "3.0 0 8" > bad.msh; expect "version 3.0" "bad.msh:2: MSH format version 3 is not supported"
 mesh22 | sed '/\$Elements/,$d' > bad.msh; expect "no \$Elements" "the \$Elements section is missing"
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 9/' > bad.msh; expect "node out of range" "bad.msh:22: element 4 names node 9, which is not in \$Nodes"
+# a coordinate in hexadecimal (strtod read 0x1p-1 as 0.5; parameter files refuse it)
+mesh22 | sed 's/^3 1 1 0$/3 0x1p0 1 0/' > bad.msh; expect "hexadecimal coordinate" "bad.msh:14: '0x1p0' is not a number"
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 3 2 10 1 1 2 3 4/' > bad.msh; expect "quadrangle" "bad.msh:22: element 4 has Gmsh type 3 (4-node quadrangle), which is not supported"
 mesh22 > bad.msh; printf '[run]\nsolver = fem\n[fem]\nmesh = bad.msh\ndirichlet = left wall\n[output]\npath = never\n' > bad.ini
 expect "group not in the mesh" "physical group 'wall' is not in the mesh bad.msh (its boundary groups: 'left', 'right')"

@@ -235,7 +235,7 @@ fi
 for e in '0/0' '1e400' 'ln(0)' '2^5000'; do
     printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[1];\nrx(%s) q[0];\n' "$e" > nf.qasm
     ini nf.qasm > nf.ini
-    expect "gate parameter $e" 2 "~^hpcsim: error: nf.qasm:4:4: (number out of range|parameter 1 of 'rx' is not a finite number)" "$HS_BIN" run nf.ini
+    expect "gate parameter $e" 2 "~^hpcsim: error: nf.qasm:4:4: ('1e400' overflows a double|parameter 1 of 'rx' is not a finite number)" "$HS_BIN" run nf.ini
 done
 printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\ngate g(a) r { rx(pi/a) r; }\nqreg q[1];\ng(0) q[0];\n' > nfg.qasm
 ini nfg.qasm > nfg.ini

@@ -514,7 +514,12 @@ static void test_qasm_nonfinite(void **st)
 {
     (void)st;
     static const struct { const char *expr, *msg; } cases[] = {
-        {"1e400", "bad.qasm:4:4: number out of range (at '1e400')"},
+        {"1e400", "bad.qasm:4:4: '1e400' overflows a double"},
+        {"5e-400", "bad.qasm:4:4: '5e-400' underflows a double"}, /* it ran as 0 */
+        {"0x10", "bad.qasm:4:4: '0x10' is not a decimal number"}, /* it ran as rx(16) */
+        {"0x1p-3", "bad.qasm:4:4: '0x1p' is not a decimal number"},
+        {"3e", "bad.qasm:4:4: '3e' is not a decimal number"},
+        {"12abc", "bad.qasm:4:4: '12abc' is not a decimal number"},
         {"0/0", "bad.qasm:4:4: parameter 1 of 'rx' is not a finite number ('/' gives nan) (at '0')"},
         {"1/0", "bad.qasm:4:4: parameter 1 of 'rx' is not a finite number ('/' gives inf)"},
         {"pi/(1-1)", "'/' gives inf"},
@@ -544,10 +549,11 @@ static void test_qasm_nonfinite(void **st)
     expect_qasm_error("OPENQASM 2.0;\ninclude \"qelib1.inc\";\ngate g(a) r { rz(a) r; }\ngate f(b) r { g(exp(b)) r; }\n"
                       "qreg q[1];\nf(800) q[0];\n",
                       "bad.qasm:6:1: parameter 1 of 'g' in the body of gate 'f' is not a finite number ('exp' gives inf)");
-    /* large finite values are legal */
+    /* large finite values are legal, and tiny ones (a denormal literal; an expression may underflow
+     * to 0, a literal may not, as in parameter files) */
     hs_circuit *c;
     TEST_OK(hs_qasm_parse_string("ok.qasm", "OPENQASM 2.0; include \"qelib1.inc\"; qreg q[1]; rx(1e300) q[0];"
-                                            "rz(1e-400) q[0]; rx(1/exp(700)) q[0];", &c));
+                                            "rz(1e-310) q[0]; rx(exp(-800)) q[0];", &c));
     assert_int_equal(c->nops, 3);
     hs_circuit_free(c);
 }
