@@ -89,6 +89,7 @@ typedef struct {
     FILE *f;
     char *buf;
     size_t cap;
+    size_t pos, len; /* the part of buf's getline line not yet handed out (bare-CR lines in it) */
     int lineno;
 } line_reader;
 
@@ -106,33 +107,46 @@ static int reader_open(line_reader *r, const char *path, const char *what)
     return hs_input_error(path, 0, NULL, "not a regular file");
 }
 
-/* The next line without its end ("\n" or "\r\n") in *line: returns 1, 0 at the end of the file,
- * or an input error (a read failure, a NUL byte). */
+/* The next line without its end (LF, CRLF or a bare CR, as parameter files and QASM read them; a
+ * bare-CR file was one line of "unexpected text") in *line, a UTF-8 byte-order mark dropped from the
+ * first: returns 1, 0 at the end of the file, or an input error (a read failure, a NUL byte). */
 static int reader_next(line_reader *r, char **line, int *rc)
 {
-    errno = 0;
-    ssize_t n = getline(&r->buf, &r->cap, r->f);
     *rc = HS_OK;
-    if (n < 0) {
-        if (ferror(r->f) || (!feof(r->f) && errno))
-            *rc = hs_input_error(r->path, r->lineno + 1, NULL, "cannot read: %s", strerror(errno ? errno : EIO));
-        return 0;
+    if (r->pos >= r->len) {
+        errno = 0;
+        ssize_t n = getline(&r->buf, &r->cap, r->f);
+        if (n < 0) {
+            if (ferror(r->f) || (!feof(r->f) && errno))
+                *rc = hs_input_error(r->path, r->lineno + 1, NULL, "cannot read: %s", strerror(errno ? errno : EIO));
+            return 0;
+        }
+        if (r->lineno == INT_MAX || n > INT_MAX) {
+            *rc = r->lineno == INT_MAX ? hs_input_error(r->path, 0, NULL, "more than %d lines", INT_MAX)
+                                       : hs_input_error(r->path, r->lineno + 1, NULL, "line longer than %d characters", INT_MAX);
+            return 0;
+        }
+        const char *nul = memchr(r->buf, '\0', (size_t)n);
+        if (nul) {
+            int at = r->lineno + 1;
+            const char *from = r->buf;
+            for (const char *c = r->buf; c + 1 < nul; c++)
+                if (c[0] == '\r' && c[1] != '\n') at++, from = c + 1;
+            *rc = at_error(r->path, at, (int)(nul - from) + 1, "NUL byte: not a text file");
+            return 0;
+        }
+        r->pos = 0;
+        r->len = (size_t)n;
     }
-    if (r->lineno == INT_MAX || n > INT_MAX) {
-        *rc = r->lineno == INT_MAX ? hs_input_error(r->path, 0, NULL, "more than %d lines", INT_MAX)
-                                   : hs_input_error(r->path, r->lineno + 1, NULL, "line longer than %d characters", INT_MAX);
-        return 0;
-    }
+    char *part = r->buf + r->pos;
+    size_t len = hs_text_bare_cr_line(part, r->len - r->pos);
+    r->pos += len + 1;
     r->lineno++;
-    size_t len = (size_t)n;
-    const char *nul = memchr(r->buf, '\0', len);
-    if (nul) {
-        *rc = at_error(r->path, r->lineno, (int)(nul - r->buf) + 1, "NUL byte: not a text file");
-        return 0;
-    }
-    if (len && r->buf[len - 1] == '\n') r->buf[--len] = '\0';
-    if (len && r->buf[len - 1] == '\r') r->buf[--len] = '\0';
-    *line = r->buf;
+    if (len && part[len - 1] == '\n') part[--len] = '\0';
+    if (len && part[len - 1] == '\r') part[--len] = '\0';
+    part[len] = '\0';
+    if (r->lineno == 1 && !strncmp(part, "\xef\xbb\xbf", 3)) part += 3;
+    *line = part;
     return 1;
 }
 

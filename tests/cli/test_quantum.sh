@@ -410,5 +410,30 @@ if [ $HAVE_MPI = 1 ]; then
     [ $# = 3 ] && [ "$1" = "$2" ] && [ "$2" = "$3" ] && ok "QAOA most likely cut on 1, 2, 4 ranks: $1" || bad "QAOA most likely cut by rank count:$cuts"
 fi
 
+# Hamiltonian and graph files with a UTF-8 byte-order mark, bare-CR (classic Mac) or CRLF line ends
+# read as their LF twins, as parameter files and circuits are (they were refused: "expected a
+# coefficient, got '\xef\xbb\xbf1.0'", "unexpected text after the vertex count"): the same energy
+grep -v '^#' "$ROOT/inputs/maxcut_6.graph" > lf.graph
+grep -v '^#' "$ROOT/inputs/h2_sto3g_parity_0735.pauli" > lf.pauli
+for kind in graph pauli; do
+    energies=""
+    for ends in lf bom cr crlf; do
+        case $ends in
+        lf) cp lf.$kind e.$kind ;;
+        bom) { printf '\357\273\277'; cat lf.$kind; } > e.$kind ;;
+        cr) tr '\n' '\r' < lf.$kind > e.$kind ;;
+        crlf) sed 's/$/\r/' lf.$kind > e.$kind ;;
+        esac
+        if [ $kind = graph ]; then set -- quantum.mode=qaoa quantum.graph=e.graph quantum.qaoa_layers=2
+        else set -- quantum.mode=vqe quantum.hamiltonian=e.pauli "quantum.circuit=$ROOT/inputs/qc_vqe_h2.qasm" quantum.ansatz_layers=1; fi
+        printf '[run]\nsolver = quantum\nseed = 7\n' > ends.ini
+        "$HS_BIN" run ends.ini "$@" quantum.optimizer=lbfgs output.path=ends_$ends >/dev/null 2>"$CAP/e"
+        energies="$energies $(grep -o '"energy": [-0-9.e+]*' ends_$ends.json 2>/dev/null | head -1 | cut -d' ' -f2)"
+    done
+    set -- $energies
+    [ $# = 4 ] && [ "$1" = "$2" ] && [ "$1" = "$3" ] && [ "$1" = "$4" ] &&
+        ok "$kind file with LF, BOM, CR and CRLF line ends: the same energy $1" || bad "$kind file line ends: energies '$energies': $(cat "$CAP/e")"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
