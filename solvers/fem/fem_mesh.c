@@ -375,7 +375,8 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
             } else if (g->dim[e] == dim) { /* 4.1: the element just kept, in another group of its entity */
                 dup[ndup++] = (hs_fem_shared){m->ncells - 1, g->phys[e], g->line[e], g->etag[e]};
             } else if (g->dim[e] == dim - 1) {
-                for (int k = 0; k < dim; k++) {
+                /* the first unused node ends it (each raised the error again: printed twice) */
+                for (int k = 0; k < dim && rc == HS_OK; k++) {
                     int64_t v = vid[g->node[g->ptr[e] + k]];
                     if (v < 0)
                         rc = hs_input_error(g->path, g->line[e], NULL, "a boundary %s uses a node that no %s uses",
@@ -399,9 +400,16 @@ int hs_fem_mesh_from_gmsh(const hs_gmsh *g, hs_fem_mesh **out)
     if (rc == HS_OK && dim == 2) {
         /* a planar mesh: all z equal */
         for (int64_t i = 1; i < m->nverts && rc == HS_OK; i++)
-            if (fabs(m->x[3 * i + 2] - m->x[2]) > 1e-12 * (1 + fabs(m->x[2])))
-                rc = hs_input_error(g->path, 0, NULL, "the triangles do not lie in one plane z = const (vertex %lld has z = %g, "
-                                                      "vertex 1 z = %g)", (long long)i + 1, m->x[3 * i + 2], m->x[2]);
+            if (fabs(m->x[3 * i + 2] - m->x[2]) > 1e-12 * (1 + fabs(m->x[2]))) {
+                /* named by the file's node tags (the vertex numbers were ours alone) */
+                int64_t tag_i = -1, tag_0 = -1;
+                for (int64_t n = 0; n < g->nnodes; n++) {
+                    if (vid[n] == i) tag_i = g->node_tag[n];
+                    if (vid[n] == 0) tag_0 = g->node_tag[n];
+                }
+                rc = hs_input_error(g->path, 0, NULL, "the triangles do not lie in one plane z = const (node %lld has z = %g, "
+                                                      "node %lld z = %g)", (long long)tag_i, m->x[3 * i + 2], (long long)tag_0, m->x[2]);
+            }
         for (int64_t i = 0; i < m->nverts; i++) m->x[3 * i + 2] = 0;
     }
     if (rc == HS_OK) {

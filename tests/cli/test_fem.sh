@@ -148,6 +148,14 @@ expect() { # name, expected message fragment
 mesh22 "3.0 0 8" > bad.msh; expect "version 3.0" "bad.msh:2: MSH format version 3 is not supported"
 mesh22 | sed '/\$Elements/,$d' > bad.msh; expect "no \$Elements" "the \$Elements section is missing"
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 9/' > bad.msh; expect "node out of range" "bad.msh:22: element 4 names node 9, which is not in \$Nodes"
+# a boundary line to a node no triangle uses: said once (each of its nodes raised it again, and the
+# message was printed twice)
+mesh22 | sed -e '/^\$Nodes$/{n;s/^4$/6/}' -e '/^\$Elements$/{n;s/^4$/5/}' -e 's/^4 0 1 0$/4 0 1 0\n5 2 2 0\n6 3 2 0/' \
+    -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 1 2 1 1 5 6/' > bad.msh
+expect "a boundary line off the triangles" "a boundary line uses a node that no triangle uses"
+[ "$(grep -c 'a boundary line uses a node' "$CAP/r")" = 1 ] && ok "... said once" || bad "the boundary-line message $(grep -c 'a boundary line uses' "$CAP/r") times"
+# a triangle off the plane, named by the file's node tags (it named our own vertex numbers)
+mesh22 | sed 's/^3 1 1 0$/3 1 1 0.05/' > bad.msh; expect "a node off the plane" "the triangles do not lie in one plane z = const (node 3 has z = 0.05, node 1 z = 0)"
 # a coordinate in hexadecimal (strtod read 0x1p-1 as 0.5; parameter files refuse it)
 mesh22 | sed 's/^3 1 1 0$/3 0x1p0 1 0/' > bad.msh; expect "hexadecimal coordinate" "bad.msh:14: '0x1p0' is not a number"
 mesh22 | sed 's/^4 2 2 10 1 1 3 4$/4 3 2 10 1 1 2 3 4/' > bad.msh; expect "quadrangle" "bad.msh:22: element 4 has Gmsh type 3 (4-node quadrangle), which is not supported"
