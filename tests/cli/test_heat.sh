@@ -274,5 +274,16 @@ for c in "|decay to zero" "heat.k=1e100 heat.dt=1e-4 heat.t_end=0.001|conductivi
     rm -f decay.h5 decay.xmf
 done
 
+# a sine mode beyond what the cells carry (it aliased, and the error against the exact mode read
+# 4e85); on a periodic axis the limit is n/2
+printf '[run]\nsolver = heat\n[heat]\nn = 8 8\nmode = 9 1\nt_end = 0.001\n' > alias.ini
+"$HS_BIN" check alias.ini >"$CAP/o" 2>"$CAP/e"; rc=$?
+[ $rc = 2 ] && grep -q "alias.ini:5: heat.mode: mode 9 along dimension 0 is more than 8 cells carry (at most 8" "$CAP/e" &&
+    ok "sine mode 9 on 8 cells refused" || bad "aliased mode: exit $rc: $(cat "$CAP/e")"
+"$HS_BIN" check alias.ini heat.mode="5 1" heat.bc_xlo=periodic heat.bc_xhi=periodic >"$CAP/o" 2>"$CAP/e"; rc=$?
+[ $rc = 2 ] && grep -q "heat.mode: mode 5 along dimension 0 is more than 8 cells carry (at most 4, n/2 on a periodic axis)" "$CAP/e" &&
+    ok "periodic mode 5 on 8 cells refused" || bad "periodic aliased mode: exit $rc: $(cat "$CAP/e")"
+"$HS_BIN" check alias.ini heat.mode="8 1" >/dev/null 2>"$CAP/e" && ok "mode 8 on 8 cells between walls accepted" || bad "mode 8: $(cat "$CAP/e")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
