@@ -952,7 +952,13 @@ int hs_gmsh_read(const char *path, hs_gmsh **out)
     hs_gmsh *m = calloc(1, sizeof *m);
     builder b = {0};
     b.m = m;
-    cursor c = {path, buf, got, 0, 1, 0, 1};
+    /* a UTF-8 byte-order mark and classic-Mac line ends (CR alone, no LF anywhere: a binary file's
+     * header lines end in LF, so its data are never touched), as parameter files read them */
+    const size_t bom = got >= 3 && !memcmp(buf, "\xef\xbb\xbf", 3) ? 3 : 0;
+    if (!memchr(buf, '\n', got))
+        for (size_t i = 0; i < got; i++)
+            if (buf[i] == '\r') buf[i] = '\n';
+    cursor c = {path, buf, got, bom, 1, 0, 1};
     int rc = m ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     if (rc == HS_OK) m->path = strdup(path);
     if (rc == HS_OK) rc = parse(&c, &b);

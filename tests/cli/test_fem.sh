@@ -154,6 +154,17 @@ mesh22 | sed -e '/^\$Nodes$/{n;s/^4$/6/}' -e '/^\$Elements$/{n;s/^4$/5/}' -e 's/
     -e 's/^4 2 2 10 1 1 3 4$/4 2 2 10 1 1 3 4\n5 1 2 1 1 5 6/' > bad.msh
 expect "a boundary line off the triangles" "a boundary line uses a node that no triangle uses"
 [ "$(grep -c 'a boundary line uses a node' "$CAP/r")" = 1 ] && ok "... said once" || bad "the boundary-line message $(grep -c 'a boundary line uses' "$CAP/r") times"
+# a mesh with a UTF-8 byte-order mark, or classic-Mac (bare CR) line ends, reads as its LF twin
+# (both were refused: "a section ($Name) was expected, found '\xef\xbb\xbf$MeshFormat'")
+mesh22 > lfm.msh
+{ printf '\357\273\277'; cat lfm.msh; } > bomm.msh
+tr '\n' '\r' < lfm.msh > crm.msh
+for m in lfm bomm crm; do
+    printf '[run]\nsolver = fem\n[fem]\nmesh = %s.msh\ndirichlet = left\nneumann = right\nneumann_value = 1\n[output]\npath = o_%s\n' $m $m > $m.ini
+    "$HS_BIN" run $m.ini --quiet >/dev/null 2>"$CAP/e_$m" || bad "$m mesh: $(cat "$CAP/e_$m")"
+done
+"$HS_BIN" compare o_lfm.$EXT o_bomm.$EXT u 0 >"$CAP/c" 2>&1 && "$HS_BIN" compare o_lfm.$EXT o_crm.$EXT u 0 >>"$CAP/c" 2>&1 &&
+    ok "meshes with a byte-order mark and bare-CR line ends solve as their LF twin, bitwise" || bad "BOM/CR meshes: $(cat "$CAP/c")"
 # a triangle off the plane, named by the file's node tags (it named our own vertex numbers)
 mesh22 | sed 's/^3 1 1 0$/3 1 1 0.05/' > bad.msh; expect "a node off the plane" "the triangles do not lie in one plane z = const (node 3 has z = 0.05, node 1 z = 0)"
 # a coordinate in hexadecimal (strtod read 0x1p-1 as 0.5; parameter files refuse it)
