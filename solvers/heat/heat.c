@@ -534,7 +534,10 @@ static int finish(void *state)
     heat *h = state;
     double e = 0, m = 0, x0[3] = {0, 0, 0}, v;
     if (h->ctx->rank == 0)
-        printf("heat: %lld steps of %.6g s to t = %.9g s (%s)", (long long)h->step, h->dt, h->clk.time,
+        /* the nominal step, or the time itself where one shortened step covered it all (it said "1
+         * steps of 3.5e+297 s to t = 0.001 s") */
+        printf("heat: %lld steps of %.6g s to t = %.9g s (%s)", (long long)h->step, h->dt > h->clk.time && h->clk.time > 0 ? h->clk.time : h->dt,
+               h->clk.time,
                h->cfg.scheme == HS_HEAT_EXPLICIT ? "explicit" : h->cfg.scheme == HS_HEAT_CRANK_NICOLSON ? "Crank-Nicolson" : "backward Euler");
     if (h->ctx->rank == 0 && h->cfg.scheme != HS_HEAT_EXPLICIT)
         printf(", %lld CG iterations", (long long)h->pcg_iterations);
