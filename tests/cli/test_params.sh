@@ -141,7 +141,7 @@ if ! "$HS_BIN" info | grep -q "GPU 0:"; then
     if "$HS_BIN" --version | grep -q '+cuda'; then want_rc=1 want="device = cuda requested but"
     else want_rc=2 want="run.device: cuda: this build has no CUDA backend"; fi
     if [ $rc = $want_rc ] && grep -q "$want" "$CAP/err.txt"; then
-        echo "ok   cuda requested without a GPU exits 1"; pass=$((pass + 1))
+        echo "ok   cuda requested without a GPU: exit $rc ($want)"; pass=$((pass + 1))
     else
         echo "FAIL cuda without GPU: exit $rc: $(cat "$CAP/err.txt")"; fail=$((fail + 1))
     fi
