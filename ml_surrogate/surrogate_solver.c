@@ -1045,6 +1045,9 @@ static const char *const g_restart_may_change[] = {"surrogate.steps", "surrogate
                                                    "surrogate.test_windows", "surrogate.forecast_file",
                                                    "surrogate.initial_times", "surrogate.overlap_allreduce", NULL};
 
+/* Where a training run ends: its step count (the time of its progress and checkpoints). */
+static double run_end(const hs_params *p) { return (double)hs_params_int(p, "surrogate.steps"); }
+
 const hs_solver_ops hs_surrogate_solver = {
     .name = "surrogate",
     .summary = "ConvLSTM encoder-forecaster surrogate of gridded time series (train, forecast, evaluate; data-parallel)",
@@ -1062,4 +1065,6 @@ const hs_solver_ops hs_surrogate_solver = {
     .destroy = destroy,
     .restart_may_change = g_restart_may_change,
     .work_unit = "samples",
+    .run_end = run_end,
+    .end_key = "surrogate.steps",
 };

@@ -899,7 +899,14 @@ static int open_restart(hs_ctx *ctx, const hs_params *p, const hs_solver_ops *op
      * at once with exit 0 and an output of 0 records */
     char tkey[96];
     snprintf(tkey, sizeof tkey, "%s.t_end", ops->name);
-    if (rc == HS_OK && hs_params_declared(tkey) && hs_params_real(p, tkey) > 0) {
+    if (rc == HS_OK && ops->end_key && ops->run_end) {
+        /* a run that ends at a count of its own (the surrogate's steps: one below the checkpoint's
+         * wrote an empty output and a model, exit 0) */
+        const double end = ops->run_end(p);
+        if (end < *time)
+            rc = hs_params_error(p, ops->end_key, "%.9g is before the checkpoint %s (at %.9g): nothing would be left to run", end, path,
+                                 *time);
+    } else if (rc == HS_OK && hs_params_declared(tkey) && hs_params_real(p, tkey) > 0) {
         const double end = ops->run_end ? ops->run_end(p) : hs_params_real(p, tkey);
         char whole[64] = "";
         if (ops->run_end) snprintf(whole, sizeof whole, " (the run ends at %.9g)", end);

@@ -54,6 +54,10 @@ typedef struct hs_solver_ops {
     /* The simulated end time the parameters ask for, where it is not SECTION.t_end itself (the
      * seismic solver's shots run one after another on one time axis); NULL: SECTION.t_end. */
     double (*run_end)(const hs_params *p);
+    /* The key that sets where the run ends, where it is not SECTION.t_end (the surrogate's
+     * surrogate.steps: its time is the optimiser's step); run_end then gives its value.  NULL:
+     * SECTION.t_end. */
+    const char *end_key;
     /* Why the run ended before its end time by a rule of its own (a steady state, an optimiser's
      * stopping test), in words for the file's stop detail; NULL (or a NULL op): no such rule fired. */
     const char *(*stop_rule)(void *state);

@@ -262,6 +262,9 @@ expect_input_error "initial time not in the file" "surrogate.initial_times: 2.05
 expect_input_error "restart with another architecture" "surrogate.hidden: the checkpoint ckf.h5 was made with surrogate.hidden = 8 8" \
     train run.restart=ckf.h5 surrogate.hidden="16 16"
 expect_input_error "restart from a corrupt checkpoint" "bad/cut.h5" train run.restart=bad/cut.h5
+# fewer steps than the checkpoint holds: nothing left to run (it wrote an empty output and a model, exit 0)
+expect_input_error "restart with fewer steps than the checkpoint's" "surrogate.steps: 1 is before the checkpoint ckf.h5" \
+    train run.restart=ckf.h5 surrogate.steps=1
 expect_input_error "model path naming a data file (training replaced it)" "surrogate.model_path: traj0.nc is a data file of surrogate.files" \
     train surrogate.model_path=traj0.nc
 expect_input_error "output path naming a data file" "output.path: the output file traj1.nc is a data file of the surrogate" \
