@@ -45,6 +45,9 @@ def main():
     rec = hsio.record_dim(ds)
     names = [n for n in hsio.fields(ds) if rec in ds[n].dims]
     var = a.var or (names[0] if names else None)
+    # a diagnostic series has one value a record: no field to draw (it failed unpacking a frame's dims)
+    if var is not None and var in ds.data_vars and var not in names and var in hsio.series(ds):
+        hsio.die(f"{var} is a time series, not a field: plot it with plot_diagnostics.py (fields: {', '.join(names) or 'none'})")
     if var is None or var not in ds.data_vars or rec not in ds[var].dims:
         hsio.die(f"no time-dependent field {a.var or ''} in {a.file} (fields: {', '.join(names) or 'none'})")
     v = ds[var]

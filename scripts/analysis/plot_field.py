@@ -71,6 +71,10 @@ def main():
     var = a.var or (names[0] if names else None)
     if var is not None and var in ds.data_vars and var not in names and var in hsio.series(ds):
         hsio.die(f"{var} is a time series, not a field: plot it with plot_diagnostics.py (fields: {', '.join(names) or 'none'})")
+    # cell bounds and areas are the grid's, not fields (x_bnds was drawn as an image; animate.py
+    # refused it)
+    if var is not None and (var.endswith("_bnds") or var == "cell_area") and var in ds.data_vars:
+        hsio.die(f"{var} describes the grid's cells, not a field (fields: {', '.join(names) or 'none'})")
     if var is None or var not in ds.data_vars:
         hsio.die(f"no field {a.var or ''} in {a.file} (fields: {', '.join(names) or 'none'})")
     field, index, t = pick_record(ds, var, a.time, a.at)

@@ -97,6 +97,16 @@ grep -q "kinetic_energy = " diag.txt && ok "plot_diagnostics.py prints the last 
 # (they ended in a traceback, or the slice was ignored)
 python3 "$A/plot_field.py" cavity.$EXT --var kinetic_energy --out x.png >out.txt 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "kinetic_energy is a time series" out.txt && ok "plot_field.py --var of a series: exit 2" || bad "plot_field.py --var of a series: exit $rc: $(tail -1 out.txt)"
+python3 "$A/animate.py" cavity.$EXT --var kinetic_energy --out x.gif >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "kinetic_energy is a time series" out.txt && ok "animate.py --var of a series: exit 2" || bad "animate.py --var of a series: exit $rc: $(tail -1 out.txt)"
+python3 "$A/plot_field.py" cavity.$EXT --var x_bnds --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "x_bnds describes the grid's cells" out.txt && ok "plot_field.py --var x_bnds: exit 2" || bad "plot_field.py --var x_bnds: exit $rc: $(tail -1 out.txt)"
+# plot_pinn.py on files that are none of the PINN's, and missing: a message, exit 2, nothing written
+for args in "missing.nc" "cavity.$EXT"; do
+    rm -f pp.png; python3 "$ROOT/scripts/plot_pinn.py" $args -o pp.png >out.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "plot_pinn.py: error:" out.txt && ! grep -q Traceback out.txt && [ ! -f pp.png ] &&
+        ok "plot_pinn.py $args: exit 2" || bad "plot_pinn.py $args: exit $rc: $(tail -1 out.txt)"
+done
 python3 "$A/plot_field.py" cavity.$EXT --slice z=3 --out x.png >out.txt 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "nothing to cut" out.txt && ok "plot_field.py --slice of a 2-D field: exit 2" || bad "plot_field.py --slice on 2-D: exit $rc: $(tail -1 out.txt)"
 python3 "$A/cavity_ghia.py" cavity.$EXT --out cav_ghia.png >ghia.txt 2>&1 || bad "cavity_ghia.py: $(cat ghia.txt)"
