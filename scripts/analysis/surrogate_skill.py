@@ -25,12 +25,19 @@ def main():
     ap.add_argument("file", metavar="OUTPUT.nc")
     ap.add_argument("--out", "-o", help="the skill PNG")
     ap.add_argument("--example-var", help="variable of the example figure (default: the first)")
-    ap.add_argument("--leads", default="1,5,10", help="lead indices of the example figure (1-based)")
+    ap.add_argument("--leads", default=None, help="lead indices of the example figure (1-based; default 1,5,10 where there are so many)")
     ap.add_argument("--example-out", help="the example PNG")
     a = ap.parse_args()
     hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()
+    # checked before any figure is written ('abc' was a traceback)
+    try:
+        asked = [int(x) for x in a.leads.split(",") if x.strip()] if a.leads is not None else None
+    except ValueError:
+        hsio.die(f"--leads {a.leads}: give lead indices as whole numbers, e.g. 1,5,10")
+    if asked is not None and not asked:
+        hsio.die(f"--leads {a.leads!r}: give at least one lead index")
     ds = hsio.open_output(a.file)
     names = [n[len("rmse_"):] for n in ds.data_vars if n.startswith("rmse_") and not n.startswith(("rmse_persistence_", "rmse_climatology_"))]
     if not names or "lead_time" not in ds.variables:
@@ -64,17 +71,24 @@ def main():
     fig.suptitle(f"surrogate skill, {int(ds.attrs.get('test_windows', 0)) or '?'} test windows")
     fig.tight_layout()
     base = os.path.join(os.path.dirname(a.file), hsio.stem(a.file))
-    hsio.save(fig, a.out or base + "_skill.png")
-    plt.close(fig)
     ex_path = next((base + "_example" + e for e in (".nc", ".h5") if os.path.exists(base + "_example" + e)), None)
-    if ex_path:
+    if ex_path:  # read and checked before the first figure is written
         ex = hsio.open_output(ex_path)
         v = a.example_var or names[0]
         if v not in ex or v + "_forecast" not in ex:
             hsio.die(f"{ex_path} has no {v} and {v}_forecast")
         truth, fc = ex[v].values, ex[v + "_forecast"].values
-        leads = [int(x) for x in a.leads.split(",") if x.strip()]
-        leads = [k for k in leads if 1 <= k <= truth.shape[0]] or [1, truth.shape[0]]
+        if asked is not None:
+            # leads the user named must exist (0 and 9 of 4 were dropped without a word)
+            out = [k for k in asked if not 1 <= k <= truth.shape[0]]
+            if out:
+                hsio.die(f"--leads {a.leads}: {', '.join(map(str, out))} outside 1..{truth.shape[0]} (the example's leads)")
+            leads = asked
+        else:
+            leads = [k for k in (1, 5, 10) if k <= truth.shape[0]] or [1, truth.shape[0]]
+    hsio.save(fig, a.out or base + "_skill.png")
+    plt.close(fig)
+    if ex_path:
         fig, axes = plt.subplots(3, len(leads), figsize=(3.4 * len(leads), 8), squeeze=False)
         lo, hi = float(min(truth.min(), fc.min())), float(max(truth.max(), fc.max()))
         d = float(np.abs(fc - truth).max()) or 1.0

@@ -228,6 +228,12 @@ if command -v ncgen >/dev/null; then
     python3 "$A/surrogate_skill.py" scores.$EXT --leads 1,4 >s.txt 2>&1 || bad "surrogate_skill.py: $(cat s.txt)"
     check_png "surrogate_skill.py" scores_skill.png
     check_png "surrogate_skill.py (example)" scores_example.png
+    # --leads outside the example's, or no numbers: a message, exit 2 (dropped without a word, or a traceback)
+    for l in 0 1,99 abc; do
+        python3 "$A/surrogate_skill.py" scores.$EXT --leads $l --out sk_bad.png >out.txt 2>&1; rc=$?
+        [ $rc = 2 ] && grep -q -- "--leads $l: " out.txt && [ ! -f sk_bad.png ] && ok "surrogate_skill.py --leads $l: exit 2" ||
+            bad "surrogate_skill.py --leads $l: exit $rc: $(tail -1 out.txt)"
+    done
     # the printed RMSE equals the CSV that evaluate wrote
     if python3 - scores.csv s.txt <<'PY'; then ok "surrogate_skill.py: its table equals evaluate's CSV"; else bad "surrogate_skill.py table: $(head -5 s.txt)"; fi
 import csv, sys
