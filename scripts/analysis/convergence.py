@@ -58,14 +58,24 @@ def main():
             t = float(ds[rec].values[i]) if rec in ds.coords else i
             v = v.isel({rec: i})
         coords = [np.asarray(ds[d].values, dtype=float) if d in ds.coords else None for d in v.dims]
-        levels.append((v.size, f, np.asarray(v.values, dtype=float), t, var, coords))
+        # the domain each level covers, from its cell edges (grids of other domains made an order)
+        span = [(float(e[0]), float(e[-1])) if d in ds.coords else None
+                for d, e in ((d, hsio.edges(ds, d, v.sizes[d])) for d in v.dims)]
+        levels.append((v.size, f, np.asarray(v.values, dtype=float), t, var, coords, span))
     levels.sort(key=lambda x: x[0])
     if len({lv[4] for lv in levels}) != 1:
         hsio.die("the files hold different variables")
     var = levels[0][4]
     times = [lv[3] for lv in levels]
+    # levels at different times or over different domains compare different solutions: their
+    # "order" (-0.09, -0.13) meant nothing (it was a warning, and the domains were not looked at)
     if None not in times and max(times) - min(times) > 1e-9 * max(1.0, abs(max(times))):
-        print(f"convergence.py: warning: the records are at different times {times}", file=sys.stderr)
+        hsio.die(f"the records are at different times {times}: choose one with --time, or runs that reach the same time")
+    for k in range(1, len(levels)):
+        for ax, (s0, s1) in enumerate(zip(levels[0][6], levels[k][6])):
+            if s0 is not None and s1 is not None and max(abs(s0[0] - s1[0]), abs(s0[1] - s1[1])) > 1e-9 * max(1.0, abs(s0[1] - s0[0])):
+                hsio.die(f"{levels[0][1]} and {levels[k][1]} cover different domains along axis {ax} "
+                         f"([{s0[0]:g}, {s0[1]:g}] and [{s1[0]:g}, {s1[1]:g}]): the levels must refine one grid")
     shapes = [lv[2].shape for lv in levels]
     ndim = len(shapes[0])
     r = shapes[1][-1] / shapes[0][-1]

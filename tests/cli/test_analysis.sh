@@ -166,6 +166,11 @@ for n in 8 16 32 64; do
 done
 python3 "$A/convergence.py" conv8.$EXT conv16.$EXT conv32.$EXT conv64.$EXT --out conv.png >conv.txt 2>&1 || bad "convergence.py: $(cat conv.txt)"
 check_png "convergence.py" conv.png
+# a level over another domain (twice the length): refused, not an order of -0.09
+run "$I/heat2d.ini" heat.n=16,16 heat.length=2,2 heat.conductivity=constant heat.source=none heat.initial=sine output.path=conv16L
+python3 "$A/convergence.py" conv8.$EXT conv16L.$EXT conv32.$EXT --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "cover different domains" out.txt && ok "convergence.py on levels of different domains: exit 2" ||
+    bad "convergence.py on different domains: exit $rc: $(tail -1 out.txt)"
 if awk '/^(16x16|32x32) / { n++; if ($NF < 1.8 || $NF > 2.2) bad = 1 } END { exit !(n == 2 && !bad) }' conv.txt; then
     ok "convergence.py: observed orders $(awk '/^(16x16|32x32) / { printf "%s ", $NF }' conv.txt)(second-order scheme: 2)"
 else
