@@ -159,6 +159,16 @@ python3 "$A/cavity_ghia.py" swl.$EXT --re 100 --out x.png >out.txt 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "output of cfd shallow_water, not of a lid-driven cavity" out.txt && ok "cavity_ghia.py on shallow water: exit 2" ||
     bad "cavity_ghia.py on shallow water: exit $rc: $(tail -1 out.txt)"
 
+# the lattice Boltzmann cavity: Re from lbm.u_ref L / lbm.nu (it asked for --re of a file that said
+# Re 100), and a --re against the file's said
+run "$I/lbm_cavity_re100.ini" cfd.n=24 cfd.t_end=2 output.every_time=1 output.path=lbmcav
+python3 "$A/cavity_ghia.py" lbmcav.$EXT --out lbm_ghia.png >out.txt 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "Re 100\|Re = 100\|largest difference" out.txt && ok "cavity_ghia.py on an lbm cavity takes Re from its parameters" ||
+    bad "cavity_ghia.py on lbm: exit $rc: $(tail -2 out.txt)"
+python3 "$A/cavity_ghia.py" lbmcav.$EXT --re 1000 --out lbm_ghia.png >out.txt 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "warning: --re 1000 against a file whose parameters give Re = 100" out.txt && ok "cavity_ghia.py --re against the file's Re: warned" ||
+    bad "cavity_ghia.py --re 1000 on Re 100: exit $rc: $(tail -2 out.txt)"
+
 # 4. convergence of the heat scheme (sine start, constant k, no source) on 8^2 .. 64^2 cells:
 #    the observed order of the explicit second-order scheme is 2
 for n in 8 16 32 64; do
