@@ -233,6 +233,11 @@ def main():
     ap.add_argument("--no-check", action="store_true", help="do not validate the members with hpcsim check")
     ap.add_argument("--submit", action="store_true", help="submit the array with sbatch when written")
     a = ap.parse_args()
+    # the job's geometry before anything is written (--ntasks 0 and --max-parallel 0 wrote an array
+    # Slurm refuses, or one that never runs)
+    for opt, v in (("--ntasks", a.ntasks), ("--cpus-per-task", a.cpus_per_task), ("--max-parallel", a.max_parallel)):
+        if v < 1:
+            die(f"{opt} {v}: give at least 1")
 
     base = os.path.abspath(a.base)
     if not os.path.isfile(base):

@@ -135,6 +135,19 @@ fi
 if ! "$S/sweep.py" sw.ini bad heat.kk=1,2 >bad.txt 2>&1 && grep -q "heat.kk" bad.txt && [ ! -e bad ]; then
     ok "sweep.py refuses a misspelt key with hpcsim check's message and writes nothing"
 else bad "sweep.py with a bad key: $(cat bad.txt)"; fi
+# impossible job geometry and environment numbers: refused before anything is written or run (an
+# array of --ntasks=0 was written; HS_MAX_REQUEUES=abc turned the requeue limit off)
+for opt in "--ntasks 0" "--cpus-per-task -1" "--max-parallel 0"; do
+    # shellcheck disable=SC2086
+    if ! "$S/sweep.py" sw.ini geo heat.k=1,2 $opt >bad.txt 2>&1 && grep -q -- "${opt%% *} ${opt#* }: give at least 1" bad.txt && [ ! -e geo ]; then
+        ok "sweep.py $opt refused, nothing written"
+    else bad "sweep.py $opt: $(cat bad.txt)"; fi
+done
+for env in HS_MAX_REQUEUES=abc HS_WALLTIME_MARGIN=-5000; do
+    env SLURM_JOB_ID=999999 "$env" bash "$S/hpcsim_preemptible.sbatch" sw.ini >bad.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "${env%%=*}=${env#*=}: give a whole number" bad.txt && ok "hpcsim_preemptible.sbatch with $env: exit 2" ||
+        bad "preemptible with $env: exit $rc: $(cat bad.txt)"
+done
 # an absolute output path the members share: they would overwrite one file (collect.py then read one
 # member's results for all): refused, nothing written; a folder name with a space is quoted in the
 # #SBATCH lines (it broke sbatch: "Invalid directive")
