@@ -143,6 +143,10 @@ for opt in "--ntasks 0" "--cpus-per-task -1" "--max-parallel 0"; do
         ok "sweep.py $opt refused, nothing written"
     else bad "sweep.py $opt: $(cat bad.txt)"; fi
 done
+for args in "run|'run' needs a parameter file" "nope.ini|nope.ini: no such parameter file"; do
+    env SLURM_JOB_ID=999999 bash "$S/hpcsim_cpu.sbatch" ${args%%|*} >bad.txt 2>&1; rc=$?
+    [ $rc = 2 ] && grep -q "${args#*|}" bad.txt && ok "hpcsim_cpu.sbatch ${args%%|*}: exit 2 before srun" || bad "cpu sbatch ${args%%|*}: exit $rc: $(cat bad.txt)"
+done
 for env in HS_MAX_REQUEUES=abc HS_WALLTIME_MARGIN=-5000; do
     env SLURM_JOB_ID=999999 "$env" bash "$S/hpcsim_preemptible.sbatch" sw.ini >bad.txt 2>&1; rc=$?
     [ $rc = 2 ] && grep -q "${env%%=*}=${env#*=}: give a whole number" bad.txt && ok "hpcsim_preemptible.sbatch with $env: exit 2" ||
