@@ -29,6 +29,8 @@ def main():
     ap.add_argument("--relative", action="store_true", help="(y - y0) / |y0|: the drift from the first record")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
+    if a.log and a.relative:  # the usage's "--log | --relative": a drift changes sign, a log scale cannot show it
+        hsio.die("--log and --relative: give one (a relative drift changes sign; a log scale cannot show it)")
     hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()

@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--trace-normalize", action="store_true", help="scale every trace to its own maximum")
     ap.add_argument("--out", "-o", help="PNG file")
     a = ap.parse_args()
+    if a.every < 1:  # 0 and -2 were drawn as 1 without a word
+        hsio.die(f"--every {a.every}: give at least 1")
     hsio.need(["numpy", "xarray", "matplotlib"])
     import numpy as np
     plt = hsio.setup_matplotlib()

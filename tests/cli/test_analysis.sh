@@ -91,6 +91,8 @@ python3 "$A/plot_field.py" heat.$EXT --out /proc/hs-none/x.png >out.txt 2>&1; rc
 #    check is that the profiles are drawn and the table read, not the steady state)
 run "$I/cavity_re100.ini" cfd.n=17 cfd.t_end=3 output.every_time=0.5 output.path=cavity
 python3 "$A/plot_diagnostics.py" cavity.$EXT --log --out cav_diag.png >diag.txt 2>&1 || bad "plot_diagnostics.py: $(cat diag.txt)"
+python3 "$A/plot_diagnostics.py" cavity.$EXT --log --relative --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- "--log and --relative: give one" out.txt && ok "plot_diagnostics.py --log --relative: exit 2" || bad "plot_diagnostics.py --log --relative: exit $rc: $(tail -1 out.txt)"
 check_png "plot_diagnostics.py" cav_diag.png
 grep -q "kinetic_energy = " diag.txt && ok "plot_diagnostics.py prints the last kinetic energy" || bad "diagnostics: $(cat diag.txt)"
 # plot_field.py's arguments: a series named as a field, a slice of a 2-D field: a message, exit 2
@@ -135,6 +137,8 @@ run "$I/seismic_salt.ini" seismic.medium=constant seismic.model_file=none seismi
     seismic.receiver_start=300,30 seismic.receiver_end=2700,30 seismic.segy=false output.path=shot_snap
 python3 "$A/plot_seismograms.py" salt_shot.$EXT --trace-normalize --out wiggle.png >picks.txt 2>&1 || bad "plot_seismograms.py: $(cat picks.txt)"
 check_png "plot_seismograms.py" wiggle.png
+python3 "$A/plot_seismograms.py" salt_shot.$EXT --every 0 --out x.png >out.txt 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- "--every 0: give at least 1" out.txt && ok "plot_seismograms.py --every 0: exit 2" || bad "plot_seismograms.py --every 0: exit $rc: $(tail -1 out.txt)"
 # its picks: the direct wave's moveout beyond 300 m offset is 1 / vp (vp = 2000 m/s, the default medium)
 if python3 - picks.txt <<'PY' >v.txt 2>&1; then ok "plot_seismograms.py picks: direct wave at $(cat v.txt) m/s (vp 2000)"; else bad "picks: $(cat v.txt picks.txt)"; fi
 import sys
