@@ -304,6 +304,11 @@ static int index_nodes(cursor *c, builder *b, int line)
     if (!pairs) return HS_FAIL(HS_ERR_RUNTIME, "out of memory reading a mesh");
     for (int64_t i = 0; i < n; i++) pairs[2 * i] = m->node_tag[i], pairs[2 * i + 1] = i;
     qsort(pairs, (size_t)n, 2 * sizeof(int64_t), cmp_pair);
+    if (n && pairs[0] < 1) { /* Gmsh numbers nodes from 1; 0 and negative tags were taken */
+        long long t = (long long)pairs[0];
+        free(pairs);
+        return fail(c, line, "node tag %lld: Gmsh's node tags are positive", t);
+    }
     for (int64_t i = 1; i < n; i++)
         if (pairs[2 * i] == pairs[2 * i - 2]) {
             long long t = (long long)pairs[2 * i];

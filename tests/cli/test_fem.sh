@@ -165,6 +165,9 @@ for m in lfm bomm crm; do
 done
 "$HS_BIN" compare o_lfm.$EXT o_bomm.$EXT u 0 >"$CAP/c" 2>&1 && "$HS_BIN" compare o_lfm.$EXT o_crm.$EXT u 0 >>"$CAP/c" 2>&1 &&
     ok "meshes with a byte-order mark and bare-CR line ends solve as their LF twin, bitwise" || bad "BOM/CR meshes: $(cat "$CAP/c")"
+# a node tag of 0 (Gmsh numbers nodes from 1; it was taken)
+mesh22 | sed -e 's/^1 0 0 0$/0 0 0 0/' -e 's/^1 1 2 1 1 4 1$/1 1 2 1 1 4 0/' -e 's/^3 2 2 10 1 1 2 3$/3 2 2 10 1 0 2 3/' > bad.msh
+expect "node tag 0" "node tag 0: Gmsh's node tags are positive"
 # a triangle off the plane, named by the file's node tags (it named our own vertex numbers)
 mesh22 | sed 's/^3 1 1 0$/3 1 1 0.05/' > bad.msh; expect "a node off the plane" "the triangles do not lie in one plane z = const (node 3 has z = 0.05, node 1 z = 0)"
 # a coordinate in hexadecimal (strtod read 0x1p-1 as 0.5; parameter files refuse it)
