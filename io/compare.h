@@ -11,6 +11,8 @@ typedef struct hs_compare_result {
     double max_abs;       /* max |a - b| */
     double max_rel;       /* max |a - b| / max |b| over the variable */
     double ref_max;       /* max |b| */
+    char note[2048];      /* where the two files' coordinates of the variable differ (same shape, other
+                           * domain: the values were compared point by point without a word), or "" */
 } hs_compare_result;
 
 /* Read variable `name` from both files (NetCDF or HDF5) and compare them value by value; with

@@ -285,5 +285,15 @@ printf '[run]\nsolver = heat\n[heat]\nn = 8 8\nmode = 9 1\nt_end = 0.001\n' > al
     ok "periodic mode 5 on 8 cells refused" || bad "periodic aliased mode: exit $rc: $(cat "$CAP/e")"
 "$HS_BIN" check alias.ini heat.mode="8 1" >/dev/null 2>"$CAP/e" && ok "mode 8 on 8 cells between walls accepted" || bad "mode 8: $(cat "$CAP/e")"
 
+# compare on two grids of one shape over other domains: the values are of other points, and it says so
+# (it reported DIFFER alone)
+printf '[run]\nsolver = heat\n[heat]\nn = 8 8\nt_end = 0.001\n' > dom.ini
+"$HS_BIN" run dom.ini --quiet output.path=dom1 >/dev/null 2>&1 && "$HS_BIN" run dom.ini --quiet heat.length=2,2 output.path=dom2 >/dev/null 2>&1
+"$HS_BIN" compare dom1.$EXT dom2.$EXT T >"$CAP/o" 2>&1
+grep -q "T: note: the coordinates y differ (0.0625 .. 0.9375 in dom1.$EXT, 0.125 .. 1.875 in dom2.$EXT)" "$CAP/o" &&
+    ok "compare notes coordinates that differ" || bad "compare over other domains: $(cat "$CAP/o")"
+"$HS_BIN" compare dom1.$EXT dom1.$EXT T >"$CAP/o" 2>&1
+! grep -q "note:" "$CAP/o" && ok "compare of a file with itself has no note" || bad "compare self: $(cat "$CAP/o")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
