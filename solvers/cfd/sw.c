@@ -83,6 +83,7 @@ typedef struct sw_config {
     /* bounds of the initial state, for the stability estimate and the positivity check */
     double h_max, h_min, u_max, v_max, f_max;
     const char *rotation_keys[3]; /* f0 and beta, the one of the larger |f| first */
+    double jet_eta_mean;          /* the jet's balanced surface averaged over the grid's rows: taken off, so that H is the mean depth */
 } sw_config;
 
 typedef struct sw {
@@ -264,6 +265,7 @@ static double initial_at(const sw_config *c, const wave_t *w, int var, int64_t g
     switch (c->scase) {
     case SW_JET:
         jet_profile(c, y, &u, &eta);
+        eta -= c->jet_eta_mean;
         if (var == 0) eta += c->pert * c->depth * jet_noise(c, x) * jet_envelope(c, y);
         break;
     case SW_WAVE:
@@ -280,7 +282,6 @@ static double initial_at(const sw_config *c, const wave_t *w, int var, int64_t g
 
 /* ---------------------------------------------------------------- configuration */
 
-/* The first of keys (NULL-ended) that the run's parameters set, else fallback. */
 /* Each case's amplitude: the key its depth and speeds scale with. */
 static const char *const amplitude_key[4] = {"shallow_water.jet_speed", "shallow_water.topo_height", "shallow_water.wave_amplitude",
                                              "shallow_water.vortex_amplitude"};
@@ -390,7 +391,19 @@ static int read_config(const hs_params *p, sw_config *c)
     switch (c->scase) {
     case SW_JET: {
         double L = c->jet_width, U = fabs(c->jet_speed);
-        double e = c->walls ? U * L / c->grav * (fabs(c->f0) + fabs(c->beta) * L * log(2.0)) : 2.0 * fabs(c->f0) * U * L / c->grav;
+        /* the balanced surface's mean over the rows (cell centres) is taken off: the periodic pair's
+         * surface was 2 f0 U L / g lower between the jets and 0 outside, so the mean depth was
+         * 0.94 for depth = 1 (mass 1.88 on a 2 x 1 box), and the beta-plane channel's sat ln 2 beta U
+         * L^2 / g low; H is the mean depth now, as its key says.  |eta| is then at most f0 U L / g
+         * (periodic) */
+        double mean = 0;
+        for (int64_t j = 0; j < c->g.n[1]; j++) {
+            double uj, ej;
+            jet_profile(c, ((double)j + 0.5) * c->g.dx[1], &uj, &ej);
+            mean += ej;
+        }
+        c->jet_eta_mean = mean / (double)c->g.n[1];
+        double e = c->walls ? U * L / c->grav * (fabs(c->f0) + fabs(c->beta) * L * log(2.0)) : fabs(c->f0) * U * L / c->grav;
         eta_hi = e + c->pert * c->depth, eta_lo = -eta_hi;
         eta_jet = e;
         c->u_max = U;
