@@ -179,6 +179,15 @@ size_t hs_text_bare_cr_line(char *s, size_t len)
     return len;
 }
 
+int64_t hs_text_bare_cr_part(const char *s, size_t at, size_t *start)
+{
+    int64_t part = 0;
+    *start = 0;
+    for (size_t i = 0; i < at; i++) /* s[i + 1] exists: at is within s */
+        if (s[i] == '\r' && s[i + 1] != '\n') part++, *start = i + 1;
+    return part;
+}
+
 int hs_params_list_has_empty(const char *s)
 {
     int pending = 1, commas = 0, quoted = 0; /* at the start a comma has nothing before it */

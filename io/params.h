@@ -199,6 +199,9 @@ int hs_params_list_has_empty(const char *s);
  * read them so): of a line as getline returned it (s, len bytes), the length of its first part,
  * ended by a CR that no LF follows (that CR becomes NUL), or len when there is none. */
 size_t hs_text_bare_cr_line(char *s, size_t len);
+/* Of such a line, unsplit, the part that holds byte `at` (0: the first; a reader counts it onto
+ * its line number) and, in *start, where that part begins (for the byte's column). */
+int64_t hs_text_bare_cr_part(const char *s, size_t at, size_t *start);
 /* The first byte of s (len bytes) that no text file holds (a control character other than tab, LF
  * and CR, or DEL), with its offset in *at; -1 when there is none.  NUL included: a reader that
  * splits lines at whitespace with strtok took a NUL for the end of the line and dropped the rest. */

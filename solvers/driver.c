@@ -225,20 +225,21 @@ int hs_driver_check_output_file(const hs_params *p, const char *key, const char 
 /* A section of another solver than run.solver's, set in the file or on the command line: the run
  * would ignore it ([quantum] shots = 5 in a heat run ran without a word), so it is bad input, unless
  * it is a leftover of the file under a solver switched on the command line. */
+static int foreign_section_check(const hs_params *p, const char *section)
+{
+    char key[160];
+    if (hs_params_section_set_against(p, section, "run.solver", key, sizeof key)) return hs_params_unused(p, key, "run.solver");
+    return HS_OK;
+}
+
 static int foreign_sections_check(const hs_params *p)
 {
     const hs_solver_ops *mine = hs_solver_find(hs_params_string(p, "run.solver"));
     if (!mine) return HS_OK;
-    const char *const *own = hs_solver_sections(mine);
     for (const hs_solver_ops *const *o = hs_solver_list(); *o; o++) {
         if (*o == mine) continue;
-        for (const char *const *sec = hs_solver_sections(*o); sec && *sec; sec++) {
-            int shared = 0;
-            for (const char *const *m = own; m && *m; m++) shared |= !strcmp(*m, *sec);
-            char key[160];
-            if (!shared && hs_params_section_set_against(p, *sec, "run.solver", key, sizeof key))
-                return hs_params_unused(p, key, "run.solver");
-        }
+        HS_CHECK(foreign_section_check(p, (*o)->name));
+        for (const char *const *sec = (*o)->sections; sec && *sec; sec++) HS_CHECK(foreign_section_check(p, *sec));
     }
     return HS_OK;
 }

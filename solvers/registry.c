@@ -35,21 +35,6 @@ const hs_solver_ops *hs_solver_find(const char *name)
 
 const hs_solver_ops *const *hs_solver_list(void) { return g_solvers; }
 
-const char *const *hs_solver_sections(const hs_solver_ops *ops)
-{
-    /* the sections a solver reads besides [run], [output] and [checkpoint]: its own name's, and the
-     * CFD models' */
-    static const char *const cfd[] = {"cfd", "navier_stokes", "spectral", "shallow_water", "lbm", NULL};
-    static const char *own[sizeof g_solvers / sizeof g_solvers[0]][2];
-    if (!strcmp(ops->name, "cfd")) return cfd;
-    for (int i = 0; g_solvers[i]; i++)
-        if (g_solvers[i] == ops) {
-            own[i][0] = ops->name;
-            return own[i];
-        }
-    return NULL;
-}
-
 int hs_solver_declare_all(void)
 {
     HS_CHECK(hs_driver_declare());

@@ -58,6 +58,9 @@ typedef struct hs_solver_ops {
      * surrogate.steps: its time is the optimiser's step); run_end then gives its value.  NULL:
      * SECTION.t_end. */
     const char *end_key;
+    /* The parameter sections the solver reads besides its name's, [run], [output] and [checkpoint]
+     * (the CFD models'), NULL-terminated; NULL: none.  Another solver's are bad input (the driver). */
+    const char *const *sections;
     /* Why the run ended before its end time by a rule of its own (a steady state, an optimiser's
      * stopping test), in words for the file's stop detail; NULL (or a NULL op): no such rule fired. */
     const char *(*stop_rule)(void *state);
@@ -84,9 +87,6 @@ int hs_driver_validate(hs_ctx *ctx, const hs_params *p);
 const hs_solver_ops *hs_solver_find(const char *name);
 /* All registered solvers, NULL-terminated. */
 const hs_solver_ops *const *hs_solver_list(void);
-/* The parameter sections solver `ops` reads besides [run], [output] and [checkpoint] (its name's;
- * the CFD models' for cfd), NULL-terminated. */
-const char *const *hs_solver_sections(const hs_solver_ops *ops);
 /* Declare the [run], [output] and [checkpoint] sections and every solver's (once per process). */
 int hs_solver_declare_all(void);
 

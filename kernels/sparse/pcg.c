@@ -230,18 +230,26 @@ static int rescale(pcg_state *s, double *x, int with_p, int e)
  * field decayed to 1e-150 under backward Euler, or a conductivity of 1e100, stopped with "r.z = 0 <=
  * 0: not positive definite") or overflowed.  CG's recurrences are homogeneous in that scale (alpha
  * and beta unchanged; r.z scales by its square), and a power of two scales exactly, so the iterates
- * are bitwise those of the unscaled solve wherever it stayed in range.  with_p: p holds the
- * current direction. */
-static int renormalize(pcg_state *s, double *x, int with_p)
+ * are bitwise those of the unscaled solve wherever it stayed in range.  The exponent to divide by:
+ * half r.z's where it is a normal double, +-500 a try where it under- or overflowed (an underflow
+ * to 0 says only that it is small); 0 within 2^+-200, or for a negative or NaN r.z (check_rz's). */
+static int rz_shift(double rz)
 {
-    const double rz = s->rz;
-    if (!(rz > 0) || !isfinite(rz) || (rz >= 0x1p-200 && rz <= 0x1p+200)) return HS_OK;
-    return rescale(s, x, with_p, ilogb(rz) / 2);
+    if (!(rz >= 0) || (rz >= 0x1p-200 && rz <= 0x1p+200)) return 0;
+    if (rz >= 0x1p-1000 && rz <= 0x1p+1000) return ilogb(rz) / 2;
+    return rz < 0x1p-1000 ? -500 : 500;
+}
+
+/* The same between iterations, p (the current direction) included. */
+static int renormalize(pcg_state *s, double *x)
+{
+    const int e = rz_shift(s->rz);
+    return e ? rescale(s, x, 1, e) : HS_OK;
 }
 
 /* r = b - A x, z = M^-1 r, p = z, and the stopping threshold from ||b||; where the squares under-
  * or overflow, the norms from scaled copies, and x and r held in units of ||r||, then of r.z
- * (renormalize). */
+ * (rz_shift). */
 static int start(pcg_state *s, const double *b, double *x)
 {
     const hs_linop *A = s->A;
@@ -265,15 +273,9 @@ static int start(pcg_state *s, const double *b, double *x)
         HS_CHECK(global_sum(A->comm, v, 2));
         s->rz = v[1];
     }
-    /* then r.z near 1: from its exponent where it is a normal double, else by 2^+-500 a try (an
-     * underflow to 0 says only that it is small) */
-    for (int t = 0; t < 4 && rnorm > 0 && !(s->rz >= 0x1p-200 && s->rz <= 0x1p+200); t++) {
-        const double rz = s->rz;
-        int e;
-        if (rz >= 0x1p-1000 && rz <= 0x1p+1000) e = ilogb(rz) / 2;
-        else if (rz >= 0 && rz < 0x1p-1000) e = -500;
-        else if (rz > 0x1p+1000) e = 500;
-        else break; /* negative or NaN: check_rz says so */
+    /* then r.z near 1 (rz_shift; a few tries where it under- or overflowed) */
+    int e;
+    for (int t = 0; t < 4 && rnorm > 0 && (e = rz_shift(s->rz)) != 0; t++) {
         HS_CHECK(rescale(s, x, 0, e));
         HS_CHECK(precondition(s, v));
         HS_CHECK(global_sum(A->comm, v, 2));
@@ -301,7 +303,7 @@ static int step(pcg_state *s, double *x, int k)
 {
     const hs_linop *A = s->A;
     double pq = 0, loc[2] = {0, 0};
-    HS_CHECK(renormalize(s, x, 1));
+    HS_CHECK(renormalize(s, x));
     HS_CHECK(A->apply(A->data, s->p, s->q));
     HS_CHECK(hs_dot(A->ctx, HS_F64, s->n, s->p, s->q, &pq));
     HS_CHECK(global_sum(A->comm, &pq, 1));

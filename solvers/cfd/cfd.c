@@ -31,6 +31,8 @@ static const hs_solver_ops *model_table(int i)
     return t[i];
 }
 #define NMODELS 4
+/* The models' sections, in the order of cfd.model (the solver's `sections`). */
+static const char *const g_model_sections[NMODELS + 1] = {"navier_stokes", "spectral", "shallow_water", "lbm", NULL};
 
 int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
 {
@@ -38,12 +40,11 @@ int hs_cfd_config_read(const hs_params *p, hs_cfd_config *c)
     c->model = hs_params_enum(p, "cfd.model");
     /* the sections of the other models would be ignored: a [navier_stokes] re = 5 beside
      * model = spectral ran at spectral.nu's default without a word */
-    static const char *const sections[NMODELS] = {"navier_stokes", "spectral", "shallow_water", "lbm"};
     for (int m = 0; m < NMODELS; m++) {
         char key[160];
-        if (m != c->model && hs_params_section_set_against(p, sections[m], "cfd.model", key, sizeof key))
-            return hs_params_error(p, key, "[%s] is for cfd.model = %s; this run is cfd.model = %s, which would ignore it", sections[m],
-                                   sections[m], sections[c->model]);
+        if (m != c->model && hs_params_section_set_against(p, g_model_sections[m], "cfd.model", key, sizeof key))
+            return hs_params_error(p, key, "[%s] is for cfd.model = %s; this run is cfd.model = %s, which would ignore it",
+                                   g_model_sections[m], g_model_sections[m], g_model_sections[c->model]);
     }
     c->ndim = (int)hs_params_int(p, "cfd.ndim");
     HS_CHECK(hs_params_dim_ints(p, "cfd.n", "cfd.ndim", c->ndim, c->n, 1));
@@ -185,6 +186,7 @@ const hs_solver_ops hs_cfd_solver = {
     .restore = restore,
     .destroy = destroy,
     .restart_may_change = g_restart_may_change,
+    .sections = g_model_sections,
     .work_unit = "cell updates",
     .stop_rule = stop_rule,
 };

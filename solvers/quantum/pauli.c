@@ -128,11 +128,9 @@ static int reader_next(line_reader *r, char **line, int *rc)
         }
         const char *nul = memchr(r->buf, '\0', (size_t)n);
         if (nul) {
-            int at = r->lineno + 1;
-            const char *from = r->buf;
-            for (const char *c = r->buf; c + 1 < nul; c++)
-                if (c[0] == '\r' && c[1] != '\n') at++, from = c + 1;
-            *rc = at_error(r->path, at, (int)(nul - from) + 1, "NUL byte: not a text file");
+            size_t at = (size_t)(nul - r->buf), start;
+            const int64_t part = hs_text_bare_cr_part(r->buf, at, &start);
+            *rc = at_error(r->path, r->lineno + 1 + (int)part, (int)(at - start) + 1, "NUL byte: not a text file");
             return 0;
         }
         r->pos = 0;

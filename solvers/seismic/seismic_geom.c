@@ -109,12 +109,9 @@ static int read_receiver_file(const hs_params *p, const hs_seis_config *c, hs_se
         size_t at;
         const int bad = hs_text_binary_byte(buf, (size_t)got, &at);
         if (bad >= 0) {
-            /* counted as the loop below counts lines (a bare CR ends one) */
-            int64_t line_of_bad = lineno + 1;
-            for (size_t i = 0; i + 1 < at; i++)
-                if (buf[i] == '\r' && buf[i + 1] != '\n') line_of_bad++;
+            size_t start; /* its line counted as the loop below counts them (a bare CR ends one) */
             rc = hs_params_error(p, "seismic.receiver_file", "%s:%lld: binary data (byte 0x%02x): not a text receiver file",
-                                 c->rec_file, (long long)line_of_bad, bad);
+                                 c->rec_file, (long long)(lineno + 1 + hs_text_bare_cr_part(buf, at, &start)), bad);
             break;
         }
       for (size_t start = 0, n; rc == HS_OK && start < (size_t)got; start += n + 1) {

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "io/checkpoint.h"
 #include "io/output.h"
@@ -165,10 +164,9 @@ static void test_first_set(void **state)
 {
     (void)state;
     TEST_OK(hs_solver_declare_all());
-    char path[] = "/tmp/hs_test_params_XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
+    const char *path = test_tmp_path("first_set.ini");
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
     fputs("[run]\nsolver = cfd\n[cfd]\nn = 8\nt_end = 2\n", f);
     fclose(f);
     char *over[] = {"cfd.cfl=0.3"};
@@ -179,14 +177,13 @@ static void test_first_set(void **state)
     assert_string_equal(hs_params_first_set(p, (const char *const[]){"cfd.n", "cfd.t_end", NULL}, "x"), "cfd.n");
     assert_string_equal(hs_params_first_set(p, (const char *const[]){"cfd.dt", NULL}, "fallback"), "fallback");
     hs_params_free(p);
-    unlink(path);
 }
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_enum_orders),
     cmocka_unit_test(test_choice_index),
     cmocka_unit_test(test_empty_strings),
-    cmocka_unit_test(test_first_set),
+    cmocka_unit_test_teardown(test_first_set, test_tmp_cleanup),
 };
 
 TEST_MAIN("params", tests)
