@@ -607,6 +607,24 @@ static int read_nodes22(cursor *c, builder *b, int parametric)
     return expect_end(c, parametric ? "ParametricNodes" : "Nodes");
 }
 
+/* A 4.1 $Nodes or $Elements header: blocks, count, smallest and largest tag.  A reader may size its
+ * tag tables by the header's range, so a file whose tags leave it is damaged (or hand-edited) and is
+ * refused here rather than passing with us and failing in the next tool. */
+static int check_tag_range(cursor *c, int line, const char *section, const size_t head[4])
+{
+    if (head[1] > 0 && head[2] > head[3])
+        return fail(c, line, "the %s header announces tags from %zu to %zu: the smallest is above the largest", section, head[2], head[3]);
+    return HS_OK;
+}
+
+static int tag_in_range(cursor *c, int line, const char *what, long long tag, const size_t head[4])
+{
+    if (tag < 0 || (size_t)tag < head[2] || (size_t)tag > head[3])
+        return fail(c, line, "%s tag %lld lies outside the range %zu..%zu that its section's header announces (its smallest and largest tag)",
+                    what, tag, head[2], head[3]);
+    return HS_OK;
+}
+
 static int read_nodes41(cursor *c, builder *b)
 {
     hs_gmsh *m = b->m;
@@ -626,6 +644,7 @@ static int read_nodes41(cursor *c, builder *b)
         }
     }
     HS_CHECK(reserve_nodes(c, m, (long long)head[1]));
+    HS_CHECK(check_tag_range(c, line, "$Nodes", head));
     int64_t at = 0;
     for (size_t blk = 0; blk < head[0]; blk++) {
         int edim = 0, etag = 0, par = 0;
@@ -659,6 +678,7 @@ static int read_nodes41(cursor *c, builder *b)
             for (size_t i = 0; i < nb; i++) {
                 size_t t = 0;
                 HS_CHECK(read_raw(c, &t, sizeof t, "a node tag"));
+                HS_CHECK(tag_in_range(c, line, "node", (long long)t, head));
                 m->node_tag[at + (int64_t)i] = (int64_t)t;
             }
             for (size_t i = 0; i < nb; i++) {
@@ -671,6 +691,7 @@ static int read_nodes41(cursor *c, builder *b)
                 long long t;
                 HS_CHECK(read_long(c, "a node tag", &t));
                 if (!rest_of_line_blank(c)) return fail(c, c->line, "node tag %lld has more entries on its line than one tag", t);
+                HS_CHECK(tag_in_range(c, c->line, "node", t, head));
                 m->node_tag[at + (int64_t)i] = t;
             }
             for (size_t i = 0; i < nb; i++) {
@@ -784,6 +805,7 @@ static int read_elements41(cursor *c, builder *b)
             head[k] = (size_t)v;
         }
     }
+    HS_CHECK(check_tag_range(c, sline, "$Elements", head));
     int64_t nodes[64];
     size_t total = 0;
     for (size_t blk = 0; blk < head[0]; blk++) {
@@ -831,6 +853,7 @@ static int read_elements41(cursor *c, builder *b)
                 if (!rest_of_line_blank(c))
                     return fail(c, line, "element %lld has more entries than a %s (%d nodes)", tag, hs_gmsh_type_name(type), nn);
             }
+            HS_CHECK(tag_in_range(c, line, "element", tag, head));
             HS_CHECK(resolve_nodes(c, b, line, tag, nodes, nn));
             HS_CHECK(add_element(b, type, nphys ? ent->phys[0] : 0, 0, line, tag, nodes, nn));
             for (int k = 1; k < nphys; k++) HS_CHECK(add_element(b, type, ent->phys[k], 1, line, tag, nodes, nn));

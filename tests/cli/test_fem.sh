@@ -392,6 +392,13 @@ mesh41 | sed 's/^1 0 0$/1 0 0 7/' > bad.msh
 expect "4.1 node with an extra coordinate" "bad.msh:24: node 2 has more entries than 3 coordinates"
 mesh41 | sed 's/^2$/2 3/' > bad.msh
 expect "4.1 node tag line with two tags" "bad.msh:20: node tag 2 has more entries on its line than one tag"
+# tags outside the header's smallest..largest (Gmsh sizes its tables by the largest tag and fails)
+mesh41 | sed 's/^1 4 1 4$/1 4 1 3/' > bad.msh
+expect "4.1 node tag above the header's largest" "bad.msh:22: node tag 4 lies outside the range 1..3 that its section's header announces"
+mesh41 | sed 's/^1 4 1 4$/1 4 5 4/' > bad.msh
+expect "4.1 \$Nodes smallest tag above the largest" "bad.msh:16: the \$Nodes header announces tags from 5 to 4"
+mesh41 | sed 's/^3 4 1 4$/3 4 2 4/' > bad.msh
+expect "4.1 element tag below the header's smallest" "element tag 1 lies outside the range 2..4"
 # and an entry too few: it was taken from the next line ("node 2 has more entries" about node 3's
 # line, or "'\$EndNodes' is not a finite number" after the last node)
 mesh22 | sed 's/^2 1 0 0$/2 1 0/' > bad.msh
