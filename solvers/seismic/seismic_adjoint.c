@@ -48,7 +48,9 @@ typedef struct hs_seis_adjoint {
     double *vp_start;       /* fwi: the starting model (global) */
     double *vp_global;      /* the current model (global) */
     int64_t nglobal;
-    double J0, *history;    /* fwi: the misfit at each evaluation */
+    double J0, J_unit;      /* fwi: the start's misfit, and the optimiser's unit of misfit (J0, or 1 where J0 = 0) */
+    int started;            /* fwi: the start was evaluated (or restored) */
+    double *history;        /* fwi: the misfit at each evaluation */
     double *x_eval;         /* fwi: the optimiser's variable at the last evaluation (global, host); */
     int x_eval_ok;          /* 0 when none finished (or the last was interrupted) */
     int nhistory;
@@ -877,8 +879,8 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
     }
     int rc = hs_mem_copy(s->ctx, x, x_dev, n * sizeof *x, HS_COPY_D2H);
     if (rc == HS_OK) rc = fwi_evaluate(s, x);
-    if (rc == HS_OK && a->J0 == 0) { /* the starting model: the misfit's unit */
-        a->J0 = a->J > 0 ? a->J : 1;
+    if (rc == HS_OK && !a->started) { /* the starting model: the misfit's unit */
+        a->started = 1, a->J0 = a->J, a->J_unit = a->J > 0 ? a->J : 1;
         if (s->ctx->rank == 0) printf("seismic: fwi start: misfit %.6e\n", a->J);
     }
     if (rc == HS_OK) {
@@ -891,7 +893,7 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
             for (int64_t j = 0; j < d->local[1]; j++)
                 for (int64_t i = 0; i < d->local[0]; i++)
                     g[((k + d->offset[2]) * c->n[1] + j + d->offset[1]) * c->n[0] + i + d->offset[0]] =
-                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * a->fwi_step / a->J0;
+                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * a->fwi_step / a->J_unit;
         for (int sh = 0; sh < c->shots; sh++) { /* this rank's points within `mute` points of each shot's source */
             double src[3];
             int64_t lo[3], hi[3];
@@ -918,7 +920,7 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
         rc = hs_allreduce_sum(s->ctx->comm, g, (int)n);
     }
     if (rc == HS_OK) rc = hs_mem_copy(s->ctx, grad_dev, g, n * sizeof *g, HS_COPY_H2D);
-    *f = a->J / a->J0;
+    *f = a->J / a->J_unit;
     if (rc == HS_OK) {
         double *h = realloc(a->history, (size_t)(a->nhistory + 1) * sizeof *h);
         if (h) a->history = h, a->history[a->nhistory++] = a->J;
@@ -934,7 +936,7 @@ static int fwi_report(void *data, int iteration, double f)
     hs_seis_adjoint *a = s->adj;
     a->iter = iteration;
     a->cb_rc = fwi_accept(s);
-    if (s->ctx->rank == 0) printf("seismic: fwi iteration %d: misfit %.6e (%.4f of the start)\n", iteration, f * a->J0, f);
+    if (s->ctx->rank == 0) printf("seismic: fwi iteration %d: misfit %.6e (%.4f of the start)\n", iteration, f * a->J_unit, f);
     fflush(stdout);
     return a->cb_rc != HS_OK; /* a failure stops the optimiser; advance returns it */
 }
@@ -953,7 +955,7 @@ static int fwi_create(hs_seis *s, const hs_params *p)
 {
     hs_seis_adjoint *a = s->adj;
     const size_t n = (size_t)a->nglobal, nloc = (size_t)(s->d->local[0] * s->d->local[1] * s->d->local[2]);
-    a->fwi_step = s->cfg.fwi_vp_step, a->fwi_vmin = 0.5 * s->vmin, a->fwi_vmax = s->vmax;
+    a->fwi_step = s->cfg.fwi_vp_step, a->fwi_vmin = 0.5 * s->vmin, a->fwi_vmax = s->vmax_allowed;
     a->acc_x = calloc(n + 1, sizeof(double)), a->acc_vp = malloc((n + 1) * sizeof(double));
     a->acc_grad = calloc(nloc + 1, sizeof(double));
     if (!a->acc_x || !a->acc_vp || !a->acc_grad) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
@@ -1052,6 +1054,7 @@ int hs_seis_fwi_restore(hs_seis *s, hs_checkpoint *k)
     HS_CHECK(rc);
     HS_CHECK(hs_mem_copy(s->ctx, a->x_dev, a->acc_x, n * sizeof(double), HS_COPY_H2D));
     a->iter = (int)clock[0], a->J0 = clock[1], a->acc_J = clock[2];
+    a->started = 1, a->J_unit = a->J0 > 0 ? a->J0 : 1;
     fwi_model(a, a->acc_x, a->acc_vp);
     a->acc_ok = 1;
     a->x_eval_ok = 0; /* the device holds no evaluation: the end evaluates x again for its seismograms */
@@ -1149,7 +1152,7 @@ int hs_seis_adjoint_finish(hs_seis *s)
         HS_CHECK(hs_lbfgs_run(a->opt, a->x_dev, 0, NULL, &res)); /* the totals, nothing run */
         if (s->ctx->rank == 0)
             printf("seismic: fwi: %d iterations, %d evaluations, misfit %.6e -> %.6e (%.4f), %s%s\n", res.iterations, res.evaluations,
-                   a->J0, a->acc_J, a->acc_J / a->J0, res.reason ? res.reason : "",
+                   a->J0, a->acc_J, a->acc_J / a->J_unit, res.reason ? res.reason : "",
                    again ? "; the seismograms are the last accepted iterate's (evaluated again)" : "");
     }
     if (s->ctx->rank == 0) printf("seismic: final misfit %.9e\n", s->cfg.mode == HS_SEIS_FWI ? a->acc_J : a->J);

@@ -72,6 +72,7 @@ typedef struct hs_seis {
     double pml_d0[3];              /* CPML damping scale per dimension */
     /* material */
     double vmin, vmax;             /* smallest (S, or P where no S) and largest speeds */
+    double vmax_allowed;           /* the largest speed the time step allows: vmax, 1.5 vmax in an inversion */
     int vmin_is_fluid;             /* elastic: vmin is the P speed of a point with vs = 0 */
     double *vp_host;               /* local vp of the points this rank owns (x fastest) */
     /* sources and receivers */
