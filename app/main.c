@@ -239,8 +239,7 @@ static int compare_command(const command *c, const cmdline *o)
     hs_compare_result r;
     die_on(hs_compare_files(o->args[0], o->args[1], o->args[2], o->last, &r));
     int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;
-    printf("%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e, relative to max |b| = %.6e: %s\n", o->args[2],
-           (long long)r.count, (long long)r.differing, r.max_abs, r.max_rel, ok ? "agree" : "DIFFER");
+    hs_compare_print(stdout, o->args[2], &r, ok);
     if (r.note[0]) printf("%s: note: %s\n", o->args[2], r.note);
     return ok ? 0 : 1;
 }

@@ -170,8 +170,7 @@ int hs_compare_all(const char *a, const char *b, int last_record, double rtol, F
         }
         if (rc != HS_OK) break;
         int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;
-        fprintf(out, "%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e, relative to max |b| = %.6e: %s\n", na[i],
-                (long long)r.count, (long long)r.differing, r.max_abs, r.max_rel, ok ? "agree" : "DIFFER");
+        hs_compare_print(out, na[i], &r, ok);
         if (ok) same++;
         else (*ndiffer)++;
     }
@@ -273,4 +272,10 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
     free(x);
     free(y);
     return rc;
+}
+
+void hs_compare_print(FILE *out, const char *name, const hs_compare_result *r, int ok)
+{
+    fprintf(out, "%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e (%.6e of max |b|): %s\n", name, (long long)r->count,
+            (long long)r->differing, r->max_abs, r->max_rel, ok ? "agree" : "DIFFER");
 }

@@ -23,6 +23,10 @@ typedef struct hs_compare_result {
  * array there, and the two must hold as many numbers.  Not collective. */
 int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res);
 
+/* One variable's line: "NAME: N values, D not bitwise equal, max |a-b| = A (R of max |b|): agree|DIFFER";
+ * ok as the caller judged it (bitwise, or R within its tolerance). */
+void hs_compare_print(FILE *out, const char *name, const hs_compare_result *r, int ok);
+
 /* Compare every numeric variable of two NetCDF or HDF5 files (hs_compare_files on each; with
  * last_record, the last record of the variables along the record dimension and the whole of the
  * others): one line per variable to `out` ("NAME: N values, ... agree" or "DIFFER"), one per

@@ -90,7 +90,7 @@ if [ ${#MPIRUN[@]} -gt 0 ]; then
     # (17% apart on 2e-15), so it is held to an absolute 1e-13 instead
     "$HS_BIN" compare --all cav1.nc cav2.nc 1e-12 >cmp.txt 2>&1
     other=$(grep -v "agree\|^divergence_max: " cmp.txt | grep -v "variables agree, 1 differ" | head -4)
-    dabs=$(sed -n 's/^divergence_max: .*max |a-b| = \([^,]*\),.*/\1/p' cmp.txt)
+    dabs=$(sed -n 's/^divergence_max: .*max |a-b| = \([^ ,]*\)[ ,].*/\1/p' cmp.txt)
     if [ -z "$other" ] && [ -n "$dabs" ] && awk -v d="$dabs" 'BEGIN { exit !(d <= 1e-13) }' &&
         grep -q "^u: .*: agree" cmp.txt && grep -q "^p: .*: agree" cmp.txt; then
         ok "2 ranks agree with 1 (divergence_max within $dabs): $(tail -1 cmp.txt)"

@@ -490,7 +490,7 @@ else bad "elastic t_end = 0: $(ls el0* 2>&1) $(grep -m1 error "$CAP/o")"; fi
 if [ $HAVE_MPI = 1 ]; then
     if "${MPIRUN[@]}" -n 2 "$HS_BIN" run shot.ini -q output.format=none seismic.seismograms=two >mpi.log 2>&1 &&
         "$HS_BIN" compare full.$EXT two.$EXT p 1e-12 >cmp.log 2>&1; then
-        ok "2 ranks agree with 1 to 1e-12 ($(sed -E 's/.*relative to max \|b\| = ([^:]*).*/\1/' cmp.log))"
+        ok "2 ranks agree with 1 to 1e-12 ($(sed -E 's/.*\(([^ ]*) of max \|b\|\).*/\1/' cmp.log))"
     else
         bad "2 ranks: $(cat mpi.log cmp.log | tail -3)"
     fi
