@@ -99,6 +99,17 @@ static int declare(void) {
     return hs_params_declare(g_params, (int)(sizeof g_params / sizeof g_params[0]));
 }
 
+/* quantum.distributed (the default) cannot split the state here: every rank holds all of it.  Said
+ * once, by check as by run, since the run's memory and speed per rank are then one rank's (the
+ * result file's "distributed": false alone left a user of 3 ranks guessing). */
+static void note_replicated(qstate *s, int nq, int min_local)
+{
+    s->dist = 0;
+    if (s->ctx->rank == 0)
+        fprintf(stderr, "hpcsim: note: quantum: the state of %d qubits is held whole on each of the %d ranks: quantum.distributed "
+                        "splits it over a power-of-two rank count that leaves at least %d qubits a rank\n", nq, s->ctx->size, min_local);
+}
+
 static int check_memory(qstate *s, int nq, int registers, const char *src, int line)
 {
     int ranks = s->dist ? s->ctx->size : 1;
@@ -155,7 +166,7 @@ static int create_circuit(qstate *s)
         int g = 0;
         while ((1 << g) < s->ctx->size) g++;
         /* too small to split, or an odd rank count: every rank simulates the whole register */
-        if ((1 << g) != s->ctx->size || n - g < HS_QUREG_MIN_LOCAL) s->dist = 0;
+        if ((1 << g) != s->ctx->size || n - g < HS_QUREG_MIN_LOCAL) note_replicated(s, n, HS_QUREG_MIN_LOCAL);
     }
     HS_CHECK(check_memory(s, n, 1, s->circuit_file, s->c->qreg_line));
     if (s->check_only) return HS_OK;
@@ -243,7 +254,7 @@ static int create_variational(qstate *s)
     if (s->dist && s->ctx->size > 1) { /* split only where every rank keeps room for the widest gate */
         int g = 0;
         while ((1 << g) < s->ctx->size) g++;
-        if ((1 << g) != s->ctx->size || n - g < hs_vqe_local_qubits(s->ansatz, h)) s->dist = 0;
+        if ((1 << g) != s->ctx->size || n - g < hs_vqe_local_qubits(s->ansatz, h)) note_replicated(s, n, hs_vqe_local_qubits(s->ansatz, h));
     }
     HS_CHECK(check_memory(s, n, 3, s->mode == MODE_VQE ? s->ham_file : s->graph_file, 0));
     if (s->check_only) return HS_OK;

@@ -225,10 +225,19 @@ done
 if command -v mpirun >/dev/null && "$HS_BIN" --version | grep -q '+mpi'; then
     printf 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[7];\ncreg c[7];\nx q[6];\nx q[0];\nreset q[6];\nmeasure q -> c;\n' > reset7.qasm
     ini reset7.qasm 'shots = 100' > reset7.ini
-    mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" run reset7.ini --quiet output.path=r7 >/dev/null 2>&1
-    if python3 -c 'import json; r = json.load(open("r7.json")); assert r["distributed"] and r["counts"] == {"0000001": 100}, r["counts"]'; then
-        ok "MPI: reset of a global qubit"; else bad "MPI reset: $(head -c 300 r7.json 2>/dev/null)"; fi
-    rm -f r7.json
+    mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" run reset7.ini --quiet output.path=r7 >/dev/null 2>r7.err
+    if python3 -c 'import json; r = json.load(open("r7.json")); assert r["distributed"] and r["counts"] == {"0000001": 100}, r["counts"]' &&
+        ! grep -q "held whole" r7.err; then
+        ok "MPI: reset of a global qubit"; else bad "MPI reset: $(head -c 300 r7.json 2>/dev/null) $(cat r7.err)"; fi
+    # 3 ranks cannot split the state: it is held whole on each, and check and run say so once
+    for cmd in check run; do
+        mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 3 "$HS_BIN" $cmd reset7.ini --quiet output.path=r7 >/dev/null 2>r7.err
+        if [ "$(grep -c "^hpcsim: note: quantum: the state of 7 qubits is held whole on each of the 3 ranks" r7.err)" = 1 ]; then
+            ok "MPI $cmd on 3 ranks: the state held whole on each, said once"; else bad "3 ranks ($cmd): $(cat r7.err)"; fi
+    done
+    python3 -c 'import json; r = json.load(open("r7.json")); assert not r["distributed"] and r["counts"] == {"0000001": 100}, r' &&
+        ok "MPI: 3 ranks give the replicated run's counts" || bad "3 ranks: $(head -c 300 r7.json 2>/dev/null)"
+    rm -f r7.json r7.err
 fi
 
 # ---- non-finite input is an input error (item 8)
