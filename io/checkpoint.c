@@ -2,6 +2,7 @@
 #include "io/checkpoint.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,7 @@ int hs_checkpoint_create(hs_ctx *ctx, const char *path, const char *solver, cons
         return HS_FAIL(HS_ERR_RUNTIME, "checkpoint %s: this build has no HDF5 (checkpoint.format = hdf5)", path);
     }
     c->nranks = ctx->size;
+    c->step = step, c->time = time;
     c->params = strdup(params_ini ? params_ini : "");
     int rc = c->params ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "out of host memory");
     if (rc == HS_OK && ctx->rank == 0) rc = c->be->create(c, solver, c->params, step, time);
@@ -205,6 +207,50 @@ int hs_checkpoint_write(hs_checkpoint *c, const char *name, hs_dtype t, int64_t 
     }
     free(counts);
     return agree(c, rc, "writing an array");
+}
+
+/* The first NaN or infinity of a floating-point array, -1 where there is none (or it holds integers). */
+static int64_t first_nonfinite(hs_dtype t, int64_t count, const void *v)
+{
+    for (int64_t i = 0; i < count; i++) {
+        int bad = 0;
+        switch (t) {
+        case HS_F64: case HS_C128: bad = !isfinite(((const double *)v)[i * (t == HS_C128 ? 2 : 1)]) ||
+                                       (t == HS_C128 && !isfinite(((const double *)v)[2 * i + 1])); break;
+        case HS_F32: case HS_C64: bad = !isfinite(((const float *)v)[i * (t == HS_C64 ? 2 : 1)]) ||
+                                      (t == HS_C64 && !isfinite(((const float *)v)[2 * i + 1])); break;
+        case HS_F16: bad = (((const uint16_t *)v)[i] & 0x7c00u) == 0x7c00u; break;   /* exponent all ones */
+        case HS_BF16: bad = (((const uint16_t *)v)[i] & 0x7f80u) == 0x7f80u; break;
+        default: return -1;
+        }
+        if (bad) return i;
+    }
+    return -1;
+}
+
+/* Every rank's part finite: HS_OK, or the error naming the array, the rank and the element (a
+ * runtime error while writing, an input error about the file while reading). */
+static int state_finite(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, const void *v, int reading)
+{
+    const int64_t bad = first_nonfinite(t, count, v);
+    int who = bad >= 0 ? c->ctx->rank : -1;
+    HS_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MAX, c->ctx->comm));
+    if (who < 0) return HS_OK;
+    int64_t at = bad;
+    HS_MPI_CHECK(MPI_Bcast(&at, 1, MPI_INT64_T, who, c->ctx->comm));
+    if (reading)
+        return hs_input_error(c->path, 0, NULL, "the state '%s' holds a NaN or an infinity (element %lld of rank %d's part): "
+                              "a checkpoint of a run that had blown up", name, (long long)at, who);
+    return HS_FAIL(HS_ERR_RUNTIME, "at step %lld (t = %.9g) the state '%s' holds a NaN or an infinity (element %lld of rank %d's "
+                   "part): the run has blown up (a time step or a source beyond what the scheme holds?); checkpoint %s not "
+                   "written, the last one kept", (long long)c->step, c->time, name, (long long)at, who, c->path);
+}
+
+int hs_checkpoint_write_state(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, const void *local)
+{
+    HS_CHECK(check_array_args(c, name, t, count, local));
+    HS_CHECK(state_finite(c, name, t, count, local, 0));
+    return hs_checkpoint_write(c, name, t, count, local);
 }
 
 /* Rank 0: the input error for a file that does not belong to this run. */
@@ -362,6 +408,12 @@ int hs_checkpoint_read(hs_checkpoint *c, const char *name, hs_dtype t, int64_t c
     }
     free(counts);
     return rc;
+}
+
+int hs_checkpoint_read_state(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, void *local)
+{
+    HS_CHECK(hs_checkpoint_read(c, name, t, count, local));
+    return state_finite(c, name, t, count, local, 1);
 }
 
 static int finish_root(hs_checkpoint *c)

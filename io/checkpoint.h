@@ -39,6 +39,11 @@ int hs_checkpoint_create(hs_ctx *ctx, const char *path, const char *solver, cons
  * rank order with every rank's count, so that the same rank count restores them exactly
  * (bitwise).  Collective. */
 int hs_checkpoint_write(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, const void *local);
+/* hs_checkpoint_write for a solver's state (a field, a spectrum, populations; floating-point types):
+ * a NaN or an infinity in any rank's part is a runtime error naming the array, the rank and the
+ * element, and nothing of the array is written, so that a run that has blown up stops at its
+ * checkpoint instead of replacing the last good one with a useless one.  Collective. */
+int hs_checkpoint_write_state(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, const void *local);
 
 /* Open for reading; returns the stored step and time.  A file written by another solver or with a
  * different rank count is an input error saying so.  Collective. */
@@ -57,6 +62,9 @@ const char *hs_checkpoint_params(const hs_checkpoint *c);
 int hs_checkpoint_has(hs_checkpoint *c, const char *name, int *found);
 /* Read this rank's part of a stored array; `count` must match what was written. Collective. */
 int hs_checkpoint_read(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, void *local);
+/* hs_checkpoint_read for a state written by hs_checkpoint_write_state: a non-finite value (a file of
+ * an older version, or written elsewhere) is an input error about the file.  Collective. */
+int hs_checkpoint_read_state(hs_checkpoint *c, const char *name, hs_dtype t, int64_t count, void *local);
 
 /* Give up on a checkpoint being written (an error elsewhere): PATH.tmp is removed, PATH is left as
  * it was; a read one is closed.  Not collective (every rank should call it). */

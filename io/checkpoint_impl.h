@@ -23,6 +23,8 @@ struct hs_checkpoint {
     void *bs;           /* backend state, rank 0 only */
     int writing;
     int nranks;         /* rank count stored in the file */
+    int64_t step;       /* the step it holds (written), or was stored (read) */
+    double time;
     char *path, *tmp;   /* final name and PATH.tmp */
     char *params;       /* stored parameters (every rank) */
     void *buf;          /* rank 0: transfer buffer */

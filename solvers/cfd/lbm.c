@@ -843,7 +843,7 @@ static int checkpoint(void *state, hs_checkpoint *k)
     for (int q = 0; q < s->g.q && rc == HS_OK; q++) {
         rc = population_to_host(s, q, s->host);
         snprintf(name, sizeof name, "f%02d", q);
-        if (rc == HS_OK) rc = hs_checkpoint_write(k, name, HS_F64, (int64_t)n, s->host);
+        if (rc == HS_OK) rc = hs_checkpoint_write_state(k, name, HS_F64, (int64_t)n, s->host);
     }
     HS_CHECK(rc);
     double clock[2] = {s->time, (double)s->step};
@@ -857,7 +857,7 @@ static int restore(void *state, hs_checkpoint *k)
     char name[16];
     for (int q = 0; q < s->g.q; q++) {
         snprintf(name, sizeof name, "f%02d", q);
-        HS_CHECK(hs_checkpoint_read(k, name, HS_F64, (int64_t)n, s->host));
+        HS_CHECK(hs_checkpoint_read_state(k, name, HS_F64, (int64_t)n, s->host));
         HS_CHECK(population_from_host(s, q, s->host));
     }
     double clock[2];

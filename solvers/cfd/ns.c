@@ -1226,7 +1226,7 @@ static int save_field(hs_checkpoint *k, const char *name, hs_field *f)
     double *h = malloc((n ? n : 1) * sizeof *h);
     if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     int rc = hs_field_get_interior(f, h);
-    if (rc == HS_OK) rc = hs_checkpoint_write(k, name, HS_F64, (int64_t)n, h);
+    if (rc == HS_OK) rc = hs_checkpoint_write_state(k, name, HS_F64, (int64_t)n, h);
     free(h);
     return rc;
 }
@@ -1236,7 +1236,7 @@ static int load_field(hs_checkpoint *k, const char *name, hs_field *f)
     size_t n = (size_t)(f->local[0] * f->local[1] * f->local[2]);
     double *h = malloc((n ? n : 1) * sizeof *h);
     if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    int rc = hs_checkpoint_read(k, name, HS_F64, (int64_t)n, h);
+    int rc = hs_checkpoint_read_state(k, name, HS_F64, (int64_t)n, h);
     if (rc == HS_OK) rc = hs_field_set_interior(f, h);
     free(h);
     return rc;

@@ -625,7 +625,7 @@ static int checkpoint(void *state, hs_checkpoint *k)
 {
     sp *s = state;
     HS_CHECK(hs_mem_copy(s->ctx, s->host, s->w0, 2 * s->nspec * sizeof(double), HS_COPY_D2H));
-    HS_CHECK(hs_checkpoint_write(k, "vorticity_spectrum", HS_F64, (int64_t)(2 * s->nspec), s->host));
+    HS_CHECK(hs_checkpoint_write_state(k, "vorticity_spectrum", HS_F64, (int64_t)(2 * s->nspec), s->host));
     HS_CHECK(hs_clock_checkpoint(k, &s->clk));
     double clock[3] = {s->clk.time, (double)s->step, s->dt};
     return hs_checkpoint_write(k, "clock", HS_F64, 3, clock);
@@ -634,7 +634,7 @@ static int checkpoint(void *state, hs_checkpoint *k)
 static int restore(void *state, hs_checkpoint *k)
 {
     sp *s = state;
-    HS_CHECK(hs_checkpoint_read(k, "vorticity_spectrum", HS_F64, (int64_t)(2 * s->nspec), s->host));
+    HS_CHECK(hs_checkpoint_read_state(k, "vorticity_spectrum", HS_F64, (int64_t)(2 * s->nspec), s->host));
     HS_CHECK(hs_mem_copy(s->ctx, s->w0, s->host, 2 * s->nspec * sizeof(double), HS_COPY_H2D));
     double clock[3];
     HS_CHECK(hs_checkpoint_read(k, "clock", HS_F64, 3, clock));

@@ -969,7 +969,7 @@ static int checkpoint(void *state, hs_checkpoint *c)
     double *h = malloc((size_t)(n ? n : 1) * sizeof(double));
     if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
     int rc = hs_mem_copy(f->ctx, h, f->x, (size_t)n * sizeof(double), HS_COPY_D2H);
-    if (rc == HS_OK) rc = hs_checkpoint_write(c, "x", HS_F64, n, h);
+    if (rc == HS_OK) rc = hs_checkpoint_write_state(c, "x", HS_F64, n, h);
     free(h);
     HS_CHECK(rc);
     return hs_checkpoint_write(c, "clock", HS_F64, 2, clock);
@@ -982,7 +982,7 @@ static int restore(void *state, hs_checkpoint *c)
     int64_t n = f->sys->n_local;
     double *h = malloc((size_t)(n ? n : 1) * sizeof(double));
     if (!h) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    int rc = hs_checkpoint_read(c, "x", HS_F64, n, h);
+    int rc = hs_checkpoint_read_state(c, "x", HS_F64, n, h);
     if (rc == HS_OK) rc = hs_mem_copy(f->ctx, f->x, h, (size_t)n * sizeof(double), HS_COPY_H2D);
     free(h);
     HS_CHECK(rc);

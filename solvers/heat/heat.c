@@ -468,7 +468,7 @@ static int checkpoint(void *state, hs_checkpoint *c)
     heat *h = state;
     double clock[2] = {h->clk.time, (double)h->step};
     HS_CHECK(hs_field_get_interior(h->T, h->host));
-    HS_CHECK(hs_checkpoint_write(c, "T", HS_F64, h->linop.n_local, h->host));
+    HS_CHECK(hs_checkpoint_write_state(c, "T", HS_F64, h->linop.n_local, h->host));
     HS_CHECK(hs_clock_checkpoint(c, &h->clk));
     return hs_checkpoint_write(c, "clock", HS_F64, 2, clock);
 }
@@ -477,7 +477,7 @@ static int restore(void *state, hs_checkpoint *c)
 {
     heat *h = state;
     double clock[2];
-    HS_CHECK(hs_checkpoint_read(c, "T", HS_F64, h->linop.n_local, h->host));
+    HS_CHECK(hs_checkpoint_read_state(c, "T", HS_F64, h->linop.n_local, h->host));
     HS_CHECK(hs_checkpoint_read(c, "clock", HS_F64, 2, clock));
     HS_CHECK(hs_clock_restore(c, &h->clk, clock[0]));
     h->step = (int64_t)clock[1];

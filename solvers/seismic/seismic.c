@@ -1330,7 +1330,7 @@ static int checkpoint(void *state, hs_checkpoint *k)
         char name[32];
         snprintf(name, sizeof name, "field%02d", roles[i]);
         HS_CHECK(hs_field_get_interior(s->f[roles[i]], s->host));
-        HS_CHECK(hs_checkpoint_write(k, name, s->dtype, count, s->host));
+        HS_CHECK(hs_checkpoint_write_state(k, name, s->dtype, count, s->host));
     }
     int64_t nt = s->nsamples * s->nrec_cols;
     double *tr = malloc((size_t)(nt + 1) * sizeof *tr);
@@ -1362,7 +1362,7 @@ static int restore(void *state, hs_checkpoint *k)
     for (int i = 0; i < n; i++) {
         char name[32];
         snprintf(name, sizeof name, "field%02d", roles[i]);
-        HS_CHECK(hs_checkpoint_read(k, name, s->dtype, count, s->host));
+        HS_CHECK(hs_checkpoint_read_state(k, name, s->dtype, count, s->host));
         HS_CHECK(hs_field_set_interior(s->f[roles[i]], s->host));
     }
     int64_t nt = s->nsamples * s->nrec_cols;
