@@ -186,12 +186,15 @@ int hs_segy_write(const hs_segy_desc *d, const double *data)
         }
         ok = fwrite(th, 1, 240, f) == 240 && fwrite(samples, 4, (size_t)d->nsamples, f) == (size_t)d->nsamples;
     }
+    /* the cause is the failing call's errno: a full disk often shows only at fclose (the writes were
+     * buffered), and an errno left by an earlier call (ENOENT) was reported in its place */
+    int err = ok ? 0 : errno ? errno : EIO;
     free(samples);
-    int err = errno;
-    if (fclose(f) != 0) ok = 0;
-    if (!ok || rename(partial, d->path) != 0) {
+    if (fclose(f) != 0 && ok) ok = 0, err = errno;
+    if (ok && rename(partial, d->path) != 0) ok = 0, err = errno;
+    if (!ok) {
         remove(partial);
-        return HS_FAIL(HS_ERR_RUNTIME, "SEG-Y: writing %s failed: %s", d->path, strerror(err ? err : errno));
+        return HS_FAIL(HS_ERR_RUNTIME, "SEG-Y: writing %s failed: %s", d->path, strerror(err));
     }
     hs_io_written_add(d->path, -1);
     return HS_OK;
