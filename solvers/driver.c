@@ -1190,6 +1190,16 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
         r.ops->progress(r.state, &t_final, &step, &te_final, &work);
         at_max_steps = te_final > 0 && t_final < te_final;
     }
+    /* the solver's own end (its health checks, seismograms, history, model, result file) before the
+     * output is closed as finished: a failure there left a file that said "finished" beside exit 1 */
+    if (rc == HS_OK && r.ops->finish) {
+        rc = r.ops->finish(r.state);
+        /* some ends write on rank 0 alone (the quantum result, a model file): every rank must take
+         * the same way out, since closing or keeping the output is collective */
+        int failed = rc != HS_OK;
+        if (ctx->size > 1 && hs_allreduce_int_max(ctx->comm, &failed, 1) != HS_OK) failed = 1;
+        if (failed && rc == HS_OK) rc = HS_FAIL(HS_ERR_RUNTIME, "the solver's end (its results and checks) failed on another rank");
+    }
     if (rc == HS_OK && r.writer) {
         char detail[256];
         if (at_max_steps) snprintf(detail, sizeof detail, "stopped at run.max_steps = %lld", (long long)r.max_steps);
@@ -1209,7 +1219,6 @@ int hs_driver_run(hs_ctx *ctx, const hs_params *p, int argc, char **argv)
         }
     }
     if (rc != HS_OK && rc != HS_ERR_SIGNAL) release_output(&r, rc, resumed);
-    if (rc == HS_OK && r.ops->finish) rc = r.ops->finish(r.state);
     if (rc == HS_OK && t_end > 0) progress_line(&r, 1);
     /* a long step the solver cut short (hs_driver_interrupted): its results are written, and the run
      * ends as a stopped one, exit 3 (VQE ran on to its iteration limit after SIGTERM, exit 0) */

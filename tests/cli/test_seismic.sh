@@ -601,6 +601,21 @@ f = netCDF4.Dataset('grad.nc'); g = np.asarray(f['gradient'][:]); vp = np.asarra
 sys.exit(0 if g.shape == (61, 71) and g[30, 35] < 0 and g[0, 0] == 0 and g[30, 2] == 0 and vp[30, 35] == 2000 else 1)
 " && ok "the gradient is negative inside the faster disc and zero in the CPML" || bad "gradient field values"
 fi
+# the seismograms' file failing at the end (a full disk): exit 1, and the wavefield output is kept
+# as .partial, not closed as finished (it said "finished" beside exit 1); needs a small tmpfs (root)
+full=$(mktemp -d)
+if [ $EXT = nc ] && mount -t tmpfs -o size=200k tmpfs "$full" 2>/dev/null; then
+    dd if=/dev/zero of="$full/fill" bs=1k count=150 2>/dev/null
+    "$HS_BIN" run shot.ini -q seismic.seismograms="$full/sg" output.path=fullrun >/dev/null 2>"$CAP/e"
+    rc=$?
+    if [ $rc = 1 ] && [ -f fullrun.$EXT.partial ] && [ ! -f fullrun.$EXT ] && grep -q "kept in .*fullrun.$EXT.partial" "$CAP/e"; then
+        ok "seismograms on a full disk: exit 1, the wavefield file kept as .partial"
+    else bad "seismograms on a full disk: exit $rc, $(ls fullrun* 2>&1 | tr '\n' ' ') $(grep error "$CAP/e" | head -2)"; fi
+    umount "$full"
+else
+    echo "skip  seismograms on a full disk (no tmpfs mount here)"
+fi
+rmdir "$full" 2>/dev/null
 # the inversion's modelling is a forward run's: started from the model that made the observed
 # seismograms (same dt), its misfit is 0 and its seismograms are that run's, bitwise (its CPML was
 # built for 1.5 x the fastest speed, the time step's allowance: the start's misfit was 4.4e-9, not 0)
