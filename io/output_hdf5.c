@@ -1649,25 +1649,10 @@ static int h5_finish(hs_writer *w)
 {
     if (w->ndim == 0 && !w->has_mesh) return HS_OK; /* a time series has no grid to show */
     char *xmf = xmf_name(w->path);
-    size_t len = xmf ? strlen(xmf) + 8 : 0;
-    char *tmp = xmf ? malloc(len) : NULL;
-    if (!tmp) {
-        free(xmf);
-        return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the XDMF file name");
-    }
-    snprintf(tmp, len, "%s.tmp", xmf);
-    int rc = HS_OK;
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        rc = HS_FAIL(HS_ERR_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
-    } else {
-        int bad = xdmf_write(w, f);
-        if (fclose(f) != 0 || bad) rc = HS_FAIL(HS_ERR_RUNTIME, "writing %s failed: %s", tmp, strerror(errno));
-        if (rc == HS_OK && rename(tmp, xmf) != 0)
-            rc = HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", tmp, xmf, strerror(errno));
-        if (rc != HS_OK) remove(tmp);
-    }
-    free(tmp);
+    if (!xmf) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory for the XDMF file name");
+    hs_io_whole file;
+    int rc = hs_io_whole_open(&file, "XDMF", xmf, "w");
+    if (rc == HS_OK) rc = hs_io_whole_commit(&file, !xdmf_write(w, file.f));
     free(xmf);
     return rc;
 }

@@ -82,8 +82,9 @@ static int write_vtu(hs_writer *w, const char *path, const vtu_field *fields, in
 {
     const hs_writer_mesh *m = &w->mesh;
     int nv = m->dim + 1;
-    FILE *f = fopen(path, "wb");
-    if (!f) return HS_FAIL(HS_ERR_RUNTIME, "cannot create %s: %s", path, strerror(errno));
+    hs_io_whole file; /* a full disk left a piece half-written under its final name */
+    HS_CHECK(hs_io_whole_open(&file, "VTU", path, "wb"));
+    FILE *f = file.f;
     vtu_block blocks[HS_WRITER_MAX_VARS + 8];
     int nb = 0;
     uint64_t off = 0;
@@ -125,9 +126,7 @@ static int write_vtu(hs_writer *w, const char *path, const vtu_field *fields, in
         if (blocks[i].bytes) fwrite(blocks[i].data, 1, (size_t)blocks[i].bytes, f);
     }
     fputs("\n  </AppendedData>\n</VTKFile>\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) return HS_FAIL(HS_ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
-    return HS_OK;
+    return hs_io_whole_commit(&file, 1);
 }
 
 /* Record r's .vtu (r < 0: the single file of a file without records). */
@@ -163,9 +162,10 @@ static int write_pvd(hs_writer *w, const char *stem)
     char *path = malloc(len);
     if (!path) return HS_FAIL(HS_ERR_RUNTIME, "out of host memory writing VTU files");
     snprintf(path, len, "%s.pvd", stem);
-    FILE *f = fopen(path, "w");
-    int rc = f ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "cannot create %s: %s", path, strerror(errno));
-    if (f) {
+    hs_io_whole file;
+    int rc = hs_io_whole_open(&file, "VTU", path, "w");
+    FILE *f = file.f;
+    if (rc == HS_OK) {
         fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
               "  <Collection>\n",
               f);
@@ -175,7 +175,7 @@ static int write_pvd(hs_writer *w, const char *stem)
             fprintf(f, "_%06lld.vtu\"/>\n", (long long)r);
         }
         fputs("  </Collection>\n</VTKFile>\n", f);
-        if (fclose(f) != 0) rc = HS_FAIL(HS_ERR_RUNTIME, "writing %s failed: %s", path, strerror(errno));
+        rc = hs_io_whole_commit(&file, 1);
     }
     free(path);
     return rc;
@@ -208,7 +208,7 @@ int hs_writer_write_vtu(hs_writer *w)
         offsets[c] = (c + 1) * nv;
         types[c] = m->dim == 3 ? 10 : 5; /* VTK_TETRA, VTK_TRIANGLE */
     }
-    if (rc == HS_OK) rc = hs_reader_open(w->path, &rd);
+    if (rc == HS_OK) rc = hs_reader_open(w->partial, &rd); /* closed, not yet renamed */
     if (rc == HS_OK && (!w->has_time || w->nrec == 0)) {
         rc = write_record(w, rd, stem, -1, conn64, offsets, types);
     } else if (rc == HS_OK) {

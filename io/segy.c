@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/output_impl.h"
 #include "io/written.h"
 #include "kernels/error.h"
 #include "kernels/version.h"
@@ -165,11 +166,9 @@ int hs_segy_write(const hs_segy_desc *d, const double *data)
     if (d->ntraces < 1 || d->ntraces > 65535 || d->nsamples < 1 || d->nsamples > 65535)
         return HS_FAIL(HS_ERR_RUNTIME, "SEG-Y %s: %lld traces of %lld samples (each must be in 1..65535)", d->path,
                        (long long)d->ntraces, (long long)d->nsamples);
-    char partial[8192];
-    if (snprintf(partial, sizeof partial, "%s.partial", d->path) >= (int)sizeof partial)
-        return HS_FAIL(HS_ERR_RUNTIME, "SEG-Y path too long: %s", d->path);
-    FILE *f = fopen(partial, "wb");
-    if (!f) return HS_FAIL(HS_ERR_RUNTIME, "SEG-Y: cannot create %s: %s", partial, strerror(errno));
+    hs_io_whole file;
+    HS_CHECK(hs_io_whole_open(&file, "SEG-Y", d->path, "wb"));
+    FILE *f = file.f;
     unsigned char text[3200], bin[400], th[240];
     text_header(d, us, text);
     binary_header(d, us, bin);
@@ -186,16 +185,8 @@ int hs_segy_write(const hs_segy_desc *d, const double *data)
         }
         ok = fwrite(th, 1, 240, f) == 240 && fwrite(samples, 4, (size_t)d->nsamples, f) == (size_t)d->nsamples;
     }
-    /* the cause is the failing call's errno: a full disk often shows only at fclose (the writes were
-     * buffered), and an errno left by an earlier call (ENOENT) was reported in its place */
-    int err = ok ? 0 : errno ? errno : EIO;
     free(samples);
-    if (fclose(f) != 0 && ok) ok = 0, err = errno;
-    if (ok && rename(partial, d->path) != 0) ok = 0, err = errno;
-    if (!ok) {
-        remove(partial);
-        return HS_FAIL(HS_ERR_RUNTIME, "SEG-Y: writing %s failed: %s", d->path, strerror(err));
-    }
+    HS_CHECK(hs_io_whole_commit(&file, ok));
     hs_io_written_add(d->path, -1);
     return HS_OK;
 }

@@ -532,7 +532,7 @@ static void test_hdf5_3d(void **state)
     write_file(&g, 4);
     check_plain(p, &g, 4);
     h5_check(p, test_tmp_path("h3.xmf"), "h3.h5", &g, 4);
-    assert_false(test_file_exists(test_tmp_path("h3.xmf.tmp")));
+    assert_false(test_file_exists(test_tmp_path("h3.xmf.partial")));
     grid_free(&g);
 }
 
