@@ -238,10 +238,7 @@ static int compare_command(const command *c, const cmdline *o)
     double rtol = o->nargs == 4 ? parse_rtol(c, o->args[3]) : 0;
     hs_compare_result r;
     die_on(hs_compare_files(o->args[0], o->args[1], o->args[2], o->last, &r));
-    int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;
-    hs_compare_print(stdout, o->args[2], &r, ok);
-    if (r.note[0]) printf("%s: note: %s\n", o->args[2], r.note);
-    return ok ? 0 : 1;
+    return hs_compare_report(stdout, o->args[2], &r, rtol) ? 0 : 1;
 }
 
 /* check and run: the parameter file, then the overrides in their order, wherever the file stood. */

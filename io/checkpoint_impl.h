@@ -23,7 +23,7 @@ struct hs_checkpoint {
     void *bs;           /* backend state, rank 0 only */
     int writing;
     int nranks;         /* rank count stored in the file */
-    int64_t step;       /* the step it holds (written), or was stored (read) */
+    int64_t step;       /* writing: the step and time it holds (for messages) */
     double time;
     char *path, *tmp;   /* final name and PATH.tmp */
     char *params;       /* stored parameters (every rank) */

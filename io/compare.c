@@ -169,9 +169,7 @@ int hs_compare_all(const char *a, const char *b, int last_record, double rtol, F
             continue;
         }
         if (rc != HS_OK) break;
-        int ok = rtol == 0 ? r.differing == 0 : r.max_rel <= rtol;
-        hs_compare_print(out, na[i], &r, ok);
-        if (ok) same++;
+        if (hs_compare_report(out, na[i], &r, rtol)) same++;
         else (*ndiffer)++;
     }
     for (int i = 0; rc == HS_OK && i < cb; i++)
@@ -274,8 +272,11 @@ int hs_compare_files(const char *a, const char *b, const char *name, int last_re
     return rc;
 }
 
-void hs_compare_print(FILE *out, const char *name, const hs_compare_result *r, int ok)
+int hs_compare_report(FILE *out, const char *name, const hs_compare_result *r, double rtol)
 {
+    const int ok = rtol == 0 ? r->differing == 0 : r->max_rel <= rtol;
     fprintf(out, "%s: %lld values, %lld not bitwise equal, max |a-b| = %.6e (%.6e of max |b|): %s\n", name, (long long)r->count,
             (long long)r->differing, r->max_abs, r->max_rel, ok ? "agree" : "DIFFER");
+    if (r->note[0]) fprintf(out, "%s: note: %s\n", name, r->note);
+    return ok;
 }

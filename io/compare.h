@@ -23,9 +23,10 @@ typedef struct hs_compare_result {
  * array there, and the two must hold as many numbers.  Not collective. */
 int hs_compare_files(const char *a, const char *b, const char *name, int last_record, hs_compare_result *res);
 
-/* One variable's line: "NAME: N values, D not bitwise equal, max |a-b| = A (R of max |b|): agree|DIFFER";
- * ok as the caller judged it (bitwise, or R within its tolerance). */
-void hs_compare_print(FILE *out, const char *name, const hs_compare_result *r, int ok);
+/* One variable's verdict: whether it agrees (bitwise for rtol 0, else max |a-b| within rtol of
+ * max |b|), printed as "NAME: N values, D not bitwise equal, max |a-b| = A (R of max |b|):
+ * agree|DIFFER", then "NAME: note: ..." where the coordinates differ.  Returns 1 when it agrees. */
+int hs_compare_report(FILE *out, const char *name, const hs_compare_result *r, double rtol);
 
 /* Compare every numeric variable of two NetCDF or HDF5 files (hs_compare_files on each; with
  * last_record, the last record of the variables along the record dimension and the whole of the

@@ -12,18 +12,8 @@
 int hs_json_open(hs_json *j, const char *path, int indent)
 {
     memset(j, 0, sizeof *j);
-    size_t len = strlen(path);
-    j->path = malloc(len + 5);
-    if (!j->path) return HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    memcpy(j->path, path, len);
-    memcpy(j->path + len, ".tmp", 5);
-    j->f = fopen(j->path, "w");
-    if (!j->f) {
-        int e = errno;
-        free(j->path);
-        j->path = NULL;
-        return HS_FAIL(HS_ERR_RUNTIME, "cannot write %s.tmp: %s", path, strerror(e));
-    }
+    HS_CHECK(hs_io_whole_open(&j->file, "JSON", path, "w"));
+    j->f = j->file.f;
     j->indent = indent;
     return HS_OK;
 }
@@ -37,39 +27,18 @@ void hs_json_init_stream(hs_json *j, FILE *f, int indent)
 
 int hs_json_close(hs_json *j)
 {
-    if (!j->path) return HS_OK;
+    if (!j->file.f) return HS_OK;
     fputc('\n', j->f);
-    int bad = ferror(j->f) | (fclose(j->f) != 0) | j->failed;
-    size_t len = strlen(j->path);
-    char *final = strdup(j->path);
-    int rc = HS_OK;
-    if (!final) rc = HS_FAIL(HS_ERR_RUNTIME, "out of memory");
-    else {
-        final[len - 4] = '\0';
-        if (bad) {
-            remove(j->path);
-            rc = HS_FAIL(HS_ERR_RUNTIME, "writing %s failed (disk full?)", final);
-        } else if (rename(j->path, final) != 0) {
-            rc = HS_FAIL(HS_ERR_RUNTIME, "cannot rename %s to %s: %s", j->path, final, strerror(errno));
-            remove(j->path);
-        } else {
-            hs_io_written_add(final, -1);
-        }
-    }
-    free(final);
-    free(j->path);
-    j->path = NULL;
+    const char *path = j->file.path;
+    int rc = hs_io_whole_commit(&j->file, !j->failed);
+    if (rc == HS_OK) hs_io_written_add(path, -1);
     j->f = NULL;
     return rc;
 }
 
 void hs_json_abort(hs_json *j)
 {
-    if (!j->path) return;
-    fclose(j->f);
-    remove(j->path);
-    free(j->path);
-    j->path = NULL;
+    hs_io_whole_discard(&j->file);
     j->f = NULL;
 }
 

@@ -5,11 +5,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "io/written.h"
+
 /* Writer state.  Nesting depth is limited to HS_JSON_MAX_DEPTH. */
 #define HS_JSON_MAX_DEPTH 32
 typedef struct hs_json {
     FILE *f;
-    char *path;            /* final name; data go to PATH.tmp until hs_json_close renames */
+    hs_io_whole file;      /* a file's: PATH.partial until hs_json_close renames it (file.f NULL on a stream) */
     int depth;
     int count[HS_JSON_MAX_DEPTH]; /* items written at each level (for commas) */
     int after_key;         /* the next value follows "key": */
@@ -17,14 +19,14 @@ typedef struct hs_json {
     int failed;
 } hs_json;
 
-/* Open PATH.tmp for writing (indent spaces per level, 0 for compact).  Not collective: call on the
+/* Open PATH.partial for writing (indent spaces per level, 0 for compact).  Not collective: call on the
  * rank that writes.  Fails with a runtime error naming the path. */
 int hs_json_open(hs_json *j, const char *path, int indent);
 /* Write to an already open stream (no rename; hs_json_close does not close it). */
 void hs_json_init_stream(hs_json *j, FILE *f, int indent);
-/* Finish: flush, close and rename PATH.tmp to PATH (a failure leaves no file under PATH). */
+/* Finish: flush, close and rename PATH.partial to PATH (a failure leaves no file under PATH). */
 int hs_json_close(hs_json *j);
-/* Remove PATH.tmp after an error elsewhere. */
+/* Remove PATH.partial after an error elsewhere. */
 void hs_json_abort(hs_json *j);
 
 /* Structure.  Inside an object every value must be preceded by hs_json_key. */

@@ -41,28 +41,6 @@ int hs_io_fsync_path(const char *path)
     return bad ? HS_FAIL(HS_ERR_RUNTIME, "fsync of %s failed: %s", path, strerror(err)) : HS_OK;
 }
 
-int hs_io_whole_open(hs_io_whole *w, const char *what, const char *path, const char *mode)
-{
-    w->f = NULL, w->what = what;
-    if (snprintf(w->path, sizeof w->path, "%s", path) >= (int)sizeof w->path)
-        return HS_FAIL(HS_ERR_RUNTIME, "%s: file name too long: %.60s...", what, path);
-    snprintf(w->partial, sizeof w->partial, "%s.partial", path);
-    w->f = fopen(w->partial, mode);
-    return w->f ? HS_OK : HS_FAIL(HS_ERR_RUNTIME, "%s: cannot create %s: %s", what, w->partial, strerror(errno));
-}
-
-int hs_io_whole_commit(hs_io_whole *w, int ok)
-{
-    if (!w->f) return HS_FAIL(HS_ERR_RUNTIME, "%s: %s was not opened", w->what, w->path);
-    int err = ok && !ferror(w->f) ? 0 : errno ? errno : EIO;
-    if (fclose(w->f) != 0 && !err) err = errno ? errno : EIO;
-    w->f = NULL;
-    if (!err && rename(w->partial, w->path) != 0) err = errno;
-    if (!err) return HS_OK;
-    remove(w->partial);
-    return HS_FAIL(HS_ERR_RUNTIME, "%s: writing %s failed: %s", w->what, w->path, strerror(err));
-}
-
 char *hs_io_history_line(const char *command)
 {
     char stamp[32];
@@ -1155,9 +1133,9 @@ int hs_writer_attr_real(hs_writer *w, const char *name, double value)
     return agree(w, rc, "writing an attribute");
 }
 
-/* Rank 0, after the file is closed: the final name, the companion files, the list of files written. */
-/* The side files (XDMF, the VTU pieces, read back from the closed file) come first: one that
- * failed (a full disk) left the main file under its final name, finished, beside exit 1. */
+/* Rank 0, after the file is closed: the companion files (XDMF, the VTU pieces read back from the
+ * closed file), then the final name and the list of files written.  Companions first: one that
+ * failed (a full disk) had left the main file under its final name, finished, beside exit 1. */
 static int rename_and_finish(hs_writer *w)
 {
     if (w->be->finish) HS_CHECK(w->be->finish(w));

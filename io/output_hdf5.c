@@ -1,5 +1,6 @@
 /* HDF5 backend of the writer: datasets [time, z, y, x] with CF-style attributes, plus the XDMF companion. */
 #include "io/output_impl.h"
+#include "io/written.h"
 
 #if HS_HAVE_HDF5
 #if HS_HAVE_HDF5_PARALLEL && !defined(H5_HAVE_PARALLEL)

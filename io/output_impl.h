@@ -233,19 +233,6 @@ int hs_io_mpiio_name_too_long(const char *name);
 /* fsync a file by name (data on disk before a rename or a checkpoint refers to it). */
 int hs_io_fsync_path(const char *path);
 
-/* A side file written whole or not at all (a VTU piece, its .pvd, a SEG-Y file): hs_io_whole_open
- * opens PATH.partial; hs_io_whole_commit checks the stream, closes it and renames it to PATH, or on
- * any failure removes it and returns the error naming PATH and the failing call's cause (a full
- * disk often shows only at fclose).  `what` prefixes the messages ("SEG-Y", "VTU").  A file of
- * its final name is never left half-written. */
-typedef struct hs_io_whole {
-    FILE *f;
-    char path[4096], partial[4104];
-    const char *what;
-} hs_io_whole;
-int hs_io_whole_open(hs_io_whole *w, const char *what, const char *path, const char *mode);
-int hs_io_whole_commit(hs_io_whole *w, int ok);
-
 /* Library checks: every NetCDF/HDF5 call goes through one of these; the message names the call
  * and the file. */
 #if HS_HAVE_NETCDF

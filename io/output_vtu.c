@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "io/output_impl.h"
+#include "io/written.h"
 
 /* PATH without its .nc/.h5/.hdf5/.hdf/.nc4 extension (malloc'd). */
 static char *stem_of(const char *path)

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/output_impl.h"
 #include "io/written.h"
 #include "kernels/error.h"
 #include "kernels/version.h"

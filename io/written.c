@@ -1,9 +1,12 @@
-/* The files a run has finished writing, collected for the driver's end-of-run summary line. */
+/* The files a run writes: whole or not at all, and the list of those finished for the summary line. */
 #include "io/written.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "kernels/error.h"
 
 static char *g_list;
 static size_t g_len, g_cap;
@@ -33,3 +36,40 @@ void hs_io_written_add(const char *path, int64_t records)
 }
 
 const char *hs_io_written_list(void) { return g_list ? g_list : ""; }
+
+int hs_io_whole_open(hs_io_whole *w, const char *what, const char *path, const char *mode)
+{
+    w->f = NULL, w->path = path, w->what = what;
+    size_t len = strlen(path) + sizeof ".partial";
+    if (!(w->partial = malloc(len))) return HS_FAIL(HS_ERR_RUNTIME, "%s: out of host memory for %s", what, path);
+    snprintf(w->partial, len, "%s.partial", path);
+    w->f = fopen(w->partial, mode);
+    if (w->f) return HS_OK;
+    int rc = HS_FAIL(HS_ERR_RUNTIME, "%s: cannot create %s: %s", what, w->partial, strerror(errno));
+    free(w->partial);
+    w->partial = NULL;
+    return rc;
+}
+
+int hs_io_whole_commit(hs_io_whole *w, int ok)
+{
+    if (!w->f) return HS_FAIL(HS_ERR_RUNTIME, "%s: %s was not opened", w->what, w->path);
+    int err = ok && !ferror(w->f) ? 0 : errno ? errno : EIO;
+    if (fclose(w->f) != 0 && !err) err = errno ? errno : EIO;
+    w->f = NULL;
+    if (!err && rename(w->partial, w->path) != 0) err = errno;
+    if (err) remove(w->partial);
+    free(w->partial);
+    w->partial = NULL;
+    return err ? HS_FAIL(HS_ERR_RUNTIME, "%s: writing %s failed: %s", w->what, w->path, strerror(err)) : HS_OK;
+}
+
+void hs_io_whole_discard(hs_io_whole *w)
+{
+    if (!w->f) return;
+    fclose(w->f);
+    w->f = NULL;
+    remove(w->partial);
+    free(w->partial);
+    w->partial = NULL;
+}

@@ -1,8 +1,10 @@
-/* The files a run has finished writing, collected for the driver's end-of-run summary line. */
+/* The files a run writes: each written whole or not at all, and the finished ones collected for the
+ * driver's end-of-run summary line. */
 #ifndef HS_WRITTEN_H
 #define HS_WRITTEN_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 /* Forget the list (start of a run). */
 void hs_io_written_reset(void);
@@ -11,5 +13,21 @@ void hs_io_written_reset(void);
 void hs_io_written_add(const char *path, int64_t records);
 /* "a.nc (10 records), b.json" ("" when none); valid until the next add or reset. */
 const char *hs_io_written_list(void);
+
+/* A file written whole or not at all (a result, a table, a VTU piece, a .pvd, an XDMF or SEG-Y
+ * file): hs_io_whole_open opens PATH.partial; hs_io_whole_commit checks the stream, closes it and
+ * renames it to PATH, or on any failure removes it and returns the error naming PATH and the
+ * failing call's cause (a full disk often shows only at fclose); hs_io_whole_discard removes it
+ * after an error elsewhere.  `what` prefixes the messages ("SEG-Y", "VTU").  PATH (the caller's
+ * string) must stay valid until the commit or discard.  A file is never left half-written under
+ * its final name. */
+typedef struct hs_io_whole {
+    FILE *f;
+    const char *path, *what;
+    char *partial;
+} hs_io_whole;
+int hs_io_whole_open(hs_io_whole *w, const char *what, const char *path, const char *mode);
+int hs_io_whole_commit(hs_io_whole *w, int ok);
+void hs_io_whole_discard(hs_io_whole *w);
 
 #endif

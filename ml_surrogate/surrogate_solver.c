@@ -875,10 +875,9 @@ static int do_forecast(state *s)
 static int write_scores_csv(state *s, const hs_surr_scores *sc, const char *path, double step, const char *unit)
 {
     if (s->ctx->rank != 0) return HS_OK;
-    char tmp[8300];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) return HS_FAIL(HS_ERR_RUNTIME, "cannot write %s", tmp);
+    hs_io_whole file;
+    HS_CHECK(hs_io_whole_open(&file, "scores", path, "w"));
+    FILE *f = file.f;
     fprintf(f, "variable,lead,lead_time_%s,rmse_model,rmse_persistence,rmse_climatology,acc_model,acc_persistence,rmse_skill_vs_persistence\n", unit);
     for (int v = 0; v < sc->nvars; v++)
         for (int j = 0; j < sc->leads; j++) {
@@ -887,11 +886,7 @@ static int write_scores_csv(state *s, const hs_surr_scores *sc, const char *path
             fprintf(f, "%s,%d,%.9g,%.9e,%.9e,%.9e,%.6f,%.6f,%.6f\n", hs_surr_data_grid(s->d)->var_name[v], j + 1, (j + 1) * step, sc->rmse[k],
                     sc->rmse_persistence[k], sc->rmse_climatology[k], sc->acc[k], sc->acc_persistence[k], skill);
         }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        return HS_FAIL(HS_ERR_RUNTIME, "writing %s failed", path);
-    }
+    HS_CHECK(hs_io_whole_commit(&file, 1));
     hs_io_written_add(path, -1);
     return HS_OK;
 }

@@ -263,7 +263,8 @@ int hs_driver_check(const hs_params *p)
     if (snprintf(first, sizeof first, "%s.nc", out) >= (int)sizeof first && gridded)
         return hs_params_error(p, "output.path", "is longer than %zu characters", sizeof first - 4);
     HS_CHECK(hs_params_check_writable(p, "output.path", first, "output file", 0));
-    /* PATH.nc.partial, PATH.xmf.tmp ...: the longest name the output writes */
+    /* PATH.nc.partial, PATH.xmf.partial: the longest names the output writes (a solver with longer
+     * companions checks them: FEM's VTU pieces) */
     if (gridded)
         HS_CHECK(hs_params_check_name_length(p, "output.path", out, (writes_ext(p, ".xmf") ? strlen(".xmf") : strlen(".nc")) + strlen(".partial"),
                                              "output file"));

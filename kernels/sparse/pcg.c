@@ -247,6 +247,16 @@ static int renormalize(pcg_state *s, double *x)
     return e ? rescale(s, x, 1, e) : HS_OK;
 }
 
+/* Before the first direction: x and r divided by 2^e, z = M^-1 r and r.r, r.z (v[0], v[1]) anew. */
+static int rescale_start(pcg_state *s, double *x, int e, double v[3])
+{
+    HS_CHECK(rescale(s, x, 0, e));
+    HS_CHECK(precondition(s, v));
+    HS_CHECK(global_sum(s->A->comm, v, 2));
+    s->rz = v[1];
+    return HS_OK;
+}
+
 /* r = b - A x, z = M^-1 r, p = z, and the stopping threshold from ||b||; where the squares under-
  * or overflow, the norms from scaled copies, and x and r held in units of ||r||, then of r.z
  * (rz_shift). */
@@ -267,20 +277,10 @@ static int start(pcg_state *s, const double *b, double *x)
     if (!normal_bb) HS_CHECK(scaled_norm(s, b, &bnorm, &be));
     s->rz = v[1];
     s->threshold = 0;
-    if (!normal_rr && rnorm > 0 && isfinite(rnorm)) {
-        HS_CHECK(rescale(s, x, 0, ilogb(rnorm) + re));
-        HS_CHECK(precondition(s, v));
-        HS_CHECK(global_sum(A->comm, v, 2));
-        s->rz = v[1];
-    }
+    if (!normal_rr && rnorm > 0 && isfinite(rnorm)) HS_CHECK(rescale_start(s, x, ilogb(rnorm) + re, v));
     /* then r.z near 1 (rz_shift; a few tries where it under- or overflowed) */
     int e;
-    for (int t = 0; t < 4 && rnorm > 0 && (e = rz_shift(s->rz)) != 0; t++) {
-        HS_CHECK(rescale(s, x, 0, e));
-        HS_CHECK(precondition(s, v));
-        HS_CHECK(global_sum(A->comm, v, 2));
-        s->rz = v[1];
-    }
+    for (int t = 0; t < 4 && rnorm > 0 && (e = rz_shift(s->rz)) != 0; t++) HS_CHECK(rescale_start(s, x, e, v));
     /* the threshold in the held units, from the norms' mantissas and exponents (rtol ||b|| itself
      * underflowed to 0 for a b of 1e-320: never reached) */
     s->threshold = fmax(ldexp(s->o->rtol * bnorm, be - s->scale_exp), ldexp(s->o->atol, -s->scale_exp));

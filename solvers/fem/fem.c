@@ -611,6 +611,9 @@ static int validate(fem *f, const hs_params *p)
     f->t_end = f->problem == FEM_HEAT ? hs_params_real(p, "fem.t_end") : 0.0;
     f->dt = hs_params_real(p, "fem.dt");
     f->vtu = hs_params_bool(p, "fem.vtu");
+    /* the pieces are the longest names the output writes: PATH_000000.vtu.partial */
+    if (f->vtu && hs_params_enum(p, "output.format") != HS_OUTPUT_NONE)
+        HS_CHECK(hs_params_check_name_length(p, "output.path", hs_params_string(p, "output.path"), strlen("_000000.vtu.partial"), "VTU file"));
     if (hs_params_enum(p, "fem.partition") == HS_FEM_PART_METIS && !HS_HAVE_METIS)
         return hs_params_error(p, "fem.partition", "metis: this build has no METIS (feature -metis; install libmetis-dev and "
                                                    "rebuild, or use rcb)");

@@ -316,11 +316,11 @@ static int build(hs_ctx *ctx, const hs_params *p, int check_only, void **state)
         rc = hs_params_error(p, "output.format", "the quantum solver writes its results as JSON (%s); the formats are for "
                              "gridded output (auto or none: no result file)", s->out_path);
     /* a path cut at the buffer wrote another file (a 1100-byte buffer cut longer paths); a file
-     * name too long for the file system failed at the write, exit 1 (written as PATH.json.tmp) */
+     * name too long for the file system failed at the write, exit 1 (written as PATH.json.partial) */
     if (rc == HS_OK && out_format != HS_OUTPUT_NONE && path_cut)
         rc = hs_params_error(p, "output.path", "is longer than %zu characters", sizeof s->out_path - sizeof ".json");
     if (rc == HS_OK && out_format != HS_OUTPUT_NONE)
-        rc = hs_params_check_name_length(p, "output.path", s->out_path, strlen(".tmp"), "result file");
+        rc = hs_params_check_name_length(p, "output.path", s->out_path, strlen(".partial"), "result file");
     if (out_format == HS_OUTPUT_NONE) s->out_path[0] = '\0';
     int64_t m[64];
     int nm = hs_params_int_list(p, "quantum.marginal", m, 64);

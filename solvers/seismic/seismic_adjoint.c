@@ -48,7 +48,7 @@ typedef struct hs_seis_adjoint {
     double *vp_start;       /* fwi: the starting model (global) */
     double *vp_global;      /* the current model (global) */
     int64_t nglobal;
-    double J0, J_unit;      /* fwi: the start's misfit, and the optimiser's unit of misfit (J0, or 1 where J0 = 0) */
+    double J0;              /* fwi: the start's misfit (misfit_unit: the optimiser's unit) */
     int started;            /* fwi: the start was evaluated (or restored) */
     double *history;        /* fwi: the misfit at each evaluation */
     double *x_eval;         /* fwi: the optimiser's variable at the last evaluation (global, host); */
@@ -73,6 +73,9 @@ typedef struct hs_seis_adjoint {
     double *sbar_dev;       /* F^T: the source's adjoint per step (device) */
     int var_grad, var_vp, var_vp0, var_misfit;
 } hs_seis_adjoint;
+
+/* fwi: the optimiser's unit of misfit, the start's (1 where the start fits the data exactly) */
+static double misfit_unit(const hs_seis_adjoint *a) { return a->J0 > 0 ? a->J0 : 1; }
 
 /* ---------------------------------------------------------------- input rules */
 
@@ -880,7 +883,7 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
     int rc = hs_mem_copy(s->ctx, x, x_dev, n * sizeof *x, HS_COPY_D2H);
     if (rc == HS_OK) rc = fwi_evaluate(s, x);
     if (rc == HS_OK && !a->started) { /* the starting model: the misfit's unit */
-        a->started = 1, a->J0 = a->J, a->J_unit = a->J > 0 ? a->J : 1;
+        a->started = 1, a->J0 = a->J;
         if (s->ctx->rank == 0) printf("seismic: fwi start: misfit %.6e\n", a->J);
     }
     if (rc == HS_OK) {
@@ -893,7 +896,7 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
             for (int64_t j = 0; j < d->local[1]; j++)
                 for (int64_t i = 0; i < d->local[0]; i++)
                     g[((k + d->offset[2]) * c->n[1] + j + d->offset[1]) * c->n[0] + i + d->offset[0]] =
-                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * a->fwi_step / a->J_unit;
+                        a->grad_local[(k * d->local[1] + j) * d->local[0] + i] * a->fwi_step / misfit_unit(a);
         for (int sh = 0; sh < c->shots; sh++) { /* this rank's points within `mute` points of each shot's source */
             double src[3];
             int64_t lo[3], hi[3];
@@ -920,7 +923,7 @@ static int fwi_objective(void *data, const double *x_dev, double *f, double *gra
         rc = hs_allreduce_sum(s->ctx->comm, g, (int)n);
     }
     if (rc == HS_OK) rc = hs_mem_copy(s->ctx, grad_dev, g, n * sizeof *g, HS_COPY_H2D);
-    *f = a->J / a->J_unit;
+    *f = a->J / misfit_unit(a);
     if (rc == HS_OK) {
         double *h = realloc(a->history, (size_t)(a->nhistory + 1) * sizeof *h);
         if (h) a->history = h, a->history[a->nhistory++] = a->J;
@@ -936,7 +939,7 @@ static int fwi_report(void *data, int iteration, double f)
     hs_seis_adjoint *a = s->adj;
     a->iter = iteration;
     a->cb_rc = fwi_accept(s);
-    if (s->ctx->rank == 0) printf("seismic: fwi iteration %d: misfit %.6e (%.4f of the start)\n", iteration, f * a->J_unit, f);
+    if (s->ctx->rank == 0) printf("seismic: fwi iteration %d: misfit %.6e (%.4f of the start)\n", iteration, f * misfit_unit(a), f);
     fflush(stdout);
     return a->cb_rc != HS_OK; /* a failure stops the optimiser; advance returns it */
 }
@@ -1054,7 +1057,7 @@ int hs_seis_fwi_restore(hs_seis *s, hs_checkpoint *k)
     HS_CHECK(rc);
     HS_CHECK(hs_mem_copy(s->ctx, a->x_dev, a->acc_x, n * sizeof(double), HS_COPY_H2D));
     a->iter = (int)clock[0], a->J0 = clock[1], a->acc_J = clock[2];
-    a->started = 1, a->J_unit = a->J0 > 0 ? a->J0 : 1;
+    a->started = 1;
     fwi_model(a, a->acc_x, a->acc_vp);
     a->acc_ok = 1;
     a->x_eval_ok = 0; /* the device holds no evaluation: the end evaluates x again for its seismograms */
@@ -1152,7 +1155,7 @@ int hs_seis_adjoint_finish(hs_seis *s)
         HS_CHECK(hs_lbfgs_run(a->opt, a->x_dev, 0, NULL, &res)); /* the totals, nothing run */
         if (s->ctx->rank == 0)
             printf("seismic: fwi: %d iterations, %d evaluations, misfit %.6e -> %.6e (%.4f), %s%s\n", res.iterations, res.evaluations,
-                   a->J0, a->acc_J, a->acc_J / a->J_unit, res.reason ? res.reason : "",
+                   a->J0, a->acc_J, a->acc_J / misfit_unit(a), res.reason ? res.reason : "",
                    again ? "; the seismograms are the last accepted iterate's (evaluated again)" : "");
     }
     if (s->ctx->rank == 0) printf("seismic: final misfit %.9e\n", s->cfg.mode == HS_SEIS_FWI ? a->acc_J : a->J);

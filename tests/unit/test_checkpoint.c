@@ -1,4 +1,4 @@
-/* Checkpoint files: bitwise round trips of every type (HDF5 and binary formats), tmp -> final rename, bad files. */
+/* Checkpoint files: bitwise round trips of every type (HDF5 and binary formats), tmp -> final rename, bad files, non-finite states. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,11 +264,55 @@ static void test_damaged_counts(void **state)
     hs_error_clear();
 }
 
+/* A solver's state with a NaN or an infinity: hs_checkpoint_write_state refuses it (runtime error
+ * naming the array and element, nothing of it written), and hs_checkpoint_read_state refuses one
+ * that a plain write stored (an input error about the file: a checkpoint of a run that had blown
+ * up); finite states pass both, and integer arrays are not looked at. */
+static void test_state_finite(void **state)
+{
+    hs_ctx *ctx = test_ctx();
+    for (size_t f = 0; f < NFORMATS; f++) {
+        g_format = FORMAT_IDS[f];
+        char path[64];
+        snprintf(path, sizeof path, "state_%s.ckpt", FORMATS[f]);
+        const char *p = test_tmp_path(path);
+        double good[4] = {1, -2, 1e300, 4.9e-324}, bad[4] = {1, 2, INFINITY, 4}, cbad[4] = {0, 0, 1, NAN};
+        float fbad[3] = {1, NAN, 3};
+        int64_t ints[2] = {INT64_MAX, -1};
+        hs_checkpoint *c;
+        TEST_OK(hs_checkpoint_create(ctx, p, "heat", "", 12, 0.5, g_format, &c));
+        TEST_OK(hs_checkpoint_write_state(c, "good", HS_F64, 4, good));
+        TEST_OK(hs_checkpoint_write_state(c, "ints", HS_I64, 2, ints));
+        assert_int_equal(hs_checkpoint_write_state(c, "T", HS_F64, 4, bad), HS_ERR_RUNTIME);
+        assert_non_null(strstr(hs_error_message(), "at step 12 (t = 0.5) the state 'T' holds a NaN or an infinity (element 2 of rank 0's part)"));
+        hs_error_clear();
+        assert_int_equal(hs_checkpoint_write_state(c, "c", HS_C128, 2, cbad), HS_ERR_RUNTIME); /* element 1's imaginary part */
+        assert_non_null(strstr(hs_error_message(), "(element 1 of rank 0's part)"));
+        hs_error_clear();
+        assert_int_equal(hs_checkpoint_write_state(c, "f", HS_F32, 3, fbad), HS_ERR_RUNTIME);
+        hs_error_clear();
+        /* what an older version wrote without looking */
+        TEST_OK(hs_checkpoint_write(c, "T", HS_F64, 4, bad));
+        TEST_OK(hs_checkpoint_close(c));
+        int64_t step;
+        double time, x[4];
+        TEST_OK(hs_checkpoint_open(ctx, p, "heat", &c, &step, &time));
+        TEST_OK(hs_checkpoint_read_state(c, "good", HS_F64, 4, x));
+        assert_memory_equal(x, good, sizeof good);
+        assert_int_equal(hs_checkpoint_read_state(c, "T", HS_F64, 4, x), HS_ERR_INPUT);
+        assert_non_null(strstr(hs_error_message(), "the state 'T' holds a NaN or an infinity (element 2 of rank 0's part): a checkpoint of a run that had blown up"));
+        hs_error_clear();
+        TEST_OK(hs_checkpoint_close(c));
+    }
+    g_format = HS_CKPT_FORMAT_AUTO;
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_round_trip),
     cmocka_unit_test(test_wrong_solver_and_ranks),
     cmocka_unit_test_teardown(test_bad_files, test_tmp_cleanup),
     cmocka_unit_test_teardown(test_damaged_counts, test_tmp_cleanup),
+    cmocka_unit_test_teardown(test_state_finite, test_tmp_cleanup),
 };
 
 TEST_MAIN("checkpoint", tests)
