@@ -292,6 +292,9 @@ static int read_config(hs_ctx *ctx, const hs_params *p, config *c)
             if (written && fmt != HS_OUTPUT_NONE && hs_same_target(out, c->model_path))
                 return hs_params_error(p, "output.path", "the output file %s is the model file (surrogate.model_path): the run would %s",
                                        out, c->mode == MODE_TRAIN ? "write both there" : "replace the model it reads");
+            /* written as OUT.partial, then renamed: the driver's check covers PATH.nc.partial, not
+             * PATH_example.nc.partial or PATH.csv.partial */
+            if (written && fmt != HS_OUTPUT_NONE) HS_CHECK(hs_params_check_name_length(p, "output.path", out, strlen(".partial"), "output file"));
         }
     if (c->mode == MODE_TRAIN && hs_same_target(hs_params_string(p, "checkpoint.path"), c->model_path))
         return hs_params_error(p, "surrogate.model_path", "%s is also checkpoint.path: the model would replace the checkpoint",

@@ -132,6 +132,15 @@ if "$HS_BIN" evaluate "${Q[@]}" surrogate.model_path=full.h5 output.path=scores 
 else
     bad "evaluate failed: $(cat err.txt)"
 fi
+# an output.path that fits PATH.nc.partial but not PATH_example.nc.partial (244 + 19 > 255): check and
+# run refuse it, nothing written (the run wrote the scores and failed at the example, exit 1)
+long=$(printf 's%.0s' $(seq 240))
+for cmd in check evaluate; do
+    "$HS_BIN" $cmd "${Q[@]}" surrogate.mode=evaluate surrogate.model_path=full.h5 output.path=$long >/dev/null 2>err.txt
+    rc=$?
+    [ $rc = 2 ] && grep -q "output.path: the output file's file name" err.txt && ! ls ${long}* >/dev/null 2>&1 && ok ||
+        bad "$cmd with a long output.path: exit $rc, $(head -2 err.txt), $(ls ${long}* 2>/dev/null | wc -l) files"
+done
 # the example window's times in the units of its own file (the test file counting from another day
 # was labelled with the first file's units)
 ncdump traj3.nc | sed 's/seconds since 2000-01-01 00:00:00/seconds since 2000-02-01 00:00:00/' | ncgen -k nc4 -o traj3feb.nc
