@@ -713,6 +713,16 @@ if [ $NOFILES = 0 ]; then
         bad "unnamed groups: $(cat "$CAP/e1" "$CAP/e2" "$CAP/o" | head -3)"
 fi
 
+# an output.path that fits PATH.nc.partial but not its VTU pieces' PATH_000000.vtu.partial (240 + 19 >
+# 255): check and run refuse it, nothing written (the run failed at the first piece, exit 1)
+long=$(printf 'v%.0s' $(seq 240))
+for cmd in check run; do
+    "$HS_BIN" $cmd sink.ini run.device=$DEVICE fem.t_end=20 output.path=$long >/dev/null 2>"$CAP/e"
+    rc=$?
+    [ $rc = 2 ] && grep -q "output.path: the VTU file's file name, with the 19 characters" "$CAP/e" && ! ls ${long}* >/dev/null 2>&1 &&
+        ok "$cmd: an output.path too long for the VTU pieces: exit 2, nothing written" ||
+        bad "$cmd with a long output.path: exit $rc, $(head -2 "$CAP/e"), $(ls ${long}* 2>/dev/null | wc -l) files"
+done
 # a VTU piece failing on a full disk: exit 1, no piece half-written under its name, and the NetCDF
 # file kept as .partial (it was left finished, with a 118 of 150 kB piece); needs a tmpfs (root)
 full=$(mktemp -d)
