@@ -38,10 +38,11 @@ void hs_h5_reason(char *buf, size_t len)
 
 int hs_h5_fail(const char *call, const char *path, const char *file, int line)
 {
-    char why[256];
+    char why[256], space[4400];
     hs_h5_reason(why, sizeof why);
-    return hs_error_raise(HS_ERR_RUNTIME, file, line, "HDF5 call %s failed on %s%s%s", call, path ? path : "?",
-                          *why ? ": " : "", why);
+    hs_io_space_note(path, space, sizeof space);
+    return hs_error_raise(HS_ERR_RUNTIME, file, line, "HDF5 call %s failed on %s%s%s%s", call, path ? path : "?",
+                          *why ? ": " : "", why, space);
 }
 
 int hs_h5_failf(const char *path, const char *file, int line, const char *fmt, ...)

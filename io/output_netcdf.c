@@ -1,5 +1,6 @@
 /* NetCDF-4 / CF-1.8 backend of the writer (rank 0 writes and the common layer gathers, or every rank writes collectively). */
 #include "io/output_impl.h"
+#include "io/written.h"
 
 #if HS_HAVE_NETCDF
 #include <netcdf.h>
@@ -25,8 +26,10 @@ typedef struct {
 
 int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line)
 {
-    return hs_error_raise(HS_ERR_RUNTIME, file, line, "NetCDF call %s failed on %s: %s", call, path ? path : "?",
-                          nc_strerror(status));
+    char space[4400];
+    hs_io_space_note(path, space, sizeof space);
+    return hs_error_raise(HS_ERR_RUNTIME, file, line, "NetCDF call %s failed on %s: %s%s", call, path ? path : "?",
+                          nc_strerror(status), space);
 }
 
 static nc_state *st(hs_writer *w) { return (nc_state *)w->bs; }

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "kernels/error.h"
 
@@ -72,4 +74,24 @@ void hs_io_whole_discard(hs_io_whole *w)
     remove(w->partial);
     free(w->partial);
     w->partial = NULL;
+}
+
+void hs_io_space_note(const char *path, char *buf, size_t len)
+{
+    if (!len) return;
+    buf[0] = '\0';
+    if (!path || !*path) return;
+    /* the folder, not the file: a failed create leaves no file to ask about */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    struct statvfs fs;
+    if (statvfs(dir, &fs) != 0) return;
+    const double blocks = geteuid() == 0 ? (double)fs.f_bfree : (double)fs.f_bavail;
+    const double free_bytes = blocks * (double)(fs.f_frsize ? fs.f_frsize : fs.f_bsize);
+    if (free_bytes >= 16.0 * 1024 * 1024) return;
+    if (free_bytes < 1024) snprintf(buf, len, " (the file system holding %s has only %.0f bytes free: is it full?)", path, free_bytes);
+    else snprintf(buf, len, " (the file system holding %s has only %.0f kB free: is it full?)", path, free_bytes / 1024);
 }
