@@ -74,6 +74,9 @@ int hs_cuda_device_count(void)
 #endif
 }
 
+/* Set when this process is an isolated singleton (no launcher, no runtime daemon): one rank alone. */
+static int g_isolated_singleton;
+
 static void finalize_mpi(int abort_code)
 {
     join_counting_devices();
@@ -81,6 +84,13 @@ static void finalize_mpi(int abort_code)
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
     if (!init || fin) return;
+    /* an isolated singleton has no other rank to stop and no daemon to tell: MPI_Abort would only
+     * add Open MPI's seven-line MPI_ABORT banner under our message, so it ends as MPI_Abort would
+     * (no MPI_Finalize, no exit handlers: HDF5's crashed after a failed close) without the banner */
+    if (abort_code && g_isolated_singleton) {
+        fflush(NULL);
+        _exit(abort_code);
+    }
     if (abort_code) MPI_Abort(MPI_COMM_WORLD, abort_code);
     else MPI_Finalize();
 }
@@ -207,6 +217,8 @@ int hs_ctx_create(int *argc, char ***argv, const char *device, int allow_shared_
         HS_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
         ctx->t_mpi_init = hs_wtime() - t0;
         ctx->owns_mpi = 1;
+        const char *iso = getenv("OMPI_MCA_ess_singleton_isolated");
+        g_isolated_singleton = ctx->mpi_singleton && iso && !strcmp(iso, "1");
         hs_error_set_finalizer(finalize_mpi);
     }
     start_counting_devices();
