@@ -33,6 +33,9 @@ void hs_h5_reason(char *buf, size_t len)
     char why[256] = "";
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, why);
     H5Eclear2(H5E_DEFAULT);
+    /* the file driver's write error carries a ctime() string and its newline: one line for ours */
+    for (char *c = why; *c; c++)
+        if (*c == '\n' || *c == '\r') *c = ' ';
     snprintf(buf, len, "%s", why);
 }
 

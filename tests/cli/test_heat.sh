@@ -298,11 +298,11 @@ grep -q "T: note: the coordinates y differ (0.0625 .. 0.9375 in dom1.$EXT, 0.125
 # a run that blows up stops at its next checkpoint with exit 1 and keeps the last good one (it wrote
 # checkpoints of an Inf/NaN field until an output record found it, and a restart took them)
 cp "$ROOT/inputs/heat2d.ini" blow.ini
-B=(heat.n="32 32" heat.Q=1e300 heat.rho=1e-8 heat.layer_k="1e-300 1e-300" heat.dt=0.002 output.every_time=50 checkpoint.path=blow.h5)
+B=(heat.n="32 32" heat.Q=1e300 heat.rho=1e-8 heat.layer_k="1e-300 1e-300" heat.dt=0.002 output.every_time=50 checkpoint.path=blow_ck.h5)
 "$HS_BIN" run blow.ini --quiet "${B[@]}" heat.t_end=100 checkpoint.every_steps=100 output.path=blow >/dev/null 2>"$CAP/e"
 rc=$?
-if [ $rc = 1 ] && grep -q "at step 1000 (t = 2) the state 'T' holds a NaN or an infinity" "$CAP/e" && [ -f blow.h5 ] && [ ! -f blow.h5.tmp ] &&
-    "$HS_BIN" run blow.ini --quiet "${B[@]}" heat.t_end=1.8 output.path=blow2 --restart blow.h5 >/dev/null 2>"$CAP/e2"; then
+if [ $rc = 1 ] && grep -q "at step 1000 (t = 2) the state 'T' holds a NaN or an infinity" "$CAP/e" && [ -f blow_ck.h5 ] && [ ! -f blow_ck.h5.tmp ] &&
+    "$HS_BIN" run blow.ini --quiet "${B[@]}" heat.t_end=1.8 output.path=blow2 --restart blow_ck.h5 >/dev/null 2>"$CAP/e2"; then
     ok "a blown-up run stops at its checkpoint (exit 1); the last good one (step 900) restarts"
 else bad "blow-up and checkpoints: exit $rc, $(grep error "$CAP/e"; cat "$CAP/e2" 2>/dev/null | head -2)"; fi
 
