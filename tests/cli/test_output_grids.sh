@@ -119,6 +119,7 @@ if command -v cfchecks >/dev/null && python3 -c "import netCDF4" 2>/dev/null; th
     sn=$(ls "$ROOT"/tests/data/ | grep -E '^cf-standard-name-table-v[0-9]+\.xml(\.gz)?$' | sort -V | tail -1)
     zcat -f "$ROOT/tests/data/$sn" >sn.xml
     for f in np1/off/*.nc; do
+        [ -f "$f" ] || { echo "notice: no NetCDF files (a build without NetCDF); cfchecks left out"; break; }
         cfchecks -s sn.xml -a "$ROOT/tests/data/cf-area-type-table.xml" -r "$ROOT/tests/data/cf-standardized-region-list.xml" \
             "$f" >cf.txt 2>&1
         roles=$(python3 -c "
@@ -166,7 +167,8 @@ stem = path.rsplit(".", 1)[0]
 bad = []
 # what the file holds: from the HDF5 file for the .xmf, from the NetCDF file for the VTU (either format's VTU
 # comes from the file's values)
-if path.endswith(".xmf"):
+import os
+if path.endswith(".xmf") or not os.path.exists(stem + ".nc"):  # a build without NetCDF writes its VTU from HDF5
     f = h5py.File(stem + ".h5", "r")
     get = lambda n: f[n][()]
     times = list(f["time"][()])
