@@ -33,7 +33,15 @@ void hs_h5_reason(char *buf, size_t len)
     char why[256] = "";
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, why);
     H5Eclear2(H5E_DEFAULT);
-    /* the file driver's write error carries a ctime() string and its newline: one line for ours */
+    /* the file driver's I/O errors read "file write failed: time = <ctime() and its newline>,
+     * filename = ..., errno = 28, error message = 'No space left on device', buf = 0x..., ...":
+     * keep the operation and the system's words */
+    const char *msg = strstr(why, "error message = '"), *colon = strchr(why, ':');
+    const char *end = msg ? strchr(msg + 17, '\'') : NULL;
+    if (msg && end && colon && colon < msg) {
+        snprintf(buf, len, "%.*s: %.*s", (int)(colon - why), why, (int)(end - msg - 17), msg + 17);
+        return;
+    }
     for (char *c = why; *c; c++)
         if (*c == '\n' || *c == '\r') *c = ' ';
     snprintf(buf, len, "%s", why);
