@@ -3,6 +3,10 @@
 #
 # usage (on the GPU machine, after `make CUDA=1 bin/hpcsim build/tests/bench/bench_quantum`, with .peers/ carried):
 #   scripts/peers/run_peers.sh [QUBITS]          (default 30; OUT=folder for logs and peers.csv, default out/)
+#   scripts/peers/run_peers.sh --unpack          (only unpack .peers/cuquantum.tar.xz into build/peers/: the
+#                                                 project's tree, .debs, .peers/qsim and that file together
+#                                                 exceed the device tool's 64 MiB carry, so one call carries
+#                                                 the file and unpacks it, and a later call carries .peers/qsim)
 # .peers/ is prepared here by scripts/peers/fetch_qsim.sh and scripts/peers/fetch_custatevec.sh (the GPU machine
 # has no network); nothing of it is committed.  Circuits: bench_quantum --write-qasm (QFT, the supremacy-style
 # random circuit, a QAOA layer), converted for qsim by scripts/peers/qasm_to_qsim.py.
@@ -40,6 +44,10 @@ if [ ! -f "$CUSV/lib/libcustatevec.so.1" ]; then
     fi
 fi
 [ -f "$CUSV/lib/libcustatevec.so.1" ] && ln -sf libcustatevec.so.1 "$CUSV/lib/libcustatevec.so"
+if [ "$n" = --unpack ]; then
+    [ -f "$CUSV/lib/libcustatevec.so.1" ] && say "cuStateVec unpacked in $CUSV" && exit 0
+    say "cuStateVec not unpacked: no $P/cuquantum.tar.xz or wheel here"; exit 1
+fi
 NV=("$CUDA_HOME/bin/nvcc" -O3 -std=c++17 -gencode "arch=compute_$ARCH,code=sm_$ARCH" -Xcompiler -fopenmp)
 if [ -d $P/qsim/apps ]; then
     [ -x $B/qsim_base_cuda ] || "${NV[@]}" $P/qsim/apps/qsim_base_cuda.cu -o $B/qsim_base_cuda >>"$log" 2>&1 ||
