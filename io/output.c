@@ -516,8 +516,10 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
 /* The status of a library call on a collective file (MPI-IO): one that failed on this rank may have
  * left the others inside it, waiting in a collective this rank will not enter (a full disk: rank 0
  * in the agreement below, rank 1 in H5Dset_extent's barrier, until the batch job's end).  No
- * agreement can be had then: this rank ends the job with its message (exit 1).  Our own checks
- * (a block outside the grid) fail before any library call and are agreed on as before. */
+ * agreement can be had then: this rank ends the job with its message (exit 1).  Every library call
+ * on such a file goes through here: create (a full disk at 40 kB left rank 1 in the create's
+ * barrier), definitions, attributes, records, sync, close, reopen.  Our own checks (a block outside
+ * the grid) fail before any library call and are agreed on as before. */
 static int collective_call(hs_writer *w, int rc)
 {
     if (w->par && w->ctx->size > 1 && rc != HS_OK && rc != HS_ERR_INPUT) hs_exit(rc);
@@ -566,7 +568,7 @@ int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_open: no result pointer");
     hs_writer *w;
     HS_CHECK(writer_new(ctx, desc, &w));
-    int rc = io_rank(w) ? w->be->create(w, desc) : HS_OK;
+    int rc = io_rank(w) ? collective_call(w, w->be->create(w, desc)) : HS_OK;
     rc = agree(w, rc, "creating the output file");
     if (rc != HS_OK) {
         if (io_rank(w)) w->be->discard(w);
@@ -674,7 +676,7 @@ static int def_any(hs_writer *w, const char *name, const char *units, const char
     v->dtype = (int)dtype;
     v->time_dependent = time_dependent;
     v->grid = grid;
-    int rc = io_rank(w) ? w->be->def_var(w, v, units, long_name, standard_name) : HS_OK;
+    int rc = io_rank(w) ? collective_call(w, w->be->def_var(w, v, units, long_name, standard_name)) : HS_OK;
     HS_CHECK(agree(w, rc, "defining a variable"));
     *varid = w->nvars++;
     return HS_OK;
@@ -963,7 +965,7 @@ static int def_stations_collective(hs_writer *w, const hs_station_desc *sd)
         all.x = xyz;
         all.y = w->st_ncoord > 1 ? xyz + n : NULL;
         all.z = w->st_ncoord > 2 ? xyz + 2 * n : NULL;
-        rc = w->be->def_stations(w, &all);
+        rc = collective_call(w, w->be->def_stations(w, &all));
         rc = agree(w, rc, "declaring stations");
     }
     free(chars);
@@ -1120,7 +1122,7 @@ int hs_writer_attr_text(hs_writer *w, const char *name, const char *value)
     char *v0; /* rank 0's value, as in a gathered file */
     HS_CHECK(hs_io_strdup(value, &v0));
     int rc = bcast_text(w->ctx, &v0);
-    if (rc == HS_OK) rc = agree(w, w->be->attr_text(w, name, v0), "writing an attribute");
+    if (rc == HS_OK) rc = agree(w, collective_call(w, w->be->attr_text(w, name, v0)), "writing an attribute");
     free(v0);
     return rc;
 }
@@ -1129,7 +1131,7 @@ int hs_writer_attr_real(hs_writer *w, const char *name, double value)
 {
     if (!w || !name || !*name) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_attr_real: null argument");
     if (w->par) HS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_DOUBLE, 0, w->ctx->comm)); /* rank 0's value */
-    int rc = io_rank(w) ? w->be->attr_real(w, name, value) : HS_OK;
+    int rc = io_rank(w) ? collective_call(w, w->be->attr_real(w, name, value)) : HS_OK;
     return agree(w, rc, "writing an attribute");
 }
 
@@ -1190,7 +1192,7 @@ int hs_writer_sync(hs_writer *w)
 int hs_writer_suspend(hs_writer *w)
 {
     if (!w) return HS_OK;
-    int rc = io_rank(w) ? w->be->close(w) : HS_OK;
+    int rc = io_rank(w) ? collective_call(w, w->be->close(w)) : HS_OK;
     rc = agree(w, rc, "suspending the output file");
     writer_free(w);
     return rc;
@@ -1231,7 +1233,7 @@ int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_wr
     if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_resume: no result pointer");
     hs_writer *w;
     HS_CHECK(writer_new(ctx, desc, &w));
-    int rc = io_rank(w) ? reopen_file(w, desc, time) : HS_OK;
+    int rc = io_rank(w) ? collective_call(w, reopen_file(w, desc, time)) : HS_OK;
     rc = agree(w, rc, "reopening the output file");
     if (rc == HS_OK) {
         int64_t meta[2] = {w->nvars, w->nrec};

@@ -403,6 +403,18 @@ if mount -t tmpfs -o size=200k tmpfs "$full" 2>/dev/null; then
             ok "$fmt on a full file system: exit 1, the message names the free space, no MPI_ABORT banner (a singleton)"
         else bad "$fmt on a full file system: exit $rc: $(grep -m2 -E 'error|fault' o)"; fi
     done
+    # 2 ranks, a collective file, the disk full while the file is created (40 kB): the failing rank
+    # ends the job (the other rank waited inside the library's collective create, exit 137)
+    for fmt in $FORMATS; do
+        rm -f "$full"/*
+        umount "$full" && mount -t tmpfs -o size=40k tmpfs "$full"
+        timeout -s KILL 60 "${MPIRUN[@]}" -n 2 "$HS_BIN" run base.ini --quiet 'heat.n=128 128' output.format=$fmt output.path="$full/f" >o 2>&1
+        rc=$?
+        if [ $rc = 1 ] && grep -qE "^hpcsim: rank [01]: error: (HDF5|NetCDF) call .* failed on $full/f\.(nc|h5)\.partial" o &&
+            [ ! -f "$full/f.nc" ] && [ ! -f "$full/f.h5" ]; then
+            ok "$fmt, 2 ranks, disk full while creating the file: exit 1 naming the call, no rank waits"
+        else bad "$fmt, 2 ranks, disk full while creating the file: exit $rc: $(grep -m2 -E 'error|fault' o)"; fi
+    done
     umount "$full"
 else
     echo "skip  a full tmpfs (mounting one needs root)"
