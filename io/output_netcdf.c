@@ -22,6 +22,7 @@ typedef struct {
     int xcoord[HS_WRITER_MAX_XDIMS], xbnds[HS_WRITER_MAX_XDIMS];
     int sgrid_var;
     int mesh_node_dim, mesh_cell_dim, mesh_var, mesh_coord[3], mesh_conn, mesh_types, mesh_region;
+    int broken; /* the create failed part-way (a full disk): nc_close crashed in NetCDF on such a file */
 } nc_state;
 
 int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line)
@@ -374,6 +375,21 @@ static int topology_atts(hs_writer *w, const hs_writer_var *v)
     return HS_OK;
 }
 
+/* The new file's definitions and coordinates (nc_create_file). */
+static int create_contents(hs_writer *w, const hs_output_desc *desc, int *coord_var, int *bnds_var)
+{
+    if (w->has_time) HS_CHECK(def_time(w, desc));
+    HS_CHECK(def_space(w, desc, coord_var, bnds_var));
+    HS_CHECK(def_extra(w));
+    if (w->has_mesh) HS_CHECK(def_mesh(w));
+    HS_CHECK(def_globals(w, desc));
+    HS_NC_CHECK(nc_enddef(st(w)->ncid), w->partial);
+    HS_CHECK(put_coords(w, desc, coord_var, bnds_var));
+    HS_CHECK(put_extra(w));
+    if (w->has_mesh) HS_CHECK(put_mesh(w));
+    return HS_OK;
+}
+
 static int nc_create_file(hs_writer *w, const hs_output_desc *desc)
 {
     nc_state *s = calloc(1, sizeof *s);
@@ -390,16 +406,9 @@ static int nc_create_file(hs_writer *w, const hs_output_desc *desc)
         return hs_nc_fail(rc, w->par ? "nc_create_par" : "nc_create", w->partial, __FILE__, __LINE__);
     }
     w->bs = s;
-    if (w->has_time) HS_CHECK(def_time(w, desc));
-    HS_CHECK(def_space(w, desc, coord_var, bnds_var));
-    HS_CHECK(def_extra(w));
-    if (w->has_mesh) HS_CHECK(def_mesh(w));
-    HS_CHECK(def_globals(w, desc));
-    HS_NC_CHECK(nc_enddef(s->ncid), w->partial);
-    HS_CHECK(put_coords(w, desc, coord_var, bnds_var));
-    HS_CHECK(put_extra(w));
-    if (w->has_mesh) HS_CHECK(put_mesh(w));
-    return HS_OK;
+    int err = create_contents(w, desc, coord_var, bnds_var);
+    if (err != HS_OK) s->broken = 1;
+    return err;
 }
 
 static int nc_def(hs_writer *w, hs_writer_var *v, const char *units, const char *long_name, const char *standard_name)
@@ -563,7 +572,10 @@ static int nc_close_file(hs_writer *w)
 static void nc_discard(hs_writer *w)
 {
     if (!st(w)) return;
-    if (nc_close(st(w)->ncid) != NC_NOERR) hs_error_abort_at_exit(); /* as nc_close_file */
+    /* a file whose create failed part-way is not closed (nc_close crashed in NetCDF's report of the
+     * objects left open, exit 139): the process ends without the libraries' shutdown instead */
+    if (st(w)->broken) hs_error_abort_at_exit();
+    else if (nc_close(st(w)->ncid) != NC_NOERR) hs_error_abort_at_exit(); /* as nc_close_file */
     free(w->bs);
     w->bs = NULL;
 }

@@ -342,6 +342,8 @@ static int write_state(void *state, hs_writer *w)
     return HS_OK;
 }
 
+static int put_history(pinn_state *s, hs_writer *w);
+
 /* The history as a series over the record axis `iteration` (training iterations). */
 static int write_history(pinn_state *s)
 {
@@ -360,6 +362,16 @@ static int write_history(pinn_state *s)
     int rc = hs_writer_open(s->ctx, &d, &w);
     free(ini);
     HS_CHECK(rc);
+    rc = put_history(s, w);
+    if (rc == HS_OK) return hs_writer_close(w);
+    /* not left open: HDF5 closed it itself at MPI_Finalize and crashed (a full disk, exit 139) */
+    hs_writer_discard(w);
+    return rc;
+}
+
+/* The history's variables and records into the open writer w (write_history). */
+static int put_history(pinn_state *s, hs_writer *w)
+{
     static const char *names[7] = {"loss", "loss_residual", "loss_data", "rel_l2_error", "learning_rate", "wall_time", "phase"};
     static const char *units[7] = {"1", "1", "1", "1", "1", "s", "1"};
     static const char *longs[7] = {"weighted training loss", "mean squared PDE residual", "mean squared initial/boundary misfit",
@@ -384,7 +396,7 @@ static int write_history(pinn_state *s)
         for (int k = 0; k < 7; k++)
             if (ids[k] >= 0) HS_CHECK(hs_writer_put(w, ids[k], s->ctx->rank == 0 ? &v[k] : NULL));
     }
-    return hs_writer_close(w);
+    return HS_OK;
 }
 
 static int finish(void *state)

@@ -135,5 +135,26 @@ for pde in "heat 0.1" "allen_cahn 0.0001" "burgers 0.003183098861837907"; do
     [ "$got" = "${pde#* }" ] && ok || bad "unset nu for ${pde% *}: check prints '$got', the run uses ${pde#* }"
 done
 
+# the history on a full disk, both formats: exit 1 naming the call, no history left (a history whose
+# create failed crashed in NetCDF's close, an HDF5 one left open crashed HDF5's MPI_Finalize: 139)
+full=$(mktemp -d)
+if mount -t tmpfs -o size=100k tmpfs "$full" 2>/dev/null; then
+    for fmt in netcdf hdf5; do
+        "$HS_BIN" --version | grep -q "+$fmt" || continue
+        rm -f "$full"/*
+        dd if=/dev/zero of="$full/fill" bs=1k count=100 2>/dev/null
+        timeout -s KILL 120 "$HS_BIN" run "$INI" "${TINY[@]}" output.format=$fmt output.path=fullrun pinn.history_path="$full/h" >out.txt 2>err.txt
+        rc=$?
+        if [ $rc = 1 ] && grep -qE "^hpcsim: error: (NetCDF|HDF5) call .* failed on $full/h\.(nc|h5)\.partial" err.txt &&
+            ! ls "$full"/h.* >/dev/null 2>&1 && ls fullrun.*.partial >/dev/null 2>&1; then ok
+        else bad "$fmt history on a full disk: exit $rc, $(ls "$full" | tr '\n' ' ') $(grep -m2 -E 'error|fault' err.txt)"; fi
+        rm -f fullrun.*
+    done
+    umount "$full"
+else
+    echo "skip  the history on a full disk (no tmpfs mount here)"
+fi
+rmdir "$full" 2>/dev/null
+
 echo "pinn cli: $pass passed, $fail failed"
 [ $fail -eq 0 ]
