@@ -419,8 +419,16 @@ static int finish_root(hs_checkpoint *c)
     HS_CHECK(c->be->close(c));
     if (!c->writing) return HS_OK;
     HS_CHECK(hs_io_fsync_path(c->tmp)); /* on disk before the rename makes it visible */
-    if (rename(c->tmp, c->path) != 0)
-        return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s", c->tmp, c->path, strerror(errno));
+    if (rename(c->tmp, c->path) != 0) {
+        const int why = errno;
+        /* the whole checkpoint under its temporary name: removed, or said to be left (a folder
+         * that turned read-only refuses both) */
+        if (remove(c->tmp) == 0)
+            return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s (%s removed, %s untouched)", c->tmp, c->path,
+                           strerror(why), c->tmp, c->path);
+        return HS_FAIL(HS_ERR_RUNTIME, "renaming %s to %s failed: %s (%s could not be removed either and is left)", c->tmp,
+                       c->path, strerror(why), c->tmp);
+    }
     return HS_OK;
 }
 

@@ -421,5 +421,21 @@ else
 fi
 rmdir "$full" 2>/dev/null
 
+# 13. a checkpoint that cannot be renamed into place (a folder created at its path after the run's
+# checks): exit 1 naming both names and the reason, the temporary file removed (it was left, unsaid)
+rm -rf od o.*; mkdir od
+"$HS_BIN" run base.ini --quiet 'heat.n=256 256' heat.t_end=1000 run.max_steps=6000 checkpoint.every_steps=3000 \
+    checkpoint.path=od/ck output.path=o output.every_steps=1000 >o13 2>&1 &
+pid=$!
+for i in $(seq 1000); do [ -e o.$EXT.partial ] && break; sleep 0.01; done
+mkdir od/ck && touch od/ck/x
+wait $pid
+rc=$?
+if [ $rc = 1 ] && grep -q "renaming od/ck.tmp to od/ck failed: Is a directory (od/ck.tmp removed, od/ck untouched)" o13 &&
+    [ ! -e od/ck.tmp ] && [ -f od/ck/x ]; then
+    ok "a checkpoint that cannot be renamed: exit 1, the reason named, its temporary file removed"
+else bad "checkpoint rename failing: exit $rc, $(grep error o13), $(ls od)"; fi
+rm -rf od o.* o13
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
