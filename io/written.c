@@ -76,7 +76,7 @@ void hs_io_whole_discard(hs_io_whole *w)
     w->partial = NULL;
 }
 
-void hs_io_space_note(const char *path, char *buf, size_t len)
+void hs_io_fs_note(const char *path, char *buf, size_t len)
 {
     if (!len) return;
     buf[0] = '\0';
@@ -89,6 +89,10 @@ void hs_io_space_note(const char *path, char *buf, size_t len)
     else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
     struct statvfs fs;
     if (statvfs(dir, &fs) != 0) return;
+    if (fs.f_flag & ST_RDONLY) {
+        snprintf(buf, len, " (the file system holding %s is mounted read-only)", path);
+        return;
+    }
     const double blocks = geteuid() == 0 ? (double)fs.f_bfree : (double)fs.f_bavail;
     const double free_bytes = blocks * (double)(fs.f_frsize ? fs.f_frsize : fs.f_bsize);
     if (free_bytes >= 16.0 * 1024 * 1024) return;

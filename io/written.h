@@ -30,9 +30,11 @@ int hs_io_whole_open(hs_io_whole *w, const char *what, const char *path, const c
 int hs_io_whole_commit(hs_io_whole *w, int ok);
 void hs_io_whole_discard(hs_io_whole *w);
 
-/* After a library's write failed on PATH (NetCDF says only "HDF error", HDF5 "file write failed"):
- * writes " (the file system holding PATH has only N kB free: is it full?)" into buf when the file
- * system of PATH's folder has under 16 MiB free (for root, counting the reserved blocks), else "". */
-void hs_io_space_note(const char *path, char *buf, size_t len);
+/* After a library's call failed on PATH (NetCDF says only "HDF error", HDF5 "file write failed",
+ * MPI-IO's open no reason at all): writes " (the file system holding PATH is mounted read-only)"
+ * or " (the file system holding PATH has only N kB free: is it full?)" into buf when the file
+ * system of PATH's folder is read-only or has under 16 MiB free (for root, counting the reserved
+ * blocks), else "". */
+void hs_io_fs_note(const char *path, char *buf, size_t len);
 
 #endif

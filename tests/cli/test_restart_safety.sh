@@ -438,5 +438,26 @@ if [ $rc = 1 ] && grep -q "renaming od/ck.tmp to od/ck failed: Is a directory (o
 else bad "checkpoint rename failing: exit $rc, $(grep error o13), $(ls od)"; fi
 rm -rf od o.* o13
 
+# 14. the output folder turned read-only mid-run (a read-only bind mount over it; root only): the
+# next checkpoint's create fails, exit 1, and the message says why (HDF5's H5Fcreate gave no reason)
+mkdir od
+"$HS_BIN" run base.ini --quiet 'heat.n=256 256' heat.t_end=1000 run.max_steps=6000 checkpoint.every_steps=3000 \
+    checkpoint.path=od/ck output.path=od/o output.every_steps=1000 >o14 2>&1 &
+pid=$!
+for i in $(seq 1000); do [ -e od/o.$EXT.partial ] && break; sleep 0.01; done
+if mount --bind od od 2>/dev/null; then
+    mount -o remount,bind,ro od
+    wait $pid
+    rc=$?
+    umount od
+    if [ $rc = 1 ] && grep -qE "error: .*od/ck.* (is mounted read-only|Read-only file system)" o14 && [ -f od/o.$EXT.partial ]; then
+        ok "the output folder turned read-only: exit 1, the message says so, the records kept as .partial"
+    else bad "read-only folder mid-run: exit $rc, $(grep error o14)"; fi
+else
+    wait $pid
+    echo "skip  a folder turned read-only (bind mounts need root)"
+fi
+rm -rf od o14
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
