@@ -814,7 +814,9 @@ static int write_fields(state *s, const char *path, const char *title, const cha
     d.coords[0] = g->x, d.coords[1] = g->y, d.coord_units[0] = g->xunits, d.coord_units[1] = g->yunits;
     d.coord_long_names[0] = g->xdim, d.coord_long_names[1] = g->ydim;
     d.time_units = time_units, d.calendar = g->calendar, d.deflate_level = (int)hs_params_int(s->p, "output.deflate");
-    d.parallel = hs_params_enum(s->p, "output.parallel");
+    /* rank 0 holds every value, so a collective file gains nothing, and a disk filling inside the
+     * library's own flush of one left 2 ranks in two different collectives of HDF5 1.10 for good */
+    d.parallel = HS_OUTPUT_PARALLEL_OFF;
     hs_writer *w = NULL;
     int rc = hs_writer_open(s->ctx, &d, &w);
     free(ini);
@@ -904,7 +906,7 @@ static int write_scores_nc(state *s, const hs_surr_scores *sc, const char *path,
     d.title = "hpcsim ConvLSTM surrogate: scores of the test windows against persistence and climatology";
     d.history = "hpcsim evaluate", d.params_ini = ini, d.ndim = 0;
     d.record_name = "lead_time", d.record_long_name = "forecast lead time", d.time_units = unit;
-    d.parallel = hs_params_enum(s->p, "output.parallel");
+    d.parallel = HS_OUTPUT_PARALLEL_OFF; /* rank 0's scores: as write_fields */
     hs_writer *w = NULL;
     int rc = hs_writer_open(s->ctx, &d, &w);
     free(ini);

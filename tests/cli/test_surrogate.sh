@@ -132,6 +132,19 @@ if "$HS_BIN" evaluate "${Q[@]}" surrogate.model_path=full.h5 output.path=scores 
 else
     bad "evaluate failed: $(cat err.txt)"
 fi
+# evaluate on 2 ranks with its files on a full disk (40 kB tmpfs; root and MPI only): exit 1 naming
+# the call; written collectively, the score file's close left the ranks in two different HDF5
+# collectives until killed (137), so the files of rank 0's values are written by rank 0 alone
+fullev=$(mktemp -d)
+if "$HS_BIN" --version | grep -q '+mpi' && command -v mpirun >/dev/null && mount -t tmpfs -o size=40k tmpfs "$fullev" 2>/dev/null; then
+    timeout -s KILL 60 mpirun --oversubscribe --allow-run-as-root -x OMP_NUM_THREADS=1 -n 2 "$HS_BIN" evaluate "${Q[@]}" \
+        surrogate.model_path=full.h5 output.path="$fullev/sc" >out.txt 2>err.txt
+    rc=$?
+    [ $rc = 1 ] && grep -q "rank 0: error: NetCDF call .* failed on $fullev/sc" err.txt && [ ! -f "$fullev/sc.nc" ] && ok ||
+        bad "evaluate on 2 ranks on a full disk: exit $rc, $(grep -m2 error err.txt)"
+    umount "$fullev"
+fi
+rmdir "$fullev" 2>/dev/null
 # an output.path that fits PATH.nc.partial but not PATH_example.nc.partial (244 + 19 > 255): check and
 # run refuse it, nothing written (the run wrote the scores and failed at the example, exit 1)
 long=$(printf 's%.0s' $(seq 240))
