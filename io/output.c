@@ -511,8 +511,6 @@ static int writer_new(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     return HS_OK;
 }
 
-/* Rank 0 did the work (all: every rank did); every rank returns its status.  The ranks that did
- * not fail name the file and the first rank that did. */
 /* The status of a library call on a collective file (MPI-IO): one that failed on this rank may have
  * left the others inside it, waiting in a collective this rank will not enter (a full disk: rank 0
  * in the agreement below, rank 1 in H5Dset_extent's barrier, until the batch job's end).  No
@@ -526,6 +524,8 @@ static int collective_call(hs_writer *w, int rc)
     return rc;
 }
 
+/* Rank 0 did the work (all: every rank did); every rank returns its status.  The ranks that did
+ * not fail name the file and the first rank that did. */
 static int agree_among(hs_writer *w, int rc, const char *what, int all)
 {
     hs_ctx *ctx = w->ctx;
@@ -545,6 +545,8 @@ static int agree_among(hs_writer *w, int rc, const char *what, int all)
 static int agree(hs_writer *w, int rc, const char *what) { return agree_among(w, rc, what, w->par); }
 /* Rank 0 alone did the work (renaming, companion files, fsync), in any file. */
 static int agree_rank0(hs_writer *w, int rc, const char *what) { return agree_among(w, rc, what, 0); }
+/* The status of a backend (library) call made by the backend ranks: collective_call, then agree. */
+static int agree_call(hs_writer *w, int rc, const char *what) { return agree(w, collective_call(w, rc), what); }
 
 /* The ranks that drive the backend: rank 0, or every rank in a collective file. */
 static int io_rank(const hs_writer *w) { return w->par || w->ctx->rank == 0; }
@@ -568,8 +570,7 @@ int hs_writer_open(hs_ctx *ctx, const hs_output_desc *desc, hs_writer **out)
     if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_open: no result pointer");
     hs_writer *w;
     HS_CHECK(writer_new(ctx, desc, &w));
-    int rc = io_rank(w) ? collective_call(w, w->be->create(w, desc)) : HS_OK;
-    rc = agree(w, rc, "creating the output file");
+    int rc = agree_call(w, io_rank(w) ? w->be->create(w, desc) : HS_OK, "creating the output file");
     if (rc != HS_OK) {
         if (io_rank(w)) w->be->discard(w);
         if (ctx->rank == 0) remove(w->partial);
@@ -676,8 +677,7 @@ static int def_any(hs_writer *w, const char *name, const char *units, const char
     v->dtype = (int)dtype;
     v->time_dependent = time_dependent;
     v->grid = grid;
-    int rc = io_rank(w) ? collective_call(w, w->be->def_var(w, v, units, long_name, standard_name)) : HS_OK;
-    HS_CHECK(agree(w, rc, "defining a variable"));
+    HS_CHECK(agree_call(w, io_rank(w) ? w->be->def_var(w, v, units, long_name, standard_name) : HS_OK, "defining a variable"));
     *varid = w->nvars++;
     return HS_OK;
 }
@@ -861,7 +861,7 @@ static int assemble(hs_writer *w, const int64_t *n, const block_t *blocks, const
 static int put_block_collective(hs_writer *w, const hs_writer_var *v, const block_t *b, const void *local)
 {
     hs_ctx *ctx = w->ctx;
-    int rc = agree(w, collective_call(w, w->be->put_block(w, v, b->off, b->cnt, local)), "writing a variable");
+    int rc = agree_call(w, w->be->put_block(w, v, b->off, b->cnt, local), "writing a variable");
     if (rc != HS_OK) return rc;
     double value = 0;
     int64_t i = first_nonfinite(v->dtype, local, block_size(b), &value), bad = INT64_MAX, mine = INT64_MAX;
@@ -965,8 +965,7 @@ static int def_stations_collective(hs_writer *w, const hs_station_desc *sd)
         all.x = xyz;
         all.y = w->st_ncoord > 1 ? xyz + n : NULL;
         all.z = w->st_ncoord > 2 ? xyz + 2 * n : NULL;
-        rc = collective_call(w, w->be->def_stations(w, &all));
-        rc = agree(w, rc, "declaring stations");
+        rc = agree_call(w, w->be->def_stations(w, &all), "declaring stations");
     }
     free(chars);
     free(names);
@@ -1122,7 +1121,7 @@ int hs_writer_attr_text(hs_writer *w, const char *name, const char *value)
     char *v0; /* rank 0's value, as in a gathered file */
     HS_CHECK(hs_io_strdup(value, &v0));
     int rc = bcast_text(w->ctx, &v0);
-    if (rc == HS_OK) rc = agree(w, collective_call(w, w->be->attr_text(w, name, v0)), "writing an attribute");
+    if (rc == HS_OK) rc = agree_call(w, w->be->attr_text(w, name, v0), "writing an attribute");
     free(v0);
     return rc;
 }
@@ -1131,8 +1130,7 @@ int hs_writer_attr_real(hs_writer *w, const char *name, double value)
 {
     if (!w || !name || !*name) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_attr_real: null argument");
     if (w->par) HS_MPI_CHECK(MPI_Bcast(&value, 1, MPI_DOUBLE, 0, w->ctx->comm)); /* rank 0's value */
-    int rc = io_rank(w) ? collective_call(w, w->be->attr_real(w, name, value)) : HS_OK;
-    return agree(w, rc, "writing an attribute");
+    return agree_call(w, io_rank(w) ? w->be->attr_real(w, name, value) : HS_OK, "writing an attribute");
 }
 
 /* Rank 0, after the file is closed: the companion files (XDMF, the VTU pieces read back from the
@@ -1159,7 +1157,7 @@ int hs_writer_close(hs_writer *w)
     if (!w) return HS_OK;
     int rc;
     if (w->par) { /* the close is collective; rank 0 renames once every rank has closed */
-        rc = agree(w, collective_call(w, w->be->close(w)), "closing the output file");
+        rc = agree_call(w, w->be->close(w), "closing the output file");
         if (rc == HS_OK && w->ctx->rank == 0) rc = rename_and_finish(w);
     } else {
         rc = w->ctx->rank == 0 ? close_and_rename(w) : HS_OK;
@@ -1180,7 +1178,7 @@ int hs_writer_sync(hs_writer *w)
     if (!w) return HS_OK;
     int rc;
     if (w->par) { /* the library's flush is collective; rank 0 fsyncs the file after it */
-        rc = agree(w, collective_call(w, w->be->sync(w)), "syncing the output file");
+        rc = agree_call(w, w->be->sync(w), "syncing the output file");
         if (rc != HS_OK) return rc;
         rc = w->ctx->rank == 0 ? hs_io_fsync_path(w->partial) : HS_OK;
         return agree_rank0(w, rc, "syncing the output file");
@@ -1192,8 +1190,7 @@ int hs_writer_sync(hs_writer *w)
 int hs_writer_suspend(hs_writer *w)
 {
     if (!w) return HS_OK;
-    int rc = io_rank(w) ? collective_call(w, w->be->close(w)) : HS_OK;
-    rc = agree(w, rc, "suspending the output file");
+    int rc = agree_call(w, io_rank(w) ? w->be->close(w) : HS_OK, "suspending the output file");
     writer_free(w);
     return rc;
 }
@@ -1233,8 +1230,7 @@ int hs_writer_resume(hs_ctx *ctx, const hs_output_desc *desc, double time, hs_wr
     if (!out) return HS_FAIL(HS_ERR_RUNTIME, "hs_writer_resume: no result pointer");
     hs_writer *w;
     HS_CHECK(writer_new(ctx, desc, &w));
-    int rc = io_rank(w) ? collective_call(w, reopen_file(w, desc, time)) : HS_OK;
-    rc = agree(w, rc, "reopening the output file");
+    int rc = agree_call(w, io_rank(w) ? reopen_file(w, desc, time) : HS_OK, "reopening the output file");
     if (rc == HS_OK) {
         int64_t meta[2] = {w->nvars, w->nrec};
         HS_MPI_CHECK(MPI_Bcast(meta, 2, MPI_INT64_T, 0, ctx->comm));

@@ -49,7 +49,7 @@ void hs_h5_reason(char *buf, size_t len)
 
 int hs_h5_fail(const char *call, const char *path, const char *file, int line)
 {
-    char why[256], space[4400];
+    char why[256], space[HS_IO_FS_NOTE_MAX];
     hs_h5_reason(why, sizeof why);
     hs_io_fs_note(path, space, sizeof space);
     return hs_error_raise(HS_ERR_RUNTIME, file, line, "HDF5 call %s failed on %s%s%s%s", call, path ? path : "?",

@@ -27,7 +27,7 @@ typedef struct {
 
 int hs_nc_fail(int status, const char *call, const char *path, const char *file, int line)
 {
-    char space[4400];
+    char space[HS_IO_FS_NOTE_MAX];
     hs_io_fs_note(path, space, sizeof space);
     return hs_error_raise(HS_ERR_RUNTIME, file, line, "NetCDF call %s failed on %s: %s%s", call, path ? path : "?",
                           nc_strerror(status), space);

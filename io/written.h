@@ -36,5 +36,7 @@ void hs_io_whole_discard(hs_io_whole *w);
  * system of PATH's folder is read-only or has under 16 MiB free (for root, counting the reserved
  * blocks), else "". */
 void hs_io_fs_note(const char *path, char *buf, size_t len);
+/* A buffer that holds any note (a path of up to PATH_MAX and the words around it). */
+#define HS_IO_FS_NOTE_MAX 4400
 
 #endif

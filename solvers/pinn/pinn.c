@@ -342,33 +342,6 @@ static int write_state(void *state, hs_writer *w)
     return HS_OK;
 }
 
-static int put_history(pinn_state *s, hs_writer *w);
-
-/* The history as a series over the record axis `iteration` (training iterations). */
-static int write_history(pinn_state *s)
-{
-    char path[8192];
-    int netcdf;
-    if (!history_file(s->params, path, sizeof path, &netcdf)) return HS_OK;
-    char *ini = hs_params_to_ini(s->params);
-    hs_output_desc d;
-    memset(&d, 0, sizeof d);
-    d.path = path, d.format = netcdf ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
-    d.title = "hpcsim physics-informed neural network: training history";
-    d.history = "hpcsim run", d.params_ini = ini, d.ndim = 0;
-    d.record_name = "iteration", d.record_long_name = "training iteration", d.time_units = "1";
-    d.parallel = hs_params_enum(s->params, "output.parallel"); /* hs_output_parallel */
-    hs_writer *w = NULL;
-    int rc = hs_writer_open(s->ctx, &d, &w);
-    free(ini);
-    HS_CHECK(rc);
-    rc = put_history(s, w);
-    if (rc == HS_OK) return hs_writer_close(w);
-    /* not left open: HDF5 closed it itself at MPI_Finalize and crashed (a full disk, exit 139) */
-    hs_writer_discard(w);
-    return rc;
-}
-
 /* The history's variables and records into the open writer w (write_history). */
 static int put_history(pinn_state *s, hs_writer *w)
 {
@@ -397,6 +370,31 @@ static int put_history(pinn_state *s, hs_writer *w)
             if (ids[k] >= 0) HS_CHECK(hs_writer_put(w, ids[k], s->ctx->rank == 0 ? &v[k] : NULL));
     }
     return HS_OK;
+}
+
+/* The history as a series over the record axis `iteration` (training iterations). */
+static int write_history(pinn_state *s)
+{
+    char path[8192];
+    int netcdf;
+    if (!history_file(s->params, path, sizeof path, &netcdf)) return HS_OK;
+    char *ini = hs_params_to_ini(s->params);
+    hs_output_desc d;
+    memset(&d, 0, sizeof d);
+    d.path = path, d.format = netcdf ? HS_FORMAT_NETCDF : HS_FORMAT_HDF5;
+    d.title = "hpcsim physics-informed neural network: training history";
+    d.history = "hpcsim run", d.params_ini = ini, d.ndim = 0;
+    d.record_name = "iteration", d.record_long_name = "training iteration", d.time_units = "1";
+    d.parallel = hs_params_enum(s->params, "output.parallel"); /* hs_output_parallel */
+    hs_writer *w = NULL;
+    int rc = hs_writer_open(s->ctx, &d, &w);
+    free(ini);
+    HS_CHECK(rc);
+    rc = put_history(s, w);
+    if (rc == HS_OK) return hs_writer_close(w);
+    /* not left open: HDF5 closed it itself at MPI_Finalize and crashed (a full disk, exit 139) */
+    hs_writer_discard(w);
+    return rc;
 }
 
 static int finish(void *state)
